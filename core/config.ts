@@ -1,0 +1,166 @@
+/**
+ * Operator configuration, read once from the environment at start-up and validated. Every variable here is
+ * listed in the README's configuration table (a test checks that). Invalid values stop the start with a
+ * message naming the variable; secrets are never echoed.
+ */
+
+export type HttpEngine = 'uws' | 'node';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Requested engine; `uws` falls back to `node` (one log line) when the uWS binary cannot load. */
+  httpEngine: HttpEngine;
+  upstreamBaseUrl: string;
+  upstreamApiKey: string | undefined;
+  upstreamTimeoutMs: number;
+  upstreamConnections: number;
+  adminPassword: string | undefined;
+  maxBodyBytes: number;
+  corsOrigins: string[];
+  trustedProxies: string[];
+  logLevel: string;
+  /** Ordered plugin names of the paid-call pipeline. */
+  pipeline: string[];
+  node: { name: string; description: string; npub: string };
+  modelsPath: string | undefined;
+  // store
+  redisUrl: string | undefined;
+  redisPrefix: string;
+  dataDir: string;
+  // money
+  pricing: {
+    fixed: boolean;
+    /** sats per request (fixed mode) or base fee per request (token mode). */
+    costPerRequestSats: number;
+    per1kInputSats: number | undefined;
+    per1kOutputSats: number | undefined;
+    exchangeFee: number;
+    upstreamProviderFee: number;
+    /** Pinned BTC price in USD; disables the exchange tickers. */
+    btcUsdPrice: number | undefined;
+    btcPriceMaxAgeMs: number;
+    btcPriceSources: string[];
+  };
+  childKeyCostMsats: number;
+  limits: { requestsPerMinute: number; tokensPerHour: number; concurrent: number };
+  reservationLeaseMs: number;
+  cashu: { mints: string[]; seed: string | undefined };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, def: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? def : v;
+}
+
+function optStr(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function num(env: Env, name: string, def: number, opts: { min?: number; int?: boolean } = {}): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const v = Number(raw);
+  if (!Number.isFinite(v)) throw new ConfigError(`${name} must be a number`);
+  if (opts.int && !Number.isInteger(v)) throw new ConfigError(`${name} must be an integer`);
+  if (opts.min !== undefined && v < opts.min) throw new ConfigError(`${name} must be >= ${opts.min}`);
+  return v;
+}
+
+function optNum(env: Env, name: string, opts: { min?: number } = {}): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  return num(env, name, 0, opts);
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false`);
+}
+
+function list(env: Env, name: string, def: string[]): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return def;
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+function url(env: Env, name: string, def: string): string {
+  const v = str(env, name, def);
+  try {
+    new URL(v);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL`);
+  }
+  return v.replace(/\/+$/, '');
+}
+
+export const DEFAULT_PIPELINE = ['auth', 'rate-limit', 'reserve', 'relay', 'meter', 'settle', 'change-token'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const engine = str(env, 'HTTP_ENGINE', 'uws');
+  if (engine !== 'uws' && engine !== 'node') throw new ConfigError('HTTP_ENGINE must be uws or node');
+  const mints = list(env, 'CASHU_MINTS', []).map((m) => m.replace(/\/+$/, ''));
+  for (const m of mints) {
+    try {
+      new URL(m);
+    } catch {
+      throw new ConfigError('CASHU_MINTS must be a comma-separated list of absolute URLs');
+    }
+  }
+  return {
+    port: num(env, 'PORT', 8000, { min: 0, int: true }),
+    host: str(env, 'HOST', '0.0.0.0'),
+    httpEngine: engine,
+    upstreamBaseUrl: url(env, 'UPSTREAM_BASE_URL', 'http://127.0.0.1:11434/v1'),
+    upstreamApiKey: optStr(env, 'UPSTREAM_API_KEY'),
+    upstreamTimeoutMs: num(env, 'UPSTREAM_TIMEOUT_MS', 300_000, { min: 1, int: true }),
+    upstreamConnections: num(env, 'UPSTREAM_CONNECTIONS', 256, { min: 1, int: true }),
+    adminPassword: optStr(env, 'ADMIN_PASSWORD'),
+    maxBodyBytes: num(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, { min: 1, int: true }),
+    corsOrigins: list(env, 'CORS_ORIGINS', ['*']),
+    trustedProxies: list(env, 'TRUSTED_PROXIES', []),
+    logLevel: str(env, 'LOG_LEVEL', 'info'),
+    pipeline: list(env, 'PIPELINE', DEFAULT_PIPELINE),
+    node: {
+      name: str(env, 'NODE_NAME', 'Prepaid Model Gateway'),
+      description: str(env, 'NODE_DESCRIPTION', 'OpenAI-compatible gateway paid with Cashu eCash'),
+      npub: str(env, 'NODE_NPUB', ''),
+    },
+    modelsPath: optStr(env, 'MODELS_PATH'),
+    redisUrl: optStr(env, 'REDIS_URL'),
+    redisPrefix: str(env, 'REDIS_PREFIX', 'gw'),
+    dataDir: str(env, 'DATA_DIR', './data'),
+    pricing: {
+      fixed: bool(env, 'FIXED_PRICING', true),
+      costPerRequestSats: num(env, 'FIXED_COST_PER_REQUEST', 1, { min: 0 }),
+      per1kInputSats: optNum(env, 'FIXED_PER_1K_INPUT_TOKENS', { min: 0 }),
+      per1kOutputSats: optNum(env, 'FIXED_PER_1K_OUTPUT_TOKENS', { min: 0 }),
+      exchangeFee: num(env, 'EXCHANGE_FEE', 1.005, { min: 0 }),
+      upstreamProviderFee: num(env, 'UPSTREAM_PROVIDER_FEE', 1.05, { min: 0 }),
+      btcUsdPrice: optNum(env, 'BTC_USD_PRICE', { min: 0 }),
+      btcPriceMaxAgeMs: num(env, 'BTC_PRICE_MAX_AGE_MS', 10 * 60_000, { min: 1, int: true }),
+      btcPriceSources: list(env, 'BTC_PRICE_SOURCES', ['coinbase', 'kraken', 'bitstamp']),
+    },
+    childKeyCostMsats: num(env, 'CHILD_KEY_COST_MSATS', 0, { min: 0, int: true }),
+    limits: {
+      requestsPerMinute: num(env, 'RATE_LIMIT_REQUESTS_PER_MINUTE', 1000, { min: 1, int: true }),
+      tokensPerHour: num(env, 'RATE_LIMIT_TOKENS_PER_HOUR', 1_000_000, { min: 1, int: true }),
+      concurrent: num(env, 'RATE_LIMIT_CONCURRENT', 10, { min: 1, int: true }),
+    },
+    reservationLeaseMs: num(env, 'RESERVATION_LEASE_MS', 15 * 60_000, { min: 1000, int: true }),
+    cashu: { mints, seed: optStr(env, 'CASHU_SEED') },
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * The one error catalogue. Every error the gateway answers with is defined here: a stable `code`, the HTTP
+ * status, the spec's error `type`, and a default message. Handlers never invent their own shape: they throw
+ * `new GatewayError('code', { message?, details? })` and the HTTP layer renders `errorBody()`.
+ *
+ * A test ties this catalogue to `openapi/openapi.yaml` and the README: add a code here, document it there.
+ * Messages and details MUST NOT contain tokens, proof secrets, API keys or passwords.
+ */
+
+export interface ErrorDef {
+  readonly status: number;
+  readonly type: string;
+  readonly message: string;
+}
+
+export const ERRORS = {
+  // 400
+  invalid_request: { status: 400, type: 'invalid_request', message: 'The request is malformed' },
+  invalid_json: { status: 400, type: 'invalid_request', message: 'The request body is not valid JSON' },
+  validation_failed: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'The request body does not match the schema',
+  },
+  invalid_token: { status: 400, type: 'invalid_request', message: 'The eCash token is malformed or invalid' },
+  token_already_spent: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'The eCash token has already been spent',
+  },
+  mint_not_trusted: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'The eCash token is from a mint this gateway does not accept',
+  },
+  unsupported_unit: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'The eCash token unit is not supported (sat and msat are)',
+  },
+  token_amount_too_small: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'The eCash token is worth nothing after the mint fee',
+  },
+  // 401
+  missing_credentials: {
+    status: 401,
+    type: 'authentication_failed',
+    message: 'No credentials: send Authorization: Bearer <API_KEY or eCash token>, or X-Cashu: <eCash token>',
+  },
+  invalid_api_key: {
+    status: 401,
+    type: 'authentication_failed',
+    message: 'The API key is unknown or deleted',
+  },
+  key_expired: { status: 401, type: 'authentication_failed', message: 'The API key has expired' },
+  admin_auth_required: {
+    status: 401,
+    type: 'authentication_failed',
+    message: 'Admin authentication required (admin_password cookie)',
+  },
+  // 402
+  payment_required: {
+    status: 402,
+    type: 'insufficient_balance',
+    message: 'The balance does not cover the cost of this request',
+  },
+  // 403
+  forbidden: { status: 403, type: 'forbidden', message: 'Access denied' },
+  ip_not_allowed: {
+    status: 403,
+    type: 'forbidden',
+    message: 'This key may not be used from this IP address',
+  },
+  model_not_allowed: { status: 403, type: 'forbidden', message: 'This key may not use this model' },
+  child_key_forbidden: {
+    status: 403,
+    type: 'forbidden',
+    message: 'A child key cannot perform this operation',
+  },
+  // 404
+  not_found: { status: 404, type: 'not_found', message: 'Not found' },
+  // 405
+  method_not_allowed: { status: 405, type: 'invalid_request', message: 'Method not allowed on this path' },
+  // 409
+  token_pending: {
+    status: 409,
+    type: 'conflict',
+    message: 'The eCash token is pending at the mint; try again later',
+  },
+  conflict: { status: 409, type: 'conflict', message: 'The request conflicts with the current state' },
+  // 413
+  payload_too_large: { status: 413, type: 'invalid_request', message: 'The request body is too large' },
+  // 415
+  unsupported_media_type: {
+    status: 415,
+    type: 'invalid_request',
+    message: 'Content-Type must be application/json',
+  },
+  // 429
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_exceeded', message: 'Rate limit exceeded' },
+  // 500
+  internal_error: { status: 500, type: 'internal_error', message: 'Internal server error' },
+  // 501
+  not_implemented: { status: 501, type: 'not_implemented', message: 'Not implemented yet' },
+  // 502
+  upstream_error: { status: 502, type: 'upstream_error', message: 'The upstream provider failed' },
+  // 503
+  service_unavailable: { status: 503, type: 'service_unavailable', message: 'Service unavailable' },
+  store_unavailable: {
+    status: 503,
+    type: 'service_unavailable',
+    message: 'The balance store is unavailable; no call is made unpaid',
+  },
+  mint_unavailable: {
+    status: 503,
+    type: 'service_unavailable',
+    message: 'The eCash mint is unreachable or failing',
+  },
+  price_unavailable: {
+    status: 503,
+    type: 'service_unavailable',
+    message: 'No fresh BTC price is available to price this call',
+  },
+  // 504
+  upstream_timeout: { status: 504, type: 'upstream_error', message: 'The upstream provider timed out' },
+} as const satisfies Record<string, ErrorDef>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface ErrorEnvelope {
+  error: { type: string; message: string; code: string; details?: Record<string, unknown> };
+}
+
+export interface GatewayErrorOptions {
+  message?: string;
+  details?: Record<string, unknown>;
+  /** Extra response headers (e.g. Retry-After, X-Cashu payment request). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly type: string;
+  readonly details: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, opts: GatewayErrorOptions = {}) {
+    const def: ErrorDef = ERRORS[code];
+    super(opts.message ?? def.message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = def.status;
+    this.type = def.type;
+    this.details = opts.details;
+    this.headers = opts.headers;
+  }
+
+  toEnvelope(): ErrorEnvelope {
+    const error: ErrorEnvelope['error'] = { type: this.type, message: this.message, code: this.code };
+    if (this.details !== undefined) error.details = this.details;
+    return { error };
+  }
+}
+
+export function isGatewayError(err: unknown): err is GatewayError {
+  return err instanceof GatewayError;
+}
+
+/** Any thrown value as a GatewayError; unknown errors become `internal_error` with a generic message. */
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  return new GatewayError('internal_error', { cause: err });
+}

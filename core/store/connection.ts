@@ -1,0 +1,63 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import Database from 'libsql';
+
+/**
+ * The one connection to the money store, shared by the ledger and the wallet's proof store so that both
+ * live in the same backend: Redis when REDIS_URL is set, otherwise embedded SQLite in DATA_DIR.
+ */
+export type StoreConnection =
+  | { kind: 'redis'; redis: Redis; prefix: string; close(): Promise<void> }
+  | { kind: 'sqlite'; db: Database.Database; path: string; close(): Promise<void> };
+
+export interface StoreOptions {
+  redisUrl?: string | undefined;
+  redisPrefix?: string;
+  dataDir?: string;
+  /** SQLite file name inside dataDir (default gateway.db); ':memory:' for tests. */
+  sqliteFile?: string;
+}
+
+export function openStore(opts: StoreOptions): StoreConnection {
+  if (opts.redisUrl) {
+    const redis = new Redis(opts.redisUrl, {
+      // Fail fast instead of queueing money operations while the store is down: callers map the error to
+      // 503 store_unavailable and no call goes through unpaid.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      lazyConnect: false,
+    });
+    redis.on('error', () => {
+      /* surfaced per command as typed errors; avoid unhandled 'error' events */
+    });
+    return {
+      kind: 'redis',
+      redis,
+      prefix: opts.redisPrefix ?? 'gw',
+      async close() {
+        redis.disconnect();
+      },
+    };
+  }
+  const file = opts.sqliteFile ?? 'gateway.db';
+  let path = file;
+  if (file !== ':memory:') {
+    const dir = opts.dataDir ?? './data';
+    mkdirSync(dir, { recursive: true });
+    path = join(dir, file);
+  }
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  return {
+    kind: 'sqlite',
+    db,
+    path,
+    async close() {
+      db.close();
+    },
+  };
+}

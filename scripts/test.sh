@@ -3,6 +3,15 @@
 # conformance on SQLite / Redis / Redis Cluster, wallet against the dev mint, end-to-end with real clients).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if ! command -v chromium >/dev/null 2>&1; then
+  # The browser tests drive Debian's chromium with playwright-core (a downloaded browser cannot install here).
+  echo "== installing Debian chromium for the browser tests"
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
+fi
 echo "== generated code drift"
 npm run --silent gen:check
 echo "== typecheck"

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../core/config.js';
+import { ERRORS } from '../../core/errors.js';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const configSource = readFileSync(new URL('../../core/config.ts', import.meta.url), 'utf8');
+
+function tableRows(heading: string): string[][] {
+  const start = readme.indexOf(`## ${heading}`);
+  expect(start, `README has a "${heading}" section`).toBeGreaterThanOrEqual(0);
+  const rest = readme.slice(start).split('\n').slice(1);
+  const end = rest.findIndex((l) => l.startsWith('## '));
+  return (end < 0 ? rest : rest.slice(0, end))
+    .filter((l) => l.startsWith('| `'))
+    .map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
+}
+
+describe('README stays true to the code', () => {
+  it('documents exactly the environment variables config.ts reads', () => {
+    const read = new Set([...configSource.matchAll(/\(env, '([A-Z0-9_]+)'/g)].map((m) => m[1]));
+    const documented = new Set(tableRows('Configuration').map((r) => r[0]!.replaceAll('`', '')));
+    expect([...documented].sort()).toEqual([...read].sort());
+  });
+
+  it('documents every error code with its status, and no other', () => {
+    const rows = tableRows('Errors');
+    const documented = new Map(rows.map((r) => [r[0]!.replaceAll('`', ''), Number(r[1])]));
+    const catalogue = new Map(Object.entries(ERRORS).map(([code, def]) => [code, def.status]));
+    expect(documented).toEqual(catalogue);
+  });
+
+  it('states the defaults that config.ts applies', () => {
+    const cfg = loadConfig({});
+    const defaults = new Map(tableRows('Configuration').map((r) => [r[0]!.replaceAll('`', ''), r[1]!]));
+    expect(defaults.get('PORT')).toBe(`\`${cfg.port}\``);
+    expect(defaults.get('HOST')).toBe(`\`${cfg.host}\``);
+    expect(defaults.get('MAX_BODY_BYTES')).toBe(`\`${cfg.maxBodyBytes}\``);
+    expect(defaults.get('PIPELINE')).toBe(`\`${cfg.pipeline.join(',')}\``);
+    expect(defaults.get('RATE_LIMIT_CONCURRENT')).toBe(`\`${cfg.limits.concurrent}\``);
+    expect(defaults.get('EXCHANGE_FEE')).toBe(`\`${cfg.pricing.exchangeFee}\``);
+    expect(defaults.get('UPSTREAM_PROVIDER_FEE')).toBe(`\`${cfg.pricing.upstreamProviderFee}\``);
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * Public contract of the pricing service (spec §2.8). Stable: the paid-call plugins, the estimate and models
+ * routes and the end-to-end tests are written against these types.
+ *
+ * Units: every amount the gateway charges is an integer number of millisatoshis (msat). Prices are computed
+ * exactly with BigInt rationals from the decimal strings of the configuration and the model catalogue and
+ * rounded UP ONCE per call, at the very end (see `priceMsat` in ./formula.ts and docs/pricing.md).
+ *
+ * Failure rules: the service MUST NOT price a call at zero because something is missing.
+ * - model-based mode and an unknown model → `GatewayError('not_found', { message: 'Unknown model: …' })`;
+ * - model-based mode and no fresh BTC price → `GatewayError('price_unavailable')` (503).
+ */
+
+import type { Config } from '../config.js';
+
+/** `loadConfig().pricing`. */
+export type PricingConfig = Config['pricing'];
+
+/**
+ * Which of the spec's three pricing models is active, derived from configuration:
+ * - `fixed`: FIXED_PRICING=true → every call costs FIXED_COST_PER_REQUEST sats;
+ * - `token`: FIXED_PRICING=false and FIXED_PER_1K_INPUT_TOKENS or FIXED_PER_1K_OUTPUT_TOKENS set → base fee
+ *   (FIXED_COST_PER_REQUEST) + tokens × sats per 1k (an unset side costs 0); no BTC price needed;
+ * - `model`: FIXED_PRICING=false otherwise → per-model USD rates × BTC price × EXCHANGE_FEE ×
+ *   UPSTREAM_PROVIDER_FEE, plus the base fee (FIXED_COST_PER_REQUEST, in sats, not multiplied).
+ */
+export type PricingMode = 'fixed' | 'token' | 'model';
+
+/** Per-model USD rates, as the decimal strings of models.json / the upstream model list. */
+export interface UsdRates {
+  /** USD per prompt (input) token, e.g. "0.0000025". */
+  promptUsdPerToken: string;
+  /** USD per completion (output) token. */
+  completionUsdPerToken: string;
+  /** USD per request, e.g. "0". */
+  requestUsd: string;
+}
+
+/** The model catalogue's rate lookup (H1's `usdRates`); `undefined` = unknown model. */
+export type RatesLookup = (modelId: string) => UsdRates | undefined;
+
+/**
+ * What kind of call is priced. Chat, completions, embeddings and responses calls are metered by tokens;
+ * `other` (any other proxied call) pays the per-request price only (tokens are ignored).
+ */
+export type PricedEndpoint = 'chat' | 'completions' | 'embeddings' | 'responses' | 'other';
+
+/** A BTC/USD price snapshot. `usd` is an exact positive decimal string (the median of the tickers). */
+export interface BtcQuote {
+  usd: string;
+  /** Epoch ms when the quote was obtained (for a pinned price: when the source was created). */
+  at: number;
+  /** Names of the tickers whose answers formed the median, or ['static'] for BTC_USD_PRICE. */
+  sources: string[];
+}
+
+/**
+ * Source of the BTC price. Reads are synchronous (the cache); fetching happens in the background.
+ * Implementations: `createBtcPriceSource()` in ./btc-price.ts (tickers, median, cache, staleness bound,
+ * static pin).
+ */
+export interface BtcPriceSource {
+  /** The cached quote if it is younger than `btcPriceMaxAgeMs`; otherwise throws `price_unavailable` (and,
+   *  if nothing is in flight, kicks off a background refresh so a later call may succeed). */
+  current(): BtcQuote;
+  /** Like `current()` but returns `undefined` instead of throwing (for display: /v1/models, usd fields). */
+  peek(): BtcQuote | undefined;
+  /** Fetch all tickers now (single-flight) and cache the median. Rejects with `price_unavailable` when no
+   *  ticker answered. Call it once at start-up (failure is not fatal) before `start()`. */
+  refresh(): Promise<BtcQuote>;
+  /** Start the background refresh timer (unref'd). Idempotent. */
+  start(): void;
+  /** Stop the timer and abort in-flight requests. Idempotent. */
+  close(): void;
+}
+
+/** Input of `Pricing.cost`: the metered usage of one call. */
+export interface CostInput {
+  model: string;
+  endpoint: PricedEndpoint;
+  promptTokens: number;
+  completionTokens: number;
+  /** Price this call with this BTC price (the `btcUsd` of its reservation) instead of the current one, so
+   *  settlement never fails on a price outage and matches what was reserved. */
+  btcUsd?: string | undefined;
+}
+
+/** Result of `Pricing.cost`. `msat` is what is charged; the rest is for display (the `x-node-cost` block). */
+export interface CostResult {
+  /** Integer msats, rounded up once. */
+  msat: number;
+  /** Integer msats; promptMsat + completionMsat + feesMsat === msat. prompt/completion are the un-multiplied
+   *  token costs rounded down; fees are the rest: request fee, base fee, multiplier surcharge, rounding. */
+  breakdown: { promptMsat: number; completionMsat: number; feesMsat: number };
+  /** Approximate USD value of `msat` (float, display only); 0 when no BTC price is known (fixed/token mode). */
+  usd: number;
+  /** `msat` in whole sats, rounded up (display only; `msat` is authoritative). */
+  sats: number;
+}
+
+/** Input of `Pricing.reservation`. */
+export interface ReservationInput {
+  model: string;
+  endpoint: PricedEndpoint;
+  /** A safe upper bound of the prompt tokens (`promptTokensUpperBound` in core/metering). */
+  promptTokensBound: number;
+  /** The caller's `max_tokens` / `max_completion_tokens` / `max_output_tokens`, if set. */
+  maxTokens?: number | undefined;
+  /** The model's context length, if known: bounds the completion when the caller set no max_tokens. */
+  contextLength?: number | undefined;
+  /** Spendable balance: when the caller set no max_tokens and this cannot cover the maximum, the
+   *  completion is lowered to what it affords. */
+  availableMsat?: number | undefined;
+}
+
+/** Result of `Pricing.reservation`. The caller answers 402 when `minMsat > availableMsat`. */
+export interface ReservationResult {
+  /** Cost of prompt bound + the completion cap (`maxTokens` when set). Reserve this much. */
+  maxMsat: number;
+  /** Cost of prompt bound + a minimal completion: below this, not even a minimal answer is affordable. */
+  minMsat: number;
+  /** The max_tokens to forward: the caller's; or, when the caller set none and the balance cannot cover the
+   *  cap, lowered to what `availableMsat` affords (never below the minimal completion); else undefined. */
+  maxTokens: number | undefined;
+  /** True when `maxTokens` was set by the gateway (the request body must be rewritten). */
+  lowered: boolean;
+  /** The BTC price used (model mode); pass it to `cost()` at settlement. */
+  btcUsd: string | undefined;
+}
+
+/** Input of POST /v1/estimate (spec §4.2). */
+export interface EstimateInput {
+  model: string;
+  prompt_tokens: number;
+  max_tokens: number;
+}
+
+/** Output of POST /v1/estimate. Breakdown values are integer msats (they sum to `estimated_cost_msats`). */
+export interface EstimateResult {
+  /** Whole sats, rounded up. */
+  estimated_cost_sats: number;
+  estimated_cost_msats: number;
+  breakdown: { prompt: number; completion: number; fees: number };
+}
+
+/** A model's price for /v1/models. `null` where a value needs a BTC price and none is fresh. */
+export interface ModelPrice {
+  mode: PricingMode;
+  /** What the caller pays, in USD, per 1,000 prompt / completion tokens and per request (multiplier
+   *  included). Float, display only. */
+  promptUsdPer1k: number | null;
+  completionUsdPer1k: number | null;
+  requestUsd: number | null;
+  /** The same in msats (rounded up; display only — a call is rounded once over its total). */
+  promptMsatPer1k: number | null;
+  completionMsatPer1k: number | null;
+  requestMsat: number | null;
+}
+
+/** The pricing service. All methods are synchronous (the BTC price is read from a cache). */
+export interface Pricing {
+  readonly mode: PricingMode;
+  /** Cost of a metered call. Throws not_found (unknown model, model mode) or price_unavailable. */
+  cost(input: CostInput): CostResult;
+  /** Bounds for the reservation and the max_tokens to forward. Same errors as `cost`. */
+  reservation(input: ReservationInput): ReservationResult;
+  /** Largest completion token count whose cost with `promptTokensBound` prompt tokens is ≤ availableMsat:
+   *  -1 when not even zero completion tokens fit; `Infinity` when completion tokens are free. */
+  affordableMaxTokens(
+    model: string,
+    promptTokensBound: number,
+    availableMsat: number,
+    endpoint?: PricedEndpoint,
+  ): number;
+  /** POST /v1/estimate. */
+  estimate(input: EstimateInput): EstimateResult;
+  /** Per-model price for /v1/models. Throws not_found for an unknown model in model mode; never
+   *  price_unavailable (fields become null). */
+  modelPrice(model: string): ModelPrice;
+}
+
+/** Options of `createPricing` (./pricing.ts). */
+export interface PricingOptions {
+  config: PricingConfig;
+  /** Required in model mode; ignored otherwise. */
+  rates?: RatesLookup | undefined;
+  /** Required in model mode (and used for the display `usd` field otherwise, when present). */
+  btc?: BtcPriceSource | undefined;
+  /** Completion tokens of a "minimal answer" (minMsat). Default 16. */
+  minCompletionTokens?: number | undefined;
+  /** Completion cap when the caller set no max_tokens and the context length is unknown. Default 4096. */
+  defaultMaxCompletionTokens?: number | undefined;
+}

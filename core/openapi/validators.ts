@@ -1,0 +1,217 @@
+/**
+ * Request-body validators compiled from `openapi/openapi.yaml` with ajv, so the document is the one source of
+ * the request schemas. OpenAPI 3.0 schemas are a dialect of JSON Schema; `toJsonSchema` translates the
+ * differences (`nullable`, boolean `exclusiveMinimum/Maximum`, `$ref` targets, annotation keys ajv rejects
+ * in strict mode). Validators are compiled lazily, once per operation, and cached for the process.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { GatewayError } from '../errors.js';
+import { loadOpenApiDocument } from './document.js';
+
+// ajv-formats ships CommonJS with `exports.default`; under NodeNext the default import is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type JsonObject = { [k: string]: Json };
+
+const COMPONENTS_ID = 'openapi-components';
+/** OpenAPI-only annotation keys that JSON Schema (and ajv's strict mode) does not know. */
+const DROPPED_KEYS = new Set(['nullable', 'example', 'discriminator', 'xml', 'externalDocs']);
+/** At most this many ajv errors are copied into `details.errors` (bounded response size). */
+const MAX_REPORTED_ERRORS = 20;
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Translates one OpenAPI 3.0 schema object into a JSON Schema (draft-07) object ajv accepts. */
+export function toJsonSchema(schema: Json): Json {
+  if (!isObject(schema)) return schema;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (DROPPED_KEYS.has(key) || key.startsWith('x-')) continue;
+    switch (key) {
+      case '$ref':
+        out.$ref =
+          typeof value === 'string'
+            ? value.replace(/^#\/components\/schemas\//, `${COMPONENTS_ID}#/definitions/`)
+            : value;
+        break;
+      case 'properties':
+      case 'patternProperties':
+        // Keys here are property names (one is literally `x-node-cost`), values are schemas.
+        out[key] = isObject(value)
+          ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJsonSchema(v)]))
+          : value;
+        break;
+      case 'items':
+      case 'additionalProperties':
+      case 'not':
+        out[key] = toJsonSchema(value);
+        break;
+      case 'allOf':
+      case 'anyOf':
+      case 'oneOf':
+        out[key] = Array.isArray(value) ? value.map(toJsonSchema) : value;
+        break;
+      default:
+        out[key] = value;
+    }
+  }
+  // OpenAPI 3.0 boolean exclusive bounds become JSON Schema numeric ones.
+  if (out.exclusiveMinimum === true && typeof out.minimum === 'number') {
+    out.exclusiveMinimum = out.minimum;
+    delete out.minimum;
+  } else if (typeof out.exclusiveMinimum === 'boolean') delete out.exclusiveMinimum;
+  if (out.exclusiveMaximum === true && typeof out.maximum === 'number') {
+    out.exclusiveMaximum = out.maximum;
+    delete out.maximum;
+  } else if (typeof out.exclusiveMaximum === 'boolean') delete out.exclusiveMaximum;
+  if (schema.nullable === true) return withNull(out);
+  return out;
+}
+
+function withNull(s: JsonObject): JsonObject {
+  if (Array.isArray(s.enum) && !s.enum.includes(null)) s.enum = [...s.enum, null];
+  if (typeof s.type === 'string') return { ...s, type: [s.type, 'null'] };
+  if (Array.isArray(s.type)) return s.type.includes('null') ? s : { ...s, type: [...s.type, 'null'] };
+  // No type keyword ($ref, allOf, …): null is a separate alternative.
+  return { anyOf: [s, { type: 'null' }] };
+}
+
+let ajv: Ajv | undefined;
+const cache = new Map<string, ValidateFunction | null>();
+
+function getAjv(): Ajv {
+  if (ajv !== undefined) return ajv;
+  const a = new Ajv({
+    allErrors: false, // stop at the first failure: cheaper and not exploitable by huge invalid bodies
+    allowUnionTypes: true,
+    coerceTypes: false,
+    useDefaults: false, // bodies are relayed as sent; defaults are the upstream's business
+    strictSchema: true, // unknown keywords in the yaml are a bug: fail at compile time
+    strictNumbers: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+  });
+  addFormats(a);
+  const schemas = (loadOpenApiDocument().components?.schemas ?? {}) as JsonObject;
+  const definitions = Object.fromEntries(Object.entries(schemas).map(([k, v]) => [k, toJsonSchema(v)]));
+  a.addSchema({ $id: COMPONENTS_ID, definitions } as JsonObject);
+  ajv = a;
+  return a;
+}
+
+interface BodySpec {
+  schema: Json;
+  required: boolean;
+}
+
+function requestBodyOf(method: string, pathTemplate: string): BodySpec | undefined {
+  const doc = loadOpenApiDocument();
+  const op = doc.paths[pathTemplate]?.[method.toLowerCase()] as JsonObject | undefined;
+  if (!isObject(op)) return undefined;
+  let body = op.requestBody;
+  if (isObject(body) && typeof body.$ref === 'string') {
+    const name = body.$ref.replace(/^#\/components\/requestBodies\//, '');
+    body = (doc.components?.requestBodies as JsonObject | undefined)?.[name] ?? null;
+  }
+  if (!isObject(body) || !isObject(body.content)) return undefined;
+  const media = body.content['application/json'];
+  if (!isObject(media) || media.schema === undefined) return undefined;
+  return { schema: media.schema, required: body.required === true };
+}
+
+/** `/messages/0/content` → `messages[0].content`; the empty pointer is the body itself. */
+function fieldPath(pointer: string, child?: string): string {
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(child);
+  let out = '';
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out === '' ? p : `.${p}`;
+  return out === '' ? 'body' : out;
+}
+
+interface FieldError {
+  field: string;
+  message: string;
+}
+
+function describe(e: ErrorObject): FieldError {
+  const p = e.params as Record<string, unknown>;
+  if (e.keyword === 'required') {
+    return { field: fieldPath(e.instancePath, String(p.missingProperty)), message: 'is required' };
+  }
+  if (e.keyword === 'additionalProperties') {
+    return { field: fieldPath(e.instancePath, String(p.additionalProperty)), message: 'is not allowed' };
+  }
+  return { field: fieldPath(e.instancePath), message: e.message ?? 'is invalid' };
+}
+
+/**
+ * The one error to name in the message. For `anyOf`/`oneOf` failures whose branches all failed on type at
+ * the same place, the types are merged ("must be string or array"); otherwise the most specific (deepest)
+ * branch error wins, since it points at the field the caller got wrong.
+ */
+function primary(errors: ErrorObject[]): FieldError {
+  const last = errors[errors.length - 1]!;
+  if (last.keyword !== 'anyOf' && last.keyword !== 'oneOf') return describe(errors[0]!);
+  const branches = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
+  const atSame = branches.filter((e) => e.instancePath === last.instancePath);
+  if (atSame.length > 0 && atSame.length === branches.length && atSame.every((e) => e.keyword === 'type')) {
+    const types = [...new Set(atSame.map((e) => String((e.params as { type: unknown }).type)))];
+    return { field: fieldPath(last.instancePath), message: `must be ${types.join(' or ')}` };
+  }
+  const deepest = branches.reduce<ErrorObject | undefined>(
+    (best, e) => (best === undefined || e.instancePath.length > best.instancePath.length ? e : best),
+    undefined,
+  );
+  return describe(deepest ?? last);
+}
+
+/**
+ * The request-body validator of one documented operation, or undefined when the operation is not
+ * documented or takes no JSON body. `pathTemplate` is the document's template (`/v1/providers/{provider_name}`).
+ * The validator returns normally for a valid body and throws `GatewayError('validation_failed')` otherwise,
+ * with a message naming the field (`messages: must be array`) and `details: { field, errors }`.
+ */
+export function getRequestValidator(
+  method: string,
+  pathTemplate: string,
+): ((body: unknown) => void) | undefined {
+  const key = method.toUpperCase() + ' ' + pathTemplate;
+  let validate = cache.get(key);
+  if (validate === undefined) {
+    const spec = requestBodyOf(method, pathTemplate);
+    validate = spec === undefined ? null : getAjv().compile(toJsonSchema(spec.schema) as JsonObject);
+    cache.set(key, validate);
+    if (validate !== null) bodyRequired.set(key, spec?.required === true);
+  }
+  if (validate === null) return undefined;
+  const fn = validate;
+  const required = bodyRequired.get(key) === true;
+  return (body: unknown): void => {
+    if (body === undefined) {
+      if (!required) return;
+      throw failure([{ field: 'body', message: 'is required' }], { field: 'body', message: 'is required' });
+    }
+    if (fn(body)) return;
+    const errors = fn.errors ?? [];
+    const first = errors.length > 0 ? primary(errors) : { field: 'body', message: 'is invalid' };
+    throw failure(errors.slice(0, MAX_REPORTED_ERRORS).map(describe), first);
+  };
+}
+
+const bodyRequired = new Map<string, boolean>();
+
+function failure(errors: FieldError[], first: FieldError): GatewayError {
+  return new GatewayError('validation_failed', {
+    message: `${first.field}: ${first.message}`,
+    details: { field: first.field, errors },
+  });
+}

@@ -1,0 +1,343 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+
+/**
+ * A fast, deterministic OpenAI-compatible provider for tests and benchmarks (the one test double).
+ *
+ * - GET  /v1/models                → the configured model list (OpenAI shape, plus OpenRouter-style pricing).
+ * - POST /v1/chat/completions      → JSON or SSE (`chat.completion.chunk` events, `data: [DONE]`); usage is
+ *   always in the JSON body, and in a final chunk when `stream_options.include_usage` is true.
+ * - POST /v1/completions, /v1/embeddings → minimal valid answers with usage.
+ * - anything else                  → 200 JSON echo `{ echo: { method, path, query, body } }` (catch-all tests).
+ *
+ * Token counts are deterministic: completion_tokens = number of content chunks = min(chunks, max_tokens)
+ * (unless `ignoreMaxTokens`), each chunk is the text "tok "; prompt_tokens = ceil(characters of string
+ * message contents / 4), at least 1.
+ */
+
+export interface MockBehaviour {
+  /** Delay before the response head, ms. */
+  latencyMs: number;
+  /** Content chunks (= completion tokens) per completion. */
+  chunks: number;
+  /** Delay between SSE chunks, ms (0: all chunks in one write). */
+  chunkDelayMs: number;
+  /** Produce `chunks` tokens even when `max_tokens` is lower (a provider that overshoots). */
+  ignoreMaxTokens: boolean;
+  /** Answer every model call with this status and body (default content type application/json). */
+  error: { status: number; body: string; contentType?: string } | undefined;
+  /** Destroy the connection as soon as the request arrived. */
+  reset: boolean;
+  /** Never answer. */
+  hang: boolean;
+  /** Stream this many chunks, then stall forever (body idle timeout). */
+  stallAfterChunks: number | undefined;
+  /** Models listed by GET /v1/models. */
+  models: Array<{ id: string; [k: string]: unknown }>;
+}
+
+export interface MockStats {
+  requests: number;
+  /** Requests whose client (the gateway) went away before the response ended. */
+  aborted: number;
+  completed: number;
+  lastMethod: string | undefined;
+  lastPath: string | undefined;
+  lastHeaders: Record<string, string | string[] | undefined> | undefined;
+  /** Parsed JSON body when it was JSON, else the raw text. */
+  lastBody: unknown;
+}
+
+export interface MockUpstream {
+  /** Base URL including `/v1`, as an OpenAI SDK `baseURL` / the gateway's UPSTREAM_BASE_URL. */
+  readonly url: string;
+  readonly port: number;
+  readonly stats: MockStats;
+  setBehaviour(b: Partial<MockBehaviour>): void;
+  resetStats(): void;
+  /** Resolves when `stats.aborted` reaches `count` (default: one more than now), or rejects after `timeoutMs`. */
+  waitForAborted(count?: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MODELS = [
+  {
+    id: 'mock-gpt',
+    object: 'model',
+    created: 1_700_000_000,
+    owned_by: 'mock',
+    context_length: 8192,
+    pricing: { prompt: '0.000001', completion: '0.000002', request: '0' },
+  },
+  { id: 'mock-mini', object: 'model', created: 1_700_000_000, owned_by: 'mock' },
+];
+
+function defaults(): MockBehaviour {
+  return {
+    latencyMs: 0,
+    chunks: 8,
+    chunkDelayMs: 0,
+    ignoreMaxTokens: false,
+    error: undefined,
+    reset: false,
+    hang: false,
+    stallAfterChunks: undefined,
+    models: DEFAULT_MODELS,
+  };
+}
+
+interface ChatBody {
+  model?: unknown;
+  messages?: Array<{ content?: unknown }>;
+  max_tokens?: unknown;
+  max_completion_tokens?: unknown;
+  stream?: unknown;
+  stream_options?: { include_usage?: unknown };
+  input?: unknown;
+  prompt?: unknown;
+}
+
+function promptTokens(body: ChatBody): number {
+  let chars = 0;
+  if (Array.isArray(body.messages)) {
+    for (const m of body.messages) if (typeof m?.content === 'string') chars += m.content.length;
+  }
+  if (typeof body.prompt === 'string') chars += body.prompt.length;
+  if (typeof body.input === 'string') chars += body.input.length;
+  return Math.max(1, Math.ceil(chars / 4));
+}
+
+function completionTokens(body: ChatBody, b: MockBehaviour): { n: number; truncated: boolean } {
+  const cap = typeof body.max_tokens === 'number' ? body.max_tokens : body.max_completion_tokens;
+  if (typeof cap === 'number' && cap < b.chunks && !b.ignoreMaxTokens)
+    return { n: Math.max(0, cap), truncated: true };
+  return { n: b.chunks, truncated: false };
+}
+
+export async function startMockUpstream(
+  opts: Partial<MockBehaviour> & { port?: number } = {},
+): Promise<MockUpstream> {
+  const { port: wantPort, ...initial } = opts;
+  let behaviour: MockBehaviour = { ...defaults(), ...initial };
+  const stats: MockStats = {
+    requests: 0,
+    aborted: 0,
+    completed: 0,
+    lastMethod: undefined,
+    lastPath: undefined,
+    lastHeaders: undefined,
+    lastBody: undefined,
+  };
+  let abortWaiters: Array<() => void> = [];
+  let seq = 0;
+
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => handle(req, res, Buffer.concat(chunks)));
+  });
+
+  function handle(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
+    const b = behaviour;
+    stats.requests++;
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    stats.lastMethod = req.method;
+    stats.lastPath = url;
+    stats.lastHeaders = req.headers;
+    let body: ChatBody = {};
+    const text = raw.toString('utf8');
+    try {
+      stats.lastBody = text === '' ? undefined : JSON.parse(text);
+      if (typeof stats.lastBody === 'object' && stats.lastBody !== null) body = stats.lastBody as ChatBody;
+    } catch {
+      stats.lastBody = text;
+    }
+    res.once('close', () => {
+      if (res.writableFinished) {
+        stats.completed++;
+        return;
+      }
+      stats.aborted++;
+      const w = abortWaiters;
+      abortWaiters = [];
+      for (const cb of w) cb();
+    });
+    if (b.reset) {
+      req.socket.destroy();
+      return;
+    }
+    if (b.hang) return;
+    const respond = () => {
+      if (res.destroyed) return;
+      if (path === '/v1/models' && req.method === 'GET')
+        return json(res, 200, { object: 'list', data: b.models });
+      const isModelCall =
+        path === '/v1/chat/completions' || path === '/v1/completions' || path === '/v1/embeddings';
+      if (b.error && isModelCall) {
+        res.writeHead(b.error.status, { 'content-type': b.error.contentType ?? 'application/json' });
+        res.end(b.error.body);
+        return;
+      }
+      if (path === '/v1/chat/completions' && req.method === 'POST') return chat(res, body, b, ++seq);
+      if (path === '/v1/completions' && req.method === 'POST') {
+        const { n, truncated } = completionTokens(body, b);
+        const pt = promptTokens(body);
+        return json(res, 200, {
+          id: `cmpl-mock-${seq++}`,
+          object: 'text_completion',
+          created: Math.floor(Date.now() / 1000),
+          model: body.model,
+          choices: [
+            {
+              text: 'tok '.repeat(n),
+              index: 0,
+              logprobs: null,
+              finish_reason: truncated ? 'length' : 'stop',
+            },
+          ],
+          usage: { prompt_tokens: pt, completion_tokens: n, total_tokens: pt + n },
+        });
+      }
+      if (path === '/v1/embeddings' && req.method === 'POST') {
+        const pt = promptTokens(body);
+        return json(res, 200, {
+          object: 'list',
+          data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2, 0.3] }],
+          model: body.model,
+          usage: { prompt_tokens: pt, total_tokens: pt },
+        });
+      }
+      return json(res, 200, {
+        echo: { method: req.method, path, query: q === -1 ? '' : url.slice(q + 1), body: stats.lastBody },
+      });
+    };
+    if (b.latencyMs > 0) setTimeout(respond, b.latencyMs);
+    else respond();
+  }
+
+  await new Promise<void>((resolve) => server.listen(wantPort ?? 0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    stats,
+    setBehaviour(p) {
+      behaviour = { ...behaviour, ...p };
+    },
+    resetStats() {
+      Object.assign(stats, {
+        requests: 0,
+        aborted: 0,
+        completed: 0,
+        lastMethod: undefined,
+        lastPath: undefined,
+      });
+      Object.assign(stats, { lastHeaders: undefined, lastBody: undefined });
+    },
+    waitForAborted(count = stats.aborted + 1, timeoutMs = 5000) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (stats.aborted >= count) {
+            clearTimeout(timer);
+            resolve();
+            return true;
+          }
+          return false;
+        };
+        const timer = setTimeout(
+          () => reject(new Error(`mock upstream saw ${stats.aborted} aborts, wanted ${count}`)),
+          timeoutMs,
+        );
+        if (check()) return;
+        const again = () => {
+          if (!check()) abortWaiters.push(again);
+        };
+        abortWaiters.push(again);
+      });
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  const payload = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  res.end(payload);
+}
+
+function chat(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: number): void {
+  const { n, truncated } = completionTokens(body, b);
+  const pt = promptTokens(body);
+  const id = `chatcmpl-mock-${seq}`;
+  const created = Math.floor(Date.now() / 1000);
+  const model = typeof body.model === 'string' ? body.model : 'mock-gpt';
+  const usage = { prompt_tokens: pt, completion_tokens: n, total_tokens: pt + n };
+  const finish = truncated ? 'length' : 'stop';
+  if (body.stream !== true) {
+    json(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [
+        { index: 0, message: { role: 'assistant', content: 'tok '.repeat(n) }, finish_reason: finish },
+      ],
+      usage,
+    });
+    return;
+  }
+  const head = `data: {"id":"${id}","object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},"choices":[`;
+  const events: string[] = [
+    `${head}{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n`,
+  ];
+  const tokenEvent = `${head}{"index":0,"delta":{"content":"tok "},"finish_reason":null}]}\n\n`;
+  for (let i = 0; i < n; i++) events.push(tokenEvent);
+  events.push(`${head}{"index":0,"delta":{},"finish_reason":"${finish}"}]}\n\n`);
+  if (body.stream_options?.include_usage === true)
+    events.push(`${head}],"usage":${JSON.stringify(usage)}}\n\n`);
+  events.push('data: [DONE]\n\n');
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const stallAt = b.stallAfterChunks;
+  if (b.chunkDelayMs <= 0 && stallAt === undefined) {
+    res.end(events.join(''));
+    return;
+  }
+  let i = 0;
+  const next = () => {
+    if (res.destroyed) return;
+    if (stallAt !== undefined && i >= stallAt + 1) return; // role event + stallAt token events, then silence
+    if (i >= events.length) {
+      res.end();
+      return;
+    }
+    res.write(events[i++]);
+    setTimeout(next, b.chunkDelayMs);
+  };
+  next();
+}
+
+// CLI: tsx bench/upstream/mock-upstream.ts --port 9000 [--chunks 8] [--latency 0] [--chunk-delay 0]
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const arg = (name: string, def: number) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i === -1 ? def : Number(process.argv[i + 1]);
+  };
+  const m = await startMockUpstream({
+    port: arg('port', 9000),
+    chunks: arg('chunks', 8),
+    latencyMs: arg('latency', 0),
+    chunkDelayMs: arg('chunk-delay', 0),
+  });
+  console.log(`mock upstream listening: ${m.url}`);
+  const stop = () => void m.close().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

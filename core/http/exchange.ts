@@ -1,0 +1,56 @@
+/**
+ * The one small type the pipeline and the router see instead of an engine's request/response objects.
+ * Both engine adapters (uWebSockets.js in `uws-engine.ts`, node:http in `node-engine.ts`) implement it, so
+ * nothing above `core/http/*-engine.ts` knows which engine runs.
+ *
+ * Rules every implementation keeps:
+ * - Request data (method, path, query, headers, remote address) is copied when the exchange is created:
+ *   uWS request objects are only valid synchronously inside the route handler.
+ * - After the client went away (`aborted`), every write is a silent no-op.
+ * - `writeHead` only records the head; it goes to the socket with the first `write`/`end` (uWS writes
+ *   must happen inside `cork`, and a head that is never followed by a body is never half-sent).
+ * - `end(body)` without a previous `write` sends `Content-Length`; a `write` first switches to chunked.
+ */
+
+/** Response headers: lowercase names; a string array repeats the header (e.g. `vary`). */
+export type OutgoingHeaders = Record<string, string | string[]>;
+
+export interface Exchange {
+  /** Upper-case method, e.g. `POST`. */
+  readonly method: string;
+  /** URL path without the query string, as sent (not decoded). */
+  readonly path: string;
+  /** The raw query string after `?`, or `''`. */
+  readonly rawQuery: string;
+  /** Request headers with lowercased names; repeated headers joined with `, `. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The peer's IP address as text. */
+  readonly remoteAddress: string;
+  /** True once the client disconnected before the response ended. */
+  readonly aborted: boolean;
+  /** True once `writeHead` was called. */
+  readonly headWritten: boolean;
+  /** True once the head went to the socket (first `write` or `end`); until then `writeHead` may be repeated. */
+  readonly headSent: boolean;
+  /** True once `end` was called (or the exchange was destroyed). */
+  readonly ended: boolean;
+
+  /**
+   * Reads the whole request body. Rejects with `GatewayError('payload_too_large')` as soon as the declared
+   * Content-Length or the bytes counted so far exceed `limit`, without reading the rest (the connection is
+   * closed after the 413 is sent).
+   */
+  readBody(limit: number): Promise<Buffer>;
+  /** Registers a callback for a client disconnect before the response ended. Runs at most once. */
+  onAborted(cb: () => void): void;
+  /** Records status and headers; sent with the first `write` or `end` (a later call before that replaces them). */
+  writeHead(status: number, headers: OutgoingHeaders): void;
+  /** Writes a body chunk. Returns false when the chunk was buffered because the client is slow. */
+  write(chunk: Uint8Array | string): boolean;
+  /** Calls `cb` once the buffered data drained (after a `write` returned false). */
+  onDrain(cb: () => void): void;
+  /** Ends the response, optionally with a last (or the only) chunk. */
+  end(chunk?: Uint8Array | string): void;
+  /** Closes the connection at once (used when a streamed response cannot be completed correctly). */
+  destroy(): void;
+}

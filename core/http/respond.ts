@@ -1,0 +1,83 @@
+import { promisify } from 'node:util';
+import { gzip as gzipCb, gzipSync } from 'node:zlib';
+import { type GatewayError, toGatewayError } from '../errors.js';
+import type { Exchange, OutgoingHeaders } from './exchange.js';
+
+/**
+ * Writing complete responses: JSON bodies, error envelopes, gzip. Gzip applies when the client accepts it,
+ * the body is over 1 KB and the type is compressible (JSON, text, JS, XML, SVG) — never to SSE streams,
+ * which are written chunk by chunk and never pass through here.
+ */
+
+const gzipAsync = promisify(gzipCb);
+export const GZIP_MIN_BYTES = 1024;
+/** Bodies above this are compressed off the event loop thread (zlib's thread pool). */
+const GZIP_SYNC_MAX_BYTES = 64 * 1024;
+
+export function acceptsGzip(headers: Readonly<Record<string, string>>): boolean {
+  const ae = headers['accept-encoding'];
+  if (ae === undefined) return false;
+  const m = /(?:^|,)\s*(gzip|\*)\s*(?:;\s*q\s*=\s*([0-9.]+))?/i.exec(ae);
+  if (m === null) return false;
+  return m[2] === undefined || Number(m[2]) > 0;
+}
+
+export function isCompressible(contentType: string | string[] | undefined): boolean {
+  if (typeof contentType !== 'string') return false;
+  const t = contentType.toLowerCase();
+  if (t.startsWith('text/event-stream')) return false;
+  return (
+    t.startsWith('text/') ||
+    t.includes('json') ||
+    t.includes('javascript') ||
+    t.includes('xml') ||
+    t.startsWith('image/svg')
+  );
+}
+
+/** Sends a complete body (Content-Length set by the engine), gzipped when allowed and worth it. */
+export async function sendComplete(
+  ex: Exchange,
+  status: number,
+  headers: OutgoingHeaders,
+  body: Buffer | string,
+  gzipAllowed: boolean,
+): Promise<void> {
+  let out: Buffer | string = body;
+  const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  if (
+    gzipAllowed &&
+    size > GZIP_MIN_BYTES &&
+    headers['content-encoding'] === undefined &&
+    isCompressible(headers['content-type'])
+  ) {
+    out = size > GZIP_SYNC_MAX_BYTES ? await gzipAsync(body) : gzipSync(body);
+    headers['content-encoding'] = 'gzip';
+    headers.vary = 'accept-encoding';
+  }
+  if (ex.ended) return;
+  ex.writeHead(status, headers);
+  ex.end(out);
+}
+
+export function sendJson(
+  ex: Exchange,
+  status: number,
+  headers: OutgoingHeaders,
+  value: unknown,
+  gzipAllowed: boolean,
+): Promise<void> {
+  headers['content-type'] = 'application/json';
+  return sendComplete(ex, status, headers, JSON.stringify(value), gzipAllowed);
+}
+
+/** The spec's error envelope with the error's status and extra headers. */
+export function sendError(ex: Exchange, baseHeaders: OutgoingHeaders, err: unknown): GatewayError {
+  const ge = toGatewayError(err);
+  if (ex.ended) return ge;
+  const headers: OutgoingHeaders = { ...baseHeaders, ...ge.headers, 'content-type': 'application/json' };
+  delete headers['content-encoding'];
+  ex.writeHead(ge.status, headers);
+  ex.end(JSON.stringify(ge.toEnvelope()));
+  return ge;
+}

@@ -1,0 +1,157 @@
+import type { RequestContext } from '../context.js';
+import type { Services } from '../plugin.js';
+import type { OutgoingHeaders } from './exchange.js';
+
+/**
+ * Routes: exact paths, `{param}` templates (OpenAPI style) and the paid catch-all. Two kinds of target:
+ * the paid pipeline, or a handler that returns a complete reply (wallet, balance, admin, public pages).
+ * Route modules register handlers without touching core: `RouteModule = (router, services) => void`.
+ */
+
+/** A complete reply: `json` is serialised; `body` is sent as-is (then set `content-type` in headers). */
+export interface RouteReply {
+  status?: number;
+  headers?: OutgoingHeaders;
+  json?: unknown;
+  body?: string | Buffer;
+}
+
+export type RouteHandler = (ctx: RequestContext) => RouteReply | Promise<RouteReply>;
+
+export interface RouteOptions {
+  /**
+   * The body is JSON: a non-empty body must have a JSON Content-Type (else 415) and parse (else 400
+   * `invalid_json`); it is then checked against the OpenAPI schema. Default: true.
+   */
+  json?: boolean;
+}
+
+export interface Route {
+  readonly method: string;
+  /** OpenAPI path template (`/v1/providers/{provider_name}`); `/{path}` for the catch-all. */
+  readonly template: string;
+  readonly target: 'pipeline' | RouteHandler;
+  readonly json: boolean;
+}
+
+export type RouteModule = (router: Router, services: Services) => void;
+
+export type RouteMatch =
+  | { kind: 'route'; route: Route; params: Record<string, string> }
+  | { kind: 'method_not_allowed'; allowed: string[] }
+  | { kind: 'none' };
+
+interface Pattern {
+  segments: string[];
+  routes: Map<string, Route>;
+}
+
+/** The catch-all's OpenAPI template. */
+export const CATCH_ALL_TEMPLATE = '/{path}';
+
+export class Router {
+  private readonly exact = new Map<string, Map<string, Route>>();
+  private readonly patterns: Pattern[] = [];
+  private catchAllPrefix: string | undefined;
+
+  add(method: string, template: string, target: Route['target'], opts: RouteOptions = {}): this {
+    const route: Route = { method: method.toUpperCase(), template, target, json: opts.json ?? true };
+    let routes: Map<string, Route>;
+    if (template.includes('{')) {
+      const segments = template.split('/');
+      let p = this.patterns.find((x) => x.segments.join('/') === template);
+      if (p === undefined) {
+        p = { segments, routes: new Map() };
+        this.patterns.push(p);
+      }
+      routes = p.routes;
+    } else {
+      routes = this.exact.get(template) ?? new Map();
+      this.exact.set(template, routes);
+    }
+    if (routes.has(route.method)) throw new Error(`Route ${route.method} ${template} is registered twice`);
+    routes.set(route.method, route);
+    return this;
+  }
+
+  get(template: string, handler: RouteHandler, opts?: RouteOptions): this {
+    return this.add('GET', template, handler, opts);
+  }
+  post(template: string, handler: RouteHandler, opts?: RouteOptions): this {
+    return this.add('POST', template, handler, opts);
+  }
+  put(template: string, handler: RouteHandler, opts?: RouteOptions): this {
+    return this.add('PUT', template, handler, opts);
+  }
+  patch(template: string, handler: RouteHandler, opts?: RouteOptions): this {
+    return this.add('PATCH', template, handler, opts);
+  }
+  delete(template: string, handler: RouteHandler, opts?: RouteOptions): this {
+    return this.add('DELETE', template, handler, opts);
+  }
+
+  /** A paid route: the request runs through the pipeline. */
+  pipeline(method: string, template: string): this {
+    return this.add(method, template, 'pipeline');
+  }
+
+  /** Every other path under `prefix` (any method) goes through the paid pipeline. */
+  catchAll(prefix: string): this {
+    this.catchAllPrefix = prefix;
+    return this;
+  }
+
+  match(method: string, path: string): RouteMatch {
+    const m = method === 'HEAD' ? 'GET' : method;
+    const exact = this.exact.get(path);
+    if (exact !== undefined) return pick(exact, m, {});
+    if (this.patterns.length > 0) {
+      const segs = path.split('/');
+      for (const p of this.patterns) {
+        const params = matchSegments(p.segments, segs);
+        if (params !== undefined) return pick(p.routes, m, params);
+      }
+    }
+    if (
+      this.catchAllPrefix !== undefined &&
+      path.startsWith(this.catchAllPrefix) &&
+      path.length > this.catchAllPrefix.length
+    ) {
+      return {
+        kind: 'route',
+        route: { method, template: CATCH_ALL_TEMPLATE, target: 'pipeline', json: false },
+        params: { path: path.slice(1) },
+      };
+    }
+    return { kind: 'none' };
+  }
+}
+
+function pick(routes: Map<string, Route>, method: string, params: Record<string, string>): RouteMatch {
+  const route = routes.get(method);
+  if (route !== undefined) return { kind: 'route', route, params };
+  return { kind: 'method_not_allowed', allowed: [...routes.keys()] };
+}
+
+function matchSegments(template: string[], path: string[]): Record<string, string> | undefined {
+  if (template.length !== path.length) return undefined;
+  let params: Record<string, string> | undefined;
+  for (let i = 0; i < template.length; i++) {
+    const t = template[i]!;
+    const s = path[i]!;
+    if (t.startsWith('{') && t.endsWith('}')) {
+      if (s === '') return undefined;
+      let value: string;
+      try {
+        value = decodeURIComponent(s);
+      } catch {
+        return undefined;
+      }
+      params ??= {};
+      params[t.slice(1, -1)] = value;
+    } else if (t !== s) {
+      return undefined;
+    }
+  }
+  return params ?? {};
+}

@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import { RequestContext } from '../context.js';
+import { GatewayError, toGatewayError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Pipeline } from '../pipeline.js';
+import type { Cors } from './cors.js';
+import type { Exchange, OutgoingHeaders } from './exchange.js';
+import { acceptsGzip, sendComplete, sendError, sendJson } from './respond.js';
+import type { Route, Router } from './router.js';
+
+/**
+ * The HTTP front door shared by both engines: request id, CORS and preflight, docs pages, routing, body
+ * reading (413 before reading too much), JSON parsing (400 `invalid_json` with the position), media type
+ * (415 `unsupported_media_type` for a non-JSON body on a JSON route: the spec says Content-Type must be
+ * application/json), schema validation, then the pipeline or a route handler. Every failure is the spec's
+ * error envelope.
+ */
+
+export type ValidatorLookup = (method: string, template: string) => ((body: unknown) => void) | undefined;
+export type DocsLookup = (
+  path: string,
+) => { status: number; headers: Record<string, string>; body: Buffer | string } | undefined;
+
+export interface TransportOptions {
+  router: Router;
+  pipeline: Pipeline;
+  cors: Cors;
+  maxBodyBytes: number;
+  log: Logger;
+  validatorFor?: ValidatorLookup | undefined;
+  docs?: DocsLookup | undefined;
+}
+
+const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json(?:\s*;|$)/i;
+const DOCS_PATH = /^\/(?:openapi\.json$|docs(?:\/|$)|redoc(?:\/|$))/;
+
+export class Transport {
+  private inflight = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly opts: TransportOptions) {}
+
+  /** The engine callback. */
+  readonly handle = (ex: Exchange): void => {
+    this.inflight++;
+    this.dispatch(ex)
+      .catch((err) => {
+        this.opts.log.error({ err }, 'unhandled error in request dispatch');
+        if (!ex.ended) sendError(ex, {}, err);
+      })
+      .finally(() => {
+        this.inflight--;
+        if (this.inflight === 0) {
+          const w = this.idleWaiters;
+          this.idleWaiters = [];
+          for (const cb of w) cb();
+        }
+      });
+  };
+
+  get inflightRequests(): number {
+    return this.inflight;
+  }
+
+  /** Resolves when no request is in flight, or after `timeoutMs`. */
+  idle(timeoutMs: number): Promise<void> {
+    if (this.inflight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, timeoutMs);
+      this.idleWaiters.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+
+  private async dispatch(ex: Exchange): Promise<void> {
+    const { router, cors } = this.opts;
+    const incomingId = ex.headers['x-request-id'];
+    const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const base: OutgoingHeaders = { 'x-request-id': requestId };
+    const origin = ex.headers.origin;
+
+    if (ex.method === 'OPTIONS') {
+      cors.preflight(origin, base);
+      ex.writeHead(204, base);
+      ex.end();
+      return;
+    }
+    cors.headers(origin, base);
+
+    const ctx = new RequestContext({
+      requestId,
+      method: ex.method,
+      path: ex.path,
+      rawQuery: ex.rawQuery,
+      headers: ex.headers,
+      clientIp: ex.remoteAddress,
+      baseHeaders: base,
+    });
+    ex.onAborted(() => {
+      ctx.clientAborted = true;
+      ctx.abort.abort();
+    });
+
+    try {
+      if ((ex.method === 'GET' || ex.method === 'HEAD') && this.opts.docs && DOCS_PATH.test(ex.path)) {
+        const page = this.opts.docs(ex.path);
+        if (page !== undefined) {
+          await sendComplete(
+            ex,
+            page.status,
+            { ...base, ...page.headers },
+            page.body,
+            acceptsGzip(ex.headers),
+          );
+          return;
+        }
+      }
+      const match = router.match(ex.method, ex.path);
+      if (match.kind === 'none') {
+        throw new GatewayError('not_found', { message: `No route for ${ex.method} ${ex.path}` });
+      }
+      if (match.kind === 'method_not_allowed') {
+        throw new GatewayError('method_not_allowed', {
+          message: `${ex.method} is not allowed on ${ex.path} (allowed: ${match.allowed.join(', ')})`,
+          headers: { allow: match.allowed.join(', ') },
+        });
+      }
+      const route = match.route;
+      ctx.params = match.params;
+      ctx.routeTemplate = route.template;
+      await this.readRequestBody(ex, ctx, route);
+      if (route.target === 'pipeline') {
+        await this.opts.pipeline.run(ex, ctx);
+        return;
+      }
+      const reply = await route.target(ctx);
+      const headers: OutgoingHeaders = { ...base, ...reply.headers };
+      const gzipOk = acceptsGzip(ex.headers);
+      if (reply.body !== undefined) await sendComplete(ex, reply.status ?? 200, headers, reply.body, gzipOk);
+      else await sendJson(ex, reply.status ?? 200, headers, reply.json ?? null, gzipOk);
+    } catch (err) {
+      if (ctx.clientAborted || ex.ended) return;
+      const ge = toGatewayError(err);
+      if (ge.code === 'internal_error') {
+        this.opts.log.error({ err: ge.cause ?? ge, requestId, path: ex.path }, 'request failed');
+      }
+      sendError(ex, base, ge);
+    }
+  }
+
+  private async readRequestBody(ex: Exchange, ctx: RequestContext, route: Route): Promise<void> {
+    const hasBody =
+      (ex.headers['content-length'] !== undefined && ex.headers['content-length'] !== '0') ||
+      ex.headers['transfer-encoding'] !== undefined;
+    if (hasBody) ctx.rawBody = await ex.readBody(this.opts.maxBodyBytes);
+    ctx.timings.bodyRead = performance.now();
+    const contentType = ex.headers['content-type'];
+    const isJsonType = contentType !== undefined && JSON_TYPE.test(contentType);
+    if (ctx.rawBody.length === 0) {
+      if (route.target === 'pipeline' && route.json) {
+        throw new GatewayError('invalid_json', { message: 'The request body is empty; send a JSON object' });
+      }
+      return;
+    }
+    if (route.json && !isJsonType) {
+      throw new GatewayError('unsupported_media_type', {
+        message: `Content-Type must be application/json (got ${contentType ?? 'none'})`,
+      });
+    }
+    if (!isJsonType) return;
+    ctx.body = parseJson(ctx.rawBody);
+    const body = ctx.body as { model?: unknown; stream?: unknown } | null;
+    if (typeof body === 'object' && body !== null) {
+      if (typeof body.model === 'string') ctx.model = body.model;
+      ctx.stream = body.stream === true;
+    }
+    this.opts.validatorFor?.(ctx.method, route.template)?.(ctx.body);
+  }
+}
+
+/** JSON.parse with a 400 that says where the error is (position, line, column). */
+export function parseJson(raw: Buffer): unknown {
+  const text = raw.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    const posMatch = /position (\d+)/.exec(reason);
+    const details: Record<string, unknown> = {};
+    let where = '';
+    if (posMatch) {
+      const position = Number(posMatch[1]);
+      const before = text.slice(0, position);
+      const line = before.split('\n').length;
+      const column = position - before.lastIndexOf('\n');
+      Object.assign(details, { position, line, column });
+      where = ` at position ${position} (line ${line}, column ${column})`;
+    } else if (/end of (JSON )?input/i.test(reason)) {
+      details.position = text.length;
+      where = ` at position ${text.length} (unexpected end of input)`;
+    }
+    throw new GatewayError('invalid_json', {
+      message: `The request body is not valid JSON${where}: ${reason.replace(/ in JSON at position \d+.*$/, '')}`,
+      details,
+    });
+  }
+}

@@ -1,0 +1,229 @@
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { STATUS_CODES } from 'node:http';
+import { createRequire } from 'node:module';
+import { GatewayError } from '../errors.js';
+import type { EngineServer, ExchangeHandler, ListenOptions } from './engine.js';
+import type { Exchange, OutgoingHeaders } from './exchange.js';
+import { normaliseIp } from './remote-address.js';
+
+type UwsModule = typeof import('uWebSockets.js');
+
+/**
+ * Loads the native uWS binary directly. The package's own entry silently swaps in a slow JS fallback when
+ * the binary does not match; we want to know, so that the engine choice falls back to node:http with one
+ * clear log line instead.
+ */
+export function loadUws(): UwsModule {
+  const require = createRequire(import.meta.url);
+  const pkgJson = require.resolve('uWebSockets.js/package.json');
+  const binary = `${pkgJson.slice(0, -'package.json'.length)}binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  return require(binary) as UwsModule;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * uWebSockets.js adapter. Rules from the uWS examples: everything is copied from `req` synchronously,
+ * `onAborted` (and `onData` when a body is announced) are registered before the handler returns, every
+ * write happens inside `res.cork()`, and `onWritable` signals that buffered data drained.
+ */
+class UwsExchange implements Exchange {
+  readonly method: string;
+  readonly path: string;
+  readonly rawQuery: string;
+  readonly headers: Record<string, string> = {};
+  readonly remoteAddress: string;
+  aborted = false;
+  headWritten = false;
+  ended = false;
+  private statusLine = '200 OK';
+  private head: OutgoingHeaders = {};
+  headSent = false;
+  private closeAfter = false;
+  private abortCbs: (() => void)[] | undefined;
+  private drainCbs: (() => void)[] | undefined;
+  // body collection (started in the constructor, because uWS drops data that arrives with no onData)
+  private bodyChunks: Buffer[] = [];
+  private bodyBytes = 0;
+  private bodyDone = true;
+  private bodyOverflow = false;
+  private bodyWaiter:
+    | { limit: number; resolve: (b: Buffer) => void; reject: (e: unknown) => void }
+    | undefined;
+
+  constructor(
+    private readonly res: HttpResponse,
+    req: HttpRequest,
+    private readonly maxBodyBytes: number,
+  ) {
+    res.onAborted(() => {
+      this.aborted = true;
+      this.ended = true;
+      const waiter = this.bodyWaiter;
+      this.bodyWaiter = undefined;
+      waiter?.reject(new GatewayError('invalid_request', { message: 'The client closed the connection' }));
+      const cbs = this.abortCbs;
+      this.abortCbs = undefined;
+      if (cbs) for (const cb of cbs) cb();
+    });
+    this.method = req.getMethod().toUpperCase();
+    this.path = req.getUrl();
+    this.rawQuery = req.getQuery() ?? '';
+    const headers = this.headers;
+    req.forEach((k, v) => {
+      const prev = headers[k];
+      headers[k] = prev === undefined ? v : `${prev}, ${v}`;
+    });
+    this.remoteAddress = normaliseIp(decoder.decode(res.getRemoteAddressAsText()));
+    const declared = headers['content-length'];
+    if ((declared !== undefined && declared !== '0') || headers['transfer-encoding'] !== undefined) {
+      this.bodyDone = false;
+      if (Number(declared) > maxBodyBytes) this.bodyOverflow = true;
+      res.onData((ab, isLast) => this.onBodyData(ab, isLast));
+    }
+  }
+
+  private onBodyData(ab: ArrayBuffer, isLast: boolean): void {
+    if (!this.bodyOverflow) {
+      this.bodyBytes += ab.byteLength;
+      if (this.bodyBytes > this.maxBodyBytes) {
+        this.bodyOverflow = true;
+        this.bodyChunks = [];
+      } else {
+        // uWS neuters the ArrayBuffer when this callback returns: copy.
+        this.bodyChunks.push(Buffer.from(new Uint8Array(ab).slice()));
+      }
+    }
+    if (isLast) this.bodyDone = true;
+    this.settleBody();
+  }
+
+  private settleBody(): void {
+    const w = this.bodyWaiter;
+    if (w === undefined) return;
+    if (this.bodyOverflow || this.bodyBytes > w.limit) {
+      this.bodyWaiter = undefined;
+      this.closeAfter = true;
+      w.reject(tooLarge(w.limit));
+    } else if (this.bodyDone) {
+      this.bodyWaiter = undefined;
+      const chunks = this.bodyChunks;
+      this.bodyChunks = [];
+      w.resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.bodyBytes));
+    }
+  }
+
+  readBody(limit: number): Promise<Buffer> {
+    if (Number(this.headers['content-length'] ?? 0) > limit) {
+      this.closeAfter = true;
+      return Promise.reject(tooLarge(limit));
+    }
+    return new Promise((resolve, reject) => {
+      this.bodyWaiter = { limit: Math.min(limit, this.maxBodyBytes), resolve, reject };
+      this.settleBody();
+    });
+  }
+
+  onAborted(cb: () => void): void {
+    if (this.aborted) return;
+    this.abortCbs ??= [];
+    this.abortCbs.push(cb);
+  }
+
+  writeHead(status: number, headers: OutgoingHeaders): void {
+    this.statusLine = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+    this.head = headers;
+    this.headWritten = true;
+  }
+
+  /** Must run inside cork. Content-Length is left to uWS: `end(body)` adds it, `write` goes chunked. */
+  private sendHead(): void {
+    this.headSent = true;
+    const res = this.res;
+    res.writeStatus(this.statusLine);
+    for (const name in this.head) {
+      if (name === 'content-length') continue;
+      const v = this.head[name]!;
+      if (typeof v === 'string') res.writeHeader(name, v);
+      else for (const item of v) res.writeHeader(name, item);
+    }
+  }
+
+  write(chunk: Uint8Array | string): boolean {
+    if (this.ended) return true;
+    let ok = true;
+    this.res.cork(() => {
+      if (!this.headSent) this.sendHead();
+      ok = this.res.write(chunk);
+    });
+    return ok;
+  }
+
+  onDrain(cb: () => void): void {
+    if (this.ended) return;
+    if (this.drainCbs === undefined) {
+      this.drainCbs = [];
+      this.res.onWritable(() => {
+        const cbs = this.drainCbs;
+        this.drainCbs = [];
+        if (cbs) for (const c of cbs) c();
+        return true;
+      });
+    }
+    this.drainCbs.push(cb);
+  }
+
+  end(chunk?: Uint8Array | string): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.res.cork(() => {
+      if (!this.headSent) this.sendHead();
+      this.res.end(chunk, this.closeAfter);
+    });
+  }
+
+  destroy(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.res.close();
+  }
+}
+
+function tooLarge(limit: number): GatewayError {
+  return new GatewayError('payload_too_large', {
+    message: `The request body is larger than ${limit} bytes`,
+    details: { limit },
+  });
+}
+
+export async function listenUws(
+  uws: UwsModule,
+  handler: ExchangeHandler,
+  opts: ListenOptions,
+): Promise<EngineServer> {
+  const app: TemplatedApp = uws.App();
+  app.any('/*', (res, req) => {
+    handler(new UwsExchange(res, req, opts.maxBodyBytes));
+  });
+  const socket = await new Promise<us_listen_socket>((resolve, reject) => {
+    app.listen(opts.host, opts.port, (s) => {
+      if (s) resolve(s);
+      else reject(new Error(`uWebSockets.js could not listen on ${opts.host}:${opts.port}`));
+    });
+  });
+  const port = uws.us_socket_local_port(socket);
+  let listening = true;
+  return {
+    engine: 'uws',
+    port,
+    stopAccepting(): void {
+      if (listening) uws.us_listen_socket_close(socket);
+      listening = false;
+    },
+    async close(): Promise<void> {
+      if (listening) uws.us_listen_socket_close(socket);
+      listening = false;
+      (app as TemplatedApp & { close(): void }).close();
+    },
+  };
+}

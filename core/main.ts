@@ -1,0 +1,38 @@
+import closeWithGrace from 'close-with-grace';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger, setLogger } from './log.js';
+import { startGateway } from './server.js';
+
+/**
+ * `npm start` entry: reads the environment, starts the gateway, and shuts down gracefully on SIGINT/SIGTERM
+ * (stop accepting, let requests in flight finish for up to 10 s, close upstream connections).
+ */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`Configuration error: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel);
+  setLogger(log);
+  const gateway = await startGateway({ config, log });
+  log.info(
+    { engine: gateway.engine, host: config.host, port: gateway.port, upstream: config.upstreamBaseUrl },
+    `gateway listening on ${config.host}:${gateway.port}`,
+  );
+  closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
+    if (err) log.error({ err }, 'fatal error; shutting down');
+    else log.info({ signal }, 'shutting down');
+    await gateway.close(10_000);
+  });
+}
+
+main().catch((err) => {
+  console.error(err instanceof ConfigError ? `Configuration error: ${err.message}` : err);
+  process.exit(1);
+});

@@ -1,0 +1,302 @@
+import type { RequestContext } from './context.js';
+import { GatewayError, toGatewayError } from './errors.js';
+import type { Exchange } from './http/exchange.js';
+import { acceptsGzip, GZIP_MIN_BYTES, isCompressible, sendComplete, sendError } from './http/respond.js';
+import type { Logger } from './log.js';
+import type { Plugin, ResponseHead } from './plugin.js';
+import { requestEndChannel, requestStartChannel, type StageEvent, stageChannel } from './tracing.js';
+import type { UpstreamResponse } from './upstream/upstream-response.js';
+
+/** Upstream response headers never passed to the client (hop-by-hop, or recomputed here). */
+const DROP_RESPONSE_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+  'set-cookie',
+  'x-request-id',
+  'date',
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-expose-headers',
+]);
+
+/** A buffered response larger than this fails (bounded memory); streams are never buffered. */
+const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+const DONE_EVENT = Buffer.from('data: [DONE]');
+
+type ChunkHook = (ctx: RequestContext, chunk: Uint8Array) => Uint8Array | null | undefined;
+
+function isPromise<T>(v: unknown): v is Promise<T> {
+  return v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
+}
+
+/**
+ * The pipeline runner. Knows only the plugin contract (core/plugin.ts) and the exchange type; the relay is a
+ * plugin like any other, and it hands the upstream response over through `ctx.upstream`.
+ */
+export class Pipeline {
+  readonly plugins: readonly Plugin[];
+  private readonly requestHooks: Plugin[];
+  private readonly headHooks: Plugin[];
+  private readonly chunkHooks: ChunkHook[];
+  private readonly endHooks: Plugin[];
+  private readonly errorHooks: Plugin[];
+  private readonly finallyHooks: Plugin[];
+
+  constructor(
+    plugins: readonly Plugin[],
+    private readonly log?: Logger,
+  ) {
+    const names = new Set<string>();
+    for (const p of plugins) {
+      if (names.has(p.name)) throw new Error(`Plugin "${p.name}" appears twice in the pipeline`);
+      names.add(p.name);
+    }
+    this.plugins = plugins;
+    this.requestHooks = plugins.filter((p) => p.onRequest);
+    this.headHooks = plugins.filter((p) => p.onResponseHead);
+    this.chunkHooks = plugins.filter((p) => p.onResponseChunk).map((p) => p.onResponseChunk!.bind(p));
+    this.endHooks = plugins.filter((p) => p.onResponseEnd);
+    this.errorHooks = plugins.filter((p) => p.onError);
+    this.finallyHooks = plugins.filter((p) => p.onFinally);
+  }
+
+  /** Runs one request through the pipeline and answers it on `ex`. Never rejects. */
+  async run(ex: Exchange, ctx: RequestContext): Promise<void> {
+    if (requestStartChannel.hasSubscribers) {
+      requestStartChannel.publish({ requestId: ctx.requestId, method: ctx.method, path: ctx.path });
+    }
+    let chunkMs = 0;
+    try {
+      await this.runRequestHooks(ctx);
+      if (ctx.clientAborted) {
+        ctx.outcome = 'aborted';
+      } else if (ctx.localReply !== undefined) {
+        const r = ctx.localReply;
+        ctx.response.status = r.status;
+        await sendComplete(ex, r.status, r.headers, r.body, acceptsGzip(ctx.headers));
+        ctx.outcome = 'ok';
+      } else if (ctx.upstream !== undefined) {
+        chunkMs = await this.relayResponse(ex, ctx, ctx.upstream);
+        ctx.outcome = ctx.clientAborted ? 'aborted' : 'ok';
+      } else {
+        throw new GatewayError('internal_error', {
+          message: 'The pipeline ended without an answer (no relay stage configured?)',
+        });
+      }
+    } catch (err) {
+      if (ctx.clientAborted) {
+        ctx.outcome = 'aborted';
+      } else {
+        await this.fail(ex, ctx, err);
+      }
+    } finally {
+      if (ctx.upstream !== undefined && !ctx.upstream.finished) ctx.upstream.abort();
+      if (!ctx.abort.signal.aborted) ctx.abort.abort();
+      ctx.timings.end = performance.now();
+      for (const p of this.finallyHooks) {
+        try {
+          await this.timed(ctx, p, 'onFinally', () => p.onFinally!(ctx));
+        } catch (err) {
+          this.log?.error({ err, plugin: p.name, requestId: ctx.requestId }, 'onFinally hook threw');
+        }
+      }
+      if (requestEndChannel.hasSubscribers) {
+        requestEndChannel.publish({
+          requestId: ctx.requestId,
+          status: ctx.response.status,
+          outcome: ctx.outcome,
+          durationMs: performance.now() - ctx.timings.start,
+          timings: ctx.timings,
+          chunkMs,
+        });
+      }
+    }
+  }
+
+  private async runRequestHooks(ctx: RequestContext): Promise<void> {
+    const hooks = this.requestHooks;
+    for (let i = 0; i < hooks.length; i++) {
+      const p = hooks[i]!;
+      const status = await this.timed(ctx, p, 'onRequest', () => p.onRequest!(ctx));
+      if (ctx.clientAborted) return;
+      if (status === 'stop') {
+        if (ctx.localReply === undefined) {
+          throw new GatewayError('internal_error', {
+            message: `Plugin "${p.name}" stopped the pipeline without answering`,
+          });
+        }
+        return;
+      }
+      if (ctx.localReply !== undefined) return;
+    }
+  }
+
+  /** Calls a hook; awaits only when it returned a promise; publishes its duration when traced. */
+  private timed<T>(
+    ctx: RequestContext,
+    p: Plugin,
+    hook: StageEvent['hook'],
+    fn: () => T | Promise<T>,
+  ): T | Promise<T> {
+    if (!stageChannel.hasSubscribers) return fn();
+    const t0 = performance.now();
+    const publish = () =>
+      stageChannel.publish({
+        requestId: ctx.requestId,
+        plugin: p.name,
+        hook,
+        durationMs: performance.now() - t0,
+      });
+    const r = fn();
+    if (isPromise<T>(r)) return r.finally(publish);
+    publish();
+    return r;
+  }
+
+  private async relayResponse(ex: Exchange, ctx: RequestContext, up: UpstreamResponse): Promise<number> {
+    const head: ResponseHead = ctx.response;
+    head.status = up.status;
+    const headers: Record<string, string | string[]> = {};
+    for (const name in up.headers) {
+      if (!DROP_RESPONSE_HEADERS.has(name)) headers[name] = up.headers[name]!;
+    }
+    Object.assign(headers, head.headers);
+    head.headers = headers;
+    const contentType = headers['content-type'];
+    ctx.responseIsSse = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
+    for (const p of this.headHooks) {
+      const r = this.timed(ctx, p, 'onResponseHead', () => p.onResponseHead!(ctx, head));
+      if (isPromise(r)) await r;
+      if (ctx.clientAborted) return 0;
+    }
+    const gzipOk = acceptsGzip(ctx.headers);
+    if (!ctx.responseIsSse && gzipOk && isCompressible(head.headers['content-type'])) {
+      // Gzip needs the whole body; only worth holding it when it may exceed the threshold.
+      const declared = Number(up.headers['content-length'] ?? Number.NaN);
+      if (!(declared <= GZIP_MIN_BYTES)) ctx.bufferResponse = true;
+    }
+    const buffered = ctx.bufferResponse;
+    const holdDone = ctx.holdSseDone && ctx.responseIsSse;
+    if (!buffered) ex.writeHead(head.status, head.headers);
+
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    let heldDone: Uint8Array | undefined;
+    let chunkMs = 0;
+    const traced = stageChannel.hasSubscribers;
+    const hooks = this.chunkHooks;
+    await new Promise<void>((resolve, reject) => {
+      up.pipe({
+        onData: (chunk) => {
+          try {
+            const t0 = traced ? performance.now() : 0;
+            if (ctx.timings.firstChunk === undefined) ctx.timings.firstChunk = performance.now();
+            let c: Uint8Array = chunk;
+            for (let i = 0; i < hooks.length; i++) {
+              const r = hooks[i]!(ctx, c);
+              if (r === null) return;
+              if (r !== undefined) c = r;
+            }
+            if (traced) chunkMs += performance.now() - t0;
+            if (holdDone) {
+              const cut = doneEventStart(c);
+              if (cut !== -1) {
+                heldDone = c.subarray(cut);
+                c = c.subarray(0, cut);
+                if (c.length === 0) return;
+              }
+            }
+            if (buffered) {
+              size += c.length;
+              if (size > MAX_BUFFERED_BYTES) {
+                up.abort();
+                reject(
+                  new GatewayError('upstream_error', {
+                    message: 'The upstream response is too large to buffer',
+                  }),
+                );
+                return;
+              }
+              parts.push(c);
+            } else if (!ex.write(c)) {
+              up.pause();
+              ex.onDrain(() => up.resume());
+            }
+          } catch (err) {
+            up.abort();
+            reject(err);
+          }
+        },
+        onEnd: resolve,
+        onError: reject,
+      });
+    });
+
+    for (const p of this.endHooks) {
+      const r = this.timed(ctx, p, 'onResponseEnd', () => p.onResponseEnd!(ctx));
+      if (isPromise(r)) await r;
+      if (ctx.clientAborted) return chunkMs;
+    }
+    const tail = ctx.takeAppended();
+    if (buffered) {
+      if (tail) for (const t of tail) parts.push(t);
+      if (heldDone) parts.push(heldDone);
+      const body = Buffer.concat(parts);
+      await sendComplete(ex, head.status, head.headers, body, gzipOk);
+    } else {
+      if (tail) for (const t of tail) ex.write(t);
+      ex.end(heldDone);
+    }
+    return chunkMs;
+  }
+
+  private async fail(ex: Exchange, ctx: RequestContext, err: unknown): Promise<void> {
+    const ge = toGatewayError(err);
+    if (ge.code === 'internal_error') {
+      this.log?.error({ err: ge.cause ?? ge, requestId: ctx.requestId }, 'request failed');
+    }
+    ctx.outcome = 'error';
+    ctx.error = ge;
+    for (const p of this.errorHooks) {
+      try {
+        const r = this.timed(ctx, p, 'onError', () => p.onError!(ctx, ge));
+        if (isPromise(r)) await r;
+      } catch (hookErr) {
+        this.log?.error({ err: hookErr, plugin: p.name, requestId: ctx.requestId }, 'onError hook threw');
+      }
+    }
+    if (ex.ended) return;
+    ctx.response.status = ge.status;
+    if (!ex.headSent) {
+      // Nothing reached the client yet (at most a recorded head): answer with the envelope.
+      sendError(ex, ctx.response.headers, ge);
+      return;
+    }
+    // Mid-stream: the status is gone. SSE clients get an error event (the OpenAI SDKs raise it); other
+    // bodies are cut so the client cannot mistake a truncated body for a complete one.
+    if (ctx.responseIsSse) {
+      ex.end(`data: ${JSON.stringify(ge.toEnvelope())}\n\n`);
+    } else {
+      ex.destroy();
+    }
+  }
+}
+
+/** Index where a trailing `data: [DONE]` event starts in `c`, or -1 (only trailing whitespace may follow). */
+function doneEventStart(c: Uint8Array): number {
+  const buf = Buffer.isBuffer(c) ? c : Buffer.from(c.buffer, c.byteOffset, c.length);
+  const from = Math.max(0, buf.length - 32);
+  const idx = buf.indexOf(DONE_EVENT, from);
+  if (idx === -1) return -1;
+  for (let i = idx + DONE_EVENT.length; i < buf.length; i++) {
+    const b = buf[i];
+    if (b !== 0x0a && b !== 0x0d && b !== 0x20) return -1;
+  }
+  return idx;
+}

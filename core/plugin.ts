@@ -1,0 +1,91 @@
+/**
+ * The plugin contract: the public API for plugin authors. Modelled on Envoy's HTTP filters (request hooks
+ * that return a status, response hooks by direction, a final hook that always runs) and undici's dispatch
+ * handlers (head, data, end, error).
+ *
+ * A plugin file in `plugins/` exports a factory `(options, services) => Plugin` that validates its options
+ * ONCE (throwing `ConfigError` on bad options) and returns an object with only the hooks it needs; a missing
+ * hook is a pass-through. The pipeline is an ordered list of plugins from configuration (`PIPELINE`).
+ *
+ * Order of events for one request (see core/pipeline.ts):
+ *   onRequest (each plugin, in order) → the relay stage attaches `ctx.upstream` →
+ *   onResponseHead (in order) → onResponseChunk (in order, per chunk) → onResponseEnd (in order) →
+ *   onFinally (every plugin, exactly once).
+ * On an error anywhere: onError (every plugin that has it, in order), then the error envelope is sent,
+ * then onFinally. On a client disconnect: no more hooks except onFinally (`ctx.outcome === 'aborted'`).
+ */
+import type { Config } from './config.js';
+import type { RequestContext } from './context.js';
+import type { GatewayError } from './errors.js';
+import type { Logger } from './log.js';
+import type { ModelCatalog } from './upstream/model-catalog.js';
+import type { UpstreamClient } from './upstream/upstream-client.js';
+
+/** What `onRequest` returns: go on with the next plugin, or stop (only after having answered). */
+export const HookStatus = { Continue: 'continue', Stop: 'stop' } as const;
+export type HookStatus = (typeof HookStatus)[keyof typeof HookStatus];
+
+/** The response head as the response-head hooks see it (the same object as `ctx.response`). */
+export interface ResponseHead {
+  status: number;
+  headers: Record<string, string | string[]>;
+}
+
+export interface Plugin {
+  /** Unique within a pipeline; used in logs and traces. */
+  readonly name: string;
+
+  /**
+   * Runs in pipeline order before the upstream call. MUST return `Continue` (or nothing) to go on, or
+   * `Stop` only after having answered with `ctx.respond(...)`; to fail, throw a `GatewayError`. MAY
+   * return a promise (the runner only awaits when one is returned). MAY edit `ctx.body` and then MUST call
+   * `ctx.markBodyModified()`. MUST NOT write to the client directly.
+   */
+  onRequest?(ctx: RequestContext): HookStatus | undefined | Promise<HookStatus | undefined>;
+
+  /**
+   * Runs in order once the upstream response head is known. MAY edit `head.status`/`head.headers` and set
+   * `ctx.bufferResponse` (hold the body until the end hooks ran) or `ctx.holdSseDone`.
+   */
+  onResponseHead?(ctx: RequestContext, head: ResponseHead): void | Promise<void>;
+
+  /**
+   * The hot path: runs for every body chunk, in order. MUST be synchronous and SHOULD NOT allocate. Return
+   * `undefined` to pass the chunk on unchanged, a replacement to pass that on instead, or `null` to drop it.
+   * MUST NOT keep a reference to the chunk past the call unless it copies it (the buffer may be reused).
+   */
+  onResponseChunk?(ctx: RequestContext, chunk: Uint8Array): Uint8Array | null | undefined;
+
+  /**
+   * Runs in order after the last chunk, before the response ends. MAY append bytes with
+   * `ctx.appendToBody(...)`; in buffered mode MAY also edit `ctx.response.headers`.
+   */
+  onResponseEnd?(ctx: RequestContext): void | Promise<void>;
+
+  /**
+   * Runs in order when the request fails (a thrown error anywhere, an upstream failure). MAY add headers to
+   * `ctx.response.headers` (they are sent with the error envelope). MUST NOT throw (a throw is logged).
+   */
+  onError?(ctx: RequestContext, err: GatewayError): void | Promise<void>;
+
+  /**
+   * Runs exactly once per request on every plugin that has it, whatever happened (success, error, client
+   * abort, upstream failure), after the response ended. The place to release what `onRequest` took (e.g.
+   * an unsettled reservation). MUST NOT throw (a throw is logged).
+   */
+  onFinally?(ctx: RequestContext): void | Promise<void>;
+}
+
+/**
+ * Services plugins and route modules may use. The composition root (core/server.ts) builds them; stages
+ * that need more (ledger, wallet, pricing) get optional fields added here.
+ */
+export interface Services {
+  config: Config;
+  log: Logger;
+  upstream: UpstreamClient;
+  catalog: ModelCatalog;
+}
+
+/** A plugin module's factory: validates `options` once, returns the plugin. */
+export type PluginFactory = (options: Record<string, unknown> | undefined, services: Services) => Plugin;

@@ -1,0 +1,130 @@
+import { buildPlugins, type PipelineEntry } from '../plugins/index.js';
+import { type Config, loadConfig } from './config.js';
+import { Cors } from './http/cors.js';
+import { type EngineServer, listen } from './http/engine.js';
+import { type RouteModule, Router } from './http/router.js';
+import { type DocsLookup, Transport, type ValidatorLookup } from './http/transport.js';
+import { log as defaultLog, type Logger } from './log.js';
+import { getRequestValidator, serveDocs } from './openapi/index.js';
+import { Pipeline } from './pipeline.js';
+import type { Services } from './plugin.js';
+import { providerName, publicRoutes } from './routes/public.js';
+import { ModelCatalog } from './upstream/model-catalog.js';
+import { UpstreamClient } from './upstream/upstream-client.js';
+
+/**
+ * The composition root: builds the services, the router (public routes + route modules + the paid routes
+ * and catch-all), the pipeline from configuration, and starts the engine. Nothing else wires things up.
+ */
+
+/** Paid routes: they run through the pipeline. Every other `/v1/...` path is the paid catch-all. */
+export const PAID_ROUTES: readonly [string, string][] = [
+  ['POST', '/v1/chat/completions'],
+  ['POST', '/v1/completions'],
+  ['POST', '/v1/embeddings'],
+  ['POST', '/v1/responses'],
+];
+
+export interface GatewayOptions {
+  config?: Config;
+  log?: Logger;
+  /** Pipeline entries; default `config.pipeline`. Tests pass any subset, e.g. `['relay']`. */
+  pipeline?: readonly PipelineEntry[];
+  /** Extra route modules (wallet, balance, admin, …). */
+  routes?: readonly RouteModule[];
+  /** Services to use instead of the default ones (and extra ones for later stages). */
+  services?: Partial<Services>;
+  /** Request-body validators; default the OpenAPI ones. `null` disables validation. */
+  validatorFor?: ValidatorLookup | null;
+  /** Docs pages; default the OpenAPI module's. `null` disables them. */
+  docs?: DocsLookup | null;
+  /** Wait for the first upstream model-list fetch before listening (default false: fetched in background). */
+  awaitCatalog?: boolean;
+}
+
+export interface Gateway {
+  readonly port: number;
+  /** The engine actually serving. */
+  readonly engine: EngineServer['engine'];
+  /** `http://host:port` (loopback address when bound to all interfaces). */
+  readonly url: string;
+  readonly services: Services;
+  readonly pipeline: Pipeline;
+  readonly transport: Transport;
+  /** Stops accepting, waits up to `graceMs` for requests in flight, then closes everything. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export function createServices(config: Config, log: Logger, overrides: Partial<Services> = {}): Services {
+  const upstream =
+    overrides.upstream ??
+    new UpstreamClient({
+      baseUrl: config.upstreamBaseUrl,
+      apiKey: config.upstreamApiKey,
+      connections: config.upstreamConnections,
+      timeoutMs: config.upstreamTimeoutMs,
+    });
+  const catalog =
+    overrides.catalog ??
+    new ModelCatalog({
+      fetchModels: () => upstream.getJson('/v1/models'),
+      modelsPath: config.modelsPath,
+      ownedBy: providerName(config.upstreamBaseUrl),
+      log,
+    });
+  return { ...overrides, config, log, upstream, catalog };
+}
+
+export function createRouter(services: Services, modules: readonly RouteModule[] = []): Router {
+  const router = new Router();
+  publicRoutes(router, services);
+  for (const m of modules) m(router, services);
+  for (const [method, path] of PAID_ROUTES) router.pipeline(method, path);
+  router.catchAll('/v1/');
+  return router;
+}
+
+export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
+  const config = opts.config ?? loadConfig();
+  const log = opts.log ?? defaultLog;
+  const services = createServices(config, log, opts.services);
+  const pipeline = new Pipeline(buildPlugins(opts.pipeline ?? config.pipeline, services, log), log);
+  const router = createRouter(services, opts.routes);
+  const transport = new Transport({
+    router,
+    pipeline,
+    cors: new Cors(config.corsOrigins),
+    maxBodyBytes: config.maxBodyBytes,
+    log,
+    validatorFor: opts.validatorFor === null ? undefined : (opts.validatorFor ?? getRequestValidator),
+    docs: opts.docs === null ? undefined : (opts.docs ?? serveDocs),
+  });
+  const catalogStart = services.catalog.start();
+  if (opts.awaitCatalog) await catalogStart;
+  const server = await listen(
+    config.httpEngine,
+    transport.handle,
+    { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes },
+    log,
+  );
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  let closing: Promise<void> | undefined;
+  return {
+    port: server.port,
+    engine: server.engine,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`,
+    services,
+    pipeline,
+    transport,
+    close(graceMs = 10_000) {
+      closing ??= (async () => {
+        server.stopAccepting();
+        await transport.idle(graceMs);
+        await server.close();
+        services.catalog.stop();
+        await services.upstream.close();
+      })();
+      return closing;
+    },
+  };
+}

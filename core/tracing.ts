@@ -1,0 +1,23 @@
+import { channel } from 'node:diagnostics_channel';
+
+/**
+ * Request tracing over `node:diagnostics_channel` (the undici way): zero cost when nobody subscribes,
+ * because every publish is guarded by `hasSubscribers`. The benchmark helper subscribes for a per-stage
+ * time breakdown. Payloads are plain objects; times are milliseconds from `performance.now()`.
+ *
+ * - `gateway:request:start` → `{ requestId, method, path }` when a pipeline request starts.
+ * - `gateway:stage` → `{ requestId, plugin, hook, durationMs }` after each plugin hook (chunk hooks excluded:
+ *   they are per chunk; see `gateway:request:end`'s `chunkMs`).
+ * - `gateway:request:end` → `{ requestId, status, outcome, durationMs, timings, chunkMs }` after the final
+ *   hooks ran.
+ */
+export const requestStartChannel = channel('gateway:request:start');
+export const stageChannel = channel('gateway:stage');
+export const requestEndChannel = channel('gateway:request:end');
+
+export interface StageEvent {
+  requestId: string;
+  plugin: string;
+  hook: 'onRequest' | 'onResponseHead' | 'onResponseEnd' | 'onError' | 'onFinally';
+  durationMs: number;
+}

@@ -1,0 +1,288 @@
+import { type Dispatcher, Pool } from 'undici';
+import { GatewayError } from '../errors.js';
+import type { UpstreamResponse, UpstreamSink } from './upstream-response.js';
+
+/**
+ * The pooled, keep-alive HTTP client to the configured provider (`UPSTREAM_BASE_URL`, which includes the
+ * provider's version path the way an OpenAI SDK `baseURL` does). Requests go through undici's dispatch
+ * handler API so body chunks reach the pipeline as they arrive: no stream buffering, no re-serialising.
+ *
+ * Error mapping (one place): connect/reset/socket failures → 502 `upstream_error`; no head within
+ * `UPSTREAM_TIMEOUT_MS`, or the body idle that long → 504 `upstream_timeout`.
+ */
+
+export interface UpstreamClientOptions {
+  baseUrl: string;
+  apiKey?: string | undefined;
+  connections: number;
+  timeoutMs: number;
+}
+
+export interface UpstreamRequest {
+  method: string;
+  /** The gateway path (`/v1/chat/completions`); mapped onto the base URL by `targetPath`. */
+  path: string;
+  rawQuery?: string;
+  /** The caller's request headers (lowercased); filtered by `forwardHeaders`. */
+  headers: Readonly<Record<string, string>>;
+  body?: Buffer | string | undefined;
+  /** Aborting it cancels the upstream call at any point. */
+  signal?: AbortSignal;
+}
+
+/** Request headers never forwarded: hop-by-hop, the caller's credentials, and what undici sets itself. */
+const DROP_REQUEST_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'content-length',
+  'accept-encoding',
+  'authorization',
+  'x-cashu',
+  'cookie',
+  'x-api-key',
+  'api-key',
+  'origin',
+  'referer',
+]);
+
+export class UpstreamClient {
+  readonly baseUrl: string;
+  readonly origin: string;
+  /** Path prefix of the base URL without trailing slash, e.g. `/v1` or `/api/v1`. */
+  readonly basePath: string;
+  readonly timeoutMs: number;
+  private readonly pool: Pool;
+  private readonly authHeader: string | undefined;
+
+  constructor(opts: UpstreamClientOptions) {
+    const url = new URL(opts.baseUrl);
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.timeoutMs = opts.timeoutMs;
+    this.authHeader = opts.apiKey ? `Bearer ${opts.apiKey}` : undefined;
+    this.pool = new Pool(this.origin, {
+      connections: opts.connections,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
+    });
+  }
+
+  /** `/v1/chat/completions` → `${basePath}/chat/completions`; paths outside `/v1` are appended as they are. */
+  targetPath(gatewayPath: string, rawQuery = ''): string {
+    const rest =
+      gatewayPath === '/v1' ? '' : gatewayPath.startsWith('/v1/') ? gatewayPath.slice(3) : gatewayPath;
+    const q = forwardQuery(rawQuery);
+    return `${this.basePath}${rest}${q === '' ? '' : `?${q}`}`;
+  }
+
+  /** The caller's headers minus hop-by-hop and credentials, plus the operator's upstream key. */
+  forwardHeaders(clientHeaders: Readonly<Record<string, string>>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name in clientHeaders) {
+      if (!DROP_REQUEST_HEADERS.has(name) && !name.startsWith('x-forwarded-'))
+        out[name] = clientHeaders[name]!;
+    }
+    // Chunk hooks parse the body (SSE, usage): ask for it uncompressed.
+    out['accept-encoding'] = 'identity';
+    if (this.authHeader !== undefined) out.authorization = this.authHeader;
+    return out;
+  }
+
+  /** Sends a request; resolves once the response head arrived, with the body paused until `pipe`. */
+  send(req: UpstreamRequest): Promise<UpstreamResponse> {
+    const path = this.targetPath(req.path, req.rawQuery);
+    const headers = this.forwardHeaders(req.headers);
+    const timeoutMs = this.timeoutMs;
+    return new Promise<UpstreamResponse>((resolve, reject) => {
+      let controller: Dispatcher.DispatchController | undefined;
+      let sink: UpstreamSink | undefined;
+      let queued: Buffer[] | undefined;
+      let ended = false;
+      let failure: GatewayError | undefined;
+      let finished = false;
+      let headDone = false;
+      const signal = req.signal;
+      const onAbort = () => controller?.abort(new ClientGoneError());
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = () => {
+        finished = true;
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const response = {
+        status: 0,
+        headers: {} as Record<string, string | string[]>,
+        get finished() {
+          return finished;
+        },
+        pipe(s: UpstreamSink) {
+          sink = s;
+          if (queued) for (const c of queued) s.onData(c);
+          queued = undefined;
+          if (failure) s.onError(failure);
+          else if (ended) s.onEnd();
+          else controller?.resume();
+        },
+        pause: () => controller?.pause(),
+        resume: () => controller?.resume(),
+        abort: () => {
+          if (!finished) controller?.abort(new ClientGoneError());
+        },
+      };
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(c) {
+          controller = c;
+          if (signal?.aborted) c.abort(new ClientGoneError());
+        },
+        onResponseStart(c, status, h) {
+          headDone = true;
+          response.status = status;
+          response.headers = h as Record<string, string | string[]>;
+          // Hold the body until the pipeline attaches its sink (after the response-head hooks).
+          c.pause();
+          resolve(response);
+        },
+        onResponseData(_c, chunk) {
+          if (sink) sink.onData(chunk);
+          else {
+            queued ??= [];
+            queued.push(chunk);
+          }
+        },
+        onResponseEnd() {
+          done();
+          if (sink) sink.onEnd();
+          else ended = true;
+        },
+        onResponseError(_c, err) {
+          done();
+          const ge = mapUpstreamError(err, timeoutMs);
+          if (!headDone) reject(ge);
+          else if (sink) sink.onError(ge);
+          else failure = ge;
+        },
+      };
+      try {
+        this.pool.dispatch(
+          { path, method: req.method as Dispatcher.HttpMethod, headers, body: req.body ?? null },
+          handler,
+        );
+      } catch (err) {
+        done();
+        reject(mapUpstreamError(err, timeoutMs));
+      }
+    });
+  }
+
+  /** GET a JSON document from the provider (model list). Throws GatewayError on failure. */
+  async getJson(gatewayPath: string, timeoutMs = 10_000): Promise<unknown> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.authHeader !== undefined) headers.authorization = this.authHeader;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.pool.request({
+        path: this.targetPath(gatewayPath),
+        method: 'GET',
+        headers,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+    } catch (err) {
+      throw mapUpstreamError(err, timeoutMs);
+    }
+    if (res.statusCode !== 200) {
+      await res.body.dump();
+      throw new GatewayError('upstream_error', {
+        message: `The upstream provider answered ${res.statusCode} to GET ${gatewayPath}`,
+      });
+    }
+    try {
+      return await res.body.json();
+    } catch (err) {
+      throw new GatewayError('upstream_error', {
+        message: 'The upstream provider sent invalid JSON',
+        cause: err,
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+/** The reason an upstream call is cancelled because the client went away or the request ended. */
+export class ClientGoneError extends Error {
+  override name = 'ClientGoneError';
+  constructor() {
+    super('The request was cancelled');
+  }
+}
+
+/** `api_key` in the query is a gateway credential (spec §5.3): never forwarded. */
+function forwardQuery(rawQuery: string): string {
+  if (rawQuery === '' || !rawQuery.includes('api_key')) return rawQuery;
+  const params = new URLSearchParams(rawQuery);
+  params.delete('api_key');
+  return params.toString();
+}
+
+export function mapUpstreamError(err: unknown, timeoutMs: number): GatewayError {
+  if (err instanceof GatewayError) return err;
+  const code = (err as { code?: string } | null)?.code;
+  const name = (err as { name?: string } | null)?.name;
+  if (err instanceof ClientGoneError) {
+    return new GatewayError('upstream_error', { message: 'The upstream call was cancelled', cause: err });
+  }
+  switch (code) {
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return new GatewayError('upstream_timeout', {
+        message: `The upstream provider did not answer within ${timeoutMs} ms`,
+        cause: err,
+      });
+    case 'UND_ERR_BODY_TIMEOUT':
+      return new GatewayError('upstream_timeout', {
+        message: `The upstream provider stopped sending for ${timeoutMs} ms`,
+        cause: err,
+      });
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return new GatewayError('upstream_timeout', {
+        message: 'Connecting to the upstream provider timed out',
+        cause: err,
+      });
+    case 'ECONNREFUSED':
+      return new GatewayError('upstream_error', {
+        message: 'Could not connect to the upstream provider (connection refused)',
+        cause: err,
+      });
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new GatewayError('upstream_error', {
+        message: 'Could not resolve the upstream provider host',
+        cause: err,
+      });
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+      return new GatewayError('upstream_error', {
+        message: 'The upstream provider closed the connection unexpectedly',
+        cause: err,
+      });
+    default:
+      return new GatewayError('upstream_error', {
+        message: `The upstream request failed (${code ?? name ?? 'unknown error'})`,
+        cause: err,
+      });
+  }
+}

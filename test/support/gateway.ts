@@ -1,0 +1,46 @@
+import { type HttpEngine, loadConfig } from '../../core/config.js';
+import type { RouteModule } from '../../core/http/router.js';
+import { createLogger } from '../../core/log.js';
+import type { Services } from '../../core/plugin.js';
+import { type Gateway, startGateway } from '../../core/server.js';
+import type { PipelineEntry } from '../../plugins/index.js';
+
+export interface TestGatewayOptions {
+  engine: HttpEngine;
+  /** Pipeline entries; default the configured (shipped) default pipeline. */
+  pipeline?: PipelineEntry[];
+  /** UPSTREAM_BASE_URL (e.g. a mock upstream's `url`). */
+  upstreamUrl?: string;
+  /** Extra environment variables for loadConfig. */
+  env?: Record<string, string>;
+  routes?: RouteModule[];
+  services?: Partial<Services>;
+  awaitCatalog?: boolean;
+}
+
+export interface TestGateway extends Gateway {
+  /** `${url}/v1`, the OpenAI SDK baseURL. */
+  readonly baseURL: string;
+}
+
+/** Starts a gateway on 127.0.0.1, port 0, with the given engine and pipeline; logs silenced by default. */
+export async function startTestGateway(opts: TestGatewayOptions): Promise<TestGateway> {
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    HTTP_ENGINE: opts.engine,
+    UPSTREAM_BASE_URL: opts.upstreamUrl ?? 'http://127.0.0.1:9/v1',
+    UPSTREAM_TIMEOUT_MS: '10000',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...opts.env,
+  });
+  const gw = await startGateway({
+    config,
+    log: createLogger(config.logLevel),
+    ...(opts.pipeline ? { pipeline: opts.pipeline } : {}),
+    ...(opts.routes ? { routes: opts.routes } : {}),
+    ...(opts.services ? { services: opts.services } : {}),
+    awaitCatalog: opts.awaitCatalog ?? true,
+  });
+  return Object.assign(gw, { baseURL: `${gw.url}/v1` });
+}

@@ -1,0 +1,257 @@
+/**
+ * The pricing service: the formula of ./formula.ts bound to configuration, the model catalogue's rates and
+ * the BTC price. Synchronous on purpose (the meter and settle stages call it on the hot path); the BTC price
+ * comes from a cache that ./btc-price.ts refreshes in the background.
+ */
+
+import { GatewayError } from '../errors.js';
+import { type PriceTerms, priceTerms, pricingMode, termsMsat } from './formula.js';
+import {
+  add,
+  ceil,
+  cmp,
+  div,
+  floor,
+  isZero,
+  mul,
+  mulInt,
+  parseDecimal,
+  type Rational,
+  sub,
+  toNumber,
+  ZERO,
+} from './rational.js';
+import type {
+  CostInput,
+  CostResult,
+  EstimateInput,
+  EstimateResult,
+  ModelPrice,
+  PricedEndpoint,
+  Pricing,
+  PricingOptions,
+  ReservationInput,
+  ReservationResult,
+  UsdRates,
+} from './types.js';
+
+const MSAT_PER_BTC = 100_000_000_000;
+
+export function createPricing(opts: PricingOptions): Pricing {
+  const { config } = opts;
+  const mode = pricingMode(config);
+  const minCompletion = opts.minCompletionTokens ?? 16;
+  const defaultMaxCompletion = opts.defaultMaxCompletionTokens ?? 4096;
+  if (!Number.isSafeInteger(minCompletion) || minCompletion < 1)
+    throw new RangeError('minCompletionTokens >= 1');
+  if (!Number.isSafeInteger(defaultMaxCompletion) || defaultMaxCompletion < minCompletion) {
+    throw new RangeError('defaultMaxCompletionTokens must be an integer >= minCompletionTokens');
+  }
+  if (mode === 'model' && (!opts.rates || !opts.btc)) {
+    throw new RangeError('model-based pricing needs a rates lookup and a BTC price source');
+  }
+  const common = {
+    costPerRequestSats: config.costPerRequestSats,
+    per1kInputSats: config.per1kInputSats,
+    per1kOutputSats: config.per1kOutputSats,
+    exchangeFee: config.exchangeFee,
+    upstreamProviderFee: config.upstreamProviderFee,
+  };
+  // Fixed and token terms do not depend on the model: computed once (this also validates the config).
+  const staticTerms = mode === 'model' ? undefined : priceTerms({ mode, ...common });
+  const baseOnly: PriceTerms = {
+    fixed: priceTerms({ mode: 'fixed', ...common }).fixed,
+    perPrompt: ZERO,
+    perCompletion: ZERO,
+    perPromptBase: ZERO,
+    perCompletionBase: ZERO,
+  };
+  // Model terms cached per rates object (the catalogue hands out the same object) and BTC price string.
+  const modelTerms = new WeakMap<UsdRates, { btcUsd: string; terms: PriceTerms }>();
+
+  function ratesOf(model: string): UsdRates {
+    const rates = opts.rates?.(model);
+    if (!rates) throw new GatewayError('not_found', { message: `Unknown model: ${model}` });
+    return rates;
+  }
+
+  function termsAt(model: string, rates: UsdRates, btcUsd: string): PriceTerms {
+    const hit = modelTerms.get(rates);
+    if (hit && hit.btcUsd === btcUsd) return hit.terms;
+    let terms: PriceTerms;
+    try {
+      terms = priceTerms({ mode: 'model', ...common, rates, btcUsd });
+    } catch (err) {
+      // A malformed or negative catalogue rate must never price a call at zero.
+      throw new GatewayError('price_unavailable', {
+        message: `No usable price for model: ${model}`,
+        cause: err,
+      });
+    }
+    modelTerms.set(rates, { btcUsd, terms });
+    return terms;
+  }
+
+  /** Terms for a call, and the BTC price they were computed at (model mode). */
+  function resolve(
+    model: string,
+    endpoint: PricedEndpoint,
+    btcUsd?: string,
+  ): { terms: PriceTerms; btcUsd: string | undefined } {
+    if (staticTerms) return { terms: endpoint === 'other' ? baseOnly : staticTerms, btcUsd: undefined };
+    // Non-metered calls without a known model pay the base fee only.
+    if (endpoint === 'other' && !opts.rates?.(model)) return { terms: baseOnly, btcUsd: undefined };
+    const rates = ratesOf(model);
+    const price = btcUsd ?? opts.btc!.current().usd;
+    const terms = termsAt(model, rates, price);
+    return { terms: endpoint === 'other' ? { ...baseOnly, fixed: terms.fixed } : terms, btcUsd: price };
+  }
+
+  function toSafe(v: bigint): number {
+    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('amount exceeds the safe integer range');
+    return Number(v);
+  }
+
+  function usdOf(msat: number, btcUsd: string | undefined): number {
+    const price = btcUsd ?? opts.btc?.peek()?.usd;
+    return price === undefined ? 0 : (msat * Number(price)) / MSAT_PER_BTC;
+  }
+
+  function cost(input: CostInput): CostResult {
+    const { terms, btcUsd } = resolve(input.model, input.endpoint, input.btcUsd);
+    const msat = toSafe(termsMsat(terms, input.promptTokens, input.completionTokens));
+    const promptMsat = toSafe(floor(mulInt(terms.perPromptBase, input.promptTokens)));
+    const completionMsat = toSafe(floor(mulInt(terms.perCompletionBase, input.completionTokens)));
+    return {
+      msat,
+      breakdown: { promptMsat, completionMsat, feesMsat: msat - promptMsat - completionMsat },
+      usd: usdOf(msat, btcUsd),
+      sats: Math.ceil(msat / 1000),
+    };
+  }
+
+  function affordableWith(terms: PriceTerms, promptTokens: number, availableMsat: number): number {
+    const rest = sub(
+      sub(parseDecimal(Math.max(0, Math.floor(availableMsat))), terms.fixed),
+      mulInt(terms.perPrompt, promptTokens),
+    );
+    if (rest.n < 0n) return -1;
+    if (isZero(terms.perCompletion)) return Number.POSITIVE_INFINITY;
+    const n = floor(div(rest, terms.perCompletion));
+    return n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n);
+  }
+
+  function reservation(input: ReservationInput): ReservationResult {
+    const { terms, btcUsd } = resolve(input.model, input.endpoint);
+    const pb = input.promptTokensBound;
+    const callerMax = input.maxTokens;
+    const at = (completion: number) => toSafe(termsMsat(terms, pb, completion));
+    if (mode === 'fixed' || input.endpoint === 'other' || input.endpoint === 'embeddings') {
+      const flat = at(0);
+      return { maxMsat: flat, minMsat: flat, maxTokens: callerMax, lowered: false, btcUsd };
+    }
+    const minTokens = callerMax === undefined ? minCompletion : Math.min(minCompletion, callerMax);
+    const cap =
+      callerMax ??
+      (input.contextLength !== undefined && input.contextLength > 0
+        ? Math.max(input.contextLength - pb, minTokens)
+        : defaultMaxCompletion);
+    const minMsat = at(minTokens);
+    const maxMsat = at(cap);
+    const available = input.availableMsat;
+    if (callerMax !== undefined || available === undefined || maxMsat <= available) {
+      return { maxMsat, minMsat, maxTokens: callerMax, lowered: false, btcUsd };
+    }
+    // The balance cannot cover the model's maximum and the caller set no limit: forward a lower max_tokens.
+    const afford = affordableWith(terms, pb, available);
+    const lowered = afford >= minTokens ? Math.min(afford, cap) : minTokens;
+    return { maxMsat: at(lowered), minMsat, maxTokens: lowered, lowered: true, btcUsd };
+  }
+
+  function affordableMaxTokens(
+    model: string,
+    promptTokensBound: number,
+    availableMsat: number,
+    endpoint: PricedEndpoint = 'chat',
+  ): number {
+    return affordableWith(resolve(model, endpoint).terms, promptTokensBound, availableMsat);
+  }
+
+  function estimate(input: EstimateInput): EstimateResult {
+    for (const v of [input.prompt_tokens, input.max_tokens]) {
+      if (!Number.isSafeInteger(v) || v < 0) {
+        throw new GatewayError('invalid_request', {
+          message: 'prompt_tokens and max_tokens must be integers >= 0',
+        });
+      }
+    }
+    const c = cost({
+      model: input.model,
+      endpoint: 'chat',
+      promptTokens: input.prompt_tokens,
+      completionTokens: input.max_tokens,
+    });
+    return {
+      estimated_cost_sats: c.sats,
+      estimated_cost_msats: c.msat,
+      breakdown: {
+        prompt: c.breakdown.promptMsat,
+        completion: c.breakdown.completionMsat,
+        fees: c.breakdown.feesMsat,
+      },
+    };
+  }
+
+  function modelPrice(model: string): ModelPrice {
+    const perK = (r: Rational) => toSafe(ceil(mulInt(r, 1000)));
+    const peek = opts.btc?.peek()?.usd;
+    const usdPerMsat = peek === undefined ? undefined : div(parseDecimal(peek), parseDecimal(MSAT_PER_BTC));
+    const usd = (msat: Rational) => (usdPerMsat === undefined ? null : toNumber(mul(msat, usdPerMsat)));
+    if (staticTerms) {
+      const t = staticTerms;
+      return {
+        mode,
+        promptUsdPer1k: usd(mulInt(t.perPrompt, 1000)),
+        completionUsdPer1k: usd(mulInt(t.perCompletion, 1000)),
+        requestUsd: usd(t.fixed),
+        promptMsatPer1k: perK(t.perPrompt),
+        completionMsatPer1k: perK(t.perCompletion),
+        requestMsat: toSafe(ceil(t.fixed)),
+      };
+    }
+    const rates = ratesOf(model);
+    let m: Rational;
+    let prompt: Rational;
+    let completion: Rational;
+    let request: Rational;
+    try {
+      m = mul(parseDecimal(config.exchangeFee), parseDecimal(config.upstreamProviderFee));
+      prompt = mul(parseDecimal(rates.promptUsdPerToken), m);
+      completion = mul(parseDecimal(rates.completionUsdPerToken), m);
+      request = mul(parseDecimal(rates.requestUsd), m);
+    } catch (err) {
+      throw new GatewayError('price_unavailable', {
+        message: `No usable price for model: ${model}`,
+        cause: err,
+      });
+    }
+    const baseFeeMsat = baseOnly.fixed;
+    const terms = peek === undefined ? undefined : termsAt(model, rates, peek);
+    return {
+      mode,
+      promptUsdPer1k: toNumber(mulInt(prompt, 1000)),
+      completionUsdPer1k: toNumber(mulInt(completion, 1000)),
+      requestUsd:
+        usdPerMsat !== undefined
+          ? toNumber(add(request, mul(baseFeeMsat, usdPerMsat)))
+          : cmp(baseFeeMsat, ZERO) === 0
+            ? toNumber(request)
+            : null,
+      promptMsatPer1k: terms ? perK(terms.perPrompt) : null,
+      completionMsatPer1k: terms ? perK(terms.perCompletion) : null,
+      requestMsat: terms ? toSafe(ceil(terms.fixed)) : null,
+    };
+  }
+
+  return { mode, cost, reservation, affordableMaxTokens, estimate, modelPrice };
+}

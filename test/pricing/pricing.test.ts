@@ -1,0 +1,309 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../core/config.js';
+import { GatewayError } from '../../core/errors.js';
+import { createBtcPriceSource } from '../../core/pricing/btc-price.js';
+import { priceMsat } from '../../core/pricing/formula.js';
+import { createPricing } from '../../core/pricing/pricing.js';
+import type { BtcPriceSource, UsdRates } from '../../core/pricing/types.js';
+
+const RATES: Record<string, UsdRates> = {
+  'gpt-test': { promptUsdPerToken: '0.0000025', completionUsdPerToken: '0.00001', requestUsd: '0' },
+  'req-fee': { promptUsdPerToken: '0.000001', completionUsdPerToken: '0.000002', requestUsd: '0.001' },
+  broken: { promptUsdPerToken: '-1', completionUsdPerToken: '0', requestUsd: '0' },
+};
+const rates = (m: string) => RATES[m];
+
+function modelPricing(env: Record<string, string> = {}, btc?: BtcPriceSource) {
+  const config = loadConfig({ FIXED_PRICING: 'false', BTC_USD_PRICE: '60000', ...env }).pricing;
+  return { config, pricing: createPricing({ config, rates, btc: btc ?? createBtcPriceSource({ config }) }) };
+}
+
+function formula(env: Record<string, string>, model: string, p: number, c: number, btcUsd = '60000'): number {
+  const config = loadConfig({ FIXED_PRICING: 'false', ...env }).pricing;
+  return Number(
+    priceMsat({
+      mode: 'model',
+      costPerRequestSats: config.costPerRequestSats,
+      exchangeFee: config.exchangeFee,
+      upstreamProviderFee: config.upstreamProviderFee,
+      rates: RATES[model],
+      btcUsd,
+      promptTokens: p,
+      completionTokens: c,
+    }),
+  );
+}
+
+function expectGatewayError(fn: () => unknown, code: string, message?: RegExp) {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(GatewayError);
+    expect((err as GatewayError).code).toBe(code);
+    if (message) expect((err as GatewayError).message).toMatch(message);
+    return;
+  }
+  throw new Error(`expected ${code}`);
+}
+
+describe('createPricing: modes from configuration', () => {
+  it('fixed (default): FIXED_COST_PER_REQUEST per call; fractional sats become msats', () => {
+    const config = loadConfig({ FIXED_COST_PER_REQUEST: '0.5' }).pricing;
+    const pricing = createPricing({ config });
+    expect(pricing.mode).toBe('fixed');
+    const c = pricing.cost({
+      model: 'anything',
+      endpoint: 'chat',
+      promptTokens: 9999,
+      completionTokens: 9999,
+    });
+    expect(c).toMatchObject({
+      msat: 500,
+      sats: 1,
+      breakdown: { promptMsat: 0, completionMsat: 0, feesMsat: 500 },
+    });
+    const r = pricing.reservation({ model: 'x', endpoint: 'chat', promptTokensBound: 10, maxTokens: 5 });
+    expect(r).toMatchObject({ maxMsat: 500, minMsat: 500, maxTokens: 5, lowered: false });
+  });
+
+  it('token: base fee + sats per 1k tokens, no BTC price needed', () => {
+    const config = loadConfig({
+      FIXED_PRICING: 'false',
+      FIXED_COST_PER_REQUEST: '1',
+      FIXED_PER_1K_INPUT_TOKENS: '0.5',
+      FIXED_PER_1K_OUTPUT_TOKENS: '1.5',
+    }).pricing;
+    const pricing = createPricing({ config });
+    expect(pricing.mode).toBe('token');
+    const c = pricing.cost({
+      model: 'unknown-is-fine',
+      endpoint: 'chat',
+      promptTokens: 333,
+      completionTokens: 77,
+    });
+    expect(c.msat).toBe(1000 + 166.5 + 115.5);
+    expect(c.breakdown).toEqual({ promptMsat: 166, completionMsat: 115, feesMsat: 1001 });
+    expect(c.usd).toBe(0);
+    // A non-metered call pays the base fee only.
+    expect(pricing.cost({ model: '', endpoint: 'other', promptTokens: 50, completionTokens: 50 }).msat).toBe(
+      1000,
+    );
+  });
+
+  it('model: rates × BTC price × EXCHANGE_FEE × UPSTREAM_PROVIDER_FEE + base fee, exact to the msat', () => {
+    const env = { FIXED_COST_PER_REQUEST: '0.25', EXCHANGE_FEE: '1.005', UPSTREAM_PROVIDER_FEE: '1.05' };
+    const { pricing } = modelPricing(env);
+    expect(pricing.mode).toBe('model');
+    fc.assert(
+      fc.property(
+        fc.constantFrom('gpt-test', 'req-fee'),
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.integer({ min: 0, max: 100_000 }),
+        (model, p, c) => {
+          const got = pricing.cost({ model, endpoint: 'chat', promptTokens: p, completionTokens: c });
+          expect(got.msat).toBe(formula(env, model, p, c));
+          const b = got.breakdown;
+          expect(b.promptMsat + b.completionMsat + b.feesMsat).toBe(got.msat);
+          expect(b.feesMsat).toBeGreaterThanOrEqual(250);
+          expect(got.sats).toBe(Math.ceil(got.msat / 1000));
+        },
+      ),
+      { numRuns: 200 },
+    );
+    const c = pricing.cost({
+      model: 'gpt-test',
+      endpoint: 'chat',
+      promptTokens: 1000,
+      completionTokens: 500,
+    });
+    expect(c.usd).toBeCloseTo((c.msat / 1e11) * 60000, 12);
+  });
+
+  it('model: unknown model → 404 not_found; unusable rate → price_unavailable, never a free call', () => {
+    const { pricing } = modelPricing();
+    expectGatewayError(
+      () => pricing.cost({ model: 'nope', endpoint: 'chat', promptTokens: 1, completionTokens: 1 }),
+      'not_found',
+      /^Unknown model: nope$/,
+    );
+    expectGatewayError(() => pricing.modelPrice('nope'), 'not_found');
+    expectGatewayError(
+      () => pricing.cost({ model: 'broken', endpoint: 'chat', promptTokens: 1, completionTokens: 1 }),
+      'price_unavailable',
+    );
+  });
+
+  it('model: no fresh BTC price → 503 price_unavailable; a reservation price lock still settles', () => {
+    let fresh = true;
+    const btc: BtcPriceSource = {
+      current() {
+        if (!fresh) throw new GatewayError('price_unavailable');
+        return { usd: '50000', at: 0, sources: ['test'] };
+      },
+      peek: () => (fresh ? { usd: '50000', at: 0, sources: ['test'] } : undefined),
+      refresh: async () => ({ usd: '50000', at: 0, sources: ['test'] }),
+      start() {},
+      close() {},
+    };
+    const { pricing } = modelPricing({ FIXED_COST_PER_REQUEST: '0' }, btc);
+    const r = pricing.reservation({
+      model: 'gpt-test',
+      endpoint: 'chat',
+      promptTokensBound: 100,
+      maxTokens: 100,
+    });
+    expect(r.btcUsd).toBe('50000');
+    fresh = false;
+    expectGatewayError(
+      () => pricing.cost({ model: 'gpt-test', endpoint: 'chat', promptTokens: 10, completionTokens: 10 }),
+      'price_unavailable',
+    );
+    expectGatewayError(
+      () => pricing.reservation({ model: 'gpt-test', endpoint: 'chat', promptTokensBound: 1 }),
+      'price_unavailable',
+    );
+    const settled = pricing.cost({
+      model: 'gpt-test',
+      endpoint: 'chat',
+      promptTokens: 90,
+      completionTokens: 100,
+      btcUsd: r.btcUsd,
+    });
+    expect(settled.msat).toBe(formula({ FIXED_COST_PER_REQUEST: '0' }, 'gpt-test', 90, 100, '50000'));
+    expect(settled.msat).toBeLessThanOrEqual(r.maxMsat);
+    // /v1/models never fails on a price outage: msat fields become null.
+    expect(pricing.modelPrice('gpt-test')).toMatchObject({
+      promptMsatPer1k: null,
+      promptUsdPer1k: 0.002638125,
+    });
+  });
+});
+
+describe('reservation bounds', () => {
+  const env = { FIXED_COST_PER_REQUEST: '1' };
+  const { pricing } = modelPricing(env);
+  const at = (p: number, c: number) => formula(env, 'gpt-test', p, c);
+
+  it("the caller's max_tokens bounds the completion and is forwarded unchanged", () => {
+    const r = pricing.reservation({
+      model: 'gpt-test',
+      endpoint: 'chat',
+      promptTokensBound: 500,
+      maxTokens: 200,
+    });
+    expect(r).toMatchObject({ maxMsat: at(500, 200), minMsat: at(500, 16), maxTokens: 200, lowered: false });
+    const tiny = pricing.reservation({
+      model: 'gpt-test',
+      endpoint: 'chat',
+      promptTokensBound: 5,
+      maxTokens: 3,
+    });
+    expect(tiny.minMsat).toBe(at(5, 3));
+  });
+
+  it('without max_tokens: the context length (or the default cap) bounds it', () => {
+    const ctx = pricing.reservation({
+      model: 'gpt-test',
+      endpoint: 'chat',
+      promptTokensBound: 1000,
+      contextLength: 8192,
+    });
+    expect(ctx).toMatchObject({ maxMsat: at(1000, 7192), maxTokens: undefined, lowered: false });
+    const def = pricing.reservation({ model: 'gpt-test', endpoint: 'chat', promptTokensBound: 1000 });
+    expect(def.maxMsat).toBe(at(1000, 4096));
+  });
+
+  it('lowers max_tokens to what the balance affords when the caller set none', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 5000 }),
+        fc.integer({ min: 0, max: 300_000 }),
+        (pb, available) => {
+          const r = pricing.reservation({
+            model: 'gpt-test',
+            endpoint: 'chat',
+            promptTokensBound: pb,
+            contextLength: 128_000,
+            availableMsat: available,
+          });
+          expect(r.minMsat).toBe(at(pb, 16));
+          if (at(pb, 128_000 - pb) <= available) {
+            expect(r).toMatchObject({ lowered: false, maxTokens: undefined });
+          } else if (r.minMsat <= available) {
+            expect(r.lowered).toBe(true);
+            const n = r.maxTokens!;
+            expect(r.maxMsat).toBe(at(pb, n));
+            expect(r.maxMsat).toBeLessThanOrEqual(available);
+            expect(at(pb, n + 1)).toBeGreaterThan(available); // the most it affords
+            expect(pricing.affordableMaxTokens('gpt-test', pb, available)).toBe(n);
+          } else {
+            // Not even a minimal answer: the caller answers 402 (minMsat > available).
+            expect(r).toMatchObject({ lowered: true, maxTokens: 16 });
+            expect(r.minMsat).toBeGreaterThan(available);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('affordableMaxTokens: -1 when nothing fits, Infinity when completions are free', () => {
+    expect(pricing.affordableMaxTokens('gpt-test', 10, 0)).toBe(-1);
+    const free = createPricing({
+      config: loadConfig({ FIXED_PRICING: 'false', FIXED_PER_1K_INPUT_TOKENS: '1' }).pricing,
+    });
+    expect(free.affordableMaxTokens('m', 10, 1_000_000)).toBe(Number.POSITIVE_INFINITY);
+    const r = free.reservation({ model: 'm', endpoint: 'chat', promptTokensBound: 10, availableMsat: 1_010 });
+    expect(r.lowered).toBe(false);
+  });
+
+  it('embeddings and other calls reserve a flat amount', () => {
+    const e = pricing.reservation({ model: 'gpt-test', endpoint: 'embeddings', promptTokensBound: 300 });
+    expect(e).toMatchObject({ maxMsat: at(300, 0), minMsat: at(300, 0) });
+    const o = pricing.reservation({ model: 'not-a-model', endpoint: 'other', promptTokensBound: 300 });
+    expect(o).toMatchObject({ maxMsat: 1000, minMsat: 1000 });
+    const withFee = modelPricing({ FIXED_COST_PER_REQUEST: '0' }).pricing;
+    const feeOnly = withFee.cost({
+      model: 'req-fee',
+      endpoint: 'other',
+      promptTokens: 99,
+      completionTokens: 99,
+    });
+    expect(feeOnly.msat).toBe(formula({ FIXED_COST_PER_REQUEST: '0' }, 'req-fee', 0, 0));
+  });
+});
+
+describe('estimate and modelPrice', () => {
+  it('estimate: the cost of prompt_tokens + max_tokens, sats rounded up, breakdown in msats', () => {
+    const env = { FIXED_COST_PER_REQUEST: '1' };
+    const { pricing } = modelPricing(env);
+    const e = pricing.estimate({ model: 'gpt-test', prompt_tokens: 1000, max_tokens: 500 });
+    expect(e.estimated_cost_msats).toBe(formula(env, 'gpt-test', 1000, 500));
+    expect(e.estimated_cost_sats).toBe(Math.ceil(e.estimated_cost_msats / 1000));
+    expect(e.breakdown.prompt + e.breakdown.completion + e.breakdown.fees).toBe(e.estimated_cost_msats);
+    expect(e.breakdown).toEqual({
+      prompt: 4166,
+      completion: 8333,
+      fees: e.estimated_cost_msats - 4166 - 8333,
+    });
+    expectGatewayError(
+      () => pricing.estimate({ model: 'gpt-test', prompt_tokens: -1, max_tokens: 1 }),
+      'invalid_request',
+    );
+  });
+
+  it('modelPrice: USD and msats per 1k tokens, multiplier included', () => {
+    const { pricing } = modelPricing({ FIXED_COST_PER_REQUEST: '0' });
+    const p = pricing.modelPrice('gpt-test');
+    expect(p.mode).toBe('model');
+    expect(p.promptUsdPer1k).toBeCloseTo(0.0025 * 1.05525, 15);
+    expect(p.completionUsdPer1k).toBeCloseTo(0.01 * 1.05525, 15);
+    expect(p.requestUsd).toBe(0);
+    // 0.0025 USD per 1k at 60000 USD/BTC = 4166.67 msat × 1.05525 = 4396.875 → 4397
+    expect(p.promptMsatPer1k).toBe(4397);
+    expect(p.requestMsat).toBe(0);
+    const fixed = createPricing({ config: loadConfig({}).pricing }).modelPrice('x');
+    expect(fixed).toMatchObject({ mode: 'fixed', requestMsat: 1000, promptMsatPer1k: 0, requestUsd: null });
+  });
+});

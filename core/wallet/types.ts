@@ -1,0 +1,232 @@
+/**
+ * The operator's Cashu wallet: the public contract the paid-call pipeline, the wallet routes and the operator
+ * scripts code against. Implementation: `createWallet()` in `core/wallet/wallet.ts`.
+ *
+ * Money rules this contract guarantees (DESIGN.md §3–4):
+ * - amounts crossing this interface are integer millisatoshis (`…Msat`), except where a field says "in unit";
+ * - `receive()` persists the new proofs and the receipt BEFORE it resolves; a credit is never visible for
+ *   proofs we do not hold;
+ * - `receive()` is idempotent by `tokenHash` across concurrent calls and processes: one swap, one receipt;
+ * - every mint call is journalled first (NUT-13 deterministic outputs, counters persisted before use), so a
+ *   crash between the mint's answer and our write is repaired by `recover()` (NUT-07 + NUT-09);
+ * - errors are `GatewayError`s from `core/errors.ts` (see each method); no token, proof secret or seed is ever
+ *   logged, returned in an error, or put in error details.
+ */
+import type { Logger } from '../log.js';
+import type { StoreConnection } from '../store/connection.js';
+
+/** Units the gateway accepts. Other units are refused with `unsupported_unit`. */
+export type CashuUnit = 'sat' | 'msat';
+
+/** What `decodeToken()` learns from a token without calling the mint. */
+export interface DecodedToken {
+  /** Normalised mint URL (lower-case host, no trailing slash). */
+  mint: string;
+  unit: CashuUnit;
+  /** Face value, in `unit` (before the mint's input fee). */
+  amount: number;
+  /** Face value in msats. */
+  amountMsat: number;
+  /** Number of proofs: the swap's input fee is `ceil(proofs × input_fee_ppk / 1000)` in unit. */
+  proofs: number;
+  /** `cashuA` (v3, JSON) or `cashuB` (v4, CBOR). */
+  version: 3 | 4;
+  /** See {@link WalletService.tokenHash}. */
+  tokenHash: string;
+}
+
+/** The result of redeeming one token; stored, and returned again for the same token. */
+export interface ReceiveReceipt {
+  /** Identity of the redeemed token (see {@link WalletService.tokenHash}). */
+  tokenHash: string;
+  mint: string;
+  unit: CashuUnit;
+  /** Face value of the token, in msats. */
+  faceMsat: number;
+  /** What the swap actually yielded after the mint's input fee, in msats: credit exactly this. */
+  amountMsat: number;
+  /** The mint's input fee paid to redeem, in msats (`faceMsat - amountMsat`). */
+  feeMsat: number;
+  /** Unix ms when the swap was committed to our store. */
+  receivedAt: number;
+}
+
+export interface SendOptions {
+  /** Mint to draw on; default the primary (first of CASHU_MINTS). Must be trusted. */
+  mint?: string;
+  /**
+   * Unit of the token to make. Default: `sat` when the wallet holds enough sat proofs there (amount rounded
+   * down to whole sats), otherwise `msat`.
+   */
+  unit?: CashuUnit;
+  /** Encode as `cashuA` (v3) instead of the default `cashuB` (v4). */
+  tokenVersion?: 3 | 4;
+}
+
+export interface SendResult {
+  /** The bearer token. Secret: never log it. */
+  token: string;
+  /** Value of the token, in msats: the requested amount rounded DOWN to the unit. */
+  amountMsat: number;
+  /** The mint's input fee the operator paid to make the token, in msats (not taken from `amountMsat`). */
+  feeMsat: number;
+  mint: string;
+  unit: CashuUnit;
+}
+
+export interface PaymentRequestOptions {
+  /** Amount asked for, in msats; rounded UP to the unit. Omit for "any amount". */
+  amountMsat?: number;
+  /** Unit asked for; default `sat`. */
+  unit?: CashuUnit;
+  /** Free text shown by the payer's wallet. */
+  description?: string;
+}
+
+export interface BalanceLine {
+  mint: string;
+  unit: CashuUnit;
+  /** Sum of proofs held (available + reserved by an operation in flight), in unit. */
+  amount: number;
+  amountMsat: number;
+  /** Part of `amount` reserved by sends/payouts in flight, in unit. */
+  reserved: number;
+  proofs: number;
+}
+
+export interface SolvencyReport {
+  /** Value of our proofs the mints report UNSPENT, in msats. */
+  proofsMsat: number;
+  /** Value of our proofs the mints report PENDING (in-flight melts), in msats; not counted as funds. */
+  pendingMsat: number;
+  /** Value of proofs we hold that the mints report SPENT (should be 0; signals a bug), in msats. */
+  spentMsat: number;
+  /** What `totalUserBalancesMsat()` returned. */
+  userBalancesMsat: number;
+  /** `proofsMsat >= userBalancesMsat`. */
+  solvent: boolean;
+  perMint: Array<{
+    mint: string;
+    unit: CashuUnit;
+    unspentMsat: number;
+    pendingMsat: number;
+    spentMsat: number;
+  }>;
+}
+
+export interface PayoutResult {
+  /** Amount the invoice asked for, in msats. */
+  amountMsat: number;
+  /** Lightning fee actually paid plus the mint's input fee, in msats. */
+  feeMsat: number;
+  /** Lightning preimage, when the mint reports one. */
+  preimage: string | null;
+  mint: string;
+  unit: CashuUnit;
+  quote: string;
+}
+
+export interface RecoveryReport {
+  /** Journal entries examined. */
+  examined: number;
+  /** Receives completed from the journal (receipt written, proofs restored via NUT-09). */
+  receivesCompleted: number;
+  /** Operations rolled back (the mint never saw them; reserved proofs released). */
+  rolledBack: number;
+  /** Sends / payouts whose outputs were restored. */
+  outputsRestored: number;
+  /** Entries left for a later pass (mint unreachable, or still pending at the mint). */
+  deferred: number;
+}
+
+/**
+ * The wallet service. One per process; all methods are safe to call concurrently, and from several processes
+ * sharing one Redis store.
+ */
+export interface WalletService {
+  /** Trusted mints, normalised; the first is the primary (change and withdrawals). */
+  readonly mints: readonly string[];
+
+  /**
+   * Parses a `cashuA…` (v3) or `cashuB…` (v4) token without contacting the mint.
+   * @throws GatewayError `invalid_token` (malformed), `mint_not_trusted`, `unsupported_unit`.
+   */
+  decodeToken(token: string): DecodedToken;
+
+  /**
+   * The token's identity: lower-case hex `sha256("cashu-token-v1:" + sorted(proof secrets).join(","))`.
+   * Stable across v3/v4 encodings of the same proofs and independent of memo/DLEQ. The ledger treats it as
+   * opaque: it is the bearer-token account id and the idempotency key of a credit.
+   * @throws GatewayError `invalid_token`.
+   */
+  tokenHash(token: string): string;
+
+  /**
+   * Redeems a token by swapping it at its (trusted) mint for fresh proofs of ours, verifying DLEQ proofs
+   * when present, and persists proofs + receipt before resolving. Idempotent by tokenHash: a repeat or
+   * concurrent call returns the same receipt (one swap).
+   * @throws GatewayError `invalid_token` (malformed, invalid proof or DLEQ, unknown keyset),
+   *   `mint_not_trusted`, `unsupported_unit`, `token_already_spent` (spent by someone else),
+   *   `token_pending` (pending at the mint, or being redeemed by another process right now),
+   *   `token_amount_too_small` (worth nothing after the input fee), `mint_unavailable` (nothing credited;
+   *   a retry with the same token is safe), `store_unavailable`.
+   */
+  receive(token: string): Promise<ReceiveReceipt>;
+
+  /**
+   * Makes a token worth `amountMsat` rounded down to the unit, drawing on the operator's proofs (reserved
+   * atomically; input fees paid by the operator). Used for X-Cashu change and withdrawals.
+   * @throws GatewayError `invalid_request` (amount < 1 unit), `mint_not_trusted`,
+   *   `service_unavailable` (the operator's proofs at that mint/unit do not cover it),
+   *   `mint_unavailable`, `store_unavailable`.
+   */
+  send(amountMsat: number, opts?: SendOptions): Promise<SendResult>;
+
+  /**
+   * A NUT-18 `creqA…` payment request naming the trusted mints, for the NUT-24 `X-Cashu` header on 402.
+   */
+  createPaymentRequest(opts?: PaymentRequestOptions): string;
+
+  /**
+   * Start-up recovery: finishes or rolls back every journalled operation a crash left behind (NUT-07 state
+   * check + NUT-09 restore of our deterministic outputs). Call once before serving; safe to call again.
+   * Entries whose mint is unreachable stay in the journal for the next pass.
+   */
+  recover(): Promise<RecoveryReport>;
+
+  /** Proofs held per mint and unit, from the store (no mint call). */
+  balances(): Promise<BalanceLine[]>;
+
+  /**
+   * Asks the mints (NUT-07) which of our proofs are unspent and compares their value with the users' total.
+   * Read-only. @throws GatewayError `mint_unavailable`.
+   */
+  checkSolvency(totalUserBalancesMsat: () => Promise<number>): Promise<SolvencyReport>;
+
+  /**
+   * Pays a Lightning invoice from the operator's proofs (NUT-05 melt at `opts.mint`, default primary;
+   * NUT-08 change kept). @throws GatewayError `invalid_request` (bad invoice), `service_unavailable`
+   * (insufficient proofs), `mint_unavailable`.
+   */
+  payout(invoice: string, opts?: { mint?: string; unit?: CashuUnit }): Promise<PayoutResult>;
+
+  /** Releases timers and mint connections (not the store connection, which the caller owns). */
+  close(): Promise<void>;
+}
+
+export interface CreateWalletOptions {
+  /** The money store shared with the ledger; the wallet keeps its own keys/tables in it. */
+  conn: StoreConnection;
+  /** Trusted mint URLs (CASHU_MINTS); the first is the primary. At least one. */
+  mints: string[];
+  /**
+   * NUT-13 seed: 64 hex chars (32 bytes) or a BIP-39 style 128-hex seed (CASHU_SEED). When absent, one is
+   * generated once and kept in the store (all processes sharing the store share it).
+   */
+  seed?: string | undefined;
+  /** DATA_DIR; reserved for file-kept material (currently unused: the seed lives in the store). */
+  dataDir?: string;
+  log: Logger;
+  /** Per-request timeout for mint calls, ms (default 15 000). */
+  mintTimeoutMs?: number;
+}

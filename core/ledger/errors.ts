@@ -1,0 +1,113 @@
+import { GatewayError } from '../errors.js';
+import type { RateLimitInfo } from './types.js';
+
+/**
+ * The one place where ledger outcomes become catalogue errors. Lua scripts return negative codes mirrored
+ * by `LedgerCode`; both stores produce the same `{ ok: false, code }` refusals; `ledgerRefusalToError`
+ * maps any refusal to a `GatewayError`, and `storeUnavailable` wraps transport failures (→ 503).
+ */
+export enum LedgerCode {
+  InvalidApiKey = -1,
+  KeyExpired = -2,
+  ModelNotAllowed = -3,
+  RateLimited = -4,
+  PaymentRequired = -5,
+  DuplicateRequest = -6,
+  UnknownReservation = -7,
+  AlreadyReleased = -8,
+  AlreadySettled = -9,
+  ChildKeyForbidden = -10,
+  TokenCreditedElsewhere = -11,
+  HoldExpired = -12,
+  NotFound = -13,
+  AccountCollision = -14,
+}
+
+/** Refusal codes as they appear in results (snake_case), keyed by the Lua code. */
+export const LEDGER_CODE_NAMES: Record<LedgerCode, string> = {
+  [LedgerCode.InvalidApiKey]: 'invalid_api_key',
+  [LedgerCode.KeyExpired]: 'key_expired',
+  [LedgerCode.ModelNotAllowed]: 'model_not_allowed',
+  [LedgerCode.RateLimited]: 'rate_limit_exceeded',
+  [LedgerCode.PaymentRequired]: 'payment_required',
+  [LedgerCode.DuplicateRequest]: 'duplicate_request',
+  [LedgerCode.UnknownReservation]: 'unknown_reservation',
+  [LedgerCode.AlreadyReleased]: 'already_released',
+  [LedgerCode.AlreadySettled]: 'already_settled',
+  [LedgerCode.ChildKeyForbidden]: 'child_key_forbidden',
+  [LedgerCode.TokenCreditedElsewhere]: 'token_credited_elsewhere',
+  [LedgerCode.HoldExpired]: 'hold_expired',
+  [LedgerCode.NotFound]: 'not_found',
+  [LedgerCode.AccountCollision]: 'account_collision',
+};
+
+/** Any `{ ok: false }` result of the ledger. */
+export interface LedgerRefusal {
+  ok: false;
+  code: string;
+  expiredAtMs?: number;
+  model?: string;
+  rateLimit?: RateLimitInfo;
+  balance?: number;
+  required?: number;
+  shortfall?: number;
+  availableMsat?: number;
+  message?: string;
+}
+
+/** The X-RateLimit-* header values for a rate-limit window. */
+export function rateLimitHeaders(rl: RateLimitInfo): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(rl.limit),
+    'X-RateLimit-Remaining': String(rl.remaining),
+    'X-RateLimit-Reset': String(rl.resetUnix),
+    'X-RateLimit-Type': rl.type,
+  };
+}
+
+export function ledgerRefusalToError(r: LedgerRefusal): GatewayError {
+  switch (r.code) {
+    case 'invalid_api_key':
+      return new GatewayError('invalid_api_key');
+    case 'key_expired':
+      return new GatewayError('key_expired', {
+        details: { expired_at: new Date(r.expiredAtMs ?? 0).toISOString() },
+      });
+    case 'model_not_allowed':
+      return new GatewayError('model_not_allowed', { details: { model: r.model } });
+    case 'rate_limit_exceeded': {
+      const rl = r.rateLimit;
+      if (!rl) return new GatewayError('rate_limit_exceeded');
+      return new GatewayError('rate_limit_exceeded', {
+        message: `Rate limit exceeded: ${rl.type}`,
+        details: { limit_type: rl.type, limit: rl.limit, remaining: rl.remaining, reset: rl.resetUnix },
+        headers: rateLimitHeaders(rl),
+      });
+    }
+    case 'payment_required':
+      return new GatewayError('payment_required', {
+        details: { balance: r.balance ?? 0, required: r.required ?? 0, shortfall: r.shortfall ?? 0 },
+      });
+    case 'child_key_forbidden':
+      return new GatewayError('child_key_forbidden');
+    case 'not_found':
+      return new GatewayError('not_found');
+    case 'invalid_request':
+      return new GatewayError('invalid_request', r.message ? { message: r.message } : {});
+    case 'token_credited_elsewhere':
+      return new GatewayError('conflict', {
+        message: 'This eCash token was already credited to another key',
+      });
+    case 'duplicate_request':
+      return new GatewayError('conflict', { message: 'This request id is already in use' });
+    case 'hold_expired':
+      return new GatewayError('conflict', { message: 'The withdrawal hold expired; try again' });
+    default:
+      return new GatewayError('conflict', { message: `Ledger refused: ${r.code}` });
+  }
+}
+
+/** Transport failure (store down, timeout, connection closed): 503, the call is never made unpaid. */
+export function storeUnavailable(cause: unknown): GatewayError {
+  return new GatewayError('store_unavailable', { cause });
+}

@@ -1,0 +1,505 @@
+/**
+ * The money contract. Every state change that moves money or guards it goes through `Ledger`; two stores
+ * implement it (Redis Lua scripts, embedded SQLite) and one conformance suite keeps them equal.
+ *
+ * Units: every amount is an integer number of millisatoshis (`…Msat`); every instant is a Unix time in
+ * milliseconds (`…Ms`) unless the name says `…Unix` (seconds, as HTTP headers want them).
+ *
+ * Stability: this file is the contract other parts code against. Changes are additive only (new optional
+ * fields, new methods, new union members documented as such).
+ *
+ * Invariants every implementation MUST keep, under concurrency, across processes and across crashes:
+ * - per account `0 ≤ reservedMsat ≤ balanceMsat` (no overspend; available = balance − reserved);
+ * - a token hash is credited at most once (to one account, once);
+ * - a reservation is settled or released exactly once; a lease that ran out is released;
+ * - per account `depositedMsat = balanceMsat + spentMsat + withdrawnMsat + feesMsat` (conservation);
+ * - every state change is one atomic step (one Lua script or one `BEGIN IMMEDIATE` transaction): nothing is
+ *   ever half-applied. A store that cannot be reached makes the method reject with
+ *   `GatewayError('store_unavailable')` (HTTP 503) — never a free call, never a partial change.
+ *
+ * Business refusals (unknown key, no money, rate limit…) are NOT thrown: they come back as `{ ok: false,
+ * code, … }` results so the hot path does not pay for exceptions. `ledgerRefusalToError()` in
+ * `core/ledger/errors.ts` maps any refusal to the catalogue's `GatewayError` in one place.
+ */
+
+/**
+ * Who is calling. Exactly one of:
+ * - `apiKey`: an `sk-` key (32 chars: `sk-` + 10-char account id + 19-char secret, base62, CSPRNG or
+ *   HMAC-derived). The account id inside the key gives the store shard (`{a:<accountId>}`) without a lookup,
+ *   so admission is ONE round trip. Child keys carry their parent's account id, hence the parent's shard.
+ *   Keys are stored only as SHA-256 hashes.
+ * - `tokenHash`: the opaque hex hash of a Cashu token used as bearer credential (or per-call X-Cashu). Its
+ *   account is created by the first credit; the account id is derived from the hash.
+ */
+export type Credential = { apiKey: string } | { tokenHash: string };
+
+/** Spec §8 limits, per key. Callers pass the configured values (`Config.limits`). */
+export interface RateLimits {
+  requestsPerMinute: number;
+  tokensPerHour: number;
+  concurrent: number;
+}
+
+export type RateLimitType = 'requests_per_minute' | 'tokens_per_hour' | 'concurrent_requests';
+
+/** What the X-RateLimit-* headers need. */
+export interface RateLimitInfo {
+  type: RateLimitType;
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the window resets (for `concurrent_requests`: now, it frees as calls end). */
+  resetUnix: number;
+}
+
+export type BalanceLimitReset = 'daily' | 'weekly' | 'monthly';
+
+/** Key metadata the HTTP layer checks itself (IP allow-list) or shows. */
+export interface KeyMeta {
+  /** Public, non-secret key id (first 16 hex chars of the key hash). Safe to log and return. */
+  keyId: string;
+  accountId: string;
+  isChild: boolean;
+  /** Key id of the parent key for a child key, else null. */
+  parentKeyId: string | null;
+  /** Shortened display form (`sk-abc…wxyz`); never the whole key. */
+  displayKey: string;
+  name: string | null;
+  /** IP addresses or CIDR ranges; null = any. The HTTP layer enforces it (`ip_not_allowed`). */
+  allowedIps: string[] | null;
+  /** Model ids; null = any. Enforced inside `admit`. */
+  allowedModels: string[] | null;
+  refundAddress: string | null;
+  /** Expiry of the key (sub-keys: expires_in_hours), ms; null = never. */
+  expiresAtMs: number | null;
+  /** Child keys: spend limit per period (msat); null = bounded only by the parent's balance. */
+  balanceLimitMsat: number | null;
+  balanceLimitReset: BalanceLimitReset | null;
+  /** Child keys: validity end, ms; null = none. Passing it makes the key `key_expired`. */
+  validityDateMs: number | null;
+  createdAtMs: number;
+}
+
+// ---------------------------------------------------------------------------------------------- credit
+
+export type CreditKind = 'deposit' | 'topup';
+
+export interface CreditInput {
+  /** The account to credit: an existing key, or a token-hash identity (created when missing). */
+  credential: Credential;
+  /** Hash of the redeemed token; the idempotency key. Opaque hex from the wallet. */
+  tokenHash: string;
+  /** What the mint swap actually yielded (after input fees), msat, > 0. */
+  amountMsat: number;
+  kind: CreditKind;
+  now?: number;
+}
+
+export type CreditResult =
+  | {
+      ok: true;
+      accountId: string;
+      /** Balance after the credit. */
+      balanceMsat: number;
+      transactionId: string;
+      /** true when this token hash had already been credited to this account: nothing changed now. */
+      replay: boolean;
+    }
+  /** `invalid_api_key`: the apiKey credential is unknown or deleted (tokenHash identities are created). */
+  | { ok: false; code: 'invalid_api_key' }
+  /** `child_key_forbidden`: child keys cannot be topped up (they draw on the parent). */
+  | { ok: false; code: 'child_key_forbidden' }
+  /** The token hash was already credited to a different account: refused, nothing changed. */
+  | { ok: false; code: 'token_credited_elsewhere' };
+
+export interface DepositKeyInput {
+  tokenHash: string;
+  amountMsat: number;
+  name?: string | null;
+  refundAddress?: string | null;
+  expiresAtMs?: number | null;
+  now?: number;
+}
+
+export type DepositKeyResult =
+  | {
+      ok: true;
+      /** The plaintext `sk-` key. Return it to the client; MUST NOT be logged. */
+      apiKey: string;
+      key: KeyMeta;
+      balanceMsat: number;
+      transactionId: string;
+      /**
+       * true when this token had already created this key (a retry after a crash): the same key is
+       * returned, no second credit. The key is derived as HMAC(server secret in the store, tokenHash), so
+       * the deposit token remains a recovery credential for its key.
+       */
+      replay: boolean;
+    }
+  | { ok: false; code: 'token_credited_elsewhere' };
+
+// ----------------------------------------------------------------------------------------------- admit
+
+export interface AdmitInput {
+  credential: Credential;
+  /** Unique per call, generated by the gateway (MUST NOT be client-chosen): the reservation id. */
+  requestId: string;
+  model: string;
+  clientIp?: string | null;
+  /** Upper bound of the call's cost. Reservation = min(maxMsat, what can still be afforded). */
+  maxMsat: number;
+  /** Below this the call is refused with `payment_required` (usually the cost of the prompt). */
+  minMsat: number;
+  /** The reservation lease: after `now + leaseMs` it is released by the next admit or sweep. */
+  leaseMs: number;
+  limits: RateLimits;
+  now?: number;
+}
+
+export interface Admission {
+  ok: true;
+  accountId: string;
+  requestId: string;
+  reservedMsat: number;
+  /** Available balance after this reservation (for a child: also bounded by its limit). */
+  availableMsat: number;
+  key: KeyMeta;
+  /** The requests-per-minute window after counting this request (for X-RateLimit-* headers). */
+  rateLimit: RateLimitInfo;
+}
+
+export type AdmitRefusal =
+  | { ok: false; code: 'invalid_api_key' }
+  | { ok: false; code: 'key_expired'; expiredAtMs: number }
+  | { ok: false; code: 'model_not_allowed'; model: string }
+  | { ok: false; code: 'rate_limit_exceeded'; rateLimit: RateLimitInfo }
+  | {
+      ok: false;
+      code: 'payment_required';
+      /** What the key can still afford (msat). */
+      balance: number;
+      required: number;
+      shortfall: number;
+    }
+  /** The requestId is already used on this account (open or finished). */
+  | { ok: false; code: 'duplicate_request' };
+
+export type AdmitResult = Admission | AdmitRefusal;
+
+// ------------------------------------------------------------------------------------ settle / release
+
+/** The spec §2.7 audit-log fields the ledger cannot know itself. */
+export interface AuditContext {
+  endpoint: string;
+  method: string;
+  userAgent?: string | null;
+  responseStatus: number;
+}
+
+export interface SettleInput {
+  accountId: string;
+  requestId: string;
+  /** Metered cost, msat, ≥ 0. */
+  costMsat: number;
+  promptTokens: number;
+  completionTokens: number;
+  model: string;
+  /** Usage transaction description (model and token counts). */
+  description: string;
+  /** true when the cost is an estimate (upstream sent no usage). Recorded on the transaction. */
+  estimated: boolean;
+  audit?: AuditContext;
+  now?: number;
+}
+
+export type SettleResult =
+  | {
+      ok: true;
+      /** 'settled' now; or replay of an earlier settle (same numbers, nothing changed). */
+      status: 'settled';
+      replay: boolean;
+      chargedMsat: number;
+      /** Part of the reservation returned to the balance. */
+      releasedMsat: number;
+      /** costMsat − chargedMsat: what could not be charged (the account ran dry). */
+      overrunMsat: number;
+      /** Account balance after the charge. */
+      balanceMsat: number;
+      transactionId: string;
+    }
+  /** Released before (explicitly): settle is a no-op. (A lease-expired reservation IS still settled, from
+   * what is available, so a slow call is charged.) */
+  | { ok: false; code: 'already_released' }
+  | { ok: false; code: 'unknown_reservation' };
+
+export interface ReleaseInput {
+  accountId: string;
+  requestId: string;
+  audit?: AuditContext;
+  now?: number;
+}
+
+export type ReleaseResult =
+  | { ok: true; status: 'released'; replay: boolean; releasedMsat: number }
+  | { ok: false; code: 'already_settled' }
+  | { ok: false; code: 'unknown_reservation' };
+
+// ------------------------------------------------------------------------------------------ withdrawal
+
+export type WithdrawalKind = 'withdrawal' | 'refund';
+
+export interface HoldInput {
+  credential: Credential;
+  /** Amount to hold, msat, > 0; or 'all' = everything available now (refund). */
+  amountMsat: number | 'all';
+  /** Idempotency key of the withdrawal (unique per account). */
+  holdId: string;
+  kind: WithdrawalKind;
+  /** Hold lease; an expired hold is aborted by admit / sweep. */
+  leaseMs: number;
+  now?: number;
+}
+
+export type HoldResult =
+  | {
+      ok: true;
+      accountId: string;
+      holdId: string;
+      heldMsat: number;
+      /** Available after the hold. */
+      availableMsat: number;
+      /** true when this holdId already existed (open): nothing changed. */
+      replay: boolean;
+    }
+  | { ok: false; code: 'invalid_api_key' }
+  | { ok: false; code: 'child_key_forbidden' }
+  | { ok: false; code: 'payment_required'; balance: number; required: number; shortfall: number }
+  /** The holdId was already committed or aborted. */
+  | { ok: false; code: 'duplicate_request' };
+
+export interface HoldRef {
+  accountId: string;
+  holdId: string;
+  now?: number;
+}
+
+export type CommitResult =
+  | {
+      ok: true;
+      status: 'committed';
+      replay: boolean;
+      withdrawnMsat: number;
+      balanceMsat: number;
+      transactionId: string;
+    }
+  | { ok: false; code: 'already_aborted' }
+  /** The hold expired and was aborted, and what is available now does not cover it: nothing debited. */
+  | { ok: false; code: 'hold_expired'; availableMsat: number }
+  | { ok: false; code: 'unknown_reservation' };
+
+export type AbortResult =
+  | { ok: true; status: 'aborted'; replay: boolean; releasedMsat: number }
+  | { ok: false; code: 'already_committed' }
+  | { ok: false; code: 'unknown_reservation' };
+
+// ---------------------------------------------------------------------------------------------- keys
+
+export interface ChildKeysInput {
+  /** The parent's credential; MUST be a non-child key. */
+  parent: Credential;
+  /** 1–50 (spec §8); outside → `invalid_request`. */
+  count: number;
+  /** Fee per key (config childKeyCostMsats), debited from the parent atomically, all or nothing. */
+  feePerKeyMsat: number;
+  name?: string | null;
+  balanceLimitMsat?: number | null;
+  balanceLimitReset?: BalanceLimitReset | null;
+  validityDateMs?: number | null;
+  expiresAtMs?: number | null;
+  allowedModels?: string[] | null;
+  now?: number;
+}
+
+export type ChildKeysResult =
+  | {
+      ok: true;
+      /** Plaintext keys, returned once; MUST NOT be logged. */
+      apiKeys: string[];
+      keys: KeyMeta[];
+      feeMsat: number;
+      /** Parent balance after the fee. */
+      parentBalanceMsat: number;
+      transactionId: string | null;
+    }
+  | { ok: false; code: 'invalid_api_key' }
+  | { ok: false; code: 'key_expired'; expiredAtMs: number }
+  | { ok: false; code: 'child_key_forbidden' }
+  | { ok: false; code: 'invalid_request'; message: string }
+  | { ok: false; code: 'payment_required'; balance: number; required: number; shortfall: number };
+
+export interface KeyUpdate {
+  allowedIps?: string[] | null;
+  refundAddress?: string | null;
+  name?: string | null;
+}
+
+export interface KeyTarget {
+  credential: Credential;
+  /** Act on this child (by key id) of the credential's key instead of the key itself. */
+  childKeyId?: string;
+  now?: number;
+}
+
+export type KeyChangeResult =
+  | { ok: true; key: KeyMeta }
+  | { ok: false; code: 'invalid_api_key' }
+  | { ok: false; code: 'not_found' }
+  | { ok: false; code: 'child_key_forbidden' };
+
+// --------------------------------------------------------------------------------------------- reads
+
+export interface KeyUsage {
+  totalRequests: number;
+  totalSpentMsat: number;
+  /** Child keys: spent in the current limit period. */
+  periodSpentMsat: number;
+  reservedMsat: number;
+  lastUsedMs: number | null;
+}
+
+export interface AccountTotals {
+  accountId: string;
+  balanceMsat: number;
+  reservedMsat: number;
+  depositedMsat: number;
+  spentMsat: number;
+  withdrawnMsat: number;
+  feesMsat: number;
+  requests: number;
+  createdAtMs: number;
+}
+
+export interface KeyInfo {
+  key: KeyMeta;
+  usage: KeyUsage;
+  account: AccountTotals;
+  /** What this key can spend now (balance − reserved, and for a child its remaining limit). */
+  availableMsat: number;
+  /** For a parent key: its children (not deleted). Empty for child keys. */
+  children: Array<{ key: KeyMeta; usage: KeyUsage }>;
+}
+
+export type TransactionType = 'usage' | 'deposit' | 'withdrawal' | 'child_key_fee' | 'refund';
+
+export interface Transaction {
+  id: string;
+  type: TransactionType;
+  /** Signed: negative for usage, fee, withdrawal and refund. */
+  amountMsat: number;
+  balanceAfterMsat: number;
+  description: string;
+  timestampMs: number;
+  keyId: string | null;
+  model: string | null;
+  estimated: boolean;
+}
+
+export interface Page {
+  limit?: number;
+  offset?: number;
+}
+
+export interface TransactionPage {
+  transactions: Transaction[];
+  hasMore: boolean;
+  /** Number of retained records (history is bounded per account: `LedgerOptions.txRetention`). */
+  total: number;
+}
+
+/** Spec §2.7 audit-log record, one per key use (settle or release); bounded per account. */
+export interface AuditLogRecord {
+  timestampMs: number;
+  apiKeyId: string;
+  requestId: string;
+  endpoint: string;
+  method: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+  costMsat: number;
+  costSats: number;
+  responseStatus: number;
+}
+
+export interface AuditLogPage {
+  records: AuditLogRecord[];
+  hasMore: boolean;
+  total: number;
+}
+
+export interface AuditBreach {
+  accountId: string | null;
+  rule: 'conservation' | 'reserved_negative' | 'overspent' | 'reservations_mismatch' | 'negative_total';
+  detail: string;
+}
+
+export interface AuditReport {
+  ok: boolean;
+  accounts: number;
+  totals: Omit<AccountTotals, 'accountId' | 'createdAtMs'>;
+  breaches: AuditBreach[];
+}
+
+// -------------------------------------------------------------------------------------------- ledger
+
+export interface LedgerOptions {
+  /** Key prefix (Redis) — ignored by SQLite. */
+  prefix?: string;
+  /** Usage/deposit transactions kept per account (newest). Default 10,000. */
+  txRetention?: number;
+  /** Audit-log records kept per account (newest). Default 1,000. */
+  auditRetention?: number;
+  /** How long finished reservation ids are remembered for idempotent settle/release. Default 24 h. */
+  finishedRetentionMs?: number;
+  /** Logger for the start-up durability warning (Redis without persistence). */
+  warn?: (msg: string) => void;
+}
+
+export interface Ledger {
+  readonly kind: 'redis' | 'redis-cluster' | 'sqlite';
+
+  /** Create a key funded by a redeemed deposit token; idempotent by tokenHash (same key on retry). */
+  createKeyFromDeposit(input: DepositKeyInput): Promise<DepositKeyResult>;
+  /** Credit a redeemed token to an account; idempotent by tokenHash; at most once across all accounts. */
+  credit(input: CreditInput): Promise<CreditResult>;
+
+  /** Auth + model + rate limits + reservation, one atomic step, one round trip. Sweeps expired leases. */
+  admit(input: AdmitInput): Promise<AdmitResult>;
+  /** Charge min(cost, reserved + available), release the rest, count, write tx + audit. Idempotent. */
+  settle(input: SettleInput): Promise<SettleResult>;
+  /** Return the whole reservation. Idempotent; no-op after settle. */
+  release(input: ReleaseInput): Promise<ReleaseResult>;
+
+  holdWithdrawal(input: HoldInput): Promise<HoldResult>;
+  commitWithdrawal(ref: HoldRef): Promise<CommitResult>;
+  abortWithdrawal(ref: HoldRef): Promise<AbortResult>;
+
+  createChildKeys(input: ChildKeysInput): Promise<ChildKeysResult>;
+  updateKey(target: KeyTarget, update: KeyUpdate): Promise<KeyChangeResult>;
+  /** Delete the key (or a child). Deleting a parent key makes the whole account's keys invalid. */
+  deleteKey(target: KeyTarget): Promise<KeyChangeResult>;
+
+  /** Key, usage, account totals and children; null when the key is unknown or deleted. Works on expired keys. */
+  getKeyInfo(credential: Credential, now?: number): Promise<KeyInfo | null>;
+  /** Newest first. null when the credential is unknown. */
+  listTransactions(credential: Credential, page?: Page): Promise<TransactionPage | null>;
+  /** Newest first. null when the credential is unknown. */
+  listAuditLog(credential: Credential, page?: Page): Promise<AuditLogPage | null>;
+
+  /** Release every expired lease (calls and holds) in the store; returns how many. Bounded per call. */
+  sweepExpired(now?: number, max?: number): Promise<number>;
+  /** Check the invariants over every account; never changes anything. */
+  audit(): Promise<AuditReport>;
+  /** Sum of all account balances (the wallet's solvency check compares its proofs to this). */
+  totalUserBalancesMsat(): Promise<number>;
+
+  close(): Promise<void>;
+}

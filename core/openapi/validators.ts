@@ -150,6 +150,9 @@ function describe(e: ErrorObject): FieldError {
   if (e.keyword === 'additionalProperties') {
     return { field: fieldPath(e.instancePath, String(p.additionalProperty)), message: 'is not allowed' };
   }
+  if (e.keyword === 'enum' && Array.isArray(p.allowedValues)) {
+    return { field: fieldPath(e.instancePath), message: `must be one of ${p.allowedValues.join(', ')}` };
+  }
   return { field: fieldPath(e.instancePath), message: e.message ?? 'is invalid' };
 }
 

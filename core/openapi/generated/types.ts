@@ -10,6 +10,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Create a chat completion
+         * @description Relayed to the upstream provider and charged from the caller's balance: a reservation (an upper bound
+         *     of the cost, from the prompt size and `max_tokens` or what the balance affords) is taken before the
+         *     call and settled to the metered cost after it. With `stream: true` the answer is `text/event-stream`:
+         *     `data: <chat.completion.chunk JSON>` events ending with `data: [DONE]`; X-Cashu calls get their change
+         *     as an SSE comment line `: x-cashu <token>` before `data: [DONE]`. Unknown extra fields are relayed
+         *     unchanged (providers add their own).
+         */
         post: operations["createChatCompletion"];
         delete?: never;
         options?: never;
@@ -17,22 +26,1821 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a text completion (legacy)
+         * @description Relayed and metered by tokens like chat completions (available; the spec's "coming soon" is outdated). Streaming works the same way.
+         */
+        post: operations["createCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create embeddings
+         * @description Available (the spec lists it both as coming soon and as available; it is relayed and metered by prompt tokens).
+         */
+        post: operations["createEmbedding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a model response (OpenAI Responses API)
+         * @description Relayed and metered by tokens (`usage.input_tokens` / `output_tokens`). The spec shows no shape; the OpenAI Responses API shape is relayed, only `model` is checked here.
+         */
+        post: operations["createResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/images/generations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate images (relayed by the catch-all)
+         * @description Relayed by the catch-all `/v1/{path}` relay and charged the per-request price (no per-image pricing yet). The body is checked against this schema first.
+         */
+        post: operations["createImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audio/transcriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transcribe audio (relayed by the catch-all)
+         * @description Multipart upload relayed unchanged by the catch-all relay, charged the per-request price.
+         */
+        post: operations["createTranscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audio/translations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Translate audio to English (relayed by the catch-all)
+         * @description As transcriptions; the text is always English.
+         */
+        post: operations["createTranslation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the models
+         * @description The upstream provider's models merged with the operator's `models.json`, with prices. Free; credentials are optional (also accepted as query `api_key`).
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Node information
+         * @description Free; no credentials needed.
+         */
+        get: operations["getNodeInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the upstream providers
+         * @description Free; no credentials needed. One entry per configured upstream.
+         */
+        get: operations["listProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{provider_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One provider in detail
+         * @description Free; no credentials needed.
+         */
+        get: operations["getProvider"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate the cost of a call
+         * @description The price of a call with the given token counts under the current pricing model; nothing is charged
+         *     and credentials are optional. The real charge is computed from the upstream's reported usage.
+         */
+        post: operations["estimateCost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API key by depositing an eCash token
+         * @description Redeems the token at its mint (it must be a mint this node trusts) and creates a key whose balance
+         *     is what the swap yielded (face value minus the mint's input fee), in msats. No credentials needed.
+         *     Idempotent by token: retrying with the same token (for example after a lost answer) returns the same
+         *     key instead of failing as already spent.
+         */
+        post: operations["createWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Account information and remaining balance */
+        get: operations["getWalletAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Balance of the calling key */
+        get: operations["getWalletBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/balance/info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Key information, including child keys */
+        get: operations["getBalanceInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/topup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an eCash token's value to the calling key
+         * @description The token comes in the body (`cashu_token`) or, for clients that cannot send a body, as the query
+         *     parameter `cashu_token`; exactly one of the two. It is redeemed at its mint and the yield (after the
+         *     mint's input fee) is credited, once: the same token is never credited twice. Child keys cannot top
+         *     up (they draw on their parent's balance).
+         */
+        post: operations["topupWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The key's transactions, newest first */
+        get: operations["listTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw part of the balance as an eCash token
+         * @description Mints a token of `amount` sats (default: every whole sat of the available balance) at `mint`
+         *     (default: the node's primary mint) and debits its value. Held-then-committed: a failure at the mint
+         *     debits nothing. Child keys cannot withdraw.
+         */
+        post: operations["withdrawWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw the whole remaining balance as an eCash token
+         * @description As POST /v1/wallet/withdraw with no amount, at the primary mint. Sub-sat remainders stay on the key. Child keys cannot refund.
+         */
+        post: operations["refundWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/balance/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund the remaining balance (stateless alternative)
+         * @description Same as POST /v1/wallet/refund. The account is named by `Authorization` as usual, or, for a client
+         *     that paid by sending a token as its bearer credential and kept only that token, by the body
+         *     `{"cashu_token": "<the original token>"}` (its hash is the account identity). Refunding an identity
+         *     whose balance is 0 answers 402 `payment_required`.
+         */
+        post: operations["refundBalance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/balance/child-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create 1 to 50 child keys sharing this key's balance
+         * @description Each child key costs a fixed, operator-configured fee (`CHILD_KEY_COST_MSATS`), debited from the
+         *     parent all at once: either every key is created and paid or none. Child keys draw on the parent's
+         *     balance, bounded by their own `balance_limit` per `balance_limit_reset` period and `validity_date`.
+         *     A child key cannot create child keys.
+         */
+        post: operations["createChildKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/create/lightning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a key paid by Lightning (not implemented)
+         * @description Coming soon. The body is checked, then the answer is 501 `not_implemented`.
+         */
+        post: operations["createWalletLightning"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/create/subkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a restricted sub-key of the calling key
+         * @description A sub-key spends from the parent's balance, limited to `balance_limit` msats in total, to the
+         *     `allowed_models` (all when absent) and until `expires_in_hours` from now (never when absent).
+         *     Authenticated with the parent key; a child key cannot create sub-keys.
+         */
+        post: operations["createSubkey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the calling key's IP allow-list
+         * @description Replaces the allow-list; an empty list removes the restriction. Later calls from an address outside the list get 403 `ip_not_allowed`.
+         */
+        post: operations["updateWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Configure balance alerts (not implemented)
+         * @description Coming soon. The body is checked, then the answer is 501 `not_implemented`.
+         */
+        post: operations["setWalletAlerts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a webhook (not implemented)
+         * @description Coming soon (spec §6). Events `balance.low` and `key.expired`; deliveries would carry
+         *     `X-Webhook-Signature: sha256=<signature>`. The body is checked, then the answer is 501
+         *     `not_implemented`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Admin dashboard (HTML)
+         * @description A browser page; without a valid `admin_password` cookie it shows a login form.
+         */
+        get: operations["getAdminDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Current settings
+         * @description Sensitive values (`upstream_api_key`) are redacted as `"[redacted]"` when set. When no ADMIN_PASSWORD is configured the admin API is disabled and answers 403 `forbidden`.
+         */
+        get: operations["getAdminSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some settings
+         * @description A partial object of settings fields; unknown fields are refused. Validated, persisted and applied; the answer is the full (redacted) settings after the change.
+         */
+        patch: operations["updateAdminSettings"];
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description Prometheus text exposition format. No credentials; expose it only to your monitoring network.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document as JSON */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Interactive documentation (Swagger UI)
+         * @description Served from the installed swagger-ui-dist package (assets under /docs/), no CDN.
+         */
+        get: operations["getSwaggerUi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/redoc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Interactive documentation (ReDoc)
+         * @description Served from the installed redoc package (/redoc/redoc.standalone.js), no CDN.
+         */
+        get: operations["getRedoc"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rest of the path after /v1/, slashes included (e.g. `images/variations`). */
+                path: string;
+            };
+            cookie?: never;
+        };
+        /** Relay a GET upstream */
+        get: operations["proxyGet"];
+        /** Relay a PUT upstream */
+        put: operations["proxyPut"];
+        /** Relay a POST upstream */
+        post: operations["proxyPost"];
+        /** Relay a DELETE upstream */
+        delete: operations["proxyDelete"];
+        options?: never;
+        head?: never;
+        /** Relay a PATCH upstream */
+        patch: operations["proxyPatch"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        ChatCompletionRequest: {
-            model: string;
-            messages: Record<string, never>[];
-            temperature?: number;
+        /**
+         * @description Every error code the gateway answers with (core/errors.ts is the catalogue; a test keeps the two
+         *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
+         * @enum {string}
+         */
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "method_not_allowed" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout";
+        /**
+         * @description The error's family (spec §7). `conflict` (409) and `not_implemented` (501) extend the spec's list;
+         *     the spec's untyped 503 is `service_unavailable`.
+         * @enum {string}
+         */
+        ErrorType: "invalid_request" | "authentication_failed" | "insufficient_balance" | "forbidden" | "not_found" | "conflict" | "rate_limit_exceeded" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable";
+        ErrorObject: {
+            type: components["schemas"]["ErrorType"];
+            /** @description Human-readable; never contains tokens, keys or secrets. */
+            message: string;
+            code: components["schemas"]["ErrorCode"];
+            /** @description Code-specific facts (see the *Details schemas). */
+            details?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The error envelope of every error answer (spec §7). */
+        Error: {
+            error: components["schemas"]["ErrorObject"];
+        };
+        /** @description Details of `validation_failed`. */
+        ValidationFailedDetails: {
+            /** @description The first offending field, as a path (`messages[0].role`); `body` for the body itself. */
+            field: string;
+            errors: {
+                field: string;
+                message: string;
+            }[];
+        };
+        /** @description Details of `key_expired`. */
+        KeyExpiredDetails: {
+            /** Format: date-time */
+            expired_at: string;
+        };
+        /** @description Details of `payment_required`, integers in msats; `shortfall` = `required` − `balance`. */
+        PaymentRequiredDetails: {
+            /** @description What is available (balance minus reserved, or the X-Cashu token's value), msats. */
+            balance: number;
+            /** @description The least the call needs reserved, msats. */
+            required: number;
+            /** @description How much is missing, msats. */
+            shortfall: number;
+        };
+        /** @description Details of `rate_limit_exceeded`. */
+        RateLimitDetails: {
+            limit_type?: components["schemas"]["RateLimitType"];
+            limit?: number;
+            remaining?: number;
+            /** @description Unix time in seconds when the window ends. */
+            reset?: number;
         };
         /** @enum {string} */
-        ErrorCode: "validation_failed";
+        RateLimitType: "requests_per_minute" | "tokens_per_hour" | "concurrent_requests";
+        /** @description The error envelope of an HTTP 400 answer. */
+        Error400: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "invalid_request";
+                /** @enum {string} */
+                code?: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small";
+            };
+        };
+        /** @description The error envelope of an HTTP 401 answer. */
+        Error401: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "authentication_failed";
+                /** @enum {string} */
+                code?: "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required";
+                details?: components["schemas"]["KeyExpiredDetails"];
+            };
+        };
+        /** @description The error envelope of an HTTP 402 answer. */
+        Error402: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "insufficient_balance";
+                /** @enum {string} */
+                code?: "payment_required";
+                details?: components["schemas"]["PaymentRequiredDetails"];
+            };
+        };
+        /** @description The error envelope of an HTTP 403 answer. */
+        Error403: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "forbidden";
+                /** @enum {string} */
+                code?: "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden";
+            };
+        };
+        /** @description The error envelope of an HTTP 404 answer. */
+        Error404: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "not_found";
+                /** @enum {string} */
+                code?: "not_found";
+            };
+        };
+        /** @description The error envelope of an HTTP 405 answer. */
+        Error405: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "invalid_request";
+                /** @enum {string} */
+                code?: "method_not_allowed";
+            };
+        };
+        /** @description The error envelope of an HTTP 409 answer. */
+        Error409: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "conflict";
+                /** @enum {string} */
+                code?: "token_pending" | "conflict";
+            };
+        };
+        /** @description The error envelope of an HTTP 413 answer. */
+        Error413: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "invalid_request";
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description The error envelope of an HTTP 415 answer. */
+        Error415: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "invalid_request";
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description The error envelope of an HTTP 429 answer. */
+        Error429: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "rate_limit_exceeded";
+                /** @enum {string} */
+                code?: "rate_limit_exceeded";
+                details?: components["schemas"]["RateLimitDetails"];
+            };
+        };
+        /** @description The error envelope of an HTTP 500 answer. */
+        Error500: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "internal_error";
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description The error envelope of an HTTP 501 answer. */
+        Error501: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "not_implemented";
+                /** @enum {string} */
+                code?: "not_implemented";
+            };
+        };
+        /** @description The error envelope of an HTTP 502 answer. */
+        Error502: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "upstream_error";
+                /** @enum {string} */
+                code?: "upstream_error";
+            };
+        };
+        /** @description The error envelope of an HTTP 503 answer. */
+        Error503: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "service_unavailable";
+                /** @enum {string} */
+                code?: "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable";
+            };
+        };
+        /** @description The error envelope of an HTTP 504 answer. */
+        Error504: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "upstream_error";
+                /** @enum {string} */
+                code?: "upstream_timeout";
+            };
+        };
+        /**
+         * @description OpenAI chat completion request. Unknown extra fields are allowed and relayed (providers add their
+         *     own). `model` is required: there is no automatic routing.
+         */
+        ChatCompletionRequest: {
+            /** @description A model id from GET /v1/models. */
+            model: string;
+            messages: components["schemas"]["ChatMessage"][];
+            /** @default 1 */
+            temperature: number | null;
+            /**
+             * @description Upper bound of completion tokens (model default when absent). It bounds the reservation; when the
+             *     balance cannot afford it, the gateway lowers it to what the balance affords.
+             */
+            max_tokens?: number | null;
+            /** @description The newer OpenAI name of `max_tokens`; treated the same way. */
+            max_completion_tokens?: number | null;
+            /** @default false */
+            stream: boolean | null;
+            stream_options?: ({
+                /** @description The gateway sets it upstream to meter streams; the client gets the usage chunk too. */
+                include_usage?: boolean;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @default 1 */
+            top_p: number | null;
+            /** @description Only some models. */
+            top_k?: number | null;
+            /** @default 1 */
+            n: number | null;
+            stop?: (string | string[]) | null;
+            /** @default 0 */
+            presence_penalty: number | null;
+            /** @default 0 */
+            frequency_penalty: number | null;
+            seed?: number | null;
+            user?: string;
+            tools?: ({
+                type: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            tool_choice?: string | {
+                [key: string]: unknown;
+            };
+            response_format?: {
+                type: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ChatMessage: {
+            /** @enum {string} */
+            role: "system" | "developer" | "user" | "assistant" | "tool" | "function";
+            /** @description Text, or an array of parts. May be null on assistant messages with tool calls. */
+            content?: (string | components["schemas"]["ContentPart"][]) | null;
+            name?: string;
+            tool_calls?: {
+                [key: string]: unknown;
+            }[];
+            tool_call_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `{type: text, text}`, `{type: image_url, image_url: {url}}`, or another part type the model supports. */
+        ContentPart: {
+            type: string;
+            text?: string;
+            image_url?: {
+                url: string;
+                /** @enum {string} */
+                detail?: "auto" | "low" | "high";
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        Usage: {
+            prompt_tokens: number;
+            completion_tokens?: number;
+            total_tokens: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description What this call cost (the `x-node-cost` body field of non-stream completions). `msats` is what was
+         *     charged; `sats` is it rounded up to whole sats; `usd` is its value at the BTC price used (display
+         *     only); the breakdown parts are msats and sum to `msats`. `estimated` is true when the upstream
+         *     reported no usage and the token counts were estimated by the gateway.
+         */
+        NodeCost: {
+            sats: number;
+            msats: number;
+            usd: number;
+            breakdown: {
+                prompt_cost: number;
+                completion_cost: number;
+                fees: number;
+            };
+            estimated: boolean;
+        };
+        ChatCompletion: {
+            id: string;
+            /** @enum {string} */
+            object: "chat.completion";
+            created: number;
+            model: string;
+            choices: ({
+                index: number;
+                message: {
+                    role: string;
+                    content?: string | null;
+                } & {
+                    [key: string]: unknown;
+                };
+                /** @description `stop`, `length`, `tool_calls`, `content_filter`, … */
+                finish_reason?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[];
+            usage?: components["schemas"]["Usage"];
+            "x-node-cost"?: components["schemas"]["NodeCost"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One `data:` event of a chat completion stream. */
+        ChatCompletionChunk: {
+            id: string;
+            /** @enum {string} */
+            object: "chat.completion.chunk";
+            created: number;
+            model: string;
+            choices: ({
+                index: number;
+                delta: {
+                    role?: string;
+                    content?: string | null;
+                } & {
+                    [key: string]: unknown;
+                };
+                finish_reason?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @description In the last chunk when `stream_options.include_usage` is set. */
+            usage?: components["schemas"]["Usage"] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description OpenAI (legacy) completion request; unknown extra fields are relayed. */
+        CompletionRequest: {
+            model: string;
+            prompt: string | string[] | number[] | number[][];
+            max_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            n?: number | null;
+            stream?: boolean | null;
+            stop?: (string | string[]) | null;
+            presence_penalty?: number | null;
+            frequency_penalty?: number | null;
+            logprobs?: number | null;
+            echo?: boolean | null;
+            suffix?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        Completion: {
+            id: string;
+            /** @enum {string} */
+            object: "text_completion";
+            created: number;
+            model: string;
+            choices: ({
+                text: string;
+                index: number;
+                logprobs?: {
+                    [key: string]: unknown;
+                } | null;
+                finish_reason?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[];
+            usage?: components["schemas"]["Usage"];
+            "x-node-cost"?: components["schemas"]["NodeCost"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description OpenAI embeddings request; unknown extra fields are relayed. */
+        EmbeddingRequest: {
+            model: string;
+            input: string | string[] | number[] | number[][];
+            /**
+             * @default float
+             * @enum {string}
+             */
+            encoding_format: "float" | "base64";
+            dimensions?: number;
+            user?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        EmbeddingList: {
+            /** @enum {string} */
+            object: "list";
+            data: ({
+                /** @enum {string} */
+                object: "embedding";
+                index: number;
+                /** @description Numbers, or a base64 string when `encoding_format` is `base64`. */
+                embedding: number[] | string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            model: string;
+            usage?: components["schemas"]["Usage"];
+            "x-node-cost"?: components["schemas"]["NodeCost"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description OpenAI Responses API request; relayed unchanged except the checks below. */
+        ResponseRequest: {
+            model: string;
+            input?: string | {
+                [key: string]: unknown;
+            }[];
+            instructions?: string | null;
+            max_output_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            stream?: boolean | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ResponseObject: {
+            id: string;
+            /** @enum {string} */
+            object: "response";
+            created_at?: number;
+            model: string;
+            output?: {
+                [key: string]: unknown;
+            }[];
+            usage?: {
+                input_tokens?: number;
+                output_tokens?: number;
+                total_tokens?: number;
+            } & {
+                [key: string]: unknown;
+            };
+            "x-node-cost"?: components["schemas"]["NodeCost"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description OpenAI image generation request; unknown extra fields are relayed. */
+        ImageGenerationRequest: {
+            model?: string;
+            prompt: string;
+            /** @default 1 */
+            n: number;
+            /** @default 1024x1024 */
+            size: string;
+            /**
+             * @default standard
+             * @enum {string}
+             */
+            quality: "standard" | "hd" | "auto" | "low" | "medium" | "high";
+            /**
+             * @default vivid
+             * @enum {string}
+             */
+            style: "vivid" | "natural";
+            /**
+             * @default url
+             * @enum {string}
+             */
+            response_format: "url" | "b64_json";
+        } & {
+            [key: string]: unknown;
+        };
+        ImageList: {
+            created: number;
+            data: ({
+                url?: string;
+                b64_json?: string;
+                revised_prompt?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Multipart form of the audio endpoints (relayed unchanged). */
+        AudioRequest: {
+            /**
+             * Format: binary
+             * @description mp3, mp4, mpeg, mpga, m4a, wav or webm.
+             */
+            file: string;
+            model: string;
+            /** @description ISO-639-1 (transcriptions only). */
+            language?: string;
+            prompt?: string;
+            /**
+             * @default json
+             * @enum {string}
+             */
+            response_format: "json" | "text" | "srt" | "verbose_json" | "vtt";
+            temperature?: number;
+        };
+        AudioText: {
+            text: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description What the caller pays per 1,000 tokens, in US dollars (spec §2.6; the multiplier of the pricing model
+         *     included). Display only: calls are charged in msats at the BTC price of the moment.
+         */
+        ModelPricing: {
+            prompt: number | null;
+            completion: number | null;
+            /** @enum {string} */
+            unit?: "1k tokens";
+        } & {
+            [key: string]: unknown;
+        };
+        Model: {
+            id: string;
+            /** @enum {string} */
+            object: "model";
+            /** @description Unix time, seconds. */
+            created: number;
+            owned_by: string;
+            permission?: {
+                [key: string]: unknown;
+            }[];
+            root?: string;
+            parent?: string | null;
+            pricing?: components["schemas"]["ModelPricing"];
+            context_length?: number | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ModelList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Model"][];
+        };
+        NodeInfo: {
+            name: string;
+            description: string;
+            /** @description The gateway's version. */
+            version: string;
+            /** @description The operator's Nostr public key (empty when not configured). */
+            npub: string;
+            /** @description The Cashu mints whose tokens this node accepts. */
+            mints: string[];
+            /** @description The models, keyed by id. */
+            models: {
+                [key: string]: components["schemas"]["Model"];
+            };
+        };
+        ProviderSummary: {
+            name: string;
+            models: string[];
+            endpoints: string[];
+            /**
+             * @description Only `active` is defined by the spec.
+             * @enum {string}
+             */
+            status: "active";
+        };
+        ProviderList: {
+            providers: components["schemas"]["ProviderSummary"][];
+        };
+        ProviderDetail: {
+            name: string;
+            display_name: string;
+            description: string;
+            models: {
+                id: string;
+                name: string;
+                context_window?: number | null;
+                pricing?: components["schemas"]["ModelPricing"];
+            }[];
+            endpoints: string[];
+            features: string[];
+            /** @enum {string} */
+            status: "active";
+        };
+        EstimateRequest: {
+            model: string;
+            prompt_tokens: number;
+            max_tokens: number;
+        };
+        Estimate: {
+            /** @description Whole sats, rounded up. */
+            estimated_cost_sats: number;
+            estimated_cost_msats: number;
+            /** @description In msats; the parts sum to `estimated_cost_msats`. */
+            breakdown: {
+                prompt: number;
+                completion: number;
+                fees: number;
+            };
+        };
+        /** @description A serialized Cashu eCash token (`cashuA…` v3 or `cashuB…` v4). */
+        CashuTokenString: string;
+        /** @description An API key, `sk-` followed by 29 characters (32 in all). */
+        ApiKey: string;
+        WalletCreateRequest: {
+            cashu_token: components["schemas"]["CashuTokenString"];
+            /** @description Accepted for compatibility with one published variant and ignored (no admin keys). */
+            admin_key?: string;
+        };
+        /** @description Key creation, variant A of the spec. */
+        WalletCreated: {
+            api_key: components["schemas"]["ApiKey"];
+            /** @description msats credited (what the mint swap yielded). */
+            balance: number;
+            /** Format: date-time */
+            created_at: string;
+            /** @description A public id of the key (safe to log and show; not a credential). */
+            key_id: string;
+        };
+        /** @description Balance, variant A of the spec plus `reserved`. Amounts in msats. */
+        WalletBalance: {
+            balance: number;
+            /** @description Held by calls in flight; `balance − reserved` is what can be spent now. */
+            reserved: number;
+            total_deposited: number;
+            total_spent: number;
+            /** Format: date-time */
+            last_used: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            key_info: {
+                name: string | null;
+                key_id: string;
+            };
+        };
+        /** @description Account information (GET /v1/wallet/). Amounts in msats. */
+        WalletAccount: {
+            key_id: string;
+            balance: number;
+            reserved: number;
+            total_deposited: number;
+            total_spent: number;
+            total_requests: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            is_child: boolean;
+        };
+        ChildKeyInfo: {
+            /** @description The child key, shortened (never shown in full after creation). */
+            api_key: string;
+            total_requests: number;
+            total_spent: number;
+            balance_limit: number | null;
+            balance_limit_reset: components["schemas"]["LimitReset"];
+            /** @description Unix time in seconds after which the key stops working. */
+            validity_date: number | null;
+        };
+        /**
+         * @description Period after which a child key's spending against `balance_limit` starts again (null = never).
+         * @enum {string|null}
+         */
+        LimitReset: "daily" | "weekly" | "monthly" | null;
+        /** @description Key information (spec §2.4). Amounts in msats. */
+        BalanceInfo: {
+            /** @description The key, shortened (e.g. `sk-abcd…wxyz`). */
+            api_key: string;
+            balance: number;
+            reserved: number;
+            is_child: boolean;
+            /** @description The parent key, shortened, for a child key. */
+            parent_key: string | null;
+            total_requests: number;
+            total_spent: number;
+            balance_limit: number | null;
+            balance_limit_reset: components["schemas"]["LimitReset"];
+            validity_date: number | null;
+            child_keys: components["schemas"]["ChildKeyInfo"][];
+        };
+        TopupRequest: {
+            cashu_token: components["schemas"]["CashuTokenString"];
+        };
+        /** @description Top-up, variant A of the spec. Amounts in msats. */
+        TopupResult: {
+            old_balance: number;
+            added_amount: number;
+            new_balance: number;
+            transaction_id: string;
+        };
+        /**
+         * @description `deposit` (token credited), `usage` (a call charged), `withdrawal` (token withdrawn), `child_key_fee`
+         *     (child key creation), `refund` (balance refunded as a token).
+         * @enum {string}
+         */
+        TransactionType: "deposit" | "usage" | "withdrawal" | "child_key_fee" | "refund";
+        Transaction: {
+            id: string;
+            type: components["schemas"]["TransactionType"];
+            /** @description msats; negative for usage, fees, withdrawals and refunds, positive for deposits. */
+            amount: number;
+            balance_after: number;
+            /** @description For usage, names the model and the prompt and completion token counts. */
+            description: string;
+            /** Format: date-time */
+            timestamp: string;
+        };
+        TransactionList: {
+            /** @description Newest first. */
+            transactions: components["schemas"]["Transaction"][];
+            has_more: boolean;
+            total: number;
+        };
+        WithdrawRequest: {
+            /** @description Sats to withdraw (default every whole sat of the available balance). */
+            amount?: number;
+            /**
+             * Format: uri
+             * @description A mint this node trusts (default the primary mint).
+             */
+            mint?: string;
+        };
+        WithdrawResult: {
+            cashu_token: components["schemas"]["CashuTokenString"];
+            /** @description The token's value in sats. */
+            amount: number;
+            /** Format: uri */
+            mint: string;
+            /**
+             * @description The token's keyset unit (amounts are reported in sats either way).
+             * @enum {string}
+             */
+            unit: "sat" | "msat";
+            /** @description msats left on the key. */
+            balance: number;
+        };
+        /** @description No fields; an empty object or no body at all. */
+        EmptyBody: Record<string, never>;
+        BalanceRefundRequest: {
+            cashu_token?: components["schemas"]["CashuTokenString"];
+        };
+        ChildKeyRequest: {
+            count: number;
+            /** @description msats each child may spend per `balance_limit_reset` period (null = the parent's balance). */
+            balance_limit?: number | null;
+            balance_limit_reset?: components["schemas"]["LimitReset"];
+            /** @description Unix time in seconds after which the children stop working. */
+            validity_date?: number | null;
+        };
+        ChildKeysCreated: {
+            api_keys: components["schemas"]["ApiKey"][];
+            count: number;
+            cost_msats: number;
+            /** @description `cost_msats` in sats, rounded up. */
+            cost_sats: number;
+            /** @description msats. */
+            parent_balance: number;
+            /** @description `parent_balance` in whole sats, rounded down. */
+            parent_balance_sats: number;
+        };
+        LightningCreateRequest: {
+            amount_sats: number;
+            name?: string;
+        };
+        SubkeyRequest: {
+            name?: string;
+            /** @description msats the sub-key may spend in total (null = the parent's balance). */
+            balance_limit?: number | null;
+            allowed_models?: string[] | null;
+            expires_in_hours?: number | null;
+        };
+        SubkeyCreated: {
+            api_key: components["schemas"]["ApiKey"];
+            key_id: string;
+            name: string | null;
+            balance_limit: number | null;
+            allowed_models: string[] | null;
+            /** Format: date-time */
+            expires_at: string | null;
+        };
+        /** @description An IPv4 or IPv6 address, or a CIDR range. */
+        IpOrCidr: string;
+        WalletUpdateRequest: {
+            allowed_ips: components["schemas"]["IpOrCidr"][];
+        };
+        WalletUpdated: {
+            key_id: string;
+            allowed_ips: string[];
+        };
+        WalletAlertsRequest: {
+            low_balance_threshold?: number;
+            daily_spend_limit?: number;
+            /** Format: uri */
+            webhook_url?: string;
+        };
+        WebhookRequest: {
+            /** Format: uri */
+            url: string;
+            events: ("balance.low" | "key.expired")[];
+            secret?: string;
+        };
+        /**
+         * @description The operator settings (spec §1.9), named after their environment variables in lower case. Sensitive
+         *     values are redacted as `[redacted]` when set (null when not).
+         */
+        AdminSettings: {
+            /** Format: uri */
+            upstream_base_url?: string;
+            upstream_api_key?: string | null;
+            fixed_pricing?: boolean;
+            /** @description Sats per request. */
+            fixed_cost_per_request?: number;
+            /** @description Sats per 1,000 prompt tokens (token-based pricing). */
+            fixed_per_1k_input_tokens?: number | null;
+            /** @description Sats per 1,000 completion tokens (token-based pricing). */
+            fixed_per_1k_output_tokens?: number | null;
+            exchange_fee?: number;
+            upstream_provider_fee?: number;
+            child_key_cost_msats?: number;
+            node_name?: string;
+            node_description?: string;
+            node_npub?: string;
+            cashu_mints?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Any subset of the settings; unknown fields are refused. Writing `[redacted]` keeps a secret. */
+        AdminSettingsPatch: {
+            /** Format: uri */
+            upstream_base_url?: string;
+            upstream_api_key?: string | null;
+            fixed_pricing?: boolean;
+            fixed_cost_per_request?: number;
+            fixed_per_1k_input_tokens?: number | null;
+            fixed_per_1k_output_tokens?: number | null;
+            exchange_fee?: number;
+            upstream_provider_fee?: number;
+            child_key_cost_msats?: number;
+            node_name?: string;
+            node_description?: string;
+            node_npub?: string;
+            cashu_mints?: string[];
+        };
     };
-    responses: never;
+    responses: {
+        /**
+         * @description Malformed request (type `invalid_request`). Codes: `invalid_request`, `invalid_json` (message gives the
+         *     position), `validation_failed` (message names the field, e.g. `messages: must be array`; details
+         *     `{field, errors}`), and for eCash tokens `invalid_token`, `token_already_spent`, `mint_not_trusted`,
+         *     `unsupported_unit`, `token_amount_too_small`.
+         */
+        BadRequest: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "X-Cashu": components["headers"]["X-Cashu-Change"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "invalid_request",
+                 *         "code": "validation_failed",
+                 *         "message": "messages: must be array",
+                 *         "details": {
+                 *           "field": "messages",
+                 *           "errors": [
+                 *             {
+                 *               "field": "messages",
+                 *               "message": "must be array"
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error400"];
+            };
+        };
+        /**
+         * @description Missing, unknown, deleted or expired credentials (type `authentication_failed`). Codes:
+         *     `missing_credentials` (with a NUT-18 payment request in `X-Cashu`), `invalid_api_key`, `key_expired`
+         *     (details `expired_at`), `admin_auth_required` (admin endpoints).
+         */
+        Unauthorized: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "X-Cashu": components["headers"]["X-Cashu-Payment-Request"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "authentication_failed",
+                 *         "code": "key_expired",
+                 *         "message": "The API key has expired",
+                 *         "details": {
+                 *           "expired_at": "2025-01-01T00:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error401"];
+            };
+        };
+        /**
+         * @description The balance (or the X-Cashu token) does not cover the call (type `insufficient_balance`, code
+         *     `payment_required`); details `balance`, `required`, `shortfall` in msats.
+         */
+        PaymentRequired: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "X-Cashu": components["headers"]["X-Cashu-Payment-Request"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "insufficient_balance",
+                 *         "code": "payment_required",
+                 *         "message": "The balance does not cover the cost of this request",
+                 *         "details": {
+                 *           "balance": 1500,
+                 *           "required": 4000,
+                 *           "shortfall": 2500
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error402"];
+            };
+        };
+        /**
+         * @description Access denied (type `forbidden`). Codes: `forbidden`, `ip_not_allowed` (the key's allow-list),
+         *     `model_not_allowed` (the key's allowed models), `child_key_forbidden` (an operation only a parent
+         *     key may do).
+         */
+        Forbidden: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error403"];
+            };
+        };
+        /** @description No such resource or model (type `not_found`, code `not_found`). */
+        NotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error404"];
+            };
+        };
+        /** @description The path exists but not with this method (type `invalid_request`, code `method_not_allowed`). */
+        MethodNotAllowed: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                /** @description The methods the path accepts. */
+                Allow?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error405"];
+            };
+        };
+        /**
+         * @description Type `conflict`. Codes: `token_pending` (the eCash token is pending at the mint; retry later),
+         *     `conflict` (the request conflicts with the current state).
+         */
+        Conflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error409"];
+            };
+        };
+        /** @description The body exceeds MAX_BODY_BYTES (10 MB by default); code `payload_too_large`. */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error413"];
+            };
+        };
+        /** @description A JSON endpoint got another Content-Type; code `unsupported_media_type`. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error415"];
+            };
+        };
+        /**
+         * @description A rate limit is exceeded (type and code `rate_limit_exceeded`); details name the limit. `Retry-After`
+         *     says how long to wait.
+         */
+        TooManyRequests: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "rate_limit_exceeded",
+                 *         "code": "rate_limit_exceeded",
+                 *         "message": "Rate limit exceeded",
+                 *         "details": {
+                 *           "limit_type": "requests_per_minute",
+                 *           "limit": 1000,
+                 *           "remaining": 0,
+                 *           "reset": 1700000060
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error429"];
+            };
+        };
+        /** @description Unexpected server error (type and code `internal_error`); the message says nothing more. */
+        InternalError: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error500"];
+            };
+        };
+        /** @description The endpoint is documented but not implemented yet (type and code `not_implemented`). */
+        NotImplemented: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error501"];
+            };
+        };
+        /**
+         * @description The upstream provider failed: connection refused or reset, or a non-JSON error (type and code
+         *     `upstream_error`). Upstream JSON errors are relayed with the upstream's own status and body. Nothing
+         *     is charged; X-Cashu calls get their token's value back in `X-Cashu`.
+         */
+        BadGateway: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "X-Cashu": components["headers"]["X-Cashu-Change"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error502"];
+            };
+        };
+        /**
+         * @description A dependency is down (type `service_unavailable`). Codes: `service_unavailable`, `store_unavailable`
+         *     (the balance store: no call is ever made unpaid), `mint_unavailable` (the eCash mint),
+         *     `price_unavailable` (no fresh BTC price to price the call).
+         */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "X-Cashu": components["headers"]["X-Cashu-Change"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error503"];
+            };
+        };
+        /**
+         * @description The upstream provider did not answer in time (UPSTREAM_TIMEOUT_MS; type `upstream_error`, code
+         *     `upstream_timeout`). No charge exceeds the reservation taken before the call.
+         */
+        GatewayTimeout: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "X-Cashu": components["headers"]["X-Cashu-Change"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error504"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's id, echoed from the request's `X-Request-ID` or generated. On every response. */
+        "X-Request-ID": string;
+        /** @description The limit that is closest to being reached (see `X-RateLimit-Type`). */
+        "X-RateLimit-Limit": number;
+        /** @description What remains of that limit in the current window. */
+        "X-RateLimit-Remaining": number;
+        /** @description When the current window ends, Unix time in seconds. */
+        "X-RateLimit-Reset": number;
+        /** @description Which limit the other X-RateLimit headers describe. */
+        "X-RateLimit-Type": components["schemas"]["RateLimitType"];
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
+        /**
+         * @description Only when the request paid with `X-Cashu`: the change (what the token was worth minus the charge)
+         *     as an eCash token (`cashuA…`/`cashuB…`). Absent when there is no change (less than 1 sat). For
+         *     streams the change is in the body instead (SSE comment `: x-cashu <token>`).
+         */
+        "X-Cashu-Change": string;
+        /**
+         * @description A NUT-18 payment request (`creqA…`) naming the mints this node accepts and, on 402, the amount
+         *     needed, so NUT-24 clients can pay with `X-Cashu`. On a 402 for an X-Cashu call whose token was
+         *     already redeemed, this header instead carries that value back as a change token (`cashuA…`/`cashuB…`).
+         */
+        "X-Cashu-Payment-Request": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -46,17 +1854,1317 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "gpt-4o-mini",
+                 *       "messages": [
+                 *         {
+                 *           "role": "user",
+                 *           "content": "Say hello"
+                 *         }
+                 *       ],
+                 *       "max_tokens": 50
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChatCompletionRequest"];
             };
         };
         responses: {
-            /** @description The completion. */
+            /** @description The completion (JSON), or its stream of chunks (`stream` true). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatCompletion"];
+                    /**
+                     * @example data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}
+                     *
+                     *     data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}
+                     *
+                     *     : x-cashu cashuB...
+                     *
+                     *     data: [DONE]
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description The completion, or its stream (`stream` true). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Completion"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createEmbedding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmbeddingRequest"];
+            };
+        };
+        responses: {
+            /** @description The embeddings. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbeddingList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResponseRequest"];
+            };
+        };
+        responses: {
+            /** @description The response object, or its event stream (`stream` true). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseObject"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImageGenerationRequest"];
+            };
+        };
+        responses: {
+            /** @description The generated images. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createTranscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["AudioRequest"];
+            };
+        };
+        responses: {
+            /** @description The transcription (JSON, or text / srt / vtt as `response_format` asks). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AudioText"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createTranslation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["AudioRequest"];
+            };
+        };
+        responses: {
+            /** @description The English text. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AudioText"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model list. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelList"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getNodeInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Name, version, accepted mints and models of this node. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeInfo"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderList"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider's `name` from GET /v1/providers. */
+                provider_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderDetail"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    estimateCost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "gpt-4o-mini",
+                 *       "prompt_tokens": 1000,
+                 *       "max_tokens": 500
+                 *     }
+                 */
+                "application/json": components["schemas"]["EstimateRequest"];
+            };
+        };
+        responses: {
+            /** @description The estimate. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Estimate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WalletCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The new key. The key is shown in full only in this answer, so store it. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalletAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account of the calling key. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletAccount"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalletBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Balance and totals (variant A of the spec, plus `reserved`). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletBalance"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBalanceInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's information (spec §2.4). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    topupWallet: {
+        parameters: {
+            query?: {
+                /** @description The eCash token, when not sent in the body (URLs may be logged; prefer the body). */
+                cashu_token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TopupRequest"];
+            };
+        };
+        responses: {
+            /** @description The balance before and after (msats). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopupResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTransactions: {
+        parameters: {
+            query?: {
+                /** @description How many transactions to return. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest `limit` transactions; `has_more` says whether older ones exist. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    withdrawWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WithdrawRequest"];
+            };
+        };
+        responses: {
+            /** @description The token and what is left. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    refundWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description The token and what is left (less than 1 sat). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    refundBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["BalanceRefundRequest"];
+            };
+        };
+        responses: {
+            /** @description The token and what is left (less than 1 sat). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createChildKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "count": 3,
+                 *       "balance_limit": 100000,
+                 *       "balance_limit_reset": "daily"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChildKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The new keys, shown in full only in this answer. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChildKeysCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWalletLightning: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LightningCreateRequest"];
+            };
+        };
+        responses: {
+            400: components["responses"]["BadRequest"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    createSubkey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubkeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The new sub-key, shown in full only in this answer. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubkeyCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "allowed_ips": [
+                 *         "203.0.113.7",
+                 *         "198.51.100.0/24"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WalletUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key and its new allow-list. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletUpdated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setWalletAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WalletAlertsRequest"];
+            };
+        };
+        responses: {
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRequest"];
+            };
+        };
+        responses: {
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    getAdminDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dashboard page. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getAdminSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAdminSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fixed_pricing": false,
+                 *       "exchange_fee": 1.01
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminSettingsPatch"];
+            };
+        };
+        responses: {
+            /** @description The settings after the change. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example # HELP gateway_requests_total Requests handled
+                     *     # TYPE gateway_requests_total counter
+                     *     gateway_requests_total{route="/v1/chat/completions",status="200"} 42
+                     */
+                    "text/plain": string;
+                };
             };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.0 document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    getSwaggerUi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Swagger UI page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getRedoc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ReDoc page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    proxyGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rest of the path after /v1/, slashes included (e.g. `images/variations`). */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upstream's answer, relayed (any status and content type it sends). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    proxyPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rest of the path after /v1/, slashes included (e.g. `images/variations`). */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": unknown;
+            };
+        };
+        responses: {
+            /** @description The upstream's answer, relayed (any status and content type it sends). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    proxyPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rest of the path after /v1/, slashes included (e.g. `images/variations`). */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": unknown;
+            };
+        };
+        responses: {
+            /** @description The upstream's answer, relayed (any status and content type it sends). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    proxyDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rest of the path after /v1/, slashes included (e.g. `images/variations`). */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upstream's answer, relayed (any status and content type it sends). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    proxyPatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rest of the path after /v1/, slashes included (e.g. `images/variations`). */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": unknown;
+            };
+        };
+        responses: {
+            /** @description The upstream's answer, relayed (any status and content type it sends). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { Pipeline } from '../pipeline.js';
 import type { Cors } from './cors.js';
 import type { Exchange, OutgoingHeaders } from './exchange.js';
+import { jsonErrorPosition } from './json-error-position.js';
 import { acceptsGzip, sendComplete, sendError, sendJson } from './respond.js';
 import type { Route, Router } from './router.js';
 
@@ -187,23 +188,25 @@ export function parseJson(raw: Buffer): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    const posMatch = /position (\d+)/.exec(reason);
+    const reason = (err instanceof Error ? err.message : String(err)).replace(
+      / in JSON at position \d+.*$/,
+      '',
+    );
     const details: Record<string, unknown> = {};
     let where = '';
-    if (posMatch) {
-      const position = Number(posMatch[1]);
+    const position = jsonErrorPosition(text);
+    if (position !== -1) {
       const before = text.slice(0, position);
       const line = before.split('\n').length;
       const column = position - before.lastIndexOf('\n');
       Object.assign(details, { position, line, column });
-      where = ` at position ${position} (line ${line}, column ${column})`;
-    } else if (/end of (JSON )?input/i.test(reason)) {
-      details.position = text.length;
-      where = ` at position ${text.length} (unexpected end of input)`;
+      where =
+        position >= text.length
+          ? ` at position ${position} (unexpected end of input)`
+          : ` at position ${position} (line ${line}, column ${column})`;
     }
     throw new GatewayError('invalid_json', {
-      message: `The request body is not valid JSON${where}: ${reason.replace(/ in JSON at position \d+.*$/, '')}`,
+      message: `The request body is not valid JSON${where}: ${reason}`,
       details,
     });
   }

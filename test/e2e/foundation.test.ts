@@ -148,14 +148,14 @@ describe.each(['uws', 'node'] as const)('foundation relay (%s engine)', (engine)
       body: JSON.stringify({ model: 'nope', messages }),
     });
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: { message: 'no such model', code: 'model_not_found' } });
+    expect(await json(res)).toEqual({ error: { message: 'no such model', code: 'model_not_found' } });
   });
 
   it('maps a non-JSON upstream error to 502 upstream_error', async () => {
     up.setBehaviour({ error: { status: 400, body: '<html>bad gateway</html>', contentType: 'text/html' } });
     const res = await postChat(gw);
     expect(res.status).toBe(502);
-    const body = await res.json();
+    const body = await json(res);
     expect(body.error.code).toBe('upstream_error');
     expect(body.error.message).toMatch(/400 \(non-JSON body\)/);
   });
@@ -164,7 +164,7 @@ describe.each(['uws', 'node'] as const)('foundation relay (%s engine)', (engine)
     up.setBehaviour({ reset: true });
     const res = await postChat(gw);
     expect(res.status).toBe(502);
-    expect((await res.json()).error).toMatchObject({ code: 'upstream_error', type: 'upstream_error' });
+    expect((await json(res)).error).toMatchObject({ code: 'upstream_error', type: 'upstream_error' });
   });
 
   it('answers 504 upstream_timeout when the upstream hangs', async () => {
@@ -193,7 +193,7 @@ describe.each(['uws', 'node'] as const)('foundation relay (%s engine)', (engine)
   it('relays the catch-all (any method, query without api_key) upstream', async () => {
     const res = await fetch(`${gw.baseURL}/files/abc?purpose=x&api_key=sk-secret`, { method: 'DELETE' });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({
+    expect(await json(res)).toEqual({
       echo: { method: 'DELETE', path: '/v1/files/abc', query: 'purpose=x' },
     });
   });
@@ -216,7 +216,7 @@ describe.each(['uws', 'node'] as const)('relay edge cases (%s engine)', (engine)
     try {
       const res = await postChat(gw);
       expect(res.status).toBe(502);
-      const body = await res.json();
+      const body = await json(res);
       expect(body.error.code).toBe('upstream_error');
       expect(body.error.message).toMatch(/connection refused/);
     } finally {
@@ -267,4 +267,10 @@ function postChat(gw: TestGateway): Promise<Response> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] }),
   });
+}
+
+/** Response JSON, loosely typed for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: test assertions walk arbitrary JSON
+async function json(res: Response): Promise<any> {
+  return await res.json();
 }

@@ -1,0 +1,123 @@
+import fc from 'fast-check';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { describe, expect, it } from 'vitest';
+import { createStreamMeter, type StreamMeter } from '../../core/metering/stream-meter.js';
+import { countPromptTokens } from '../../core/metering/tokens.js';
+import { CONTENTS, chatStream, responsesStream, USAGE } from './sse-fixtures.js';
+
+const REQUEST = {
+  model: 'gpt-4o-mini',
+  messages: [{ role: 'user', content: 'Say hello to the world, please.' }],
+};
+const EXTRA = ': x-cashu cashuBfake\n\n';
+
+/** Feeds `bytes` cut at `cuts` and returns everything the client would receive. */
+function run(meter: StreamMeter, bytes: Buffer, cuts: number[], extra = EXTRA): string {
+  const out: Buffer[] = [];
+  let prev = 0;
+  for (const cut of [...cuts, bytes.length]) {
+    const chunk = bytes.subarray(prev, cut);
+    prev = cut;
+    const r = meter.push(chunk);
+    if (r === undefined) out.push(chunk);
+    else if (r !== null) out.push(Buffer.from(r));
+  }
+  out.push(Buffer.from(meter.finalBytes(extra)));
+  return Buffer.concat(out).toString('utf8');
+}
+
+const plain = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;
+
+describe('stream meter over realistic SSE', () => {
+  const s = chatStream();
+  const bytes = Buffer.from(s.text);
+
+  it('split at every byte boundary: usage recorded, usage-only chunk dropped, [DONE] held after the extra', () => {
+    for (let i = 0; i <= bytes.length; i++) {
+      const meter = createStreamMeter({ clientWantsUsage: false, model: 'gpt-4o-mini', request: REQUEST });
+      expect(run(meter, bytes, [i])).toBe(s.withoutUsage + EXTRA + s.done);
+      expect(meter.usage).toEqual({ promptTokens: 21, completionTokens: 13, totalTokens: 34 });
+      expect(meter.doneHeld).toBe(true);
+      expect(meter.result()).toEqual({ ...meter.usage, estimated: false });
+    }
+  });
+
+  it('any chunking (fast-check), LF and CRLF: the same output', () => {
+    for (const eol of ['\n', '\r\n']) {
+      const st = chatStream(eol);
+      const b = Buffer.from(st.text);
+      fc.assert(
+        fc.property(
+          fc.uniqueArray(fc.integer({ min: 1, max: b.length - 1 }), { maxLength: 40 }),
+          fc.boolean(),
+          (cuts, wants) => {
+            cuts.sort((x, y) => x - y);
+            const meter = createStreamMeter({ clientWantsUsage: wants, model: 'gpt-4o-mini' });
+            const expected = (wants ? st.text.slice(0, -st.done.length) : st.withoutUsage) + EXTRA + st.done;
+            expect(run(meter, b, cuts)).toBe(expected);
+            expect(meter.usage?.totalTokens).toBe(USAGE.total_tokens);
+          },
+        ),
+        { numRuns: 300 },
+      );
+    }
+  });
+
+  it('chunks that need no change pass through unchanged (undefined)', () => {
+    const meter = createStreamMeter({ clientWantsUsage: true, model: 'gpt-4o-mini' });
+    const events = s.text.split(/(?<=\n\n)/);
+    const results = events.map((e) => meter.push(Buffer.from(e)));
+    expect(results.slice(0, -1).every((r) => r === undefined)).toBe(true);
+    expect(results.at(-1)).toBeNull(); // the [DONE] event alone: held back
+    expect(Buffer.from(meter.finalBytes()).toString()).toBe(s.done);
+  });
+
+  it('usage carried in a content chunk is kept even when the client did not ask', () => {
+    const ev = `data: {"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}\n\n`;
+    const meter = createStreamMeter({ clientWantsUsage: false, model: 'm' });
+    expect(meter.push(Buffer.from(ev))).toBeUndefined();
+    expect(meter.usage).toEqual({ promptTokens: 3, completionTokens: 1, totalTokens: 4 });
+  });
+
+  it('a stream cut before usage (client left, upstream died) → estimated counts of what was produced', () => {
+    const events = s.text.split(/(?<=\n\n)/);
+    for (let k = 0; k <= CONTENTS.length; k++) {
+      // keep-alive, role chunk, then k content chunks, then a half event
+      const prefix = events.slice(0, 2 + k).join('') + events[2 + k]!.slice(0, 30);
+      const meter = createStreamMeter({ clientWantsUsage: false, model: 'gpt-4o-mini', request: REQUEST });
+      run(meter, Buffer.from(prefix), [7, 100, 101]);
+      const r = meter.result();
+      expect(r.estimated).toBe(true);
+      expect(r.completionTokens).toBe(plain(CONTENTS.slice(0, k).join('')));
+      expect(r.promptTokens).toBe(countPromptTokens(REQUEST, 'gpt-4o-mini'));
+      // 3 tokens per message + 3 of reply priming + the message text (role and content)
+      expect(r.promptTokens).toBe(plain('user\nSay hello to the world, please.') + 3 + 3);
+      expect(r.totalTokens).toBe(r.promptTokens + r.completionTokens);
+      expect(meter.doneHeld).toBe(false);
+    }
+  });
+
+  it('an unterminated last event is metered and terminated before the extra', () => {
+    const meter = createStreamMeter({ clientWantsUsage: false, model: 'm' });
+    const text = 'data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}';
+    expect(meter.push(Buffer.from(text))).toBeNull();
+    expect(Buffer.from(meter.finalBytes(EXTRA)).toString()).toBe(EXTRA);
+    expect(meter.usage?.totalTokens).toBe(7);
+  });
+
+  it('responses API: usage from response.completed, text from the deltas only', () => {
+    const text = responsesStream();
+    const meter = createStreamMeter({ clientWantsUsage: false, model: 'gpt-4o-mini', endpoint: 'responses' });
+    expect(run(meter, Buffer.from(text), [50, 51, 400])).toBe(text + EXTRA);
+    expect(meter.result()).toEqual({
+      promptTokens: 9,
+      completionTokens: 7,
+      totalTokens: 16,
+      estimated: false,
+    });
+    const cut = text.slice(0, text.indexOf('event: response.completed'));
+    const early = createStreamMeter({ clientWantsUsage: false, model: 'gpt-4o-mini', endpoint: 'responses' });
+    run(early, Buffer.from(cut), []);
+    expect(early.result().completionTokens).toBe(plain(CONTENTS.join('')));
+  });
+});

@@ -17,9 +17,12 @@
 import type { Config } from './config.js';
 import type { RequestContext } from './context.js';
 import type { GatewayError } from './errors.js';
+import type { Ledger } from './ledger/types.js';
 import type { Logger } from './log.js';
+import type { BtcPriceSource, Pricing } from './pricing/types.js';
 import type { ModelCatalog } from './upstream/model-catalog.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
+import type { WalletService } from './wallet/types.js';
 
 /** What `onRequest` returns: go on with the next plugin, or stop (only after having answered). */
 export const HookStatus = { Continue: 'continue', Stop: 'stop' } as const;
@@ -85,6 +88,14 @@ export interface Services {
   log: Logger;
   upstream: UpstreamClient;
   catalog: ModelCatalog;
+  /** The money store (paid-call stages, wallet and balance routes). Absent only in relay-only test setups. */
+  ledger?: Ledger;
+  /** The operator's Cashu wallet (token redemption, change, withdrawals). */
+  wallet?: WalletService;
+  /** Prices calls (spec §2.8). */
+  pricing?: Pricing;
+  /** BTC/USD price source behind model-based pricing and the `usd` display fields. */
+  btc?: BtcPriceSource;
 }
 
 /** A plugin module's factory: validates `options` once, returns the plugin. */

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   setLogger(log);
   const gateway = await startGateway({ config, log });
   log.info(
-    { engine: gateway.engine, host: config.host, port: gateway.port, upstream: config.upstreamBaseUrl },
+    { engine: gateway.engine, host: config.host, port: gateway.port, upstream: redactUrl(config.upstreamBaseUrl) },
     `gateway listening on ${config.host}:${gateway.port}`,
   );
   closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
@@ -30,6 +30,14 @@ async function main(): Promise<void> {
     else log.info({ signal }, 'shutting down');
     await gateway.close(10_000);
   });
+}
+
+/** The URL without userinfo (a password in UPSTREAM_BASE_URL must not reach the logs). */
+function redactUrl(raw: string): string {
+  const u = new URL(raw);
+  u.username = '';
+  u.password = '';
+  return u.toString().replace(/\/+$/, '');
 }
 
 main().catch((err) => {

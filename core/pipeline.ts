@@ -191,7 +191,15 @@ export class Pipeline {
     let chunkMs = 0;
     const traced = stageChannel.hasSubscribers;
     const hooks = this.chunkHooks;
+    // Whatever relay produced the response, a client that goes away cancels it.
+    const cancel = () => up.abort();
+    ctx.abort.signal.addEventListener('abort', cancel, { once: true });
     await new Promise<void>((resolve, reject) => {
+      if (ctx.abort.signal.aborted) {
+        up.abort();
+        reject(new GatewayError('upstream_error', { message: 'The request was cancelled' }));
+        return;
+      }
       up.pipe({
         onData: (chunk) => {
           try {
@@ -236,7 +244,7 @@ export class Pipeline {
         onEnd: resolve,
         onError: reject,
       });
-    });
+    }).finally(() => ctx.abort.signal.removeEventListener('abort', cancel));
 
     for (const p of this.endHooks) {
       const r = this.timed(ctx, p, 'onResponseEnd', () => p.onResponseEnd!(ctx));

@@ -33,11 +33,12 @@ export async function listen(
   handler: ExchangeHandler,
   opts: ListenOptions,
   log?: Logger,
+  load: () => ReturnType<typeof loadUws> = loadUws,
 ): Promise<EngineServer> {
   if (engine === 'uws') {
     let uws: ReturnType<typeof loadUws> | undefined;
     try {
-      uws = loadUws();
+      uws = load();
     } catch (err) {
       log?.warn(
         { reason: err instanceof Error ? err.message.split('\n')[0] : String(err) },

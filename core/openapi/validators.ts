@@ -82,7 +82,7 @@ function withNull(s: JsonObject): JsonObject {
 }
 
 let ajv: Ajv | undefined;
-const cache = new Map<string, ValidateFunction | null>();
+const cache = new Map<string, ((body: unknown) => void) | null>();
 
 function getAjv(): Ajv {
   if (ajv !== undefined) return ajv;
@@ -137,6 +137,11 @@ function fieldPath(pointer: string, child?: string): string {
   return out === '' ? 'body' : out;
 }
 
+/** ajv's `params.type` is a name or a comma-joined list of names. */
+function typeNames(t: unknown): string[] {
+  return String(t).split(',');
+}
+
 interface FieldError {
   field: string;
   message: string;
@@ -149,6 +154,9 @@ function describe(e: ErrorObject): FieldError {
   }
   if (e.keyword === 'additionalProperties') {
     return { field: fieldPath(e.instancePath, String(p.additionalProperty)), message: 'is not allowed' };
+  }
+  if (e.keyword === 'type') {
+    return { field: fieldPath(e.instancePath), message: `must be ${typeNames(p.type).join(' or ')}` };
   }
   if (e.keyword === 'enum' && Array.isArray(p.allowedValues)) {
     return { field: fieldPath(e.instancePath), message: `must be one of ${p.allowedValues.join(', ')}` };
@@ -167,7 +175,7 @@ function primary(errors: ErrorObject[]): FieldError {
   const branches = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
   const atSame = branches.filter((e) => e.instancePath === last.instancePath);
   if (atSame.length > 0 && atSame.length === branches.length && atSame.every((e) => e.keyword === 'type')) {
-    const types = [...new Set(atSame.map((e) => String((e.params as { type: unknown }).type)))];
+    const types = [...new Set(atSame.flatMap((e) => typeNames((e.params as { type: unknown }).type)))];
     return { field: fieldPath(last.instancePath), message: `must be ${types.join(' or ')}` };
   }
   const deepest = branches.reduce<ErrorObject | undefined>(
@@ -188,29 +196,29 @@ export function getRequestValidator(
   pathTemplate: string,
 ): ((body: unknown) => void) | undefined {
   const key = method.toUpperCase() + ' ' + pathTemplate;
-  let validate = cache.get(key);
-  if (validate === undefined) {
+  let entry = cache.get(key);
+  if (entry === undefined) {
     const spec = requestBodyOf(method, pathTemplate);
-    validate = spec === undefined ? null : getAjv().compile(toJsonSchema(spec.schema) as JsonObject);
-    cache.set(key, validate);
-    if (validate !== null) bodyRequired.set(key, spec?.required === true);
+    entry = spec === undefined ? null : makeValidator(spec);
+    cache.set(key, entry); // bounded: one entry per (method, path) asked for, and callers ask for routes
   }
-  if (validate === null) return undefined;
-  const fn = validate;
-  const required = bodyRequired.get(key) === true;
+  return entry ?? undefined;
+}
+
+function makeValidator(spec: BodySpec): (body: unknown) => void {
+  const validate: ValidateFunction = getAjv().compile(toJsonSchema(spec.schema) as JsonObject);
   return (body: unknown): void => {
     if (body === undefined) {
-      if (!required) return;
-      throw failure([{ field: 'body', message: 'is required' }], { field: 'body', message: 'is required' });
+      if (!spec.required) return;
+      const missing = { field: 'body', message: 'is required' };
+      throw failure([missing], missing);
     }
-    if (fn(body)) return;
-    const errors = fn.errors ?? [];
+    if (validate(body)) return;
+    const errors = validate.errors ?? [];
     const first = errors.length > 0 ? primary(errors) : { field: 'body', message: 'is invalid' };
     throw failure(errors.slice(0, MAX_REPORTED_ERRORS).map(describe), first);
   };
 }
-
-const bodyRequired = new Map<string, boolean>();
 
 function failure(errors: FieldError[], first: FieldError): GatewayError {
   return new GatewayError('validation_failed', {

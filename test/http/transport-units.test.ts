@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../core/errors.js';
+import { Cors } from '../../core/http/cors.js';
+import { listen } from '../../core/http/engine.js';
+import { jsonErrorPosition } from '../../core/http/json-error-position.js';
+import { acceptsGzip, isCompressible } from '../../core/http/respond.js';
+import { parseJson } from '../../core/http/transport.js';
+import { createLogger } from '../../core/log.js';
+
+describe('JSON error position', () => {
+  it.each([
+    ['{"a":1}', -1],
+    ['[1,2,]', 5],
+    ['{"a" 1}', 5],
+    ['{"a":tru}', 8],
+    ['{"a":"x\u0001"}', 7],
+    ['{"a":1} x', 8],
+    ['{"a":[1,2', 9],
+    ['', 0],
+    ['{"a":"\\q"}', 7],
+    ['-01', 2],
+  ])('%j → %i', (text, pos) => {
+    expect(jsonErrorPosition(text)).toBe(pos);
+  });
+
+  it('agrees with JSON.parse on validity for a sample of texts', () => {
+    const samples = [
+      '{"a":[1,{"b":null}],"c":"\\u00e9"}',
+      '[true,false,1e5,-0.5]',
+      '"x"',
+      '{"a":}',
+      '[01]',
+      '{,}',
+    ];
+    for (const s of samples) {
+      let valid = true;
+      try {
+        JSON.parse(s);
+      } catch {
+        valid = false;
+      }
+      expect(jsonErrorPosition(s) === -1).toBe(valid);
+    }
+  });
+
+  it('parseJson throws invalid_json with position, line and column', () => {
+    try {
+      parseJson(Buffer.from('{\n  "a": 1,\n  "b": }'));
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(GatewayError);
+      const ge = err as GatewayError;
+      expect(ge.code).toBe('invalid_json');
+      expect(ge.details).toEqual({ position: 19, line: 3, column: 8 });
+    }
+  });
+
+  it('reports a premature end as such', () => {
+    expect(() => parseJson(Buffer.from('{"a":'))).toThrow(/unexpected end of input/);
+  });
+});
+
+describe('gzip negotiation', () => {
+  it('accepts gzip unless q=0', () => {
+    expect(acceptsGzip({ 'accept-encoding': 'gzip, deflate, br' })).toBe(true);
+    expect(acceptsGzip({ 'accept-encoding': 'br;q=1, gzip;q=0.5' })).toBe(true);
+    expect(acceptsGzip({ 'accept-encoding': 'gzip;q=0' })).toBe(false);
+    expect(acceptsGzip({ 'accept-encoding': 'br' })).toBe(false);
+    expect(acceptsGzip({})).toBe(false);
+  });
+
+  it('compresses JSON and text, never SSE or binary', () => {
+    expect(isCompressible('application/json; charset=utf-8')).toBe(true);
+    expect(isCompressible('text/html')).toBe(true);
+    expect(isCompressible('text/event-stream')).toBe(false);
+    expect(isCompressible('audio/mpeg')).toBe(false);
+    expect(isCompressible(undefined)).toBe(false);
+  });
+});
+
+describe('CORS', () => {
+  it('defaults to any origin', () => {
+    const h: Record<string, string> = {};
+    new Cors(['*']).preflight('https://a.example', h);
+    expect(h['access-control-allow-origin']).toBe('*');
+    expect(h['access-control-allow-methods']).toBe('GET, POST, PUT, PATCH, DELETE, OPTIONS');
+    expect(h['access-control-allow-headers']).toBe('Authorization, Content-Type, X-Cashu, X-Request-ID');
+    expect(h['access-control-max-age']).toBe('86400');
+  });
+
+  it('echoes a listed origin and ignores others', () => {
+    const cors = new Cors(['https://a.example']);
+    const ok: Record<string, string> = {};
+    cors.headers('https://a.example', ok);
+    expect(ok['access-control-allow-origin']).toBe('https://a.example');
+    expect(ok.vary).toBe('origin');
+    const no: Record<string, string> = {};
+    cors.preflight('https://evil.example', no);
+    expect(no).toEqual({});
+  });
+});
+
+describe('engine selection', () => {
+  it('falls back to node:http with one warning when the uWS binary cannot load', async () => {
+    const lines: string[] = [];
+    const log = createLogger('info', { write: (l: string) => lines.push(l) });
+    const server = await listen(
+      'uws',
+      (ex) => {
+        ex.writeHead(200, {});
+        ex.end('ok');
+      },
+      { host: '127.0.0.1', port: 0, maxBodyBytes: 1024 },
+      log,
+      () => {
+        throw new Error('ERR_DLOPEN_FAILED: GLIBC_2.38 not found');
+      },
+    );
+    try {
+      expect(server.engine).toBe('node');
+      expect(await (await fetch(`http://127.0.0.1:${server.port}/`)).text()).toBe('ok');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/falling back to the node:http engine/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('serves with uWS when the binary loads', async () => {
+    const server = await listen(
+      'uws',
+      (ex) => {
+        ex.writeHead(200, {});
+        ex.end('ok');
+      },
+      { host: '127.0.0.1', port: 0, maxBodyBytes: 1024 },
+    );
+    try {
+      expect(server.engine).toBe('uws');
+      expect(await (await fetch(`http://127.0.0.1:${server.port}/`)).text()).toBe('ok');
+    } finally {
+      await server.close();
+    }
+  });
+});

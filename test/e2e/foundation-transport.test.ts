@@ -188,6 +188,19 @@ describe.each(['uws', 'node'] as const)('foundation transport (%s engine)', (eng
   });
 
   describe('public endpoints', () => {
+    it('serves the OpenAPI document and the docs pages', async () => {
+      const doc = await fetch(`${defaultGw.url}/openapi.json`);
+      expect(doc.status).toBe(200);
+      expect(doc.headers.get('content-type')).toContain('json');
+      expect((await json(doc)).paths['/v1/chat/completions']).toBeDefined();
+      for (const page of ['/docs', '/redoc']) {
+        const res = await fetch(`${defaultGw.url}${page}`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toContain('text/html');
+        await res.arrayBuffer();
+      }
+    });
+
     it('GET /v1/models merges the upstream list with models.json (prices per 1k tokens)', async () => {
       const res = await fetch(`${defaultGw.baseURL}/models?api_key=sk-anything`);
       expect(res.status).toBe(200);

@@ -1,0 +1,130 @@
+import {
+  type CounterSource,
+  hashToCurve,
+  type OperationCounters,
+  type Proof,
+  type ProofLike,
+  Wallet,
+} from '@cashu/cashu-ts';
+import type { Logger } from '../log.js';
+import { mapMintError } from './mint-errors.js';
+import type { CounterRange, JournalEntry, ProofStore, StoredProof } from './store/proof-store.js';
+import type { CashuUnit } from './types.js';
+
+/**
+ * What every wallet operation shares: the store, the NUT-13 seed, one cashu-ts client per (mint, unit) whose
+ * deterministic counters come from the store (reserved atomically before any output is built), and the
+ * test-only crash hook.
+ */
+export interface WalletContext {
+  store: ProofStore;
+  log: Logger;
+  mints: readonly string[];
+  seedId: string;
+  clients: MintClients;
+  /** A journal entry older than this is treated as abandoned by a dead process. */
+  staleAfterMs: number;
+}
+
+export class MintClients {
+  private readonly cache = new Map<string, Promise<Wallet>>();
+  private readonly counterSource: CounterSource;
+
+  constructor(
+    private readonly seed: Uint8Array,
+    store: ProofStore,
+  ) {
+    this.counterSource = {
+      async reserve(keysetId, n) {
+        if (n === 0) return { start: (await store.counters())[keysetId] ?? 0, count: 0 };
+        return { start: await store.reserveCounters(keysetId, n), count: n };
+      },
+      advanceToAtLeast: (keysetId, minNext) => store.advanceCounter(keysetId, minNext),
+      snapshot: () => store.counters(),
+    };
+  }
+
+  /** A loaded client; the mint's keys are fetched once and re-fetched after `refresh()`. */
+  async get(mint: string, unit: CashuUnit): Promise<Wallet> {
+    const key = `${mint}|${unit}`;
+    let w = this.cache.get(key);
+    if (!w) {
+      const wallet = new Wallet(mint, {
+        unit,
+        bip39seed: this.seed,
+        secretsPolicy: 'deterministic',
+        counterSource: this.counterSource,
+      });
+      w = wallet.loadMint().then(() => wallet);
+      this.cache.set(key, w);
+      w.catch(() => {
+        if (this.cache.get(key) === w) this.cache.delete(key);
+      });
+    }
+    try {
+      return await w;
+    } catch (err) {
+      throw mapMintError(err);
+    }
+  }
+
+  refresh(mint: string, unit: CashuUnit): void {
+    this.cache.delete(`${mint}|${unit}`);
+  }
+}
+
+/** Collects the counter ranges cashu-ts reserves while preparing outputs (for the journal). */
+export function counterCollector(): { ranges: CounterRange[]; on: (c: OperationCounters) => void } {
+  const ranges: CounterRange[] = [];
+  return { ranges, on: (c) => ranges.push({ keysetId: c.keysetId, start: c.start, count: c.count }) };
+}
+
+export const DETERMINISTIC = { type: 'deterministic', counter: 0 } as const;
+
+export function proofY(secret: string): string {
+  return hashToCurve(new TextEncoder().encode(secret)).toHex(true);
+}
+
+export function toStored(p: Proof): StoredProof {
+  const out: StoredProof = {
+    y: proofY(p.secret),
+    id: p.id,
+    amount: p.amount.toNumber(),
+    secret: p.secret,
+    C: p.C,
+  };
+  if (p.dleq) out.dleq = { e: p.dleq.e, s: p.dleq.s, ...(p.dleq.r ? { r: p.dleq.r } : {}) };
+  return out;
+}
+
+export function toProofLike(p: StoredProof): ProofLike {
+  return { id: p.id, amount: p.amount, secret: p.secret, C: p.C, ...(p.dleq ? { dleq: p.dleq } : {}) };
+}
+
+/** Test-only: kill this process at a named point (honoured only when NODE_ENV=test). */
+export function crashPoint(point: string): void {
+  if (process.env.NODE_ENV === 'test' && process.env.WALLET_TEST_CRASH_AT === point) {
+    process.kill(process.pid, 'SIGKILL');
+  }
+}
+
+export function newEntry(
+  ctx: WalletContext,
+  id: string,
+  kind: JournalEntry['kind'],
+  mint: string,
+  unit: CashuUnit,
+): JournalEntry {
+  return {
+    id,
+    kind,
+    mint,
+    unit,
+    createdAt: Date.now(),
+    seedId: ctx.seedId,
+    inputYs: [],
+    inputTotal: 0,
+    counters: [],
+    submitted: false,
+  };
+}

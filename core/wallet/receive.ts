@@ -1,0 +1,168 @@
+import { AmountError, CTSError, isMintOperationError, type SwapPreview } from '@cashu/cashu-ts';
+import { GatewayError, isGatewayError } from '../errors.js';
+import {
+  counterCollector,
+  crashPoint,
+  DETERMINISTIC,
+  newEntry,
+  proofY,
+  toStored,
+  type WalletContext,
+} from './context.js';
+import { classifyMintFailure, isMintTransportError, mapMintError } from './mint-errors.js';
+import { resolveEntry } from './recovery.js';
+import { cleanToken, toMsat } from './token-codec.js';
+import type { DecodedToken, ReceiveReceipt } from './types.js';
+
+/**
+ * Redeeming one token. The journal entry `recv:<tokenHash>` is both the write-ahead record and the claim
+ * that makes concurrent redemptions of the same token (in any process) wait for one swap.
+ */
+
+const POLL_MS = 100;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function mapPrepareError(err: unknown): GatewayError {
+  if (isGatewayError(err)) return err;
+  if (err instanceof AmountError) return new GatewayError('token_amount_too_small', { cause: err });
+  if (isMintTransportError(err) || isMintOperationError(err)) return mapMintError(err);
+  // cashu-ts validation (invalid DLEQ, unknown keyset, wrong unit for its keyset, …): not valid money.
+  if (err instanceof CTSError) return new GatewayError('invalid_token', { cause: err });
+  return mapMintError(err);
+}
+
+async function waitForReceipt(ctx: WalletContext, tokenHash: string, opId: string): Promise<ReceiveReceipt> {
+  const deadline = Date.now() + ctx.staleAfterMs;
+  while (Date.now() < deadline) {
+    const receipt = await ctx.store.getReceipt(tokenHash);
+    if (receipt) return receipt;
+    const op = await ctx.store.getOp(opId);
+    if (!op) {
+      const again = await ctx.store.getReceipt(tokenHash);
+      if (again) return again;
+      // The other attempt ended without a credit (its error went to its caller); let ours run.
+      throw new RetryClaim();
+    }
+    if (op.abandoned || Date.now() - op.createdAt > ctx.staleAfterMs) throw new RetryClaim();
+    await sleep(POLL_MS);
+  }
+  throw new GatewayError('token_pending', {
+    message: 'The eCash token is being redeemed; try again shortly',
+  });
+}
+
+class RetryClaim extends Error {}
+
+export async function receiveToken(
+  ctx: WalletContext,
+  token: string,
+  d: DecodedToken,
+): Promise<ReceiveReceipt> {
+  const opId = `recv:${d.tokenHash}`;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const done = await ctx.store.getReceipt(d.tokenHash);
+    if (done) return done;
+    const entry = newEntry(ctx, opId, 'receive', d.mint, d.unit);
+    entry.tokenHash = d.tokenHash;
+    entry.faceMsat = d.amountMsat;
+    entry.inputTotal = d.amount;
+    const existing = await ctx.store.claimOp(entry);
+    if (!existing) return await redeemClaimed(ctx, token, d, entry);
+    if (existing.abandoned || Date.now() - existing.createdAt > ctx.staleAfterMs) {
+      const outcome = await resolveEntry(ctx, existing).catch((err: unknown) => {
+        throw mapMintError(err);
+      });
+      const receipt = await ctx.store.getReceipt(d.tokenHash);
+      if (receipt) return receipt;
+      if (outcome === 'deferred') throw new GatewayError('token_pending');
+      continue;
+    }
+    try {
+      return await waitForReceipt(ctx, d.tokenHash, opId);
+    } catch (err) {
+      if (!(err instanceof RetryClaim)) throw err;
+    }
+  }
+  throw new GatewayError('token_pending');
+}
+
+async function redeemClaimed(
+  ctx: WalletContext,
+  token: string,
+  d: DecodedToken,
+  entry: ReturnType<typeof newEntry>,
+): Promise<ReceiveReceipt> {
+  const counters = counterCollector();
+  let preview: SwapPreview;
+  let client: Awaited<ReturnType<typeof ctx.clients.get>>;
+  try {
+    client = await ctx.clients.get(d.mint, d.unit);
+    try {
+      preview = await client.prepareSwapToReceive(
+        cleanToken(token),
+        { onCountersReserved: counters.on },
+        DETERMINISTIC,
+      );
+    } catch (err) {
+      // A keyset the cached keychain does not know yet: reload the mint's keys once.
+      if (!(err instanceof CTSError) || err instanceof AmountError || isMintTransportError(err)) throw err;
+      ctx.clients.refresh(d.mint, d.unit);
+      client = await ctx.clients.get(d.mint, d.unit);
+      counters.ranges.length = 0;
+      preview = await client.prepareSwapToReceive(
+        cleanToken(token),
+        { onCountersReserved: counters.on },
+        DETERMINISTIC,
+      );
+    }
+    if (preview.amount.isZero()) throw new GatewayError('token_amount_too_small');
+  } catch (err) {
+    await ctx.store.deleteOp(entry.id);
+    throw mapPrepareError(err);
+  }
+  entry.inputYs = preview.inputs.map((p) => proofY(p.secret));
+  entry.counters = counters.ranges;
+  entry.submitted = true;
+  await ctx.store.putOp(entry);
+
+  let keep: Awaited<ReturnType<typeof client.completeSwap>>['keep'];
+  try {
+    ({ keep } = await client.completeSwap(preview));
+  } catch (err) {
+    const kind = classifyMintFailure(err);
+    if (kind !== 'ambiguous') {
+      await ctx.store.deleteOp(entry.id);
+      throw mapMintError(err);
+    }
+    // The mint may have swapped: settle from the journal now if it answers, else leave it for recovery.
+    try {
+      await resolveEntry(ctx, entry);
+      const receipt = await ctx.store.getReceipt(d.tokenHash);
+      if (receipt) return receipt;
+    } catch {
+      /* mint still unreachable */
+    }
+    if (await ctx.store.getOp(entry.id)) await ctx.store.putOp({ ...entry, abandoned: true });
+    throw mapMintError(err);
+  }
+  crashPoint('after-swap');
+  const add = keep.map(toStored);
+  const amount = add.reduce((s, p) => s + p.amount, 0);
+  const amountMsat = toMsat(amount, d.unit);
+  const receipt: ReceiveReceipt = {
+    tokenHash: d.tokenHash,
+    mint: d.mint,
+    unit: d.unit,
+    faceMsat: d.amountMsat,
+    amountMsat,
+    feeMsat: d.amountMsat - amountMsat,
+    receivedAt: Date.now(),
+  };
+  await ctx.store.settleOp(entry, { spentYs: [], add, receipt });
+  ctx.log.info(
+    { mint: d.mint, unit: d.unit, amountMsat, feeMsat: receipt.feeMsat, proofs: add.length },
+    'wallet received token',
+  );
+  return receipt;
+}

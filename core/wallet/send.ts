@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { getEncodedToken, type MeltQuoteBolt11Response, type Proof, type Wallet } from '@cashu/cashu-ts';
+import { GatewayError } from '../errors.js';
+import {
+  counterCollector,
+  crashPoint,
+  DETERMINISTIC,
+  newEntry,
+  toProofLike,
+  toStored,
+  type WalletContext,
+} from './context.js';
+import { classifyMintFailure, mapMintError } from './mint-errors.js';
+import { resolveEntry } from './recovery.js';
+import type { JournalEntry, StoredProof } from './store/proof-store.js';
+import { encodeTokenV3, toMsat, UNIT_MSAT } from './token-codec.js';
+import type { CashuUnit, PayoutResult, SendResult } from './types.js';
+
+/**
+ * Spending the operator's proofs: tokens for change and withdrawals (NUT-03 swap to the exact amount) and
+ * Lightning payouts (NUT-05 melt with NUT-08 change). Both reserve proofs atomically with their journal entry,
+ * so a crash leaves them reserved-and-journalled until recovery settles or releases them.
+ */
+
+function maxFeePpk(client: Wallet): number {
+  return client.keyChain.getKeysets().reduce((m, k) => Math.max(m, k.fee), 0);
+}
+
+async function reserve(
+  ctx: WalletContext,
+  entry: JournalEntry,
+  target: number,
+  ppk: number,
+): Promise<StoredProof[]> {
+  const proofs = await ctx.store.reserveProofs(entry, target, ppk);
+  if (!proofs) {
+    throw new GatewayError('service_unavailable', {
+      message: "The operator's eCash at this mint does not cover the amount",
+      details: { mint: entry.mint, unit: entry.unit },
+    });
+  }
+  return proofs;
+}
+
+/** After a failed mint call: undo if the mint surely did nothing, else settle now or leave for recovery. */
+async function onMintFailure(ctx: WalletContext, entry: JournalEntry, err: unknown): Promise<never> {
+  if (classifyMintFailure(err) !== 'ambiguous') {
+    await ctx.store.settleOp(entry, { spentYs: [], add: [] });
+  } else {
+    try {
+      await resolveEntry(ctx, entry);
+    } catch {
+      if (await ctx.store.getOp(entry.id)) await ctx.store.putOp({ ...entry, abandoned: true });
+    }
+  }
+  throw mapMintError(err);
+}
+
+export async function sendToken(
+  ctx: WalletContext,
+  amountMsat: number,
+  mint: string,
+  unit: CashuUnit,
+  version: 3 | 4,
+): Promise<SendResult> {
+  const amount = Math.floor(amountMsat / UNIT_MSAT[unit]);
+  if (!Number.isSafeInteger(amount) || amount < 1) {
+    throw new GatewayError('invalid_request', { message: `Amount is below one ${unit}` });
+  }
+  const client = await ctx.clients.get(mint, unit);
+  const entry = newEntry(ctx, `send:${randomUUID()}`, 'send', mint, unit);
+  const proofs = await reserve(ctx, entry, amount, maxFeePpk(client));
+  const held = (await ctx.store.getOp(entry.id)) ?? entry;
+  const counters = counterCollector();
+  let preview: Awaited<ReturnType<Wallet['prepareSwapToSend']>>;
+  try {
+    preview = await client.prepareSwapToSend(
+      amount,
+      proofs.map(toProofLike),
+      { includeFees: false, onCountersReserved: counters.on },
+      { send: DETERMINISTIC, keep: DETERMINISTIC },
+    );
+  } catch (err) {
+    await ctx.store.settleOp(held, { spentYs: [], add: [] });
+    throw err instanceof GatewayError ? err : new GatewayError('internal_error', { cause: err });
+  }
+  const submitted: JournalEntry = { ...held, counters: counters.ranges, submitted: true };
+  await ctx.store.putOp(submitted);
+  let send: Proof[];
+  let keep: Proof[];
+  try {
+    ({ send, keep } = await client.completeSwap(preview));
+  } catch (err) {
+    return await onMintFailure(ctx, submitted, err);
+  }
+  crashPoint('after-send-swap');
+  const spentYs = preview.inputs.map((p) => toStored(p).y);
+  await ctx.store.settleOp(submitted, { spentYs, add: keep.map(toStored) });
+  const inputTotal = preview.inputs.reduce((s, p) => s + p.amount.toNumber(), 0);
+  const keptTotal = keep.reduce((s, p) => s + p.amount.toNumber(), 0);
+  const feeMsat = toMsat(inputTotal - keptTotal - amount, unit);
+  const token =
+    version === 3
+      ? encodeTokenV3({ mint, unit, proofs: send })
+      : getEncodedToken({ mint, unit, proofs: send });
+  ctx.log.info({ mint, unit, amountMsat: toMsat(amount, unit), feeMsat }, 'wallet sent token');
+  return { token, amountMsat: toMsat(amount, unit), feeMsat, mint, unit };
+}
+
+export async function payInvoice(
+  ctx: WalletContext,
+  invoice: string,
+  mint: string,
+  unit: CashuUnit,
+): Promise<PayoutResult> {
+  const client = await ctx.clients.get(mint, unit);
+  let quote: MeltQuoteBolt11Response;
+  try {
+    quote = await client.createMeltQuoteBolt11(invoice);
+  } catch (err) {
+    const mapped = mapMintError(err);
+    if (mapped.code === 'mint_unavailable' && classifyMintFailure(err) === 'rejected') {
+      throw new GatewayError('invalid_request', {
+        message: 'The mint refused the invoice',
+        details: mapped.details,
+      });
+    }
+    throw mapped.code === 'internal_error'
+      ? new GatewayError('invalid_request', { message: 'Invalid invoice' })
+      : mapped;
+  }
+  const need = quote.amount.toNumber() + quote.fee_reserve.toNumber();
+  const entry = newEntry(ctx, `melt:${randomUUID()}`, 'melt', mint, unit);
+  entry.quote = quote.quote;
+  const proofs = await reserve(ctx, entry, need, maxFeePpk(client));
+  const held = (await ctx.store.getOp(entry.id)) ?? entry;
+  const counters = counterCollector();
+  const preview = await client
+    .prepareMelt('bolt11', quote, proofs.map(toProofLike), { onCountersReserved: counters.on }, DETERMINISTIC)
+    .catch(async (err: unknown) => {
+      await ctx.store.settleOp(held, { spentYs: [], add: [] });
+      throw new GatewayError('internal_error', { cause: err });
+    });
+  const submitted: JournalEntry = { ...held, counters: counters.ranges, submitted: true };
+  await ctx.store.putOp(submitted);
+  let res: Awaited<ReturnType<Wallet['completeMelt']>>;
+  try {
+    res = await client.completeMelt(preview);
+  } catch (err) {
+    return await onMintFailure(ctx, submitted, err);
+  }
+  crashPoint('after-melt');
+  const paid = res.quote as unknown as MeltQuoteBolt11Response;
+  if (paid.state !== 'PAID') {
+    // Still in flight at the mint: the journal keeps the proofs reserved until recovery sees the outcome.
+    throw new GatewayError('service_unavailable', {
+      message: 'The Lightning payment is pending at the mint; recovery will settle it',
+      details: { quote: quote.quote },
+    });
+  }
+  const change = res.change.map(toStored);
+  await ctx.store.settleOp(submitted, { spentYs: submitted.inputYs, add: change });
+  const inputTotal = proofs.reduce((s, p) => s + p.amount, 0);
+  const changeTotal = change.reduce((s, p) => s + p.amount, 0);
+  const amountMsat = toMsat(quote.amount.toNumber(), unit);
+  const feeMsat = toMsat(inputTotal - changeTotal, unit) - amountMsat;
+  ctx.log.info({ mint, unit, amountMsat, feeMsat }, 'wallet paid invoice');
+  const preimage = paid.payment_preimage ?? null;
+  return { amountMsat, feeMsat, preimage, mint, unit, quote: quote.quote };
+}

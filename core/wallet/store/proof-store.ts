@@ -1,0 +1,104 @@
+import type { CashuUnit, ReceiveReceipt } from '../types.js';
+
+/**
+ * The operator's proof store: proofs, NUT-13 counters, the operation journal and receive receipts, kept in
+ * the ledger's backend (Redis or SQLite). Implementations MUST make each method atomic: a crash leaves either
+ * the state before or after a call, never a mix. Proof material here is money: never log it.
+ */
+
+/** One proof we hold, as stored (amount in the keyset's unit). */
+export interface StoredProof {
+  /** hash_to_curve(secret), compressed hex: the proof's identity at the mint (NUT-07). */
+  y: string;
+  id: string;
+  amount: number;
+  secret: string;
+  C: string;
+  dleq?: { e: string; s: string; r?: string };
+}
+
+/** A pool is all proofs of one mint in one unit; every operation works on exactly one pool. */
+export interface Pool {
+  mint: string;
+  unit: CashuUnit;
+}
+
+export interface CounterRange {
+  keysetId: string;
+  start: number;
+  count: number;
+}
+
+/**
+ * Write-ahead record of one mint operation. Written before the mint is called, with every deterministic
+ * output counter the operation uses, and deleted in the same atomic step that stores the result.
+ */
+export interface JournalEntry {
+  /** `recv:<tokenHash>` (doubles as the cross-process claim on a token), `send:<uuid>`, `melt:<uuid>`. */
+  id: string;
+  kind: 'receive' | 'send' | 'melt';
+  mint: string;
+  unit: CashuUnit;
+  createdAt: number;
+  /** Fingerprint of the seed the counters belong to (recovery refuses another seed). */
+  seedId: string;
+  /** Ys of the inputs (receive: the token's proofs; send/melt: the reserved proofs, filled after reserve). */
+  inputYs: string[];
+  /** Sum of the inputs, in unit. */
+  inputTotal: number;
+  /** Counter ranges reserved for our outputs; empty until the outputs are prepared. */
+  counters: CounterRange[];
+  /** True once the request may have reached the mint. */
+  submitted: boolean;
+  /** Set when a live process gave up on an ambiguous answer: any process may recover it at once. */
+  abandoned?: boolean;
+  tokenHash?: string;
+  faceMsat?: number;
+  quote?: string;
+}
+
+export interface HeldProof extends StoredProof, Pool {
+  /** Journal id of the operation holding it, or null when available. */
+  reservedBy: string | null;
+}
+
+export interface SettleInput {
+  /** Proofs of this op that the mint consumed: removed. */
+  spentYs: string[];
+  /** New proofs of ours (available). */
+  add: StoredProof[];
+  /** Receipt to store under receipt.tokenHash (receive only). */
+  receipt?: ReceiveReceipt;
+}
+
+export interface ProofStore {
+  readonly kind: 'redis' | 'sqlite';
+  /** Applies migrations / loads scripts. Idempotent. */
+  init(): Promise<void>;
+  /** Stores `value` under `key` unless present; returns what is stored. */
+  metaSetIfAbsent(key: string, value: string): Promise<string>;
+  /** Atomically reserves `n` counters of a keyset; returns the first. */
+  reserveCounters(keysetId: string, n: number): Promise<number>;
+  advanceCounter(keysetId: string, minNext: number): Promise<void>;
+  counters(): Promise<Record<string, number>>;
+  getReceipt(tokenHash: string): Promise<ReceiveReceipt | null>;
+  /** Inserts the entry unless its id exists; returns null on success, else the existing entry. */
+  claimOp(entry: JournalEntry): Promise<JournalEntry | null>;
+  putOp(entry: JournalEntry): Promise<void>;
+  getOp(id: string): Promise<JournalEntry | null>;
+  listOps(): Promise<JournalEntry[]>;
+  deleteOp(id: string): Promise<void>;
+  /**
+   * Atomically picks available proofs of `entry`'s pool (largest first) until their sum covers
+   * `target + ceil(count × feePpk / 1000)`, marks them reserved by `entry.id` and writes the entry (with
+   * inputYs/inputTotal filled). Returns the proofs, or null (nothing changed) when the pool cannot cover it.
+   */
+  reserveProofs(entry: JournalEntry, target: number, feePpk: number): Promise<StoredProof[] | null>;
+  /**
+   * Atomically: removes `spentYs`, adds `add` to the op's pool, releases the op's other reserved proofs,
+   * stores the receipt (if any) and deletes the journal entry. Rolling back is `settleOp(id, {spentYs: [],
+   * add: []})`.
+   */
+  settleOp(entry: JournalEntry, input: SettleInput): Promise<void>;
+  listProofs(): Promise<HeldProof[]>;
+}

@@ -1,0 +1,41 @@
+--[[
+  settle-op-5: atomically finish (or roll back) one journalled operation on one pool.
+
+  KEYS[1]  avail hash of the op's pool   field y -> proof JSON
+  KEYS[2]  reserved hash                 field y -> opId .. "\n" .. pool .. "\n" .. proof JSON
+  KEYS[3]  ops hash                      field opId -> journal entry JSON
+  KEYS[4]  receipts hash                 field tokenHash -> receipt JSON
+  KEYS[5]  pools set                     member "<mint>|<unit>"
+  ARGV[1]  opId
+  ARGV[2]  JSON array of spent Ys (removed from the pool and from reserved)
+  ARGV[3]  JSON array [y1, proofJson1, y2, proofJson2, ...] of proofs to add (available)
+  ARGV[4]  receipt tokenHash, or '' for none
+  ARGV[5]  receipt JSON
+  ARGV[6]  pool name "<mint>|<unit>"
+
+  Then every proof still reserved by opId is released back to the pool, and the entry is deleted.
+  Returns 1.
+]]
+for _, y in ipairs(cjson.decode(ARGV[2])) do
+  redis.call('HDEL', KEYS[2], y)
+  redis.call('HDEL', KEYS[1], y)
+end
+local add = cjson.decode(ARGV[3])
+for i = 1, #add, 2 do
+  redis.call('HSETNX', KEYS[1], add[i], add[i + 1])
+end
+if #add > 0 then redis.call('SADD', KEYS[5], ARGV[6]) end
+local prefix = ARGV[1] .. '\n'
+local flat = redis.call('HGETALL', KEYS[2])
+for i = 1, #flat, 2 do
+  local v = flat[i + 1]
+  if string.sub(v, 1, #prefix) == prefix then
+    local rest = string.sub(v, #prefix + 1)
+    local nl = string.find(rest, '\n', 1, true)
+    redis.call('HSET', KEYS[1], flat[i], string.sub(rest, nl + 1))
+    redis.call('HDEL', KEYS[2], flat[i])
+  end
+end
+if ARGV[4] ~= '' then redis.call('HSETNX', KEYS[4], ARGV[4], ARGV[5]) end
+redis.call('HDEL', KEYS[3], ARGV[1])
+return 1

@@ -1,0 +1,125 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { PaymentRequest, setGlobalRequestOptions } from '@cashu/cashu-ts';
+import { GatewayError } from '../errors.js';
+import { MintClients, type WalletContext } from './context.js';
+import { receiveToken } from './receive.js';
+import { recoverAll } from './recovery.js';
+import { payInvoice, sendToken } from './send.js';
+import { balances, checkSolvency } from './solvency.js';
+import type { ProofStore } from './store/proof-store.js';
+import { RedisProofStore } from './store/redis-store.js';
+import { SqliteProofStore } from './store/sqlite-store.js';
+import { hashSecrets, isCashuUnit, normalizeMint, readTokenMeta, toMsat, UNIT_MSAT } from './token-codec.js';
+import type { CashuUnit, CreateWalletOptions, DecodedToken, ReceiveReceipt, WalletService } from './types.js';
+
+export type * from './types.js';
+
+/**
+ * Composition of the wallet service (see types.ts for the contract). One instance per process; call
+ * `recover()` once before serving.
+ */
+
+function parseSeed(hex: string): Uint8Array {
+  if (!/^[0-9a-fA-F]+$/.test(hex) || (hex.length !== 64 && hex.length !== 128)) {
+    throw new GatewayError('internal_error', { message: 'CASHU_SEED must be 64 or 128 hex characters' });
+  }
+  return new Uint8Array(Buffer.from(hex, 'hex'));
+}
+
+export function openProofStore(conn: CreateWalletOptions['conn']): ProofStore {
+  return conn.kind === 'redis' ? new RedisProofStore(conn.redis, conn.prefix) : new SqliteProofStore(conn.db);
+}
+
+export async function createWallet(opts: CreateWalletOptions): Promise<WalletService> {
+  if (opts.mints.length === 0)
+    throw new GatewayError('internal_error', { message: 'No trusted mint (CASHU_MINTS)' });
+  const mints = [...new Set(opts.mints.map(normalizeMint))];
+  const store = openProofStore(opts.conn);
+  await store.init();
+  // The seed is shared by every process on this store (journal entries of one may be recovered by another).
+  const seedHex = opts.seed ?? (await store.metaSetIfAbsent('seed', randomBytes(64).toString('hex')));
+  const seed = parseSeed(seedHex);
+  const seedId = createHash('sha256').update(seed).digest('hex').slice(0, 16);
+  const timeout = opts.mintTimeoutMs ?? 15_000;
+  setGlobalRequestOptions({ requestTimeout: timeout });
+  const ctx: WalletContext = {
+    store,
+    log: opts.log.child({ component: 'wallet' }),
+    mints,
+    seedId,
+    clients: new MintClients(seed, store),
+    staleAfterMs: timeout * 2,
+  };
+  const inflight = new Map<string, Promise<ReceiveReceipt>>();
+
+  function assertTrusted(mint: string): string {
+    const m = normalizeMint(mint);
+    if (!mints.includes(m)) throw new GatewayError('mint_not_trusted');
+    return m;
+  }
+
+  function decodeToken(token: string): DecodedToken {
+    const meta = readTokenMeta(token);
+    if (!mints.includes(meta.mint)) throw new GatewayError('mint_not_trusted');
+    if (!isCashuUnit(meta.unit)) throw new GatewayError('unsupported_unit');
+    return {
+      mint: meta.mint,
+      unit: meta.unit,
+      amount: meta.amount,
+      amountMsat: toMsat(meta.amount, meta.unit),
+      proofs: meta.proofs,
+      version: meta.version,
+      tokenHash: hashSecrets(meta.secrets),
+    };
+  }
+
+  async function pickUnit(mint: string, amountMsat: number): Promise<CashuUnit> {
+    const lines = (await balances(ctx)).filter((l) => l.mint === mint);
+    const free = (u: CashuUnit) =>
+      lines.filter((l) => l.unit === u).reduce((s, l) => s + l.amount - l.reserved, 0);
+    const sats = Math.floor(amountMsat / 1000);
+    if (sats >= 1 && free('sat') > sats) return 'sat';
+    return free('msat') > amountMsat ? 'msat' : 'sat';
+  }
+
+  return {
+    mints,
+    decodeToken,
+    tokenHash: (token) => hashSecrets(readTokenMeta(token).secrets),
+    async receive(token) {
+      const d = decodeToken(token);
+      const running = inflight.get(d.tokenHash);
+      if (running) return running;
+      const p = receiveToken(ctx, token, d).finally(() => inflight.delete(d.tokenHash));
+      inflight.set(d.tokenHash, p);
+      return p;
+    },
+    async send(amountMsat, o = {}) {
+      if (!Number.isSafeInteger(amountMsat) || amountMsat <= 0) {
+        throw new GatewayError('invalid_request', { message: 'amountMsat must be a positive integer' });
+      }
+      const mint = assertTrusted(o.mint ?? (mints[0] as string));
+      const unit = o.unit ?? (await pickUnit(mint, amountMsat));
+      return sendToken(ctx, amountMsat, mint, unit, o.tokenVersion ?? 4);
+    },
+    createPaymentRequest(o = {}) {
+      const unit = o.unit ?? 'sat';
+      const amount = o.amountMsat === undefined ? undefined : Math.ceil(o.amountMsat / UNIT_MSAT[unit]);
+      const req = new PaymentRequest([], undefined, amount, unit, [...mints], o.description, true);
+      return req.toEncodedCreqA();
+    },
+    recover: () => recoverAll(ctx),
+    balances: () => balances(ctx),
+    checkSolvency: (total) => checkSolvency(ctx, total),
+    async payout(invoice, o = {}) {
+      if (typeof invoice !== 'string' || !/^ln[a-z0-9]+$/i.test(invoice.trim())) {
+        throw new GatewayError('invalid_request', { message: 'Not a Lightning invoice' });
+      }
+      const mint = assertTrusted(o.mint ?? (mints[0] as string));
+      return payInvoice(ctx, invoice.trim(), mint, o.unit ?? 'sat');
+    },
+    async close() {
+      inflight.clear();
+    },
+  };
+}

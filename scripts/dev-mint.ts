@@ -1,0 +1,49 @@
+/**
+ * `npm run mint:dev -- [--port 3338] [--fee-ppk 0] [--units sat,msat] [--data ./data/dev-mint.json]`
+ *
+ * Starts the dev Cashu mint (scripts/mint/) on 127.0.0.1 and prints its URL. Fake Lightning: mint quotes are
+ * paid at once, melt invoices are "paid" at once. Not for real money.
+ */
+import { parseArgs } from 'node:util';
+import { type MintUnit, startDevMint } from './mint/index.js';
+
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', default: '3338' },
+    'fee-ppk': { type: 'string', default: '0' },
+    units: { type: 'string', default: 'sat,msat' },
+    data: { type: 'string' },
+  },
+});
+
+const units = (values.units ?? 'sat,msat').split(',').map((u) => u.trim());
+for (const u of units) {
+  if (u !== 'sat' && u !== 'msat') {
+    console.error(`--units: unsupported unit ${u} (sat, msat)`);
+    process.exit(2);
+  }
+}
+const port = Number(values.port);
+const inputFeePpk = Number(values['fee-ppk']);
+if (!Number.isInteger(port) || port < 0 || !Number.isInteger(inputFeePpk) || inputFeePpk < 0) {
+  console.error('--port and --fee-ppk must be non-negative integers');
+  process.exit(2);
+}
+
+const mint = await startDevMint({
+  port,
+  inputFeePpk,
+  units: units as MintUnit[],
+  ...(values.data ? { dataFile: values.data } : {}),
+});
+console.log(mint.url);
+console.error(
+  `dev mint listening on ${mint.url} (units ${units.join(', ')}, input_fee_ppk ${inputFeePpk}` +
+    `${values.data ? `, state in ${values.data}` : ', in-memory'}); fake invoices: lnbcrt<amount>n1…`,
+);
+const stop = async (): Promise<void> => {
+  await mint.close();
+  process.exit(0);
+};
+process.once('SIGINT', () => void stop());
+process.once('SIGTERM', () => void stop());

@@ -1,0 +1,100 @@
+import type { AddressInfo } from 'node:net';
+import { getEncodedToken, Wallet } from '@cashu/cashu-ts';
+import { encodeTokenV3 } from '../../core/wallet/token-codec.js';
+import { fakeInvoice, type LightningMode } from './fake-lightning.js';
+import type { MintUnit } from './keysets.js';
+import { MintCore } from './mint-core.js';
+import { createMintServer, type MintServerControls } from './server.js';
+import { freshState, loadState } from './state.js';
+
+export { fakeInvoice, invoiceAmountMsat, type LightningMode } from './fake-lightning.js';
+export type { MintUnit } from './keysets.js';
+
+/**
+ * A spec-compliant Cashu mint on loopback for development and tests (see docs/wallet.md): NUT-00..09 and 12,
+ * sat and msat keysets with a configurable input fee, and a fake Lightning backend.
+ */
+export interface DevMintOptions {
+  /** Port; 0 (default) picks a free one. */
+  port?: number;
+  host?: '127.0.0.1';
+  /** `input_fee_ppk` of the active keysets (NUT-02); default 0. */
+  inputFeePpk?: number;
+  units?: MintUnit[];
+  /** Melt fee reserve, ppk of the amount (minimum 1 unit); default 10 000 (1 %). All of it comes back as change. */
+  feeReservePpk?: number;
+  /** Keep state in this JSON file (keys, spent set, quotes) across restarts. */
+  dataFile?: string;
+}
+
+export interface DevMint {
+  /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
+  url: string;
+  port: number;
+  /** Active keyset id per unit. */
+  keysetIds: Partial<Record<MintUnit, string>>;
+  /** Mints a fresh token of `amount` (in `unit`) through the public NUT-04 flow, using cashu-ts as a client. */
+  mintTokens(amount: number, unit?: MintUnit, opts?: { version?: 3 | 4 }): Promise<string>;
+  /** A fake invoice the mint's Lightning backend will "pay" in melts. */
+  invoice(amountMsat: number): string;
+  /** pay (default) | pending (melts hang PENDING) | fail (melts fail with 20004). */
+  setLightningMode(mode: LightningMode): void;
+  /** Answer every request with this HTTP status (e.g. 500), or null to serve normally. */
+  setOutage(status: number | null): void;
+  close(): Promise<void>;
+}
+
+export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> {
+  const units = opts.units ?? ['sat', 'msat'];
+  const state = (opts.dataFile ? loadState(opts.dataFile) : undefined) ?? freshState();
+  const core = new MintCore(state, {
+    units,
+    inputFeePpk: opts.inputFeePpk ?? 0,
+    feeReservePpk: opts.feeReservePpk ?? 10_000,
+    dataFile: opts.dataFile,
+  });
+  const controls: MintServerControls = { outageStatus: null };
+  const server = createMintServer(core, controls);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  const keysetIds: Partial<Record<MintUnit, string>> = {};
+  for (const u of units) keysetIds[u] = core.activeKeyset(u).id;
+  const clients = new Map<MintUnit, Promise<Wallet>>();
+  const client = (unit: MintUnit): Promise<Wallet> => {
+    let w = clients.get(unit);
+    if (!w) {
+      const wallet = new Wallet(url, { unit });
+      w = wallet.loadMint().then(() => wallet);
+      w.catch(() => clients.delete(unit));
+      clients.set(unit, w);
+    }
+    return w;
+  };
+  return {
+    url,
+    port,
+    keysetIds,
+    async mintTokens(amount, unit = 'sat', o = {}) {
+      const wallet = await client(unit);
+      const quote = await wallet.createMintQuoteBolt11(amount);
+      const proofs = await wallet.mintProofsBolt11(amount, quote);
+      const token = { mint: url, proofs, unit };
+      return o.version === 3 ? encodeTokenV3(token) : getEncodedToken(token);
+    },
+    invoice: fakeInvoice,
+    setLightningMode(mode) {
+      core.lightningMode = mode;
+    },
+    setOutage(status) {
+      controls.outageStatus = status;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

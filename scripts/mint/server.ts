@@ -1,0 +1,89 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type MintCore, MintError } from './mint-core.js';
+
+/**
+ * HTTP transport of the dev mint: the NUT-00..09/12 endpoints under /v1, JSON in and out, protocol errors as
+ * HTTP 400 `{ "detail", "code" }` (NUT-00). Bodies are bounded; binds loopback only.
+ */
+
+const MAX_BODY = 1024 * 1024;
+
+type Handler = (core: MintCore, body: Record<string, unknown>, param: string | undefined) => unknown;
+
+const ROUTES: Array<{ method: 'GET' | 'POST'; path: RegExp; handler: Handler }> = [
+  { method: 'GET', path: /^\/v1\/info$/, handler: (c) => c.info() },
+  { method: 'GET', path: /^\/v1\/keysets$/, handler: (c) => c.keysetsInfo() },
+  { method: 'GET', path: /^\/v1\/keys$/, handler: (c) => c.keys() },
+  { method: 'GET', path: /^\/v1\/keys\/([0-9a-fA-F]+)$/, handler: (c, _b, id) => c.keys(id) },
+  { method: 'POST', path: /^\/v1\/swap$/, handler: (c, b) => c.swap(b) },
+  { method: 'POST', path: /^\/v1\/mint\/quote\/bolt11$/, handler: (c, b) => c.createMintQuote(b) },
+  {
+    method: 'GET',
+    path: /^\/v1\/mint\/quote\/bolt11\/([0-9a-f]+)$/,
+    handler: (c, _b, id) => c.mintQuoteView(id ?? ''),
+  },
+  { method: 'POST', path: /^\/v1\/mint\/bolt11$/, handler: (c, b) => c.mint(b) },
+  { method: 'POST', path: /^\/v1\/melt\/quote\/bolt11$/, handler: (c, b) => c.createMeltQuote(b) },
+  {
+    method: 'GET',
+    path: /^\/v1\/melt\/quote\/bolt11\/([0-9a-f]+)$/,
+    handler: (c, _b, id) => c.meltQuoteView(id ?? ''),
+  },
+  { method: 'POST', path: /^\/v1\/melt\/bolt11$/, handler: (c, b) => c.melt(b) },
+  { method: 'POST', path: /^\/v1\/checkstate$/, handler: (c, b) => c.checkState(b) },
+  { method: 'POST', path: /^\/v1\/restore$/, handler: (c, b) => c.restore(b) },
+];
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new MintError(11015, 'request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  if (size === 0) return {};
+  try {
+    const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    return v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
+  } catch {
+    throw new MintError(10001, 'request body is not JSON');
+  }
+}
+
+export interface MintServerControls {
+  /** When set, every request is answered with this HTTP status (simulates a failing mint). */
+  outageStatus: number | null;
+}
+
+export function createMintServer(core: MintCore, controls: MintServerControls): Server {
+  return createServer((req, res) => {
+    void (async () => {
+      try {
+        if (controls.outageStatus !== null) {
+          send(res, controls.outageStatus, { detail: 'simulated outage' });
+          return;
+        }
+        const url = new URL(req.url ?? '/', 'http://localhost');
+        for (const r of ROUTES) {
+          if (r.method !== req.method) continue;
+          const m = r.path.exec(url.pathname);
+          if (!m) continue;
+          const body = req.method === 'POST' ? await readBody(req) : {};
+          send(res, 200, r.handler(core, body, m[1]));
+          return;
+        }
+        send(res, 404, { detail: 'not found' });
+      } catch (err) {
+        if (err instanceof MintError) send(res, 400, { detail: err.message, code: err.code });
+        else send(res, 500, { detail: 'internal error' });
+      }
+    })();
+  });
+}

@@ -178,7 +178,12 @@ class UwsExchange implements Exchange {
     this.ended = true;
     this.res.cork(() => {
       if (!this.headSent) this.sendHead();
-      this.res.end(chunk, this.closeAfter);
+      if (this.method === 'HEAD') {
+        // A HEAD answer announces the GET body's length but carries no bytes.
+        this.res.endWithoutBody(chunk === undefined ? 0 : Buffer.byteLength(chunk), this.closeAfter);
+      } else {
+        this.res.end(chunk, this.closeAfter);
+      }
     });
   }
 

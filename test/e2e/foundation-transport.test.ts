@@ -135,6 +135,14 @@ describe.each(['uws', 'node'] as const)('foundation transport (%s engine)', (eng
   });
 
   describe('headers', () => {
+    it('answers HEAD like GET without a body', async () => {
+      const res = await fetch(`${relayGw.baseURL}/info`, { method: 'HEAD' });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('');
+      const again = await fetch(`${relayGw.baseURL}/info`);
+      expect((await json(again)).name).toEqual(expect.any(String));
+    });
+
     it('echoes X-Request-ID, or generates one, on success and error', async () => {
       const res = await fetch(`${relayGw.baseURL}/models`, { headers: { 'x-request-id': 'req-123' } });
       expect(res.headers.get('x-request-id')).toBe('req-123');

@@ -22,7 +22,12 @@ async function main(): Promise<void> {
   setLogger(log);
   const gateway = await startGateway({ config, log });
   log.info(
-    { engine: gateway.engine, host: config.host, port: gateway.port, upstream: redactUrl(config.upstreamBaseUrl) },
+    {
+      engine: gateway.engine,
+      host: config.host,
+      port: gateway.port,
+      upstream: redactUrl(config.upstreamBaseUrl),
+    },
     `gateway listening on ${config.host}:${gateway.port}`,
   );
   closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {

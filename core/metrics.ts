@@ -1,0 +1,173 @@
+import { subscribe } from 'node:diagnostics_channel';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { RouteHandler, RouteModule } from './http/router.js';
+import { requestEndChannel, requestStartChannel } from './tracing.js';
+
+/**
+ * Prometheus metrics (prom-client), served at GET /metrics by `metricsRoutes`.
+ *
+ * One process-wide registry (prom-client's model: one scrape per process). Label values are bounded and
+ * never secret: route TEMPLATES (never raw paths, which could carry `?api_key=` or arbitrary catch-all
+ * paths), HTTP methods, status codes and fixed reason words. No key, key id, token, mint secret or model id
+ * supplied by a caller ever becomes a label.
+ *
+ * Who records what:
+ * - paid-pipeline requests: recorded here from the `gateway:request:start/end` tracing channels (requests,
+ *   latency, and upstream errors = 502/504 answers), once `installPipelineMetrics()` ran (`metricsRoutes`
+ *   calls it);
+ * - route-handler requests (wallet, balance, estimate, admin): `timedRoute()` wraps the handler;
+ * - charges and overruns: the settle stage calls `recordCharge()` / `recordOverrun()`;
+ * - store failures: `recordStoreError()` (the route modules call it for `store_unavailable`).
+ */
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'gateway_process_' });
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+export const requestsTotal = new Counter({
+  name: 'gateway_requests_total',
+  help: 'Requests handled, by route template, method and status',
+  labelNames: ['route', 'method', 'status'] as const,
+  registers: [registry],
+});
+
+export const requestDuration = new Histogram({
+  name: 'gateway_request_duration_seconds',
+  help: 'Time from request start to the end of the response, by route template and method',
+  labelNames: ['route', 'method'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const chargedMsatsTotal = new Counter({
+  name: 'gateway_charged_msats_total',
+  help: 'Millisatoshis charged for paid calls',
+  labelNames: ['endpoint'] as const,
+  registers: [registry],
+});
+
+export const overrunsTotal = new Counter({
+  name: 'gateway_overruns_total',
+  help: 'Settlements whose metered cost exceeded what could be charged',
+  registers: [registry],
+});
+
+export const overrunMsatsTotal = new Counter({
+  name: 'gateway_overrun_msats_total',
+  help: 'Millisatoshis that could not be charged (cost above reservation and balance)',
+  registers: [registry],
+});
+
+export const upstreamErrorsTotal = new Counter({
+  name: 'gateway_upstream_errors_total',
+  help: 'Paid calls answered with an upstream error (502) or timeout (504)',
+  labelNames: ['status'] as const,
+  registers: [registry],
+});
+
+export const storeErrorsTotal = new Counter({
+  name: 'gateway_store_errors_total',
+  help: 'Operations refused because the balance store was unreachable (503 store_unavailable)',
+  labelNames: ['where'] as const,
+  registers: [registry],
+});
+
+/** Paid routes keep their own label; every other pipeline path is the catch-all template. */
+const PAID_ROUTE_LABELS = new Set([
+  '/v1/chat/completions',
+  '/v1/completions',
+  '/v1/embeddings',
+  '/v1/responses',
+]);
+
+/** `endpoint` label of `recordCharge`: one of the paid route templates, or `/v1/{path}`. */
+export function routeLabel(path: string): string {
+  return PAID_ROUTE_LABELS.has(path) ? path : '/v1/{path}';
+}
+
+/** Records a settled charge (msats ≥ 0). Called by the settle stage. */
+export function recordCharge(msats: number, path = '/v1/{path}'): void {
+  if (Number.isFinite(msats) && msats > 0) chargedMsatsTotal.inc({ endpoint: routeLabel(path) }, msats);
+}
+
+/** Records an overrun: `msats` of metered cost that could not be charged. */
+export function recordOverrun(msats: number): void {
+  if (!Number.isFinite(msats) || msats <= 0) return;
+  overrunsTotal.inc();
+  overrunMsatsTotal.inc(msats);
+}
+
+/** Records a store failure; `where` is a fixed word naming the operation (e.g. `admit`, `wallet_route`). */
+export function recordStoreError(where: string): void {
+  storeErrorsTotal.inc({ where });
+}
+
+/** Records one handled request (route template, not the raw path). */
+export function recordRequest(route: string, method: string, status: number, seconds: number): void {
+  requestsTotal.inc({ route, method, status: String(status) });
+  requestDuration.observe({ route, method }, seconds);
+}
+
+// Pipeline requests: start events carry method and path, end events status and duration. In-flight
+// entries are bounded so a missing end event can never grow the map without limit.
+const MAX_INFLIGHT = 100_000;
+const inflight = new Map<string, { method: string; route: string }>();
+let installed = false;
+
+/** Subscribes to the pipeline's tracing channels (idempotent). */
+export function installPipelineMetrics(): void {
+  if (installed) return;
+  installed = true;
+  subscribe(requestStartChannel.name, (msg) => {
+    const m = msg as { requestId: string; method: string; path: string };
+    if (inflight.size >= MAX_INFLIGHT) inflight.clear();
+    inflight.set(m.requestId, { method: m.method, route: routeLabel(m.path) });
+  });
+  subscribe(requestEndChannel.name, (msg) => {
+    const m = msg as { requestId: string; status: number; durationMs: number };
+    const start = inflight.get(m.requestId);
+    if (start === undefined) return;
+    inflight.delete(m.requestId);
+    recordRequest(start.route, start.method, m.status, m.durationMs / 1000);
+    if (m.status === 502 || m.status === 504) upstreamErrorsTotal.inc({ status: String(m.status) });
+  });
+}
+
+/** Wraps a route handler so its requests are counted and timed under `route` (the template). */
+export function timedRoute(route: string, method: string, handler: RouteHandler): RouteHandler {
+  return async (ctx) => {
+    const t0 = performance.now();
+    let status = 500;
+    try {
+      const reply = await handler(ctx);
+      status = reply.status ?? 200;
+      return reply;
+    } catch (err) {
+      const e = err as { status?: unknown; code?: unknown };
+      if (typeof e.status === 'number') status = e.status;
+      if (e.code === 'store_unavailable') recordStoreError('route');
+      throw err;
+    } finally {
+      recordRequest(route, method, status, (performance.now() - t0) / 1000);
+    }
+  };
+}
+
+/** The Prometheus text exposition. */
+export async function metricsText(): Promise<string> {
+  return await registry.metrics();
+}
+
+/** GET /metrics (no credentials: expose it only to the monitoring network). */
+export const metricsRoutes: RouteModule = (router) => {
+  installPipelineMetrics();
+  router.get(
+    '/metrics',
+    async () => ({
+      headers: { 'content-type': registry.contentType },
+      body: await metricsText(),
+    }),
+    { json: false },
+  );
+};

@@ -15,7 +15,8 @@
  * matter, and JSON.parse runs only on events that carry a usage object. bench/micro/stream-meter.ts
  * (200-chunk chat stream, this machine): ~0.65 µs per chunk; eventsource-parser doing the same work
  * (JSON.parse per event) 2.3–3× slower; bare eventsource-parser (no text kept, no offsets) 1.3× faster.
- * Lone-CR line endings (legal SSE, unused by any provider) are not recognised as separators: such bytes pass through once MAX_TAIL is reached.
+ * Lone-CR line endings (legal SSE, unused by any provider) are not recognised as separators: such bytes
+ * pass through once MAX_TAIL is reached.
  */
 
 import { countPromptTokens, countTokens } from './tokens.js';
@@ -88,6 +89,9 @@ class SseStreamMeter implements StreamMeter {
   /** The buffer being scanned as a latin1 string (one char per byte, so offsets match the bytes). */
   private scanBuf: Buffer | undefined;
   private scanStr = '';
+  /** Index of the first key match at or after the last scanned position in scanBuf (Infinity: none). It lets
+   *  events without matches skip the regex, so a chunk of many events is scanned once, not once per event. */
+  private nextMatch = 0;
 
   constructor(private readonly opts: StreamMeterOptions) {
     this.re = new RegExp(KEYS[opts.endpoint ?? 'chat']); // own copy: lastIndex is per meter
@@ -212,11 +216,14 @@ class SseStreamMeter implements StreamMeter {
     if (this.scanBuf !== buf) {
       this.scanBuf = buf;
       this.scanStr = buf.toString('latin1');
+      this.nextMatch = 0;
     }
+    if (this.nextMatch >= e) return false;
     const re = this.re;
     let hasUsage = false;
     re.lastIndex = s;
-    for (let m = re.exec(this.scanStr); m !== null && m.index < e; m = re.exec(this.scanStr)) {
+    let m: RegExpExecArray | null;
+    for (m = re.exec(this.scanStr); m !== null && m.index < e; m = re.exec(this.scanStr)) {
       if (m[1] === 'usage') {
         hasUsage ||= m[2] === '{';
         continue;
@@ -234,6 +241,7 @@ class SseStreamMeter implements StreamMeter {
         this.overflowBytes += close - open;
       }
     }
+    this.nextMatch = m === null ? Number.POSITIVE_INFINITY : m.index;
     return hasUsage;
   }
 }

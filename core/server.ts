@@ -9,6 +9,7 @@ import { getRequestValidator, serveDocs } from './openapi/index.js';
 import { Pipeline } from './pipeline.js';
 import type { Services } from './plugin.js';
 import { providerName, publicRoutes } from './routes/public.js';
+import { type MoneyServiceOptions, openMoneyServices } from './services.js';
 import { ModelCatalog } from './upstream/model-catalog.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
 
@@ -40,6 +41,8 @@ export interface GatewayOptions {
   docs?: DocsLookup | null;
   /** Wait for the first upstream model-list fetch before listening (default false: fetched in background). */
   awaitCatalog?: boolean;
+  /** How the money services (store, ledger, wallet, pricing) are built; see core/services.ts. */
+  money?: MoneyServiceOptions;
 }
 
 export interface Gateway {
@@ -88,25 +91,42 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const config = opts.config ?? loadConfig();
   const log = opts.log ?? defaultLog;
   const services = createServices(config, log, opts.services);
-  const pipeline = new Pipeline(buildPlugins(opts.pipeline ?? config.pipeline, services, log), log);
-  const router = createRouter(services, opts.routes);
-  const transport = new Transport({
-    router,
-    pipeline,
-    cors: new Cors(config.corsOrigins),
-    maxBodyBytes: config.maxBodyBytes,
-    log,
-    validatorFor: opts.validatorFor === null ? undefined : (opts.validatorFor ?? getRequestValidator),
-    docs: opts.docs === null ? undefined : (opts.docs ?? serveDocs),
-  });
-  const catalogStart = services.catalog.start();
-  if (opts.awaitCatalog) await catalogStart;
-  const server = await listen(
-    config.httpEngine,
-    transport.handle,
-    { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes },
-    log,
-  );
+  // Store, ledger, wallet (recovered before we listen), BTC price, pricing; what `opts.services` supplies
+  // is used as is and left to its owner.
+  const money = await openMoneyServices(config, log, services, opts.money);
+  services.ledger = money.ledger;
+  services.wallet = money.wallet;
+  services.pricing = money.pricing;
+  services.btc = money.btc;
+  let pipeline: Pipeline;
+  let transport: Transport;
+  let server: EngineServer;
+  try {
+    pipeline = new Pipeline(buildPlugins(opts.pipeline ?? config.pipeline, services, log), log);
+    const router = createRouter(services, opts.routes);
+    transport = new Transport({
+      router,
+      pipeline,
+      cors: new Cors(config.corsOrigins),
+      maxBodyBytes: config.maxBodyBytes,
+      log,
+      validatorFor: opts.validatorFor === null ? undefined : (opts.validatorFor ?? getRequestValidator),
+      docs: opts.docs === null ? undefined : (opts.docs ?? serveDocs),
+    });
+    const catalogStart = services.catalog.start();
+    if (opts.awaitCatalog) await catalogStart;
+    server = await listen(
+      config.httpEngine,
+      transport.handle,
+      { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes },
+      log,
+    );
+  } catch (err) {
+    // A bad pipeline or a port in use must not leave the store, wallet or timers open.
+    services.catalog.stop();
+    await money.close();
+    throw err;
+  }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   let closing: Promise<void> | undefined;
   return {
@@ -122,6 +142,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         await transport.idle(graceMs);
         await server.close();
         services.catalog.stop();
+        await money.close();
         await services.upstream.close();
       })();
       return closing;

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type HttpEngine, loadConfig } from '../../core/config.js';
 import type { RouteModule } from '../../core/http/router.js';
 import { createLogger } from '../../core/log.js';
@@ -25,7 +28,10 @@ export interface TestGateway extends Gateway {
 
 /** Starts a gateway on 127.0.0.1, port 0, with the given engine and pipeline; logs silenced by default. */
 export async function startTestGateway(opts: TestGatewayOptions): Promise<TestGateway> {
+  // The money store opens at start: a fresh SQLite folder per gateway (unless the test chose a store).
+  const dataDir = opts.env?.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'gw-test-'));
   const config = loadConfig({
+    DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     PORT: '0',
     HTTP_ENGINE: opts.engine,
@@ -42,5 +48,12 @@ export async function startTestGateway(opts: TestGatewayOptions): Promise<TestGa
     ...(opts.services ? { services: opts.services } : {}),
     awaitCatalog: opts.awaitCatalog ?? true,
   });
+  if (opts.env?.DATA_DIR === undefined) {
+    const close = gw.close.bind(gw);
+    gw.close = async (graceMs?: number) => {
+      await close(graceMs);
+      rmSync(dataDir, { recursive: true, force: true });
+    };
+  }
   return Object.assign(gw, { baseURL: `${gw.url}/v1` });
 }

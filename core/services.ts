@@ -1,0 +1,168 @@
+import type { Config } from './config.js';
+import type { Ledger, LedgerOptions } from './ledger/types.js';
+import type { Logger } from './log.js';
+import type { Services } from './plugin.js';
+import { createBtcPriceSource } from './pricing/btc-price.js';
+import { pricingMode } from './pricing/formula.js';
+import { createPricing } from './pricing/pricing.js';
+import { openStore, type StoreConnection } from './store/connection.js';
+import type { CreateWalletOptions, WalletService } from './wallet/types.js';
+
+/**
+ * The money services of the composition root: the store connection (Redis when REDIS_URL, else SQLite in
+ * DATA_DIR), the ledger on it, the operator's wallet (only when CASHU_MINTS is set; recovered before the
+ * gateway listens), the BTC price source and the pricing service, and a periodic lease sweep.
+ *
+ * Everything a caller passes in `overrides` is used as is and NOT closed here (the caller owns it);
+ * everything built here is closed by `close()`, in reverse order of creation.
+ */
+
+export type LedgerFactory = (conn: StoreConnection, opts: LedgerOptions) => Ledger | Promise<Ledger>;
+export type WalletFactory = (opts: CreateWalletOptions) => Promise<WalletService>;
+
+export interface MoneyServiceOptions {
+  /** A ready store connection (tests); default: opened from config. Not closed when passed in. */
+  store?: StoreConnection;
+  /** Ledger factory; default `createLedger` of core/ledger. */
+  createLedger?: LedgerFactory;
+  /** Wallet factory; default `createWallet` of core/wallet. */
+  createWallet?: WalletFactory;
+  /** Period of `ledger.sweepExpired()`; default min(60 s, lease / 4). 0 disables it. */
+  sweepEveryMs?: number;
+}
+
+export interface MoneyServices {
+  /** Undefined only while no ledger implementation is available (the paid stages then refuse to build). */
+  ledger: Ledger | undefined;
+  wallet: WalletService | undefined;
+  pricing: NonNullable<Services['pricing']>;
+  btc: NonNullable<Services['btc']>;
+  store: StoreConnection | undefined;
+  close(): Promise<void>;
+}
+
+// Loaded at run time by path: the implementations are finished by other parts in parallel and this module
+// must not fail to compile while they land. The factories' types are pinned by the contracts above.
+async function loadLedgerFactory(): Promise<LedgerFactory | undefined> {
+  const spec = './ledger/index.js';
+  try {
+    const mod = (await import(spec)) as { createLedger?: LedgerFactory };
+    return typeof mod.createLedger === 'function' ? mod.createLedger : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function loadWalletFactory(): Promise<WalletFactory> {
+  const spec = './wallet/wallet.js';
+  const mod = (await import(spec)) as { createWallet?: WalletFactory };
+  if (typeof mod.createWallet !== 'function') throw new Error('core/wallet does not export createWallet');
+  return mod.createWallet;
+}
+
+export async function openMoneyServices(
+  config: Config,
+  log: Logger,
+  base: Pick<Services, 'catalog'> & Partial<Services>,
+  opts: MoneyServiceOptions = {},
+): Promise<MoneyServices> {
+  const closers: Array<() => unknown> = [];
+  const close = async () => {
+    for (const c of closers.splice(0).reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        log.warn({ err }, 'closing a money service failed');
+      }
+    }
+  };
+  try {
+    let store = opts.store;
+    const needStore = !base.ledger || (!base.wallet && config.cashu.mints.length > 0);
+    if (!store && needStore) {
+      const own = openStore({
+        redisUrl: config.redisUrl,
+        redisPrefix: config.redisPrefix,
+        dataDir: config.dataDir,
+      });
+      closers.push(() => own.close());
+      store = own;
+    }
+
+    let ledger = base.ledger;
+    if (!ledger) {
+      const factory = opts.createLedger ?? (await loadLedgerFactory());
+      if (factory) {
+        const built = await factory(store!, {
+          prefix: config.redisPrefix,
+          warn: (msg) => log.warn(msg),
+        });
+        closers.push(() => built.close());
+        ledger = built;
+      } else {
+        log.warn('no ledger implementation available: paid stages and money routes cannot run');
+      }
+    }
+
+    let wallet = base.wallet;
+    if (!wallet && config.cashu.mints.length > 0) {
+      const factory = opts.createWallet ?? (await loadWalletFactory());
+      const built = await factory({
+        conn: store!,
+        mints: config.cashu.mints,
+        seed: config.cashu.seed,
+        dataDir: config.dataDir,
+        log,
+      });
+      closers.push(() => built.close());
+      // Finish or roll back what a crash left half-done before any new money moves.
+      const report = await built.recover();
+      if (report.examined > 0) log.info({ recovery: report }, 'wallet recovery pass');
+      wallet = built;
+    }
+
+    let btc = base.btc;
+    if (!btc) {
+      const built = createBtcPriceSource({ config: config.pricing, log });
+      closers.push(() => built.close());
+      // Tickers are only contacted when prices depend on them (model mode); otherwise `usd` display fields
+      // are 0, which keeps fixed/token deployments (and tests) off the network.
+      if (pricingMode(config.pricing) === 'model' && config.pricing.btcUsdPrice === undefined) {
+        await built.refresh().catch((err: unknown) => {
+          log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'no BTC price at start-up');
+        });
+        built.start();
+      }
+      btc = built;
+    }
+
+    const catalog = base.catalog;
+    const pricing =
+      base.pricing ?? createPricing({ config: config.pricing, rates: (id) => catalog.usdRates(id), btc });
+
+    const every = opts.sweepEveryMs ?? Math.min(60_000, Math.floor(config.reservationLeaseMs / 4));
+    if (every > 0 && ledger) {
+      const l = ledger;
+      let running = false;
+      const timer = setInterval(() => {
+        if (running) return;
+        running = true;
+        l.sweepExpired()
+          .then((n) => {
+            if (n > 0) log.info({ released: n }, 'released expired reservations');
+          })
+          .catch((err: unknown) => log.warn({ err }, 'lease sweep failed'))
+          .finally(() => {
+            running = false;
+          });
+      }, every);
+      timer.unref();
+      closers.push(() => clearInterval(timer));
+    }
+
+    return { ledger, wallet, pricing, btc, store, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

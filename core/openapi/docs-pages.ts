@@ -18,6 +18,15 @@ export interface DocsResponse {
 
 const require = createRequire(import.meta.url);
 const CACHE_ASSETS = 'public, max-age=86400';
+/**
+ * The pages load nothing from elsewhere: ReDoc always renders a footer logo from cdn.redoc.ly (no option
+ * turns it off) and the CSP stops that request (the logo hides itself on error). Inline styles are needed
+ * by both UIs (styled-components, React style props); ReDoc's search runs in a blob: worker.
+ */
+const PAGE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; frame-ancestors 'self'; " +
+  "base-uri 'none'; form-action 'self'";
 const CACHE_PAGES = 'no-cache';
 
 function packageDir(name: string): string {
@@ -64,6 +73,7 @@ const SWAGGER_INIT = `window.onload = function () {
   window.ui = SwaggerUIBundle({
     url: '/openapi.json',
     dom_id: '#swagger-ui',
+    validatorUrl: null, // no badge fetched from validator.swagger.io
     deepLinking: true,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
     plugins: [SwaggerUIBundle.plugins.DownloadUrl],
@@ -91,15 +101,13 @@ let specJson: string | undefined;
 const files = new Map<string, Buffer>();
 
 function ok(contentType: string, body: Buffer | string, cacheControl: string): DocsResponse {
-  return {
-    status: 200,
-    headers: {
-      'content-type': contentType,
-      'cache-control': cacheControl,
-      'x-content-type-options': 'nosniff',
-    },
-    body,
+  const headers: Record<string, string> = {
+    'content-type': contentType,
+    'cache-control': cacheControl,
+    'x-content-type-options': 'nosniff',
   };
+  if (contentType.startsWith('text/html')) headers['content-security-policy'] = PAGE_CSP;
+  return { status: 200, headers, body };
 }
 
 function asset(path: string): DocsResponse | undefined {

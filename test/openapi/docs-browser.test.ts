@@ -1,0 +1,89 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listOperations, serveDocs } from '../../core/openapi/index.js';
+
+/**
+ * The docs pages in a real browser (Debian's chromium driven by playwright-core): a tiny node:http server
+ * answers with `serveDocs` only, and every request that would leave it is aborted and recorded, so the test
+ * also proves the pages need no CDN.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+
+let server: Server;
+let base: string;
+let userDataDir: string;
+let browser: BrowserContext;
+const leaked: string[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const r = serveDocs(req.url ?? '/');
+    if (r === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(r.status, r.headers).end(r.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  userDataDir = await mkdtemp(join(tmpdir(), 'docs-browser-'));
+  browser = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  await browser.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(base + '/')) return route.continue();
+    leaked.push(url);
+    return route.abort();
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+});
+
+describe('docs pages in chromium', () => {
+  it('/docs renders every operation with Swagger UI', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${base}/docs`);
+    const chat = page.locator('[data-path="/v1/chat/completions"]').first();
+    await chat.waitFor({ state: 'visible', timeout: 30_000 });
+    expect(await chat.textContent()).toContain('/v1/chat/completions');
+    expect(await page.locator('.opblock-summary-path').count()).toBe(listOperations().length);
+    await expect(page.getByText('Create a chat completion').first().isVisible()).resolves.toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('/redoc renders the operations with ReDoc', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${base}/redoc`);
+    const path = page.getByText('/v1/chat/completions').first();
+    await path.waitFor({ state: 'visible', timeout: 30_000 });
+    await expect(page.getByRole('heading', { name: 'Create a chat completion' }).isVisible()).resolves.toBe(
+      true,
+    );
+    await expect(
+      page.getByRole('heading', { name: 'Withdraw part of the balance as an eCash token' }).isVisible(),
+    ).resolves.toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('loaded nothing from outside the gateway', () => {
+    expect(leaked).toEqual([]);
+  });
+});

@@ -101,6 +101,7 @@ describe('BTC price from exchange tickers (local fake ticker server)', () => {
     ticker.set('kraken', '80100');
     await expect.poll(() => source.peek()?.usd, { timeout: 5000 }).toBe('80100');
     source.close();
+    await new Promise((r) => setTimeout(r, 100)); // a request sent just before close() may still land
     const hits = ticker.hits.kraken;
     await new Promise((r) => setTimeout(r, 200));
     expect(ticker.hits.kraken).toBe(hits);

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { GatewayError } from './errors.js';
 import type { Ledger, LedgerOptions } from './ledger/types.js';
 import type { Logger } from './log.js';
 import type { Services } from './plugin.js';
@@ -43,6 +44,7 @@ export interface MoneyServices {
 
 // Loaded at run time by path: the implementations are finished by other parts in parallel and this module
 // must not fail to compile while they land. The factories' types are pinned by the contracts above.
+
 async function loadLedgerFactory(): Promise<LedgerFactory | undefined> {
   const spec = './ledger/index.js';
   try {
@@ -58,6 +60,28 @@ async function loadWalletFactory(): Promise<WalletFactory> {
   const mod = (await import(spec)) as { createWallet?: WalletFactory };
   if (typeof mod.createWallet !== 'function') throw new Error('core/wallet does not export createWallet');
   return mod.createWallet;
+}
+
+/**
+ * Waits until a Redis client is connected: the store client queues nothing while offline (money commands
+ * fail fast instead), so the first start-up commands would fail on a connection still being made.
+ */
+async function redisReady(redis: Extract<StoreConnection, { kind: 'redis' }>['redis'], timeoutMs: number) {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`Redis not ready after ${timeoutMs} ms`)), timeoutMs);
+    const onReady = () => done();
+    const onEnd = () => done(new Error('Redis connection closed during start-up'));
+    function done(err?: Error) {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('end', onEnd);
+      if (err) reject(new GatewayError('store_unavailable', { cause: err }));
+      else resolve();
+    }
+    redis.on('ready', onReady);
+    redis.on('end', onEnd);
+  });
 }
 
 export async function openMoneyServices(
@@ -88,6 +112,7 @@ export async function openMoneyServices(
       closers.push(() => own.close());
       store = own;
     }
+    if (store?.kind === 'redis') await redisReady(store.redis, 10_000);
 
     let ledger = base.ledger;
     if (!ledger) {

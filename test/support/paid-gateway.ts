@@ -1,0 +1,170 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Wallet } from '@cashu/cashu-ts';
+import { Redis } from 'ioredis';
+import OpenAI from 'openai';
+import {
+  type MockBehaviour,
+  type MockUpstream,
+  startMockUpstream,
+} from '../../bench/upstream/mock-upstream.js';
+import { type HttpEngine, loadConfig } from '../../core/config.js';
+import type { RouteModule } from '../../core/http/router.js';
+import type { Ledger } from '../../core/ledger/types.js';
+import { createLogger, type Logger } from '../../core/log.js';
+import { type Gateway, startGateway } from '../../core/server.js';
+import type { WalletService } from '../../core/wallet/types.js';
+import type { PipelineEntry } from '../../plugins/index.js';
+import type { DevMint, DevMintOptions } from '../../scripts/mint/index.js';
+import { startTestMint } from './dev-mint.js';
+
+/**
+ * The paid-call harness: a dev mint, the mock upstream and a gateway running the FULL default pipeline
+ * (auth, rate-limit, reserve, relay, meter, settle, change-token) on a real store — SQLite in a temp
+ * DATA_DIR or Redis under a random prefix — built from configuration exactly as `npm start` builds it.
+ * Tests call `await h.auditOk()` after each test and `await h.close()` at the end.
+ */
+
+export type PaidStore = 'sqlite' | 'redis';
+
+export interface PaidGatewayOptions {
+  store: PaidStore;
+  engine?: HttpEngine;
+  /** Pricing and other env for loadConfig, e.g. { FIXED_PRICING: 'false', BTC_USD_PRICE: '50000' }. */
+  env?: Record<string, string>;
+  /** Pipeline entries; default the configured default pipeline. */
+  pipeline?: PipelineEntry[];
+  /** Extra route modules (wallet, balance …) in addition to the gateway's defaults. */
+  routes?: RouteModule[];
+  /** Initial behaviour of the mock upstream. */
+  upstream?: Partial<MockBehaviour>;
+  mint?: DevMintOptions;
+  /** Logger; default silent (or TEST_LOG_LEVEL). Pass a captured one to inspect logs. */
+  log?: Logger;
+}
+
+export interface PaidGateway {
+  readonly gateway: Gateway;
+  /** `${gateway.url}/v1`, the OpenAI SDK baseURL. */
+  readonly baseURL: string;
+  readonly mint: DevMint;
+  readonly upstream: MockUpstream;
+  readonly ledger: Ledger;
+  readonly wallet: WalletService;
+  readonly store: PaidStore;
+  /** A fresh token of `amount` (in `unit`, default sat) from the dev mint (NUT-04 via cashu-ts). */
+  mintToken(amount: number, unit?: 'sat' | 'msat'): Promise<string>;
+  /** A separate cashu-ts wallet on the dev mint (redeem change and refunds with `receive`). */
+  newWallet(unit?: 'sat' | 'msat'): Promise<Wallet>;
+  /** An OpenAI client on the gateway with this API key (or `Bearer cashu…` token) and extra headers. */
+  openai(apiKey: string, headers?: Record<string, string>): OpenAI;
+  /** Throws unless the ledger audit has no breach and the operator's wallet is solvent. */
+  auditOk(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGateway> {
+  const mint = await startTestMint(opts.mint);
+  const upstream = await startMockUpstream(opts.upstream);
+  const storeEnv: Record<string, string> = {};
+  let dataDir: string | undefined;
+  let prefix: string | undefined;
+  if (opts.store === 'redis') {
+    const url = process.env.TEST_REDIS_URL;
+    if (!url) throw new Error('TEST_REDIS_URL is not set (global setup)');
+    prefix = `tpaid${randomBytes(6).toString('hex')}`;
+    storeEnv.REDIS_URL = url;
+    storeEnv.REDIS_PREFIX = prefix;
+  } else {
+    dataDir = mkdtempSync(join(tmpdir(), 'gw-paid-'));
+    storeEnv.DATA_DIR = dataDir;
+  }
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    HTTP_ENGINE: opts.engine ?? 'uws',
+    UPSTREAM_BASE_URL: upstream.url,
+    UPSTREAM_TIMEOUT_MS: '10000',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    CASHU_MINTS: mint.url,
+    ...storeEnv,
+    ...opts.env,
+  });
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway({
+      config,
+      log: opts.log ?? createLogger(config.logLevel),
+      ...(opts.pipeline ? { pipeline: opts.pipeline } : {}),
+      ...(opts.routes ? { routes: opts.routes } : {}),
+      awaitCatalog: true,
+    });
+  } catch (err) {
+    await Promise.allSettled([mint.close(), upstream.close()]);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  const ledger = gateway.services.ledger;
+  const wallet = gateway.services.wallet;
+  if (!ledger || !wallet) {
+    await gateway.close(0);
+    throw new Error('the paid gateway started without a ledger or wallet');
+  }
+  const baseURL = `${gateway.url}/v1`;
+  let closed = false;
+  return {
+    gateway,
+    baseURL,
+    mint,
+    upstream,
+    ledger,
+    wallet,
+    store: opts.store,
+    mintToken: (amount, unit = 'sat') => mint.mintTokens(amount, unit),
+    async newWallet(unit = 'sat') {
+      const w = new Wallet(mint.url, { unit });
+      await w.loadMint();
+      return w;
+    },
+    openai: (apiKey, headers = {}) =>
+      new OpenAI({ apiKey, baseURL, defaultHeaders: headers, maxRetries: 0, timeout: 20_000 }),
+    async auditOk() {
+      const report = await ledger.audit();
+      if (!report.ok || report.breaches.length > 0) {
+        throw new Error(`ledger audit failed: ${JSON.stringify(report.breaches)}`);
+      }
+      const solvency = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
+      if (!solvency.solvent) {
+        throw new Error(
+          `wallet insolvent: proofs ${solvency.proofsMsat} msat < user balances ${solvency.userBalancesMsat} msat`,
+        );
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await gateway.close(2000);
+      await Promise.allSettled([mint.close(), upstream.close()]);
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (prefix) await dropPrefix(process.env.TEST_REDIS_URL!, prefix);
+    },
+  };
+}
+
+/** Deletes every key under a test prefix (SCAN, bounded batches). */
+async function dropPrefix(url: string, prefix: string): Promise<void> {
+  const r = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    for (let i = 0; i < 10_000; i++) {
+      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      if (keys.length > 0) await r.del(...keys);
+      cursor = next;
+      if (cursor === '0') break;
+    }
+  } finally {
+    r.disconnect();
+  }
+}

@@ -20,6 +20,7 @@ import type { GatewayError } from './errors.js';
 import type { Ledger } from './ledger/types.js';
 import type { Logger } from './log.js';
 import type { BtcPriceSource, Pricing } from './pricing/types.js';
+import type { StoreConnection } from './store/connection.js';
 import type { ModelCatalog } from './upstream/model-catalog.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import type { WalletService } from './wallet/types.js';
@@ -96,6 +97,8 @@ export interface Services {
   pricing?: Pricing;
   /** BTC/USD price source behind model-based pricing and the `usd` display fields. */
   btc?: BtcPriceSource;
+  /** The store connection the ledger and wallet share (admin settings are persisted in it). */
+  store?: StoreConnection;
 }
 
 /** A plugin module's factory: validates `options` once, returns the plugin. */

@@ -5,10 +5,15 @@ import { type EngineServer, listen } from './http/engine.js';
 import { type RouteModule, Router } from './http/router.js';
 import { type DocsLookup, Transport, type ValidatorLookup } from './http/transport.js';
 import { log as defaultLog, type Logger } from './log.js';
+import { metricsRoutes } from './metrics.js';
 import { getRequestValidator, serveDocs } from './openapi/index.js';
 import { Pipeline } from './pipeline.js';
 import type { Services } from './plugin.js';
+import { adminRoutes } from './routes/admin.js';
+import { balanceRoutes } from './routes/balance.js';
+import { estimateRoutes } from './routes/estimate.js';
 import { providerName, publicRoutes } from './routes/public.js';
+import { walletRoutes } from './routes/wallet.js';
 import { type MoneyServiceOptions, openMoneyServices } from './services.js';
 import { ModelCatalog } from './upstream/model-catalog.js';
 import { UpstreamClient } from './upstream/upstream-client.js';
@@ -78,9 +83,19 @@ export function createServices(config: Config, log: Logger, overrides: Partial<S
   return { ...overrides, config, log, upstream, catalog };
 }
 
+/** Route modules every gateway serves, registered before `GatewayOptions.routes`. */
+export const DEFAULT_ROUTES: readonly RouteModule[] = [
+  walletRoutes,
+  balanceRoutes,
+  estimateRoutes,
+  adminRoutes,
+  metricsRoutes,
+];
+
 export function createRouter(services: Services, modules: readonly RouteModule[] = []): Router {
   const router = new Router();
   publicRoutes(router, services);
+  for (const m of DEFAULT_ROUTES) m(router, services);
   for (const m of modules) m(router, services);
   for (const [method, path] of PAID_ROUTES) router.pipeline(method, path);
   router.catchAll('/v1/');
@@ -98,6 +113,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   services.wallet = money.wallet;
   services.pricing = money.pricing;
   services.btc = money.btc;
+  if (money.store) services.store = money.store;
   let pipeline: Pipeline;
   let transport: Transport;
   let server: EngineServer;

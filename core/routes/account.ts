@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
+import { parseCredential } from '../auth/credentials.js';
+import type { RequestContext } from '../context.js';
+import { GatewayError } from '../errors.js';
+import { ledgerRefusalToError } from '../ledger/errors.js';
+import type { Credential, KeyInfo, Ledger, WithdrawalKind } from '../ledger/types.js';
+import { recordStoreError } from '../metrics.js';
+import type { Services } from '../plugin.js';
+import type { WalletService } from '../wallet/types.js';
+
+/**
+ * What the wallet and balance routes share: who is calling (the credential → a ledger `Credential`), the
+ * key checks they apply themselves (expiry, IP allow-list), and the withdrawal protocol
+ * (hold → mint a token → commit, abort on failure).
+ *
+ * Expired keys: they may still READ (balance, info, transactions) and take their money OUT (withdraw,
+ * refund) — an expiry must never lock funds. Everything else (top-up, child keys, sub-keys, update)
+ * answers 401 `key_expired`.
+ */
+
+export interface MoneyServices {
+  ledger: Ledger;
+  wallet: WalletService;
+}
+
+/** The ledger and the wallet, or 503 when this node runs without them (relay-only set-up). */
+export function moneyServices(services: Services): MoneyServices {
+  const { ledger, wallet } = services;
+  if (ledger === undefined || wallet === undefined) {
+    throw new GatewayError('service_unavailable', {
+      message: 'This node has no balance store or eCash wallet configured',
+    });
+  }
+  return { ledger, wallet };
+}
+
+export interface Caller {
+  credential: Credential;
+  method: 'api_key' | 'bearer_token';
+}
+
+/**
+ * The caller's credential (spec §5). `X-Cashu` pays for one model call and names no account, so wallet
+ * endpoints refuse it. A token used as bearer is redeemed and credited on its first use here as in the
+ * paid pipeline (both idempotent by token hash), so its balance can be read or refunded at once.
+ */
+export async function callerOf(ctx: RequestContext, money: MoneyServices): Promise<Caller> {
+  const parsed = parseCredential({
+    method: ctx.method,
+    headers: ctx.headers,
+    queryApiKey: ctx.method === 'GET' ? ctx.query.get('api_key') : undefined,
+  });
+  if (parsed === undefined) throw new GatewayError('missing_credentials');
+  if (parsed.kind === 'api_key') return { credential: { apiKey: parsed.apiKey }, method: 'api_key' };
+  if (parsed.kind === 'x_cashu') {
+    throw new GatewayError('invalid_request', {
+      message: 'X-Cashu pays for a single model call; wallet endpoints take Authorization: Bearer',
+    });
+  }
+  const credential = { tokenHash: money.wallet.tokenHash(parsed.token) };
+  if ((await money.ledger.getKeyInfo(credential)) === null) {
+    const receipt = await money.wallet.receive(parsed.token);
+    const r = await money.ledger.credit({
+      credential,
+      tokenHash: receipt.tokenHash,
+      amountMsat: receipt.amountMsat,
+      kind: 'deposit',
+    });
+    if (!r.ok) throw ledgerRefusalToError(r);
+  }
+  return { credential, method: 'bearer_token' };
+}
+
+export interface KeyCheck {
+  /** Let an expired key through (reads and withdrawals). */
+  allowExpired?: boolean;
+  now?: number;
+}
+
+/** When the key stops working (expiry or a child's validity date), ms; null = never. */
+export function expiryOf(info: KeyInfo): number | null {
+  const { expiresAtMs, validityDateMs } = info.key;
+  if (expiresAtMs === null) return validityDateMs;
+  if (validityDateMs === null) return expiresAtMs;
+  return Math.min(expiresAtMs, validityDateMs);
+}
+
+/** The caller's key info after the checks every wallet route applies (unknown, expired, IP). */
+export async function loadKey(
+  ctx: RequestContext,
+  services: Services,
+  money: MoneyServices,
+  credential: Credential,
+  check: KeyCheck = {},
+): Promise<KeyInfo> {
+  const now = check.now ?? Date.now();
+  const info = await money.ledger.getKeyInfo(credential, now);
+  if (info === null) throw new GatewayError('invalid_api_key');
+  const expiry = expiryOf(info);
+  if (!check.allowExpired && expiry !== null && expiry <= now) {
+    throw new GatewayError('key_expired', { details: { expired_at: new Date(expiry).toISOString() } });
+  }
+  if (!ipAllowed(clientAddress(ctx, services.config.trustedProxies), info.key.allowedIps)) {
+    throw new GatewayError('ip_not_allowed');
+  }
+  return info;
+}
+
+/**
+ * The client address: the peer, or the last `X-Forwarded-For` hop not in TRUSTED_PROXIES when the peer is
+ * a trusted proxy (the rightmost untrusted hop is the one no client can forge).
+ */
+export function clientAddress(ctx: RequestContext, trustedProxies: readonly string[]): string {
+  const peer = ctx.clientIp;
+  const xff = ctx.headers['x-forwarded-for'];
+  if (xff === undefined || trustedProxies.length === 0 || !ipAllowed(peer, trustedProxies)) return peer;
+  const hops = xff
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h.length > 0);
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i]!;
+    if (!ipaddr.isValid(hop)) return peer;
+    if (!ipAllowed(hop, trustedProxies)) return ipaddr.process(hop).toString();
+  }
+  return peer;
+}
+
+/** Parses an allow-list entry (address or CIDR) into a range; throws on anything else. */
+export function parseIpEntry(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
+  if (entry.includes('/')) {
+    return ipaddr.parseCIDR(entry);
+  }
+  const addr = ipaddr.process(entry);
+  return [addr, addr.kind() === 'ipv4' ? 32 : 128];
+}
+
+/** True when `ip` is in one of the entries; a null/empty list allows every address. */
+export function ipAllowed(ip: string, entries: readonly string[] | null): boolean {
+  if (entries === null || entries.length === 0) return true;
+  if (!ipaddr.isValid(ip)) return false;
+  const addr = ipaddr.process(ip);
+  for (const entry of entries) {
+    try {
+      const [range, bits] = parseIpEntry(entry);
+      if (addr.kind() === range.kind() && addr.match(range, bits)) return true;
+    } catch {
+      // an unparseable stored entry matches nothing
+    }
+  }
+  return false;
+}
+
+export interface PayoutResult {
+  cashu_token: string;
+  /** The token's value, in sats. */
+  amount: number;
+  mint: string;
+  unit: 'sat' | 'msat';
+  /** msats left on the key. */
+  balance: number;
+}
+
+/** Longer than the wallet's mint timeouts, so a hold never expires while its token is being made. */
+const HOLD_LEASE_MS = 5 * 60_000;
+
+/**
+ * Withdraws `amountSat` whole sats (or, with 'all', every whole sat available now) as an eCash token:
+ * hold → wallet.send → commit. A failure before the commit aborts the hold (nothing is debited); a token
+ * made but not debitable (the hold expired meanwhile and the money is gone) is received back into the
+ * operator's wallet instead of being handed out. Sub-sat remainders stay on the key.
+ */
+export async function payOut(
+  money: MoneyServices,
+  credential: Credential,
+  amountSat: number | 'all',
+  kind: WithdrawalKind,
+  /** The caller's key, as `loadKey` returned it (for 'all': what is available now). */
+  info: KeyInfo,
+  mint?: string,
+): Promise<PayoutResult> {
+  const { ledger, wallet } = money;
+  if (mint !== undefined && !wallet.mints.includes(mint.replace(/\/+$/, ''))) {
+    throw new GatewayError('mint_not_trusted', { message: 'This node does not use that mint' });
+  }
+  let amountMsat: number;
+  if (amountSat === 'all') {
+    if (info.key.isChild) throw new GatewayError('child_key_forbidden');
+    amountMsat = Math.floor(info.availableMsat / 1000) * 1000;
+    if (amountMsat <= 0) {
+      throw new GatewayError('payment_required', {
+        message: 'Less than 1 sat is available to withdraw',
+        details: { balance: info.availableMsat, required: 1000, shortfall: 1000 - info.availableMsat },
+      });
+    }
+  } else {
+    amountMsat = amountSat * 1000;
+    if (!Number.isSafeInteger(amountMsat) || amountMsat <= 0) {
+      throw new GatewayError('invalid_request', { message: 'amount must be a positive number of sats' });
+    }
+  }
+  const holdId = `${kind}-${randomUUID()}`;
+  const hold = await ledger.holdWithdrawal({ credential, amountMsat, holdId, kind, leaseMs: HOLD_LEASE_MS });
+  if (!hold.ok) throw ledgerRefusalToError(hold);
+  const ref = { accountId: hold.accountId, holdId };
+  let sent: Awaited<ReturnType<WalletService['send']>>;
+  try {
+    sent = await wallet.send(hold.heldMsat, mint === undefined ? {} : { mint: mint.replace(/\/+$/, '') });
+    if (sent.amountMsat !== hold.heldMsat) {
+      // Whole sats were asked for, so this cannot happen with sat or msat keysets; never debit a
+      // different amount than the token is worth.
+      await reclaim(wallet, sent.token);
+      throw new GatewayError('internal_error', { message: 'The withdrawal token has an unexpected value' });
+    }
+  } catch (err) {
+    await ledger.abortWithdrawal(ref).catch(() => undefined);
+    throw err;
+  }
+  let commit: Awaited<ReturnType<Ledger['commitWithdrawal']>>;
+  try {
+    commit = await ledger.commitWithdrawal(ref);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'store_unavailable') recordStoreError('withdraw_commit');
+    await reclaim(wallet, sent.token);
+    throw err;
+  }
+  if (!commit.ok) {
+    await reclaim(wallet, sent.token);
+    throw ledgerRefusalToError(commit);
+  }
+  return {
+    cashu_token: sent.token,
+    amount: Math.floor(sent.amountMsat / 1000),
+    mint: sent.mint,
+    unit: sent.unit,
+    balance: commit.balanceMsat,
+  };
+}
+
+/** Takes back a token we made but cannot debit (best effort: the proofs return to the operator). */
+async function reclaim(wallet: WalletService, token: string): Promise<void> {
+  await wallet.receive(token).catch(() => undefined);
+}

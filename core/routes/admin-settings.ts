@@ -1,0 +1,249 @@
+import { GatewayError } from '../errors.js';
+import type { Services } from '../plugin.js';
+import { createPricing } from '../pricing/pricing.js';
+import type { PricingConfig } from '../pricing/types.js';
+import type { StoreConnection } from '../store/connection.js';
+
+/**
+ * Operator settings for GET/PATCH /admin/api/settings (spec §4.4).
+ *
+ * Shown: the spec §1.9 variables and the other operator settings, named after their environment variable in
+ * lower case. Secrets (`admin_password`, `upstream_api_key`, `cashu_seed`, the password inside `redis_url`
+ * and userinfo inside `upstream_base_url`) are `"[redacted]"` when set, null when not — never their value.
+ *
+ * Changeable at run time (`RUNTIME_SETTINGS`): the pricing numbers (`fixed_pricing`,
+ * `fixed_cost_per_request`, `fixed_per_1k_input_tokens`, `fixed_per_1k_output_tokens`, `exchange_fee`,
+ * `upstream_provider_fee`), `child_key_cost_msats`, and `node_name`, `node_description`, `node_npub`. A
+ * change is validated (a pricing service is built from it first), applied in memory to this process and
+ * persisted in the store (Redis key `<prefix>:admin:settings`, or SQLite table `admin_settings`), and
+ * re-applied over the environment at the next start. The document also names `upstream_base_url`,
+ * `upstream_api_key` and `cashu_mints`: they need a restart (connections, the wallet's mints), so a PATCH
+ * changing them is refused with 400 — except the value `"[redacted]"` for the key, which keeps it. Other
+ * processes sharing a Redis store pick a change up at their next start.
+ */
+
+export const REDACTED = '[redacted]';
+
+export const RUNTIME_SETTINGS = [
+  'fixed_pricing',
+  'fixed_cost_per_request',
+  'fixed_per_1k_input_tokens',
+  'fixed_per_1k_output_tokens',
+  'exchange_fee',
+  'upstream_provider_fee',
+  'child_key_cost_msats',
+  'node_name',
+  'node_description',
+  'node_npub',
+] as const;
+export type RuntimeSetting = (typeof RUNTIME_SETTINGS)[number];
+export type SettingsPatch = Partial<Record<RuntimeSetting, unknown>>;
+
+const RESTART_SETTINGS = ['upstream_base_url', 'upstream_api_key', 'cashu_mints'] as const;
+
+/** A URL with its password (and user name) replaced by `[redacted]`. */
+export function redactUrl(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  try {
+    const u = new URL(raw);
+    if (u.username !== '' || u.password !== '') {
+      u.username = u.username === '' ? '' : REDACTED;
+      u.password = u.password === '' ? '' : REDACTED;
+    }
+    return u.toString().replace(/\/+$/, '');
+  } catch {
+    return REDACTED;
+  }
+}
+
+const secret = (v: string | undefined): string | null => (v === undefined ? null : REDACTED);
+
+/** The settings as GET /admin/api/settings shows them (redacted). */
+export function settingsView(services: Services, storeKind: string | undefined) {
+  const c = services.config;
+  return {
+    upstream_base_url: redactUrl(c.upstreamBaseUrl),
+    upstream_api_key: secret(c.upstreamApiKey),
+    admin_password: secret(c.adminPassword),
+    fixed_pricing: c.pricing.fixed,
+    fixed_cost_per_request: c.pricing.costPerRequestSats,
+    fixed_per_1k_input_tokens: c.pricing.per1kInputSats ?? null,
+    fixed_per_1k_output_tokens: c.pricing.per1kOutputSats ?? null,
+    exchange_fee: c.pricing.exchangeFee,
+    upstream_provider_fee: c.pricing.upstreamProviderFee,
+    btc_usd_price: c.pricing.btcUsdPrice ?? null,
+    pricing_mode: services.pricing?.mode ?? null,
+    child_key_cost_msats: c.childKeyCostMsats,
+    node_name: c.node.name,
+    node_description: c.node.description,
+    node_npub: c.node.npub,
+    cashu_mints: c.cashu.mints,
+    cashu_seed: secret(c.cashu.seed),
+    redis_url: redactUrl(c.redisUrl),
+    store: storeKind ?? null,
+    rate_limit_requests_per_minute: c.limits.requestsPerMinute,
+    rate_limit_tokens_per_hour: c.limits.tokensPerHour,
+    rate_limit_concurrent: c.limits.concurrent,
+    max_body_bytes: c.maxBodyBytes,
+    http_engine: c.httpEngine,
+    runtime_changeable: [...RUNTIME_SETTINGS],
+  };
+}
+
+function bad(message: string): GatewayError {
+  return new GatewayError('invalid_request', { message });
+}
+
+/** Checks a patch beyond the schema; returns only the runtime fields. Throws 400 on anything else. */
+export function validatePatch(services: Services, body: Record<string, unknown>): SettingsPatch {
+  const out: SettingsPatch = {};
+  for (const [k, v] of Object.entries(body)) {
+    if ((RESTART_SETTINGS as readonly string[]).includes(k)) {
+      if (k === 'upstream_api_key' && v === REDACTED) continue;
+      if (k === 'cashu_mints' && JSON.stringify(v) === JSON.stringify(services.config.cashu.mints)) continue;
+      if (k === 'upstream_base_url' && v === redactUrl(services.config.upstreamBaseUrl)) continue;
+      throw bad(`${k} cannot change at run time: set its environment variable and restart`);
+    }
+    if (!(RUNTIME_SETTINGS as readonly string[]).includes(k)) throw bad(`Unknown setting: ${k}`);
+    const num = (min: number, max = Number.MAX_SAFE_INTEGER, nullable = false) => {
+      if (v === null && nullable) return;
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) {
+        throw bad(`${k} must be a number from ${min} to ${max}${nullable ? ' or null' : ''}`);
+      }
+    };
+    switch (k as RuntimeSetting) {
+      case 'fixed_pricing':
+        if (typeof v !== 'boolean') throw bad('fixed_pricing must be true or false');
+        break;
+      case 'fixed_cost_per_request':
+        num(0, 1e9);
+        break;
+      case 'fixed_per_1k_input_tokens':
+      case 'fixed_per_1k_output_tokens':
+        num(0, 1e9, true);
+        break;
+      case 'exchange_fee':
+      case 'upstream_provider_fee':
+        num(0, 10);
+        break;
+      case 'child_key_cost_msats':
+        num(0, 1e15);
+        if (!Number.isInteger(v)) throw bad('child_key_cost_msats must be an integer');
+        break;
+      default:
+        if (typeof v !== 'string' || v.length > 2000)
+          throw bad(`${k} must be a string of at most 2000 chars`);
+    }
+    out[k as RuntimeSetting] = v;
+  }
+  return out;
+}
+
+/** The pricing configuration with a patch applied (the config object itself is not touched). */
+function patchedPricing(base: PricingConfig, p: SettingsPatch): PricingConfig {
+  const next = { ...base };
+  if (p.fixed_pricing !== undefined) next.fixed = p.fixed_pricing as boolean;
+  if (p.fixed_cost_per_request !== undefined) next.costPerRequestSats = p.fixed_cost_per_request as number;
+  if (p.fixed_per_1k_input_tokens !== undefined) {
+    next.per1kInputSats = (p.fixed_per_1k_input_tokens as number | null) ?? undefined;
+  }
+  if (p.fixed_per_1k_output_tokens !== undefined) {
+    next.per1kOutputSats = (p.fixed_per_1k_output_tokens as number | null) ?? undefined;
+  }
+  if (p.exchange_fee !== undefined) next.exchangeFee = p.exchange_fee as number;
+  if (p.upstream_provider_fee !== undefined) next.upstreamProviderFee = p.upstream_provider_fee as number;
+  return next;
+}
+
+/**
+ * Prepares a validated patch: the new pricing service is built now (a configuration it rejects throws 400
+ * and changes nothing); the returned function applies it to this process — the new pricing is copied onto
+ * the existing pricing object, so every stage holding a reference to it prices with the new terms from the
+ * next call on.
+ */
+export function preparePatch(services: Services, p: SettingsPatch): () => void {
+  const c = services.config;
+  const pricingKeys = Object.keys(p).filter((k) => k.startsWith('fixed_') || k.endsWith('_fee'));
+  let nextPricing: PricingConfig | undefined;
+  let built: ReturnType<typeof createPricing> | undefined;
+  if (pricingKeys.length > 0) {
+    nextPricing = patchedPricing(c.pricing, p);
+    try {
+      built = createPricing({
+        config: nextPricing,
+        rates: (id) => services.catalog.usdRates(id),
+        btc: services.btc,
+      });
+    } catch (err) {
+      throw bad(`These pricing settings are not usable: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return () => applyPrepared(services, p, nextPricing, built);
+}
+
+/** Validates and applies a patch at once. */
+export function applyPatch(services: Services, p: SettingsPatch): void {
+  preparePatch(services, p)();
+}
+
+function applyPrepared(
+  services: Services,
+  p: SettingsPatch,
+  nextPricing: PricingConfig | undefined,
+  built: ReturnType<typeof createPricing> | undefined,
+): void {
+  const c = services.config;
+  if (nextPricing !== undefined && built !== undefined) {
+    Object.assign(c.pricing, nextPricing);
+    if (services.pricing !== undefined) Object.assign(services.pricing, built);
+    else services.pricing = built;
+    if (built.mode === 'model' && services.btc !== undefined && c.pricing.btcUsdPrice === undefined) {
+      // The ticker refresh only runs in model mode; switching to it starts it.
+      services.btc.refresh().catch(() => undefined);
+      services.btc.start();
+    }
+  }
+  if (p.child_key_cost_msats !== undefined) c.childKeyCostMsats = p.child_key_cost_msats as number;
+  if (p.node_name !== undefined) c.node.name = p.node_name as string;
+  if (p.node_description !== undefined) c.node.description = p.node_description as string;
+  if (p.node_npub !== undefined) c.node.npub = p.node_npub as string;
+}
+
+// ----------------------------------------------------------------------------------------- persistence
+
+const SQLITE_DDL =
+  'CREATE TABLE IF NOT EXISTS admin_settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, updated_at INTEGER NOT NULL)';
+
+/** The persisted runtime settings (an empty object when none). */
+export async function loadSettings(store: StoreConnection): Promise<SettingsPatch> {
+  let raw: string | null | undefined;
+  if (store.kind === 'redis') {
+    raw = await store.redis.get(`${store.prefix}:admin:settings`);
+  } else {
+    store.db.exec(SQLITE_DDL);
+    const row = store.db.prepare('SELECT json FROM admin_settings WHERE id = 1').get() as
+      | { json: string }
+      | undefined;
+    raw = row?.json;
+  }
+  if (!raw) return {};
+  const parsed = JSON.parse(raw) as Record<string, unknown>;
+  const out: SettingsPatch = {};
+  for (const k of RUNTIME_SETTINGS) if (k in parsed) out[k] = parsed[k];
+  return out;
+}
+
+/** Merges `patch` into the persisted settings (one atomic write of the whole object). */
+export async function saveSettings(store: StoreConnection, patch: SettingsPatch): Promise<void> {
+  const merged = { ...(await loadSettings(store)), ...patch };
+  const json = JSON.stringify(merged);
+  if (store.kind === 'redis') {
+    await store.redis.set(`${store.prefix}:admin:settings`, json);
+  } else {
+    store.db
+      .prepare(
+        'INSERT INTO admin_settings (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at',
+      )
+      .run(json, Date.now());
+  }
+}

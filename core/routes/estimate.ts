@@ -1,0 +1,26 @@
+import { GatewayError } from '../errors.js';
+import type { RouteModule } from '../http/router.js';
+import type { Services } from '../plugin.js';
+import type { EstimateInput } from '../pricing/types.js';
+import { route } from './wallet.js';
+
+/**
+ * POST /v1/estimate (spec §4.2): the price of a call with the given token counts under the current pricing
+ * model; free, nothing is charged, credentials optional. A model the node does not serve is 404 in every
+ * pricing mode (not only in model-based pricing, where there is no rate for it): an estimate for a call
+ * that would be refused would mislead. An empty model list (provider unreachable, no models.json) cannot
+ * tell, so then only the pricing service decides.
+ */
+export const estimateRoutes: RouteModule = (router, services: Services) => {
+  route(router, 'POST', '/v1/estimate', (ctx) => {
+    const { pricing, catalog } = services;
+    if (pricing === undefined) {
+      throw new GatewayError('service_unavailable', { message: 'This node has no pricing configured' });
+    }
+    const input = ctx.body as EstimateInput;
+    if (catalog.list().length > 0 && catalog.get(input.model) === undefined) {
+      throw new GatewayError('not_found', { message: `Unknown model: ${input.model}` });
+    }
+    return { json: pricing.estimate(input) };
+  });
+};

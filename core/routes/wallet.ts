@@ -1,0 +1,307 @@
+import ipaddr from 'ipaddr.js';
+import type { RequestContext } from '../context.js';
+import { GatewayError } from '../errors.js';
+import type { RouteHandler, RouteModule, Router } from '../http/router.js';
+import { ledgerRefusalToError } from '../ledger/errors.js';
+import type { KeyInfo, Transaction } from '../ledger/types.js';
+import { timedRoute } from '../metrics.js';
+import type { Services } from '../plugin.js';
+import { callerOf, expiryOf, loadKey, moneyServices, payOut } from './account.js';
+
+/**
+ * The wallet endpoints (spec §4.3, shapes in openapi/openapi.yaml; request bodies are validated by the
+ * transport against that document before a handler runs). Amounts are msats unless a field says sats.
+ *
+ * - POST /v1/wallet/create (201): redeem the token, create a key; a retry with the same token returns the
+ *   same key (the ledger derives it from the token hash).
+ * - GET /v1/wallet/ (and /v1/wallet), GET /v1/wallet/balance, GET /v1/wallet/transactions.
+ * - POST /v1/wallet/topup: token in the body or the `cashu_token` query parameter (exactly one).
+ * - POST /v1/wallet/withdraw, POST /v1/wallet/refund: hold → mint a token → commit (see account.ts).
+ * - POST /v1/wallet/create/subkey (201), POST /v1/wallet/update (allowed IPs).
+ * - POST /v1/wallet/create/lightning, /v1/wallet/alerts, /v1/webhooks: 501 `not_implemented`.
+ */
+
+/** ISO 8601 of a ms instant, or null. */
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+function bodyObject(ctx: RequestContext): Record<string, unknown> {
+  return typeof ctx.body === 'object' && ctx.body !== null && !Array.isArray(ctx.body)
+    ? (ctx.body as Record<string, unknown>)
+    : {};
+}
+
+/** Registers `handler` (counted and timed under its template). */
+export function route(
+  router: Router,
+  method: 'GET' | 'POST' | 'PATCH',
+  template: string,
+  handler: RouteHandler,
+): void {
+  router.add(method, template, timedRoute(template, method, handler));
+}
+
+function accountView(info: KeyInfo) {
+  const { key, usage, account } = info;
+  return {
+    key_id: key.keyId,
+    balance: account.balanceMsat,
+    reserved: account.reservedMsat,
+    available: info.availableMsat,
+    total_deposited: account.depositedMsat,
+    total_spent: key.isChild ? usage.totalSpentMsat : account.spentMsat,
+    total_requests: key.isChild ? usage.totalRequests : account.requests,
+    created_at: iso(key.createdAtMs),
+    expires_at: iso(expiryOf(info)),
+    is_child: key.isChild,
+  };
+}
+
+function balanceView(info: KeyInfo) {
+  const { key, usage, account } = info;
+  return {
+    balance: account.balanceMsat,
+    reserved: account.reservedMsat,
+    total_deposited: account.depositedMsat,
+    total_spent: key.isChild ? usage.totalSpentMsat : account.spentMsat,
+    last_used: iso(usage.lastUsedMs),
+    created_at: iso(key.createdAtMs),
+    expires_at: iso(expiryOf(info)),
+    key_info: { name: key.name, key_id: key.keyId },
+  };
+}
+
+function transactionView(t: Transaction) {
+  return {
+    id: t.id,
+    type: t.type,
+    amount: t.amountMsat,
+    balance_after: t.balanceAfterMsat,
+    description: t.description,
+    timestamp: new Date(t.timestampMs).toISOString(),
+  };
+}
+
+/** A query integer in [min, max], or `def` when absent; 400 otherwise. */
+export function queryInt(ctx: RequestContext, name: string, def: number, min: number, max: number): number {
+  const raw = ctx.query.get(name);
+  if (raw === null || raw === '') return def;
+  const v = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(v) || v < min || v > max) {
+    throw new GatewayError('invalid_request', {
+      message: `${name} must be an integer from ${min} to ${max}`,
+      details: { parameter: name },
+    });
+  }
+  return v;
+}
+
+/** Canonical allow-list entries (ipaddr.js): single IPv4/IPv6 addresses and CIDR ranges. */
+export function normaliseAllowedIps(entries: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const entry of entries) {
+    try {
+      if (entry.includes('/')) {
+        const [addr, bits] = ipaddr.parseCIDR(entry);
+        out.push(`${addr.toString()}/${bits}`);
+      } else {
+        if (!ipaddr.isValid(entry)) throw new Error('invalid');
+        out.push(ipaddr.process(entry).toString());
+      }
+    } catch {
+      throw new GatewayError('invalid_request', {
+        message: `Not an IP address or CIDR range: ${JSON.stringify(entry.slice(0, 60))}`,
+        details: { allowed_ips: entry.slice(0, 60) },
+      });
+    }
+  }
+  return [...new Set(out)];
+}
+
+export const walletRoutes: RouteModule = (router, services: Services) => {
+  route(router, 'POST', '/v1/wallet/create', async (ctx) => {
+    const money = moneyServices(services);
+    const token = bodyObject(ctx).cashu_token as string;
+    const receipt = await money.wallet.receive(token);
+    const r = await money.ledger.createKeyFromDeposit({
+      tokenHash: receipt.tokenHash,
+      amountMsat: receipt.amountMsat,
+    });
+    if (!r.ok) throw ledgerRefusalToError(r);
+    return {
+      status: 201,
+      json: {
+        api_key: r.apiKey,
+        balance: r.balanceMsat,
+        created_at: iso(r.key.createdAtMs),
+        key_id: r.key.keyId,
+      },
+    };
+  });
+
+  const account: RouteHandler = async (ctx) => {
+    const money = moneyServices(services);
+    const caller = await callerOf(ctx, money);
+    return {
+      json: accountView(await loadKey(ctx, services, money, caller.credential, { allowExpired: true })),
+    };
+  };
+  route(router, 'GET', '/v1/wallet/', account);
+  route(router, 'GET', '/v1/wallet', account);
+
+  route(router, 'GET', '/v1/wallet/balance', async (ctx) => {
+    const money = moneyServices(services);
+    const caller = await callerOf(ctx, money);
+    return {
+      json: balanceView(await loadKey(ctx, services, money, caller.credential, { allowExpired: true })),
+    };
+  });
+
+  route(router, 'GET', '/v1/wallet/transactions', async (ctx) => {
+    const money = moneyServices(services);
+    const limit = queryInt(ctx, 'limit', 20, 1, 100);
+    const offset = queryInt(ctx, 'offset', 0, 0, 1_000_000);
+    const caller = await callerOf(ctx, money);
+    await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
+    const page = await money.ledger.listTransactions(caller.credential, { limit, offset });
+    if (page === null) throw new GatewayError('invalid_api_key');
+    return {
+      json: {
+        transactions: page.transactions.map(transactionView),
+        has_more: page.hasMore,
+        total: page.total,
+      },
+    };
+  });
+
+  route(router, 'POST', '/v1/wallet/topup', async (ctx) => {
+    const money = moneyServices(services);
+    const inBody = bodyObject(ctx).cashu_token;
+    const inQuery = ctx.query.get('cashu_token');
+    if ((inBody === undefined) === (inQuery === null || inQuery === '')) {
+      throw new GatewayError('invalid_request', {
+        message: 'Send the token either as body field cashu_token or as query parameter cashu_token',
+      });
+    }
+    const token = (inBody as string | undefined) ?? (inQuery as string);
+    const caller = await callerOf(ctx, money);
+    const info = await loadKey(ctx, services, money, caller.credential);
+    // Checked before redeeming: a child key's top-up would strand the token's value.
+    if (info.key.isChild) throw new GatewayError('child_key_forbidden');
+    money.wallet.decodeToken(token);
+    const receipt = await money.wallet.receive(token);
+    const r = await money.ledger.credit({
+      credential: caller.credential,
+      tokenHash: receipt.tokenHash,
+      amountMsat: receipt.amountMsat,
+      kind: 'topup',
+    });
+    if (!r.ok) {
+      if (r.code !== 'token_credited_elsewhere') {
+        // The key vanished between the check and the credit: keep the value on the token's own identity,
+        // so the original token still works as a bearer credential or through /v1/balance/refund.
+        await money.ledger
+          .credit({
+            credential: { tokenHash: receipt.tokenHash },
+            tokenHash: receipt.tokenHash,
+            amountMsat: receipt.amountMsat,
+            kind: 'deposit',
+          })
+          .catch(() => undefined);
+      }
+      throw ledgerRefusalToError(r);
+    }
+    return {
+      json: {
+        old_balance: r.balanceMsat - receipt.amountMsat,
+        added_amount: receipt.amountMsat,
+        new_balance: r.balanceMsat,
+        transaction_id: r.transactionId,
+      },
+    };
+  });
+
+  route(router, 'POST', '/v1/wallet/withdraw', async (ctx) => {
+    const money = moneyServices(services);
+    const body = bodyObject(ctx);
+    const caller = await callerOf(ctx, money);
+    const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
+    const amount = typeof body.amount === 'number' ? body.amount : 'all';
+    const mint = typeof body.mint === 'string' ? body.mint : undefined;
+    return { json: await payOut(money, caller.credential, amount, 'withdrawal', info, mint) };
+  });
+
+  route(router, 'POST', '/v1/wallet/refund', async (ctx) => {
+    const money = moneyServices(services);
+    const caller = await callerOf(ctx, money);
+    const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
+    return { json: await payOut(money, caller.credential, 'all', 'refund', info) };
+  });
+
+  route(router, 'POST', '/v1/wallet/create/subkey', async (ctx) => {
+    const money = moneyServices(services);
+    const body = bodyObject(ctx);
+    const caller = await callerOf(ctx, money);
+    await loadKey(ctx, services, money, caller.credential);
+    const now = Date.now();
+    const hours = typeof body.expires_in_hours === 'number' ? body.expires_in_hours : null;
+    const allowedModels = Array.isArray(body.allowed_models) ? (body.allowed_models as string[]) : null;
+    const r = await money.ledger.createChildKeys({
+      parent: caller.credential,
+      count: 1,
+      feePerKeyMsat: services.config.childKeyCostMsats,
+      name: typeof body.name === 'string' ? body.name : null,
+      balanceLimitMsat: typeof body.balance_limit === 'number' ? body.balance_limit : null,
+      balanceLimitReset: null,
+      expiresAtMs: hours === null ? null : now + hours * 3_600_000,
+      allowedModels,
+      now,
+    });
+    if (!r.ok) throw ledgerRefusalToError(r);
+    const key = r.keys[0]!;
+    return {
+      status: 201,
+      json: {
+        api_key: r.apiKeys[0],
+        key_id: key.keyId,
+        name: key.name,
+        balance_limit: key.balanceLimitMsat,
+        allowed_models: key.allowedModels,
+        expires_at: iso(key.expiresAtMs),
+        cost_msats: r.feeMsat,
+        parent_balance: r.parentBalanceMsat,
+      },
+    };
+  });
+
+  route(router, 'POST', '/v1/wallet/update', async (ctx) => {
+    const money = moneyServices(services);
+    const entries = (bodyObject(ctx).allowed_ips ?? []) as string[];
+    const allowedIps = normaliseAllowedIps(entries);
+    const caller = await callerOf(ctx, money);
+    await loadKey(ctx, services, money, caller.credential);
+    const r = await money.ledger.updateKey(
+      { credential: caller.credential },
+      { allowedIps: allowedIps.length === 0 ? null : allowedIps },
+    );
+    if (!r.ok) throw ledgerRefusalToError(r);
+    return { json: { key_id: r.key.keyId, allowed_ips: r.key.allowedIps ?? [] } };
+  });
+
+  route(router, 'POST', '/v1/wallet/create/lightning', () => {
+    throw new GatewayError('not_implemented', {
+      message: 'Creating a key by Lightning payment is not implemented yet; deposit an eCash token instead',
+    });
+  });
+  const notYet =
+    (what: string): RouteHandler =>
+    async (ctx) => {
+      const money = moneyServices(services);
+      const caller = await callerOf(ctx, money);
+      await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
+      throw new GatewayError('not_implemented', { message: `${what} are not implemented yet` });
+    };
+  route(router, 'POST', '/v1/wallet/alerts', notYet('Balance alerts'));
+  route(router, 'POST', '/v1/webhooks', notYet('Webhooks'));
+};

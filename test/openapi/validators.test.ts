@@ -121,6 +121,7 @@ describe('getRequestValidator', () => {
     expect(err.message).toBe('body: is required');
     expect(() => validator('POST', '/v1/wallet/withdraw')(undefined)).not.toThrow();
     expect(() => validator('POST', '/v1/wallet/topup')(undefined)).not.toThrow(); // token may be in the query
+    expect(() => validator('POST', '/v1/wallet/topup')({})).not.toThrow();
   });
 
   it('checks child-key count 1..50 and refuses unknown fields on our own bodies', () => {

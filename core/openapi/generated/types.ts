@@ -277,7 +277,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Account information and remaining balance */
+        /**
+         * Account information and remaining balance
+         * @description Also answered at `/v1/wallet` (no trailing slash).
+         */
         get: operations["getWalletAccount"];
         put?: never;
         post?: never;
@@ -1352,6 +1355,8 @@ export interface components {
             key_id: string;
             balance: number;
             reserved: number;
+            /** @description `balance − reserved`: what can be spent now (for a child key, also within its limit). */
+            available?: number;
             total_deposited: number;
             total_spent: number;
             total_requests: number;
@@ -1364,6 +1369,7 @@ export interface components {
         ChildKeyInfo: {
             /** @description The child key, shortened (never shown in full after creation). */
             api_key: string;
+            key_id?: string;
             total_requests: number;
             total_spent: number;
             balance_limit: number | null;
@@ -1380,8 +1386,11 @@ export interface components {
         BalanceInfo: {
             /** @description The key, shortened (e.g. `sk-abcd…wxyz`). */
             api_key: string;
+            key_id?: string;
             balance: number;
             reserved: number;
+            /** @description What this key can spend now (balance − reserved, and within a child key's limit). */
+            available?: number;
             is_child: boolean;
             /** @description The parent key, shortened, for a child key. */
             parent_key: string | null;
@@ -1392,8 +1401,9 @@ export interface components {
             validity_date: number | null;
             child_keys: components["schemas"]["ChildKeyInfo"][];
         };
+        /** @description The token, unless it is sent as the query parameter `cashu_token` (exactly one of the two). */
         TopupRequest: {
-            cashu_token: components["schemas"]["CashuTokenString"];
+            cashu_token?: components["schemas"]["CashuTokenString"];
         };
         /** @description Top-up, variant A of the spec. Amounts in msats. */
         TopupResult: {
@@ -1491,6 +1501,10 @@ export interface components {
             allowed_models: string[] | null;
             /** Format: date-time */
             expires_at: string | null;
+            /** @description The creation fee debited from the parent (`CHILD_KEY_COST_MSATS`). */
+            cost_msats?: number;
+            /** @description The parent's balance after the fee, msats. */
+            parent_balance?: number;
         };
         /** @description An IPv4 or IPv6 address, or a CIDR range. */
         IpOrCidr: string;
@@ -2464,6 +2478,8 @@ export interface operations {
             query?: {
                 /** @description How many transactions to return. */
                 limit?: number;
+                /** @description How many of the newest transactions to skip (paging). */
+                offset?: number;
             };
             header?: never;
             path?: never;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
+import { GatewayError } from '../../errors.js';
 import type { CashuUnit, ReceiveReceipt } from '../types.js';
 import type { HeldProof, JournalEntry, ProofStore, SettleInput, StoredProof } from './proof-store.js';
 
@@ -70,6 +71,16 @@ export class RedisProofStore implements ProofStore {
   }
 
   async init(): Promise<void> {
+    // The shared connection does not queue commands while offline: wait (bounded) for it to be ready.
+    if (this.r.status !== 'ready') {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new GatewayError('store_unavailable')), 10_000);
+        this.r.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
     const r = this.r as Redis & { walletReserveProofs?: unknown };
     if (r.walletReserveProofs) return;
     this.r.defineCommand('walletReserveProofs', { numberOfKeys: 3, lua: lua('reserve-proofs-3') });

@@ -1,0 +1,4 @@
+import { receiveSuite } from './receive-suite.js';
+
+// The receive suite on the sqlite proof store (split per store to keep each file well under a minute).
+receiveSuite('sqlite');

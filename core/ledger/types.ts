@@ -457,7 +457,7 @@ export interface LedgerOptions {
   txRetention?: number;
   /** Audit-log records kept per account (newest). Default 1,000. */
   auditRetention?: number;
-  /** How long finished reservation ids are remembered for idempotent settle/release. Default 24 h. */
+  /** How long finished reservation ids are remembered for idempotent settle/release. Default 1 h (bounds memory on busy keys). */
   finishedRetentionMs?: number;
   /** Logger for the start-up durability warning (Redis without persistence). */
   warn?: (msg: string) => void;

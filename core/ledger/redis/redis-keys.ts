@@ -1,0 +1,147 @@
+import { type KeyState, newKeyState } from '../rules.js';
+import type { BalanceLimitReset } from '../types.js';
+
+/**
+ * Redis key layout. Every key of one account carries the hash tag `{a:<accountId>}` so all of them live in
+ * one slot and each script touches one slot (Redis Cluster runs them unchanged):
+ *
+ *   <p>:{a:<id>}:acct   hash   balance, reserved, deposited, spent, withdrawn, fees, requests, created,
+ *                              deleted, txseq, auditseq, origin
+ *   <p>:{a:<id>}:keys   hash   keyHash → metadata JSON (numbers as strings)
+ *   <p>:{a:<id>}:kst    hash   '<keyHash>:<counter>' → usage counters (reserved, open, period, rate windows…)
+ *   <p>:{a:<id>}:res    hash   requestId/holdId → reservation JSON (kind, status, amount, key, expiry, result)
+ *   <p>:{a:<id>}:lease  zset   open reservation ids by lease expiry
+ *   <p>:{a:<id>}:fin    zset   finished reservation ids by finish time (bounded forgetting)
+ *   <p>:{a:<id>}:cred   hash   credited tokenHash → transaction id (credit-once, account half)
+ *   <p>:{a:<id>}:tx     list   transactions, newest first, trimmed to the retention
+ *   <p>:{a:<id>}:audit  list   audit-log records, newest first, trimmed to the retention
+ *   <p>:{t:<tokenHash>}:claim  string  owning account id (credit-once, global half)
+ *   <p>:{meta}:secret   string  server secret for deposit-derived keys
+ */
+export interface AccountKeys {
+  acct: string;
+  keys: string;
+  kst: string;
+  res: string;
+  lease: string;
+  fin: string;
+  cred: string;
+  tx: string;
+  audit: string;
+}
+
+export function accountKeys(prefix: string, accountId: string): AccountKeys {
+  const b = `${prefix}:{a:${accountId}}:`;
+  return {
+    acct: `${b}acct`,
+    keys: `${b}keys`,
+    kst: `${b}kst`,
+    res: `${b}res`,
+    lease: `${b}lease`,
+    fin: `${b}fin`,
+    cred: `${b}cred`,
+    tx: `${b}tx`,
+    audit: `${b}audit`,
+  };
+}
+
+export function claimKey(prefix: string, tokenHash: string): string {
+  return `${prefix}:{t:${tokenHash}}:claim`;
+}
+
+export function secretKey(prefix: string): string {
+  return `${prefix}:{meta}:secret`;
+}
+
+/** Account id inside a key name `<p>:{a:<id>}:…`. */
+export function accountIdFromKey(key: string): string | null {
+  const m = /\{a:([^}]+)\}/.exec(key);
+  return m ? m[1]! : null;
+}
+
+interface MetaJson {
+  child?: '1';
+  parent?: string;
+  disp: string;
+  name?: string;
+  ips?: string[];
+  models?: string[];
+  ref?: string;
+  exp?: string;
+  lim?: string;
+  lr?: BalanceLimitReset;
+  vd?: string;
+  cr: string;
+  del?: '1';
+}
+
+/** Metadata as the scripts store it: absent = null, numbers as strings, empty lists as absent. */
+export function encodeMeta(k: KeyState): string {
+  const m: MetaJson = { disp: k.display, cr: String(k.createdAt) };
+  if (k.isChild) m.child = '1';
+  if (k.parentHash) m.parent = k.parentHash;
+  if (k.name !== null) m.name = k.name;
+  if (k.allowedIps !== null && k.allowedIps.length > 0) m.ips = k.allowedIps;
+  if (k.allowedModels !== null && k.allowedModels.length > 0) m.models = k.allowedModels;
+  if (k.refundAddress !== null) m.ref = k.refundAddress;
+  if (k.expiresAt !== null) m.exp = String(k.expiresAt);
+  if (k.balanceLimit !== null) m.lim = String(k.balanceLimit);
+  if (k.balanceLimitReset !== null) m.lr = k.balanceLimitReset;
+  if (k.validityDate !== null) m.vd = String(k.validityDate);
+  if (k.deleted) m.del = '1';
+  return JSON.stringify(m);
+}
+
+const num = (v: string | undefined): number | null => (v === undefined ? null : Number(v));
+/** cjson encodes an empty Lua table as {}: treat anything that is not a non-empty array as "any". */
+const list = (v: unknown): string[] | null => (Array.isArray(v) && v.length > 0 ? (v as string[]) : null);
+
+/** Usage counter names in the kst hash (see includes/common.lua KST). */
+const KST = ['r', 'o', 'pi', 'ps', 'ts', 'tr', 'lu', 'rw', 'rc', 'tw', 'tc'] as const;
+
+export function decodeKey(
+  hash: string,
+  accountId: string,
+  raw: string,
+  kst: Map<string, string> = new Map(),
+): KeyState {
+  const m = JSON.parse(raw) as MetaJson;
+  const c = (f: (typeof KST)[number]): number => Number(kst.get(`${hash}:${f}`) ?? 0);
+  const lastUsed = c('lu');
+  return newKeyState({
+    hash,
+    accountId,
+    display: m.disp,
+    createdAt: Number(m.cr),
+    isChild: m.child === '1',
+    parentHash: m.parent ?? null,
+    name: m.name ?? null,
+    allowedIps: list(m.ips),
+    allowedModels: list(m.models),
+    refundAddress: m.ref ?? null,
+    expiresAt: num(m.exp),
+    balanceLimit: num(m.lim),
+    balanceLimitReset: m.lr ?? null,
+    validityDate: num(m.vd),
+    deleted: m.del === '1',
+    reserved: c('r'),
+    open: c('o'),
+    periodId: c('pi'),
+    periodSpent: c('ps'),
+    totalSpent: c('ts'),
+    totalRequests: c('tr'),
+    lastUsed: lastUsed === 0 ? null : lastUsed,
+    rpmWindow: c('rw'),
+    rpmCount: c('rc'),
+    tphWindow: c('tw'),
+    tphCount: c('tc'),
+  });
+}
+
+/** A flat HGETALL reply as a map. */
+export function flatToMap(flat: unknown): Map<string, string> {
+  const m = new Map<string, string>();
+  const a = flat as string[];
+  for (let i = 0; i + 1 < a.length; i += 2) m.set(a[i]!, a[i + 1]!);
+  return m;
+}

@@ -1,0 +1,544 @@
+import { randomBytes } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
+import { GatewayError } from '../../errors.js';
+import {
+  depositAccountCandidates,
+  depositApiKey,
+  displayKey,
+  displayToken,
+  newKeyForAccount,
+  periodIds,
+  resolveCredential,
+  sha256Hex,
+} from '../keys.js';
+import {
+  checkId,
+  checkLimits,
+  checkMsat,
+  checkTokenHash,
+  MAX_KEYS_PER_ACCOUNT,
+  newKeyState,
+  normList,
+  SWEEP_PER_ADMIT,
+  toMeta,
+} from '../rules.js';
+import type {
+  AbortResult,
+  AdmitInput,
+  AdmitResult,
+  ChildKeysInput,
+  ChildKeysResult,
+  CommitResult,
+  CreditInput,
+  CreditResult,
+  DepositKeyInput,
+  DepositKeyResult,
+  HoldInput,
+  HoldRef,
+  HoldResult,
+  KeyChangeResult,
+  KeyTarget,
+  KeyUpdate,
+  LedgerOptions,
+  RateLimitType,
+  ReleaseInput,
+  ReleaseResult,
+  SettleInput,
+  SettleResult,
+} from '../types.js';
+import { accountKeys, claimKey, decodeKey, encodeMeta, secretKey } from './redis-keys.js';
+import { RedisReads } from './redis-reads.js';
+import { defineScripts } from './redis-scripts.js';
+
+const INVALID = { ok: false, code: 'invalid_api_key' } as const;
+const LIMIT_TYPES: Record<number, RateLimitType> = {
+  1: 'requests_per_minute',
+  2: 'tokens_per_hour',
+  3: 'concurrent_requests',
+};
+type Reply = Array<number | string>;
+
+/**
+ * The Redis `Ledger`: each state change is one Lua script over one account's slot (see redis-keys.ts for
+ * the layout and the .lua headers for KEYS/ARGV/returns). Works on a single Redis and on Redis Cluster.
+ * Use `createRedisLedger()` (it loads the server secret and checks persistence before first use).
+ */
+export class RedisLedger extends RedisReads {
+  readonly kind: 'redis' | 'redis-cluster';
+
+  constructor(
+    client: Redis | Cluster,
+    prefix: string,
+    private readonly secret: string,
+    opts: LedgerOptions = {},
+  ) {
+    super(client, prefix, defineScripts(client), {
+      tx: opts.txRetention ?? 10_000,
+      audit: opts.auditRetention ?? 1000,
+      finishedMs: opts.finishedRetentionMs ?? 3_600_000,
+    });
+    this.kind = 'nodes' in client && typeof client.nodes === 'function' ? 'redis-cluster' : 'redis';
+  }
+
+  async createKeyFromDeposit(input: DepositKeyInput): Promise<DepositKeyResult> {
+    const tokenHash = checkTokenHash(input.tokenHash);
+    const amount = checkMsat('amountMsat', input.amountMsat, 1);
+    const now = input.now ?? Date.now();
+    const candidates = depositAccountCandidates(this.secret, tokenHash);
+    const claim = claimKey(this.prefix, tokenHash);
+    let owner = String(await this.run('claim-token', [claim], [candidates[0]!, 'claim', '']));
+    for (let attempt = 0; attempt < candidates.length * 2; attempt++) {
+      const idx = candidates.indexOf(owner);
+      if (idx < 0) return { ok: false, code: 'token_credited_elsewhere' };
+      const accountId = candidates[idx]!;
+      const apiKey = depositApiKey(this.secret, accountId, tokenHash);
+      const k = newKeyState({
+        hash: sha256Hex(apiKey),
+        accountId,
+        display: displayKey(apiKey),
+        createdAt: now,
+        name: input.name ?? null,
+        refundAddress: input.refundAddress ?? null,
+        expiresAt: input.expiresAtMs ?? null,
+      });
+      const ak = accountKeys(this.prefix, accountId);
+      const r = (await this.run(
+        'credit',
+        [ak.acct, ak.keys, ak.cred, ak.tx],
+        ['deposit', k.hash, tokenHash, amount, 'Deposit', now, accountId, this.retention.tx, encodeMeta(k)],
+      )) as Reply;
+      if (r[0] === 1) {
+        const key = toMeta(decodeKey(k.hash, accountId, String(r[4])));
+        return {
+          ok: true,
+          apiKey,
+          key,
+          balanceMsat: Number(r[2]),
+          transactionId: String(r[3]),
+          replay: r[1] === 1,
+        };
+      }
+      // -14: another deposit owns this account id; move our claim to the next candidate and retry.
+      const next = candidates[idx + 1];
+      if (next === undefined) break;
+      owner = String(await this.run('claim-token', [claim], [next, 'move', accountId]));
+    }
+    throw new GatewayError('internal_error', { message: 'No free account id for this deposit' });
+  }
+
+  async credit(input: CreditInput): Promise<CreditResult> {
+    const tokenHash = checkTokenHash(input.tokenHash);
+    const amount = checkMsat('amountMsat', input.amountMsat, 1);
+    const now = input.now ?? Date.now();
+    const c = resolveCredential(input.credential);
+    if (!c) return INVALID;
+    const claim = claimKey(this.prefix, tokenHash);
+    const owner = String(await this.run('claim-token', [claim], [c.accountId, 'claim', '']));
+    if (owner !== c.accountId) return { ok: false, code: 'token_credited_elsewhere' };
+    const ak = accountKeys(this.prefix, c.accountId);
+    const mode = c.kind === 'tokenHash' ? 'token' : 'key';
+    const meta =
+      mode === 'token'
+        ? encodeMeta(
+            newKeyState({
+              hash: c.keyHash,
+              accountId: c.accountId,
+              display: displayToken(c.keyHash),
+              createdAt: now,
+            }),
+          )
+        : '';
+    const desc = input.kind === 'topup' ? 'Top-up' : 'Deposit';
+    const r = (await this.run(
+      'credit',
+      [ak.acct, ak.keys, ak.cred, ak.tx],
+      [mode, c.keyHash, tokenHash, amount, desc, now, c.accountId, this.retention.tx, meta],
+    )) as Reply;
+    if (r[0] === 1) {
+      return {
+        ok: true,
+        accountId: c.accountId,
+        balanceMsat: Number(r[2]),
+        transactionId: String(r[3]),
+        replay: r[1] === 1,
+      };
+    }
+    // Refused: give the claim back so the token can still be credited to a valid key.
+    await this.run('claim-token', [claim], [c.accountId, 'drop', '0']);
+    return r[0] === -10 ? { ok: false, code: 'child_key_forbidden' } : INVALID;
+  }
+
+  async admit(input: AdmitInput): Promise<AdmitResult> {
+    const requestId = checkId('requestId', input.requestId);
+    const max = checkMsat('maxMsat', input.maxMsat);
+    const min = checkMsat('minMsat', input.minMsat);
+    if (min > max) throw new GatewayError('invalid_request', { message: 'minMsat must be ≤ maxMsat' });
+    const leaseMs = checkMsat('leaseMs', input.leaseMs, 1);
+    const l = checkLimits(input.limits);
+    const now = input.now ?? Date.now();
+    const c = resolveCredential(input.credential);
+    if (!c) return INVALID;
+    const ak = accountKeys(this.prefix, c.accountId);
+    const p = periodIds(now);
+    const r = (await this.run(
+      'admit',
+      [ak.acct, ak.keys, ak.kst, ak.res, ak.lease, ak.fin],
+      [
+        c.keyHash,
+        requestId,
+        input.model,
+        input.clientIp ?? '',
+        max,
+        min,
+        leaseMs,
+        l.requestsPerMinute,
+        l.tokensPerHour,
+        l.concurrent,
+        now,
+        p.daily,
+        p.weekly,
+        p.monthly,
+        SWEEP_PER_ADMIT,
+      ],
+    )) as Reply;
+    switch (r[0]) {
+      case 1:
+        return {
+          ok: true,
+          accountId: c.accountId,
+          requestId,
+          reservedMsat: Number(r[1]),
+          availableMsat: Number(r[2]),
+          key: toMeta(decodeKey(c.keyHash, c.accountId, String(r[3]))),
+          rateLimit: {
+            type: 'requests_per_minute',
+            limit: l.requestsPerMinute,
+            remaining: Number(r[4]),
+            resetUnix: Number(r[5]),
+          },
+        };
+      case -2:
+        return { ok: false, code: 'key_expired', expiredAtMs: Number(r[1]) };
+      case -3:
+        return { ok: false, code: 'model_not_allowed', model: input.model };
+      case -4:
+        return {
+          ok: false,
+          code: 'rate_limit_exceeded',
+          rateLimit: {
+            type: LIMIT_TYPES[Number(r[1])]!,
+            limit: Number(r[2]),
+            remaining: Number(r[3]),
+            resetUnix: Number(r[4]),
+          },
+        };
+      case -5:
+        return {
+          ok: false,
+          code: 'payment_required',
+          balance: Number(r[1]),
+          required: Number(r[2]),
+          shortfall: Number(r[3]),
+        };
+      case -6:
+        return { ok: false, code: 'duplicate_request' };
+      default:
+        return INVALID;
+    }
+  }
+
+  async settle(input: SettleInput): Promise<SettleResult> {
+    const cost = checkMsat('costMsat', input.costMsat);
+    const tokens =
+      checkMsat('promptTokens', input.promptTokens) + checkMsat('completionTokens', input.completionTokens);
+    const now = input.now ?? Date.now();
+    const ak = accountKeys(this.prefix, checkId('accountId', input.accountId));
+    const p = periodIds(now);
+    const a = input.audit;
+    const r = (await this.run(
+      'settle',
+      [ak.acct, ak.keys, ak.kst, ak.res, ak.lease, ak.fin, ak.tx, ak.audit],
+      [
+        checkId('requestId', input.requestId),
+        cost,
+        tokens,
+        input.model,
+        input.description,
+        input.estimated ? '1' : '0',
+        now,
+        p.daily,
+        p.weekly,
+        p.monthly,
+        input.accountId,
+        this.retention.tx,
+        this.retention.audit,
+        now - this.retention.finishedMs,
+        a ? '1' : '0',
+        a?.endpoint ?? '',
+        a?.method ?? '',
+        a?.userAgent ?? '',
+        a?.responseStatus ?? 0,
+      ],
+    )) as Reply;
+    if (r[0] === -7) return { ok: false, code: 'unknown_reservation' };
+    if (r[0] === -8) return { ok: false, code: 'already_released' };
+    const [charged, released, overrun, balance, txId] = String(r[2]).split(',');
+    return {
+      ok: true,
+      status: 'settled',
+      replay: r[1] === 1,
+      chargedMsat: Number(charged),
+      releasedMsat: Number(released),
+      overrunMsat: Number(overrun),
+      balanceMsat: Number(balance),
+      transactionId: txId!,
+    };
+  }
+
+  async release(input: ReleaseInput): Promise<ReleaseResult> {
+    const now = input.now ?? Date.now();
+    const ak = accountKeys(this.prefix, checkId('accountId', input.accountId));
+    const a = input.audit;
+    const r = (await this.run(
+      'release',
+      [ak.acct, ak.kst, ak.res, ak.lease, ak.fin, ak.audit],
+      [
+        checkId('requestId', input.requestId),
+        now,
+        this.retention.audit,
+        now - this.retention.finishedMs,
+        a ? '1' : '0',
+        a?.endpoint ?? '',
+        a?.method ?? '',
+        a?.userAgent ?? '',
+        a?.responseStatus ?? 0,
+      ],
+    )) as Reply;
+    if (r[0] === -7) return { ok: false, code: 'unknown_reservation' };
+    if (r[0] === -9) return { ok: false, code: 'already_settled' };
+    return { ok: true, status: 'released', replay: r[1] === 1, releasedMsat: Number(r[2]) };
+  }
+
+  async holdWithdrawal(input: HoldInput): Promise<HoldResult> {
+    const holdId = checkId('holdId', input.holdId);
+    const want = input.amountMsat === 'all' ? 'all' : checkMsat('amountMsat', input.amountMsat, 1);
+    const leaseMs = checkMsat('leaseMs', input.leaseMs, 1);
+    const now = input.now ?? Date.now();
+    const c = resolveCredential(input.credential);
+    if (!c) return INVALID;
+    const ak = accountKeys(this.prefix, c.accountId);
+    const r = (await this.run(
+      'hold-withdrawal',
+      [ak.acct, ak.keys, ak.kst, ak.res, ak.lease, ak.fin],
+      [c.keyHash, holdId, want, leaseMs, now, input.kind, SWEEP_PER_ADMIT],
+    )) as Reply;
+    switch (r[0]) {
+      case 1:
+        return {
+          ok: true,
+          accountId: c.accountId,
+          holdId,
+          heldMsat: Number(r[2]),
+          availableMsat: Number(r[3]),
+          replay: r[1] === 1,
+        };
+      case -10:
+        return { ok: false, code: 'child_key_forbidden' };
+      case -6:
+        return { ok: false, code: 'duplicate_request' };
+      case -5:
+        return {
+          ok: false,
+          code: 'payment_required',
+          balance: Number(r[1]),
+          required: Number(r[2]),
+          shortfall: Number(r[3]),
+        };
+      default:
+        return INVALID;
+    }
+  }
+
+  async commitWithdrawal(ref: HoldRef): Promise<CommitResult> {
+    const now = ref.now ?? Date.now();
+    const ak = accountKeys(this.prefix, checkId('accountId', ref.accountId));
+    const r = (await this.run(
+      'commit-withdrawal',
+      [ak.acct, ak.res, ak.lease, ak.fin, ak.tx],
+      [checkId('holdId', ref.holdId), now, ref.accountId, this.retention.tx, now - this.retention.finishedMs],
+    )) as Reply;
+    if (r[0] === -7) return { ok: false, code: 'unknown_reservation' };
+    if (r[0] === -8) return { ok: false, code: 'already_aborted' };
+    if (r[0] === -12) return { ok: false, code: 'hold_expired', availableMsat: Number(r[1]) };
+    const [withdrawn, balance, txId] = String(r[2]).split(',');
+    return {
+      ok: true,
+      status: 'committed',
+      replay: r[1] === 1,
+      withdrawnMsat: Number(withdrawn),
+      balanceMsat: Number(balance),
+      transactionId: txId!,
+    };
+  }
+
+  async abortWithdrawal(ref: HoldRef): Promise<AbortResult> {
+    const now = ref.now ?? Date.now();
+    const ak = accountKeys(this.prefix, checkId('accountId', ref.accountId));
+    const r = (await this.run(
+      'abort-withdrawal',
+      [ak.acct, ak.res, ak.lease, ak.fin],
+      [checkId('holdId', ref.holdId), now, now - this.retention.finishedMs],
+    )) as Reply;
+    if (r[0] === -7) return { ok: false, code: 'unknown_reservation' };
+    if (r[0] === -9) return { ok: false, code: 'already_committed' };
+    return { ok: true, status: 'aborted', replay: r[1] === 1, releasedMsat: Number(r[2]) };
+  }
+
+  async createChildKeys(input: ChildKeysInput): Promise<ChildKeysResult> {
+    const count = input.count;
+    if (!Number.isInteger(count) || count < 1 || count > 50) {
+      return { ok: false, code: 'invalid_request', message: 'count must be an integer from 1 to 50' };
+    }
+    const fee = checkMsat('feePerKeyMsat', input.feePerKeyMsat);
+    const now = input.now ?? Date.now();
+    const c = resolveCredential(input.parent);
+    if (!c) return INVALID;
+    const ak = accountKeys(this.prefix, c.accountId);
+    const apiKeys = Array.from({ length: count }, () => newKeyForAccount(c.accountId));
+    const states = apiKeys.map((apiKey) => childKeyState(input, apiKey, c.accountId, c.keyHash, now));
+    const r = (await this.run(
+      'create-child-keys',
+      [ak.acct, ak.keys, ak.kst, ak.res, ak.lease, ak.fin, ak.tx],
+      [
+        c.keyHash,
+        count,
+        fee,
+        now,
+        c.accountId,
+        this.retention.tx,
+        SWEEP_PER_ADMIT,
+        MAX_KEYS_PER_ACCOUNT,
+        ...states.flatMap((k) => [k.hash, encodeMeta(k)]),
+      ],
+    )) as Reply;
+    switch (r[0]) {
+      case 1:
+        return {
+          ok: true,
+          apiKeys,
+          keys: states.map((k) => toMeta(k)),
+          feeMsat: fee * count,
+          parentBalanceMsat: Number(r[1]),
+          transactionId: r[2] === '' ? null : String(r[2]),
+        };
+      case -10:
+        return { ok: false, code: 'child_key_forbidden' };
+      case -2:
+        return { ok: false, code: 'key_expired', expiredAtMs: Number(r[1]) };
+      case -15:
+        return {
+          ok: false,
+          code: 'invalid_request',
+          message: `at most ${MAX_KEYS_PER_ACCOUNT} keys per account`,
+        };
+      case -5:
+        return {
+          ok: false,
+          code: 'payment_required',
+          balance: Number(r[1]),
+          required: Number(r[2]),
+          shortfall: Number(r[3]),
+        };
+      default:
+        return INVALID;
+    }
+  }
+
+  async updateKey(target: KeyTarget, update: KeyUpdate): Promise<KeyChangeResult> {
+    const changes: Record<string, unknown> = {};
+    if (update.allowedIps !== undefined) changes.ips = normList(update.allowedIps);
+    if (update.refundAddress !== undefined) changes.ref = update.refundAddress;
+    if (update.name !== undefined) changes.name = update.name;
+    return this.changeKey('update-key', target, [JSON.stringify(changes)]);
+  }
+
+  async deleteKey(target: KeyTarget): Promise<KeyChangeResult> {
+    return this.changeKey('delete-key', target, []);
+  }
+
+  private async changeKey(
+    name: 'update-key' | 'delete-key',
+    target: KeyTarget,
+    extra: string[],
+  ): Promise<KeyChangeResult> {
+    const c = resolveCredential(target.credential);
+    if (!c) return INVALID;
+    const ak = accountKeys(this.prefix, c.accountId);
+    const r = (await this.run(
+      name,
+      [ak.acct, ak.keys],
+      [c.keyHash, target.childKeyId ?? '', ...extra],
+    )) as Reply;
+    if (r[0] === 1) return { ok: true, key: toMeta(decodeKey(String(r[1]), c.accountId, String(r[2]))) };
+    if (r[0] === -10) return { ok: false, code: 'child_key_forbidden' };
+    if (r[0] === -13) return { ok: false, code: 'not_found' };
+    return INVALID;
+  }
+}
+
+function childKeyState(
+  input: ChildKeysInput,
+  apiKey: string,
+  accountId: string,
+  parentHash: string,
+  now: number,
+) {
+  return newKeyState({
+    hash: sha256Hex(apiKey),
+    accountId,
+    display: displayKey(apiKey),
+    createdAt: now,
+    isChild: true,
+    parentHash,
+    name: input.name ?? null,
+    allowedModels: normList(input.allowedModels ?? null),
+    expiresAt: input.expiresAtMs ?? null,
+    balanceLimit: input.balanceLimitMsat ?? null,
+    balanceLimitReset: input.balanceLimitReset ?? null,
+    validityDate: input.validityDateMs ?? null,
+  });
+}
+
+/** Loads (or creates, once) the server secret, warns when Redis keeps nothing on disk, returns the ledger. */
+export async function createRedisLedger(
+  client: Redis | Cluster,
+  prefix: string,
+  opts: LedgerOptions = {},
+): Promise<RedisLedger> {
+  const key = secretKey(prefix);
+  let secret: string | null;
+  try {
+    await client.set(key, randomBytes(32).toString('hex'), 'NX');
+    secret = await client.get(key);
+  } catch (err) {
+    throw new GatewayError('store_unavailable', { cause: err });
+  }
+  if (!secret) throw new GatewayError('store_unavailable', { message: 'Ledger secret missing in Redis' });
+  await warnIfNotPersistent(client, opts.warn ?? ((m) => console.warn(m)));
+  return new RedisLedger(client, prefix, secret, opts);
+}
+
+async function warnIfNotPersistent(client: Redis | Cluster, warn: (msg: string) => void): Promise<void> {
+  try {
+    const node =
+      'nodes' in client && typeof client.nodes === 'function' ? client.nodes('master')[0] : (client as Redis);
+    if (!node) return;
+    const save = (await node.config('GET', 'save')) as string[];
+    const aof = (await node.config('GET', 'appendonly')) as string[];
+    if ((save[1] ?? '') === '' && aof[1] === 'no') {
+      warn('Redis keeps nothing on disk (save "" and appendonly no): balances are lost if Redis restarts');
+    }
+  } catch {
+    /* CONFIG may be disabled on managed Redis; nothing to check then */
+  }
+}

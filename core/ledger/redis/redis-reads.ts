@@ -1,0 +1,277 @@
+import type { Cluster, Redis } from 'ioredis';
+import { GatewayError } from '../../errors.js';
+import { storeUnavailable } from '../errors.js';
+import { resolveCredential } from '../keys.js';
+import { type AuditInput, auditAccounts, pageOf } from '../report.js';
+import { keyFree, toMeta, toUsage } from '../rules.js';
+import type {
+  AuditLogPage,
+  AuditReport,
+  Credential,
+  KeyInfo,
+  Page,
+  Transaction,
+  TransactionPage,
+  TransactionType,
+} from '../types.js';
+import { accountIdFromKey, accountKeys, decodeKey, flatToMap } from './redis-keys.js';
+import type { ScriptName, ScriptRunner } from './redis-scripts.js';
+
+export interface Retention {
+  tx: number;
+  audit: number;
+  finishedMs: number;
+}
+
+interface TxJson {
+  id: string;
+  t: string;
+  a: string;
+  b: string;
+  d: string;
+  ts: string;
+  e: string;
+  k?: string;
+  m?: string;
+}
+
+interface AuditJson {
+  ts: string;
+  k: string;
+  q: string;
+  p: string;
+  v: string;
+  c: string;
+  st: string;
+  ip?: string;
+  ua?: string;
+}
+
+/**
+ * Reads, sweeping, audit and the error boundary of the Redis ledger (state changes: redis-ledger.ts).
+ * Every store call goes through `run()`/`call()`: transport failures become `store_unavailable` (503).
+ */
+export class RedisReads {
+  constructor(
+    protected readonly client: Redis | Cluster,
+    protected readonly prefix: string,
+    private readonly scripts: ScriptRunner,
+    protected readonly retention: Retention,
+  ) {}
+
+  protected async run(name: ScriptName, keys: string[], args: Array<string | number>): Promise<unknown> {
+    return this.call(() => this.scripts(name, keys, args));
+  }
+
+  protected async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      // A Lua runtime error is a bug in a script, not an outage; everything else is the store being away.
+      const msg = err instanceof Error ? err.message : '';
+      if (/user_script|ERR Error running script/i.test(msg))
+        throw new GatewayError('internal_error', { cause: err });
+      throw storeUnavailable(err);
+    }
+  }
+
+  /** Account keys of every account (all masters on a cluster). */
+  protected async scanKeys(suffix: string): Promise<string[]> {
+    const nodes: Redis[] =
+      'nodes' in this.client && typeof this.client.nodes === 'function'
+        ? this.client.nodes('master')
+        : [this.client as Redis];
+    const out: string[] = [];
+    for (const node of nodes) {
+      await this.call(async () => {
+        let cursor = '0';
+        do {
+          const [next, keys] = await node.scan(
+            cursor,
+            'MATCH',
+            `${this.prefix}:{a:*}:${suffix}`,
+            'COUNT',
+            1000,
+          );
+          cursor = next;
+          out.push(...keys);
+        } while (cursor !== '0');
+      });
+    }
+    return out;
+  }
+
+  private async snapshot(accountId: string, withKeys: boolean) {
+    const ak = accountKeys(this.prefix, accountId);
+    const r = (await this.run(
+      'read-account',
+      [ak.acct, ak.keys, ak.kst, ak.res, ak.lease],
+      [withKeys ? '1' : '0'],
+    )) as [string[], string[], string[], string];
+    return { acct: flatToMap(r[0]), keys: flatToMap(r[1]), kst: flatToMap(r[2]), open: Number(r[3]) };
+  }
+
+  async getKeyInfo(credential: Credential, now = Date.now()): Promise<KeyInfo | null> {
+    const c = resolveCredential(credential);
+    if (!c) return null;
+    const s = await this.snapshot(c.accountId, true);
+    const a = s.acct;
+    if (!a.has('created') || a.get('deleted') === '1') return null;
+    const raw = s.keys.get(c.keyHash);
+    if (!raw) return null;
+    const k = decodeKey(c.keyHash, c.accountId, raw, s.kst);
+    if (k.deleted) return null;
+    const n = (f: string) => Number(a.get(f) ?? 0);
+    const children = [];
+    if (!k.isChild) {
+      for (const [hash, m] of s.keys) {
+        const x = decodeKey(hash, c.accountId, m, s.kst);
+        if (x.parentHash === k.hash && !x.deleted) children.push(x);
+      }
+      children.sort((p, q) => p.createdAt - q.createdAt || (p.hash < q.hash ? -1 : 1));
+    }
+    return {
+      key: toMeta(k),
+      usage: toUsage(k, now),
+      account: {
+        accountId: c.accountId,
+        balanceMsat: n('balance'),
+        reservedMsat: n('reserved'),
+        depositedMsat: n('deposited'),
+        spentMsat: n('spent'),
+        withdrawnMsat: n('withdrawn'),
+        feesMsat: n('fees'),
+        requests: n('requests'),
+        createdAtMs: n('created'),
+      },
+      availableMsat: Math.max(0, Math.min(n('balance') - n('reserved'), keyFree(k, now))),
+      children: children.map((x) => ({ key: toMeta(x), usage: toUsage(x, now) })),
+    };
+  }
+
+  /** (account, child key id filter) for a valid credential, else null. */
+  private async scope(credential: Credential): Promise<{ accountId: string; keyId: string | null } | null> {
+    const c = resolveCredential(credential);
+    if (!c) return null;
+    const ak = accountKeys(this.prefix, c.accountId);
+    const [deleted, raw] = await this.call(() =>
+      Promise.all([this.client.hget(ak.acct, 'deleted'), this.client.hget(ak.keys, c.keyHash)]),
+    );
+    if (deleted !== '0' || !raw) return null;
+    const k = decodeKey(c.keyHash, c.accountId, raw);
+    if (k.deleted) return null;
+    return { accountId: c.accountId, keyId: k.isChild ? k.hash.slice(0, 16) : null };
+  }
+
+  /** Newest-first page of a list, filtered to one key for children (they see only their own records). */
+  private async listPage<T extends { k?: string }>(
+    key: string,
+    keyId: string | null,
+    page?: Page,
+  ): Promise<{ items: T[]; hasMore: boolean; total: number }> {
+    const { limit, offset } = pageOf(page);
+    if (keyId === null) {
+      const [total, rows] = await this.call(() =>
+        Promise.all([this.client.llen(key), this.client.lrange(key, offset, offset + limit - 1)]),
+      );
+      return { items: rows.map((r) => JSON.parse(r) as T), hasMore: offset + rows.length < total, total };
+    }
+    const all = (await this.call(() => this.client.lrange(key, 0, -1)))
+      .map((r) => JSON.parse(r) as T)
+      .filter((r) => r.k === keyId);
+    return {
+      items: all.slice(offset, offset + limit),
+      hasMore: offset + limit < all.length,
+      total: all.length,
+    };
+  }
+
+  async listTransactions(credential: Credential, page?: Page): Promise<TransactionPage | null> {
+    const sc = await this.scope(credential);
+    if (!sc) return null;
+    const p = await this.listPage<TxJson>(accountKeys(this.prefix, sc.accountId).tx, sc.keyId, page);
+    const transactions: Transaction[] = p.items.map((r) => ({
+      id: r.id,
+      type: r.t as TransactionType,
+      amountMsat: Number(r.a),
+      balanceAfterMsat: Number(r.b),
+      description: r.d,
+      timestampMs: Number(r.ts),
+      keyId: r.k ?? null,
+      model: r.m ?? null,
+      estimated: r.e === '1',
+    }));
+    return { transactions, hasMore: p.hasMore, total: p.total };
+  }
+
+  async listAuditLog(credential: Credential, page?: Page): Promise<AuditLogPage | null> {
+    const sc = await this.scope(credential);
+    if (!sc) return null;
+    const p = await this.listPage<AuditJson>(accountKeys(this.prefix, sc.accountId).audit, sc.keyId, page);
+    return {
+      records: p.items.map((r) => ({
+        timestampMs: Number(r.ts),
+        apiKeyId: r.k,
+        requestId: r.q,
+        endpoint: r.p,
+        method: r.v,
+        ipAddress: r.ip ?? null,
+        userAgent: r.ua ?? null,
+        costMsat: Number(r.c),
+        costSats: Math.ceil(Number(r.c) / 1000),
+        responseStatus: Number(r.st),
+      })),
+      hasMore: p.hasMore,
+      total: p.total,
+    };
+  }
+
+  async sweepExpired(now = Date.now(), max = 1000): Promise<number> {
+    let n = 0;
+    for (const leaseKey of await this.scanKeys('lease')) {
+      if (n >= max) break;
+      const id = accountIdFromKey(leaseKey);
+      if (!id) continue;
+      const ak = accountKeys(this.prefix, id);
+      n += Number(
+        await this.run('sweep-leases', [ak.acct, ak.kst, ak.res, ak.lease, ak.fin], [now, max - n]),
+      );
+    }
+    return n;
+  }
+
+  async audit(): Promise<AuditReport> {
+    const list: AuditInput[] = [];
+    for (const key of await this.scanKeys('acct')) {
+      const id = accountIdFromKey(key);
+      if (!id) continue;
+      const s = await this.snapshot(id, false);
+      const n = (f: string) => Number(s.acct.get(f) ?? 0);
+      list.push({
+        accountId: id,
+        balanceMsat: n('balance'),
+        reservedMsat: n('reserved'),
+        depositedMsat: n('deposited'),
+        spentMsat: n('spent'),
+        withdrawnMsat: n('withdrawn'),
+        feesMsat: n('fees'),
+        requests: n('requests'),
+        openReservedMsat: s.open,
+      });
+    }
+    list.sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
+    return auditAccounts(list);
+  }
+
+  async totalUserBalancesMsat(): Promise<number> {
+    let total = 0;
+    for (const key of await this.scanKeys('acct')) {
+      total += Number((await this.call(() => this.client.hget(key, 'balance'))) ?? 0);
+    }
+    return total;
+  }
+
+  async close(): Promise<void> {
+    /* the connection belongs to openStore(); its owner closes it */
+  }
+}

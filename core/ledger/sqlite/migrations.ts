@@ -1,0 +1,141 @@
+import type Database from 'libsql';
+
+/**
+ * Schema migrations, applied in order at start inside one IMMEDIATE transaction each and recorded in
+ * `ledger_migrations`. Append only: never edit a shipped migration. All money columns are INTEGER (msat) in
+ * STRICT tables, so a float can never be stored.
+ */
+export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: 'initial ledger schema',
+    sql: `
+CREATE TABLE ledger_meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) STRICT;
+CREATE TABLE ledger_accounts (
+  id TEXT PRIMARY KEY,
+  balance INTEGER NOT NULL DEFAULT 0,
+  reserved INTEGER NOT NULL DEFAULT 0,
+  deposited INTEGER NOT NULL DEFAULT 0,
+  spent INTEGER NOT NULL DEFAULT 0,
+  withdrawn INTEGER NOT NULL DEFAULT 0,
+  fees INTEGER NOT NULL DEFAULT 0,
+  requests INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  origin TEXT,
+  deleted INTEGER NOT NULL DEFAULT 0,
+  tx_seq INTEGER NOT NULL DEFAULT 0,
+  audit_seq INTEGER NOT NULL DEFAULT 0,
+  CHECK (reserved >= 0 AND balance >= reserved)
+) STRICT;
+CREATE TABLE ledger_keys (
+  hash TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES ledger_accounts(id),
+  key_id TEXT NOT NULL,
+  is_child INTEGER NOT NULL DEFAULT 0,
+  parent_hash TEXT,
+  display TEXT NOT NULL,
+  name TEXT,
+  allowed_ips TEXT,
+  allowed_models TEXT,
+  refund_address TEXT,
+  expires_at INTEGER,
+  balance_limit INTEGER,
+  balance_limit_reset TEXT,
+  validity_date INTEGER,
+  created_at INTEGER NOT NULL,
+  deleted INTEGER NOT NULL DEFAULT 0,
+  reserved INTEGER NOT NULL DEFAULT 0,
+  open INTEGER NOT NULL DEFAULT 0,
+  period_id INTEGER NOT NULL DEFAULT 0,
+  period_spent INTEGER NOT NULL DEFAULT 0,
+  total_spent INTEGER NOT NULL DEFAULT 0,
+  total_requests INTEGER NOT NULL DEFAULT 0,
+  last_used INTEGER,
+  rpm_window INTEGER NOT NULL DEFAULT 0,
+  rpm_count INTEGER NOT NULL DEFAULT 0,
+  tph_window INTEGER NOT NULL DEFAULT 0,
+  tph_count INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX ledger_keys_account ON ledger_keys(account_id);
+CREATE TABLE ledger_reservations (
+  account_id TEXT NOT NULL,
+  request_id TEXT NOT NULL,
+  key_hash TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  amount INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  client_ip TEXT,
+  note TEXT,
+  result TEXT,
+  finished_at INTEGER,
+  PRIMARY KEY (account_id, request_id)
+) STRICT;
+CREATE INDEX ledger_res_open ON ledger_reservations(account_id, expires_at) WHERE status = 'open';
+CREATE INDEX ledger_res_lease ON ledger_reservations(expires_at) WHERE status = 'open';
+CREATE INDEX ledger_res_finished ON ledger_reservations(finished_at) WHERE status != 'open';
+CREATE TABLE ledger_token_credits (
+  token_hash TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  tx_id TEXT NOT NULL,
+  amount INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE TABLE ledger_transactions (
+  account_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  amount INTEGER NOT NULL,
+  balance_after INTEGER NOT NULL,
+  description TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  key_id TEXT,
+  model TEXT,
+  estimated INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (account_id, seq)
+) STRICT;
+CREATE TABLE ledger_audit_log (
+  account_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  ts INTEGER NOT NULL,
+  key_id TEXT NOT NULL,
+  request_id TEXT NOT NULL,
+  endpoint TEXT NOT NULL,
+  method TEXT NOT NULL,
+  ip_address TEXT,
+  user_agent TEXT,
+  cost_msat INTEGER NOT NULL,
+  response_status INTEGER NOT NULL,
+  PRIMARY KEY (account_id, seq)
+) STRICT;
+`,
+  },
+];
+
+export function migrate(db: Database.Database): number {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS ledger_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT',
+  );
+  let applied = 0;
+  for (const m of MIGRATIONS) {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const done = db.prepare('SELECT 1 FROM ledger_migrations WHERE version = ?').get(m.version);
+      if (!done) {
+        db.exec(m.sql);
+        db.prepare('INSERT INTO ledger_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+          m.version,
+          m.name,
+          Date.now(),
+        );
+        applied++;
+      }
+      db.exec('COMMIT');
+    } catch (err) {
+      db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+  return applied;
+}

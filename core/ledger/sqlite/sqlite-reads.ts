@@ -1,0 +1,228 @@
+import { resolveCredential } from '../keys.js';
+import { auditAccounts, pageOf } from '../report.js';
+import { keyFree, toMeta, toUsage } from '../rules.js';
+import type {
+  AuditLogPage,
+  AuditLogRecord,
+  AuditReport,
+  Credential,
+  KeyInfo,
+  Page,
+  Transaction,
+  TransactionPage,
+  TransactionType,
+} from '../types.js';
+import type { AccountRow, ResRow, SqliteStore } from './sqlite-store.js';
+
+interface TxRow {
+  id: string;
+  type: string;
+  amount: number;
+  balance_after: number;
+  description: string;
+  ts: number;
+  key_id: string | null;
+  model: string | null;
+  estimated: number;
+}
+
+interface AuditRow {
+  ts: number;
+  key_id: string;
+  request_id: string;
+  endpoint: string;
+  method: string;
+  ip_address: string | null;
+  user_agent: string | null;
+  cost_msat: number;
+  response_status: number;
+}
+
+/**
+ * Reads, lease sweeping and the conservation audit of the SQLite ledger (the state changes live in
+ * sqlite-ledger.ts). Reads run in a transaction too, so every answer is one consistent snapshot.
+ */
+export class SqliteReads {
+  constructor(protected readonly s: SqliteStore) {}
+
+  /** Releases up to `limit` expired leases of one account (calls → 'expired', holds → 'expired'). */
+  protected sweepAccount(a: AccountRow, now: number, limit: number): number {
+    const s = this.s;
+    const rows = s.expiredOpen(a.id, now, limit);
+    for (const r of rows) this.expire(a, r, now);
+    if (rows.length > 0) s.saveAccount(a);
+    return rows.length;
+  }
+
+  private expire(a: AccountRow, r: ResRow, now: number): void {
+    const s = this.s;
+    a.reserved -= r.amount;
+    if (r.kind === 'call') {
+      const k = s.key(r.key_hash, a.id);
+      if (k) {
+        k.reserved -= r.amount;
+        k.open -= 1;
+        s.saveKey(k);
+      }
+    }
+    s.finishReservation(r, 'expired', null, now);
+  }
+
+  async sweepExpired(now = Date.now(), max = 1000): Promise<number> {
+    const s = this.s;
+    return s.tx(() => {
+      const ids = s
+        .q(
+          "SELECT DISTINCT account_id FROM ledger_reservations WHERE status = 'open' AND expires_at <= ? ORDER BY account_id LIMIT ?",
+        )
+        .all(now, max) as Array<{ account_id: string }>;
+      let n = 0;
+      for (const { account_id } of ids) {
+        if (n >= max) break;
+        const a = s.account(account_id);
+        if (a) n += this.sweepAccount(a, now, max - n);
+      }
+      return n;
+    });
+  }
+
+  async getKeyInfo(credential: Credential, now = Date.now()): Promise<KeyInfo | null> {
+    const c = resolveCredential(credential);
+    if (!c) return null;
+    const s = this.s;
+    return s.tx((): KeyInfo | null => {
+      const a = s.account(c.accountId);
+      if (!a || a.deleted) return null;
+      const k = s.key(c.keyHash, a.id);
+      if (!k || k.deleted) return null;
+      const children = k.isChild
+        ? []
+        : s
+            .keysOf(a.id)
+            .filter((x) => x.parentHash === k.hash && !x.deleted)
+            .map((x) => ({ key: toMeta(x), usage: toUsage(x, now) }));
+      return {
+        key: toMeta(k),
+        usage: toUsage(k, now),
+        account: {
+          accountId: a.id,
+          balanceMsat: a.balance,
+          reservedMsat: a.reserved,
+          depositedMsat: a.deposited,
+          spentMsat: a.spent,
+          withdrawnMsat: a.withdrawn,
+          feesMsat: a.fees,
+          requests: a.requests,
+          createdAtMs: a.created_at,
+        },
+        availableMsat: Math.max(0, Math.min(a.balance - a.reserved, keyFree(k, now))),
+        children,
+      };
+    });
+  }
+
+  /** Resolves a credential to (account, key id filter for children) or null. */
+  private scope(credential: Credential): { accountId: string; keyId: string | null } | null {
+    const c = resolveCredential(credential);
+    if (!c) return null;
+    const a = this.s.account(c.accountId);
+    const k = a && !a.deleted ? this.s.key(c.keyHash, a.id) : undefined;
+    if (!k || k.deleted) return null;
+    return { accountId: c.accountId, keyId: k.isChild ? k.hash.slice(0, 16) : null };
+  }
+
+  async listTransactions(credential: Credential, page?: Page): Promise<TransactionPage | null> {
+    const { limit, offset } = pageOf(page);
+    const s = this.s;
+    return s.tx((): TransactionPage | null => {
+      const sc = this.scope(credential);
+      if (!sc) return null;
+      const where = sc.keyId === null ? 'account_id = ?' : 'account_id = ? AND key_id = ?';
+      const args = sc.keyId === null ? [sc.accountId] : [sc.accountId, sc.keyId];
+      const total = (
+        s.q(`SELECT COUNT(*) AS n FROM ledger_transactions WHERE ${where}`).get(...args) as { n: number }
+      ).n;
+      const rows = s
+        .q(`SELECT * FROM ledger_transactions WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`)
+        .all(...args, limit, offset) as TxRow[];
+      const transactions: Transaction[] = rows.map((r) => ({
+        id: r.id,
+        type: r.type as TransactionType,
+        amountMsat: r.amount,
+        balanceAfterMsat: r.balance_after,
+        description: r.description,
+        timestampMs: r.ts,
+        keyId: r.key_id,
+        model: r.model,
+        estimated: r.estimated === 1,
+      }));
+      return { transactions, hasMore: offset + rows.length < total, total };
+    });
+  }
+
+  async listAuditLog(credential: Credential, page?: Page): Promise<AuditLogPage | null> {
+    const { limit, offset } = pageOf(page);
+    const s = this.s;
+    return s.tx((): AuditLogPage | null => {
+      const sc = this.scope(credential);
+      if (!sc) return null;
+      const where = sc.keyId === null ? 'account_id = ?' : 'account_id = ? AND key_id = ?';
+      const args = sc.keyId === null ? [sc.accountId] : [sc.accountId, sc.keyId];
+      const total = (
+        s.q(`SELECT COUNT(*) AS n FROM ledger_audit_log WHERE ${where}`).get(...args) as { n: number }
+      ).n;
+      const rows = s
+        .q(`SELECT * FROM ledger_audit_log WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`)
+        .all(...args, limit, offset) as AuditRow[];
+      const records: AuditLogRecord[] = rows.map((r) => ({
+        timestampMs: r.ts,
+        apiKeyId: r.key_id,
+        requestId: r.request_id,
+        endpoint: r.endpoint,
+        method: r.method,
+        ipAddress: r.ip_address,
+        userAgent: r.user_agent,
+        costMsat: r.cost_msat,
+        costSats: Math.ceil(r.cost_msat / 1000),
+        responseStatus: r.response_status,
+      }));
+      return { records, hasMore: offset + rows.length < total, total };
+    });
+  }
+
+  async audit(): Promise<AuditReport> {
+    const s = this.s;
+    return s.tx((): AuditReport => {
+      const accounts = s.q('SELECT * FROM ledger_accounts ORDER BY id').all() as AccountRow[];
+      const open = new Map<string, number>();
+      for (const r of s
+        .q(
+          "SELECT account_id, SUM(amount) AS n FROM ledger_reservations WHERE status = 'open' GROUP BY account_id",
+        )
+        .all() as Array<{ account_id: string; n: number }>) {
+        open.set(r.account_id, r.n);
+      }
+      return auditAccounts(
+        accounts.map((a) => ({
+          accountId: a.id,
+          balanceMsat: a.balance,
+          reservedMsat: a.reserved,
+          depositedMsat: a.deposited,
+          spentMsat: a.spent,
+          withdrawnMsat: a.withdrawn,
+          feesMsat: a.fees,
+          requests: a.requests,
+          openReservedMsat: open.get(a.id) ?? 0,
+        })),
+      );
+    });
+  }
+
+  async totalUserBalancesMsat(): Promise<number> {
+    return (this.s.q('SELECT COALESCE(SUM(balance), 0) AS n FROM ledger_accounts').get() as { n: number }).n;
+  }
+
+  async close(): Promise<void> {
+    /* the connection belongs to openStore(); its owner closes it */
+  }
+}

@@ -1,0 +1,373 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'libsql';
+import { isGatewayError } from '../../errors.js';
+import { storeUnavailable } from '../errors.js';
+import { keyIdOf } from '../keys.js';
+import type { KeyState } from '../rules.js';
+import type { AuditContext, BalanceLimitReset, TransactionType } from '../types.js';
+import { migrate } from './migrations.js';
+
+/**
+ * Row access for the SQLite ledger: typed reads and writes of accounts, keys, reservations, transactions
+ * and audit records, and the one transaction helper every state change goes through (`BEGIN IMMEDIATE`, so
+ * two processes sharing the file serialise on the write lock instead of failing on upgrade).
+ */
+
+export interface AccountRow {
+  id: string;
+  balance: number;
+  reserved: number;
+  deposited: number;
+  spent: number;
+  withdrawn: number;
+  fees: number;
+  requests: number;
+  created_at: number;
+  origin: string | null;
+  deleted: number;
+  tx_seq: number;
+  audit_seq: number;
+}
+
+export interface ResRow {
+  account_id: string;
+  request_id: string;
+  key_hash: string;
+  kind: 'call' | 'hold';
+  amount: number;
+  status: 'open' | 'settled' | 'released' | 'expired' | 'committed' | 'aborted';
+  expires_at: number;
+  client_ip: string | null;
+  /** Holds: the withdrawal kind ('withdrawal' | 'refund'). */
+  note: string | null;
+  result: string | null;
+  finished_at: number | null;
+}
+
+interface KeyRow {
+  hash: string;
+  account_id: string;
+  is_child: number;
+  parent_hash: string | null;
+  display: string;
+  name: string | null;
+  allowed_ips: string | null;
+  allowed_models: string | null;
+  refund_address: string | null;
+  expires_at: number | null;
+  balance_limit: number | null;
+  balance_limit_reset: string | null;
+  validity_date: number | null;
+  created_at: number;
+  deleted: number;
+  reserved: number;
+  open: number;
+  period_id: number;
+  period_spent: number;
+  total_spent: number;
+  total_requests: number;
+  last_used: number | null;
+  rpm_window: number;
+  rpm_count: number;
+  tph_window: number;
+  tph_count: number;
+}
+
+const KEY_COLS =
+  'hash, account_id, key_id, is_child, parent_hash, display, name, allowed_ips, allowed_models, refund_address, expires_at, balance_limit, balance_limit_reset, validity_date, created_at, deleted, reserved, open, period_id, period_spent, total_spent, total_requests, last_used, rpm_window, rpm_count, tph_window, tph_count';
+
+function rowToKey(r: KeyRow): KeyState {
+  return {
+    hash: r.hash,
+    accountId: r.account_id,
+    isChild: r.is_child === 1,
+    parentHash: r.parent_hash,
+    display: r.display,
+    name: r.name,
+    allowedIps: r.allowed_ips === null ? null : (JSON.parse(r.allowed_ips) as string[]),
+    allowedModels: r.allowed_models === null ? null : (JSON.parse(r.allowed_models) as string[]),
+    refundAddress: r.refund_address,
+    expiresAt: r.expires_at,
+    balanceLimit: r.balance_limit,
+    balanceLimitReset: r.balance_limit_reset as BalanceLimitReset | null,
+    validityDate: r.validity_date,
+    createdAt: r.created_at,
+    deleted: r.deleted === 1,
+    reserved: r.reserved,
+    open: r.open,
+    periodId: r.period_id,
+    periodSpent: r.period_spent,
+    totalSpent: r.total_spent,
+    totalRequests: r.total_requests,
+    lastUsed: r.last_used,
+    rpmWindow: r.rpm_window,
+    rpmCount: r.rpm_count,
+    tphWindow: r.tph_window,
+    tphCount: r.tph_count,
+  };
+}
+
+function keyParams(k: KeyState): unknown[] {
+  return [
+    k.hash,
+    k.accountId,
+    keyIdOf(k.hash),
+    k.isChild ? 1 : 0,
+    k.parentHash,
+    k.display,
+    k.name,
+    k.allowedIps === null ? null : JSON.stringify(k.allowedIps),
+    k.allowedModels === null ? null : JSON.stringify(k.allowedModels),
+    k.refundAddress,
+    k.expiresAt,
+    k.balanceLimit,
+    k.balanceLimitReset,
+    k.validityDate,
+    k.createdAt,
+    k.deleted ? 1 : 0,
+    k.reserved,
+    k.open,
+    k.periodId,
+    k.periodSpent,
+    k.totalSpent,
+    k.totalRequests,
+    k.lastUsed,
+    k.rpmWindow,
+    k.rpmCount,
+    k.tphWindow,
+    k.tphCount,
+  ];
+}
+
+export interface Retention {
+  tx: number;
+  audit: number;
+  finishedMs: number;
+}
+
+export class SqliteStore {
+  readonly secret: string;
+  private readonly stmts = new Map<string, Database.Statement>();
+
+  constructor(
+    readonly db: Database.Database,
+    readonly retention: Retention,
+  ) {
+    migrate(db);
+    this.secret = this.tx(() => {
+      this.q('INSERT OR IGNORE INTO ledger_meta (k, v) VALUES (?, ?)').run(
+        'server_secret',
+        randomBytes(32).toString('hex'),
+      );
+      return (this.q('SELECT v FROM ledger_meta WHERE k = ?').get('server_secret') as { v: string }).v;
+    });
+  }
+
+  /** Cached prepared statement. */
+  q(sql: string): Database.Statement {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  /** One atomic state change. Store failures become `store_unavailable`; nothing is half-applied. */
+  tx<T>(fn: () => T): T {
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+    } catch (err) {
+      throw storeUnavailable(err);
+    }
+    try {
+      const out = fn();
+      this.db.exec('COMMIT');
+      return out;
+    } catch (err) {
+      try {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        /* the original error matters more */
+      }
+      if (isGatewayError(err)) throw err;
+      throw storeUnavailable(err);
+    }
+  }
+
+  account(id: string): AccountRow | undefined {
+    return this.q('SELECT * FROM ledger_accounts WHERE id = ?').get(id) as AccountRow | undefined;
+  }
+
+  insertAccount(id: string, now: number, origin: string | null): AccountRow {
+    this.q('INSERT INTO ledger_accounts (id, created_at, origin) VALUES (?, ?, ?)').run(id, now, origin);
+    return this.account(id)!;
+  }
+
+  saveAccount(a: AccountRow): void {
+    this.q(
+      'UPDATE ledger_accounts SET balance=?, reserved=?, deposited=?, spent=?, withdrawn=?, fees=?, requests=?, deleted=?, tx_seq=?, audit_seq=? WHERE id=?',
+    ).run(
+      a.balance,
+      a.reserved,
+      a.deposited,
+      a.spent,
+      a.withdrawn,
+      a.fees,
+      a.requests,
+      a.deleted,
+      a.tx_seq,
+      a.audit_seq,
+      a.id,
+    );
+  }
+
+  key(hash: string, accountId: string): KeyState | undefined {
+    const r = this.q(`SELECT ${KEY_COLS} FROM ledger_keys WHERE hash = ?`).get(hash) as KeyRow | undefined;
+    if (!r || r.account_id !== accountId) return undefined;
+    return rowToKey(r);
+  }
+
+  keysOf(accountId: string): KeyState[] {
+    return (
+      this.q(`SELECT ${KEY_COLS} FROM ledger_keys WHERE account_id = ? ORDER BY created_at, hash`).all(
+        accountId,
+      ) as KeyRow[]
+    ).map(rowToKey);
+  }
+
+  countKeys(accountId: string): number {
+    return (
+      this.q('SELECT COUNT(*) AS n FROM ledger_keys WHERE account_id = ?').get(accountId) as { n: number }
+    ).n;
+  }
+
+  insertKey(k: KeyState): void {
+    this.q(
+      `INSERT INTO ledger_keys (${KEY_COLS}) VALUES (${KEY_COLS.split(',')
+        .map(() => '?')
+        .join(',')})`,
+    ).run(...keyParams(k));
+  }
+
+  saveKey(k: KeyState): void {
+    const cols = KEY_COLS.split(',').map((c) => c.trim());
+    const p = keyParams(k);
+    this.q(
+      `UPDATE ledger_keys SET ${cols
+        .slice(1)
+        .map((c) => `${c}=?`)
+        .join(', ')} WHERE hash=?`,
+    ).run(...p.slice(1), p[0]);
+  }
+
+  reservation(accountId: string, requestId: string): ResRow | undefined {
+    return this.q('SELECT * FROM ledger_reservations WHERE account_id = ? AND request_id = ?').get(
+      accountId,
+      requestId,
+    ) as ResRow | undefined;
+  }
+
+  insertReservation(r: ResRow): void {
+    this.q(
+      'INSERT INTO ledger_reservations (account_id, request_id, key_hash, kind, amount, status, expires_at, client_ip, note, result, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
+    ).run(
+      r.account_id,
+      r.request_id,
+      r.key_hash,
+      r.kind,
+      r.amount,
+      r.status,
+      r.expires_at,
+      r.client_ip,
+      r.note,
+      r.result,
+      r.finished_at,
+    );
+  }
+
+  finishReservation(r: ResRow, status: ResRow['status'], result: unknown, now: number): void {
+    this.q(
+      'UPDATE ledger_reservations SET status=?, result=?, finished_at=? WHERE account_id=? AND request_id=?',
+    ).run(status, result === null ? null : JSON.stringify(result), now, r.account_id, r.request_id);
+    // Bounded forgetting of old finished ids (their settle/release replays are answered for finishedMs).
+    this.q(
+      "DELETE FROM ledger_reservations WHERE rowid IN (SELECT rowid FROM ledger_reservations WHERE status != 'open' AND finished_at < ? LIMIT 5)",
+    ).run(now - this.retention.finishedMs);
+  }
+
+  expiredOpen(accountId: string, now: number, limit: number): ResRow[] {
+    return this.q(
+      "SELECT * FROM ledger_reservations WHERE account_id = ? AND status = 'open' AND expires_at <= ? ORDER BY expires_at LIMIT ?",
+    ).all(accountId, now, limit) as ResRow[];
+  }
+
+  addTx(
+    a: AccountRow,
+    type: TransactionType,
+    amount: number,
+    description: string,
+    now: number,
+    keyHash: string | null,
+    model: string | null = null,
+    estimated = false,
+  ): string {
+    a.tx_seq += 1;
+    const id = `${a.id}-${a.tx_seq}`;
+    this.q(
+      'INSERT INTO ledger_transactions (account_id, seq, id, type, amount, balance_after, description, ts, key_id, model, estimated) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
+    ).run(
+      a.id,
+      a.tx_seq,
+      id,
+      type,
+      amount,
+      a.balance,
+      description,
+      now,
+      keyHash === null ? null : keyIdOf(keyHash),
+      model,
+      estimated ? 1 : 0,
+    );
+    if (a.tx_seq > this.retention.tx) {
+      this.q('DELETE FROM ledger_transactions WHERE account_id = ? AND seq <= ?').run(
+        a.id,
+        a.tx_seq - this.retention.tx,
+      );
+    }
+    return id;
+  }
+
+  addAudit(
+    a: AccountRow,
+    keyHash: string,
+    requestId: string,
+    ip: string | null,
+    ctx: AuditContext,
+    costMsat: number,
+    now: number,
+  ): void {
+    a.audit_seq += 1;
+    this.q(
+      'INSERT INTO ledger_audit_log (account_id, seq, ts, key_id, request_id, endpoint, method, ip_address, user_agent, cost_msat, response_status) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
+    ).run(
+      a.id,
+      a.audit_seq,
+      now,
+      keyIdOf(keyHash),
+      requestId,
+      ctx.endpoint,
+      ctx.method,
+      ip,
+      ctx.userAgent ?? null,
+      costMsat,
+      ctx.responseStatus,
+    );
+    if (a.audit_seq > this.retention.audit) {
+      this.q('DELETE FROM ledger_audit_log WHERE account_id = ? AND seq <= ?').run(
+        a.id,
+        a.audit_seq - this.retention.audit,
+      );
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { Cluster, Redis } from 'ioredis';
+import Database from 'libsql';
+import { accountKeys } from '../../../core/ledger/redis/redis-keys.js';
+import { createRedisLedger } from '../../../core/ledger/redis/redis-ledger.js';
+import { SqliteLedger } from '../../../core/ledger/sqlite/sqlite-ledger.js';
+import type { Ledger, LedgerOptions } from '../../../core/ledger/types.js';
+
+/**
+ * One store under test: a fresh, empty ledger per test (SQLite in memory; Redis under a random prefix,
+ * deleted afterwards) plus a way to corrupt an account so the audit can be shown to catch breaches.
+ */
+export interface StoreHarness {
+  ledger: Ledger;
+  /** Adds `delta` to an account's balance behind the ledger's back. */
+  tamper(accountId: string, delta: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StoreFactory {
+  name: string;
+  create(opts?: LedgerOptions): Promise<StoreHarness>;
+  /** Once per file. */
+  teardown(): Promise<void>;
+}
+
+export function sqliteFactory(): StoreFactory {
+  return {
+    name: 'sqlite',
+    async create(opts) {
+      const db = new Database(':memory:');
+      db.pragma('foreign_keys = ON');
+      const ledger = new SqliteLedger(db, opts);
+      return {
+        ledger,
+        async tamper(accountId, delta) {
+          db.prepare('UPDATE ledger_accounts SET balance = balance + ? WHERE id = ?').run(delta, accountId);
+        },
+        async close() {
+          db.close();
+        },
+      };
+    },
+    async teardown() {},
+  };
+}
+
+async function deletePrefix(nodes: Redis[], prefix: string): Promise<void> {
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      // One slot per DEL keeps it valid on a cluster node.
+      for (const k of keys) await node.del(k);
+    } while (cursor !== '0');
+  }
+}
+
+export function redisFactory(url = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'): StoreFactory {
+  let client: Redis | undefined;
+  const prefixes: string[] = [];
+  return {
+    name: 'redis',
+    async create(opts) {
+      client ??= new Redis(url, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+      const prefix = `t${randomBytes(6).toString('hex')}`;
+      prefixes.push(prefix);
+      const c = client;
+      const ledger = await createRedisLedger(c, prefix, { warn: () => {}, ...opts });
+      return {
+        ledger,
+        async tamper(accountId, delta) {
+          await c.hincrby(accountKeys(prefix, accountId).acct, 'balance', delta);
+        },
+        async close() {},
+      };
+    },
+    async teardown() {
+      if (!client) return;
+      for (const p of prefixes) await deletePrefix([client], p);
+      client.disconnect();
+    },
+  };
+}
+
+export function clusterFactory(getNodes: () => Array<{ host: string; port: number }>): StoreFactory {
+  let client: Cluster | undefined;
+  const prefixes: string[] = [];
+  return {
+    name: 'redis-cluster',
+    async create(opts) {
+      client ??= new Cluster(getNodes(), { redisOptions: { maxRetriesPerRequest: 1 } });
+      const prefix = `t${randomBytes(6).toString('hex')}`;
+      prefixes.push(prefix);
+      const c = client;
+      const ledger = await createRedisLedger(c, prefix, { warn: () => {}, ...opts });
+      return {
+        ledger,
+        async tamper(accountId, delta) {
+          await c.hincrby(accountKeys(prefix, accountId).acct, 'balance', delta);
+        },
+        async close() {},
+      };
+    },
+    async teardown() {
+      if (!client) return;
+      for (const p of prefixes) await deletePrefix(client.nodes('master'), p);
+      client.disconnect();
+    },
+  };
+}
+
+export function randomTokenHash(): string {
+  return randomBytes(32).toString('hex');
+}

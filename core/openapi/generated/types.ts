@@ -565,7 +565,8 @@ export interface paths {
         };
         /**
          * Admin dashboard (HTML)
-         * @description A browser page; without a valid `admin_password` cookie it shows a login form.
+         * @description A browser page; without a valid `admin_password` cookie it shows a login form. When no ADMIN_PASSWORD
+         *     is configured the page does not exist (404 `not_found`).
          */
         get: operations["getAdminDashboard"];
         put?: never;
@@ -1528,13 +1529,15 @@ export interface components {
             secret?: string;
         };
         /**
-         * @description The operator settings (spec §1.9), named after their environment variables in lower case. Sensitive
-         *     values are redacted as `[redacted]` when set (null when not).
+         * @description The operator settings (spec §1.9 and the other operator variables), named after their environment
+         *     variables in lower case. Secrets (`admin_password`, `upstream_api_key`, `cashu_seed`, passwords inside
+         *     `redis_url` / `upstream_base_url`) are `"[redacted]"` when set and null when not, never their value.
+         *     `runtime_changeable` lists what PATCH may change; the rest needs the variable set and a restart.
          */
         AdminSettings: {
-            /** Format: uri */
             upstream_base_url?: string;
             upstream_api_key?: string | null;
+            admin_password?: string | null;
             fixed_pricing?: boolean;
             /** @description Sats per request. */
             fixed_cost_per_request?: number;
@@ -1544,15 +1547,33 @@ export interface components {
             fixed_per_1k_output_tokens?: number | null;
             exchange_fee?: number;
             upstream_provider_fee?: number;
+            /** @description A fixed BTC price in USD (BTC_USD_PRICE), when configured. */
+            btc_usd_price?: number | null;
+            pricing_mode?: string | null;
             child_key_cost_msats?: number;
             node_name?: string;
             node_description?: string;
             node_npub?: string;
             cashu_mints?: string[];
+            cashu_seed?: string | null;
+            redis_url?: string | null;
+            /** @description The balance store in use (SQLite or Redis). */
+            store?: string | null;
+            rate_limit_requests_per_minute?: number;
+            rate_limit_tokens_per_hour?: number;
+            rate_limit_concurrent?: number;
+            max_body_bytes?: number;
+            http_engine?: string;
+            runtime_changeable?: string[];
         } & {
             [key: string]: unknown;
         };
-        /** @description Any subset of the settings; unknown fields are refused. Writing `[redacted]` keeps a secret. */
+        /**
+         * @description Any subset of the settings; unknown fields are refused. Only the `runtime_changeable` ones may
+         *     change (pricing numbers, `child_key_cost_msats`, node name/description/npub); `upstream_base_url`,
+         *     `upstream_api_key` and `cashu_mints` are accepted only unchanged (`"[redacted]"` keeps the key),
+         *     otherwise 400: they need a restart.
+         */
         AdminSettingsPatch: {
             /** Format: uri */
             upstream_base_url?: string;
@@ -2821,6 +2842,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            404: components["responses"]["NotFound"];
         };
     };
     getAdminSettings: {

@@ -97,7 +97,7 @@ export interface paths {
         put?: never;
         /**
          * Generate images (relayed by the catch-all)
-         * @description Relayed by the catch-all `/v1/{path}` relay and charged the per-request price (no per-image pricing yet). The body is checked against this schema first.
+         * @description Relayed by the catch-all `/v1/{path}` relay and charged the per-request price (no per-image pricing yet). The schema documents the OpenAI body; the relay forwards it unchecked.
          */
         post: operations["createImage"];
         delete?: never;

@@ -229,4 +229,9 @@ export interface CreateWalletOptions {
   log: Logger;
   /** Per-request timeout for mint calls, ms (default 15 000). */
   mintTimeoutMs?: number;
+  /**
+   * How long a journalled receive may belong to a live process before another process treats it as left by a
+   * crash and recovers it (default 2 × mintTimeoutMs). Meanwhile a second caller with the same token waits.
+   */
+  claimLeaseMs?: number;
 }

@@ -97,24 +97,28 @@ export function queryInt(ctx: RequestContext, name: string, def: number, min: nu
   return v;
 }
 
-/** Canonical allow-list entries (ipaddr.js): single IPv4/IPv6 addresses and CIDR ranges. */
+/** A strictly written address: dotted four-part decimal IPv4 (no octal, hex or short forms) or IPv6. */
+function strictAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  if (text.includes(':')) return ipaddr.IPv6.isValid(text) ? ipaddr.process(text) : undefined;
+  return ipaddr.IPv4.isValidFourPartDecimal(text) ? ipaddr.IPv4.parse(text) : undefined;
+}
+
+/** Canonical allow-list entries (ipaddr.js): single IPv4/IPv6 addresses and CIDR ranges. Throws 400. */
 export function normaliseAllowedIps(entries: readonly string[]): string[] {
   const out: string[] = [];
   for (const entry of entries) {
-    try {
-      if (entry.includes('/')) {
-        const [addr, bits] = ipaddr.parseCIDR(entry);
-        out.push(`${addr.toString()}/${bits}`);
-      } else {
-        if (!ipaddr.isValid(entry)) throw new Error('invalid');
-        out.push(ipaddr.process(entry).toString());
-      }
-    } catch {
+    const slash = entry.indexOf('/');
+    const addr = strictAddress(slash === -1 ? entry : entry.slice(0, slash));
+    const bitsText = slash === -1 ? undefined : entry.slice(slash + 1);
+    const max = addr?.kind() === 'ipv4' ? 32 : 128;
+    const bits = bitsText === undefined ? max : /^\d{1,3}$/.test(bitsText) ? Number(bitsText) : -1;
+    if (addr === undefined || bits < 0 || bits > max) {
       throw new GatewayError('invalid_request', {
         message: `Not an IP address or CIDR range: ${JSON.stringify(entry.slice(0, 60))}`,
         details: { allowed_ips: entry.slice(0, 60) },
       });
     }
+    out.push(bitsText === undefined ? addr.toString() : `${addr.toString()}/${bits}`);
   }
   return [...new Set(out)];
 }

@@ -459,6 +459,8 @@ export interface LedgerOptions {
   auditRetention?: number;
   /** How long finished reservation ids are remembered for idempotent settle/release. Default 1 h (bounds memory on busy keys). */
   finishedRetentionMs?: number;
+  /** Redis: how long start-up waits for the connection to become ready. Default 10 s. */
+  connectTimeoutMs?: number;
   /** Logger for the start-up durability warning (Redis without persistence). */
   warn?: (msg: string) => void;
 }

@@ -515,6 +515,7 @@ export async function createRedisLedger(
   prefix: string,
   opts: LedgerOptions = {},
 ): Promise<RedisLedger> {
+  await waitReady(client, opts.connectTimeoutMs ?? 10_000);
   const key = secretKey(prefix);
   let secret: string | null;
   try {
@@ -526,6 +527,23 @@ export async function createRedisLedger(
   if (!secret) throw new GatewayError('store_unavailable', { message: 'Ledger secret missing in Redis' });
   await warnIfNotPersistent(client, opts.warn ?? ((m) => console.warn(m)));
   return new RedisLedger(client, prefix, secret, opts);
+}
+
+/** The shared connection disables the offline queue, so the first command must wait for 'ready'. */
+async function waitReady(client: Redis | Cluster, timeoutMs: number): Promise<void> {
+  if (client.status === 'ready') return;
+  if (client.status === 'wait') client.connect().catch(() => {});
+  const ready = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => done(false), timeoutMs);
+    const onReady = () => done(true);
+    function done(v: boolean) {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      resolve(v);
+    }
+    client.on('ready', onReady);
+  });
+  if (!ready) throw new GatewayError('store_unavailable', { message: 'Redis did not become ready' });
 }
 
 async function warnIfNotPersistent(client: Redis | Cluster, warn: (msg: string) => void): Promise<void> {

@@ -5,6 +5,7 @@ import ipaddr from 'ipaddr.js';
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import type { Services } from '../plugin.js';
+import type { Pricing } from '../pricing/types.js';
 import type { CatalogModel } from '../upstream/model-catalog.js';
 
 /**
@@ -29,7 +30,60 @@ export interface ModelListItem {
   created: number;
   owned_by: string;
   context_length?: number;
-  pricing?: { prompt: number; completion: number; unit: '1k tokens' };
+  pricing?: ModelListPricing;
+}
+
+/** Spec §2.6 `pricing` (USD per 1k tokens) plus, from the pricing service, what a call is charged. */
+export interface ModelListPricing {
+  prompt: number | null;
+  completion: number | null;
+  unit: '1k tokens';
+  /** USD per request (fees included). */
+  request?: number | null;
+  /** The active pricing model: fixed, token or model. */
+  mode?: string;
+  /** msats (and the same in sats) per 1,000 prompt / completion tokens and per request. */
+  prompt_msats?: number | null;
+  completion_msats?: number | null;
+  request_msats?: number | null;
+  prompt_sats?: number | null;
+  completion_sats?: number | null;
+  request_sats?: number | null;
+}
+
+/**
+ * A model item with the price the caller is charged (`pricing.modelPrice`: multiplier and fees included)
+ * in msats and sats per 1k tokens and per request, next to the catalogue's USD `prompt`/`completion` (filled
+ * from the pricing service only when the catalogue has none); null where a value needs a BTC price and
+ * none is fresh. Models the pricing service cannot price are listed unchanged.
+ */
+export function withPrice(item: ModelListItem, pricing: Pricing | undefined): ModelListItem {
+  if (pricing === undefined) return item;
+  let p: ReturnType<Pricing['modelPrice']>;
+  try {
+    p = pricing.modelPrice(item.id);
+  } catch {
+    return item;
+  }
+  const usd = (v: number | null, msat: number | null) => v ?? (msat === 0 ? 0 : null);
+  const sats = (msat: number | null) => (msat === null ? null : msat / 1000);
+  item.pricing = {
+    // The catalogue's USD rates stay as they were (spec §2.6); the charged price follows.
+    ...(item.pricing ?? {
+      prompt: usd(p.promptUsdPer1k, p.promptMsatPer1k),
+      completion: usd(p.completionUsdPer1k, p.completionMsatPer1k),
+      unit: '1k tokens',
+    }),
+    request: usd(p.requestUsd, p.requestMsat),
+    mode: p.mode,
+    prompt_msats: p.promptMsatPer1k,
+    completion_msats: p.completionMsatPer1k,
+    request_msats: p.requestMsat,
+    prompt_sats: sats(p.promptMsatPer1k),
+    completion_sats: sats(p.completionMsatPer1k),
+    request_sats: sats(p.requestMsat),
+  };
+  return item;
 }
 
 /** USD per token (decimal string) → USD per 1,000 tokens, without float noise. */
@@ -91,7 +145,9 @@ function providerSummary(services: Services) {
 export const publicRoutes: RouteModule = (router, services) => {
   const { catalog, config } = services;
 
-  router.get('/v1/models', () => ({ json: { object: 'list', data: catalog.list().map(renderModel) } }));
+  router.get('/v1/models', () => ({
+    json: { object: 'list', data: catalog.list().map((m) => withPrice(renderModel(m), services.pricing)) },
+  }));
 
   router.get('/v1/info', () => {
     const models: Record<string, ModelListItem> = {};

@@ -1,0 +1,228 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CheckStateEnum,
+  getDecodedToken,
+  hasValidDleq,
+  isMintOperationError,
+  Keyset,
+  type MintKeys,
+  OutputData,
+  type Proof,
+  Wallet,
+} from '@cashu/cashu-ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeInvoice, invoiceAmountMsat, startDevMint } from '../../scripts/mint/index.js';
+import type { DevMint } from '../support/dev-mint.js';
+
+/**
+ * The dev mint speaks the Cashu protocol to an unmodified cashu-ts client over HTTP: keysets (NUT-01/02, ids
+ * that verify, input_fee_ppk), mint/swap/melt (NUT-03/04/05) with NUT-02 fees enforced, NUT-07 states,
+ * NUT-08 change, NUT-09 restore, NUT-12 DLEQ, and the NUT error codes.
+ */
+
+async function mintCode(p: Promise<unknown>): Promise<number | string> {
+  const err = await p.then(
+    () => 'no error',
+    (e: unknown) => e,
+  );
+  return isMintOperationError(err) ? err.code : String(err);
+}
+
+async function post(url: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+const wire = (proofs: Proof[]) =>
+  proofs.map((p) => ({ id: p.id, amount: p.amount.toNumber(), secret: p.secret, C: p.C }));
+
+describe('dev mint', () => {
+  let mint: DevMint;
+  let sat: Wallet;
+  let msat: Wallet;
+
+  beforeAll(async () => {
+    mint = await startDevMint({ inputFeePpk: 250 });
+    sat = new Wallet(mint.url, { unit: 'sat' });
+    msat = new Wallet(mint.url, { unit: 'msat' });
+    await sat.loadMint();
+    await msat.loadMint();
+  });
+  afterAll(async () => {
+    await mint.close();
+  });
+
+  it('publishes sat and msat keysets whose ids verify, with the configured input fee (NUT-01/02/06)', async () => {
+    expect(mint.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const keys = (await (await fetch(`${mint.url}/v1/keys`)).json()) as { keysets: MintKeys[] };
+    expect(keys.keysets.map((k) => k.unit).sort()).toEqual(['msat', 'sat']);
+    for (const k of keys.keysets) {
+      expect(Keyset.verifyKeysetId(k)).toBe(true);
+      expect(k.input_fee_ppk).toBe(250);
+    }
+    const info = sat.getMintInfo();
+    expect(info.isSupported(7).supported).toBe(true);
+    expect(info.isSupported(9).supported).toBe(true);
+    expect(info.isSupported(12).supported).toBe(true);
+    expect((await fetch(`${mint.url}/v1/keys/00ffffffffffffff`)).status).toBe(400);
+  });
+
+  it('mints sat and msat proofs through paid quotes, with valid DLEQ proofs (NUT-04, NUT-12)', async () => {
+    const q = await sat.createMintQuoteBolt11(100);
+    expect(q.state).toBe('PAID');
+    expect(invoiceAmountMsat(q.request)).toBe(100_000n);
+    const proofs = await sat.mintProofsBolt11(100, q);
+    expect(proofs.reduce((s, p) => s + p.amount.toNumber(), 0)).toBe(100);
+    for (const p of proofs) expect(hasValidDleq(p, sat.getKeyset(p.id))).toBe(true);
+    expect(await mintCode(sat.mintProofsBolt11(100, q))).toBe(20002);
+    const mq = await msat.createMintQuoteBolt11(1501);
+    expect(invoiceAmountMsat(mq.request)).toBe(1501n);
+    const mp = await msat.mintProofsBolt11(1501, mq);
+    expect(mp.reduce((s, p) => s + p.amount.toNumber(), 0)).toBe(1501);
+  });
+
+  it('enforces the input fee on swaps and refuses double spends (NUT-02/03/07)', async () => {
+    const token = await mint.mintTokens(64, 'sat');
+    const proofs = getDecodedToken(token, [mint.keysetIds.sat as string]).proofs;
+    const fee = Math.ceil((proofs.length * 250) / 1000);
+    const received = await sat.receive(token);
+    expect(received.reduce((s, p) => s + p.amount.toNumber(), 0)).toBe(64 - fee);
+    const states = await sat.checkProofsStates(proofs);
+    expect(states.every((s) => s.state === CheckStateEnum.SPENT)).toBe(true);
+    expect(await mintCode(sat.receive(token))).toBe(11001);
+
+    // Outputs that ignore the fee are unbalanced (11005).
+    const more = getDecodedToken(await mint.mintTokens(8, 'sat'), [mint.keysetIds.sat as string]).proofs;
+    const faceValue = OutputData.createRandomData(8, sat.getKeyset()).map((o) => ({
+      ...o.blindedMessage,
+      amount: o.blindedMessage.amount.toNumber(),
+    }));
+    const res = await post(`${mint.url}/v1/swap`, { inputs: wire(more), outputs: faceValue });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ code: 11005 });
+    // Nothing changed: the inputs are still unspent.
+    expect((await sat.checkProofsStates(more)).every((s) => s.state === CheckStateEnum.UNSPENT)).toBe(true);
+  });
+
+  it('answers NUT error codes for bad proofs, unknown keysets, duplicates and reused outputs', async () => {
+    const proofs = getDecodedToken(await mint.mintTokens(15, 'sat'), [mint.keysetIds.sat as string]).proofs;
+    expect(proofs.length).toBeGreaterThan(1);
+    const preview = await sat.prepareSwapToReceive(proofs);
+    const outputs = (preview.keepOutputs ?? []).map((o) => ({
+      ...o.blindedMessage,
+      amount: o.blindedMessage.amount.toNumber(),
+    }));
+    const forged = wire(proofs).map((p, i) => (i === 0 ? { ...p, C: wire(proofs)[1]?.C ?? p.C } : p));
+    expect((await post(`${mint.url}/v1/swap`, { inputs: forged, outputs })).json.code).toBe(10001);
+    const unknown = wire(proofs).map((p) => ({ ...p, id: '01'.padEnd(66, 'a') }));
+    expect((await post(`${mint.url}/v1/swap`, { inputs: unknown, outputs })).json.code).toBe(12001);
+    const dup = [...wire(proofs), ...wire(proofs)];
+    expect((await post(`${mint.url}/v1/swap`, { inputs: dup, outputs })).json.code).toBe(11007);
+    const ok = await post(`${mint.url}/v1/swap`, { inputs: wire(proofs), outputs });
+    expect(ok.status).toBe(200);
+    const again = getDecodedToken(await mint.mintTokens(15, 'sat'), [mint.keysetIds.sat as string]).proofs;
+    expect((await post(`${mint.url}/v1/swap`, { inputs: wire(again), outputs })).json.code).toBe(11003);
+    expect((await post(`${mint.url}/v1/mint/quote/bolt11`, { amount: 5, unit: 'usd' })).json.code).toBe(
+      11013,
+    );
+  });
+
+  it('pays fake invoices with NUT-08 change, and can hold melts pending or fail them (NUT-05)', async () => {
+    const proofs = await sat.mintProofsBolt11(200, await sat.createMintQuoteBolt11(200));
+    const quote = await sat.createMeltQuoteBolt11(fakeInvoice(120_000));
+    expect(quote.amount.toNumber()).toBe(120);
+    const res = await sat.meltProofsBolt11(quote, proofs);
+    expect(res.quote.state).toBe('PAID');
+    const fee = Math.ceil((proofs.length * 250) / 1000);
+    expect(res.change.reduce((s, p) => s + p.amount.toNumber(), 0)).toBe(200 - 120 - fee);
+
+    const held = await sat.mintProofsBolt11(50, await sat.createMintQuoteBolt11(50));
+    mint.setLightningMode('pending');
+    const q2 = await sat.createMeltQuoteBolt11(fakeInvoice(30_000));
+    const r2 = await sat.meltProofsBolt11(q2, held);
+    expect(r2.quote.state).toBe('PENDING');
+    expect((await sat.checkProofsStates(held)).every((s) => s.state === CheckStateEnum.PENDING)).toBe(true);
+    expect(await mintCode(sat.receive(held))).toBe(11002);
+    mint.setLightningMode('pay');
+    expect((await sat.checkMeltQuoteBolt11(q2.quote)).state).toBe('PAID');
+    expect((await sat.checkProofsStates(held)).every((s) => s.state === CheckStateEnum.SPENT)).toBe(true);
+
+    const more = await sat.mintProofsBolt11(50, await sat.createMintQuoteBolt11(50));
+    mint.setLightningMode('fail');
+    const q3 = await sat.createMeltQuoteBolt11(fakeInvoice(30_000));
+    expect(await mintCode(sat.meltProofsBolt11(q3, more))).toBe(20004);
+    mint.setLightningMode('pay');
+    expect((await sat.checkProofsStates(more)).every((s) => s.state === CheckStateEnum.UNSPENT)).toBe(true);
+  });
+
+  it('restores deterministic outputs from a seed (NUT-09, NUT-13)', async () => {
+    const seed = new Uint8Array(64).fill(7);
+    const a = new Wallet(mint.url, { unit: 'sat', bip39seed: seed });
+    await a.loadMint();
+    const minted = await a.mintProofsBolt11(
+      37,
+      await a.createMintQuoteBolt11(37),
+      {},
+      { type: 'deterministic', counter: 0 },
+    );
+    const b = new Wallet(mint.url, { unit: 'sat', bip39seed: seed });
+    await b.loadMint();
+    const { proofs } = await b.batchRestore(20, 20);
+    expect(proofs.map((p) => p.secret).sort()).toEqual(minted.map((p) => p.secret).sort());
+  });
+
+  it('keeps keys, spent set and quotes in its data file across restarts; a new fee starts a new keyset', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dev-mint-'));
+    try {
+      const file = join(dir, 'mint.json');
+      const first = await startDevMint({ dataFile: file });
+      const token = await first.mintTokens(10, 'sat');
+      const ids = first.keysetIds;
+      await first.close();
+      const second = await startDevMint({ dataFile: file });
+      expect(second.keysetIds).toEqual(ids);
+      const w = new Wallet(second.url, { unit: 'sat' });
+      await w.loadMint();
+      const spentProofs = getDecodedToken(token, [ids.sat as string]).proofs;
+      await w.receive(spentProofs);
+      await second.close();
+      const third = await startDevMint({ dataFile: file, inputFeePpk: 100 });
+      expect(third.keysetIds.sat).not.toBe(ids.sat);
+      const ks = (await (await fetch(`${third.url}/v1/keysets`)).json()) as {
+        keysets: Array<{ id: string; active: boolean }>;
+      };
+      expect(ks.keysets.find((k) => k.id === ids.sat)?.active).toBe(false);
+      const w3 = new Wallet(third.url, { unit: 'sat' });
+      await w3.loadMint();
+      expect((await w3.checkProofsStates(spentProofs)).every((s) => s.state === CheckStateEnum.SPENT)).toBe(
+        true,
+      );
+      await third.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('simulates an outage with any HTTP status', async () => {
+    mint.setOutage(503);
+    expect((await fetch(`${mint.url}/v1/info`)).status).toBe(503);
+    mint.setOutage(null);
+    expect((await fetch(`${mint.url}/v1/info`)).status).toBe(200);
+  });
+
+  it('makes fake invoices whose BOLT11 amount is exact', () => {
+    for (const msat of [1, 9, 10, 99, 100, 1000, 123_456, 21_000_000]) {
+      const inv = fakeInvoice(msat);
+      expect(inv).toMatch(/^lnbcrt\d+[np]1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]+$/);
+      expect(invoiceAmountMsat(inv)).toBe(BigInt(msat));
+    }
+    expect(invoiceAmountMsat('lnbcrt1qqqqqq')).toBe(null);
+    expect(() => invoiceAmountMsat('hello')).toThrow();
+  });
+});

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import { GatewayError } from './errors.js';
+import { createLedger } from './ledger/index.js';
 import type { Ledger, LedgerOptions } from './ledger/types.js';
 import type { Logger } from './log.js';
 import type { Services } from './plugin.js';
@@ -8,6 +9,7 @@ import { pricingMode } from './pricing/formula.js';
 import { createPricing } from './pricing/pricing.js';
 import { openStore, type StoreConnection } from './store/connection.js';
 import type { CreateWalletOptions, WalletService } from './wallet/types.js';
+import { createWallet } from './wallet/wallet.js';
 
 /**
  * The money services of the composition root: the store connection (Redis when REDIS_URL, else SQLite in
@@ -33,33 +35,12 @@ export interface MoneyServiceOptions {
 }
 
 export interface MoneyServices {
-  /** Undefined only while no ledger implementation is available (the paid stages then refuse to build). */
-  ledger: Ledger | undefined;
+  ledger: Ledger;
   wallet: WalletService | undefined;
   pricing: NonNullable<Services['pricing']>;
   btc: NonNullable<Services['btc']>;
   store: StoreConnection | undefined;
   close(): Promise<void>;
-}
-
-// Loaded at run time by path: the implementations are finished by other parts in parallel and this module
-// must not fail to compile while they land. The factories' types are pinned by the contracts above.
-
-async function loadLedgerFactory(): Promise<LedgerFactory | undefined> {
-  const spec = './ledger/index.js';
-  try {
-    const mod = (await import(spec)) as { createLedger?: LedgerFactory };
-    return typeof mod.createLedger === 'function' ? mod.createLedger : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function loadWalletFactory(): Promise<WalletFactory> {
-  const spec = './wallet/wallet.js';
-  const mod = (await import(spec)) as { createWallet?: WalletFactory };
-  if (typeof mod.createWallet !== 'function') throw new Error('core/wallet does not export createWallet');
-  return mod.createWallet;
 }
 
 /**
@@ -116,22 +97,18 @@ export async function openMoneyServices(
 
     let ledger = base.ledger;
     if (!ledger) {
-      const factory = opts.createLedger ?? (await loadLedgerFactory());
-      if (factory) {
-        const built = await factory(store!, {
-          prefix: config.redisPrefix,
-          warn: (msg) => log.warn(msg),
-        });
-        closers.push(() => built.close());
-        ledger = built;
-      } else {
-        log.warn('no ledger implementation available: paid stages and money routes cannot run');
-      }
+      const factory = opts.createLedger ?? createLedger;
+      const built = await factory(store!, {
+        prefix: config.redisPrefix,
+        warn: (msg) => log.warn(msg),
+      });
+      closers.push(() => built.close());
+      ledger = built;
     }
 
     let wallet = base.wallet;
     if (!wallet && config.cashu.mints.length > 0) {
-      const factory = opts.createWallet ?? (await loadWalletFactory());
+      const factory = opts.createWallet ?? createWallet;
       const built = await factory({
         conn: store!,
         mints: config.cashu.mints,
@@ -166,7 +143,7 @@ export async function openMoneyServices(
       base.pricing ?? createPricing({ config: config.pricing, rates: (id) => catalog.usdRates(id), btc });
 
     const every = opts.sweepEveryMs ?? Math.min(60_000, Math.floor(config.reservationLeaseMs / 4));
-    if (every > 0 && ledger) {
+    if (every > 0) {
       const l = ledger;
       let running = false;
       const timer = setInterval(() => {

@@ -1,31 +1,105 @@
-import { ConfigError } from '../core/config.js';
+import { LRUCache } from 'lru-cache';
+import { type ParsedCredential, parseCredential } from '../core/auth/credentials.js';
+import { clientAddress, compileIpList } from '../core/auth/ip-match.js';
+import type { RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
+import { ledgerRefusalToError } from '../core/ledger/errors.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
+import { CREDENTIAL, needLedger, noOptions } from './paid-state.js';
 
 /**
- * Thin default auth stage, in place until the ledger-backed one exists. It refuses EVERY call, so the
- * shipped default pipeline can never let a model call through unpaid:
- * - no credentials (no Authorization, no X-Cashu, no `api_key` query on GET) → 401 `missing_credentials`;
- * - `Bearer sk-…` → 401 `invalid_api_key` (there is no key store yet, so no key is known);
- * - anything else (an eCash token, another scheme) → 401 `invalid_api_key`.
+ * The auth stage: who pays for this call. FAILS CLOSED: no credential, or one that cannot be checked, ends
+ * the request; it never lets a call through unidentified.
+ *
+ * - Client IP: the peer address; `X-Forwarded-For` only when the peer is in TRUSTED_PROXIES.
+ * - No credential → 401 `missing_credentials`, with a NUT-18 payment request (`creqA…`) in the `X-Cashu`
+ *   response header (NUT-24) when the node has a wallet, so Cashu-aware clients can pay.
+ * - `Bearer sk-…` → the API key is the ledger credential; whether it exists, has expired, may use the model
+ *   is checked by the reserve stage's ONE admission round trip (not here: no extra round trip).
+ * - `Bearer cashuA…|cashuB…` → the token's hash is the identity. The first use redeems the token at its mint
+ *   (`wallet.receive`, idempotent by hash) and credits the hash identity (`ledger.credit`, idempotent by
+ *   hash): racing first uses redeem once and credit once. Hashes credited by this process are remembered in
+ *   an LRU, so later uses cost no extra round trip.
+ * - `X-Cashu: <token>` → the same redeem + credit; `ctx.payment` is set and the change-token stage returns
+ *   the rest of the token's value as change.
  */
-export const auth: PluginFactory = (options): Plugin => {
-  if (options !== undefined && Object.keys(options).length > 0) {
-    throw new ConfigError(`auth: unknown options ${Object.keys(options).join(', ')}`);
+
+/** Token hashes this process has seen credited (a hit skips receive + credit). */
+const CREDITED_CACHE_SIZE = 100_000;
+
+export const auth: PluginFactory = (options, services): Plugin => {
+  noOptions('auth', options);
+  const ledger = needLedger('auth', services);
+  const wallet = services.wallet;
+  const trusted = compileIpList(services.config.trustedProxies);
+  const credited = new LRUCache<string, true>({ max: CREDITED_CACHE_SIZE });
+
+  function missing(): GatewayError {
+    if (!wallet) return new GatewayError('missing_credentials');
+    return new GatewayError('missing_credentials', {
+      headers: {
+        'X-Cashu': wallet.createPaymentRequest({ description: 'Pay per call with an eCash token (X-Cashu)' }),
+      },
+    });
   }
+
+  /** Redeems a token (first use) and credits its hash identity; returns the hash and what was credited. */
+  async function redeem(token: string): Promise<{ tokenHash: string; creditedMsats: number; mint: string }> {
+    if (!wallet) {
+      throw new GatewayError('invalid_api_key', { message: 'eCash payment is not enabled on this node' });
+    }
+    const decoded = wallet.decodeToken(token); // invalid_token / mint_not_trusted / unsupported_unit
+    const tokenHash = decoded.tokenHash;
+    if (credited.has(tokenHash)) return { tokenHash, creditedMsats: 0, mint: decoded.mint };
+    const receipt = await wallet.receive(token);
+    const r = await ledger.credit({
+      credential: { tokenHash },
+      tokenHash,
+      amountMsat: receipt.amountMsat,
+      kind: 'deposit',
+    });
+    if (!r.ok) throw ledgerRefusalToError(r);
+    credited.set(tokenHash, true);
+    return { tokenHash, creditedMsats: r.replay ? 0 : receipt.amountMsat, mint: receipt.mint };
+  }
+
+  async function identify(ctx: RequestContext, cred: ParsedCredential): Promise<void> {
+    switch (cred.kind) {
+      case 'api_key':
+        ctx.setLocal(CREDENTIAL, { apiKey: cred.apiKey });
+        return;
+      case 'bearer_token': {
+        const { tokenHash } = await redeem(cred.token);
+        ctx.setLocal(CREDENTIAL, { tokenHash });
+        return;
+      }
+      case 'x_cashu': {
+        const { tokenHash, creditedMsats, mint } = await redeem(cred.token);
+        ctx.setLocal(CREDENTIAL, { tokenHash });
+        ctx.payment = { creditedMsats, mint };
+        return;
+      }
+    }
+  }
+
   return {
     name: 'auth',
     onRequest(ctx) {
-      const authorization = ctx.headers.authorization;
-      const xCashu = ctx.headers['x-cashu'];
-      const queryKey =
-        ctx.method === 'GET' && ctx.rawQuery.includes('api_key') ? ctx.query.get('api_key') : null;
-      if (!authorization && !xCashu && !queryKey) throw new GatewayError('missing_credentials');
-      const bearer = authorization?.match(/^Bearer\s+(\S+)/i)?.[1] ?? queryKey ?? '';
-      if (bearer.startsWith('sk-')) throw new GatewayError('invalid_api_key');
-      throw new GatewayError('invalid_api_key', {
-        message: 'The credential is not accepted: eCash payment is not enabled on this node yet',
+      ctx.clientIp = clientAddress(ctx.clientIp, ctx.headers['x-forwarded-for'], trusted);
+      const cred = parseCredential({
+        method: ctx.method,
+        headers: ctx.headers,
+        queryApiKey:
+          ctx.method === 'GET' && ctx.rawQuery.includes('api_key') ? ctx.query.get('api_key') : null,
       });
+      if (!cred) throw missing();
+      // Filled completely by the reserve stage once the ledger has identified the account.
+      ctx.auth = { accountId: '', keyId: '', method: cred.kind, isChild: false };
+      if (cred.kind === 'api_key') {
+        ctx.setLocal(CREDENTIAL, { apiKey: cred.apiKey });
+        return undefined;
+      }
+      return identify(ctx, cred).then(() => undefined);
     },
   };
 };

@@ -2,7 +2,12 @@ import { ConfigError } from '../core/config.js';
 import type { Logger } from '../core/log.js';
 import type { Plugin, PluginFactory, Services } from '../core/plugin.js';
 import { auth } from './auth.js';
+import { changeToken } from './change-token.js';
+import { meter } from './meter.js';
+import { rateLimit } from './rate-limit.js';
 import { relay } from './relay.js';
+import { reserve } from './reserve.js';
+import { settle } from './settle.js';
 
 /**
  * The plugin registry: pipeline stage name → factory. The composition root builds the configured pipeline
@@ -10,15 +15,16 @@ import { relay } from './relay.js';
  */
 export const PLUGINS: Record<string, PluginFactory> = {
   auth,
+  'rate-limit': rateLimit,
+  reserve,
   relay,
+  meter,
+  settle,
+  'change-token': changeToken,
 };
 
-/**
- * Paid-call stages whose services are not wired yet resolve to a named pass-through. That is harmless only
- * because the default `auth` refuses every call; replacing `auth` with a permissive stage while these are
- * placeholders would let calls through unpaid, so a warning names them at start.
- */
-export const PLACEHOLDER_STAGES = new Set(['rate-limit', 'reserve', 'meter', 'settle', 'change-token']);
+/** Stage names that resolve to a named pass-through (none left: every default stage is built). */
+export const PLACEHOLDER_STAGES = new Set<string>();
 
 /** One pipeline entry: a registered name, a name with options, or a ready plugin (tests, embedders). */
 export type PipelineEntry = string | { plugin: string; options?: Record<string, unknown> } | Plugin;

@@ -80,12 +80,12 @@ describe.each(['uws', 'node'] as const)('foundation transport (%s engine)', (eng
       expect(up.stats.requests).toBe(before);
     });
 
-    it('refuses an X-Cashu token (no wallet yet)', async () => {
+    it('refuses a malformed X-Cashu token before any mint call', async () => {
       const res = await post(defaultGw, '/v1/chat/completions', JSON.stringify(chat), {
         'x-cashu': 'cashuAxyz',
       });
-      expect(res.status).toBe(401);
-      expect((await json(res)).error.code).toBe('invalid_api_key');
+      expect(res.status).toBe(400);
+      expect((await json(res)).error.code).toBe('invalid_token');
     });
   });
 

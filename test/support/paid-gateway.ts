@@ -56,6 +56,16 @@ export interface PaidGateway {
   readonly store: PaidStore;
   /** A fresh token of `amount` (in `unit`, default sat) from the dev mint (NUT-04 via cashu-ts). */
   mintToken(amount: number, unit?: 'sat' | 'msat'): Promise<string>;
+  /**
+   * A funded API key, made the way POST /v1/wallet/create makes one (redeem a fresh token at the dev mint,
+   * then `createKeyFromDeposit`), without depending on the wallet routes. Returns the key and its balance.
+   */
+  fundKey(
+    amountSat: number,
+    opts?: { expiresAtMs?: number },
+  ): Promise<{ apiKey: string; balanceMsat: number }>;
+  /** Available balance (msat) of a credential: an API key or an eCash token (its hash identity). */
+  available(credential: string): Promise<number | null>;
   /** A separate cashu-ts wallet on the dev mint (redeem change and refunds with `receive`). */
   newWallet(unit?: 'sat' | 'msat'): Promise<Wallet>;
   /** An OpenAI client on the gateway with this API key (or `Bearer cashu…` token) and extra headers. */
@@ -123,6 +133,22 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
     wallet,
     store: opts.store,
     mintToken: (amount, unit = 'sat') => mint.mintTokens(amount, unit),
+    async fundKey(amountSat, o = {}) {
+      const receipt = await wallet.receive(await mint.mintTokens(amountSat, 'sat'));
+      const r = await ledger.createKeyFromDeposit({
+        tokenHash: receipt.tokenHash,
+        amountMsat: receipt.amountMsat,
+        ...(o.expiresAtMs !== undefined ? { expiresAtMs: o.expiresAtMs } : {}),
+      });
+      if (!r.ok) throw new Error(`createKeyFromDeposit refused: ${r.code}`);
+      return { apiKey: r.apiKey, balanceMsat: r.balanceMsat };
+    },
+    async available(credential) {
+      const c = credential.startsWith('sk-')
+        ? { apiKey: credential }
+        : { tokenHash: wallet.tokenHash(credential) };
+      return (await ledger.getKeyInfo(c))?.availableMsat ?? null;
+    },
     async newWallet(unit = 'sat') {
       const w = new Wallet(mint.url, { unit });
       await w.loadMint();

@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import type { RequestContext } from '../core/context.js';
+import type { GatewayError } from '../core/errors.js';
+import type { Plugin, PluginFactory } from '../core/plugin.js';
+import type { CashuUnit } from '../core/wallet/types.js';
+import { CREDENTIAL, needLedger, noOptions } from './paid-state.js';
+
+/**
+ * The change-token stage: for `X-Cashu` calls (stateless pay-per-call), returns what is left of the token's
+ * value after the call as a fresh eCash token from the primary mint. NEVER LOSES MONEY: the remainder is
+ * moved out of the token's hash identity only by a committed withdrawal hold, and any failure aborts the
+ * hold, leaving it there — the original token then still works as a bearer credential or via
+ * /v1/balance/refund.
+ *
+ * - Change = the whole available balance of the token's identity after settlement (hold → wallet.send →
+ *   commit; abort on any failure).
+ * - Non-stream: in the `X-Cashu` response header (the meter holds the body anyway, so the head is written
+ *   after this stage).
+ * - Streams: no buffering. The stream starts at once and the change arrives at its end as an SSE comment
+ *   line `: x-cashu <token>` right before `data: [DONE]` (SSE clients ignore comments).
+ * - Upstream failure: the reservation was released, so the whole token value comes back as change with the
+ *   error. A 402 keeps its `X-Cashu` payment request instead (the remainder stays on the identity).
+ * - Units: the change is made in the unit of the paying token. sat tokens get whole sats (rounded DOWN; the
+ *   sub-sat remainder stays on the token's identity); msat tokens get exact change.
+ */
+
+/** How long a change hold may stay open before the ledger aborts it by itself. */
+const HOLD_LEASE_MS = 60_000;
+
+export const changeToken: PluginFactory = (options, services): Plugin => {
+  noOptions('change-token', options);
+  const ledger = needLedger('change-token', services);
+  const wallet = services.wallet;
+  const log = services.log;
+
+  function isPerCall(ctx: RequestContext): boolean {
+    return wallet !== undefined && ctx.auth?.method === 'x_cashu' && ctx.local(CREDENTIAL) !== undefined;
+  }
+
+  function unitOf(ctx: RequestContext): CashuUnit {
+    const token = ctx.headers['x-cashu'];
+    try {
+      return token ? wallet!.decodeToken(token.trim()).unit : 'sat';
+    } catch {
+      return 'sat';
+    }
+  }
+
+  /** Moves the identity's remaining balance into a fresh token; undefined when there is none to give. */
+  async function makeChange(ctx: RequestContext): Promise<string | undefined> {
+    const credential = ctx.local(CREDENTIAL)!;
+    const info = await ledger.getKeyInfo(credential);
+    if (!info) return undefined;
+    const unit = unitOf(ctx);
+    const step = unit === 'sat' ? 1000 : 1;
+    const amount = Math.floor(info.availableMsat / step) * step;
+    if (amount <= 0) return undefined;
+    const holdId = `chg_${randomBytes(12).toString('base64url')}`;
+    const hold = await ledger.holdWithdrawal({
+      credential,
+      amountMsat: amount,
+      holdId,
+      kind: 'refund',
+      leaseMs: HOLD_LEASE_MS,
+    });
+    if (!hold.ok) {
+      log.warn({ requestId: ctx.requestId, code: hold.code }, 'change not made: hold refused');
+      return undefined;
+    }
+    const ref = { accountId: hold.accountId, holdId };
+    let token: string;
+    try {
+      const sent = await wallet!.send(amount, { unit });
+      if (sent.amountMsat !== amount) {
+        // Cannot happen with a unit-rounded amount; never commit more than the token is worth.
+        throw new Error(`change token worth ${sent.amountMsat} msat, expected ${amount}`);
+      }
+      token = sent.token;
+    } catch (err) {
+      await ledger.abortWithdrawal(ref);
+      throw err;
+    }
+    const c = await ledger.commitWithdrawal(ref);
+    if (!c.ok) {
+      // The hold ran out (the lease passed during a slow mint) and the ledger no longer debits it: the token
+      // must not leave. Swap it back into the operator's proofs; the remainder stays on the identity.
+      log.error(
+        { requestId: ctx.requestId, code: c.code },
+        'change commit refused; taking the change token back',
+      );
+      await wallet!.receive(token).catch((err: unknown) => {
+        log.error(
+          { requestId: ctx.requestId, err: (err as Error).message },
+          'could not take the change token back',
+        );
+      });
+      return undefined;
+    }
+    return token;
+  }
+
+  async function tryChange(ctx: RequestContext): Promise<string | undefined> {
+    try {
+      return await makeChange(ctx);
+    } catch (err) {
+      log.warn(
+        { requestId: ctx.requestId, code: (err as GatewayError).code, err: (err as Error).message },
+        'change not made; the remainder stays on the token identity (usable as bearer or refundable)',
+      );
+      return undefined;
+    }
+  }
+
+  return {
+    name: 'change-token',
+    onResponseHead(ctx) {
+      if (isPerCall(ctx) && !ctx.responseIsSse) ctx.bufferResponse = true;
+    },
+    async onResponseEnd(ctx) {
+      if (!isPerCall(ctx)) return;
+      const token = await tryChange(ctx);
+      if (!token) return;
+      ctx.changeToken = token;
+      if (ctx.responseIsSse) ctx.appendToBody(`: x-cashu ${token}\n\n`);
+      else ctx.response.headers['X-Cashu'] = token;
+    },
+    async onError(ctx, err) {
+      if (!isPerCall(ctx) || err.code === 'payment_required') return;
+      // Mid-stream the head is gone; the remainder stays on the identity.
+      if (ctx.upstream !== undefined && !ctx.bufferResponse) return;
+      const token = await tryChange(ctx);
+      if (!token) return;
+      ctx.changeToken = token;
+      ctx.response.headers['X-Cashu'] = token;
+    },
+  };
+};

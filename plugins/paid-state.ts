@@ -1,0 +1,87 @@
+import { ConfigError } from '../core/config.js';
+import { createLocalKey, type RequestContext } from '../core/context.js';
+import { GatewayError } from '../core/errors.js';
+import type { Admission, Credential, Ledger } from '../core/ledger/types.js';
+import type { StreamMeter } from '../core/metering/stream-meter.js';
+import type { Services } from '../core/plugin.js';
+import type { PricedEndpoint, Pricing } from '../core/pricing/types.js';
+
+/**
+ * Per-request state the paid-call stages hand to each other (auth → reserve → meter → settle →
+ * change-token), kept in typed context locals rather than ad-hoc properties. Not a plugin.
+ */
+
+/** The ledger credential of the caller (auth). Holds secrets (API key): never log it. */
+export const CREDENTIAL = createLocalKey<Credential>('paid.credential');
+
+/** The admission result (reserve): key metadata and the rate-limit window for the X-RateLimit headers. */
+export const ADMISSION = createLocalKey<Admission>('paid.admission');
+
+/** What the reserve stage priced the call with; settle prices the usage the same way. */
+export interface PricedCall {
+  endpoint: PricedEndpoint;
+  model: string;
+  /** The BTC price of the reservation (model mode), so settlement never depends on a fresh price. */
+  btcUsd: string | undefined;
+}
+export const PRICED_CALL = createLocalKey<PricedCall>('paid.priced');
+
+/** Metering state (meter): a stream meter, or the copied chunks of a buffered JSON body. */
+export interface MeterState {
+  stream: StreamMeter | undefined;
+  /** Non-stream JSON: the body's chunks (copies; dropped from the relay and re-sent spliced by settle). */
+  body: Buffer[] | undefined;
+  bodyBytes: number;
+  /** The upstream answered with an error status: nothing is charged. */
+  failed: boolean;
+}
+export const METER = createLocalKey<MeterState>('paid.meter');
+
+/** Settlement progress (settle): set before the ledger call, so the final hook never settles twice. */
+export const SETTLED = createLocalKey<'settling' | 'settled' | 'released'>('paid.settled');
+
+/** The spec's per-response cost block of a settled call (settle), for the body splice. */
+export const COST_BLOCK = createLocalKey<Record<string, unknown>>('paid.costBlock');
+
+/** Which metered API a route is; anything else is a per-request-priced `other` call. */
+export function pricedEndpoint(ctx: RequestContext): PricedEndpoint {
+  if (ctx.method !== 'POST') return 'other';
+  switch (ctx.routeTemplate || ctx.path) {
+    case '/v1/chat/completions':
+      return 'chat';
+    case '/v1/completions':
+      return 'completions';
+    case '/v1/embeddings':
+      return 'embeddings';
+    case '/v1/responses':
+      return 'responses';
+    default:
+      return 'other';
+  }
+}
+
+/** Rejects options a stage does not take (the factory validates once). */
+export function noOptions(stage: string, options: Record<string, unknown> | undefined): void {
+  if (options !== undefined && Object.keys(options).length > 0) {
+    throw new ConfigError(`${stage}: unknown options ${Object.keys(options).join(', ')}`);
+  }
+}
+
+export function needLedger(stage: string, services: Services): Ledger {
+  if (!services.ledger) throw new ConfigError(`${stage}: needs the ledger service (money store)`);
+  return services.ledger;
+}
+
+export function needPricing(stage: string, services: Services): Pricing {
+  if (!services.pricing) throw new ConfigError(`${stage}: needs the pricing service`);
+  return services.pricing;
+}
+
+/** A copy of `err` with extra response headers (GatewayError fields are read-only). */
+export function withHeaders(err: GatewayError, headers: Record<string, string>): GatewayError {
+  return new GatewayError(err.code, {
+    message: err.message,
+    ...(err.details ? { details: err.details } : {}),
+    headers: { ...err.headers, ...headers },
+  });
+}

@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import { compileIpList } from '../core/auth/ip-match.js';
+import type { RequestContext } from '../core/context.js';
+import { GatewayError } from '../core/errors.js';
+import { ledgerRefusalToError } from '../core/ledger/errors.js';
+import type { AdmitRefusal } from '../core/ledger/types.js';
+import { promptTokensUpperBound } from '../core/metering/prompt-bound.js';
+import type { Plugin, PluginFactory } from '../core/plugin.js';
+import type { PricedEndpoint } from '../core/pricing/types.js';
+import { requestStreamUsage } from './meter.js';
+import {
+  ADMISSION,
+  CREDENTIAL,
+  needLedger,
+  needPricing,
+  noOptions,
+  PRICED_CALL,
+  pricedEndpoint,
+  withHeaders,
+} from './paid-state.js';
+
+/**
+ * The reserve stage: holds back an upper bound of the call's cost before the upstream call, in ONE ledger
+ * round trip (`admit`: key checks, model allow-list, rate limits and the reservation together). FAILS
+ * CLOSED: a store that cannot be reached answers 503 and no call goes upstream unpaid.
+ *
+ * - Unknown model → 404 `not_found` before admission (model-based pricing knows no price for it, or the
+ *   catalogue is non-empty and does not list it).
+ * - The bound: safe prompt-token upper bound (bytes) + `max_tokens` (or the model's maximum when unset),
+ *   priced by `pricing.reservation`. The ledger reserves min(bound, what the key can afford) and refuses
+ *   (402 with {balance, required, shortfall}) only below the cost of a minimal answer.
+ * - When the caller set no `max_tokens` and the reservation is below the bound, the forwarded request gets
+ *   the `max_tokens` the reservation affords, so the upstream cannot produce more than was reserved.
+ * - After admission, the key's allowed IPs are checked against the client IP (403 `ip_not_allowed`; the
+ *   reservation is released at once).
+ * - Streams: the forwarded body asks the upstream for usage (`stream_options.include_usage`, see meter).
+ * - X-Cashu calls refused with 402 carry a NUT-18 payment request for the shortfall in `X-Cashu`.
+ */
+
+const MAX_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const;
+
+function callerMaxTokens(body: unknown): number | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const b = body as Record<string, unknown>;
+  for (const f of MAX_TOKEN_FIELDS) {
+    const v = b[f];
+    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+  }
+  return undefined;
+}
+
+/** The body field that bounds the completion for this API. */
+function maxTokensField(endpoint: PricedEndpoint): string {
+  return endpoint === 'responses' ? 'max_output_tokens' : 'max_tokens';
+}
+
+export const reserve: PluginFactory = (options, services): Plugin => {
+  noOptions('reserve', options);
+  const ledger = needLedger('reserve', services);
+  const pricing = needPricing('reserve', services);
+  const { catalog, config, wallet } = services;
+  const ipLists = new Map<string, ReturnType<typeof compileIpList>>();
+
+  function refusal(ctx: RequestContext, r: AdmitRefusal): GatewayError {
+    const err = ledgerRefusalToError(r);
+    if (r.code === 'rate_limit_exceeded') {
+      const wait = Math.max(1, r.rateLimit.resetUnix - Math.floor(Date.now() / 1000));
+      return withHeaders(err, { 'Retry-After': String(wait) });
+    }
+    if (r.code === 'payment_required' && ctx.auth?.method === 'x_cashu' && wallet) {
+      return withHeaders(err, {
+        'X-Cashu': wallet.createPaymentRequest({
+          amountMsat: Math.max(1, r.shortfall),
+          description: 'Amount missing to pay for this call',
+        }),
+      });
+    }
+    return err;
+  }
+
+  function ipAllowed(allowed: string[] | null, ip: string): boolean {
+    if (allowed === null || allowed.length === 0) return true;
+    const cacheKey = allowed.join(',');
+    let list = ipLists.get(cacheKey);
+    if (!list) {
+      try {
+        list = compileIpList(allowed);
+      } catch {
+        return false; // a malformed stored entry must not open the key to everyone
+      }
+      if (ipLists.size > 10_000) ipLists.clear();
+      ipLists.set(cacheKey, list);
+    }
+    return list.has(ip);
+  }
+
+  return {
+    name: 'reserve',
+    async onRequest(ctx) {
+      const credential = ctx.local(CREDENTIAL);
+      if (!credential || !ctx.auth) {
+        throw new GatewayError('internal_error', { message: 'reserve: the auth stage must run before it' });
+      }
+      const endpoint = pricedEndpoint(ctx);
+      const model = ctx.model ?? '';
+      if (endpoint !== 'other') {
+        if (model === '') throw new GatewayError('invalid_request', { message: 'model is required' });
+        if (catalog.list().length > 0 && catalog.get(model) === undefined) {
+          throw new GatewayError('not_found', { message: `Unknown model: ${model}` });
+        }
+      }
+      const bound = endpoint === 'other' ? 0 : promptTokensUpperBound(ctx.body, ctx.rawBody.length);
+      const maxTokens = callerMaxTokens(ctx.body);
+      // Throws not_found (model pricing, unknown model) or price_unavailable — before any money moves.
+      const priced = pricing.reservation({
+        model,
+        endpoint,
+        promptTokensBound: bound,
+        maxTokens,
+        contextLength: catalog.get(model)?.context_length,
+      });
+      const requestId = `r_${randomBytes(12).toString('base64url')}`;
+      const r = await ledger.admit({
+        credential,
+        requestId,
+        model,
+        clientIp: ctx.clientIp,
+        maxMsat: priced.maxMsat,
+        minMsat: priced.minMsat,
+        leaseMs: config.reservationLeaseMs,
+        limits: config.limits,
+      });
+      if (!r.ok) throw refusal(ctx, r);
+      ctx.setLocal(ADMISSION, r);
+      ctx.setLocal(PRICED_CALL, { endpoint, model, btcUsd: priced.btcUsd });
+      ctx.auth = {
+        accountId: r.accountId,
+        keyId: r.key.keyId,
+        method: ctx.auth.method,
+        isChild: r.key.isChild,
+      };
+      ctx.reservation = { id: requestId, amountMsats: r.reservedMsat, maxTokens: priced.maxTokens };
+
+      if (!ipAllowed(r.key.allowedIps, ctx.clientIp)) {
+        // Released by the settle stage's final hook as well; released here so the refusal costs nothing now.
+        await ledger.release({ accountId: r.accountId, requestId });
+        ctx.reservation = undefined;
+        throw new GatewayError('ip_not_allowed');
+      }
+
+      // The balance cannot cover the model's maximum and the caller set no limit: forward what it affords.
+      if (
+        maxTokens === undefined &&
+        endpoint !== 'other' &&
+        endpoint !== 'embeddings' &&
+        r.reservedMsat < priced.maxMsat &&
+        ctx.body !== null &&
+        typeof ctx.body === 'object'
+      ) {
+        const afford = pricing.affordableMaxTokens(model, bound, r.reservedMsat, endpoint);
+        if (Number.isFinite(afford) && afford >= 0) {
+          (ctx.body as Record<string, unknown>)[maxTokensField(endpoint)] = afford;
+          ctx.markBodyModified();
+          ctx.reservation.maxTokens = afford;
+        }
+      }
+      // The stream's usage is what settles the call: ask the upstream for it (before the relay sends).
+      requestStreamUsage(ctx);
+      return undefined;
+    },
+  };
+};

@@ -1,0 +1,223 @@
+import type { RequestContext } from '../core/context.js';
+import { countPromptTokens, countTokens } from '../core/metering/tokens.js';
+import { usageFromJson } from '../core/metering/usage.js';
+import type { Plugin, PluginFactory } from '../core/plugin.js';
+import type { CostResult } from '../core/pricing/types.js';
+import {
+  COST_BLOCK,
+  METER,
+  type MeterState,
+  needLedger,
+  needPricing,
+  noOptions,
+  PRICED_CALL,
+  SETTLED,
+} from './paid-state.js';
+
+/**
+ * The settle stage: charges the metered cost and returns the rest of the reservation, exactly once.
+ * NEVER FAILS OPEN: whatever happened, the final hook settles or releases what is still held.
+ *
+ * - End of a response: cost = pricing.cost(usage, the reservation's BTC price) → `ledger.settle` (idempotent
+ *   by reservation id). A cost above the reservation is charged up to what the account holds; the overrun
+ *   is logged (`overrun_msat`).
+ * - Usage: the upstream's, or the meter's estimate (marked estimated). A client that leaves mid-stream pays
+ *   for what was produced up to then (the stream meter's count of what passed); a non-stream call the
+ *   client abandoned after the upstream started answering pays its prompt (estimated).
+ * - Nothing charged (release): the upstream failed before its first byte, or answered an error status.
+ * - Non-stream JSON: the body (held by the meter) is sent back with the spec's cost block spliced in before
+ *   its closing brace — the rest of the body is not re-serialised: `"x-node-cost": {sats, msats, usd,
+ *   breakdown {prompt_cost, completion_cost, fees} (msats), estimated}`.
+ */
+
+interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  estimated: boolean;
+}
+
+/** Strings a model produced in a non-stream body (for the estimate when it carries no usage). */
+function producedText(body: unknown): string {
+  const out: string[] = [];
+  const choices = (body as { choices?: unknown } | null)?.choices;
+  if (Array.isArray(choices)) {
+    for (const c of choices) {
+      const m = (c as { message?: { content?: unknown }; text?: unknown }) ?? {};
+      if (typeof m.message?.content === 'string') out.push(m.message.content);
+      if (typeof m.text === 'string') out.push(m.text);
+    }
+  }
+  return out.join('\n');
+}
+
+/** `body` (a JSON object's text) with `"x-node-cost": block` added before its closing brace, or undefined. */
+export function spliceCostBlock(body: Buffer, block: Record<string, unknown>): Buffer | undefined {
+  let end = body.length - 1;
+  while (end >= 0 && (body[end] === 0x20 || body[end] === 0x0a || body[end] === 0x0d || body[end] === 0x09))
+    end--;
+  let start = 0;
+  while (
+    start < end &&
+    (body[start] === 0x20 || body[start] === 0x0a || body[start] === 0x0d || body[start] === 0x09)
+  )
+    start++;
+  if (end <= start || body[start] !== 0x7b /* { */ || body[end] !== 0x7d /* } */) return undefined;
+  let before = end - 1;
+  while (
+    before > start &&
+    (body[before] === 0x20 || body[before] === 0x0a || body[before] === 0x0d || body[before] === 0x09)
+  )
+    before--;
+  const empty = before === start;
+  const field = `${empty ? '' : ','}"x-node-cost":${JSON.stringify(block)}`;
+  return Buffer.concat([body.subarray(0, end), Buffer.from(field), body.subarray(end)]);
+}
+
+export const settle: PluginFactory = (options, services): Plugin => {
+  noOptions('settle', options);
+  const ledger = needLedger('settle', services);
+  const pricing = needPricing('settle', services);
+  const log = services.log;
+
+  /** What the call used, or undefined when nothing is to be charged. */
+  function usageOf(
+    ctx: RequestContext,
+    state: MeterState | undefined,
+    model: string,
+    metered: boolean,
+    ended: boolean,
+  ): Usage | undefined {
+    if (ctx.upstream === undefined || state?.failed) return undefined;
+    const started = ctx.timings.firstChunk !== undefined;
+    if (!started && !ended) return undefined; // failed or abandoned before the upstream's first byte
+    if (!metered) return { promptTokens: 0, completionTokens: 0, estimated: false };
+    if (state?.stream) {
+      const r = state.stream.result();
+      return { promptTokens: r.promptTokens, completionTokens: r.completionTokens, estimated: r.estimated };
+    }
+    if (state?.body && ended) {
+      const raw = Buffer.concat(state.body);
+      const u = usageFromJson(raw);
+      if (u) return { promptTokens: u.promptTokens, completionTokens: u.completionTokens, estimated: false };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw.toString('utf8'));
+      } catch {
+        parsed = undefined;
+      }
+      return {
+        promptTokens: countPromptTokens(ctx.body, model),
+        completionTokens: countTokens(producedText(parsed), model),
+        estimated: true,
+      };
+    }
+    // Abandoned or failed after the upstream started answering: the prompt was processed.
+    return { promptTokens: countPromptTokens(ctx.body, model), completionTokens: 0, estimated: true };
+  }
+
+  /** Settles or releases once; `ended`: called at the end of a complete response. */
+  async function finish(ctx: RequestContext, ended: boolean): Promise<void> {
+    const res = ctx.reservation;
+    const auth = ctx.auth;
+    const priced = ctx.local(PRICED_CALL);
+    const state = ctx.local(SETTLED);
+    if (!res || !auth || !priced || state === 'settled' || state === 'released' || state === 'settling')
+      return;
+    ctx.setLocal(SETTLED, 'settling');
+    const audit = {
+      endpoint: ctx.path,
+      method: ctx.method,
+      userAgent: ctx.headers['user-agent'] ?? null,
+      responseStatus: ctx.response.status,
+    };
+    try {
+      const usage = usageOf(ctx, ctx.local(METER), priced.model, priced.endpoint !== 'other', ended);
+      if (!usage) {
+        await ledger.release({ accountId: auth.accountId, requestId: res.id, audit });
+        ctx.setLocal(SETTLED, 'released');
+        return;
+      }
+      const c: CostResult = pricing.cost({
+        model: priced.model,
+        endpoint: priced.endpoint,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        btcUsd: priced.btcUsd,
+      });
+      const r = await ledger.settle({
+        accountId: auth.accountId,
+        requestId: res.id,
+        costMsat: c.msat,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        model: priced.model,
+        description: `${priced.model || ctx.path}: ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens${usage.estimated ? ' (estimated)' : ''}`,
+        estimated: usage.estimated,
+        audit,
+      });
+      ctx.setLocal(SETTLED, 'settled');
+      ctx.usage = {
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        totalTokens: usage.promptTokens + usage.completionTokens,
+        source: usage.estimated ? 'estimated' : 'upstream',
+      };
+      if (!r.ok) {
+        log.warn({ requestId: ctx.requestId, code: r.code }, 'settle refused by the ledger');
+        return;
+      }
+      const charged = r.chargedMsat;
+      ctx.cost = {
+        msats: charged,
+        usd: c.usd,
+        breakdown: {
+          promptMsats: c.breakdown.promptMsat,
+          completionMsats: c.breakdown.completionMsat,
+          feesMsats: c.breakdown.feesMsat,
+        },
+        estimated: usage.estimated,
+      };
+      if (r.overrunMsat > 0) {
+        log.warn(
+          { requestId: ctx.requestId, keyId: auth.keyId, cost_msat: c.msat, overrun_msat: r.overrunMsat },
+          'call cost more than the account could pay (upstream ignored max_tokens?)',
+        );
+      }
+      ctx.setLocal(COST_BLOCK, {
+        sats: c.sats,
+        msats: c.msat,
+        usd: c.usd,
+        breakdown: {
+          prompt_cost: c.breakdown.promptMsat,
+          completion_cost: c.breakdown.completionMsat,
+          fees: c.breakdown.feesMsat,
+        },
+        estimated: usage.estimated,
+      });
+    } catch (err) {
+      // Left unsettled: the final hook tries once more; after that the lease releases it (logged).
+      ctx.setLocal(SETTLED, undefined as never);
+      log.error({ err, requestId: ctx.requestId }, 'settlement failed');
+    }
+  }
+
+  return {
+    name: 'settle',
+    async onResponseEnd(ctx) {
+      await finish(ctx, true);
+      const state = ctx.local(METER);
+      if (!state?.body) return;
+      // The meter dropped the body's chunks; send it back, with the cost block when the call was charged.
+      const raw = Buffer.concat(state.body);
+      state.body = undefined;
+      const block = ctx.local(COST_BLOCK);
+      ctx.appendToBody((block && spliceCostBlock(raw, block)) ?? raw);
+    },
+    async onError(ctx) {
+      await finish(ctx, false);
+    },
+    async onFinally(ctx) {
+      if (ctx.local(SETTLED) === undefined) await finish(ctx, false);
+    },
+  };
+};

@@ -1,0 +1,117 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { priceMsat } from '../../core/pricing/formula.js';
+import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+
+/**
+ * The three payment modes end to end (API key, eCash token as bearer, X-Cashu per call), streamed and not,
+ * with the official openai SDK against the dev mint and the mock upstream, on both stores. Token pricing
+ * (FIXED_PER_1K_* sats) so every balance is checked to the msat against the formula.
+ */
+const PRICING = {
+  FIXED_PRICING: 'false',
+  FIXED_COST_PER_REQUEST: '2',
+  FIXED_PER_1K_INPUT_TOKENS: '7',
+  FIXED_PER_1K_OUTPUT_TOKENS: '13',
+};
+const cost = (p: number, c: number) =>
+  Number(
+    priceMsat({
+      mode: 'token',
+      costPerRequestSats: 2,
+      per1kInputSats: 7,
+      per1kOutputSats: 13,
+      promptTokens: p,
+      completionTokens: c,
+    }),
+  );
+const messages = [{ role: 'user' as const, content: 'Say something, please.' }]; // 22 chars → 6 prompt tokens
+const PROMPT = 6;
+
+describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => {
+  let h: PaidGateway;
+  beforeAll(async () => {
+    h = await startPaidGateway({ store, env: PRICING, upstream: { chunks: 8 } });
+  });
+  afterEach(async () => {
+    await h.auditOk();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('API key: non-stream call charged exactly, with the x-node-cost block', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 5 });
+    expect(res.usage).toMatchObject({ prompt_tokens: PROMPT, completion_tokens: 5 });
+    const block = (res as unknown as Record<string, { msats: number; estimated: boolean }>)['x-node-cost'];
+    expect(block).toMatchObject({ msats: cost(PROMPT, 5), estimated: false });
+    expect(await h.available(apiKey)).toBe(balanceMsat - cost(PROMPT, 5));
+  });
+
+  it('API key: streamed call charged from the upstream usage; usage chunk not passed on unasked', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const stream = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages, stream: true });
+    let text = '';
+    let sawUsage = false;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? '';
+      if (chunk.usage) sawUsage = true;
+    }
+    expect(text).toBe('tok '.repeat(8));
+    expect(sawUsage).toBe(false);
+    expect(await h.available(apiKey)).toBe(balanceMsat - cost(PROMPT, 8));
+  });
+
+  it('eCash token as bearer: first use redeems and credits, later uses spend from it', async () => {
+    const token = await h.mintToken(50);
+    const client = h.openai(token);
+    await client.chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 3 });
+    expect(await h.available(token)).toBe(50_000 - cost(PROMPT, 3));
+    const s = await client.chat.completions.create({
+      model: 'mock-gpt',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let usage: unknown;
+    for await (const c of s) if (c.usage) usage = c.usage;
+    expect(usage).toMatchObject({ completion_tokens: 8 });
+    expect(await h.available(token)).toBe(50_000 - cost(PROMPT, 3) - cost(PROMPT, 8));
+  });
+
+  it('X-Cashu: non-stream change in the X-Cashu header, redeemable by a separate wallet', async () => {
+    const token = await h.mintToken(20);
+    const raw = await fetch(`${h.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cashu': token },
+      body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 4 }),
+    });
+    expect(raw.status).toBe(200);
+    const change = raw.headers.get('x-cashu');
+    expect(change).toMatch(/^cashu/);
+    const body = (await raw.json()) as Record<string, { msats: number }>;
+    expect(body['x-node-cost']?.msats).toBe(cost(PROMPT, 4));
+    const w = await h.newWallet();
+    const proofs = await w.receive(change!);
+    const got = proofs.reduce((s, p) => s + Number(p.amount), 0);
+    expect(got).toBe(Math.floor((20_000 - cost(PROMPT, 4)) / 1000));
+    // The sub-sat remainder stays on the token's identity.
+    expect(await h.available(token)).toBe((20_000 - cost(PROMPT, 4)) % 1000);
+  });
+
+  it('X-Cashu: streamed call gets its change as an SSE comment before [DONE]', async () => {
+    const token = await h.mintToken(20);
+    const raw = await fetch(`${h.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cashu': token },
+      body: JSON.stringify({ model: 'mock-gpt', messages, stream: true }),
+    });
+    expect(raw.status).toBe(200);
+    const text = await raw.text();
+    const m = /\n: x-cashu (cashu\S+)\n\ndata: \[DONE\]\n\n$/.exec(text);
+    expect(m).not.toBeNull();
+    const w = await h.newWallet();
+    const proofs = await w.receive(m![1]!);
+    expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(Math.floor((20_000 - cost(PROMPT, 8)) / 1000));
+  });
+});

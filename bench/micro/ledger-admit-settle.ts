@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { createLedger } from '../../core/ledger/index.js';
+import type { Ledger } from '../../core/ledger/types.js';
+import { openStore, type StoreConnection } from '../../core/store/connection.js';
+
+/**
+ * Micro-benchmark: admit+settle pairs per second per store, with 1 client and 64 concurrent clients,
+ * printed next to a plain Redis INCRBY round trip measured in the same run (the floor for "one store
+ * round trip"). A pair is two round trips, so a ratio near 0.5 of INCRBY means the scripts cost little
+ * beyond the network. Usage: npm run bench:ledger [-- --seconds 2]
+ */
+const argSeconds = process.argv.indexOf('--seconds');
+const SECONDS = argSeconds > 0 ? Number(process.argv[argSeconds + 1]) : 2;
+const REDIS_URL = process.env.REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const LIMITS = { requestsPerMinute: 1e12, tokensPerHour: 1e12, concurrent: 1e9 };
+const MAX_OPS = 2_000_000;
+
+/** Runs `op` from `clients` concurrent loops for SECONDS (bounded by MAX_OPS); returns ops/s. */
+async function measure(clients: number, op: (i: number) => Promise<void>): Promise<number> {
+  const end = performance.now() + SECONDS * 1000;
+  let done = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < end && done < MAX_OPS) {
+        await op(done++);
+      }
+    }),
+  );
+  return done / ((performance.now() - start) / 1000);
+}
+
+async function pairs(ledger: Ledger, clients: number): Promise<number> {
+  const d = await ledger.createKeyFromDeposit({
+    tokenHash: randomBytes(32).toString('hex'),
+    amountMsat: 1e15,
+  });
+  if (!d.ok) throw new Error(d.code);
+  const tag = randomBytes(4).toString('hex');
+  return measure(clients, async (i) => {
+    const requestId = `${tag}-${i}`;
+    const a = await ledger.admit({
+      credential: { apiKey: d.apiKey },
+      requestId,
+      model: 'm',
+      maxMsat: 5000,
+      minMsat: 100,
+      leaseMs: 60_000,
+      limits: LIMITS,
+    });
+    if (!a.ok) throw new Error(a.code);
+    const s = await ledger.settle({
+      accountId: a.accountId,
+      requestId,
+      costMsat: 1234,
+      promptTokens: 10,
+      completionTokens: 20,
+      model: 'm',
+      description: 'bench',
+      estimated: false,
+    });
+    if (!s.ok) throw new Error(s.code);
+  });
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US').padStart(9);
+
+async function main(): Promise<void> {
+  const ref = new Redis(REDIS_URL);
+  const refKey = `bench:${randomBytes(4).toString('hex')}:incr`;
+  const prefix = `bench${randomBytes(4).toString('hex')}`;
+  const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  const conns: StoreConnection[] = [
+    openStore({ dataDir: dir, sqliteFile: 'ledger.db' }),
+    openStore({ redisUrl: REDIS_URL, redisPrefix: prefix }),
+  ];
+  try {
+    console.log(`ledger admit+settle micro-benchmark (${SECONDS}s per cell, Node ${process.version})`);
+    const incr1 = await measure(1, async () => void (await ref.incrby(refKey, 1)));
+    const incr64 = await measure(64, async () => void (await ref.incrby(refKey, 1)));
+    console.log(
+      `reference  Redis INCRBY round trips/s     1 client: ${fmt(incr1)}   64 clients: ${fmt(incr64)}`,
+    );
+    for (const conn of conns) {
+      const ledger = await createLedger(conn, { warn: () => {} });
+      const p1 = await pairs(ledger, 1);
+      const p64 = await pairs(ledger, 64);
+      console.log(
+        `${conn.kind.padEnd(7)}    admit+settle pairs/s       1 client: ${fmt(p1)}   64 clients: ${fmt(p64)}` +
+          `   ratio to INCRBY: ${(p1 / incr1).toFixed(3)} / ${(p64 / incr64).toFixed(3)}`,
+      );
+    }
+  } finally {
+    await ref.del(refKey);
+    const r = conns[1];
+    if (r?.kind === 'redis') {
+      let cursor = '0';
+      do {
+        const [next, keys] = await r.redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        cursor = next;
+        for (const k of keys) await r.redis.del(k);
+      } while (cursor !== '0');
+    }
+    for (const c of conns) await c.close();
+    ref.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,116 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { priceMsat } from '../../core/pricing/formula.js';
+import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+
+/**
+ * What a call costs when it does not go to plan: a client that leaves mid-stream pays for what was produced
+ * (not the reservation); an upstream failure before the first byte costs nothing (X-Cashu: the whole token
+ * comes back as change); an upstream that ignores max_tokens is charged up to what the account holds.
+ */
+const PRICING = {
+  FIXED_PRICING: 'false',
+  FIXED_COST_PER_REQUEST: '0',
+  FIXED_PER_1K_INPUT_TOKENS: '1',
+  FIXED_PER_1K_OUTPUT_TOKENS: '100',
+};
+const cost = (p: number, c: number) =>
+  Number(
+    priceMsat({
+      mode: 'token',
+      costPerRequestSats: 0,
+      per1kInputSats: 1,
+      per1kOutputSats: 100,
+      promptTokens: p,
+      completionTokens: c,
+    }),
+  );
+const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
+
+describe.each<PaidStore>(['sqlite', 'redis'])('failures on %s', (store) => {
+  let h: PaidGateway;
+  beforeAll(async () => {
+    h = await startPaidGateway({ store, env: PRICING });
+  });
+  afterEach(async () => {
+    h.upstream.setBehaviour({ chunks: 8, chunkDelayMs: 0, error: undefined, ignoreMaxTokens: false });
+    await h.auditOk();
+  });
+  afterAll(async () => h?.close());
+
+  it('a streamed call the client abandons is charged for what was produced, not the reservation', async () => {
+    h.upstream.setBehaviour({ chunks: 200, chunkDelayMs: 10 });
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const ac = new AbortController();
+    const stream = await h
+      .openai(apiKey)
+      .chat.completions.create(
+        { model: 'mock-gpt', messages, stream: true, max_tokens: 200 },
+        { signal: ac.signal },
+      );
+    let seen = 0;
+    const aborted = h.upstream.waitForAborted(undefined, 10_000);
+    try {
+      for await (const c of stream) {
+        if (c.choices[0]?.delta?.content) seen++;
+        if (seen === 5) ac.abort();
+      }
+    } catch {
+      // the SDK reports the abort
+    }
+    await aborted;
+    // Settlement happens in the final hook once the gateway saw the disconnect.
+    let charged = 0;
+    for (let i = 0; i < 50 && charged === 0; i++) {
+      charged = balanceMsat - (await h.available(apiKey))!;
+      if (charged === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(charged).toBeGreaterThan(cost(0, 4)); // at least the tokens the client saw
+    expect(charged).toBeLessThan(cost(100, 100)); // far below the 200-token production it left early
+    const txs = await h.ledger.listTransactions({ apiKey });
+    expect(txs!.transactions[0]).toMatchObject({ type: 'usage', estimated: true });
+    // Nothing stays reserved.
+    const info = await h.ledger.getKeyInfo({ apiKey });
+    expect(info!.usage.reservedMsat).toBe(0);
+  });
+
+  it('an upstream 500 before the first byte costs nothing', async () => {
+    h.upstream.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
+    const { apiKey, balanceMsat } = await h.fundKey(10);
+    const res = await fetch(`${h.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify({ model: 'mock-gpt', messages, stream: true }),
+    });
+    expect(res.status).toBe(502);
+    expect(res.headers.get('x-ratelimit-limit')).not.toBeNull();
+    expect(await h.available(apiKey)).toBe(balanceMsat);
+  });
+
+  it('X-Cashu + upstream failure: the whole token value comes back as change', async () => {
+    h.upstream.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
+    const token = await h.mintToken(12);
+    const res = await fetch(`${h.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cashu': token },
+      body: JSON.stringify({ model: 'mock-gpt', messages }),
+    });
+    expect(res.status).toBe(502);
+    const change = res.headers.get('x-cashu');
+    expect(change).toMatch(/^cashu/);
+    const w = await h.newWallet();
+    const proofs = await w.receive(change!);
+    expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(12);
+    expect(await h.available(token)).toBe(0);
+  });
+
+  it('an upstream that ignores max_tokens is charged up to what the account holds (overrun counted)', async () => {
+    h.upstream.setBehaviour({ chunks: 20, ignoreMaxTokens: true });
+    const { apiKey, balanceMsat } = await h.fundKey(1);
+    const r = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 2 });
+    expect(r.usage?.completion_tokens).toBe(20);
+    expect(cost(6, 20)).toBeGreaterThan(balanceMsat);
+    expect(await h.available(apiKey)).toBe(0);
+    const info = await h.ledger.getKeyInfo({ apiKey });
+    expect(info!.usage.totalSpentMsat).toBe(balanceMsat);
+  });
+});

@@ -277,6 +277,43 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
     expect(unknown.status).toBe(401);
   });
 
+  it('an X-Cashu call whose change could not be minted: the original token refunds the remainder', async () => {
+    // Fixed pricing (default): 1 sat per call. The mint goes down while the upstream answers, so the
+    // change token cannot be made and the remainder stays on the token's hash identity.
+    const token = await h.mintToken(10);
+    h.upstream.setBehaviour({ latencyMs: 800 });
+    const seen = h.upstream.stats.requests;
+    const pending = fetch(`${h.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cashu': token },
+      body: JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }),
+    });
+    try {
+      for (let i = 0; i < 200 && h.upstream.stats.requests === seen; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(h.upstream.stats.requests).toBeGreaterThan(seen);
+      h.mint.setOutage(500);
+      const res = await pending;
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-cashu')).toBeNull();
+      await res.text();
+    } finally {
+      h.mint.setOutage(null);
+      h.upstream.setBehaviour({ latencyMs: 0 });
+    }
+    // The failed change send left its proofs journalled (the wallet cannot know whether the mint saw it);
+    // the recovery pass an operator runs (and every start runs) settles them before they can be spent.
+    await h.wallet.recover();
+    const r = await req('POST', '/v1/balance/refund', { body: { cashu_token: token } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ amount: 9, balance: 0 });
+    expect(await redeemElsewhere(h.mint.url, r.body.cashu_token, r.body.unit)).toBe(
+      r.body.unit === 'sat' ? 9 : 9_000,
+    );
+    const again = await req('POST', '/v1/balance/refund', { body: { cashu_token: token } });
+    expect(again.status).toBe(402);
+  });
+
   it('501 not_implemented for Lightning creation, alerts and webhooks', async () => {
     const { key } = await newKey(5);
     const ln = await req('POST', '/v1/wallet/create/lightning', { body: { amount_sats: 100 } });

@@ -41,7 +41,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
 
   it('API key: non-stream call charged exactly, with the x-node-cost block', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
-    const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 5 });
+    const res = await h
+      .openai(apiKey)
+      .chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 5 });
     expect(res.usage).toMatchObject({ prompt_tokens: PROMPT, completion_tokens: 5 });
     const block = (res as unknown as Record<string, { msats: number; estimated: boolean }>)['x-node-cost'];
     expect(block).toMatchObject({ msats: cost(PROMPT, 5), estimated: false });
@@ -50,7 +52,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
 
   it('API key: streamed call charged from the upstream usage; usage chunk not passed on unasked', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
-    const stream = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages, stream: true });
+    const stream = await h
+      .openai(apiKey)
+      .chat.completions.create({ model: 'mock-gpt', messages, stream: true });
     let text = '';
     let sawUsage = false;
     for await (const chunk of stream) {
@@ -112,6 +116,36 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
     expect(m).not.toBeNull();
     const w = await h.newWallet();
     const proofs = await w.receive(m![1]!);
-    expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(Math.floor((20_000 - cost(PROMPT, 8)) / 1000));
+    expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(
+      Math.floor((20_000 - cost(PROMPT, 8)) / 1000),
+    );
+  });
+});
+
+describe('racing first uses of one bearer token (redis)', () => {
+  let h: PaidGateway;
+  beforeAll(async () => {
+    h = await startPaidGateway({ store: 'redis', env: PRICING });
+  });
+  afterAll(async () => h?.close());
+
+  it('redeem and credit once; every call is charged once', async () => {
+    const token = await h.mintToken(60);
+    const client = h.openai(token);
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, () =>
+        client.chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 2 }),
+      ),
+    );
+    const ok = results.filter((r) => r.status === 'fulfilled').length;
+    expect(ok).toBeGreaterThan(0);
+    // Racers that found the token mid-redemption may be told to retry (409 token_pending); none is charged.
+    for (const r of results) {
+      if (r.status === 'rejected') expect((r.reason as { status?: number }).status).toBe(409);
+    }
+    expect(await h.available(token)).toBe(60_000 - ok * cost(PROMPT, 2));
+    const txs = await h.ledger.listTransactions({ tokenHash: h.wallet.tokenHash(token) });
+    expect(txs!.transactions.filter((t) => t.type === 'deposit')).toHaveLength(1);
+    await h.auditOk();
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { redeemElsewhere } from '../support/dev-mint.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
+import { assertDocumented } from './response-schema.js';
 
 /**
  * Key controls through the routes: child keys (fee, 1–50, all or nothing), sub-keys, the IP allow-list
@@ -180,6 +181,47 @@ describe.each<PaidStore>(['sqlite', 'redis'])('key controls on %s', (store) => {
       headers: { 'x-forwarded-for': '2001:db8::42' },
     });
     expect(v6ok.status).toBe(200);
+  });
+
+  it('every success answer matches the schema openapi.yaml documents for it', async () => {
+    const check = async (
+      method: string,
+      template: string,
+      status: number,
+      opts: object = {},
+      path = template,
+    ) => {
+      const r = await req(method, path, opts);
+      expect(r.status, r.text).toBe(status);
+      assertDocumented(method, template, status, r.body);
+      return r.body;
+    };
+    const created = await check('POST', '/v1/wallet/create', 201, {
+      body: { cashu_token: await h.mintToken(40) },
+    });
+    const auth = { auth: created.api_key as string };
+    await check('GET', '/v1/wallet/', 200, auth);
+    await check('GET', '/v1/wallet/balance', 200, auth);
+    await check('POST', '/v1/wallet/topup', 200, { ...auth, body: { cashu_token: await h.mintToken(5) } });
+    await check('POST', '/v1/balance/child-key', 201, { ...auth, body: { count: 2, balance_limit: 1_000 } });
+    await check('POST', '/v1/wallet/create/subkey', 201, {
+      ...auth,
+      body: { name: 's', expires_in_hours: 1 },
+    });
+    await check('GET', '/v1/balance/info', 200, auth);
+    await check('POST', '/v1/wallet/update', 200, { ...auth, body: { allowed_ips: ['127.0.0.0/8'] } });
+    await check('GET', '/v1/wallet/transactions', 200, { ...auth, query: { limit: 2, offset: 1 } });
+    const w = await check('POST', '/v1/wallet/withdraw', 200, { ...auth, body: { amount: 3 } });
+    await redeemElsewhere(h.mint.url, w.cashu_token, w.unit);
+    const r = await check('POST', '/v1/wallet/refund', 200, auth);
+    await redeemElsewhere(h.mint.url, r.cashu_token, r.unit);
+    const bearer = await h.mintToken(4);
+    await check('GET', '/v1/balance/info', 200, { auth: bearer });
+    const b = await check('POST', '/v1/balance/refund', 200, { body: { cashu_token: bearer } });
+    await redeemElsewhere(h.mint.url, b.cashu_token, b.unit);
+    await check('POST', '/v1/estimate', 200, {
+      body: { model: 'mock-gpt', prompt_tokens: 10, max_tokens: 10 },
+    });
   });
 
   it('an expired key can read its balance and withdraw, but not top up (401 key_expired)', async () => {

@@ -190,6 +190,32 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
     expect(bad2.status).toBe(400);
   });
 
+  it('a paid call shows up as a usage transaction and in the balance totals', async () => {
+    const { key } = await newKey(10);
+    const completion = await h.openai(key).chat.completions.create({
+      model: 'mock-gpt',
+      messages: [{ role: 'user', content: 'hello' }],
+      max_tokens: 5,
+    });
+    expect(completion.choices.length).toBeGreaterThan(0);
+    const tx = await req('GET', '/v1/wallet/transactions', { auth: key });
+    expect(tx.body.total).toBe(2);
+    const usage = tx.body.transactions[0] as Json;
+    // Fixed pricing (the default): 1 sat per call.
+    expect(usage).toMatchObject({ type: 'usage', amount: -1_000, balance_after: 9_000 });
+    expect(usage.description).toContain('mock-gpt');
+    const bal = await req('GET', '/v1/wallet/balance', { auth: key });
+    expect(bal.body).toMatchObject({
+      balance: 9_000,
+      reserved: 0,
+      total_spent: 1_000,
+      total_deposited: 10_000,
+    });
+    expect(typeof bal.body.last_used).toBe('string');
+    const info = await req('GET', '/v1/balance/info', { auth: key });
+    expect(info.body).toMatchObject({ total_requests: 1, total_spent: 1_000 });
+  });
+
   it('withdraws an amount as a token another wallet redeems; refuses more than the balance and untrusted mints', async () => {
     const { key } = await newKey(100);
     const w = await req('POST', '/v1/wallet/withdraw', { auth: key, body: { amount: 30 } });

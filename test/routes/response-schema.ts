@@ -1,0 +1,48 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { loadOpenApiDocument, toJsonSchema } from '../../core/openapi/index.js';
+
+/**
+ * Checks a response body against the schema openapi/openapi.yaml documents for that operation and status
+ * (the document is the contract; these tests hold the handlers to it). Strict about documented fields and
+ * types; extra fields pass where the document allows them.
+ */
+
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type JsonObject = { [k: string]: Json };
+
+let ajv: Ajv | undefined;
+const cache = new Map<string, ValidateFunction>();
+
+function getAjv(): Ajv {
+  if (ajv) return ajv;
+  const a = new Ajv({ allErrors: true, allowUnionTypes: true, strict: false });
+  addFormats(a);
+  const schemas = (loadOpenApiDocument().components?.schemas ?? {}) as JsonObject;
+  const definitions = Object.fromEntries(Object.entries(schemas).map(([k, v]) => [k, toJsonSchema(v)]));
+  a.addSchema({ $id: 'openapi-components', definitions } as JsonObject);
+  ajv = a;
+  return a;
+}
+
+/** Throws with ajv's errors unless `body` matches the documented JSON response of `method template status`. */
+export function assertDocumented(method: string, template: string, status: number, body: unknown): void {
+  const key = `${method} ${template} ${status}`;
+  let validate = cache.get(key);
+  if (!validate) {
+    const doc = loadOpenApiDocument();
+    const op = doc.paths[template]?.[method.toLowerCase()] as JsonObject | undefined;
+    const resp = (op?.responses as JsonObject | undefined)?.[String(status)] as JsonObject | undefined;
+    const schema = ((resp?.content as JsonObject | undefined)?.['application/json'] as JsonObject | undefined)
+      ?.schema;
+    if (schema === undefined) throw new Error(`${key}: no JSON response documented`);
+    validate = getAjv().compile(toJsonSchema(schema) as JsonObject);
+    cache.set(key, validate);
+  }
+  if (!validate(body)) {
+    throw new Error(`${key}: body does not match the document: ${JSON.stringify(validate.errors)}`);
+  }
+}

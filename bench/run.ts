@@ -1,0 +1,328 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { appliesTo, type BenchOptions, type LoadScenario, parseArgs, UsageError } from './lib/args.js';
+import { type TraceDump, toBreakdown } from './lib/breakdown.js';
+import { renderSvg, reportPanels } from './lib/chart.js';
+import { type LoadTarget, measureLoad } from './lib/load.js';
+import { baseVersions, machineInfo } from './lib/machine.js';
+import { measureStreams } from './lib/open-streams.js';
+import { ProcSampler } from './lib/proc-sampler.js';
+import { renderMarkdown } from './lib/report.js';
+import {
+  type BenchReport,
+  evaluateTargets,
+  find,
+  type ScenarioResult,
+  type StageBreakdown,
+  type TargetInfo,
+} from './lib/results.js';
+import {
+  type BenchStore,
+  type Engine,
+  openBenchStore,
+  type StoreKind,
+  startGatewayTarget,
+} from './targets/gateway.js';
+import { nginxVersion, SkipTarget, startNginx } from './targets/nginx.js';
+import { portkeyVersion, startPortkey } from './targets/portkey.js';
+import type { RunningTarget } from './targets/types.js';
+import { startUpstream, type UpstreamProcess } from './targets/upstream.js';
+
+/**
+ * `npm run bench`: every target against the same mock upstream process, one after the other, with the same
+ * warm-up and duration; results to bench/results/latest.{json,md,svg}. See docs/benchmarks.md.
+ */
+
+const LABELS: Record<string, string> = {
+  baseline: 'mock upstream (baseline)',
+  nginx: 'nginx proxy_pass',
+  portkey: 'Portkey gateway',
+  'gw-relay-uws': 'gateway relay only (uws)',
+  'gw-sqlite-uws': 'gateway paid, SQLite, uws',
+  'gw-sqlite-node': 'gateway paid, SQLite, node:http',
+  'gw-redis-uws': 'gateway paid, Redis, uws',
+  'gw-redis-node': 'gateway paid, Redis, node:http',
+};
+
+const STREAM_CHUNKS = 50;
+const STREAM_CHUNK_DELAY_MS = 100;
+
+function log(msg: string): void {
+  process.stdout.write(`[bench] ${msg}\n`);
+}
+
+function build(notes: string[]): void {
+  log('npm run build');
+  const r = spawnSync('npm', ['run', 'build', '--silent'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (r.status !== 0) {
+    const msg = `npm run build failed (exit ${r.status}); using the existing dist/ (${(r.stdout + r.stderr).trim().split('\n').slice(0, 3).join(' | ')})`;
+    log(msg);
+    notes.push(msg);
+  }
+}
+
+class Stores {
+  private readonly open = new Map<StoreKind, Promise<BenchStore>>();
+  get(kind: StoreKind): Promise<BenchStore> {
+    let s = this.open.get(kind);
+    if (!s) {
+      s = openBenchStore(kind);
+      this.open.set(kind, s);
+    }
+    return s;
+  }
+  async closeAll(): Promise<void> {
+    for (const s of this.open.values()) await (await s.catch(() => undefined))?.close();
+  }
+}
+
+function gatewayParts(id: string): { store: StoreKind | 'relay'; engine: Engine } {
+  const [, store, engine] = id.split('-') as [string, StoreKind | 'relay', Engine];
+  return { store, engine };
+}
+
+async function startTarget(
+  id: string,
+  up: UpstreamProcess,
+  opts: BenchOptions,
+  stores: Stores,
+  nodeArgs?: string[],
+  extraEnv?: Record<string, string>,
+): Promise<RunningTarget> {
+  if (id === 'baseline') {
+    return {
+      baseUrl: up.url.replace(/\/v1$/, ''),
+      pid: up.child.pid,
+      headers: () => ({}),
+      stop: async () => undefined,
+    };
+  }
+  if (id === 'nginx') return startNginx(up.port, opts.nginxWorkers);
+  if (id === 'portkey') return startPortkey(up.url);
+  const { store, engine } = gatewayParts(id);
+  return startGatewayTarget({
+    engine,
+    store: store === 'relay' ? undefined : await stores.get(store),
+    upstreamUrl: up.url,
+    ...(nodeArgs ? { nodeArgs } : {}),
+    ...(extraEnv ? { extraEnv } : {}),
+  });
+}
+
+function failedResult(target: string, s: LoadScenario | { id: string }, reason: string): ScenarioResult {
+  const load = 'connections' in s ? s : undefined;
+  return {
+    target,
+    scenario: s.id,
+    kind: s.id === 'open-streams' ? 'streams' : 'load',
+    connections: load?.connections ?? 0,
+    ...(load?.rate !== undefined ? { rate: load.rate } : {}),
+    stream: load?.stream ?? true,
+    chunks: load?.chunks ?? STREAM_CHUNKS,
+    durationS: 0,
+    ok: 0,
+    rps: 0,
+    latency: {
+      count: 0,
+      mean: Number.NaN,
+      p50: Number.NaN,
+      p90: Number.NaN,
+      p99: Number.NaN,
+      max: Number.NaN,
+    },
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    statusCodes: {},
+    bodyCheck: { ok: false, detail: reason },
+    failed: reason,
+  };
+}
+
+function describe(r: ScenarioResult): string {
+  if (r.failed) return `${r.target} ${r.scenario}: FAILED — ${r.failed}`;
+  if (r.streams) {
+    const s = r.streams;
+    return `${r.target} ${r.scenario}: ${s.peakOpen}/${s.requested} open, RSS +${s.rssGrowthMb} MB, first byte p50 ${s.firstByte.p50} ms${s.settled ? `, settled: ${s.settled.detail}` : ''}`;
+  }
+  return `${r.target} ${r.scenario}: ${r.rps} req/s, p50 ${r.latency.p50} p99 ${r.latency.p99} ms, CPU ${r.usage?.cpuPercent}%`;
+}
+
+async function runBreakdown(
+  id: string,
+  up: UpstreamProcess,
+  opts: BenchOptions,
+  stores: Stores,
+  results: ScenarioResult[],
+): Promise<StageBreakdown | string> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-trace-'));
+  const out = join(dir, 'trace.json');
+  let t: RunningTarget | undefined;
+  try {
+    t = await startTarget(id, up, opts, stores, ['--import', './bench/support/trace-preload.mjs'], {
+      BENCH_TRACE_OUT: out,
+    });
+    const target: LoadTarget = { id, baseUrl: t.baseUrl, pid: t.pid, headers: (i, k) => t!.headers(i, k) };
+    const scenario: LoadScenario = {
+      id: 'breakdown',
+      kind: 'load',
+      stream: false,
+      chunks: 8,
+      connections: 1,
+    };
+    await measureLoad(target, scenario, { durationS: Math.min(1, opts.warmupS || 0.5), warmupS: 0 });
+    process.kill(t.pid, 'SIGUSR1');
+    const sampler = new ProcSampler(t.pid);
+    sampler.start();
+    const r = await measureLoad(target, scenario, { durationS: opts.durationS, warmupS: 0 });
+    const u = sampler.stop();
+    if (r.failed) return r.failed;
+    process.kill(t.pid, 'SIGUSR2');
+    for (let i = 0; i < 50 && !existsSync(out); i++) await new Promise((res) => setTimeout(res, 50));
+    const dump = JSON.parse(readFileSync(out, 'utf8')) as TraceDump;
+    if (dump.calls === 0) return `no traced paid call (statuses ${JSON.stringify(dump.statuses)})`;
+    const b = toBreakdown(id, dump, u.cpuS, r.ok);
+    // CPU per call from the untraced c=1 run when there is one (the trace subscriber costs a little).
+    const c1 = find(results, id, 'chat-c1');
+    if (c1?.usage) b.cpuMsPerCall = Math.round(c1.usage.cpuMsPer1k) / 1000;
+    return b;
+  } catch (err) {
+    return (err as Error).message;
+  } finally {
+    await t?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  let opts: BenchOptions;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`bench: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const started = Date.now();
+  const notes: string[] = [];
+  if (opts.build) build(notes);
+  const versions = baseVersions();
+  const nv = nginxVersion();
+  if (nv) versions.nginx = nv;
+  versions.portkey = portkeyVersion();
+  const report: BenchReport = {
+    startedAt: new Date().toISOString(),
+    mode: opts.mode,
+    durationS: opts.durationS,
+    warmupS: opts.warmupS,
+    machine: machineInfo(),
+    versions,
+    targets: [],
+    results: [],
+    breakdown: [],
+    evaluations: [],
+    notes,
+  };
+  log(
+    `${opts.mode} run: targets ${opts.targets.join(', ')}; ${opts.scenarios.length} scenarios; ${opts.warmupS}+${opts.durationS} s each`,
+  );
+  const up = await startUpstream();
+  const stores = new Stores();
+  const results = report.results;
+  try {
+    for (const id of opts.targets) {
+      const info: TargetInfo = { id, label: LABELS[id] ?? id };
+      report.targets.push(info);
+      const scenarios = opts.scenarios.filter((s) => s.kind !== 'breakdown' && appliesTo(s, id));
+      const wantsBreakdown = opts.scenarios.some((s) => s.kind === 'breakdown' && appliesTo(s, id));
+      if (scenarios.length > 0) {
+        let t: RunningTarget;
+        try {
+          log(`start ${id}`);
+          t = await startTarget(id, up, opts, stores);
+        } catch (err) {
+          if (err instanceof SkipTarget) {
+            info.skipped = err.message;
+            log(`skip ${id}: ${err.message}`);
+            continue;
+          }
+          const reason = `could not start: ${(err as Error).message.slice(0, 300)}`;
+          log(`${id} ${reason}`);
+          for (const s of scenarios) results.push(failedResult(id, s, reason));
+          continue;
+        }
+        const target: LoadTarget = { id, baseUrl: t.baseUrl, pid: t.pid, headers: (i, k) => t.headers(i, k) };
+        try {
+          for (const s of scenarios) {
+            let r: ScenarioResult;
+            if (s.kind === 'load') {
+              if (s.keys !== undefined && id.startsWith('gw-')) {
+                const store = await stores.get(gatewayParts(id).store as StoreKind);
+                if (store.keys.length < s.keys) log(`creating ${s.keys} funded keys in ${store.kind}`);
+                await store.ensureKeys(s.keys);
+              }
+              r = await measureLoad(target, s, opts);
+            } else {
+              const account = t.streamsAccount ? await t.streamsAccount() : undefined;
+              r = await measureStreams(target, {
+                count: opts.streams,
+                chunks: STREAM_CHUNKS,
+                firstByteCalls: opts.mode === 'quick' ? 100 : 300,
+                holdHeaders: account?.headers ?? t.headers(0),
+                pace: (ms) => up.setBehaviour({ chunkDelayMs: ms }),
+                chunkDelayMs: STREAM_CHUNK_DELAY_MS,
+                ...(account ? { verifySettled: account.verifySettled } : {}),
+                timeoutMs: 60_000,
+              });
+            }
+            results.push(r);
+            log(describe(r));
+          }
+        } finally {
+          await t.stop();
+        }
+      }
+      if (wantsBreakdown) {
+        const b = await runBreakdown(id, up, opts, stores, results);
+        if (typeof b === 'string') {
+          notes.push(`per-stage breakdown of ${id} failed: ${b}`);
+          log(`${id} breakdown: FAILED — ${b}`);
+        } else {
+          report.breakdown.push(b);
+          log(
+            `${id} breakdown: admission ${b.admissionMs} upstream ${b.upstreamWaitMs} relay ${b.relayMs} settle ${b.settleMs} ms`,
+          );
+        }
+      }
+    }
+  } finally {
+    await stores.closeAll();
+    await up.stop();
+  }
+  report.evaluations = evaluateTargets(results);
+  notes.push(`run took ${Math.round((Date.now() - started) / 1000)} s`);
+  mkdirSync(opts.outDir, { recursive: true });
+  writeFileSync(join(opts.outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(opts.outDir, 'latest.md'), renderMarkdown(report));
+  writeFileSync(
+    join(opts.outDir, 'latest.svg'),
+    renderSvg(
+      reportPanels(report),
+      `Growth curves (${report.startedAt.slice(0, 10)}, ${report.machine.cores} cores)`,
+    ),
+  );
+  log(`wrote ${opts.outDir}/latest.{json,md,svg}`);
+  for (const e of report.evaluations)
+    log(
+      `target ${e.id}: ${e.pass === null ? 'NOT MEASURED' : e.pass ? 'PASS' : 'FAIL'} (${e.measured}; goal ${e.goal})`,
+    );
+}
+
+await main();

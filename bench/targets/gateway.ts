@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLedger } from '../../core/ledger/index.js';
+import type { Ledger } from '../../core/ledger/types.js';
+import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import { freePort, startChild, waitForHttp } from '../lib/processes.js';
+import type { RunningTarget, StreamsAccount } from './types.js';
+
+/**
+ * This gateway, built (`dist/`), as a child process: paid with `sk-` keys under fixed pricing on a fresh
+ * store (a temp SQLite DATA_DIR, or Redis under a random REDIS_PREFIX, deleted afterwards). Keys are created
+ * in the bench process through the ledger contract (`createKeyFromDeposit` with synthetic token hashes),
+ * which is the same path a Cashu deposit takes after the wallet redeemed the token.
+ */
+
+export type StoreKind = 'sqlite' | 'redis';
+export type Engine = 'uws' | 'node';
+
+/** Fixed price per call, sats (FIXED_COST_PER_REQUEST); every call is charged this. */
+export const COST_SATS = 1;
+const FUNDING_MSAT = 1_000_000_000_000; // 1e9 sats: never the limit of a bench run
+
+export interface BenchStore {
+  kind: StoreKind;
+  env: Record<string, string>;
+  ledger: Ledger;
+  /** Key 0 is the hot key; more are created on demand by `ensureKeys`. */
+  keys: string[];
+  ensureKeys(n: number): Promise<void>;
+  newKey(): Promise<string>;
+  close(): Promise<void>;
+}
+
+const tokenHash = (): string => randomBytes(32).toString('hex');
+
+export async function openBenchStore(kind: StoreKind): Promise<BenchStore> {
+  let conn: StoreConnection;
+  let env: Record<string, string>;
+  let cleanup: () => Promise<void>;
+  if (kind === 'redis') {
+    const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    const prefix = `bench-${randomBytes(6).toString('hex')}`;
+    conn = openStore({ redisUrl: url, redisPrefix: prefix });
+    env = { REDIS_URL: url, REDIS_PREFIX: prefix };
+    cleanup = async () => {
+      if (conn.kind !== 'redis') return;
+      // Delete everything under the random prefix (bounded SCAN loop: the store holds only bench data).
+      let cursor = '0';
+      for (let i = 0; i < 100_000; i++) {
+        const [next, found] = await conn.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        if (found.length > 0) await conn.redis.unlink(...found);
+        cursor = next;
+        if (cursor === '0') break;
+      }
+    };
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-gw-'));
+    conn = openStore({ dataDir: dir });
+    env = { DATA_DIR: dir };
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  }
+  // Seeding only: the bench's own SQLite connection skips fsync (a per-connection pragma); the gateway's
+  // connection keeps synchronous=FULL, so what is measured is unchanged.
+  if (conn.kind === 'sqlite') conn.db.pragma('synchronous = OFF');
+  const ledger = await createLedger(conn, kind === 'redis' ? { prefix: env.REDIS_PREFIX! } : {});
+  const newKey = async (): Promise<string> => {
+    const r = await ledger.createKeyFromDeposit({
+      tokenHash: tokenHash(),
+      amountMsat: FUNDING_MSAT,
+      name: 'bench',
+    });
+    if (!r.ok) throw new Error(`could not create a bench key: ${r.code}`);
+    return r.apiKey;
+  };
+  const keys = [await newKey()];
+  return {
+    kind,
+    env,
+    ledger,
+    keys,
+    newKey,
+    async ensureKeys(n) {
+      // Bounded batches keep Redis pipelines and SQLite transactions moving without unbounded fan-out.
+      while (keys.length < n) {
+        const batch = Math.min(100, n - keys.length);
+        keys.push(...(await Promise.all(Array.from({ length: batch }, newKey))));
+      }
+    },
+    async close() {
+      await ledger.close().catch(() => undefined);
+      await cleanup();
+      await conn.close();
+    },
+  };
+}
+
+export function gatewayEntry(): string {
+  return join(process.cwd(), 'dist/core/main.js');
+}
+
+export interface GatewayStart {
+  engine: Engine;
+  /** undefined: the bare relay (PIPELINE=relay, no store). */
+  store: BenchStore | undefined;
+  upstreamUrl: string;
+  /** Extra node flags (the tracing preload for the per-stage breakdown). */
+  nodeArgs?: string[];
+  extraEnv?: Record<string, string>;
+}
+
+/**
+ * Starts the gateway; one retry when the first start fails (observed once: the Redis ledger's first command
+ * raced the connection and start-up stopped with store_unavailable). A second failure is reported.
+ */
+export async function startGatewayTarget(o: GatewayStart): Promise<RunningTarget> {
+  try {
+    return await startOnce(o);
+  } catch (err) {
+    process.stdout.write(
+      `[bench] gateway start failed, retrying once: ${(err as Error).message.slice(0, 200)}\n`,
+    );
+    return startOnce(o);
+  }
+}
+
+async function startOnce(o: GatewayStart): Promise<RunningTarget> {
+  if (!existsSync(gatewayEntry())) throw new Error('dist/core/main.js is missing: run `npm run build`');
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    HTTP_ENGINE: o.engine,
+    UPSTREAM_BASE_URL: o.upstreamUrl,
+    // Enough upstream connections for the open-streams scenario (the default pool is 256).
+    UPSTREAM_CONNECTIONS: '2048',
+    FIXED_PRICING: 'true',
+    FIXED_COST_PER_REQUEST: String(COST_SATS),
+    // Limits far above what a bench can offer: measure the work, not the refusals.
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000000',
+    RATE_LIMIT_TOKENS_PER_HOUR: '1000000000000',
+    RATE_LIMIT_CONCURRENT: '1000000',
+    LOG_LEVEL: 'warn',
+    ...(o.store ? o.store.env : { PIPELINE: 'relay' }),
+    ...o.extraEnv,
+  };
+  const child = startChild(process.execPath, [...(o.nodeArgs ?? []), gatewayEntry()], { env });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${baseUrl}/v1/models`, child);
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+  const store = o.store;
+  const keyHeaders = store?.keys.map((k) => ({ authorization: `Bearer ${k}` }));
+  return {
+    baseUrl,
+    pid: child.pid,
+    headers(i, keyCount) {
+      if (!keyHeaders || !store) return {};
+      if (keyHeaders.length < store.keys.length) {
+        for (let k = keyHeaders.length; k < store.keys.length; k++)
+          keyHeaders.push({ authorization: `Bearer ${store.keys[k]}` });
+      }
+      return keyHeaders[
+        keyCount === undefined || keyCount <= 1 ? 0 : i % Math.min(keyCount, keyHeaders.length)
+      ]!;
+    },
+    streamsAccount: store ? () => streamsAccount(store) : undefined,
+    stop: () => child.stop(),
+  };
+}
+
+async function streamsAccount(store: BenchStore): Promise<StreamsAccount> {
+  const key = await store.newKey();
+  const credential = { apiKey: key };
+  const before = await store.ledger.getKeyInfo(credential);
+  if (!before) throw new Error('the streams key is unknown right after its creation');
+  return {
+    headers: { authorization: `Bearer ${key}` },
+    async verifySettled(calls) {
+      const info = await store.ledger.getKeyInfo(credential);
+      if (!info) return { ok: false, detail: 'key unknown' };
+      const charged = before.account.balanceMsat - info.account.balanceMsat;
+      const expected = calls * COST_SATS * 1000;
+      const requests = info.usage.totalRequests - before.usage.totalRequests;
+      const ok =
+        info.usage.reservedMsat === 0 &&
+        info.account.reservedMsat === 0 &&
+        charged === expected &&
+        requests === calls;
+      return {
+        ok,
+        detail: `${requests}/${calls} calls counted, charged ${charged} msat (expected ${expected}), ${info.account.reservedMsat} msat still reserved`,
+      };
+    },
+  };
+}

@@ -1,0 +1,265 @@
+import { describe, expect, it } from 'vitest';
+import { appliesTo, parseArgs, QUICK_SCENARIOS, UsageError } from '../../bench/lib/args.js';
+import { toBreakdown } from '../../bench/lib/breakdown.js';
+import { niceTicks, renderSvg, reportPanels } from '../../bench/lib/chart.js';
+import { chatBody, checkCompletion } from '../../bench/lib/load.js';
+import { dueCount } from '../../bench/lib/paced.js';
+import { parseProcStat } from '../../bench/lib/proc-sampler.js';
+import { renderMarkdown } from '../../bench/lib/report.js';
+import {
+  addedLatency,
+  type BenchReport,
+  evaluateTargets,
+  rpsRatio,
+  type ScenarioResult,
+} from '../../bench/lib/results.js';
+import { LatencyRecorder, percentile, summarize } from '../../bench/lib/stats.js';
+import { nginxConfig } from '../../bench/targets/nginx.js';
+
+function result(
+  target: string,
+  scenario: string,
+  rps: number,
+  p50: number,
+  p99: number,
+  extra: Partial<ScenarioResult> = {},
+): ScenarioResult {
+  return {
+    target,
+    scenario,
+    kind: 'load',
+    connections: 64,
+    stream: false,
+    chunks: 8,
+    durationS: 4,
+    ok: rps * 4,
+    rps,
+    latency: { count: rps * 4, mean: p50, p50, p90: p50, p99, max: p99 },
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    statusCodes: { 200: rps * 4 },
+    bodyCheck: { ok: true, detail: 'ok' },
+    usage: { cpuPercent: 90, cpuMsPer1k: 45, rssStartMb: 60, rssPeakMb: 70 },
+    ...extra,
+  };
+}
+
+const streams = (target: string, growth: number, fb: number, settled?: boolean): ScenarioResult =>
+  result(target, 'open-streams', 100, fb, fb, {
+    kind: 'streams',
+    streams: {
+      requested: 1000,
+      peakOpen: 1000,
+      completed: 1000,
+      failed: 0,
+      rssBeforeMb: 60,
+      rssPeakMb: 60 + growth,
+      rssGrowthMb: growth,
+      firstByte: { count: 300, mean: fb, p50: fb, p90: fb, p99: fb, max: fb },
+      ...(settled === undefined
+        ? {}
+        : { settled: { ok: settled, detail: settled ? '1000/1000 calls counted' : '998/1000' } }),
+    },
+  });
+
+function sampleResults(): ScenarioResult[] {
+  return [
+    result('baseline', 'chat-c64', 10_000, 5, 10),
+    result('nginx', 'chat-c64', 9_000, 6, 12),
+    result('portkey', 'chat-c64', 1_000, 50, 100),
+    result('gw-redis-uws', 'chat-c64', 7_500, 7, 15),
+    result('baseline', 'chat-rate1000', 1000, 0.25, 0.8),
+    result('gw-redis-uws', 'chat-rate1000', 1000, 0.5, 1.5),
+    streams('baseline', 1, 0.4),
+    streams('gw-redis-uws', 40, 0.9, true),
+  ];
+}
+
+describe('stats', () => {
+  it('nearest-rank percentiles over microsecond samples, reported in ms', () => {
+    expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 50)).toBe(5);
+    expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 99)).toBe(10);
+    const rec = new LatencyRecorder(2);
+    for (let i = 1; i <= 1000; i++) rec.record(i / 1000); // 1 µs … 1 ms, grows past the initial capacity
+    const s = rec.summary();
+    expect(s.count).toBe(1000);
+    expect(s.p50).toBe(0.5);
+    expect(s.p90).toBe(0.9);
+    expect(s.p99).toBe(0.99);
+    expect(s.max).toBe(1);
+    expect(summarize([]).count).toBe(0);
+  });
+});
+
+describe('derived metrics and targets', () => {
+  it('computes added latency and requests/s ratios against the references', () => {
+    const rs = sampleResults();
+    const gw = rs.find((r) => r.target === 'gw-redis-uws' && r.scenario === 'chat-c64')!;
+    expect(rpsRatio(rs, gw, 'nginx')).toBe(0.83);
+    expect(rpsRatio(rs, gw, 'portkey')).toBe(7.5);
+    const rate = rs.find((r) => r.target === 'gw-redis-uws' && r.scenario === 'chat-rate1000')!;
+    expect(addedLatency(rs, rate)).toEqual({ p50: 0.25, p99: 0.7 });
+  });
+
+  it('evaluates each target as PASS, FAIL, or not measured with the reason', () => {
+    const evals = evaluateTargets(sampleResults());
+    const by = Object.fromEntries(evals.map((e) => [e.id, e]));
+    expect(by['rps-vs-nginx']!.pass).toBe(true);
+    expect(by['rps-vs-portkey']!.pass).toBe(true);
+    expect(by['added-p50']!.pass).toBe(true);
+    expect(by['added-p99']!.pass).toBe(true);
+    expect(by['streams-rss']!.pass).toBe(true);
+    expect(by['first-byte']!.measured).toBe('0.500 ms');
+    expect(by['streams-settled']!.pass).toBe(true);
+
+    const slow = sampleResults().map((r) =>
+      r.target === 'gw-redis-uws' && r.scenario === 'chat-c64' ? { ...r, rps: 2_000 } : r,
+    );
+    const e2 = Object.fromEntries(evaluateTargets(slow).map((e) => [e.id, e]));
+    expect(e2['rps-vs-nginx']!.pass).toBe(false);
+    expect(e2['rps-vs-portkey']!.pass).toBe(false);
+
+    const failed = sampleResults().map((r) =>
+      r.target === 'gw-redis-uws' && r.scenario === 'chat-c64'
+        ? { ...r, failed: 'no 2xx answers ({"401":10})' }
+        : r,
+    );
+    const e3 = Object.fromEntries(evaluateTargets(failed).map((e) => [e.id, e]));
+    expect(e3['rps-vs-nginx']!.pass).toBeNull();
+    expect(e3['rps-vs-nginx']!.measured).toContain('401');
+  });
+
+  it('a stream not settled fails the settle target', () => {
+    const rs = sampleResults().map((r) =>
+      r.target === 'gw-redis-uws' && r.scenario === 'open-streams'
+        ? streams('gw-redis-uws', 40, 0.9, false)
+        : r,
+    );
+    expect(evaluateTargets(rs).find((e) => e.id === 'streams-settled')!.pass).toBe(false);
+  });
+});
+
+describe('markdown and chart', () => {
+  const report = (): BenchReport => {
+    const results = sampleResults();
+    results.push({
+      ...result('gw-sqlite-uws', 'chat-c64', 0, Number.NaN, Number.NaN),
+      failed: 'no 2xx answers ({"401":3})',
+    });
+    results.push(result('baseline', 'chat-c16', 9_000, 1, 3), result('nginx', 'chat-c16', 8_000, 1.2, 3.5));
+    return {
+      startedAt: '2026-01-01T00:00:00.000Z',
+      mode: 'quick',
+      durationS: 2,
+      warmupS: 0.5,
+      machine: { cpuModel: 'Test CPU', cores: 2, memGb: 24, os: 'Linux' },
+      versions: { node: '20.0.0', nginx: '1.22.1', portkey: '1.15.2', gateway: '0.1.0' },
+      targets: [
+        { id: 'baseline', label: 'mock upstream (baseline)' },
+        { id: 'nginx', label: 'nginx proxy_pass' },
+        { id: 'portkey', label: 'Portkey gateway' },
+        { id: 'gw-redis-uws', label: 'gateway paid, Redis, uws' },
+        { id: 'gw-sqlite-uws', label: 'gateway paid, SQLite, uws' },
+      ],
+      results,
+      breakdown: [
+        toBreakdown(
+          'gw-redis-uws',
+          {
+            calls: 100,
+            admission: 20,
+            upstreamWait: 50,
+            afterHeaders: 30,
+            total: 110,
+            chunkMs: 1,
+            hooks: { 'settle.onResponseEnd': { n: 100, ms: 10 }, 'auth.onRequest': { n: 100, ms: 5 } },
+            statuses: { 200: 100 },
+          },
+          0.05,
+          100,
+        ),
+      ],
+      evaluations: evaluateTargets(results),
+      notes: ['a note'],
+    };
+  };
+
+  it('renders the load table with ratios, failures and the target verdicts', () => {
+    const md = renderMarkdown(report());
+    expect(md).toContain(
+      '| gateway paid, Redis, uws | non-stream, c=64 | 7500 | 7.000 | 7.000 | 15.000 | +2.000 | +5.000 | 0.83× | 7.50× |',
+    );
+    expect(md).toContain('| gateway paid, SQLite, uws | non-stream, c=64 | FAILED |');
+    expect(md).toContain('no 2xx answers ({"401":3})');
+    expect(md).toMatch(/vs nginx proxy_pass \| ≥ 0\.8× \| 0\.83× \| PASS \|/);
+    expect(md).toContain('Machine: Test CPU, 2 cores, 24 GB RAM');
+    expect(md).toContain(
+      '| gateway paid, Redis, uws | 100 | 0.200 | 0.500 | 0.200 | 0.100 | 1.100 | 0.500 |',
+    );
+  });
+
+  it('draws the growth curves as SVG', () => {
+    const svg = renderSvg(reportPanels(report()), 'Growth');
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg).toContain('requests/s vs concurrency');
+    expect(svg).toContain('nginx proxy_pass');
+    expect(svg.match(/<path /g)?.length).toBeGreaterThanOrEqual(4); // baseline + nginx, two panels
+    expect(niceTicks(9_300)).toEqual([0, 2000, 4000, 6000, 8000, 10000]);
+  });
+});
+
+describe('harness helpers', () => {
+  it('parses flags into a bounded plan', () => {
+    const q = parseArgs(['--quick']);
+    expect(q.mode).toBe('quick');
+    expect(q.scenarios.map((s) => s.id)).toEqual(QUICK_SCENARIOS);
+    const c = parseArgs([
+      '--targets',
+      'baseline,nginx',
+      '--scenarios=chat-c1,keys-n',
+      '--duration',
+      '3',
+      '--keys',
+      '50',
+    ]);
+    expect(c.targets).toEqual(['baseline', 'nginx']);
+    expect(c.scenarios.map((s) => s.id)).toEqual(['chat-c1', 'keys-50']);
+    expect(c.durationS).toBe(3);
+    expect(() => parseArgs(['--targets', 'haproxy'])).toThrow(UsageError);
+    expect(() => parseArgs(['--fast'])).toThrow(UsageError);
+    const keys = c.scenarios[1]!;
+    expect(appliesTo(keys, 'nginx')).toBe(false);
+    expect(appliesTo(keys, 'gw-sqlite-node')).toBe(true);
+    expect(appliesTo(keys, 'gw-relay-uws')).toBe(false);
+  });
+
+  it('checks that answers are real completions', () => {
+    const body = JSON.stringify({
+      object: 'chat.completion',
+      choices: [{ message: { content: 'tok tok ' } }],
+    });
+    expect(checkCompletion(200, body, false, 2)).toBeUndefined();
+    expect(checkCompletion(200, body, false, 3)).toBe('completion content differs');
+    expect(checkCompletion(401, '{"error":{}}', false, 2)).toMatch(/^status 401/);
+    const ev = 'data: {"choices":[{"delta":{"content":"tok "}}]}\n\n';
+    expect(checkCompletion(200, `${ev}${ev}data: [DONE]\n\n`, true, 2)).toBeUndefined();
+    expect(checkCompletion(200, `${ev}data: [DONE]\n\n`, true, 2)).toMatch(/1 token events/);
+    expect(checkCompletion(200, `${ev}${ev}`, true, 2)).toMatch(/DONE/);
+    expect(JSON.parse(chatBody(true, 50))).toMatchObject({ max_tokens: 50, stream: true });
+  });
+
+  it('parses /proc/<pid>/stat with spaces in the name, paces evenly, writes an nginx config', () => {
+    const line =
+      '4242 (node (gw) x) S 1 4242 4242 0 -1 4194304 100 0 0 0 250 50 0 0 20 0 11 0 1000 123456789 2560 18446744073709551615';
+    expect(parseProcStat(line)).toEqual({ pid: 4242, ppid: 1, cpuS: 3, rssBytes: 2560 * 4096 });
+    expect(dueCount(0, 1000)).toBe(1);
+    expect(dueCount(10, 1000)).toBe(11);
+    expect(dueCount(999, 2)).toBe(2);
+    const conf = nginxConfig({ dir: '/tmp/x', port: 8080, upstreamPort: 9000, workers: 1 });
+    expect(conf).toContain('listen 127.0.0.1:8080;');
+    expect(conf).toContain('server 127.0.0.1:9000;');
+    expect(conf).toContain('keepalive 512;');
+    expect(conf).toContain('daemon off;');
+  });
+});

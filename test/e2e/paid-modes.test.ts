@@ -66,6 +66,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
     expect(await h.available(apiKey)).toBe(balanceMsat - cost(PROMPT, 8));
   });
 
+  it('embeddings are metered by their prompt tokens', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const r = await h.openai(apiKey).embeddings.create({ model: 'mock-gpt', input: 'hello world!' });
+    expect(r.usage.prompt_tokens).toBe(3);
+    expect(await h.available(apiKey)).toBe(balanceMsat - cost(3, 0));
+  });
+
   it('eCash token as bearer: first use redeems and credits, later uses spend from it', async () => {
     const token = await h.mintToken(50);
     const client = h.openai(token);

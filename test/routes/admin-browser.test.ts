@@ -80,5 +80,6 @@ describe('admin dashboard in chromium', () => {
     expect(errors).toEqual([]);
     expect(leaked).toEqual([]);
     await page.close();
+    await h.auditOk();
   });
 });

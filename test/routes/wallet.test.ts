@@ -281,6 +281,23 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
     expect(tx.body.transactions[0]).toMatchObject({ type: 'refund', amount: -2_000, balance_after: 500 });
   });
 
+  it('refunds raced 5× pay out the balance once (the others 402), nothing lost or doubled', async () => {
+    const { key } = await newKey(50);
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => req('POST', '/v1/wallet/refund', { auth: key })),
+    );
+    const paid = results.filter((r) => r.status === 200);
+    expect(paid).toHaveLength(1);
+    for (const r of results) if (r.status !== 200) expect(r.status).toBe(402);
+    const t = paid[0]!.body;
+    expect(t).toMatchObject({ amount: 50, balance: 0 });
+    expect(await redeemElsewhere(h.mint.url, t.cashu_token, t.unit)).toBe(t.unit === 'sat' ? 50 : 50_000);
+    expect((await req('GET', '/v1/wallet/balance', { auth: key })).body).toMatchObject({
+      balance: 0,
+      reserved: 0,
+    });
+  });
+
   it('a token used as bearer holds its balance; /v1/balance/refund by the original token pays it out once', async () => {
     const token = await h.mintToken(40);
     const bal = await req('GET', '/v1/wallet/balance', { auth: token });

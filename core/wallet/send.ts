@@ -26,12 +26,26 @@ function maxFeePpk(client: Wallet): number {
   return client.keyChain.getKeysets().reduce((m, k) => Math.max(m, k.fee), 0);
 }
 
+/**
+ * Settles this pool's entries a live process gave up on (ambiguous mint answer) or a dead one left behind,
+ * so their reserved proofs are usable again without waiting for the next `recover()`. Best effort.
+ */
+async function settleLeftovers(ctx: WalletContext, mint: string, unit: CashuUnit): Promise<void> {
+  const now = Date.now();
+  for (const e of await ctx.store.listOps()) {
+    if (e.mint !== mint || e.unit !== unit || e.kind === 'receive') continue;
+    if (!e.abandoned && now - e.createdAt <= ctx.staleAfterMs) continue;
+    await resolveEntry(ctx, e).catch(() => undefined);
+  }
+}
+
 async function reserve(
   ctx: WalletContext,
   entry: JournalEntry,
   target: number,
   ppk: number,
 ): Promise<StoredProof[]> {
+  await settleLeftovers(ctx, entry.mint, entry.unit);
   const proofs = await ctx.store.reserveProofs(entry, target, ppk);
   if (!proofs) {
     throw new GatewayError('service_unavailable', {

@@ -127,6 +127,22 @@ export function spendSuite(kind: StoreKind): void {
       expect(isGatewayError(bad) && bad.code).toBe('invalid_request');
     });
 
+    it('releases the proofs of a send that failed ambiguously once the mint answers again', async () => {
+      const before = await wallet.balances();
+      const sum = (l: typeof before) => l.reduce((x, b) => x + b.amountMsat, 0);
+      mint.setOutage(502);
+      const err = await wallet.send(50_000, { unit: 'sat' }).catch((e: unknown) => e);
+      mint.setOutage(null);
+      expect(isGatewayError(err) && err.code).toBe('mint_unavailable');
+      expect((await wallet.balances()).some((l) => l.reserved > 0)).toBe(true);
+      // The next send settles the leftover first (the mint never swapped: released), then proceeds.
+      const s = await wallet.send(50_000, { unit: 'sat' });
+      tokensSeen.push(s.token);
+      userMsat -= s.amountMsat + s.feeMsat;
+      expect((await wallet.balances()).every((l) => l.reserved === 0)).toBe(true);
+      expect(sum(before) - sum(await wallet.balances())).toBe(s.amountMsat + s.feeMsat);
+    });
+
     it('reports solvency consistent with every credit and debit', async () => {
       const report = await wallet.checkSolvency(async () => userMsat);
       const held = (await wallet.balances()).reduce((x, b) => x + b.amountMsat, 0);

@@ -11,10 +11,10 @@ import {
 /** Markdown rendering of a bench report (pure; tested). The README section is pasted from `latest.md`. */
 
 const fmt = (v: number | undefined, digits = 2): string =>
-  v === undefined || Number.isNaN(v) ? '–' : v.toFixed(digits);
+  v === undefined || v === null || Number.isNaN(v) ? '–' : v.toFixed(digits);
 const fmtX = (v: number | undefined): string => (v === undefined ? '–' : `${v.toFixed(2)}×`);
 const signed = (v: number | undefined): string =>
-  v === undefined || Number.isNaN(v) ? '–' : `${v >= 0 ? '+' : ''}${v.toFixed(3)}`;
+  v === undefined || v === null || Number.isNaN(v) ? '–' : `${v >= 0 ? '+' : ''}${v.toFixed(3)}`;
 
 function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
@@ -28,7 +28,7 @@ function label(report: BenchReport, id: string): string {
 function scenarioLabel(r: ScenarioResult): string {
   const kind = r.stream ? `stream ${r.chunks} chunks` : 'non-stream';
   const load = r.rate !== undefined ? `${r.rate} req/s` : `c=${r.connections}`;
-  const keys = r.keys !== undefined && r.keys > 1 ? `, ${r.keys} keys` : '';
+  const keys = r.keys === undefined ? '' : r.keys === 1 ? ', 1 hot key' : `, ${r.keys} keys`;
   return `${kind}, ${load}${keys}`;
 }
 

@@ -230,7 +230,10 @@ export async function measureLoad(
   };
   const bad = run.non2xx + run.errors + run.timeouts;
   if (run.ok === 0)
-    result.failed = `no 2xx answers (${JSON.stringify(run.statusCodes)}, ${run.errors} errors)`;
+    result.failed =
+      Object.keys(run.statusCodes).length === 0 && run.errors === 0
+        ? `no response completed within the ${o.durationS} s window (target saturated)`
+        : `no 2xx answers (${JSON.stringify(run.statusCodes)}, ${run.errors} errors)`;
   else if (bad > run.ok * 0.01)
     result.failed = `${bad} of ${run.ok + bad} requests failed (non-2xx ${run.non2xx}, errors ${run.errors}, timeouts ${run.timeouts})`;
   else if (after !== undefined) result.failed = `sample request after the run: ${after}`;

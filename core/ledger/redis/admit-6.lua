@@ -12,15 +12,19 @@
     | {-4, limitType(1 rpm, 2 tokens/h, 3 concurrent), limit, remaining, resetUnix}
     | {-6} duplicate requestId | {-5, affordable, required, shortfall}
 ]]
---- @include "common"
+--- @include "num"
+--- @include "key"
 --- @include "sweep"
 
+-- Hot path: read and write only the fields this step uses (see docs/ledger.md, "Performance").
 local now = tonumber(ARGV[11])
-local a = loadAcct(KEYS[1])
-if not a or a.deleted == 1 then return {-1} end
-if sweep(a, KEYS[3], KEYS[4], KEYS[5], KEYS[6], now, tonumber(ARGV[15])) > 0 then saveAcct(KEYS[1], a) end
+local a, av = loadNums(KEYS[1], {'balance', 'reserved', 'created', 'deleted'})
+if not av[3] or a.deleted == 1 then return {-1} end
+if sweep(a, KEYS[3], KEYS[4], KEYS[5], KEYS[6], now, tonumber(ARGV[15])) > 0 then
+  redis.call('HSET', KEYS[1], 'reserved', S(a.reserved))
+end
 
-local k = loadKey(KEYS[2], KEYS[3], ARGV[1])
+local k = loadKey(KEYS[2], KEYS[3], ARGV[1], {'r', 'o', 'pi', 'ps', 'rw', 'rc', 'tw', 'tc'})
 if not k or k.meta.del == '1' then return {-1} end
 local exp = expiredAt(k.meta, now)
 if exp then return {-2, exp} end
@@ -36,28 +40,35 @@ local tc = 0
 if k.tw == tw then tc = k.tc end
 if tc >= tph then return {-4, 2, tph, 0, (tw + 1) * 3600} end
 if k.o >= conc then return {-4, 3, conc, 0, math.ceil(now / 1000)} end
-if redis.call('HEXISTS', KEYS[4], ARGV[2]) == 1 then return {-6} end
 
+local pi = k.pi
 local periods = {daily = tonumber(ARGV[12]), weekly = tonumber(ARGV[13]), monthly = tonumber(ARGV[14])}
 local free = math.min(a.balance - a.reserved, keyFree(k, periods))
 if free < 0 then free = 0 end
 local amount = math.min(tonumber(ARGV[5]), free)
 local min = tonumber(ARGV[6])
-if amount < min then return {-5, free, min, min - free} end
+local expires = now + tonumber(ARGV[7])
+local r = {k = 'call', s = 'open', a = S(amount), h = ARGV[1], e = S(expires)}
+if ARGV[4] ~= '' then r.ip = ARGV[4] end
+-- The duplicate check and the record write are one HSETNX; a refusal after it takes the record back.
+if redis.call('HSETNX', KEYS[4], ARGV[2], cjson.encode(r)) == 0 then return {-6} end
+if amount < min then
+  redis.call('HDEL', KEYS[4], ARGV[2])
+  return {-5, free, min, min - free}
+end
 
-a.reserved = a.reserved + amount
+redis.call('ZADD', KEYS[5], r.e, ARGV[2])
+redis.call('HSET', KEYS[1], 'reserved', S(a.reserved + amount))
 k.r = k.r + amount
 k.o = k.o + 1
 k.lu = now
 k.rw = rw
 k.rc = rc + 1
-local expires = now + tonumber(ARGV[7])
-local r = {k = 'call', s = 'open', a = S(amount), h = ARGV[1], e = S(expires)}
-if ARGV[4] ~= '' then r.ip = ARGV[4] end
-redis.call('HSET', KEYS[4], ARGV[2], cjson.encode(r))
-redis.call('ZADD', KEYS[5], S(expires), ARGV[2])
-saveAcct(KEYS[1], a)
-saveKst(KEYS[3], k)
+if k.pi ~= pi then
+  saveKst(KEYS[3], k, {'r', 'o', 'lu', 'rw', 'rc', 'pi', 'ps'})
+else
+  saveKst(KEYS[3], k, {'r', 'o', 'lu', 'rw', 'rc'})
+end
 local remaining = rpm - k.rc
 if remaining < 0 then remaining = 0 end
 return {1, amount, free - amount, k.raw, remaining, (rw + 1) * 60}

@@ -163,20 +163,30 @@ export class RedisReads {
     return { accountId: c.accountId, keyId: k.isChild ? k.hash.slice(0, 16) : null };
   }
 
-  /** Newest-first page of a list, filtered to one key for children (they see only their own records). */
+  /**
+   * Newest-first page of a list, filtered to one key for children (they see only their own records).
+   * Scripts trim the lists in batches (includes/history.lua), so a list may hold a few records past
+   * `retention`: nothing beyond it is ever read.
+   */
   private async listPage<T extends { k?: string }>(
     key: string,
+    retention: number,
     keyId: string | null,
     page?: Page,
   ): Promise<{ items: T[]; hasMore: boolean; total: number }> {
     const { limit, offset } = pageOf(page);
     if (keyId === null) {
-      const [total, rows] = await this.call(() =>
-        Promise.all([this.client.llen(key), this.client.lrange(key, offset, offset + limit - 1)]),
+      const end = Math.min(offset + limit, retention) - 1;
+      const [len, rows] = await this.call(() =>
+        Promise.all([
+          this.client.llen(key),
+          end < offset ? Promise.resolve([] as string[]) : this.client.lrange(key, offset, end),
+        ]),
       );
+      const total = Math.min(len, retention);
       return { items: rows.map((r) => JSON.parse(r) as T), hasMore: offset + rows.length < total, total };
     }
-    const all = (await this.call(() => this.client.lrange(key, 0, -1)))
+    const all = (await this.call(() => this.client.lrange(key, 0, retention - 1)))
       .map((r) => JSON.parse(r) as T)
       .filter((r) => r.k === keyId);
     return {
@@ -189,7 +199,12 @@ export class RedisReads {
   async listTransactions(credential: Credential, page?: Page): Promise<TransactionPage | null> {
     const sc = await this.scope(credential);
     if (!sc) return null;
-    const p = await this.listPage<TxJson>(accountKeys(this.prefix, sc.accountId).tx, sc.keyId, page);
+    const p = await this.listPage<TxJson>(
+      accountKeys(this.prefix, sc.accountId).tx,
+      this.retention.tx,
+      sc.keyId,
+      page,
+    );
     const transactions: Transaction[] = p.items.map((r) => ({
       id: r.id,
       type: r.t as TransactionType,
@@ -207,7 +222,12 @@ export class RedisReads {
   async listAuditLog(credential: Credential, page?: Page): Promise<AuditLogPage | null> {
     const sc = await this.scope(credential);
     if (!sc) return null;
-    const p = await this.listPage<AuditJson>(accountKeys(this.prefix, sc.accountId).audit, sc.keyId, page);
+    const p = await this.listPage<AuditJson>(
+      accountKeys(this.prefix, sc.accountId).audit,
+      this.retention.audit,
+      sc.keyId,
+      page,
+    );
     return {
       records: p.items.map((r) => ({
         timestampMs: Number(r.ts),

@@ -7,7 +7,7 @@ import type { Cluster, Redis } from 'ioredis';
 /**
  * Loads the ledger's Lua scripts (one file per state change, BullMQ style: `<name>-<numberOfKeys>.lua`)
  * into an ioredis client with `defineCommand`, under version-stamped names so two gateway versions sharing
- * one Redis never run each other's scripts. `--- @include "x"` lines are replaced by `includes/x.lua`.
+ * one Redis never run each other's scripts. `--- @include "x"` lines are replaced by `includes/x.lua` (recursively, once per script).
  * ioredis sends EVALSHA and falls back to EVAL on NOSCRIPT, per node, so this works on Redis Cluster.
  */
 export const LEDGER_SCRIPT_VERSION = 1;
@@ -53,10 +53,13 @@ function scriptDir(): string {
   throw new Error(`Ledger Lua scripts not found next to ${here}`);
 }
 
-function expand(dir: string, source: string): string {
-  return source.replace(/^--- @include "([a-z-]+)"$/gm, (_m, name: string) =>
-    readFileSync(join(dir, 'includes', `${name}.lua`), 'utf8'),
-  );
+/** Inlines includes recursively, each file once per script (later repeats become empty lines). */
+function expand(dir: string, source: string, seen: Set<string> = new Set()): string {
+  return source.replace(/^--- @include "([a-z-]+)"$/gm, (_m, name: string) => {
+    if (seen.has(name)) return '';
+    seen.add(name);
+    return expand(dir, readFileSync(join(dir, 'includes', `${name}.lua`), 'utf8'), seen);
+  });
 }
 
 export interface LoadedScript {

@@ -7,7 +7,9 @@
 
   Returns {1, replay 0|1, releasedMsat} | {-7} unknown | {-9} already settled
 ]]
---- @include "common"
+--- @include "num"
+--- @include "history"
+--- @include "finish"
 
 local id = ARGV[1]
 local raw = redis.call('HGET', KEYS[3], id)
@@ -23,7 +25,7 @@ if r.s == 'expired' then
   return {1, 1, amt}
 end
 
-local a = loadAcct(KEYS[1])
+local a = loadNums(KEYS[1], {'reserved', 'auditseq'})
 a.reserved = a.reserved - amt
 local v = redis.call('HMGET', KEYS[2], r.h .. ':r', r.h .. ':o')
 redis.call('HSET', KEYS[2], r.h .. ':r', S(N(v[1]) - amt), r.h .. ':o', S(N(v[2]) - 1))
@@ -31,5 +33,5 @@ if ARGV[5] == '1' then
   addAudit(KEYS[6], a, r.h, id, r.ip, ARGV[6], ARGV[7], ARGV[8], ARGV[9], 0, now, tonumber(ARGV[3]))
 end
 finish(KEYS[3], KEYS[5], KEYS[4], id, r, 'released', now, tonumber(ARGV[4]))
-saveAcct(KEYS[1], a)
+saveNums(KEYS[1], a, {'reserved', 'auditseq'})
 return {1, 0, amt}

@@ -11,7 +11,13 @@
 
   Returns {1, replay 0|1, 'charged,released,overrun,balance,txId'} | {-7} unknown | {-8} already released
 ]]
---- @include "common"
+--- @include "num"
+--- @include "key"
+--- @include "history"
+--- @include "finish"
+
+-- Hot path: read and write only the fields this step uses (see docs/ledger.md, "Performance").
+local ACCT = {'balance', 'reserved', 'spent', 'requests', 'txseq', 'auditseq'}
 
 local id = ARGV[1]
 local raw = redis.call('HGET', KEYS[4], id)
@@ -22,8 +28,8 @@ if r.s == 'settled' then return {1, 1, r.r} end
 if r.s == 'released' then return {-8} end
 
 local now = tonumber(ARGV[7])
-local a = loadAcct(KEYS[1])
-local k = loadKey(KEYS[2], KEYS[3], r.h)
+local a = loadNums(KEYS[1], ACCT)
+local k = loadKey(KEYS[2], KEYS[3], r.h, {'r', 'o', 'pi', 'ps', 'ts', 'tr', 'tw', 'tc'})
 local periods = {daily = tonumber(ARGV[8]), weekly = tonumber(ARGV[9]), monthly = tonumber(ARGV[10])}
 local held = 0
 if r.s == 'open' then held = tonumber(r.a) end
@@ -58,6 +64,6 @@ local released = held - charge
 if released < 0 then released = 0 end
 r.r = S(charge) .. ',' .. S(released) .. ',' .. S(cost - charge) .. ',' .. S(a.balance) .. ',' .. txId
 finish(KEYS[4], KEYS[6], KEYS[5], id, r, 'settled', now, tonumber(ARGV[14]))
-saveAcct(KEYS[1], a)
-saveKst(KEYS[3], k)
+saveNums(KEYS[1], a, ACCT)
+saveKst(KEYS[3], k, {'r', 'o', 'pi', 'ps', 'ts', 'tr', 'lu', 'tw', 'tc'})
 return {1, 0, r.r}

@@ -1,7 +1,8 @@
 --[[
   Resolves the key an update/delete acts on: the caller's own parent key, or one of its children by key
-  id. Returns (code) on refusal or (0, hash, meta, acct). Needs common.lua.
+  id. Returns (code) on refusal or (0, hash, meta, acct).
 ]]
+--- @include "acct"
 local function keyTarget(acctKey, keysKey, callerHash, childKeyId)
   local a = loadAcct(acctKey)
   if not a or a.deleted == 1 then return -1 end

@@ -1,7 +1,8 @@
 --[[
   Releases up to `limit` expired leases of one account (calls and withdrawal holds) and marks them
-  'expired'. Mutates `a` (the caller saves it). Needs common.lua.
+  'expired'. Changes only a.reserved (the caller saves it).
 ]]
+--- @include "num"
 local function sweep(a, kstKey, resKey, leaseKey, finKey, now, limit)
   local ids = redis.call('ZRANGEBYSCORE', leaseKey, '-inf', S(now), 'LIMIT', 0, limit)
   for _, id in ipairs(ids) do

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { createLedger } from '../../core/ledger/index.js';
+import type { Ledger } from '../../core/ledger/types.js';
+import { openStore } from '../../core/store/connection.js';
+
+/**
+ * Server-side cost of each Redis ledger script: runs admits, then settles, then admit+release, in rounds
+ * on one hot account, and reads the EVALSHA time per call from INFO commandstats after each phase
+ * (CONFIG RESETSTAT before). Phases run one at a time, so the figure belongs to one script. Later rounds
+ * show whether the cost grows with the account's history. Use a Redis nobody else is using:
+ *   REDIS_URL=redis://127.0.0.1:6391 npx tsx bench/micro/ledger-profile.ts [-- --n 5000 --rounds 3]
+ */
+const arg = (name: string, def: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const N = arg('n', 5000);
+const ROUNDS = arg('rounds', 3);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const LIMITS = { requestsPerMinute: 1e12, tokensPerHour: 1e12, concurrent: 1e9 };
+
+/** Redis main-thread CPU seconds (user + sys): unlike commandstats' wall time, not inflated by a busy host. */
+async function cpuSeconds(r: Redis): Promise<number> {
+  const info = await r.info('cpu');
+  const f = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return f('used_cpu_user_main_thread') + f('used_cpu_sys_main_thread');
+}
+
+async function phase(r: Redis, label: string, n: number, op: (i: number) => Promise<void>): Promise<void> {
+  await r.config('RESETSTAT');
+  const cpu0 = await cpuSeconds(r);
+  const t = performance.now();
+  for (let i = 0; i < n; i++) await op(i);
+  const ms = performance.now() - t;
+  const cpu = ((await cpuSeconds(r)) - cpu0) * 1e6;
+  const info = await r.info('commandstats');
+  const m = /cmdstat_(evalsha|incrby):calls=(\d+),usec=\d+,usec_per_call=([\d.]+)/.exec(info);
+  const calls = Number(m?.[2] ?? n);
+  console.log(
+    `${label.padEnd(22)} in-command ${m?.[3]?.padStart(6) ?? '     ?'} µs/call   server CPU ` +
+      `${(cpu / calls).toFixed(1).padStart(6)} µs/call   client ${((ms * 1000) / n).toFixed(0).padStart(5)} µs/op`,
+  );
+}
+
+async function main(): Promise<void> {
+  const stats = new Redis(REDIS_URL);
+  const prefix = `prof${randomBytes(4).toString('hex')}`;
+  const conn = openStore({ redisUrl: REDIS_URL, redisPrefix: prefix });
+  try {
+    const ledger: Ledger = await createLedger(conn, { warn: () => {} });
+    const d = await ledger.createKeyFromDeposit({
+      tokenHash: randomBytes(32).toString('hex'),
+      amountMsat: 1e15,
+    });
+    if (!d.ok) throw new Error(d.code);
+    const admit = async (requestId: string) => {
+      const a = await ledger.admit({
+        credential: { apiKey: d.apiKey },
+        requestId,
+        model: 'm',
+        maxMsat: 5000,
+        minMsat: 100,
+        leaseMs: 60_000,
+        limits: LIMITS,
+      });
+      if (!a.ok) throw new Error(a.code);
+      return a.accountId;
+    };
+    const accountId = await admit('warm');
+    const refKey = `${prefix}:incr`;
+    await phase(stats, 'reference INCRBY', N, async () => void (await stats.incrby(refKey, 1)));
+    for (let round = 1; round <= ROUNDS; round++) {
+      const tag = `${round}-${randomBytes(3).toString('hex')}`;
+      await phase(stats, `round ${round} admit`, N, async (i) => void (await admit(`${tag}-${i}`)));
+      await phase(stats, `round ${round} settle`, N, async (i) => {
+        const s = await ledger.settle({
+          accountId,
+          requestId: `${tag}-${i}`,
+          costMsat: 1234,
+          promptTokens: 10,
+          completionTokens: 20,
+          model: 'm',
+          description: 'bench',
+          estimated: false,
+        });
+        if (!s.ok) throw new Error(s.code);
+      });
+      await phase(stats, `round ${round} admit+release`, N, async (i) => {
+        const id = `${tag}-r${i}`;
+        await admit(id);
+        const x = await ledger.release({ accountId, requestId: id });
+        if (!x.ok) throw new Error(x.code);
+      });
+    }
+  } finally {
+    let cursor = '0';
+    do {
+      const [next, keys] = await stats.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await stats.del(...keys);
+    } while (cursor !== '0');
+    await conn.close();
+    stats.disconnect();
+  }
+}
+
+await main();

@@ -32,6 +32,8 @@ export interface MoneyServiceOptions {
   createWallet?: WalletFactory;
   /** Period of `ledger.sweepExpired()`; default min(60 s, lease / 4). 0 disables it. */
   sweepEveryMs?: number;
+  /** Period of the wallet's recovery pass after start-up; default 60 s. 0 disables it. */
+  recoverEveryMs?: number;
 }
 
 export interface MoneyServices {
@@ -121,6 +123,27 @@ export async function openMoneyServices(
       const report = await built.recover();
       if (report.examined > 0) log.info({ recovery: report }, 'wallet recovery pass');
       wallet = built;
+      // Repeat the pass now and then: a send that failed on a mint outage keeps its proofs journalled (not
+      // spendable) until a pass resolves it, and a payout pending at the mint finishes only in a pass.
+      const everyRecover = opts.recoverEveryMs ?? 60_000;
+      if (everyRecover > 0) {
+        let recovering = false;
+        const timer = setInterval(() => {
+          if (recovering) return;
+          recovering = true;
+          built
+            .recover()
+            .then((r) => {
+              if (r.examined > 0) log.info({ recovery: r }, 'wallet recovery pass');
+            })
+            .catch((err: unknown) => log.warn({ err }, 'wallet recovery pass failed'))
+            .finally(() => {
+              recovering = false;
+            });
+        }, everyRecover);
+        timer.unref();
+        closers.push(() => clearInterval(timer));
+      }
     }
 
     let btc = base.btc;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { compileIpList } from '../core/auth/ip-match.js';
+import { allowListPermits } from '../core/auth/ip-match.js';
 import type { RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
 import { ledgerRefusalToError } from '../core/ledger/errors.js';
@@ -59,7 +59,6 @@ export const reserve: PluginFactory = (options, services): Plugin => {
   const ledger = needLedger('reserve', services);
   const pricing = needPricing('reserve', services);
   const { catalog, config, wallet } = services;
-  const ipLists = new Map<string, ReturnType<typeof compileIpList>>();
 
   function refusal(ctx: RequestContext, r: AdmitRefusal): GatewayError {
     const err = ledgerRefusalToError(r);
@@ -76,22 +75,6 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       });
     }
     return err;
-  }
-
-  function ipAllowed(allowed: string[] | null, ip: string): boolean {
-    if (allowed === null || allowed.length === 0) return true;
-    const cacheKey = allowed.join(',');
-    let list = ipLists.get(cacheKey);
-    if (!list) {
-      try {
-        list = compileIpList(allowed);
-      } catch {
-        return false; // a malformed stored entry must not open the key to everyone
-      }
-      if (ipLists.size > 10_000) ipLists.clear();
-      ipLists.set(cacheKey, list);
-    }
-    return list.has(ip);
   }
 
   return {
@@ -141,7 +124,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       };
       ctx.reservation = { id: requestId, amountMsats: r.reservedMsat, maxTokens: priced.maxTokens };
 
-      if (!ipAllowed(r.key.allowedIps, ctx.clientIp)) {
+      if (!allowListPermits(r.key.allowedIps, ctx.clientIp)) {
         // Released by the settle stage's final hook as well; released here so the refusal costs nothing now.
         await ledger.release({ accountId: r.accountId, requestId });
         ctx.reservation = undefined;

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../core/context.js';
 import { countPromptTokens, countTokens } from '../core/metering/tokens.js';
 import { usageFromJson } from '../core/metering/usage.js';
+import { recordCharge, recordOverrun } from '../core/metrics.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import type { CostResult } from '../core/pricing/types.js';
 import {
@@ -167,6 +168,10 @@ export const settle: PluginFactory = (options, services): Plugin => {
         return;
       }
       const charged = r.chargedMsat;
+      if (!r.replay) {
+        recordCharge(charged, ctx.path);
+        recordOverrun(r.overrunMsat);
+      }
       ctx.cost = {
         msats: charged,
         usd: c.usd,

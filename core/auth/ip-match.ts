@@ -88,3 +88,33 @@ export function clientAddress(peer: string, forwardedFor: string | undefined, tr
   }
   return peer;
 }
+
+const compiled = new Map<string, IpList | null>();
+
+/**
+ * The compiled form of a stored list, cached by content (key allow-lists and TRUSTED_PROXIES are read on
+ * every call). `null` when an entry is malformed.
+ */
+export function cachedIpList(entries: readonly string[]): IpList | null {
+  const cacheKey = entries.join(',');
+  let list = compiled.get(cacheKey);
+  if (list === undefined) {
+    try {
+      list = compileIpList(entries);
+    } catch {
+      list = null;
+    }
+    if (compiled.size > 10_000) compiled.clear();
+    compiled.set(cacheKey, list);
+  }
+  return list;
+}
+
+/**
+ * Whether a key's allow-list lets `ip` in: a null or empty list allows every address; a list with a
+ * malformed entry allows none (a broken stored entry must not open the key to everyone).
+ */
+export function allowListPermits(entries: readonly string[] | null, ip: string): boolean {
+  if (entries === null || entries.length === 0) return true;
+  return cachedIpList(entries)?.has(ip) ?? false;
+}

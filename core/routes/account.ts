@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import ipaddr from 'ipaddr.js';
 import { parseCredential } from '../auth/credentials.js';
+import { allowListPermits, cachedIpList, clientAddress } from '../auth/ip-match.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
@@ -101,55 +101,20 @@ export async function loadKey(
   if (!check.allowExpired && expiry !== null && expiry <= now) {
     throw new GatewayError('key_expired', { details: { expired_at: new Date(expiry).toISOString() } });
   }
-  if (!ipAllowed(clientAddress(ctx, services.config.trustedProxies), info.key.allowedIps)) {
+  if (!allowListPermits(info.key.allowedIps, requestClientAddress(ctx, services.config.trustedProxies))) {
     throw new GatewayError('ip_not_allowed');
   }
   return info;
 }
 
 /**
- * The client address: the peer, or the last `X-Forwarded-For` hop not in TRUSTED_PROXIES when the peer is
- * a trusted proxy (the rightmost untrusted hop is the one no client can forge).
+ * The client address: the peer, or the right-most `X-Forwarded-For` hop not in TRUSTED_PROXIES when the peer
+ * is a trusted proxy (the same rule as the paid pipeline's auth stage: core/auth/ip-match.ts).
  */
-export function clientAddress(ctx: RequestContext, trustedProxies: readonly string[]): string {
-  const peer = ctx.clientIp;
-  const xff = ctx.headers['x-forwarded-for'];
-  if (xff === undefined || trustedProxies.length === 0 || !ipAllowed(peer, trustedProxies)) return peer;
-  const hops = xff
-    .split(',')
-    .map((h) => h.trim())
-    .filter((h) => h.length > 0);
-  for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = hops[i]!;
-    if (!ipaddr.isValid(hop)) return peer;
-    if (!ipAllowed(hop, trustedProxies)) return ipaddr.process(hop).toString();
-  }
-  return peer;
-}
-
-/** Parses an allow-list entry (address or CIDR) into a range; throws on anything else. */
-export function parseIpEntry(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
-  if (entry.includes('/')) {
-    return ipaddr.parseCIDR(entry);
-  }
-  const addr = ipaddr.process(entry);
-  return [addr, addr.kind() === 'ipv4' ? 32 : 128];
-}
-
-/** True when `ip` is in one of the entries; a null/empty list allows every address. */
-export function ipAllowed(ip: string, entries: readonly string[] | null): boolean {
-  if (entries === null || entries.length === 0) return true;
-  if (!ipaddr.isValid(ip)) return false;
-  const addr = ipaddr.process(ip);
-  for (const entry of entries) {
-    try {
-      const [range, bits] = parseIpEntry(entry);
-      if (addr.kind() === range.kind() && addr.match(range, bits)) return true;
-    } catch {
-      // an unparseable stored entry matches nothing
-    }
-  }
-  return false;
+export function requestClientAddress(ctx: RequestContext, trustedProxies: readonly string[]): string {
+  const trusted = cachedIpList(trustedProxies);
+  if (trusted === null) return ctx.clientIp;
+  return clientAddress(ctx.clientIp, ctx.headers['x-forwarded-for'], trusted);
 }
 
 export interface PayoutResult {

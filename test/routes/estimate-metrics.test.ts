@@ -104,6 +104,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('estimate, models and metrics on %
     await req('GET', '/v1/wallet/balance', { auth: key });
     await req('GET', '/v1/wallet/balance', { query: { api_key: key } });
     await req('GET', '/v1/balance/info', { auth: `sk-${'x'.repeat(29)}` });
+    const paid = await req('POST', '/v1/chat/completions', {
+      auth: key,
+      body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(paid.status).toBe(200);
     // A paid-pipeline request (no credentials → 401 from the auth stage).
     await req('POST', '/v1/some/other/path', { body: {} });
     await req('POST', '/v1/estimate', { body: { model: 'mock-gpt', prompt_tokens: 1, max_tokens: 1 } });
@@ -119,6 +124,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('estimate, models and metrics on %
     );
     expect(m.text).toMatch(/gateway_requests_total\{route="\/v1\/\{path\}",method="POST",status="401"\} \d+/);
     expect(m.text).toMatch(/gateway_request_duration_seconds_bucket\{le="[\d.+Inf]+",route="\/v1\/estimate"/);
+    const charged = /gateway_charged_msats_total\{endpoint="\/v1\/chat\/completions"\} (\d+)/.exec(m.text);
+    expect(Number(charged?.[1])).toBeGreaterThan(0);
     for (const name of [
       'gateway_charged_msats_total',
       'gateway_overruns_total',

@@ -23,8 +23,8 @@ export const PLUGINS: Record<string, PluginFactory> = {
   'change-token': changeToken,
 };
 
-/** Stage names that resolve to a named pass-through (none left: every default stage is built). */
-export const PLACEHOLDER_STAGES = new Set<string>();
+/** Without these (by name) a pipeline that relays does not charge its calls. */
+export const CHARGING_STAGES = ['auth', 'reserve', 'settle'] as const;
 
 /** One pipeline entry: a registered name, a name with options, or a ready plugin (tests, embedders). */
 export type PipelineEntry = string | { plugin: string; options?: Record<string, unknown> } | Plugin;
@@ -34,23 +34,27 @@ function isPlugin(e: PipelineEntry): e is Plugin {
 }
 
 export function buildPlugins(entries: readonly PipelineEntry[], services: Services, log?: Logger): Plugin[] {
-  const placeholders: string[] = [];
   const plugins = entries.map((entry): Plugin => {
     if (isPlugin(entry)) return entry;
     const name = typeof entry === 'string' ? entry : entry.plugin;
     const options = typeof entry === 'string' ? undefined : entry.options;
     const factory = PLUGINS[name];
     if (factory !== undefined) return factory(options, services);
-    if (PLACEHOLDER_STAGES.has(name)) {
-      placeholders.push(name);
-      return { name };
-    }
     throw new ConfigError(
-      `PIPELINE names an unknown plugin "${name}" (known: ${[...Object.keys(PLUGINS), ...PLACEHOLDER_STAGES].join(', ')})`,
+      `PIPELINE names an unknown plugin "${name}" (known: ${Object.keys(PLUGINS).join(', ')})`,
     );
   });
-  if (placeholders.length > 0) {
-    log?.warn({ stages: placeholders }, 'pipeline stages not built yet run as pass-through');
+  const missing = unchargedStages(plugins);
+  if (missing.length > 0) {
+    // An operator may want this (a free internal relay, a benchmark), so it is allowed, but never silently.
+    log?.warn({ missing }, 'PIPELINE relays calls without charging them: model calls are FREE on this node');
   }
   return plugins;
+}
+
+/** The charging stages a relaying pipeline lacks (empty when it charges, or does not relay). */
+export function unchargedStages(plugins: readonly Plugin[]): string[] {
+  const names = new Set(plugins.map((p) => p.name));
+  if (!names.has('relay')) return [];
+  return CHARGING_STAGES.filter((n) => !names.has(n));
 }

@@ -1,4 +1,5 @@
-import type { RequestContext } from '../core/context.js';
+import { BackgroundRetry } from '../core/background-retry.js';
+import { createLocalKey, type RequestContext } from '../core/context.js';
 import { countPromptTokens, countTokens } from '../core/metering/tokens.js';
 import { usageFromJson } from '../core/metering/usage.js';
 import { recordCharge, recordOverrun } from '../core/metrics.js';
@@ -74,11 +75,15 @@ export function spliceCostBlock(body: Buffer, block: Record<string, unknown>): B
   return Buffer.concat([body.subarray(0, end), Buffer.from(field), body.subarray(end)]);
 }
 
+/** The ledger call that failed in an earlier hook of this request, retried by the final hook. */
+const PENDING_OP = createLocalKey<() => Promise<unknown>>('settle:pending-op');
+
 export const settle: PluginFactory = (options, services): Plugin => {
   noOptions('settle', options);
   const ledger = needLedger('settle', services);
   const pricing = needPricing('settle', services);
   const log = services.log;
+  const retries = new BackgroundRetry(log, 'settlement');
 
   /** What the call used, or undefined when nothing is to be charged. */
   function usageOf(
@@ -117,7 +122,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
   }
 
   /** Settles or releases once; `ended`: called at the end of a complete response. */
-  async function finish(ctx: RequestContext, ended: boolean): Promise<void> {
+  async function finish(ctx: RequestContext, ended: boolean, final = false): Promise<void> {
     const res = ctx.reservation;
     const auth = ctx.auth;
     const priced = ctx.local(PRICED_CALL);
@@ -131,10 +136,13 @@ export const settle: PluginFactory = (options, services): Plugin => {
       userAgent: ctx.headers['user-agent'] ?? null,
       responseStatus: ctx.response.status,
     };
+    let op: (() => Promise<unknown>) | undefined;
     try {
       const usage = usageOf(ctx, ctx.local(METER), priced.model, priced.endpoint !== 'other', ended);
       if (!usage) {
-        await ledger.release({ accountId: auth.accountId, requestId: res.id, audit });
+        const release = { accountId: auth.accountId, requestId: res.id, audit };
+        op = () => ledger.release(release);
+        await op();
         ctx.setLocal(SETTLED, 'released');
         return;
       }
@@ -145,7 +153,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
         completionTokens: usage.completionTokens,
         btcUsd: priced.btcUsd,
       });
-      const r = await ledger.settle({
+      const input = {
         accountId: auth.accountId,
         requestId: res.id,
         costMsat: c.msat,
@@ -155,7 +163,9 @@ export const settle: PluginFactory = (options, services): Plugin => {
         description: `${priced.model || ctx.path}: ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens${usage.estimated ? ' (estimated)' : ''}`,
         estimated: usage.estimated,
         audit,
-      });
+      };
+      op = () => ledger.settle(input);
+      const r = await ledger.settle(input);
       ctx.setLocal(SETTLED, 'settled');
       ctx.usage = {
         promptTokens: usage.promptTokens,
@@ -200,9 +210,14 @@ export const settle: PluginFactory = (options, services): Plugin => {
         estimated: usage.estimated,
       });
     } catch (err) {
-      // Left unsettled: the final hook tries once more; after that the lease releases it (logged).
+      // Left unsettled: the final hook tries once more; after that it is retried in the background
+      // (idempotent by request id), so a store blip after the answer does not make the call free.
       ctx.setLocal(SETTLED, undefined as never);
       log.error({ err, requestId: ctx.requestId }, 'settlement failed');
+      if (op) {
+        if (final) retries.schedule(ctx.requestId, op);
+        else ctx.setLocal(PENDING_OP, op);
+      }
     }
   }
 
@@ -222,7 +237,16 @@ export const settle: PluginFactory = (options, services): Plugin => {
       await finish(ctx, false);
     },
     async onFinally(ctx) {
-      if (ctx.local(SETTLED) === undefined) await finish(ctx, false);
+      if (ctx.local(SETTLED) !== undefined) return;
+      const pending = ctx.local(PENDING_OP);
+      if (!pending) return await finish(ctx, false, true);
+      // Retry exactly what failed (the usage was measured then; the buffered body is gone now).
+      try {
+        await pending();
+        ctx.setLocal(SETTLED, 'settled');
+      } catch {
+        retries.schedule(ctx.requestId, pending);
+      }
     },
   };
 };

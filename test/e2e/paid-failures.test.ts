@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayError } from '../../core/errors.js';
 import { priceMsat } from '../../core/pricing/formula.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 
@@ -36,6 +37,33 @@ describe.each<PaidStore>(['sqlite', 'redis'])('failures on %s', (store) => {
     await h.auditOk();
   });
   afterAll(async () => h?.close());
+
+  it('a settlement the store refuses after the answer is retried in the background and charged once', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const ledger = h.ledger;
+    const original = ledger.settle.bind(ledger);
+    let failures = 3; // the end hook, the final hook and the first background retry all fail
+    ledger.settle = async (input) => {
+      if (failures-- > 0) throw new GatewayError('store_unavailable');
+      return original(input);
+    };
+    try {
+      const done = await h
+        .openai(apiKey)
+        .chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 8 });
+      const u = done.usage!;
+      const expected = balanceMsat - cost(u.prompt_tokens, u.completion_tokens);
+      for (let i = 0; i < 100 && (await h.available(apiKey)) !== expected; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(await h.available(apiKey)).toBe(expected);
+      const info = await ledger.getKeyInfo({ apiKey });
+      expect(info?.account.reservedMsat).toBe(0);
+      expect(info?.usage.totalRequests).toBe(1);
+    } finally {
+      ledger.settle = original;
+    }
+  });
 
   it('a streamed call the client abandons is charged for what was produced, not the reservation', async () => {
     h.upstream.setBehaviour({ chunks: 200, chunkDelayMs: 10 });

@@ -134,8 +134,6 @@ export class RequestContext {
   /** True when the response is `text/event-stream`. */
   responseIsSse = false;
 
-  /** Aborted when the client goes away or the request fails; the relay aborts the upstream call with it. */
-  readonly abort = new AbortController();
   clientAborted = false;
   /** How the request ended; set before the final hooks run. */
   outcome: 'ok' | 'error' | 'aborted' | undefined = undefined;
@@ -161,6 +159,9 @@ export class RequestContext {
   /** Change for a per-request payment, as an eCash token (change-token stage). Never logged. */
   changeToken: string | undefined = undefined;
 
+  private controller: AbortController | undefined;
+  private isCancelled = false;
+  private cancelCbs: (() => void)[] | undefined;
   private appended: Uint8Array[] | undefined;
   private locals: Map<LocalKey<unknown>, unknown> | undefined;
   private parsedQuery: URLSearchParams | undefined;
@@ -173,6 +174,55 @@ export class RequestContext {
     this.headers = init.headers;
     this.clientIp = init.clientIp;
     this.response = { status: 200, headers: init.baseHeaders };
+  }
+
+  /**
+   * Aborted when the client goes away or the request ends (see `cancel`). Created on first use: an
+   * AbortController, its signal, listeners and the abort's DOMException cost measurable CPU per call, and
+   * most calls never need one (the runner and the relay use `onCancel`).
+   */
+  get abort(): AbortController {
+    let c = this.controller;
+    if (c === undefined) {
+      c = new AbortController();
+      this.controller = c;
+      if (this.isCancelled) c.abort();
+      else c.signal.addEventListener('abort', () => this.cancel(), { once: true });
+    }
+    return c;
+  }
+
+  /** True once the request was cancelled (client gone, or the pipeline finished with it). */
+  get cancelled(): boolean {
+    return this.isCancelled;
+  }
+
+  /** Cancels the request once: aborts `abort` (when it was created) and runs the `onCancel` callbacks. */
+  cancel(): void {
+    if (this.isCancelled) return;
+    this.isCancelled = true;
+    this.controller?.abort();
+    const cbs = this.cancelCbs;
+    this.cancelCbs = undefined;
+    if (cbs) for (const cb of cbs) cb();
+  }
+
+  /** Calls `cb` once when the request is cancelled; at once when it already was. */
+  onCancel(cb: () => void): void {
+    if (this.isCancelled) {
+      cb();
+      return;
+    }
+    this.cancelCbs ??= [];
+    this.cancelCbs.push(cb);
+  }
+
+  /** Removes a callback added with `onCancel`. */
+  offCancel(cb: () => void): void {
+    const cbs = this.cancelCbs;
+    if (cbs === undefined) return;
+    const i = cbs.indexOf(cb);
+    if (i !== -1) cbs.splice(i, 1);
   }
 
   /** The query string, parsed on first use. */

@@ -97,7 +97,7 @@ export class Pipeline {
       }
     } finally {
       if (ctx.upstream !== undefined && !ctx.upstream.finished) ctx.upstream.abort();
-      if (!ctx.abort.signal.aborted) ctx.abort.abort();
+      ctx.cancel();
       ctx.timings.end = performance.now();
       for (const p of this.finallyHooks) {
         try {
@@ -193,9 +193,9 @@ export class Pipeline {
     const hooks = this.chunkHooks;
     // Whatever relay produced the response, a client that goes away cancels it.
     const cancel = () => up.abort();
-    ctx.abort.signal.addEventListener('abort', cancel, { once: true });
+    ctx.onCancel(cancel);
     await new Promise<void>((resolve, reject) => {
-      if (ctx.abort.signal.aborted) {
+      if (ctx.cancelled) {
         up.abort();
         reject(new GatewayError('upstream_error', { message: 'The request was cancelled' }));
         return;
@@ -244,7 +244,7 @@ export class Pipeline {
         onEnd: resolve,
         onError: reject,
       });
-    }).finally(() => ctx.abort.signal.removeEventListener('abort', cancel));
+    }).finally(() => ctx.offCancel(cancel));
 
     for (const p of this.endHooks) {
       const r = this.timed(ctx, p, 'onResponseEnd', () => p.onResponseEnd!(ctx));

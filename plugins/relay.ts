@@ -38,7 +38,7 @@ export const relay: PluginFactory = (options, services): Plugin => {
         rawQuery: ctx.rawQuery,
         headers: ctx.headers,
         body,
-        signal: ctx.abort.signal,
+        cancel: ctx,
       });
       ctx.timings.upstreamHeaders = performance.now();
       if (up.status >= 500 || (up.status >= 400 && !isJson(up.headers['content-type']))) {

@@ -102,7 +102,7 @@ export class Transport {
     });
     ex.onAborted(() => {
       ctx.clientAborted = true;
-      ctx.abort.abort();
+      ctx.cancel();
     });
 
     try {

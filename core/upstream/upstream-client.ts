@@ -28,6 +28,16 @@ export interface UpstreamRequest {
   body?: Buffer | string | undefined;
   /** Aborting it cancels the upstream call at any point. */
   signal?: AbortSignal;
+  /** The same as `signal` without an AbortController per call (the request context implements it). */
+  cancel?: CancelSource;
+}
+
+/** Something that can be cancelled once, e.g. the request context (`ctx.cancel()`). */
+export interface CancelSource {
+  readonly cancelled: boolean;
+  /** Calls `cb` once on cancel; at once when already cancelled. */
+  onCancel(cb: () => void): void;
+  offCancel(cb: () => void): void;
 }
 
 /** Request headers never forwarded: hop-by-hop, the caller's credentials, and what undici sets itself. */
@@ -114,11 +124,13 @@ export class UpstreamClient {
       let finished = false;
       let headDone = false;
       const signal = req.signal;
+      const cancelSource = req.cancel;
       const onAbort = () => controller?.abort(new ClientGoneError());
       signal?.addEventListener('abort', onAbort, { once: true });
       const done = () => {
         finished = true;
         signal?.removeEventListener('abort', onAbort);
+        cancelSource?.offCancel(onAbort);
       };
       const response = {
         status: 0,
@@ -143,7 +155,8 @@ export class UpstreamClient {
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart(c) {
           controller = c;
-          if (signal?.aborted) c.abort(new ClientGoneError());
+          if (signal?.aborted || cancelSource?.cancelled) c.abort(new ClientGoneError());
+          else cancelSource?.onCancel(onAbort);
         },
         onResponseStart(c, status, h) {
           headDone = true;

@@ -92,6 +92,7 @@ interface ChatBody {
   messages?: Array<{ content?: unknown }>;
   max_tokens?: unknown;
   max_completion_tokens?: unknown;
+  max_output_tokens?: unknown;
   stream?: unknown;
   stream_options?: { include_usage?: unknown };
   input?: unknown;
@@ -109,7 +110,12 @@ function promptTokens(body: ChatBody): number {
 }
 
 function completionTokens(body: ChatBody, b: MockBehaviour): { n: number; truncated: boolean } {
-  const cap = typeof body.max_tokens === 'number' ? body.max_tokens : body.max_completion_tokens;
+  const cap =
+    typeof body.max_tokens === 'number'
+      ? body.max_tokens
+      : typeof body.max_completion_tokens === 'number'
+        ? body.max_completion_tokens
+        : body.max_output_tokens;
   if (typeof cap === 'number' && cap < b.chunks && !b.ignoreMaxTokens)
     return { n: Math.max(0, cap), truncated: true };
   return { n: b.chunks, truncated: false };
@@ -175,7 +181,10 @@ export async function startMockUpstream(
       if (path === '/v1/models' && req.method === 'GET')
         return json(res, 200, { object: 'list', data: b.models });
       const isModelCall =
-        path === '/v1/chat/completions' || path === '/v1/completions' || path === '/v1/embeddings';
+        path === '/v1/chat/completions' ||
+        path === '/v1/completions' ||
+        path === '/v1/embeddings' ||
+        path === '/v1/responses';
       if (b.error && isModelCall) {
         res.writeHead(b.error.status, { 'content-type': b.error.contentType ?? 'application/json' });
         res.end(b.error.body);
@@ -201,6 +210,7 @@ export async function startMockUpstream(
           usage: { prompt_tokens: pt, completion_tokens: n, total_tokens: pt + n },
         });
       }
+      if (path === '/v1/responses' && req.method === 'POST') return responses(res, body, b, ++seq);
       if (path === '/v1/embeddings' && req.method === 'POST') {
         const pt = promptTokens(body);
         return json(res, 200, {
@@ -271,6 +281,56 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   const payload = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
   res.end(payload);
+}
+
+/** The Responses API: JSON with `usage.input_tokens/output_tokens`, or typed SSE events ending with
+ * `response.completed` (which carries the usage; there is no `[DONE]`). */
+function responses(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: number): void {
+  const { n, truncated } = completionTokens(body, b);
+  const pt = promptTokens(body);
+  const model = typeof body.model === 'string' ? body.model : 'mock-gpt';
+  const response = {
+    id: `resp_mock_${seq}`,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    model,
+    status: truncated ? 'incomplete' : 'completed',
+    output: [
+      {
+        type: 'message',
+        id: `msg_mock_${seq}`,
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'tok '.repeat(n), annotations: [] }],
+      },
+    ],
+    usage: { input_tokens: pt, output_tokens: n, total_tokens: pt + n },
+  };
+  if (body.stream !== true) {
+    json(res, 200, response);
+    return;
+  }
+  const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const events = [ev('response.created', { response: { ...response, status: 'in_progress', usage: null } })];
+  for (let i = 0; i < n; i++)
+    events.push(ev('response.output_text.delta', { output_index: 0, delta: 'tok ' }));
+  events.push(ev('response.completed', { response }));
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  if (b.chunkDelayMs <= 0) {
+    res.end(events.join(''));
+    return;
+  }
+  let i = 0;
+  const next = () => {
+    if (res.destroyed) return;
+    if (i >= events.length) {
+      res.end();
+      return;
+    }
+    res.write(events[i++]);
+    setTimeout(next, b.chunkDelayMs);
+  };
+  next();
 }
 
 function chat(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: number): void {

@@ -1,0 +1,93 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { priceMsat } from '../../core/pricing/formula.js';
+import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+
+/**
+ * The other metered endpoints with the official openai SDK: legacy completions and the Responses API,
+ * streamed and not, each charged exactly from the upstream's usage (responses: `input_tokens` /
+ * `output_tokens`, streamed in `response.completed`), on both stores.
+ */
+const PRICING = {
+  FIXED_PRICING: 'false',
+  FIXED_COST_PER_REQUEST: '1',
+  FIXED_PER_1K_INPUT_TOKENS: '3',
+  FIXED_PER_1K_OUTPUT_TOKENS: '11',
+};
+const cost = (p: number, c: number) =>
+  Number(
+    priceMsat({
+      mode: 'token',
+      costPerRequestSats: 1,
+      per1kInputSats: 3,
+      per1kOutputSats: 11,
+      promptTokens: p,
+      completionTokens: c,
+    }),
+  );
+const PROMPT_TEXT = 'Write a short poem about ecash.'; // 31 chars → 8 prompt tokens at the mock's 4 chars/token
+const PROMPT = 8;
+
+describe.each<PaidStore>(['sqlite', 'redis'])('metered endpoints on %s', (store) => {
+  let h: PaidGateway;
+  beforeAll(async () => {
+    h = await startPaidGateway({ store, env: PRICING, upstream: { chunks: 6 } });
+  });
+  afterEach(async () => {
+    await h.auditOk();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('completions: charged from the usage, max_tokens honoured', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(50);
+    const res = await h
+      .openai(apiKey)
+      .completions.create({ model: 'mock-gpt', prompt: PROMPT_TEXT, max_tokens: 4 });
+    expect(res.usage).toMatchObject({ prompt_tokens: PROMPT, completion_tokens: 4 });
+    expect(await h.available(apiKey)).toBe(balanceMsat - cost(PROMPT, 4));
+  });
+
+  it('responses: non-stream charged from input_tokens/output_tokens', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(50);
+    const res = await h.openai(apiKey).responses.create({ model: 'mock-gpt', input: PROMPT_TEXT });
+    expect(res.usage).toMatchObject({ input_tokens: PROMPT, output_tokens: 6 });
+    expect(res.output_text).toBe('tok '.repeat(6));
+    expect(await h.available(apiKey)).toBe(balanceMsat - cost(PROMPT, 6));
+  });
+
+  it('responses: streamed, charged from the usage of response.completed', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(50);
+    const stream = await h
+      .openai(apiKey)
+      .responses.create({ model: 'mock-gpt', input: PROMPT_TEXT, stream: true });
+    let text = '';
+    let completed = false;
+    for await (const ev of stream) {
+      if (ev.type === 'response.output_text.delta') text += ev.delta;
+      if (ev.type === 'response.completed') completed = true;
+    }
+    expect(text).toBe('tok '.repeat(6));
+    expect(completed).toBe(true);
+    const forwarded = h.upstream.stats.lastBody as Record<string, unknown>;
+    expect(forwarded.stream_options).toBeUndefined(); // chat-only option not forced on the Responses API
+    expect(await h.available(apiKey)).toBe(balanceMsat - cost(PROMPT, 6));
+  });
+
+  it('responses: streamed X-Cashu call gets its change at the end of the stream', async () => {
+    const token = await h.mintToken(30);
+    const res = await fetch(`${h.baseURL}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cashu': token },
+      body: JSON.stringify({ model: 'mock-gpt', input: PROMPT_TEXT, stream: true }),
+    });
+    expect(res.status).toBe(200);
+    const body = await res.text();
+    const change = /^: x-cashu (cashu[AB]\S+)$/m.exec(body)?.[1];
+    expect(change).toBeDefined();
+    expect(body.indexOf('response.completed')).toBeLessThan(body.indexOf(': x-cashu'));
+    const received = await (await h.newWallet()).receive(change!);
+    const changeSats = received.reduce((s, p) => s + Number(p.amount), 0);
+    expect(changeSats).toBe(Math.floor((30_000 - cost(PROMPT, 6)) / 1000));
+  });
+});

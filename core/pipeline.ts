@@ -27,6 +27,8 @@ const DROP_RESPONSE_HEADERS = new Set([
 
 /** A buffered response larger than this fails (bounded memory); streams are never buffered. */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+/** A non-SSE response whose Content-Length is at most this is sent whole (see relayResponse). */
+const HOLD_WHOLE_MAX_BYTES = 1024 * 1024;
 const DONE_EVENT = Buffer.from('data: [DONE]');
 
 type ChunkHook = (ctx: RequestContext, chunk: Uint8Array) => Uint8Array | null | undefined;
@@ -176,10 +178,15 @@ export class Pipeline {
       if (ctx.clientAborted) return 0;
     }
     const gzipOk = acceptsGzip(ctx.headers);
-    if (!ctx.responseIsSse && gzipOk && isCompressible(head.headers['content-type'])) {
-      // Gzip needs the whole body; only worth holding it when it may exceed the threshold.
+    if (!ctx.responseIsSse && !ctx.bufferResponse) {
       const declared = Number(up.headers['content-length'] ?? Number.NaN);
-      if (!(declared <= GZIP_MIN_BYTES)) ctx.bufferResponse = true;
+      // Gzip needs the whole body; only worth holding it when it may exceed the threshold.
+      if (gzipOk && isCompressible(head.headers['content-type']) && !(declared <= GZIP_MIN_BYTES)) {
+        ctx.bufferResponse = true;
+      }
+      // A small body of announced length goes out in one write with Content-Length: relaying it chunk by
+      // chunk costs a chunked write plus a separate terminating write (two syscalls) for nothing.
+      if (declared <= HOLD_WHOLE_MAX_BYTES) ctx.bufferResponse = true;
     }
     const buffered = ctx.bufferResponse;
     const holdDone = ctx.holdSseDone && ctx.responseIsSse;
@@ -255,7 +262,7 @@ export class Pipeline {
     if (buffered) {
       if (tail) for (const t of tail) parts.push(t);
       if (heldDone) parts.push(heldDone);
-      const body = Buffer.concat(parts);
+      const body = parts.length === 1 && Buffer.isBuffer(parts[0]) ? parts[0] : Buffer.concat(parts);
       await sendComplete(ex, head.status, head.headers, body, gzipOk);
     } else {
       if (tail) for (const t of tail) ex.write(t);

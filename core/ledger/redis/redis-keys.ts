@@ -6,9 +6,9 @@ import type { BalanceLimitReset } from '../types.js';
  * one slot and each script touches one slot (Redis Cluster runs them unchanged):
  *
  *   <p>:{a:<id>}:acct   hash   balance, reserved, deposited, spent, withdrawn, fees, requests, created,
- *                              deleted, txseq, auditseq, origin
+ *                              deleted, txseq, auditseq, origin, nsw (lower bound of the next lease expiry)
+ *                              + keyHash → that key's usage counters packed in one field (see KST)
  *   <p>:{a:<id>}:keys   hash   keyHash → metadata JSON (numbers as strings)
- *   <p>:{a:<id>}:kst    hash   '<keyHash>:<counter>' → usage counters (reserved, open, period, rate windows…)
  *   <p>:{a:<id>}:res    hash   requestId/holdId → reservation JSON (kind, status, amount, key, expiry, result)
  *   <p>:{a:<id>}:lease  zset   open reservation ids by lease expiry
  *   <p>:{a:<id>}:fin    zset   finished reservation ids by finish time (bounded forgetting)
@@ -17,11 +17,13 @@ import type { BalanceLimitReset } from '../types.js';
  *   <p>:{a:<id>}:audit  list   audit-log records, newest first, trimmed to the retention
  *   <p>:{t:<tokenHash>}:claim  string  owning account id (credit-once, global half)
  *   <p>:{meta}:secret   string  server secret for deposit-derived keys
+ *
+ * Layout version 2 (LEDGER_SCRIPT_VERSION): version 1 kept key counters as one field per counter in a
+ * separate `kst` hash; there is no migration (no version-1 store was ever deployed).
  */
 export interface AccountKeys {
   acct: string;
   keys: string;
-  kst: string;
   res: string;
   lease: string;
   fin: string;
@@ -35,7 +37,6 @@ export function accountKeys(prefix: string, accountId: string): AccountKeys {
   return {
     acct: `${b}acct`,
     keys: `${b}keys`,
-    kst: `${b}kst`,
     res: `${b}res`,
     lease: `${b}lease`,
     fin: `${b}fin`,
@@ -96,17 +97,19 @@ const num = (v: string | undefined): number | null => (v === undefined ? null : 
 /** cjson encodes an empty Lua table as {}: treat anything that is not a non-empty array as "any". */
 const list = (v: unknown): string[] | null => (Array.isArray(v) && v.length > 0 ? (v as string[]) : null);
 
-/** Usage counter names in the kst hash (see includes/common.lua KST). */
+/** Usage counters, in the order they are packed into the key's field of the acct hash (includes/key.lua). */
 const KST = ['r', 'o', 'pi', 'ps', 'ts', 'tr', 'lu', 'rw', 'rc', 'tw', 'tc'] as const;
 
+/** `acct` is the account hash (its field keyHash holds the packed counters); absent = all zero. */
 export function decodeKey(
   hash: string,
   accountId: string,
   raw: string,
-  kst: Map<string, string> = new Map(),
+  acct: Map<string, string> = new Map(),
 ): KeyState {
   const m = JSON.parse(raw) as MetaJson;
-  const c = (f: (typeof KST)[number]): number => Number(kst.get(`${hash}:${f}`) ?? 0);
+  const packed = acct.get(hash)?.split(',') ?? [];
+  const c = (f: (typeof KST)[number]): number => Number(packed[KST.indexOf(f)] ?? 0);
   const lastUsed = c('lu');
   return newKeyState({
     hash,

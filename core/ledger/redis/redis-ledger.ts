@@ -182,7 +182,7 @@ export class RedisLedger extends RedisReads {
     const p = periodIds(now);
     const r = (await this.run(
       'admit',
-      [ak.acct, ak.keys, ak.kst, ak.res, ak.lease, ak.fin],
+      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin],
       [
         c.keyHash,
         requestId,
@@ -257,7 +257,7 @@ export class RedisLedger extends RedisReads {
     const a = input.audit;
     const r = (await this.run(
       'settle',
-      [ak.acct, ak.keys, ak.kst, ak.res, ak.lease, ak.fin, ak.tx, ak.audit],
+      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin, ak.tx, ak.audit],
       [
         checkId('requestId', input.requestId),
         cost,
@@ -301,7 +301,7 @@ export class RedisLedger extends RedisReads {
     const a = input.audit;
     const r = (await this.run(
       'release',
-      [ak.acct, ak.kst, ak.res, ak.lease, ak.fin, ak.audit],
+      [ak.acct, ak.res, ak.lease, ak.fin, ak.audit],
       [
         checkId('requestId', input.requestId),
         now,
@@ -329,7 +329,7 @@ export class RedisLedger extends RedisReads {
     const ak = accountKeys(this.prefix, c.accountId);
     const r = (await this.run(
       'hold-withdrawal',
-      [ak.acct, ak.keys, ak.kst, ak.res, ak.lease, ak.fin],
+      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin],
       [c.keyHash, holdId, want, leaseMs, now, input.kind, SWEEP_PER_ADMIT],
     )) as Reply;
     switch (r[0]) {
@@ -408,7 +408,7 @@ export class RedisLedger extends RedisReads {
     const states = apiKeys.map((apiKey) => childKeyState(input, apiKey, c.accountId, c.keyHash, now));
     const r = (await this.run(
       'create-child-keys',
-      [ak.acct, ak.keys, ak.kst, ak.res, ak.lease, ak.fin, ak.tx],
+      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin, ak.tx],
       [
         c.keyHash,
         count,

@@ -105,10 +105,10 @@ export class RedisReads {
     const ak = accountKeys(this.prefix, accountId);
     const r = (await this.run(
       'read-account',
-      [ak.acct, ak.keys, ak.kst, ak.res, ak.lease],
+      [ak.acct, ak.keys, ak.res, ak.lease],
       [withKeys ? '1' : '0'],
-    )) as [string[], string[], string[], string];
-    return { acct: flatToMap(r[0]), keys: flatToMap(r[1]), kst: flatToMap(r[2]), open: Number(r[3]) };
+    )) as [string[], string[], string];
+    return { acct: flatToMap(r[0]), keys: flatToMap(r[1]), open: Number(r[2]) };
   }
 
   async getKeyInfo(credential: Credential, now = Date.now()): Promise<KeyInfo | null> {
@@ -119,13 +119,13 @@ export class RedisReads {
     if (!a.has('created') || a.get('deleted') === '1') return null;
     const raw = s.keys.get(c.keyHash);
     if (!raw) return null;
-    const k = decodeKey(c.keyHash, c.accountId, raw, s.kst);
+    const k = decodeKey(c.keyHash, c.accountId, raw, s.acct);
     if (k.deleted) return null;
     const n = (f: string) => Number(a.get(f) ?? 0);
     const children = [];
     if (!k.isChild) {
       for (const [hash, m] of s.keys) {
-        const x = decodeKey(hash, c.accountId, m, s.kst);
+        const x = decodeKey(hash, c.accountId, m, s.acct);
         if (x.parentHash === k.hash && !x.deleted) children.push(x);
       }
       children.sort((p, q) => p.createdAt - q.createdAt || (p.hash < q.hash ? -1 : 1));
@@ -253,9 +253,7 @@ export class RedisReads {
       const id = accountIdFromKey(leaseKey);
       if (!id) continue;
       const ak = accountKeys(this.prefix, id);
-      n += Number(
-        await this.run('sweep-leases', [ak.acct, ak.kst, ak.res, ak.lease, ak.fin], [now, max - n]),
-      );
+      n += Number(await this.run('sweep-leases', [ak.acct, ak.res, ak.lease, ak.fin], [now, max - n]));
     }
     return n;
   }

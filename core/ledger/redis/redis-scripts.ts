@@ -10,22 +10,23 @@ import type { Cluster, Redis } from 'ioredis';
  * one Redis never run each other's scripts. `--- @include "x"` lines are replaced by `includes/x.lua` (recursively, once per script).
  * ioredis sends EVALSHA and falls back to EVAL on NOSCRIPT, per node, so this works on Redis Cluster.
  */
-export const LEDGER_SCRIPT_VERSION = 1;
+/** Also the Redis layout version (redis-keys.ts): bumped when the stored shape changes. */
+export const LEDGER_SCRIPT_VERSION = 2;
 
 export const SCRIPT_FILES = [
-  'admit-6',
-  'settle-8',
-  'release-6',
+  'admit-5',
+  'settle-7',
+  'release-5',
   'claim-token-1',
   'credit-4',
-  'hold-withdrawal-6',
+  'hold-withdrawal-5',
   'commit-withdrawal-5',
   'abort-withdrawal-4',
-  'create-child-keys-7',
+  'create-child-keys-6',
   'update-key-2',
   'delete-key-2',
-  'sweep-leases-5',
-  'read-account-5',
+  'sweep-leases-4',
+  'read-account-4',
 ] as const;
 
 export type ScriptFile = (typeof SCRIPT_FILES)[number];
@@ -47,9 +48,9 @@ export type ScriptName =
 /** The .lua files sit next to this module in the source tree; a compiled copy in dist/ reads them there. */
 function scriptDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  if (existsSync(join(here, 'admit-6.lua'))) return here;
+  if (existsSync(join(here, 'admit-5.lua'))) return here;
   const src = here.replace(`${sep}dist${sep}`, sep);
-  if (existsSync(join(src, 'admit-6.lua'))) return src;
+  if (existsSync(join(src, 'admit-5.lua'))) return src;
   throw new Error(`Ledger Lua scripts not found next to ${here}`);
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Admission, Ledger, LedgerOptions, RateLimits } from '../../../core/ledger/types.js';
 import { randomTokenHash, type StoreFactory, type StoreHarness } from './harness.js';
+import { leaseSuite } from './leases.js';
 import { propertySuite } from './property.js';
 import { raceSuite } from './races.js';
 
@@ -886,6 +887,7 @@ export function conformance(factory: StoreFactory): void {
     });
   });
 
+  leaseSuite(factory.name, ctx);
   raceSuite(factory.name, ctx);
   propertySuite(factory.name, ctx);
 }

@@ -1,10 +1,12 @@
 --[[
   The account hash. Cold scripts load and save every field; the hot ones (admit, settle, release) use
-  loadNums/saveNums on just the fields they read or change.
+  HMGET/HSET on just the fields they read or change. Besides these fields the hash holds each key's
+  packed usage counters (includes/key.lua) and 'nsw', a lower bound for the next lease expiry
+  (includes/sweep.lua): admit skips the sweep query before it; whoever adds a lease lowers it.
 ]]
 --- @include "num"
 local ACCT_FIELDS = {'balance', 'reserved', 'deposited', 'spent', 'withdrawn', 'fees', 'requests',
-  'created', 'deleted', 'txseq', 'auditseq'}
+  'created', 'deleted', 'txseq', 'auditseq', 'nsw'}
 
 -- nil when the account does not exist ('created' is set once at creation).
 local function loadAcct(key)
@@ -15,7 +17,7 @@ end
 
 local function newAcct(now)
   return {balance = 0, reserved = 0, deposited = 0, spent = 0, withdrawn = 0, fees = 0, requests = 0,
-    created = now, deleted = 0, txseq = 0, auditseq = 0}
+    created = now, deleted = 0, txseq = 0, auditseq = 0, nsw = 0}
 end
 
 local function saveAcct(key, a)

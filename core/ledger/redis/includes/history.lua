@@ -15,7 +15,7 @@ end
 local function addTx(txKey, a, accountId, typ, amount, desc, now, kh, model, est, retention)
   a.txseq = a.txseq + 1
   local id = accountId .. '-' .. S(a.txseq)
-  local rec = {id = id, t = typ, a = S(amount), b = S(a.balance), d = desc, ts = S(now), e = est}
+  local rec = {id = id, t = typ, a = S(amount), b = S(a.balance), d = desc, ts = Sx(now), e = est}
   if kh then rec.k = string.sub(kh, 1, 16) end
   if model and model ~= '' then rec.m = model end
   pushTrim(txKey, cjson.encode(rec), retention)
@@ -24,7 +24,7 @@ end
 
 local function addAudit(auditKey, a, kh, reqId, ip, endpoint, method, ua, status, cost, now, retention)
   a.auditseq = a.auditseq + 1
-  local rec = {ts = S(now), k = string.sub(kh, 1, 16), q = reqId, p = endpoint, v = method,
+  local rec = {ts = Sx(now), k = string.sub(kh, 1, 16), q = reqId, p = endpoint, v = method,
     c = S(cost), st = status}
   if ip then rec.ip = ip end
   if ua ~= '' then rec.ua = ua end

@@ -1,34 +1,27 @@
 --[[
-  Keys: metadata JSON in the `keys` hash, usage counters in the `kst` hash as '<keyHash>:<name>' fields
-  (r reserved, o open, pi period id, ps period spent, ts total spent, tr total requests, lu last used,
-  rw/rc requests-per-minute window and count, tw/tc tokens-per-hour window and count).
+  Keys: metadata JSON in the `keys` hash (field keyHash); usage counters packed into ONE field of the
+  account hash (field keyHash, value 'r,o,pi,ps,ts,tr,lu,rw,rc,tw,tc': reserved, open, period id, period
+  spent, total spent, total requests, last used, requests-per-minute window and count, tokens-per-hour
+  window and count). One field means a script reads a key's counters in the same HMGET as the account
+  fields and writes them in the same HSET: no per-counter fields, no second hash.
 ]]
 --- @include "num"
 local KST = {'r', 'o', 'pi', 'ps', 'ts', 'tr', 'lu', 'rw', 'rc', 'tw', 'tc'}
+local KST_PATTERN = '^(%-?%d+),(%-?%d+),(%-?%d+),(%-?%d+),(%-?%d+),(%-?%d+),(%-?%d+),(%-?%d+),(%-?%d+),' ..
+  '(%-?%d+),(%-?%d+)$'
 
--- nil when the key is unknown. Loads the counters named in `names` (default all); k.meta is the decoded
--- metadata, k.raw the stored JSON.
-local function loadKey(keysKey, kstKey, kh, names)
-  local raw = redis.call('HGET', keysKey, kh)
-  if not raw then return nil end
-  names = names or KST
-  local fields = {}
-  for i = 1, #names do fields[i] = kh .. ':' .. names[i] end
-  local v = redis.call('HMGET', kstKey, unpack(fields))
-  local k = {hash = kh, meta = cjson.decode(raw), raw = raw}
-  for i = 1, #names do k[names[i]] = N(v[i]) end
+-- Counters of key `kh` from its packed field value (absent = all zero).
+local function parseKst(kh, packed)
+  local k = {hash = kh}
+  local x = {}
+  if packed then x = {string.match(packed, KST_PATTERN)} end
+  for i = 1, 11 do k[KST[i]] = N(x[i]) end
   return k
 end
 
--- Writes the counters named in `names` (default all) in one HSET.
-local function saveKst(kstKey, k, names)
-  names = names or KST
-  local args = {}
-  for i = 1, #names do
-    args[2 * i - 1] = k.hash .. ':' .. names[i]
-    args[2 * i] = S(k[names[i]])
-  end
-  redis.call('HSET', kstKey, unpack(args))
+local function packKst(k)
+  return string.format('%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d', k.r, k.o, k.pi, k.ps, k.ts, k.tr, k.lu, k.rw, k.rc,
+    k.tw, k.tc)
 end
 
 local function expiredAt(m, now)
@@ -48,13 +41,19 @@ local function modelAllowed(m, model)
   return false
 end
 
--- What a child may still take beyond its own open reservations; rolls its limit period first
--- (needs k.pi, k.ps, k.r).
-local function keyFree(k, periods)
-  local m = k.meta
-  if m.child ~= '1' or not m.lim then return 9007199254740991 end
+-- Only children with a balance limit are limited by their key (and only they roll a limit period).
+local function limitedChild(m)
+  return m.child == '1' and m.lim ~= nil
+end
+
+-- What a key may still take beyond its own open reservations; rolls a child's limit period first.
+-- Period ids are the ARGV strings (daily, weekly, monthly), converted only when needed.
+local function keyFree(k, m, daily, weekly, monthly)
+  if not limitedChild(m) then return 9007199254740991 end
   if m.lr then
-    local pid = periods[m.lr]
+    local pid = daily
+    if m.lr == 'weekly' then pid = weekly elseif m.lr == 'monthly' then pid = monthly end
+    pid = tonumber(pid)
     if k.pi ~= pid then
       k.pi = pid
       k.ps = 0

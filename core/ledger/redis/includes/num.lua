@@ -12,6 +12,12 @@ local function S(n)
   return string.format('%d', n)
 end
 
+-- A number as its decimal string; a string (an ARGV value, already decimal) as it is.
+local function Sx(v)
+  if type(v) == 'string' then return v end
+  return S(v)
+end
+
 -- HMGET `fields` of `key` into a table of numbers (absent = 0); raw values are returned too.
 local function loadNums(key, fields)
   local v = redis.call('HMGET', key, unpack(fields))

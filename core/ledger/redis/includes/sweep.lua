@@ -1,9 +1,12 @@
 --[[
   Releases up to `limit` expired leases of one account (calls and withdrawal holds) and marks them
-  'expired'. Changes only a.reserved (the caller saves it).
+  'expired'. Changes a.reserved (the caller saves it). A call's key counters live in the account hash:
+  when the caller holds key `k` in memory (admit), that key is adjusted there (k.dirty is set, the
+  caller writes it); any other key is read and written here.
 ]]
 --- @include "num"
-local function sweep(a, kstKey, resKey, leaseKey, finKey, now, limit)
+--- @include "key"
+local function sweep(a, acctKey, resKey, leaseKey, finKey, now, limit, k)
   local ids = redis.call('ZRANGEBYSCORE', leaseKey, '-inf', S(now), 'LIMIT', 0, limit)
   for _, id in ipairs(ids) do
     local raw = redis.call('HGET', resKey, id)
@@ -12,8 +15,11 @@ local function sweep(a, kstKey, resKey, leaseKey, finKey, now, limit)
       local amt = tonumber(r.a)
       a.reserved = a.reserved - amt
       if r.k == 'call' then
-        local v = redis.call('HMGET', kstKey, r.h .. ':r', r.h .. ':o')
-        redis.call('HSET', kstKey, r.h .. ':r', S(N(v[1]) - amt), r.h .. ':o', S(N(v[2]) - 1))
+        local x = k
+        if not (k and r.h == k.hash) then x = parseKst(r.h, redis.call('HGET', acctKey, r.h)) end
+        x.r = x.r - amt
+        x.o = x.o - 1
+        if x == k then k.dirty = true else redis.call('HSET', acctKey, r.h, packKst(x)) end
       end
       r.s = 'expired'
       redis.call('HSET', resKey, id, cjson.encode(r))
@@ -22,4 +28,13 @@ local function sweep(a, kstKey, resKey, leaseKey, finKey, now, limit)
     redis.call('ZREM', leaseKey, id)
   end
   return #ids
+end
+
+-- Lower bound for the next lease expiry, kept in the account's 'nsw' field so admit can skip the sweep
+-- query while nothing can have expired: the earliest remaining lease, or never.
+local NEVER = 9007199254740991
+local function nextSweep(leaseKey)
+  local first = redis.call('ZRANGE', leaseKey, 0, 0, 'WITHSCORES')
+  if first[2] then return tonumber(first[2]) end
+  return NEVER
 end

@@ -2,7 +2,7 @@
   Hold an amount for a withdrawal or refund: it stays in the balance but is not spendable until
   commit-withdrawal or abort-withdrawal (or lease expiry, which aborts it). Idempotent by holdId.
 
-  KEYS[1] acct  KEYS[2] keys  KEYS[3] kst  KEYS[4] res  KEYS[5] lease  KEYS[6] fin
+  KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] lease  KEYS[5] fin
   ARGV[1] keyHash  [2] holdId  [3] amountMsat or 'all'  [4] leaseMs  [5] now  [6] kind
   ('withdrawal' | 'refund')  [7] sweep limit
 
@@ -15,7 +15,7 @@
 local now = tonumber(ARGV[5])
 local a = loadAcct(KEYS[1])
 if not a or a.deleted == 1 then return {-1} end
-if sweep(a, KEYS[3], KEYS[4], KEYS[5], KEYS[6], now, tonumber(ARGV[7])) > 0 then saveAcct(KEYS[1], a) end
+if sweep(a, KEYS[1], KEYS[3], KEYS[4], KEYS[5], now, tonumber(ARGV[7])) > 0 then saveAcct(KEYS[1], a) end
 local raw = redis.call('HGET', KEYS[2], ARGV[1])
 if not raw then return {-1} end
 local m = cjson.decode(raw)
@@ -23,7 +23,7 @@ if m.del == '1' then return {-1} end
 if m.child == '1' then return {-10} end
 
 local free = a.balance - a.reserved
-local prior = redis.call('HGET', KEYS[4], ARGV[2])
+local prior = redis.call('HGET', KEYS[3], ARGV[2])
 if prior then
   local p = cjson.decode(prior)
   if p.k ~= 'hold' or p.s ~= 'open' then return {-6} end
@@ -39,7 +39,8 @@ end
 a.reserved = a.reserved + amount
 local expires = now + tonumber(ARGV[4])
 local r = {k = 'hold', s = 'open', a = S(amount), h = ARGV[1], e = S(expires), n = ARGV[6]}
-redis.call('HSET', KEYS[4], ARGV[2], cjson.encode(r))
-redis.call('ZADD', KEYS[5], S(expires), ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[2], cjson.encode(r))
+redis.call('ZADD', KEYS[4], S(expires), ARGV[2])
+if expires < a.nsw then a.nsw = expires end
 saveAcct(KEYS[1], a)
 return {1, 0, amount, free - amount}

@@ -1,6 +1,9 @@
 import { type Dispatcher, Pool } from 'undici';
 import { GatewayError } from '../errors.js';
-import type { UpstreamResponse, UpstreamSink } from './upstream-response.js';
+import { type CancelSource, ClientGoneError, UpstreamCall } from './upstream-call.js';
+import type { UpstreamResponse } from './upstream-response.js';
+
+export { type CancelSource, ClientGoneError };
 
 /**
  * The pooled, keep-alive HTTP client to the configured provider (`UPSTREAM_BASE_URL`, which includes the
@@ -30,14 +33,6 @@ export interface UpstreamRequest {
   signal?: AbortSignal;
   /** The same as `signal` without an AbortController per call (the request context implements it). */
   cancel?: CancelSource;
-}
-
-/** Something that can be cancelled once, e.g. the request context (`ctx.cancel()`). */
-export interface CancelSource {
-  readonly cancelled: boolean;
-  /** Calls `cb` once on cancel; at once when already cancelled. */
-  onCancel(cb: () => void): void;
-  offCancel(cb: () => void): void;
 }
 
 /** Request headers never forwarded: hop-by-hop, the caller's credentials, and what undici sets itself. */
@@ -71,6 +66,7 @@ export class UpstreamClient {
   readonly timeoutMs: number;
   private readonly pool: Pool;
   private readonly authHeader: string | undefined;
+  private readonly mapError = (err: unknown): GatewayError => mapUpstreamError(err, this.timeoutMs);
 
   constructor(opts: UpstreamClientOptions) {
     const url = new URL(opts.baseUrl);
@@ -114,86 +110,15 @@ export class UpstreamClient {
   send(req: UpstreamRequest): Promise<UpstreamResponse> {
     const path = this.targetPath(req.path, req.rawQuery);
     const headers = this.forwardHeaders(req.headers);
-    const timeoutMs = this.timeoutMs;
     return new Promise<UpstreamResponse>((resolve, reject) => {
-      let controller: Dispatcher.DispatchController | undefined;
-      let sink: UpstreamSink | undefined;
-      let queued: Buffer[] | undefined;
-      let ended = false;
-      let failure: GatewayError | undefined;
-      let finished = false;
-      let headDone = false;
-      const signal = req.signal;
-      const cancelSource = req.cancel;
-      const onAbort = () => controller?.abort(new ClientGoneError());
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const done = () => {
-        finished = true;
-        signal?.removeEventListener('abort', onAbort);
-        cancelSource?.offCancel(onAbort);
-      };
-      const response = {
-        status: 0,
-        headers: {} as Record<string, string | string[]>,
-        get finished() {
-          return finished;
-        },
-        pipe(s: UpstreamSink) {
-          sink = s;
-          if (queued) for (const c of queued) s.onData(c);
-          queued = undefined;
-          if (failure) s.onError(failure);
-          else if (ended) s.onEnd();
-          else controller?.resume();
-        },
-        pause: () => controller?.pause(),
-        resume: () => controller?.resume(),
-        abort: () => {
-          if (!finished) controller?.abort(new ClientGoneError());
-        },
-      };
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart(c) {
-          controller = c;
-          if (signal?.aborted || cancelSource?.cancelled) c.abort(new ClientGoneError());
-          else cancelSource?.onCancel(onAbort);
-        },
-        onResponseStart(c, status, h) {
-          headDone = true;
-          response.status = status;
-          response.headers = h as Record<string, string | string[]>;
-          // Hold the body until the pipeline attaches its sink (after the response-head hooks).
-          c.pause();
-          resolve(response);
-        },
-        onResponseData(_c, chunk) {
-          if (sink) sink.onData(chunk);
-          else {
-            queued ??= [];
-            queued.push(chunk);
-          }
-        },
-        onResponseEnd() {
-          done();
-          if (sink) sink.onEnd();
-          else ended = true;
-        },
-        onResponseError(_c, err) {
-          done();
-          const ge = mapUpstreamError(err, timeoutMs);
-          if (!headDone) reject(ge);
-          else if (sink) sink.onError(ge);
-          else failure = ge;
-        },
-      };
+      const call = new UpstreamCall(resolve, reject, this.mapError, req.signal, req.cancel);
       try {
         this.pool.dispatch(
           { path, method: req.method as Dispatcher.HttpMethod, headers, body: req.body ?? null },
-          handler,
+          call,
         );
       } catch (err) {
-        done();
-        reject(mapUpstreamError(err, timeoutMs));
+        call.onError(err as Error);
       }
     });
   }
@@ -232,14 +157,6 @@ export class UpstreamClient {
 
   async close(): Promise<void> {
     await this.pool.close();
-  }
-}
-
-/** The reason an upstream call is cancelled because the client went away or the request ended. */
-export class ClientGoneError extends Error {
-  override name = 'ClientGoneError';
-  constructor() {
-    super('The request was cancelled');
   }
 }
 

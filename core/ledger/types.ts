@@ -459,6 +459,16 @@ export interface LedgerOptions {
   auditRetention?: number;
   /** How long finished reservation ids are remembered for idempotent settle/release. Default 1 h (bounds memory on busy keys). */
   finishedRetentionMs?: number;
+  /**
+   * SQLite: durability of admit/settle/release. 'normal' (default): they may commit without an fsync
+   * (WAL, `synchronous = NORMAL`) while the last synced commit is younger than `sqliteMaxUnsyncedMs`; a
+   * power loss then rolls the file back to a consistent earlier state, losing at most that window of
+   * charges. Credits, withdrawals, fees and key changes always commit with the connection's level (FULL).
+   * 'full': every commit is synced. See docs/ledger.md, "Durability".
+   */
+  sqliteHotSync?: 'normal' | 'full';
+  /** SQLite: longest time hot commits may stay unsynced (default 1000 ms). */
+  sqliteMaxUnsyncedMs?: number;
   /** Redis: how long start-up waits for the connection to become ready. Default 10 s. */
   connectTimeoutMs?: number;
   /** Logger for the start-up durability warning (Redis without persistence). */

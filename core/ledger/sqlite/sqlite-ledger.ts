@@ -66,11 +66,18 @@ export class SqliteLedger extends SqliteReads {
 
   constructor(db: Database.Database, opts: LedgerOptions = {}) {
     super(
-      new SqliteStore(db, {
-        tx: opts.txRetention ?? 10_000,
-        audit: opts.auditRetention ?? 1000,
-        finishedMs: opts.finishedRetentionMs ?? 3_600_000,
-      }),
+      new SqliteStore(
+        db,
+        {
+          tx: opts.txRetention ?? 10_000,
+          audit: opts.auditRetention ?? 1000,
+          finishedMs: opts.finishedRetentionMs ?? 3_600_000,
+        },
+        {
+          hotSync: opts.sqliteHotSync ?? 'normal',
+          maxUnsyncedMs: opts.sqliteMaxUnsyncedMs ?? 1000,
+        },
+      ),
     );
   }
 
@@ -217,7 +224,7 @@ export class SqliteLedger extends SqliteReads {
         key: toMeta(k),
         rateLimit,
       };
-    });
+    }, 'hot');
   }
 
   async settle(input: SettleInput): Promise<SettleResult> {
@@ -265,7 +272,7 @@ export class SqliteLedger extends SqliteReads {
       s.saveAccount(a);
       s.saveKey(k);
       return result;
-    });
+    }, 'hot');
   }
 
   async release(input: ReleaseInput): Promise<ReleaseResult> {
@@ -291,7 +298,7 @@ export class SqliteLedger extends SqliteReads {
       s.saveAccount(a);
       s.saveKey(k);
       return { ok: true, status: 'released', replay: false, releasedMsat: r.amount };
-    });
+    }, 'hot');
   }
 
   async holdWithdrawal(input: HoldInput): Promise<HoldResult> {

@@ -83,7 +83,7 @@ export class SqliteReads {
         if (a) n += this.sweepAccount(a, now, max - n);
       }
       return n;
-    });
+    }, 'hot');
   }
 
   async getKeyInfo(credential: Credential, now = Date.now()): Promise<KeyInfo | null> {
@@ -118,7 +118,7 @@ export class SqliteReads {
         availableMsat: Math.max(0, Math.min(a.balance - a.reserved, keyFree(k, now))),
         children,
       };
-    });
+    }, 'read');
   }
 
   /** Resolves a credential to (account, key id filter for children) or null. */
@@ -157,7 +157,7 @@ export class SqliteReads {
         estimated: r.estimated === 1,
       }));
       return { transactions, hasMore: offset + rows.length < total, total };
-    });
+    }, 'read');
   }
 
   async listAuditLog(credential: Credential, page?: Page): Promise<AuditLogPage | null> {
@@ -187,7 +187,7 @@ export class SqliteReads {
         responseStatus: r.response_status,
       }));
       return { records, hasMore: offset + rows.length < total, total };
-    });
+    }, 'read');
   }
 
   async audit(): Promise<AuditReport> {
@@ -215,7 +215,7 @@ export class SqliteReads {
           openReservedMsat: open.get(a.id) ?? 0,
         })),
       );
-    });
+    }, 'read');
   }
 
   async totalUserBalancesMsat(): Promise<number> {

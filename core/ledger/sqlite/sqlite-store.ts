@@ -145,14 +145,38 @@ export interface Retention {
   finishedMs: number;
 }
 
+/**
+ * How a transaction must reach the disk. 'money' (credits, withdrawals, fees, key changes — the default):
+ * committed with the connection's own `synchronous` level (FULL from openStore: the WAL is fsynced before
+ * COMMIT returns). 'hot' (admit, settle, release, lease sweeps): may commit with `synchronous = NORMAL`
+ * (WAL written, not fsynced) — see docs/ledger.md, "Durability". 'read': writes nothing, so it neither
+ * relaxes nor counts as a synced commit.
+ */
+export type Durability = 'money' | 'hot' | 'read';
+
+export interface DurabilityPolicy {
+  /** 'normal' relaxes hot transactions as described above; 'full' syncs every commit. */
+  hotSync: 'normal' | 'full';
+  /** A hot commit still syncs when the last synced commit is older than this (bounds what a power loss takes). */
+  maxUnsyncedMs: number;
+}
+
+const SYNC_LEVELS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+
 export class SqliteStore {
   readonly secret: string;
   private readonly stmts = new Map<string, Database.Statement>();
+  /** The connection's own synchronous level (restored after a relaxed commit). */
+  private readonly baseSync: number;
+  private lastSyncedAt = 0;
 
   constructor(
     readonly db: Database.Database,
     readonly retention: Retention,
+    private readonly durability: DurabilityPolicy = { hotSync: 'normal', maxUnsyncedMs: 1000 },
   ) {
+    // (libsql's pragma({ simple: true }) returns an object, not the value: read the row instead.)
+    this.baseSync = (db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous;
     migrate(db);
     this.secret = this.tx(() => {
       this.q('INSERT OR IGNORE INTO ledger_meta (k, v) VALUES (?, ?)').run(
@@ -173,8 +197,33 @@ export class SqliteStore {
     return s;
   }
 
-  /** One atomic state change. Store failures become `store_unavailable`; nothing is half-applied. */
-  tx<T>(fn: () => T): T {
+  /**
+   * One atomic state change. Store failures become `store_unavailable`; nothing is half-applied.
+   * `durability` 'hot' may commit without an fsync (see `Durability`); a synced commit also makes every
+   * earlier unsynced one durable (the WAL is one sequential file), so money-moving commits never sit on
+   * top of lost charges.
+   */
+  tx<T>(fn: () => T, durability: Durability = 'money'): T {
+    const relax =
+      durability === 'hot' &&
+      this.durability.hotSync === 'normal' &&
+      this.baseSync > 1 &&
+      Date.now() - this.lastSyncedAt < this.durability.maxUnsyncedMs;
+    if (!relax) {
+      const out = this.run(fn);
+      if (durability !== 'read') this.lastSyncedAt = Date.now();
+      return out;
+    }
+    // Outside the transaction: SQLite refuses to change the safety level inside one.
+    this.q('PRAGMA synchronous = NORMAL').run();
+    try {
+      return this.run(fn);
+    } finally {
+      this.q(`PRAGMA synchronous = ${SYNC_LEVELS[this.baseSync]}`).run();
+    }
+  }
+
+  private run<T>(fn: () => T): T {
     try {
       this.db.exec('BEGIN IMMEDIATE');
     } catch (err) {

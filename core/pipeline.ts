@@ -125,7 +125,11 @@ export class Pipeline {
     const hooks = this.requestHooks;
     for (let i = 0; i < hooks.length; i++) {
       const p = hooks[i]!;
-      const status = await this.timed(ctx, p, 'onRequest', () => p.onRequest!(ctx));
+      // Untraced calls skip `timed` (a closure per hook per call); a sync hook is not awaited.
+      let status = stageChannel.hasSubscribers
+        ? this.timed(ctx, p, 'onRequest', () => p.onRequest!(ctx))
+        : p.onRequest!(ctx);
+      if (isPromise(status)) status = await status;
       if (ctx.clientAborted) return;
       if (status === 'stop') {
         if (ctx.localReply === undefined) {
@@ -173,7 +177,9 @@ export class Pipeline {
     const contentType = headers['content-type'];
     ctx.responseIsSse = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
     for (const p of this.headHooks) {
-      const r = this.timed(ctx, p, 'onResponseHead', () => p.onResponseHead!(ctx, head));
+      const r = stageChannel.hasSubscribers
+        ? this.timed(ctx, p, 'onResponseHead', () => p.onResponseHead!(ctx, head))
+        : p.onResponseHead!(ctx, head);
       if (isPromise(r)) await r;
       if (ctx.clientAborted) return 0;
     }
@@ -254,7 +260,9 @@ export class Pipeline {
     }).finally(() => ctx.offCancel(cancel));
 
     for (const p of this.endHooks) {
-      const r = this.timed(ctx, p, 'onResponseEnd', () => p.onResponseEnd!(ctx));
+      const r = stageChannel.hasSubscribers
+        ? this.timed(ctx, p, 'onResponseEnd', () => p.onResponseEnd!(ctx))
+        : p.onResponseEnd!(ctx);
       if (isPromise(r)) await r;
       if (ctx.clientAborted) return chunkMs;
     }

@@ -22,6 +22,13 @@ export function loadUws(): UwsModule {
 
 const decoder = new TextDecoder();
 
+/** Target of `collectHeader` during one synchronous `req.forEach` (no closure per request). */
+let collecting: Record<string, string> = {};
+function collectHeader(k: string, v: string): void {
+  const prev = collecting[k];
+  collecting[k] = prev === undefined ? v : `${prev}, ${v}`;
+}
+
 /**
  * uWebSockets.js adapter. Rules from the uWS examples: everything is copied from `req` synchronously,
  * `onAborted` (and `onData` when a body is announced) are registered before the handler returns, every
@@ -69,12 +76,10 @@ class UwsExchange implements Exchange {
     this.method = req.getMethod().toUpperCase();
     this.path = req.getUrl();
     this.rawQuery = req.getQuery() ?? '';
-    const headers = this.headers;
-    req.forEach((k, v) => {
-      const prev = headers[k];
-      headers[k] = prev === undefined ? v : `${prev}, ${v}`;
-    });
+    collecting = this.headers;
+    req.forEach(collectHeader);
     this.remoteAddress = normaliseIp(decoder.decode(res.getRemoteAddressAsText()));
+    const headers = this.headers;
     const declared = headers['content-length'];
     if ((declared !== undefined && declared !== '0') || headers['transfer-encoding'] !== undefined) {
       this.bodyDone = false;

@@ -11,13 +11,16 @@ import { openStore, type StoreConnection } from '../../core/store/connection.js'
  * Micro-benchmark: admit+settle pairs per second per store, with 1 client and 64 concurrent clients,
  * printed next to a plain Redis INCRBY round trip measured in the same run (the floor for "one store
  * round trip"). A pair is two round trips, so a ratio near 0.5 of INCRBY means the scripts cost little
- * beyond the network. Usage: npm run bench:ledger [-- --seconds 2]
+ * beyond the network. SQLite runs with the ledger's default durability (admit/settle commit without fsync,
+ * at most 1 s unsynced; docs/ledger.md "Durability"); `--sqlite-full` syncs every commit instead.
+ * Usage: npm run bench:ledger [-- --seconds 2] [-- --sqlite-full]
  */
 const argSeconds = process.argv.indexOf('--seconds');
 const SECONDS = argSeconds > 0 ? Number(process.argv[argSeconds + 1]) : 2;
 const REDIS_URL = process.env.REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LIMITS = { requestsPerMinute: 1e12, tokensPerHour: 1e12, concurrent: 1e9 };
 const MAX_OPS = 2_000_000;
+const SQLITE_HOT_SYNC = process.argv.includes('--sqlite-full') ? 'full' : 'normal';
 
 /** Runs `op` from `clients` concurrent loops for SECONDS (bounded by MAX_OPS); returns ops/s. */
 async function measure(clients: number, op: (i: number) => Promise<void>): Promise<number> {
@@ -79,14 +82,17 @@ async function main(): Promise<void> {
     openStore({ redisUrl: REDIS_URL, redisPrefix: prefix }),
   ];
   try {
-    console.log(`ledger admit+settle micro-benchmark (${SECONDS}s per cell, Node ${process.version})`);
+    console.log(
+      `ledger admit+settle micro-benchmark (${SECONDS}s per cell, Node ${process.version}, ` +
+        `sqlite hot-path sync ${SQLITE_HOT_SYNC})`,
+    );
     const incr1 = await measure(1, async () => void (await ref.incrby(refKey, 1)));
     const incr64 = await measure(64, async () => void (await ref.incrby(refKey, 1)));
     console.log(
       `reference  Redis INCRBY round trips/s     1 client: ${fmt(incr1)}   64 clients: ${fmt(incr64)}`,
     );
     for (const conn of conns) {
-      const ledger = await createLedger(conn, { warn: () => {} });
+      const ledger = await createLedger(conn, { warn: () => {}, sqliteHotSync: SQLITE_HOT_SYNC });
       const p1 = await pairs(ledger, 1);
       const p64 = await pairs(ledger, 64);
       console.log(

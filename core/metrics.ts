@@ -1,7 +1,7 @@
 import { subscribe } from 'node:diagnostics_channel';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import type { RouteHandler, RouteModule } from './http/router.js';
-import { requestEndChannel, requestStartChannel } from './tracing.js';
+import { requestEndChannel } from './tracing.js';
 
 /**
  * Prometheus metrics (prom-client), served at GET /metrics by `metricsRoutes`.
@@ -103,33 +103,39 @@ export function recordStoreError(where: string): void {
   storeErrorsTotal.inc({ where });
 }
 
+/** Per-label-set metric children, cached: label hashing per request was measurable on the hot path. */
+interface RequestSeries {
+  count: ReturnType<typeof requestsTotal.labels>;
+  duration: ReturnType<typeof requestDuration.labels>;
+}
+const MAX_SERIES = 10_000;
+const series = new Map<string, RequestSeries>();
+
 /** Records one handled request (route template, not the raw path). */
 export function recordRequest(route: string, method: string, status: number, seconds: number): void {
-  requestsTotal.inc({ route, method, status: String(status) });
-  requestDuration.observe({ route, method }, seconds);
+  const key = `${route} ${method} ${status}`;
+  let s = series.get(key);
+  if (s === undefined) {
+    if (series.size >= MAX_SERIES) series.clear();
+    s = {
+      count: requestsTotal.labels({ route, method, status: String(status) }),
+      duration: requestDuration.labels({ route, method }),
+    };
+    series.set(key, s);
+  }
+  s.count.inc();
+  s.duration.observe(seconds);
 }
 
-// Pipeline requests: start events carry method and path, end events status and duration. In-flight
-// entries are bounded so a missing end event can never grow the map without limit.
-const MAX_INFLIGHT = 100_000;
-const inflight = new Map<string, { method: string; route: string }>();
 let installed = false;
 
-/** Subscribes to the pipeline's tracing channels (idempotent). */
+/** Subscribes to the pipeline's request-end channel (idempotent). */
 export function installPipelineMetrics(): void {
   if (installed) return;
   installed = true;
-  subscribe(requestStartChannel.name, (msg) => {
-    const m = msg as { requestId: string; method: string; path: string };
-    if (inflight.size >= MAX_INFLIGHT) inflight.clear();
-    inflight.set(m.requestId, { method: m.method, route: routeLabel(m.path) });
-  });
   subscribe(requestEndChannel.name, (msg) => {
-    const m = msg as { requestId: string; status: number; durationMs: number };
-    const start = inflight.get(m.requestId);
-    if (start === undefined) return;
-    inflight.delete(m.requestId);
-    recordRequest(start.route, start.method, m.status, m.durationMs / 1000);
+    const m = msg as { method: string; path: string; status: number; durationMs: number };
+    recordRequest(routeLabel(m.path), m.method, m.status, m.durationMs / 1000);
     if (m.status === 502 || m.status === 504) upstreamErrorsTotal.inc({ status: String(m.status) });
   });
 }

@@ -111,6 +111,8 @@ export class Pipeline {
       if (requestEndChannel.hasSubscribers) {
         requestEndChannel.publish({
           requestId: ctx.requestId,
+          method: ctx.method,
+          path: ctx.path,
           status: ctx.response.status,
           outcome: ctx.outcome,
           durationMs: performance.now() - ctx.timings.start,

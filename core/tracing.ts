@@ -8,7 +8,7 @@ import { channel } from 'node:diagnostics_channel';
  * - `gateway:request:start` → `{ requestId, method, path }` when a pipeline request starts.
  * - `gateway:stage` → `{ requestId, plugin, hook, durationMs }` after each plugin hook (chunk hooks excluded:
  *   they are per chunk; see `gateway:request:end`'s `chunkMs`).
- * - `gateway:request:end` → `{ requestId, status, outcome, durationMs, timings, chunkMs }` after the final
+ * - `gateway:request:end` → `{ requestId, method, path, status, outcome, durationMs, timings, chunkMs }` after the final
  *   hooks ran.
  */
 export const requestStartChannel = channel('gateway:request:start');

@@ -214,7 +214,7 @@ export class SqliteLedger extends SqliteReads {
         finished_at: null,
       });
       s.saveAccount(a);
-      s.saveKey(k);
+      s.saveKeyCounters(k);
       return {
         ok: true,
         accountId: a.id,
@@ -270,7 +270,7 @@ export class SqliteLedger extends SqliteReads {
       };
       s.finishReservation(r, 'settled', result, now);
       s.saveAccount(a);
-      s.saveKey(k);
+      s.saveKeyCounters(k);
       return result;
     }, 'hot');
   }
@@ -296,7 +296,7 @@ export class SqliteLedger extends SqliteReads {
       if (input.audit) s.addAudit(a, k.hash, r.request_id, r.client_ip, input.audit, 0, now);
       s.finishReservation(r, 'released', null, now);
       s.saveAccount(a);
-      s.saveKey(k);
+      s.saveKeyCounters(k);
       return { ok: true, status: 'released', replay: false, releasedMsat: r.amount };
     }, 'hot');
   }

@@ -62,7 +62,7 @@ export class SqliteReads {
       if (k) {
         k.reserved -= r.amount;
         k.open -= 1;
-        s.saveKey(k);
+        s.saveKeyCounters(k);
       }
     }
     s.finishReservation(r, 'expired', null, now);

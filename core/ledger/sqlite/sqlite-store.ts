@@ -76,6 +76,84 @@ interface KeyRow {
 const KEY_COLS =
   'hash, account_id, key_id, is_child, parent_hash, display, name, allowed_ips, allowed_models, refund_address, expires_at, balance_limit, balance_limit_reset, validity_date, created_at, deleted, reserved, open, period_id, period_spent, total_spent, total_requests, last_used, rpm_window, rpm_count, tph_window, tph_count';
 
+/** A `KEY_COLS` row read in raw mode (an array in column order: no per-row key names to build). */
+function rawToKey(r: unknown[]): KeyState {
+  return {
+    hash: r[0] as string,
+    accountId: r[1] as string,
+    // r[2] is key_id (derived from the hash)
+    isChild: r[3] === 1,
+    parentHash: r[4] as string | null,
+    display: r[5] as string,
+    name: r[6] as string | null,
+    allowedIps: r[7] === null ? null : (JSON.parse(r[7] as string) as string[]),
+    allowedModels: r[8] === null ? null : (JSON.parse(r[8] as string) as string[]),
+    refundAddress: r[9] as string | null,
+    expiresAt: r[10] as number | null,
+    balanceLimit: r[11] as number | null,
+    balanceLimitReset: r[12] as BalanceLimitReset | null,
+    validityDate: r[13] as number | null,
+    createdAt: r[14] as number,
+    deleted: r[15] === 1,
+    reserved: r[16] as number,
+    open: r[17] as number,
+    periodId: r[18] as number,
+    periodSpent: r[19] as number,
+    totalSpent: r[20] as number,
+    totalRequests: r[21] as number,
+    lastUsed: r[22] as number | null,
+    rpmWindow: r[23] as number,
+    rpmCount: r[24] as number,
+    tphWindow: r[25] as number,
+    tphCount: r[26] as number,
+  };
+}
+
+const ACCOUNT_COLS =
+  'id, balance, reserved, deposited, spent, withdrawn, fees, requests, created_at, origin, deleted, tx_seq, audit_seq';
+
+function rawToAccount(r: unknown[]): AccountRow {
+  return {
+    id: r[0] as string,
+    balance: r[1] as number,
+    reserved: r[2] as number,
+    deposited: r[3] as number,
+    spent: r[4] as number,
+    withdrawn: r[5] as number,
+    fees: r[6] as number,
+    requests: r[7] as number,
+    created_at: r[8] as number,
+    origin: r[9] as string | null,
+    deleted: r[10] as number,
+    tx_seq: r[11] as number,
+    audit_seq: r[12] as number,
+  };
+}
+
+const RES_COLS =
+  'account_id, request_id, key_hash, kind, amount, status, expires_at, client_ip, note, result, finished_at';
+
+function rawToRes(r: unknown[]): ResRow {
+  return {
+    account_id: r[0] as string,
+    request_id: r[1] as string,
+    key_hash: r[2] as string,
+    kind: r[3] as ResRow['kind'],
+    amount: r[4] as number,
+    status: r[5] as ResRow['status'],
+    expires_at: r[6] as number,
+    client_ip: r[7] as string | null,
+    note: r[8] as string | null,
+    result: r[9] as string | null,
+    finished_at: r[10] as number | null,
+  };
+}
+
+const SAVE_KEY_SQL = `UPDATE ledger_keys SET ${KEY_COLS.split(',')
+  .slice(1)
+  .map((c) => `${c.trim()}=?`)
+  .join(', ')} WHERE hash=?`;
+
 function rowToKey(r: KeyRow): KeyState {
   return {
     hash: r.hash,
@@ -166,9 +244,11 @@ const SYNC_LEVELS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
 export class SqliteStore {
   readonly secret: string;
   private readonly stmts = new Map<string, Database.Statement>();
+  private readonly rawStmts = new Map<string, Database.Statement>();
   /** The connection's own synchronous level (restored after a relaxed commit). */
   private readonly baseSync: number;
   private lastSyncedAt = 0;
+  private readonly restoreSync: string;
 
   constructor(
     readonly db: Database.Database,
@@ -177,6 +257,7 @@ export class SqliteStore {
   ) {
     // (libsql's pragma({ simple: true }) returns an object, not the value: read the row instead.)
     this.baseSync = (db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous;
+    this.restoreSync = `PRAGMA synchronous = ${SYNC_LEVELS[this.baseSync]}`;
     migrate(db);
     this.secret = this.tx(() => {
       this.q('INSERT OR IGNORE INTO ledger_meta (k, v) VALUES (?, ?)').run(
@@ -193,6 +274,20 @@ export class SqliteStore {
     if (!s) {
       s = this.db.prepare(sql);
       this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  /**
+   * Cached prepared statement in raw mode (rows as arrays in column order). The hot reads use it: libsql
+   * builds an object per row with every column name (plus a metadata object), which cost more than the
+   * query itself for the 27-column key row.
+   */
+  qr(sql: string): Database.Statement {
+    let s = this.rawStmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql).raw(true);
+      this.rawStmts.set(sql, s);
     }
     return s;
   }
@@ -215,11 +310,12 @@ export class SqliteStore {
       return out;
     }
     // Outside the transaction: SQLite refuses to change the safety level inside one.
-    this.q('PRAGMA synchronous = NORMAL').run();
+    // exec, not a prepared run: no result object per call (the statement is trivial to parse).
+    this.db.exec('PRAGMA synchronous = NORMAL');
     try {
       return this.run(fn);
     } finally {
-      this.q(`PRAGMA synchronous = ${SYNC_LEVELS[this.baseSync]}`).run();
+      this.db.exec(this.restoreSync);
     }
   }
 
@@ -245,7 +341,10 @@ export class SqliteStore {
   }
 
   account(id: string): AccountRow | undefined {
-    return this.q('SELECT * FROM ledger_accounts WHERE id = ?').get(id) as AccountRow | undefined;
+    const r = this.qr(`SELECT ${ACCOUNT_COLS} FROM ledger_accounts WHERE id = ?`).get(id) as
+      | unknown[]
+      | undefined;
+    return r === undefined ? undefined : rawToAccount(r);
   }
 
   insertAccount(id: string, now: number, origin: string | null): AccountRow {
@@ -272,9 +371,11 @@ export class SqliteStore {
   }
 
   key(hash: string, accountId: string): KeyState | undefined {
-    const r = this.q(`SELECT ${KEY_COLS} FROM ledger_keys WHERE hash = ?`).get(hash) as KeyRow | undefined;
-    if (!r || r.account_id !== accountId) return undefined;
-    return rowToKey(r);
+    const r = this.qr(`SELECT ${KEY_COLS} FROM ledger_keys WHERE hash = ?`).get(hash) as
+      | unknown[]
+      | undefined;
+    if (!r || r[1] !== accountId) return undefined;
+    return rawToKey(r);
   }
 
   keysOf(accountId: string): KeyState[] {
@@ -300,21 +401,39 @@ export class SqliteStore {
   }
 
   saveKey(k: KeyState): void {
-    const cols = KEY_COLS.split(',').map((c) => c.trim());
     const p = keyParams(k);
+    this.q(SAVE_KEY_SQL).run(...p.slice(1), p[0]);
+  }
+
+  /**
+   * Writes only the counters a call changes (admit, settle, release, lease expiry: reservations, spend,
+   * request/token windows, period, last use) — the fields core/ledger/rules.ts mutates on those paths.
+   * Key settings (limits, lists, names, expiry) are changed through `saveKey`.
+   */
+  saveKeyCounters(k: KeyState): void {
     this.q(
-      `UPDATE ledger_keys SET ${cols
-        .slice(1)
-        .map((c) => `${c}=?`)
-        .join(', ')} WHERE hash=?`,
-    ).run(...p.slice(1), p[0]);
+      'UPDATE ledger_keys SET reserved=?, open=?, period_id=?, period_spent=?, total_spent=?, total_requests=?, last_used=?, rpm_window=?, rpm_count=?, tph_window=?, tph_count=? WHERE hash=?',
+    ).run(
+      k.reserved,
+      k.open,
+      k.periodId,
+      k.periodSpent,
+      k.totalSpent,
+      k.totalRequests,
+      k.lastUsed,
+      k.rpmWindow,
+      k.rpmCount,
+      k.tphWindow,
+      k.tphCount,
+      k.hash,
+    );
   }
 
   reservation(accountId: string, requestId: string): ResRow | undefined {
-    return this.q('SELECT * FROM ledger_reservations WHERE account_id = ? AND request_id = ?').get(
-      accountId,
-      requestId,
-    ) as ResRow | undefined;
+    const r = this.qr(
+      `SELECT ${RES_COLS} FROM ledger_reservations WHERE account_id = ? AND request_id = ?`,
+    ).get(accountId, requestId) as unknown[] | undefined;
+    return r === undefined ? undefined : rawToRes(r);
   }
 
   insertReservation(r: ResRow): void {

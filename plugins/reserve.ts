@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { allowListPermits } from '../core/auth/ip-match.js';
 import type { RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
@@ -102,7 +102,9 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         maxTokens,
         contextLength: catalog.get(model)?.context_length,
       });
-      const requestId = `r_${randomBytes(12).toString('base64url')}`;
+      // randomUUID draws from node's batched entropy pool (122 random bits); randomBytes(12) made one
+      // getrandom call per request.
+      const requestId = `r_${randomUUID()}`;
       const r = await ledger.admit({
         credential,
         requestId,

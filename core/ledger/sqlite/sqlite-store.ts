@@ -248,6 +248,8 @@ export class SqliteStore {
   /** The connection's own synchronous level (restored after a relaxed commit). */
   private readonly baseSync: number;
   private lastSyncedAt = 0;
+  /** Finished reservations since start (paces the forgetting of old ids). */
+  private finishes = 0;
   private readonly restoreSync: string;
 
   constructor(
@@ -458,10 +460,14 @@ export class SqliteStore {
     this.q(
       'UPDATE ledger_reservations SET status=?, result=?, finished_at=? WHERE account_id=? AND request_id=?',
     ).run(status, result === null ? null : JSON.stringify(result), now, r.account_id, r.request_id);
-    // Bounded forgetting of old finished ids (their settle/release replays are answered for finishedMs).
-    this.q(
-      "DELETE FROM ledger_reservations WHERE rowid IN (SELECT rowid FROM ledger_reservations WHERE status != 'open' AND finished_at < ? LIMIT 5)",
-    ).run(now - this.retention.finishedMs);
+    // Bounded forgetting of old finished ids (their settle/release replays are answered for finishedMs):
+    // every 8th finish forgets up to 40 (the same rate as 5 per finish, one statement instead of eight).
+    // Ids kept a little longer only keep answering replays; nothing about money depends on forgetting.
+    if ((++this.finishes & 7) === 0) {
+      this.q(
+        "DELETE FROM ledger_reservations WHERE rowid IN (SELECT rowid FROM ledger_reservations WHERE status != 'open' AND finished_at < ? LIMIT 40)",
+      ).run(now - this.retention.finishedMs);
+    }
   }
 
   expiredOpen(accountId: string, now: number, limit: number): ResRow[] {

@@ -1,5 +1,8 @@
 import pino from 'pino';
 
+/** What stands in place of a secret wherever one is redacted. */
+export const REDACTED = '[redacted]';
+
 /**
  * The process logger. Credentials are redacted by path wherever they could appear in a logged object, and
  * callers MUST NOT interpolate tokens, proof secrets, API keys or passwords into messages: a test greps
@@ -39,7 +42,7 @@ export function createLogger(
   level = process.env.LOG_LEVEL ?? 'info',
   destination?: pino.DestinationStream,
 ): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: undefined }, destination);
+  return pino({ level, redact: { paths: REDACT_PATHS, censor: REDACTED }, base: undefined }, destination);
 }
 
 /** Shared default logger; composition roots may replace it with a configured one. */
@@ -47,4 +50,22 @@ export let log: Logger = createLogger();
 
 export function setLogger(logger: Logger): void {
   log = logger;
+}
+
+/**
+ * A URL with its user name and password replaced by `[redacted]` (an URL in the configuration may carry
+ * credentials: a Redis password, an upstream key); what is not a URL is redacted whole. `null` for none.
+ */
+export function redactUrl(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  try {
+    const u = new URL(raw);
+    if (u.username !== '' || u.password !== '') {
+      u.username = u.username === '' ? '' : REDACTED;
+      u.password = u.password === '' ? '' : REDACTED;
+    }
+    return u.toString().replace(/\/+$/, '');
+  } catch {
+    return REDACTED;
+  }
 }

@@ -1,6 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { ConfigError, loadConfig } from './config.js';
-import { createLogger, setLogger } from './log.js';
+import { createLogger, redactUrl, setLogger } from './log.js';
 import { startGateway } from './server.js';
 
 /**
@@ -35,14 +35,6 @@ async function main(): Promise<void> {
     else log.info({ signal }, 'shutting down');
     await gateway.close(10_000);
   });
-}
-
-/** The URL without userinfo (a password in UPSTREAM_BASE_URL must not reach the logs). */
-function redactUrl(raw: string): string {
-  const u = new URL(raw);
-  u.username = '';
-  u.password = '';
-  return u.toString().replace(/\/+$/, '');
 }
 
 main().catch((err) => {

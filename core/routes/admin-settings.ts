@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors.js';
+import { REDACTED, redactUrl } from '../log.js';
 import type { Services } from '../plugin.js';
 import { createPricing } from '../pricing/pricing.js';
 import type { PricingConfig } from '../pricing/types.js';
@@ -22,8 +23,6 @@ import type { StoreConnection } from '../store/connection.js';
  * processes sharing a Redis store pick a change up at their next start.
  */
 
-export const REDACTED = '[redacted]';
-
 export const RUNTIME_SETTINGS = [
   'fixed_pricing',
   'fixed_cost_per_request',
@@ -40,21 +39,6 @@ export type RuntimeSetting = (typeof RUNTIME_SETTINGS)[number];
 export type SettingsPatch = Partial<Record<RuntimeSetting, unknown>>;
 
 const RESTART_SETTINGS = ['upstream_base_url', 'upstream_api_key', 'cashu_mints'] as const;
-
-/** A URL with its password (and user name) replaced by `[redacted]`. */
-export function redactUrl(raw: string | undefined): string | null {
-  if (raw === undefined) return null;
-  try {
-    const u = new URL(raw);
-    if (u.username !== '' || u.password !== '') {
-      u.username = u.username === '' ? '' : REDACTED;
-      u.password = u.password === '' ? '' : REDACTED;
-    }
-    return u.toString().replace(/\/+$/, '');
-  } catch {
-    return REDACTED;
-  }
-}
 
 const secret = (v: string | undefined): string | null => (v === undefined ? null : REDACTED);
 

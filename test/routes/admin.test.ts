@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../core/config.js';
-import { createLogger } from '../../core/log.js';
-import { loadSettings, redactUrl } from '../../core/routes/admin-settings.js';
+import { createLogger, redactUrl } from '../../core/log.js';
+import { loadSettings } from '../../core/routes/admin-settings.js';
 import { type Gateway, startGateway } from '../../core/server.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';

@@ -278,7 +278,13 @@ export async function startMockUpstream(
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {
-  const payload = JSON.stringify(value);
+  let payload: string;
+  try {
+    payload = JSON.stringify(value);
+  } catch {
+    // A body nested deeper than JSON.stringify can recurse (the fuzzer sends 10,000 levels): echo less.
+    payload = JSON.stringify({ echo: { unserialisable: true } });
+  }
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
   res.end(payload);
 }

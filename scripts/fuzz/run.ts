@@ -70,8 +70,9 @@ export async function runFuzz(opts: FuzzRunOptions): Promise<FuzzReport> {
         report.violations ??= {};
         for (const v of violations) {
           const kind = v.replace(/\d+ ms/, 'N ms');
-          const e = (report.violations[kind] ??= { count: 0, example: `${req.label} → ${preview(res.raw)}` });
-          e.count++;
+          const seen = report.violations[kind];
+          if (seen) seen.count++;
+          else report.violations[kind] = { count: 1, example: `${req.label} → ${preview(res.raw)}` };
         }
         return;
       }

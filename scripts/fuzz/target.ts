@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,9 +7,9 @@ import { Redis } from 'ioredis';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
 import { createLedger } from '../../core/ledger/index.js';
 import { createLogger } from '../../core/log.js';
-import { projectRoot } from '../../core/openapi/document.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
 import { createWallet } from '../../core/wallet/wallet.js';
+import { type GatewayProcess, spawnGateway } from '../lib/gateway-process.js';
 import { type DevMint, startDevMint } from '../mint/index.js';
 
 /**
@@ -65,7 +64,6 @@ export async function startFuzzTarget(opts: FuzzTargetOptions): Promise<FuzzTarg
     seed: randomBytes(32).toString('hex'),
   };
   const env: Record<string, string> = {
-    ...stripEnv(process.env),
     HOST: '127.0.0.1',
     PORT: '0',
     HTTP_ENGINE: opts.engine,
@@ -76,7 +74,6 @@ export async function startFuzzTarget(opts: FuzzTargetOptions): Promise<FuzzTarg
     CASHU_MINTS: mint.url,
     CASHU_SEED: secrets.seed,
     LOG_LEVEL: 'debug',
-    NODE_ENV: 'test',
   };
   let dataDir: string | undefined;
   let redisUrl: string | undefined;
@@ -92,26 +89,8 @@ export async function startFuzzTarget(opts: FuzzTargetOptions): Promise<FuzzTarg
     env.DATA_DIR = dataDir;
   }
 
-  const root = projectRoot();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, 'core', 'main.ts')], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out: Buffer[] = [];
-  let exit: string | undefined;
-  child.on('exit', (code, signal) => {
-    exit = `exit code ${code}, signal ${signal}`;
-  });
-  child.stdout?.on('data', (d: Buffer) => out.push(d));
-  child.stderr?.on('data', (d: Buffer) => out.push(d));
-  const logs = () => Buffer.concat(out).toString('utf8');
-
   const cleanup = async () => {
-    if (exit === undefined) {
-      child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
-    }
+    await gw?.kill();
     await Promise.allSettled([mint.close(), upstream.close()]);
     if (redisUrl && prefix) {
       const r = new Redis(redisUrl);
@@ -124,28 +103,28 @@ export async function startFuzzTarget(opts: FuzzTargetOptions): Promise<FuzzTarg
     }
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
-
-  let port: number;
+  let gw: GatewayProcess | undefined;
   try {
-    port = await waitForPort(logs, () => exit, 60_000);
+    gw = await spawnGateway(env);
   } catch (err) {
     await cleanup();
-    throw new Error(`${(err as Error).message}\n--- gateway output ---\n${logs().slice(-4000)}`);
+    throw err;
   }
+  const proc = gw;
 
   const storeConn = (): StoreConnection =>
     redisUrl ? openStore({ redisUrl, redisPrefix: prefix! }) : openStore({ dataDir: dataDir! });
 
   return {
-    port,
+    port: proc.port,
     engine: opts.engine,
     store: opts.store,
     mint,
     upstream,
     secrets,
-    logs,
-    alive: () => exit === undefined,
-    exitInfo: () => exit,
+    logs: proc.logs,
+    alive: proc.alive,
+    exitInfo: proc.exitInfo,
     async mintToken(sats) {
       const w = new Wallet(mint.url, { unit: 'sat' });
       await w.loadMint();
@@ -181,29 +160,6 @@ export async function startFuzzTarget(opts: FuzzTargetOptions): Promise<FuzzTarg
     },
     close: cleanup,
   };
-}
-
-/** The child's environment without variables that would point it at the caller's own store or mint. */
-function stripEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (v === undefined) continue;
-    if (/^(REDIS_|DATA_DIR|CASHU_|PIPELINE|ADMIN_|UPSTREAM_|MODELS_PATH|FIXED_|BTC_)/.test(k)) continue;
-    out[k] = v;
-  }
-  return out;
-}
-
-async function waitForPort(logs: () => string, exited: () => string | undefined, ms: number) {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const m = /"port":(\d+)[^\n]*gateway listening/.exec(logs());
-    if (m) return Number(m[1]);
-    const e = exited();
-    if (e !== undefined) throw new Error(`the gateway process ended during start-up (${e})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the gateway did not start listening in time');
 }
 
 async function waitReady(redis: Redis): Promise<void> {

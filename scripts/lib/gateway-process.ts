@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { projectRoot } from '../../core/openapi/document.js';
+
+/**
+ * The gateway as its own OS process (`node --import tsx core/main.ts`), for tools that must watch it live,
+ * die and restart: the fuzzer and the chaos run. The environment is the caller's, minus anything that would
+ * point the child at the caller's own store, mint or provider, plus `env`.
+ */
+
+export interface GatewayProcess {
+  readonly port: number;
+  readonly pid: number | undefined;
+  /** Everything the process wrote to stdout/stderr so far. */
+  logs(): string;
+  alive(): boolean;
+  /** Exit code/signal once it ended. */
+  exitInfo(): string | undefined;
+  /** Sends `signal` and waits for the exit. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Resolves with the exit info when the process ends. */
+  readonly exited: Promise<string>;
+}
+
+export async function spawnGateway(env: Record<string, string>, startMs = 60_000): Promise<GatewayProcess> {
+  const root = projectRoot();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, 'core', 'main.ts')], {
+    cwd: root,
+    env: { ...inheritedEnv(process.env), NODE_ENV: 'test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out: Buffer[] = [];
+  let exit: string | undefined;
+  const exited = new Promise<string>((resolve) => {
+    child.on('exit', (code, signal) => {
+      exit = `exit code ${code}, signal ${signal}`;
+      resolve(exit);
+    });
+  });
+  child.stdout?.on('data', (d: Buffer) => out.push(d));
+  child.stderr?.on('data', (d: Buffer) => out.push(d));
+  const logs = () => Buffer.concat(out).toString('utf8');
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
+    if (exit !== undefined) return;
+    child.kill(signal);
+    await exited;
+  };
+  const until = Date.now() + startMs;
+  for (;;) {
+    const m = /"port":(\d+)[^\n]*gateway listening/.exec(logs());
+    if (m) {
+      return {
+        port: Number(m[1]),
+        pid: child.pid,
+        logs,
+        alive: () => exit === undefined,
+        exitInfo: () => exit,
+        kill,
+        exited,
+      };
+    }
+    if (exit !== undefined || Date.now() > until) {
+      await kill();
+      const why = exit ?? 'no "gateway listening" line in time';
+      throw new Error(`the gateway did not start (${why})\n--- output ---\n${logs().slice(-4000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The caller's environment without variables that would point the child at the caller's own services. */
+function inheritedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) continue;
+    if (/^(REDIS_|DATA_DIR|CASHU_|PIPELINE|ADMIN_|UPSTREAM_|MODELS_PATH|FIXED_|BTC_|PORT$|HOST$)/.test(k)) {
+      continue;
+    }
+    out[k] = v;
+  }
+  return out;
+}

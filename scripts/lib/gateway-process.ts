@@ -11,7 +11,7 @@ import { projectRoot } from '../../core/openapi/document.js';
 export interface GatewayProcess {
   readonly port: number;
   readonly pid: number | undefined;
-  /** Everything the process wrote to stdout/stderr so far. */
+  /** Everything the process wrote to stdout/stderr so far (start-up needs LOG_LEVEL info or lower: the port is read from the "gateway listening" line). */
   logs(): string;
   alive(): boolean;
   /** Exit code/signal once it ended. */

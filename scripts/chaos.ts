@@ -1,0 +1,30 @@
+import { parseArgs } from 'node:util';
+import { type ChaosStore, runChaos } from './chaos/run.js';
+
+/**
+ * `npm run chaos [-- --seconds 120 --store redis,sqlite --processes 3 --seed S]`: gateway processes on one store
+ * under paid traffic while faults are injected (see scripts/chaos/run.ts). The time is split over the stores.
+ * Prints the report; exit 1 when any money check failed.
+ */
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '120' },
+    store: { type: 'string', default: 'redis,sqlite' },
+    processes: { type: 'string', default: '3' },
+    seed: { type: 'string' },
+  },
+});
+const stores = values.store.split(',') as ChaosStore[];
+let failed = false;
+for (const store of stores) {
+  const report = await runChaos({
+    store,
+    seconds: Math.max(5, Number(values.seconds) / stores.length),
+    processes: Number(values.processes),
+    ...(values.seed !== undefined ? { seed: Number(values.seed) } : {}),
+    log: (l) => console.log(`[${store}] ${l}`),
+  });
+  console.log(JSON.stringify(report, null, 2));
+  if (report.problems.length > 0) failed = true;
+}
+process.exit(failed ? 1 : 0);

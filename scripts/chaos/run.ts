@@ -1,0 +1,353 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Wallet } from '@cashu/cashu-ts';
+import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
+import { createLedger } from '../../core/ledger/index.js';
+import type { Ledger } from '../../core/ledger/types.js';
+import { createLogger } from '../../core/log.js';
+import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import { readTokenMeta } from '../../core/wallet/token-codec.js';
+import { createWallet } from '../../core/wallet/wallet.js';
+import { type GatewayProcess, spawnGateway } from '../lib/gateway-process.js';
+import { type DevMint, startDevMint } from '../mint/index.js';
+import { type RedisProcess, startRedisProcess } from './redis-process.js';
+import {
+  type CallPlan,
+  type PayMode,
+  paidCall,
+  type Returned,
+  refund,
+  type TrafficCounts,
+} from './traffic.js';
+
+/**
+ * `npm run chaos`: N gateway processes on one store (their own redis-server with AOF, or one shared SQLite
+ * file), continuous paid traffic in the three payment modes, streamed and not, while faults are injected at
+ * random: kill -9 a gateway and restart it, kill -9 Redis and restart it from its AOF, a mint outage, an
+ * upstream that fails, hangs or cuts its streams. Afterwards, with every fault healed, the money must add up:
+ * the ledger audit and wallet solvency pass, nothing stays reserved once the (short) lease has run out, every
+ * change and refund token redeems at the mint, and every token a client paid with was either credited to its
+ * identity or is still unspent (never redeemed by the gateway and left uncredited: "lost").
+ */
+
+export type ChaosStore = 'redis' | 'sqlite';
+export type FaultKind =
+  | 'kill-gateway'
+  | 'restart-redis'
+  | 'mint-outage'
+  | 'upstream-fail'
+  | 'upstream-hang'
+  | 'upstream-cut';
+
+export interface ChaosOptions {
+  store: ChaosStore;
+  seconds: number;
+  processes?: number;
+  clients?: number;
+  /** Mean time between faults, ms (default 2500). */
+  faultEveryMs?: number;
+  seed?: number;
+  log?: (line: string) => void;
+}
+
+export interface ChaosReport {
+  store: ChaosStore;
+  seconds: number;
+  counts: TrafficCounts;
+  faults: Partial<Record<FaultKind, number>>;
+  tokensPaid: number;
+  tokensCredited: number;
+  tokensUnspent: number;
+  /** Tokens the mint says were spent but no identity was credited for: money the clients lost. */
+  tokensLost: number;
+  returnedTokens: number;
+  returnedRedeemed: number;
+  reservedAfterMsat: number;
+  auditOk: boolean;
+  solvent: boolean;
+  problems: string[];
+}
+
+const LEASE_MS = 4_000;
+
+export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
+  const n = opts.processes ?? 3;
+  const clients = opts.clients ?? 6;
+  let rnd = (opts.seed ?? Date.now()) >>> 0;
+  const random = () => {
+    // mulberry32: deterministic fault schedule per seed.
+    rnd = (rnd + 0x6d2b79f5) >>> 0;
+    let t = rnd;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const log = opts.log ?? (() => {});
+  const dir = mkdtempSync(join(tmpdir(), 'gw-chaos-'));
+  const mint: DevMint = await startDevMint({ port: 0 });
+  const upstream: MockUpstream = await startMockUpstream({ chunks: 5 });
+  let redis: RedisProcess | undefined;
+  const seed = randomBytes(32).toString('hex');
+  const storeEnv: Record<string, string> = {};
+  const prefix = `chaos${randomBytes(4).toString('hex')}`;
+  if (opts.store === 'redis') {
+    redis = await startRedisProcess(dir);
+    storeEnv.REDIS_URL = redis.url;
+    storeEnv.REDIS_PREFIX = prefix;
+  } else {
+    storeEnv.DATA_DIR = dir;
+  }
+  const env = (port: number): Record<string, string> => ({
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    HTTP_ENGINE: 'node',
+    UPSTREAM_BASE_URL: upstream.url,
+    UPSTREAM_TIMEOUT_MS: '2000',
+    CASHU_MINTS: mint.url,
+    CASHU_SEED: seed,
+    RESERVATION_LEASE_MS: String(LEASE_MS),
+    RATE_LIMIT_CONCURRENT: '1000',
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
+    LOG_LEVEL: 'info',
+    ...storeEnv,
+  });
+  const report: ChaosReport = {
+    store: opts.store,
+    seconds: opts.seconds,
+    counts: { calls: 0, served: 0, refused: 0, failed: 0, retried: 0, refunds: 0 },
+    faults: {},
+    tokensPaid: 0,
+    tokensCredited: 0,
+    tokensUnspent: 0,
+    tokensLost: 0,
+    returnedTokens: 0,
+    returnedRedeemed: 0,
+    reservedAfterMsat: 0,
+    auditOk: false,
+    solvent: false,
+    problems: [],
+  };
+  const procs: (GatewayProcess | undefined)[] = [];
+  const ports: number[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const p = await spawnGateway(env(0));
+      procs.push(p);
+      ports.push(p.port);
+    }
+    // Funded keys and a pool of tokens, made before any fault (the mint may be down later).
+    const base0 = `http://127.0.0.1:${ports[0]}`;
+    const keys: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await fetch(`${base0}/v1/wallet/create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ cashu_token: await mint.mintTokens(3_000) }),
+      });
+      const j = (await r.json()) as { api_key?: string };
+      if (!j.api_key) throw new Error(`wallet/create answered ${r.status}`);
+      keys.push(j.api_key);
+    }
+    const pool: string[] = [];
+    const poolSize = Math.max(40, Math.ceil(opts.seconds * 4));
+    for (let i = 0; i < poolSize; i++) pool.push(await mint.mintTokens(20));
+    const paidWith = new Set<string>();
+    const returned: Returned = { tokens: [] };
+    const bearers: string[] = [];
+
+    const liveBase = (): string | undefined => {
+      const live = procs.map((p, i) => (p?.alive() ? i : -1)).filter((i) => i >= 0);
+      if (live.length === 0) return undefined;
+      return `http://127.0.0.1:${ports[live[Math.floor(random() * live.length)]!]}`;
+    };
+
+    let stop = false;
+    const until = Date.now() + opts.seconds * 1000;
+    const client = async () => {
+      while (!stop && Date.now() < until) {
+        const roll = random();
+        const mode: PayMode = roll < 0.5 ? 'key' : roll < 0.75 ? 'bearer' : 'x-cashu';
+        let credential: string;
+        if (mode === 'key') credential = keys[Math.floor(random() * keys.length)]!;
+        else {
+          const t = pool.pop();
+          if (t === undefined) {
+            credential = keys[0]!;
+          } else {
+            credential = t;
+            paidWith.add(t);
+            if (mode === 'bearer') bearers.push(t);
+          }
+        }
+        const plan: CallPlan = {
+          mode: credential.startsWith('cashu') ? mode : 'key',
+          stream: random() < 0.5,
+          credential,
+        };
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const base = liveBase();
+          if (!base) {
+            await new Promise((r) => setTimeout(r, 100));
+            continue;
+          }
+          if (attempt > 0) report.counts.retried++;
+          report.counts.calls++;
+          const outcome = await paidCall(base, plan, returned, 5_000);
+          report.counts[outcome]++;
+          if (outcome !== 'failed') break;
+        }
+        if (bearers.length > 0 && random() < 0.05) {
+          const b = bearers.splice(Math.floor(random() * bearers.length), 1)[0]!;
+          const base = liveBase();
+          if (base && (await refund(base, b, returned, 5_000)) === 200) report.counts.refunds++;
+        }
+      }
+    };
+
+    const faults = async () => {
+      const every = opts.faultEveryMs ?? 2_500;
+      while (!stop && Date.now() < until - 1_000) {
+        await new Promise((r) => setTimeout(r, every * (0.5 + random())));
+        if (stop || Date.now() >= until - 1_000) break;
+        const kinds: FaultKind[] = [
+          'kill-gateway',
+          'mint-outage',
+          'upstream-fail',
+          'upstream-hang',
+          'upstream-cut',
+        ];
+        if (redis) kinds.push('restart-redis');
+        const kind = kinds[Math.floor(random() * kinds.length)]!;
+        report.faults[kind] = (report.faults[kind] ?? 0) + 1;
+        log(`fault: ${kind}`);
+        const heal = 400 + random() * 1_200;
+        switch (kind) {
+          case 'kill-gateway': {
+            const i = Math.floor(random() * n);
+            await procs[i]?.kill('SIGKILL');
+            await new Promise((r) => setTimeout(r, heal));
+            procs[i] = await spawnGateway(env(ports[i]!));
+            break;
+          }
+          case 'restart-redis':
+            await redis!.crashAndRestart(heal);
+            break;
+          case 'mint-outage':
+            mint.setOutage(503);
+            await new Promise((r) => setTimeout(r, heal));
+            mint.setOutage(null);
+            break;
+          case 'upstream-fail':
+          case 'upstream-hang':
+          case 'upstream-cut':
+            upstream.setBehaviour(
+              kind === 'upstream-fail'
+                ? { error: { status: 500, body: '{"error":{"message":"chaos"}}' } }
+                : kind === 'upstream-hang'
+                  ? { hang: true }
+                  : { stallAfterChunks: 2, chunkDelayMs: 5 },
+            );
+            await new Promise((r) => setTimeout(r, heal));
+            upstream.setBehaviour({
+              error: undefined,
+              hang: false,
+              stallAfterChunks: undefined,
+              chunkDelayMs: 0,
+            });
+            break;
+        }
+      }
+    };
+
+    await Promise.all([...Array.from({ length: clients }, client), faults()]);
+    stop = true;
+    log(`traffic done: ${JSON.stringify(report.counts)}`);
+
+    // Heal everything, let leases run out, then check the money with a fresh ledger + wallet on the store.
+    for (let i = 0; i < n; i++) if (!procs[i]?.alive()) procs[i] = await spawnGateway(env(ports[i]!));
+    await new Promise((r) => setTimeout(r, LEASE_MS + 500));
+    await verify(report, {
+      conn:
+        opts.store === 'redis'
+          ? openStore({ redisUrl: redis!.url, redisPrefix: prefix })
+          : openStore({ dataDir: dir }),
+      prefix,
+      mint,
+      seed,
+      paidWith: [...paidWith],
+      returned: returned.tokens,
+    });
+    return report;
+  } finally {
+    await Promise.allSettled(procs.map((p) => p?.kill('SIGKILL')));
+    await Promise.allSettled([mint.close(), upstream.close(), redis?.stop()]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+interface VerifyInput {
+  conn: StoreConnection;
+  prefix: string;
+  mint: DevMint;
+  seed: string;
+  paidWith: string[];
+  returned: string[];
+}
+
+async function verify(report: ChaosReport, v: VerifyInput): Promise<void> {
+  const { conn } = v;
+  if (conn.kind === 'redis' && conn.redis.status !== 'ready') {
+    await new Promise((r) => conn.redis.once('ready', r));
+  }
+  let ledger: Ledger | undefined;
+  const wallet = await createWallet({ conn, mints: [v.mint.url], seed: v.seed, log: createLogger('silent') });
+  try {
+    ledger = await createLedger(conn, { prefix: v.prefix });
+    // What a restarted process does at start-up: finish what crashes left half-done.
+    await wallet.recover();
+    await ledger.sweepExpired();
+    const audit = await ledger.audit();
+    report.auditOk = audit.ok;
+    report.reservedAfterMsat = audit.totals.reservedMsat;
+    if (!audit.ok) report.problems.push(`audit: ${JSON.stringify(audit.breaches.slice(0, 5))}`);
+    if (audit.totals.reservedMsat !== 0)
+      report.problems.push(`${audit.totals.reservedMsat} msat still reserved after the lease`);
+    const solvency = await wallet.checkSolvency(() => ledger!.totalUserBalancesMsat());
+    report.solvent = solvency.solvent;
+    if (!solvency.solvent) report.problems.push(`not solvent: ${JSON.stringify(solvency)}`);
+
+    // Every token a client paid with: spent at the mint ⇒ its identity was credited.
+    const client = new Wallet(v.mint.url, { unit: 'sat' });
+    await client.loadMint();
+    report.tokensPaid = v.paidWith.length;
+    for (const t of v.paidWith) {
+      const meta = readTokenMeta(t);
+      const states = await client.checkProofsStates(meta.secrets.map((secret) => ({ secret })) as never);
+      const spent = states.some((s) => s.state === 'SPENT');
+      const info = await ledger.getKeyInfo({ tokenHash: wallet.tokenHash(t) });
+      if (info) report.tokensCredited++;
+      if (!spent) report.tokensUnspent++;
+      if (spent && !info) report.tokensLost++;
+      if (!spent && info) report.problems.push('a token was credited but never redeemed at the mint');
+    }
+    if (report.tokensLost > 0)
+      report.problems.push(`${report.tokensLost} paid token(s) redeemed but never credited`);
+
+    // Every change and refund token redeems.
+    report.returnedTokens = v.returned.length;
+    for (const t of v.returned) {
+      try {
+        await client.receive(t);
+        report.returnedRedeemed++;
+      } catch (err) {
+        report.problems.push(`a returned token did not redeem: ${(err as Error).message}`);
+      }
+    }
+  } finally {
+    await ledger?.close();
+    await wallet.close();
+    await conn.close();
+  }
+}

@@ -17,6 +17,8 @@ export interface Config {
   upstreamConnections: number;
   adminPassword: string | undefined;
   maxBodyBytes: number;
+  /** Largest request head node:http accepts (431 above); uWS keeps its own fixed limit. */
+  maxHeaderBytes: number;
   corsOrigins: string[];
   trustedProxies: string[];
   logLevel: string;
@@ -110,7 +112,7 @@ function url(env: Env, name: string, def: string): string {
 export const DEFAULT_PIPELINE = ['auth', 'rate-limit', 'reserve', 'relay', 'meter', 'settle', 'change-token'];
 
 export function loadConfig(env: Env = process.env): Config {
-  const engine = str(env, 'HTTP_ENGINE', 'uws');
+  const engine = str(env, 'HTTP_ENGINE', 'node');
   if (engine !== 'uws' && engine !== 'node') throw new ConfigError('HTTP_ENGINE must be uws or node');
   const mints = list(env, 'CASHU_MINTS', []).map((m) => m.replace(/\/+$/, ''));
   for (const m of mints) {
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     upstreamConnections: num(env, 'UPSTREAM_CONNECTIONS', 256, { min: 1, int: true }),
     adminPassword: optStr(env, 'ADMIN_PASSWORD'),
     maxBodyBytes: num(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, { min: 1, int: true }),
+    maxHeaderBytes: num(env, 'MAX_HEADER_BYTES', 64 * 1024, { min: 1024, int: true }),
     corsOrigins: list(env, 'CORS_ORIGINS', ['*']),
     trustedProxies: list(env, 'TRUSTED_PROXIES', []),
     logLevel: str(env, 'LOG_LEVEL', 'info'),

@@ -83,6 +83,12 @@ export const ERRORS = {
   not_found: { status: 404, type: 'not_found', message: 'Not found' },
   // 405
   method_not_allowed: { status: 405, type: 'invalid_request', message: 'Method not allowed on this path' },
+  // 408
+  request_timeout: {
+    status: 408,
+    type: 'invalid_request',
+    message: 'The request did not arrive in time (HEADERS_TIMEOUT_MS / BODY_TIMEOUT_MS)',
+  },
   // 409
   token_pending: {
     status: 409,
@@ -98,6 +104,12 @@ export const ERRORS = {
     type: 'invalid_request',
     message: 'Content-Type must be application/json',
   },
+  // 431
+  headers_too_large: {
+    status: 431,
+    type: 'invalid_request',
+    message: 'The request head is larger than MAX_HEADER_BYTES',
+  },
   // 429
   rate_limit_exceeded: { status: 429, type: 'rate_limit_exceeded', message: 'Rate limit exceeded' },
   // 500
@@ -106,6 +118,12 @@ export const ERRORS = {
   not_implemented: { status: 501, type: 'not_implemented', message: 'Not implemented yet' },
   // 502
   upstream_error: { status: 502, type: 'upstream_error', message: 'The upstream provider failed' },
+  // 505
+  http_version_not_supported: {
+    status: 505,
+    type: 'invalid_request',
+    message: 'Only HTTP/1.0 and HTTP/1.1 are served on this port',
+  },
   // 503
   service_unavailable: { status: 503, type: 'service_unavailable', message: 'Service unavailable' },
   store_unavailable: {

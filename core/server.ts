@@ -134,7 +134,12 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     server = await listen(
       config.httpEngine,
       transport.handle,
-      { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes },
+      {
+        host: config.host,
+        port: config.port,
+        maxBodyBytes: config.maxBodyBytes,
+        maxHeaderBytes: config.maxHeaderBytes,
+      },
       log,
     );
   } catch (err) {

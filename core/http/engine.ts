@@ -12,6 +12,8 @@ export interface ListenOptions {
   port: number;
   /** Hard cap on request body bytes the engine will buffer (MAX_BODY_BYTES). */
   maxBodyBytes: number;
+  /** Cap on the request head (MAX_HEADER_BYTES): node:http answers 431 above it; uWS has its own fixed limit. */
+  maxHeaderBytes: number;
 }
 
 export interface EngineServer {

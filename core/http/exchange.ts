@@ -12,6 +12,8 @@
  * - `end(body)` without a previous `write` sends `Content-Length`; a `write` first switches to chunked.
  */
 
+import type { GatewayError } from '../errors.js';
+
 /** Response headers: lowercase names; a string array repeats the header (e.g. `vary`). */
 export type OutgoingHeaders = Record<string, string | string[]>;
 
@@ -34,6 +36,11 @@ export interface Exchange {
   readonly headSent: boolean;
   /** True once `end` was called (or the exchange was destroyed). */
   readonly ended: boolean;
+  /**
+   * Set by the engine when the request must be refused before anything reads it: unsound framing
+   * (core/http/framing.ts) → 400 and the connection closes; an HTTP version other than 1.0/1.1 → 505.
+   */
+  readonly refusal: GatewayError | undefined;
 
   /**
    * Reads the whole request body. Rejects with `GatewayError('payload_too_large')` as soon as the declared

@@ -1,8 +1,15 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { Socket } from 'node:net';
 import { GatewayError } from '../errors.js';
 import type { EngineServer, ExchangeHandler, ListenOptions } from './engine.js';
 import type { Exchange, OutgoingHeaders } from './exchange.js';
+import { framingError, framingProblem, originForm } from './framing.js';
 import { normaliseIp } from './remote-address.js';
 
 /**
@@ -18,6 +25,7 @@ class NodeExchange implements Exchange {
   aborted = false;
   headWritten = false;
   ended = false;
+  readonly refusal: GatewayError | undefined;
   private status = 200;
   private head: OutgoingHeaders = {};
   headSent = false;
@@ -29,7 +37,7 @@ class NodeExchange implements Exchange {
     private readonly res: ServerResponse,
   ) {
     this.method = (req.method ?? 'GET').toUpperCase();
-    const url = req.url ?? '/';
+    const url = originForm(req.url ?? '/');
     const q = url.indexOf('?');
     this.path = q === -1 ? url : url.slice(0, q);
     this.rawQuery = q === -1 ? '' : url.slice(q + 1);
@@ -38,6 +46,8 @@ class NodeExchange implements Exchange {
       if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     }
     this.headers = headers;
+    this.refusal = refusalOf(req, headers);
+    if (this.refusal?.headers?.connection === 'close') this.closeAfter = true;
     this.remoteAddress = normaliseIp(req.socket.remoteAddress ?? '');
     res.once('close', () => {
       if (this.res.writableFinished) return;
@@ -142,6 +152,47 @@ class NodeExchange implements Exchange {
   }
 }
 
+/** Framing and version checks node's parser leaves to us (it keeps the first of repeated Host fields). */
+function refusalOf(req: IncomingMessage, headers: Record<string, string>): GatewayError | undefined {
+  if (req.httpVersion !== '1.1' && req.httpVersion !== '1.0') {
+    return new GatewayError('http_version_not_supported', { headers: { connection: 'close' } });
+  }
+  let contentLengths = 0;
+  let hosts = 0;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 14 && name.toLowerCase() === 'content-length') contentLengths++;
+    else if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
+  }
+  if (hosts === 0 && req.httpVersion === '1.1')
+    return framingError('An HTTP/1.1 request must have a Host field');
+  const problem = framingProblem({
+    contentLengths,
+    hosts,
+    transferEncoding: headers['transfer-encoding'],
+    contentLength: headers['content-length'],
+  });
+  return problem === undefined ? undefined : framingError(problem);
+}
+
+/** The envelope for a request node's parser refused before any handler ran (llhttp error codes). */
+function parserRefusal(code: string | undefined): GatewayError {
+  const close = { connection: 'close' };
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new GatewayError('headers_too_large', { headers: close });
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'HPE_HEADER_TIMEOUT':
+      return new GatewayError('request_timeout', { headers: close });
+    default:
+      return new GatewayError('invalid_request', {
+        message: `The request is not valid HTTP/1.1${code ? ` (${code})` : ''}`,
+        headers: close,
+      });
+  }
+}
+
 function tooLarge(limit: number): GatewayError {
   return new GatewayError('payload_too_large', {
     message: `The request body is larger than ${limit} bytes`,
@@ -151,8 +202,32 @@ function tooLarge(limit: number): GatewayError {
 
 export async function listenNode(handler: ExchangeHandler, opts: ListenOptions): Promise<EngineServer> {
   const sockets = new Set<Socket>();
-  const server: Server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-    handler(new NodeExchange(req, res));
+  const server: Server = createServer(
+    {
+      keepAliveTimeout: 65_000,
+      maxHeaderSize: opts.maxHeaderBytes,
+      // Checked by refusalOf, so that the answer carries the error envelope.
+      requireHostHeader: false,
+      joinDuplicateHeaders: false,
+      insecureHTTPParser: false,
+    },
+    (req, res) => {
+      handler(new NodeExchange(req, res));
+    },
+  );
+  // Parser rejections (malformed heads, oversize heads, unknown versions, TLS on the plain port …) get the
+  // error envelope instead of node's empty-bodied default answer.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const ge = parserRefusal(err.code);
+    const body = JSON.stringify(ge.toEnvelope());
+    socket.end(
+      `HTTP/1.1 ${ge.status} ${STATUS_CODES[ge.status] ?? ''}\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
   server.on('connection', (s: Socket) => {
     sockets.add(s);

@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { Pipeline } from '../pipeline.js';
 import type { Cors } from './cors.js';
 import type { Exchange, OutgoingHeaders } from './exchange.js';
+import { pathProblem } from './framing.js';
 import { jsonErrorPosition } from './json-error-position.js';
 import { acceptsGzip, sendComplete, sendError, sendJson } from './respond.js';
 import type { Route, Router } from './router.js';
@@ -88,6 +89,18 @@ export class Transport {
     const base: OutgoingHeaders = { 'x-request-id': requestId };
     const origin = ex.headers.origin;
 
+    // Unsound framing or an unknown version: answered before anything reads the request (the engine closes
+    // the connection after a framing refusal: where this request ends is unknowable).
+    if (ex.refusal !== undefined) {
+      sendError(ex, base, ex.refusal);
+      return;
+    }
+    const badPath = pathProblem(ex.path);
+    if (badPath !== undefined) {
+      sendError(ex, base, new GatewayError('invalid_request', { message: badPath }));
+      return;
+    }
+
     if (ex.method === 'OPTIONS') {
       cors.preflight(origin, base);
       ex.writeHead(204, base);
@@ -166,8 +179,13 @@ export class Transport {
     const contentType = ex.headers['content-type'];
     const isJsonType = contentType !== undefined && JSON_TYPE.test(contentType);
     if (ctx.rawBody.length === 0) {
-      if (route.target === 'pipeline' && route.json) {
-        throw new GatewayError('invalid_json', { message: 'The request body is empty; send a JSON object' });
+      // No body stands for no body: validated like one (a required body → 400), never a silent default.
+      if (route.json) {
+        const validate = this.opts.validatorFor?.(ctx.method, route.template);
+        if (validate !== undefined) validate(undefined);
+        else if (route.target === 'pipeline') {
+          throw new GatewayError('validation_failed', { message: 'body: is required' });
+        }
       }
       return;
     }

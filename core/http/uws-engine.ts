@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { GatewayError } from '../errors.js';
 import type { EngineServer, ExchangeHandler, ListenOptions } from './engine.js';
 import type { Exchange, OutgoingHeaders } from './exchange.js';
+import { framingError, framingProblem } from './framing.js';
 import { normaliseIp } from './remote-address.js';
 
 type UwsModule = typeof import('uWebSockets.js');
@@ -24,7 +25,12 @@ const decoder = new TextDecoder();
 
 /** Target of `collectHeader` during one synchronous `req.forEach` (no closure per request). */
 let collecting: Record<string, string> = {};
+/** Content-Length and Host fields seen by the current `req.forEach` (repeats are joined in `collecting`). */
+let contentLengths = 0;
+let hosts = 0;
 function collectHeader(k: string, v: string): void {
+  if (k === 'content-length') contentLengths++;
+  else if (k === 'host') hosts++;
   const prev = collecting[k];
   collecting[k] = prev === undefined ? v : `${prev}, ${v}`;
 }
@@ -43,6 +49,7 @@ class UwsExchange implements Exchange {
   aborted = false;
   headWritten = false;
   ended = false;
+  readonly refusal: GatewayError | undefined;
   private statusLine = '200 OK';
   private head: OutgoingHeaders = {};
   headSent = false;
@@ -77,9 +84,23 @@ class UwsExchange implements Exchange {
     this.path = req.getUrl();
     this.rawQuery = req.getQuery() ?? '';
     collecting = this.headers;
+    contentLengths = 0;
+    hosts = 0;
     req.forEach(collectHeader);
     this.remoteAddress = normaliseIp(decoder.decode(res.getRemoteAddressAsText()));
     const headers = this.headers;
+    const problem = framingProblem({
+      contentLengths,
+      hosts,
+      transferEncoding: headers['transfer-encoding'],
+      contentLength: headers['content-length'],
+    });
+    if (problem !== undefined) {
+      // Answered at once and the connection closed: no body is read (its end is unknowable).
+      this.refusal = framingError(problem);
+      this.closeAfter = true;
+      return;
+    }
     const declared = headers['content-length'];
     if ((declared !== undefined && declared !== '0') || headers['transfer-encoding'] !== undefined) {
       this.bodyDone = false;
@@ -147,7 +168,8 @@ class UwsExchange implements Exchange {
     const res = this.res;
     res.writeStatus(this.statusLine);
     for (const name in this.head) {
-      if (name === 'content-length') continue;
+      // uWS writes Content-Length itself, and `Connection: close` when `end` is asked to close.
+      if (name === 'content-length' || (name === 'connection' && this.closeAfter)) continue;
       const v = this.head[name]!;
       if (typeof v === 'string') res.writeHeader(name, v);
       else for (const item of v) res.writeHeader(name, item);

@@ -200,6 +200,11 @@ export function checkMsat(name: string, v: unknown, min = 0): number {
   return v;
 }
 
+/** An optional amount or timestamp (ms): absent/null, or a safe non-negative integer (else 400, never 503). */
+export function checkOptional(name: string, v: number | null | undefined): number | null {
+  return v === undefined || v === null ? null : checkMsat(name, v);
+}
+
 export function checkId(name: string, v: unknown): string {
   if (typeof v !== 'string' || v.length === 0 || v.length > 200 || /[{}\s]/.test(v)) {
     throw bad(`${name} must be a non-empty string of at most 200 chars without braces or spaces`);

@@ -32,6 +32,8 @@ export interface RawRequestOptions {
   timeoutMs?: number;
   /** Half-close after writing (default true): the server sees the end of the request stream. */
   endAfterWrite?: boolean;
+  /** Resolve as soon as one complete answer arrived (a kept-alive connection is not waited on). */
+  stopAfterAnswer?: boolean;
 }
 
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -59,6 +61,7 @@ export function rawRequest(bytes: Buffer | string, opts: RawRequestOptions): Pro
     sock.on('data', (d: Buffer) => {
       firstByteAt ??= performance.now();
       parts.push(d);
+      if (opts.stopAfterAnswer && answerComplete(Buffer.concat(parts))) finish(false, false);
     });
     sock.on('close', () => finish(true, false));
     sock.on('error', () => finish(true, false));
@@ -102,6 +105,18 @@ export function parseResponse(raw: Buffer): {
     if (Number.isSafeInteger(n) && n >= 0) body = body.subarray(0, n);
   }
   return { status, headers, body: Buffer.from(body) };
+}
+
+/** True when `raw` holds one whole answer: its head, and all of its body by Content-Length or chunking. */
+function answerComplete(raw: Buffer): boolean {
+  const headEnd = raw.indexOf(HEAD_END);
+  if (headEnd === -1) return false;
+  const { status, headers } = parseResponse(raw);
+  const rest = raw.length - headEnd - 4;
+  if (status === 204 || status === 304 || (status >= 100 && status < 200)) return true;
+  if (/\bchunked\b/i.test(headers['transfer-encoding'] ?? '')) return raw.includes('\r\n0\r\n\r\n', headEnd);
+  const n = Number(headers['content-length'] ?? Number.NaN);
+  return Number.isFinite(n) ? rest >= n : false;
 }
 
 /** Decodes a chunked body; stops at the last chunk or where the bytes run out (a cut stream). */

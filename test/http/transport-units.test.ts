@@ -110,7 +110,7 @@ describe('engine selection', () => {
         ex.writeHead(200, {});
         ex.end('ok');
       },
-      { host: '127.0.0.1', port: 0, maxBodyBytes: 1024 },
+      { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, maxHeaderBytes: 65536 },
       log,
       () => {
         throw new Error('ERR_DLOPEN_FAILED: GLIBC_2.38 not found');
@@ -133,7 +133,7 @@ describe('engine selection', () => {
         ex.writeHead(200, {});
         ex.end('ok');
       },
-      { host: '127.0.0.1', port: 0, maxBodyBytes: 1024 },
+      { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, maxHeaderBytes: 65536 },
     );
     try {
       expect(server.engine).toBe('uws');

@@ -15,6 +15,7 @@ export class FakeExchange implements Exchange {
   headSent = false;
   ended = false;
   destroyed = false;
+  refusal: GatewayError | undefined = undefined;
   status: number | undefined;
   head: OutgoingHeaders | undefined;
   /** Everything written, in order; `end(chunk)` adds its chunk too. */

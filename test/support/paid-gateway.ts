@@ -94,7 +94,7 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
   const config = loadConfig({
     HOST: '127.0.0.1',
     PORT: '0',
-    HTTP_ENGINE: opts.engine ?? 'uws',
+    HTTP_ENGINE: opts.engine ?? loadConfig({}).httpEngine,
     UPSTREAM_BASE_URL: upstream.url,
     UPSTREAM_TIMEOUT_MS: '10000',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

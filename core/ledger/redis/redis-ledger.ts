@@ -15,6 +15,7 @@ import {
   checkId,
   checkLimits,
   checkMsat,
+  checkOptional,
   checkTokenHash,
   MAX_KEYS_PER_ACCOUNT,
   newKeyState,
@@ -99,7 +100,7 @@ export class RedisLedger extends RedisReads {
         createdAt: now,
         name: input.name ?? null,
         refundAddress: input.refundAddress ?? null,
-        expiresAt: input.expiresAtMs ?? null,
+        expiresAt: checkOptional('expiresAtMs', input.expiresAtMs),
       });
       const ak = accountKeys(this.prefix, accountId);
       const r = (await this.run(
@@ -502,10 +503,10 @@ function childKeyState(
     parentHash,
     name: input.name ?? null,
     allowedModels: normList(input.allowedModels ?? null),
-    expiresAt: input.expiresAtMs ?? null,
-    balanceLimit: input.balanceLimitMsat ?? null,
+    expiresAt: checkOptional('expiresAtMs', input.expiresAtMs),
+    balanceLimit: checkOptional('balanceLimitMsat', input.balanceLimitMsat),
     balanceLimitReset: input.balanceLimitReset ?? null,
-    validityDate: input.validityDateMs ?? null,
+    validityDate: checkOptional('validityDateMs', input.validityDateMs),
   });
 }
 

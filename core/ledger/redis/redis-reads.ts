@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { GatewayError } from '../../errors.js';
+import { GatewayError, isGatewayError } from '../../errors.js';
 import { storeUnavailable } from '../errors.js';
 import { resolveCredential } from '../keys.js';
 import { type AuditInput, auditAccounts, pageOf } from '../report.js';
@@ -67,6 +67,8 @@ export class RedisReads {
     try {
       return await fn();
     } catch (err) {
+      // Refused input is the caller's (400), never an outage.
+      if (isGatewayError(err)) throw err;
       // A Lua runtime error is a bug in a script, not an outage; everything else is the store being away.
       const msg = err instanceof Error ? err.message : '';
       if (/user_script|ERR Error running script/i.test(msg))

@@ -14,6 +14,7 @@ import {
   checkId,
   checkLimits,
   checkMsat,
+  checkOptional,
   checkTokenHash,
   countRequest,
   countTokens,
@@ -114,7 +115,7 @@ export class SqliteLedger extends SqliteReads {
           createdAt: now,
           name: input.name ?? null,
           refundAddress: input.refundAddress ?? null,
-          expiresAt: input.expiresAtMs ?? null,
+          expiresAt: checkOptional('expiresAtMs', input.expiresAtMs),
         });
         s.insertKey(k);
         const txId = this.applyCredit(a, tokenHash, amount, 'Deposit', now, k.hash);
@@ -551,10 +552,10 @@ function childState(
     parentHash,
     name: input.name ?? null,
     allowedModels: normList(input.allowedModels ?? null),
-    expiresAt: input.expiresAtMs ?? null,
-    balanceLimit: input.balanceLimitMsat ?? null,
+    expiresAt: checkOptional('expiresAtMs', input.expiresAtMs),
+    balanceLimit: checkOptional('balanceLimitMsat', input.balanceLimitMsat),
     balanceLimitReset: input.balanceLimitReset ?? null,
-    validityDate: input.validityDateMs ?? null,
+    validityDate: checkOptional('validityDateMs', input.validityDateMs),
   });
 }
 

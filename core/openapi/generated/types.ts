@@ -711,13 +711,13 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "method_not_allowed" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family (spec §7). `conflict` (409) and `not_implemented` (501) extend the spec's list;
          *     the spec's untyped 503 is `service_unavailable`.
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "authentication_failed" | "insufficient_balance" | "forbidden" | "not_found" | "conflict" | "rate_limit_exceeded" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable";
+        ErrorType: "invalid_request" | "authentication_failed" | "insufficient_balance" | "forbidden" | "not_found" | "conflict" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable";
         ErrorObject: {
             type: components["schemas"]["ErrorType"];
             /** @description Human-readable; never contains tokens, keys or secrets. */
@@ -821,6 +821,15 @@ export interface components {
                 code?: "method_not_allowed";
             };
         };
+        /** @description The error envelope of an HTTP 408 answer. */
+        Error408: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "invalid_request";
+                /** @enum {string} */
+                code?: "request_timeout";
+            };
+        };
         /** @description The error envelope of an HTTP 409 answer. */
         Error409: {
             error: components["schemas"]["ErrorObject"] & {
@@ -846,6 +855,15 @@ export interface components {
                 type?: "invalid_request";
                 /** @enum {string} */
                 code?: "unsupported_media_type";
+            };
+        };
+        /** @description The error envelope of an HTTP 431 answer. */
+        Error431: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "invalid_request";
+                /** @enum {string} */
+                code?: "headers_too_large";
             };
         };
         /** @description The error envelope of an HTTP 429 answer. */
@@ -892,6 +910,15 @@ export interface components {
                 type?: "service_unavailable";
                 /** @enum {string} */
                 code?: "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable";
+            };
+        };
+        /** @description The error envelope of an HTTP 505 answer. */
+        Error505: {
+            error: components["schemas"]["ErrorObject"] & {
+                /** @enum {string} */
+                type?: "invalid_request";
+                /** @enum {string} */
+                code?: "http_version_not_supported";
             };
         };
         /** @description The error envelope of an HTTP 504 answer. */
@@ -1717,6 +1744,16 @@ export interface components {
                 "application/json": components["schemas"]["Error405"];
             };
         };
+        /** @description Answered by the HTTP front door before routing, for any path; code `request_timeout`, the connection then closes. */
+        RequestTimeout: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error408"];
+            };
+        };
         /**
          * @description Type `conflict`. Codes: `token_pending` (the eCash token is pending at the mint; retry later),
          *     `conflict` (the request conflicts with the current state).
@@ -1738,6 +1775,26 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error413"];
+            };
+        };
+        /** @description Answered by the HTTP front door before routing, for any path; the request head exceeds MAX_HEADER_BYTES (64 KB by default); code `headers_too_large`, the connection then closes. */
+        HeadersTooLarge: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error431"];
+            };
+        };
+        /** @description Answered by the HTTP front door before routing, for any path; code `http_version_not_supported` (only HTTP/1.0 and 1.1), the connection then closes. */
+        HttpVersionNotSupported: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error505"];
             };
         };
         /** @description A JSON endpoint got another Content-Type; code `unsupported_media_type`. */

@@ -619,6 +619,12 @@ export function conformance(factory: StoreFactory): void {
       expect(
         await ledger.createChildKeys({ parent: { apiKey: k.apiKey }, count: 51, feePerKeyMsat: 1 }),
       ).toMatchObject({ ok: false, code: 'invalid_request' });
+      // Out-of-range limits are the caller's mistake: invalid_request, never store_unavailable.
+      for (const bad of [{ balanceLimitMsat: 1e19 }, { validityDateMs: 1e19 }, { expiresAtMs: -1 }]) {
+        await expect(
+          ledger.createChildKeys({ parent: { apiKey: k.apiKey }, count: 1, feePerKeyMsat: 1, ...bad }),
+        ).rejects.toMatchObject({ code: 'invalid_request' });
+      }
       expect(
         await ledger.createChildKeys({ parent: { apiKey: k.apiKey }, count: 11, feePerKeyMsat: 100 }),
       ).toEqual({ ok: false, code: 'payment_required', balance: 1000, required: 1100, shortfall: 100 });

@@ -1,0 +1,79 @@
+import { getEncodedToken } from '@cashu/cashu-ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../../scripts/fuzz/raw-http.js';
+import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
+
+/**
+ * Tokens with many proofs make big request heads: a 100-proof token is ~30 KB of `Authorization` or `X-Cashu`.
+ * Real networks deliver such a head in many TCP segments; the default engine must take it whole and charge the
+ * call exactly (issue 10). Sent as raw bytes in 60 writes, 2 ms apart, on both stores.
+ */
+const CHAT = JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] });
+
+describe.each(['sqlite', 'redis'] as const)(
+  '100-proof tokens in segmented heads (%s, default engine)',
+  (store) => {
+    let h: PaidGateway;
+    beforeAll(async () => {
+      h = await startPaidGateway({ store });
+    });
+    afterEach(async () => {
+      await h.auditOk();
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    /** A token of 100 one-sat proofs from the dev mint. */
+    async function hundredProofToken(): Promise<string> {
+      const w = await h.newWallet();
+      const quote = await w.createMintQuoteBolt11(100);
+      const proofs = await w.mintProofsBolt11(100, quote, undefined, {
+        type: 'random',
+        denominations: Array.from({ length: 100 }, () => 1),
+      });
+      expect(proofs).toHaveLength(100);
+      return getEncodedToken({ mint: h.mint.url, proofs, unit: 'sat' });
+    }
+
+    function chatRequest(header: string): Buffer {
+      return Buffer.from(
+        `POST /v1/chat/completions HTTP/1.1\r\nHost: gw.test\r\n${header}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${CHAT.length}\r\n\r\n${CHAT}`,
+      );
+    }
+
+    it('a 100-proof token as the bearer pays for a call: 1 sat charged, 99 left', async () => {
+      const token = await hundredProofToken();
+      expect(token.length).toBeGreaterThan(10_000);
+      const res = await rawRequest(chatRequest(`Authorization: Bearer ${token}`), {
+        port: h.gateway.port,
+        segments: 60,
+        segmentDelayMs: 2,
+        timeoutMs: 20_000,
+        endAfterWrite: false,
+        stopAfterAnswer: true,
+      });
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body.toString()).object).toBe('chat.completion');
+      expect(await h.available(token)).toBe(99_000);
+    });
+
+    it('a 100-proof token in X-Cashu pays for a call and the change (99 sats) redeems', async () => {
+      const token = await hundredProofToken();
+      const res = await rawRequest(chatRequest(`X-Cashu: ${token}`), {
+        port: h.gateway.port,
+        segments: 60,
+        segmentDelayMs: 2,
+        timeoutMs: 20_000,
+        endAfterWrite: false,
+        stopAfterAnswer: true,
+      });
+      expect(res.status).toBe(200);
+      const change = res.headers['x-cashu'];
+      expect(change).toMatch(/^cashu/);
+      const received = await (await h.newWallet()).receive(change!);
+      expect(received.reduce((s, p) => s + Number(p.amount), 0)).toBe(99);
+    });
+  },
+);

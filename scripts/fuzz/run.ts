@@ -7,6 +7,7 @@ import {
   planArbitrary,
   renderRequest,
   type TokenMaterial,
+  uwsKnownLimit,
 } from './requests.js';
 import { type FuzzEngine, type FuzzStore, type FuzzTarget, startFuzzTarget } from './target.js';
 
@@ -53,13 +54,19 @@ export async function runFuzz(opts: FuzzRunOptions): Promise<FuzzReport> {
     const material = await prepareMaterial(target);
     const ops = documentedOperations();
     const never = [target.secrets.adminPassword, target.secrets.upstreamApiKey, target.secrets.seed];
-    const property = fc.asyncProperty(planArbitrary(ops), async (plan) => {
+    const plans =
+      opts.engine === 'uws' ? planArbitrary(ops).filter((p) => !uwsKnownLimit(p)) : planArbitrary(ops);
+    const property = fc.asyncProperty(plans, async (plan) => {
       const req = renderRequest(plan, ops, material);
       const res = await rawRequest(req.bytes, {
         port: target.port,
         segments: req.segments,
         segmentDelayMs: req.segments > 1 ? 2 : 0,
         timeoutMs: opts.requestTimeoutMs ?? 10_000,
+        // A client waits for its answer; only a deliberately incomplete request half-closes (like nginx, the
+        // gateway treats a client's FIN before its answer as the client going away).
+        endAfterWrite: !req.expectAnswer,
+        stopAfterAnswer: true,
       });
       report.requests++;
       const key = String(res.status || (res.timedOut ? 'timeout' : 'closed'));
@@ -77,7 +84,12 @@ export async function runFuzz(opts: FuzzRunOptions): Promise<FuzzReport> {
         return;
       }
       if (violations.length > 0) {
-        throw new Error(`${req.label}\n  → ${res.status} ${preview(res.raw)}\n  ${violations.join('\n  ')}`);
+        const tail = target.logs().trim().split('\n').slice(-8).join('\n    ');
+        throw new Error(
+          `${req.label}\n  → ${res.status} ${preview(res.raw)}\n  ${violations.join('\n  ')}` +
+            `\n  request head: ${preview(req.bytes.subarray(0, Math.max(0, req.bytes.indexOf('\r\n\r\n'))))}` +
+            `\n  gateway log tail:\n    ${tail}`,
+        );
       }
     });
     const result = await fc.check(property, {

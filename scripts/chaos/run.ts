@@ -75,7 +75,7 @@ export interface ChaosReport {
 
 const LEASE_MS = 4_000;
 /** A client's waits before each try of one call: a real client backs off, so its tries outlast a short outage. */
-const RETRY_WAIT_MS = [0, 250, 1_000, 2_500];
+const RETRY_WAIT_MS = [0, 250, 1_000, 2_500, 5_000];
 
 export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const n = opts.processes ?? 3;

@@ -1,9 +1,9 @@
 import { LRUCache } from 'lru-cache';
+import { creditToken } from '../core/account/credit-token.js';
 import { type ParsedCredential, parseCredential } from '../core/auth/credentials.js';
 import { clientAddress, compileIpList } from '../core/auth/ip-match.js';
 import type { RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
-import { ledgerRefusalToError } from '../core/ledger/errors.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { CREDENTIAL, needLedger, noOptions } from './paid-state.js';
 
@@ -17,8 +17,8 @@ import { CREDENTIAL, needLedger, noOptions } from './paid-state.js';
  * - `Bearer sk-…` → the API key is the ledger credential; whether it exists, has expired, may use the model
  *   is checked by the reserve stage's ONE admission round trip (not here: no extra round trip).
  * - `Bearer cashuA…|cashuB…` → the token's hash is the identity. The first use redeems the token at its mint
- *   (`wallet.receive`, idempotent by hash) and credits the hash identity (`ledger.credit`, idempotent by
- *   hash): racing first uses redeem once and credit once. Hashes credited by this process are remembered in
+ *   and credits the hash identity through the one credit step (core/account/credit-token.ts; both idempotent
+ *   by hash): racing first uses redeem once and credit once. Hashes credited by this process are remembered in
  *   an LRU, so later uses cost no extra round trip.
  * - `X-Cashu: <token>` → the same redeem + credit; `ctx.payment` is set and the change-token stage returns
  *   the rest of the token's value as change.
@@ -51,16 +51,9 @@ export const auth: PluginFactory = (options, services): Plugin => {
     const decoded = wallet.decodeToken(token); // invalid_token / mint_not_trusted / unsupported_unit
     const tokenHash = decoded.tokenHash;
     if (credited.has(tokenHash)) return { tokenHash, creditedMsats: 0, mint: decoded.mint };
-    const receipt = await wallet.receive(token);
-    const r = await ledger.credit({
-      credential: { tokenHash },
-      tokenHash,
-      amountMsat: receipt.amountMsat,
-      kind: 'deposit',
-    });
-    if (!r.ok) throw ledgerRefusalToError(r);
+    const r = await creditToken({ ledger, wallet }, token, { kind: 'token' });
     credited.set(tokenHash, true);
-    return { tokenHash, creditedMsats: r.replay ? 0 : receipt.amountMsat, mint: receipt.mint };
+    return { tokenHash, creditedMsats: r.creditedMsat, mint: r.receipt.mint };
   }
 
   async function identify(ctx: RequestContext, cred: ParsedCredential): Promise<void> {

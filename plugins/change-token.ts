@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { payOut } from '../core/account/pay-out.js';
 import type { RequestContext } from '../core/context.js';
 import type { GatewayError } from '../core/errors.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
@@ -12,8 +12,8 @@ import { CREDENTIAL, needLedger, noOptions } from './paid-state.js';
  * hold, leaving it there — the original token then still works as a bearer credential or via
  * /v1/balance/refund.
  *
- * - Change = the whole available balance of the token's identity after settlement (hold → wallet.send →
- *   commit; abort on any failure).
+ * - Change = the whole available balance of the token's identity after settlement, paid out through the
+ *   one pay-out step (core/account/pay-out.ts: hold → send → commit; the token is taken back on any failure).
  * - Non-stream: in the `X-Cashu` response header (the meter holds the body anyway, so the head is written
  *   after this stage).
  * - Streams: no buffering. The stream starts at once and the change arrives at its end as an SSE comment
@@ -55,48 +55,12 @@ export const changeToken: PluginFactory = (options, services): Plugin => {
     const step = unit === 'sat' ? 1000 : 1;
     const amount = Math.floor(info.availableMsat / step) * step;
     if (amount <= 0) return undefined;
-    const holdId = `chg_${randomBytes(12).toString('base64url')}`;
-    const hold = await ledger.holdWithdrawal({
-      credential,
-      amountMsat: amount,
-      holdId,
-      kind: 'refund',
-      leaseMs: HOLD_LEASE_MS,
-    });
-    if (!hold.ok) {
-      log.warn({ requestId: ctx.requestId, code: hold.code }, 'change not made: hold refused');
-      return undefined;
-    }
-    const ref = { accountId: hold.accountId, holdId };
-    let token: string;
-    try {
-      const sent = await wallet!.send(amount, { unit });
-      if (sent.amountMsat !== amount) {
-        // Cannot happen with a unit-rounded amount; never commit more than the token is worth.
-        throw new Error(`change token worth ${sent.amountMsat} msat, expected ${amount}`);
-      }
-      token = sent.token;
-    } catch (err) {
-      await ledger.abortWithdrawal(ref);
-      throw err;
-    }
-    const c = await ledger.commitWithdrawal(ref);
-    if (!c.ok) {
-      // The hold ran out (the lease passed during a slow mint) and the ledger no longer debits it: the token
-      // must not leave. Swap it back into the operator's proofs; the remainder stays on the identity.
-      log.error(
-        { requestId: ctx.requestId, code: c.code },
-        'change commit refused; taking the change token back',
-      );
-      await wallet!.receive(token).catch((err: unknown) => {
-        log.error(
-          { requestId: ctx.requestId, err: (err as Error).message },
-          'could not take the change token back',
-        );
-      });
-      return undefined;
-    }
-    return token;
+    // The one pay-out step: the token is handed out and debited, or taken back and not debited.
+    const r = await payOut(
+      { ledger, wallet: wallet! },
+      { credential, amountMsat: amount, kind: 'refund', unit, leaseMs: HOLD_LEASE_MS },
+    );
+    return r.token;
   }
 
   async function tryChange(ctx: RequestContext): Promise<string | undefined> {

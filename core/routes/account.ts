@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { creditToken } from '../account/credit-token.js';
+import { payOut } from '../account/pay-out.js';
 import { parseCredential } from '../auth/credentials.js';
 import { allowListPermits, cachedIpList, clientAddress } from '../auth/ip-match.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { Credential, KeyInfo, Ledger, WithdrawalKind } from '../ledger/types.js';
-import { recordStoreError } from '../metrics.js';
 import type { Services } from '../plugin.js';
 import type { WalletService } from '../wallet/types.js';
 
@@ -60,14 +60,7 @@ export async function callerOf(ctx: RequestContext, money: MoneyServices): Promi
   }
   const credential = { tokenHash: money.wallet.tokenHash(parsed.token) };
   if ((await money.ledger.getKeyInfo(credential)) === null) {
-    const receipt = await money.wallet.receive(parsed.token);
-    const r = await money.ledger.credit({
-      credential,
-      tokenHash: receipt.tokenHash,
-      amountMsat: receipt.amountMsat,
-      kind: 'deposit',
-    });
-    if (!r.ok) throw ledgerRefusalToError(r);
+    await creditToken(money, parsed.token, { kind: 'token' });
   }
   return { credential, method: 'bearer_token' };
 }
@@ -131,12 +124,10 @@ export interface PayoutResult {
 const HOLD_LEASE_MS = 5 * 60_000;
 
 /**
- * Withdraws `amountSat` whole sats (or, with 'all', every whole sat available now) as an eCash token:
- * hold → wallet.send → commit. A failure before the commit aborts the hold (nothing is debited); a token
- * made but not debitable (the hold expired meanwhile and the money is gone) is received back into the
- * operator's wallet instead of being handed out. Sub-sat remainders stay on the key.
+ * Withdraws `amountSat` whole sats (or, with 'all', every whole sat available now) as an eCash token through
+ * the one pay-out step (core/account/pay-out.ts). Sub-sat remainders stay on the key.
  */
-export async function payOut(
+export async function withdraw(
   money: MoneyServices,
   credential: Credential,
   amountSat: number | 'all',
@@ -145,8 +136,7 @@ export async function payOut(
   info: KeyInfo,
   mint?: string,
 ): Promise<PayoutResult> {
-  const { ledger, wallet } = money;
-  if (mint !== undefined && !wallet.mints.includes(mint.replace(/\/+$/, ''))) {
+  if (mint !== undefined && !money.wallet.mints.includes(mint.replace(/\/+$/, ''))) {
     throw new GatewayError('mint_not_trusted', { message: 'This node does not use that mint' });
   }
   let amountMsat: number;
@@ -165,45 +155,18 @@ export async function payOut(
       throw new GatewayError('invalid_request', { message: 'amount must be a positive number of sats' });
     }
   }
-  const holdId = `${kind}-${randomUUID()}`;
-  const hold = await ledger.holdWithdrawal({ credential, amountMsat, holdId, kind, leaseMs: HOLD_LEASE_MS });
-  if (!hold.ok) throw ledgerRefusalToError(hold);
-  const ref = { accountId: hold.accountId, holdId };
-  let sent: Awaited<ReturnType<WalletService['send']>>;
-  try {
-    sent = await wallet.send(hold.heldMsat, mint === undefined ? {} : { mint: mint.replace(/\/+$/, '') });
-    if (sent.amountMsat !== hold.heldMsat) {
-      // Whole sats were asked for, so this cannot happen with sat or msat keysets; never debit a
-      // different amount than the token is worth.
-      await reclaim(wallet, sent.token);
-      throw new GatewayError('internal_error', { message: 'The withdrawal token has an unexpected value' });
-    }
-  } catch (err) {
-    await ledger.abortWithdrawal(ref).catch(() => undefined);
-    throw err;
-  }
-  let commit: Awaited<ReturnType<Ledger['commitWithdrawal']>>;
-  try {
-    commit = await ledger.commitWithdrawal(ref);
-  } catch (err) {
-    if ((err as { code?: unknown }).code === 'store_unavailable') recordStoreError('withdraw_commit');
-    await reclaim(wallet, sent.token);
-    throw err;
-  }
-  if (!commit.ok) {
-    await reclaim(wallet, sent.token);
-    throw ledgerRefusalToError(commit);
-  }
+  const r = await payOut(money, {
+    credential,
+    amountMsat,
+    kind,
+    leaseMs: HOLD_LEASE_MS,
+    ...(mint !== undefined ? { mint: mint.replace(/\/+$/, '') } : {}),
+  });
   return {
-    cashu_token: sent.token,
-    amount: Math.floor(sent.amountMsat / 1000),
-    mint: sent.mint,
-    unit: sent.unit,
-    balance: commit.balanceMsat,
+    cashu_token: r.token,
+    amount: Math.floor(r.amountMsat / 1000),
+    mint: r.mint,
+    unit: r.unit,
+    balance: r.balanceMsat,
   };
-}
-
-/** Takes back a token we made but cannot debit (best effort: the proofs return to the operator). */
-async function reclaim(wallet: WalletService, token: string): Promise<void> {
-  await wallet.receive(token).catch(() => undefined);
 }

@@ -3,7 +3,7 @@ import type { RouteModule } from '../http/router.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { BalanceLimitReset, KeyMeta, KeyUsage } from '../ledger/types.js';
 import type { Services } from '../plugin.js';
-import { type Caller, callerOf, loadKey, moneyServices, payOut } from './account.js';
+import { type Caller, callerOf, loadKey, moneyServices, withdraw } from './account.js';
 import { route } from './wallet.js';
 
 /**
@@ -74,7 +74,7 @@ export const balanceRoutes: RouteModule = (router, services: Services) => {
       caller = await callerOf(ctx, money);
     }
     const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
-    return { json: await payOut(money, caller.credential, 'all', 'refund', info) };
+    return { json: await withdraw(money, caller.credential, 'all', 'refund', info) };
   });
 
   route(router, 'POST', '/v1/balance/child-key', async (ctx) => {

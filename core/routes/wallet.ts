@@ -6,7 +6,8 @@ import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { KeyInfo, Transaction } from '../ledger/types.js';
 import { timedRoute } from '../metrics.js';
 import type { Services } from '../plugin.js';
-import { callerOf, expiryOf, loadKey, moneyServices, payOut } from './account.js';
+import { creditToken } from '../account/credit-token.js';
+import { callerOf, expiryOf, loadKey, moneyServices, withdraw } from './account.js';
 
 /**
  * The wallet endpoints (spec §4.3, shapes in openapi/openapi.yaml; request bodies are validated by the
@@ -127,19 +128,14 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
   route(router, 'POST', '/v1/wallet/create', async (ctx) => {
     const money = moneyServices(services);
     const token = bodyObject(ctx).cashu_token as string;
-    const receipt = await money.wallet.receive(token);
-    const r = await money.ledger.createKeyFromDeposit({
-      tokenHash: receipt.tokenHash,
-      amountMsat: receipt.amountMsat,
-    });
-    if (!r.ok) throw ledgerRefusalToError(r);
+    const r = await creditToken(money, token, { kind: 'new-key' });
     return {
       status: 201,
       json: {
         api_key: r.apiKey,
         balance: r.balanceMsat,
-        created_at: iso(r.key.createdAtMs),
-        key_id: r.key.keyId,
+        created_at: iso(r.key!.createdAtMs),
+        key_id: r.key!.keyId,
       },
     };
   });
@@ -193,33 +189,12 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
     const info = await loadKey(ctx, services, money, caller.credential);
     // Checked before redeeming: a child key's top-up would strand the token's value.
     if (info.key.isChild) throw new GatewayError('child_key_forbidden');
-    money.wallet.decodeToken(token);
-    const receipt = await money.wallet.receive(token);
-    const r = await money.ledger.credit({
-      credential: caller.credential,
-      tokenHash: receipt.tokenHash,
-      amountMsat: receipt.amountMsat,
-      kind: 'topup',
-    });
-    if (!r.ok) {
-      if (r.code !== 'token_credited_elsewhere') {
-        // The key vanished between the check and the credit: keep the value on the token's own identity,
-        // so the original token still works as a bearer credential or through /v1/balance/refund.
-        await money.ledger
-          .credit({
-            credential: { tokenHash: receipt.tokenHash },
-            tokenHash: receipt.tokenHash,
-            amountMsat: receipt.amountMsat,
-            kind: 'deposit',
-          })
-          .catch(() => undefined);
-      }
-      throw ledgerRefusalToError(r);
-    }
+    const r = await creditToken(money, token, { kind: 'account', credential: caller.credential });
+    const added = r.receipt.amountMsat;
     return {
       json: {
-        old_balance: r.balanceMsat - receipt.amountMsat,
-        added_amount: receipt.amountMsat,
+        old_balance: r.balanceMsat - added,
+        added_amount: added,
         new_balance: r.balanceMsat,
         transaction_id: r.transactionId,
       },
@@ -233,14 +208,14 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
     const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
     const amount = typeof body.amount === 'number' ? body.amount : 'all';
     const mint = typeof body.mint === 'string' ? body.mint : undefined;
-    return { json: await payOut(money, caller.credential, amount, 'withdrawal', info, mint) };
+    return { json: await withdraw(money, caller.credential, amount, 'withdrawal', info, mint) };
   });
 
   route(router, 'POST', '/v1/wallet/refund', async (ctx) => {
     const money = moneyServices(services);
     const caller = await callerOf(ctx, money);
     const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
-    return { json: await payOut(money, caller.credential, 'all', 'refund', info) };
+    return { json: await withdraw(money, caller.credential, 'all', 'refund', info) };
   });
 
   route(router, 'POST', '/v1/wallet/create/subkey', async (ctx) => {

@@ -1,0 +1,97 @@
+import { GatewayError } from '../errors.js';
+import { ledgerRefusalToError } from '../ledger/errors.js';
+import type { Credential, KeyMeta, Ledger } from '../ledger/types.js';
+import type { ReceiveReceipt, WalletService } from '../wallet/types.js';
+
+/**
+ * The ONE implementation of "an eCash token becomes balance": redeem it at its mint (`wallet.receive`,
+ * journalled and idempotent by token hash), then credit the ledger (idempotent by token hash). Every caller
+ * uses it: the auth stage (bearer token, X-Cashu), wallet create and top-up, and bearer tokens on the wallet
+ * routes. No HTTP here.
+ *
+ * Failure contract:
+ * - Refused before redeeming (malformed, untrusted mint, unit, spent, mint down): nothing moved.
+ * - Redeemed, then the ledger refuses or is unreachable: the value is held by the operator under the token's
+ *   receipt; calling `creditToken` again with the same token credits it (the receive returns the receipt).
+ *   A top-up whose key vanished parks the value on the token's own identity instead (usable as a bearer
+ *   credential or refunded with /v1/balance/refund), then reports the refusal.
+ */
+
+export interface MoneySteps {
+  ledger: Ledger;
+  wallet: WalletService;
+}
+
+/** Where the token's value goes. */
+export type CreditTarget =
+  /** The token's own identity (its hash): bearer tokens and X-Cashu. */
+  | { kind: 'token' }
+  /** A new API key made from the deposit (POST /v1/wallet/create; a retry returns the same key). */
+  | { kind: 'new-key' }
+  /** An existing key's account (top-up). */
+  | { kind: 'account'; credential: Credential };
+
+export interface CreditOutcome {
+  receipt: ReceiveReceipt;
+  /** The identity credited: the token hash, or the target key. */
+  credential: Credential;
+  /** msats added now (0 when the same token had already been credited there: a replay). */
+  creditedMsat: number;
+  /** Balance of the credited account after the credit. */
+  balanceMsat: number;
+  transactionId: string | null;
+  /** For `new-key`: the key (plaintext returned once; MUST NOT be logged). */
+  apiKey?: string;
+  key?: KeyMeta;
+}
+
+export async function creditToken(
+  money: MoneySteps,
+  token: string,
+  target: CreditTarget,
+): Promise<CreditOutcome> {
+  const { ledger, wallet } = money;
+  // Refuse what cannot be money before the mint is asked (invalid_token, mint_not_trusted, unsupported_unit).
+  wallet.decodeToken(token);
+  const receipt = await wallet.receive(token);
+  const { tokenHash, amountMsat } = receipt;
+
+  if (target.kind === 'new-key') {
+    const r = await ledger.createKeyFromDeposit({ tokenHash, amountMsat });
+    if (!r.ok) throw ledgerRefusalToError(r);
+    return {
+      receipt,
+      credential: { apiKey: r.apiKey },
+      creditedMsat: r.replay ? 0 : amountMsat,
+      balanceMsat: r.balanceMsat,
+      transactionId: r.transactionId,
+      apiKey: r.apiKey,
+      key: r.key,
+    };
+  }
+
+  const credential: Credential = target.kind === 'token' ? { tokenHash } : target.credential;
+  const r = await ledger.credit({
+    credential,
+    tokenHash,
+    amountMsat,
+    kind: target.kind === 'token' ? 'deposit' : 'topup',
+  });
+  if (r.ok) {
+    return {
+      receipt,
+      credential,
+      creditedMsat: r.replay ? 0 : amountMsat,
+      balanceMsat: r.balanceMsat,
+      transactionId: r.transactionId,
+    };
+  }
+  if (target.kind === 'account' && r.code !== 'token_credited_elsewhere') {
+    // The key vanished between the caller's check and the credit: keep the value on the token's identity.
+    const parked = await ledger.credit({ credential: { tokenHash }, tokenHash, amountMsat, kind: 'deposit' });
+    if (!parked.ok && parked.code !== 'token_credited_elsewhere') {
+      throw new GatewayError('internal_error', { message: 'The token was redeemed but could not be credited' });
+    }
+  }
+  throw ledgerRefusalToError(r);
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../errors.js';
+import { ledgerRefusalToError } from '../ledger/errors.js';
+import type { Credential, HoldRef, WithdrawalKind } from '../ledger/types.js';
+import { recordStoreError } from '../metrics.js';
+import type { CashuUnit } from '../wallet/types.js';
+import type { MoneySteps } from './credit-token.js';
+
+/**
+ * The ONE implementation of "balance becomes an eCash token": hold the amount in the ledger → mint the token
+ * from the operator's proofs (`wallet.send`) → commit the hold. Used by withdraw, both refunds and the
+ * change-token stage. No HTTP here.
+ *
+ * Whatever fails, the token is either handed out AND debited, or taken back AND not debited:
+ * - hold refused → nothing moved (the refusal is thrown);
+ * - send fails → the hold is aborted;
+ * - the token is worth another amount than held → taken back (received into the operator's proofs), hold
+ *   aborted;
+ * - commit refused (the hold expired meanwhile) → token taken back;
+ * - commit throws (store unreachable: it may or may not have applied) → token taken back, then the hold is
+ *   aborted; if the store says it was in fact committed, the taken-back value is credited to the account again
+ *   (idempotent by the token's hash), so the user is never debited for a token they did not get.
+ * A process killed between send and commit leaves a hold that expires (the account keeps its money) and a
+ * journalled send the wallet's recovery pass returns to the operator's proofs.
+ */
+
+export interface PayOutRequest {
+  credential: Credential;
+  amountMsat: number;
+  kind: WithdrawalKind;
+  /** Unit of the token to make (default: the wallet's choice for the mint). */
+  unit?: CashuUnit;
+  /** Mint to pay from (default the primary). */
+  mint?: string;
+  /** How long the hold may stay open before the ledger gives it up. */
+  leaseMs: number;
+}
+
+export interface PayOutResult {
+  token: string;
+  amountMsat: number;
+  mint: string;
+  unit: CashuUnit;
+  /** Balance left on the account (msats). */
+  balanceMsat: number;
+}
+
+export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<PayOutResult> {
+  const { ledger, wallet } = money;
+  const holdId = `${req.kind}-${randomUUID()}`;
+  const hold = await ledger.holdWithdrawal({
+    credential: req.credential,
+    amountMsat: req.amountMsat,
+    holdId,
+    kind: req.kind,
+    leaseMs: req.leaseMs,
+  });
+  if (!hold.ok) throw ledgerRefusalToError(hold);
+  const ref: HoldRef = { accountId: hold.accountId, holdId };
+
+  let sent: Awaited<ReturnType<typeof wallet.send>>;
+  try {
+    sent = await wallet.send(hold.heldMsat, {
+      ...(req.unit ? { unit: req.unit } : {}),
+      ...(req.mint ? { mint: req.mint } : {}),
+    });
+  } catch (err) {
+    await ledger.abortWithdrawal(ref).catch(() => undefined);
+    throw err;
+  }
+  if (sent.amountMsat !== hold.heldMsat) {
+    // Whole units were asked for, so this cannot happen with sat or msat keysets; never debit another amount.
+    await takeBack(money, sent.token);
+    await ledger.abortWithdrawal(ref).catch(() => undefined);
+    throw new GatewayError('internal_error', { message: 'The payout token has an unexpected value' });
+  }
+
+  let commit: Awaited<ReturnType<typeof ledger.commitWithdrawal>>;
+  try {
+    commit = await ledger.commitWithdrawal(ref);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'store_unavailable') recordStoreError('withdraw_commit');
+    await settleAmbiguousCommit(money, req.credential, ref, sent.token);
+    throw err;
+  }
+  if (!commit.ok) {
+    await takeBack(money, sent.token);
+    throw ledgerRefusalToError(commit);
+  }
+  return {
+    token: sent.token,
+    amountMsat: sent.amountMsat,
+    mint: sent.mint,
+    unit: sent.unit,
+    balanceMsat: commit.balanceMsat,
+  };
+}
+
+/**
+ * The commit's outcome is unknown: take the token back, then make the ledger say which way it went. Aborted
+ * (or never committed) → nothing debited, done. Committed → the account was debited for a token it will not
+ * get: credit the taken-back value back to it, idempotent by the token's hash.
+ */
+async function settleAmbiguousCommit(
+  money: MoneySteps,
+  credential: Credential,
+  ref: HoldRef,
+  token: string,
+): Promise<void> {
+  const receipt = await takeBack(money, token);
+  const abort = await money.ledger.abortWithdrawal(ref).catch(() => undefined);
+  if (receipt && abort && !abort.ok && abort.code === 'already_committed') {
+    await money.ledger
+      .credit({ credential, tokenHash: receipt.tokenHash, amountMsat: receipt.amountMsat, kind: 'topup' })
+      .catch(() => undefined);
+  }
+}
+
+/** Receives a token we made but must not hand out back into the operator's proofs (best effort). */
+async function takeBack(money: MoneySteps, token: string) {
+  return money.wallet.receive(token).catch(() => undefined);
+}

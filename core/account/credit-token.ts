@@ -90,7 +90,9 @@ export async function creditToken(
     // The key vanished between the caller's check and the credit: keep the value on the token's identity.
     const parked = await ledger.credit({ credential: { tokenHash }, tokenHash, amountMsat, kind: 'deposit' });
     if (!parked.ok && parked.code !== 'token_credited_elsewhere') {
-      throw new GatewayError('internal_error', { message: 'The token was redeemed but could not be credited' });
+      throw new GatewayError('internal_error', {
+        message: 'The token was redeemed but could not be credited',
+      });
     }
   }
   throw ledgerRefusalToError(r);

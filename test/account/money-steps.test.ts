@@ -1,0 +1,233 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { creditToken, type MoneySteps } from '../../core/account/credit-token.js';
+import { payOut } from '../../core/account/pay-out.js';
+import { GatewayError } from '../../core/errors.js';
+import { createLedger } from '../../core/ledger/index.js';
+import type { Ledger } from '../../core/ledger/types.js';
+import type { StoreConnection } from '../../core/store/connection.js';
+import type { WalletService } from '../../core/wallet/types.js';
+import {
+  type DevMint,
+  dropStore,
+  redeemElsewhere,
+  type StoreKind,
+  startTestMint,
+  testStore,
+  testWallet,
+} from '../support/dev-mint.js';
+
+/**
+ * Fault injection at every step of the two money steps (core/account/), on SQLite and Redis, with the real
+ * ledger, the real wallet and the dev mint: whatever fails, a token is either delivered AND debited, or taken
+ * back AND not debited; a redeemed token is credited once (now or on retry); the ledger audit and the wallet's
+ * solvency hold after every test.
+ */
+
+type Fault = { method: string; when: 'before' | 'after'; error?: unknown; times?: number };
+
+/** The real object with `method` failing once (before calling it, or after it ran: an ambiguous failure). */
+function faulty<T extends object>(real: T, fault: Fault | undefined): T {
+  let left = fault?.times ?? 1;
+  return new Proxy(real, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (typeof v !== 'function') return v;
+      if (fault === undefined || prop !== fault.method) return v.bind(target);
+      return async (...args: unknown[]) => {
+        if (left > 0 && fault.when === 'before') {
+          left--;
+          throw fault.error ?? new GatewayError('store_unavailable');
+        }
+        const out = await v.apply(target, args);
+        if (left > 0 && fault.when === 'after') {
+          left--;
+          throw fault.error ?? new GatewayError('store_unavailable');
+        }
+        return out;
+      };
+    },
+  });
+}
+
+describe.each(['sqlite', 'redis'] as const)('money steps under injected faults (%s)', (kind: StoreKind) => {
+  let mint: DevMint;
+  let conn: StoreConnection;
+  let ledger: Ledger;
+  let wallet: WalletService;
+  beforeAll(async () => {
+    mint = await startTestMint();
+    conn = testStore(kind);
+    ledger = await createLedger(conn, {});
+    wallet = await testWallet(conn, [mint.url]);
+    // Operator float so pay-outs can be made from the operator's proofs.
+    await wallet.receive(await mint.mintTokens(5_000));
+  });
+  afterEach(async () => {
+    const audit = await ledger.audit();
+    expect(audit.breaches).toEqual([]);
+    const solvency = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
+    expect(solvency.solvent).toBe(true);
+  });
+  afterAll(async () => {
+    await wallet?.close();
+    await ledger?.close();
+    await dropStore(conn);
+    await mint?.close();
+  });
+
+  const steps = (l: Fault | undefined, w: Fault | undefined): MoneySteps => ({
+    ledger: faulty(ledger, l),
+    wallet: faulty(wallet, w),
+  });
+  const available = async (apiKey: string) => (await ledger.getKeyInfo({ apiKey }))!.availableMsat;
+  async function newKey(sats: number): Promise<string> {
+    const r = await creditToken(steps(undefined, undefined), await mint.mintTokens(sats), {
+      kind: 'new-key',
+    });
+    return r.apiKey!;
+  }
+
+  describe('creditToken', () => {
+    it('mint down before the swap: refused, nothing credited; the same token credits once later', async () => {
+      const token = await mint.mintTokens(100);
+      mint.setOutage(503);
+      await expect(creditToken(steps(undefined, undefined), token, { kind: 'token' })).rejects.toMatchObject({
+        code: 'mint_unavailable',
+      });
+      mint.setOutage(null);
+      const hash = wallet.tokenHash(token);
+      expect(await ledger.getKeyInfo({ tokenHash: hash })).toBeNull();
+      const r = await creditToken(steps(undefined, undefined), token, { kind: 'token' });
+      expect(r.creditedMsat).toBe(100_000);
+      expect((await ledger.getKeyInfo({ tokenHash: hash }))!.availableMsat).toBe(100_000);
+    });
+
+    it('the store throws after the swap: 503, and the retry credits exactly once', async () => {
+      const token = await mint.mintTokens(70);
+      await expect(
+        creditToken(steps({ method: 'credit', when: 'before' }, undefined), token, { kind: 'token' }),
+      ).rejects.toMatchObject({ code: 'store_unavailable' });
+      const again = await creditToken(steps(undefined, undefined), token, { kind: 'token' });
+      expect(again.creditedMsat).toBe(70_000);
+      const replay = await creditToken(steps(undefined, undefined), token, { kind: 'token' });
+      expect(replay.creditedMsat).toBe(0);
+      expect((await ledger.getKeyInfo({ tokenHash: wallet.tokenHash(token) }))!.availableMsat).toBe(70_000);
+    });
+
+    it('the credit applied but its answer was lost: the retry is a replay, not a second credit', async () => {
+      const token = await mint.mintTokens(40);
+      await expect(
+        creditToken(steps({ method: 'credit', when: 'after' }, undefined), token, { kind: 'token' }),
+      ).rejects.toMatchObject({ code: 'store_unavailable' });
+      const again = await creditToken(steps(undefined, undefined), token, { kind: 'token' });
+      expect(again.creditedMsat).toBe(0);
+      expect((await ledger.getKeyInfo({ tokenHash: wallet.tokenHash(token) }))!.availableMsat).toBe(40_000);
+    });
+
+    it('top-up of a key that vanished: the value is parked on the token identity, not lost', async () => {
+      const apiKey = await newKey(10);
+      await ledger.deleteKey({ credential: { apiKey } });
+      const token = await mint.mintTokens(30);
+      await expect(
+        creditToken(steps(undefined, undefined), token, { kind: 'account', credential: { apiKey } }),
+      ).rejects.toMatchObject({ code: 'invalid_api_key' });
+      expect((await ledger.getKeyInfo({ tokenHash: wallet.tokenHash(token) }))!.availableMsat).toBe(30_000);
+    });
+
+    it('a new key from a token the store failed to record: the retry returns the same key once', async () => {
+      const token = await mint.mintTokens(25);
+      await expect(
+        creditToken(steps({ method: 'createKeyFromDeposit', when: 'after' }, undefined), token, {
+          kind: 'new-key',
+        }),
+      ).rejects.toMatchObject({ code: 'store_unavailable' });
+      const r = await creditToken(steps(undefined, undefined), token, { kind: 'new-key' });
+      expect(r.creditedMsat).toBe(0);
+      expect(await available(r.apiKey!)).toBe(25_000);
+    });
+  });
+
+  describe('payOut', () => {
+    const req = (apiKey: string, amountMsat: number) => ({
+      credential: { apiKey },
+      amountMsat,
+      kind: 'withdrawal' as const,
+      leaseMs: 60_000,
+    });
+
+    it('no fault: the token is delivered and debited', async () => {
+      const apiKey = await newKey(50);
+      const r = await payOut(steps(undefined, undefined), req(apiKey, 20_000));
+      expect(r.balanceMsat).toBe(30_000);
+      expect(await redeemElsewhere(mint.url, r.token)).toBe(20);
+    });
+
+    it('the mint fails while making the token: hold aborted, nothing debited', async () => {
+      const apiKey = await newKey(50);
+      await expect(
+        payOut(
+          steps(undefined, { method: 'send', when: 'before', error: new GatewayError('mint_unavailable') }),
+          req(apiKey, 20_000),
+        ),
+      ).rejects.toMatchObject({ code: 'mint_unavailable' });
+      expect(await available(apiKey)).toBe(50_000);
+    });
+
+    it('the token is worth another amount than held: taken back, hold aborted, nothing debited', async () => {
+      const apiKey = await newKey(50);
+      const lying = faulty(wallet, undefined);
+      const w = new Proxy(lying, {
+        get(t, p, r) {
+          if (p !== 'send') return Reflect.get(t, p, r);
+          return async (amountMsat: number, o: object) => {
+            const sent = await wallet.send(amountMsat, o);
+            return { ...sent, amountMsat: sent.amountMsat + 1000 };
+          };
+        },
+      });
+      const before = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
+      await expect(payOut({ ledger, wallet: w }, req(apiKey, 20_000))).rejects.toMatchObject({
+        code: 'internal_error',
+      });
+      expect(await available(apiKey)).toBe(50_000);
+      const after = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
+      // The token was received back into the operator's proofs (minus nothing: the dev mint has no fee here).
+      expect(after.proofsMsat).toBe(before.proofsMsat);
+    });
+
+    it('the store refuses the commit (the hold expired): token taken back, nothing debited', async () => {
+      const apiKey = await newKey(50);
+      const refusing = new Proxy(ledger, {
+        get(t, p, r) {
+          if (p !== 'commitWithdrawal') return Reflect.get(t, p, r).bind?.(t) ?? Reflect.get(t, p, r);
+          return async (ref: { accountId: string; holdId: string }) => {
+            await ledger.abortWithdrawal(ref);
+            return ledger.commitWithdrawal(ref);
+          };
+        },
+      });
+      await expect(payOut({ ledger: refusing, wallet }, req(apiKey, 20_000))).rejects.toBeInstanceOf(
+        GatewayError,
+      );
+      expect(await available(apiKey)).toBe(50_000);
+    });
+
+    it('the commit throws before it applied: token taken back, hold aborted, nothing debited', async () => {
+      const apiKey = await newKey(50);
+      await expect(
+        payOut(steps({ method: 'commitWithdrawal', when: 'before' }, undefined), req(apiKey, 20_000)),
+      ).rejects.toMatchObject({ code: 'store_unavailable' });
+      expect(await available(apiKey)).toBe(50_000);
+      expect((await ledger.getKeyInfo({ apiKey }))!.account.reservedMsat).toBe(0);
+    });
+
+    it('the commit applied but its answer was lost: token taken back and the value credited back', async () => {
+      const apiKey = await newKey(50);
+      await expect(
+        payOut(steps({ method: 'commitWithdrawal', when: 'after' }, undefined), req(apiKey, 20_000)),
+      ).rejects.toMatchObject({ code: 'store_unavailable' });
+      // Debited by the commit, credited back from the taken-back token: the user keeps the whole balance.
+      expect(await available(apiKey)).toBe(50_000);
+    });
+  });
+});

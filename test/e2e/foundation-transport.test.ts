@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
@@ -178,6 +179,19 @@ describe.each(['uws', 'node'] as const)('foundation transport (%s engine)', (eng
         });
         expect(big.headers.get('content-encoding')).toBe('gzip');
         expect((await json(big)).usage.completion_tokens).toBe(400);
+        // On the wire: real gzip bytes that decompress to the same answer a client without gzip gets.
+        const wire = await rawPost(relayGw.port, '/v1/chat/completions', JSON.stringify(chat), {
+          'accept-encoding': 'gzip',
+        });
+        expect(wire.headers['content-encoding']).toBe('gzip');
+        const unzipped = JSON.parse(gunzipSync(wire.body).toString('utf8'));
+        const plain = JSON.parse(
+          (await rawPost(relayGw.port, '/v1/chat/completions', JSON.stringify(chat), {})).body.toString(
+            'utf8',
+          ),
+        );
+        expect(unzipped.choices).toEqual(plain.choices);
+        expect(unzipped.usage).toEqual(plain.usage);
         const sse = await post(relayGw, '/v1/chat/completions', JSON.stringify({ ...chat, stream: true }), {
           'accept-encoding': 'gzip',
         });
@@ -331,4 +345,32 @@ function chunkedPost(
 // biome-ignore lint/suspicious/noExplicitAny: test assertions walk arbitrary JSON
 async function json(res: Response): Promise<any> {
   return await res.json();
+}
+
+/** A POST through node:http (no automatic decompression), body as the raw bytes received. */
+function rawPost(
+  port: number,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(parts) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { priceMsat } from '../../core/pricing/formula.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 
 /**
@@ -13,17 +12,8 @@ const PRICING = {
   FIXED_PER_1K_INPUT_TOKENS: '3',
   FIXED_PER_1K_OUTPUT_TOKENS: '11',
 };
-const cost = (p: number, c: number) =>
-  Number(
-    priceMsat({
-      mode: 'token',
-      costPerRequestSats: 1,
-      per1kInputSats: 3,
-      per1kOutputSats: 11,
-      promptTokens: p,
-      completionTokens: c,
-    }),
-  );
+/** Independent of the production formula: 1 sat per call + 3 msat per prompt token + 11 per completion token. */
+const cost = (p: number, c: number) => 1000 + 3 * p + 11 * c;
 const PROMPT_TEXT = 'Write a short poem about ecash.'; // 31 chars → 8 prompt tokens at the mock's 4 chars/token
 const PROMPT = 8;
 

@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { priceMsat } from '../../core/pricing/formula.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 
 /**
@@ -13,17 +12,8 @@ const PRICING = {
   FIXED_PER_1K_INPUT_TOKENS: '7',
   FIXED_PER_1K_OUTPUT_TOKENS: '13',
 };
-const cost = (p: number, c: number) =>
-  Number(
-    priceMsat({
-      mode: 'token',
-      costPerRequestSats: 2,
-      per1kInputSats: 7,
-      per1kOutputSats: 13,
-      promptTokens: p,
-      completionTokens: c,
-    }),
-  );
+/** Independent of the production formula: 2 sats per call + 7 msat per prompt token + 13 per completion token. */
+const cost = (p: number, c: number) => 2000 + 7 * p + 13 * c;
 const messages = [{ role: 'user' as const, content: 'Say something, please.' }]; // 22 chars → 6 prompt tokens
 const PROMPT = 6;
 

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS } from '../../bench/upstream/mock-upstream.js';
 import { promptTokensUpperBound } from '../../core/metering/prompt-bound.js';
-import { priceMsat } from '../../core/pricing/formula.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 
 /**
@@ -19,23 +18,16 @@ const MODEL_ENV = {
   EXCHANGE_FEE: '1.005',
   UPSTREAM_PROVIDER_FEE: '1.05',
 };
-const modelCost = (p: number, c: number) =>
-  Number(
-    priceMsat({
-      mode: 'model',
-      costPerRequestSats: 1,
-      exchangeFee: '1.005',
-      upstreamProviderFee: '1.05',
-      btcUsd: '50000',
-      rates: {
-        promptUsdPerToken: RATES.prompt,
-        completionUsdPerToken: RATES.completion,
-        requestUsd: RATES.request,
-      },
-      promptTokens: p,
-      completionTokens: c,
-    }),
-  );
+/**
+ * Independent of the production formula, worked by hand: $0.000001 per prompt token at $50,000/BTC is
+ * 0.002 sat = 2 msat, × 1.005 × 1.05 = 2.1105 msat; completion ($0.000002) 4.221 msat; rounded up once; plus
+ * 1 sat per call. E.g. 6 prompt + 5 completion tokens: 12.663 + 21.105 = 33.768 → 34 + 1000 = 1034 msat.
+ */
+const modelCost = (p: number, c: number) => 1000 + Math.ceil((21_105 * p + 42_210 * c) / 10_000);
+// The rates the hand calculation assumes are the mock provider's catalogue prices for mock-gpt.
+if (RATES.prompt !== '0.000001' || RATES.completion !== '0.000002' || RATES.request !== '0') {
+  throw new Error('mock-gpt prices changed: rework modelCost by hand');
+}
 
 async function post(h: PaidGateway, body: unknown, headers: Record<string, string>) {
   return fetch(`${h.baseURL}/chat/completions`, {
@@ -107,7 +99,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       const client = h.openai(apiKey);
       const r = await client.chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 5 });
       const block = (r as unknown as Record<string, { msats: number; sats: number }>)['x-node-cost']!;
-      expect(block.msats).toBe(modelCost(PROMPT, 5));
+      expect(block.msats).toBe(1034);
+      expect(modelCost(PROMPT, 5)).toBe(1034);
       expect(block.sats).toBe(Math.ceil(modelCost(PROMPT, 5) / 1000));
       const s = await client.chat.completions.create({
         model: 'mock-gpt',

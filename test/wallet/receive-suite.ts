@@ -1,4 +1,4 @@
-import { getDecodedToken, getTokenMetadata } from '@cashu/cashu-ts';
+import { getDecodedToken, getTokenMetadata, Wallet } from '@cashu/cashu-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isGatewayError } from '../../core/errors.js';
 import type { StoreConnection } from '../../core/store/connection.js';
@@ -166,8 +166,12 @@ export function receiveSuite(kind: StoreKind): void {
       q0.dleq = { ...q0.dleq, s: q0.dleq.e };
       const token = encodeTokenV3({ mint: mint.url, unit: 'sat', proofs: badDleq.proofs });
       await expectCode(wallet.receive(token), 'invalid_token');
-      // Nothing was swapped: the honest proofs are still spendable by their owner.
-      expect(await wallet.balances()).toBeDefined();
+      // Nothing was swapped: the mint reports every proof of both refused tokens unspent (NUT-07).
+      const checker = new Wallet(mint.url, { unit: 'sat' });
+      await checker.loadMint();
+      const states = await checker.checkProofsStates([...badSig.proofs, ...badDleq.proofs]);
+      expect(states.map((s) => s.state)).toEqual(states.map(() => 'UNSPENT'));
+      expect(states).toHaveLength(badSig.proofs.length + badDleq.proofs.length);
     });
 
     it('answers mint_unavailable and credits nothing when the mint is down or failing', async () => {

@@ -9,8 +9,15 @@ import type { Logger } from './log.js';
  */
 export const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000];
 
+interface Pending {
+  id: string;
+  op: () => Promise<unknown>;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
 export class BackgroundRetry {
   private pendingCount = 0;
+  private readonly waiting = new Set<Pending>();
 
   constructor(
     private readonly log: Pick<Logger, 'info' | 'error'>,
@@ -30,25 +37,58 @@ export class BackgroundRetry {
       return;
     }
     this.pendingCount++;
-    this.attempt(id, op, 0);
+    this.attempt({ id, op, timer: undefined }, 0);
   }
 
-  private attempt(id: string, op: () => Promise<unknown>, n: number): void {
+  private attempt(p: Pending, n: number): void {
     const delay = this.delays[n];
     if (delay === undefined) {
       this.pendingCount--;
-      this.log.error({ id, attempts: n + 1 }, `${this.what}: gave up after retries`);
+      this.waiting.delete(p);
+      this.log.error({ id: p.id, attempts: n + 1 }, `${this.what}: gave up after retries`);
       return;
     }
-    const timer = setTimeout(() => {
-      op().then(
+    this.waiting.add(p);
+    p.timer = setTimeout(() => {
+      p.timer = undefined;
+      p.op().then(
         () => {
           this.pendingCount--;
-          this.log.info({ id, attempts: n + 2 }, `${this.what}: applied on retry`);
+          this.waiting.delete(p);
+          this.log.info({ id: p.id, attempts: n + 2 }, `${this.what}: applied on retry`);
         },
-        () => this.attempt(id, op, n + 1),
+        () => this.attempt(p, n + 1),
       );
     }, delay);
-    timer.unref();
+    p.timer.unref();
+  }
+
+  /**
+   * Shutdown: tries every waiting operation now, and again every `everyMs` until it succeeds or `timeoutMs`
+   * passed. Resolves with how many are still not applied (each logged: the store never saw them).
+   */
+  async drain(timeoutMs: number, everyMs = 250): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    const jobs = [...this.waiting].map(async (p) => {
+      if (p.timer) clearTimeout(p.timer);
+      this.waiting.delete(p);
+      for (;;) {
+        try {
+          await p.op();
+          this.pendingCount--;
+          this.log.info({ id: p.id }, `${this.what}: applied while shutting down`);
+          return true;
+        } catch {
+          if (Date.now() + everyMs > deadline) {
+            this.pendingCount--;
+            this.log.error({ id: p.id }, `${this.what}: not applied before shutdown`);
+            return false;
+          }
+          await new Promise((r) => setTimeout(r, everyMs));
+        }
+      }
+    });
+    const done = await Promise.all(jobs);
+    return done.filter((ok) => !ok).length;
   }
 }

@@ -19,6 +19,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Largest request head node:http accepts (431 above); uWS keeps its own fixed limit. */
   maxHeaderBytes: number;
+  /** How long a shutdown (SIGTERM/SIGINT) lets requests in flight finish and settle. */
+  shutdownGraceMs: number;
   corsOrigins: string[];
   trustedProxies: string[];
   logLevel: string;
@@ -133,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword: optStr(env, 'ADMIN_PASSWORD'),
     maxBodyBytes: num(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, { min: 1, int: true }),
     maxHeaderBytes: num(env, 'MAX_HEADER_BYTES', 64 * 1024, { min: 1024, int: true }),
+    shutdownGraceMs: num(env, 'SHUTDOWN_GRACE_MS', 30_000, { min: 0, int: true }),
     corsOrigins: list(env, 'CORS_ORIGINS', ['*']),
     trustedProxies: list(env, 'TRUSTED_PROXIES', []),
     logLevel: str(env, 'LOG_LEVEL', 'info'),

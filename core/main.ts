@@ -5,7 +5,7 @@ import { startGateway } from './server.js';
 
 /**
  * `npm start` entry: reads the environment, starts the gateway, and shuts down gracefully on SIGINT/SIGTERM
- * (stop accepting, let requests in flight finish for up to 10 s, close upstream connections).
+ * (stop accepting, let requests in flight finish and settle for up to SHUTDOWN_GRACE_MS, close the stores).
  */
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -30,10 +30,13 @@ async function main(): Promise<void> {
     },
     `gateway listening on ${config.host}:${gateway.port}`,
   );
-  closeWithGrace({ delay: 15_000 }, async ({ signal, err }) => {
+  // SIGTERM/SIGINT: stop accepting, let calls in flight finish and settle (SHUTDOWN_GRACE_MS), close the
+  // stores, exit 0. A second signal, or the grace plus 10 s, ends the process at once (exit 1).
+  closeWithGrace({ delay: config.shutdownGraceMs + 10_000 }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'fatal error; shutting down');
-    else log.info({ signal }, 'shutting down');
-    await gateway.close(10_000);
+    else log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+    await gateway.close(config.shutdownGraceMs);
+    log.info('shut down cleanly');
   });
 }
 

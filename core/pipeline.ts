@@ -68,6 +68,18 @@ export class Pipeline {
     this.finallyHooks = plugins.filter((p) => p.onFinally);
   }
 
+  /** Shutdown: each plugin's `close` once, in reverse pipeline order. Never rejects. */
+  async close(graceMs: number): Promise<void> {
+    for (const p of [...this.plugins].reverse()) {
+      if (!p.close) continue;
+      try {
+        await p.close(graceMs);
+      } catch (err) {
+        this.log?.error({ err, plugin: p.name }, 'plugin close threw');
+      }
+    }
+  }
+
   /** Runs one request through the pipeline and answers it on `ex`. Never rejects. */
   async run(ex: Exchange, ctx: RequestContext): Promise<void> {
     if (requestStartChannel.hasSubscribers) {

@@ -78,6 +78,13 @@ export interface Plugin {
    * an unsettled reservation). MUST NOT throw (a throw is logged).
    */
   onFinally?(ctx: RequestContext): void | Promise<void>;
+
+  /**
+   * Runs once when the gateway shuts down, after every request in flight ended (plugins in reverse pipeline
+   * order). The place to finish background work the plugin owns (e.g. settlement retries) within `graceMs`.
+   * MUST NOT throw (a throw is logged).
+   */
+  close?(graceMs: number): void | Promise<void>;
 }
 
 /**
@@ -99,6 +106,8 @@ export interface Services {
   btc?: BtcPriceSource;
   /** The store connection the ledger and wallet share (admin settings are persisted in it). */
   store?: StoreConnection;
+  /** Process lifecycle: `draining` turns true when a shutdown began (GET /readyz then answers 503). */
+  lifecycle?: { draining: boolean };
 }
 
 /** A plugin module's factory: validates `options` once, returns the plugin. */

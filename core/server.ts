@@ -12,6 +12,7 @@ import type { Services } from './plugin.js';
 import { adminRoutes } from './routes/admin.js';
 import { balanceRoutes } from './routes/balance.js';
 import { estimateRoutes } from './routes/estimate.js';
+import { healthRoutes } from './routes/health.js';
 import { providerName, publicRoutes } from './routes/public.js';
 import { walletRoutes } from './routes/wallet.js';
 import { type MoneyServiceOptions, openMoneyServices } from './services.js';
@@ -59,7 +60,11 @@ export interface Gateway {
   readonly services: Services;
   readonly pipeline: Pipeline;
   readonly transport: Transport;
-  /** Stops accepting, waits up to `graceMs` for requests in flight, then closes everything. */
+  /**
+   * Graceful shutdown: /readyz turns 503, new connections are refused, requests in flight get up to `graceMs`
+   * (default SHUTDOWN_GRACE_MS) to finish and settle, plugins close (settlement retries drained), then the
+   * stores and connections close.
+   */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -80,11 +85,12 @@ export function createServices(config: Config, log: Logger, overrides: Partial<S
       ownedBy: providerName(config.upstreamBaseUrl),
       log,
     });
-  return { ...overrides, config, log, upstream, catalog };
+  return { lifecycle: { draining: false }, ...overrides, config, log, upstream, catalog };
 }
 
 /** Route modules every gateway serves, registered before `GatewayOptions.routes`. */
 export const DEFAULT_ROUTES: readonly RouteModule[] = [
+  healthRoutes,
   walletRoutes,
   balanceRoutes,
   estimateRoutes,
@@ -157,10 +163,13 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     services,
     pipeline,
     transport,
-    close(graceMs = 10_000) {
+    close(graceMs = config.shutdownGraceMs) {
       closing ??= (async () => {
+        const deadline = Date.now() + graceMs;
+        if (services.lifecycle) services.lifecycle.draining = true;
         server.stopAccepting();
         await transport.idle(graceMs);
+        await pipeline.close(Math.max(0, deadline - Date.now()));
         await server.close();
         services.catalog.stop();
         await money.close();

@@ -223,6 +223,12 @@ export const settle: PluginFactory = (options, services): Plugin => {
 
   return {
     name: 'settle',
+    // Shutdown: settlements the store refused earlier are tried again now, within the grace period.
+    async close(graceMs) {
+      if (retries.pending === 0) return;
+      const left = await retries.drain(graceMs);
+      if (left > 0) log.error({ left }, 'settlements not applied before shutdown; their reservations expire');
+    },
     async onResponseEnd(ctx) {
       await finish(ctx, true);
       const state = ctx.local(METER);

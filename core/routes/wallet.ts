@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { creditToken } from '../account/credit-token.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { RouteHandler, RouteModule, Router } from '../http/router.js';
@@ -6,7 +7,6 @@ import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { KeyInfo, Transaction } from '../ledger/types.js';
 import { timedRoute } from '../metrics.js';
 import type { Services } from '../plugin.js';
-import { creditToken } from '../account/credit-token.js';
 import { callerOf, expiryOf, loadKey, moneyServices, withdraw } from './account.js';
 
 /**

@@ -601,6 +601,49 @@ export interface paths {
         patch: operations["updateAdminSettings"];
         trace?: never;
     };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Free; answers 200 while the process runs.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Free. 200 only when this process should get traffic: it is not shutting down, the money store answers and
+         *     the primary mint answers (when the node takes eCash). Otherwise 503 `service_unavailable` with
+         *     `details.checks` (e.g. `{"store": "ok", "mint": "failing"}` or `{"lifecycle": "draining"}` after SIGTERM).
+         *     Checks are cached for one second.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -706,6 +749,18 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Health: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        Readiness: {
+            /** @enum {string} */
+            status: "ready";
+            /** @description Each dependency's state (`ok`, `not_configured`). */
+            checks: {
+                [key: string]: "ok" | "failing" | "not_configured" | "draining";
+            };
+        };
         /**
          * @description Every error code the gateway answers with (core/errors.ts is the catalogue; a test keeps the two
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
@@ -2962,6 +3017,47 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
+import { createLedger } from '../../core/ledger/index.js';
+import { openStore } from '../../core/store/connection.js';
+import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
+import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
+
+/**
+ * Graceful shutdown of the real process (issue 9): SIGTERM while 50 paid streams are open. Every stream
+ * completes with its `[DONE]`, every call is settled (charged once, nothing left reserved, audit clean), new
+ * connections are refused as soon as the shutdown began, and the process exits 0. On SQLite and Redis.
+ */
+const STREAMS = 50;
+const CHAT = JSON.stringify({
+  model: 'mock-gpt',
+  stream: true,
+  messages: [{ role: 'user', content: 'a long answer please' }],
+});
+
+describe.each(['sqlite', 'redis'] as const)('SIGTERM during 50 open streams (%s)', (store) => {
+  let mint: DevMint | undefined;
+  let up: MockUpstream | undefined;
+  let gw: GatewayProcess | undefined;
+  let dataDir: string | undefined;
+  let prefix: string | undefined;
+  afterEach(async () => {
+    await gw?.kill('SIGKILL');
+    await Promise.allSettled([mint?.close(), up?.close()]);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (prefix) {
+      const r = new Redis(process.env.TEST_REDIS_URL!);
+      const keys = await r.keys(`${prefix}:*`);
+      if (keys.length > 0) await r.del(...keys);
+      r.disconnect();
+    }
+  });
+
+  it('finishes and settles every stream, refuses new connections, exits 0, audit clean', async () => {
+    mint = await startDevMint({ port: 0 });
+    up = await startMockUpstream({ chunks: 20, chunkDelayMs: 100 });
+    const storeEnv: Record<string, string> = {};
+    if (store === 'redis') {
+      prefix = `tshut${randomBytes(5).toString('hex')}`;
+      storeEnv.REDIS_URL = process.env.TEST_REDIS_URL!;
+      storeEnv.REDIS_PREFIX = prefix;
+    } else {
+      dataDir = mkdtempSync(join(tmpdir(), 'gw-shutdown-'));
+      storeEnv.DATA_DIR = dataDir;
+    }
+    gw = await spawnGateway({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      UPSTREAM_BASE_URL: up.url,
+      CASHU_MINTS: mint.url,
+      RATE_LIMIT_CONCURRENT: '200',
+      SHUTDOWN_GRACE_MS: '20000',
+      LOG_LEVEL: 'info',
+      ...storeEnv,
+    });
+    const base = `http://127.0.0.1:${gw.port}`;
+    const created = await fetch(`${base}/v1/wallet/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ cashu_token: await mint.mintTokens(1_000) }),
+    });
+    expect(created.status).toBe(201);
+    const { api_key: apiKey } = (await created.json()) as { api_key: string };
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+
+    // 50 streams, each past its first chunk before the signal.
+    const streams = await Promise.all(
+      Array.from({ length: STREAMS }, async () => {
+        const res = await fetch(`${base}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+          body: CHAT,
+        });
+        expect(res.status).toBe(200);
+        const reader = res.body!.getReader();
+        const first = await reader.read();
+        return { reader, text: Buffer.from(first.value ?? []).toString('utf8') };
+      }),
+    );
+    const exited = gw.exited;
+    process.kill(gw.pid!, 'SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+
+    const texts = await Promise.all(
+      streams.map(async (s) => {
+        let text = s.text;
+        for (;;) {
+          const { value, done } = await s.reader.read();
+          if (done) return text;
+          text += Buffer.from(value).toString('utf8');
+        }
+      }),
+    );
+    for (const t of texts) expect(t).toContain('data: [DONE]');
+    expect(await exited).toBe('exit code 0, signal null');
+    expect(gw.logs()).toContain('shut down cleanly');
+
+    const conn =
+      store === 'redis'
+        ? openStore({ redisUrl: process.env.TEST_REDIS_URL!, redisPrefix: prefix! })
+        : openStore({ dataDir: dataDir! });
+    try {
+      if (conn.kind === 'redis' && conn.redis.status !== 'ready') {
+        await new Promise((r) => conn.redis.once('ready', r));
+      }
+      const ledger = await createLedger(conn, { prefix: prefix ?? 'gw' });
+      const audit = await ledger.audit();
+      expect(audit.breaches).toEqual([]);
+      const info = await ledger.getKeyInfo({ apiKey });
+      // Fixed pricing: 1 sat per call, every call charged once, nothing left reserved.
+      expect(info!.account.requests).toBe(STREAMS);
+      expect(info!.account.reservedMsat).toBe(0);
+      expect(info!.account.balanceMsat).toBe(1_000_000 - STREAMS * 1000);
+      await ledger.close();
+    } finally {
+      await conn.close();
+    }
+  }, 90_000);
+});

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
+import { assertDocumented } from './response-schema.js';
+
+/** GET /healthz and /readyz (issue 9): readiness follows the store, the primary mint and the shutdown. */
+describe('health probes', () => {
+  let h: PaidGateway;
+  beforeAll(async () => {
+    h = await startPaidGateway({ store: 'sqlite' });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('healthz is 200 while the process runs', async () => {
+    const res = await fetch(`${h.gateway.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('readyz is 200 with every check ok, matching its schema', async () => {
+    const res = await fetch(`${h.gateway.url}/readyz`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toEqual({ status: 'ready', checks: { store: 'ok', mint: 'ok' } });
+    assertDocumented('GET', '/readyz', 200, body);
+  });
+
+  it('readyz is 503 naming the mint while the primary mint is down', async () => {
+    await new Promise((r) => setTimeout(r, 1100)); // past the one-second cache
+    h.mint.setOutage(500);
+    try {
+      const res = await fetch(`${h.gateway.url}/readyz`);
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as {
+        error: { code: string; details: { checks: Record<string, string> } };
+      };
+      expect(body.error.code).toBe('service_unavailable');
+      expect(body.error.details.checks).toEqual({ store: 'ok', mint: 'failing' });
+    } finally {
+      h.mint.setOutage(null);
+    }
+  });
+
+  it('readyz is 503 draining once a shutdown began', async () => {
+    h.gateway.services.lifecycle!.draining = true;
+    try {
+      const res = await fetch(`${h.gateway.url}/readyz`);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: { details: unknown } }).error.details).toEqual({
+        checks: { lifecycle: 'draining' },
+      });
+    } finally {
+      h.gateway.services.lifecycle!.draining = false;
+    }
+  });
+});

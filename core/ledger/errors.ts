@@ -3,7 +3,8 @@ import type { RateLimitInfo } from './types.js';
 
 /**
  * The one place where ledger outcomes become catalogue errors. Lua scripts return negative codes mirrored
- * by `LedgerCode`; both stores produce the same `{ ok: false, code }` refusals; `ledgerRefusalToError`
+ * by `LedgerCode`, one meaning per number across every script (test/ledger/lua-codes.test.ts scans the
+ * scripts and checks each returned code is a member the Redis ledger decodes by name); both stores produce the same `{ ok: false, code }` refusals; `ledgerRefusalToError`
  * maps any refusal to a `GatewayError`, and `storeUnavailable` wraps transport failures (→ 503).
  */
 export enum LedgerCode {
@@ -21,6 +22,9 @@ export enum LedgerCode {
   HoldExpired = -12,
   NotFound = -13,
   AccountCollision = -14,
+  TooManyKeys = -15,
+  AlreadyAborted = -16,
+  AlreadyCommitted = -17,
 }
 
 /** Refusal codes as they appear in results (snake_case), keyed by the Lua code. */
@@ -39,6 +43,9 @@ export const LEDGER_CODE_NAMES: Record<LedgerCode, string> = {
   [LedgerCode.HoldExpired]: 'hold_expired',
   [LedgerCode.NotFound]: 'not_found',
   [LedgerCode.AccountCollision]: 'account_collision',
+  [LedgerCode.TooManyKeys]: 'too_many_keys',
+  [LedgerCode.AlreadyAborted]: 'already_aborted',
+  [LedgerCode.AlreadyCommitted]: 'already_committed',
 };
 
 /** Any `{ ok: false }` result of the ledger. */

@@ -4,7 +4,6 @@ import { parseCredential } from '../auth/credentials.js';
 import { allowListPermits, cachedIpList, clientAddress } from '../auth/ip-match.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { Credential, KeyInfo, Ledger, WithdrawalKind } from '../ledger/types.js';
 import type { Services } from '../plugin.js';
 import type { WalletService } from '../wallet/types.js';

@@ -4,7 +4,7 @@
   KEYS[1] acct  KEYS[2] res  KEYS[3] lease  KEYS[4] fin
   ARGV[1] holdId  [2] now  [3] forget finished before (ms)
 
-  Returns {1, replay 0|1, releasedMsat} | {-7} unknown | {-9} already committed
+  Returns {1, replay 0|1, releasedMsat} | {-7} unknown | {-17} already committed
 ]]
 --- @include "common"
 
@@ -13,7 +13,7 @@ local raw = redis.call('HGET', KEYS[2], id)
 if not raw then return {-7} end
 local r = cjson.decode(raw)
 if r.k ~= 'hold' then return {-7} end
-if r.s == 'committed' then return {-9} end
+if r.s == 'committed' then return {-17} end
 local now = tonumber(ARGV[2])
 local amt = tonumber(r.a)
 if r.s ~= 'open' then

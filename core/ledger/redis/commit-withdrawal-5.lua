@@ -6,7 +6,7 @@
   KEYS[1] acct  KEYS[2] res  KEYS[3] lease  KEYS[4] fin  KEYS[5] tx
   ARGV[1] holdId  [2] now  [3] accountId  [4] tx retention  [5] forget finished before (ms)
 
-  Returns {1, replay 0|1, 'withdrawn,balance,txId'} | {-7} unknown | {-8} already aborted
+  Returns {1, replay 0|1, 'withdrawn,balance,txId'} | {-7} unknown | {-16} already aborted
     | {-12, available} expired and not covered
 ]]
 --- @include "common"
@@ -17,7 +17,7 @@ if not raw then return {-7} end
 local r = cjson.decode(raw)
 if r.k ~= 'hold' then return {-7} end
 if r.s == 'committed' then return {1, 1, r.r} end
-if r.s == 'aborted' then return {-8} end
+if r.s == 'aborted' then return {-16} end
 local now = tonumber(ARGV[2])
 local a = loadAcct(KEYS[1])
 local amt = tonumber(r.a)

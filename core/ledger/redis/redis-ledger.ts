@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { GatewayError } from '../../errors.js';
+import { LedgerCode } from '../errors.js';
 import {
   depositAccountCandidates,
   depositApiKey,
@@ -52,6 +53,13 @@ import { RedisReads } from './redis-reads.js';
 import { defineScripts } from './redis-scripts.js';
 
 const INVALID = { ok: false, code: 'invalid_api_key' } as const;
+
+/** A reply code the caller does not expect from that script: a bug between script and decoder, never a refusal. */
+function unexpected(script: string, r: Reply): GatewayError {
+  return new GatewayError('internal_error', {
+    message: `${script} answered an unexpected code ${String(r[0])}`,
+  });
+}
 const LIMIT_TYPES: Record<number, RateLimitType> = {
   1: 'requests_per_minute',
   2: 'tokens_per_hour',
@@ -119,7 +127,10 @@ export class RedisLedger extends RedisReads {
           replay: r[1] === 1,
         };
       }
-      // -14: another deposit owns this account id; move our claim to the next candidate and retry.
+      if (r[0] !== LedgerCode.AccountCollision) {
+        throw new GatewayError('internal_error', { message: `credit (deposit) answered ${String(r[0])}` });
+      }
+      // Another deposit owns this account id; move our claim to the next candidate and retry.
       const next = candidates[idx + 1];
       if (next === undefined) break;
       owner = String(await this.run('claim-token', [claim], [next, 'move', accountId]));
@@ -166,7 +177,9 @@ export class RedisLedger extends RedisReads {
     }
     // Refused: give the claim back so the token can still be credited to a valid key.
     await this.run('claim-token', [claim], [c.accountId, 'drop', '0']);
-    return r[0] === -10 ? { ok: false, code: 'child_key_forbidden' } : INVALID;
+    if (r[0] === LedgerCode.ChildKeyForbidden) return { ok: false, code: 'child_key_forbidden' };
+    if (r[0] === LedgerCode.InvalidApiKey) return INVALID;
+    throw unexpected('credit', r);
   }
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
@@ -218,11 +231,11 @@ export class RedisLedger extends RedisReads {
             resetUnix: Number(r[5]),
           },
         };
-      case -2:
+      case LedgerCode.KeyExpired:
         return { ok: false, code: 'key_expired', expiredAtMs: Number(r[1]) };
-      case -3:
+      case LedgerCode.ModelNotAllowed:
         return { ok: false, code: 'model_not_allowed', model: input.model };
-      case -4:
+      case LedgerCode.RateLimited:
         return {
           ok: false,
           code: 'rate_limit_exceeded',
@@ -233,7 +246,7 @@ export class RedisLedger extends RedisReads {
             resetUnix: Number(r[4]),
           },
         };
-      case -5:
+      case LedgerCode.PaymentRequired:
         return {
           ok: false,
           code: 'payment_required',
@@ -241,10 +254,12 @@ export class RedisLedger extends RedisReads {
           required: Number(r[2]),
           shortfall: Number(r[3]),
         };
-      case -6:
+      case LedgerCode.DuplicateRequest:
         return { ok: false, code: 'duplicate_request' };
-      default:
+      case LedgerCode.InvalidApiKey:
         return INVALID;
+      default:
+        throw unexpected('ledger script', r);
     }
   }
 
@@ -281,8 +296,8 @@ export class RedisLedger extends RedisReads {
         a?.responseStatus ?? 0,
       ],
     )) as Reply;
-    if (r[0] === -7) return { ok: false, code: 'unknown_reservation' };
-    if (r[0] === -8) return { ok: false, code: 'already_released' };
+    if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
+    if (r[0] === LedgerCode.AlreadyReleased) return { ok: false, code: 'already_released' };
     const [charged, released, overrun, balance, txId] = String(r[2]).split(',');
     return {
       ok: true,
@@ -315,8 +330,8 @@ export class RedisLedger extends RedisReads {
         a?.responseStatus ?? 0,
       ],
     )) as Reply;
-    if (r[0] === -7) return { ok: false, code: 'unknown_reservation' };
-    if (r[0] === -9) return { ok: false, code: 'already_settled' };
+    if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
+    if (r[0] === LedgerCode.AlreadySettled) return { ok: false, code: 'already_settled' };
     return { ok: true, status: 'released', replay: r[1] === 1, releasedMsat: Number(r[2]) };
   }
 
@@ -343,11 +358,11 @@ export class RedisLedger extends RedisReads {
           availableMsat: Number(r[3]),
           replay: r[1] === 1,
         };
-      case -10:
+      case LedgerCode.ChildKeyForbidden:
         return { ok: false, code: 'child_key_forbidden' };
-      case -6:
+      case LedgerCode.DuplicateRequest:
         return { ok: false, code: 'duplicate_request' };
-      case -5:
+      case LedgerCode.PaymentRequired:
         return {
           ok: false,
           code: 'payment_required',
@@ -355,8 +370,10 @@ export class RedisLedger extends RedisReads {
           required: Number(r[2]),
           shortfall: Number(r[3]),
         };
-      default:
+      case LedgerCode.InvalidApiKey:
         return INVALID;
+      default:
+        throw unexpected('ledger script', r);
     }
   }
 
@@ -368,9 +385,10 @@ export class RedisLedger extends RedisReads {
       [ak.acct, ak.res, ak.lease, ak.fin, ak.tx],
       [checkId('holdId', ref.holdId), now, ref.accountId, this.retention.tx, now - this.retention.finishedMs],
     )) as Reply;
-    if (r[0] === -7) return { ok: false, code: 'unknown_reservation' };
-    if (r[0] === -8) return { ok: false, code: 'already_aborted' };
-    if (r[0] === -12) return { ok: false, code: 'hold_expired', availableMsat: Number(r[1]) };
+    if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
+    if (r[0] === LedgerCode.AlreadyAborted) return { ok: false, code: 'already_aborted' };
+    if (r[0] === LedgerCode.HoldExpired)
+      return { ok: false, code: 'hold_expired', availableMsat: Number(r[1]) };
     const [withdrawn, balance, txId] = String(r[2]).split(',');
     return {
       ok: true,
@@ -390,8 +408,8 @@ export class RedisLedger extends RedisReads {
       [ak.acct, ak.res, ak.lease, ak.fin],
       [checkId('holdId', ref.holdId), now, now - this.retention.finishedMs],
     )) as Reply;
-    if (r[0] === -7) return { ok: false, code: 'unknown_reservation' };
-    if (r[0] === -9) return { ok: false, code: 'already_committed' };
+    if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
+    if (r[0] === LedgerCode.AlreadyCommitted) return { ok: false, code: 'already_committed' };
     return { ok: true, status: 'aborted', replay: r[1] === 1, releasedMsat: Number(r[2]) };
   }
 
@@ -432,17 +450,17 @@ export class RedisLedger extends RedisReads {
           parentBalanceMsat: Number(r[1]),
           transactionId: r[2] === '' ? null : String(r[2]),
         };
-      case -10:
+      case LedgerCode.ChildKeyForbidden:
         return { ok: false, code: 'child_key_forbidden' };
-      case -2:
+      case LedgerCode.KeyExpired:
         return { ok: false, code: 'key_expired', expiredAtMs: Number(r[1]) };
-      case -15:
+      case LedgerCode.TooManyKeys:
         return {
           ok: false,
           code: 'invalid_request',
           message: `at most ${MAX_KEYS_PER_ACCOUNT} keys per account`,
         };
-      case -5:
+      case LedgerCode.PaymentRequired:
         return {
           ok: false,
           code: 'payment_required',
@@ -450,8 +468,10 @@ export class RedisLedger extends RedisReads {
           required: Number(r[2]),
           shortfall: Number(r[3]),
         };
-      default:
+      case LedgerCode.InvalidApiKey:
         return INVALID;
+      default:
+        throw unexpected('ledger script', r);
     }
   }
 
@@ -481,9 +501,10 @@ export class RedisLedger extends RedisReads {
       [c.keyHash, target.childKeyId ?? '', ...extra],
     )) as Reply;
     if (r[0] === 1) return { ok: true, key: toMeta(decodeKey(String(r[1]), c.accountId, String(r[2]))) };
-    if (r[0] === -10) return { ok: false, code: 'child_key_forbidden' };
-    if (r[0] === -13) return { ok: false, code: 'not_found' };
-    return INVALID;
+    if (r[0] === LedgerCode.ChildKeyForbidden) return { ok: false, code: 'child_key_forbidden' };
+    if (r[0] === LedgerCode.NotFound) return { ok: false, code: 'not_found' };
+    if (r[0] === LedgerCode.InvalidApiKey) return INVALID;
+    throw unexpected(name, r);
   }
 }
 

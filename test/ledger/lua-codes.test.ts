@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { LEDGER_CODE_NAMES, LedgerCode } from '../../core/ledger/errors.js';
+
+/**
+ * Every negative code a ledger script returns is a `LedgerCode` member with ONE meaning across all scripts,
+ * and the Redis ledger decodes each by name (`LedgerCode.X`), never by a bare number.
+ */
+const dir = new URL('../../core/ledger/redis/', import.meta.url);
+const scripts = readdirSync(dir).filter((f) => f.endsWith('.lua'));
+const includes = readdirSync(new URL('includes/', dir)).filter((f) => f.endsWith('.lua'));
+const ledgerSource = readFileSync(new URL('redis-ledger.ts', dir), 'utf8');
+const byValue = new Map<number, string>(
+  Object.entries(LedgerCode)
+    .filter(([, v]) => typeof v === 'number')
+    .map(([k, v]) => [v as number, k]),
+);
+
+function returnedCodes(text: string): number[] {
+  const codes = new Set<number>();
+  for (const m of text.matchAll(/return\s*\{?\s*(-\d+)/g)) codes.add(Number(m[1]));
+  return [...codes];
+}
+
+describe('ledger reply codes', () => {
+  it('finds the scripts', () => {
+    expect(scripts.length).toBeGreaterThanOrEqual(13);
+  });
+
+  for (const file of [...scripts, ...includes.map((f) => `includes/${f}`)]) {
+    it(`${file}: every returned code is a LedgerCode member`, () => {
+      const text = readFileSync(new URL(file, dir), 'utf8');
+      for (const code of returnedCodes(text)) {
+        expect(byValue.has(code), `${file} returns ${code}`).toBe(true);
+      }
+    });
+  }
+
+  it('the Redis ledger decodes every code a script returns by its enum name, no bare numbers', () => {
+    for (const file of scripts) {
+      for (const code of returnedCodes(readFileSync(new URL(file, dir), 'utf8'))) {
+        expect(ledgerSource, `${file}: LedgerCode.${byValue.get(code)}`).toContain(
+          `LedgerCode.${byValue.get(code)}`,
+        );
+      }
+    }
+    expect(ledgerSource).not.toMatch(/r\[0\] === -\d|case -\d/);
+  });
+
+  it('every code has one name', () => {
+    const names = Object.values(LEDGER_CODE_NAMES);
+    expect(new Set(names).size).toBe(names.length);
+    expect(Object.keys(LEDGER_CODE_NAMES)).toHaveLength(byValue.size);
+  });
+});

@@ -44,6 +44,7 @@ function isPromise<T>(v: unknown): v is Promise<T> {
 export class Pipeline {
   readonly plugins: readonly Plugin[];
   private readonly requestHooks: Plugin[];
+  private readonly dispatcher: Plugin | undefined;
   private readonly headHooks: Plugin[];
   private readonly chunkHooks: ChunkHook[];
   private readonly endHooks: Plugin[];
@@ -59,7 +60,19 @@ export class Pipeline {
       if (names.has(p.name)) throw new Error(`Plugin "${p.name}" appears twice in the pipeline`);
       names.add(p.name);
     }
+    const dispatchers = plugins.filter((p) => p.onDispatch);
+    if (dispatchers.length > 1) {
+      throw new Error(
+        `Only one plugin may call the upstream (onDispatch): ${dispatchers.map((p) => p.name).join(', ')}`,
+      );
+    }
+    for (const p of plugins) {
+      if (p.onResponseChunk?.constructor.name === 'AsyncFunction') {
+        throw new Error(`Plugin "${p.name}": onResponseChunk must be synchronous (it runs for every chunk)`);
+      }
+    }
     this.plugins = plugins;
+    this.dispatcher = dispatchers[0];
     this.requestHooks = plugins.filter((p) => p.onRequest);
     this.headHooks = plugins.filter((p) => p.onResponseHead);
     this.chunkHooks = plugins.filter((p) => p.onResponseChunk).map((p) => p.onResponseChunk!.bind(p));
@@ -88,6 +101,18 @@ export class Pipeline {
     let chunkMs = 0;
     try {
       await this.runRequestHooks(ctx);
+      const d = this.dispatcher;
+      if (
+        d !== undefined &&
+        ctx.localReply === undefined &&
+        ctx.upstream === undefined &&
+        !ctx.clientAborted
+      ) {
+        const r = stageChannel.hasSubscribers
+          ? this.timed(ctx, d, 'onDispatch', () => d.onDispatch!(ctx))
+          : d.onDispatch!(ctx);
+        if (isPromise(r)) await r;
+      }
       if (ctx.clientAborted) {
         ctx.outcome = 'aborted';
       } else if (ctx.localReply !== undefined) {

@@ -8,7 +8,7 @@
  * hook is a pass-through. The pipeline is an ordered list of plugins from configuration (`PIPELINE`).
  *
  * Order of events for one request (see core/pipeline.ts):
- *   onRequest (each plugin, in order) → the relay stage attaches `ctx.upstream` →
+ *   onRequest (each plugin, in order) → onDispatch (the relay stage attaches `ctx.upstream`) →
  *   onResponseHead (in order) → onResponseChunk (in order, per chunk) → onResponseEnd (in order) →
  *   onFinally (every plugin, exactly once).
  * On an error anywhere: onError (every plugin that has it, in order), then the error envelope is sent,
@@ -48,13 +48,21 @@ export interface Plugin {
   onRequest?(ctx: RequestContext): HookStatus | undefined | Promise<HookStatus | undefined>;
 
   /**
+   * The upstream call: runs once, after EVERY plugin's `onRequest` (also those listed after this plugin, e.g. a
+   * response-side stage that shapes the request), unless a request hook answered. MUST set `ctx.upstream` or
+   * throw a `GatewayError`. At most one plugin of a pipeline has it (the relay); the pipeline refuses a second.
+   */
+  onDispatch?(ctx: RequestContext): void | Promise<void>;
+
+  /**
    * Runs in order once the upstream response head is known. MAY edit `head.status`/`head.headers` and set
    * `ctx.bufferResponse` (hold the body until the end hooks ran) or `ctx.holdSseDone`.
    */
   onResponseHead?(ctx: RequestContext, head: ResponseHead): void | Promise<void>;
 
   /**
-   * The hot path: runs for every body chunk, in order. MUST be synchronous and SHOULD NOT allocate. Return
+   * The hot path: runs for every body chunk, in order. MUST be synchronous (an `async` function is refused when
+   * the pipeline is built) and SHOULD NOT allocate. Return
    * `undefined` to pass the chunk on unchanged, a replacement to pass that on instead, or `null` to drop it.
    * MUST NOT keep a reference to the chunk past the call unless it copies it (the buffer may be reused).
    */

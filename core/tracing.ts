@@ -18,6 +18,6 @@ export const requestEndChannel = channel('gateway:request:end');
 export interface StageEvent {
   requestId: string;
   plugin: string;
-  hook: 'onRequest' | 'onResponseHead' | 'onResponseEnd' | 'onError' | 'onFinally';
+  hook: 'onRequest' | 'onDispatch' | 'onResponseHead' | 'onResponseEnd' | 'onError' | 'onFinally';
   durationMs: number;
 }

@@ -52,6 +52,11 @@ export const meter: PluginFactory = (options): Plugin => {
   noOptions('meter', options);
   return {
     name: 'meter',
+    // A response-side stage that shapes the request: streams must carry their usage (runs before dispatch).
+    onRequest(ctx) {
+      requestStreamUsage(ctx);
+      return undefined;
+    },
     onResponseHead(ctx, head) {
       const priced = ctx.local(PRICED_CALL);
       const endpoint = priced?.endpoint ?? pricedEndpoint(ctx);

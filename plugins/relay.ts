@@ -1,7 +1,7 @@
 import { ConfigError } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
-import { HookStatus, type Plugin, type PluginFactory } from '../core/plugin.js';
+import type { Plugin, PluginFactory } from '../core/plugin.js';
 import type { UpstreamResponse } from '../core/upstream/upstream-response.js';
 
 /**
@@ -25,7 +25,9 @@ export const relay: PluginFactory = (options, services): Plugin => {
   const upstream = services.upstream;
   return {
     name: 'relay',
-    async onRequest(ctx: RequestContext) {
+    // The upstream call runs after every stage's request hook (core/plugin.ts onDispatch), so stages listed
+    // after the relay (the meter asking for stream usage) still shape the request.
+    async onDispatch(ctx: RequestContext) {
       ctx.timings.upstreamStart = performance.now();
       const body = ctx.bodyModified
         ? JSON.stringify(ctx.body)
@@ -45,7 +47,6 @@ export const relay: PluginFactory = (options, services): Plugin => {
         throw await upstreamFailure(up);
       }
       ctx.upstream = up;
-      return HookStatus.Continue;
     },
   };
 };

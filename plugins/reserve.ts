@@ -7,7 +7,6 @@ import type { AdmitRefusal } from '../core/ledger/types.js';
 import { promptTokensUpperBound } from '../core/metering/prompt-bound.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import type { PricedEndpoint } from '../core/pricing/types.js';
-import { requestStreamUsage } from './meter.js';
 import {
   ADMISSION,
   CREDENTIAL,
@@ -33,7 +32,6 @@ import {
  *   the `max_tokens` the reservation affords, so the upstream cannot produce more than was reserved.
  * - After admission, the key's allowed IPs are checked against the client IP (403 `ip_not_allowed`; the
  *   reservation is released at once).
- * - Streams: the forwarded body asks the upstream for usage (`stream_options.include_usage`, see meter).
  * - X-Cashu calls refused with 402 carry a NUT-18 payment request for the shortfall in `X-Cashu`.
  */
 
@@ -149,8 +147,6 @@ export const reserve: PluginFactory = (options, services): Plugin => {
           ctx.reservation.maxTokens = afford;
         }
       }
-      // The stream's usage is what settles the call: ask the upstream for it (before the relay sends).
-      requestStreamUsage(ctx);
       return undefined;
     },
   };

@@ -359,6 +359,61 @@ describe('pipeline runner', () => {
     expect(ends[0]).toMatchObject({ requestId: 'req-test', status: 200, outcome: 'ok' });
   });
 
+  it('dispatches upstream only after every request hook, also those listed after the dispatcher', async () => {
+    const order: string[] = [];
+    const dispatcher: Plugin = {
+      name: 'relay',
+      onDispatch(ctx) {
+        order.push(`dispatch (body marked: ${ctx.bodyModified})`);
+        ctx.upstream = new FakeUpstream({ chunks: ['{}'] });
+      },
+    };
+    const after: Plugin = {
+      name: 'meter-like',
+      onRequest(ctx) {
+        order.push('after.onRequest');
+        ctx.markBodyModified();
+        return undefined;
+      },
+    };
+    const { ex } = await run([
+      { name: 'first', onRequest: () => void order.push('first.onRequest') },
+      dispatcher,
+      after,
+    ]);
+    expect(order).toEqual(['first.onRequest', 'after.onRequest', 'dispatch (body marked: true)']);
+    expect(ex.status).toBe(200);
+  });
+
+  it('does not dispatch when a request hook answered', async () => {
+    let dispatched = false;
+    const { ex } = await run([
+      { name: 'guard', onRequest: (ctx) => ctx.respond(418, { no: true }) },
+      { name: 'relay', onDispatch: () => void (dispatched = true) },
+    ]);
+    expect(dispatched).toBe(false);
+    expect(ex.status).toBe(418);
+  });
+
+  it('refuses two dispatchers and an async chunk hook when the pipeline is built', () => {
+    expect(
+      () =>
+        new Pipeline([
+          { name: 'a', onDispatch: () => undefined },
+          { name: 'b', onDispatch: () => undefined },
+        ]),
+    ).toThrow(/Only one plugin may call the upstream/);
+    expect(
+      () =>
+        new Pipeline([
+          {
+            name: 'slow',
+            onResponseChunk: (async () => undefined) as unknown as Plugin['onResponseChunk'],
+          },
+        ]),
+    ).toThrow(/must be synchronous/);
+  });
+
   it('rejects a pipeline with duplicate plugin names', () => {
     expect(() => new Pipeline([{ name: 'x' }, { name: 'x' }])).toThrow(/twice/);
   });

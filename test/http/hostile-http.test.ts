@@ -201,6 +201,18 @@ const CASES: Case[] = [
     code: 'validation_failed',
   },
   {
+    name: 'wallet/update without a body never clears the allow-list',
+    bytes: `POST /v1/wallet/update HTTP/1.1\r\n${H}Authorization: Bearer sk-x\r\nContent-Length: 0\r\n\r\n`,
+    status: 400,
+    code: 'validation_failed',
+  },
+  {
+    name: 'admin settings PATCH without a body',
+    bytes: `PATCH /admin/api/settings HTTP/1.1\r\n${H}Cookie: admin_password=x\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\n`,
+    status: 400,
+    code: 'validation_failed',
+  },
+  {
     name: 'out-of-range number',
     bytes: (() => {
       const b = '{"model":"mock-gpt","messages":[{"role":"user","content":"x"}],"max_tokens":1e19}';

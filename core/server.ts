@@ -145,6 +145,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         port: config.port,
         maxBodyBytes: config.maxBodyBytes,
         maxHeaderBytes: config.maxHeaderBytes,
+        headersTimeoutMs: config.headersTimeoutMs,
+        bodyTimeoutMs: config.bodyTimeoutMs,
+        keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+        maxConnections: config.maxConnections,
       },
       log,
     );

@@ -14,6 +14,12 @@ export interface ListenOptions {
   maxBodyBytes: number;
   /** Cap on the request head (MAX_HEADER_BYTES): node:http answers 431 above it; uWS has its own fixed limit. */
   maxHeaderBytes: number;
+  /** Slow-client bounds (node:http; uWS keeps its own fixed idle timeout). Defaults: node's. */
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
+  /** 0 or absent: no cap. */
+  maxConnections?: number;
 }
 
 export interface EngineServer {

@@ -204,7 +204,15 @@ export async function listenNode(handler: ExchangeHandler, opts: ListenOptions):
   const sockets = new Set<Socket>();
   const server: Server = createServer(
     {
-      keepAliveTimeout: 65_000,
+      keepAliveTimeout: opts.keepAliveTimeoutMs ?? 65_000,
+      // A head slower than this (slowloris), or a body slower than the rest, gets 408 and the socket closes.
+      headersTimeout: opts.headersTimeoutMs ?? 60_000,
+      requestTimeout: (opts.headersTimeoutMs ?? 60_000) + (opts.bodyTimeoutMs ?? 240_000),
+      // How often node checks those timeouts (its default, 30 s, would let a slow client hold a socket that long).
+      connectionsCheckingInterval: Math.max(
+        250,
+        Math.min(5_000, Math.floor((opts.headersTimeoutMs ?? 60_000) / 4)),
+      ),
       maxHeaderSize: opts.maxHeaderBytes,
       // Checked by refusalOf, so that the answer carries the error envelope.
       requireHostHeader: false,
@@ -229,13 +237,22 @@ export async function listenNode(handler: ExchangeHandler, opts: ListenOptions):
         `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   });
+  if (opts.maxConnections) server.maxConnections = opts.maxConnections;
+  const silentMs = opts.headersTimeoutMs ?? 60_000;
   server.on('connection', (s: Socket) => {
+    // node's head timeout starts with the first byte: a connection that never sends one is closed here.
+    const silent = setTimeout(() => s.destroy(), silentMs);
+    silent.unref();
+    s.once('data', () => clearTimeout(silent));
+    s.once('close', () => clearTimeout(silent));
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
+    // A deep accept queue (the kernel caps it at net.core.somaxconn): bursts of new connections are accepted,
+    // not dropped with the client believing it is connected.
+    server.listen({ port: opts.port, host: opts.host, backlog: 4096 }, () => {
       server.off('error', reject);
       resolve();
     });

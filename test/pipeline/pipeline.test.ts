@@ -389,7 +389,12 @@ describe('pipeline runner', () => {
     let dispatched = false;
     const { ex } = await run([
       { name: 'guard', onRequest: (ctx) => ctx.respond(418, { no: true }) },
-      { name: 'relay', onDispatch: () => void (dispatched = true) },
+      {
+        name: 'relay',
+        onDispatch: () => {
+          dispatched = true;
+        },
+      },
     ]);
     expect(dispatched).toBe(false);
     expect(ex.status).toBe(418);

@@ -21,6 +21,8 @@ export interface Config {
   maxHeaderBytes: number;
   /** How long a shutdown (SIGTERM/SIGINT) lets requests in flight finish and settle. */
   shutdownGraceMs: number;
+  /** A process silent this long is dead: its reservations and holds are released by a live one (0: off). */
+  orphanReleaseMs: number;
   /** node:http: the request head must arrive within this (408 after); also bounds a silent new connection. */
   headersTimeoutMs: number;
   /** node:http: the whole body must arrive within this after the head (408 after). */
@@ -144,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: num(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, { min: 1, int: true }),
     maxHeaderBytes: num(env, 'MAX_HEADER_BYTES', 64 * 1024, { min: 1024, int: true }),
     shutdownGraceMs: num(env, 'SHUTDOWN_GRACE_MS', 30_000, { min: 0, int: true }),
+    orphanReleaseMs: num(env, 'ORPHAN_RELEASE_MS', 30_000, { min: 0, int: true }),
     headersTimeoutMs: num(env, 'HEADERS_TIMEOUT_MS', 20_000, { min: 100, int: true }),
     bodyTimeoutMs: num(env, 'BODY_TIMEOUT_MS', 60_000, { min: 100, int: true }),
     keepAliveTimeoutMs: num(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, { min: 100, int: true }),

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import { GatewayError } from './errors.js';
 import { createLedger } from './ledger/index.js';
+import { PROCESS_ID } from './ledger/owner.js';
 import type { Ledger, LedgerOptions } from './ledger/types.js';
 import type { Logger } from './log.js';
 import type { Services } from './plugin.js';
@@ -164,6 +165,34 @@ export async function openMoneyServices(
     const catalog = base.catalog;
     const pricing =
       base.pricing ?? createPricing({ config: config.pricing, rates: (id) => catalog.usdRates(id), btc });
+
+    // Heartbeat + orphan release (core/ledger/owner.ts): what a dead process held is released by this one
+    // within ORPHAN_RELEASE_MS, long before its reservation lease would expire.
+    const orphanMs = config.orphanReleaseMs;
+    if (orphanMs > 0) {
+      const l = ledger;
+      const beat = async () => {
+        await l.heartbeat(PROCESS_ID);
+        const r = await l.releaseOrphans(orphanMs);
+        if (r.processes > 0) log.warn(r, 'released what stopped processes held');
+      };
+      await beat().catch((err: unknown) => log.warn({ err }, 'heartbeat failed'));
+      let beating = false;
+      const timer = setInterval(
+        () => {
+          if (beating) return;
+          beating = true;
+          beat()
+            .catch((err: unknown) => log.warn({ err }, 'heartbeat failed'))
+            .finally(() => {
+              beating = false;
+            });
+        },
+        Math.max(100, Math.floor(orphanMs / 3)),
+      );
+      timer.unref();
+      closers.push(() => clearInterval(timer));
+    }
 
     const every = opts.sweepEveryMs ?? Math.min(60_000, Math.floor(config.reservationLeaseMs / 4));
     if (every > 0) {

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { allowListPermits } from '../core/auth/ip-match.js';
 import type { RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
 import { ledgerRefusalToError } from '../core/ledger/errors.js';
+import { ownedId } from '../core/ledger/owner.js';
 import type { AdmitRefusal } from '../core/ledger/types.js';
 import { promptTokensUpperBound } from '../core/metering/prompt-bound.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
@@ -100,9 +100,8 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         maxTokens,
         contextLength: catalog.get(model)?.context_length,
       });
-      // randomUUID draws from node's batched entropy pool (122 random bits); randomBytes(12) made one
-      // getrandom call per request.
-      const requestId = `r_${randomUUID()}`;
+      // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies.
+      const requestId = ownedId('r');
       const r = await ledger.admit({
         credential,
         requestId,

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
+import { ownedId } from '../ledger/owner.js';
 import type { Credential, HoldRef, WithdrawalKind } from '../ledger/types.js';
 import { recordStoreError } from '../metrics.js';
 import type { CashuUnit } from '../wallet/types.js';
@@ -47,7 +47,8 @@ export interface PayOutResult {
 
 export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<PayOutResult> {
   const { ledger, wallet } = money;
-  const holdId = `${req.kind}-${randomUUID()}`;
+  // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies mid-payout.
+  const holdId = ownedId(req.kind);
   const hold = await ledger.holdWithdrawal({
     credential: req.credential,
     amountMsat: req.amountMsat,

@@ -508,6 +508,15 @@ export interface Ledger {
 
   /** Release every expired lease (calls and holds) in the store; returns how many. Bounded per call. */
   sweepExpired(now?: number, max?: number): Promise<number>;
+  /** Records that process `processId` (core/ledger/owner.ts) is alive at `now`. */
+  heartbeat(processId: string, now?: number): Promise<void>;
+  /**
+   * Releases every open reservation and hold owned (by its id, core/ledger/owner.ts) by a process whose last
+   * heartbeat is older than `deadAfterMs`, then forgets those processes. Idempotent and safe from any number of
+   * processes at once: each lease is released exactly once. Returns the processes found dead and the leases
+   * released.
+   */
+  releaseOrphans(deadAfterMs: number, now?: number): Promise<{ processes: number; released: number }>;
   /** Check the invariants over every account; never changes anything. */
   audit(): Promise<AuditReport>;
   /** Sum of all account balances (the wallet's solvency check compares its proofs to this). */

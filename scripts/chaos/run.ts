@@ -64,7 +64,7 @@ export interface ChaosReport {
   tokensLost: number;
   returnedTokens: number;
   returnedRedeemed: number;
-  /** Still reserved once the call lease ran out (withdrawal and change holds a killed process left behind). */
+  /** Still reserved once the call lease ran out and dead processes' holds were released (must be 0). */
   reservedAfterLeaseMsat: number;
   /** Still reserved after a sweep as of one hour later (every lease, the long backstop included, expired). */
   reservedAfterMsat: number;
@@ -74,6 +74,7 @@ export interface ChaosReport {
 }
 
 const LEASE_MS = 4_000;
+const ORPHAN_MS = 1_500;
 /** A client's waits before each try of one call: a real client backs off, so its tries outlast a short outage. */
 const RETRY_WAIT_MS = [0, 250, 1_000, 2_500, 5_000];
 
@@ -113,6 +114,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     CASHU_MINTS: mint.url,
     CASHU_SEED: seed,
     RESERVATION_LEASE_MS: String(LEASE_MS),
+    // What a killed gateway held (calls, change and withdrawal holds) is released by a live one this fast.
+    ORPHAN_RELEASE_MS: String(ORPHAN_MS),
     RATE_LIMIT_CONCURRENT: '1000',
     RATE_LIMIT_REQUESTS_PER_MINUTE: '100000',
     LOG_LEVEL: 'info',
@@ -313,6 +316,11 @@ async function verify(report: ChaosReport, v: VerifyInput): Promise<void> {
     await wallet.recover();
     await ledger.sweepExpired();
     report.reservedAfterLeaseMsat = (await ledger.audit()).totals.reservedMsat;
+    if (report.reservedAfterLeaseMsat !== 0) {
+      report.problems.push(
+        `${report.reservedAfterLeaseMsat} msat still held after the call lease and the orphan release`,
+      );
+    }
     await ledger.sweepExpired(Date.now() + 3_600_000);
     const audit = await ledger.audit();
     report.auditOk = audit.ok;

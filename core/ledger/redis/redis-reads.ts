@@ -260,6 +260,33 @@ export class RedisReads {
     return n;
   }
 
+  async heartbeat(processId: string, now = Date.now()): Promise<void> {
+    await this.call(() => this.client.hset(`${this.prefix}:procs`, processId, String(now)));
+  }
+
+  async releaseOrphans(
+    deadAfterMs: number,
+    now = Date.now(),
+  ): Promise<{ processes: number; released: number }> {
+    const seen = await this.call(() => this.client.hgetall(`${this.prefix}:procs`));
+    const dead = Object.entries(seen)
+      .filter(([, at]) => Number(at) < now - deadAfterMs)
+      .map(([id]) => id);
+    if (dead.length === 0) return { processes: 0, released: 0 };
+    let released = 0;
+    for (const leaseKey of await this.scanKeys('lease')) {
+      const id = accountIdFromKey(leaseKey);
+      if (!id) continue;
+      const ak = accountKeys(this.prefix, id);
+      released += Number(
+        await this.run('release-orphans', [ak.acct, ak.res, ak.lease, ak.fin], [now, 1_000_000, ...dead]),
+      );
+    }
+    // Forgotten only after every account was swept: a pass cut short is completed by the next one.
+    await this.call(() => this.client.hdel(`${this.prefix}:procs`, ...dead));
+    return { processes: dead.length, released };
+  }
+
   async audit(): Promise<AuditReport> {
     const list: AuditInput[] = [];
     for (const key of await this.scanKeys('acct')) {

@@ -26,6 +26,7 @@ export const SCRIPT_FILES = [
   'update-key-2',
   'delete-key-2',
   'sweep-leases-4',
+  'release-orphans-4',
   'read-account-4',
 ] as const;
 
@@ -43,6 +44,7 @@ export type ScriptName =
   | 'update-key'
   | 'delete-key'
   | 'sweep-leases'
+  | 'release-orphans'
   | 'read-account';
 
 /** The .lua files sit next to this module in the source tree; a compiled copy in dist/ reads them there. */

@@ -111,6 +111,16 @@ CREATE TABLE ledger_audit_log (
 ) STRICT;
 `,
   },
+  {
+    version: 2,
+    name: 'process heartbeats (orphaned reservations are released when a process stops beating)',
+    sql: `
+CREATE TABLE ledger_processes (
+  id TEXT PRIMARY KEY,
+  seen_at INTEGER NOT NULL
+) STRICT;
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

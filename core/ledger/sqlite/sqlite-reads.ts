@@ -86,6 +86,48 @@ export class SqliteReads {
     }, 'hot');
   }
 
+  async heartbeat(processId: string, now = Date.now()): Promise<void> {
+    this.s.tx(() => {
+      this.s
+        .q(
+          'INSERT INTO ledger_processes (id, seen_at) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET seen_at = excluded.seen_at',
+        )
+        .run(processId, now);
+    }, 'hot');
+  }
+
+  async releaseOrphans(
+    deadAfterMs: number,
+    now = Date.now(),
+  ): Promise<{ processes: number; released: number }> {
+    const s = this.s;
+    return s.tx(() => {
+      const dead = (
+        s.q('SELECT id FROM ledger_processes WHERE seen_at < ?').all(now - deadAfterMs) as Array<{
+          id: string;
+        }>
+      ).map((r) => r.id);
+      let released = 0;
+      for (const pid of dead) {
+        const pattern = `%~${pid}~%`;
+        const accounts = s
+          .q(
+            "SELECT DISTINCT account_id FROM ledger_reservations WHERE status = 'open' AND request_id LIKE ?",
+          )
+          .all(pattern) as Array<{ account_id: string }>;
+        s.q("UPDATE ledger_reservations SET expires_at = 0 WHERE status = 'open' AND request_id LIKE ?").run(
+          pattern,
+        );
+        for (const { account_id } of accounts) {
+          const a = s.account(account_id);
+          if (a) released += this.sweepAccount(a, now, 1_000_000);
+        }
+        s.q('DELETE FROM ledger_processes WHERE id = ?').run(pid);
+      }
+      return { processes: dead.length, released };
+    }, 'hot');
+  }
+
   async getKeyInfo(credential: Credential, now = Date.now()): Promise<KeyInfo | null> {
     const c = resolveCredential(credential);
     if (!c) return null;

@@ -609,6 +609,53 @@ export function conformance(factory: StoreFactory): void {
     });
   });
 
+  describe(`${factory.name}: orphans of dead processes`, () => {
+    it('releases what a silent process held (calls and holds) exactly once; a live process keeps its own', async () => {
+      const { ledger } = await ctx.open();
+      const dead = 'deadbeef0001';
+      const live = 'a11ce0000002';
+      const k = await fund(ledger, 10_000);
+      const admitAs = async (owner: string, n: number) => {
+        const r = await ledger.admit({
+          credential: { apiKey: k.apiKey },
+          requestId: `r~${owner}~${n}-${rid()}`,
+          model: 'm',
+          maxMsat: 1_000,
+          minMsat: 0,
+          leaseMs: 3_600_000,
+          limits: BIG,
+          now: T0,
+        });
+        if (!r.ok) throw new Error(r.code);
+      };
+      await admitAs(dead, 1);
+      await admitAs(dead, 2);
+      await admitAs(live, 3);
+      const hold = await ledger.holdWithdrawal({
+        credential: { apiKey: k.apiKey },
+        amountMsat: 2_000,
+        holdId: `withdrawal~${dead}~h`,
+        kind: 'withdrawal',
+        leaseMs: 3_600_000,
+        now: T0,
+      });
+      expect(hold.ok).toBe(true);
+      expect((await ledger.getKeyInfo({ apiKey: k.apiKey }, T0))!.availableMsat).toBe(5_000);
+      await ledger.heartbeat(dead, T0);
+      await ledger.heartbeat(live, T0 + 29_000);
+      // Within the bound nothing is touched.
+      expect(await ledger.releaseOrphans(30_000, T0 + 29_000)).toEqual({ processes: 0, released: 0 });
+      // The dead one's two calls and its hold come back; the live one's call stays reserved.
+      expect(await ledger.releaseOrphans(30_000, T0 + 31_000)).toEqual({ processes: 1, released: 3 });
+      const info = (await ledger.getKeyInfo({ apiKey: k.apiKey }, T0 + 31_000))!;
+      expect(info.account.reservedMsat).toBe(1_000);
+      expect(info.availableMsat).toBe(9_000);
+      // Exactly once: the process is forgotten, a second pass (from any process) changes nothing.
+      expect(await ledger.releaseOrphans(30_000, T0 + 32_000)).toEqual({ processes: 0, released: 0 });
+      expect((await ledger.audit()).breaches).toEqual([]);
+    });
+  });
+
   describe(`${factory.name}: child keys and withdrawals`, () => {
     it('creates 1–50 child keys, debiting the fee all or nothing', async () => {
       const { ledger } = await ctx.open();

@@ -1,0 +1,23 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+
+/**
+ * Which process owns a reservation or a withdrawal hold. Every id this process gives the ledger carries its
+ * process id (`<prefix>~<processId>~<uuid>`), and the process records a heartbeat in the store
+ * (`Ledger.heartbeat`). When a process dies (kill -9, OOM, power), its heartbeat stops, and any live or
+ * restarted process releases what it held within ORPHAN_RELEASE_MS (`Ledger.releaseOrphans`), long before the
+ * reservation lease (the backstop) would.
+ */
+
+/** This OS process's id in the store: 12 hex chars, new at every start. */
+export const PROCESS_ID = randomBytes(6).toString('hex');
+
+/** A reservation or hold id owned by this process, e.g. `r~3fa2b9c01d7e~<uuid>`. */
+export function ownedId(prefix: string): string {
+  return `${prefix}~${PROCESS_ID}~${randomUUID()}`;
+}
+
+/** The owner process id of an id made by `ownedId`, or undefined. */
+export function ownerOf(id: string): string | undefined {
+  const m = /^[^~]*~([0-9a-f]{12})~/.exec(id);
+  return m?.[1];
+}

@@ -1,7 +1,9 @@
+import { BackgroundRetry } from '../background-retry.js';
 import { GatewayError } from '../errors.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import { ownedId } from '../ledger/owner.js';
 import type { Credential, HoldRef, WithdrawalKind } from '../ledger/types.js';
+import { log } from '../log.js';
 import { recordStoreError } from '../metrics.js';
 import type { CashuUnit } from '../wallet/types.js';
 import type { MoneySteps } from './credit-token.js';
@@ -100,7 +102,10 @@ export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<Pay
 /**
  * The commit's outcome is unknown: take the token back, then make the ledger say which way it went. Aborted
  * (or never committed) → nothing debited, done. Committed → the account was debited for a token it will not
- * get: credit the taken-back value back to it, idempotent by the token's hash.
+ * get: credit the taken-back value back to it, idempotent by the token's hash. The store or the mint may still
+ * be away (that is why the commit failed): then the whole step is retried in the background until both answer
+ * (every part is idempotent), so the hold does not stay locked until its lease and the token's value is not
+ * stranded outside the operator's proofs.
  */
 async function settleAmbiguousCommit(
   money: MoneySteps,
@@ -108,16 +113,35 @@ async function settleAmbiguousCommit(
   ref: HoldRef,
   token: string,
 ): Promise<void> {
-  const receipt = await takeBack(money, token);
-  const abort = await money.ledger.abortWithdrawal(ref).catch(() => undefined);
-  if (receipt && abort && !abort.ok && abort.code === 'already_committed') {
-    await money.ledger
-      .credit({ credential, tokenHash: receipt.tokenHash, amountMsat: receipt.amountMsat, kind: 'topup' })
-      .catch(() => undefined);
-  }
+  let receipt: Awaited<ReturnType<MoneySteps['wallet']['receive']>> | undefined;
+  const step = async () => {
+    receipt ??= await money.wallet.receive(token);
+    const abort = await money.ledger.abortWithdrawal(ref);
+    if (!abort.ok && abort.code === 'already_committed') {
+      const c = await money.ledger.credit({
+        credential,
+        tokenHash: receipt.tokenHash,
+        amountMsat: receipt.amountMsat,
+        kind: 'topup',
+      });
+      if (!c.ok && c.code !== 'token_credited_elsewhere') throw ledgerRefusalToError(c);
+    }
+  };
+  await step().catch(() => retries().schedule(`payout ${ref.holdId}`, step));
 }
 
-/** Receives a token we made but must not hand out back into the operator's proofs (best effort). */
+let retryQueue: BackgroundRetry | undefined;
+function retries(): BackgroundRetry {
+  retryQueue ??= new BackgroundRetry(log, 'payout take-back');
+  return retryQueue;
+}
+
+/** Receives a token we made but must not hand out back into the operator's proofs (retried if the mint is away). */
 async function takeBack(money: MoneySteps, token: string) {
-  return money.wallet.receive(token).catch(() => undefined);
+  try {
+    return await money.wallet.receive(token);
+  } catch {
+    retries().schedule('payout take-back', () => money.wallet.receive(token));
+    return undefined;
+  }
 }

@@ -221,6 +221,24 @@ describe.each(['sqlite', 'redis'] as const)('money steps under injected faults (
       expect((await ledger.getKeyInfo({ apiKey }))!.account.reservedMsat).toBe(0);
     });
 
+    it('the store stays away after an unknown commit: the take-back and abort finish in the background', async () => {
+      const apiKey = await newKey(50);
+      const ledgerDown = faulty(faulty(ledger, { method: 'commitWithdrawal', when: 'before' }), {
+        method: 'abortWithdrawal',
+        when: 'before',
+      });
+      await expect(payOut({ ledger: ledgerDown, wallet }, req(apiKey, 20_000))).rejects.toMatchObject({
+        code: 'store_unavailable',
+      });
+      // Not debited, and the hold does not wait for its lease: the retry aborts it within a second or two.
+      const deadline = Date.now() + 5_000;
+      while ((await ledger.getKeyInfo({ apiKey }))!.account.reservedMsat > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect((await ledger.getKeyInfo({ apiKey }))!.account.reservedMsat).toBe(0);
+      expect(await available(apiKey)).toBe(50_000);
+    });
+
     it('the commit applied but its answer was lost: token taken back and the value credited back', async () => {
       const apiKey = await newKey(50);
       await expect(

@@ -1,6 +1,7 @@
 import { BackgroundRetry } from '../background-retry.js';
 import { GatewayError } from '../errors.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
+import { resolveCredential } from '../ledger/keys.js';
 import { ownedId } from '../ledger/owner.js';
 import type { Credential, HoldRef, WithdrawalKind } from '../ledger/types.js';
 import { log } from '../log.js';
@@ -51,13 +52,21 @@ export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<Pay
   const { ledger, wallet } = money;
   // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies mid-payout.
   const holdId = ownedId(req.kind);
-  const hold = await ledger.holdWithdrawal({
-    credential: req.credential,
-    amountMsat: req.amountMsat,
-    holdId,
-    kind: req.kind,
-    leaseMs: req.leaseMs,
-  });
+  let hold: Awaited<ReturnType<typeof ledger.holdWithdrawal>>;
+  try {
+    hold = await ledger.holdWithdrawal({
+      credential: req.credential,
+      amountMsat: req.amountMsat,
+      holdId,
+      kind: req.kind,
+      leaseMs: req.leaseMs,
+    });
+  } catch (err) {
+    // The store may have applied the hold and lost only its answer: release it as soon as the store answers.
+    const accountId = resolveCredential(req.credential)?.accountId;
+    if (accountId !== undefined) await abortSoon(money, { accountId, holdId });
+    throw err;
+  }
   if (!hold.ok) throw ledgerRefusalToError(hold);
   const ref: HoldRef = { accountId: hold.accountId, holdId };
 
@@ -68,13 +77,13 @@ export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<Pay
       ...(req.mint ? { mint: req.mint } : {}),
     });
   } catch (err) {
-    await ledger.abortWithdrawal(ref).catch(() => undefined);
+    await abortSoon(money, ref);
     throw err;
   }
   if (sent.amountMsat !== hold.heldMsat) {
     // Whole units were asked for, so this cannot happen with sat or msat keysets; never debit another amount.
     await takeBack(money, sent.token);
-    await ledger.abortWithdrawal(ref).catch(() => undefined);
+    await abortSoon(money, ref);
     throw new GatewayError('internal_error', { message: 'The payout token has an unexpected value' });
   }
 
@@ -128,6 +137,12 @@ async function settleAmbiguousCommit(
     }
   };
   await step().catch(() => retries().schedule(`payout ${ref.holdId}`, step));
+}
+
+/** Aborts a hold now, or in the background when the store is away (idempotent; a hold never made is a no-op). */
+async function abortSoon(money: MoneySteps, ref: HoldRef): Promise<void> {
+  const abort = () => money.ledger.abortWithdrawal(ref);
+  await abort().catch(() => retries().schedule(`abort ${ref.holdId}`, abort));
 }
 
 let retryQueue: BackgroundRetry | undefined;

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
+import { freePort, redisAnswers } from '../lib/net.js';
 
 /**
  * A redis-server of the chaos run's own (never the shared one on 6379): loopback, a free port, AOF with
@@ -37,7 +36,7 @@ export async function startRedisProcess(dir: string): Promise<RedisProcess> {
       { stdio: 'ignore' },
     );
     for (let i = 0; i < 200; i++) {
-      if (await answers(url)) return;
+      if (await redisAnswers(url)) return;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error('redis-server did not answer');
@@ -59,29 +58,4 @@ export async function startRedisProcess(dir: string): Promise<RedisProcess> {
     },
     stop: kill,
   };
-}
-
-async function answers(url: string): Promise<boolean> {
-  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  r.on('error', () => {});
-  try {
-    await r.connect();
-    return (await r.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    r.disconnect();
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
 }

@@ -221,6 +221,40 @@ describe.each(['sqlite', 'redis'] as const)('money steps under injected faults (
       expect((await ledger.getKeyInfo({ apiKey }))!.account.reservedMsat).toBe(0);
     });
 
+    it('the hold applied but its answer was lost: it is released in the background, nothing debited', async () => {
+      const apiKey = await newKey(50);
+      await expect(
+        payOut(steps({ method: 'holdWithdrawal', when: 'after' }, undefined), req(apiKey, 20_000)),
+      ).rejects.toMatchObject({ code: 'store_unavailable' });
+      const deadline = Date.now() + 5_000;
+      while ((await ledger.getKeyInfo({ apiKey }))!.account.reservedMsat > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect((await ledger.getKeyInfo({ apiKey }))!.account.reservedMsat).toBe(0);
+      expect(await available(apiKey)).toBe(50_000);
+    });
+
+    it('the mint fails and the abort fails too: the hold is released in the background', async () => {
+      const apiKey = await newKey(50);
+      const ledgerDown = faulty(ledger, { method: 'abortWithdrawal', when: 'before' });
+      const mintDown = faulty(wallet, {
+        method: 'send',
+        when: 'before',
+        error: new GatewayError('mint_unavailable'),
+      });
+      await expect(
+        payOut({ ledger: ledgerDown, wallet: mintDown }, req(apiKey, 20_000)),
+      ).rejects.toMatchObject({
+        code: 'mint_unavailable',
+      });
+      const deadline = Date.now() + 5_000;
+      while ((await ledger.getKeyInfo({ apiKey }))!.account.reservedMsat > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect((await ledger.getKeyInfo({ apiKey }))!.account.reservedMsat).toBe(0);
+      expect(await available(apiKey)).toBe(50_000);
+    });
+
     it('the store stays away after an unknown commit: the take-back and abort finish in the background', async () => {
       const apiKey = await newKey(50);
       const ledgerDown = faulty(faulty(ledger, { method: 'commitWithdrawal', when: 'before' }), {

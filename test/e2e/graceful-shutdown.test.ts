@@ -1,14 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { createLedger } from '../../core/ledger/index.js';
-import { openStore } from '../../core/store/connection.js';
 import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
 import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
+import { type ProcessStore, processStore } from '../support/process-store.js';
 
 /**
  * Graceful shutdown of the real process (issue 9): SIGTERM while 50 paid streams are open. Every stream
@@ -26,32 +20,16 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM during 50 open streams (%s)
   let mint: DevMint | undefined;
   let up: MockUpstream | undefined;
   let gw: GatewayProcess | undefined;
-  let dataDir: string | undefined;
-  let prefix: string | undefined;
+  let ps: ProcessStore | undefined;
   afterEach(async () => {
     await gw?.kill('SIGKILL');
-    await Promise.allSettled([mint?.close(), up?.close()]);
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    if (prefix) {
-      const r = new Redis(process.env.TEST_REDIS_URL!);
-      const keys = await r.keys(`${prefix}:*`);
-      if (keys.length > 0) await r.del(...keys);
-      r.disconnect();
-    }
+    await Promise.allSettled([mint?.close(), up?.close(), ps?.drop()]);
   });
 
   it('finishes and settles every stream, refuses new connections, exits 0, audit clean', async () => {
     mint = await startDevMint({ port: 0 });
     up = await startMockUpstream({ chunks: 20, chunkDelayMs: 100 });
-    const storeEnv: Record<string, string> = {};
-    if (store === 'redis') {
-      prefix = `tshut${randomBytes(5).toString('hex')}`;
-      storeEnv.REDIS_URL = process.env.TEST_REDIS_URL!;
-      storeEnv.REDIS_PREFIX = prefix;
-    } else {
-      dataDir = mkdtempSync(join(tmpdir(), 'gw-shutdown-'));
-      storeEnv.DATA_DIR = dataDir;
-    }
+    ps = processStore(store);
     gw = await spawnGateway({
       HOST: '127.0.0.1',
       PORT: '0',
@@ -60,7 +38,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM during 50 open streams (%s)
       RATE_LIMIT_CONCURRENT: '200',
       SHUTDOWN_GRACE_MS: '20000',
       LOG_LEVEL: 'info',
-      ...storeEnv,
+      ...ps.env,
     });
     const base = `http://127.0.0.1:${gw.port}`;
     const created = await fetch(`${base}/v1/wallet/create`, {
@@ -105,25 +83,13 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM during 50 open streams (%s)
     expect(await exited).toBe('exit code 0, signal null');
     expect(gw.logs()).toContain('shut down cleanly');
 
-    const conn =
-      store === 'redis'
-        ? openStore({ redisUrl: process.env.TEST_REDIS_URL!, redisPrefix: prefix! })
-        : openStore({ dataDir: dataDir! });
-    try {
-      if (conn.kind === 'redis' && conn.redis.status !== 'ready') {
-        await new Promise((r) => conn.redis.once('ready', r));
-      }
-      const ledger = await createLedger(conn, { prefix: prefix ?? 'gw' });
-      const audit = await ledger.audit();
-      expect(audit.breaches).toEqual([]);
+    await ps.withLedger(async (ledger) => {
+      expect((await ledger.audit()).breaches).toEqual([]);
       const info = await ledger.getKeyInfo({ apiKey });
       // Fixed pricing: 1 sat per call, every call charged once, nothing left reserved.
       expect(info!.account.requests).toBe(STREAMS);
       expect(info!.account.reservedMsat).toBe(0);
       expect(info!.account.balanceMsat).toBe(1_000_000 - STREAMS * 1000);
-      await ledger.close();
-    } finally {
-      await conn.close();
-    }
+    });
   }, 90_000);
 });

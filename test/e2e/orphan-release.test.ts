@@ -1,14 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { createLedger } from '../../core/ledger/index.js';
-import { openStore } from '../../core/store/connection.js';
 import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
 import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
+import { type ProcessStore, processStore } from '../support/process-store.js';
 
 /**
  * No funds locked by a dead process (issue 16 item 4): kill -9 a gateway with 20 paid streams in flight. Its
@@ -22,32 +16,16 @@ describe.each(['sqlite', 'redis'] as const)('kill -9 with 20 streams in flight (
   let mint: DevMint | undefined;
   let up: MockUpstream | undefined;
   const procs: GatewayProcess[] = [];
-  let dataDir: string | undefined;
-  let prefix: string | undefined;
+  let ps: ProcessStore | undefined;
   afterEach(async () => {
     await Promise.allSettled(procs.map((p) => p.kill('SIGKILL')));
-    await Promise.allSettled([mint?.close(), up?.close()]);
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    if (prefix) {
-      const r = new Redis(process.env.TEST_REDIS_URL!);
-      const keys = await r.keys(`${prefix}:*`);
-      if (keys.length > 0) await r.del(...keys);
-      r.disconnect();
-    }
+    await Promise.allSettled([mint?.close(), up?.close(), ps?.drop()]);
   });
 
   it('a restarted process releases the dead one’s reservations within ORPHAN_RELEASE_MS', async () => {
     mint = await startDevMint({ port: 0 });
     up = await startMockUpstream({ chunks: 40, chunkDelayMs: 500 });
-    const storeEnv: Record<string, string> = {};
-    if (store === 'redis') {
-      prefix = `torph${randomBytes(5).toString('hex')}`;
-      storeEnv.REDIS_URL = process.env.TEST_REDIS_URL!;
-      storeEnv.REDIS_PREFIX = prefix;
-    } else {
-      dataDir = mkdtempSync(join(tmpdir(), 'gw-orphans-'));
-      storeEnv.DATA_DIR = dataDir;
-    }
+    ps = processStore(store);
     const env = {
       HOST: '127.0.0.1',
       PORT: '0',
@@ -57,7 +35,7 @@ describe.each(['sqlite', 'redis'] as const)('kill -9 with 20 streams in flight (
       RESERVATION_LEASE_MS: '900000',
       ORPHAN_RELEASE_MS: String(ORPHAN_MS),
       LOG_LEVEL: 'info',
-      ...storeEnv,
+      ...ps.env,
     };
     const a = await spawnGateway(env);
     procs.push(a);
@@ -87,15 +65,7 @@ describe.each(['sqlite', 'redis'] as const)('kill -9 with 20 streams in flight (
       }),
     );
 
-    const conn =
-      store === 'redis'
-        ? openStore({ redisUrl: process.env.TEST_REDIS_URL!, redisPrefix: prefix! })
-        : openStore({ dataDir: dataDir! });
-    try {
-      if (conn.kind === 'redis' && conn.redis.status !== 'ready') {
-        await new Promise((r) => conn.redis.once('ready', r));
-      }
-      const ledger = await createLedger(conn, { prefix: prefix ?? 'gw' });
+    await ps.withLedger(async (ledger) => {
       const reserved = async () => (await ledger.getKeyInfo({ apiKey }))!.account.reservedMsat;
       expect(await reserved()).toBeGreaterThan(0);
 
@@ -111,14 +81,10 @@ describe.each(['sqlite', 'redis'] as const)('kill -9 with 20 streams in flight (
       expect(await reserved()).toBe(0);
       // Bound: the last heartbeat (≤ ORPHAN_MS/3 before the kill) + ORPHAN_MS + the start-up and one beat.
       expect(Date.now() - killedAt).toBeLessThan(12_000);
-      const info = (await ledger.getKeyInfo({ apiKey }))!;
       // The killed calls were never settled: the user keeps the whole balance (the documented loss is the
       // operator's unreported usage, never the user's money).
-      expect(info.availableMsat).toBe(100_000);
+      expect((await ledger.getKeyInfo({ apiKey }))!.availableMsat).toBe(100_000);
       expect((await ledger.audit()).breaches).toEqual([]);
-      await ledger.close();
-    } finally {
-      await conn.close();
-    }
+    });
   }, 90_000);
 });

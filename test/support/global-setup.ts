@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
+import { freePort, redisAnswers } from '../../scripts/lib/net.js';
 
 /**
  * Makes a Redis server available to the suites as TEST_REDIS_URL: REDIS_URL when set, else the one on
@@ -9,35 +8,12 @@ import { Redis } from 'ioredis';
  */
 let child: ChildProcess | undefined;
 
-async function answers(url: string): Promise<boolean> {
-  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  r.on('error', () => {});
-  try {
-    await r.connect();
-    return (await r.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    r.disconnect();
-  }
-}
-
-export async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export default async function setup(): Promise<() => Promise<void>> {
   const candidates = [process.env.TEST_REDIS_URL, process.env.REDIS_URL, 'redis://127.0.0.1:6379'];
   for (const url of candidates) {
-    if (url && (await answers(url))) {
+    if (url && (await redisAnswers(url))) {
       process.env.TEST_REDIS_URL = url;
       return async () => {};
     }
@@ -54,8 +30,8 @@ export default async function setup(): Promise<() => Promise<void>> {
     },
   );
   const url = `redis://127.0.0.1:${port}`;
-  for (let i = 0; i < 100 && !(await answers(url)); i++) await new Promise((r) => setTimeout(r, 50));
-  if (!(await answers(url))) throw new Error('Started redis-server but it does not answer');
+  for (let i = 0; i < 100 && !(await redisAnswers(url)); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!(await redisAnswers(url))) throw new Error('Started redis-server but it does not answer');
   process.env.TEST_REDIS_URL = url;
   return async () => {
     child?.kill('SIGTERM');

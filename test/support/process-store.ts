@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { createLedger } from '../../core/ledger/index.js';
+import type { Ledger } from '../../core/ledger/types.js';
+import { openStore } from '../../core/store/connection.js';
+
+/**
+ * A fresh store for gateways that run as their own processes (spawnGateway): the environment that points them
+ * at it (a temp DATA_DIR, or TEST_REDIS_URL under a random prefix), a way to read its ledger from the test,
+ * and clean-up.
+ */
+export interface ProcessStore {
+  /** DATA_DIR, or REDIS_URL + REDIS_PREFIX. */
+  readonly env: Record<string, string>;
+  /** Runs `fn` with a ledger on its own connection to the store (closed afterwards). */
+  withLedger<T>(fn: (ledger: Ledger) => Promise<T>): Promise<T>;
+  drop(): Promise<void>;
+}
+
+export function processStore(kind: 'sqlite' | 'redis'): ProcessStore {
+  const redisUrl = process.env.TEST_REDIS_URL;
+  const prefix = kind === 'redis' ? `tproc${randomBytes(5).toString('hex')}` : undefined;
+  const dataDir = kind === 'sqlite' ? mkdtempSync(join(tmpdir(), 'gw-proc-')) : undefined;
+  if (kind === 'redis' && !redisUrl) throw new Error('TEST_REDIS_URL is not set (global setup)');
+  return {
+    env: prefix ? { REDIS_URL: redisUrl!, REDIS_PREFIX: prefix } : { DATA_DIR: dataDir! },
+    async withLedger(fn) {
+      const conn = prefix
+        ? openStore({ redisUrl: redisUrl!, redisPrefix: prefix })
+        : openStore({ dataDir: dataDir! });
+      try {
+        if (conn.kind === 'redis' && conn.redis.status !== 'ready') {
+          await new Promise((r) => conn.redis.once('ready', r));
+        }
+        const ledger = await createLedger(conn, { prefix: prefix ?? 'gw' });
+        try {
+          return await fn(ledger);
+        } finally {
+          await ledger.close();
+        }
+      } finally {
+        await conn.close();
+      }
+    },
+    async drop() {
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (prefix) {
+        const r = new Redis(redisUrl!);
+        try {
+          const keys = await r.keys(`${prefix}:*`);
+          if (keys.length > 0) await r.del(...keys);
+        } finally {
+          r.disconnect();
+        }
+      }
+    },
+  };
+}

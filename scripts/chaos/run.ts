@@ -56,6 +56,8 @@ export interface ChaosReport {
   store: ChaosStore;
   seconds: number;
   counts: TrafficCounts;
+  /** Calls the ledger charged (settled), and the msats charged and paid out (withdrawals, refunds, change). */
+  charged: { calls: number; spentMsat: number; withdrawnMsat: number };
   faults: Partial<Record<FaultKind, number>>;
   tokensPaid: number;
   tokensCredited: number;
@@ -126,6 +128,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     seconds: opts.seconds,
     counts: { calls: 0, served: 0, refused: 0, failed: 0, retried: 0, refunds: 0 },
     faults: {},
+    charged: { calls: 0, spentMsat: 0, withdrawnMsat: 0 },
     tokensPaid: 0,
     tokensCredited: 0,
     tokensUnspent: 0,
@@ -331,6 +334,11 @@ async function verify(report: ChaosReport, v: VerifyInput): Promise<void> {
     await ledger.sweepExpired(Date.now() + 3_600_000);
     const audit = await ledger.audit();
     report.auditOk = audit.ok;
+    report.charged = {
+      calls: audit.totals.requests,
+      spentMsat: audit.totals.spentMsat,
+      withdrawnMsat: audit.totals.withdrawnMsat,
+    };
     report.reservedAfterMsat = audit.totals.reservedMsat;
     if (!audit.ok) report.problems.push(`audit: ${JSON.stringify(audit.breaches.slice(0, 5))}`);
     if (audit.totals.reservedMsat !== 0)

@@ -14,6 +14,8 @@ describe.each([
     const report = await runChaos({ store, seconds, processes: 3, faultEveryMs: 2_000 });
     expect(report.problems, JSON.stringify(report)).toEqual([]);
     expect(report.counts.served).toBeGreaterThan(20);
+    // Every call answered 200 was charged (a call cut or failed after admission may be charged too).
+    expect(report.charged.calls).toBeGreaterThanOrEqual(report.counts.served);
     expect(Object.values(report.faults).reduce((a, b) => a + (b ?? 0), 0)).toBeGreaterThanOrEqual(2);
     expect(report.tokensLost).toBe(0);
     expect(report.reservedAfterMsat).toBe(0);

@@ -197,7 +197,9 @@ export function conformance(factory: StoreFactory): void {
     it('refuses unknown, malformed and deleted keys, and credits to unknown keys', async () => {
       const { ledger } = await ctx.open();
       const k = await fund(ledger, 1000);
-      const bad = [`sk-${'a'.repeat(29)}`, 'sk-short', 'nope', `${k.apiKey.slice(0, -1)}x`];
+      // The real key with its last character changed (to one it does not already end with).
+      const near = `${k.apiKey.slice(0, -1)}${k.apiKey.endsWith('x') ? 'y' : 'x'}`;
+      const bad = [`sk-${'a'.repeat(29)}`, 'sk-short', 'nope', near];
       for (const apiKey of bad) {
         expect(
           await ledger.admit({

@@ -45,6 +45,8 @@ const LABELS: Record<string, string> = {
   'gw-sqlite-node': 'gateway paid, SQLite, node:http',
   'gw-redis-uws': 'gateway paid, Redis, uws',
   'gw-redis-node': 'gateway paid, Redis, node:http',
+  'gw-sqlite-uws-percall': 'gateway paid, SQLite, uws, leases off',
+  'gw-redis-uws-percall': 'gateway paid, Redis, uws, leases off',
 };
 
 const STREAM_CHUNKS = 50;
@@ -82,9 +84,9 @@ class Stores {
   }
 }
 
-function gatewayParts(id: string): { store: StoreKind | 'relay'; engine: Engine } {
-  const [, store, engine] = id.split('-') as [string, StoreKind | 'relay', Engine];
-  return { store, engine };
+function gatewayParts(id: string): { store: StoreKind | 'relay'; engine: Engine; perCall: boolean } {
+  const [, store, engine, variant] = id.split('-') as [string, StoreKind | 'relay', Engine, string?];
+  return { store, engine, perCall: variant === 'percall' };
 }
 
 async function startTarget(
@@ -105,13 +107,15 @@ async function startTarget(
   }
   if (id === 'nginx') return startNginx(up.port, opts.nginxWorkers);
   if (id === 'portkey') return startPortkey(up.url);
-  const { store, engine } = gatewayParts(id);
+  const { store, engine, perCall } = gatewayParts(id);
+  // '-percall' targets: credit leases off (one store step per admit and per settle), for the on/off rows.
+  const env = perCall ? { LEDGER_LEASES: 'off', ...extraEnv } : extraEnv;
   return startGatewayTarget({
     engine,
     store: store === 'relay' ? undefined : await stores.get(store),
     upstreamUrl: up.url,
     ...(nodeArgs ? { nodeArgs } : {}),
-    ...(extraEnv ? { extraEnv } : {}),
+    ...(env ? { extraEnv: env } : {}),
   });
 }
 

@@ -23,6 +23,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** A process silent this long is dead: its reservations and holds are released by a live one (0: off). */
   orphanReleaseMs: number;
+  /** Credit leases (docs/ledger.md): admit and settle paid calls in memory against a leased slice. */
+  leases: { enabled: boolean; flushMs: number; idleMs: number; ttlMs: number };
   /** node:http: the request head must arrive within this (408 after); also bounds a silent new connection. */
   headersTimeoutMs: number;
   /** node:http: the whole body must arrive within this after the head (408 after). */
@@ -60,6 +62,8 @@ export interface Config {
   limits: { requestsPerMinute: number; tokensPerHour: number; concurrent: number };
   reservationLeaseMs: number;
   cashu: { mints: string[]; seed: string | undefined };
+  /** Lightning deposits (POST /v1/wallet/create/lightning, /v1/wallet/topup/lightning). */
+  lightning: { minSats: number; maxSats: number; pollMs: number; createPerMinute: number };
 }
 
 export class ConfigError extends Error {
@@ -134,6 +138,14 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError('CASHU_MINTS must be a comma-separated list of absolute URLs');
     }
   }
+  // Token pricing needs both sides: one side left unset would be free without anyone deciding so.
+  const tokenIn = env.FIXED_PER_1K_INPUT_TOKENS !== undefined && env.FIXED_PER_1K_INPUT_TOKENS !== '';
+  const tokenOut = env.FIXED_PER_1K_OUTPUT_TOKENS !== undefined && env.FIXED_PER_1K_OUTPUT_TOKENS !== '';
+  if (tokenIn !== tokenOut && !bool(env, 'FIXED_PRICING', true)) {
+    throw new ConfigError(
+      `${tokenIn ? 'FIXED_PER_1K_OUTPUT_TOKENS' : 'FIXED_PER_1K_INPUT_TOKENS'} is not set while ${tokenIn ? 'FIXED_PER_1K_INPUT_TOKENS' : 'FIXED_PER_1K_OUTPUT_TOKENS'} is: set both (0 makes a side free on purpose), or neither for model-based pricing`,
+    );
+  }
   return {
     port: num(env, 'PORT', 8000, { min: 0, int: true }),
     host: str(env, 'HOST', '0.0.0.0'),
@@ -147,6 +159,12 @@ export function loadConfig(env: Env = process.env): Config {
     maxHeaderBytes: num(env, 'MAX_HEADER_BYTES', 64 * 1024, { min: 1024, int: true }),
     shutdownGraceMs: num(env, 'SHUTDOWN_GRACE_MS', 30_000, { min: 0, int: true }),
     orphanReleaseMs: num(env, 'ORPHAN_RELEASE_MS', 30_000, { min: 0, int: true }),
+    leases: {
+      enabled: bool(env, 'LEDGER_LEASES', true),
+      flushMs: num(env, 'LEASE_FLUSH_MS', 50, { min: 1, int: true }),
+      idleMs: num(env, 'LEASE_IDLE_MS', 1000, { min: 1, int: true }),
+      ttlMs: num(env, 'LEASE_TTL_MS', 10_000, { min: 100, int: true }),
+    },
     headersTimeoutMs: num(env, 'HEADERS_TIMEOUT_MS', 20_000, { min: 100, int: true }),
     bodyTimeoutMs: num(env, 'BODY_TIMEOUT_MS', 60_000, { min: 100, int: true }),
     keepAliveTimeoutMs: num(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, { min: 100, int: true }),
@@ -183,5 +201,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     reservationLeaseMs: num(env, 'RESERVATION_LEASE_MS', 15 * 60_000, { min: 1000, int: true }),
     cashu: { mints, seed: optStr(env, 'CASHU_SEED') },
+    lightning: {
+      minSats: num(env, 'LIGHTNING_MIN_SATS', 1, { min: 1, int: true }),
+      maxSats: num(env, 'LIGHTNING_MAX_SATS', 1_000_000, { min: 1, int: true }),
+      pollMs: num(env, 'LIGHTNING_POLL_MS', 2000, { min: 50, int: true }),
+      createPerMinute: num(env, 'LIGHTNING_CREATE_PER_MINUTE', 30, { min: 1, int: true }),
+    },
   };
 }

@@ -28,31 +28,6 @@ export interface ReservationInfo {
   maxTokens?: number;
 }
 
-/** Token usage of the call; filled by the meter stage from upstream `usage` or an estimate. */
-export interface UsageInfo {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  /** `upstream` when the provider reported usage, `estimated` when the gateway counted. */
-  source: 'upstream' | 'estimated';
-}
-
-/** What the call cost; filled by the settle stage. */
-export interface CostInfo {
-  msats: number;
-  usd?: number;
-  breakdown?: { promptMsats: number; completionMsats: number; feesMsats: number };
-  estimated: boolean;
-}
-
-/** A per-request eCash payment (X-Cashu / token as bearer); filled by the auth stage. */
-export interface PaymentInfo {
-  /** Value credited from the token, in msats. */
-  creditedMsats: number;
-  /** Mint the token was redeemed at. */
-  mint: string;
-}
-
 /** An answer produced by a stage instead of the upstream (see `ctx.respond`). */
 export interface LocalReply {
   status: number;
@@ -67,6 +42,8 @@ export interface Timings {
   upstreamStart?: number;
   upstreamHeaders?: number;
   firstChunk?: number;
+  /** The upstream response's last byte arrived (the pipeline's relay loop ended). */
+  upstreamEnd?: number;
   end?: number;
 }
 
@@ -80,6 +57,44 @@ export interface LocalKey<T> {
 export function createLocalKey<T>(description: string): LocalKey<T> {
   return Object.freeze({ description }) as LocalKey<T>;
 }
+
+/** What a settled call was charged; filled by the settle stage, published on `gateway:request:end`. */
+export interface ChargeInfo {
+  /** Msats actually charged (after the ledger capped an overrun). */
+  msats: number;
+  usd?: number;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  /** Unit-priced calls: images returned, milliseconds of audio, characters of speech input. */
+  units?: number;
+  /** True when the gateway counted the tokens (the provider reported no usage). */
+  estimated: boolean;
+}
+
+/*
+ * Per-request state has ONE mechanism: typed local slots (`ctx.local(KEY)` / `ctx.setLocal(KEY, v)`). The
+ * keys below are the shared contract between the paid stages and anything that reads their results
+ * (routes, tracing subscribers, third-party plugins); a stage's private state uses a key of its own.
+ */
+/** Who pays (auth stage; completed by the reserve stage once the ledger identified the account). */
+export const AUTH = createLocalKey<AuthInfo>('auth');
+/** The reservation (reserve stage), consumed by settle. */
+export const RESERVATION = createLocalKey<ReservationInfo>('reservation');
+/** What the call was charged (settle stage). */
+export const CHARGE = createLocalKey<ChargeInfo>('charge');
+
+/**
+ * The runner's (and transport's) write access to the fields it owns. Not part of the plugin contract:
+ * plugins read `outcome`, `error`, `localReply`, `clientAborted`, `responseIsSse`; only the runner sets them.
+ */
+export interface RunnerAccess {
+  setOutcome(ctx: RequestContext, outcome: 'ok' | 'error' | 'aborted', error?: GatewayError): void;
+  markClientAborted(ctx: RequestContext): void;
+  setResponseIsSse(ctx: RequestContext, sse: boolean): void;
+}
+// Assigned by RequestContext's static block (the only code that can reach its private fields).
+export let runnerAccess: RunnerAccess;
 
 export interface ContextInit {
   requestId: string;
@@ -131,33 +146,52 @@ export class RequestContext {
    * at the end of a chunk (how providers send it).
    */
   holdSseDone = false;
-  /** True when the response is `text/event-stream`. */
-  responseIsSse = false;
-
-  clientAborted = false;
-  /** How the request ended; set before the final hooks run. */
-  outcome: 'ok' | 'error' | 'aborted' | undefined = undefined;
-  /** The error being answered, when there is one. */
-  error: GatewayError | undefined = undefined;
+  /** The upstream response; attached by the dispatching stage (the relay) in `onDispatch`. */
+  upstream: UpstreamResponse | undefined = undefined;
   readonly timings: Timings = { start: performance.now() };
 
-  /** The upstream response; attached by the relay stage. */
-  upstream: UpstreamResponse | undefined = undefined;
-  /** An answer produced by a stage; see `respond`. */
-  localReply: LocalReply | undefined = undefined;
+  // Runner-owned (read-only to plugins; see RunnerAccess).
+  private _responseIsSse = false;
+  private _clientAborted = false;
+  private _outcome: 'ok' | 'error' | 'aborted' | undefined = undefined;
+  private _error: GatewayError | undefined = undefined;
+  private _localReply: LocalReply | undefined = undefined;
 
-  /** Who pays (auth stage). */
-  auth: AuthInfo | undefined = undefined;
-  /** Per-request eCash payment (auth stage, X-Cashu or token as bearer). */
-  payment: PaymentInfo | undefined = undefined;
-  /** The reservation (reserve stage). */
-  reservation: ReservationInfo | undefined = undefined;
-  /** Metered usage (meter stage). */
-  usage: UsageInfo | undefined = undefined;
-  /** Charged cost (settle stage). */
-  cost: CostInfo | undefined = undefined;
-  /** Change for a per-request payment, as an eCash token (change-token stage). Never logged. */
-  changeToken: string | undefined = undefined;
+  static {
+    runnerAccess = {
+      setOutcome(ctx, outcome, error) {
+        ctx._outcome = outcome;
+        if (error !== undefined) ctx._error = error;
+      },
+      markClientAborted(ctx) {
+        ctx._clientAborted = true;
+      },
+      setResponseIsSse(ctx, sse) {
+        ctx._responseIsSse = sse;
+      },
+    };
+  }
+
+  /** True when the response is `text/event-stream`. */
+  get responseIsSse(): boolean {
+    return this._responseIsSse;
+  }
+  /** True once the client went away. */
+  get clientAborted(): boolean {
+    return this._clientAborted;
+  }
+  /** How the request ended; set before the final hooks run. */
+  get outcome(): 'ok' | 'error' | 'aborted' | undefined {
+    return this._outcome;
+  }
+  /** The error being answered, when there is one. */
+  get error(): GatewayError | undefined {
+    return this._error;
+  }
+  /** An answer produced by a stage; see `respond`. */
+  get localReply(): LocalReply | undefined {
+    return this._localReply;
+  }
 
   private controller: AbortController | undefined;
   private isCancelled = false;
@@ -244,7 +278,7 @@ export class RequestContext {
     const isRaw = typeof body === 'string' || Buffer.isBuffer(body);
     const h: OutgoingHeaders = { ...this.response.headers, ...headers };
     if (!isRaw && h['content-type'] === undefined) h['content-type'] = 'application/json';
-    this.localReply = { status, headers: h, body: isRaw ? (body as string | Buffer) : JSON.stringify(body) };
+    this._localReply = { status, headers: h, body: isRaw ? (body as string | Buffer) : JSON.stringify(body) };
     return 'stop';
   }
 
@@ -265,7 +299,12 @@ export class RequestContext {
     return this.locals?.get(key) as T | undefined;
   }
 
-  setLocal<T>(key: LocalKey<T>, value: T): void {
+  /** Sets a slot; `undefined` clears it. */
+  setLocal<T>(key: LocalKey<T>, value: T | undefined): void {
+    if (value === undefined) {
+      this.locals?.delete(key);
+      return;
+    }
     this.locals ??= new Map();
     this.locals.set(key, value);
   }

@@ -38,6 +38,11 @@ export const ERRORS = {
     type: 'invalid_request',
     message: 'The eCash token unit is not supported (sat and msat are)',
   },
+  model_not_priced: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'This node has no price for this model on this endpoint',
+  },
   token_amount_too_small: {
     status: 400,
     type: 'invalid_request',

@@ -30,6 +30,10 @@ async function main(): Promise<void> {
     },
     `gateway listening on ${config.host}:${gateway.port}`,
   );
+  // SIGHUP: re-read models.json now (it is also watched for changes).
+  process.on('SIGHUP', () => {
+    gateway.services.catalog.reloadFile();
+  });
   // SIGTERM/SIGINT: stop accepting, let calls in flight finish and settle (SHUTDOWN_GRACE_MS), close the
   // stores, exit 0. A second signal, or the grace plus 10 s, ends the process at once (exit 1).
   closeWithGrace({ delay: config.shutdownGraceMs + 10_000 }, async ({ signal, err }) => {

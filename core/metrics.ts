@@ -1,5 +1,6 @@
 import { subscribe } from 'node:diagnostics_channel';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { Timings } from './context.js';
 import type { RouteHandler, RouteModule } from './http/router.js';
 import { requestEndChannel } from './tracing.js';
 
@@ -21,7 +22,9 @@ import { requestEndChannel } from './tracing.js';
  */
 
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: 'gateway_process_' });
+// prom-client's default process/runtime metrics under their standard names (`process_cpu_seconds_total`,
+// `nodejs_eventloop_lag_seconds`, …): the common Node.js dashboards look for exactly these.
+collectDefaultMetrics({ register: registry });
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
@@ -37,6 +40,19 @@ export const requestDuration = new Histogram({
   help: 'Time from request start to the end of the response, by route template and method',
   labelNames: ['route', 'method'] as const,
   buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+/** Finer at the low end: the gateway's own work is typically well under a millisecond. */
+const OVERHEAD_BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+];
+
+export const overheadDuration = new Histogram({
+  name: 'gateway_overhead_seconds',
+  help: 'Time a paid-pipeline request spent in the gateway itself: its whole duration minus the upstream wait (dispatch to the end of the upstream response)',
+  labelNames: ['route'] as const,
+  buckets: OVERHEAD_BUCKETS,
   registers: [registry],
 });
 
@@ -86,9 +102,19 @@ export function routeLabel(path: string): string {
   return PAID_ROUTE_LABELS.has(path) ? path : '/v1/{path}';
 }
 
+const chargeListeners = new Set<(msats: number) => void>();
+
+/** Calls `fn` with every recorded charge (the console's statistics); returns the unsubscribe. */
+export function onCharge(fn: (msats: number) => void): () => void {
+  chargeListeners.add(fn);
+  return () => chargeListeners.delete(fn);
+}
+
 /** Records a settled charge (msats ≥ 0). Called by the settle stage. */
 export function recordCharge(msats: number, path = '/v1/{path}'): void {
-  if (Number.isFinite(msats) && msats > 0) chargedMsatsTotal.inc({ endpoint: routeLabel(path) }, msats);
+  if (!Number.isFinite(msats) || msats <= 0) return;
+  chargedMsatsTotal.inc({ endpoint: routeLabel(path) }, msats);
+  for (const fn of chargeListeners) fn(msats);
 }
 
 /** Records an overrun: `msats` of metered cost that could not be charged. */
@@ -127,6 +153,27 @@ export function recordRequest(route: string, method: string, status: number, sec
   s.duration.observe(seconds);
 }
 
+/**
+ * The gateway's share of a request: its duration minus the upstream wait (dispatch → the upstream
+ * response's end, or → its headers when the body was never read, or → the request's end when the upstream
+ * never answered). Requests answered locally (no dispatch) are all overhead.
+ */
+export function overheadMs(durationMs: number, t: Timings | undefined): number {
+  if (t?.upstreamStart === undefined) return durationMs;
+  const upstreamEnd = t.upstreamEnd ?? t.upstreamHeaders ?? t.end ?? t.start + durationMs;
+  return Math.max(0, durationMs - Math.max(0, upstreamEnd - t.upstreamStart));
+}
+
+const overheadChildren = new Map<string, ReturnType<typeof overheadDuration.labels>>();
+function overheadChild(route: string): ReturnType<typeof overheadDuration.labels> {
+  let c = overheadChildren.get(route);
+  if (c === undefined) {
+    c = overheadDuration.labels({ route });
+    overheadChildren.set(route, c);
+  }
+  return c;
+}
+
 let installed = false;
 
 /** Subscribes to the pipeline's request-end channel (idempotent). */
@@ -134,8 +181,16 @@ export function installPipelineMetrics(): void {
   if (installed) return;
   installed = true;
   subscribe(requestEndChannel.name, (msg) => {
-    const m = msg as { method: string; path: string; status: number; durationMs: number };
-    recordRequest(routeLabel(m.path), m.method, m.status, m.durationMs / 1000);
+    const m = msg as {
+      method: string;
+      path: string;
+      status: number;
+      durationMs: number;
+      timings?: Timings;
+    };
+    const route = routeLabel(m.path);
+    recordRequest(route, m.method, m.status, m.durationMs / 1000);
+    overheadChild(route).observe(overheadMs(m.durationMs, m.timings) / 1000);
     if (m.status === 502 || m.status === 504) upstreamErrorsTotal.inc({ status: String(m.status) });
   });
 }

@@ -1,7 +1,8 @@
-import type { RequestContext } from './context.js';
+import { AUTH, CHARGE, type RequestContext, runnerAccess } from './context.js';
 import { GatewayError, toGatewayError } from './errors.js';
+import { planBody, ResponseBodyWriter } from './http/body-writer.js';
 import type { Exchange } from './http/exchange.js';
-import { acceptsGzip, GZIP_MIN_BYTES, isCompressible, sendComplete, sendError } from './http/respond.js';
+import { acceptsGzip, addVary, sendComplete, sendError } from './http/respond.js';
 import type { Logger } from './log.js';
 import type { Plugin, ResponseHead } from './plugin.js';
 import { requestEndChannel, requestStartChannel, type StageEvent, stageChannel } from './tracing.js';
@@ -24,12 +25,6 @@ const DROP_RESPONSE_HEADERS = new Set([
   'access-control-allow-credentials',
   'access-control-expose-headers',
 ]);
-
-/** A buffered response larger than this fails (bounded memory); streams are never buffered. */
-const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
-/** A non-SSE response whose Content-Length is at most this is sent whole (see relayResponse). */
-const HOLD_WHOLE_MAX_BYTES = 1024 * 1024;
-const DONE_EVENT = Buffer.from('data: [DONE]');
 
 type ChunkHook = (ctx: RequestContext, chunk: Uint8Array) => Uint8Array | null | undefined;
 
@@ -114,15 +109,15 @@ export class Pipeline {
         if (isPromise(r)) await r;
       }
       if (ctx.clientAborted) {
-        ctx.outcome = 'aborted';
+        runnerAccess.setOutcome(ctx, 'aborted');
       } else if (ctx.localReply !== undefined) {
         const r = ctx.localReply;
         ctx.response.status = r.status;
         await sendComplete(ex, r.status, r.headers, r.body, acceptsGzip(ctx.headers));
-        ctx.outcome = 'ok';
+        runnerAccess.setOutcome(ctx, 'ok');
       } else if (ctx.upstream !== undefined) {
         chunkMs = await this.relayResponse(ex, ctx, ctx.upstream);
-        ctx.outcome = ctx.clientAborted ? 'aborted' : 'ok';
+        runnerAccess.setOutcome(ctx, ctx.clientAborted ? 'aborted' : 'ok');
       } else {
         throw new GatewayError('internal_error', {
           message: 'The pipeline ended without an answer (no relay stage configured?)',
@@ -130,7 +125,7 @@ export class Pipeline {
       }
     } catch (err) {
       if (ctx.clientAborted) {
-        ctx.outcome = 'aborted';
+        runnerAccess.setOutcome(ctx, 'aborted');
       } else {
         await this.fail(ex, ctx, err);
       }
@@ -155,6 +150,8 @@ export class Pipeline {
           durationMs: performance.now() - ctx.timings.start,
           timings: ctx.timings,
           chunkMs,
+          charge: ctx.local(CHARGE),
+          keyId: ctx.local(AUTH)?.keyId,
         });
       }
     }
@@ -204,6 +201,7 @@ export class Pipeline {
     return r;
   }
 
+  /** Head hooks, then every chunk through the chunk hooks into the body writer, then end hooks. */
   private async relayResponse(ex: Exchange, ctx: RequestContext, up: UpstreamResponse): Promise<number> {
     const head: ResponseHead = ctx.response;
     head.status = up.status;
@@ -211,10 +209,19 @@ export class Pipeline {
     for (const name in up.headers) {
       if (!DROP_RESPONSE_HEADERS.has(name)) headers[name] = up.headers[name]!;
     }
+    const upstreamVary = headers.vary;
     Object.assign(headers, head.headers);
+    // The upstream's Vary and ours (CORS origin) both hold.
+    if (upstreamVary !== undefined && head.headers.vary !== undefined) {
+      headers.vary = upstreamVary;
+      for (const t of String(head.headers.vary).split(',')) addVary(headers, t.trim());
+    }
     head.headers = headers;
     const contentType = headers['content-type'];
-    ctx.responseIsSse = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
+    runnerAccess.setResponseIsSse(
+      ctx,
+      typeof contentType === 'string' && contentType.startsWith('text/event-stream'),
+    );
     for (const p of this.headHooks) {
       const r = stageChannel.hasSubscribers
         ? this.timed(ctx, p, 'onResponseHead', () => p.onResponseHead!(ctx, head))
@@ -222,24 +229,17 @@ export class Pipeline {
       if (isPromise(r)) await r;
       if (ctx.clientAborted) return 0;
     }
-    const gzipOk = acceptsGzip(ctx.headers);
-    if (!ctx.responseIsSse && !ctx.bufferResponse) {
-      const declared = Number(up.headers['content-length'] ?? Number.NaN);
-      // Gzip needs the whole body; only worth holding it when it may exceed the threshold.
-      if (gzipOk && isCompressible(head.headers['content-type']) && !(declared <= GZIP_MIN_BYTES)) {
-        ctx.bufferResponse = true;
-      }
-      // A small body of announced length goes out in one write with Content-Length: relaying it chunk by
-      // chunk costs a chunked write plus a separate terminating write (two syscalls) for nothing.
-      if (declared <= HOLD_WHOLE_MAX_BYTES) ctx.bufferResponse = true;
-    }
-    const buffered = ctx.bufferResponse;
-    const holdDone = ctx.holdSseDone && ctx.responseIsSse;
-    if (!buffered) ex.writeHead(head.status, head.headers);
+    const plan = planBody({
+      requestHeaders: ctx.headers,
+      contentType: head.headers['content-type'],
+      isSse: ctx.responseIsSse,
+      declaredLength: Number(up.headers['content-length'] ?? Number.NaN),
+      requested: ctx.bufferResponse,
+      holdSseDone: ctx.holdSseDone,
+    });
+    ctx.bufferResponse = plan.hold;
+    const writer = new ResponseBodyWriter(ex, head, plan);
 
-    const parts: Uint8Array[] = [];
-    let size = 0;
-    let heldDone: Uint8Array | undefined;
     let chunkMs = 0;
     const traced = stageChannel.hasSubscribers;
     const hooks = this.chunkHooks;
@@ -264,29 +264,9 @@ export class Pipeline {
               if (r !== undefined) c = r;
             }
             if (traced) chunkMs += performance.now() - t0;
-            if (holdDone) {
-              const cut = doneEventStart(c);
-              if (cut !== -1) {
-                heldDone = c.subarray(cut);
-                c = c.subarray(0, cut);
-                if (c.length === 0) return;
-              }
-            }
-            if (buffered) {
-              size += c.length;
-              if (size > MAX_BUFFERED_BYTES) {
-                up.abort();
-                reject(
-                  new GatewayError('upstream_error', {
-                    message: 'The upstream response is too large to buffer',
-                  }),
-                );
-                return;
-              }
-              parts.push(c);
-            } else if (!ex.write(c)) {
+            if (!writer.write(c)) {
               up.pause();
-              ex.onDrain(() => up.resume());
+              writer.onDrain(() => up.resume());
             }
           } catch (err) {
             up.abort();
@@ -297,6 +277,7 @@ export class Pipeline {
         onError: reject,
       });
     }).finally(() => ctx.offCancel(cancel));
+    ctx.timings.upstreamEnd = performance.now();
 
     for (const p of this.endHooks) {
       const r = stageChannel.hasSubscribers
@@ -305,16 +286,7 @@ export class Pipeline {
       if (isPromise(r)) await r;
       if (ctx.clientAborted) return chunkMs;
     }
-    const tail = ctx.takeAppended();
-    if (buffered) {
-      if (tail) for (const t of tail) parts.push(t);
-      if (heldDone) parts.push(heldDone);
-      const body = parts.length === 1 && Buffer.isBuffer(parts[0]) ? parts[0] : Buffer.concat(parts);
-      await sendComplete(ex, head.status, head.headers, body, gzipOk);
-    } else {
-      if (tail) for (const t of tail) ex.write(t);
-      ex.end(heldDone);
-    }
+    await writer.finish(ctx.takeAppended());
     return chunkMs;
   }
 
@@ -323,8 +295,7 @@ export class Pipeline {
     if (ge.code === 'internal_error') {
       this.log?.error({ err: ge.cause ?? ge, requestId: ctx.requestId }, 'request failed');
     }
-    ctx.outcome = 'error';
-    ctx.error = ge;
+    runnerAccess.setOutcome(ctx, 'error', ge);
     for (const p of this.errorHooks) {
       try {
         const r = this.timed(ctx, p, 'onError', () => p.onError!(ctx, ge));
@@ -348,17 +319,4 @@ export class Pipeline {
       ex.destroy();
     }
   }
-}
-
-/** Index where a trailing `data: [DONE]` event starts in `c`, or -1 (only trailing whitespace may follow). */
-function doneEventStart(c: Uint8Array): number {
-  const buf = Buffer.isBuffer(c) ? c : Buffer.from(c.buffer, c.byteOffset, c.length);
-  const from = Math.max(0, buf.length - 32);
-  const idx = buf.indexOf(DONE_EVENT, from);
-  if (idx === -1) return -1;
-  for (let i = idx + DONE_EVENT.length; i < buf.length; i++) {
-    const b = buf[i];
-    if (b !== 0x0a && b !== 0x0d && b !== 0x20) return -1;
-  }
-  return idx;
 }

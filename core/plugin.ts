@@ -14,15 +14,18 @@
  * On an error anywhere: onError (every plugin that has it, in order), then the error envelope is sent,
  * then onFinally. On a client disconnect: no more hooks except onFinally (`ctx.outcome === 'aborted'`).
  */
+
 import type { Config } from './config.js';
 import type { RequestContext } from './context.js';
 import type { GatewayError } from './errors.js';
 import type { Ledger } from './ledger/types.js';
 import type { Logger } from './log.js';
-import type { BtcPriceSource, Pricing } from './pricing/types.js';
+import type { PricingHolder } from './pricing/holder.js';
+import type { BtcPriceSource } from './pricing/types.js';
 import type { StoreConnection } from './store/connection.js';
 import type { ModelCatalog } from './upstream/model-catalog.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
+import type { LightningDeposits } from './wallet/lightning-deposits.js';
 import type { WalletService } from './wallet/types.js';
 
 /** What `onRequest` returns: go on with the next plugin, or stop (only after having answered). */
@@ -96,8 +99,9 @@ export interface Plugin {
 }
 
 /**
- * Services plugins and route modules may use. The composition root (core/server.ts) builds them; stages
- * that need more (ledger, wallet, pricing) get optional fields added here.
+ * Services plugins and route modules may use, built once and complete by `buildServices` (core/services.ts)
+ * before any plugin or route module sees them. The money fields are optional only for setups that build a
+ * pipeline by hand without a store (relay-only tests); the gateway always has them.
  */
 export interface Services {
   config: Config;
@@ -108,8 +112,10 @@ export interface Services {
   ledger?: Ledger;
   /** The operator's Cashu wallet (token redemption, change, withdrawals). */
   wallet?: WalletService;
-  /** Prices calls (spec §2.8). */
-  pricing?: Pricing;
+  /** Prices calls (spec §2.8); a holder whose terms the admin settings swap at run time. */
+  pricing?: PricingHolder;
+  /** Lightning deposits the server finishes (core/wallet/lightning-deposits.ts); with a wallet and a store. */
+  lightning?: LightningDeposits;
   /** BTC/USD price source behind model-based pricing and the `usd` display fields. */
   btc?: BtcPriceSource;
   /** The store connection the ledger and wallet share (admin settings are persisted in it). */

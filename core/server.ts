@@ -2,7 +2,7 @@ import { buildPlugins, type PipelineEntry } from '../plugins/index.js';
 import { type Config, loadConfig } from './config.js';
 import { Cors } from './http/cors.js';
 import { type EngineServer, listen } from './http/engine.js';
-import { type RouteModule, Router } from './http/router.js';
+import { type RouteModule, type RouteOptions, Router } from './http/router.js';
 import { type DocsLookup, Transport, type ValidatorLookup } from './http/transport.js';
 import { log as defaultLog, type Logger } from './log.js';
 import { metricsRoutes } from './metrics.js';
@@ -13,23 +13,32 @@ import { adminRoutes } from './routes/admin.js';
 import { balanceRoutes } from './routes/balance.js';
 import { estimateRoutes } from './routes/estimate.js';
 import { healthRoutes } from './routes/health.js';
-import { providerName, publicRoutes } from './routes/public.js';
+import { lightningRoutes } from './routes/lightning.js';
+import { publicRoutes } from './routes/public.js';
 import { walletRoutes } from './routes/wallet.js';
-import { type MoneyServiceOptions, openMoneyServices } from './services.js';
-import { ModelCatalog } from './upstream/model-catalog.js';
-import { UpstreamClient } from './upstream/upstream-client.js';
+import { buildServices, type MoneyServiceOptions } from './services.js';
 
 /**
  * The composition root: builds the services, the router (public routes + route modules + the paid routes
  * and catch-all), the pipeline from configuration, and starts the engine. Nothing else wires things up.
  */
 
-/** Paid routes: they run through the pipeline. Every other `/v1/...` path is the paid catch-all. */
-export const PAID_ROUTES: readonly [string, string][] = [
+/**
+ * Paid routes: they run through the pipeline. Every other `/v1/...` path is the paid catch-all. The
+ * multipart ones (audio uploads, image edits and variations) take their body as it is (`json: false`); the
+ * reserve stage reads their model and units from it, and the upstream gets the original bytes.
+ */
+export const PAID_ROUTES: readonly [string, string, RouteOptions?][] = [
   ['POST', '/v1/chat/completions'],
   ['POST', '/v1/completions'],
   ['POST', '/v1/embeddings'],
   ['POST', '/v1/responses'],
+  ['POST', '/v1/images/generations'],
+  ['POST', '/v1/images/edits', { json: false }],
+  ['POST', '/v1/images/variations', { json: false }],
+  ['POST', '/v1/audio/transcriptions', { json: false }],
+  ['POST', '/v1/audio/translations', { json: false }],
+  ['POST', '/v1/audio/speech'],
 ];
 
 export interface GatewayOptions {
@@ -68,30 +77,11 @@ export interface Gateway {
   close(graceMs?: number): Promise<void>;
 }
 
-export function createServices(config: Config, log: Logger, overrides: Partial<Services> = {}): Services {
-  const upstream =
-    overrides.upstream ??
-    new UpstreamClient({
-      baseUrl: config.upstreamBaseUrl,
-      apiKey: config.upstreamApiKey,
-      connections: config.upstreamConnections,
-      timeoutMs: config.upstreamTimeoutMs,
-    });
-  const catalog =
-    overrides.catalog ??
-    new ModelCatalog({
-      fetchModels: () => upstream.getJson('/v1/models'),
-      modelsPath: config.modelsPath,
-      ownedBy: providerName(config.upstreamBaseUrl),
-      log,
-    });
-  return { lifecycle: { draining: false }, ...overrides, config, log, upstream, catalog };
-}
-
 /** Route modules every gateway serves, registered before `GatewayOptions.routes`. */
 export const DEFAULT_ROUTES: readonly RouteModule[] = [
   healthRoutes,
   walletRoutes,
+  lightningRoutes,
   balanceRoutes,
   estimateRoutes,
   adminRoutes,
@@ -103,7 +93,7 @@ export function createRouter(services: Services, modules: readonly RouteModule[]
   publicRoutes(router, services);
   for (const m of DEFAULT_ROUTES) m(router, services);
   for (const m of modules) m(router, services);
-  for (const [method, path] of PAID_ROUTES) router.pipeline(method, path);
+  for (const [method, path, opts] of PAID_ROUTES) router.pipeline(method, path, opts);
   router.catchAll('/v1/');
   return router;
 }
@@ -111,15 +101,10 @@ export function createRouter(services: Services, modules: readonly RouteModule[]
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const config = opts.config ?? loadConfig();
   const log = opts.log ?? defaultLog;
-  const services = createServices(config, log, opts.services);
-  // Store, ledger, wallet (recovered before we listen), BTC price, pricing; what `opts.services` supplies
-  // is used as is and left to its owner.
-  const money = await openMoneyServices(config, log, services, opts.money);
-  services.ledger = money.ledger;
-  services.wallet = money.wallet;
-  services.pricing = money.pricing;
-  services.btc = money.btc;
-  if (money.store) services.store = money.store;
+  // Upstream, catalogue, store, ledger, wallet (recovered before we listen), BTC price, pricing, persisted
+  // settings; what `opts.services` supplies is used as is and left to its owner.
+  const built = await buildServices(config, log, opts.services, opts.money);
+  const services = built.services;
   let pipeline: Pipeline;
   let transport: Transport;
   let server: EngineServer;
@@ -136,6 +121,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       docs: opts.docs === null ? undefined : (opts.docs ?? serveDocs),
     });
     const catalogStart = services.catalog.start();
+    // models.json edits apply without a restart (also on SIGHUP, see core/main.ts).
+    services.catalog.watch();
     if (opts.awaitCatalog) await catalogStart;
     server = await listen(
       config.httpEngine,
@@ -154,8 +141,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     );
   } catch (err) {
     // A bad pipeline or a port in use must not leave the store, wallet or timers open.
-    services.catalog.stop();
-    await money.close();
+    await built.close();
     throw err;
   }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -175,9 +161,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         await transport.idle(graceMs);
         await pipeline.close(Math.max(0, deadline - Date.now()));
         await server.close();
-        services.catalog.stop();
-        await money.close();
-        await services.upstream.close();
+        await built.close();
       })();
       return closing;
     },

@@ -1,14 +1,21 @@
 import type { Config } from './config.js';
 import { GatewayError } from './errors.js';
 import { createLedger } from './ledger/index.js';
+import { LeasingLedger } from './ledger/leasing.js';
 import { PROCESS_ID } from './ledger/owner.js';
 import type { Ledger, LedgerOptions } from './ledger/types.js';
 import type { Logger } from './log.js';
 import type { Services } from './plugin.js';
 import { createBtcPriceSource } from './pricing/btc-price.js';
 import { pricingMode } from './pricing/formula.js';
+import { PricingHolder } from './pricing/holder.js';
 import { createPricing } from './pricing/pricing.js';
+import { providerName } from './routes/public.js';
+import { applyPatch, loadPersistedSettings } from './settings.js';
 import { openStore, type StoreConnection } from './store/connection.js';
+import { ModelCatalog } from './upstream/model-catalog.js';
+import { UpstreamClient } from './upstream/upstream-client.js';
+import { LightningDeposits } from './wallet/lightning-deposits.js';
 import type { CreateWalletOptions, WalletService } from './wallet/types.js';
 import { createWallet } from './wallet/wallet.js';
 
@@ -43,6 +50,7 @@ export interface MoneyServices {
   pricing: NonNullable<Services['pricing']>;
   btc: NonNullable<Services['btc']>;
   store: StoreConnection | undefined;
+  lightning: LightningDeposits | undefined;
   close(): Promise<void>;
 }
 
@@ -105,8 +113,17 @@ export async function openMoneyServices(
         prefix: config.redisPrefix,
         warn: (msg) => log.warn(msg),
       });
-      closers.push(() => built.close());
-      ledger = built;
+      // Credit leases (docs/ledger.md): the wrapper's close reports and returns every lease, then closes the store's.
+      const leased = config.leases.enabled
+        ? new LeasingLedger(built, {
+            flushMs: config.leases.flushMs,
+            idleMs: config.leases.idleMs,
+            ttlMs: config.leases.ttlMs,
+            onError: (err) => log.warn({ err }, 'credit lease step failed (retried)'),
+          })
+        : built;
+      closers.push(() => leased.close());
+      ledger = leased;
     }
 
     let wallet = base.wallet;
@@ -147,16 +164,32 @@ export async function openMoneyServices(
       }
     }
 
+    // Lightning deposits: the watcher mints and credits paid quotes whether or not the client asks again.
+    let lightning = base.lightning;
+    if (!lightning && wallet && store) {
+      const built = new LightningDeposits({ conn: store, ledger, wallet, log });
+      await built.init();
+      built.start(config.lightning.pollMs);
+      closers.push(() => built.stop());
+      lightning = built;
+    }
+
     let btc = base.btc;
     if (!btc) {
       const built = createBtcPriceSource({ config: config.pricing, log });
       closers.push(() => built.close());
-      // Tickers are only contacted when prices depend on them (model mode); otherwise `usd` display fields
-      // are 0, which keeps fixed/token deployments (and tests) off the network.
-      if (pricingMode(config.pricing) === 'model' && config.pricing.btcUsdPrice === undefined) {
-        await built.refresh().catch((err: unknown) => {
-          log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'no BTC price at start-up');
-        });
+      // Model-based prices depend on the tickers: the first price is awaited before the gateway listens.
+      // Fixed and token pricing only show `usd` (and price unit-priced calls in token mode): the tickers run
+      // in the background, never delaying the start.
+      if (config.pricing.btcUsdPrice === undefined) {
+        if (pricingMode(config.pricing) === 'model') {
+          await built.refresh().catch((err: unknown) => {
+            log.warn(
+              { reason: err instanceof Error ? err.message : String(err) },
+              'no BTC price at start-up',
+            );
+          });
+        }
         built.start();
       }
       btc = built;
@@ -164,7 +197,8 @@ export async function openMoneyServices(
 
     const catalog = base.catalog;
     const pricing =
-      base.pricing ?? createPricing({ config: config.pricing, rates: (id) => catalog.usdRates(id), btc });
+      base.pricing ??
+      new PricingHolder(createPricing({ config: config.pricing, rates: (id) => catalog.usdRates(id), btc }));
 
     // Heartbeat + orphan release (core/ledger/owner.ts): what a dead process held is released by this one
     // within ORPHAN_RELEASE_MS, long before its reservation lease would expire.
@@ -214,9 +248,79 @@ export async function openMoneyServices(
       closers.push(() => clearInterval(timer));
     }
 
-    return { ledger, wallet, pricing, btc, store, close };
+    return { ledger, wallet, pricing, btc, store, lightning, close };
   } catch (err) {
     await close();
     throw err;
   }
+}
+
+export interface BuiltServices {
+  /** Complete: every field is set here, none is filled in later. */
+  services: Services;
+  /** Closes what was built here (not what `overrides` supplied), in reverse order. */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root's services, built once and complete: the upstream client and model catalogue, the
+ * money services (store, ledger, wallet recovered before anything listens, BTC price, pricing holder), the
+ * lifecycle flag, and the operator settings persisted in the store applied over the environment — all before
+ * a plugin or route module is built, so the first call already prices with the persisted terms.
+ */
+export async function buildServices(
+  config: Config,
+  log: Logger,
+  overrides: Partial<Services> = {},
+  money: MoneyServiceOptions = {},
+): Promise<BuiltServices> {
+  const upstream =
+    overrides.upstream ??
+    new UpstreamClient({
+      baseUrl: config.upstreamBaseUrl,
+      apiKey: config.upstreamApiKey,
+      connections: config.upstreamConnections,
+      timeoutMs: config.upstreamTimeoutMs,
+    });
+  const catalog =
+    overrides.catalog ??
+    new ModelCatalog({
+      fetchModels: () => upstream.getJson('/v1/models'),
+      modelsPath: config.modelsPath,
+      ownedBy: providerName(config.upstreamBaseUrl),
+      log,
+    });
+  const m = await openMoneyServices(config, log, { ...overrides, catalog }, money);
+  const store = m.store ?? overrides.store;
+  const services: Services = {
+    ...overrides,
+    config,
+    log,
+    upstream,
+    catalog,
+    ledger: m.ledger,
+    wallet: m.wallet,
+    pricing: m.pricing,
+    btc: m.btc,
+    ...(m.lightning !== undefined ? { lightning: m.lightning } : {}),
+    ...(store !== undefined ? { store } : {}),
+    lifecycle: overrides.lifecycle ?? { draining: false },
+  };
+  if (store !== undefined) {
+    // Persisted settings win over the environment; unreadable ones leave the environment's values.
+    try {
+      const saved = await loadPersistedSettings(services, store);
+      if (Object.keys(saved).length > 0) applyPatch(services, saved);
+    } catch (err) {
+      log.warn({ err }, 'could not load the persisted admin settings');
+    }
+  }
+  return {
+    services,
+    async close() {
+      catalog.stop();
+      await m.close();
+      await upstream.close();
+    },
+  };
 }

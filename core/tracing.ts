@@ -8,8 +8,10 @@ import { channel } from 'node:diagnostics_channel';
  * - `gateway:request:start` → `{ requestId, method, path }` when a pipeline request starts.
  * - `gateway:stage` → `{ requestId, plugin, hook, durationMs }` after each plugin hook (chunk hooks excluded:
  *   they are per chunk; see `gateway:request:end`'s `chunkMs`).
- * - `gateway:request:end` → `{ requestId, method, path, status, outcome, durationMs, timings, chunkMs }` after the final
- *   hooks ran.
+ * - `gateway:request:end` → `{ requestId, method, path, status, outcome, durationMs, timings, chunkMs, keyId,
+ *   charge }` after the final hooks ran. `keyId`: the paying key's id when one was identified; `charge`: what the
+ *   call was charged (`ChargeInfo` of core/context.ts: msats, usd, model, tokens, estimated) when it was settled
+ *   with a charge — where metrics and the audit log read a call's cost and usage.
  */
 export const requestStartChannel = channel('gateway:request:start');
 export const stageChannel = channel('gateway:stage');

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { creditToken } from '../core/account/credit-token.js';
 import { type ParsedCredential, parseCredential } from '../core/auth/credentials.js';
 import { clientAddress, compileIpList } from '../core/auth/ip-match.js';
-import type { RequestContext } from '../core/context.js';
+import { AUTH, type RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { CREDENTIAL, needLedger, noOptions } from './paid-state.js';
@@ -20,7 +20,7 @@ import { CREDENTIAL, needLedger, noOptions } from './paid-state.js';
  *   and credits the hash identity through the one credit step (core/account/credit-token.ts; both idempotent
  *   by hash): racing first uses redeem once and credit once. Hashes credited by this process are remembered in
  *   an LRU, so later uses cost no extra round trip.
- * - `X-Cashu: <token>` → the same redeem + credit; `ctx.payment` is set and the change-token stage returns
+ * - `X-Cashu: <token>` → the same redeem + credit; the change-token stage returns
  *   the rest of the token's value as change.
  */
 
@@ -43,17 +43,17 @@ export const auth: PluginFactory = (options, services): Plugin => {
     });
   }
 
-  /** Redeems a token (first use) and credits its hash identity; returns the hash and what was credited. */
-  async function redeem(token: string): Promise<{ tokenHash: string; creditedMsats: number; mint: string }> {
+  /** Redeems a token (first use) and credits its hash identity; returns the hash (the account's identity). */
+  async function redeem(token: string): Promise<{ tokenHash: string }> {
     if (!wallet) {
       throw new GatewayError('invalid_api_key', { message: 'eCash payment is not enabled on this node' });
     }
     const decoded = wallet.decodeToken(token); // invalid_token / mint_not_trusted / unsupported_unit
     const tokenHash = decoded.tokenHash;
-    if (credited.has(tokenHash)) return { tokenHash, creditedMsats: 0, mint: decoded.mint };
-    const r = await creditToken({ ledger, wallet }, token, { kind: 'token' });
+    if (credited.has(tokenHash)) return { tokenHash };
+    await creditToken({ ledger, wallet }, token, { kind: 'token' });
     credited.set(tokenHash, true);
-    return { tokenHash, creditedMsats: r.creditedMsat, mint: r.receipt.mint };
+    return { tokenHash };
   }
 
   async function identify(ctx: RequestContext, cred: ParsedCredential): Promise<void> {
@@ -67,9 +67,8 @@ export const auth: PluginFactory = (options, services): Plugin => {
         return;
       }
       case 'x_cashu': {
-        const { tokenHash, creditedMsats, mint } = await redeem(cred.token);
+        const { tokenHash } = await redeem(cred.token);
         ctx.setLocal(CREDENTIAL, { tokenHash });
-        ctx.payment = { creditedMsats, mint };
         return;
       }
     }
@@ -87,7 +86,7 @@ export const auth: PluginFactory = (options, services): Plugin => {
       });
       if (!cred) throw missing();
       // Filled completely by the reserve stage once the ledger has identified the account.
-      ctx.auth = { accountId: '', keyId: '', method: cred.kind, isChild: false };
+      ctx.setLocal(AUTH, { accountId: '', keyId: '', method: cred.kind, isChild: false });
       if (cred.kind === 'api_key') {
         ctx.setLocal(CREDENTIAL, { apiKey: cred.apiKey });
         return undefined;

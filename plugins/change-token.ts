@@ -1,5 +1,5 @@
 import { payOut } from '../core/account/pay-out.js';
-import type { RequestContext } from '../core/context.js';
+import { AUTH, type RequestContext } from '../core/context.js';
 import type { GatewayError } from '../core/errors.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import type { CashuUnit } from '../core/wallet/types.js';
@@ -18,8 +18,9 @@ import { CREDENTIAL, needLedger, noOptions } from './paid-state.js';
  *   after this stage).
  * - Streams: no buffering. The stream starts at once and the change arrives at its end as an SSE comment
  *   line `: x-cashu <token>` right before `data: [DONE]` (SSE clients ignore comments).
- * - Upstream failure: the reservation was released, so the whole token value comes back as change with the
- *   error. A 402 keeps its `X-Cashu` payment request instead (the remainder stays on the identity).
+ * - Stateless: whatever the call did not spend comes back. An upstream failure or error status (reservation
+ *   released) and a 402 (nothing reserved) return the whole token value in `X-Cashu` with the error; on a
+ *   402 the NUT-18 request for the shortfall is in `X-Cashu-Payment-Request`.
  * - Units: the change is made in the unit of the paying token. sat tokens get whole sats (rounded DOWN; the
  *   sub-sat remainder stays on the token's identity); msat tokens get exact change.
  */
@@ -34,7 +35,9 @@ export const changeToken: PluginFactory = (options, services): Plugin => {
   const log = services.log;
 
   function isPerCall(ctx: RequestContext): boolean {
-    return wallet !== undefined && ctx.auth?.method === 'x_cashu' && ctx.local(CREDENTIAL) !== undefined;
+    return (
+      wallet !== undefined && ctx.local(AUTH)?.method === 'x_cashu' && ctx.local(CREDENTIAL) !== undefined
+    );
   }
 
   function unitOf(ctx: RequestContext): CashuUnit {
@@ -84,17 +87,15 @@ export const changeToken: PluginFactory = (options, services): Plugin => {
       if (!isPerCall(ctx)) return;
       const token = await tryChange(ctx);
       if (!token) return;
-      ctx.changeToken = token;
       if (ctx.responseIsSse) ctx.appendToBody(`: x-cashu ${token}\n\n`);
       else ctx.response.headers['X-Cashu'] = token;
     },
     async onError(ctx, err) {
-      if (!isPerCall(ctx) || err.code === 'payment_required') return;
+      if (!isPerCall(ctx)) return;
       // Mid-stream the head is gone; the remainder stays on the identity.
       if (ctx.upstream !== undefined && !ctx.bufferResponse) return;
       const token = await tryChange(ctx);
       if (!token) return;
-      ctx.changeToken = token;
       ctx.response.headers['X-Cashu'] = token;
     },
   };

@@ -67,7 +67,9 @@ export const meter: PluginFactory = (options): Plugin => {
         failed: head.status >= 400,
       };
       ctx.setLocal(METER, state);
-      if (state.failed || endpoint === 'other') return;
+      // Flat calls, audio and speech are not metered (their units are known at admission; a speech answer is
+      // binary and streams through unbuffered). Images are: the JSON answer says how many came back.
+      if (state.failed || endpoint === 'other' || endpoint === 'audio' || endpoint === 'speech') return;
       const se = streamEndpoint(endpoint);
       if (ctx.responseIsSse && se) {
         state.stream = createStreamMeter({

@@ -4,7 +4,8 @@ import { GatewayError } from '../core/errors.js';
 import type { Admission, Credential, Ledger } from '../core/ledger/types.js';
 import type { StreamMeter } from '../core/metering/stream-meter.js';
 import type { Services } from '../core/plugin.js';
-import type { PricedEndpoint, Pricing } from '../core/pricing/types.js';
+import type { PricingHolder } from '../core/pricing/holder.js';
+import type { ImageVariant, PricedEndpoint } from '../core/pricing/types.js';
 
 /**
  * Per-request state the paid-call stages hand to each other (auth → reserve → meter → settle →
@@ -23,6 +24,11 @@ export interface PricedCall {
   model: string;
   /** The BTC price of the reservation (model mode), so settlement never depends on a fresh price. */
   btcUsd: string | undefined;
+  /** Unit endpoints: units reserved for (images asked for, milliseconds of audio, characters). */
+  units?: number;
+  variant?: ImageVariant;
+  /** The cost is known at admission (flat and per-unit calls other than images): msats, for X-Node-Cost. */
+  exactMsat?: number;
 }
 export const PRICED_CALL = createLocalKey<PricedCall>('paid.priced');
 
@@ -47,6 +53,15 @@ export const COST_BLOCK = createLocalKey<Record<string, unknown>>('paid.costBloc
 export function pricedEndpoint(ctx: RequestContext): PricedEndpoint {
   if (ctx.method !== 'POST') return 'other';
   switch (ctx.routeTemplate || ctx.path) {
+    case '/v1/images/generations':
+    case '/v1/images/edits':
+    case '/v1/images/variations':
+      return 'images';
+    case '/v1/audio/transcriptions':
+    case '/v1/audio/translations':
+      return 'audio';
+    case '/v1/audio/speech':
+      return 'speech';
     case '/v1/chat/completions':
       return 'chat';
     case '/v1/completions':
@@ -72,7 +87,7 @@ export function needLedger(stage: string, services: Services): Ledger {
   return services.ledger;
 }
 
-export function needPricing(stage: string, services: Services): Pricing {
+export function needPricing(stage: string, services: Services): PricingHolder {
   if (!services.pricing) throw new ConfigError(`${stage}: needs the pricing service`);
   return services.pricing;
 }

@@ -1,12 +1,13 @@
 import { allowListPermits } from '../core/auth/ip-match.js';
-import type { RequestContext } from '../core/context.js';
+import { AUTH, RESERVATION, type RequestContext, type ReservationInfo } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
 import { ledgerRefusalToError } from '../core/ledger/errors.js';
 import { ownedId } from '../core/ledger/owner.js';
 import type { AdmitRefusal } from '../core/ledger/types.js';
+import { callUnits } from '../core/metering/call-units.js';
 import { promptTokensUpperBound } from '../core/metering/prompt-bound.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
-import type { PricedEndpoint } from '../core/pricing/types.js';
+import { isUnitEndpoint, type PricedEndpoint } from '../core/pricing/types.js';
 import {
   ADMISSION,
   CREDENTIAL,
@@ -36,6 +37,23 @@ import {
  */
 
 const MAX_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const;
+const IMAGE_PART_TYPES = new Set(['image_url', 'input_image', 'image']);
+
+/** True when a chat/responses body carries an image part (messages[].content[] or input[](.content[])). */
+export function hasImageParts(body: unknown): boolean {
+  if (body === null || typeof body !== 'object') return false;
+  const b = body as { messages?: unknown; input?: unknown };
+  const isImage = (p: unknown) =>
+    p !== null && typeof p === 'object' && IMAGE_PART_TYPES.has((p as { type?: unknown }).type as string);
+  const anyPart = (items: unknown) =>
+    Array.isArray(items) &&
+    items.some((it) => {
+      if (isImage(it)) return true;
+      const content = (it as { content?: unknown } | null)?.content;
+      return Array.isArray(content) && content.some(isImage);
+    });
+  return anyPart(b.messages) || anyPart(b.input);
+}
 
 function callerMaxTokens(body: unknown): number | undefined {
   if (body === null || typeof body !== 'object') return undefined;
@@ -64,9 +82,11 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       const wait = Math.max(1, r.rateLimit.resetUnix - Math.floor(Date.now() / 1000));
       return withHeaders(err, { 'Retry-After': String(wait) });
     }
-    if (r.code === 'payment_required' && ctx.auth?.method === 'x_cashu' && wallet) {
+    if (r.code === 'payment_required' && ctx.local(AUTH)?.method === 'x_cashu' && wallet) {
+      // X-Cashu itself carries the caller's token back (change-token stage: stateless pay-per-call); what
+      // is missing is named in a NUT-18 request beside it.
       return withHeaders(err, {
-        'X-Cashu': wallet.createPaymentRequest({
+        'X-Cashu-Payment-Request': wallet.createPaymentRequest({
           amountMsat: Math.max(1, r.shortfall),
           description: 'Amount missing to pay for this call',
         }),
@@ -79,19 +99,35 @@ export const reserve: PluginFactory = (options, services): Plugin => {
     name: 'reserve',
     async onRequest(ctx) {
       const credential = ctx.local(CREDENTIAL);
-      if (!credential || !ctx.auth) {
+      const auth = ctx.local(AUTH);
+      if (!credential || !auth) {
         throw new GatewayError('internal_error', { message: 'reserve: the auth stage must run before it' });
       }
       const endpoint = pricedEndpoint(ctx);
+      // Unit-priced calls (images, audio, speech): model and units from the body, multipart included.
+      const unit = isUnitEndpoint(endpoint)
+        ? await callUnits(
+            endpoint,
+            { contentType: ctx.headers['content-type'], rawBody: ctx.rawBody, body: ctx.body },
+            pricing.mode !== 'fixed',
+          )
+        : undefined;
+      if (unit !== undefined) ctx.model = unit.model;
       const model = ctx.model ?? '';
       if (endpoint !== 'other') {
         if (model === '') throw new GatewayError('invalid_request', { message: 'model is required' });
         if (catalog.list().length > 0 && catalog.get(model) === undefined) {
           throw new GatewayError('not_found', { message: `Unknown model: ${model}` });
         }
+        if (catalog.get(model)?.supports_vision === false && hasImageParts(ctx.body)) {
+          throw new GatewayError('invalid_request', {
+            message: `Model ${model} does not accept images (supports_vision is false in models.json)`,
+          });
+        }
       }
-      const bound = endpoint === 'other' ? 0 : promptTokensUpperBound(ctx.body, ctx.rawBody.length);
-      const maxTokens = callerMaxTokens(ctx.body);
+      const bound =
+        endpoint === 'other' || unit !== undefined ? 0 : promptTokensUpperBound(ctx.body, ctx.rawBody.length);
+      const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
       // Throws not_found (model pricing, unknown model) or price_unavailable — before any money moves.
       const priced = pricing.reservation({
         model,
@@ -99,6 +135,8 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         promptTokensBound: bound,
         maxTokens,
         contextLength: catalog.get(model)?.context_length,
+        units: unit?.units,
+        variant: unit?.variant,
       });
       // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies.
       const requestId = ownedId('r');
@@ -114,19 +152,35 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       });
       if (!r.ok) throw refusal(ctx, r);
       ctx.setLocal(ADMISSION, r);
-      ctx.setLocal(PRICED_CALL, { endpoint, model, btcUsd: priced.btcUsd });
-      ctx.auth = {
+      ctx.setLocal(PRICED_CALL, {
+        endpoint,
+        model,
+        btcUsd: priced.btcUsd,
+        ...(unit !== undefined ? { units: unit.units } : {}),
+        ...(unit?.variant !== undefined ? { variant: unit.variant } : {}),
+        // Known now when nothing is metered afterwards (flat calls, audio, speech): X-Node-Cost can go in
+        // the head even when the body streams. Images are charged for what comes back.
+        ...(pricing.mode === 'fixed' || endpoint === 'other' || endpoint === 'audio' || endpoint === 'speech'
+          ? { exactMsat: priced.maxMsat }
+          : {}),
+      });
+      ctx.setLocal(AUTH, {
         accountId: r.accountId,
         keyId: r.key.keyId,
-        method: ctx.auth.method,
+        method: auth.method,
         isChild: r.key.isChild,
+      });
+      const reservation: ReservationInfo = {
+        id: requestId,
+        amountMsats: r.reservedMsat,
+        maxTokens: priced.maxTokens,
       };
-      ctx.reservation = { id: requestId, amountMsats: r.reservedMsat, maxTokens: priced.maxTokens };
+      ctx.setLocal(RESERVATION, reservation);
 
       if (!allowListPermits(r.key.allowedIps, ctx.clientIp)) {
         // Released by the settle stage's final hook as well; released here so the refusal costs nothing now.
         await ledger.release({ accountId: r.accountId, requestId });
-        ctx.reservation = undefined;
+        ctx.setLocal(RESERVATION, undefined);
         throw new GatewayError('ip_not_allowed');
       }
 
@@ -135,6 +189,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         maxTokens === undefined &&
         endpoint !== 'other' &&
         endpoint !== 'embeddings' &&
+        unit === undefined &&
         r.reservedMsat < priced.maxMsat &&
         ctx.body !== null &&
         typeof ctx.body === 'object'
@@ -143,7 +198,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         if (Number.isFinite(afford) && afford >= 0) {
           (ctx.body as Record<string, unknown>)[maxTokensField(endpoint)] = afford;
           ctx.markBodyModified();
-          ctx.reservation.maxTokens = afford;
+          reservation.maxTokens = afford;
         }
       }
       return undefined;

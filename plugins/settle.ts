@@ -1,10 +1,10 @@
 import { BackgroundRetry } from '../core/background-retry.js';
-import { createLocalKey, type RequestContext } from '../core/context.js';
+import { AUTH, CHARGE, createLocalKey, RESERVATION, type RequestContext } from '../core/context.js';
 import { countPromptTokens, countTokens } from '../core/metering/tokens.js';
 import { usageFromJson } from '../core/metering/usage.js';
 import { recordCharge, recordOverrun } from '../core/metrics.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
-import type { CostResult } from '../core/pricing/types.js';
+import { type CostResult, isUnitEndpoint } from '../core/pricing/types.js';
 import {
   COST_BLOCK,
   METER,
@@ -13,6 +13,7 @@ import {
   needPricing,
   noOptions,
   PRICED_CALL,
+  type PricedCall,
   SETTLED,
 } from './paid-state.js';
 
@@ -35,7 +36,21 @@ import {
 interface Usage {
   promptTokens: number;
   completionTokens: number;
+  /** Unit endpoints: images returned, milliseconds of audio, characters of speech input. */
+  units?: number;
   estimated: boolean;
+}
+
+const UNIT_NAMES = { images: 'images', audio: 'ms of audio', speech: 'characters' } as const;
+
+/** Images an image answer carries (`data.length`), or undefined when the body is not such an answer. */
+function imagesReturned(raw: Buffer): number | undefined {
+  try {
+    const data = (JSON.parse(raw.toString('utf8')) as { data?: unknown } | null)?.data;
+    return Array.isArray(data) ? data.length : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Strings a model produced in a non-stream body (for the estimate when it carries no usage). */
@@ -89,14 +104,23 @@ export const settle: PluginFactory = (options, services): Plugin => {
   function usageOf(
     ctx: RequestContext,
     state: MeterState | undefined,
-    model: string,
-    metered: boolean,
+    priced: PricedCall,
     ended: boolean,
   ): Usage | undefined {
     if (ctx.upstream === undefined || state?.failed) return undefined;
     const started = ctx.timings.firstChunk !== undefined;
     if (!started && !ended) return undefined; // failed or abandoned before the upstream's first byte
-    if (!metered) return { promptTokens: 0, completionTokens: 0, estimated: false };
+    const model = priced.model;
+    if (isUnitEndpoint(priced.endpoint)) {
+      const reserved = priced.units ?? 0;
+      // Images: what came back (data.length); a body that says nothing pays what was asked for.
+      const returned =
+        priced.endpoint === 'images' && state?.body && ended
+          ? imagesReturned(Buffer.concat(state.body))
+          : undefined;
+      return { promptTokens: 0, completionTokens: 0, units: returned ?? reserved, estimated: false };
+    }
+    if (priced.endpoint === 'other') return { promptTokens: 0, completionTokens: 0, estimated: false };
     if (state?.stream) {
       const r = state.stream.result();
       return { promptTokens: r.promptTokens, completionTokens: r.completionTokens, estimated: r.estimated };
@@ -123,8 +147,8 @@ export const settle: PluginFactory = (options, services): Plugin => {
 
   /** Settles or releases once; `ended`: called at the end of a complete response. */
   async function finish(ctx: RequestContext, ended: boolean, final = false): Promise<void> {
-    const res = ctx.reservation;
-    const auth = ctx.auth;
+    const res = ctx.local(RESERVATION);
+    const auth = ctx.local(AUTH);
     const priced = ctx.local(PRICED_CALL);
     const state = ctx.local(SETTLED);
     if (!res || !auth || !priced || state === 'settled' || state === 'released' || state === 'settling')
@@ -138,7 +162,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
     };
     let op: (() => Promise<unknown>) | undefined;
     try {
-      const usage = usageOf(ctx, ctx.local(METER), priced.model, priced.endpoint !== 'other', ended);
+      const usage = usageOf(ctx, ctx.local(METER), priced, ended);
       if (!usage) {
         const release = { accountId: auth.accountId, requestId: res.id, audit };
         op = () => ledger.release(release);
@@ -152,6 +176,8 @@ export const settle: PluginFactory = (options, services): Plugin => {
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,
         btcUsd: priced.btcUsd,
+        units: usage.units,
+        variant: priced.variant,
       });
       const input = {
         accountId: auth.accountId,
@@ -160,19 +186,15 @@ export const settle: PluginFactory = (options, services): Plugin => {
         promptTokens: usage.promptTokens,
         completionTokens: usage.completionTokens,
         model: priced.model,
-        description: `${priced.model || ctx.path}: ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens${usage.estimated ? ' (estimated)' : ''}`,
+        description: isUnitEndpoint(priced.endpoint)
+          ? `${priced.model}: ${usage.units ?? 0} ${UNIT_NAMES[priced.endpoint]}`
+          : `${priced.model || ctx.path}: ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens${usage.estimated ? ' (estimated)' : ''}`,
         estimated: usage.estimated,
         audit,
       };
       op = () => ledger.settle(input);
       const r = await ledger.settle(input);
       ctx.setLocal(SETTLED, 'settled');
-      ctx.usage = {
-        promptTokens: usage.promptTokens,
-        completionTokens: usage.completionTokens,
-        totalTokens: usage.promptTokens + usage.completionTokens,
-        source: usage.estimated ? 'estimated' : 'upstream',
-      };
       if (!r.ok) {
         log.warn({ requestId: ctx.requestId, code: r.code }, 'settle refused by the ledger');
         return;
@@ -182,16 +204,15 @@ export const settle: PluginFactory = (options, services): Plugin => {
         recordCharge(charged, ctx.path);
         recordOverrun(r.overrunMsat);
       }
-      ctx.cost = {
+      ctx.setLocal(CHARGE, {
         msats: charged,
-        usd: c.usd,
-        breakdown: {
-          promptMsats: c.breakdown.promptMsat,
-          completionMsats: c.breakdown.completionMsat,
-          feesMsats: c.breakdown.feesMsat,
-        },
+        ...(c.usd !== undefined ? { usd: c.usd } : {}),
+        model: priced.model,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        ...(usage.units !== undefined ? { units: usage.units } : {}),
         estimated: usage.estimated,
-      };
+      });
       if (r.overrunMsat > 0) {
         log.warn(
           { requestId: ctx.requestId, keyId: auth.keyId, cost_msat: c.msat, overrun_msat: r.overrunMsat },
@@ -212,7 +233,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
     } catch (err) {
       // Left unsettled: the final hook tries once more; after that it is retried in the background
       // (idempotent by request id), so a store blip after the answer does not make the call free.
-      ctx.setLocal(SETTLED, undefined as never);
+      ctx.setLocal(SETTLED, undefined);
       log.error({ err, requestId: ctx.requestId }, 'settlement failed');
       if (op) {
         if (final) retries.schedule(ctx.requestId, op);
@@ -229,14 +250,28 @@ export const settle: PluginFactory = (options, services): Plugin => {
       const left = await retries.drain(graceMs);
       if (left > 0) log.error({ left }, 'settlements not applied before shutdown; their reservations expire');
     },
+    onResponseHead(ctx, head) {
+      // Cost known at admission (flat calls, audio, speech): in the head, so a streamed binary answer has it.
+      const exact = ctx.local(PRICED_CALL)?.exactMsat;
+      if (exact !== undefined && head.status < 400) head.headers['X-Node-Cost'] = String(exact);
+    },
     async onResponseEnd(ctx) {
       await finish(ctx, true);
+      const charge = ctx.local(CHARGE);
+      const block = ctx.local(COST_BLOCK);
+      if (charge !== undefined) {
+        // What was finally charged: a header when the head is still held, else (metered streams) an SSE
+        // comment with the cost block just before `data: [DONE]`.
+        if (ctx.bufferResponse) ctx.response.headers['X-Node-Cost'] = String(charge.msats);
+        else if (ctx.responseIsSse && ctx.holdSseDone && block !== undefined) {
+          ctx.appendToBody(`: x-node-cost ${JSON.stringify(block)}\n\n`);
+        }
+      }
       const state = ctx.local(METER);
       if (!state?.body) return;
       // The meter dropped the body's chunks; send it back, with the cost block when the call was charged.
       const raw = Buffer.concat(state.body);
       state.body = undefined;
-      const block = ctx.local(COST_BLOCK);
       ctx.appendToBody((block && spliceCostBlock(raw, block)) ?? raw);
     },
     async onError(ctx) {

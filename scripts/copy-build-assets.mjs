@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const folders = ['core/ledger/redis', 'core/wallet/store/redis'];
+const folders = ['core/ledger/redis', 'core/wallet/store/redis', 'core/routes/admin-assets'];
 for (const folder of folders) {
   const from = join(root, folder);
   if (!existsSync(from)) continue;

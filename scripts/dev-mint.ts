@@ -1,8 +1,10 @@
 /**
- * `npm run mint:dev -- [--port 3338] [--fee-ppk 0] [--units sat,msat] [--data ./data/dev-mint.json]`
+ * `npm run mint:dev -- [--port 3338] [--fee-ppk 0] [--units sat,msat] [--data ./data/dev-mint.json]
+ *   [--manual-pay]`
  *
  * Starts the dev Cashu mint (scripts/mint/) on 127.0.0.1 and prints its URL. Fake Lightning: mint quotes are
- * paid at once, melt invoices are "paid" at once. Not for real money.
+ * paid at once (with `--manual-pay`: UNPAID until `POST /dev/pay/mint-quote/{quote}`), melt invoices are
+ * "paid" at once. Not for real money.
  */
 import { parseArgs } from 'node:util';
 import { type MintUnit, startDevMint } from './mint/index.js';
@@ -13,6 +15,7 @@ const { values } = parseArgs({
     'fee-ppk': { type: 'string', default: '0' },
     units: { type: 'string', default: 'sat,msat' },
     data: { type: 'string' },
+    'manual-pay': { type: 'boolean', default: false },
   },
 });
 
@@ -34,12 +37,14 @@ const mint = await startDevMint({
   port,
   inputFeePpk,
   units: units as MintUnit[],
+  mintQuotePayment: values['manual-pay'] ? 'manual' : 'auto',
   ...(values.data ? { dataFile: values.data } : {}),
 });
 console.log(mint.url);
 console.error(
   `dev mint listening on ${mint.url} (units ${units.join(', ')}, input_fee_ppk ${inputFeePpk}` +
-    `${values.data ? `, state in ${values.data}` : ', in-memory'}); fake invoices: lnbcrt<amount>n1…`,
+    `${values.data ? `, state in ${values.data}` : ', in-memory'}); fake invoices: lnbcrt<amount>n1…` +
+    (values['manual-pay'] ? '; mint quotes stay UNPAID until POST /dev/pay/mint-quote/{quote}' : ''),
 );
 const stop = async (): Promise<void> => {
   await mint.close();

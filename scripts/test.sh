@@ -3,13 +3,17 @@
 # conformance on SQLite / Redis / Redis Cluster, wallet against the dev mint, end-to-end with real clients).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v chromium >/dev/null 2>&1; then
-  # The browser tests drive Debian's chromium with playwright-core (a downloaded browser cannot install here).
-  echo "== installing Debian chromium for the browser tests"
+# The browser tests drive Debian's chromium with playwright-core (a downloaded browser cannot install here);
+# the Prometheus test starts Debian's prometheus. Install whichever is missing.
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+[ -x /usr/bin/prometheus ] || missing+=(prometheus)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "== installing Debian ${missing[*]} for the browser and Prometheus tests"
   if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
 fi
 echo "== generated code drift"

@@ -43,6 +43,8 @@ export const ALL_TARGETS = [
   'gw-sqlite-node',
   'gw-redis-uws',
   'gw-redis-node',
+  'gw-sqlite-uws-percall',
+  'gw-redis-uws-percall',
 ] as const;
 
 /** Every scenario of a full run, in run order. */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { createLedger } from '../../core/ledger/index.js';
+import { DEFAULT_LEASE_OPTIONS, LeasingLedger } from '../../core/ledger/leasing.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
 
@@ -98,6 +99,17 @@ async function main(): Promise<void> {
       console.log(
         `${conn.kind.padEnd(7)}    admit+settle pairs/s       1 client: ${fmt(p1)}   64 clients: ${fmt(p64)}` +
           `   ratio to INCRBY: ${(p1 / incr1).toFixed(3)} / ${(p64 / incr64).toFixed(3)}`,
+      );
+      // The same pairs through the credit-lease manager (core/ledger/leasing.ts, the gateway's default):
+      // admitted and settled in memory, reported in batched lease steps.
+      const leased = new LeasingLedger(ledger, DEFAULT_LEASE_OPTIONS);
+      const l1 = await pairs(leased, 1);
+      const l64 = await pairs(leased, 64);
+      await leased.flushAll(true);
+      const audit = await ledger.audit();
+      console.log(
+        `${conn.kind.padEnd(7)}    leased pairs/s             1 client: ${fmt(l1)}   64 clients: ${fmt(l64)}` +
+          `   × per-call: ${(l1 / p1).toFixed(1)} / ${(l64 / p64).toFixed(1)}   audit ${audit.ok ? 'clean' : 'BREACH'}`,
       );
     }
   } finally {

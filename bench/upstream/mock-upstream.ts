@@ -9,6 +9,9 @@ import { pathToFileURL } from 'node:url';
  * - POST /v1/chat/completions      → JSON or SSE (`chat.completion.chunk` events, `data: [DONE]`); usage is
  *   always in the JSON body, and in a final chunk when `stream_options.include_usage` is true.
  * - POST /v1/completions, /v1/embeddings → minimal valid answers with usage.
+ * - POST /v1/images/{generations,edits,variations} → `n` image URLs (at most `maxImages`).
+ * - POST /v1/audio/{transcriptions,translations} (multipart) → `json` / `text` / `verbose_json`.
+ * - POST /v1/audio/speech → binary audio (audio/mpeg, `speechBytes` in four chunks, no Content-Length).
  * - anything else                  → 200 JSON echo `{ echo: { method, path, query, body } }` (catch-all tests).
  *
  * Token counts are deterministic: completion_tokens = number of content chunks = min(chunks, max_tokens)
@@ -35,6 +38,10 @@ export interface MockBehaviour {
   stallAfterChunks: number | undefined;
   /** Models listed by GET /v1/models. */
   models: Array<{ id: string; [k: string]: unknown }>;
+  /** Images answered at most (default: as many as `n` asked for). */
+  maxImages: number | undefined;
+  /** Bytes of audio a speech answer streams (in 4 chunks). */
+  speechBytes: number;
 }
 
 export interface MockStats {
@@ -47,6 +54,8 @@ export interface MockStats {
   lastHeaders: Record<string, string | string[] | undefined> | undefined;
   /** Parsed JSON body when it was JSON, else the raw text. */
   lastBody: unknown;
+  /** The last request body's bytes, as received. */
+  lastRaw: Buffer | undefined;
 }
 
 export interface MockUpstream {
@@ -84,6 +93,8 @@ function defaults(): MockBehaviour {
     hang: false,
     stallAfterChunks: undefined,
     models: DEFAULT_MODELS,
+    maxImages: undefined,
+    speechBytes: 64 * 1024,
   };
 }
 
@@ -134,6 +145,7 @@ export async function startMockUpstream(
     lastPath: undefined,
     lastHeaders: undefined,
     lastBody: undefined,
+    lastRaw: undefined,
   };
   let abortWaiters: Array<() => void> = [];
   let seq = 0;
@@ -154,6 +166,7 @@ export async function startMockUpstream(
     stats.lastPath = url;
     stats.lastHeaders = req.headers;
     let body: ChatBody = {};
+    stats.lastRaw = raw;
     const text = raw.toString('utf8');
     try {
       stats.lastBody = text === '' ? undefined : JSON.parse(text);
@@ -184,7 +197,9 @@ export async function startMockUpstream(
         path === '/v1/chat/completions' ||
         path === '/v1/completions' ||
         path === '/v1/embeddings' ||
-        path === '/v1/responses';
+        path === '/v1/responses' ||
+        path.startsWith('/v1/images/') ||
+        path.startsWith('/v1/audio/');
       if (b.error && isModelCall) {
         res.writeHead(b.error.status, { 'content-type': b.error.contentType ?? 'application/json' });
         res.end(b.error.body);
@@ -219,6 +234,53 @@ export async function startMockUpstream(
           model: body.model,
           usage: { prompt_tokens: pt, total_tokens: pt },
         });
+      }
+      if (path.startsWith('/v1/images/') && req.method === 'POST') {
+        const fields =
+          path === '/v1/images/generations' ? (body as Record<string, unknown>) : formFields(text);
+        const asked = Number(fields.n ?? 1);
+        const n = Math.min(asked, b.maxImages ?? asked);
+        return json(res, 200, {
+          created: Math.floor(Date.now() / 1000),
+          data: Array.from({ length: n }, (_, i) => ({ url: `https://images.example/mock-${seq}-${i}.png` })),
+        });
+      }
+      if (
+        (path === '/v1/audio/transcriptions' || path === '/v1/audio/translations') &&
+        req.method === 'POST'
+      ) {
+        const fields = formFields(text);
+        const format = fields.response_format ?? 'json';
+        const said = path.endsWith('translations') ? 'mock translation' : 'mock transcript';
+        if (format === 'text') {
+          res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+          res.end(said);
+          return;
+        }
+        if (format === 'verbose_json') {
+          return json(res, 200, {
+            task: 'transcribe',
+            language: 'english',
+            duration: Number(fields.duration_hint ?? 0),
+            text: said,
+          });
+        }
+        return json(res, 200, { text: said });
+      }
+      if (path === '/v1/audio/speech' && req.method === 'POST') {
+        // Binary audio, streamed in four chunks without a Content-Length (as providers do).
+        res.writeHead(200, { 'content-type': 'audio/mpeg' });
+        const part = Buffer.alloc(Math.ceil(b.speechBytes / 4), 0x55);
+        let sent = 0;
+        const next = () => {
+          if (res.destroyed) return;
+          if (sent === 4) return void res.end();
+          sent++;
+          res.write(part);
+          setTimeout(next, b.chunkDelayMs);
+        };
+        next();
+        return;
       }
       return json(res, 200, {
         echo: { method: req.method, path, query: q === -1 ? '' : url.slice(q + 1), body: stats.lastBody },
@@ -275,6 +337,16 @@ export async function startMockUpstream(
       });
     },
   };
+}
+
+/** The text fields of a multipart body (enough for a test double: name="x" then the value). */
+function formFields(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /Content-Disposition: form-data; name="([^"]+)"\r\n(?:[^\r\n]+\r\n)*\r\n([^\r]*)\r\n/gi;
+  for (const m of text.matchAll(re)) {
+    if (!/filename=/i.test(m[0])) out[m[1]!] = m[2]!;
+  }
+  return out;
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {

@@ -1,4 +1,5 @@
 import type { OutgoingHeaders } from './exchange.js';
+import { addVary } from './respond.js';
 
 /**
  * CORS per the spec (§8): configurable origins (`CORS_ORIGINS`, default `*`), methods GET, POST, PUT,
@@ -8,7 +9,7 @@ import type { OutgoingHeaders } from './exchange.js';
 const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 const ALLOW_HEADERS = 'Authorization, Content-Type, X-Cashu, X-Request-ID';
 const EXPOSE_HEADERS =
-  'X-Cashu, X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Type, Retry-After';
+  'X-Cashu, X-Cashu-Payment-Request, X-Node-Cost, X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Type, Retry-After';
 
 export class Cors {
   private readonly any: boolean;
@@ -27,7 +28,7 @@ export class Cors {
     } else if (origin !== undefined && this.origins.has(origin)) {
       into['access-control-allow-origin'] = origin;
       into['access-control-expose-headers'] = EXPOSE_HEADERS;
-      into.vary = 'origin';
+      addVary(into, 'origin');
     }
   }
 

@@ -35,6 +35,21 @@ export function isCompressible(contentType: string | string[] | undefined): bool
   );
 }
 
+/**
+ * Adds `token` to the `vary` header, keeping what is there (CORS adds `origin`, gzip `accept-encoding`, the
+ * upstream its own): one header, comma-separated, each token once.
+ */
+export function addVary(headers: OutgoingHeaders, token: string): void {
+  const cur = headers.vary;
+  const list = (Array.isArray(cur) ? cur.join(',') : (cur ?? ''))
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+  if (list.some((t) => t.toLowerCase() === token.toLowerCase() || t === '*')) return;
+  list.push(token);
+  headers.vary = list.join(', ');
+}
+
 /** Sends a complete body (Content-Length set by the engine), gzipped when allowed and worth it. */
 export async function sendComplete(
   ex: Exchange,
@@ -46,14 +61,16 @@ export async function sendComplete(
   let out: Buffer | string = body;
   const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
   if (
-    gzipAllowed &&
     size > GZIP_MIN_BYTES &&
     headers['content-encoding'] === undefined &&
     isCompressible(headers['content-type'])
   ) {
-    out = size > GZIP_SYNC_MAX_BYTES ? await gzipAsync(body) : gzipSync(body);
-    headers['content-encoding'] = 'gzip';
-    headers.vary = 'accept-encoding';
+    // Both variants (gzipped or not) depend on Accept-Encoding: caches must know, whichever this one is.
+    addVary(headers, 'accept-encoding');
+    if (gzipAllowed) {
+      out = size > GZIP_SYNC_MAX_BYTES ? await gzipAsync(body) : gzipSync(body);
+      headers['content-encoding'] = 'gzip';
+    }
   }
   if (ex.ended) return;
   ex.writeHead(status, headers);

@@ -1,4 +1,6 @@
 import type { RequestContext } from '../context.js';
+import { timedRoute } from '../metrics.js';
+import type { paths } from '../openapi/generated/types.js';
 import type { Services } from '../plugin.js';
 import type { OutgoingHeaders } from './exchange.js';
 
@@ -35,6 +37,41 @@ export interface Route {
 }
 
 export type RouteModule = (router: Router, services: Services) => void;
+
+type JsonContent<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
+/**
+ * The JSON request body an OpenAPI operation declares (generated types of core/openapi/generated): the body
+ * type when required, `| undefined` when optional, `undefined` when the operation takes none, `unknown` for a
+ * template the document does not have.
+ */
+export type JsonBodyOf<P extends string, M extends string> = P extends keyof paths
+  ? Lowercase<M> extends keyof paths[P]
+    ? paths[P][Lowercase<M>] extends { requestBody: infer R }
+      ? JsonContent<R>
+      : paths[P][Lowercase<M>] extends { requestBody?: infer R }
+        ? JsonContent<R> | undefined
+        : undefined
+    : undefined
+  : unknown;
+
+/** A handler that receives the request body typed from the OpenAPI document. */
+export type TypedRouteHandler<B> = (ctx: RequestContext, body: B) => RouteReply | Promise<RouteReply>;
+
+/**
+ * The one way route modules register a handler: counted and timed under its template (GET /metrics), and
+ * given the JSON body typed from the OpenAPI operation. The transport validated that body against the same
+ * operation's schema before the handler runs, which is what makes the cast below sound.
+ */
+export function route<P extends string, M extends 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'>(
+  router: Router,
+  method: M,
+  template: P,
+  handler: TypedRouteHandler<JsonBodyOf<P, M>>,
+  opts?: RouteOptions,
+): void {
+  const typed: RouteHandler = (ctx) => handler(ctx, ctx.body as JsonBodyOf<P, M>);
+  router.add(method, template, timedRoute(template, method, typed), opts);
+}
 
 export type RouteMatch =
   | { kind: 'route'; route: Route; params: Record<string, string> }
@@ -91,8 +128,8 @@ export class Router {
   }
 
   /** A paid route: the request runs through the pipeline. */
-  pipeline(method: string, template: string): this {
-    return this.add(method, template, 'pipeline');
+  pipeline(method: string, template: string, opts: RouteOptions = {}): this {
+    return this.add(method, template, 'pipeline', opts);
   }
 
   /** Every other path under `prefix` (any method) goes through the paid pipeline. */

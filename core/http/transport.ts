@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RequestContext } from '../context.js';
+import { RequestContext, runnerAccess } from '../context.js';
 import { GatewayError, toGatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Pipeline } from '../pipeline.js';
@@ -119,7 +119,7 @@ export class Transport {
       baseHeaders: base,
     });
     ex.onAborted(() => {
-      ctx.clientAborted = true;
+      runnerAccess.markClientAborted(ctx);
       ctx.cancel();
     });
 

@@ -25,6 +25,7 @@ export enum LedgerCode {
   TooManyKeys = -15,
   AlreadyAborted = -16,
   AlreadyCommitted = -17,
+  LeaseUnsupported = -18,
 }
 
 /** Refusal codes as they appear in results (snake_case), keyed by the Lua code. */
@@ -46,6 +47,7 @@ export const LEDGER_CODE_NAMES: Record<LedgerCode, string> = {
   [LedgerCode.TooManyKeys]: 'too_many_keys',
   [LedgerCode.AlreadyAborted]: 'already_aborted',
   [LedgerCode.AlreadyCommitted]: 'already_committed',
+  [LedgerCode.LeaseUnsupported]: 'lease_unsupported',
 };
 
 /** Any `{ ok: false }` result of the ledger. */

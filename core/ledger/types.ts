@@ -243,6 +243,97 @@ export type ReleaseResult =
   | { ok: false; code: 'already_settled' }
   | { ok: false; code: 'unknown_reservation' };
 
+// ------------------------------------------------------------------------------------------- leases
+
+/**
+ * A call admitted and settled in memory against a credit lease, reported in the next lease step. Charged
+ * exactly like `settle` (min(cost, lease + what is still free)), with its own usage transaction and audit
+ * record.
+ */
+export interface LeaseCall {
+  /** The call's id (gateway-generated, unique), written to its audit record. */
+  requestId: string;
+  costMsat: number;
+  promptTokens: number;
+  completionTokens: number;
+  model: string;
+  description: string;
+  estimated: boolean;
+  clientIp?: string | null;
+  audit?: AuditContext;
+  /** When the call was settled in memory (its transaction and audit timestamp). */
+  atMs: number;
+  /** Released, not settled (nothing came from the upstream): only its audit record (cost 0) is written, like `release`. */
+  released?: boolean;
+}
+
+/**
+ * One atomic lease step (docs/ledger.md, "Credit leases"): opens, renews, resizes or returns a key's credit
+ * lease and records the calls spent from it since the previous step. A lease IS a reservation of kind call
+ * in the store (id from `ownedId('l')`): it counts in `reserved`, so Σ leases + reservations ≤ balance; it
+ * holds one concurrency slot; it expires after `ttlMs` without a step and is then released by the sweep or,
+ * when its process stopped beating, by `releaseOrphans` — like any reservation.
+ */
+export interface LeaseInput {
+  credential: Credential;
+  /** `ownedId('l')`; the same id for every step of one lease. */
+  leaseId: string;
+  /** 1, 2, 3… per lease, one step at a time. A step whose seq is ≤ the last applied one replays its answer. */
+  seq: number;
+  /** Slice wanted after this step (msat). The store grants min(want, lease after the calls + free). */
+  wantMsat: number;
+  /** Opening only: below this the lease is not opened (`payment_required`). */
+  minMsat: number;
+  /** Requests-per-minute slots wanted for the current minute (granted from what the key has left). */
+  wantRequests: number;
+  /** Slots of the previous grant used since the previous step (the rest goes back if the minute is the same). */
+  usedRequests: number;
+  ttlMs: number;
+  limits: RateLimits;
+  /** Calls settled in memory since the previous step, in order. */
+  calls: LeaseCall[];
+  /** Return the lease (after recording the calls): the step leaves nothing reserved. */
+  close: boolean;
+  now?: number;
+}
+
+export interface LeaseGrant {
+  ok: true;
+  accountId: string;
+  leaseId: string;
+  replay: boolean;
+  /** false: the lease is closed now (asked to, or it had expired, or the key became invalid or expired). */
+  open: boolean;
+  /** The lease's reservation after this step (0 when closed). */
+  grantedMsat: number;
+  /** The account's free balance after this step (for a child with a limit: also bounded by it). */
+  availableMsat: number;
+  balanceMsat: number;
+  /** Requests-per-minute slots granted for `requestWindow` (minute number since the epoch). */
+  requestSlots: number;
+  requestWindow: number;
+  /** The key's requests counted in that minute after this step, granted slots included. */
+  requestsCounted: number;
+  /** Tokens the key may still use this hour (tokens/hour limit − counted). */
+  tokensLeft: number;
+  /** Open reservations of the key other than this lease (concurrency used elsewhere). */
+  otherOpen: number;
+  /** What each reported call was charged, in the order given. */
+  chargedMsat: number[];
+  /** null when the key is gone (deleted): the lease is closed then. */
+  key: KeyMeta | null;
+}
+
+export type LeaseResult =
+  | LeaseGrant
+  /** Opening only (a step with calls always records them and answers ok, closing the lease if needed). */
+  | { ok: false; code: 'invalid_api_key' }
+  | { ok: false; code: 'key_expired'; expiredAtMs: number }
+  /** Children with a balance limit are admitted per call (their limit is checked by the store). */
+  | { ok: false; code: 'lease_unsupported' }
+  | { ok: false; code: 'rate_limit_exceeded'; rateLimit: RateLimitInfo }
+  | { ok: false; code: 'payment_required'; balance: number; required: number; shortfall: number };
+
 // ------------------------------------------------------------------------------------------ withdrawal
 
 export type WithdrawalKind = 'withdrawal' | 'refund';
@@ -489,6 +580,8 @@ export interface Ledger {
   settle(input: SettleInput): Promise<SettleResult>;
   /** Return the whole reservation. Idempotent; no-op after settle. */
   release(input: ReleaseInput): Promise<ReleaseResult>;
+  /** One credit-lease step (open / report calls / renew / resize / close), atomic, one round trip. */
+  lease(input: LeaseInput): Promise<LeaseResult>;
 
   holdWithdrawal(input: HoldInput): Promise<HoldResult>;
   commitWithdrawal(ref: HoldRef): Promise<CommitResult>;

@@ -49,6 +49,14 @@ const MSAT_PER_BTC = 100_000_000_000n;
 
 /** The spec's mode selection from configuration. */
 export function pricingMode(config: PricingConfig): PricingMode {
+  // Token mode needs both sides: one side left unset would make that side free without anyone deciding so.
+  if (!config.fixed && (config.per1kInputSats === undefined) !== (config.per1kOutputSats === undefined)) {
+    const missing =
+      config.per1kInputSats === undefined ? 'FIXED_PER_1K_INPUT_TOKENS' : 'FIXED_PER_1K_OUTPUT_TOKENS';
+    throw new RangeError(
+      `${missing} is not set while its counterpart is: set both (0 makes a side free on purpose), or neither for model-based pricing`,
+    );
+  }
   if (config.fixed) return 'fixed';
   if (config.per1kInputSats !== undefined || config.per1kOutputSats !== undefined) return 'token';
   return 'model';
@@ -93,6 +101,8 @@ export function priceTerms(p: FormulaParams): PriceTerms {
     case 'model': {
       if (!p.rates) throw new RangeError('model mode needs rates');
       if (p.btcUsd === undefined) throw new RangeError('model mode needs a BTC price');
+      if (p.rates.promptUsdPerToken === undefined) throw new MissingPriceError('prompt');
+      if (p.rates.completionUsdPerToken === undefined) throw new MissingPriceError('completion');
       const k = msatPerUsd(p.btcUsd);
       const m = multiplier(p.exchangeFee, p.upstreamProviderFee);
       const perPromptBase = mul(parseDecimal(p.rates.promptUsdPerToken), k);
@@ -106,6 +116,40 @@ export function priceTerms(p: FormulaParams): PriceTerms {
       };
     }
   }
+}
+
+/** A price the price book does not have; the pricing service answers `model_not_priced`. */
+export class MissingPriceError extends RangeError {
+  constructor(readonly field: string) {
+    super(`no ${field} price`);
+  }
+}
+
+/**
+ * Terms of a call priced per unit (an image, a millisecond of audio, a character of speech input): the unit
+ * price sits in the prompt slot, so `exactMsat(terms, units, 0)` is
+ *     requestUsd × k × m + FIXED_COST_PER_REQUEST × 1000 + units × unitUsd × k × m
+ * with k = 10^11 / btcUsd and m = EXCHANGE_FEE × UPSTREAM_PROVIDER_FEE, rounded up once like every price.
+ */
+export function unitTerms(p: {
+  unitUsd: Rational;
+  requestUsd: Decimal;
+  btcUsd: Decimal;
+  costPerRequestSats: Decimal;
+  exchangeFee?: Decimal | undefined;
+  upstreamProviderFee?: Decimal | undefined;
+}): PriceTerms {
+  const k = msatPerUsd(p.btcUsd);
+  const m = multiplier(p.exchangeFee, p.upstreamProviderFee);
+  const baseFee = mulInt(parseDecimal(p.costPerRequestSats), MSAT_PER_SAT);
+  const perPromptBase = mul(p.unitUsd, k);
+  return {
+    fixed: add(mul(mul(parseDecimal(p.requestUsd), k), m), baseFee),
+    perPrompt: mul(perPromptBase, m),
+    perCompletion: ZERO,
+    perPromptBase,
+    perCompletionBase: ZERO,
+  };
 }
 
 /** The exact (unrounded) msat cost of a call under `terms`. */

@@ -5,7 +5,14 @@
  */
 
 import { GatewayError } from '../errors.js';
-import { type PriceTerms, priceTerms, pricingMode, termsMsat } from './formula.js';
+import {
+  MissingPriceError,
+  type PriceTerms,
+  priceTerms,
+  pricingMode,
+  termsMsat,
+  unitTerms,
+} from './formula.js';
 import {
   add,
   ceil,
@@ -26,14 +33,63 @@ import type {
   CostResult,
   EstimateInput,
   EstimateResult,
+  ImageVariant,
   ModelPrice,
   PricedEndpoint,
   Pricing,
   PricingOptions,
   ReservationInput,
   ReservationResult,
+  UnitEndpoint,
   UsdRates,
 } from './types.js';
+import { isUnitEndpoint } from './types.js';
+
+const ENDPOINT_PATHS: Record<UnitEndpoint, string> = {
+  images: '/v1/images/*',
+  audio: '/v1/audio/transcriptions and /v1/audio/translations',
+  speech: '/v1/audio/speech',
+};
+
+function notPriced(model: string, what: string): GatewayError {
+  return new GatewayError('model_not_priced', {
+    message: `No price for model ${model}: ${what} (set it in models.json)`,
+  });
+}
+
+/** USD per unit of a unit endpoint, exact, from the price book; throws model_not_priced when missing. */
+export function unitUsd(
+  model: string,
+  rates: UsdRates,
+  endpoint: UnitEndpoint,
+  variant: ImageVariant | undefined,
+): Rational {
+  switch (endpoint) {
+    case 'images': {
+      const size = variant?.size;
+      const quality = variant?.quality ?? 'standard';
+      const sized = size === undefined ? undefined : rates.imageSizes?.[size]?.[quality];
+      const usd = sized ?? rates.imageUsd;
+      if (usd === undefined) {
+        throw notPriced(
+          model,
+          `images ${size ?? ''}${size ? ' ' : ''}${quality} (image or image_sizes) for ${ENDPOINT_PATHS.images}`,
+        );
+      }
+      return parseDecimal(usd);
+    }
+    case 'audio':
+      if (rates.audioMinuteUsd === undefined) {
+        throw notPriced(model, `audio_minute for ${ENDPOINT_PATHS.audio}`);
+      }
+      return div(parseDecimal(rates.audioMinuteUsd), parseDecimal(60_000)); // per millisecond
+    case 'speech':
+      if (rates.speech1kCharsUsd === undefined) {
+        throw notPriced(model, `speech_1k_chars for ${ENDPOINT_PATHS.speech}`);
+      }
+      return div(parseDecimal(rates.speech1kCharsUsd), parseDecimal(1000)); // per character
+  }
+}
 
 const MSAT_PER_BTC = 100_000_000_000;
 
@@ -82,6 +138,9 @@ export function createPricing(opts: PricingOptions): Pricing {
     try {
       terms = priceTerms({ mode: 'model', ...common, rates, btcUsd });
     } catch (err) {
+      if (err instanceof MissingPriceError) {
+        throw notPriced(model, `${err.field} (USD per token) for token-metered endpoints`);
+      }
       // A malformed or negative catalogue rate must never price a call at zero.
       throw new GatewayError('price_unavailable', {
         message: `No usable price for model: ${model}`,
@@ -92,19 +151,51 @@ export function createPricing(opts: PricingOptions): Pricing {
     return terms;
   }
 
-  /** Terms for a call, and the BTC price they were computed at (model mode). */
+  /**
+   * Terms for a call, and the BTC price they were computed at. Unit endpoints (images, audio, speech) are
+   * priced from the model's price book in token and model mode alike (they have no tokens); FIXED_PRICING
+   * keeps every call flat.
+   */
   function resolve(
     model: string,
     endpoint: PricedEndpoint,
     btcUsd?: string,
+    variant?: ImageVariant,
   ): { terms: PriceTerms; btcUsd: string | undefined } {
+    if (mode === 'fixed') return { terms: staticTerms!, btcUsd: undefined };
+    if (isUnitEndpoint(endpoint)) {
+      const rates = ratesOf(model);
+      const perUnit = unitUsd(model, rates, endpoint, variant);
+      if (!opts.btc) throw new GatewayError('price_unavailable');
+      const price = btcUsd ?? opts.btc.current().usd;
+      try {
+        return {
+          terms: unitTerms({ ...common, unitUsd: perUnit, requestUsd: rates.requestUsd, btcUsd: price }),
+          btcUsd: price,
+        };
+      } catch (err) {
+        throw new GatewayError('price_unavailable', {
+          message: `No usable price for model: ${model}`,
+          cause: err,
+        });
+      }
+    }
     if (staticTerms) return { terms: endpoint === 'other' ? baseOnly : staticTerms, btcUsd: undefined };
     // Non-metered calls without a known model pay the base fee only.
     if (endpoint === 'other' && !opts.rates?.(model)) return { terms: baseOnly, btcUsd: undefined };
-    const rates = ratesOf(model);
+    const known = ratesOf(model);
     const price = btcUsd ?? opts.btc!.current().usd;
-    const terms = termsAt(model, rates, price);
-    return { terms: endpoint === 'other' ? { ...baseOnly, fixed: terms.fixed } : terms, btcUsd: price };
+    if (endpoint === 'other') {
+      // Only the request price matters; a model without token prices still has one.
+      const k = unitTerms({ ...common, unitUsd: ZERO, requestUsd: known.requestUsd, btcUsd: price });
+      return { terms: { ...baseOnly, fixed: k.fixed }, btcUsd: price };
+    }
+    // Embeddings have no completion: a missing completion price does not make them unpriceable.
+    const rates =
+      endpoint === 'embeddings' && known.completionUsdPerToken === undefined
+        ? { ...known, completionUsdPerToken: '0' }
+        : known;
+    return { terms: termsAt(model, rates, price), btcUsd: price };
   }
 
   function toSafe(v: bigint): number {
@@ -118,10 +209,14 @@ export function createPricing(opts: PricingOptions): Pricing {
   }
 
   function cost(input: CostInput): CostResult {
-    const { terms, btcUsd } = resolve(input.model, input.endpoint, input.btcUsd);
-    const msat = toSafe(termsMsat(terms, input.promptTokens, input.completionTokens));
-    const promptMsat = toSafe(floor(mulInt(terms.perPromptBase, input.promptTokens)));
-    const completionMsat = toSafe(floor(mulInt(terms.perCompletionBase, input.completionTokens)));
+    const { terms, btcUsd } = resolve(input.model, input.endpoint, input.btcUsd, input.variant);
+    // Unit endpoints carry their count in the prompt slot (see unitTerms).
+    const unit = isUnitEndpoint(input.endpoint) && mode !== 'fixed';
+    const p = unit ? (input.units ?? 0) : input.promptTokens;
+    const c = unit ? 0 : input.completionTokens;
+    const msat = toSafe(termsMsat(terms, p, c));
+    const promptMsat = toSafe(floor(mulInt(terms.perPromptBase, p)));
+    const completionMsat = toSafe(floor(mulInt(terms.perCompletionBase, c)));
     return {
       msat,
       breakdown: { promptMsat, completionMsat, feesMsat: msat - promptMsat - completionMsat },
@@ -142,11 +237,20 @@ export function createPricing(opts: PricingOptions): Pricing {
   }
 
   function reservation(input: ReservationInput): ReservationResult {
-    const { terms, btcUsd } = resolve(input.model, input.endpoint);
+    const { terms, btcUsd } = resolve(input.model, input.endpoint, undefined, input.variant);
+    if (isUnitEndpoint(input.endpoint) && mode !== 'fixed') {
+      const exact = toSafe(termsMsat(terms, input.units ?? 0, 0));
+      return { maxMsat: exact, minMsat: exact, maxTokens: input.maxTokens, lowered: false, btcUsd };
+    }
     const pb = input.promptTokensBound;
     const callerMax = input.maxTokens;
     const at = (completion: number) => toSafe(termsMsat(terms, pb, completion));
-    if (mode === 'fixed' || input.endpoint === 'other' || input.endpoint === 'embeddings') {
+    if (
+      mode === 'fixed' ||
+      input.endpoint === 'other' ||
+      input.endpoint === 'embeddings' ||
+      isUnitEndpoint(input.endpoint)
+    ) {
       const flat = at(0);
       return { maxMsat: flat, minMsat: flat, maxTokens: callerMax, lowered: false, btcUsd };
     }
@@ -221,13 +325,14 @@ export function createPricing(opts: PricingOptions): Pricing {
     }
     const rates = ratesOf(model);
     let m: Rational;
-    let prompt: Rational;
-    let completion: Rational;
+    let prompt: Rational | undefined;
+    let completion: Rational | undefined;
     let request: Rational;
     try {
       m = mul(parseDecimal(config.exchangeFee), parseDecimal(config.upstreamProviderFee));
-      prompt = mul(parseDecimal(rates.promptUsdPerToken), m);
-      completion = mul(parseDecimal(rates.completionUsdPerToken), m);
+      const per = (v: string | undefined) => (v === undefined ? undefined : mul(parseDecimal(v), m));
+      prompt = per(rates.promptUsdPerToken);
+      completion = per(rates.completionUsdPerToken);
       request = mul(parseDecimal(rates.requestUsd), m);
     } catch (err) {
       throw new GatewayError('price_unavailable', {
@@ -236,11 +341,15 @@ export function createPricing(opts: PricingOptions): Pricing {
       });
     }
     const baseFeeMsat = baseOnly.fixed;
-    const terms = peek === undefined ? undefined : termsAt(model, rates, peek);
+    // A model without token prices (an image or audio model) shows null token prices.
+    const terms =
+      peek === undefined || prompt === undefined || completion === undefined
+        ? undefined
+        : termsAt(model, rates, peek);
     return {
       mode,
-      promptUsdPer1k: toNumber(mulInt(prompt, 1000)),
-      completionUsdPer1k: toNumber(mulInt(completion, 1000)),
+      promptUsdPer1k: prompt === undefined ? null : toNumber(mulInt(prompt, 1000)),
+      completionUsdPer1k: completion === undefined ? null : toNumber(mulInt(completion, 1000)),
       requestUsd:
         usdPerMsat !== undefined
           ? toNumber(add(request, mul(baseFeeMsat, usdPerMsat)))
@@ -249,7 +358,16 @@ export function createPricing(opts: PricingOptions): Pricing {
             : null,
       promptMsatPer1k: terms ? perK(terms.perPrompt) : null,
       completionMsatPer1k: terms ? perK(terms.perCompletion) : null,
-      requestMsat: terms ? toSafe(ceil(terms.fixed)) : null,
+      requestMsat:
+        terms !== undefined
+          ? toSafe(ceil(terms.fixed))
+          : peek !== undefined
+            ? toSafe(
+                ceil(
+                  unitTerms({ ...common, unitUsd: ZERO, requestUsd: rates.requestUsd, btcUsd: peek }).fixed,
+                ),
+              )
+            : null,
     };
   }
 

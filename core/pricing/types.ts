@@ -26,14 +26,32 @@ export type PricingConfig = Config['pricing'];
  */
 export type PricingMode = 'fixed' | 'token' | 'model';
 
-/** Per-model USD rates, as the decimal strings of models.json / the upstream model list. */
+/**
+ * Per-model USD rates, as the decimal strings of models.json / the upstream model list (the price book).
+ * Every field but `requestUsd` may be missing: a call that needs a missing price is refused
+ * (`model_not_priced`), never priced at zero.
+ */
 export interface UsdRates {
-  /** USD per prompt (input) token, e.g. "0.0000025". */
-  promptUsdPerToken: string;
-  /** USD per completion (output) token. */
-  completionUsdPerToken: string;
-  /** USD per request, e.g. "0". */
+  /** USD per prompt (input) token, e.g. "0.0000025". Chat, completions, responses, embeddings. */
+  promptUsdPerToken?: string | undefined;
+  /** USD per completion (output) token. Chat, completions, responses. */
+  completionUsdPerToken?: string | undefined;
+  /** USD per request, e.g. "0" (added to every model-priced call of the model). */
   requestUsd: string;
+  /** USD per generated image, any size and quality (models.json `image`). */
+  imageUsd?: string | undefined;
+  /** USD per image by size, then quality (`image_sizes`); overrides `imageUsd`. */
+  imageSizes?: Readonly<Record<string, Readonly<Record<string, string>>>> | undefined;
+  /** USD per minute of input audio (`audio_minute`), charged pro rata to the millisecond. */
+  audioMinuteUsd?: string | undefined;
+  /** USD per 1,000 characters (Unicode code points) of speech input (`speech_1k_chars`). */
+  speech1kCharsUsd?: string | undefined;
+}
+
+/** The size and quality of an image call (image_sizes lookup; quality `standard` when the call names none). */
+export interface ImageVariant {
+  size?: string | undefined;
+  quality?: string | undefined;
 }
 
 /** The model catalogue's rate lookup (H1's `usdRates`); `undefined` = unknown model. */
@@ -41,9 +59,25 @@ export type RatesLookup = (modelId: string) => UsdRates | undefined;
 
 /**
  * What kind of call is priced. Chat, completions, embeddings and responses calls are metered by tokens;
- * `other` (any other proxied call) pays the per-request price only (tokens are ignored).
+ * `images` by images returned, `audio` (transcriptions, translations) by milliseconds of input audio, `speech`
+ * by characters of input — their count is the call's `units`; `other` (any other proxied call) pays the
+ * per-request price only.
  */
-export type PricedEndpoint = 'chat' | 'completions' | 'embeddings' | 'responses' | 'other';
+export type PricedEndpoint =
+  | 'chat'
+  | 'completions'
+  | 'embeddings'
+  | 'responses'
+  | 'images'
+  | 'audio'
+  | 'speech'
+  | 'other';
+
+/** Endpoints priced per unit (images, milliseconds of audio, characters) from the price book. */
+export type UnitEndpoint = 'images' | 'audio' | 'speech';
+export function isUnitEndpoint(e: PricedEndpoint): e is UnitEndpoint {
+  return e === 'images' || e === 'audio' || e === 'speech';
+}
 
 /** A BTC/USD price snapshot. `usd` is an exact positive decimal string (the median of the tickers). */
 export interface BtcQuote {
@@ -83,6 +117,10 @@ export interface CostInput {
   /** Price this call with this BTC price (the `btcUsd` of its reservation) instead of the current one, so
    *  settlement never fails on a price outage and matches what was reserved. */
   btcUsd?: string | undefined;
+  /** Unit endpoints: images returned, milliseconds of audio, or characters (token counts are then 0). */
+  units?: number | undefined;
+  /** Images: size and quality. */
+  variant?: ImageVariant | undefined;
 }
 
 /** Result of `Pricing.cost`. `msat` is what is charged; the rest is for display (the `x-node-cost` block). */
@@ -90,7 +128,8 @@ export interface CostResult {
   /** Integer msats, rounded up once. */
   msat: number;
   /** Integer msats; promptMsat + completionMsat + feesMsat === msat. prompt/completion are the un-multiplied
-   *  token costs rounded down; fees are the rest: request fee, base fee, multiplier surcharge, rounding. */
+   *  token costs rounded down (unit endpoints: the units' cost is `promptMsat`); fees are the rest: request
+   *  fee, base fee, multiplier surcharge, rounding. */
   breakdown: { promptMsat: number; completionMsat: number; feesMsat: number };
   /** Approximate USD value of `msat` (float, display only); 0 when no BTC price is known (fixed/token mode). */
   usd: number;
@@ -111,6 +150,10 @@ export interface ReservationInput {
   /** Spendable balance: when the caller set no max_tokens and this cannot cover the maximum, the
    *  completion is lowered to what it affords. */
   availableMsat?: number | undefined;
+  /** Unit endpoints: the units to reserve for (images asked for, milliseconds, characters). */
+  units?: number | undefined;
+  /** Images: size and quality. */
+  variant?: ImageVariant | undefined;
 }
 
 /** Result of `Pricing.reservation`. The caller answers 402 when `minMsat > availableMsat`. */

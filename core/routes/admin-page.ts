@@ -1,7 +1,9 @@
 /**
- * The admin dashboard's HTML (GET /admin/): server-rendered, no external assets, every value escaped. The
- * only script is the login form's (it sets the `admin_password` cookie, path /admin, SameSite=Strict, and
- * reloads); it runs under a per-response CSP nonce, so nothing else can.
+ * The admin console's HTML (GET /admin/). The overview (node, ledger totals, operator wallet, settings) is
+ * server-rendered with every value escaped, so it reads without script; the other views (charts, solvency,
+ * providers, the settings form, operator actions) are filled by /admin/assets/console.js from the JSON
+ * endpoints under /admin/api/. Every asset comes from the gateway itself (CSP `'self'`; uPlot is served from
+ * the npm package); the login form's inline script runs under a per-response nonce.
  */
 
 export function escapeHtml(v: unknown): string {
@@ -18,15 +20,25 @@ h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}table{border-collapse:co
 td,th{border:1px solid #ccc;padding:.25rem .6rem;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .ok{color:#06702a}.bad{color:#b00020}`;
 
-function page(title: string, body: string, nonce: string): string {
+function page(title: string, body: string, nonce: string, head = ''): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<meta name="viewport" content="width=device-width,initial-scale=1"><style nonce="${nonce}">${STYLE}</style></head>
+<meta name="viewport" content="width=device-width,initial-scale=1"><style nonce="${nonce}">${STYLE}</style>${head}</head>
 <body>${body}</body></html>`;
 }
 
+const VIEWS = [
+  ['overview', 'Overview'],
+  ['charts', 'Calls & revenue'],
+  ['solvency', 'Solvency'],
+  ['keys', 'Keys'],
+  ['providers', 'Providers'],
+  ['settings-view', 'Settings'],
+  ['actions', 'Actions'],
+] as const;
+
 /** The Content-Security-Policy of an admin page with this nonce. */
 export function adminCsp(nonce: string): string {
-  return `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+  return `default-src 'none'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 }
 
 export function loginPage(nonce: string, failed: boolean): string {
@@ -59,7 +71,14 @@ export interface DashboardData {
       }
     | { error: string };
   wallet:
-    | Array<{ mint: string; unit: string; amount: number; reserved: number; proofs: number }>
+    | Array<{
+        mint: string;
+        unit: string;
+        amount: number;
+        amount_msat: number;
+        reserved: number;
+        proofs: number;
+      }>
     | { error: string };
   settings: Record<string, unknown>;
 }
@@ -93,14 +112,56 @@ export function dashboardPage(nonce: string, d: DashboardData): string {
                 `<tr><td>${escapeHtml(w.mint)}</td><td>${escapeHtml(w.unit)}</td><td class="n">${w.amount}</td><td class="n">${w.reserved}</td><td class="n">${w.proofs}</td></tr>`,
             )
             .join('')}</table>`;
+  const nav = VIEWS.map(
+    ([id, label]) => `<a href="#${id}" data-view="${id}" id="nav-${id}">${escapeHtml(label)}</a>`,
+  ).join('');
   return page(
     `${d.node.name} — admin`,
-    `<h1 id="dashboard">${escapeHtml(d.node.name)} — admin</h1>
+    `<header><h1 id="dashboard">${escapeHtml(d.node.name)} — admin</h1><nav id="nav">${nav}</nav></header>
+<main>
+<section id="overview" class="view">
 <h2>Node</h2><table id="node">${rows({ ...d.node })}</table>
 <h2>Totals (msats)</h2>${audit}
 <h2>Operator wallet</h2>${wallet}
 <h2>Settings</h2><table id="settings">${rows(d.settings)}</table>
-<p>Change settings with <code>PATCH /admin/api/settings</code>; see docs/endpoints.md.</p>`,
+</section>
+<section id="charts" class="view">
+<h2>Paid calls and charged msats</h2>
+<p><label>Per <select id="granularity"><option value="minute">minute (last hour)</option><option value="hour">hour (last 2 days)</option><option value="day">day (last 30 days)</option></select></label>
+<button type="button" id="charts-refresh">Refresh</button></p>
+<table id="chart-totals"><tr><th>calls</th><th>errors</th><th>charged msats</th></tr>
+<tr><td class="n" id="total-calls">…</td><td class="n" id="total-errors">…</td><td class="n" id="total-msats">…</td></tr></table>
+<div class="chart" id="chart-msats"></div><div class="chart" id="chart-calls"></div>
+</section>
+<section id="solvency" class="view">
+<h2>Solvency: proofs held vs. owed to users (msats)</h2>
+<p id="solvency-latest">…</p>
+<div class="chart" id="chart-solvency"></div>
+</section>
+<section id="keys" class="view">
+<h2>Look a key up</h2>
+<form id="key-form"><label>API key <input type="password" id="key-input" required autocomplete="off" placeholder="sk-…"></label>
+<button type="submit">Look up</button></form>
+<div id="key-result"></div>
+</section>
+<section id="providers" class="view"><h2>Providers</h2><div id="providers-table">…</div></section>
+<section id="settings-view" class="view">
+<h2>Runtime settings</h2>
+<p>Changes are validated like <code>PATCH /admin/api/settings</code>, persisted and applied at once.</p>
+<form id="settings-form"></form><p id="settings-result" role="status"></p>
+</section>
+<section id="actions" class="view">
+<h2>Operator actions</h2>
+<p><button type="button" id="action-recovery">Run the recovery pass</button>
+<button type="button" id="action-solvency">Run the solvency check</button></p>
+<form id="payout-form"><label>Lightning invoice <input id="payout-invoice" required autocomplete="off"></label>
+<button type="submit">Pay out</button></form>
+<pre id="action-result" role="status"></pre>
+</section>
+</main>
+<script src="/admin/assets/uPlot.iife.min.js"></script>
+<script src="/admin/assets/console.js"></script>`,
     nonce,
+    '<link rel="stylesheet" href="/admin/assets/uPlot.min.css"><link rel="stylesheet" href="/admin/assets/console.css">',
   );
 }

@@ -2,18 +2,15 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
+import { route } from '../http/router.js';
+import type { KeyMeta, KeyUsage } from '../ledger/types.js';
 import type { Services } from '../plugin.js';
+import { preparePatch, settingsView, validatePatch } from '../settings.js';
+import { saveSettings } from '../store/settings-store.js';
+import { readAsset } from './admin-assets.js';
 import { adminCsp, type DashboardData, dashboardPage, loginPage } from './admin-page.js';
-import {
-  applyPatch,
-  loadSettings,
-  preparePatch,
-  saveSettings,
-  settingsView,
-  validatePatch,
-} from './admin-settings.js';
+import { AdminStats, type Granularity, MAX_POINTS, SPAN_MS } from './admin-stats.js';
 import { packageVersion } from './public.js';
-import { route } from './wallet.js';
 
 /**
  * Admin endpoints (spec §4.4, §5.6): GET /admin/ (HTML dashboard, or a login form without a valid cookie),
@@ -96,6 +93,7 @@ async function dashboardData(services: Services): Promise<DashboardData> {
         mint: b.mint,
         unit: b.unit,
         amount: b.amount,
+        amount_msat: b.amountMsat,
         reserved: b.reserved,
         proofs: b.proofs,
       }));
@@ -106,16 +104,261 @@ async function dashboardData(services: Services): Promise<DashboardData> {
   return data;
 }
 
+/** A positive integer query parameter within [1, max], or `dflt` when absent; 400 otherwise. */
+function intParam(ctx: RequestContext, name: string, dflt: number, max: number): number {
+  const raw = ctx.query.get(name);
+  if (raw === null) return dflt;
+  const n = Number(raw);
+  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(n) || n < 1 || n > max) {
+    throw new GatewayError('validation_failed', {
+      message: `${name}: must be an integer from 1 to ${max}`,
+    });
+  }
+  return n;
+}
+
+function storeFailure(err: unknown): never {
+  if (err instanceof GatewayError) throw err;
+  throw new GatewayError('store_unavailable', { cause: err });
+}
+
+/** Proofs held (store figures, no mint call) and user balances: the periodic solvency sample. */
+async function storeSolvency(services: Services) {
+  const [lines, owed] = await Promise.all([
+    services.wallet!.balances(),
+    services.ledger!.totalUserBalancesMsat(),
+  ]);
+  return { proofsMsat: lines.reduce((s, l) => s + l.amountMsat, 0), userBalancesMsat: owed };
+}
+
+function requireWallet(services: Services) {
+  if (!services.wallet || !services.ledger) {
+    throw new GatewayError('service_unavailable', { message: 'No eCash wallet or balance store configured' });
+  }
+  return { wallet: services.wallet, ledger: services.ledger };
+}
+
+function keyView(k: KeyMeta, u: KeyUsage) {
+  return {
+    key_id: k.keyId,
+    display_key: k.displayKey,
+    name: k.name,
+    is_child: k.isChild,
+    parent_key_id: k.parentKeyId,
+    created_at: k.createdAtMs,
+    expires_at: k.expiresAtMs,
+    allowed_models: k.allowedModels,
+    allowed_ips: k.allowedIps,
+    balance_limit: k.balanceLimitMsat,
+    balance_limit_reset: k.balanceLimitReset,
+    validity_date: k.validityDateMs,
+    total_requests: u.totalRequests,
+    total_spent: u.totalSpentMsat,
+    period_spent: u.periodSpentMsat,
+    reserved: u.reservedMsat,
+    last_used: u.lastUsedMs,
+  };
+}
+
 export const adminRoutes: RouteModule = (router, services: Services) => {
   const store = services.store;
-  if (store !== undefined) {
-    // Persisted settings win over the environment; a failure here keeps the environment's values.
-    loadSettings(store)
-      .then((saved) => {
-        if (Object.keys(saved).length > 0) applyPatch(services, validatePatch(services, saved));
-      })
-      .catch((err: unknown) => services.log.warn({ err }, 'could not load the persisted admin settings'));
-  }
+  // The console's statistics, kept only when the admin surface is on (no store writes otherwise).
+  const stats =
+    store !== undefined && services.config.adminPassword !== undefined
+      ? new AdminStats(
+          store,
+          services.log,
+          services.wallet && services.ledger ? () => storeSolvency(services) : undefined,
+          services.lifecycle,
+        )
+      : undefined;
+  const requireStats = (): AdminStats => {
+    if (stats === undefined) {
+      throw new GatewayError('service_unavailable', { message: 'No balance store configured' });
+    }
+    return stats;
+  };
+
+  route(router, 'GET', '/admin/assets/{name}', async (ctx) => {
+    if (services.config.adminPassword === undefined)
+      throw new GatewayError('not_found', { message: 'The admin page is disabled' });
+    const asset = await readAsset(ctx.params.name ?? '');
+    if (asset === undefined) throw new GatewayError('not_found', { message: 'No such admin asset' });
+    return {
+      status: 200,
+      headers: {
+        'content-type': asset.type,
+        'cache-control': 'no-cache',
+        'x-content-type-options': 'nosniff',
+      },
+      body: asset.body,
+    };
+  });
+
+  route(router, 'GET', '/admin/api/overview', async (ctx) => {
+    requireAdmin(ctx, services);
+    const { settings: _settings, ...overview } = await dashboardData(services);
+    return { headers: NO_STORE, json: overview };
+  });
+
+  route(router, 'GET', '/admin/api/timeseries', async (ctx) => {
+    requireAdmin(ctx, services);
+    const g = (ctx.query.get('granularity') ?? 'minute') as Granularity;
+    if (!(g in SPAN_MS)) {
+      throw new GatewayError('validation_failed', {
+        message: 'granularity: must be one of minute, hour, day',
+      });
+    }
+    const points = intParam(ctx, 'points', 60, MAX_POINTS[g]);
+    const series = await requireStats().series(g, points).catch(storeFailure);
+    return {
+      headers: NO_STORE,
+      json: {
+        granularity: g,
+        bucket_ms: SPAN_MS[g],
+        points: series.map((p) => ({
+          t: p.t,
+          calls: p.calls,
+          errors: p.errors,
+          charged_msats: p.chargedMsat,
+        })),
+      },
+    };
+  });
+
+  route(router, 'GET', '/admin/api/solvency', async (ctx) => {
+    requireAdmin(ctx, services);
+    const limit = intParam(ctx, 'limit', 1440, 10_000);
+    const samples = await requireStats().samples(limit).catch(storeFailure);
+    return {
+      headers: NO_STORE,
+      json: {
+        samples: samples.map((s) => ({
+          t: s.t,
+          proofs_msat: s.proofsMsat,
+          user_balances_msat: s.userBalancesMsat,
+        })),
+      },
+    };
+  });
+
+  route(router, 'POST', '/admin/api/keys/lookup', async (ctx, body) => {
+    requireAdmin(ctx, services);
+    const ledger = services.ledger;
+    if (!ledger) throw new GatewayError('service_unavailable', { message: 'No balance store configured' });
+    const credential = { apiKey: body.api_key };
+    const page = { limit: body.limit ?? 20, offset: 0 };
+    const [info, txs, audit] = await Promise.all([
+      ledger.getKeyInfo(credential),
+      ledger.listTransactions(credential, page),
+      ledger.listAuditLog(credential, page),
+    ]).catch(storeFailure);
+    if (info === null || txs === null || audit === null) {
+      throw new GatewayError('not_found', { message: 'No such key (or it was deleted)' });
+    }
+    const a = info.account;
+    return {
+      headers: NO_STORE,
+      json: {
+        key: keyView(info.key, info.usage),
+        account: {
+          balance: a.balanceMsat,
+          reserved: a.reservedMsat,
+          deposited: a.depositedMsat,
+          spent: a.spentMsat,
+          withdrawn: a.withdrawnMsat,
+          fees: a.feesMsat,
+          requests: a.requests,
+          created_at: a.createdAtMs,
+        },
+        available: info.availableMsat,
+        children: info.children.map((c) => keyView(c.key, c.usage)),
+        transactions: txs.transactions.map((t) => ({
+          id: t.id,
+          type: t.type,
+          amount: t.amountMsat,
+          balance_after: t.balanceAfterMsat,
+          description: t.description,
+          timestamp: t.timestampMs,
+          key_id: t.keyId,
+          model: t.model,
+        })),
+        audit: audit.records.map((r) => ({
+          timestamp: r.timestampMs,
+          key_id: r.apiKeyId,
+          request_id: r.requestId,
+          endpoint: r.endpoint,
+          method: r.method,
+          status: r.responseStatus,
+          cost_msats: r.costMsat,
+        })),
+      },
+    };
+  });
+
+  route(router, 'POST', '/admin/api/actions/recovery', async (ctx) => {
+    requireAdmin(ctx, services);
+    const { wallet } = requireWallet(services);
+    const r = await wallet.recover();
+    services.log.info({ report: r }, 'admin: recovery pass run');
+    return {
+      headers: NO_STORE,
+      json: {
+        examined: r.examined,
+        receives_completed: r.receivesCompleted,
+        rolled_back: r.rolledBack,
+        outputs_restored: r.outputsRestored,
+        deferred: r.deferred,
+      },
+    };
+  });
+
+  route(router, 'POST', '/admin/api/actions/solvency-check', async (ctx) => {
+    requireAdmin(ctx, services);
+    const { wallet, ledger } = requireWallet(services);
+    const r = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
+    await stats
+      ?.addSample({ t: Date.now(), proofsMsat: r.proofsMsat, userBalancesMsat: r.userBalancesMsat })
+      .catch((err: unknown) => services.log.warn({ err }, 'could not record the solvency sample'));
+    return {
+      headers: NO_STORE,
+      json: {
+        solvent: r.solvent,
+        proofs_msat: r.proofsMsat,
+        pending_msat: r.pendingMsat,
+        spent_msat: r.spentMsat,
+        user_balances_msat: r.userBalancesMsat,
+        per_mint: r.perMint.map((m) => ({
+          mint: m.mint,
+          unit: m.unit,
+          unspent_msat: m.unspentMsat,
+          pending_msat: m.pendingMsat,
+          spent_msat: m.spentMsat,
+        })),
+      },
+    };
+  });
+
+  route(router, 'POST', '/admin/api/actions/payout', async (ctx, body) => {
+    requireAdmin(ctx, services);
+    const { wallet } = requireWallet(services);
+    if (body.mint !== undefined && !services.config.cashu.mints.includes(body.mint)) {
+      throw new GatewayError('validation_failed', { message: 'mint: must be one of CASHU_MINTS' });
+    }
+    const r = await wallet.payout(body.invoice, body.mint === undefined ? {} : { mint: body.mint });
+    services.log.info({ amountMsat: r.amountMsat, feeMsat: r.feeMsat, mint: r.mint }, 'admin: payout');
+    return {
+      headers: NO_STORE,
+      json: {
+        amount_msat: r.amountMsat,
+        fee_msat: r.feeMsat,
+        preimage: r.preimage,
+        mint: r.mint,
+        unit: r.unit,
+        quote: r.quote,
+      },
+    };
+  });
 
   route(router, 'GET', '/admin/', async (ctx) => {
     const expected = services.config.adminPassword;
@@ -139,9 +382,8 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
     return { headers: NO_STORE, json: settingsView(services, store?.kind) };
   });
 
-  route(router, 'PATCH', '/admin/api/settings', async (ctx) => {
+  route(router, 'PATCH', '/admin/api/settings', async (ctx, body) => {
     requireAdmin(ctx, services);
-    const body = (ctx.body ?? {}) as Record<string, unknown>;
     const patch = validatePatch(services, body);
     if (Object.keys(patch).length > 0) {
       const apply = preparePatch(services, patch);

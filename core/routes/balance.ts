@@ -1,10 +1,10 @@
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
+import { route } from '../http/router.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { BalanceLimitReset, KeyMeta, KeyUsage } from '../ledger/types.js';
 import type { Services } from '../plugin.js';
 import { type Caller, callerOf, loadKey, moneyServices, withdraw } from './account.js';
-import { route } from './wallet.js';
 
 /**
  * The balance endpoints (spec §2.4, §4.3; shapes in openapi/openapi.yaml). Amounts in msats unless a field
@@ -56,9 +56,8 @@ export const balanceRoutes: RouteModule = (router, services: Services) => {
     };
   });
 
-  route(router, 'POST', '/v1/balance/refund', async (ctx) => {
+  route(router, 'POST', '/v1/balance/refund', async (ctx, body = {}) => {
     const money = moneyServices(services);
-    const body = (ctx.body ?? {}) as { cashu_token?: string };
     let caller: Caller;
     if (body.cashu_token !== undefined) {
       if (ctx.headers.authorization !== undefined || ctx.headers['x-cashu'] !== undefined) {
@@ -77,14 +76,8 @@ export const balanceRoutes: RouteModule = (router, services: Services) => {
     return { json: await withdraw(money, caller.credential, 'all', 'refund', info) };
   });
 
-  route(router, 'POST', '/v1/balance/child-key', async (ctx) => {
+  route(router, 'POST', '/v1/balance/child-key', async (ctx, body) => {
     const money = moneyServices(services);
-    const body = (ctx.body ?? {}) as {
-      count?: number;
-      balance_limit?: number | null;
-      balance_limit_reset?: BalanceLimitReset | null;
-      validity_date?: number | null;
-    };
     const count = body.count ?? 0;
     if (!Number.isInteger(count) || count < 1 || count > 50) {
       throw new GatewayError('invalid_request', { message: 'count must be an integer from 1 to 50' });

@@ -1,8 +1,8 @@
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
+import { route } from '../http/router.js';
 import type { Services } from '../plugin.js';
 import type { EstimateInput } from '../pricing/types.js';
-import { route } from './wallet.js';
 
 /**
  * POST /v1/estimate (spec §4.2): the price of a call with the given token counts under the current pricing
@@ -12,12 +12,12 @@ import { route } from './wallet.js';
  * tell, so then only the pricing service decides.
  */
 export const estimateRoutes: RouteModule = (router, services: Services) => {
-  route(router, 'POST', '/v1/estimate', (ctx) => {
+  route(router, 'POST', '/v1/estimate', (_ctx, body) => {
     const { pricing, catalog } = services;
     if (pricing === undefined) {
       throw new GatewayError('service_unavailable', { message: 'This node has no pricing configured' });
     }
-    const input = ctx.body as EstimateInput;
+    const input: EstimateInput = body;
     if (catalog.list().length > 0 && catalog.get(input.model) === undefined) {
       throw new GatewayError('not_found', { message: `Unknown model: ${input.model}` });
     }

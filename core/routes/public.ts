@@ -6,7 +6,7 @@ import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import type { Services } from '../plugin.js';
 import type { Pricing } from '../pricing/types.js';
-import type { CatalogModel } from '../upstream/model-catalog.js';
+import type { CatalogModel, ModelPricing } from '../upstream/model-catalog.js';
 
 /**
  * Public, unauthenticated endpoints: GET /v1/models (also accepts `?api_key=`, ignored: listing is free),
@@ -29,8 +29,12 @@ export interface ModelListItem {
   object: 'model';
   created: number;
   owned_by: string;
+  permission: unknown[];
+  root: string;
+  parent: string | null;
   context_length?: number;
   pricing?: ModelListPricing;
+  supports_vision?: boolean;
 }
 
 /** Spec §2.6 `pricing` (USD per 1k tokens) plus, from the pricing service, what a call is charged. */
@@ -38,6 +42,11 @@ export interface ModelListPricing {
   prompt: number | null;
   completion: number | null;
   unit: '1k tokens';
+  /** The price book's special prices, USD as the catalogue has them (multiplier not included). */
+  image?: number;
+  image_sizes?: Record<string, Record<string, number>>;
+  audio_minute?: number;
+  speech_1k_chars?: number;
   /** USD per request (fees included). */
   request?: number | null;
   /** The active pricing model: fixed, token or model. */
@@ -86,21 +95,46 @@ export function withPrice(item: ModelListItem, pricing: Pricing | undefined): Mo
   return item;
 }
 
-/** USD per token (decimal string) → USD per 1,000 tokens, without float noise. */
-export function per1k(usdPerToken: string): number {
-  return Number((Number(usdPerToken) * 1000).toPrecision(12));
+/** USD per token (decimal string) → USD per 1,000 tokens, without float noise; null when unpriced. */
+export function per1k(usdPerToken: string | undefined): number | null {
+  return usdPerToken === undefined ? null : Number((Number(usdPerToken) * 1000).toPrecision(12));
+}
+
+/** The catalogue's USD prices as the model list shows them (spec §2.6 plus the special prices). */
+export function listPricing(p: ModelPricing): ModelListPricing {
+  const out: ModelListPricing = {
+    prompt: per1k(p.prompt),
+    completion: per1k(p.completion),
+    unit: '1k tokens',
+  };
+  if (p.image !== undefined) out.image = Number(p.image);
+  if (p.image_sizes !== undefined) {
+    out.image_sizes = Object.fromEntries(
+      Object.entries(p.image_sizes).map(([size, q]) => [
+        size,
+        Object.fromEntries(Object.entries(q).map(([quality, usd]) => [quality, Number(usd)])),
+      ]),
+    );
+  }
+  if (p.audio_minute !== undefined) out.audio_minute = Number(p.audio_minute);
+  if (p.speech_1k_chars !== undefined) out.speech_1k_chars = Number(p.speech_1k_chars);
+  return out;
 }
 
 export function renderModel(m: CatalogModel): ModelListItem {
-  const item: ModelListItem = { id: m.id, object: 'model', created: m.created, owned_by: m.owned_by };
+  const item: ModelListItem = {
+    id: m.id,
+    object: 'model',
+    created: m.created,
+    owned_by: m.owned_by,
+    // The OpenAI model object's fields (spec §2.6): permission as given (empty when none), root, parent.
+    permission: m.permission ?? [],
+    root: m.id,
+    parent: null,
+  };
   if (m.context_length !== undefined) item.context_length = m.context_length;
-  if (m.pricing !== undefined) {
-    item.pricing = {
-      prompt: per1k(m.pricing.prompt),
-      completion: per1k(m.pricing.completion),
-      unit: '1k tokens',
-    };
-  }
+  if (m.pricing !== undefined) item.pricing = listPricing(m.pricing);
+  if (m.supports_vision !== undefined) item.supports_vision = m.supports_vision;
   return item;
 }
 
@@ -149,6 +183,14 @@ export const publicRoutes: RouteModule = (router, services) => {
     json: { object: 'list', data: catalog.list().map((m) => withPrice(renderModel(m), services.pricing)) },
   }));
 
+  // The SDKs' models.retrieve: public like the list. (Ids with a slash cannot be named in one path segment.)
+  router.get('/v1/models/{model}', (ctx) => {
+    const m = catalog.get(ctx.params.model ?? '');
+    if (m === undefined)
+      throw new GatewayError('not_found', { message: `Unknown model: ${ctx.params.model}` });
+    return { json: withPrice(renderModel(m), services.pricing) };
+  });
+
   router.get('/v1/info', () => {
     const models: Record<string, ModelListItem> = {};
     for (const m of catalog.list()) models[m.id] = renderModel(m);
@@ -180,14 +222,7 @@ export const publicRoutes: RouteModule = (router, services) => {
           id: m.id,
           name: m.name,
           context_window: m.context_length ?? null,
-          pricing:
-            m.pricing === undefined
-              ? null
-              : {
-                  prompt: per1k(m.pricing.prompt),
-                  completion: per1k(m.pricing.completion),
-                  unit: '1k tokens',
-                },
+          pricing: m.pricing === undefined ? null : listPricing(m.pricing),
         })),
         endpoints: PROVIDER_ENDPOINTS,
         features: FEATURES,

@@ -2,10 +2,9 @@ import ipaddr from 'ipaddr.js';
 import { creditToken } from '../account/credit-token.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import type { RouteHandler, RouteModule, Router } from '../http/router.js';
+import { type RouteHandler, type RouteModule, route } from '../http/router.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { KeyInfo, Transaction } from '../ledger/types.js';
-import { timedRoute } from '../metrics.js';
 import type { Services } from '../plugin.js';
 import { callerOf, expiryOf, loadKey, moneyServices, withdraw } from './account.js';
 
@@ -19,28 +18,12 @@ import { callerOf, expiryOf, loadKey, moneyServices, withdraw } from './account.
  * - POST /v1/wallet/topup: token in the body or the `cashu_token` query parameter (exactly one).
  * - POST /v1/wallet/withdraw, POST /v1/wallet/refund: hold → mint a token → commit (see account.ts).
  * - POST /v1/wallet/create/subkey (201), POST /v1/wallet/update (allowed IPs).
- * - POST /v1/wallet/create/lightning, /v1/wallet/alerts, /v1/webhooks: 501 `not_implemented`.
+ * - /v1/wallet/alerts, /v1/webhooks: 501 `not_implemented`. Lightning deposits: routes/lightning.ts.
  */
 
 /** ISO 8601 of a ms instant, or null. */
 export function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
-}
-
-function bodyObject(ctx: RequestContext): Record<string, unknown> {
-  return typeof ctx.body === 'object' && ctx.body !== null && !Array.isArray(ctx.body)
-    ? (ctx.body as Record<string, unknown>)
-    : {};
-}
-
-/** Registers `handler` (counted and timed under its template). */
-export function route(
-  router: Router,
-  method: 'GET' | 'POST' | 'PATCH',
-  template: string,
-  handler: RouteHandler,
-): void {
-  router.add(method, template, timedRoute(template, method, handler));
 }
 
 function accountView(info: KeyInfo) {
@@ -125,9 +108,9 @@ export function normaliseAllowedIps(entries: readonly string[]): string[] {
 }
 
 export const walletRoutes: RouteModule = (router, services: Services) => {
-  route(router, 'POST', '/v1/wallet/create', async (ctx) => {
+  route(router, 'POST', '/v1/wallet/create', async (_ctx, body) => {
     const money = moneyServices(services);
-    const token = bodyObject(ctx).cashu_token as string;
+    const token = body.cashu_token;
     const r = await creditToken(money, token, { kind: 'new-key' });
     return {
       status: 201,
@@ -175,16 +158,16 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
     };
   });
 
-  route(router, 'POST', '/v1/wallet/topup', async (ctx) => {
+  route(router, 'POST', '/v1/wallet/topup', async (ctx, body) => {
     const money = moneyServices(services);
-    const inBody = bodyObject(ctx).cashu_token;
+    const inBody = body?.cashu_token;
     const inQuery = ctx.query.get('cashu_token');
     if ((inBody === undefined) === (inQuery === null || inQuery === '')) {
       throw new GatewayError('invalid_request', {
         message: 'Send the token either as body field cashu_token or as query parameter cashu_token',
       });
     }
-    const token = (inBody as string | undefined) ?? (inQuery as string);
+    const token = inBody ?? (inQuery as string);
     const caller = await callerOf(ctx, money);
     const info = await loadKey(ctx, services, money, caller.credential);
     // Checked before redeeming: a child key's top-up would strand the token's value.
@@ -201,13 +184,12 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
     };
   });
 
-  route(router, 'POST', '/v1/wallet/withdraw', async (ctx) => {
+  route(router, 'POST', '/v1/wallet/withdraw', async (ctx, body) => {
     const money = moneyServices(services);
-    const body = bodyObject(ctx);
     const caller = await callerOf(ctx, money);
     const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
-    const amount = typeof body.amount === 'number' ? body.amount : 'all';
-    const mint = typeof body.mint === 'string' ? body.mint : undefined;
+    const amount = typeof body?.amount === 'number' ? body.amount : 'all';
+    const mint = body?.mint ?? undefined;
     return { json: await withdraw(money, caller.credential, amount, 'withdrawal', info, mint) };
   });
 
@@ -218,20 +200,19 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
     return { json: await withdraw(money, caller.credential, 'all', 'refund', info) };
   });
 
-  route(router, 'POST', '/v1/wallet/create/subkey', async (ctx) => {
+  route(router, 'POST', '/v1/wallet/create/subkey', async (ctx, body = {}) => {
     const money = moneyServices(services);
-    const body = bodyObject(ctx);
     const caller = await callerOf(ctx, money);
     await loadKey(ctx, services, money, caller.credential);
     const now = Date.now();
-    const hours = typeof body.expires_in_hours === 'number' ? body.expires_in_hours : null;
-    const allowedModels = Array.isArray(body.allowed_models) ? (body.allowed_models as string[]) : null;
+    const hours = body.expires_in_hours ?? null;
+    const allowedModels = body.allowed_models ?? null;
     const r = await money.ledger.createChildKeys({
       parent: caller.credential,
       count: 1,
       feePerKeyMsat: services.config.childKeyCostMsats,
-      name: typeof body.name === 'string' ? body.name : null,
-      balanceLimitMsat: typeof body.balance_limit === 'number' ? body.balance_limit : null,
+      name: body.name ?? null,
+      balanceLimitMsat: body.balance_limit ?? null,
       balanceLimitReset: null,
       expiresAtMs: hours === null ? null : now + hours * 3_600_000,
       allowedModels,
@@ -254,9 +235,9 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
     };
   });
 
-  route(router, 'POST', '/v1/wallet/update', async (ctx) => {
+  route(router, 'POST', '/v1/wallet/update', async (ctx, body) => {
     const money = moneyServices(services);
-    const entries = (bodyObject(ctx).allowed_ips ?? []) as string[];
+    const entries = body.allowed_ips ?? [];
     const allowedIps = normaliseAllowedIps(entries);
     const caller = await callerOf(ctx, money);
     await loadKey(ctx, services, money, caller.credential);
@@ -268,11 +249,6 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
     return { json: { key_id: r.key.keyId, allowed_ips: r.key.allowedIps ?? [] } };
   });
 
-  route(router, 'POST', '/v1/wallet/create/lightning', () => {
-    throw new GatewayError('not_implemented', {
-      message: 'Creating a key by Lightning payment is not implemented yet; deposit an eCash token instead',
-    });
-  });
   const notYet =
     (what: string): RouteHandler =>
     async (ctx) => {

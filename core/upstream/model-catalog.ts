@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { ConfigError } from '../config.js';
 import type { Logger } from '../log.js';
+import type { UsdRates } from '../pricing/types.js';
 
 /**
  * The model list: the provider's `GET ${UPSTREAM_BASE_URL}/models` (cached, refreshed periodically; a failed
@@ -12,11 +13,25 @@ import type { Logger } from '../log.js';
  * operator's exact decimals; the pricing service does the arithmetic.
  */
 
+/**
+ * A model's price book (decimal strings of USD). All optional but `request` (default "0"); a call that needs a
+ * missing one is refused (`model_not_priced`), never priced at zero. See docs/pricing.md.
+ */
 export interface ModelPricing {
-  prompt: string;
-  completion: string;
+  /** USD per prompt token. */
+  prompt?: string;
+  /** USD per completion token. */
+  completion?: string;
+  /** USD per request. */
   request: string;
+  /** USD per generated image (any size and quality). */
   image?: string;
+  /** USD per image by size, then quality: `{"1024x1024": {"standard": "0.04", "hd": "0.08"}}`. */
+  image_sizes?: Record<string, Record<string, string>>;
+  /** USD per minute of input audio (transcriptions, translations), pro rata to the millisecond. */
+  audio_minute?: string;
+  /** USD per 1,000 characters of speech input. */
+  speech_1k_chars?: string;
 }
 
 export interface CatalogModel {
@@ -28,13 +43,11 @@ export interface CatalogModel {
   context_length?: number;
   pricing?: ModelPricing;
   supports_vision?: boolean;
+  /** The OpenAI model object's `permission` array, passed through as the file or provider gives it. */
+  permission?: unknown[];
 }
 
-export interface UsdRates {
-  promptUsdPerToken: string;
-  completionUsdPerToken: string;
-  requestUsd: string;
-}
+export type { UsdRates } from '../pricing/types.js';
 
 export interface ModelCatalogOptions {
   /** Fetches the provider's model list (UpstreamClient.getJson). */
@@ -55,7 +68,9 @@ export class ModelCatalog {
   private upstreamModels = new Map<string, CatalogModel>();
   private fileModels = new Map<string, Partial<CatalogModel> & { id: string }>();
   private merged = new Map<string, CatalogModel>();
+  private readonly ratesCache = new WeakMap<ModelPricing, UsdRates>();
   private timer: NodeJS.Timeout | undefined;
+  private watching: string | undefined;
   private readonly startedAt = Math.floor(Date.now() / 1000);
   /** When the provider list was last fetched successfully (ms epoch), if ever. */
   lastRefresh: number | undefined;
@@ -78,6 +93,38 @@ export class ModelCatalog {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    if (this.watching !== undefined) unwatchFile(this.watching);
+    this.watching = undefined;
+  }
+
+  /**
+   * Re-reads models.json (on SIGHUP, or when `watch` sees it change). A file that no longer parses keeps the
+   * last good price book (logged); returns whether the new file was taken.
+   */
+  reloadFile(): boolean {
+    const path = this.opts.modelsPath;
+    if (path === undefined) return false;
+    try {
+      this.loadFile(path);
+      this.opts.log?.info({ models: this.fileModels.size }, 'models.json reloaded');
+      return true;
+    } catch (err) {
+      this.opts.log?.error(
+        { reason: err instanceof Error ? err.message : String(err) },
+        'models.json not reloaded; keeping the last good one',
+      );
+      return false;
+    }
+  }
+
+  /** Reloads models.json when its modification time or size changes (polled: survives editors' renames). */
+  watch(intervalMs = 1000): void {
+    const path = this.opts.modelsPath;
+    if (path === undefined || this.watching !== undefined) return;
+    this.watching = path;
+    watchFile(path, { interval: intervalMs, persistent: false }, (cur, prev) => {
+      if (cur.mtimeMs !== prev.mtimeMs || cur.size !== prev.size) this.reloadFile();
+    });
   }
 
   /** Re-fetches the provider list; returns false (keeping the old list) when that fails. */
@@ -126,14 +173,18 @@ export class ModelCatalog {
         }
         entry.context_length = e.context_length as number;
       }
-      if (e.supports_vision !== undefined) entry.supports_vision = e.supports_vision === true;
+      if (e.supports_vision !== undefined) {
+        if (typeof e.supports_vision !== 'boolean')
+          throw new ConfigError(`${where}.supports_vision must be true or false`);
+        entry.supports_vision = e.supports_vision;
+      }
+      if (e.permission !== undefined) {
+        if (!Array.isArray(e.permission)) throw new ConfigError(`${where}.permission must be an array`);
+        entry.permission = e.permission;
+      }
       if (e.pricing !== undefined) {
         const p = parsePricing(e.pricing);
-        if (p === undefined) {
-          throw new ConfigError(
-            `${where}.pricing must have decimal strings prompt, completion, request (USD per token / per request)`,
-          );
-        }
+        if (typeof p === 'string') throw new ConfigError(`${where}.pricing.${p}`);
         entry.pricing = p;
       }
       out.set(e.id, entry);
@@ -154,7 +205,21 @@ export class ModelCatalog {
   usdRates(id: string): UsdRates | undefined {
     const p = this.merged.get(id)?.pricing;
     if (p === undefined) return undefined;
-    return { promptUsdPerToken: p.prompt, completionUsdPerToken: p.completion, requestUsd: p.request };
+    let rates = this.ratesCache.get(p);
+    if (rates === undefined) {
+      rates = {
+        promptUsdPerToken: p.prompt,
+        completionUsdPerToken: p.completion,
+        requestUsd: p.request,
+        imageUsd: p.image,
+        imageSizes: p.image_sizes,
+        audioMinuteUsd: p.audio_minute,
+        speech1kCharsUsd: p.speech_1k_chars,
+      };
+      // One object per price book: the pricing service caches its exact terms per rates object.
+      this.ratesCache.set(p, rates);
+    }
+    return rates;
   }
 
   private rebuild(): void {
@@ -179,16 +244,47 @@ function asDecimal(v: unknown): string | undefined {
   return undefined;
 }
 
-function parsePricing(v: unknown): ModelPricing | undefined {
-  if (typeof v !== 'object' || v === null) return undefined;
+const PRICE_FIELDS = ['prompt', 'completion', 'image', 'audio_minute', 'speech_1k_chars'] as const;
+
+/**
+ * Parses a price book; returns the problem (`"<field> must be …"`) when one is malformed. Unknown fields
+ * are ignored (provider lists carry more). At least one price must be present.
+ */
+function parsePricing(v: unknown): ModelPricing | string {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'must be an object';
   const o = v as Record<string, unknown>;
-  const prompt = asDecimal(o.prompt);
-  const completion = asDecimal(o.completion);
-  const request = o.request === undefined ? '0' : asDecimal(o.request);
-  if (prompt === undefined || completion === undefined || request === undefined) return undefined;
-  const p: ModelPricing = { prompt, completion, request };
-  const image = asDecimal(o.image);
-  if (image !== undefined) p.image = image;
+  const request = o.request === undefined || o.request === null ? '0' : asDecimal(o.request);
+  if (request === undefined) return 'request must be a decimal string (USD per request)';
+  const p: ModelPricing = { request };
+  for (const f of PRICE_FIELDS) {
+    if (o[f] === undefined || o[f] === null) continue;
+    const d = asDecimal(o[f]);
+    if (d === undefined) return `${f} must be a decimal string (USD)`;
+    p[f] = d;
+  }
+  if (o.image_sizes !== undefined && o.image_sizes !== null) {
+    if (typeof o.image_sizes !== 'object' || Array.isArray(o.image_sizes)) {
+      return 'image_sizes must be an object of sizes, each an object of qualities';
+    }
+    const sizes: Record<string, Record<string, string>> = {};
+    for (const [size, qualities] of Object.entries(o.image_sizes as Record<string, unknown>)) {
+      if (typeof qualities !== 'object' || qualities === null || Array.isArray(qualities)) {
+        return `image_sizes.${size} must be an object of qualities ({"standard": "0.04"})`;
+      }
+      const q: Record<string, string> = {};
+      for (const [quality, price] of Object.entries(qualities as Record<string, unknown>)) {
+        const d = asDecimal(price);
+        if (d === undefined) return `image_sizes.${size}.${quality} must be a decimal string (USD)`;
+        q[quality] = d;
+      }
+      sizes[size] = q;
+    }
+    p.image_sizes = sizes;
+  }
+  const any =
+    PRICE_FIELDS.some((f) => p[f] !== undefined) || p.image_sizes !== undefined || o.request !== undefined;
+  if (!any)
+    return 'has no price (prompt, completion, request, image, image_sizes, audio_minute, speech_1k_chars)';
   return p;
 }
 
@@ -208,9 +304,10 @@ export function parseProviderList(doc: unknown, ownedBy: string, now: number): M
     };
     const ctxLen = e.context_length ?? e.context_window;
     if (Number.isInteger(ctxLen) && (ctxLen as number) > 0) m.context_length = ctxLen as number;
-    const pricing = parsePricing(e.pricing);
-    if (pricing !== undefined) m.pricing = pricing;
-    if (e.supports_vision === true) m.supports_vision = true;
+    const pricing = e.pricing === undefined ? undefined : parsePricing(e.pricing);
+    if (pricing !== undefined && typeof pricing !== 'string') m.pricing = pricing;
+    if (typeof e.supports_vision === 'boolean') m.supports_vision = e.supports_vision;
+    if (Array.isArray(e.permission)) m.permission = e.permission;
     out.set(m.id, m);
   }
   return out;

@@ -53,6 +53,7 @@ export async function resolveEntry(ctx: WalletContext, entry: JournalEntry): Pro
     return 'rolled-back';
   }
   const client = await ctx.clients.get(entry.mint, entry.unit);
+  if (entry.kind === 'mint' && entry.quote) return resolveMint(ctx, entry, client, entry.quote);
   const st = await states(client, entry.inputYs);
   if (st.includes(CheckStateEnum.PENDING)) return 'deferred';
   const spentYs = entry.inputYs.filter((_, i) => st[i] === CheckStateEnum.SPENT);
@@ -91,6 +92,40 @@ export async function resolveEntry(ctx: WalletContext, entry: JournalEntry): Pro
   return 'completed';
 }
 
+/**
+ * A Lightning mint quote: ISSUED means the mint signed our journalled outputs (restore them and store the
+ * receipt); anything else means it did not, and the entry is dropped (the quote can be minted again).
+ */
+async function resolveMint(
+  ctx: WalletContext,
+  entry: JournalEntry,
+  client: Wallet,
+  quote: string,
+): Promise<Outcome> {
+  const q = await client.checkMintQuoteBolt11(quote);
+  if (q.state !== 'ISSUED') {
+    await ctx.store.settleOp(entry, { spentYs: [], add: [] });
+    return 'rolled-back';
+  }
+  const add = (await restoreRanges(entry, client)).map(toStored);
+  const amountMsat = toMsat(
+    add.reduce((s, p) => s + p.amount, 0),
+    entry.unit,
+  );
+  const faceMsat = entry.faceMsat ?? toMsat(entry.inputTotal, entry.unit);
+  const receipt: ReceiveReceipt = {
+    tokenHash: entry.tokenHash ?? entry.id.slice(5),
+    mint: entry.mint,
+    unit: entry.unit,
+    faceMsat,
+    amountMsat,
+    feeMsat: faceMsat - amountMsat,
+    receivedAt: Date.now(),
+  };
+  await ctx.store.settleOp(entry, { spentYs: [], add, receipt });
+  return 'completed';
+}
+
 /** One pass over the whole journal (start-up, or on demand). */
 export async function recoverAll(ctx: WalletContext): Promise<RecoveryReport> {
   const report: RecoveryReport = {
@@ -114,7 +149,7 @@ export async function recoverAll(ctx: WalletContext): Promise<RecoveryReport> {
     }
     if (outcome === 'deferred') report.deferred++;
     else if (outcome === 'rolled-back') report.rolledBack++;
-    else if (entry.kind === 'receive') report.receivesCompleted++;
+    else if (entry.kind === 'receive' || entry.kind === 'mint') report.receivesCompleted++;
     else report.outputsRestored++;
     if (outcome !== 'deferred')
       ctx.log.info({ op: entry.id, kind: entry.kind, outcome }, 'wallet journal entry resolved');

@@ -210,8 +210,37 @@ export interface WalletService {
    */
   payout(invoice: string, opts?: { mint?: string; unit?: CashuUnit }): Promise<PayoutResult>;
 
+  /**
+   * Lightning deposit, step 1: a NUT-04 bolt11 mint quote for `amountSats` at the primary mint; its `request`
+   * is the invoice to pay. @throws GatewayError `mint_unavailable`.
+   */
+  createLightningQuote(amountSats: number): Promise<LightningQuote>;
+
+  /** The quote's state at the primary mint (UNPAID / PAID / ISSUED). @throws GatewayError `mint_unavailable`. */
+  checkLightningQuote(quote: string, amountSats: number): Promise<LightningQuote>;
+
+  /**
+   * Lightning deposit, step 2: mints a paid quote onto deterministic outputs, exactly once across processes
+   * and crashes (journalled; `recover()` finishes a mint whose answer was lost). The receipt's `tokenHash`
+   * identifies the deposit (credit it like a token). @throws QuoteNotPaidError (mint-quote.ts) while unpaid,
+   * GatewayError `token_pending` (another process is minting it), `mint_unavailable`.
+   */
+  mintLightningQuote(quote: string, amountSats: number): Promise<ReceiveReceipt>;
+
   /** Releases timers and mint connections (not the store connection, which the caller owns). */
   close(): Promise<void>;
+}
+
+/** A NUT-04 bolt11 mint quote at the primary mint (unit sat). */
+export interface LightningQuote {
+  /** The mint's quote id. */
+  quote: string;
+  /** The BOLT11 invoice to pay. */
+  request: string;
+  amountSats: number;
+  state: 'UNPAID' | 'PAID' | 'ISSUED';
+  /** Unix ms, or null when the mint gives no expiry. */
+  expiresAt: number | null;
 }
 
 export interface CreateWalletOptions {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { PaymentRequest, setGlobalRequestOptions } from '@cashu/cashu-ts';
 import { GatewayError } from '../errors.js';
 import { MintClients, type WalletContext } from './context.js';
+import { checkMintQuote, createMintQuote, mintPaidQuote } from './mint-quote.js';
 import { receiveToken } from './receive.js';
 import { recoverAll } from './recovery.js';
 import { payInvoice, sendToken } from './send.js';
@@ -118,6 +119,14 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
       const mint = assertTrusted(o.mint ?? (mints[0] as string));
       return payInvoice(ctx, invoice.trim(), mint, o.unit ?? 'sat');
     },
+    async createLightningQuote(amountSats) {
+      if (!Number.isSafeInteger(amountSats) || amountSats <= 0) {
+        throw new GatewayError('invalid_request', { message: 'amountSats must be a positive integer' });
+      }
+      return createMintQuote(ctx, mints[0] as string, amountSats);
+    },
+    checkLightningQuote: (quote, amountSats) => checkMintQuote(ctx, mints[0] as string, quote, amountSats),
+    mintLightningQuote: (quote, amountSats) => mintPaidQuote(ctx, mints[0] as string, quote, amountSats),
     async close() {
       inflight.clear();
     },

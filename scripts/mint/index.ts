@@ -23,6 +23,13 @@ export interface DevMintOptions {
   units?: MintUnit[];
   /** Melt fee reserve, ppk of the amount (minimum 1 unit); default 10 000 (1 %). All of it comes back as change. */
   feeReservePpk?: number;
+  /**
+   * `auto` (default): mint quotes are paid the moment they are created. `manual`: they stay UNPAID until
+   * `payMintQuote(id)` or the dev-only `POST /dev/pay/mint-quote/{quote}` pays them.
+   */
+  mintQuotePayment?: 'auto' | 'manual';
+  /** Lifetime of mint quotes in seconds; default 3600. */
+  mintQuoteTtlS?: number;
   /** Keep state in this JSON file (keys, spent set, quotes) across restarts. */
   dataFile?: string;
 }
@@ -37,6 +44,10 @@ export interface DevMint {
   mintTokens(amount: number, unit?: MintUnit, opts?: { version?: 3 | 4 }): Promise<string>;
   /** A fake invoice the mint's Lightning backend will "pay" in melts. */
   invoice(amountMsat: number): string;
+  /** Pays a mint quote's invoice (UNPAID → PAID), as the dev-only HTTP endpoint does. */
+  payMintQuote(quote: string): void;
+  /** The id of the mint quote whose invoice this is (tests: the gateway hands out only the invoice). */
+  quoteForInvoice(invoice: string): string | undefined;
   /** pay (default) | pending (melts hang PENDING) | fail (melts fail with 20004). */
   setLightningMode(mode: LightningMode): void;
   /** Answer every request with this HTTP status (e.g. 500), or null to serve normally. */
@@ -51,6 +62,8 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
     units,
     inputFeePpk: opts.inputFeePpk ?? 0,
     feeReservePpk: opts.feeReservePpk ?? 10_000,
+    mintQuotePayment: opts.mintQuotePayment ?? 'auto',
+    mintQuoteTtlS: opts.mintQuoteTtlS,
     dataFile: opts.dataFile,
   });
   const controls: MintServerControls = { outageStatus: null };
@@ -81,11 +94,19 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
     async mintTokens(amount, unit = 'sat', o = {}) {
       const wallet = await client(unit);
       const quote = await wallet.createMintQuoteBolt11(amount);
+      if (quote.state === 'UNPAID') core.payMintQuote(quote.quote);
       const proofs = await wallet.mintProofsBolt11(amount, quote);
       const token = { mint: url, proofs, unit };
       return o.version === 3 ? encodeTokenV3(token) : getEncodedToken(token);
     },
     invoice: fakeInvoice,
+    payMintQuote(quote) {
+      core.payMintQuote(quote);
+    },
+    quoteForInvoice(invoice) {
+      for (const q of state.mintQuotes.values()) if (q.request === invoice) return q.quote;
+      return undefined;
+    },
     setLightningMode(mode) {
       core.lightningMode = mode;
     },

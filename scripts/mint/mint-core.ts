@@ -46,7 +46,11 @@ export interface MintCoreOptions {
   inputFeePpk: number;
   /** Lightning fee reserve in ppk of the amount (at least 1 unit); the fake backend charges no fee. */
   feeReservePpk: number;
+  /** `auto`: mint quotes are paid on creation; `manual`: UNPAID until `payMintQuote` (dev-only endpoint). */
+  mintQuotePayment?: 'auto' | 'manual' | undefined;
   dataFile?: string | undefined;
+  /** Lifetime of mint quotes in seconds; default 3600. */
+  mintQuoteTtlS?: number | undefined;
 }
 
 const MAX_IO = 1000;
@@ -260,8 +264,9 @@ export class MintCore {
       unit,
       amount,
       request: fakeInvoice(unit === 'sat' ? amount * 1000 : amount),
-      state: 'PAID' as const, // the fake Lightning backend: paid on creation
-      expiry: Math.floor(Date.now() / 1000) + QUOTE_TTL_S,
+      // The fake Lightning backend: paid on creation, or left UNPAID until told (payMintQuote).
+      state: this.opts.mintQuotePayment === 'manual' ? ('UNPAID' as const) : ('PAID' as const),
+      expiry: Math.floor(Date.now() / 1000) + (this.opts.mintQuoteTtlS ?? QUOTE_TTL_S),
     };
     this.state.mintQuotes.set(q.quote, q);
     this.persist();
@@ -271,13 +276,40 @@ export class MintCore {
   mintQuoteView(id: string): MintQuoteView {
     const q = this.state.mintQuotes.get(id);
     if (!q) throw new MintError(20007, 'quote is not known');
-    return { ...q, amount_paid: q.amount, amount_issued: q.state === 'ISSUED' ? q.amount : 0 };
+    return {
+      ...q,
+      amount_paid: q.state === 'UNPAID' ? 0 : q.amount,
+      amount_issued: q.state === 'ISSUED' ? q.amount : 0,
+    };
+  }
+
+  /** DEV ONLY: pays the mint quote whose invoice this is (see payMintQuote). */
+  payInvoice(invoice: unknown): MintQuoteView {
+    for (const q of this.state.mintQuotes.values())
+      if (q.request === invoice) return this.payMintQuote(q.quote);
+    throw new MintError(20007, 'quote is not known');
+  }
+
+  /**
+   * DEV ONLY: the fake Lightning backend receives the payment of a mint quote's invoice (UNPAID → PAID).
+   * Paying a PAID or ISSUED quote changes nothing; an expired unpaid quote cannot be paid.
+   */
+  payMintQuote(id: string): MintQuoteView {
+    const q = this.state.mintQuotes.get(id);
+    if (!q) throw new MintError(20007, 'quote is not known');
+    if (q.state === 'UNPAID') {
+      if (q.expiry <= Math.floor(Date.now() / 1000)) throw new MintError(20007, 'quote is expired');
+      q.state = 'PAID';
+      this.persist();
+    }
+    return this.mintQuoteView(id);
   }
 
   mint(body: Record<string, unknown>): Record<string, unknown> {
     const q = typeof body.quote === 'string' ? this.state.mintQuotes.get(body.quote) : undefined;
     if (!q) throw new MintError(20007, 'quote is not known');
     if (q.state === 'ISSUED') throw new MintError(20002, 'quote has already been issued');
+    if (q.state === 'UNPAID') throw new MintError(20001, 'quote request is not paid');
     const { outputs, unit } = this.checkOutputs(body.outputs);
     if (unit !== q.unit) throw new MintError(11010, 'outputs not of the quote unit');
     if (outputs.reduce((s, o) => s + o.amount, 0) !== q.amount)

@@ -22,6 +22,14 @@ const ROUTES: Array<{ method: 'GET' | 'POST'; path: RegExp; handler: Handler }> 
     path: /^\/v1\/mint\/quote\/bolt11\/([0-9a-f]+)$/,
     handler: (c, _b, id) => c.mintQuoteView(id ?? ''),
   },
+  // DEV ONLY (not NUT): the fake Lightning backend receives the payment of a mint quote's invoice.
+  {
+    method: 'POST',
+    path: /^\/dev\/pay\/mint-quote\/([0-9a-f]+)$/,
+    handler: (c, _b, id) => c.payMintQuote(id ?? ''),
+  },
+  // DEV ONLY: the same, naming the quote by its invoice ({"invoice": "lnbcrt…"}).
+  { method: 'POST', path: /^\/dev\/pay$/, handler: (c, b) => c.payInvoice(b.invoice) },
   { method: 'POST', path: /^\/v1\/mint\/bolt11$/, handler: (c, b) => c.mint(b) },
   { method: 'POST', path: /^\/v1\/melt\/quote\/bolt11$/, handler: (c, b) => c.createMeltQuote(b) },
   {

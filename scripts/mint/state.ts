@@ -19,7 +19,7 @@ export interface MintQuote {
   unit: MintUnit;
   amount: number;
   request: string;
-  state: 'PAID' | 'ISSUED';
+  state: 'UNPAID' | 'PAID' | 'ISSUED';
   expiry: number;
 }
 

@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 
@@ -54,6 +55,46 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
     expect(text).toBe('tok '.repeat(8));
     expect(sawUsage).toBe(false);
     expect(await h.available(apiKey)).toBe(balanceMsat - cost(PROMPT, 8));
+  });
+
+  it('the request-end trace carries what each call was charged (non-stream and stream) and the key id', async () => {
+    const { apiKey, keyId } = await h.fundKey(100);
+    const ends: Record<string, unknown>[] = [];
+    const onEnd = (msg: unknown) => ends.push(msg as Record<string, unknown>);
+    subscribe('gateway:request:end', onEnd);
+    try {
+      const client = h.openai(apiKey);
+      await client.chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 5 });
+      const s = await client.chat.completions.create({ model: 'mock-gpt', messages, stream: true });
+      for await (const _ of s) {
+        // drain
+      }
+      // Refused before any charge: no charge on the event.
+      await expect(
+        h.openai('sk-not-a-key').chat.completions.create({ model: 'mock-gpt', messages }),
+      ).rejects.toMatchObject({ status: 401 });
+    } finally {
+      unsubscribe('gateway:request:end', onEnd);
+    }
+    const calls = ends.filter((e) => e.path === '/v1/chat/completions');
+    expect(calls).toHaveLength(3);
+    expect(calls[0]).toMatchObject({
+      status: 200,
+      outcome: 'ok',
+      keyId,
+      charge: {
+        msats: cost(PROMPT, 5),
+        model: 'mock-gpt',
+        promptTokens: PROMPT,
+        completionTokens: 5,
+        estimated: false,
+      },
+    });
+    expect(calls[1]).toMatchObject({
+      keyId,
+      charge: { msats: cost(PROMPT, 8), promptTokens: PROMPT, completionTokens: 8, estimated: false },
+    });
+    expect(calls[2]).toMatchObject({ status: 401, outcome: 'error', charge: undefined });
   });
 
   it('embeddings are metered by their prompt tokens', async () => {

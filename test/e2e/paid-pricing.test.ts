@@ -71,12 +71,35 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       expect(await h.available(apiKey)).toBe(3000);
     });
 
-    it('an X-Cashu 402 carries a NUT-18 payment request; the token value stays on its identity', async () => {
+    it('an X-Cashu 402 gives the whole token value back in X-Cashu (stateless) and the shortfall as a NUT-18 request', async () => {
       const token = await h.mintToken(3);
       const res = await post(h, { model: 'mock-gpt', messages }, { 'x-cashu': token });
       expect(res.status).toBe(402);
-      expect(res.headers.get('x-cashu')).toMatch(/^creqA/);
-      expect(await h.available(token)).toBe(3000);
+      expect(res.headers.get('x-cashu-payment-request')).toMatch(/^creqA/);
+      const back = res.headers.get('x-cashu');
+      expect(back).toMatch(/^cashu/);
+      const w = await h.newWallet();
+      const proofs = await w.receive(back!);
+      expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(3);
+      // Nothing stays behind on the token's identity.
+      expect(await h.available(token)).toBe(0);
+    });
+
+    it('X-Cashu: an upstream error status (nothing spent) returns the whole token too', async () => {
+      const token = await h.mintToken(10);
+      h.upstream.setBehaviour({
+        error: { status: 400, body: '{"error":{"message":"bad request upstream"}}' },
+      });
+      try {
+        const res = await post(h, { model: 'mock-gpt', messages }, { 'x-cashu': token });
+        expect(res.status).toBe(400);
+        const w = await h.newWallet();
+        const proofs = await w.receive(res.headers.get('x-cashu')!);
+        expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(10);
+        expect(await h.available(token)).toBe(0);
+      } finally {
+        h.upstream.setBehaviour({ error: undefined });
+      }
     });
 
     it('no credentials: 401 with a NUT-18 payment request in X-Cashu', async () => {

@@ -209,6 +209,46 @@ describe('dev mint', () => {
     }
   });
 
+  it('leaves mint quotes UNPAID until the dev-only pay endpoint is called (manual payment)', async () => {
+    const manual = await startDevMint({ mintQuotePayment: 'manual' });
+    try {
+      const w = new Wallet(manual.url, { unit: 'sat' });
+      await w.loadMint();
+      const q = await w.createMintQuoteBolt11(21);
+      expect(q.state).toBe('UNPAID');
+      expect((await w.checkMintQuoteBolt11(q.quote)).state).toBe('UNPAID');
+      expect(await mintCode(w.mintProofsBolt11(21, q))).toBe(20001);
+      const paid = await post(`${manual.url}/dev/pay/mint-quote/${q.quote}`, {});
+      expect(paid.status).toBe(200);
+      expect(paid.json.state).toBe('PAID');
+      expect(paid.json.amount_paid).toBe(21);
+      // Paying twice changes nothing; an unknown quote is 20007.
+      expect((await post(`${manual.url}/dev/pay/mint-quote/${q.quote}`, {})).json.state).toBe('PAID');
+      expect((await post(`${manual.url}/dev/pay/mint-quote/00ff`, {})).json.code).toBe(20007);
+      const byInvoice = await w.createMintQuoteBolt11(4);
+      expect((await post(`${manual.url}/dev/pay`, { invoice: byInvoice.request })).json.state).toBe('PAID');
+      expect((await post(`${manual.url}/dev/pay`, { invoice: 'lnbcrt1n1x' })).json.code).toBe(20007);
+      const proofs = await w.mintProofsBolt11(21, q);
+      expect(proofs.reduce((s, p) => s + p.amount.toNumber(), 0)).toBe(21);
+      expect((await w.checkMintQuoteBolt11(q.quote)).state).toBe('ISSUED');
+      // mintTokens (the tests' token source) still works against a manual mint: it pays its own quote.
+      const five = getDecodedToken(await manual.mintTokens(5), [manual.keysetIds.sat as string]).proofs;
+      expect(five.reduce((s, p) => s + p.amount.toNumber(), 0)).toBe(5);
+    } finally {
+      await manual.close();
+    }
+    const expiring = await startDevMint({ mintQuotePayment: 'manual', mintQuoteTtlS: 0 });
+    try {
+      const w = new Wallet(expiring.url, { unit: 'sat' });
+      await w.loadMint();
+      const q = await w.createMintQuoteBolt11(3);
+      const r = await post(`${expiring.url}/dev/pay/mint-quote/${q.quote}`, {});
+      expect([r.status, r.json.code]).toEqual([400, 20007]);
+    } finally {
+      await expiring.close();
+    }
+  });
+
   it('simulates an outage with any HTTP status', async () => {
     mint.setOutage(503);
     expect((await fetch(`${mint.url}/v1/info`)).status).toBe(503);

@@ -191,9 +191,12 @@ describe('getRequestValidator', () => {
     );
     expect(() => validator('POST', '/v1/responses')({ model: 'm', input: 'hi', extra: true })).not.toThrow();
     expect(rejection('POST', '/v1/responses', { input: 'hi' }).message).toBe('model: is required');
-    expect(rejection('POST', '/v1/images/generations', { prompt: 'cat', size: 'huge' }).details?.field).toBe(
-      'size',
-    );
+    expect(
+      rejection('POST', '/v1/images/generations', { model: 'dall-e-3', prompt: 'cat', size: 'huge' }).details
+        ?.field,
+    ).toBe('size');
+    // The gateway prices images by model: a generation without one is refused by the schema.
+    expect(rejection('POST', '/v1/images/generations', { prompt: 'cat' }).message).toBe('model: is required');
     const est = validator('POST', '/v1/estimate');
     expect(() => est({ model: 'm', prompt_tokens: 100, max_tokens: 50 })).not.toThrow();
     expect(

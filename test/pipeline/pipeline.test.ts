@@ -84,6 +84,29 @@ describe('pipeline runner', () => {
     expect(ctx.outcome).toBe('ok');
   });
 
+  it('runner-owned fields are read-only to plugins; the runner sets them', async () => {
+    const seen: unknown[] = [];
+    const meddler: Plugin = {
+      name: 'meddler',
+      onRequest: (ctx) => {
+        const c = ctx as unknown as Record<string, unknown>;
+        for (const field of ['outcome', 'error', 'localReply', 'clientAborted', 'responseIsSse']) {
+          expect(() => {
+            c[field] = 'forged';
+          }, field).toThrow(TypeError);
+        }
+        return ctx.respond(200, { ok: true });
+      },
+      onFinally: (ctx) => {
+        seen.push(ctx.outcome, ctx.error, ctx.localReply?.status, ctx.clientAborted);
+      },
+    };
+    const ex = new FakeExchange();
+    await new Pipeline([meddler]).run(ex, contextFor(ex));
+    expect(ex.status).toBe(200);
+    expect(seen).toEqual(['ok', undefined, 200, false]);
+  });
+
   it('Stop after ctx.respond short-circuits the rest; final hooks still run on all', async () => {
     const log: string[] = [];
     const { ex } = await run([

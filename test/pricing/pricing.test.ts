@@ -251,11 +251,29 @@ describe('reservation bounds', () => {
   it('affordableMaxTokens: -1 when nothing fits, Infinity when completions are free', () => {
     expect(pricing.affordableMaxTokens('gpt-test', 10, 0)).toBe(-1);
     const free = createPricing({
-      config: loadConfig({ FIXED_PRICING: 'false', FIXED_PER_1K_INPUT_TOKENS: '1' }).pricing,
+      config: loadConfig({
+        FIXED_PRICING: 'false',
+        FIXED_PER_1K_INPUT_TOKENS: '1',
+        FIXED_PER_1K_OUTPUT_TOKENS: '0',
+      }).pricing,
     });
     expect(free.affordableMaxTokens('m', 10, 1_000_000)).toBe(Number.POSITIVE_INFINITY);
     const r = free.reservation({ model: 'm', endpoint: 'chat', promptTokensBound: 10, availableMsat: 1_010 });
     expect(r.lowered).toBe(false);
+  });
+
+  it('token pricing with one side unset is refused at start and at run time (never a silent 0)', () => {
+    expect(() => loadConfig({ FIXED_PRICING: 'false', FIXED_PER_1K_INPUT_TOKENS: '5' })).toThrow(
+      /FIXED_PER_1K_OUTPUT_TOKENS is not set while FIXED_PER_1K_INPUT_TOKENS is/,
+    );
+    expect(() => loadConfig({ FIXED_PRICING: 'false', FIXED_PER_1K_OUTPUT_TOKENS: '5' })).toThrow(
+      /FIXED_PER_1K_INPUT_TOKENS is not set/,
+    );
+    // Flat pricing ignores the token settings, so it is not refused.
+    expect(() => loadConfig({ FIXED_PRICING: 'true', FIXED_PER_1K_INPUT_TOKENS: '5' })).not.toThrow();
+    // The admin settings build a pricing service first: the same half setting is refused there.
+    const cfg = loadConfig({ FIXED_PRICING: 'true', FIXED_PER_1K_INPUT_TOKENS: '5' }).pricing;
+    expect(() => createPricing({ config: { ...cfg, fixed: false } })).toThrow(/FIXED_PER_1K_OUTPUT_TOKENS/);
   });
 
   it('embeddings and other calls reserve a flat amount', () => {

@@ -1,16 +1,17 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { call } from './http.js';
 
 /**
- * The admin dashboard in a real browser (Debian's chromium driven by playwright-core): the login form sets
- * the `admin_password` cookie, the page reloads into the dashboard (node info, ledger totals, the
- * operator's wallet per mint, settings). Requests leaving the gateway are aborted and recorded: the page
- * needs nothing from elsewhere.
+ * The admin console in a real browser (Debian's chromium driven by playwright-core): the login form sets
+ * the `admin_password` cookie, the page reloads into the console; each view (overview, charts, solvency,
+ * providers, settings form, operator actions) is opened and its numbers compared with the JSON API it is
+ * drawn from, after real paid calls. Requests leaving the gateway are aborted and recorded: the page needs
+ * nothing from elsewhere. Screenshots of every view (wide and narrow) go to the test's temp dir.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'browser-admin-pw';
@@ -19,17 +20,36 @@ let h: PaidGateway;
 let userDataDir: string;
 let browser: BrowserContext;
 const leaked: string[] = [];
+let apiKey: string;
 
 beforeAll(async () => {
   h = await startPaidGateway({
     store: 'sqlite',
-    env: { ADMIN_PASSWORD: PASSWORD, NODE_NAME: 'Browser <node>' },
+    env: {
+      ADMIN_PASSWORD: PASSWORD,
+      NODE_NAME: 'Browser <node>',
+      FIXED_PRICING: 'true',
+      FIXED_COST_PER_REQUEST: '2',
+    },
   });
   // Some money in the wallet, so the dashboard has a balance line.
   const created = await call(h.gateway.url, 'POST', '/v1/wallet/create', {
     body: { cashu_token: await h.mintToken(21) },
   });
   expect(created.status).toBe(201);
+  // Paid calls for the charts: 4 × 2 sats, and one refused (bad key) as an error.
+  ({ apiKey } = await h.fundKey(50));
+  for (let i = 0; i < 4; i++) {
+    await h.openai(apiKey).chat.completions.create({
+      model: 'mock-gpt',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+  }
+  const refused = await call(h.gateway.url, 'POST', '/v1/chat/completions', {
+    auth: 'sk-not-a-key',
+    body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
+  });
+  expect(refused.status).toBe(401);
   userDataDir = await mkdtemp(join(tmpdir(), 'admin-browser-'));
   browser = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -70,7 +90,8 @@ describe('admin dashboard in chromium', () => {
     expect(await page.locator('#audit-status').textContent()).toMatch(/^Ledger audit: OK over \d+ account/);
     const totals = await page.locator('#totals').textContent();
     expect(totals).toContain('balanceMsat');
-    expect(totals).toContain('21000');
+    // 21 sats deposited by wallet/create + 50 by fundKey − 4 calls × 2 sats.
+    expect(totals).toContain('63000');
     expect(await page.locator('#wallet').textContent()).toContain(h.mint.url);
     const settings = (await page.locator('#settings').textContent()) ?? '';
     expect(settings).toContain('[redacted]');
@@ -82,4 +103,162 @@ describe('admin dashboard in chromium', () => {
     await page.close();
     await h.auditOk();
   });
+
+  it('each console view shows the numbers of its API, the settings form and the actions work', async () => {
+    const page = await browser.newPage();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${h.gateway.url}/admin/`);
+    await page.locator('#dashboard').waitFor();
+    await shot(page, 'overview');
+
+    // Charts: the totals over the shown range equal the API's sums; uPlot drew into canvases.
+    await page.click('#nav-charts');
+    await page.locator('#charts.active').waitFor();
+    for (const [granularity, points] of [
+      ['minute', 60],
+      ['day', 30],
+    ] as const) {
+      await page.selectOption('#granularity', granularity);
+      const api = await adminApi('/admin/api/timeseries', { granularity, points });
+      const sum = (f: string) => api.points.reduce((s: number, p: Json) => s + p[f], 0);
+      expect([sum('calls'), sum('errors'), sum('charged_msats')]).toEqual([5, 1, 8_000]);
+      await expect.poll(() => page.locator('#total-msats').textContent()).toBe('8,000');
+      expect(await page.locator('#total-calls').textContent()).toBe('5');
+      expect(await page.locator('#total-errors').textContent()).toBe('1');
+      expect(await page.locator('#chart-msats canvas').count()).toBe(1);
+      expect(await page.locator('#chart-calls canvas').count()).toBe(1);
+      expect(await page.locator('#chart-calls').textContent()).toContain(
+        `Calls and errors per ${granularity}`,
+      );
+    }
+    await shot(page, 'charts');
+
+    // Actions: a dismissed confirmation does nothing; an accepted one runs and shows the answer.
+    await page.click('#nav-actions');
+    page.once('dialog', (d) => void d.dismiss());
+    await page.click('#action-solvency');
+    await expect.poll(() => page.locator('#action-result').textContent()).toBe('Cancelled.');
+    page.once('dialog', (d) => void d.accept());
+    await page.click('#action-solvency');
+    await expect.poll(() => page.locator('#action-result').textContent()).toContain('"solvent": true');
+    const check = JSON.parse((await page.locator('#action-result').textContent()) ?? '{}') as Json;
+    expect(check.user_balances_msat).toBe(await h.ledger.totalUserBalancesMsat());
+    page.once('dialog', (d) => void d.accept());
+    await page.click('#action-recovery');
+    await expect.poll(() => page.locator('#action-result').textContent()).toContain('"deferred": 0');
+    await shot(page, 'actions');
+
+    // Solvency: the latest sample is the check just run, as the API has it.
+    await page.click('#nav-solvency');
+    const samples = (await adminApi('/admin/api/solvency', { limit: 1 })).samples as Json[];
+    expect(samples.at(-1)).toMatchObject({
+      proofs_msat: check.proofs_msat,
+      user_balances_msat: check.user_balances_msat,
+    });
+    const latest = page.locator('#solvency-latest');
+    await expect.poll(() => latest.textContent()).toContain('solvent');
+    const fmt = (n: number) => n.toLocaleString('en-US');
+    expect(await latest.textContent()).toContain(`proofs ${fmt(check.proofs_msat)} msats`);
+    expect(await latest.textContent()).toContain(`owed to users ${fmt(check.user_balances_msat)} msats`);
+    expect(await page.locator('#chart-solvency canvas').count()).toBe(1);
+    await shot(page, 'solvency');
+
+    // Keys: the looked-up key's figures and history, as the API gives them; the key itself is not shown.
+    await page.click('#nav-keys');
+    await page.fill('#key-input', apiKey);
+    await page.click('#key-form button[type=submit]');
+    await page.locator('#key-transactions').waitFor();
+    const lookup = await call<Json>(h.gateway.url, 'POST', '/admin/api/keys/lookup', {
+      body: { api_key: apiKey },
+      headers: { cookie: `admin_password=${PASSWORD}` },
+    });
+    expect(lookup.body.account.balance).toBe(42_000);
+    const figures = (await page.locator('#key-figures').textContent()) ?? '';
+    expect(figures).toContain('42,000');
+    expect(figures).toContain(`${fmt(lookup.body.key.total_spent)}`);
+    expect(await page.locator('#key-transactions tr').count()).toBe(lookup.body.transactions.length + 1);
+    expect(await page.locator('#key-audit tr').count()).toBe(lookup.body.audit.length + 1);
+    expect(await page.locator('#key-result').textContent()).not.toContain(apiKey);
+    await shot(page, 'keys');
+
+    // Providers, from /v1/providers.
+    await page.click('#nav-providers');
+    const providers = (await call<Json>(h.gateway.url, 'GET', '/v1/providers')).body.providers as Json[];
+    await page.locator('#providers-list').waitFor();
+    expect(await page.locator('#providers-list tr').count()).toBe(providers.length + 1);
+    const firstRow = (await page.locator('#providers-list tr').nth(1).textContent()) ?? '';
+    expect(firstRow).toContain(providers[0]!.name);
+    expect(firstRow).toContain(providers[0]!.status);
+    await shot(page, 'providers');
+
+    // Settings form: a valid change is saved and applied; an invalid one shows the API's error.
+    await page.click('#nav-settings-view');
+    await page.locator('#setting-node_name').waitFor();
+    await page.fill('#setting-node_name', 'Renamed node');
+    await page.click('#settings-form button[type=submit]');
+    await expect.poll(() => page.locator('#settings-result').textContent()).toBe('Saved: node_name');
+    expect((await adminApi('/admin/api/settings')).node_name).toBe('Renamed node');
+    const fee = (await adminApi('/admin/api/settings')).exchange_fee;
+    await page.fill('#setting-exchange_fee', '-1');
+    await page.click('#settings-form button[type=submit]');
+    await expect.poll(() => page.locator('#settings-result').textContent()).toMatch(/^400 validation_failed/);
+    expect((await adminApi('/admin/api/settings')).exchange_fee).toBe(fee);
+    await shot(page, 'settings');
+
+    expect(errors).toEqual([]);
+    expect(leaked).toEqual([]);
+    await page.close();
+    await h.auditOk();
+  });
+
+  it('a narrow (mobile) viewport stays usable: no sideways scrolling, charts fit', async () => {
+    const page = await browser.newPage();
+    await page.setViewportSize({ width: 375, height: 740 });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${h.gateway.url}/admin/#charts`);
+    await page.locator('#chart-calls canvas').waitFor();
+    for (const view of ['charts', 'overview', 'settings-view', 'actions']) {
+      await page.click(`#nav-${view}`);
+      await page.locator(`#${view}.active`).waitFor();
+      // Evaluated in the page (a string: the test itself has no DOM types).
+      const overflow = (await page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      )) as number;
+      expect(overflow, view).toBeLessThanOrEqual(0);
+      expect(await page.locator(`#nav-${view}`).isVisible()).toBe(true);
+      await shot(page, `narrow-${view}`);
+    }
+    await page.click('#nav-charts');
+    // The view redraws its charts on opening (the canvas is replaced): poll until the new one is there.
+    await expect
+      .poll(
+        async () => (await page.locator('#chart-calls canvas').boundingBox({ timeout: 1_000 }))?.width ?? 9e9,
+      )
+      .toBeLessThanOrEqual(375);
+    expect(errors).toEqual([]);
+    expect(leaked).toEqual([]);
+    await page.close();
+  });
 });
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field by the assertions
+type Json = Record<string, any>;
+
+async function adminApi(path: string, query: Record<string, string | number> = {}): Promise<Json> {
+  const r = await call<Json>(h.gateway.url, 'GET', path, {
+    query,
+    headers: { cookie: `admin_password=${PASSWORD}` },
+  });
+  expect(r.status).toBe(200);
+  return r.body;
+}
+
+/** Saves a screenshot under the test's temp dir and checks it was written. */
+async function shot(page: Page, name: string): Promise<void> {
+  const path = join(userDataDir, `console-${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  expect((await stat(path)).size).toBeGreaterThan(5_000);
+}

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../core/config.js';
 import { createLogger, redactUrl } from '../../core/log.js';
-import { loadSettings } from '../../core/routes/admin-settings.js';
 import { type Gateway, startGateway } from '../../core/server.js';
+import { loadSettings } from '../../core/store/settings-store.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
 
@@ -135,7 +135,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin on %s', (store) => {
       node_name: 'Patched node',
     });
 
-    // A gateway started later on the same store re-applies them over its environment.
+    // A gateway started later on the same store re-applies them over its environment, before it listens.
     const second: Gateway = await startGateway({
       config: { ...structuredClone(pristine), port: 0 },
       log: createLogger('silent'),
@@ -143,16 +143,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin on %s', (store) => {
       money: { store: h.gateway.services.store!, sweepEveryMs: 0 },
     });
     try {
-      let name = '';
-      for (let i = 0; i < 40 && name !== 'Patched node'; i++) {
-        name = (await call(second.url, 'GET', '/v1/info')).body.name as string;
-        if (name !== 'Patched node') await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(name).toBe('Patched node');
-      const est = await call(second.url, 'POST', '/v1/estimate', {
+      // Applied before it listens: its very first answers already use them.
+      const est0 = await call(second.url, 'POST', '/v1/estimate', {
         body: { model: 'mock-gpt', prompt_tokens: 1000, max_tokens: 0 },
       });
-      expect(est.body.estimated_cost_msats).toBe(5_000);
+      expect(est0.body.estimated_cost_msats).toBe(5_000);
+      expect((await call(second.url, 'GET', '/v1/info')).body.name).toBe('Patched node');
     } finally {
       await second.close(500);
     }

@@ -357,11 +357,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
     expect(again.status).toBe(402);
   });
 
-  it('501 not_implemented for Lightning creation, alerts and webhooks', async () => {
+  it('501 not_implemented for alerts and webhooks', async () => {
     const { key } = await newKey(5);
-    const ln = await req('POST', '/v1/wallet/create/lightning', { body: { amount_sats: 100 } });
-    expect(ln.status).toBe(501);
-    expect(errorCode(ln)).toBe('not_implemented');
     const alerts = await req('POST', '/v1/wallet/alerts', { auth: key, body: { low_balance_threshold: 10 } });
     expect(alerts.status).toBe(501);
     const hooks = await req('POST', '/v1/webhooks', {

@@ -1,4 +1,4 @@
-import { RequestContext } from '../../core/context.js';
+import { RequestContext, runnerAccess } from '../../core/context.js';
 import { GatewayError } from '../../core/errors.js';
 import type { Exchange, OutgoingHeaders } from '../../core/http/exchange.js';
 import type { UpstreamResponse, UpstreamSink } from '../../core/upstream/upstream-response.js';
@@ -85,7 +85,7 @@ export function contextFor(ex: FakeExchange, headers: Record<string, string> = {
     baseHeaders: { 'x-request-id': 'req-test' },
   });
   ex.onAborted(() => {
-    ctx.clientAborted = true;
+    runnerAccess.markClientAborted(ctx);
     ctx.abort.abort();
   });
   return ctx;

@@ -63,7 +63,7 @@ export interface PaidGateway {
   fundKey(
     amountSat: number,
     opts?: { expiresAtMs?: number },
-  ): Promise<{ apiKey: string; balanceMsat: number }>;
+  ): Promise<{ apiKey: string; keyId: string; balanceMsat: number }>;
   /** Available balance (msat) of a credential: an API key or an eCash token (its hash identity). */
   available(credential: string): Promise<number | null>;
   /** A separate cashu-ts wallet on the dev mint (redeem change and refunds with `receive`). */
@@ -141,7 +141,7 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
         ...(o.expiresAtMs !== undefined ? { expiresAtMs: o.expiresAtMs } : {}),
       });
       if (!r.ok) throw new Error(`createKeyFromDeposit refused: ${r.code}`);
-      return { apiKey: r.apiKey, balanceMsat: r.balanceMsat };
+      return { apiKey: r.apiKey, keyId: r.key.keyId, balanceMsat: r.balanceMsat };
     },
     async available(credential) {
       const c = credential.startsWith('sk-')

@@ -183,3 +183,17 @@ describe('mock upstream', () => {
     }
   });
 });
+
+describe('the documented price book example', () => {
+  it('docs/models.example.json loads, and its special prices reach the rates lookup', () => {
+    const catalog = new ModelCatalog({ modelsPath: 'docs/models.example.json' });
+    expect(catalog.usdRates('dall-e-3')).toMatchObject({
+      imageUsd: '0.04',
+      imageSizes: { '1024x1024': { standard: '0.04', hd: '0.08' } },
+    });
+    expect(catalog.usdRates('whisper-1')).toMatchObject({ audioMinuteUsd: '0.006', requestUsd: '0' });
+    expect(catalog.usdRates('tts-1')?.speech1kCharsUsd).toBe('0.015');
+    expect(catalog.usdRates('text-embedding-3-small')).toMatchObject({ promptUsdPerToken: '0.00000002' });
+    expect(catalog.usdRates('text-embedding-3-small')?.completionUsdPerToken).toBeUndefined();
+  });
+});

@@ -26,7 +26,7 @@ import {
 
 const CHILD = new URL('./fixtures/crash-child.ts', import.meta.url).pathname;
 
-async function runChild(
+export async function runChild(
   env: Record<string, string>,
   stdin = '',
 ): Promise<{ code: number | null; signal: string | null; out: string }> {

@@ -12,6 +12,7 @@ import {
   resolveCredential,
   sha256Hex,
 } from '../keys.js';
+import { checkLease, decodeLeaseAnswer } from '../lease-rules.js';
 import {
   checkId,
   checkLimits,
@@ -41,6 +42,8 @@ import type {
   KeyChangeResult,
   KeyTarget,
   KeyUpdate,
+  LeaseInput,
+  LeaseResult,
   LedgerOptions,
   RateLimitType,
   ReleaseInput,
@@ -333,6 +336,92 @@ export class RedisLedger extends RedisReads {
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
     if (r[0] === LedgerCode.AlreadySettled) return { ok: false, code: 'already_settled' };
     return { ok: true, status: 'released', replay: r[1] === 1, releasedMsat: Number(r[2]) };
+  }
+
+  async lease(input: LeaseInput): Promise<LeaseResult> {
+    const l = checkLease(input);
+    const c = resolveCredential(input.credential);
+    if (!c) return INVALID;
+    const ak = accountKeys(this.prefix, c.accountId);
+    const args: Array<string | number> = [
+      c.keyHash,
+      l.leaseId,
+      l.seq,
+      l.want,
+      l.min,
+      l.wantRequests,
+      l.usedRequests,
+      l.ttlMs,
+      l.limits.requestsPerMinute,
+      l.limits.tokensPerHour,
+      l.limits.concurrent,
+      l.now,
+      c.accountId,
+      this.retention.tx,
+      this.retention.audit,
+      l.now - this.retention.finishedMs,
+      SWEEP_PER_ADMIT,
+      input.close ? '1' : '0',
+      l.calls.length,
+    ];
+    for (const x of l.calls) {
+      const a = x.audit;
+      args.push(
+        x.requestId,
+        x.released ? -1 : x.costMsat,
+        x.tokens,
+        x.model,
+        x.description,
+        x.estimated ? '1' : '0',
+        x.clientIp ?? '',
+        a?.endpoint ?? '',
+        a?.method ?? '',
+        a?.userAgent ?? '',
+        a ? a.responseStatus : '',
+        x.atMs,
+      );
+    }
+    const r = (await this.run(
+      'lease',
+      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin, ak.tx, ak.audit],
+      args,
+    )) as Reply;
+    switch (r[0]) {
+      case 1: {
+        const meta = String(r[3]);
+        const key = meta === '' ? null : toMeta(decodeKey(c.keyHash, c.accountId, meta));
+        return decodeLeaseAnswer(String(r[2]), c.accountId, l.leaseId, r[1] === 1, key);
+      }
+      case LedgerCode.InvalidApiKey:
+        return INVALID;
+      case LedgerCode.KeyExpired:
+        return { ok: false, code: 'key_expired', expiredAtMs: Number(r[1]) };
+      case LedgerCode.LeaseUnsupported:
+        return { ok: false, code: 'lease_unsupported' };
+      case LedgerCode.RateLimited:
+        return {
+          ok: false,
+          code: 'rate_limit_exceeded',
+          rateLimit: {
+            type: LIMIT_TYPES[Number(r[1])]!,
+            limit: Number(r[2]),
+            remaining: Number(r[3]),
+            resetUnix: Number(r[4]),
+          },
+        };
+      case LedgerCode.PaymentRequired:
+        return {
+          ok: false,
+          code: 'payment_required',
+          balance: Number(r[1]),
+          required: Number(r[2]),
+          shortfall: Number(r[3]),
+        };
+      case LedgerCode.DuplicateRequest:
+        throw new GatewayError('internal_error', { message: 'lease id already names another record' });
+      default:
+        throw unexpected('lease', r);
+    }
   }
 
   async holdWithdrawal(input: HoldInput): Promise<HoldResult> {

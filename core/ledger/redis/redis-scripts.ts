@@ -17,6 +17,7 @@ export const SCRIPT_FILES = [
   'admit-5',
   'settle-7',
   'release-5',
+  'lease-7',
   'claim-token-1',
   'credit-4',
   'hold-withdrawal-5',
@@ -35,6 +36,7 @@ export type ScriptName =
   | 'admit'
   | 'settle'
   | 'release'
+  | 'lease'
   | 'claim-token'
   | 'credit'
   | 'hold-withdrawal'

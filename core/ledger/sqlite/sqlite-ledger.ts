@@ -10,6 +10,7 @@ import {
   resolveCredential,
   sha256Hex,
 } from '../keys.js';
+import { checkLease } from '../lease-rules.js';
 import {
   checkId,
   checkLimits,
@@ -46,12 +47,15 @@ import type {
   KeyChangeResult,
   KeyTarget,
   KeyUpdate,
+  LeaseInput,
+  LeaseResult,
   LedgerOptions,
   ReleaseInput,
   ReleaseResult,
   SettleInput,
   SettleResult,
 } from '../types.js';
+import { sqliteLeaseStep } from './sqlite-lease.js';
 import { SqliteReads } from './sqlite-reads.js';
 import type { AccountRow, ResRow } from './sqlite-store.js';
 import { SqliteStore } from './sqlite-store.js';
@@ -300,6 +304,19 @@ export class SqliteLedger extends SqliteReads {
       s.saveKeyCounters(k);
       return { ok: true, status: 'released', replay: false, releasedMsat: r.amount };
     }, 'hot');
+  }
+
+  async lease(input: LeaseInput): Promise<LeaseResult> {
+    const l = checkLease(input);
+    const c = resolveCredential(input.credential);
+    if (!c) return INVALID;
+    return this.s.tx(
+      (): LeaseResult =>
+        sqliteLeaseStep(this.s, l, c.accountId, c.keyHash, input.close, (a) =>
+          this.sweepAccount(a, l.now, SWEEP_PER_ADMIT),
+        ),
+      'hot',
+    );
   }
 
   async holdWithdrawal(input: HoldInput): Promise<HoldResult> {

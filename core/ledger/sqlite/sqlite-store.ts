@@ -456,6 +456,22 @@ export class SqliteStore {
     );
   }
 
+  /** A lease step's write (sqlite-lease.ts): amount, status, expiry, lease note and the step's answer. */
+  updateLease(
+    accountId: string,
+    leaseId: string,
+    amount: number,
+    status: ResRow['status'],
+    expiresAt: number,
+    note: string,
+    result: string,
+    finishedAt: number | null,
+  ): void {
+    this.q(
+      'UPDATE ledger_reservations SET amount=?, status=?, expires_at=?, note=?, result=?, finished_at=? WHERE account_id=? AND request_id=?',
+    ).run(amount, status, expiresAt, note, result, finishedAt, accountId, leaseId);
+  }
+
   finishReservation(r: ResRow, status: ResRow['status'], result: unknown, now: number): void {
     this.q(
       'UPDATE ledger_reservations SET status=?, result=?, finished_at=? WHERE account_id=? AND request_id=?',

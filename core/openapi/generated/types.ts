@@ -96,8 +96,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Generate images (relayed by the catch-all)
-         * @description Relayed by the catch-all `/v1/{path}` relay and charged the per-request price (no per-image pricing yet). The schema documents the OpenAI body; the relay forwards it unchecked.
+         * Generate images
+         * @description Charged per image from the model's price book (models.json `image_sizes[size][quality]`, else
+         *     `image`, USD × fees at the BTC price; `FIXED_PRICING=true`: the flat per-call price): `n` images are
+         *     reserved before the call and the images actually returned (`data.length`) are charged. A model with no
+         *     image price is refused with 400 `model_not_priced` before anything is reserved. `model` is required
+         *     on this gateway (pricing and key allow-lists need it).
          */
         post: operations["createImage"];
         delete?: never;
@@ -116,8 +120,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Transcribe audio (relayed by the catch-all)
-         * @description Multipart upload relayed unchanged by the catch-all relay, charged the per-request price.
+         * Transcribe audio
+         * @description Multipart upload, relayed byte for byte. Charged by the duration of the `file` part, measured by the
+         *     gateway before the call (models.json `audio_minute`, pro rata to the millisecond; `FIXED_PRICING=true`:
+         *     flat). A file whose duration cannot be read (not wav, mp3, m4a/mp4, webm, ogg, flac) is refused with
+         *     400 `invalid_request` before anything is reserved; a model without `audio_minute` with 400
+         *     `model_not_priced`. The `model` field is required (allow-lists apply).
          */
         post: operations["createTranscription"];
         delete?: never;
@@ -136,10 +144,72 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Translate audio to English (relayed by the catch-all)
-         * @description As transcriptions; the text is always English.
+         * Translate audio to English
+         * @description As transcriptions (same pricing by duration); the text is always English.
          */
         post: operations["createTranslation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audio/speech": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Text to speech
+         * @description Charged by the characters (Unicode code points) of `input` (models.json `speech_1k_chars`, USD per
+         *     1,000; `FIXED_PRICING=true`: flat), known before the call, so `X-Node-Cost` is in the head. The audio
+         *     answer streams through unbuffered.
+         */
+        post: operations["createSpeech"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/images/edits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit an image
+         * @description Multipart upload relayed byte for byte; priced like image generation from the `model`, `n`, `size` and `quality` fields (per image returned).
+         */
+        post: operations["createImageEdit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/images/variations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Variations of an image
+         * @description As image edits (multipart, priced per image returned).
+         */
+        post: operations["createImageVariation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -158,6 +228,26 @@ export interface paths {
          * @description The upstream provider's models merged with the operator's `models.json`, with prices. Free; credentials are optional (also accepted as query `api_key`).
          */
         get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{model}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One model (the SDKs' models.retrieve)
+         * @description Public like the list; the same item as in `GET /v1/models`. 404 `not_found` for a model the catalogue does not list. A model id containing `/` cannot be named here (one path segment; encoded slashes are refused) — read it from the list.
+         */
+        get: operations["retrieveModel"];
         put?: never;
         post?: never;
         delete?: never;
@@ -462,10 +552,75 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a key paid by Lightning (not implemented)
-         * @description Coming soon. The body is checked, then the answer is 501 `not_implemented`.
+         * Create a key paid by a Lightning invoice
+         * @description The gateway takes a NUT-04 mint quote at its primary mint and answers the BOLT11 `invoice` to pay and
+         *     an unguessable `id`. Once the invoice is paid the gateway mints the proofs and creates the key by
+         *     itself (the client need not come back); `GET /v1/wallet/create/lightning/{id}` then returns the key.
+         *     The `id` is a capability: whoever holds it receives the key, so keep it like a bearer token.
+         *     `amount_sats` must be within LIGHTNING_MIN_SATS..LIGHTNING_MAX_SATS; at most
+         *     LIGHTNING_CREATE_PER_MINUTE invoices per client IP per minute (429 with Retry-After).
          */
         post: operations["createWalletLightning"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/create/lightning/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * State of a Lightning key creation (returns the key once issued)
+         * @description `pending` (invoice unpaid), `paid` (being minted), `issued` (the key exists: `api_key` and the
+         *     credited `msats`), `expired` (unpaid past its expiry; nothing was credited). Repeated reads return the
+         *     same key; the deposit is credited once.
+         */
+        get: operations["getWalletLightning"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/topup/lightning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Top up the calling key by a Lightning invoice
+         * @description As `POST /v1/wallet/create/lightning`, for the calling key (an API key; child keys cannot top up):
+         *     once the invoice is paid the gateway credits `amount_sats × 1000` msats to it, once.
+         */
+        post: operations["topupWalletLightning"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet/topup/lightning/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** State of a Lightning top-up */
+        get: operations["getWalletTopupLightning"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -599,6 +754,172 @@ export interface paths {
          * @description A partial object of settings fields; unknown fields are refused. Validated, persisted and applied; the answer is the full (redacted) settings after the change.
          */
         patch: operations["updateAdminSettings"];
+        trace?: never;
+    };
+    "/admin/assets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A static file of the admin console
+         * @description The console's own script and style sheet and the uPlot charting library (served from the installed
+         *     npm package; the page loads nothing from elsewhere). Public, like any static file: they hold no data.
+         */
+        get: operations["getAdminAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Node, ledger totals and the operator's wallet (the console's overview)
+         * @description The ledger's totals and audit result, and the proofs held per mint and unit (from the store, no mint call). A part whose store is unavailable carries `error` instead of figures.
+         */
+        get: operations["getAdminOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/timeseries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Paid calls, failed calls and charged msats per minute, hour or day
+         * @description Counted by every gateway process sharing the store (each adds its counts every 10 s; a read adds the
+         *     answering process's pending counts first). Calls are requests through the paid pipeline; errors those
+         *     answered with a status ≥ 400. Every bucket of the range is present, oldest first (zero when idle).
+         *     Minutes are kept 2 days, hours 90 days, days 3 years.
+         */
+        get: operations["getAdminTimeseries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/solvency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Solvency over time (msats held in proofs vs. msats owed to users)
+         * @description Samples, oldest first: every 5 minutes from the store (proofs held per the wallet's store, user balances
+         *     per the ledger; no mint call), plus one per solvency check run from the console (the mints' NUT-07
+         *     answer). The last 10,000 samples are kept.
+         */
+        get: operations["getAdminSolvencySamples"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/keys/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One key's balance, usage, limits, children, transactions and audit records
+         * @description Looks a key up by the key itself (`sk-…`, in the body so it never lands in an access log); the answer shows it only masked. Transactions and audit records are the newest `limit` of each (for a child key, its own). A key that does not exist or was deleted → 404 `not_found`.
+         */
+        post: operations["lookupAdminKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/actions/recovery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the wallet's recovery pass now
+         * @description Completes or rolls back wallet operations a crash or a mint outage left half done (the pass that also runs at start-up). Needs `"confirm": true`.
+         */
+        post: operations["runAdminRecovery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/actions/solvency-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the mints which proofs are unspent and compare with the users' balances
+         * @description The same check as `npm run wallet:solvency` (NUT-07 at every mint); the result is also recorded as a solvency sample. Needs `"confirm": true`.
+         */
+        post: operations["runAdminSolvencyCheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/actions/payout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a Lightning invoice from the operator's proofs
+         * @description The same payout as `npm run wallet:payout` (NUT-05 melt at `mint`, default the primary). Needs `"confirm": true`. It does not check solvency first; run the solvency check.
+         */
+        post: operations["runAdminPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/healthz": {
@@ -766,7 +1087,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family (spec §7). `conflict` (409) and `not_implemented` (501) extend the spec's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -826,7 +1147,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "invalid_request";
                 /** @enum {string} */
-                code?: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small";
+                code?: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "model_not_priced";
             };
         };
         /** @description The error envelope of an HTTP 401 answer. */
@@ -1245,7 +1566,7 @@ export interface components {
         };
         /** @description OpenAI image generation request; unknown extra fields are relayed. */
         ImageGenerationRequest: {
-            model?: string;
+            model: string;
             prompt: string;
             /** @default 1 */
             n: number;
@@ -1268,6 +1589,28 @@ export interface components {
             response_format: "url" | "b64_json";
         } & {
             [key: string]: unknown;
+        };
+        /** @description OpenAI text-to-speech request; unknown extra fields are relayed. */
+        SpeechRequest: {
+            model: string;
+            input: string;
+            voice?: string;
+            /** @enum {string} */
+            response_format?: "mp3" | "opus" | "aac" | "flac" | "wav" | "pcm";
+            speed?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        ImageUploadRequest: {
+            /** Format: binary */
+            image: string;
+            /** Format: binary */
+            mask?: string;
+            model: string;
+            prompt?: string;
+            n?: number;
+            size?: string;
+            quality?: string;
         };
         ImageList: {
             created: number;
@@ -1569,6 +1912,24 @@ export interface components {
             amount_sats: number;
             name?: string;
         };
+        LightningTopupRequest: {
+            amount_sats: number;
+        };
+        LightningDeposit: {
+            /** @description Capability naming this deposit (not the mint's quote id); keep it secret. */
+            id: string;
+            /** @enum {string} */
+            status: "pending" | "paid" | "issued" | "expired";
+            amount_sats: number;
+            /** @description The BOLT11 invoice to pay. */
+            invoice: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** @description Credited msats, once issued. */
+            msats?: number;
+            /** @description Create only, once issued. Shown to whoever holds `id`. */
+            api_key?: string;
+        };
         SubkeyRequest: {
             name?: string;
             /** @description msats the sub-key may spend in total (null = the parent's balance). */
@@ -1609,6 +1970,175 @@ export interface components {
             url: string;
             events: ("balance.low" | "key.expired")[];
             secret?: string;
+        };
+        AdminConfirm: {
+            /**
+             * @description Must be true (the console asks the operator first).
+             * @enum {boolean}
+             */
+            confirm: true;
+        };
+        AdminPayoutRequest: {
+            /** @enum {boolean} */
+            confirm: true;
+            /** @description A BOLT11 invoice with an amount. */
+            invoice: string;
+            /** @description One of CASHU_MINTS; default the primary mint. */
+            mint?: string;
+        };
+        AdminKeyLookup: {
+            api_key: string;
+            /**
+             * @description How many transactions and audit records (newest first).
+             * @default 20
+             */
+            limit: number;
+        };
+        AdminKeyMeta: {
+            key_id: string;
+            /** @description The key masked. */
+            display_key: string;
+            name: string | null;
+            is_child: boolean;
+            parent_key_id: string | null;
+            /** @description ms since the epoch */
+            created_at: number;
+            expires_at: number | null;
+            allowed_models: string[] | null;
+            allowed_ips: string[] | null;
+            /** @description msats */
+            balance_limit: number | null;
+            balance_limit_reset: string | null;
+            validity_date: number | null;
+            total_requests: number;
+            /** @description msats */
+            total_spent: number;
+            /** @description msats in the current limit period */
+            period_spent: number;
+            /** @description msats held by calls in flight */
+            reserved: number;
+            /** @description ms since the epoch */
+            last_used: number | null;
+        };
+        AdminKeyInfo: {
+            key: components["schemas"]["AdminKeyMeta"];
+            account: {
+                balance: number;
+                reserved: number;
+                deposited: number;
+                spent: number;
+                withdrawn: number;
+                fees: number;
+                requests: number;
+                created_at: number;
+            };
+            /** @description What the key can spend now, msats. */
+            available: number;
+            children: components["schemas"]["AdminKeyMeta"][];
+            transactions: {
+                id: string;
+                type: string;
+                /** @description Signed msats. */
+                amount: number;
+                balance_after: number;
+                description: string;
+                timestamp: number;
+                key_id: string | null;
+                model: string | null;
+            }[];
+            audit: {
+                timestamp: number;
+                key_id: string;
+                request_id: string;
+                endpoint: string;
+                method: string;
+                status: number;
+                cost_msats: number;
+            }[];
+        };
+        AdminOverview: {
+            node: {
+                name: string;
+                description: string;
+                version: string;
+                npub: string;
+                mints: string[];
+            };
+            audit: {
+                ok: boolean;
+                accounts: number;
+                breaches: number;
+                /** @description Ledger totals in msats (balance, reserved, spent, deposited, withdrawn, …). */
+                totals: {
+                    [key: string]: number;
+                };
+            } | components["schemas"]["AdminPartError"];
+            wallet: {
+                mint: string;
+                unit: string;
+                /** @description Proofs held, in unit. */
+                amount: number;
+                amount_msat: number;
+                /** @description Part of amount reserved by sends in flight. */
+                reserved: number;
+                proofs: number;
+            }[] | components["schemas"]["AdminPartError"];
+        };
+        AdminPartError: {
+            /** @description Why this part has no figures (store or wallet unavailable or absent). */
+            error: string;
+        };
+        AdminTimeseries: {
+            /** @enum {string} */
+            granularity: "minute" | "hour" | "day";
+            bucket_ms: number;
+            points: {
+                /** @description Bucket start, ms since the epoch. */
+                t: number;
+                calls: number;
+                errors: number;
+                charged_msats: number;
+            }[];
+        };
+        AdminSolvencySamples: {
+            samples: {
+                /** @description ms since the epoch. */
+                t: number;
+                proofs_msat: number;
+                user_balances_msat: number;
+            }[];
+        };
+        AdminRecoveryReport: {
+            examined: number;
+            receives_completed: number;
+            rolled_back: number;
+            outputs_restored: number;
+            /** @description Entries left for a later pass. */
+            deferred: number;
+        };
+        AdminSolvencyReport: {
+            solvent: boolean;
+            /** @description Value of the proofs the mints report unspent. */
+            proofs_msat: number;
+            pending_msat: number;
+            /** @description Proofs held that the mints report spent (should be 0). */
+            spent_msat: number;
+            user_balances_msat: number;
+            per_mint: {
+                mint: string;
+                unit: string;
+                unspent_msat: number;
+                pending_msat: number;
+                spent_msat: number;
+            }[];
+        };
+        AdminPayoutResult: {
+            amount_msat: number;
+            fee_msat: number;
+            preimage: string | null;
+            mint: string;
+            unit: string;
+            quote: string;
         };
         /**
          * @description The operator settings (spec §1.9 and the other operator variables), named after their environment
@@ -1678,7 +2208,9 @@ export interface components {
          * @description Malformed request (type `invalid_request`). Codes: `invalid_request`, `invalid_json` (message gives the
          *     position), `validation_failed` (message names the field, e.g. `messages: must be array`; details
          *     `{field, errors}`), and for eCash tokens `invalid_token`, `token_already_spent`, `mint_not_trusted`,
-         *     `unsupported_unit`, `token_amount_too_small`.
+         *     `unsupported_unit`, `token_amount_too_small`; `model_not_priced` when the price book (models.json or the
+         *     provider's list) has no price for the model on that endpoint (an image model without `image`/`image_sizes`,
+         *     a chat model without `prompt`/`completion`): refused before anything is reserved, never relayed free.
          */
         BadRequest: {
             headers: {
@@ -1737,12 +2269,15 @@ export interface components {
         };
         /**
          * @description The balance (or the X-Cashu token) does not cover the call (type `insufficient_balance`, code
-         *     `payment_required`); details `balance`, `required`, `shortfall` in msats.
+         *     `payment_required`); details `balance`, `required`, `shortfall` in msats. For an X-Cashu call the
+         *     whole token value comes back as a fresh token in `X-Cashu` (nothing is kept) and the NUT-18 request
+         *     for the shortfall is in `X-Cashu-Payment-Request`.
          */
         PaymentRequired: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
-                "X-Cashu": components["headers"]["X-Cashu-Payment-Request"];
+                "X-Cashu": components["headers"]["X-Cashu-Change"];
+                "X-Cashu-Payment-Request": components["headers"]["X-Cashu-Payment-Request"];
                 [name: string]: unknown;
             };
             content: {
@@ -1976,15 +2511,27 @@ export interface components {
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
         /**
+         * @description What this call was charged, in msats (a bare integer; the `x-node-cost` block's `msats`). On every
+         *     charged answer whose head could wait for the charge (non-stream bodies) and on every answer whose cost
+         *     was known at admission (flat-priced calls, the catch-all, audio, speech — binary answers included).
+         *     Metered streams carry it as the SSE comment `: x-node-cost {…}` before `data: [DONE]` instead.
+         */
+        "X-Node-Cost": string;
+        /**
          * @description Only when the request paid with `X-Cashu`: the change (what the token was worth minus the charge)
-         *     as an eCash token (`cashuA…`/`cashuB…`). Absent when there is no change (less than 1 sat). For
-         *     streams the change is in the body instead (SSE comment `: x-cashu <token>`).
+         *     as an eCash token (`cashuA…`/`cashuB…`) — the whole value when nothing was charged (a 402, an
+         *     upstream failure or error status). Absent when there is no change. Rule for sub-sat remainders: the
+         *     change is made in the paying token's unit; a `sat` token gets whole sats rounded down and the msats
+         *     below one sat stay on the token's identity (spendable by sending the same token again, or refundable
+         *     with /v1/balance/refund); an `msat` token gets exact change. For streams the change is in the body
+         *     instead (SSE comment `: x-cashu <token>`).
          */
         "X-Cashu-Change": string;
         /**
          * @description A NUT-18 payment request (`creqA…`) naming the mints this node accepts and, on 402, the amount
-         *     needed, so NUT-24 clients can pay with `X-Cashu`. On a 402 for an X-Cashu call whose token was
-         *     already redeemed, this header instead carries that value back as a change token (`cashuA…`/`cashuB…`).
+         *     needed, so NUT-24 clients can pay with `X-Cashu`. Sent as `X-Cashu` on a 401 without credentials and
+         *     on a 402 for a key; on a 402 for an X-Cashu call it is sent as `X-Cashu-Payment-Request`, because
+         *     `X-Cashu` then carries the caller's token value back (stateless pay-per-call).
          */
         "X-Cashu-Payment-Request": string;
     };
@@ -2026,6 +2573,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2079,6 +2627,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2123,6 +2672,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2166,6 +2716,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2210,6 +2761,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2251,6 +2803,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2293,6 +2846,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2305,6 +2859,132 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createSpeech: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SpeechRequest"];
+            };
+        };
+        responses: {
+            /** @description The audio (mp3 unless `response_format` says otherwise). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/*": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createImageEdit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImageUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description The edited images. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createImageVariation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImageUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description The variations. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2332,6 +3012,31 @@ export interface operations {
                     "application/json": components["schemas"]["ModelList"];
                 };
             };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    retrieveModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2812,8 +3517,97 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The invoice to pay and the deposit's capability id. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LightningDeposit"];
+                };
+            };
             400: components["responses"]["BadRequest"];
-            501: components["responses"]["NotImplemented"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalletLightning: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deposit. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LightningDeposit"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    topupWalletLightning: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LightningTopupRequest"];
+            };
+        };
+        responses: {
+            /** @description The invoice to pay and the top-up's id. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LightningDeposit"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalletTopupLightning: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The top-up. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LightningDeposit"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSubkey: {
@@ -3020,6 +3814,236 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getAdminAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: "console.js" | "console.css" | "uPlot.iife.min.js" | "uPlot.min.css";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file (`text/javascript` or `text/css`). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getAdminOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminOverview"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAdminTimeseries: {
+        parameters: {
+            query?: {
+                granularity?: "minute" | "hour" | "day";
+                /** @description Number of buckets up to the current one (minute ≤ 1440, hour ≤ 2160, day ≤ 1095). */
+                points?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The series. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminTimeseries"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminSolvencySamples: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The samples. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSolvencySamples"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    lookupAdminKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminKeyLookup"];
+            };
+        };
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminKeyInfo"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    runAdminRecovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminConfirm"];
+            };
+        };
+        responses: {
+            /** @description What the pass did. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminRecoveryReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    runAdminSolvencyCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminConfirm"];
+            };
+        };
+        responses: {
+            /** @description The check's result. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSolvencyReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    runAdminPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminPayoutRequest"];
+            };
+        };
+        responses: {
+            /** @description The payment. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPayoutResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -3167,6 +4191,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3211,6 +4236,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3255,6 +4281,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3295,6 +4322,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3339,6 +4367,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
                 content: {

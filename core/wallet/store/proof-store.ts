@@ -34,9 +34,12 @@ export interface CounterRange {
  * output counter the operation uses, and deleted in the same atomic step that stores the result.
  */
 export interface JournalEntry {
-  /** `recv:<tokenHash>` (doubles as the cross-process claim on a token), `send:<uuid>`, `melt:<uuid>`. */
+  /**
+   * `recv:<tokenHash>` (doubles as the cross-process claim on a token), `send:<uuid>`, `melt:<uuid>`,
+   * `mint:<quote hash>` (the claim on a paid Lightning mint quote, see mint-quote.ts).
+   */
   id: string;
-  kind: 'receive' | 'send' | 'melt';
+  kind: 'receive' | 'send' | 'melt' | 'mint';
   mint: string;
   unit: CashuUnit;
   createdAt: number;

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Admission, Ledger, LedgerOptions, RateLimits } from '../../../core/ledger/types.js';
+import { creditLeaseSuite } from './credit-leases.js';
 import { randomTokenHash, type StoreFactory, type StoreHarness } from './harness.js';
 import { leaseSuite } from './leases.js';
 import { propertySuite } from './property.js';
@@ -943,6 +944,7 @@ export function conformance(factory: StoreFactory): void {
   });
 
   leaseSuite(factory.name, ctx);
+  creditLeaseSuite(factory.name, ctx);
   raceSuite(factory.name, ctx);
   propertySuite(factory.name, ctx);
 }

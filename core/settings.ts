@@ -1,9 +1,10 @@
-import { GatewayError } from '../errors.js';
-import { REDACTED, redactUrl } from '../log.js';
-import type { Services } from '../plugin.js';
-import { createPricing } from '../pricing/pricing.js';
-import type { PricingConfig } from '../pricing/types.js';
-import type { StoreConnection } from '../store/connection.js';
+import { GatewayError } from './errors.js';
+import { REDACTED, redactUrl } from './log.js';
+import type { Services } from './plugin.js';
+import { createPricing } from './pricing/pricing.js';
+import type { PricingConfig } from './pricing/types.js';
+import type { StoreConnection } from './store/connection.js';
+import { loadSettings } from './store/settings-store.js';
 
 /**
  * Operator settings for GET/PATCH /admin/api/settings (spec §4.4).
@@ -16,8 +17,8 @@ import type { StoreConnection } from '../store/connection.js';
  * `fixed_cost_per_request`, `fixed_per_1k_input_tokens`, `fixed_per_1k_output_tokens`, `exchange_fee`,
  * `upstream_provider_fee`), `child_key_cost_msats`, and `node_name`, `node_description`, `node_npub`. A
  * change is validated (a pricing service is built from it first), applied in memory to this process and
- * persisted in the store (Redis key `<prefix>:admin:settings`, or SQLite table `admin_settings`), and
- * re-applied over the environment at the next start. The document also names `upstream_base_url`,
+ * persisted in the store (core/store/settings-store.ts: one atomic merge), and re-applied over the
+ * environment at the next start, before the gateway listens (core/services.ts). The document also names `upstream_base_url`,
  * `upstream_api_key` and `cashu_mints`: they need a restart (connections, the wallet's mints), so a PATCH
  * changing them is refused with 400 — except the value `"[redacted]"` for the key, which keeps it. Other
  * processes sharing a Redis store pick a change up at their next start.
@@ -141,9 +142,9 @@ function patchedPricing(base: PricingConfig, p: SettingsPatch): PricingConfig {
 
 /**
  * Prepares a validated patch: the new pricing service is built now (a configuration it rejects throws 400
- * and changes nothing); the returned function applies it to this process — the new pricing is copied onto
- * the existing pricing object, so every stage holding a reference to it prices with the new terms from the
- * next call on.
+ * and changes nothing); the returned function applies it to this process — the new pricing service replaces
+ * the old one in the pricing holder (core/pricing/holder.ts), so every stage prices with the new terms from
+ * the next call on.
  */
 export function preparePatch(services: Services, p: SettingsPatch): () => void {
   const c = services.config;
@@ -165,6 +166,17 @@ export function preparePatch(services: Services, p: SettingsPatch): () => void {
   return () => applyPrepared(services, p, nextPricing, built);
 }
 
+/** The runtime settings persisted in the store (only the known ones), validated; unknown keys dropped. */
+export async function loadPersistedSettings(
+  services: Services,
+  store: StoreConnection,
+): Promise<SettingsPatch> {
+  const saved = await loadSettings(store);
+  const known: Record<string, unknown> = {};
+  for (const k of RUNTIME_SETTINGS) if (k in saved) known[k] = saved[k];
+  return validatePatch(services, known);
+}
+
 /** Validates and applies a patch at once. */
 export function applyPatch(services: Services, p: SettingsPatch): void {
   preparePatch(services, p)();
@@ -178,9 +190,10 @@ function applyPrepared(
 ): void {
   const c = services.config;
   if (nextPricing !== undefined && built !== undefined) {
+    // The config object is shared (settingsView reads it); the pricing service is swapped in its holder, so
+    // every stage holding the holder prices with the new terms from the next call on.
     Object.assign(c.pricing, nextPricing);
-    if (services.pricing !== undefined) Object.assign(services.pricing, built);
-    else services.pricing = built;
+    services.pricing?.swap(built);
     if (built.mode === 'model' && services.btc !== undefined && c.pricing.btcUsdPrice === undefined) {
       // The ticker refresh only runs in model mode; switching to it starts it.
       services.btc.refresh().catch(() => undefined);
@@ -191,43 +204,4 @@ function applyPrepared(
   if (p.node_name !== undefined) c.node.name = p.node_name as string;
   if (p.node_description !== undefined) c.node.description = p.node_description as string;
   if (p.node_npub !== undefined) c.node.npub = p.node_npub as string;
-}
-
-// ----------------------------------------------------------------------------------------- persistence
-
-const SQLITE_DDL =
-  'CREATE TABLE IF NOT EXISTS admin_settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, updated_at INTEGER NOT NULL)';
-
-/** The persisted runtime settings (an empty object when none). */
-export async function loadSettings(store: StoreConnection): Promise<SettingsPatch> {
-  let raw: string | null | undefined;
-  if (store.kind === 'redis') {
-    raw = await store.redis.get(`${store.prefix}:admin:settings`);
-  } else {
-    store.db.exec(SQLITE_DDL);
-    const row = store.db.prepare('SELECT json FROM admin_settings WHERE id = 1').get() as
-      | { json: string }
-      | undefined;
-    raw = row?.json;
-  }
-  if (!raw) return {};
-  const parsed = JSON.parse(raw) as Record<string, unknown>;
-  const out: SettingsPatch = {};
-  for (const k of RUNTIME_SETTINGS) if (k in parsed) out[k] = parsed[k];
-  return out;
-}
-
-/** Merges `patch` into the persisted settings (one atomic write of the whole object). */
-export async function saveSettings(store: StoreConnection, patch: SettingsPatch): Promise<void> {
-  const merged = { ...(await loadSettings(store)), ...patch };
-  const json = JSON.stringify(merged);
-  if (store.kind === 'redis') {
-    await store.redis.set(`${store.prefix}:admin:settings`, json);
-  } else {
-    store.db
-      .prepare(
-        'INSERT INTO admin_settings (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at',
-      )
-      .run(json, Date.now());
-  }
 }

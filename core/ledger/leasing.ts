@@ -1,0 +1,644 @@
+import { resolveCredential } from './keys.js';
+import { ownedId } from './owner.js';
+import { modelAllowed } from './rules.js';
+import type {
+  AbortResult,
+  AdmitInput,
+  AdmitResult,
+  AuditLogPage,
+  AuditReport,
+  ChildKeysInput,
+  ChildKeysResult,
+  CommitResult,
+  Credential,
+  CreditInput,
+  CreditResult,
+  DepositKeyInput,
+  DepositKeyResult,
+  HoldInput,
+  HoldRef,
+  HoldResult,
+  KeyChangeResult,
+  KeyInfo,
+  KeyMeta,
+  KeyTarget,
+  KeyUpdate,
+  LeaseCall,
+  LeaseInput,
+  LeaseResult,
+  Ledger,
+  Page,
+  RateLimits,
+  ReleaseInput,
+  ReleaseResult,
+  SettleInput,
+  SettleResult,
+  TransactionPage,
+} from './types.js';
+
+/**
+ * The in-memory side of credit leases (docs/ledger.md, "Credit leases"): a `Ledger` that wraps a store's
+ * ledger and admits and settles calls against a slice of each key's balance leased with `Ledger.lease`.
+ *
+ * - admit: when the key's lease covers the call's whole bound (and a requests/min slot, the hour's tokens,
+ *   a concurrency slot and the model allow-list say yes), the call is admitted in memory with no store round
+ *   trip. Otherwise the lease is opened or renewed (one step) and tried again; if it still cannot cover the
+ *   call, the lease is shrunk to what its open calls need and the call takes the exact per-call path
+ *   (`admit` of the store), so a nearly empty key is admitted exactly as without leases and spends its last
+ *   msat.
+ * - settle / release of a call admitted in memory: computed in memory (charge = min(cost, reserved + what the
+ *   lease still has free)), queued, and reported in the next step. Steps run at most every `flushMs` while
+ *   calls are queued, when the lease runs low, at half the TTL while calls are open, and before any read
+ *   or money change of the account through this object (read-your-writes in this process).
+ * - A lease is returned after `idleMs` without calls, and at `close()`.
+ * - One step per lease at a time; admissions wait while a step is in flight (so the slots and money the step
+ *   returns are never also spent locally). A failed step is resent unchanged (same seq: the store answers a
+ *   step it already applied from its record, so a report is never charged twice).
+ *
+ * What a killed process loses: the calls settled in memory and not yet reported (≤ one flush interval), and
+ * nothing else — its lease expires after `ttlMs` or is released by releaseOrphans.
+ */
+
+export interface LeaseOptions {
+  /** Report queued calls at most this often (ms). */
+  flushMs: number;
+  /** Return a key's lease this long after its last call (ms). */
+  idleMs: number;
+  /** Lease expiry without a step (ms). */
+  ttlMs: number;
+  /** Clock, for tests. */
+  now?: () => number;
+  /** Called when a background step fails (the step is resent at the next tick). */
+  onError?: (err: unknown) => void;
+}
+
+export const DEFAULT_LEASE_OPTIONS: LeaseOptions = { flushMs: 50, idleMs: 1000, ttlMs: 10_000 };
+
+/** Slice wanted: this many times the largest bound seen recently (at least). */
+const SLICE_CALLS = 16;
+/** Calls reported per step at most (bounds the script's arguments and the step's time). */
+const MAX_BATCH = 256;
+/** Requests/min slots wanted per step. */
+const SLOT_BATCH = 64;
+
+interface Pending {
+  seq: number;
+  calls: LeaseCall[];
+  callsMsat: number;
+  used: number;
+  close: boolean;
+}
+
+interface KeyLease {
+  credential: Credential;
+  accountId: string;
+  keyHash: string;
+  limits: RateLimits;
+  id: string | null;
+  seq: number;
+  granted: number;
+  /** Charges settled in memory and not yet confirmed by a step. */
+  unreportedMsat: number;
+  queue: LeaseCall[];
+  /** What each queued call was charged in memory (parallel to `queue`). */
+  queueCharges: number[];
+  /** In-memory reservations of open calls (and the client IP for their audit record). */
+  open: Map<string, { msat: number; ip: string | null }>;
+  /** Balance after the last step. */
+  balance: number;
+  openMsat: number;
+  slots: number;
+  slotWindow: number;
+  usedSlots: number;
+  counted: number;
+  tokensLeft: number;
+  localTokens: number;
+  otherOpen: number;
+  key: KeyMeta | null;
+  busy: Promise<void> | null;
+  pending: Pending | null;
+  lastCall: number;
+  lastStep: number;
+  /** Calls admitted in memory since the last step (slice sizing). */
+  sinceStep: number;
+  /** Callers waiting in admit's slow path, and the slice's growth factor (slice sizing). */
+  waiting: number;
+  scale: number;
+  /** The renewal callers in admit's slow path share (see renew). */
+  renewal: Promise<LeaseResult | null> | null;
+  /** Largest bound seen (slice sizing). */
+  maxBound: number;
+  /** Until then this key goes the exact per-call way (lease refused or too small). */
+  exactUntil: number;
+}
+
+export class LeasingLedger implements Ledger {
+  readonly kind: Ledger['kind'];
+  private readonly leases = new Map<string, KeyLease>();
+  /** requestId → its lease, for calls admitted in memory. */
+  private readonly calls = new Map<string, KeyLease>();
+  /** Results of calls finished in memory, for idempotent repeats (bounded). */
+  private readonly finished = new Map<string, SettleResult | ReleaseResult>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly now: () => number;
+  private closed = false;
+
+  constructor(
+    readonly inner: Ledger,
+    private readonly opts: LeaseOptions = DEFAULT_LEASE_OPTIONS,
+  ) {
+    this.kind = inner.kind;
+    this.now = opts.now ?? Date.now;
+    this.timer = setInterval(() => this.tick(), opts.flushMs);
+    this.timer.unref();
+  }
+
+  // ------------------------------------------------------------------------------------------ hot path
+
+  async admit(input: AdmitInput): Promise<AdmitResult> {
+    const c = resolveCredential(input.credential);
+    if (!c || this.closed) return this.inner.admit(input);
+    let l = this.leases.get(c.keyHash);
+    if (!l) {
+      l = this.newLease(input.credential, c.accountId, c.keyHash, input.limits);
+      this.leases.set(c.keyHash, l);
+    }
+    l.limits = input.limits;
+    l.maxBound = Math.max(l.maxBound, input.maxMsat);
+    const now = input.now ?? this.now();
+    l.lastCall = now;
+    if (now < l.exactUntil) return this.exact(l, input);
+    const fast = this.tryLocal(l, input, now);
+    if (fast) return fast;
+    // Open or renew the lease and try again. Under contention (other callers waiting on the same lease,
+    // calls settled while a step was in flight) a renewal's headroom may be used before this caller runs:
+    // retry while the store still has free money; go the exact way once it has not.
+    let tight = false;
+    l.waiting++;
+    try {
+      for (let attempt = 0; attempt < 6; attempt++) {
+        await this.settled(l);
+        const local = this.tryLocal(l, input, this.now());
+        if (local) return local;
+        if (tight || attempt === 5 || this.now() < l.exactUntil) break;
+        // A lease is opened only when it covers this call's whole bound; else the exact path is as good.
+        const r = await this.renew(l, l.id ? 0 : input.maxMsat);
+        if (r && !r.ok) {
+          // The store refuses a lease for this key now (no money for one, a limit, a limited child…): the
+          // exact path gives the precise answer.
+          l.exactUntil = now + (r.code === 'lease_unsupported' ? 60_000 : this.opts.idleMs);
+          return this.exact(l, input);
+        }
+        if (r && (!r.open || r.availableMsat < input.maxMsat || r.requestSlots === 0)) tight = true;
+      }
+    } finally {
+      l.waiting--;
+    }
+    // Money (or requests) are tight: the exact path for a while, which reserves what is left and gives the
+    // precise refusal.
+    if (tight) l.exactUntil = now + this.opts.idleMs;
+    return this.exact(l, input);
+  }
+
+  /**
+   * The exact per-call admission, after giving back what this process's lease holds beyond its open calls
+   * (money and requests/min slots), so the lease never makes the exact path refuse what the key still has.
+   */
+  private async exact(l: KeyLease, input: AdmitInput): Promise<AdmitResult> {
+    for (let attempt = 0; ; attempt++) {
+      if (l.id || l.pending || l.queue.length > 0) await this.step(l, l.open.size === 0, 0, true);
+      const r = await this.inner.admit(input);
+      // A renewal of another caller may have taken the rest again meanwhile: give it back, once more.
+      if (r.ok || attempt > 0 || !l.id) return r;
+      if (r.code !== 'payment_required' && r.code !== 'rate_limit_exceeded') return r;
+    }
+  }
+
+  async settle(input: SettleInput): Promise<SettleResult> {
+    const l = this.calls.get(input.requestId);
+    if (!l) {
+      const done = this.finished.get(input.requestId);
+      if (done) return done.ok && done.status === 'settled' ? { ...done, replay: true } : alreadyReleased;
+      return this.inner.settle(input);
+    }
+    const call = l.open.get(input.requestId)!;
+    const reserved = call.msat;
+    const free = Math.max(0, l.granted - l.unreportedMsat - l.openMsat);
+    const charge = Math.min(input.costMsat, reserved + free);
+    this.closeCall(l, input.requestId, reserved);
+    l.unreportedMsat += charge;
+    const tokens = input.promptTokens + input.completionTokens;
+    l.localTokens += tokens;
+    l.queue.push({
+      requestId: input.requestId,
+      costMsat: input.costMsat,
+      promptTokens: input.promptTokens,
+      completionTokens: input.completionTokens,
+      model: input.model,
+      description: input.description,
+      estimated: input.estimated,
+      clientIp: call.ip,
+      audit: input.audit,
+      atMs: input.now ?? this.now(),
+    });
+    l.queueCharges.push(charge);
+    const r: SettleResult = {
+      ok: true,
+      status: 'settled',
+      replay: false,
+      chargedMsat: charge,
+      releasedMsat: Math.max(0, reserved - charge),
+      overrunMsat: input.costMsat - charge,
+      // What the balance will be once this call is reported (calls of other processes aside).
+      balanceMsat: l.balance - l.unreportedMsat,
+      transactionId: `lease:${input.requestId}`,
+    };
+    this.remember(input.requestId, r);
+    if (l.granted - l.unreportedMsat - l.openMsat < l.maxBound || l.queue.length >= MAX_BATCH) this.kick(l);
+    return r;
+  }
+
+  async release(input: ReleaseInput): Promise<ReleaseResult> {
+    const l = this.calls.get(input.requestId);
+    if (!l) {
+      const done = this.finished.get(input.requestId);
+      if (done) return done.ok && done.status === 'released' ? { ...done, replay: true } : alreadySettled;
+      return this.inner.release(input);
+    }
+    const call = l.open.get(input.requestId)!;
+    const reserved = call.msat;
+    this.closeCall(l, input.requestId, reserved);
+    if (input.audit) {
+      l.queue.push({
+        requestId: input.requestId,
+        costMsat: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        model: '',
+        description: '',
+        estimated: false,
+        clientIp: call.ip,
+        audit: input.audit,
+        atMs: input.now ?? this.now(),
+        released: true,
+      });
+      l.queueCharges.push(0);
+    }
+    const r: ReleaseResult = { ok: true, status: 'released', replay: false, releasedMsat: reserved };
+    this.remember(input.requestId, r);
+    return r;
+  }
+
+  lease(input: LeaseInput): Promise<LeaseResult> {
+    return this.inner.lease(input);
+  }
+
+  // ------------------------------------------------------------------------ reads and money changes
+
+  async getKeyInfo(credential: Credential, now?: number): Promise<KeyInfo | null> {
+    await this.returnAccount(credential);
+    return this.inner.getKeyInfo(credential, now);
+  }
+  async listTransactions(credential: Credential, page?: Page): Promise<TransactionPage | null> {
+    await this.returnAccount(credential);
+    return this.inner.listTransactions(credential, page);
+  }
+  async listAuditLog(credential: Credential, page?: Page): Promise<AuditLogPage | null> {
+    await this.returnAccount(credential);
+    return this.inner.listAuditLog(credential, page);
+  }
+  async holdWithdrawal(input: HoldInput): Promise<HoldResult> {
+    await this.returnAccount(input.credential);
+    return this.inner.holdWithdrawal(input);
+  }
+  async createChildKeys(input: ChildKeysInput): Promise<ChildKeysResult> {
+    await this.returnAccount(input.parent);
+    return this.inner.createChildKeys(input);
+  }
+  async updateKey(target: KeyTarget, update: KeyUpdate): Promise<KeyChangeResult> {
+    await this.returnAccount(target.credential);
+    return this.inner.updateKey(target, update);
+  }
+  async deleteKey(target: KeyTarget): Promise<KeyChangeResult> {
+    await this.returnAccount(target.credential);
+    return this.inner.deleteKey(target);
+  }
+  async audit(): Promise<AuditReport> {
+    await this.flushAll(false);
+    return this.inner.audit();
+  }
+  async totalUserBalancesMsat(): Promise<number> {
+    await this.flushAll(false);
+    return this.inner.totalUserBalancesMsat();
+  }
+
+  createKeyFromDeposit(input: DepositKeyInput): Promise<DepositKeyResult> {
+    return this.inner.createKeyFromDeposit(input);
+  }
+  credit(input: CreditInput): Promise<CreditResult> {
+    return this.inner.credit(input);
+  }
+  commitWithdrawal(ref: HoldRef): Promise<CommitResult> {
+    return this.inner.commitWithdrawal(ref);
+  }
+  abortWithdrawal(ref: HoldRef): Promise<AbortResult> {
+    return this.inner.abortWithdrawal(ref);
+  }
+  sweepExpired(now?: number, max?: number): Promise<number> {
+    return this.inner.sweepExpired(now, max);
+  }
+  heartbeat(processId: string, now?: number): Promise<void> {
+    return this.inner.heartbeat(processId, now);
+  }
+  releaseOrphans(deadAfterMs: number, now?: number): Promise<{ processes: number; released: number }> {
+    return this.inner.releaseOrphans(deadAfterMs, now);
+  }
+
+  /** Reports every queued call and returns every lease (open calls keep theirs until they finish). */
+  async flushAll(returnLeases = true): Promise<void> {
+    await Promise.all([...this.leases.values()].map((l) => this.flushLease(l, returnLeases)));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.flushAll(true);
+    await this.inner.close();
+  }
+
+  /** Test and metrics view: what this process holds. */
+  stats(): { leases: number; grantedMsat: number; queuedCalls: number; openCalls: number } {
+    let grantedMsat = 0;
+    let queuedCalls = 0;
+    let openCalls = 0;
+    for (const l of this.leases.values()) {
+      grantedMsat += l.granted;
+      queuedCalls += l.queue.length + (l.pending?.calls.length ?? 0);
+      openCalls += l.open.size;
+    }
+    return {
+      leases: [...this.leases.values()].filter((l) => l.id).length,
+      grantedMsat,
+      queuedCalls,
+      openCalls,
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------- internals
+
+  private newLease(credential: Credential, accountId: string, keyHash: string, limits: RateLimits): KeyLease {
+    return {
+      credential,
+      accountId,
+      keyHash,
+      limits,
+      id: null,
+      seq: 0,
+      granted: 0,
+      unreportedMsat: 0,
+      queue: [],
+      queueCharges: [],
+      open: new Map(),
+      balance: 0,
+      openMsat: 0,
+      slots: 0,
+      slotWindow: -1,
+      usedSlots: 0,
+      counted: 0,
+      tokensLeft: 0,
+      localTokens: 0,
+      otherOpen: 0,
+      key: null,
+      busy: null,
+      pending: null,
+      lastCall: 0,
+      lastStep: 0,
+      maxBound: 0,
+      sinceStep: 0,
+      waiting: 0,
+      scale: 1,
+      renewal: null,
+      exactUntil: 0,
+    };
+  }
+
+  /** The in-memory admission, or null when the lease cannot take this call now. */
+  private tryLocal(l: KeyLease, input: AdmitInput, now: number): AdmitResult | null {
+    const k = l.key;
+    if (!l.id || l.busy || !k) return null;
+    if (Math.floor(now / 60_000) !== l.slotWindow || l.usedSlots >= l.slots) return null;
+    if (l.tokensLeft - l.localTokens <= 0) return null;
+    if (l.open.size + l.otherOpen >= input.limits.concurrent) return null;
+    if (
+      (k.expiresAtMs !== null && k.expiresAtMs <= now) ||
+      (k.validityDateMs !== null && k.validityDateMs <= now)
+    )
+      return null;
+    if (!modelAllowed({ allowedModels: k.allowedModels }, input.model)) {
+      return { ok: false, code: 'model_not_allowed', model: input.model };
+    }
+    const free = l.granted - l.unreportedMsat - l.openMsat;
+    if (free < input.maxMsat) return null;
+    if (this.calls.has(input.requestId) || this.finished.has(input.requestId)) {
+      return { ok: false, code: 'duplicate_request' };
+    }
+    l.open.set(input.requestId, { msat: input.maxMsat, ip: input.clientIp ?? null });
+    l.openMsat += input.maxMsat;
+    l.usedSlots += 1;
+    l.sinceStep += 1;
+    this.calls.set(input.requestId, l);
+    const counted = l.counted - l.slots + l.usedSlots;
+    const limit = input.limits.requestsPerMinute;
+    return {
+      ok: true,
+      accountId: l.accountId,
+      requestId: input.requestId,
+      reservedMsat: input.maxMsat,
+      availableMsat: free - input.maxMsat,
+      key: k,
+      rateLimit: {
+        type: 'requests_per_minute',
+        limit,
+        remaining: Math.max(0, limit - counted),
+        resetUnix: (l.slotWindow + 1) * 60,
+      },
+    };
+  }
+
+  private closeCall(l: KeyLease, requestId: string, reserved: number): void {
+    l.open.delete(requestId);
+    l.openMsat -= reserved;
+    this.calls.delete(requestId);
+    l.lastCall = this.now();
+  }
+
+  private remember(requestId: string, r: SettleResult | ReleaseResult): void {
+    this.finished.set(requestId, r);
+    if (this.finished.size > 10_000) {
+      const first = this.finished.keys().next().value;
+      if (first !== undefined) this.finished.delete(first);
+    }
+  }
+
+  private async settled(l: KeyLease): Promise<void> {
+    while (l.busy) await l.busy;
+  }
+
+  /**
+   * One renewal for every caller that needs one now: callers that find the lease short while a renewal is
+   * in flight join it instead of queueing a step each (which would serialize them on the store).
+   */
+  private renew(l: KeyLease, minMsat: number): Promise<LeaseResult | null> {
+    if (!l.renewal) {
+      l.renewal = this.step(l, false, minMsat).finally(() => {
+        l.renewal = null;
+      });
+    }
+    return l.renewal;
+  }
+
+  /** Starts a background step for `l` unless one runs. */
+  private kick(l: KeyLease): void {
+    if (l.busy || !l.id) return;
+    this.step(l, false, 0).catch((err) => this.opts.onError?.(err));
+  }
+
+  /**
+   * One lease step: resends a failed one unchanged, else reports the queue and opens/renews/shrinks/closes.
+   * Resolves to the store's answer (null when there was nothing to do).
+   */
+  private async step(
+    l: KeyLease,
+    close: boolean,
+    minMsat: number,
+    shrink = false,
+  ): Promise<LeaseResult | null> {
+    // Inline (no await when idle): between the check and taking `busy` no other step may start.
+    while (l.busy) await l.busy;
+    if (!l.id && !l.pending && l.queue.length === 0 && (close || shrink)) return null;
+    let done!: () => void;
+    l.busy = new Promise<void>((r) => {
+      done = r;
+    });
+    try {
+      const now = this.now();
+      if (!l.pending) {
+        // At most MAX_BATCH calls per step; callsMsat is what the store takes from the lease for them.
+        const calls = l.queue.splice(0, MAX_BATCH);
+        const callsMsat = l.queueCharges.splice(0, MAX_BATCH).reduce((a, b) => a + b, 0);
+        l.pending = {
+          seq: l.seq + 1,
+          calls,
+          callsMsat,
+          used: l.usedSlots,
+          close: close && l.queue.length === 0,
+        };
+      }
+      const p = l.pending;
+      if (!l.id) l.id = ownedId('l');
+      const committed = l.openMsat; // open calls keep their reservations through the step
+      // Slice and slots adapt to the key's concurrency and rate: room for twice the calls open now and
+      // twice the calls admitted since the last step, plus SLICE_CALLS (the store caps it by the balance).
+      // Geometric growth: a lease whose slots or money ran out since its last step doubles its slice (up
+      // to ×1024), one that used under a quarter halves it, so a hot key converges to few steps per flush.
+      const ranOut = l.usedSlots >= l.slots || l.granted - l.unreportedMsat - l.openMsat < l.maxBound;
+      if (l.id && ranOut) l.scale = Math.min(1024, l.scale * 2);
+      else if (l.usedSlots * 4 < l.slots) l.scale = Math.max(1, l.scale / 2);
+      const demand = (2 * l.open.size + 2 * l.sinceStep + l.waiting + SLICE_CALLS) * l.scale;
+      const target = Math.max(demand * l.maxBound, committed + l.maxBound);
+      // At most a quarter of the key's requests/min per step: other processes and the exact path keep a share.
+      const slots = Math.max(
+        1,
+        Math.min(Math.max(SLOT_BATCH, demand), Math.floor(l.limits.requestsPerMinute / 4)),
+      );
+      const want = p.close ? 0 : shrink ? committed : Math.max(target, l.granted - p.callsMsat);
+      const r = await this.inner.lease({
+        credential: l.credential,
+        leaseId: l.id,
+        seq: p.seq,
+        wantMsat: want,
+        minMsat: p.seq === 1 ? Math.min(minMsat, want) : 0,
+        wantRequests: p.close || shrink ? 0 : slots,
+        usedRequests: p.used,
+        ttlMs: this.opts.ttlMs,
+        limits: l.limits,
+        calls: p.calls,
+        close: p.close,
+        now,
+      });
+      l.pending = null;
+      l.seq = p.seq;
+      l.lastStep = now;
+      l.sinceStep = 0;
+      if (!r.ok) {
+        // Opening refused: nothing is held.
+        l.id = null;
+        l.seq = 0;
+        return r;
+      }
+      l.unreportedMsat -= p.callsMsat;
+      l.usedSlots -= p.used;
+      l.localTokens = 0;
+      l.key = r.key;
+      l.tokensLeft = r.tokensLeft;
+      l.balance = r.balanceMsat;
+      l.otherOpen = r.otherOpen;
+      if (r.open) {
+        l.granted = r.grantedMsat;
+        l.slots = r.requestSlots;
+        l.slotWindow = r.requestWindow;
+        l.counted = r.requestsCounted;
+        l.usedSlots = 0;
+      } else {
+        l.id = null;
+        l.seq = 0;
+        l.granted = 0;
+        l.slots = 0;
+        l.usedSlots = 0;
+      }
+      return r;
+    } finally {
+      l.busy = null;
+      done();
+    }
+  }
+
+  private async flushLease(l: KeyLease, returnLease: boolean): Promise<void> {
+    for (;;) {
+      await this.settled(l);
+      const work = l.queue.length > 0 || l.pending !== null;
+      const close = returnLease && l.open.size === 0 && l.id !== null;
+      if (!work && !close) break;
+      await this.step(l, close, 0);
+    }
+    if (!l.id && l.open.size === 0 && l.queue.length === 0) this.leases.delete(l.keyHash);
+  }
+
+  private async returnAccount(credential: Credential): Promise<void> {
+    const c = resolveCredential(credential);
+    if (!c) return;
+    const mine = [...this.leases.values()].filter((l) => l.accountId === c.accountId);
+    await Promise.all(mine.map((l) => this.flushLease(l, true)));
+  }
+
+  private tick(): void {
+    const now = this.now();
+    for (const l of this.leases.values()) {
+      if (l.busy) continue;
+      const idle = l.open.size === 0 && now - l.lastCall >= this.opts.idleMs;
+      if (!l.id) {
+        if (l.pending) this.step(l, false, 0).catch((err) => this.opts.onError?.(err));
+        else if (idle && now >= l.exactUntil) this.leases.delete(l.keyHash);
+        continue;
+      }
+      if (idle) {
+        this.flushLease(l, true).catch((err) => this.opts.onError?.(err));
+      } else if (l.queue.length > 0 || l.pending || now - l.lastStep >= this.opts.ttlMs / 2) {
+        this.step(l, false, 0).catch((err) => this.opts.onError?.(err));
+      }
+    }
+  }
+}
+
+const alreadyReleased = { ok: false, code: 'already_released' } as const;
+const alreadySettled = { ok: false, code: 'already_settled' } as const;

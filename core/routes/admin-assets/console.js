@@ -1,0 +1,353 @@
+// The admin console's views (served by the gateway: /admin/assets/console.js). Every figure comes from the
+// JSON endpoints under /admin/api/ (and /v1/providers), the same ones scripts use. No framework, no build:
+// plain DOM and uPlot (window.uPlot, /admin/assets/uPlot.iife.min.js). Text goes in with textContent only.
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const fmt = (n) => Number(n).toLocaleString('en-US');
+
+  async function api(method, path, body) {
+    const r = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await r.json().catch(() => null);
+    if (!r.ok) {
+      const e = json?.error;
+      throw new Error(e ? `${r.status} ${e.code}: ${e.message}` : `HTTP ${r.status}`);
+    }
+    return json;
+  }
+
+  function el(tag, text, cls) {
+    const e = document.createElement(tag);
+    if (text !== undefined) e.textContent = String(text);
+    if (cls) e.className = cls;
+    return e;
+  }
+
+  function table(headers, rows, id) {
+    const t = el('table');
+    if (id) t.id = id;
+    const hr = el('tr');
+    for (const h of headers) hr.appendChild(el('th', h));
+    t.appendChild(hr);
+    for (const row of rows) {
+      const tr = el('tr');
+      for (const c of row) tr.appendChild(el('td', c === null || c === undefined ? '—' : c));
+      t.appendChild(tr);
+    }
+    return t;
+  }
+
+  // ---- views ----
+  const loaders = {};
+  let current;
+  function show(id) {
+    if (!$(id)) id = 'overview';
+    for (const v of document.querySelectorAll('.view')) v.classList.toggle('active', v.id === id);
+    for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.view === id);
+    current = id;
+    const load = loaders[id];
+    if (load) load().catch((err) => showError(id, err));
+  }
+  function showError(id, err) {
+    const p = el('p', String(err.message || err), 'bad');
+    p.dataset.error = '1';
+    $(id).appendChild(p);
+  }
+  window.addEventListener('hashchange', () => show(location.hash.slice(1)));
+
+  // ---- charts ----
+  const plots = {};
+  function width(id) {
+    return Math.max(260, Math.min(960, $(id).clientWidth || document.body.clientWidth - 40));
+  }
+  function plot(id, title, xs, series) {
+    if (plots[id]) plots[id].destroy();
+    const opts = {
+      title,
+      width: width(id),
+      height: 220,
+      series: [
+        {},
+        ...series.map((s) => ({
+          label: s.label,
+          stroke: s.color,
+          width: 2,
+          fill: s.fill,
+          points: { show: false },
+        })),
+      ],
+      axes: [{}, { size: 70 }],
+    };
+    plots[id] = new window.uPlot(opts, [xs, ...series.map((s) => s.data)], $(id));
+  }
+  const POINTS = { minute: 60, hour: 48, day: 30 };
+  loaders.charts = async () => {
+    const g = $('granularity').value;
+    const d = await api('GET', `/admin/api/timeseries?granularity=${g}&points=${POINTS[g]}`);
+    const xs = d.points.map((p) => p.t / 1000);
+    let calls = 0;
+    let errors = 0;
+    let msats = 0;
+    for (const p of d.points) {
+      calls += p.calls;
+      errors += p.errors;
+      msats += p.charged_msats;
+    }
+    $('total-calls').textContent = fmt(calls);
+    $('total-errors').textContent = fmt(errors);
+    $('total-msats').textContent = fmt(msats);
+    plot('chart-msats', `Charged msats per ${g}`, xs, [
+      {
+        label: 'msats',
+        color: '#0a6',
+        fill: 'rgba(0,170,102,.1)',
+        data: d.points.map((p) => p.charged_msats),
+      },
+    ]);
+    plot('chart-calls', `Calls and errors per ${g}`, xs, [
+      { label: 'calls', color: '#124', data: d.points.map((p) => p.calls) },
+      { label: 'errors', color: '#b00020', data: d.points.map((p) => p.errors) },
+    ]);
+  };
+  $('granularity').addEventListener('change', () => loaders.charts().catch((e) => showError('charts', e)));
+  $('charts-refresh').addEventListener('click', () => loaders.charts().catch((e) => showError('charts', e)));
+
+  loaders.solvency = async () => {
+    const d = await api('GET', '/admin/api/solvency?limit=1440');
+    const s = d.samples;
+    if (s.length === 0) {
+      $('solvency-latest').textContent =
+        'No sample yet (one is taken every 5 minutes, and by each solvency check).';
+      return;
+    }
+    const last = s[s.length - 1];
+    const ok = last.proofs_msat >= last.user_balances_msat;
+    $('solvency-latest').textContent = `Latest (${new Date(last.t).toISOString()}): proofs ${fmt(
+      last.proofs_msat,
+    )} msats, owed to users ${fmt(last.user_balances_msat)} msats — ${ok ? 'solvent' : 'NOT SOLVENT'}`;
+    $('solvency-latest').className = ok ? 'ok' : 'bad';
+    plot(
+      'chart-solvency',
+      'Proofs held vs. user balances (msats)',
+      s.map((x) => x.t / 1000),
+      [
+        { label: 'proofs held', color: '#0a6', data: s.map((x) => x.proofs_msat) },
+        { label: 'owed to users', color: '#c60', data: s.map((x) => x.user_balances_msat) },
+      ],
+    );
+  };
+
+  loaders.providers = async () => {
+    const d = await api('GET', '/v1/providers');
+    const box = $('providers-table');
+    box.textContent = '';
+    const list = d.providers || [];
+    box.appendChild(
+      table(
+        ['name', 'status', 'models', 'endpoints'],
+        list.map((p) => [
+          p.name ?? p.id,
+          p.status ?? (p.healthy === undefined ? '—' : p.healthy ? 'healthy' : 'unhealthy'),
+          Array.isArray(p.models) ? p.models.length : (p.model_count ?? '—'),
+          Array.isArray(p.endpoints) ? p.endpoints.join(' ') : (p.endpoint ?? p.base_url ?? '—'),
+        ]),
+        'providers-list',
+      ),
+    );
+  };
+
+  // ---- keys: one key's figures, children, transactions and audit records ----
+  const when = (ms) =>
+    ms === null || ms === undefined ? '—' : new Date(ms).toISOString().replace('.000Z', 'Z');
+  $('key-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const box = $('key-result');
+    box.textContent = '';
+    try {
+      const d = await api('POST', '/admin/api/keys/lookup', { api_key: $('key-input').value.trim() });
+      const k = d.key;
+      const a = d.account;
+      box.appendChild(el('h3', `${k.display_key} (${k.key_id})${k.is_child ? ' — child key' : ''}`));
+      box.appendChild(
+        table(
+          ['balance', 'reserved', 'available', 'spent', 'deposited', 'requests', 'last used', 'expires'],
+          [
+            [
+              fmt(a.balance),
+              fmt(a.reserved),
+              fmt(d.available),
+              fmt(k.total_spent),
+              fmt(a.deposited),
+              fmt(k.total_requests),
+              when(k.last_used),
+              when(k.expires_at),
+            ],
+          ],
+          'key-figures',
+        ),
+      );
+      box.appendChild(
+        table(
+          ['balance limit', 'reset', 'spent this period', 'allowed models', 'allowed IPs'],
+          [
+            [
+              k.balance_limit === null ? '—' : fmt(k.balance_limit),
+              k.balance_limit_reset,
+              fmt(k.period_spent),
+              k.allowed_models ? k.allowed_models.join(', ') : 'all',
+              k.allowed_ips ? k.allowed_ips.join(', ') : 'any',
+            ],
+          ],
+          'key-limits',
+        ),
+      );
+      box.appendChild(el('h3', `Children (${d.children.length})`));
+      box.appendChild(
+        table(
+          ['key', 'spent', 'requests', 'limit', 'last used'],
+          d.children.map((c) => [
+            c.display_key,
+            fmt(c.total_spent),
+            fmt(c.total_requests),
+            c.balance_limit === null ? '—' : fmt(c.balance_limit),
+            when(c.last_used),
+          ]),
+          'key-children',
+        ),
+      );
+      box.appendChild(el('h3', 'Transactions (msats, newest first)'));
+      box.appendChild(
+        table(
+          ['time', 'type', 'amount', 'balance after', 'model', 'description'],
+          d.transactions.map((t) => [
+            when(t.timestamp),
+            t.type,
+            fmt(t.amount),
+            fmt(t.balance_after),
+            t.model,
+            t.description,
+          ]),
+          'key-transactions',
+        ),
+      );
+      box.appendChild(el('h3', 'Audit records (newest first)'));
+      box.appendChild(
+        table(
+          ['time', 'method', 'endpoint', 'status', 'cost msats', 'request'],
+          d.audit.map((r) => [
+            when(r.timestamp),
+            r.method,
+            r.endpoint,
+            r.status,
+            fmt(r.cost_msats),
+            r.request_id,
+          ]),
+          'key-audit',
+        ),
+      );
+    } catch (err) {
+      box.appendChild(el('p', String(err.message), 'bad'));
+    }
+  });
+
+  // ---- settings form ----
+  let settings;
+  loaders['settings-view'] = async () => {
+    settings = await api('GET', '/admin/api/settings');
+    const form = $('settings-form');
+    form.textContent = '';
+    for (const name of settings.runtime_changeable) {
+      const v = settings[name];
+      const label = el('label');
+      label.appendChild(el('span', name));
+      const input = document.createElement('input');
+      input.name = name;
+      input.id = `setting-${name}`;
+      if (typeof v === 'boolean') {
+        input.type = 'checkbox';
+        input.checked = v;
+      } else if (typeof v === 'number') {
+        input.type = 'number';
+        input.step = 'any';
+        input.value = String(v);
+      } else {
+        input.type = 'text';
+        input.value = v === null || v === undefined ? '' : String(v);
+      }
+      label.appendChild(input);
+      form.appendChild(label);
+    }
+    const save = el('button', 'Save changes');
+    save.type = 'submit';
+    form.appendChild(save);
+  };
+  $('settings-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const patch = {};
+    for (const input of $('settings-form').querySelectorAll('input')) {
+      const old = settings[input.name];
+      let v;
+      if (input.type === 'checkbox') v = input.checked;
+      else if (input.type === 'number') v = input.value === '' ? null : Number(input.value);
+      else v = input.value;
+      if (v !== old && !(v === '' && (old === null || old === undefined))) patch[input.name] = v;
+    }
+    const out = $('settings-result');
+    if (Object.keys(patch).length === 0) {
+      out.textContent = 'Nothing changed.';
+      return;
+    }
+    try {
+      settings = await api('PATCH', '/admin/api/settings', patch);
+      out.textContent = `Saved: ${Object.keys(patch).join(', ')}`;
+      out.className = 'ok';
+    } catch (err) {
+      out.textContent = String(err.message);
+      out.className = 'bad';
+    }
+  });
+
+  // ---- operator actions (each asks first) ----
+  async function action(question, path, body) {
+    const out = $('action-result');
+    if (!window.confirm(question)) {
+      out.textContent = 'Cancelled.';
+      return;
+    }
+    out.textContent = 'Running…';
+    try {
+      const r = await api('POST', path, { confirm: true, ...body });
+      out.textContent = JSON.stringify(r, null, 2);
+      out.className = 'ok';
+    } catch (err) {
+      out.textContent = String(err.message);
+      out.className = 'bad';
+    }
+  }
+  $('action-recovery').addEventListener('click', () =>
+    action('Run the wallet recovery pass now?', '/admin/api/actions/recovery', {}),
+  );
+  $('action-solvency').addEventListener('click', () =>
+    action(
+      'Ask every mint which proofs are unspent (solvency check)?',
+      '/admin/api/actions/solvency-check',
+      {},
+    ),
+  );
+  $('payout-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const invoice = $('payout-invoice').value.trim();
+    action('Pay this Lightning invoice from the operator’s proofs?', '/admin/api/actions/payout', {
+      invoice,
+    });
+  });
+
+  window.addEventListener('resize', () => {
+    if (current && loaders[current] && (current === 'charts' || current === 'solvency')) loaders[current]();
+  });
+  show(location.hash.slice(1) || 'overview');
+})();

@@ -1,0 +1,343 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Ledger } from '../ledger/types.js';
+import type { Logger } from '../log.js';
+import type { StoreConnection } from '../store/connection.js';
+import { QuoteNotPaidError } from './mint-quote.js';
+import type { WalletService } from './types.js';
+
+/**
+ * Lightning deposits the server finishes (issue 13): a persisted record per deposit, keyed by the hash of an
+ * unguessable capability `id` (the mint's quote id is never handed out as the capability), and `finish()`,
+ * which checks the quote, mints it (wallet journal: once across processes and crashes) and credits the ledger
+ * (idempotent by the deposit's hash: `createKeyFromDeposit` returns the same key on a repeat, `credit` credits
+ * once). The watcher runs `finish()` over every open record with per-record backoff, so a deposit completes
+ * whether or not the client ever asks again, and a mint that is down only delays it.
+ *
+ * A top-up record keeps the target API key so the watcher can credit without the client: the store already
+ * holds the wallet's seed and proofs, so it is treated as secret at rest; the key is never logged or answered.
+ */
+
+export type DepositStatus = 'pending' | 'paid' | 'issued' | 'expired';
+
+export interface DepositRecord {
+  idHash: string;
+  kind: 'create' | 'topup';
+  quote: string;
+  request: string;
+  amountSats: number;
+  /** Unix ms, or null when the mint gives none. */
+  expiresAt: number | null;
+  createdAt: number;
+  status: DepositStatus;
+  name?: string | null;
+  topupApiKey?: string;
+  creditedMsat?: number;
+  attempts: number;
+  nextAttemptAt: number;
+}
+
+export interface DepositStore {
+  init(): Promise<void>;
+  /** Writes the record unless the stored one is already final (issued / expired): states never go back. */
+  put(r: DepositRecord): Promise<void>;
+  get(idHash: string): Promise<DepositRecord | null>;
+  /** Records still pending or paid whose next attempt is due. */
+  listDue(now: number, limit: number): Promise<DepositRecord[]>;
+}
+
+const OPEN = new Set<DepositStatus>(['pending', 'paid']);
+
+class SqliteDepositStore implements DepositStore {
+  constructor(private readonly db: Extract<StoreConnection, { kind: 'sqlite' }>['db']) {}
+  async init(): Promise<void> {
+    this.db.exec(`CREATE TABLE IF NOT EXISTS lightning_deposits (
+      id_hash TEXT PRIMARY KEY, status TEXT NOT NULL, next_at INTEGER NOT NULL, data TEXT NOT NULL)`);
+  }
+  async put(r: DepositRecord): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO lightning_deposits (id_hash, status, next_at, data) VALUES (?, ?, ?, ?)
+         ON CONFLICT(id_hash) DO UPDATE SET status = excluded.status, next_at = excluded.next_at,
+         data = excluded.data WHERE lightning_deposits.status NOT IN ('issued', 'expired')`,
+      )
+      .run(r.idHash, r.status, r.nextAttemptAt, JSON.stringify(r));
+  }
+  async get(idHash: string): Promise<DepositRecord | null> {
+    const row = this.db.prepare('SELECT data FROM lightning_deposits WHERE id_hash = ?').get(idHash) as
+      | { data: string }
+      | undefined;
+    return row ? (JSON.parse(row.data) as DepositRecord) : null;
+  }
+  async listDue(now: number, limit: number): Promise<DepositRecord[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT data FROM lightning_deposits WHERE status IN ('pending', 'paid') AND next_at <= ?
+         ORDER BY next_at LIMIT ?`,
+      )
+      .all(now, limit) as Array<{ data: string }>;
+    return rows.map((r) => JSON.parse(r.data) as DepositRecord);
+  }
+}
+
+const PUT_SCRIPT = `
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local st = cjson.decode(cur).status
+  if st == 'issued' or st == 'expired' then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1])
+if ARGV[2] == 'pending' or ARGV[2] == 'paid' then
+  redis.call('ZADD', KEYS[2], tonumber(ARGV[3]), ARGV[4])
+else
+  redis.call('ZREM', KEYS[2], ARGV[4])
+end
+return 1`;
+
+class RedisDepositStore implements DepositStore {
+  constructor(
+    private readonly redis: Extract<StoreConnection, { kind: 'redis' }>['redis'],
+    private readonly prefix: string,
+  ) {}
+  // In the wallet's hash slot ({wallet}), so the two-key script also runs on Redis Cluster.
+  private key(idHash: string): string {
+    return `${this.prefix}:{wallet}:lnd:${idHash}`;
+  }
+  private get openKey(): string {
+    return `${this.prefix}:{wallet}:lnd:open`;
+  }
+  async init(): Promise<void> {}
+  async put(r: DepositRecord): Promise<void> {
+    // One script: the write is refused when the stored record is final, and the open index follows it.
+    // The index is a sorted set by next attempt; a stale entry is harmless (listDue re-reads the record).
+    await this.redis.eval(
+      PUT_SCRIPT,
+      2,
+      this.key(r.idHash),
+      this.openKey,
+      JSON.stringify(r),
+      r.status,
+      String(r.nextAttemptAt),
+      r.idHash,
+    );
+  }
+  async get(idHash: string): Promise<DepositRecord | null> {
+    const v = await this.redis.get(this.key(idHash));
+    return v ? (JSON.parse(v) as DepositRecord) : null;
+  }
+  async listDue(now: number, limit: number): Promise<DepositRecord[]> {
+    const ids = await this.redis.zrangebyscore(this.openKey, 0, now, 'LIMIT', 0, limit);
+    const out: DepositRecord[] = [];
+    for (const id of ids) {
+      const r = await this.get(id);
+      if (r && OPEN.has(r.status)) out.push(r);
+      else await this.redis.zrem(this.openKey, id);
+    }
+    return out;
+  }
+}
+
+export function openDepositStore(conn: StoreConnection): DepositStore {
+  return conn.kind === 'redis'
+    ? new RedisDepositStore(conn.redis, conn.prefix)
+    : new SqliteDepositStore(conn.db);
+}
+
+export function depositIdHash(id: string): string {
+  return createHash('sha256').update(`lightning-deposit|${id}`).digest('hex');
+}
+
+export interface DepositView {
+  status: DepositStatus;
+  amountSats: number;
+  expiresAt: number | null;
+  request: string;
+  creditedMsat?: number;
+  /** create only, once issued: the key (a repeat of createKeyFromDeposit returns the same one). */
+  apiKey?: string;
+}
+
+export interface LightningDepositsOptions {
+  conn: StoreConnection;
+  ledger: Ledger;
+  wallet: WalletService;
+  log: Logger;
+  /** First retry delay after a failed attempt; doubles per attempt up to maxBackoffMs. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** How long an unpaid quote waits between checks when nothing failed. */
+  pollMs?: number;
+  now?: () => number;
+}
+
+export class LightningDeposits {
+  private readonly store: DepositStore;
+  private readonly backoffMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly pollMs: number;
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+
+  constructor(private readonly opts: LightningDepositsOptions) {
+    this.store = openDepositStore(opts.conn);
+    this.backoffMs = opts.backoffMs ?? 1000;
+    this.maxBackoffMs = opts.maxBackoffMs ?? 60_000;
+    this.pollMs = opts.pollMs ?? 2000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  init(): Promise<void> {
+    return this.store.init();
+  }
+
+  /** A new deposit: asks the primary mint for a quote and persists the record. Returns the capability id. */
+  async create(input: {
+    kind: 'create' | 'topup';
+    amountSats: number;
+    name?: string | null;
+    topupApiKey?: string;
+  }): Promise<{ id: string; record: DepositRecord }> {
+    const q = await this.opts.wallet.createLightningQuote(input.amountSats);
+    const id = `lnd_${randomBytes(24).toString('base64url')}`;
+    const now = this.now();
+    const record: DepositRecord = {
+      idHash: depositIdHash(id),
+      kind: input.kind,
+      quote: q.quote,
+      request: q.request,
+      amountSats: input.amountSats,
+      expiresAt: q.expiresAt,
+      createdAt: now,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now + this.pollMs,
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.topupApiKey !== undefined ? { topupApiKey: input.topupApiKey } : {}),
+    };
+    await this.store.put(record);
+    return { id, record };
+  }
+
+  /** The deposit the capability `id` names (null when unknown), finished first if it is due. */
+  async status(id: string, kind?: DepositRecord['kind']): Promise<DepositView | null> {
+    const rec = await this.store.get(depositIdHash(id));
+    if (!rec || (kind !== undefined && rec.kind !== kind)) return null;
+    const done = await this.finish(rec);
+    const view: DepositView = {
+      status: done.status,
+      amountSats: done.amountSats,
+      expiresAt: done.expiresAt,
+      request: done.request,
+      ...(done.creditedMsat !== undefined ? { creditedMsat: done.creditedMsat } : {}),
+    };
+    if (done.status === 'issued' && done.kind === 'create') {
+      const hash = await this.opts.wallet.mintLightningQuote(done.quote, done.amountSats);
+      const r = await this.opts.ledger.createKeyFromDeposit({
+        tokenHash: hash.tokenHash,
+        amountMsat: hash.amountMsat,
+        name: done.name ?? null,
+      });
+      if (r.ok) view.apiKey = r.apiKey;
+    }
+    return view;
+  }
+
+  /**
+   * Moves one record as far as it can go now: expired, or minted and credited (issued). Every step is
+   * idempotent, so two processes finishing the same record credit it once. Failures back off.
+   */
+  async finish(rec: DepositRecord): Promise<DepositRecord> {
+    if (!OPEN.has(rec.status)) return rec;
+    const { wallet, ledger, log } = this.opts;
+    const now = this.now();
+    try {
+      const q = await wallet.checkLightningQuote(rec.quote, rec.amountSats);
+      if (q.state === 'UNPAID') {
+        const next: DepositRecord =
+          rec.expiresAt !== null && rec.expiresAt <= now
+            ? { ...rec, status: 'expired' }
+            : { ...rec, nextAttemptAt: now + this.pollMs };
+        await this.store.put(next);
+        return next;
+      }
+      if (rec.status === 'pending') await this.store.put({ ...rec, status: 'paid' });
+      const receipt = await wallet.mintLightningQuote(rec.quote, rec.amountSats);
+      if (rec.kind === 'create') {
+        const r = await ledger.createKeyFromDeposit({
+          tokenHash: receipt.tokenHash,
+          amountMsat: receipt.amountMsat,
+          name: rec.name ?? null,
+        });
+        if (!r.ok) throw new Error(`ledger refused the deposit key: ${r.code}`);
+      } else {
+        const credential = { apiKey: rec.topupApiKey ?? '' };
+        const r = await ledger.credit({
+          credential,
+          tokenHash: receipt.tokenHash,
+          amountMsat: receipt.amountMsat,
+          kind: 'topup',
+        });
+        if (!r.ok && r.code !== 'token_credited_elsewhere') {
+          // The key vanished: park the value on the deposit's own identity (refundable), as creditToken does.
+          const parked = await ledger.credit({
+            credential: { tokenHash: receipt.tokenHash },
+            tokenHash: receipt.tokenHash,
+            amountMsat: receipt.amountMsat,
+            kind: 'deposit',
+          });
+          if (!parked.ok && parked.code !== 'token_credited_elsewhere')
+            throw new Error(`ledger refused the top-up: ${r.code}`);
+          log.warn({ code: r.code }, 'lightning top-up key refused the credit; value parked on the deposit');
+        }
+      }
+      const issued: DepositRecord = { ...rec, status: 'issued', creditedMsat: receipt.amountMsat };
+      await this.store.put(issued);
+      return issued;
+    } catch (err) {
+      const attempts = rec.attempts + 1;
+      const delay = Math.min(this.backoffMs * 2 ** (attempts - 1), this.maxBackoffMs);
+      const code =
+        err instanceof QuoteNotPaidError ? 'not_paid' : ((err as { code?: string }).code ?? 'error');
+      log.warn({ code, attempts, retryInMs: delay }, 'lightning deposit not finished yet');
+      const next: DepositRecord = { ...rec, attempts, nextAttemptAt: now + delay };
+      await this.store.put(next).catch(() => undefined);
+      return next;
+    }
+  }
+
+  /** One pass over the due records; returns how many became issued or expired. */
+  async watchOnce(limit = 100): Promise<number> {
+    let n = 0;
+    for (const rec of await this.store.listDue(this.now(), limit)) {
+      const after = await this.finish(rec);
+      if (!OPEN.has(after.status)) n++;
+    }
+    return n;
+  }
+
+  /** Runs watchOnce every `everyMs` (never two passes at once) until stop(). */
+  start(everyMs = 1000): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.watchOnce()
+        .catch((err: unknown) => {
+          this.opts.log.warn(
+            { code: (err as { code?: string }).code ?? 'error' },
+            'lightning watcher pass failed',
+          );
+          return 0;
+        })
+        .finally(() => {
+          this.running = null;
+        });
+    }, everyMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { GatewayError } from '../errors.js';
+import {
+  counterCollector,
+  crashPoint,
+  DETERMINISTIC,
+  newEntry,
+  toStored,
+  type WalletContext,
+} from './context.js';
+import { classifyMintFailure, mapMintError } from './mint-errors.js';
+import { resolveEntry } from './recovery.js';
+import type { LightningQuote, ReceiveReceipt } from './types.js';
+
+/**
+ * Lightning deposits into the wallet (NUT-04 bolt11, unit sat): a mint quote whose invoice someone pays, then
+ * minting its value onto deterministic (NUT-13) outputs. The journal entry `mint:<hash>` is written with the
+ * output counters before the mint is asked, so a crash between the mint's signatures and our write is
+ * finished by recovery (quote ISSUED → NUT-09 restore of those counters), and it is also the cross-process
+ * claim: one process mints a quote. The receipt is stored under the same hash, so minting is idempotent.
+ */
+
+/** The quote's invoice is not paid yet (mint code 20001): nothing was minted, nothing is journalled. */
+export class QuoteNotPaidError extends Error {
+  constructor() {
+    super('mint quote is not paid');
+    this.name = 'QuoteNotPaidError';
+  }
+}
+
+/** The receipt key of a quote: never the quote id itself (the quote id is the mint's, not a secret of ours). */
+export function mintQuoteHash(mint: string, quote: string): string {
+  return createHash('sha256').update(`lightning-mint|${mint}|${quote}`).digest('hex');
+}
+
+function quoteView(
+  q: { quote: string; request: string; state: string; expiry?: number | null },
+  amountSats: number,
+): LightningQuote {
+  const state = q.state === 'ISSUED' ? 'ISSUED' : q.state === 'PAID' ? 'PAID' : 'UNPAID';
+  return {
+    quote: q.quote,
+    request: q.request,
+    amountSats,
+    state,
+    expiresAt: typeof q.expiry === 'number' ? q.expiry * 1000 : null,
+  };
+}
+
+export async function createMintQuote(
+  ctx: WalletContext,
+  mint: string,
+  amountSats: number,
+): Promise<LightningQuote> {
+  const client = await ctx.clients.get(mint, 'sat');
+  try {
+    return quoteView(await client.createMintQuoteBolt11(amountSats), amountSats);
+  } catch (err) {
+    throw mapMintError(err);
+  }
+}
+
+export async function checkMintQuote(
+  ctx: WalletContext,
+  mint: string,
+  quote: string,
+  amountSats: number,
+): Promise<LightningQuote> {
+  const client = await ctx.clients.get(mint, 'sat');
+  try {
+    return quoteView(await client.checkMintQuoteBolt11(quote), amountSats);
+  } catch (err) {
+    throw mapMintError(err);
+  }
+}
+
+/**
+ * Mints a paid quote's `amountSats` into the proof store, once. Returns the receipt (also when an earlier
+ * call or recovery already minted it). Throws QuoteNotPaidError while the quote is unpaid, `token_pending`
+ * while another process holds the claim, `mint_unavailable` when the mint cannot be asked (the journal keeps
+ * an ambiguous attempt for recovery).
+ */
+export async function mintPaidQuote(
+  ctx: WalletContext,
+  mint: string,
+  quote: string,
+  amountSats: number,
+): Promise<ReceiveReceipt> {
+  const hash = mintQuoteHash(mint, quote);
+  const done = await ctx.store.getReceipt(hash);
+  if (done) return done;
+  const entry = newEntry(ctx, `mint:${hash}`, 'mint', mint, 'sat');
+  entry.tokenHash = hash;
+  entry.quote = quote;
+  entry.faceMsat = amountSats * 1000;
+  entry.inputTotal = amountSats;
+  const existing = await ctx.store.claimOp(entry);
+  if (existing) {
+    if (existing.abandoned || Date.now() - existing.createdAt > ctx.staleAfterMs) {
+      await resolveEntry(ctx, existing).catch((err: unknown) => {
+        throw mapMintError(err);
+      });
+      const receipt = await ctx.store.getReceipt(hash);
+      if (receipt) return receipt;
+    }
+    throw new GatewayError('token_pending', { message: 'The Lightning deposit is being minted' });
+  }
+  const counters = counterCollector();
+  let client: Awaited<ReturnType<typeof ctx.clients.get>>;
+  let preview: Awaited<ReturnType<typeof client.prepareMint>>;
+  try {
+    client = await ctx.clients.get(mint, 'sat');
+    preview = await client.prepareMint(
+      'bolt11',
+      amountSats,
+      { quote },
+      { onCountersReserved: counters.on },
+      DETERMINISTIC,
+    );
+  } catch (err) {
+    await ctx.store.deleteOp(entry.id);
+    throw mapMintError(err);
+  }
+  entry.counters = counters.ranges;
+  entry.submitted = true;
+  await ctx.store.putOp(entry);
+  let proofs: Awaited<ReturnType<typeof client.completeMint>>;
+  try {
+    proofs = await client.completeMint(preview);
+  } catch (err) {
+    if (classifyMintFailure(err) !== 'ambiguous') {
+      await ctx.store.deleteOp(entry.id);
+      const code = (err as { code?: unknown }).code;
+      if (code === 20001) throw new QuoteNotPaidError();
+      throw mapMintError(err);
+    }
+    try {
+      await resolveEntry(ctx, entry);
+      const receipt = await ctx.store.getReceipt(hash);
+      if (receipt) return receipt;
+    } catch {
+      /* mint still unreachable: recovery finishes it */
+    }
+    if (await ctx.store.getOp(entry.id)) await ctx.store.putOp({ ...entry, abandoned: true });
+    throw mapMintError(err);
+  }
+  crashPoint('after-mint');
+  const add = proofs.map(toStored);
+  const amountMsat = add.reduce((s, p) => s + p.amount, 0) * 1000;
+  const receipt: ReceiveReceipt = {
+    tokenHash: hash,
+    mint,
+    unit: 'sat',
+    faceMsat: amountSats * 1000,
+    amountMsat,
+    feeMsat: amountSats * 1000 - amountMsat,
+    receivedAt: Date.now(),
+  };
+  await ctx.store.settleOp(entry, { spentYs: [], add, receipt });
+  ctx.log.info({ mint, amountMsat, proofs: add.length }, 'wallet minted a paid Lightning quote');
+  return receipt;
+}

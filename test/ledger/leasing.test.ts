@@ -1,0 +1,187 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { LeasingLedger } from '../../core/ledger/leasing.js';
+import type { AdmitInput, RateLimits } from '../../core/ledger/types.js';
+import { BIG, fund, rid } from './support/conformance.js';
+import { redisFactory, type StoreHarness, sqliteFactory } from './support/harness.js';
+
+/**
+ * The in-memory lease manager (core/ledger/leasing.ts) over both stores: calls admitted and settled in memory
+ * are charged exactly as the per-call path charges them, reads see every answered call, a nearly empty key
+ * spends its last msat, rate limits stay exact, idle leases are returned.
+ */
+const AUDIT = { endpoint: '/v1/chat/completions', method: 'POST', userAgent: 'ua', responseStatus: 200 };
+
+for (const factory of [sqliteFactory(), redisFactory()]) {
+  describe(`lease manager on ${factory.name}`, () => {
+    const open: Array<{ h: StoreHarness; m: LeasingLedger }> = [];
+    async function start(opts: Partial<{ flushMs: number; idleMs: number; ttlMs: number }> = {}) {
+      const h = await factory.create();
+      const m = new LeasingLedger(h.ledger, { flushMs: 20, idleMs: 200, ttlMs: 5000, ...opts });
+      open.push({ h, m });
+      return m;
+    }
+    afterEach(async () => {
+      for (const { h, m } of open.splice(0)) {
+        await m.flushAll(true);
+        expect((await h.ledger.audit()).breaches).toEqual([]);
+        await m.close();
+        await h.close();
+      }
+    });
+    afterAll(() => factory.teardown());
+
+    const admit = (m: LeasingLedger, apiKey: string, max: number, limits: RateLimits = BIG, min = 1) =>
+      m.admit({
+        credential: { apiKey },
+        requestId: rid(),
+        model: 'm',
+        clientIp: '10.1.2.3',
+        maxMsat: max,
+        minMsat: min,
+        leaseMs: 60_000,
+        limits,
+      } satisfies AdmitInput);
+    async function call(m: LeasingLedger, apiKey: string, max: number, cost: number) {
+      const a = await admit(m, apiKey, max);
+      if (!a.ok) return a;
+      return m.settle({
+        accountId: a.accountId,
+        requestId: a.requestId,
+        costMsat: cost,
+        promptTokens: 5,
+        completionTokens: 7,
+        model: 'm',
+        description: 'm: 12 tokens',
+        estimated: false,
+        audit: AUDIT,
+      });
+    }
+
+    it('charges in-memory calls exactly, one transaction and audit record each, visible to the next read', async () => {
+      const m = await start();
+      const k = await fund(m, 100_000, Date.now());
+      for (let i = 0; i < 10; i++)
+        expect(await call(m, k.apiKey, 500, 321)).toMatchObject({ chargedMsat: 321 });
+      expect(m.stats()).toMatchObject({ leases: 1, openCalls: 0 });
+      // Read-your-writes: the read reports the queued calls and returns the lease first.
+      const info = await m.getKeyInfo({ apiKey: k.apiKey });
+      expect(info?.account).toMatchObject({
+        balanceMsat: 96_790,
+        reservedMsat: 0,
+        spentMsat: 3210,
+        requests: 10,
+      });
+      expect(info?.usage).toMatchObject({ totalRequests: 10, totalSpentMsat: 3210 });
+      const txs = await m.listTransactions({ apiKey: k.apiKey });
+      expect(txs?.transactions.filter((t) => t.type === 'usage').map((t) => t.amountMsat)).toEqual(
+        Array(10).fill(-321),
+      );
+      const log = await m.listAuditLog({ apiKey: k.apiKey });
+      expect(log?.records).toHaveLength(10);
+      expect(log?.records[0]).toMatchObject({ costMsat: 321, ipAddress: '10.1.2.3', responseStatus: 200 });
+    });
+
+    it('admits in memory: one store step for many calls', async () => {
+      const m = await start({ flushMs: 60_000 });
+      const k = await fund(m, 1_000_000, Date.now());
+      const inner = m.inner;
+      let steps = 0;
+      let admits = 0;
+      const lease = inner.lease.bind(inner);
+      const exact = inner.admit.bind(inner);
+      inner.lease = (x) => {
+        steps++;
+        return lease(x);
+      };
+      inner.admit = (x) => {
+        admits++;
+        return exact(x);
+      };
+      for (let i = 0; i < 12; i++)
+        expect(await call(m, k.apiKey, 1000, 900)).toMatchObject({ chargedMsat: 900 });
+      expect({ steps, admits }).toEqual({ steps: 1, admits: 0 });
+      expect(m.stats()).toMatchObject({ leases: 1, queuedCalls: 12 });
+      expect((await m.getKeyInfo({ apiKey: k.apiKey }))?.account.balanceMsat).toBe(1_000_000 - 12 * 900);
+    });
+
+    it('a nearly empty key spends its last msat (the exact path after the lease shrinks)', async () => {
+      const m = await start();
+      const k = await fund(m, 1000, Date.now());
+      const charged: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await call(m, k.apiKey, 300, 300);
+        if (!r.ok) throw new Error(r.code);
+        charged.push(r.chargedMsat);
+      }
+      expect(charged).toEqual([300, 300, 300, 100]);
+      expect(await admit(m, k.apiKey, 300)).toEqual({
+        ok: false,
+        code: 'payment_required',
+        balance: 0,
+        required: 1,
+        shortfall: 1,
+      });
+      expect((await m.getKeyInfo({ apiKey: k.apiKey }))?.account).toMatchObject({
+        balanceMsat: 0,
+        reservedMsat: 0,
+        spentMsat: 1000,
+      });
+    });
+
+    it('requests per minute stay exact: 6 admitted with remaining 5…0, the 7th refused', async () => {
+      const m = await start();
+      const k = await fund(m, 100_000, Date.now());
+      const limits = { ...BIG, requestsPerMinute: 6 };
+      const remaining: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const a = await admit(m, k.apiKey, 100, limits);
+        if (!a.ok) throw new Error(a.code);
+        remaining.push(a.rateLimit.remaining);
+        await m.release({ accountId: a.accountId, requestId: a.requestId });
+      }
+      expect(remaining).toEqual([5, 4, 3, 2, 1, 0]);
+      expect(await admit(m, k.apiKey, 100, limits)).toMatchObject({
+        ok: false,
+        code: 'rate_limit_exceeded',
+        rateLimit: { type: 'requests_per_minute', limit: 6, remaining: 0 },
+      });
+    });
+
+    it('returns an idle lease: nothing reserved within the idle time after the last call', async () => {
+      const m = await start({ idleMs: 100 });
+      const k = await fund(m, 50_000, Date.now());
+      await call(m, k.apiKey, 1000, 10);
+      expect((await m.inner.getKeyInfo({ apiKey: k.apiKey }))?.account.reservedMsat).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(m.stats().leases).toBe(0);
+      expect((await m.inner.getKeyInfo({ apiKey: k.apiKey }))?.account).toMatchObject({
+        balanceMsat: 49_990,
+        reservedMsat: 0,
+      });
+    });
+
+    it('settle and release of in-memory calls are idempotent', async () => {
+      const m = await start();
+      const k = await fund(m, 10_000, Date.now());
+      const a = await admit(m, k.apiKey, 100);
+      if (!a.ok) throw new Error(a.code);
+      const s = {
+        accountId: a.accountId,
+        requestId: a.requestId,
+        costMsat: 60,
+        promptTokens: 1,
+        completionTokens: 1,
+        model: 'm',
+        description: 'd',
+        estimated: false,
+      };
+      expect(await m.settle(s)).toMatchObject({ replay: false, chargedMsat: 60, releasedMsat: 40 });
+      expect(await m.settle(s)).toMatchObject({ replay: true, chargedMsat: 60 });
+      expect(await m.release({ accountId: a.accountId, requestId: a.requestId })).toEqual({
+        ok: false,
+        code: 'already_settled',
+      });
+      expect((await m.getKeyInfo({ apiKey: k.apiKey }))?.account.balanceMsat).toBe(9940);
+    });
+  });
+}

@@ -1,0 +1,248 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { LeaseCall, LeaseInput, LeaseResult, Ledger, RateLimits } from '../../../core/ledger/types.js';
+import { admitOk, BIG, type Ctx, fund, rid, T0 } from './conformance.js';
+
+const PID = 'abcdef012345';
+
+function leaseId(pid = PID): string {
+  return `l~${pid}~${randomUUID()}`;
+}
+
+function call(costMsat: number, atMs = T0, tokens = 10): LeaseCall {
+  return {
+    requestId: rid(),
+    costMsat,
+    promptTokens: tokens,
+    completionTokens: 0,
+    model: 'm',
+    description: `m: ${tokens} tokens`,
+    estimated: false,
+    clientIp: '10.0.0.1',
+    audit: { endpoint: '/v1/chat/completions', method: 'POST', userAgent: 'ua', responseStatus: 200 },
+    atMs,
+  };
+}
+
+function step(
+  ledger: Ledger,
+  apiKey: string,
+  id: string,
+  seq: number,
+  over: Partial<LeaseInput> = {},
+): Promise<LeaseResult> {
+  return ledger.lease({
+    credential: { apiKey },
+    leaseId: id,
+    seq,
+    wantMsat: 0,
+    minMsat: 0,
+    wantRequests: 0,
+    usedRequests: 0,
+    ttlMs: 5000,
+    limits: BIG,
+    calls: [],
+    close: false,
+    now: T0,
+    ...over,
+  });
+}
+
+/**
+ * The credit-lease store step (Ledger.lease, docs/ledger.md "Credit leases") on every store: a lease is a
+ * reservation, calls reported in a step are charged like settle (never beyond the lease + what is free),
+ * steps replay by seq, expired and orphaned leases are released by the existing mechanisms.
+ */
+export function creditLeaseSuite(name: string, ctx: Ctx): void {
+  describe(`${name}: credit leases (store step)`, () => {
+    it('opens a slice, records reported calls per call (tx + audit), renews, replays by seq, closes', async () => {
+      const { ledger } = await ctx.open();
+      const k = await fund(ledger, 10_000);
+      const id = leaseId();
+      const o = await step(ledger, k.apiKey, id, 1, { wantMsat: 3000, minMsat: 100, wantRequests: 5 });
+      expect(o).toMatchObject({
+        ok: true,
+        open: true,
+        replay: false,
+        grantedMsat: 3000,
+        availableMsat: 7000,
+        balanceMsat: 10_000,
+        requestSlots: 5,
+        requestsCounted: 5,
+        otherOpen: 0,
+        chargedMsat: [],
+        key: { accountId: k.accountId },
+      });
+      expect((await ledger.getKeyInfo({ apiKey: k.apiKey }, T0))?.account).toMatchObject({
+        balanceMsat: 10_000,
+        reservedMsat: 3000,
+      });
+      // Another caller cannot take what the lease holds.
+      const other = await ledger.admit({
+        credential: { apiKey: k.apiKey },
+        requestId: rid(),
+        model: 'm',
+        maxMsat: 7001,
+        minMsat: 7001,
+        leaseMs: 1000,
+        limits: BIG,
+        now: T0,
+      });
+      expect(other).toEqual({
+        ok: false,
+        code: 'payment_required',
+        balance: 7000,
+        required: 7001,
+        shortfall: 1,
+      });
+
+      const calls = [call(1200, T0 + 10, 7), call(500, T0 + 20, 3)];
+      const s2 = { wantMsat: 3000, wantRequests: 5, usedRequests: 2, calls, now: T0 + 30 };
+      const r = await step(ledger, k.apiKey, id, 2, s2);
+      expect(r).toMatchObject({
+        ok: true,
+        open: true,
+        replay: false,
+        chargedMsat: [1200, 500],
+        grantedMsat: 3000,
+        balanceMsat: 8300,
+        availableMsat: 5300,
+        requestSlots: 5,
+        requestsCounted: 7, // 2 used + 5 new; the 3 unused of the first grant went back
+        tokensLeft: BIG.tokensPerHour - 10,
+      });
+      // The same step again (a retry): same answer, nothing charged twice.
+      expect(await step(ledger, k.apiKey, id, 2, s2)).toMatchObject({
+        replay: true,
+        chargedMsat: [1200, 500],
+        balanceMsat: 8300,
+      });
+      const txs = await ledger.listTransactions({ apiKey: k.apiKey });
+      expect(txs?.transactions.map((t) => [t.type, t.amountMsat, t.balanceAfterMsat, t.timestampMs])).toEqual(
+        [
+          ['usage', -500, 8300, T0 + 20],
+          ['usage', -1200, 8800, T0 + 10],
+          ['deposit', 10_000, 10_000, T0],
+        ],
+      );
+      const log = await ledger.listAuditLog({ apiKey: k.apiKey });
+      expect(log?.records.map((x) => [x.requestId, x.costMsat, x.ipAddress, x.responseStatus])).toEqual([
+        [calls[1]!.requestId, 500, '10.0.0.1', 200],
+        [calls[0]!.requestId, 1200, '10.0.0.1', 200],
+      ]);
+      const c = await step(ledger, k.apiKey, id, 3, { close: true, usedRequests: 1, now: T0 + 40 });
+      expect(c).toMatchObject({
+        ok: true,
+        open: false,
+        grantedMsat: 0,
+        availableMsat: 8300,
+        requestsCounted: 3,
+      });
+      const info = await ledger.getKeyInfo({ apiKey: k.apiKey }, T0 + 40);
+      expect(info?.account).toMatchObject({
+        balanceMsat: 8300,
+        reservedMsat: 0,
+        spentMsat: 1700,
+        requests: 2,
+      });
+      expect(info?.usage).toMatchObject({ totalRequests: 2, totalSpentMsat: 1700, reservedMsat: 0 });
+    });
+
+    it('never charges beyond the lease and what is free; the last msat is spent exactly', async () => {
+      const { ledger } = await ctx.open();
+      const k = await fund(ledger, 1000);
+      const id = leaseId();
+      expect(await step(ledger, k.apiKey, id, 1, { wantMsat: 1000, minMsat: 1 })).toMatchObject({
+        grantedMsat: 1000,
+      });
+      const r = await step(ledger, k.apiKey, id, 2, { wantMsat: 1000, calls: [call(999), call(5)] });
+      expect(r).toMatchObject({ chargedMsat: [999, 1], balanceMsat: 0, grantedMsat: 0, availableMsat: 0 });
+      const again = await step(ledger, k.apiKey, id, 3, { close: true });
+      expect(again).toMatchObject({ open: false, balanceMsat: 0 });
+    });
+
+    it('opening refuses like admit: no money, bad key, rate limits, limited children', async () => {
+      const { ledger } = await ctx.open();
+      const k = await fund(ledger, 1000);
+      expect(await step(ledger, k.apiKey, leaseId(), 1, { wantMsat: 5000, minMsat: 1001 })).toEqual({
+        ok: false,
+        code: 'payment_required',
+        balance: 1000,
+        required: 1001,
+        shortfall: 1,
+      });
+      expect(await step(ledger, `sk-${'x'.repeat(29)}`, leaseId(), 1, { wantMsat: 1 })).toEqual({
+        ok: false,
+        code: 'invalid_api_key',
+      });
+      const limits: RateLimits = { requestsPerMinute: 3, tokensPerHour: 1000, concurrent: 5 };
+      const g = await step(ledger, k.apiKey, leaseId(), 1, { wantMsat: 100, wantRequests: 10, limits });
+      expect(g).toMatchObject({ ok: true, requestSlots: 3, requestsCounted: 3 });
+      expect(
+        await step(ledger, k.apiKey, leaseId(), 1, { wantMsat: 100, wantRequests: 10, limits }),
+      ).toMatchObject({
+        ok: false,
+        code: 'rate_limit_exceeded',
+        rateLimit: { type: 'requests_per_minute', limit: 3, remaining: 0 },
+      });
+      const ch = await ledger.createChildKeys({
+        parent: { apiKey: k.apiKey },
+        count: 1,
+        feePerKeyMsat: 0,
+        balanceLimitMsat: 50,
+        balanceLimitReset: 'daily',
+        now: T0,
+      });
+      if (!ch.ok) throw new Error(ch.code);
+      expect(await step(ledger, ch.apiKeys[0]!, leaseId(), 1, { wantMsat: 10 })).toEqual({
+        ok: false,
+        code: 'lease_unsupported',
+      });
+    });
+
+    it('a lease that ran out is released by the sweep; its late report is charged once from what is free', async () => {
+      const { ledger } = await ctx.open();
+      const k = await fund(ledger, 1000);
+      const id = leaseId();
+      await step(ledger, k.apiKey, id, 1, { wantMsat: 600, ttlMs: 1000 });
+      expect(await ledger.sweepExpired(T0 + 999)).toBe(0);
+      expect(await ledger.sweepExpired(T0 + 1000)).toBe(1);
+      expect((await ledger.getKeyInfo({ apiKey: k.apiKey }, T0 + 1000))?.account.reservedMsat).toBe(0);
+      const late = { wantMsat: 600, calls: [call(300, T0 + 900)], now: T0 + 1100 };
+      expect(await step(ledger, k.apiKey, id, 2, late)).toMatchObject({
+        ok: true,
+        open: false,
+        grantedMsat: 0,
+        chargedMsat: [300],
+        balanceMsat: 700,
+      });
+      expect(await step(ledger, k.apiKey, id, 2, late)).toMatchObject({ replay: true, balanceMsat: 700 });
+      expect((await ledger.getKeyInfo({ apiKey: k.apiKey }, T0 + 1100))?.account).toMatchObject({
+        balanceMsat: 700,
+        reservedMsat: 0,
+      });
+    });
+
+    it('an admit past the TTL takes the money of an expired lease', async () => {
+      const { ledger } = await ctx.open();
+      const k = await fund(ledger, 1000);
+      await step(ledger, k.apiKey, leaseId(), 1, { wantMsat: 1000, ttlMs: 1000 });
+      await expect(admitOk(ledger, k.apiKey, 1000, 1000, T0 + 999)).rejects.toThrow('payment_required');
+      expect((await admitOk(ledger, k.apiKey, 1000, 1000, T0 + 1000)).reservedMsat).toBe(1000);
+    });
+
+    it("a dead process's lease is released by releaseOrphans, a live one's kept", async () => {
+      const { ledger } = await ctx.open();
+      const k = await fund(ledger, 1000);
+      const dead = '0123456789ab';
+      const live = 'ba9876543210';
+      await ledger.heartbeat(dead, T0);
+      await ledger.heartbeat(live, T0 + 4000);
+      await step(ledger, k.apiKey, leaseId(dead), 1, { wantMsat: 400, ttlMs: 600_000 });
+      await step(ledger, k.apiKey, leaseId(live), 1, { wantMsat: 300, ttlMs: 600_000 });
+      expect(await ledger.releaseOrphans(3000, T0 + 5000)).toEqual({ processes: 1, released: 1 });
+      expect((await ledger.getKeyInfo({ apiKey: k.apiKey }, T0 + 5000))?.account.reservedMsat).toBe(300);
+      expect(await ledger.releaseOrphans(3000, T0 + 5000)).toEqual({ processes: 0, released: 0 });
+    });
+  });
+}

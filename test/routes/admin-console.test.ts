@@ -1,0 +1,238 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { call, errorCode } from './http.js';
+import { assertDocumented } from './response-schema.js';
+
+/**
+ * The console's JSON endpoints under /admin/api/ on both stores, each answer checked against its OpenAPI
+ * schema: the calls/errors/charged-msats series (from real paid calls, literal msats), solvency samples
+ * (the console's check records one), the operator actions (confirmation required; recovery, solvency
+ * check, Lightning payout at the dev mint), the static assets (fixed list, nothing else reachable), and the
+ * cookie on every endpoint. Fixed pricing: 3 sats per call.
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field by the assertions
+type Json = Record<string, any>;
+
+const PASSWORD = 'console-pw';
+const cookie = { cookie: `admin_password=${PASSWORD}` };
+const CALLS = 5;
+
+describe.each<PaidStore>(['sqlite', 'redis'])('admin console API on %s', (store) => {
+  let h: PaidGateway;
+  let url: string;
+  const req = <T = Json>(method: string, path: string, opts = {}) => call<T>(url, method, path, opts);
+  const admin = <T = Json>(method: string, path: string, opts: Json = {}) =>
+    call<T>(url, method, path, { ...opts, headers: cookie });
+
+  beforeAll(async () => {
+    h = await startPaidGateway({
+      store,
+      env: { ADMIN_PASSWORD: PASSWORD, FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '3' },
+    });
+    url = h.gateway.url;
+  });
+  afterEach(async () => {
+    await h.auditOk();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('every /admin/api endpoint needs the cookie', async () => {
+    for (const [method, path] of [
+      ['GET', '/admin/api/overview'],
+      ['GET', '/admin/api/timeseries'],
+      ['GET', '/admin/api/solvency'],
+      ['POST', '/admin/api/keys/lookup'],
+      ['POST', '/admin/api/actions/recovery'],
+      ['POST', '/admin/api/actions/solvency-check'],
+      ['POST', '/admin/api/actions/payout'],
+    ] as const) {
+      const body = path.endsWith('payout')
+        ? { confirm: true, invoice: 'x' }
+        : path.endsWith('lookup')
+          ? { api_key: 'sk-whatever' }
+          : { confirm: true };
+      const r = await req(method, path, method === 'POST' ? { body } : {});
+      expect(r.status, path).toBe(401);
+      expect(errorCode(r), path).toBe('admin_auth_required');
+    }
+  });
+
+  it('serves its assets itself (fixed list; unknown names and traversal are 404)', async () => {
+    const js = await req('GET', '/admin/assets/console.js');
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(js.text).toContain('/admin/api/timeseries');
+    const uplot = await req('GET', '/admin/assets/uPlot.iife.min.js');
+    expect(uplot.status).toBe(200);
+    expect(uplot.text).toContain('uPlot');
+    expect((await req('GET', '/admin/assets/uPlot.min.css')).headers.get('content-type')).toMatch(
+      /^text\/css/,
+    );
+    for (const bad of ['nope.js', 'admin.ts', 'console.js%00', 'console.js.map']) {
+      expect((await req('GET', `/admin/assets/${bad}`)).status, bad).toBe(404);
+    }
+    // Encoded slashes never reach the handler (the front door refuses them).
+    for (const bad of ['..%2Fadmin.ts', '%2E%2E%2F%2E%2E%2Fpackage.json']) {
+      expect((await req('GET', `/admin/assets/${bad}`)).status, bad).toBe(400);
+    }
+  });
+
+  it('the series counts the paid calls, the failed ones and the msats charged', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const client = h.openai(apiKey);
+    for (let i = 0; i < CALLS; i++) {
+      await client.chat.completions.create({
+        model: 'mock-gpt',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+    }
+    const refused = await req('POST', '/v1/chat/completions', {
+      auth: 'sk-not-a-key',
+      body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(refused.status).toBe(401);
+    expect(balanceMsat - ((await h.available(apiKey)) ?? 0)).toBe(15_000);
+
+    for (const granularity of ['minute', 'hour', 'day']) {
+      const r = await admin('GET', '/admin/api/timeseries', { query: { granularity, points: 3 } });
+      expect(r.status).toBe(200);
+      assertDocumented('GET', '/admin/api/timeseries', 200, r.body);
+      expect(r.body.granularity).toBe(granularity);
+      expect(r.body.points).toHaveLength(3);
+      const sum = (f: string) => r.body.points.reduce((s: number, p: Json) => s + p[f], 0);
+      // Within one test the calls may straddle a minute boundary: the sums over 3 buckets hold them all.
+      expect({ calls: sum('calls'), errors: sum('errors'), msats: sum('charged_msats') }).toEqual({
+        calls: CALLS + 1,
+        errors: 1,
+        msats: 15_000,
+      });
+      const ts = r.body.points.map((p: Json) => p.t);
+      expect(ts[1] - ts[0]).toBe(r.body.bucket_ms);
+    }
+    const def = await admin('GET', '/admin/api/timeseries');
+    expect(def.body.points).toHaveLength(60);
+
+    for (const query of [
+      { granularity: 'week' },
+      { points: 0 },
+      { points: '1.5' },
+      { granularity: 'minute', points: 1441 },
+    ]) {
+      const r = await admin('GET', '/admin/api/timeseries', { query });
+      expect(r.status, JSON.stringify(query)).toBe(400);
+      expect(errorCode(r)).toBe('validation_failed');
+    }
+  });
+
+  it('key lookup: figures, children, transactions and audit records; unknown key 404', async () => {
+    const { apiKey, keyId } = await h.fundKey(30);
+    const client = h.openai(apiKey);
+    for (let i = 0; i < 2; i++) {
+      await client.chat.completions.create({
+        model: 'mock-gpt',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+    }
+    const child = await req('POST', '/v1/balance/child-key', { auth: apiKey, body: { count: 1 } });
+    expect(child.status).toBe(201);
+    const r = await admin('POST', '/admin/api/keys/lookup', { body: { api_key: apiKey, limit: 10 } });
+    expect(r.status).toBe(200);
+    assertDocumented('POST', '/admin/api/keys/lookup', 200, r.body);
+    expect(r.text).not.toContain(apiKey);
+    expect(r.body.key).toMatchObject({
+      key_id: keyId,
+      is_child: false,
+      total_requests: 2,
+      total_spent: 6_000,
+    });
+    expect(r.body.key.last_used).toBeGreaterThan(Date.now() - 60_000);
+    expect(r.body.children).toHaveLength(1);
+    expect(r.body.account).toMatchObject({ deposited: 30_000, spent: 6_000 });
+    expect(r.body.available).toBe(r.body.account.balance);
+    const usage = r.body.transactions.filter((t: Json) => t.type === 'usage');
+    expect(usage.map((t: Json) => t.amount)).toEqual([-3_000, -3_000]);
+    expect(r.body.transactions.at(-1)).toMatchObject({ type: 'deposit', amount: 30_000 });
+    expect(r.body.audit.filter((a: Json) => a.endpoint === '/v1/chat/completions')).toHaveLength(2);
+    expect(r.body.audit[0]).toMatchObject({ status: 200, cost_msats: 3_000, method: 'POST' });
+
+    const none = await admin('POST', '/admin/api/keys/lookup', {
+      body: { api_key: 'sk-nosuchkey0000000000' },
+    });
+    expect(none.status).toBe(404);
+    expect(errorCode(none)).toBe('not_found');
+    const bad = await admin('POST', '/admin/api/keys/lookup', { body: { api_key: 'cashuBxyz' } });
+    expect(bad.status).toBe(400);
+  });
+
+  it('overview: node, ledger totals and wallet per mint', async () => {
+    const r = await admin('GET', '/admin/api/overview');
+    expect(r.status).toBe(200);
+    assertDocumented('GET', '/admin/api/overview', 200, r.body);
+    expect(r.body.audit.ok).toBe(true);
+    expect(r.body.wallet[0]).toMatchObject({ mint: h.mint.url, unit: 'sat' });
+    expect(r.body.settings).toBeUndefined();
+    expect(r.text).not.toContain(PASSWORD);
+  });
+
+  it('actions need "confirm": true; the solvency check is recorded as a sample; recovery runs', async () => {
+    // The periodic sample from store figures is taken 1 s after start (then every 5 minutes).
+    const solvency = async () => (await admin('GET', '/admin/api/solvency')).body.samples as Json[];
+    await expect.poll(async () => (await solvency()).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(1);
+    const before = await solvency();
+    expect(before[0]!.proofs_msat).toBeGreaterThanOrEqual(before[0]!.user_balances_msat);
+    for (const body of [{}, { confirm: false }, { confirm: 'yes' }]) {
+      const r = await admin('POST', '/admin/api/actions/solvency-check', { body });
+      expect(r.status).toBe(400);
+      expect(errorCode(r)).toBe('validation_failed');
+    }
+    const check = await admin('POST', '/admin/api/actions/solvency-check', { body: { confirm: true } });
+    expect(check.status).toBe(200);
+    assertDocumented('POST', '/admin/api/actions/solvency-check', 200, check.body);
+    expect(check.body.solvent).toBe(true);
+    expect(check.body.user_balances_msat).toBe(await h.ledger.totalUserBalancesMsat());
+    expect(check.body.proofs_msat).toBeGreaterThanOrEqual(check.body.user_balances_msat + 15_000);
+
+    const samples = await admin('GET', '/admin/api/solvency', { query: { limit: 5 } });
+    expect(samples.status).toBe(200);
+    assertDocumented('GET', '/admin/api/solvency', 200, samples.body);
+    expect((await solvency()).length).toBe(before.length + 1);
+    const last = samples.body.samples.at(-1);
+    expect(last).toMatchObject({
+      proofs_msat: check.body.proofs_msat,
+      user_balances_msat: check.body.user_balances_msat,
+    });
+    expect(Math.abs(last.t - Date.now())).toBeLessThan(60_000);
+    expect((await admin('GET', '/admin/api/solvency', { query: { limit: 10_001 } })).status).toBe(400);
+
+    const rec = await admin('POST', '/admin/api/actions/recovery', { body: { confirm: true } });
+    expect(rec.status).toBe(200);
+    assertDocumented('POST', '/admin/api/actions/recovery', 200, rec.body);
+    expect(rec.body.deferred).toBe(0);
+  });
+
+  it('pays a Lightning invoice out of the operator surplus (confirm, known mint)', async () => {
+    const held = async () => (await h.wallet.balances()).reduce((s, l) => s + l.amountMsat, 0);
+    const before = await held();
+    const invoice = h.mint.invoice(2_000);
+    expect((await admin('POST', '/admin/api/actions/payout', { body: { invoice } })).status).toBe(400);
+    const otherMint = await admin('POST', '/admin/api/actions/payout', {
+      body: { confirm: true, invoice, mint: 'http://127.0.0.1:1' },
+    });
+    expect(otherMint.status).toBe(400);
+    expect(errorCode(otherMint)).toBe('validation_failed');
+    const bad = await admin('POST', '/admin/api/actions/payout', {
+      body: { confirm: true, invoice: 'not-an-invoice' },
+    });
+    expect(bad.status).toBe(400);
+    expect(await held()).toBe(before);
+
+    const paid = await admin('POST', '/admin/api/actions/payout', { body: { confirm: true, invoice } });
+    expect(paid.status).toBe(200);
+    assertDocumented('POST', '/admin/api/actions/payout', 200, paid.body);
+    expect(paid.body).toMatchObject({ amount_msat: 2_000, mint: h.mint.url, unit: 'sat' });
+    expect(before - (await held())).toBe(2_000 + paid.body.fee_msat);
+  });
+});

@@ -1,0 +1,185 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/lib/net.js';
+import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
+
+/**
+ * A real Prometheus (Debian's `prometheus` package) scrapes the gateway: started here on a loopback port
+ * with its data in a temp dir, scraping every second, stopped at the end. The test makes paid calls, then
+ * asks Prometheus's HTTP API for what it scraped: the call count, the charged msats (equal to what the
+ * ledger took), the overhead histogram's count, the standard process/runtime metric names; and every query
+ * of ops/grafana-dashboard.json is accepted by Prometheus.
+ */
+const PROMETHEUS = '/usr/bin/prometheus';
+const CALLS = 7;
+
+let h: PaidGateway;
+let dir: string;
+let prom: ChildProcess | undefined;
+let promUrl: string;
+let promLog = '';
+
+interface Sample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+async function query(q: string): Promise<Sample[]> {
+  const r = await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(q)}`);
+  const body = (await r.json()) as { status: string; error?: string; data?: { result: Sample[] } };
+  if (body.status !== 'success') throw new Error(`query ${q}: ${body.error}`);
+  return body.data?.result ?? [];
+}
+
+/** Polls `q` until its first sample's value satisfies `ok` (bounded); returns that value. */
+async function waitFor(q: string, ok: (v: number) => boolean, ms = 30_000): Promise<number> {
+  const until = Date.now() + ms;
+  let last: number | undefined;
+  while (Date.now() < until) {
+    const r = await query(q);
+    if (r.length > 0) {
+      last = Number(r[0]!.value[1]);
+      if (ok(last)) return last;
+    }
+    await new Promise((res) => setTimeout(res, 250));
+  }
+  throw new Error(`${q}: last value ${last} after ${ms} ms; prometheus log:\n${promLog.slice(-2000)}`);
+}
+
+beforeAll(async () => {
+  // The upstream takes 300 ms to answer: the overhead histogram must not count that wait.
+  h = await startPaidGateway({ store: 'sqlite', upstream: { latencyMs: 300 } });
+  dir = await mkdtemp(join(tmpdir(), 'prometheus-'));
+  const target = new URL(h.gateway.url).host;
+  await writeFile(
+    join(dir, 'prometheus.yml'),
+    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: gateway\n    static_configs:\n      - targets: ['${target}']\n`,
+  );
+  const port = await freePort();
+  promUrl = `http://127.0.0.1:${port}`;
+  prom = spawn(
+    PROMETHEUS,
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      '--storage.tsdb.retention.time=1h',
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  prom.stdout?.on('data', (d: Buffer) => {
+    promLog += d.toString();
+  });
+  prom.stderr?.on('data', (d: Buffer) => {
+    promLog += d.toString();
+  });
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const ready = await fetch(`${promUrl}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) break;
+    if (Date.now() > until || prom.exitCode !== null) {
+      throw new Error(`prometheus did not become ready:\n${promLog.slice(-2000)}`);
+    }
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}, 40_000);
+
+afterAll(async () => {
+  if (prom && prom.exitCode === null) {
+    const exited = new Promise((res) => prom!.once('exit', res));
+    prom.kill('SIGTERM');
+    await Promise.race([exited, new Promise((res) => setTimeout(res, 5_000))]);
+    if (prom.exitCode === null) prom.kill('SIGKILL');
+  }
+  await h?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('a real Prometheus scraping the gateway', () => {
+  it('finds the calls made, the msats charged, the overhead histogram and the standard process metrics', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(50);
+    const client = h.openai(apiKey);
+    for (let i = 0; i < CALLS; i++) {
+      await client.chat.completions.create({
+        model: 'mock-gpt',
+        messages: [{ role: 'user', content: `call ${i}` }],
+      });
+    }
+    const charged = balanceMsat - ((await h.available(apiKey)) ?? 0);
+    expect(charged).toBeGreaterThan(0);
+
+    const route = 'route="/v1/chat/completions"';
+    expect(
+      await waitFor(`sum(gateway_requests_total{job="gateway",${route},status="200"})`, (v) => v >= CALLS),
+    ).toBe(CALLS);
+    expect(await waitFor('sum(gateway_charged_msats_total{job="gateway"})', (v) => v >= charged)).toBe(
+      charged,
+    );
+    expect(
+      await waitFor(`sum(gateway_overhead_seconds_count{job="gateway",${route}})`, (v) => v >= CALLS),
+    ).toBe(CALLS);
+    // Each call waited ≥ 300 ms for the upstream: the request durations include that wait, the overhead
+    // histogram does not (its sum is at most the durations' sum minus 7 × 300 ms).
+    const durationSum = await waitFor(
+      `sum(gateway_request_duration_seconds_sum{job="gateway",${route}})`,
+      (v) => v >= CALLS * 0.3,
+    );
+    const overheadSum = Number(
+      (await query(`sum(gateway_overhead_seconds_sum{job="gateway",${route}})`))[0]!.value[1],
+    );
+    expect(overheadSum).toBeGreaterThan(0);
+    expect(overheadSum).toBeLessThanOrEqual(durationSum - CALLS * 0.3 + 1e-6);
+    // prom-client's defaults under their standard names (no gateway_process_ prefix).
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+    ]) {
+      expect((await query(`${name}{job="gateway"}`)).length, name).toBeGreaterThan(0);
+    }
+    expect(await query('{__name__=~"gateway_process_.*"}')).toEqual([]);
+    expect(await query('up{job="gateway"}')).toMatchObject([{ value: [expect.any(Number), '1'] }]);
+    await h.auditOk();
+  }, 60_000);
+
+  it('accepts every query of ops/grafana-dashboard.json and each returns data', async () => {
+    const dash = JSON.parse(await readFile(join(process.cwd(), 'ops/grafana-dashboard.json'), 'utf8')) as {
+      panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+    };
+    expect(dash.panels.length).toBeGreaterThan(5);
+    // rate() needs two samples of a series: allow a few more scrapes after the calls above.
+    const expected = new Set([
+      'Requests per second by route',
+      'Sats charged per minute',
+      'Gateway overhead (excluding the upstream wait)',
+      'Request duration p50 / p99',
+      'CPU (process_cpu_seconds_total)',
+      'Resident memory',
+      'Event loop lag p99',
+      // gateway_overrun_msats_total has no labels: it exists (at 0) from the start.
+      'Overruns and store errors',
+    ]);
+    const withData = new Set<string>();
+    const until = Date.now() + 15_000;
+    do {
+      for (const panel of dash.panels) {
+        for (const t of panel.targets) {
+          const expr = t.expr.replaceAll('$__rate_interval', '1m').replaceAll('$job', 'gateway');
+          // Throws on a query Prometheus does not accept.
+          if ((await query(expr)).length > 0) withData.add(panel.title);
+        }
+      }
+      if ([...expected].every((t) => withData.has(t))) break;
+      await new Promise((res) => setTimeout(res, 500));
+    } while (Date.now() < until);
+    // Every panel shows something after the calls above, except the errors panel (no call failed).
+    expect([...withData].sort()).toEqual([...expected].sort());
+  });
+});

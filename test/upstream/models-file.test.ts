@@ -1,0 +1,123 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
+import { syncModels } from '../../scripts/lib/models-sync.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+/**
+ * models.json as an operator lives with it: `npm run models:sync` fills it from the upstream's list (OpenAI
+ * and OpenRouter formats) without touching the operator's prices; the running gateway re-reads it when it
+ * changes (and keeps the last good one when an edit breaks it); /v1/models shows permission, root, parent.
+ */
+let up: MockUpstream;
+let dir: string;
+beforeAll(async () => {
+  up = await startMockUpstream();
+  dir = mkdtempSync(join(tmpdir(), 'gw-models-file-'));
+});
+afterAll(async () => {
+  await up?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm run models:sync', () => {
+  it('adds the upstream models (OpenRouter prices included) and keeps every price the operator set', async () => {
+    const path = join(dir, 'sync.json');
+    writeFileSync(
+      path,
+      JSON.stringify({
+        models: [
+          { id: 'mock-gpt', name: 'Mine', pricing: { prompt: '0.5', completion: '0.7', request: '0' } },
+          { id: 'operator-only', pricing: { image: '0.04' } },
+        ],
+      }),
+    );
+    up.setBehaviour({
+      models: [
+        { id: 'mock-gpt', pricing: { prompt: '0.000001', completion: '0.000002' }, context_length: 8192 },
+        { id: 'or/new-model', name: 'New', pricing: { prompt: '0.000003', completion: '0.000004' } },
+        { id: 'plain-openai', object: 'model', created: 1, owned_by: 'x' },
+      ],
+    });
+    const r = await syncModels({ baseUrl: up.url, path });
+    expect(r).toEqual({ added: ['or/new-model', 'plain-openai'], kept: 2, total: 4 });
+    const models = (JSON.parse(readFileSync(path, 'utf8')) as { models: Record<string, unknown>[] }).models;
+    const byId = Object.fromEntries(models.map((m) => [m.id, m]));
+    // The operator's price and name win; the upstream only filled the missing context length.
+    expect(byId['mock-gpt']).toMatchObject({
+      name: 'Mine',
+      context_length: 8192,
+      pricing: { prompt: '0.5', completion: '0.7', request: '0' },
+    });
+    expect(byId['or/new-model']).toMatchObject({ pricing: { prompt: '0.000003', completion: '0.000004' } });
+    expect(byId['plain-openai']).toEqual({ id: 'plain-openai', name: 'plain-openai' });
+    expect(byId['operator-only']).toEqual({ id: 'operator-only', pricing: { image: '0.04' } });
+  });
+});
+
+describe('models.json at run time', () => {
+  let gw: TestGateway;
+  let path: string;
+  const file = (prompt: string, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      models: [
+        {
+          id: 'file-model',
+          permission: [{ allow_view: true }],
+          pricing: { prompt, completion: '0' },
+          ...extra,
+        },
+      ],
+    });
+  beforeAll(async () => {
+    up.setBehaviour({ models: [{ id: 'mock-gpt' }] });
+    path = join(dir, 'live.json');
+    writeFileSync(path, file('0.000001'));
+    gw = await startTestGateway({
+      engine: 'node',
+      pipeline: ['relay'],
+      upstreamUrl: up.url,
+      env: { MODELS_PATH: path },
+    });
+  });
+  afterAll(async () => {
+    await gw?.close(1000);
+  });
+
+  async function item(id: string): Promise<Record<string, unknown> | undefined> {
+    const list = (await (await fetch(`${gw.baseURL}/models`)).json()) as { data: Record<string, unknown>[] };
+    return list.data.find((m) => m.id === id);
+  }
+  async function until(cond: () => Promise<boolean>): Promise<void> {
+    for (let i = 0; i < 60; i++) {
+      if (await cond()) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('condition not met within 6 s');
+  }
+
+  it('lists permission (as given, [] when none), root and parent', async () => {
+    expect(await item('file-model')).toMatchObject({
+      permission: [{ allow_view: true }],
+      root: 'file-model',
+      parent: null,
+    });
+    expect(await item('mock-gpt')).toMatchObject({ permission: [], root: 'mock-gpt', parent: null });
+  });
+
+  it('re-reads the file when it changes, without a restart; a broken edit keeps the last good one', async () => {
+    writeFileSync(path, file('0.000005', { supports_vision: false }));
+    await until(async () => ((await item('file-model'))?.pricing as { prompt?: number })?.prompt === 0.005);
+    expect(await item('file-model')).toMatchObject({ supports_vision: false });
+    writeFileSync(path, '{"models": [ { "id": ');
+    // Also on demand (what SIGHUP calls): refused, the last good price book stays.
+    expect(gw.services.catalog.reloadFile()).toBe(false);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(((await item('file-model'))?.pricing as { prompt?: number })?.prompt).toBe(0.005);
+    writeFileSync(path, file('0.000002'));
+    expect(gw.services.catalog.reloadFile()).toBe(true);
+    expect(((await item('file-model'))?.pricing as { prompt?: number })?.prompt).toBe(0.002);
+  });
+});

@@ -1,0 +1,3 @@
+import { lightningDepositsSuite } from './lightning-deposits-suite.js';
+
+lightningDepositsSuite('redis');

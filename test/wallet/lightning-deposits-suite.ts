@@ -1,0 +1,170 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLedger } from '../../core/ledger/index.js';
+import type { Ledger } from '../../core/ledger/types.js';
+import type { StoreConnection } from '../../core/store/connection.js';
+import { depositIdHash, LightningDeposits, openDepositStore } from '../../core/wallet/lightning-deposits.js';
+import type { WalletService } from '../../core/wallet/types.js';
+import {
+  captureLog,
+  type DevMint,
+  dropStore,
+  startTestMint,
+  testStore,
+  testWallet,
+} from '../support/dev-mint.js';
+
+/**
+ * Lightning deposits the server finishes (issue 13 items 1-4, service part; the HTTP routes are not wired
+ * yet): quotes persisted in the store, a watcher that mints and credits without the client, once across
+ * several instances on one store (processes), expiry, a mint outage that only delays, and a deposit minted
+ * but not yet credited when its process died.
+ */
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
+  describe(`Lightning deposits finished by the server (${kind} store)`, () => {
+    let mint: DevMint;
+    let conn: StoreConnection;
+    let ledger: Ledger;
+    let wallet: WalletService;
+    const instance = async (): Promise<LightningDeposits> => {
+      const d = new LightningDeposits({
+        conn,
+        ledger,
+        wallet,
+        log: captureLog().log,
+        backoffMs: 20,
+        pollMs: 0,
+      });
+      await d.init();
+      return d;
+    };
+    const balanceOf = async (apiKey: string): Promise<number> =>
+      (await ledger.getKeyInfo({ apiKey }))?.account.balanceMsat ?? -1;
+
+    beforeAll(async () => {
+      mint = await startTestMint({ mintQuotePayment: 'manual' });
+      conn = testStore(kind);
+      ledger = await createLedger(conn, {});
+      wallet = await testWallet(conn, [mint.url]);
+    });
+    afterEach(async () => {
+      expect((await ledger.audit()).breaches).toEqual([]);
+      const solvency = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
+      expect(solvency.solvent).toBe(true);
+    });
+    afterAll(async () => {
+      await wallet.close();
+      await ledger.close();
+      await dropStore(conn);
+      await mint.close();
+    });
+
+    it('the client never polls: the watcher mints and creates the key; 20 concurrent reads yield one key', async () => {
+      const d = await instance();
+      const { id, record } = await d.create({ kind: 'create', amountSats: 2100, name: 'ln' });
+      expect(id).toMatch(/^lnd_[A-Za-z0-9_-]{32}$/);
+      expect(id).not.toContain(record.quote);
+      expect(record).toMatchObject({ status: 'pending', amountSats: 2100 });
+      expect(await d.watchOnce()).toBe(0);
+      expect((await d.status(id))?.status).toBe('pending');
+      mint.payMintQuote(record.quote);
+      d.start(20);
+      const store = openDepositStore(conn);
+      for (let i = 0; i < 100 && (await store.get(depositIdHash(id)))?.status !== 'issued'; i++)
+        await sleep(20);
+      await d.stop();
+      expect((await store.get(depositIdHash(id)))?.status).toBe('issued');
+      const views = await Promise.all(Array.from({ length: 20 }, () => d.status(id)));
+      const keys = new Set(views.map((v) => v?.apiKey));
+      expect(keys.size).toBe(1);
+      const apiKey = views[0]?.apiKey as string;
+      expect(apiKey).toMatch(/^sk-/);
+      expect(views[0]).toMatchObject({ status: 'issued', amountSats: 2100, creditedMsat: 2_100_000 });
+      expect(await balanceOf(apiKey)).toBe(2_100_000);
+      expect(await d.status('lnd_unknown')).toBeNull();
+      // A late writer holding the old 'pending' record cannot take the final state back.
+      const stale = { ...record, attempts: 9 };
+      await store.put(stale);
+      expect((await store.get(depositIdHash(id)))?.status).toBe('issued');
+      expect(await store.listDue(Date.now() + 3_600_000, 100)).not.toContainEqual(
+        expect.objectContaining({ idHash: depositIdHash(id) }),
+      );
+    });
+
+    it('top-up of an existing key is credited exactly once, by two instances racing', async () => {
+      const a = await instance();
+      const b = await instance();
+      const made = await a.create({ kind: 'create', amountSats: 10 });
+      mint.payMintQuote(made.record.quote);
+      const apiKey = (await a.status(made.id))?.apiKey as string;
+      expect(await balanceOf(apiKey)).toBe(10_000);
+      const top = await a.create({ kind: 'topup', amountSats: 333, topupApiKey: apiKey });
+      mint.payMintQuote(top.record.quote);
+      // Two processes' watchers and the client's read, all at once.
+      await Promise.all([a.watchOnce(), b.watchOnce(), b.status(top.id)]);
+      for (let i = 0; i < 50 && (await a.status(top.id))?.status !== 'issued'; i++) await sleep(20);
+      const v = await b.status(top.id);
+      expect(v).toMatchObject({ status: 'issued', creditedMsat: 333_000 });
+      expect(v?.apiKey).toBeUndefined();
+      expect(await balanceOf(apiKey)).toBe(343_000);
+      await a.watchOnce();
+      expect(await balanceOf(apiKey)).toBe(343_000);
+    });
+
+    it('minted but not credited when the process died: a new instance credits it once', async () => {
+      const a = await instance();
+      const { id, record } = await a.create({ kind: 'create', amountSats: 64 });
+      mint.payMintQuote(record.quote);
+      // The dead process got as far as the mint (proofs stored, receipt kept), not the ledger.
+      const receipt = await wallet.mintLightningQuote(record.quote, 64);
+      expect(receipt.amountMsat).toBe(64_000);
+      const restarted = await instance();
+      expect(await restarted.watchOnce()).toBe(1);
+      const v = await restarted.status(id);
+      expect(v).toMatchObject({ status: 'issued', creditedMsat: 64_000 });
+      expect(await balanceOf(v?.apiKey as string)).toBe(64_000);
+    });
+
+    it('a mint that is down during the watch delays the deposit (backoff) and loses nothing', async () => {
+      const d = await instance();
+      const { id, record } = await d.create({ kind: 'create', amountSats: 5 });
+      mint.payMintQuote(record.quote);
+      mint.setOutage(503);
+      try {
+        expect(await d.watchOnce()).toBe(0);
+        const stuck = await openDepositStore(conn).get(depositIdHash(id));
+        expect(stuck).toMatchObject({ status: 'pending', attempts: 1 });
+        expect((stuck?.nextAttemptAt ?? 0) - Date.now()).toBeLessThanOrEqual(20);
+      } finally {
+        mint.setOutage(null);
+      }
+      await sleep(25);
+      expect(await d.watchOnce()).toBe(1);
+      const v = await d.status(id);
+      expect(v?.status).toBe('issued');
+      expect(await balanceOf(v?.apiKey as string)).toBe(5_000);
+    });
+
+    it('an unpaid quote past its expiry becomes expired and is never credited', async () => {
+      const short = await startTestMint({ mintQuotePayment: 'manual', mintQuoteTtlS: 2 });
+      const w = await testWallet(conn, [short.url]);
+      try {
+        const d = new LightningDeposits({ conn, ledger, wallet: w, log: captureLog().log, pollMs: 0 });
+        await d.init();
+        const { id, record } = await d.create({ kind: 'create', amountSats: 8 });
+        // The mint's expiry is in whole seconds: a 2 s quote is at least 1 s away.
+        expect((record.expiresAt ?? 0) - Date.now()).toBeGreaterThan(900);
+        expect(await d.watchOnce()).toBe(0);
+        await sleep(Math.max(0, (record.expiresAt ?? 0) - Date.now()) + 50);
+        expect(await d.watchOnce()).toBe(1);
+        expect(await d.status(id)).toMatchObject({ status: 'expired' });
+        expect(await d.watchOnce()).toBe(0);
+      } finally {
+        await w.close();
+        await short.close();
+      }
+    });
+  });
+}

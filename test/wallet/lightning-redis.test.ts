@@ -1,0 +1,3 @@
+import { lightningSuite } from './lightning-suite.js';
+
+lightningSuite('redis');

@@ -1,0 +1,151 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isGatewayError } from '../../core/errors.js';
+import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import { QuoteNotPaidError } from '../../core/wallet/mint-quote.js';
+import type { WalletService } from '../../core/wallet/types.js';
+import { createWallet } from '../../core/wallet/wallet.js';
+import {
+  captureLog,
+  type DevMint,
+  dropStore,
+  startTestMint,
+  testStore,
+  testWallet,
+} from '../support/dev-mint.js';
+import { runChild } from './crash-recovery-suite.js';
+
+/**
+ * Lightning deposits into the wallet (issue 13, wallet part): a NUT-04 quote at the primary mint stays UNPAID
+ * until the dev mint is told it was paid; minting it stores exactly its value once — concurrent calls in one
+ * or several wallets on the same store, a repeat after ISSUED, and a process killed right after the mint
+ * signed (recovered from the journal by NUT-09 restore of the deterministic outputs).
+ */
+
+const total = async (w: WalletService): Promise<number> =>
+  (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
+
+export function lightningSuite(kind: 'sqlite' | 'redis'): void {
+  describe(`Lightning deposits into the wallet (${kind} store)`, () => {
+    let mint: DevMint;
+    let dir: string;
+    let conn: StoreConnection;
+    let childEnv: Record<string, string>;
+
+    beforeAll(async () => {
+      mint = await startTestMint({ mintQuotePayment: 'manual' });
+      dir = mkdtempSync(join(tmpdir(), 'wallet-ln-'));
+      if (kind === 'sqlite') {
+        conn = openStore({ dataDir: dir, sqliteFile: 'gateway.db' });
+        childEnv = { CRASH_STORE: 'sqlite', CRASH_SQLITE_DIR: dir };
+      } else {
+        conn = testStore('redis');
+        childEnv = {
+          CRASH_STORE: 'redis',
+          CRASH_REDIS_URL: process.env.TEST_REDIS_URL ?? '',
+          CRASH_REDIS_PREFIX: conn.kind === 'redis' ? conn.prefix : '',
+        };
+      }
+      childEnv.CRASH_MINT = mint.url;
+    });
+
+    afterAll(async () => {
+      await mint.close();
+      await dropStore(conn);
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('pending → paid → issued: exactly amount × 1000 msat, once, even with 20 concurrent mints in two wallets', async () => {
+      const a = await testWallet(conn, [mint.url]);
+      const b = await testWallet(conn, [mint.url]);
+      const before = await total(a);
+      const q = await a.createLightningQuote(1234);
+      expect(q).toMatchObject({ amountSats: 1234, state: 'UNPAID' });
+      expect(q.request).toMatch(/^lnbcrt12340n1/);
+      expect(q.expiresAt).toBeGreaterThan(Date.now());
+      await expect(a.mintLightningQuote(q.quote, 1234)).rejects.toBeInstanceOf(QuoteNotPaidError);
+      expect(await total(a)).toBe(before);
+      mint.payMintQuote(q.quote);
+      expect((await b.checkLightningQuote(q.quote, 1234)).state).toBe('PAID');
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).mintLightningQuote(q.quote, 1234)),
+      );
+      const ok = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+      // Whoever lost the claim was told 'token_pending' (retry), never given a second mint.
+      for (const e of refused) expect(isGatewayError(e) && e.code).toBe('token_pending');
+      expect(ok.length).toBeGreaterThan(0);
+      for (const r of ok) expect(r).toMatchObject({ amountMsat: 1_234_000, feeMsat: 0, faceMsat: 1_234_000 });
+      expect(new Set(ok.map((r) => r.tokenHash)).size).toBe(1);
+      expect(await total(a)).toBe(before + 1_234_000);
+      // After ISSUED the same receipt comes back, nothing more is stored.
+      expect((await a.mintLightningQuote(q.quote, 1234)).amountMsat).toBe(1_234_000);
+      expect((await b.checkLightningQuote(q.quote, 1234)).state).toBe('ISSUED');
+      expect(await total(b)).toBe(before + 1_234_000);
+      const solvency = await a.checkSolvency(async () => before + 1_234_000);
+      expect(solvency).toMatchObject({ proofsMsat: before + 1_234_000, spentMsat: 0, solvent: true });
+    });
+
+    it('a process killed right after the mint signed: recovery stores the deposit once', async () => {
+      const w = await testWallet(conn, [mint.url]);
+      const before = await total(w);
+      const q = await w.createLightningQuote(500);
+      mint.payMintQuote(q.quote);
+      const child = await runChild({
+        ...childEnv,
+        CRASH_OP: 'mint-quote',
+        CRASH_ARG: `${q.quote}:500`,
+        WALLET_TEST_CRASH_AT: 'after-mint',
+      });
+      expect(child.signal).toBe('SIGKILL');
+      expect(child.out).not.toContain('survived');
+      expect((await w.checkLightningQuote(q.quote, 500)).state).toBe('ISSUED');
+      expect(await total(w)).toBe(before);
+      const fresh = await testWallet(conn, [mint.url]);
+      expect(await fresh.recover()).toMatchObject({ examined: 1, receivesCompleted: 1, deferred: 0 });
+      expect(await total(fresh)).toBe(before + 500_000);
+      const receipt = await fresh.mintLightningQuote(q.quote, 500);
+      expect(receipt).toMatchObject({ amountMsat: 500_000, feeMsat: 0 });
+      expect(await total(fresh)).toBe(before + 500_000);
+      expect((await fresh.recover()).examined).toBe(0);
+    });
+
+    it('a live retry after a crash finishes the dead claim itself once its lease is out (no recover())', async () => {
+      const w = await testWallet(conn, [mint.url]);
+      const before = await total(w);
+      const q = await w.createLightningQuote(77);
+      mint.payMintQuote(q.quote);
+      const child = await runChild({
+        ...childEnv,
+        CRASH_OP: 'mint-quote',
+        CRASH_ARG: `${q.quote}:77`,
+        WALLET_TEST_CRASH_AT: 'after-mint',
+      });
+      expect(child.signal).toBe('SIGKILL');
+      const live = await createWallet({ conn, mints: [mint.url], log: captureLog().log, claimLeaseMs: 200 });
+      // The dead process's claim is older than the lease by now (a child process takes longer to start).
+      await new Promise((r) => setTimeout(r, 250));
+      expect((await live.mintLightningQuote(q.quote, 77)).amountMsat).toBe(77_000);
+      expect(await total(live)).toBe(before + 77_000);
+    });
+
+    it('a mint that is down delays the deposit and loses nothing', async () => {
+      const w = await testWallet(conn, [mint.url]);
+      const before = await total(w);
+      const q = await w.createLightningQuote(9);
+      mint.payMintQuote(q.quote);
+      mint.setOutage(503);
+      try {
+        await expect(w.mintLightningQuote(q.quote, 9)).rejects.toMatchObject({ code: 'mint_unavailable' });
+      } finally {
+        mint.setOutage(null);
+      }
+      expect(await total(w)).toBe(before);
+      await w.recover();
+      expect((await w.mintLightningQuote(q.quote, 9)).amountMsat).toBe(9_000);
+      expect(await total(w)).toBe(before + 9_000);
+    });
+  });
+}

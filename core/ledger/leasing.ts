@@ -1,5 +1,5 @@
 import { resolveCredential } from './keys.js';
-import { ownedId } from './owner.js';
+import { ownedId, PROCESS_ID } from './owner.js';
 import { modelAllowed } from './rules.js';
 import type {
   AbortResult,
@@ -25,10 +25,13 @@ import type {
   KeyUpdate,
   LeaseCall,
   LeaseInput,
+  LeaseRecall,
   LeaseResult,
   Ledger,
+  OtherLease,
   Page,
   RateLimits,
+  RecallKind,
   ReleaseInput,
   ReleaseResult,
   SettleInput,
@@ -70,6 +73,10 @@ export interface LeaseOptions {
   now?: () => number;
   /** Called when a background step fails (the step is resent at the next tick). */
   onError?: (err: unknown) => void;
+  /** Longest wait for other processes to answer a recall (ms). Default: `idleMs`. */
+  recallWaitMs?: number;
+  /** This process's id in lease ids (tests run several "processes" in one). Default: PROCESS_ID. */
+  processId?: string;
 }
 
 export const DEFAULT_LEASE_OPTIONS: LeaseOptions = { flushMs: 50, idleMs: 1000, ttlMs: 10_000 };
@@ -80,6 +87,10 @@ const SLICE_CALLS = 16;
 const MAX_BATCH = 256;
 /** Requests/min slots wanted per step. */
 const SLOT_BATCH = 64;
+/** Recalls are polled overlapping this much (clock differences between processes, late writes). */
+const RECALL_SLACK_MS = 1000;
+/** Recalls are polled at least this often while this process holds a lease (one store read). */
+const RECALL_POLL_MS = 50;
 
 interface Pending {
   seq: number;
@@ -140,8 +151,13 @@ export class LeasingLedger implements Ledger {
   /** Results of calls finished in memory, for idempotent repeats (bounded). */
   private readonly finished = new Map<string, SettleResult | ReleaseResult>();
   private readonly timer: NodeJS.Timeout;
+  private readonly recallTimer: NodeJS.Timeout;
   private readonly now: () => number;
   private closed = false;
+  /** Recalls: polled from `recallsFrom` (overlapping by RECALL_SLACK_MS); those already answered. */
+  private recallsFrom: number;
+  private polling = false;
+  private readonly answered = new Map<string, number>();
 
   constructor(
     readonly inner: Ledger,
@@ -149,8 +165,11 @@ export class LeasingLedger implements Ledger {
   ) {
     this.kind = inner.kind;
     this.now = opts.now ?? Date.now;
+    this.recallsFrom = this.now();
     this.timer = setInterval(() => this.tick(), opts.flushMs);
     this.timer.unref();
+    this.recallTimer = setInterval(() => this.recallTick(), Math.min(opts.flushMs, RECALL_POLL_MS));
+    this.recallTimer.unref();
   }
 
   // ------------------------------------------------------------------------------------------ hot path
@@ -205,13 +224,48 @@ export class LeasingLedger implements Ledger {
    * (money and requests/min slots), so the lease never makes the exact path refuse what the key still has.
    */
   private async exact(l: KeyLease, input: AdmitInput): Promise<AdmitResult> {
+    let recalls = 0;
     for (let attempt = 0; ; attempt++) {
       if (l.id || l.pending || l.queue.length > 0) await this.step(l, l.open.size === 0, 0, true);
       const r = await this.inner.admit(input);
+      if (r.ok || (r.code !== 'payment_required' && r.code !== 'rate_limit_exceeded')) return r;
+      // The money (or requests/min slots) may sit in other processes' leases: recall them and try again
+      // when their holders have given them back (or the wait ran out). Up to 3 times: a holder's renewal in
+      // flight at the recall can take the money once more before it answers.
+      if (recalls < 3) {
+        recalls++;
+        if (await this.recallOthers(l.accountId, 'money')) continue;
+      }
       // A renewal of another caller may have taken the rest again meanwhile: give it back, once more.
-      if (r.ok || attempt > 0 || !l.id) return r;
-      if (r.code !== 'payment_required' && r.code !== 'rate_limit_exceeded') return r;
+      if (attempt > recalls || !l.id) return r;
     }
+  }
+
+  /**
+   * Cross-process recall (docs/ledger.md, "Recall"): when other processes hold leases of the account, asks
+   * them to report their calls (and, for `money`, to give their slices back) and waits, at most
+   * `recallWaitMs`, until each of those leases was stepped after the recall (its expiry moved beyond
+   * recall time + ttl) or is gone. Answers whether there were any.
+   */
+  private async recallOthers(accountId: string, kind: RecallKind): Promise<boolean> {
+    const t0 = this.now();
+    let others = await this.inner.otherLeases(accountId, this.processId, t0);
+    if (others.length === 0) return false;
+    await this.inner.recallLeases(accountId, kind, t0);
+    const fresh = t0 + this.opts.ttlMs;
+    const deadline = t0 + (this.opts.recallWaitMs ?? this.opts.idleMs);
+    const pause = Math.max(2, Math.min(20, this.opts.flushMs / 2));
+    // Bounded by the clock and by a count (a test's frozen clock must not make it spin).
+    for (let n = Math.ceil((deadline - t0) / pause); n > 0 && this.now() < deadline; n--) {
+      if (!others.some((o) => o.expiresAtMs <= fresh)) break;
+      await new Promise((r) => setTimeout(r, pause));
+      others = await this.inner.otherLeases(accountId, this.processId, this.now());
+    }
+    return true;
+  }
+
+  private get processId(): string {
+    return this.opts.processId ?? PROCESS_ID;
   }
 
   async settle(input: SettleInput): Promise<SettleResult> {
@@ -292,6 +346,15 @@ export class LeasingLedger implements Ledger {
   lease(input: LeaseInput): Promise<LeaseResult> {
     return this.inner.lease(input);
   }
+  otherLeases(accountId: string, processId: string, now?: number): Promise<OtherLease[]> {
+    return this.inner.otherLeases(accountId, processId, now);
+  }
+  recallLeases(accountId: string, kind: RecallKind, now?: number): Promise<void> {
+    return this.inner.recallLeases(accountId, kind, now);
+  }
+  recalledSince(sinceMs: number): Promise<LeaseRecall[]> {
+    return this.inner.recalledSince(sinceMs);
+  }
 
   // ------------------------------------------------------------------------ reads and money changes
 
@@ -308,7 +371,7 @@ export class LeasingLedger implements Ledger {
     return this.inner.listAuditLog(credential, page);
   }
   async holdWithdrawal(input: HoldInput): Promise<HoldResult> {
-    await this.returnAccount(input.credential);
+    await this.returnAccount(input.credential, 'money');
     return this.inner.holdWithdrawal(input);
   }
   async createChildKeys(input: ChildKeysInput): Promise<ChildKeysResult> {
@@ -362,6 +425,7 @@ export class LeasingLedger implements Ledger {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    clearInterval(this.recallTimer);
     await this.flushAll(true);
     await this.inner.close();
   }
@@ -551,14 +615,16 @@ export class LeasingLedger implements Ledger {
         1,
         Math.min(Math.max(SLOT_BATCH, demand), Math.floor(l.limits.requestsPerMinute / 4)),
       );
-      const want = p.close ? 0 : shrink ? committed : Math.max(target, l.granted - p.callsMsat);
+      // On the exact path (money tight here or recalled) the lease only keeps what its open calls hold.
+      const exact = shrink || now < l.exactUntil;
+      const want = p.close ? 0 : exact ? committed : Math.max(target, l.granted - p.callsMsat);
       const r = await this.inner.lease({
         credential: l.credential,
         leaseId: l.id,
         seq: p.seq,
         wantMsat: want,
         minMsat: p.seq === 1 ? Math.min(minMsat, want) : 0,
-        wantRequests: p.close || shrink ? 0 : slots,
+        wantRequests: p.close || exact ? 0 : slots,
         usedRequests: p.used,
         ttlMs: this.opts.ttlMs,
         limits: l.limits,
@@ -614,11 +680,48 @@ export class LeasingLedger implements Ledger {
     if (!l.id && l.open.size === 0 && l.queue.length === 0) this.leases.delete(l.keyHash);
   }
 
-  private async returnAccount(credential: Credential): Promise<void> {
+  private async returnAccount(credential: Credential, kind: RecallKind = 'report'): Promise<void> {
     const c = resolveCredential(credential);
     if (!c) return;
     const mine = [...this.leases.values()].filter((l) => l.accountId === c.accountId);
     await Promise.all(mine.map((l) => this.flushLease(l, true)));
+    // Calls answered by other processes: their holders report them first (money changes get the slices back).
+    await this.recallOthers(c.accountId, kind);
+  }
+
+  /** Polls the recalls of other processes (only while this process holds a lease) and answers them. */
+  private async pollRecalls(now: number): Promise<void> {
+    const recalls = await this.inner.recalledSince(this.recallsFrom);
+    this.recallsFrom = now - RECALL_SLACK_MS;
+    for (const r of recalls) {
+      const id = `${r.kind}:${r.accountId}`;
+      if ((this.answered.get(id) ?? -1) >= r.atMs) continue;
+      this.answered.set(id, r.atMs);
+      for (const l of this.leases.values()) {
+        if (l.accountId !== r.accountId || (!l.id && !l.pending && l.queue.length === 0)) continue;
+        if (r.kind === 'money') {
+          // Stay on the exact path a while, so the slice is not taken again at once.
+          l.exactUntil = Math.max(l.exactUntil, now + this.opts.idleMs);
+          await this.step(l, l.open.size === 0, 0, true);
+        } else {
+          await this.step(l, false, 0);
+        }
+      }
+    }
+    for (const [id, at] of this.answered) if (at < now - 2 * RECALL_SLACK_MS) this.answered.delete(id);
+  }
+
+  private recallTick(): void {
+    if (this.polling || this.closed) return;
+    let holding = false;
+    for (const l of this.leases.values()) if (l.id !== null || l.queue.length > 0) holding = true;
+    if (!holding) return;
+    this.polling = true;
+    this.pollRecalls(this.now())
+      .catch((err) => this.opts.onError?.(err))
+      .finally(() => {
+        this.polling = false;
+      });
   }
 
   private tick(): void {

@@ -566,6 +566,25 @@ export interface LedgerOptions {
   warn?: (msg: string) => void;
 }
 
+/** An open credit lease of another process (`Ledger.otherLeases`). */
+export interface OtherLease {
+  id: string;
+  /** When it expires unless its holder steps it again (`now + ttlMs` of its last step). */
+  expiresAtMs: number;
+}
+
+/** A recall of an account's leases (`Ledger.recalledSince`). */
+export interface LeaseRecall {
+  accountId: string;
+  kind: RecallKind;
+  atMs: number;
+}
+
+export type RecallKind = 'report' | 'money';
+
+/** Recalls older than this are forgotten (holders poll every LEASE_FLUSH_MS). */
+export const RECALL_KEEP_MS = 60_000;
+
 export interface Ledger {
   readonly kind: 'redis' | 'redis-cluster' | 'sqlite';
 
@@ -610,6 +629,18 @@ export interface Ledger {
    * released.
    */
   releaseOrphans(deadAfterMs: number, now?: number): Promise<{ processes: number; released: number }>;
+  /**
+   * Cross-process lease recall (docs/ledger.md, "Recall"): the open, unexpired credit leases of the account
+   * held by processes other than `processId` (their id names the owner, core/ledger/owner.ts).
+   */
+  otherLeases(accountId: string, processId: string, now?: number): Promise<OtherLease[]>;
+  /**
+   * Asks every process holding a lease of the account to report its queued calls (`report`), or to report
+   * them and give the slice back (`money`: a call is short of what the leases hold).
+   */
+  recallLeases(accountId: string, kind: RecallKind, now?: number): Promise<void>;
+  /** The recalls made at or after `sinceMs` (the holders poll this). Recalls are forgotten after a minute. */
+  recalledSince(sinceMs: number): Promise<LeaseRecall[]>;
   /** Check the invariants over every account; never changes anything. */
   audit(): Promise<AuditReport>;
   /** Sum of all account balances (the wallet's solvency check compares its proofs to this). */

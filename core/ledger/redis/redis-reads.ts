@@ -2,6 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { storeUnavailable } from '../errors.js';
 import { resolveCredential } from '../keys.js';
+import { ownerOf } from '../owner.js';
 import { type AuditInput, auditAccounts, pageOf } from '../report.js';
 import { keyFree, toMeta, toUsage } from '../rules.js';
 import type {
@@ -9,11 +10,15 @@ import type {
   AuditReport,
   Credential,
   KeyInfo,
+  LeaseRecall,
+  OtherLease,
   Page,
+  RecallKind,
   Transaction,
   TransactionPage,
   TransactionType,
 } from '../types.js';
+import { RECALL_KEEP_MS } from '../types.js';
 import { accountIdFromKey, accountKeys, decodeKey, flatToMap } from './redis-keys.js';
 import type { ScriptName, ScriptRunner } from './redis-scripts.js';
 
@@ -285,6 +290,42 @@ export class RedisReads {
     // Forgotten only after every account was swept: a pass cut short is completed by the next one.
     await this.call(() => this.client.hdel(`${this.prefix}:procs`, ...dead));
     return { processes: dead.length, released };
+  }
+
+  async otherLeases(accountId: string, processId: string, now = Date.now()): Promise<OtherLease[]> {
+    const ak = accountKeys(this.prefix, accountId);
+    const flat = await this.call(() => this.client.zrangebyscore(ak.lease, `(${now}`, '+inf', 'WITHSCORES'));
+    const out: OtherLease[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const id = flat[i]!;
+      if (id.startsWith('l~') && ownerOf(id) !== processId)
+        out.push({ id, expiresAtMs: Number(flat[i + 1]) });
+    }
+    return out;
+  }
+
+  /** One sorted set of recalls (account id → time): a single key, so any Redis Cluster node serves it. */
+  async recallLeases(accountId: string, kind: RecallKind, now = Date.now()): Promise<void> {
+    const key = `${this.prefix}:recalls`;
+    await this.call(() =>
+      this.client
+        .multi()
+        .zadd(key, 'GT', now, `${kind}:${accountId}`)
+        .zremrangebyscore(key, '-inf', `(${now - RECALL_KEEP_MS}`)
+        .exec(),
+    );
+  }
+
+  async recalledSince(sinceMs: number): Promise<LeaseRecall[]> {
+    const flat = await this.call(() =>
+      this.client.zrangebyscore(`${this.prefix}:recalls`, sinceMs, '+inf', 'WITHSCORES'),
+    );
+    const out: LeaseRecall[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const m = /^(report|money):(.+)$/.exec(flat[i]!);
+      if (m) out.push({ kind: m[1] as RecallKind, accountId: m[2]!, atMs: Number(flat[i + 1]) });
+    }
+    return out;
   }
 
   async audit(): Promise<AuditReport> {

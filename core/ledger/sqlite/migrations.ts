@@ -121,6 +121,19 @@ CREATE TABLE ledger_processes (
 ) STRICT;
 `,
   },
+  {
+    version: 3,
+    name: 'credit-lease recalls (a process short of money asks the holders of other leases to return them)',
+    sql: `
+CREATE TABLE ledger_recalls (
+  account_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  PRIMARY KEY (account_id, kind)
+) STRICT;
+CREATE INDEX ledger_recalls_at ON ledger_recalls(at_ms);
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

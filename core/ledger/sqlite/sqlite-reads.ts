@@ -1,4 +1,5 @@
 import { resolveCredential } from '../keys.js';
+import { ownerOf } from '../owner.js';
 import { auditAccounts, pageOf } from '../report.js';
 import { keyFree, toMeta, toUsage } from '../rules.js';
 import type {
@@ -7,11 +8,15 @@ import type {
   AuditReport,
   Credential,
   KeyInfo,
+  LeaseRecall,
+  OtherLease,
   Page,
+  RecallKind,
   Transaction,
   TransactionPage,
   TransactionType,
 } from '../types.js';
+import { RECALL_KEEP_MS } from '../types.js';
 import type { AccountRow, ResRow, SqliteStore } from './sqlite-store.js';
 
 interface TxRow {
@@ -126,6 +131,35 @@ export class SqliteReads {
       }
       return { processes: dead.length, released };
     }, 'hot');
+  }
+
+  async otherLeases(accountId: string, processId: string, now = Date.now()): Promise<OtherLease[]> {
+    const rows = this.s
+      .q(
+        "SELECT request_id, expires_at FROM ledger_reservations WHERE account_id = ? AND status = 'open' AND expires_at > ? AND request_id LIKE 'l~%'",
+      )
+      .all(accountId, now) as Array<{ request_id: string; expires_at: number }>;
+    return rows
+      .filter((r) => ownerOf(r.request_id) !== processId)
+      .map((r) => ({ id: r.request_id, expiresAtMs: r.expires_at }));
+  }
+
+  async recallLeases(accountId: string, kind: RecallKind, now = Date.now()): Promise<void> {
+    this.s.tx(() => {
+      this.s
+        .q(
+          'INSERT INTO ledger_recalls (account_id, kind, at_ms) VALUES (?, ?, ?) ON CONFLICT(account_id, kind) DO UPDATE SET at_ms = max(at_ms, excluded.at_ms)',
+        )
+        .run(accountId, kind, now);
+      this.s.q('DELETE FROM ledger_recalls WHERE at_ms < ?').run(now - RECALL_KEEP_MS);
+    }, 'hot');
+  }
+
+  async recalledSince(sinceMs: number): Promise<LeaseRecall[]> {
+    const rows = this.s
+      .q('SELECT account_id, kind, at_ms FROM ledger_recalls WHERE at_ms >= ?')
+      .all(sinceMs) as Array<{ account_id: string; kind: RecallKind; at_ms: number }>;
+    return rows.map((r) => ({ accountId: r.account_id, kind: r.kind, atMs: r.at_ms }));
   }
 
   async getKeyInfo(credential: Credential, now = Date.now()): Promise<KeyInfo | null> {

@@ -244,5 +244,38 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
       expect((await ledger.getKeyInfo({ apiKey: k.apiKey }, T0 + 5000))?.account.reservedMsat).toBe(300);
       expect(await ledger.releaseOrphans(3000, T0 + 5000)).toEqual({ processes: 0, released: 0 });
     });
+
+    it("recall: other processes' open leases are listed; recalls are posted and polled by kind", async () => {
+      const { ledger } = await ctx.open();
+      const k = await fund(ledger, 1000);
+      const other = '0123456789ab';
+      const mine = leaseId();
+      const theirs = leaseId(other);
+      await step(ledger, k.apiKey, mine, 1, { wantMsat: 300, ttlMs: 1000 });
+      await step(ledger, k.apiKey, theirs, 1, { wantMsat: 300, ttlMs: 2000 });
+      await admitOk(ledger, k.apiKey, 100, 100); // a plain reservation is no lease
+      expect(await ledger.otherLeases(k.accountId, PID, T0)).toEqual([
+        { id: theirs, expiresAtMs: T0 + 2000 },
+      ]);
+      expect(await ledger.otherLeases(k.accountId, other, T0)).toEqual([
+        { id: mine, expiresAtMs: T0 + 1000 },
+      ]);
+      expect(await ledger.otherLeases(k.accountId, other, T0 + 1000)).toEqual([]); // expired
+      await step(ledger, k.apiKey, theirs, 2, { close: true, now: T0 + 10 });
+      expect(await ledger.otherLeases(k.accountId, PID, T0 + 10)).toEqual([]); // returned
+
+      await ledger.recallLeases(k.accountId, 'report', T0 + 20);
+      await ledger.recallLeases(k.accountId, 'money', T0 + 30);
+      await ledger.recallLeases(k.accountId, 'money', T0 + 25); // an older recall never moves it back
+      const mineOnly = async (since: number) =>
+        (await ledger.recalledSince(since))
+          .filter((r) => r.accountId === k.accountId)
+          .sort((a, b) => a.atMs - b.atMs);
+      expect(await mineOnly(T0)).toEqual([
+        { accountId: k.accountId, kind: 'report', atMs: T0 + 20 },
+        { accountId: k.accountId, kind: 'money', atMs: T0 + 30 },
+      ]);
+      expect(await mineOnly(T0 + 21)).toEqual([{ accountId: k.accountId, kind: 'money', atMs: T0 + 30 }]);
+    });
   });
 }

@@ -6,7 +6,8 @@ import { openStore } from '../../../core/store/connection.js';
 /**
  * A separate OS process for the lease race tests: its own store connection and lease manager, CALLS calls of
  * MSAT each (admit → settle at the bound), PARALLEL at a time. Reports {ok, refused, charged} when done
- * (after returning its leases), or — with W_FOREVER — every 50 ms until it is killed.
+ * (after returning its leases), or — with W_FOREVER — every 50 ms until it is killed. With W_HOLD it first
+ * reports {holding: true} and keeps its lease (and unreported calls) until the parent sends 'stop'.
  */
 const env = process.env;
 const conn = openStore(
@@ -16,7 +17,12 @@ const conn = openStore(
 );
 const inner = await createLedger(conn, { warn: () => {} });
 await inner.heartbeat(PROCESS_ID);
-const ledger = new LeasingLedger(inner, { flushMs: 20, idleMs: 300, ttlMs: Number(env.W_TTL_MS ?? 5000) });
+const ledger = new LeasingLedger(inner, {
+  flushMs: Number(env.W_FLUSH_MS ?? 20),
+  idleMs: Number(env.W_IDLE_MS ?? 300),
+  ttlMs: Number(env.W_TTL_MS ?? 5000),
+  recallWaitMs: 3000,
+});
 const calls = Number(env.W_CALLS ?? 1e9);
 const msat = Number(env.W_MSAT);
 const limits = { requestsPerMinute: 1_000_000, tokensPerHour: 1_000_000_000, concurrent: 1_000_000 };
@@ -61,6 +67,11 @@ async function lane(): Promise<void> {
   }
 }
 await Promise.all(Array.from({ length: Number(env.W_PARALLEL ?? 16) }, lane));
+if (env.W_HOLD === '1') {
+  // Keep the lease (and the calls not reported yet) until the parent says stop.
+  process.send?.({ ok, refused, charged, holding: true });
+  await new Promise<void>((resolve) => process.on('message', (m) => m === 'stop' && resolve()));
+}
 await ledger.close();
 process.send?.({ ok, refused, charged, done: true });
 process.exit(0);

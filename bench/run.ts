@@ -47,6 +47,8 @@ const LABELS: Record<string, string> = {
   'gw-redis-node': 'gateway paid, Redis, node:http',
   'gw-sqlite-uws-percall': 'gateway paid, SQLite, uws, leases off',
   'gw-redis-uws-percall': 'gateway paid, Redis, uws, leases off',
+  'gw-redis-node-2prov': 'gateway paid, Redis, node:http, two providers (weighted routing)',
+  'gw-redis-node-w2': 'gateway paid, Redis, node:http, WORKERS=2',
 };
 
 const STREAM_CHUNKS = 50;
@@ -84,9 +86,40 @@ class Stores {
   }
 }
 
-function gatewayParts(id: string): { store: StoreKind | 'relay'; engine: Engine; perCall: boolean } {
+function gatewayParts(id: string): {
+  store: StoreKind | 'relay';
+  engine: Engine;
+  perCall: boolean;
+  twoProviders: boolean;
+  workers: number;
+} {
   const [, store, engine, variant] = id.split('-') as [string, StoreKind | 'relay', Engine, string?];
-  return { store, engine, perCall: variant === 'percall' };
+  return {
+    store,
+    engine,
+    perCall: variant === 'percall',
+    twoProviders: variant === '2prov',
+    workers: variant === 'w2' ? 2 : 1,
+  };
+}
+
+/**
+ * A providers file with two providers in front of the same mock upstream, routed `weighted` (the policy that
+ * does the most per call): what routing costs, against the one-provider target.
+ */
+function twoProvidersFile(upstreamUrl: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-providers-'));
+  const file = join(dir, 'providers.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      providers: [
+        { name: 'one', base_url: upstreamUrl, weight: 1, max_connections: 1024 },
+        { name: 'two', base_url: upstreamUrl, weight: 1, max_connections: 1024 },
+      ],
+    }),
+  );
+  return file;
 }
 
 async function startTarget(
@@ -107,9 +140,16 @@ async function startTarget(
   }
   if (id === 'nginx') return startNginx(up.port, opts.nginxWorkers);
   if (id === 'portkey') return startPortkey(up.url);
-  const { store, engine, perCall } = gatewayParts(id);
+  const { store, engine, perCall, twoProviders, workers } = gatewayParts(id);
   // '-percall' targets: credit leases off (one store step per admit and per settle), for the on/off rows.
-  const env = perCall ? { LEDGER_LEASES: 'off', ...extraEnv } : extraEnv;
+  // '-2prov': two providers, weighted routing (the routing row).
+  const env = perCall
+    ? { LEDGER_LEASES: 'off', ...extraEnv }
+    : twoProviders
+      ? { PROVIDERS_PATH: twoProvidersFile(up.url), ROUTING_POLICY: 'weighted', ...extraEnv }
+      : workers > 1
+        ? { WORKERS: String(workers), ...extraEnv }
+        : extraEnv;
   return startGatewayTarget({
     engine,
     store: store === 'relay' ? undefined : await stores.get(store),

@@ -1,3 +1,8 @@
+import { availableParallelism } from 'node:os';
+/** How a call's providers are ordered (core/providers/providers.ts). */
+export type RoutingPolicy = 'priority' | 'weighted' | 'cheapest' | 'latency';
+export const ROUTING_POLICIES: readonly RoutingPolicy[] = ['priority', 'weighted', 'cheapest', 'latency'];
+
 /**
  * Operator configuration, read once from the environment at start-up and validated. Every variable here is
  * listed in the README's configuration table (a test checks that). Invalid values stop the start with a
@@ -15,6 +20,11 @@ export interface Config {
   upstreamApiKey: string | undefined;
   upstreamTimeoutMs: number;
   upstreamConnections: number;
+  /** Providers file (JSON); absent = the one provider UPSTREAM_BASE_URL names. */
+  providersPath: string | undefined;
+  routingPolicy: RoutingPolicy;
+  providerMaxAttempts: number;
+  providerBreaker: { failures: number; cooldownMs: number };
   adminPassword: string | undefined;
   maxBodyBytes: number;
   /** Largest request head node:http accepts (431 above); uWS keeps its own fixed limit. */
@@ -38,6 +48,10 @@ export interface Config {
   logLevel: string;
   /** Ordered plugin names of the paid-call pipeline. */
   pipeline: string[];
+  /** Gateway processes on the port (WORKERS; `auto` = the machine's cores). */
+  workers: number;
+  /** JSON file: PIPELINE entry → its options (plugin kit). */
+  pipelineConfigPath: string | undefined;
   node: { name: string; description: string; npub: string };
   modelsPath: string | undefined;
   // store
@@ -60,10 +74,27 @@ export interface Config {
   };
   childKeyCostMsats: number;
   limits: { requestsPerMinute: number; tokensPerHour: number; concurrent: number };
+  /** Callers with no usable credential, per client IP (spec §8's second set). */
+  ipLimits: { perMinute: number; perHour: number; perDay: number };
+  /** Failed admin logins per client IP per minute; then 429 until the window passes. */
+  adminLoginAttemptsPerMinute: number;
+  /** Audit records older than this are pruned (hourly). */
+  auditRetentionDays: number;
   reservationLeaseMs: number;
   cashu: { mints: string[]; seed: string | undefined };
+  /** eCash from mints not in CASHU_MINTS: refused, or swapped to the primary mint over Lightning. */
+  foreignMints: { mode: 'refuse' | 'swap'; maxFeePercent: number; maxSats: number };
   /** Lightning deposits (POST /v1/wallet/create/lightning, /v1/wallet/topup/lightning). */
   lightning: { minSats: number; maxSats: number; pollMs: number; createPerMinute: number };
+  /** Webhooks and alerts (core/events/). */
+  webhooks: {
+    maxAttempts: number;
+    timeoutMs: number;
+    allowPrivateUrls: boolean;
+    retryBaseMs: number;
+    pollMs: number;
+    alertSweepMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -128,8 +159,23 @@ function url(env: Env, name: string, def: string): string {
 export const DEFAULT_PIPELINE = ['auth', 'rate-limit', 'reserve', 'relay', 'meter', 'settle', 'change-token'];
 
 export function loadConfig(env: Env = process.env): Config {
+  const foreignMode = str(env, 'FOREIGN_MINTS', 'refuse');
+  if (foreignMode !== 'refuse' && foreignMode !== 'swap')
+    throw new ConfigError('FOREIGN_MINTS must be refuse or swap');
+  const routingPolicy = str(env, 'ROUTING_POLICY', 'priority') as RoutingPolicy;
+  if (!ROUTING_POLICIES.includes(routingPolicy)) {
+    throw new ConfigError(`ROUTING_POLICY must be one of ${ROUTING_POLICIES.join(', ')}`);
+  }
+  const workersRaw = str(env, 'WORKERS', '1');
+  const workers =
+    workersRaw === 'auto' ? availableParallelism() : num(env, 'WORKERS', 1, { min: 1, int: true });
   const engine = str(env, 'HTTP_ENGINE', 'node');
   if (engine !== 'uws' && engine !== 'node') throw new ConfigError('HTTP_ENGINE must be uws or node');
+  if (workers > 1 && engine === 'uws') {
+    throw new ConfigError(
+      'WORKERS > 1 runs node:cluster workers, which share the port through node:http: use HTTP_ENGINE=node',
+    );
+  }
   const mints = list(env, 'CASHU_MINTS', []).map((m) => m.replace(/\/+$/, ''));
   for (const m of mints) {
     try {
@@ -154,6 +200,13 @@ export function loadConfig(env: Env = process.env): Config {
     upstreamApiKey: optStr(env, 'UPSTREAM_API_KEY'),
     upstreamTimeoutMs: num(env, 'UPSTREAM_TIMEOUT_MS', 300_000, { min: 1, int: true }),
     upstreamConnections: num(env, 'UPSTREAM_CONNECTIONS', 256, { min: 1, int: true }),
+    providersPath: optStr(env, 'PROVIDERS_PATH'),
+    routingPolicy,
+    providerMaxAttempts: num(env, 'PROVIDER_MAX_ATTEMPTS', 2, { min: 1, int: true }),
+    providerBreaker: {
+      failures: num(env, 'PROVIDER_BREAKER_FAILURES', 5, { min: 1, int: true }),
+      cooldownMs: num(env, 'PROVIDER_BREAKER_COOLDOWN_MS', 30_000, { min: 100, int: true }),
+    },
     adminPassword: optStr(env, 'ADMIN_PASSWORD'),
     maxBodyBytes: num(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, { min: 1, int: true }),
     maxHeaderBytes: num(env, 'MAX_HEADER_BYTES', 64 * 1024, { min: 1024, int: true }),
@@ -173,6 +226,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxies: list(env, 'TRUSTED_PROXIES', []),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     pipeline: list(env, 'PIPELINE', DEFAULT_PIPELINE),
+    workers,
+    pipelineConfigPath: optStr(env, 'PIPELINE_CONFIG'),
     node: {
       name: str(env, 'NODE_NAME', 'Prepaid Model Gateway'),
       description: str(env, 'NODE_DESCRIPTION', 'OpenAI-compatible gateway paid with Cashu eCash'),
@@ -199,13 +254,33 @@ export function loadConfig(env: Env = process.env): Config {
       tokensPerHour: num(env, 'RATE_LIMIT_TOKENS_PER_HOUR', 1_000_000, { min: 1, int: true }),
       concurrent: num(env, 'RATE_LIMIT_CONCURRENT', 10, { min: 1, int: true }),
     },
+    ipLimits: {
+      perMinute: num(env, 'RATE_LIMIT_IP_PER_MINUTE', 60, { min: 1, int: true }),
+      perHour: num(env, 'RATE_LIMIT_IP_PER_HOUR', 1000, { min: 1, int: true }),
+      perDay: num(env, 'RATE_LIMIT_IP_PER_DAY', 10_000, { min: 1, int: true }),
+    },
+    adminLoginAttemptsPerMinute: num(env, 'ADMIN_LOGIN_ATTEMPTS_PER_MINUTE', 10, { min: 1, int: true }),
+    auditRetentionDays: num(env, 'AUDIT_RETENTION_DAYS', 30, { min: 1, int: true }),
     reservationLeaseMs: num(env, 'RESERVATION_LEASE_MS', 15 * 60_000, { min: 1000, int: true }),
     cashu: { mints, seed: optStr(env, 'CASHU_SEED') },
+    foreignMints: {
+      mode: foreignMode,
+      maxFeePercent: num(env, 'FOREIGN_MINT_MAX_FEE_PERCENT', 5, { min: 0 }),
+      maxSats: num(env, 'FOREIGN_MINT_MAX_SATS', 100_000, { min: 1, int: true }),
+    },
     lightning: {
       minSats: num(env, 'LIGHTNING_MIN_SATS', 1, { min: 1, int: true }),
       maxSats: num(env, 'LIGHTNING_MAX_SATS', 1_000_000, { min: 1, int: true }),
       pollMs: num(env, 'LIGHTNING_POLL_MS', 2000, { min: 50, int: true }),
       createPerMinute: num(env, 'LIGHTNING_CREATE_PER_MINUTE', 30, { min: 1, int: true }),
+    },
+    webhooks: {
+      maxAttempts: num(env, 'WEBHOOK_MAX_ATTEMPTS', 16, { min: 1, int: true }),
+      timeoutMs: num(env, 'WEBHOOK_TIMEOUT_MS', 10_000, { min: 100, int: true }),
+      allowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
+      retryBaseMs: num(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, { min: 10, int: true }),
+      pollMs: num(env, 'WEBHOOK_POLL_MS', 1000, { min: 10, int: true }),
+      alertSweepMs: Math.min(60_000, num(env, 'ALERT_SWEEP_MS', 30_000, { min: 10, int: true })),
     },
   };
 }

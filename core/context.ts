@@ -79,6 +79,38 @@ export interface ChargeInfo {
  */
 /** Who pays (auth stage; completed by the reserve stage once the ledger identified the account). */
 export const AUTH = createLocalKey<AuthInfo>('auth');
+/** The provider that served the call (set by the relay stage; the settle stage names it in `x-node-cost`). */
+export const SERVED_BY = createLocalKey<string>('served-by');
+
+/**
+ * A pricing policy's change to this call's price (plugin kit, `ctx.adjustPrice`): the price the node's pricing
+ * computes becomes `ceil(price × multiplierPpm / 1,000,000) + addMsat`, never below 0 — applied to the
+ * reservation (so the call is admitted against the adjusted bound) and to the charge. Set it in `onRequest` of
+ * a stage listed before `reserve`.
+ */
+export interface PriceAdjustment {
+  /** Parts per million of the price (1,000,000 = unchanged; 0 = free). Default 1,000,000. */
+  multiplierPpm?: number;
+  /** msats added after the multiplier (may be negative). Default 0. */
+  addMsat?: number;
+}
+export const PRICE_ADJUSTMENT = createLocalKey<PriceAdjustment>('price-adjustment');
+
+/** The adjusted price (see PriceAdjustment); the identity without one. */
+export function adjustedPrice(msat: number, a: PriceAdjustment | undefined): number {
+  if (a === undefined) return msat;
+  const ppm = a.multiplierPpm ?? 1_000_000;
+  return Math.max(0, Math.ceil((msat * ppm) / 1_000_000) + (a.addMsat ?? 0));
+}
+
+/** A routing policy's choice for this call (plugin kit, `ctx.preferProviders`). */
+export interface ProviderPreference {
+  /** Provider names tried first, in this order (names that do not serve the model are skipped). */
+  order: string[];
+  /** Only these providers (default: the others follow in the node's routing order). */
+  only?: boolean;
+}
+export const PROVIDER_PREFERENCE = createLocalKey<ProviderPreference>('provider-preference');
 /** The reservation (reserve stage), consumed by settle. */
 export const RESERVATION = createLocalKey<ReservationInfo>('reservation');
 /** What the call was charged (settle stage). */
@@ -297,6 +329,24 @@ export class RequestContext {
 
   local<T>(key: LocalKey<T>): T | undefined {
     return this.locals?.get(key) as T | undefined;
+  }
+
+  /**
+   * Plugin kit, pricing policies: changes this call's price (see PriceAdjustment). Call it in `onRequest` of a
+   * stage before `reserve`; a later call replaces an earlier one.
+   */
+  adjustPrice(a: PriceAdjustment): void {
+    const ppm = a.multiplierPpm ?? 1_000_000;
+    const add = a.addMsat ?? 0;
+    if (!Number.isSafeInteger(ppm) || ppm < 0 || !Number.isSafeInteger(add)) {
+      throw new TypeError('adjustPrice: multiplierPpm must be an integer ≥ 0 and addMsat an integer');
+    }
+    this.setLocal(PRICE_ADJUSTMENT, { multiplierPpm: ppm, addMsat: add });
+  }
+
+  /** Plugin kit, routing policies: the providers to try first for this call (see ProviderPreference). */
+  preferProviders(order: string[], opts: { only?: boolean } = {}): void {
+    this.setLocal(PROVIDER_PREFERENCE, { order: [...order], ...(opts.only ? { only: true } : {}) });
   }
 
   /** Sets a slot; `undefined` clears it. */

@@ -48,6 +48,11 @@ export const ERRORS = {
     type: 'invalid_request',
     message: 'The eCash token is worth nothing after the mint fee',
   },
+  swap_fee_too_high: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'Swapping this eCash token from its mint would cost more than this node allows',
+  },
   // 401
   missing_credentials: {
     status: 401,

@@ -1,4 +1,5 @@
 import closeWithGrace from 'close-with-grace';
+import { isClusterWorker, runPrimary } from './cluster.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, redactUrl, setLogger } from './log.js';
 import { startGateway } from './server.js';
@@ -6,6 +7,7 @@ import { startGateway } from './server.js';
 /**
  * `npm start` entry: reads the environment, starts the gateway, and shuts down gracefully on SIGINT/SIGTERM
  * (stop accepting, let requests in flight finish and settle for up to SHUTDOWN_GRACE_MS, close the stores).
+ * With WORKERS > 1 this process is the cluster primary and each worker runs the same entry (core/cluster.ts).
  */
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -20,6 +22,10 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   setLogger(log);
+  if (config.workers > 1 && !isClusterWorker()) {
+    await runPrimary(config, log);
+    return;
+  }
   const gateway = await startGateway({ config, log });
   log.info(
     {
@@ -27,6 +33,7 @@ async function main(): Promise<void> {
       host: config.host,
       port: gateway.port,
       upstream: redactUrl(config.upstreamBaseUrl),
+      ...(isClusterWorker() ? { worker: process.pid } : {}),
     },
     `gateway listening on ${config.host}:${gateway.port}`,
   );

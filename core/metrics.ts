@@ -1,5 +1,6 @@
 import { subscribe } from 'node:diagnostics_channel';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { clusterMetricsText, isClusterWorker } from './cluster.js';
 import type { Timings } from './context.js';
 import type { RouteHandler, RouteModule } from './http/router.js';
 import { requestEndChannel } from './tracing.js';
@@ -25,6 +26,12 @@ export const registry = new Registry();
 // prom-client's default process/runtime metrics under their standard names (`process_cpu_seconds_total`,
 // `nodejs_eventloop_lag_seconds`, …): the common Node.js dashboards look for exactly these.
 collectDefaultMetrics({ register: registry });
+// In a cluster worker, prom-client's aggregation asks for this registry (not its global one); constructing an
+// AggregatorRegistry is what makes the worker answer the primary's requests.
+if (isClusterWorker()) {
+  AggregatorRegistry.setRegistries([registry]);
+  void new AggregatorRegistry();
+}
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
@@ -82,10 +89,52 @@ export const upstreamErrorsTotal = new Counter({
   registers: [registry],
 });
 
+// Per provider: the label values are the provider names of the providers file (a fixed, operator-chosen set).
+export const providerRequestsTotal = new Counter({
+  name: 'gateway_provider_requests_total',
+  help: 'Calls sent to each provider, by outcome: ok (a response head the call used), error (connect error or timeout before the head), status_5xx, status_429',
+  labelNames: ['provider', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const providerFailoversTotal = new Counter({
+  name: 'gateway_provider_failovers_total',
+  help: 'Calls moved on to the next provider after this provider failed before the first byte',
+  labelNames: ['provider'] as const,
+  registers: [registry],
+});
+
+export const providerHeadLatency = new Histogram({
+  name: 'gateway_provider_head_seconds',
+  help: 'Time from sending a call to a provider to its response head',
+  labelNames: ['provider'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
 export const storeErrorsTotal = new Counter({
   name: 'gateway_store_errors_total',
   help: 'Operations refused because the balance store was unreachable (503 store_unavailable)',
   labelNames: ['where'] as const,
+  registers: [registry],
+});
+
+export const limiterErrorsTotal = new Counter({
+  name: 'gateway_rate_limit_store_errors_total',
+  help: 'Per-IP limit checks skipped because the limit store was unreachable (they fail open)',
+  labelNames: ['scope'] as const,
+  registers: [registry],
+});
+
+export const auditDroppedTotal = new Counter({
+  name: 'gateway_audit_dropped_total',
+  help: 'Audit records dropped because the audit buffer was full (the store was away too long)',
+  registers: [registry],
+});
+
+export const auditWriteFailuresTotal = new Counter({
+  name: 'gateway_audit_write_failures_total',
+  help: 'Audit batch writes that failed (the batch is kept and retried)',
   registers: [registry],
 });
 
@@ -217,6 +266,12 @@ export function timedRoute(route: string, method: string, handler: RouteHandler)
 
 /** The Prometheus text exposition. */
 export async function metricsText(): Promise<string> {
+  // WORKERS > 1: every worker's series, summed by the primary (core/cluster.ts); this process's own if it is
+  // not answered in time.
+  if (isClusterWorker()) {
+    const all = await clusterMetricsText();
+    if (all !== undefined) return all;
+  }
   return await registry.metrics();
 }
 
@@ -232,3 +287,17 @@ export const metricsRoutes: RouteModule = (router) => {
     { json: false },
   );
 };
+
+export const webhookDeliveriesTotal = new Counter({
+  name: 'gateway_webhook_deliveries_total',
+  help: 'Webhook delivery attempts, by outcome (delivered, retry, failed, disabled)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const eventErrorsTotal = new Counter({
+  name: 'gateway_event_errors_total',
+  help: 'Alert evaluations, sweeps or outbox passes that failed (logged; the call that caused them is unaffected)',
+  labelNames: ['stage'] as const,
+  registers: [registry],
+});

@@ -1,3 +1,5 @@
+import type { AuditLog } from './audit/audit-log.js';
+import type { WindowLimiter } from './limits/window-limiter.js';
 /**
  * The plugin contract: the public API for plugin authors. Modelled on Envoy's HTTP filters (request hooks
  * that return a status, response hooks by direction, a final hook that always runs) and undici's dispatch
@@ -18,15 +20,21 @@
 import type { Config } from './config.js';
 import type { RequestContext } from './context.js';
 import type { GatewayError } from './errors.js';
+import type { Events } from './events/events.js';
 import type { Ledger } from './ledger/types.js';
 import type { Logger } from './log.js';
 import type { PricingHolder } from './pricing/holder.js';
 import type { BtcPriceSource } from './pricing/types.js';
+import type { Providers } from './providers/providers.js';
 import type { StoreConnection } from './store/connection.js';
 import type { ModelCatalog } from './upstream/model-catalog.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import type { LightningDeposits } from './wallet/lightning-deposits.js';
 import type { WalletService } from './wallet/types.js';
+
+// The rest of the plugin kit's types (package export `prepaid-model-gateway/plugin`; see docs/plugins.md).
+export type { PriceAdjustment, ProviderPreference, RequestContext } from './context.js';
+export type { Provider, Providers } from './providers/providers.js';
 
 /** What `onRequest` returns: go on with the next plugin, or stop (only after having answered). */
 export const HookStatus = { Continue: 'continue', Stop: 'stop' } as const;
@@ -106,7 +114,10 @@ export interface Plugin {
 export interface Services {
   config: Config;
   log: Logger;
+  /** The primary provider's client (the first of `providers`): model lists, one-provider tools. */
   upstream: UpstreamClient;
+  /** Every provider, its breaker and routing (core/providers/providers.ts); the relay uses it. */
+  providers: Providers;
   catalog: ModelCatalog;
   /** The money store (paid-call stages, wallet and balance routes). Absent only in relay-only test setups. */
   ledger?: Ledger;
@@ -120,6 +131,12 @@ export interface Services {
   btc?: BtcPriceSource;
   /** The store connection the ledger and wallet share (admin settings are persisted in it). */
   store?: StoreConnection;
+  /** The audit log (core/audit/audit-log.ts), written by the transport's end hook. */
+  audit?: AuditLog;
+  /** Fixed-window counters for per-IP and admin-login limits (core/limits/window-limiter.ts). */
+  limiter?: WindowLimiter;
+  /** Webhooks and alerts (core/events/events.ts): store, ledger hook, outbox worker. With a store. */
+  events?: Events;
   /** Process lifecycle: `draining` turns true when a shutdown began (GET /readyz then answers 503). */
   lifecycle?: { draining: boolean };
 }

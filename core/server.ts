@@ -1,9 +1,12 @@
-import { buildPlugins, type PipelineEntry } from '../plugins/index.js';
+import { buildPlugins, type PipelineEntry, resolvePipeline } from '../plugins/index.js';
+import { AUDIT_SUBJECT } from './audit/audit-log.js';
 import { type Config, loadConfig } from './config.js';
+import { CHARGE, type RequestContext } from './context.js';
 import { Cors } from './http/cors.js';
 import { type EngineServer, listen } from './http/engine.js';
 import { type RouteModule, type RouteOptions, Router } from './http/router.js';
 import { type DocsLookup, Transport, type ValidatorLookup } from './http/transport.js';
+import { requestClientAddress } from './limits/request-limits.js';
 import { log as defaultLog, type Logger } from './log.js';
 import { metricsRoutes } from './metrics.js';
 import { getRequestValidator, serveDocs } from './openapi/index.js';
@@ -16,6 +19,7 @@ import { healthRoutes } from './routes/health.js';
 import { lightningRoutes } from './routes/lightning.js';
 import { publicRoutes } from './routes/public.js';
 import { walletRoutes } from './routes/wallet.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { buildServices, type MoneyServiceOptions } from './services.js';
 
 /**
@@ -82,6 +86,7 @@ export const DEFAULT_ROUTES: readonly RouteModule[] = [
   healthRoutes,
   walletRoutes,
   lightningRoutes,
+  webhookRoutes,
   balanceRoutes,
   estimateRoutes,
   adminRoutes,
@@ -98,6 +103,31 @@ export function createRouter(services: Services, modules: readonly RouteModule[]
   return router;
 }
 
+/**
+ * The one place requests are audited: every request whose handling named a key (callerOf, the paid auth and
+ * reserve stages) or was an admin change / failed admin login leaves an `AUDIT_SUBJECT`; its record is
+ * buffered here when the response ended (core/audit/audit-log.ts writes it off the request path).
+ */
+function auditHook(services: Services): ((ctx: RequestContext, status: number) => void) | undefined {
+  const audit = services.audit;
+  if (audit === undefined) return undefined;
+  return (ctx, status) => {
+    const subject = ctx.local(AUDIT_SUBJECT);
+    if (subject === undefined) return;
+    audit.record({
+      atMs: Date.now(),
+      requestId: ctx.requestId,
+      subject,
+      endpoint: ctx.path,
+      method: ctx.method,
+      ip: requestClientAddress(ctx, services.config.trustedProxies),
+      userAgent: ctx.headers['user-agent'],
+      costMsat: ctx.local(CHARGE)?.msats ?? 0,
+      status,
+    });
+  };
+}
+
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const config = opts.config ?? loadConfig();
   const log = opts.log ?? defaultLog;
@@ -109,7 +139,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   let transport: Transport;
   let server: EngineServer;
   try {
-    pipeline = new Pipeline(buildPlugins(opts.pipeline ?? config.pipeline, services, log), log);
+    const entries = await resolvePipeline(opts.pipeline ?? config.pipeline, {
+      configPath: config.pipelineConfigPath,
+    });
+    pipeline = new Pipeline(buildPlugins(entries, services, log), log);
     const router = createRouter(services, opts.routes);
     transport = new Transport({
       router,
@@ -119,6 +152,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       log,
       validatorFor: opts.validatorFor === null ? undefined : (opts.validatorFor ?? getRequestValidator),
       docs: opts.docs === null ? undefined : (opts.docs ?? serveDocs),
+      onRequestEnd: auditHook(services),
     });
     const catalogStart = services.catalog.start();
     // models.json edits apply without a restart (also on SIGHUP, see core/main.ts).

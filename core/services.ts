@@ -1,20 +1,25 @@
+import { AuditLog } from './audit/audit-log.js';
 import type { Config } from './config.js';
 import { GatewayError } from './errors.js';
+import { Events } from './events/events.js';
+import { RedisWebhookStore } from './events/redis-webhook-store.js';
+import { SqliteWebhookStore } from './events/sqlite-webhook-store.js';
 import { createLedger } from './ledger/index.js';
 import { LeasingLedger } from './ledger/leasing.js';
 import { PROCESS_ID } from './ledger/owner.js';
 import type { Ledger, LedgerOptions } from './ledger/types.js';
+import { WindowLimiter } from './limits/window-limiter.js';
 import type { Logger } from './log.js';
 import type { Services } from './plugin.js';
 import { createBtcPriceSource } from './pricing/btc-price.js';
 import { pricingMode } from './pricing/formula.js';
 import { PricingHolder } from './pricing/holder.js';
 import { createPricing } from './pricing/pricing.js';
-import { providerName } from './routes/public.js';
+import { Providers, providerName, readProvidersFile } from './providers/providers.js';
 import { applyPatch, loadPersistedSettings } from './settings.js';
 import { openStore, type StoreConnection } from './store/connection.js';
 import { ModelCatalog } from './upstream/model-catalog.js';
-import { UpstreamClient } from './upstream/upstream-client.js';
+import type { UpstreamClient } from './upstream/upstream-client.js';
 import { LightningDeposits } from './wallet/lightning-deposits.js';
 import type { CreateWalletOptions, WalletService } from './wallet/types.js';
 import { createWallet } from './wallet/wallet.js';
@@ -51,6 +56,7 @@ export interface MoneyServices {
   btc: NonNullable<Services['btc']>;
   store: StoreConnection | undefined;
   lightning: LightningDeposits | undefined;
+  events: Events | undefined;
   close(): Promise<void>;
 }
 
@@ -126,6 +132,23 @@ export async function openMoneyServices(
       ledger = leased;
     }
 
+    // Webhooks and alerts (core/events/): the store next to the ledger's, the ledger hook, the outbox worker and
+    // the key.expired sweep. Closed before the ledger (closers run in reverse).
+    let events = base.events;
+    if (!events && store) {
+      const built = new Events(
+        store.kind === 'redis'
+          ? new RedisWebhookStore(store.redis, config.redisPrefix)
+          : new SqliteWebhookStore(store.db),
+        config.webhooks,
+        log,
+      );
+      built.start();
+      closers.push(() => built.close());
+      events = built;
+    }
+    if (events) ledger = events.watchLedger(ledger);
+
     let wallet = base.wallet;
     if (!wallet && config.cashu.mints.length > 0) {
       const factory = opts.createWallet ?? createWallet;
@@ -135,6 +158,7 @@ export async function openMoneyServices(
         seed: config.cashu.seed,
         dataDir: config.dataDir,
         log,
+        foreignMints: config.foreignMints,
       });
       closers.push(() => built.close());
       // Finish or roll back what a crash left half-done before any new money moves.
@@ -248,7 +272,7 @@ export async function openMoneyServices(
       closers.push(() => clearInterval(timer));
     }
 
-    return { ledger, wallet, pricing, btc, store, lightning, close };
+    return { ledger, wallet, pricing, btc, store, lightning, events, close };
   } catch (err) {
     await close();
     throw err;
@@ -260,6 +284,73 @@ export interface BuiltServices {
   services: Services;
   /** Closes what was built here (not what `overrides` supplied), in reverse order. */
   close(): Promise<void>;
+}
+
+/** The providers file, or the one provider UPSTREAM_BASE_URL names (reusing `client` when a test supplies one). */
+export function buildProviders(config: Config, client?: UpstreamClient): Providers {
+  const opts = {
+    policy: config.routingPolicy,
+    maxAttempts: config.providerMaxAttempts,
+    breaker: config.providerBreaker,
+  };
+  if (config.providersPath !== undefined) {
+    const file = readProvidersFile(config.providersPath, process.env, {
+      timeoutMs: config.upstreamTimeoutMs,
+      maxConnections: config.upstreamConnections,
+    });
+    return new Providers(file, opts);
+  }
+  const name = providerName(config.upstreamBaseUrl);
+  const file = {
+    providers: [
+      {
+        name,
+        baseUrl: config.upstreamBaseUrl,
+        ...(config.upstreamApiKey !== undefined ? { apiKey: config.upstreamApiKey } : {}),
+        models: '*' as const,
+        priority: 1,
+        weight: 1,
+        timeoutMs: config.upstreamTimeoutMs,
+        maxConnections: config.upstreamConnections,
+        headers: {},
+        pricing: {},
+      },
+    ],
+    routing: {},
+  };
+  return new Providers(file, opts, client ? { [name]: client } : {});
+}
+
+/**
+ * The model catalogue is the union of the providers' lists: each provider's `/v1/models` (only the models it
+ * serves, when its entry names them) plus the ids its entry names; the first provider listing a model wins its
+ * metadata. Fails only when no provider answered and no entry names a model.
+ */
+async function unionOfModels(providers: Providers): Promise<unknown> {
+  const answers = await Promise.allSettled(providers.list.map((p) => p.client.getJson('/v1/models')));
+  const seen = new Set<string>();
+  const data: unknown[] = [];
+  let answered = false;
+  providers.list.forEach((p, i) => {
+    const a = answers[i]!;
+    if (a.status === 'fulfilled') {
+      answered = true;
+      const items = (a.value as { data?: unknown })?.data;
+      for (const m of Array.isArray(items) ? items : []) {
+        const id = (m as { id?: unknown })?.id;
+        if (typeof id !== 'string' || seen.has(id) || !p.serves(id)) continue;
+        seen.add(id);
+        data.push(m);
+      }
+    }
+    for (const id of p.namedModels ?? []) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      data.push({ id, object: 'model', owned_by: p.name });
+    }
+  });
+  if (!answered && data.length === 0) throw (answers[0] as PromiseRejectedResult).reason;
+  return { object: 'list', data };
 }
 
 /**
@@ -274,20 +365,14 @@ export async function buildServices(
   overrides: Partial<Services> = {},
   money: MoneyServiceOptions = {},
 ): Promise<BuiltServices> {
-  const upstream =
-    overrides.upstream ??
-    new UpstreamClient({
-      baseUrl: config.upstreamBaseUrl,
-      apiKey: config.upstreamApiKey,
-      connections: config.upstreamConnections,
-      timeoutMs: config.upstreamTimeoutMs,
-    });
+  const providers = overrides.providers ?? buildProviders(config, overrides.upstream);
+  const upstream = overrides.upstream ?? providers.list[0]!.client;
   const catalog =
     overrides.catalog ??
     new ModelCatalog({
-      fetchModels: () => upstream.getJson('/v1/models'),
+      fetchModels: () => unionOfModels(providers),
       modelsPath: config.modelsPath,
-      ownedBy: providerName(config.upstreamBaseUrl),
+      ownedBy: providers.list[0]!.name,
       log,
     });
   const m = await openMoneyServices(config, log, { ...overrides, catalog }, money);
@@ -297,15 +382,25 @@ export async function buildServices(
     config,
     log,
     upstream,
+    providers,
     catalog,
     ledger: m.ledger,
     wallet: m.wallet,
     pricing: m.pricing,
     btc: m.btc,
     ...(m.lightning !== undefined ? { lightning: m.lightning } : {}),
+    ...(m.events !== undefined ? { events: m.events } : {}),
     ...(store !== undefined ? { store } : {}),
     lifecycle: overrides.lifecycle ?? { draining: false },
+    // Per-IP and admin-login limits, in the same store as the ledger (in memory without one).
+    limiter: overrides.limiter ?? new WindowLimiter(store),
   };
+  // The audit log, in the same store (memory without one); written in batches off the request path.
+  const ownAudit = overrides.audit === undefined;
+  if (ownAudit) {
+    services.audit = new AuditLog(store, { retentionDays: config.auditRetentionDays, log });
+    services.audit.start();
+  }
   if (store !== undefined) {
     // Persisted settings win over the environment; unreadable ones leave the environment's values.
     try {
@@ -319,8 +414,10 @@ export async function buildServices(
     services,
     async close() {
       catalog.stop();
+      if (ownAudit) await services.audit?.close();
       await m.close();
-      await upstream.close();
+      if (!overrides.providers) await providers.close();
+      else if (!overrides.upstream) await upstream.close();
     },
   };
 }

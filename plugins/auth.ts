@@ -1,9 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import { creditToken } from '../core/account/credit-token.js';
+import { auditKey } from '../core/audit/audit-log.js';
 import { type ParsedCredential, parseCredential } from '../core/auth/credentials.js';
 import { clientAddress, compileIpList } from '../core/auth/ip-match.js';
 import { AUTH, type RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
+import { limitAnonymous } from '../core/limits/request-limits.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { CREDENTIAL, needLedger, noOptions } from './paid-state.js';
 
@@ -64,11 +66,13 @@ export const auth: PluginFactory = (options, services): Plugin => {
       case 'bearer_token': {
         const { tokenHash } = await redeem(cred.token);
         ctx.setLocal(CREDENTIAL, { tokenHash });
+        auditKey(ctx, { tokenHash });
         return;
       }
       case 'x_cashu': {
         const { tokenHash } = await redeem(cred.token);
         ctx.setLocal(CREDENTIAL, { tokenHash });
+        auditKey(ctx, { tokenHash });
         return;
       }
     }
@@ -84,11 +88,17 @@ export const auth: PluginFactory = (options, services): Plugin => {
         queryApiKey:
           ctx.method === 'GET' && ctx.rawQuery.includes('api_key') ? ctx.query.get('api_key') : null,
       });
-      if (!cred) throw missing();
+      // No usable credential: limited per client IP (RATE_LIMIT_IP_*), then 401.
+      if (!cred)
+        return limitAnonymous(ctx, services).then(() => {
+          throw missing();
+        });
       // Filled completely by the reserve stage once the ledger has identified the account.
       ctx.setLocal(AUTH, { accountId: '', keyId: '', method: cred.kind, isChild: false });
       if (cred.kind === 'api_key') {
-        ctx.setLocal(CREDENTIAL, { apiKey: cred.apiKey });
+        const credential = { apiKey: cred.apiKey };
+        ctx.setLocal(CREDENTIAL, credential);
+        auditKey(ctx, credential);
         return undefined;
       }
       return identify(ctx, cred).then(() => undefined);

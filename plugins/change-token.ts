@@ -90,7 +90,7 @@ export const changeToken: PluginFactory = (options, services): Plugin => {
       if (ctx.responseIsSse) ctx.appendToBody(`: x-cashu ${token}\n\n`);
       else ctx.response.headers['X-Cashu'] = token;
     },
-    async onError(ctx, err) {
+    async onError(ctx, _err) {
       if (!isPerCall(ctx)) return;
       // Mid-stream the head is gone; the remainder stays on the identity.
       if (ctx.upstream !== undefined && !ctx.bufferResponse) return;

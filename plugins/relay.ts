@@ -1,12 +1,21 @@
 import { ConfigError } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
+import { PROVIDER_PREFERENCE, type ProviderPreference, SERVED_BY } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
+import { providerFailoversTotal, providerHeadLatency, providerRequestsTotal } from '../core/metrics.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
+import type { Provider } from '../core/providers/providers.js';
 import type { UpstreamResponse } from '../core/upstream/upstream-response.js';
 
 /**
- * The relay stage: forwards the request to the provider and attaches the upstream response to the context;
+ * The relay stage: forwards the request to a provider and attaches the upstream response to the context;
  * the runner then streams it through the response hooks to the client.
+ *
+ * - Providers (core/providers/providers.ts): tried in the routing policy's order, at most
+ *   PROVIDER_MAX_ATTEMPTS of them. A connect error, a timeout before the response head, a 5xx or a 429 moves the
+ *   call to the next one with the same body bytes — only ever before anything reached the client (the head is
+ *   not passed on until a provider's answer is kept). The reservation made before dispatch covers every attempt;
+ *   the call is charged once. Each outcome feeds the provider's circuit breaker and metrics.
  *
  * - Body: `ctx.rawBody` as received, or `JSON.stringify(ctx.body)` when a stage called `markBodyModified()`.
  * - Status: 2xx/3xx and 4xx with a JSON body pass through with their status (the provider's own error body,
@@ -22,7 +31,8 @@ export const relay: PluginFactory = (options, services): Plugin => {
   if (options !== undefined && Object.keys(options).length > 0) {
     throw new ConfigError(`relay: unknown options ${Object.keys(options).join(', ')}`);
   }
-  const upstream = services.upstream;
+  const providers = services.providers;
+  const maxAttempts = providers.opts.maxAttempts;
   return {
     name: 'relay',
     // The upstream call runs after every stage's request hook (core/plugin.ts onDispatch), so stages listed
@@ -34,22 +44,73 @@ export const relay: PluginFactory = (options, services): Plugin => {
         : ctx.rawBody.length > 0
           ? ctx.rawBody
           : undefined;
-      const up = await upstream.send({
-        method: ctx.method,
-        path: ctx.path,
-        rawQuery: ctx.rawQuery,
-        headers: ctx.headers,
-        body,
-        cancel: ctx,
-      });
-      ctx.timings.upstreamHeaders = performance.now();
-      if (up.status >= 500 || (up.status >= 400 && !isJson(up.headers['content-type']))) {
-        throw await upstreamFailure(up);
+      const order = preferred(providers.order(ctx.model), ctx.local(PROVIDER_PREFERENCE));
+      if (order.length === 0) {
+        throw new GatewayError('not_found', { message: `No provider serves the model ${ctx.model ?? ''}` });
       }
-      ctx.upstream = up;
+      const tries = Math.min(maxAttempts, order.length);
+      for (let i = 0; i < tries; i++) {
+        const p = order[i]!;
+        const last = i === tries - 1;
+        const sentAt = performance.now();
+        p.breaker.begin();
+        let up: UpstreamResponse;
+        try {
+          // The same bytes every attempt: the body is a Buffer or string, replayed unchanged.
+          up = await p.client.send({
+            method: ctx.method,
+            path: ctx.path,
+            rawQuery: ctx.rawQuery,
+            headers: ctx.headers,
+            body,
+            cancel: ctx,
+          });
+        } catch (err) {
+          // The client went away: not the provider's failure, nothing to retry.
+          if (ctx.cancelled) throw err;
+          p.breaker.failure();
+          providerRequestsTotal.inc({ provider: p.name, outcome: 'error' });
+          if (last) throw err;
+          providerFailoversTotal.inc({ provider: p.name });
+          continue;
+        }
+        const headMs = performance.now() - sentAt;
+        providerHeadLatency.observe({ provider: p.name }, headMs / 1000);
+        if (up.status >= 500 || up.status === 429) {
+          p.breaker.failure();
+          providerRequestsTotal.inc({
+            provider: p.name,
+            outcome: up.status === 429 ? 'status_429' : 'status_5xx',
+          });
+          if (!last) {
+            // Nothing of this answer reached the client: drop it and ask the next provider.
+            up.abort();
+            providerFailoversTotal.inc({ provider: p.name });
+            continue;
+          }
+        } else {
+          p.breaker.success();
+          p.recordTtfb(headMs);
+          providerRequestsTotal.inc({ provider: p.name, outcome: 'ok' });
+        }
+        ctx.timings.upstreamHeaders = performance.now();
+        ctx.setLocal(SERVED_BY, p.name);
+        if (up.status >= 500 || (up.status >= 400 && !isJson(up.headers['content-type']))) {
+          throw await upstreamFailure(up);
+        }
+        ctx.upstream = up;
+        return;
+      }
     },
   };
 };
+
+/** A routing policy's preference (plugin kit) applied to the node's order. */
+function preferred(order: Provider[], pref: ProviderPreference | undefined): Provider[] {
+  if (pref === undefined) return order;
+  const first = pref.order.flatMap((name) => order.filter((p) => p.name === name));
+  return pref.only ? first : [...first, ...order.filter((p) => !first.includes(p))];
+}
 
 function isJson(ct: string | string[] | undefined): boolean {
   return typeof ct === 'string' && /\bjson\b/i.test(ct);

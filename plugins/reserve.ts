@@ -1,9 +1,18 @@
+import { auditUnknownKey } from '../core/audit/audit-log.js';
 import { allowListPermits } from '../core/auth/ip-match.js';
-import { AUTH, RESERVATION, type RequestContext, type ReservationInfo } from '../core/context.js';
+import {
+  AUTH,
+  adjustedPrice,
+  PRICE_ADJUSTMENT,
+  RESERVATION,
+  type RequestContext,
+  type ReservationInfo,
+} from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
 import { ledgerRefusalToError } from '../core/ledger/errors.js';
 import { ownedId } from '../core/ledger/owner.js';
 import type { AdmitRefusal } from '../core/ledger/types.js';
+import { limitAnonymous } from '../core/limits/request-limits.js';
 import { callUnits } from '../core/metering/call-units.js';
 import { promptTokensUpperBound } from '../core/metering/prompt-bound.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
@@ -74,14 +83,11 @@ export const reserve: PluginFactory = (options, services): Plugin => {
   noOptions('reserve', options);
   const ledger = needLedger('reserve', services);
   const pricing = needPricing('reserve', services);
-  const { catalog, config, wallet } = services;
+  const { catalog, config, wallet, providers } = services;
 
   function refusal(ctx: RequestContext, r: AdmitRefusal): GatewayError {
+    // A rate-limit refusal carries X-RateLimit-* and Retry-After (core/ledger/errors.ts, limitError).
     const err = ledgerRefusalToError(r);
-    if (r.code === 'rate_limit_exceeded') {
-      const wait = Math.max(1, r.rateLimit.resetUnix - Math.floor(Date.now() / 1000));
-      return withHeaders(err, { 'Retry-After': String(wait) });
-    }
     if (r.code === 'payment_required' && ctx.local(AUTH)?.method === 'x_cashu' && wallet) {
       // X-Cashu itself carries the caller's token back (change-token stage: stateless pay-per-call); what
       // is missing is named in a NUT-18 request beside it.
@@ -129,7 +135,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         endpoint === 'other' || unit !== undefined ? 0 : promptTokensUpperBound(ctx.body, ctx.rawBody.length);
       const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
       // Throws not_found (model pricing, unknown model) or price_unavailable — before any money moves.
-      const priced = pricing.reservation({
+      const request = {
         model,
         endpoint,
         promptTokensBound: bound,
@@ -137,7 +143,21 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         contextLength: catalog.get(model)?.context_length,
         units: unit?.units,
         variant: unit?.variant,
-      });
+      };
+      let priced = pricing.reservation(request);
+      // Providers with their own prices (model-based pricing): reserve for the dearest that may serve the call,
+      // since failover can move it; settle charges the one that did.
+      if (pricing.mode === 'model' && providers.priced) {
+        const base = catalog.usdRates(model);
+        for (const p of providers.order(model)) {
+          const rates = p.ratesFor(model, base);
+          if (rates === undefined) continue;
+          const alt = pricing.reservation({ ...request, rates });
+          if (alt.maxMsat > priced.maxMsat) priced = alt;
+        }
+      }
+      // A pricing policy's adjustment (plugin kit) applies to the bound and, in settle, to the charge.
+      const adjustment = ctx.local(PRICE_ADJUSTMENT);
       // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies.
       const requestId = ownedId('r');
       const r = await ledger.admit({
@@ -145,12 +165,22 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         requestId,
         model,
         clientIp: ctx.clientIp,
-        maxMsat: priced.maxMsat,
-        minMsat: priced.minMsat,
+        maxMsat: adjustedPrice(priced.maxMsat, adjustment),
+        minMsat: Math.min(
+          adjustedPrice(priced.minMsat, adjustment),
+          adjustedPrice(priced.maxMsat, adjustment),
+        ),
         leaseMs: config.reservationLeaseMs,
         limits: config.limits,
       });
-      if (!r.ok) throw refusal(ctx, r);
+      if (!r.ok) {
+        // An unknown key is no usable credential: limited per client IP like a missing one.
+        if (r.code === 'invalid_api_key') {
+          auditUnknownKey(ctx);
+          await limitAnonymous(ctx, services);
+        }
+        throw refusal(ctx, r);
+      }
       ctx.setLocal(ADMISSION, r);
       ctx.setLocal(PRICED_CALL, {
         endpoint,
@@ -161,7 +191,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         // Known now when nothing is metered afterwards (flat calls, audio, speech): X-Node-Cost can go in
         // the head even when the body streams. Images are charged for what comes back.
         ...(pricing.mode === 'fixed' || endpoint === 'other' || endpoint === 'audio' || endpoint === 'speech'
-          ? { exactMsat: priced.maxMsat }
+          ? { exactMsat: adjustedPrice(priced.maxMsat, adjustment) }
           : {}),
       });
       ctx.setLocal(AUTH, {

@@ -1,5 +1,15 @@
 import { BackgroundRetry } from '../core/background-retry.js';
-import { AUTH, CHARGE, createLocalKey, RESERVATION, type RequestContext } from '../core/context.js';
+import {
+  AUTH,
+  adjustedPrice,
+  CHARGE,
+  createLocalKey,
+  PRICE_ADJUSTMENT,
+  type PriceAdjustment,
+  RESERVATION,
+  type RequestContext,
+  SERVED_BY,
+} from '../core/context.js';
 import { countPromptTokens, countTokens } from '../core/metering/tokens.js';
 import { usageFromJson } from '../core/metering/usage.js';
 import { recordCharge, recordOverrun } from '../core/metrics.js';
@@ -65,6 +75,23 @@ function producedText(body: unknown): string {
     }
   }
   return out.join('\n');
+}
+
+/** The cost with a pricing policy's adjustment (plugin kit); the difference is shown as fees. */
+function adjustCost(c: CostResult, a: PriceAdjustment | undefined): CostResult {
+  if (a === undefined) return c;
+  const msat = adjustedPrice(c.msat, a);
+  if (msat === c.msat) return c;
+  const { promptMsat, completionMsat } = c.breakdown;
+  // Prompt and completion parts stay within the total; fees take the rest (may be the whole charge).
+  const p = Math.min(promptMsat, msat);
+  const q = Math.min(completionMsat, msat - p);
+  return {
+    msat,
+    breakdown: { promptMsat: p, completionMsat: q, feesMsat: msat - p - q },
+    usd: c.msat === 0 ? 0 : (c.usd * msat) / c.msat,
+    sats: Math.ceil(msat / 1000),
+  };
 }
 
 /** `body` (a JSON object's text) with `"x-node-cost": block` added before its closing brace, or undefined. */
@@ -170,15 +197,25 @@ export const settle: PluginFactory = (options, services): Plugin => {
         ctx.setLocal(SETTLED, 'released');
         return;
       }
-      const c: CostResult = pricing.cost({
-        model: priced.model,
-        endpoint: priced.endpoint,
-        promptTokens: usage.promptTokens,
-        completionTokens: usage.completionTokens,
-        btcUsd: priced.btcUsd,
-        units: usage.units,
-        variant: priced.variant,
-      });
+      const c: CostResult = adjustCost(
+        pricing.cost({
+          model: priced.model,
+          endpoint: priced.endpoint,
+          promptTokens: usage.promptTokens,
+          completionTokens: usage.completionTokens,
+          btcUsd: priced.btcUsd,
+          units: usage.units,
+          variant: priced.variant,
+          // The serving provider's own prices, when it declares them (model-based pricing).
+          rates:
+            pricing.mode === 'model' && services.providers.priced
+              ? services.providers
+                  .get(ctx.local(SERVED_BY) ?? '')
+                  ?.ratesFor(priced.model, services.catalog.usdRates(priced.model))
+              : undefined,
+        }),
+        ctx.local(PRICE_ADJUSTMENT),
+      );
       const input = {
         accountId: auth.accountId,
         requestId: res.id,
@@ -219,6 +256,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
           'call cost more than the account could pay (upstream ignored max_tokens?)',
         );
       }
+      const servedBy = ctx.local(SERVED_BY);
       ctx.setLocal(COST_BLOCK, {
         sats: c.sats,
         msats: c.msat,
@@ -229,6 +267,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
           fees: c.breakdown.feesMsat,
         },
         estimated: usage.estimated,
+        ...(servedBy !== undefined ? { provider: servedBy } : {}),
       });
     } catch (err) {
       // Left unsettled: the final hook tries once more; after that it is retried in the background

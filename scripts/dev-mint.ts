@@ -1,12 +1,15 @@
 /**
  * `npm run mint:dev -- [--port 3338] [--fee-ppk 0] [--units sat,msat] [--data ./data/dev-mint.json]
- *   [--manual-pay]`
+ *   [--manual-pay] [--peer http://127.0.0.1:3338 …]`
  *
  * Starts the dev Cashu mint (scripts/mint/) on 127.0.0.1 and prints its URL. Fake Lightning: mint quotes are
  * paid at once (with `--manual-pay`: UNPAID until `POST /dev/pay/mint-quote/{quote}`), melt invoices are
- * "paid" at once. Not for real money.
+ * "paid" at once — and with `--peer <url>` (repeatable) the payment is also delivered to that dev mint's
+ * `POST /dev/pay`, so a melt here pays an invoice another dev mint issued (a foreign-mint swap, FOREIGN_MINTS=swap,
+ * against a `--manual-pay` primary). Not for real money.
  */
 import { parseArgs } from 'node:util';
+import { addFakeNetworkPeer } from './mint/fake-lightning.js';
 import { type MintUnit, startDevMint } from './mint/index.js';
 
 const { values } = parseArgs({
@@ -16,6 +19,7 @@ const { values } = parseArgs({
     units: { type: 'string', default: 'sat,msat' },
     data: { type: 'string' },
     'manual-pay': { type: 'boolean', default: false },
+    peer: { type: 'string', multiple: true },
   },
 });
 
@@ -33,6 +37,7 @@ if (!Number.isInteger(port) || port < 0 || !Number.isInteger(inputFeePpk) || inp
   process.exit(2);
 }
 
+for (const peer of values.peer ?? []) addFakeNetworkPeer(peer);
 const mint = await startDevMint({
   port,
   inputFeePpk,

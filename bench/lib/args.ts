@@ -45,6 +45,8 @@ export const ALL_TARGETS = [
   'gw-redis-node',
   'gw-sqlite-uws-percall',
   'gw-redis-uws-percall',
+  'gw-redis-node-2prov',
+  'gw-redis-node-w2',
 ] as const;
 
 /** Every scenario of a full run, in run order. */

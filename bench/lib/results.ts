@@ -214,6 +214,43 @@ export function evaluateTargets(results: ScenarioResult[], headline = HEADLINE):
       why('chat-rate1000'),
     ),
     evaluation(
+      'rps-vs-relay',
+      `${headline} non-stream c=64 requests/s vs the relay alone (gw-relay-node)`,
+      '≥ 0.9× (within 10 %)',
+      ratioOf(results, headline, 'gw-relay-node', 'chat-c64'),
+      (v) => v >= 0.9,
+      (v) => `${v.toFixed(2)}×`,
+      `not measured (${missingReason(results, 'gw-relay-node', 'chat-c64')})`,
+    ),
+    evaluation(
+      'sqlite-vs-nginx',
+      'paid SQLite node:http (gw-sqlite-node) non-stream c=64 requests/s vs nginx proxy_pass',
+      '≥ 0.6×',
+      ratioOf(results, 'gw-sqlite-node', NGINX, 'chat-c64'),
+      (v) => v >= 0.6,
+      (v) => `${v.toFixed(2)}×`,
+      `not measured (${missingReason(results, 'gw-sqlite-node', 'chat-c64')})`,
+    ),
+    hotKeyEvaluation(results, headline),
+    evaluation(
+      'workers-2',
+      'WORKERS=2 vs WORKERS=1, paid Redis node:http, non-stream c=64 requests/s',
+      '≥ 1.6×',
+      ratioOf(results, 'gw-redis-node-w2', 'gw-redis-node', 'chat-c64'),
+      (v) => v >= 1.6,
+      (v) => `${v.toFixed(2)}×`,
+      `not measured (${missingReason(results, 'gw-redis-node-w2', 'chat-c64')})`,
+    ),
+    evaluation(
+      'routing-overhead',
+      'two providers (weighted routing) vs one, paid Redis node:http, non-stream c=64 requests/s',
+      '≥ 0.95×',
+      ratioOf(results, 'gw-redis-node-2prov', 'gw-redis-node', 'chat-c64'),
+      (v) => v >= 0.95,
+      (v) => `${v.toFixed(2)}×`,
+      `not measured (${missingReason(results, 'gw-redis-node-2prov', 'chat-c64')})`,
+    ),
+    evaluation(
       'streams-rss',
       `${headline} RSS growth with ${streams?.streams?.requested ?? 1000} concurrent open streams`,
       '< 100 MB',
@@ -253,6 +290,41 @@ export function evaluateTargets(results: ScenarioResult[], headline = HEADLINE):
         },
   );
   return out;
+}
+
+/**
+ * One hot key vs many keys (`keys-1` vs `keys-<n>`, n = --keys, 10,000 by default) on the headline target: the
+ * many-keys requests/s over the hot key's, within 10 % either way (credit leases must not favour either).
+ */
+function hotKeyEvaluation(results: ScenarioResult[], headline: string): TargetEvaluation {
+  const many = results.find(
+    (r) => r.target === headline && /^keys-\d+$/.test(r.scenario) && r.scenario !== 'keys-1',
+  );
+  const scenario = many?.scenario ?? 'keys-10000';
+  return evaluation(
+    'hot-key',
+    `${headline} non-stream c=64 requests/s, ${scenario.slice(5)} keys vs 1 hot key`,
+    '0.9×–1.1× (within 10 %)',
+    ratioOf(results, headline, headline, 'keys-1', scenario),
+    (v) => v >= 0.9 && v <= 1.1,
+    (v) => `${v.toFixed(2)}×`,
+    `not measured (${missingReason(results, headline, find(results, headline, scenario) ? 'keys-1' : scenario)})`,
+  );
+}
+
+/** requests/s of `a` over `b` in one scenario; undefined unless both were measured. */
+function ratioOf(
+  results: ScenarioResult[],
+  a: string,
+  b: string,
+  scenario: string,
+  /** `a`'s scenario when it differs from `b`'s (`b` is measured in `scenario`). */
+  aScenario = scenario,
+): number | undefined {
+  const x = find(results, a, aScenario);
+  const y = find(results, b, scenario);
+  if (!x || !y || !(y.rps > 0)) return undefined;
+  return round3(x.rps / y.rps);
 }
 
 function missingReason(results: ScenarioResult[], target: string, scenario: string): string {

@@ -32,6 +32,8 @@ export interface Exchange {
   readonly aborted: boolean;
   /** True once `writeHead` was called. */
   readonly headWritten: boolean;
+  /** The status of the last `writeHead` (0 before any: e.g. the client left first). */
+  readonly statusCode: number;
   /** True once the head went to the socket (first `write` or `end`); until then `writeHead` may be repeated. */
   readonly headSent: boolean;
   /** True once `end` was called (or the exchange was destroyed). */

@@ -24,6 +24,7 @@ class NodeExchange implements Exchange {
   readonly remoteAddress: string;
   aborted = false;
   headWritten = false;
+  statusCode = 0;
   ended = false;
   readonly refusal: GatewayError | undefined;
   private status = 200;
@@ -111,6 +112,7 @@ class NodeExchange implements Exchange {
 
   writeHead(status: number, headers: OutgoingHeaders): void {
     this.status = status;
+    this.statusCode = status;
     this.head = headers;
     this.headWritten = true;
   }

@@ -31,6 +31,11 @@ export interface TransportOptions {
   log: Logger;
   validatorFor?: ValidatorLookup | undefined;
   docs?: DocsLookup | undefined;
+  /**
+   * Called once per request after its response ended (or the client left), with the status sent (0 when
+   * none was). Must not throw and must not block: the audit log records here (core/audit/audit-log.ts).
+   */
+  onRequestEnd?: ((ctx: RequestContext, status: number) => void) | undefined;
 }
 
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
@@ -46,16 +51,37 @@ export class Transport {
   /** The engine callback. */
   readonly handle = (ex: Exchange): void => {
     this.inflight++;
+    const end = this.opts.onRequestEnd;
+    // The request's context, once dispatch made one (for the end hook).
+    const held: { ctx?: RequestContext } = {};
     // One `then` (not `.catch().finally()`: two extra promises per call).
-    this.dispatch(ex).then(this.done, (err) => {
-      try {
-        this.opts.log.error({ err }, 'unhandled error in request dispatch');
-        if (!ex.ended) sendError(ex, {}, err);
-      } finally {
-        this.done();
-      }
-    });
+    this.dispatch(ex, held).then(
+      end === undefined ? this.done : () => this.ended(ex, held.ctx, end),
+      (err) => {
+        try {
+          this.opts.log.error({ err }, 'unhandled error in request dispatch');
+          if (!ex.ended) sendError(ex, {}, err);
+        } finally {
+          if (end === undefined) this.done();
+          else this.ended(ex, held.ctx, end);
+        }
+      },
+    );
   };
+
+  private ended(
+    ex: Exchange,
+    ctx: RequestContext | undefined,
+    end: (ctx: RequestContext, status: number) => void,
+  ): void {
+    try {
+      if (ctx !== undefined) end(ctx, ex.statusCode);
+    } catch (err) {
+      this.opts.log.error({ err }, 'request end hook failed');
+    } finally {
+      this.done();
+    }
+  }
 
   private readonly done = (): void => {
     this.inflight--;
@@ -82,7 +108,7 @@ export class Transport {
     });
   }
 
-  private async dispatch(ex: Exchange): Promise<void> {
+  private async dispatch(ex: Exchange, held: { ctx?: RequestContext }): Promise<void> {
     const { router, cors } = this.opts;
     const incomingId = ex.headers['x-request-id'];
     const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
@@ -118,6 +144,7 @@ export class Transport {
       clientIp: ex.remoteAddress,
       baseHeaders: base,
     });
+    held.ctx = ctx;
     ex.onAborted(() => {
       runnerAccess.markClientAborted(ctx);
       ctx.cancel();

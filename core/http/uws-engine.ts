@@ -48,6 +48,7 @@ class UwsExchange implements Exchange {
   readonly remoteAddress: string;
   aborted = false;
   headWritten = false;
+  statusCode = 0;
   ended = false;
   readonly refusal: GatewayError | undefined;
   private statusLine = '200 OK';
@@ -157,6 +158,7 @@ class UwsExchange implements Exchange {
   }
 
   writeHead(status: number, headers: OutgoingHeaders): void {
+    this.statusCode = status;
     this.statusLine = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
     this.head = headers;
     this.headWritten = true;

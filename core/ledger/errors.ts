@@ -74,6 +74,23 @@ export function rateLimitHeaders(rl: RateLimitInfo): Record<string, string> {
   };
 }
 
+/**
+ * The one 429 of every limit (a key's, per client IP, admin logins): `rate_limit_exceeded` with the
+ * X-RateLimit-* headers and `Retry-After` (whole seconds until the window resets, at least 1).
+ */
+export function limitError(
+  rl: RateLimitInfo,
+  message = `Rate limit exceeded: ${rl.type}`,
+  now = Date.now(),
+): GatewayError {
+  const retryAfter = Math.max(1, Math.ceil(rl.resetUnix - now / 1000));
+  return new GatewayError('rate_limit_exceeded', {
+    message,
+    details: { limit_type: rl.type, limit: rl.limit, remaining: rl.remaining, reset: rl.resetUnix },
+    headers: { ...rateLimitHeaders(rl), 'Retry-After': String(retryAfter) },
+  });
+}
+
 export function ledgerRefusalToError(r: LedgerRefusal): GatewayError {
   switch (r.code) {
     case 'invalid_api_key':
@@ -84,15 +101,8 @@ export function ledgerRefusalToError(r: LedgerRefusal): GatewayError {
       });
     case 'model_not_allowed':
       return new GatewayError('model_not_allowed', { details: { model: r.model } });
-    case 'rate_limit_exceeded': {
-      const rl = r.rateLimit;
-      if (!rl) return new GatewayError('rate_limit_exceeded');
-      return new GatewayError('rate_limit_exceeded', {
-        message: `Rate limit exceeded: ${rl.type}`,
-        details: { limit_type: rl.type, limit: rl.limit, remaining: rl.remaining, reset: rl.resetUnix },
-        headers: rateLimitHeaders(rl),
-      });
-    }
+    case 'rate_limit_exceeded':
+      return r.rateLimit ? limitError(r.rateLimit) : new GatewayError('rate_limit_exceeded');
     case 'payment_required':
       return new GatewayError('payment_required', {
         details: { balance: r.balance ?? 0, required: r.required ?? 0, shortfall: r.shortfall ?? 0 },

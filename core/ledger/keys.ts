@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import type { Credential } from './types.js';
+import type { KeyLookup } from './types.js';
 
 /**
  * Credential formats, hashing and derivations shared by both stores.
@@ -60,7 +60,13 @@ export function keyHashForToken(tokenHash: string): string {
 }
 
 /** null when the credential is malformed (answered as invalid_api_key without a store round trip). */
-export function resolveCredential(c: Credential): ResolvedCredential | null {
+export function resolveCredential(c: KeyLookup): ResolvedCredential | null {
+  if ('keyRef' in c) {
+    const { accountId, keyHash } = c.keyRef;
+    if (typeof accountId !== 'string' || typeof keyHash !== 'string' || !/^[0-9a-f]{64}$/.test(keyHash))
+      return null;
+    return { accountId, keyHash, kind: 'apiKey' };
+  }
   if ('apiKey' in c) {
     if (typeof c.apiKey !== 'string' || !API_KEY_RE.test(c.apiKey)) return null;
     return { accountId: c.apiKey.slice(3, 3 + ACCOUNT_ID_LEN), keyHash: sha256Hex(c.apiKey), kind: 'apiKey' };

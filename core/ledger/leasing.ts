@@ -10,6 +10,8 @@ import type {
   ChildKeysInput,
   ChildKeysResult,
   CommitResult,
+  CountRequestInput,
+  CountRequestResult,
   Credential,
   CreditInput,
   CreditResult,
@@ -20,7 +22,9 @@ import type {
   HoldResult,
   KeyChangeResult,
   KeyInfo,
+  KeyLookup,
   KeyMeta,
+  KeyRef,
   KeyTarget,
   KeyUpdate,
   LeaseCall,
@@ -173,6 +177,11 @@ export class LeasingLedger implements Ledger {
   }
 
   // ------------------------------------------------------------------------------------------ hot path
+
+  /** Straight to the store: its requests/min counter already includes the slots this process leased. */
+  countRequest(input: CountRequestInput): Promise<CountRequestResult> {
+    return this.inner.countRequest(input);
+  }
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
     const c = resolveCredential(input.credential);
@@ -358,17 +367,20 @@ export class LeasingLedger implements Ledger {
 
   // ------------------------------------------------------------------------ reads and money changes
 
-  async getKeyInfo(credential: Credential, now?: number): Promise<KeyInfo | null> {
+  async getKeyInfo(credential: KeyLookup, now?: number): Promise<KeyInfo | null> {
     await this.returnAccount(credential);
     return this.inner.getKeyInfo(credential, now);
   }
-  async listTransactions(credential: Credential, page?: Page): Promise<TransactionPage | null> {
+  async listTransactions(credential: KeyLookup, page?: Page): Promise<TransactionPage | null> {
     await this.returnAccount(credential);
     return this.inner.listTransactions(credential, page);
   }
-  async listAuditLog(credential: Credential, page?: Page): Promise<AuditLogPage | null> {
+  async listAuditLog(credential: KeyLookup, page?: Page): Promise<AuditLogPage | null> {
     await this.returnAccount(credential);
     return this.inner.listAuditLog(credential, page);
+  }
+  findKeyById(keyId: string): Promise<KeyRef | null> {
+    return this.inner.findKeyById(keyId);
   }
   async holdWithdrawal(input: HoldInput): Promise<HoldResult> {
     await this.returnAccount(input.credential, 'money');
@@ -680,7 +692,7 @@ export class LeasingLedger implements Ledger {
     if (!l.id && l.open.size === 0 && l.queue.length === 0) this.leases.delete(l.keyHash);
   }
 
-  private async returnAccount(credential: Credential, kind: RecallKind = 'report'): Promise<void> {
+  private async returnAccount(credential: KeyLookup, kind: RecallKind = 'report'): Promise<void> {
     const c = resolveCredential(credential);
     if (!c) return;
     const mine = [...this.leases.values()].filter((l) => l.accountId === c.accountId);

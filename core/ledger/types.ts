@@ -33,6 +33,17 @@
  */
 export type Credential = { apiKey: string } | { tokenHash: string };
 
+/**
+ * A key named by its store identity (account id + SHA-256 of the key), as `findKeyById` answers it. Only the
+ * read methods accept it: it is how the operator's console reads a key it knows by id, never a credential a
+ * client can present.
+ */
+export interface KeyRef {
+  keyRef: { accountId: string; keyHash: string };
+}
+/** What the read methods accept: a client's credential or a `KeyRef`. */
+export type KeyLookup = Credential | KeyRef;
+
 /** Spec §8 limits, per key. Callers pass the configured values (`Config.limits`). */
 export interface RateLimits {
   requestsPerMinute: number;
@@ -40,7 +51,13 @@ export interface RateLimits {
   concurrent: number;
 }
 
-export type RateLimitType = 'requests_per_minute' | 'tokens_per_hour' | 'concurrent_requests';
+export type RateLimitType =
+  | 'requests_per_minute'
+  | 'tokens_per_hour'
+  | 'concurrent_requests'
+  /** Per-IP limits of callers with no usable credential (core/limits/request-limits.ts). */
+  | 'requests_per_hour'
+  | 'requests_per_day';
 
 /** What the X-RateLimit-* headers need. */
 export interface RateLimitInfo {
@@ -184,6 +201,24 @@ export type AdmitRefusal =
   | { ok: false; code: 'duplicate_request' };
 
 export type AdmitResult = Admission | AdmitRefusal;
+
+// ----------------------------------------------------------------------------------------- countRequest
+
+/**
+ * Counts one request that moves no money (wallet, balance, estimate, webhook endpoints) against the key's
+ * requests-per-minute window — the same counter `admit` uses — without reserving anything.
+ */
+export interface CountRequestInput {
+  credential: KeyLookup;
+  /** The key's requests-per-minute limit (`Config.limits.requestsPerMinute`). */
+  requestsPerMinute: number;
+  now?: number;
+}
+
+export type CountRequestResult =
+  | { ok: true; rateLimit: RateLimitInfo }
+  | { ok: false; code: 'invalid_api_key' }
+  | { ok: false; code: 'rate_limit_exceeded'; rateLimit: RateLimitInfo };
 
 // ------------------------------------------------------------------------------------ settle / release
 
@@ -595,6 +630,8 @@ export interface Ledger {
 
   /** Auth + model + rate limits + reservation, one atomic step, one round trip. Sweeps expired leases. */
   admit(input: AdmitInput): Promise<AdmitResult>;
+  /** Counts a request without money against the key's requests/min window (see CountRequestInput). */
+  countRequest(input: CountRequestInput): Promise<CountRequestResult>;
   /** Charge min(cost, reserved + available), release the rest, count, write tx + audit. Idempotent. */
   settle(input: SettleInput): Promise<SettleResult>;
   /** Return the whole reservation. Idempotent; no-op after settle. */
@@ -612,11 +649,17 @@ export interface Ledger {
   deleteKey(target: KeyTarget): Promise<KeyChangeResult>;
 
   /** Key, usage, account totals and children; null when the key is unknown or deleted. Works on expired keys. */
-  getKeyInfo(credential: Credential, now?: number): Promise<KeyInfo | null>;
+  getKeyInfo(credential: KeyLookup, now?: number): Promise<KeyInfo | null>;
   /** Newest first. null when the credential is unknown. */
-  listTransactions(credential: Credential, page?: Page): Promise<TransactionPage | null>;
+  listTransactions(credential: KeyLookup, page?: Page): Promise<TransactionPage | null>;
   /** Newest first. null when the credential is unknown. */
-  listAuditLog(credential: Credential, page?: Page): Promise<AuditLogPage | null>;
+  listAuditLog(credential: KeyLookup, page?: Page): Promise<AuditLogPage | null>;
+  /**
+   * The key whose public id (`key_id`, 16 hex characters) this is, deleted or not; null when none or the id is
+   * malformed. For the operator's console: SQLite reads the keys table; Redis reads an index written when keys are
+   * created and, on a miss, scans every account's keys once (O(accounts)) and indexes what it finds.
+   */
+  findKeyById(keyId: string): Promise<KeyRef | null>;
 
   /** Release every expired lease (calls and holds) in the store; returns how many. Bounded per call. */
   sweepExpired(now?: number, max?: number): Promise<number>;

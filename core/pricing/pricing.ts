@@ -161,10 +161,11 @@ export function createPricing(opts: PricingOptions): Pricing {
     endpoint: PricedEndpoint,
     btcUsd?: string,
     variant?: ImageVariant,
+    override?: UsdRates,
   ): { terms: PriceTerms; btcUsd: string | undefined } {
     if (mode === 'fixed') return { terms: staticTerms!, btcUsd: undefined };
     if (isUnitEndpoint(endpoint)) {
-      const rates = ratesOf(model);
+      const rates = override ?? ratesOf(model);
       const perUnit = unitUsd(model, rates, endpoint, variant);
       if (!opts.btc) throw new GatewayError('price_unavailable');
       const price = btcUsd ?? opts.btc.current().usd;
@@ -182,8 +183,9 @@ export function createPricing(opts: PricingOptions): Pricing {
     }
     if (staticTerms) return { terms: endpoint === 'other' ? baseOnly : staticTerms, btcUsd: undefined };
     // Non-metered calls without a known model pay the base fee only.
-    if (endpoint === 'other' && !opts.rates?.(model)) return { terms: baseOnly, btcUsd: undefined };
-    const known = ratesOf(model);
+    if (endpoint === 'other' && !override && !opts.rates?.(model))
+      return { terms: baseOnly, btcUsd: undefined };
+    const known = override ?? ratesOf(model);
     const price = btcUsd ?? opts.btc!.current().usd;
     if (endpoint === 'other') {
       // Only the request price matters; a model without token prices still has one.
@@ -209,7 +211,7 @@ export function createPricing(opts: PricingOptions): Pricing {
   }
 
   function cost(input: CostInput): CostResult {
-    const { terms, btcUsd } = resolve(input.model, input.endpoint, input.btcUsd, input.variant);
+    const { terms, btcUsd } = resolve(input.model, input.endpoint, input.btcUsd, input.variant, input.rates);
     // Unit endpoints carry their count in the prompt slot (see unitTerms).
     const unit = isUnitEndpoint(input.endpoint) && mode !== 'fixed';
     const p = unit ? (input.units ?? 0) : input.promptTokens;
@@ -237,7 +239,7 @@ export function createPricing(opts: PricingOptions): Pricing {
   }
 
   function reservation(input: ReservationInput): ReservationResult {
-    const { terms, btcUsd } = resolve(input.model, input.endpoint, undefined, input.variant);
+    const { terms, btcUsd } = resolve(input.model, input.endpoint, undefined, input.variant, input.rates);
     if (isUnitEndpoint(input.endpoint) && mode !== 'fixed') {
       const exact = toSafe(termsMsat(terms, input.units ?? 0, 0));
       return { maxMsat: exact, minMsat: exact, maxTokens: input.maxTokens, lowered: false, btcUsd };

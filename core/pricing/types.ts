@@ -121,6 +121,8 @@ export interface CostInput {
   units?: number | undefined;
   /** Images: size and quality. */
   variant?: ImageVariant | undefined;
+  /** Rates to use instead of the price book's for the model (the serving provider's prices). */
+  rates?: UsdRates | undefined;
 }
 
 /** Result of `Pricing.cost`. `msat` is what is charged; the rest is for display (the `x-node-cost` block). */
@@ -154,6 +156,8 @@ export interface ReservationInput {
   units?: number | undefined;
   /** Images: size and quality. */
   variant?: ImageVariant | undefined;
+  /** Rates to use instead of the price book's for the model (a provider's prices). */
+  rates?: UsdRates | undefined;
 }
 
 /** Result of `Pricing.reservation`. The caller answers 402 when `minMsat > availableMsat`. */

@@ -1,10 +1,11 @@
 import { creditToken } from '../account/credit-token.js';
 import { payOut } from '../account/pay-out.js';
 import { parseCredential } from '../auth/credentials.js';
-import { allowListPermits, cachedIpList, clientAddress } from '../auth/ip-match.js';
+import { allowListPermits } from '../auth/ip-match.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Credential, KeyInfo, Ledger, WithdrawalKind } from '../ledger/types.js';
+import { countKeyRequest, limitAnonymous, requestClientAddress } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
 import type { WalletService } from '../wallet/types.js';
 
@@ -12,6 +13,9 @@ import type { WalletService } from '../wallet/types.js';
  * What the wallet and balance routes share: who is calling (the credential → a ledger `Credential`), the
  * key checks they apply themselves (expiry, IP allow-list), and the withdrawal protocol
  * (hold → mint a token → commit, abort on failure).
+ *
+ * Limits: `callerOf` counts every request that names a key against that key's requests/min window (and sets
+ * X-RateLimit-*), and limits callers with no usable credential per client IP (core/limits/request-limits.ts).
  *
  * Expired keys: they may still READ (balance, info, transactions) and take their money OUT (withdraw,
  * refund) — an expiry must never lock funds. Everything else (top-up, child keys, sub-keys, update)
@@ -21,6 +25,8 @@ import type { WalletService } from '../wallet/types.js';
 export interface MoneyServices {
   ledger: Ledger;
   wallet: WalletService;
+  /** All services (limits, config); set by `moneyServices`. */
+  services?: Services;
 }
 
 /** The ledger and the wallet, or 503 when this node runs without them (relay-only set-up). */
@@ -31,7 +37,7 @@ export function moneyServices(services: Services): MoneyServices {
       message: 'This node has no balance store or eCash wallet configured',
     });
   }
-  return { ledger, wallet };
+  return { ledger, wallet, services };
 }
 
 export interface Caller {
@@ -50,8 +56,16 @@ export async function callerOf(ctx: RequestContext, money: MoneyServices): Promi
     headers: ctx.headers,
     queryApiKey: ctx.method === 'GET' ? ctx.query.get('api_key') : undefined,
   });
-  if (parsed === undefined) throw new GatewayError('missing_credentials');
-  if (parsed.kind === 'api_key') return { credential: { apiKey: parsed.apiKey }, method: 'api_key' };
+  const services = money.services;
+  if (parsed === undefined) {
+    if (services) await limitAnonymous(ctx, services);
+    throw new GatewayError('missing_credentials');
+  }
+  if (parsed.kind === 'api_key') {
+    const credential = { apiKey: parsed.apiKey };
+    if (services) await countKeyRequest(ctx, services, credential);
+    return { credential, method: 'api_key' };
+  }
   if (parsed.kind === 'x_cashu') {
     throw new GatewayError('invalid_request', {
       message: 'X-Cashu pays for a single model call; wallet endpoints take Authorization: Bearer',
@@ -61,6 +75,7 @@ export async function callerOf(ctx: RequestContext, money: MoneyServices): Promi
   if ((await money.ledger.getKeyInfo(credential)) === null) {
     await creditToken(money, parsed.token, { kind: 'token' });
   }
+  if (services) await countKeyRequest(ctx, services, credential);
   return { credential, method: 'bearer_token' };
 }
 
@@ -99,15 +114,7 @@ export async function loadKey(
   return info;
 }
 
-/**
- * The client address: the peer, or the right-most `X-Forwarded-For` hop not in TRUSTED_PROXIES when the peer
- * is a trusted proxy (the same rule as the paid pipeline's auth stage: core/auth/ip-match.ts).
- */
-export function requestClientAddress(ctx: RequestContext, trustedProxies: readonly string[]): string {
-  const trusted = cachedIpList(trustedProxies);
-  if (trusted === null) return ctx.clientIp;
-  return clientAddress(ctx.clientIp, ctx.headers['x-forwarded-for'], trusted);
-}
+export { requestClientAddress };
 
 export interface PayoutResult {
   cashu_token: string;

@@ -31,6 +31,8 @@ const VIEWS = [
   ['charts', 'Calls & revenue'],
   ['solvency', 'Solvency'],
   ['keys', 'Keys'],
+  ['audit-log', 'Audit'],
+  ['webhooks', 'Webhooks'],
   ['providers', 'Providers'],
   ['settings-view', 'Settings'],
   ['actions', 'Actions'],
@@ -140,9 +142,25 @@ export function dashboardPage(nonce: string, d: DashboardData): string {
 </section>
 <section id="keys" class="view">
 <h2>Look a key up</h2>
-<form id="key-form"><label>API key <input type="password" id="key-input" required autocomplete="off" placeholder="sk-…"></label>
+<form id="key-form"><label>Key id or API key <input type="text" id="key-input" required autocomplete="off" spellcheck="false" placeholder="key id (16 hex) or sk-…"></label>
 <button type="submit">Look up</button></form>
 <div id="key-result"></div>
+</section>
+<section id="audit-log" class="view">
+<h2>Audit log (newest first)</h2>
+<form id="alog-form"><label>Key id <input type="text" id="alog-key" autocomplete="off" spellcheck="false" placeholder="16 hex" pattern="[0-9a-f]{16}"></label>
+<label>Status <input type="number" id="alog-status" min="100" max="599"></label>
+<label>Since <input type="datetime-local" id="alog-since" step="1"></label>
+<label>Until <input type="datetime-local" id="alog-until" step="1"></label>
+<button type="submit">Show</button></form>
+<div id="alog-result"></div>
+<p><button type="button" id="alog-more" hidden>Older records</button></p>
+</section>
+<section id="webhooks" class="view">
+<h2>Webhook deliveries (newest first)</h2>
+<p><label><input type="checkbox" id="deliveries-failed"> failed only</label>
+<button type="button" id="deliveries-refresh">Refresh</button></p>
+<div id="deliveries-result">…</div>
 </section>
 <section id="providers" class="view"><h2>Providers</h2><div id="providers-table">…</div></section>
 <section id="settings-view" class="view">

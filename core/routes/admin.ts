@@ -1,9 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { auditAdmin } from '../audit/audit-log.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
+import { originOf } from '../events/ssrf.js';
 import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
-import type { KeyMeta, KeyUsage } from '../ledger/types.js';
+import type { KeyLookup, KeyMeta, KeyUsage } from '../ledger/types.js';
+import { adminLoginGate } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
 import { preparePatch, settingsView, validatePatch } from '../settings.js';
 import { saveSettings } from '../store/settings-store.js';
@@ -11,6 +14,7 @@ import { readAsset } from './admin-assets.js';
 import { adminCsp, type DashboardData, dashboardPage, loginPage } from './admin-page.js';
 import { AdminStats, type Granularity, MAX_POINTS, SPAN_MS } from './admin-stats.js';
 import { packageVersion } from './public.js';
+import { auditCursor } from './wallet.js';
 
 /**
  * Admin endpoints (spec §4.4, §5.6): GET /admin/ (HTML dashboard, or a login form without a valid cookie),
@@ -52,12 +56,18 @@ export function passwordMatches(given: string | undefined, expected: string): bo
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
-function requireAdmin(ctx: RequestContext, services: Services): void {
+async function requireAdmin(ctx: RequestContext, services: Services): Promise<void> {
   const expected = services.config.adminPassword;
   if (expected === undefined) {
     throw new GatewayError('forbidden', { message: 'The admin API is disabled (no ADMIN_PASSWORD set)' });
   }
-  if (!passwordMatches(adminCookie(ctx.headers), expected)) throw new GatewayError('admin_auth_required');
+  const given = adminCookie(ctx.headers);
+  const ok = passwordMatches(given, expected);
+  // Failed logins are limited per client IP; over the limit even the right password answers 429.
+  // Audited: failed logins (a password was offered) and every admin change.
+  if ((!ok && given !== undefined) || (ok && ctx.method !== 'GET')) auditAdmin(ctx);
+  await adminLoginGate(ctx, services, given !== undefined, ok);
+  if (!ok) throw new GatewayError('admin_auth_required');
 }
 
 async function dashboardData(services: Services): Promise<DashboardData> {
@@ -196,13 +206,13 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'GET', '/admin/api/overview', async (ctx) => {
-    requireAdmin(ctx, services);
+    await requireAdmin(ctx, services);
     const { settings: _settings, ...overview } = await dashboardData(services);
     return { headers: NO_STORE, json: overview };
   });
 
   route(router, 'GET', '/admin/api/timeseries', async (ctx) => {
-    requireAdmin(ctx, services);
+    await requireAdmin(ctx, services);
     const g = (ctx.query.get('granularity') ?? 'minute') as Granularity;
     if (!(g in SPAN_MS)) {
       throw new GatewayError('validation_failed', {
@@ -227,7 +237,7 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'GET', '/admin/api/solvency', async (ctx) => {
-    requireAdmin(ctx, services);
+    await requireAdmin(ctx, services);
     const limit = intParam(ctx, 'limit', 1440, 10_000);
     const samples = await requireStats().samples(limit).catch(storeFailure);
     return {
@@ -242,12 +252,47 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
     };
   });
 
+  route(router, 'GET', '/admin/api/webhooks/deliveries', async (ctx) => {
+    await requireAdmin(ctx, services);
+    const limit = intParam(ctx, 'limit', 50, 500);
+    const failedRaw = ctx.query.get('failed');
+    if (failedRaw !== null && failedRaw !== 'true' && failedRaw !== 'false') {
+      throw new GatewayError('invalid_request', {
+        message: 'failed must be true or false',
+        details: { parameter: 'failed' },
+      });
+    }
+    const events = services.events;
+    if (!events) throw new GatewayError('service_unavailable', { message: 'No webhook store configured' });
+    const rows = await events.store.listRecentDeliveries(limit + 1, failedRaw === 'true').catch(storeFailure);
+    return {
+      headers: NO_STORE,
+      json: {
+        data: rows.slice(0, limit).map((r) => ({
+          at: r.atMs,
+          key_id: r.keyId,
+          webhook_id: r.webhookId,
+          kind: r.kind,
+          origin: r.origin,
+          attempt: r.attempt,
+          status: r.status,
+          error: r.error,
+        })),
+        has_more: rows.length > limit,
+      },
+    };
+  });
+
   route(router, 'POST', '/admin/api/keys/lookup', async (ctx, body) => {
-    requireAdmin(ctx, services);
+    await requireAdmin(ctx, services);
     const ledger = services.ledger;
     if (!ledger) throw new GatewayError('service_unavailable', { message: 'No balance store configured' });
-    const credential = { apiKey: body.api_key };
     const page = { limit: body.limit ?? 20, offset: 0 };
+    const credential: KeyLookup | null =
+      body.api_key !== undefined
+        ? { apiKey: body.api_key }
+        : await ledger.findKeyById(body.key_id ?? '').catch(storeFailure);
+    if (credential === null) throw new GatewayError('not_found', { message: 'No key has that key id' });
     const [info, txs, audit] = await Promise.all([
       ledger.getKeyInfo(credential),
       ledger.listTransactions(credential, page),
@@ -257,10 +302,35 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
       throw new GatewayError('not_found', { message: 'No such key (or it was deleted)' });
     }
     const a = info.account;
+    // Alert settings and webhooks of the key (receivers by origin only: a URL's path or query may be a secret).
+    const events = services.events;
+    const [alerts, hooks] = events
+      ? await Promise.all([
+          events.store.getAlerts(a.accountId, info.key.keyId),
+          events.store.listWebhooks(a.accountId, info.key.keyId),
+        ]).catch(storeFailure)
+      : [null, []];
     return {
       headers: NO_STORE,
       json: {
         key: keyView(info.key, info.usage),
+        alerts:
+          alerts === null
+            ? null
+            : {
+                low_balance_threshold: alerts.lowBalanceThresholdMsat,
+                daily_spend_limit: alerts.dailySpendLimitMsat,
+                webhook_origin: alerts.webhookUrl === null ? null : originOf(alerts.webhookUrl),
+              },
+        webhooks: hooks
+          .filter((w) => w.kind === 'webhook')
+          .map((w) => ({
+            id: w.id,
+            origin: originOf(w.url),
+            events: w.events,
+            disabled: w.disabled,
+            created_at: w.createdAtMs,
+          })),
         account: {
           balance: a.balanceMsat,
           reserved: a.reservedMsat,
@@ -297,7 +367,7 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'POST', '/admin/api/actions/recovery', async (ctx) => {
-    requireAdmin(ctx, services);
+    await requireAdmin(ctx, services);
     const { wallet } = requireWallet(services);
     const r = await wallet.recover();
     services.log.info({ report: r }, 'admin: recovery pass run');
@@ -314,7 +384,7 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'POST', '/admin/api/actions/solvency-check', async (ctx) => {
-    requireAdmin(ctx, services);
+    await requireAdmin(ctx, services);
     const { wallet, ledger } = requireWallet(services);
     const r = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
     await stats
@@ -340,7 +410,7 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'POST', '/admin/api/actions/payout', async (ctx, body) => {
-    requireAdmin(ctx, services);
+    await requireAdmin(ctx, services);
     const { wallet } = requireWallet(services);
     if (body.mint !== undefined && !services.config.cashu.mints.includes(body.mint)) {
       throw new GatewayError('validation_failed', { message: 'mint: must be one of CASHU_MINTS' });
@@ -371,19 +441,59 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
       ...NO_STORE,
     };
     const cookie = adminCookie(ctx.headers);
-    if (!passwordMatches(cookie, expected)) {
+    const ok = passwordMatches(cookie, expected);
+    if (!ok && cookie !== undefined) auditAdmin(ctx);
+    await adminLoginGate(ctx, services, cookie !== undefined, ok);
+    if (!ok) {
       return { status: 200, headers, body: loginPage(nonce, cookie !== undefined) };
     }
     return { status: 200, headers, body: dashboardPage(nonce, await dashboardData(services)) };
   });
 
-  route(router, 'GET', '/admin/api/settings', (ctx) => {
-    requireAdmin(ctx, services);
+  // The node-wide audit log, newest first; filters key_id, status, since, until (ISO 8601), limit, before.
+  route(router, 'GET', '/admin/api/audit', async (ctx) => {
+    await requireAdmin(ctx, services);
+    if (services.audit === undefined) throw new GatewayError('service_unavailable');
+    const q = ctx.query;
+    const keyId = q.get('key_id');
+    if (keyId !== null && !/^[0-9a-f]{16}$/.test(keyId)) {
+      throw new GatewayError('validation_failed', { message: 'key_id: must be a 16-character key id' });
+    }
+    const status = q.get('status');
+    if (status !== null && !/^[1-5]\d\d$/.test(status)) {
+      throw new GatewayError('validation_failed', { message: 'status: must be an HTTP status code' });
+    }
+    const time = (name: string): number | undefined => {
+      const raw = q.get(name);
+      if (raw === null) return undefined;
+      const ms = Date.parse(raw);
+      if (Number.isNaN(ms))
+        throw new GatewayError('validation_failed', { message: `${name}: must be an ISO 8601 time` });
+      return ms;
+    };
+    const since = time('since');
+    const until = time('until');
+    const before = auditCursor(ctx);
+    const page = await services.audit
+      .list({
+        limit: intParam(ctx, 'limit', 50, 500),
+        ...(keyId !== null ? { keyId } : {}),
+        ...(status !== null ? { status: Number(status) } : {}),
+        ...(since !== undefined ? { sinceMs: since } : {}),
+        ...(until !== undefined ? { untilMs: until } : {}),
+        ...(before !== undefined ? { before } : {}),
+      })
+      .catch((err: unknown) => storeFailure(err));
+    return { headers: NO_STORE, json: page };
+  });
+
+  route(router, 'GET', '/admin/api/settings', async (ctx) => {
+    await requireAdmin(ctx, services);
     return { headers: NO_STORE, json: settingsView(services, store?.kind) };
   });
 
   route(router, 'PATCH', '/admin/api/settings', async (ctx, body) => {
-    requireAdmin(ctx, services);
+    await requireAdmin(ctx, services);
     const patch = validatePatch(services, body);
     if (Object.keys(patch).length > 0) {
       const apply = preparePatch(services, patch);

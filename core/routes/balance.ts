@@ -3,6 +3,7 @@ import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { BalanceLimitReset, KeyMeta, KeyUsage } from '../ledger/types.js';
+import { countKeyRequest } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
 import { type Caller, callerOf, loadKey, moneyServices, withdraw } from './account.js';
 
@@ -69,6 +70,7 @@ export const balanceRoutes: RouteModule = (router, services: Services) => {
         credential: { tokenHash: money.wallet.tokenHash(body.cashu_token) },
         method: 'bearer_token',
       };
+      await countKeyRequest(ctx, services, caller.credential);
     } else {
       caller = await callerOf(ctx, money);
     }

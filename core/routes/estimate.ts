@@ -1,6 +1,8 @@
+import { parseCredential } from '../auth/credentials.js';
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
+import { countKeyRequest, limitAnonymous } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
 import type { EstimateInput } from '../pricing/types.js';
 
@@ -12,8 +14,12 @@ import type { EstimateInput } from '../pricing/types.js';
  * tell, so then only the pricing service decides.
  */
 export const estimateRoutes: RouteModule = (router, services: Services) => {
-  route(router, 'POST', '/v1/estimate', (_ctx, body) => {
+  route(router, 'POST', '/v1/estimate', async (ctx, body) => {
     const { pricing, catalog } = services;
+    // Free, but limited: a named key counts against its requests/min, anyone else per client IP.
+    const cred = parseCredential({ method: ctx.method, headers: ctx.headers });
+    if (cred?.kind === 'api_key') await countKeyRequest(ctx, services, { apiKey: cred.apiKey });
+    else await limitAnonymous(ctx, services);
     if (pricing === undefined) {
       throw new GatewayError('service_unavailable', { message: 'This node has no pricing configured' });
     }

@@ -48,7 +48,8 @@ async function mintAnswers(services: Services): Promise<Check> {
 export const healthRoutes: RouteModule = (router, services) => {
   let cached: { at: number; checks: Record<string, Check> } | undefined;
 
-  router.add('GET', '/healthz', () => ({ json: { status: 'ok' } }), { json: false });
+  // `pid`: which process answered (with WORKERS > 1, which worker).
+  router.add('GET', '/healthz', () => ({ json: { status: 'ok', pid: process.pid } }), { json: false });
 
   router.add(
     'GET',

@@ -1,5 +1,7 @@
+import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { type RouteModule, route } from '../http/router.js';
+import { limitAnonymous, limitByIp } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
 import type { DepositView, LightningDeposits } from '../wallet/lightning-deposits.js';
 import { callerOf, loadKey, moneyServices } from './account.js';
@@ -35,36 +37,16 @@ function checkAmount(services: Services, amount: number): void {
 
 /**
  * Creation limit per client IP (each creation asks the mint for a quote and persists a record): a fixed
- * one-minute window per IP, per process (with several processes the effective limit is that times the
- * process count). Old windows are dropped when the map grows.
+ * one-minute window per IP shared by every process through the store (core/limits/window-limiter.ts).
  */
-class PerIpWindow {
-  private readonly hits = new Map<string, { start: number; n: number }>();
-  constructor(private readonly perMinute: number) {}
-  /** Seconds to wait, or 0 when this hit is allowed. */
-  take(ip: string, now = Date.now()): number {
-    if (this.hits.size > 10_000) {
-      for (const [k, v] of this.hits) if (now - v.start >= 60_000) this.hits.delete(k);
-    }
-    const w = this.hits.get(ip);
-    if (!w || now - w.start >= 60_000) {
-      this.hits.set(ip, { start: now, n: 1 });
-      return 0;
-    }
-    if (w.n >= this.perMinute) return Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000));
-    w.n++;
-    return 0;
-  }
-}
-
-function limitCreation(window: PerIpWindow, ip: string): void {
-  const wait = window.take(ip);
-  if (wait > 0) {
-    throw new GatewayError('rate_limit_exceeded', {
-      message: 'Too many Lightning invoices from this address; try again later',
-      headers: { 'retry-after': String(wait) },
-    });
-  }
+async function limitCreation(ctx: RequestContext, services: Services): Promise<void> {
+  await limitByIp(
+    ctx,
+    services,
+    'ln-create',
+    [{ seconds: 60, limit: services.config.lightning.createPerMinute }],
+    'Too many Lightning invoices from this address; try again later',
+  );
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -88,11 +70,11 @@ async function read(services: Services, id: string, kind: 'create' | 'topup') {
 }
 
 export const lightningRoutes: RouteModule = (router, services) => {
-  const window = new PerIpWindow(services.config.lightning.createPerMinute);
   route(router, 'POST', '/v1/wallet/create/lightning', async (ctx, body) => {
     const amount = body.amount_sats;
+    await limitAnonymous(ctx, services);
     checkAmount(services, amount);
-    limitCreation(window, ctx.clientIp);
+    await limitCreation(ctx, services);
     const { id, record } = await deposits(services).create({
       kind: 'create',
       amountSats: amount,
@@ -125,7 +107,7 @@ export const lightningRoutes: RouteModule = (router, services) => {
     }
     const info = await loadKey(ctx, services, money, caller.credential);
     if (info.key.isChild) throw new GatewayError('child_key_forbidden');
-    limitCreation(window, ctx.clientIp);
+    await limitCreation(ctx, services);
     const { id, record } = await deposits(services).create({
       kind: 'topup',
       amountSats: amount,

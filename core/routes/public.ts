@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ipaddr from 'ipaddr.js';
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import type { Services } from '../plugin.js';
 import type { Pricing } from '../pricing/types.js';
+import type { Provider } from '../providers/providers.js';
 import type { CatalogModel, ModelPricing } from '../upstream/model-catalog.js';
 
 /**
@@ -139,12 +139,7 @@ export function renderModel(m: CatalogModel): ModelListItem {
 }
 
 /** A provider's name from its base URL host: `api.openai.com` → `openai`; IPs and single labels as they are. */
-export function providerName(baseUrl: string): string {
-  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
-  if (ipaddr.isValid(host)) return host;
-  const labels = host.split('.');
-  return labels.length >= 2 ? labels[labels.length - 2]! : host;
-}
+export { providerName } from '../providers/providers.js';
 
 let cachedVersion: string | undefined;
 /** The package version, found by walking up from this file (works from core/ and dist/core/). */
@@ -167,12 +162,20 @@ export function packageVersion(): string {
   return cachedVersion;
 }
 
-function providerSummary(services: Services) {
+/** The models a provider serves: those it names, else the whole catalogue. */
+function providerModels(p: Provider, services: Services): CatalogModel[] {
+  return services.catalog.list().filter((m) => p.serves(m.id));
+}
+
+function providerSummary(p: Provider, services: Services) {
   return {
-    name: providerName(services.config.upstreamBaseUrl),
-    models: services.catalog.list().map((m) => m.id),
+    name: p.name,
+    models: providerModels(p, services).map((m) => m.id),
     endpoints: PROVIDER_ENDPOINTS,
-    status: 'active',
+    status: p.breaker.status(),
+    priority: p.spec.priority,
+    weight: p.spec.weight,
+    routing: services.config.routingPolicy,
   };
 }
 
@@ -206,27 +209,33 @@ export const publicRoutes: RouteModule = (router, services) => {
     };
   });
 
-  router.get('/v1/providers', () => ({ json: { providers: [providerSummary(services)] } }));
+  router.get('/v1/providers', () => ({
+    json: { providers: services.providers.list.map((p) => providerSummary(p, services)) },
+  }));
 
   router.get('/v1/providers/{provider_name}', (ctx) => {
-    const summary = providerSummary(services);
-    if (ctx.params.provider_name !== summary.name) {
+    const p = services.providers.get(ctx.params.provider_name ?? '');
+    if (p === undefined) {
       throw new GatewayError('not_found', { message: `Unknown provider "${ctx.params.provider_name}"` });
     }
     return {
       json: {
-        name: summary.name,
-        display_name: summary.name,
-        description: `OpenAI-compatible provider at ${new URL(config.upstreamBaseUrl).host}`,
-        models: catalog.list().map((m) => ({
+        name: p.name,
+        display_name: p.name,
+        // The host only: never the path, a key, or credentials of the URL.
+        description: `OpenAI-compatible provider at ${new URL(p.spec.baseUrl).host}`,
+        models: providerModels(p, services).map((m) => ({
           id: m.id,
           name: m.name,
           context_window: m.context_length ?? null,
-          pricing: m.pricing === undefined ? null : listPricing(m.pricing),
+          ...(m.pricing === undefined ? {} : { pricing: listPricing(m.pricing) }),
         })),
         endpoints: PROVIDER_ENDPOINTS,
         features: FEATURES,
-        status: 'active',
+        status: p.breaker.status(),
+        priority: p.spec.priority,
+        weight: p.spec.weight,
+        ttfb_ms: p.ttfbMs === null ? null : Math.round(p.ttfbMs * 10) / 10,
       },
     };
   });

@@ -1,11 +1,14 @@
 import ipaddr from 'ipaddr.js';
 import { creditToken } from '../account/credit-token.js';
+import { auditKey } from '../audit/audit-log.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { type RouteHandler, type RouteModule, route } from '../http/router.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { KeyInfo, Transaction } from '../ledger/types.js';
+import { limitAnonymous } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
+import type { ReceiveReceipt } from '../wallet/types.js';
 import { callerOf, expiryOf, loadKey, moneyServices, withdraw } from './account.js';
 
 /**
@@ -18,12 +21,21 @@ import { callerOf, expiryOf, loadKey, moneyServices, withdraw } from './account.
  * - POST /v1/wallet/topup: token in the body or the `cashu_token` query parameter (exactly one).
  * - POST /v1/wallet/withdraw, POST /v1/wallet/refund: hold → mint a token → commit (see account.ts).
  * - POST /v1/wallet/create/subkey (201), POST /v1/wallet/update (allowed IPs).
- * - /v1/wallet/alerts, /v1/webhooks: 501 `not_implemented`. Lightning deposits: routes/lightning.ts.
+ * - Alerts and webhooks: routes/webhooks.ts. Lightning deposits: routes/lightning.ts.
  */
 
 /** ISO 8601 of a ms instant, or null. */
 export function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** What a redeemed token yielded and cost (a foreign-mint swap names the mint it came from). */
+function receiptView(r: ReceiveReceipt) {
+  return {
+    msats: r.amountMsat,
+    fee_msats: r.feeMsat,
+    ...(r.swappedFrom ? { swapped_from: r.swappedFrom } : {}),
+  };
 }
 
 function accountView(info: KeyInfo) {
@@ -68,6 +80,18 @@ function transactionView(t: Transaction) {
 }
 
 /** A query integer in [min, max], or `def` when absent; 400 otherwise. */
+/** The `before` cursor of the audit readers (a record id: digits, or a Redis stream id). */
+export function auditCursor(ctx: RequestContext): string | undefined {
+  const raw = ctx.query.get('before');
+  if (raw === null) return undefined;
+  if (!/^\d{1,20}(?:-\d{1,20})?$/.test(raw)) {
+    throw new GatewayError('validation_failed', {
+      message: 'before: must be a record id from a previous page',
+    });
+  }
+  return raw;
+}
+
 export function queryInt(ctx: RequestContext, name: string, def: number, min: number, max: number): number {
   const raw = ctx.query.get(name);
   if (raw === null || raw === '') return def;
@@ -108,10 +132,12 @@ export function normaliseAllowedIps(entries: readonly string[]): string[] {
 }
 
 export const walletRoutes: RouteModule = (router, services: Services) => {
-  route(router, 'POST', '/v1/wallet/create', async (_ctx, body) => {
+  route(router, 'POST', '/v1/wallet/create', async (ctx, body) => {
     const money = moneyServices(services);
+    await limitAnonymous(ctx, services);
     const token = body.cashu_token;
     const r = await creditToken(money, token, { kind: 'new-key' });
+    auditKey(ctx, { apiKey: r.apiKey! });
     return {
       status: 201,
       json: {
@@ -119,6 +145,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
         balance: r.balanceMsat,
         created_at: iso(r.key!.createdAtMs),
         key_id: r.key!.keyId,
+        ...receiptView(r.receipt),
       },
     };
   });
@@ -158,6 +185,28 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
     };
   });
 
+  // The caller's audit records, newest first (docs/endpoints.md, "Audit log"): a parent key sees its
+  // account's records (its children's too), a child key only its own.
+  route(router, 'GET', '/v1/wallet/audit', async (ctx) => {
+    const money = moneyServices(services);
+    const limit = queryInt(ctx, 'limit', 20, 1, 100);
+    const before = auditCursor(ctx);
+    const caller = await callerOf(ctx, money);
+    const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
+    if (services.audit === undefined) throw new GatewayError('service_unavailable');
+    const page = await services.audit
+      .list({
+        account: info.key.accountId,
+        ...(info.key.isChild ? { keyId: info.key.keyId } : {}),
+        ...(before !== undefined ? { before } : {}),
+        limit,
+      })
+      .catch((err: unknown) => {
+        throw new GatewayError('store_unavailable', { cause: err });
+      });
+    return { json: page };
+  });
+
   route(router, 'POST', '/v1/wallet/topup', async (ctx, body) => {
     const money = moneyServices(services);
     const inBody = body?.cashu_token;
@@ -180,6 +229,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
         added_amount: added,
         new_balance: r.balanceMsat,
         transaction_id: r.transactionId,
+        ...receiptView(r.receipt),
       },
     };
   });
@@ -248,15 +298,4 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
     if (!r.ok) throw ledgerRefusalToError(r);
     return { json: { key_id: r.key.keyId, allowed_ips: r.key.allowedIps ?? [] } };
   });
-
-  const notYet =
-    (what: string): RouteHandler =>
-    async (ctx) => {
-      const money = moneyServices(services);
-      const caller = await callerOf(ctx, money);
-      await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
-      throw new GatewayError('not_implemented', { message: `${what} are not implemented yet` });
-    };
-  route(router, 'POST', '/v1/wallet/alerts', notYet('Balance alerts'));
-  route(router, 'POST', '/v1/webhooks', notYet('Webhooks'));
 };

@@ -19,6 +19,20 @@ export interface StoreOptions {
   sqliteFile?: string;
 }
 
+/** Runs `fn`, retrying on SQLITE_BUSY for up to `ms` (start-up only: it sleeps synchronously between tries). */
+function whileBusy<T>(fn: () => T, ms = 15_000): T {
+  const until = Date.now() + ms;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      return fn();
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > until) throw err;
+      Atomics.wait(pause, 0, 0, 10 + Math.floor(Math.random() * 40));
+    }
+  }
+}
+
 export function openStore(opts: StoreOptions): StoreConnection {
   if (opts.redisUrl) {
     const redis = new Redis(opts.redisUrl, {
@@ -48,10 +62,14 @@ export function openStore(opts: StoreOptions): StoreConnection {
     path = join(dir, file);
   }
   const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  // busy_timeout first: several processes (WORKERS>1) opening a new file at once wait for each other's
+  // switch to WAL instead of failing with SQLITE_BUSY.
   db.pragma('busy_timeout = 5000');
-  db.pragma('foreign_keys = ON');
+  // SQLite can answer SQLITE_BUSY to the WAL switch without calling the busy handler (a lock upgrade that
+  // would deadlock), so the start-up pragmas are also retried for a while (seen in CI with 6 processes).
+  whileBusy(() => db.pragma('journal_mode = WAL'));
+  whileBusy(() => db.pragma('synchronous = FULL'));
+  whileBusy(() => db.pragma('foreign_keys = ON'));
   return {
     kind: 'sqlite',
     db,

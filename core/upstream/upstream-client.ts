@@ -19,6 +19,8 @@ export interface UpstreamClientOptions {
   apiKey?: string | undefined;
   connections: number;
   timeoutMs: number;
+  /** Extra headers sent on every request to this provider (the providers file's `headers`). */
+  headers?: Record<string, string>;
 }
 
 export interface UpstreamRequest {
@@ -66,6 +68,7 @@ export class UpstreamClient {
   readonly timeoutMs: number;
   private readonly pool: Pool;
   private readonly authHeader: string | undefined;
+  private readonly extraHeaders: Record<string, string> | undefined;
   private readonly mapError = (err: unknown): GatewayError => mapUpstreamError(err, this.timeoutMs);
 
   constructor(opts: UpstreamClientOptions) {
@@ -75,6 +78,7 @@ export class UpstreamClient {
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs;
     this.authHeader = opts.apiKey ? `Bearer ${opts.apiKey}` : undefined;
+    this.extraHeaders = opts.headers && Object.keys(opts.headers).length > 0 ? opts.headers : undefined;
     this.pool = new Pool(this.origin, {
       connections: opts.connections,
       pipelining: 1,
@@ -102,6 +106,7 @@ export class UpstreamClient {
     }
     // Chunk hooks parse the body (SSE, usage): ask for it uncompressed.
     out['accept-encoding'] = 'identity';
+    if (this.extraHeaders !== undefined) Object.assign(out, this.extraHeaders);
     if (this.authHeader !== undefined) out.authorization = this.authHeader;
     return out;
   }
@@ -125,7 +130,7 @@ export class UpstreamClient {
 
   /** GET a JSON document from the provider (model list). Throws GatewayError on failure. */
   async getJson(gatewayPath: string, timeoutMs = 10_000): Promise<unknown> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { ...this.extraHeaders, accept: 'application/json' };
     if (this.authHeader !== undefined) headers.authorization = this.authHeader;
     let res: Dispatcher.ResponseData;
     try {

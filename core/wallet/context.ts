@@ -68,6 +68,17 @@ export class MintClients {
     }
   }
 
+  /** Closes the NUT-17 WebSockets the clients opened (at shutdown: an open socket keeps the process alive). */
+  async closeSockets(): Promise<void> {
+    for (const w of this.cache.values()) {
+      try {
+        (await w).mint.disconnectWebSocket();
+      } catch {
+        /* a client that never loaded has no socket */
+      }
+    }
+  }
+
   refresh(mint: string, unit: CashuUnit): void {
     this.cache.delete(`${mint}|${unit}`);
   }

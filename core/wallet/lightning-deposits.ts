@@ -13,6 +13,11 @@ import type { WalletService } from './types.js';
  * once). The watcher runs `finish()` over every open record with per-record backoff, so a deposit completes
  * whether or not the client ever asks again, and a mint that is down only delays it.
  *
+ * NUT-17: where the primary mint offers `bolt11_mint_quote` subscriptions, each open record's quote is watched
+ * over the mint's WebSocket (subscribed when this process creates the record or first sees it due), and a push
+ * saying PAID finishes the record at once; polling (`pollMs`, per-record backoff) stays as the fallback for
+ * mints without NUT-17, a dropped socket, and records of other processes.
+ *
  * A top-up record keeps the target API key so the watcher can credit without the client: the store already
  * holds the wallet's seed and proofs, so it is treated as secret at rest; the key is never logged or answered.
  */
@@ -177,6 +182,13 @@ export class LightningDeposits {
   private readonly now: () => number;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
+  /** NUT-17 subscriptions by quote id (canceller, or null while subscribing). */
+  private readonly watched = new Map<string, (() => void) | null>();
+  /** Set once the mint said it offers no subscription: no further attempts. */
+  private pushUnsupported = false;
+  private stopped = false;
+  /** Records being finished because of a push (one at a time per record). */
+  private readonly pushing = new Map<string, Promise<unknown>>();
 
   constructor(private readonly opts: LightningDepositsOptions) {
     this.store = openDepositStore(opts.conn);
@@ -215,7 +227,61 @@ export class LightningDeposits {
       ...(input.topupApiKey !== undefined ? { topupApiKey: input.topupApiKey } : {}),
     };
     await this.store.put(record);
+    this.watch(record);
     return { id, record };
+  }
+
+  /** Subscribes to the record's quote over NUT-17 (once; never throws: polling is the fallback). */
+  private watch(rec: DepositRecord): void {
+    const subscribe = this.opts.wallet.watchLightningQuotes;
+    if (
+      !subscribe ||
+      this.pushUnsupported ||
+      this.stopped ||
+      this.watched.has(rec.quote) ||
+      !OPEN.has(rec.status)
+    )
+      return;
+    this.watched.set(rec.quote, null);
+    const forget = () => {
+      const cancel = this.watched.get(rec.quote);
+      this.watched.delete(rec.quote);
+      cancel?.();
+    };
+    subscribe
+      .call(
+        this.opts.wallet,
+        [rec.quote],
+        (_quote, state) => {
+          if (state === 'UNPAID' || this.pushing.has(rec.idHash)) return;
+          const run = this.store
+            .get(rec.idHash)
+            .then((cur) => (cur && OPEN.has(cur.status) ? this.finish(cur) : cur))
+            .then((after) => {
+              if (!after || !OPEN.has(after.status)) forget();
+            })
+            .catch(() => undefined)
+            .finally(() => this.pushing.delete(rec.idHash));
+          this.pushing.set(rec.idHash, run);
+        },
+        () => {
+          // Socket dropped: the record is polled meanwhile and watched again when it next comes due.
+          this.watched.delete(rec.quote);
+        },
+      )
+      .then((cancel) => {
+        if (cancel === null) {
+          this.pushUnsupported = true;
+          this.watched.delete(rec.quote);
+        } else if (this.stopped || !this.watched.has(rec.quote)) {
+          cancel();
+        } else {
+          this.watched.set(rec.quote, cancel);
+        }
+      })
+      .catch(() => {
+        this.watched.delete(rec.quote);
+      });
   }
 
   /** The deposit the capability `id` names (null when unknown), finished first if it is due. */
@@ -310,7 +376,14 @@ export class LightningDeposits {
     let n = 0;
     for (const rec of await this.store.listDue(this.now(), limit)) {
       const after = await this.finish(rec);
-      if (!OPEN.has(after.status)) n++;
+      if (!OPEN.has(after.status)) {
+        n++;
+        const cancel = this.watched.get(rec.quote);
+        this.watched.delete(rec.quote);
+        cancel?.();
+      } else {
+        this.watch(after);
+      }
     }
     return n;
   }
@@ -336,8 +409,12 @@ export class LightningDeposits {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    for (const cancel of this.watched.values()) cancel?.();
+    this.watched.clear();
     await this.running;
+    await Promise.allSettled([...this.pushing.values()]);
   }
 }

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { injectWebSocketImpl } from '@cashu/cashu-ts';
+import { WebSocket } from 'undici';
 import { GatewayError } from '../errors.js';
 import {
   counterCollector,
@@ -159,4 +161,35 @@ export async function mintPaidQuote(
   await ctx.store.settleOp(entry, { spentYs: [], add, receipt });
   ctx.log.info({ mint, amountMsat, proofs: add.length }, 'wallet minted a paid Lightning quote');
   return receipt;
+}
+
+// cashu-ts opens NUT-17 WebSockets with the global WebSocket, which Node 20 lacks: undici's (a dependency
+// already, the same implementation Node 22 exposes globally) stands in.
+injectWebSocketImpl(WebSocket as unknown as typeof globalThis.WebSocket);
+
+/**
+ * NUT-17: reports state changes of these mint quotes as the mint pushes them (the current state first). Returns
+ * the canceller, or null when the mint does not offer `bolt11_mint_quote` subscriptions (then callers poll).
+ * Throws GatewayError `mint_unavailable` when the mint cannot be reached.
+ */
+export async function subscribeMintQuotes(
+  ctx: WalletContext,
+  mint: string,
+  quotes: string[],
+  onChange: (quote: string, state: LightningQuote['state']) => void,
+  onError: (err: Error) => void,
+): Promise<(() => void) | null> {
+  const client = await ctx.clients.get(mint, 'sat');
+  const nut17 = client.getMintInfo().isSupported(17);
+  const offered =
+    nut17.supported &&
+    (nut17.params ?? []).some(
+      (p) => p.method === 'bolt11' && p.unit === 'sat' && p.commands.includes('bolt11_mint_quote'),
+    );
+  if (!offered) return null;
+  try {
+    return await client.on.mintQuoteUpdates(quotes, (q) => onChange(q.quote, quoteView(q, 0).state), onError);
+  } catch (err) {
+    throw mapMintError(err);
+  }
 }

@@ -1,6 +1,7 @@
 import { CheckStateEnum, type Proof, type Wallet } from '@cashu/cashu-ts';
 import { isGatewayError } from '../errors.js';
 import { proofY, toStored, type WalletContext } from './context.js';
+import { resolveSwap } from './foreign-swap.js';
 import type { JournalEntry } from './store/proof-store.js';
 import { toMsat } from './token-codec.js';
 import type { ReceiveReceipt, RecoveryReport } from './types.js';
@@ -48,6 +49,8 @@ export async function resolveEntry(ctx: WalletContext, entry: JournalEntry): Pro
     ctx.log.error({ op: entry.id }, 'wallet journal entry belongs to another seed; left for the operator');
     return 'deferred';
   }
+  // A swap's outputs are minted by its own `mint:` step, so it has no counters: it decides for itself.
+  if (entry.kind === 'swap') return resolveSwap(ctx, entry);
   if (!entry.submitted || entry.counters.length === 0) {
     await ctx.store.settleOp(entry, { spentYs: [], add: [] });
     return 'rolled-back';
@@ -149,7 +152,8 @@ export async function recoverAll(ctx: WalletContext): Promise<RecoveryReport> {
     }
     if (outcome === 'deferred') report.deferred++;
     else if (outcome === 'rolled-back') report.rolledBack++;
-    else if (entry.kind === 'receive' || entry.kind === 'mint') report.receivesCompleted++;
+    else if (entry.kind === 'receive' || entry.kind === 'mint' || entry.kind === 'swap')
+      report.receivesCompleted++;
     else report.outputsRestored++;
     if (outcome !== 'deferred')
       ctx.log.info({ op: entry.id, kind: entry.kind, outcome }, 'wallet journal entry resolved');

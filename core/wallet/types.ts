@@ -33,6 +33,8 @@ export interface DecodedToken {
   version: 3 | 4;
   /** See {@link WalletService.tokenHash}. */
   tokenHash: string;
+  /** From a mint not in CASHU_MINTS, accepted because FOREIGN_MINTS=swap: its value is swapped to the primary. */
+  foreign?: boolean;
 }
 
 /** The result of redeeming one token; stored, and returned again for the same token. */
@@ -49,6 +51,11 @@ export interface ReceiveReceipt {
   feeMsat: number;
   /** Unix ms when the swap was committed to our store. */
   receivedAt: number;
+  /**
+   * The foreign mint the token came from when its value was swapped to the primary mint over Lightning
+   * (FOREIGN_MINTS=swap); `mint` is then the primary and `feeMsat` the whole swap cost (input fee + fee reserve).
+   */
+  swappedFrom?: string;
 }
 
 export interface SendOptions {
@@ -225,6 +232,15 @@ export interface WalletService {
    * identifies the deposit (credit it like a token). @throws QuoteNotPaidError (mint-quote.ts) while unpaid,
    * GatewayError `token_pending` (another process is minting it), `mint_unavailable`.
    */
+  /**
+   * NUT-17: calls `onChange` with each of these primary-mint quotes' state as the mint pushes it (current state
+   * first). Resolves to the canceller, or null when the mint offers no `bolt11_mint_quote` subscription.
+   */
+  watchLightningQuotes?(
+    quotes: string[],
+    onChange: (quote: string, state: 'UNPAID' | 'PAID' | 'ISSUED') => void,
+    onError: (err: Error) => void,
+  ): Promise<(() => void) | null>;
   mintLightningQuote(quote: string, amountSats: number): Promise<ReceiveReceipt>;
 
   /** Releases timers and mint connections (not the store connection, which the caller owns). */
@@ -263,4 +279,15 @@ export interface CreateWalletOptions {
    * crash and recovers it (default 2 × mintTimeoutMs). Meanwhile a second caller with the same token waits.
    */
   claimLeaseMs?: number;
+  /** eCash from mints not in `mints`: refused (default) or swapped to the primary mint over Lightning. */
+  foreignMints?: ForeignMintPolicy;
+}
+
+/** FOREIGN_MINTS, FOREIGN_MINT_MAX_FEE_PERCENT, FOREIGN_MINT_MAX_SATS. */
+export interface ForeignMintPolicy {
+  mode: 'refuse' | 'swap';
+  /** A swap whose quoted fees (input fee + Lightning fee reserve) exceed this share of the face is refused. */
+  maxFeePercent: number;
+  /** Largest foreign token accepted, in sats. */
+  maxSats: number;
 }

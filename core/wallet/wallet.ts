@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { PaymentRequest, setGlobalRequestOptions } from '@cashu/cashu-ts';
 import { GatewayError } from '../errors.js';
 import { MintClients, type WalletContext } from './context.js';
-import { checkMintQuote, createMintQuote, mintPaidQuote } from './mint-quote.js';
+import { swapForeignToken } from './foreign-swap.js';
+import { checkMintQuote, createMintQuote, mintPaidQuote, subscribeMintQuotes } from './mint-quote.js';
 import { receiveToken } from './receive.js';
 import { recoverAll } from './recovery.js';
 import { payInvoice, sendToken } from './send.js';
@@ -59,9 +60,12 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
     return m;
   }
 
+  const foreignPolicy = opts.foreignMints ?? { mode: 'refuse', maxFeePercent: 5, maxSats: 100_000 };
+
   function decodeToken(token: string): DecodedToken {
     const meta = readTokenMeta(token);
-    if (!mints.includes(meta.mint)) throw new GatewayError('mint_not_trusted');
+    const foreign = !mints.includes(meta.mint);
+    if (foreign && foreignPolicy.mode !== 'swap') throw new GatewayError('mint_not_trusted');
     if (!isCashuUnit(meta.unit)) throw new GatewayError('unsupported_unit');
     return {
       mint: meta.mint,
@@ -71,6 +75,7 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
       proofs: meta.proofs,
       version: meta.version,
       tokenHash: hashSecrets(meta.secrets),
+      ...(foreign ? { foreign: true } : {}),
     };
   }
 
@@ -91,7 +96,9 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
       const d = decodeToken(token);
       const running = inflight.get(d.tokenHash);
       if (running) return running;
-      const p = receiveToken(ctx, token, d).finally(() => inflight.delete(d.tokenHash));
+      const p = (
+        d.foreign ? swapForeignToken(ctx, token, d, foreignPolicy) : receiveToken(ctx, token, d)
+      ).finally(() => inflight.delete(d.tokenHash));
       inflight.set(d.tokenHash, p);
       return p;
     },
@@ -127,8 +134,11 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
     },
     checkLightningQuote: (quote, amountSats) => checkMintQuote(ctx, mints[0] as string, quote, amountSats),
     mintLightningQuote: (quote, amountSats) => mintPaidQuote(ctx, mints[0] as string, quote, amountSats),
+    watchLightningQuotes: (quotes, onChange, onError) =>
+      subscribeMintQuotes(ctx, mints[0] as string, quotes, onChange, onError),
     async close() {
       inflight.clear();
+      await ctx.clients.closeSockets();
     },
   };
 }

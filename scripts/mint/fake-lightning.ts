@@ -48,3 +48,41 @@ export function invoiceAmountMsat(invoice: string): bigint | null {
   }
   return n * (MULTIPLIER_MSAT[mult] ?? 0n);
 }
+
+/**
+ * The dev mints of one process share a fake Lightning network: when one mint's melt "pays" an invoice that
+ * another dev mint issued for an unpaid mint quote (a mint started with `mintQuotePayment: 'manual'`), that
+ * quote becomes PAID — as a real payment between two mints would. A foreign-mint swap (FOREIGN_MINTS=swap)
+ * between two dev mints in the same process therefore runs end to end with the primary's quotes left unpaid
+ * until the foreign mint pays them. Dev and tests only; nothing leaves the process.
+ */
+const network = new Set<(invoice: string) => boolean>();
+
+/** Registers a mint's "receive a payment" handler; returns the function that removes it. */
+export function joinFakeNetwork(receive: (invoice: string) => boolean): () => void {
+  network.add(receive);
+  return () => network.delete(receive);
+}
+
+/** Dev mints in other processes (`npm run mint:dev -- --peer <url>`) whose `POST /dev/pay` gets our payments. */
+const remotePeers = new Set<string>();
+
+export function addFakeNetworkPeer(url: string): void {
+  remotePeers.add(url.replace(/\/+$/, ''));
+}
+
+/**
+ * Delivers a payment to whichever mint issued the invoice: one in this process at once, else every remote
+ * peer is told (in the background; a peer that did not issue the invoice answers 400 and nothing happens).
+ */
+export function payOnFakeNetwork(invoice: string): boolean {
+  for (const receive of network) if (receive(invoice)) return true;
+  for (const peer of remotePeers) {
+    fetch(`${peer}/dev/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ invoice }),
+    }).catch(() => undefined);
+  }
+  return false;
+}

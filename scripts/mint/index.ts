@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { getEncodedToken, Wallet } from '@cashu/cashu-ts';
 import { encodeTokenV3 } from '../../core/wallet/token-codec.js';
-import { fakeInvoice, type LightningMode } from './fake-lightning.js';
+import { fakeInvoice, joinFakeNetwork, type LightningMode } from './fake-lightning.js';
 import type { MintUnit } from './keysets.js';
 import { MintCore } from './mint-core.js';
 import { createMintServer, type MintServerControls } from './server.js';
 import { freshState, loadState } from './state.js';
+import { attachWebSocket } from './websocket.js';
 
 export { fakeInvoice, invoiceAmountMsat, type LightningMode } from './fake-lightning.js';
 export type { MintUnit } from './keysets.js';
@@ -66,8 +67,10 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
     mintQuoteTtlS: opts.mintQuoteTtlS,
     dataFile: opts.dataFile,
   });
+  const leaveNetwork = joinFakeNetwork((invoice) => core.receivePayment(invoice));
   const controls: MintServerControls = { outageStatus: null };
   const server = createMintServer(core, controls);
+  const closeWebSocket = attachWebSocket(server, core, () => controls.outageStatus !== null);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
@@ -114,6 +117,8 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
       controls.outageStatus = status;
     },
     async close() {
+      leaveNetwork();
+      closeWebSocket();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

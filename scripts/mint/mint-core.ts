@@ -7,7 +7,7 @@ import {
   pointFromHex,
   verifyUnblindedSignature,
 } from '@cashu/cashu-ts';
-import { fakeInvoice, invoiceAmountMsat, type LightningMode } from './fake-lightning.js';
+import { fakeInvoice, invoiceAmountMsat, type LightningMode, payOnFakeNetwork } from './fake-lightning.js';
 import { deriveKeyset, type MintKeyset, type MintUnit, planGenerations } from './keysets.js';
 import { type MeltQuote, type MintState, type SignedOutput, saveState } from './state.js';
 
@@ -119,8 +119,22 @@ export class MintCore {
         '8': { supported: true },
         '9': { supported: true },
         '12': { supported: true },
+        '17': {
+          supported: this.opts.units.map((unit) => ({
+            method: 'bolt11',
+            unit,
+            commands: ['bolt11_mint_quote'],
+          })),
+        },
       },
     };
+  }
+
+  /** NUT-17: called with the quote's view whenever a mint quote changes state (PAID, ISSUED). */
+  onMintQuoteChange: ((view: MintQuoteView) => void) | null = null;
+
+  private mintQuoteChanged(id: string): void {
+    if (this.onMintQuoteChange) this.onMintQuoteChange(this.mintQuoteView(id));
   }
 
   keysetsInfo(): Record<string, unknown> {
@@ -283,6 +297,22 @@ export class MintCore {
     };
   }
 
+  /** The fake network's receiving side: pays our unpaid quote with this invoice; false when it is not ours. */
+  receivePayment(invoice: string): boolean {
+    for (const q of this.state.mintQuotes.values()) {
+      if (q.request !== invoice) continue;
+      if (q.state === 'UNPAID') {
+        try {
+          this.payMintQuote(q.quote);
+        } catch {
+          /* expired: the payment is not taken, as a real node would refuse it */
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+
   /** DEV ONLY: pays the mint quote whose invoice this is (see payMintQuote). */
   payInvoice(invoice: unknown): MintQuoteView {
     for (const q of this.state.mintQuotes.values())
@@ -301,6 +331,7 @@ export class MintCore {
       if (q.expiry <= Math.floor(Date.now() / 1000)) throw new MintError(20007, 'quote is expired');
       q.state = 'PAID';
       this.persist();
+      this.mintQuoteChanged(id);
     }
     return this.mintQuoteView(id);
   }
@@ -317,6 +348,7 @@ export class MintCore {
     const signatures = outputs.map((o) => this.sign(o));
     q.state = 'ISSUED';
     this.persist();
+    this.mintQuoteChanged(q.quote);
     return { signatures };
   }
 
@@ -389,6 +421,7 @@ export class MintCore {
       for (const y of ys) this.state.proofStates.set(y, 'SPENT');
       q.state = 'PAID';
       q.payment_preimage = randomBytes(32).toString('hex');
+      payOnFakeNetwork(q.request);
       // Fake Lightning charges no routing fee: the whole overpayment comes back as NUT-08 change.
       const overpaid = (q.pendingInputsTotal ?? 0) - (q.pendingInputFee ?? 0) - q.amount;
       const amounts = splitPow2(overpaid);

@@ -130,6 +130,37 @@ describe('derived metrics and targets', () => {
     expect(e3['rps-vs-nginx']!.measured).toContain('401');
   });
 
+  it('judges relay-only, SQLite and hot-key-vs-many-keys rows, and names what was not run', () => {
+    const rs = [
+      ...sampleResults(),
+      result('gw-relay-node', 'chat-c64', 8_000, 6, 12),
+      result('gw-sqlite-node', 'chat-c64', 5_000, 12, 30),
+      result('gw-redis-node', 'keys-1', 3_000, 20, 40),
+      result('gw-redis-node', 'keys-10000', 2_800, 21, 42),
+    ];
+    const by = Object.fromEntries(evaluateTargets(rs).map((e) => [e.id, e]));
+    expect(by['rps-vs-relay']).toMatchObject({ measured: '0.94×', pass: true });
+    expect(by['sqlite-vs-nginx']).toMatchObject({ measured: '0.56×', pass: false });
+    expect(by['hot-key']).toMatchObject({ measured: '0.93×', pass: true });
+    expect(by['hot-key']!.description).toContain('10000 keys vs 1 hot key');
+
+    // Many keys faster than the hot key by more than 10 % fails too (leases must not favour either).
+    const skewed = rs.map((r) => (r.scenario === 'keys-10000' ? { ...r, rps: 3_500 } : r));
+    expect(evaluateTargets(skewed).find((e) => e.id === 'hot-key')).toMatchObject({ pass: false });
+
+    const none = Object.fromEntries(evaluateTargets(sampleResults()).map((e) => [e.id, e]));
+    expect(none['hot-key']).toMatchObject({
+      pass: null,
+      measured: expect.stringContaining('keys-10000 not run'),
+    });
+    expect(none['rps-vs-relay']).toMatchObject({
+      pass: null,
+      measured: expect.stringContaining('gw-relay-node'),
+    });
+    const noHot = rs.filter((r) => r.scenario !== 'keys-1');
+    expect(evaluateTargets(noHot).find((e) => e.id === 'hot-key')!.measured).toContain('keys-1 not run');
+  });
+
   it('a stream not settled fails the settle target', () => {
     const rs = sampleResults().map((r) =>
       r.target === 'gw-redis-node' && r.scenario === 'open-streams'

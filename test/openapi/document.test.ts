@@ -126,8 +126,9 @@ describe('openapi/openapi.yaml', () => {
       const name = byStatus.get(status);
       expect(name, `response object for ${status}`).toBeDefined();
       // 405 is answered for a path with a method it lacks, and 408/431/505 by the HTTP front door before any
-      // routing (core/http/framing.ts, the engines), so no operation can list them.
-      if (![405, 408, 431, 505].includes(status))
+      // routing (core/http/framing.ts, the engines), so no operation can list them. 501 `not_implemented` stays
+      // in the catalogue for endpoints documented before they exist; no operation answers it today.
+      if (![405, 408, 431, 501, 505].includes(status))
         expect(referenced.has(name!), `${name} referenced`).toBe(true);
     }
   });

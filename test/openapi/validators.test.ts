@@ -209,8 +209,11 @@ describe('getRequestValidator', () => {
       'admin_password: is not allowed',
     );
     expect(
-      rejection('POST', '/v1/webhooks', { url: 'https://h.example/x', events: ['key.deleted'] }).details
-        ?.field,
+      rejection('POST', '/v1/webhooks', {
+        url: 'https://h.example/x',
+        events: ['key.deleted'],
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      }).details?.field,
     ).toBe('events[0]');
   });
 

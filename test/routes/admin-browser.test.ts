@@ -165,23 +165,53 @@ describe('admin dashboard in chromium', () => {
     expect(await page.locator('#chart-solvency canvas').count()).toBe(1);
     await shot(page, 'solvency');
 
-    // Keys: the looked-up key's figures and history, as the API gives them; the key itself is not shown.
-    await page.click('#nav-keys');
-    await page.fill('#key-input', apiKey);
-    await page.click('#key-form button[type=submit]');
-    await page.locator('#key-transactions').waitFor();
+    // Keys: searched by key id (what audit records and logs show), the key's figures and history as the API
+    // gives them for the key itself; the key is not shown.
     const lookup = await call<Json>(h.gateway.url, 'POST', '/admin/api/keys/lookup', {
       body: { api_key: apiKey },
       headers: { cookie: `admin_password=${PASSWORD}` },
     });
     expect(lookup.body.account.balance).toBe(42_000);
+    await page.click('#nav-keys');
+    await page.fill('#key-input', lookup.body.key.key_id);
+    await page.click('#key-form button[type=submit]');
+    await page.locator('#key-transactions').waitFor();
+    expect(await page.locator('#key-result h3').first().textContent()).toContain(lookup.body.key.key_id);
     const figures = (await page.locator('#key-figures').textContent()) ?? '';
     expect(figures).toContain('42,000');
     expect(figures).toContain(`${fmt(lookup.body.key.total_spent)}`);
     expect(await page.locator('#key-transactions tr').count()).toBe(lookup.body.transactions.length + 1);
     expect(await page.locator('#key-audit tr').count()).toBe(lookup.body.audit.length + 1);
     expect(await page.locator('#key-result').textContent()).not.toContain(apiKey);
+    // Alert settings and webhooks (none for this key).
+    expect(await page.locator('#key-alerts tr').count()).toBe(2);
     await shot(page, 'keys');
+
+    // Audit view, from /admin/api/audit: opens with the newest records; filtered by the key's id it shows
+    // exactly the API's records for that key (its paid calls).
+    await page.click('#nav-audit-log');
+    await page.locator('#alog-table').waitFor();
+    await page.fill('#alog-key', lookup.body.key.key_id);
+    await page.click('#alog-form button[type=submit]');
+    const audit = (await adminApi('/admin/api/audit', { key_id: lookup.body.key.key_id })).data as Json[];
+    expect(audit.length).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('#alog-table tr').count()).toBe(audit.length + 1);
+    const auditText = (await page.locator('#alog-table').textContent()) ?? '';
+    expect(auditText).toContain(audit[0]!.request_id);
+    expect(auditText).toContain(lookup.body.key.key_id);
+    expect(auditText).not.toContain(apiKey);
+    await shot(page, 'audit');
+
+    // Webhook deliveries, from /admin/api/webhooks/deliveries (none on this node: the empty state).
+    const deliveries = await call<Json>(h.gateway.url, 'GET', '/admin/api/webhooks/deliveries', {
+      headers: { cookie: `admin_password=${PASSWORD}` },
+    });
+    expect(deliveries.status).toBe(200);
+    await page.click('#nav-webhooks');
+    await expect
+      .poll(() => page.locator('#deliveries-result').textContent())
+      .toBe(deliveries.body.data.length === 0 ? 'No deliveries yet.' : expect.anything());
+    expect(await page.locator('#webhooks [data-error]').count()).toBe(0);
 
     // Providers, from /v1/providers.
     await page.click('#nav-providers');

@@ -28,7 +28,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin console API on %s', (store)
   beforeAll(async () => {
     h = await startPaidGateway({
       store,
-      env: { ADMIN_PASSWORD: PASSWORD, FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '3' },
+      env: {
+        ADMIN_PASSWORD: PASSWORD,
+        FIXED_PRICING: 'true',
+        FIXED_COST_PER_REQUEST: '3',
+        // Receivers on loopback (never called here: no event fires).
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      },
     });
     url = h.gateway.url;
   });
@@ -165,6 +171,64 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin console API on %s', (store)
     expect(errorCode(none)).toBe('not_found');
     const bad = await admin('POST', '/admin/api/keys/lookup', { body: { api_key: 'cashuBxyz' } });
     expect(bad.status).toBe(400);
+
+    // Its alert settings and webhooks, receivers by origin only.
+    expect(r.body).toMatchObject({ alerts: null, webhooks: [] });
+    const hookUrl = 'http://127.0.0.1:9/hooks?token=receiver-secret';
+    expect(
+      (
+        await req('POST', '/v1/wallet/alerts', {
+          auth: apiKey,
+          body: { low_balance_threshold: 5000, daily_spend_limit: null, webhook_url: hookUrl },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await req('POST', '/v1/webhooks', {
+          auth: apiKey,
+          body: { url: hookUrl, events: ['balance.low'], secret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=' },
+        })
+      ).status,
+    ).toBe(201);
+    const withAlerts = await admin('POST', '/admin/api/keys/lookup', { body: { key_id: keyId } });
+    assertDocumented('POST', '/admin/api/keys/lookup', 200, withAlerts.body);
+    expect(withAlerts.body.alerts).toEqual({
+      low_balance_threshold: 5000,
+      daily_spend_limit: null,
+      webhook_origin: 'http://127.0.0.1:9',
+    });
+    expect(withAlerts.body.webhooks).toMatchObject([
+      { origin: 'http://127.0.0.1:9', events: ['balance.low'], disabled: false },
+    ]);
+    expect(withAlerts.text).not.toContain('receiver-secret');
+
+    // The same key found by its public id (what audit records, transactions and logs show), and its child too.
+    const byId = await admin('POST', '/admin/api/keys/lookup', { body: { key_id: keyId, limit: 10 } });
+    expect(byId.status).toBe(200);
+    assertDocumented('POST', '/admin/api/keys/lookup', 200, byId.body);
+    expect(byId.body.key).toEqual(r.body.key);
+    expect(byId.body.account).toEqual(r.body.account);
+    expect(byId.body.transactions).toEqual(r.body.transactions);
+    const childId = r.body.children[0].key_id as string;
+    const childView = await admin('POST', '/admin/api/keys/lookup', { body: { key_id: childId } });
+    expect(childView.status).toBe(200);
+    expect(childView.body.key).toMatchObject({ key_id: childId, is_child: true });
+    expect(childView.text).not.toContain(apiKey);
+    const unknownId = await admin('POST', '/admin/api/keys/lookup', { body: { key_id: '0123456789abcdef' } });
+    expect(unknownId.status).toBe(404);
+    expect(errorCode(unknownId)).toBe('not_found');
+    // Exactly one of api_key and key_id, and a key id is 16 lowercase hex characters.
+    for (const body of [
+      { api_key: apiKey, key_id: keyId },
+      {},
+      { key_id: keyId.toUpperCase() },
+      { key_id: 'sk-x' },
+    ]) {
+      const x = await admin('POST', '/admin/api/keys/lookup', { body });
+      expect(x.status, JSON.stringify(Object.keys(body))).toBe(400);
+      expect(x.text).not.toContain(apiKey);
+    }
   });
 
   it('overview: node, ledger totals and wallet per mint', async () => {

@@ -15,7 +15,7 @@ describe('health probes', () => {
   it('healthz is 200 while the process runs', async () => {
     const res = await fetch(`${h.gateway.url}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(await res.json()).toEqual({ status: 'ok', pid: process.pid });
   });
 
   it('readyz is 200 with every check ok, matching its schema', async () => {

@@ -357,18 +357,20 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
     expect(again.status).toBe(402);
   });
 
-  it('501 not_implemented for alerts and webhooks', async () => {
+  it('alerts and webhooks are served (test/events covers them end to end)', async () => {
     const { key } = await newKey(5);
     const alerts = await req('POST', '/v1/wallet/alerts', { auth: key, body: { low_balance_threshold: 10 } });
-    expect(alerts.status).toBe(501);
-    const hooks = await req('POST', '/v1/webhooks', {
-      auth: key,
-      body: { url: 'https://example.com/hook', events: ['balance.low'] },
-    });
-    expect(hooks.status).toBe(501);
-    expect(errorCode(hooks)).toBe('not_implemented');
+    expect(alerts.status, alerts.text).toBe(200);
+    expect(alerts.body).toEqual({ low_balance_threshold: 10, daily_spend_limit: null, webhook_url: null });
+    const hooks = await req('GET', '/v1/webhooks', { auth: key });
+    expect(hooks.status).toBe(200);
+    expect(hooks.body).toEqual({ data: [], has_more: false });
     const noAuth = await req('POST', '/v1/webhooks', {
-      body: { url: 'https://example.com/hook', events: ['balance.low'] },
+      body: {
+        url: 'https://example.com/hook',
+        events: ['balance.low'],
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      },
     });
     expect(noAuth.status).toBe(401);
   });

@@ -12,6 +12,7 @@ export class FakeExchange implements Exchange {
   remoteAddress = '127.0.0.1';
   aborted = false;
   headWritten = false;
+  statusCode = 0;
   headSent = false;
   ended = false;
   destroyed = false;
@@ -35,6 +36,7 @@ export class FakeExchange implements Exchange {
   }
   writeHead(status: number, headers: OutgoingHeaders): void {
     this.status = status;
+    this.statusCode = status;
     this.head = { ...headers };
     this.headWritten = true;
   }

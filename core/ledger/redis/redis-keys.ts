@@ -17,6 +17,8 @@ import type { BalanceLimitReset } from '../types.js';
  *   <p>:{a:<id>}:audit  list   audit-log records, newest first, trimmed to the retention
  *   <p>:{t:<tokenHash>}:claim  string  owning account id (credit-once, global half)
  *   <p>:{meta}:secret   string  server secret for deposit-derived keys
+ *   <p>:{meta}:kid      hash    key id → "<accountId> <keyHash>" (the console's lookup by key id; written after
+ *                              a key is created, best effort — a miss falls back to a scan)
  *
  * Layout version 2 (LEDGER_SCRIPT_VERSION): version 1 kept key counters as one field per counter in a
  * separate `kst` hash; there is no migration (no version-1 store was ever deployed).
@@ -48,6 +50,10 @@ export function accountKeys(prefix: string, accountId: string): AccountKeys {
 
 export function claimKey(prefix: string, tokenHash: string): string {
   return `${prefix}:{t:${tokenHash}}:claim`;
+}
+
+export function keyIdIndexKey(prefix: string): string {
+  return `${prefix}:{meta}:kid`;
 }
 
 export function secretKey(prefix: string): string {

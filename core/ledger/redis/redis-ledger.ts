@@ -7,6 +7,7 @@ import {
   depositApiKey,
   displayKey,
   displayToken,
+  keyIdOf,
   newKeyForAccount,
   periodIds,
   resolveCredential,
@@ -32,6 +33,8 @@ import type {
   ChildKeysInput,
   ChildKeysResult,
   CommitResult,
+  CountRequestInput,
+  CountRequestResult,
   CreditInput,
   CreditResult,
   DepositKeyInput,
@@ -51,7 +54,7 @@ import type {
   SettleInput,
   SettleResult,
 } from '../types.js';
-import { accountKeys, claimKey, decodeKey, encodeMeta, secretKey } from './redis-keys.js';
+import { accountKeys, claimKey, decodeKey, encodeMeta, keyIdIndexKey, secretKey } from './redis-keys.js';
 import { RedisReads } from './redis-reads.js';
 import { defineScripts } from './redis-scripts.js';
 
@@ -120,6 +123,7 @@ export class RedisLedger extends RedisReads {
         ['deposit', k.hash, tokenHash, amount, 'Deposit', now, accountId, this.retention.tx, encodeMeta(k)],
       )) as Reply;
       if (r[0] === 1) {
+        await this.indexKeys(accountId, [k.hash]);
         const key = toMeta(decodeKey(k.hash, accountId, String(r[4])));
         return {
           ok: true,
@@ -139,6 +143,15 @@ export class RedisLedger extends RedisReads {
       owner = String(await this.run('claim-token', [claim], [next, 'move', accountId]));
     }
     throw new GatewayError('internal_error', { message: 'No free account id for this deposit' });
+  }
+
+  /**
+   * Records key id → key in the console's index (see findKeyById). Best effort: the key already exists, and
+   * a lookup that misses the index scans for it, so a failure here is not the caller's.
+   */
+  private async indexKeys(accountId: string, keyHashes: string[]): Promise<void> {
+    const fields = keyHashes.flatMap((h) => [keyIdOf(h), `${accountId} ${h}`]);
+    await this.client.hset(keyIdIndexKey(this.prefix), ...fields).catch(() => undefined);
   }
 
   async credit(input: CreditInput): Promise<CreditResult> {
@@ -170,6 +183,7 @@ export class RedisLedger extends RedisReads {
       [mode, c.keyHash, tokenHash, amount, desc, now, c.accountId, this.retention.tx, meta],
     )) as Reply;
     if (r[0] === 1) {
+      if (mode === 'token') await this.indexKeys(c.accountId, [c.keyHash]);
       return {
         ok: true,
         accountId: c.accountId,
@@ -183,6 +197,42 @@ export class RedisLedger extends RedisReads {
     if (r[0] === LedgerCode.ChildKeyForbidden) return { ok: false, code: 'child_key_forbidden' };
     if (r[0] === LedgerCode.InvalidApiKey) return INVALID;
     throw unexpected('credit', r);
+  }
+
+  async countRequest(input: CountRequestInput): Promise<CountRequestResult> {
+    const rpm = checkMsat('requestsPerMinute', input.requestsPerMinute, 1);
+    const now = input.now ?? Date.now();
+    const c = resolveCredential(input.credential);
+    if (!c) return INVALID;
+    const ak = accountKeys(this.prefix, c.accountId);
+    const r = (await this.run('count-request', [ak.acct, ak.keys], [c.keyHash, rpm, now])) as Reply;
+    switch (r[0]) {
+      case 1:
+        return {
+          ok: true,
+          rateLimit: {
+            type: 'requests_per_minute',
+            limit: rpm,
+            remaining: Number(r[1]),
+            resetUnix: Number(r[2]),
+          },
+        };
+      case LedgerCode.RateLimited:
+        return {
+          ok: false,
+          code: 'rate_limit_exceeded',
+          rateLimit: {
+            type: LIMIT_TYPES[Number(r[1])]!,
+            limit: Number(r[2]),
+            remaining: Number(r[3]),
+            resetUnix: Number(r[4]),
+          },
+        };
+      case LedgerCode.InvalidApiKey:
+        return INVALID;
+      default:
+        throw unexpected('ledger script', r);
+    }
   }
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
@@ -531,6 +581,10 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     switch (r[0]) {
       case 1:
+        await this.indexKeys(
+          c.accountId,
+          states.map((k) => k.hash),
+        );
         return {
           ok: true,
           apiKeys,

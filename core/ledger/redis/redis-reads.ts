@@ -8,8 +8,9 @@ import { keyFree, toMeta, toUsage } from '../rules.js';
 import type {
   AuditLogPage,
   AuditReport,
-  Credential,
   KeyInfo,
+  KeyLookup,
+  KeyRef,
   LeaseRecall,
   OtherLease,
   Page,
@@ -19,8 +20,10 @@ import type {
   TransactionType,
 } from '../types.js';
 import { RECALL_KEEP_MS } from '../types.js';
-import { accountIdFromKey, accountKeys, decodeKey, flatToMap } from './redis-keys.js';
+import { accountIdFromKey, accountKeys, decodeKey, flatToMap, keyIdIndexKey } from './redis-keys.js';
 import type { ScriptName, ScriptRunner } from './redis-scripts.js';
+
+const KEY_ID_RE = /^[0-9a-f]{16}$/;
 
 export interface Retention {
   tx: number;
@@ -118,7 +121,7 @@ export class RedisReads {
     return { acct: flatToMap(r[0]), keys: flatToMap(r[1]), open: Number(r[2]) };
   }
 
-  async getKeyInfo(credential: Credential, now = Date.now()): Promise<KeyInfo | null> {
+  async getKeyInfo(credential: KeyLookup, now = Date.now()): Promise<KeyInfo | null> {
     const c = resolveCredential(credential);
     if (!c) return null;
     const s = await this.snapshot(c.accountId, true);
@@ -157,7 +160,7 @@ export class RedisReads {
   }
 
   /** (account, child key id filter) for a valid credential, else null. */
-  private async scope(credential: Credential): Promise<{ accountId: string; keyId: string | null } | null> {
+  private async scope(credential: KeyLookup): Promise<{ accountId: string; keyId: string | null } | null> {
     const c = resolveCredential(credential);
     if (!c) return null;
     const ak = accountKeys(this.prefix, c.accountId);
@@ -203,7 +206,7 @@ export class RedisReads {
     };
   }
 
-  async listTransactions(credential: Credential, page?: Page): Promise<TransactionPage | null> {
+  async listTransactions(credential: KeyLookup, page?: Page): Promise<TransactionPage | null> {
     const sc = await this.scope(credential);
     if (!sc) return null;
     const p = await this.listPage<TxJson>(
@@ -226,7 +229,7 @@ export class RedisReads {
     return { transactions, hasMore: p.hasMore, total: p.total };
   }
 
-  async listAuditLog(credential: Credential, page?: Page): Promise<AuditLogPage | null> {
+  async listAuditLog(credential: KeyLookup, page?: Page): Promise<AuditLogPage | null> {
     const sc = await this.scope(credential);
     if (!sc) return null;
     const p = await this.listPage<AuditJson>(
@@ -251,6 +254,35 @@ export class RedisReads {
       hasMore: p.hasMore,
       total: p.total,
     };
+  }
+
+  async findKeyById(keyId: string): Promise<KeyRef | null> {
+    if (typeof keyId !== 'string' || !KEY_ID_RE.test(keyId)) return null;
+    const index = keyIdIndexKey(this.prefix);
+    const hit = await this.call(() => this.client.hget(index, keyId));
+    if (hit) {
+      const [accountId, keyHash] = hit.split(' ');
+      if (accountId && keyHash) return { keyRef: { accountId, keyHash } };
+    }
+    // Not indexed (created before the index existed, or its index write failed): look through every account once.
+    for (const keysKey of await this.scanKeys('keys')) {
+      const accountId = accountIdFromKey(keysKey);
+      if (!accountId) continue;
+      const keyHash = await this.call(async () => {
+        let cursor = '0';
+        do {
+          const [next, flat] = await this.client.hscan(keysKey, cursor, 'MATCH', `${keyId}*`, 'COUNT', 1000);
+          for (let i = 0; i < flat.length; i += 2) if (flat[i]!.startsWith(keyId)) return flat[i]!;
+          cursor = next;
+        } while (cursor !== '0');
+        return null;
+      });
+      if (keyHash) {
+        await this.call(() => this.client.hset(index, keyId, `${accountId} ${keyHash}`));
+        return { keyRef: { accountId, keyHash } };
+      }
+    }
+    return null;
   }
 
   async sweepExpired(now = Date.now(), max = 1000): Promise<number> {

@@ -15,6 +15,7 @@ export const LEDGER_SCRIPT_VERSION = 2;
 
 export const SCRIPT_FILES = [
   'admit-5',
+  'count-request-2',
   'settle-7',
   'release-5',
   'lease-7',
@@ -34,6 +35,7 @@ export const SCRIPT_FILES = [
 export type ScriptFile = (typeof SCRIPT_FILES)[number];
 export type ScriptName =
   | 'admit'
+  | 'count-request'
   | 'settle'
   | 'release'
   | 'lease'

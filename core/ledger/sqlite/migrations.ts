@@ -134,6 +134,44 @@ CREATE TABLE ledger_recalls (
 CREATE INDEX ledger_recalls_at ON ledger_recalls(at_ms);
 `,
   },
+  {
+    version: 4,
+    name: 'request-limit windows (core/limits/window-limiter.ts) and the audit log (core/audit/audit-log.ts)',
+    sql: `
+CREATE TABLE limit_windows (
+  k TEXT PRIMARY KEY,
+  n INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX limit_windows_expires ON limit_windows(expires_at);
+CREATE TABLE audit_records (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  ts INTEGER NOT NULL,
+  account TEXT,
+  record TEXT NOT NULL
+) STRICT;
+CREATE INDEX audit_records_account_ts ON audit_records(account, ts);
+CREATE INDEX audit_records_ts ON audit_records(ts);
+`,
+  },
+  {
+    version: 5,
+    name: 'audit records carry key id and status columns (the admin reader filters on them)',
+    sql: `
+DROP TABLE audit_records;
+CREATE TABLE audit_records (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  ts INTEGER NOT NULL,
+  account TEXT,
+  key_id TEXT,
+  status INTEGER NOT NULL,
+  record TEXT NOT NULL
+) STRICT;
+CREATE INDEX audit_records_account_ts ON audit_records(account, ts);
+CREATE INDEX audit_records_ts ON audit_records(ts);
+CREATE INDEX audit_records_key_ts ON audit_records(key_id, ts);
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -37,6 +37,8 @@ import type {
   ChildKeysInput,
   ChildKeysResult,
   CommitResult,
+  CountRequestInput,
+  CountRequestResult,
   CreditInput,
   CreditResult,
   DepositKeyInput,
@@ -229,6 +231,30 @@ export class SqliteLedger extends SqliteReads {
         key: toMeta(k),
         rateLimit,
       };
+    }, 'hot');
+  }
+
+  async countRequest(input: CountRequestInput): Promise<CountRequestResult> {
+    const rpm = checkMsat('requestsPerMinute', input.requestsPerMinute, 1);
+    const now = input.now ?? Date.now();
+    const c = resolveCredential(input.credential);
+    if (!c) return INVALID;
+    const s = this.s;
+    return s.tx((): CountRequestResult => {
+      const a = s.account(c.accountId);
+      if (!a || a.deleted) return INVALID;
+      const k = s.key(c.keyHash, a.id);
+      if (!k || k.deleted) return INVALID;
+      const limits = {
+        requestsPerMinute: rpm,
+        tokensPerHour: Number.MAX_SAFE_INTEGER,
+        concurrent: Number.MAX_SAFE_INTEGER,
+      };
+      const rl = rateRefusal(k, limits, now);
+      if (rl) return { ok: false, code: 'rate_limit_exceeded', rateLimit: rl };
+      const rateLimit = countRequest(k, limits, now);
+      s.saveKeyCounters(k);
+      return { ok: true, rateLimit };
     }, 'hot');
   }
 

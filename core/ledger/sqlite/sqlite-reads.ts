@@ -6,8 +6,9 @@ import type {
   AuditLogPage,
   AuditLogRecord,
   AuditReport,
-  Credential,
   KeyInfo,
+  KeyLookup,
+  KeyRef,
   LeaseRecall,
   OtherLease,
   Page,
@@ -162,7 +163,7 @@ export class SqliteReads {
     return rows.map((r) => ({ accountId: r.account_id, kind: r.kind, atMs: r.at_ms }));
   }
 
-  async getKeyInfo(credential: Credential, now = Date.now()): Promise<KeyInfo | null> {
+  async getKeyInfo(credential: KeyLookup, now = Date.now()): Promise<KeyInfo | null> {
     const c = resolveCredential(credential);
     if (!c) return null;
     const s = this.s;
@@ -198,7 +199,7 @@ export class SqliteReads {
   }
 
   /** Resolves a credential to (account, key id filter for children) or null. */
-  private scope(credential: Credential): { accountId: string; keyId: string | null } | null {
+  private scope(credential: KeyLookup): { accountId: string; keyId: string | null } | null {
     const c = resolveCredential(credential);
     if (!c) return null;
     const a = this.s.account(c.accountId);
@@ -207,7 +208,15 @@ export class SqliteReads {
     return { accountId: c.accountId, keyId: k.isChild ? k.hash.slice(0, 16) : null };
   }
 
-  async listTransactions(credential: Credential, page?: Page): Promise<TransactionPage | null> {
+  async findKeyById(keyId: string): Promise<KeyRef | null> {
+    if (typeof keyId !== 'string' || !/^[0-9a-f]{16}$/.test(keyId)) return null;
+    const r = this.s.q('SELECT account_id, hash FROM ledger_keys WHERE key_id = ? LIMIT 1').get(keyId) as
+      | { account_id: string; hash: string }
+      | undefined;
+    return r ? { keyRef: { accountId: r.account_id, keyHash: r.hash } } : null;
+  }
+
+  async listTransactions(credential: KeyLookup, page?: Page): Promise<TransactionPage | null> {
     const { limit, offset } = pageOf(page);
     const s = this.s;
     return s.tx((): TransactionPage | null => {
@@ -236,7 +245,7 @@ export class SqliteReads {
     }, 'read');
   }
 
-  async listAuditLog(credential: Credential, page?: Page): Promise<AuditLogPage | null> {
+  async listAuditLog(credential: KeyLookup, page?: Page): Promise<AuditLogPage | null> {
     const { limit, offset } = pageOf(page);
     const s = this.s;
     return s.tx((): AuditLogPage | null => {

@@ -454,6 +454,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/wallet/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's audit log, newest first
+         * @description One record per request that named this key (paid calls admitted or refused, wallet and balance
+         *     operations, child keys, sub-keys, updates), with the spec §2.7 fields and the request id. A parent key
+         *     sees its whole account (its children's records too); a child key only its own. Records are written in
+         *     batches a fraction of a second after the request ended and kept for AUDIT_RETENTION_DAYS.
+         */
+        get: operations["listWalletAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/wallet/withdraw": {
         parameters: {
             query?: never;
@@ -676,11 +699,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The calling key's alert settings
+         * @description All fields are null until set. The webhook secret is never shown again.
+         */
+        get: operations["getWalletAlerts"];
         put?: never;
         /**
-         * Configure balance alerts (not implemented)
-         * @description Coming soon. The body is checked, then the answer is 501 `not_implemented`.
+         * Set the calling key's alerts (balance.low, spend.daily_limit, key.expired)
+         * @description Replaces the settings (a field left out or null is off). `balance.low` fires once when the account's
+         *     balance falls below `low_balance_threshold` (msats) and re-arms when it is at or above it again (a
+         *     top-up). `spend.daily_limit` fires once per UTC day when the key's spend that day (counted from when the
+         *     limit is set; a parent's includes its child keys') reaches `daily_spend_limit` — an alert, not a block:
+         *     calls go on. `key.expired` fires once when the key's expiry passes. Alerts go to `webhook_url` and to
+         *     every webhook of the key (and of its parent) subscribed to the event. When `webhook_url` is new or
+         *     changed, the answer carries `webhook_secret` (`whsec_…`), once: it signs the deliveries to that URL.
+         *     The URL passes the same checks as `POST /v1/webhooks`.
          */
         post: operations["setWalletAlerts"];
         delete?: never;
@@ -696,15 +730,54 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The calling key's webhooks */
+        get: operations["listWebhooks"];
         put?: never;
         /**
-         * Register a webhook (not implemented)
-         * @description Coming soon (spec §6). Events `balance.low` and `key.expired`; deliveries would carry
-         *     `X-Webhook-Signature: sha256=<signature>`. The body is checked, then the answer is 501
-         *     `not_implemented`.
+         * Register a webhook
+         * @description Events: `balance.low`, `key.expired`, `spend.daily_limit` (payloads: `WebhookEvent*` schemas, see
+         *     docs/webhooks.md). A key receives its own events; a parent also receives its child keys' events.
+         *     Deliveries are signed twice: Standard Webhooks (`webhook-id`, `webhook-timestamp`,
+         *     `webhook-signature: v1,<base64>`, keyed with the `whsec_` secret) and
+         *     `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed with the secret string as sent>`.
+         *     The URL must be http(s) and resolve only to public addresses (400 `invalid_request` otherwise, unless the
+         *     operator set WEBHOOK_ALLOW_PRIVATE_URLS). The secret is never returned or logged.
          */
         post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete one of the calling key's webhooks (its pending deliveries are dropped) */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook's delivery log, newest first (the last 100 attempts) */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -754,6 +827,27 @@ export interface paths {
          * @description A partial object of settings fields; unknown fields are refused. Validated, persisted and applied; the answer is the full (redacted) settings after the change.
          */
         patch: operations["updateAdminSettings"];
+        trace?: never;
+    };
+    "/admin/api/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The node's audit log, newest first
+         * @description Every audited request of the node (requests that named a key, admin changes, failed admin logins),
+         *     filtered by key id, response status and time range.
+         */
+        get: operations["listAdminAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/admin/assets/{name}": {
@@ -842,6 +936,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The node's latest webhook delivery attempts (newest first)
+         * @description Every account's webhook and alert deliveries, newest first, for the console's Webhooks view: when, for
+         *     which key and webhook, the receiver's origin (never its path or query), the attempt number, the receiver's
+         *     HTTP status (null: no answer) and the error. `failed=true` keeps attempts without a 2xx answer. SQLite keeps
+         *     each webhook's latest attempts; Redis the node's last 1,000.
+         */
+        get: operations["listAdminWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/keys/lookup": {
         parameters: {
             query?: never;
@@ -853,7 +970,7 @@ export interface paths {
         put?: never;
         /**
          * One key's balance, usage, limits, children, transactions and audit records
-         * @description Looks a key up by the key itself (`sk-…`, in the body so it never lands in an access log); the answer shows it only masked. Transactions and audit records are the newest `limit` of each (for a child key, its own). A key that does not exist or was deleted → 404 `not_found`.
+         * @description Looks a key up by its public `key_id` or by the key itself (`sk-…`, in the body so it never lands in an access log); the answer shows the key only masked. Transactions and audit records are the newest `limit` of each (for a child key, its own). A key that does not exist or was deleted → 404 `not_found`.
          */
         post: operations["lookupAdminKey"];
         delete?: never;
@@ -1073,6 +1190,8 @@ export interface components {
         Health: {
             /** @enum {string} */
             status: "ok";
+            /** @description The process that answered (with WORKERS > 1, which worker). */
+            pid?: number;
         };
         Readiness: {
             /** @enum {string} */
@@ -1087,7 +1206,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family (spec §7). `conflict` (409) and `not_implemented` (501) extend the spec's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -1140,14 +1259,14 @@ export interface components {
             reset?: number;
         };
         /** @enum {string} */
-        RateLimitType: "requests_per_minute" | "tokens_per_hour" | "concurrent_requests";
+        RateLimitType: "requests_per_minute" | "tokens_per_hour" | "concurrent_requests" | "requests_per_hour" | "requests_per_day";
         /** @description The error envelope of an HTTP 400 answer. */
         Error400: {
             error: components["schemas"]["ErrorObject"] & {
                 /** @enum {string} */
                 type?: "invalid_request";
                 /** @enum {string} */
-                code?: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "model_not_priced";
+                code?: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "model_not_priced";
             };
         };
         /** @description The error envelope of an HTTP 401 answer. */
@@ -1410,6 +1529,8 @@ export interface components {
                 fees: number;
             };
             estimated: boolean;
+            /** @description The provider that served the call (after any failover), as /v1/providers names it. */
+            provider?: string;
         };
         ChatCompletion: {
             id: string;
@@ -1699,12 +1820,21 @@ export interface components {
             name: string;
             models: string[];
             endpoints: string[];
+            status: components["schemas"]["ProviderStatus"];
+            /** @description Lower is tried first (routing policy `priority`). */
+            priority?: number;
+            weight?: number;
             /**
-             * @description Only `active` is defined by the spec.
+             * @description The routing policy that orders this node's providers by default (ROUTING_POLICY).
              * @enum {string}
              */
-            status: "active";
+            routing?: "priority" | "weighted" | "cheapest" | "latency";
         };
+        /**
+         * @description From the provider's circuit breaker: `down` while open (consecutive failures; no call is sent until its cool-down ends), `degraded` while probing or after failures since the last success, else `active`.
+         * @enum {string}
+         */
+        ProviderStatus: "active" | "degraded" | "down";
         ProviderList: {
             providers: components["schemas"]["ProviderSummary"][];
         };
@@ -1720,8 +1850,11 @@ export interface components {
             }[];
             endpoints: string[];
             features: string[];
-            /** @enum {string} */
-            status: "active";
+            status: components["schemas"]["ProviderStatus"];
+            priority?: number;
+            weight?: number;
+            /** @description Moving average of the time to the response head (routing policy `latency`), ms. */
+            ttfb_ms?: number | null;
         };
         EstimateRequest: {
             model: string;
@@ -1757,6 +1890,12 @@ export interface components {
             created_at: string;
             /** @description A public id of the key (safe to log and show; not a credential). */
             key_id: string;
+            /** @description msats credited from the token (what arrived after its mint's fees). */
+            msats: number;
+            /** @description What redeeming the token cost, msats: the mint's input fee, or for a foreign-mint token swapped to the primary mint (FOREIGN_MINTS=swap) the whole swap cost (input fee + Lightning fee reserve); `msats + fee_msats` is the token's face value. */
+            fee_msats: number;
+            /** @description The mint the token came from, present only when its value was swapped to the primary mint. */
+            swapped_from?: string;
         };
         /** @description Balance, variant A of the spec plus `reserved`. Amounts in msats. */
         WalletBalance: {
@@ -1837,6 +1976,12 @@ export interface components {
             added_amount: number;
             new_balance: number;
             transaction_id: string;
+            /** @description msats credited from the token (what arrived after its mint's fees). */
+            msats: number;
+            /** @description What redeeming the token cost, msats: the mint's input fee, or for a foreign-mint token swapped to the primary mint (FOREIGN_MINTS=swap) the whole swap cost (input fee + Lightning fee reserve); `msats + fee_msats` is the token's face value. */
+            fee_msats: number;
+            /** @description The mint the token came from, present only when its value was swapped to the primary mint. */
+            swapped_from?: string;
         };
         /**
          * @description `deposit` (token credited), `usage` (a call charged), `withdrawal` (token withdrawn), `child_key_fee`
@@ -1854,6 +1999,30 @@ export interface components {
             description: string;
             /** Format: date-time */
             timestamp: string;
+        };
+        /** @description One audit record (spec §2.7 field names, plus `request_id`, `cost_msats`, `kind` and the cursor `id`). */
+        AuditRecord: {
+            /** @description Cursor of this record (pass as `before`). */
+            id: string;
+            /** Format: date-time */
+            timestamp: string;
+            request_id: string;
+            /** @description The key's public `key_id`; null for admin records. */
+            api_key_id: string | null;
+            endpoint: string;
+            method: string;
+            ip_address: string;
+            user_agent: string | null;
+            cost_sats: number;
+            cost_msats: number;
+            /** @description The HTTP status answered (0 when the client left before any). */
+            response_status: number;
+            /** @enum {string} */
+            kind: "key" | "admin";
+        };
+        AuditList: {
+            data: components["schemas"]["AuditRecord"][];
+            has_more: boolean;
         };
         TransactionList: {
             /** @description Newest first. */
@@ -1960,16 +2129,100 @@ export interface components {
             allowed_ips: string[];
         };
         WalletAlertsRequest: {
-            low_balance_threshold?: number;
-            daily_spend_limit?: number;
+            /** @description msats; null = off. */
+            low_balance_threshold?: number | null;
+            /** @description msats per UTC day; null = off. An alert, not a block. */
+            daily_spend_limit?: number | null;
             /** Format: uri */
-            webhook_url?: string;
+            webhook_url?: string | null;
         };
+        WalletAlerts: {
+            low_balance_threshold: number | null;
+            daily_spend_limit: number | null;
+            webhook_url: string | null;
+            /** @description Only in the answer that set a new webhook_url; signs its deliveries. */
+            webhook_secret?: string;
+        };
+        /** @enum {string} */
+        WebhookEventType: "balance.low" | "key.expired" | "spend.daily_limit";
         WebhookRequest: {
             /** Format: uri */
             url: string;
-            events: ("balance.low" | "key.expired")[];
-            secret?: string;
+            events: components["schemas"]["WebhookEventType"][];
+            /** @description A Standard Webhooks secret (`whsec_` + base64 of at least 16 bytes). Never returned. */
+            secret: string;
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            /** Format: date-time */
+            created_at: string;
+            /** @description true after the receiver answered 410 Gone (nothing more is sent). */
+            disabled?: boolean;
+        };
+        WebhookList: {
+            data: components["schemas"]["Webhook"][];
+            has_more: boolean;
+        };
+        WebhookDeleted: {
+            id: string;
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        WebhookDelivery: {
+            attempt: number;
+            /** Format: date-time */
+            at: string;
+            /** @description The receiver's HTTP status; null when it did not answer. */
+            status: number | null;
+            error: string | null;
+        };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+            has_more: boolean;
+        };
+        /** @description Body of a balance.low delivery (`data.balance` and `data.threshold` in msats). */
+        WebhookEventBalanceLow: {
+            /** @description Event id; also the webhook-id header (the same on retries). */
+            id: string;
+            /** @enum {string} */
+            type: "balance.low";
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                key_id: string;
+                balance: number;
+                threshold: number;
+            };
+        };
+        /** @description Body of a spend.daily_limit delivery (msats; `day` is the UTC date). */
+        WebhookEventSpendDailyLimit: {
+            id: string;
+            /** @enum {string} */
+            type: "spend.daily_limit";
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                key_id: string;
+                /** Format: date */
+                day: string;
+                spent: number;
+                limit: number;
+            };
+        };
+        /** @description Body of a key.expired delivery. */
+        WebhookEventKeyExpired: {
+            id: string;
+            /** @enum {string} */
+            type: "key.expired";
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                key_id: string;
+                /** Format: date-time */
+                expired_at: string;
+            };
         };
         AdminConfirm: {
             /**
@@ -1986,14 +2239,32 @@ export interface components {
             /** @description One of CASHU_MINTS; default the primary mint. */
             mint?: string;
         };
+        AdminDeliveryList: {
+            data: {
+                /** @description ms since the epoch. */
+                at: number;
+                key_id: string | null;
+                webhook_id: string;
+                /** @enum {string|null} */
+                kind: "webhook" | "alert" | null;
+                origin: string | null;
+                attempt: number;
+                status: number | null;
+                error: string | null;
+            }[];
+            has_more: boolean;
+        };
+        /** @description Exactly one of `api_key` (the key itself) and `key_id` (its public id, as audit records, transactions, logs and the other admin answers show it). */
         AdminKeyLookup: {
-            api_key: string;
+            api_key?: string;
+            /** @description A key's public id (16 lowercase hex characters). */
+            key_id?: string;
             /**
              * @description How many transactions and audit records (newest first).
              * @default 20
              */
             limit: number;
-        };
+        } & (unknown | unknown);
         AdminKeyMeta: {
             key_id: string;
             /** @description The key masked. */
@@ -2022,6 +2293,21 @@ export interface components {
         };
         AdminKeyInfo: {
             key: components["schemas"]["AdminKeyMeta"];
+            /** @description The key's alert settings (POST /v1/wallet/alerts); null when none were set. */
+            alerts: {
+                low_balance_threshold: number | null;
+                daily_spend_limit: number | null;
+                /** @description The alert receiver's origin only (never its path or query). */
+                webhook_origin: string | null;
+            } | null;
+            /** @description The key's webhooks (receivers by origin only). */
+            webhooks: {
+                id: string;
+                origin: string | null;
+                events: string[];
+                disabled: boolean;
+                created_at: number;
+            }[];
             account: {
                 balance: number;
                 reserved: number;
@@ -2208,7 +2494,7 @@ export interface components {
          * @description Malformed request (type `invalid_request`). Codes: `invalid_request`, `invalid_json` (message gives the
          *     position), `validation_failed` (message names the field, e.g. `messages: must be array`; details
          *     `{field, errors}`), and for eCash tokens `invalid_token`, `token_already_spent`, `mint_not_trusted`,
-         *     `unsupported_unit`, `token_amount_too_small`; `model_not_priced` when the price book (models.json or the
+         *     `unsupported_unit`, `token_amount_too_small`, `swap_fee_too_high` (FOREIGN_MINTS=swap); `model_not_priced` when the price book (models.json or the
          *     provider's list) has no price for the model on that endpoint (an image model without `image`/`image_sizes`,
          *     a chat model without `prompt`/`completion`): refused before anything is reserved, never relayed free.
          */
@@ -3144,6 +3430,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3337,6 +3624,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TransactionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWalletAudit: {
+        parameters: {
+            query?: {
+                /** @description How many records to return. */
+                limit?: number;
+                /** @description Cursor — the `id` of the last record of the previous page; answers older records. */
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest `limit` records; `has_more` says whether older ones exist. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3693,6 +4016,32 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getWalletAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletAlerts"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     setWalletAlerts: {
         parameters: {
             query?: never;
@@ -3706,9 +4055,47 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The stored settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletAlerts"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhook: {
@@ -3724,9 +4111,81 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Registered */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Attempts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAdminDashboard: {
@@ -3749,6 +4208,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getAdminSettings: {
@@ -3772,6 +4232,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3810,6 +4271,43 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAdminAudit: {
+        parameters: {
+            query?: {
+                key_id?: string;
+                /** @description Only records answered with this HTTP status. */
+                status?: number;
+                since?: string;
+                until?: string;
+                limit?: number;
+                /** @description Cursor — the `id` of the last record of the previous page; answers older records. */
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest matching records. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3860,6 +4358,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3889,6 +4388,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3917,6 +4417,37 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAdminWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                failed?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3948,6 +4479,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3978,6 +4510,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4008,6 +4541,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4039,6 +4573,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];

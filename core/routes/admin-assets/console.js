@@ -160,6 +160,39 @@
     );
   };
 
+  // ---- webhooks: the node's latest delivery attempts ----
+  loaders.webhooks = async () => {
+    const failed = $('deliveries-failed').checked;
+    const d = await api('GET', `/admin/api/webhooks/deliveries?limit=100${failed ? '&failed=true' : ''}`);
+    const box = $('deliveries-result');
+    box.textContent = '';
+    if (d.data.length === 0) {
+      box.appendChild(el('p', failed ? 'No failed deliveries.' : 'No deliveries yet.'));
+      return;
+    }
+    box.appendChild(
+      table(
+        ['when', 'key', 'webhook', 'receiver', 'attempt', 'status', 'error'],
+        d.data.map((r) => [
+          new Date(r.at).toISOString().replace('.000Z', 'Z'),
+          r.key_id ?? '—',
+          r.kind === 'alert' ? `${r.webhook_id} (alert)` : r.webhook_id,
+          r.origin ?? '—',
+          r.attempt,
+          r.status ?? 'no answer',
+          r.error ?? '',
+        ]),
+        'deliveries-list',
+      ),
+    );
+  };
+  $('deliveries-failed').addEventListener('change', () =>
+    loaders.webhooks().catch((e) => showError('webhooks', e)),
+  );
+  $('deliveries-refresh').addEventListener('click', () =>
+    loaders.webhooks().catch((e) => showError('webhooks', e)),
+  );
+
   // ---- keys: one key's figures, children, transactions and audit records ----
   const when = (ms) =>
     ms === null || ms === undefined ? '—' : new Date(ms).toISOString().replace('.000Z', 'Z');
@@ -168,7 +201,12 @@
     const box = $('key-result');
     box.textContent = '';
     try {
-      const d = await api('POST', '/admin/api/keys/lookup', { api_key: $('key-input').value.trim() });
+      const q = $('key-input').value.trim();
+      const d = await api(
+        'POST',
+        '/admin/api/keys/lookup',
+        q.startsWith('sk-') ? { api_key: q } : { key_id: q },
+      );
       const k = d.key;
       const a = d.account;
       box.appendChild(el('h3', `${k.display_key} (${k.key_id})${k.is_child ? ' — child key' : ''}`));
@@ -188,6 +226,24 @@
             ],
           ],
           'key-figures',
+        ),
+      );
+      box.appendChild(
+        table(
+          ['low balance alert', 'daily spend alert', 'alert receiver', 'webhooks'],
+          [
+            [
+              d.alerts?.low_balance_threshold == null ? '—' : fmt(d.alerts.low_balance_threshold),
+              d.alerts?.daily_spend_limit == null ? '—' : fmt(d.alerts.daily_spend_limit),
+              d.alerts?.webhook_origin ?? '—',
+              d.webhooks.length === 0
+                ? '—'
+                : d.webhooks
+                    .map((w) => `${w.origin} (${w.events.join(', ')})${w.disabled ? ' disabled' : ''}`)
+                    .join('; '),
+            ],
+          ],
+          'key-alerts',
         ),
       );
       box.appendChild(
@@ -253,6 +309,62 @@
       box.appendChild(el('p', String(err.message), 'bad'));
     }
   });
+
+  // ---- audit log: GET /admin/api/audit with the form's filters, paged by the `before` cursor ----
+  let auditQuery;
+  let auditLast;
+  async function loadAudit(more) {
+    const box = $('alog-result');
+    if (!more) {
+      const q = new URLSearchParams({ limit: '50' });
+      const key = $('alog-key').value.trim();
+      const status = $('alog-status').value.trim();
+      const since = $('alog-since').value;
+      const until = $('alog-until').value;
+      if (key) q.set('key_id', key);
+      if (status) q.set('status', status);
+      if (since) q.set('since', new Date(since).toISOString());
+      if (until) q.set('until', new Date(until).toISOString());
+      auditQuery = q;
+      box.textContent = '';
+    }
+    const q = new URLSearchParams(auditQuery);
+    if (more && auditLast) q.set('before', auditLast);
+    const page = await api('GET', `/admin/api/audit?${q}`);
+    let t = $('alog-table');
+    if (!t) {
+      t = table(
+        ['time', 'key', 'method', 'endpoint', 'status', 'cost msats', 'IP', 'user agent', 'request'],
+        [],
+        'alog-table',
+      );
+      box.appendChild(t);
+    }
+    for (const r of page.data) {
+      const tr = el('tr');
+      for (const c of [
+        r.timestamp.replace('.000Z', 'Z'),
+        r.api_key_id ?? r.kind,
+        r.method,
+        r.endpoint,
+        r.response_status,
+        fmt(r.cost_msats),
+        r.ip_address,
+        r.user_agent,
+        r.request_id,
+      ])
+        tr.appendChild(el('td', c === null || c === undefined ? '—' : c));
+      t.appendChild(tr);
+    }
+    auditLast = page.data.length > 0 ? page.data[page.data.length - 1].id : auditLast;
+    $('alog-more').hidden = !page.has_more;
+  }
+  loaders['audit-log'] = () => loadAudit(false);
+  $('alog-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    loadAudit(false).catch((err) => showError('audit-log', err));
+  });
+  $('alog-more').addEventListener('click', () => loadAudit(true).catch((err) => showError('audit-log', err)));
 
   // ---- settings form ----
   let settings;

@@ -36,10 +36,11 @@ export interface CounterRange {
 export interface JournalEntry {
   /**
    * `recv:<tokenHash>` (doubles as the cross-process claim on a token), `send:<uuid>`, `melt:<uuid>`,
-   * `mint:<quote hash>` (the claim on a paid Lightning mint quote, see mint-quote.ts).
+   * `mint:<quote hash>` (the claim on a paid Lightning mint quote, see mint-quote.ts), `swap:<tokenHash>` (a
+   * foreign-mint token being moved to the primary mint, see foreign-swap.ts; `mint` is the foreign mint).
    */
   id: string;
-  kind: 'receive' | 'send' | 'melt' | 'mint';
+  kind: 'receive' | 'send' | 'melt' | 'mint' | 'swap';
   mint: string;
   unit: CashuUnit;
   createdAt: number;
@@ -58,6 +59,9 @@ export interface JournalEntry {
   tokenHash?: string;
   faceMsat?: number;
   quote?: string;
+  /** swap: the primary mint's quote (paid by the foreign melt) and its amount in sats. */
+  mintQuote?: string;
+  mintAmount?: number;
 }
 
 export interface HeldProof extends StoredProof, Pool {

@@ -237,6 +237,70 @@ export function conformance(factory: StoreFactory): void {
       expect(await ledger.getKeyInfo({ apiKey: k.apiKey })).toBeNull();
     });
 
+    it('finds a key by its public key id (deposit, child, token identity, deleted), also without the index', async () => {
+      const h = await ctx.open();
+      const { ledger } = h;
+      const k = await fund(ledger, 5000);
+      const children = await ledger.createChildKeys({
+        parent: { apiKey: k.apiKey },
+        count: 2,
+        feePerKeyMsat: 0,
+      });
+      if (!children.ok) throw new Error(children.code);
+      const bearer = randomTokenHash();
+      const c = await ledger.credit({
+        credential: { tokenHash: bearer },
+        tokenHash: bearer,
+        amountMsat: 10,
+        kind: 'deposit',
+      });
+      expect(c.ok).toBe(true);
+      const parent = await ledger.getKeyInfo({ apiKey: k.apiKey });
+      const token = await ledger.getKeyInfo({ tokenHash: bearer });
+      if (!parent || !token) throw new Error('keys not found');
+      const targets = [parent.key, ...children.keys, token.key];
+      for (const pass of ['indexed', 'without index']) {
+        if (pass === 'without index') await h.forgetIndexes();
+        for (const key of targets) {
+          const ref = await ledger.findKeyById(key.keyId);
+          expect(ref, `${pass}: ${key.keyId}`).not.toBeNull();
+          const info = await ledger.getKeyInfo(ref!);
+          expect(info?.key.keyId, pass).toBe(key.keyId);
+          expect(info?.account.accountId).toBe(key.accountId);
+          expect(await ledger.listTransactions(ref!)).not.toBeNull();
+        }
+      }
+      // The parent's read through its id shows the same children and balance as through the key itself.
+      const viaId = await ledger.getKeyInfo((await ledger.findKeyById(parent.key.keyId))!);
+      expect(viaId?.children.map((x) => x.key.keyId).sort()).toEqual(
+        children.keys.map((x) => x.keyId).sort(),
+      );
+      expect(viaId?.account.balanceMsat).toBe(parent.account.balanceMsat);
+      // Unknown and malformed ids; a deleted key is found but reads as gone.
+      expect(await ledger.findKeyById('0123456789abcdef')).toBeNull();
+      for (const bad of [
+        '',
+        'xyz',
+        parent.key.keyId.toUpperCase(),
+        `${parent.key.keyId}0`,
+        '*',
+        '0123456789abcde*',
+      ]) {
+        expect(await ledger.findKeyById(bad), bad).toBeNull();
+      }
+      expect(
+        (await ledger.deleteKey({ credential: { apiKey: k.apiKey }, childKeyId: children.keys[0]!.keyId }))
+          .ok,
+      ).toBe(true);
+      const gone = await ledger.findKeyById(children.keys[0]!.keyId);
+      expect(gone).not.toBeNull();
+      expect(await ledger.getKeyInfo(gone!)).toBeNull();
+      // A key reference is read-only and checked: a malformed one reads nothing.
+      expect(
+        await ledger.getKeyInfo({ keyRef: { accountId: parent.key.accountId, keyHash: 'nope' } }),
+      ).toBeNull();
+    });
+
     it('updates allowed IPs, refund address and name', async () => {
       const { ledger } = await ctx.open();
       const k = await fund(ledger, 1000);
@@ -308,6 +372,67 @@ export function conformance(factory: StoreFactory): void {
       expect(dup).toEqual({ ok: false, code: 'duplicate_request' });
       await ledger.release({ accountId: a.accountId, requestId: a.requestId });
       await ledger.release({ accountId: b.accountId, requestId: b.requestId });
+    });
+
+    it('countRequest shares the requests/min window with admit, reserves nothing, resets each minute', async () => {
+      const { ledger } = await ctx.open();
+      const k = await fund(ledger, 5000);
+      const limits = { ...BIG, requestsPerMinute: 3 };
+      const count = (now = T0) =>
+        ledger.countRequest({ credential: { apiKey: k.apiKey }, requestsPerMinute: 3, now });
+      expect(await count()).toEqual({
+        ok: true,
+        rateLimit: { type: 'requests_per_minute', limit: 3, remaining: 2, resetUnix: T0 / 1000 + 60 },
+      });
+      const a = await ledger.admit({
+        credential: { apiKey: k.apiKey },
+        requestId: rid(),
+        model: 'm',
+        maxMsat: 100,
+        minMsat: 0,
+        leaseMs: 60_000,
+        limits,
+        now: T0,
+      });
+      expect(a).toMatchObject({ ok: true, rateLimit: { remaining: 1 } });
+      expect(await count()).toMatchObject({ ok: true, rateLimit: { remaining: 0 } });
+      const refused = {
+        ok: false,
+        code: 'rate_limit_exceeded',
+        rateLimit: { type: 'requests_per_minute', limit: 3, remaining: 0, resetUnix: T0 / 1000 + 60 },
+      };
+      expect(await count()).toEqual(refused);
+      const b = await ledger.admit({
+        credential: { apiKey: k.apiKey },
+        requestId: rid(),
+        model: 'm',
+        maxMsat: 100,
+        minMsat: 0,
+        leaseMs: 60_000,
+        limits,
+        now: T0,
+      });
+      expect(b).toEqual(refused);
+      // Nothing was reserved by counting: only the admitted call's 100 msat is held.
+      const info = await ledger.getKeyInfo({ apiKey: k.apiKey }, T0);
+      expect(info?.availableMsat).toBe(4900);
+      expect(await count(T0 + 60_000)).toMatchObject({
+        ok: true,
+        rateLimit: { remaining: 2, resetUnix: T0 / 1000 + 120 },
+      });
+      expect(
+        await ledger.countRequest({
+          credential: {
+            apiKey:
+              `${k.apiKey.slice(0, -1)}0` === k.apiKey
+                ? `${k.apiKey.slice(0, -1)}1`
+                : `${k.apiKey.slice(0, -1)}0`,
+          },
+          requestsPerMinute: 3,
+          now: T0,
+        }),
+      ).toEqual({ ok: false, code: 'invalid_api_key' });
+      if (a.ok) await ledger.release({ accountId: a.accountId, requestId: a.requestId });
     });
 
     it('settles once: charges the cost, releases the rest, writes tx and audit record; a second settle replays', async () => {

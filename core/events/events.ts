@@ -1,0 +1,250 @@
+import { LRUCache } from 'lru-cache';
+import type { Agent } from 'undici';
+import { request } from 'undici';
+import type { KeyMeta, Ledger } from '../ledger/types.js';
+import type { Logger } from '../log.js';
+import { eventErrorsTotal, webhookDeliveriesTotal } from '../metrics.js';
+import { signatureHeaders } from './signing.js';
+import { guardedAgent } from './ssrf.js';
+import type { AttemptOutcome, Delivery, WebhookStore } from './types.js';
+
+/**
+ * Events (issue 12 items 2–3): the one hook where money changes meet alerts, the outbox worker and the
+ * key.expired sweep.
+ *
+ * Hook: `watchLedger(ledger)` wraps the ledger the routes and the pipeline use (outside the credit-lease
+ * wrapper, so settles served in memory count too): after `admit` it remembers the call's key, after `settle`
+ * it runs `onSpend` (balance.low, spend.daily_limit), after `credit` / `commitWithdrawal` `onBalance`
+ * (balance.low, re-arm). These run after the ledger answered, in the background: an event never slows or
+ * fails the call (errors are logged and counted in gateway_event_errors_total).
+ *
+ * Delivery: every `pollMs` the worker claims due outbox entries (a lease, so several processes share the
+ * outbox), POSTs them with both signatures, no redirects followed, `timeoutMs` per attempt, through the SSRF
+ * guard's agent (the address is checked again at connect time). 2xx = delivered; 410 = the webhook is
+ * disabled; anything else is retried with exponential backoff and jitter until `maxAttempts`.
+ */
+
+export interface EventsOptions {
+  maxAttempts: number;
+  timeoutMs: number;
+  allowPrivateUrls: boolean;
+  /** First retry delay; doubles per attempt up to RETRY_CAP_MS. */
+  retryBaseMs: number;
+  pollMs: number;
+  alertSweepMs: number;
+}
+
+export const RETRY_CAP_MS = 4 * 3_600_000;
+
+/** Delay before attempt `attempt + 1` (attempt ≥ 1 made), with ±20 % jitter. */
+export function retryDelayMs(attempt: number, baseMs: number, rand = Math.random): number {
+  const d = Math.min(RETRY_CAP_MS, baseMs * 2 ** (attempt - 1));
+  return Math.round(d * (0.8 + 0.4 * rand()));
+}
+
+export class Events {
+  private readonly agent: Agent;
+  private readonly calls = new LRUCache<string, KeyMeta>({ max: 100_000 });
+  /** account id → has watched keys (cached a few seconds; set at once on this process's own changes). */
+  private readonly watched = new LRUCache<string, boolean>({ max: 100_000, ttl: 5_000 });
+  private timers: NodeJS.Timeout[] = [];
+  private running = new Set<Promise<unknown>>();
+  private polling = false;
+  private closed = false;
+
+  constructor(
+    readonly store: WebhookStore,
+    private readonly opts: EventsOptions,
+    private readonly log: Logger,
+  ) {
+    this.agent = guardedAgent(opts.allowPrivateUrls, opts.timeoutMs);
+  }
+
+  /** Marks an account as having watched keys (after a webhook or alert change on this process). */
+  touched(accountId: string): void {
+    this.watched.set(accountId, true);
+  }
+
+  private async hasWatched(accountId: string): Promise<boolean> {
+    const c = this.watched.get(accountId);
+    if (c !== undefined) return c;
+    const v = await this.store.hasWatchedKeys(accountId);
+    this.watched.set(accountId, v);
+    return v;
+  }
+
+  private background(stage: string, fn: () => Promise<unknown>): void {
+    if (this.closed) return;
+    const p = fn()
+      .catch((err: unknown) => {
+        eventErrorsTotal.inc({ stage });
+        this.log.warn({ err, stage }, 'event step failed');
+      })
+      .finally(() => this.running.delete(p));
+    this.running.add(p);
+  }
+
+  spent(key: KeyMeta, chargedMsat: number, balanceMsat: number): void {
+    this.background('spend', async () => {
+      if (!(await this.hasWatched(key.accountId))) return;
+      await this.store.onSpend(
+        { accountId: key.accountId, keyId: key.keyId, parentKeyId: key.parentKeyId },
+        chargedMsat,
+        balanceMsat,
+      );
+    });
+  }
+
+  balance(accountId: string, balanceMsat: number): void {
+    this.background('balance', async () => {
+      if (!(await this.hasWatched(accountId))) return;
+      await this.store.onBalance(accountId, balanceMsat);
+    });
+  }
+
+  /** The ledger with the event hook (the same object's methods, three of them observed). */
+  watchLedger(ledger: Ledger): Ledger {
+    const calls = this.calls;
+    const hooks: Partial<Ledger> = {
+      admit: async (input) => {
+        const r = await ledger.admit(input);
+        if (r.ok) calls.set(`${r.accountId}/${input.requestId}`, r.key);
+        // First use after the expiry: fire key.expired now rather than at the next sweep.
+        else if (r.code === 'key_expired') this.background('sweep', () => this.store.sweepExpired());
+        return r;
+      },
+      settle: async (input) => {
+        const r = await ledger.settle(input);
+        const id = `${input.accountId}/${input.requestId}`;
+        const key = calls.get(id);
+        calls.delete(id);
+        if (r.ok && !r.replay && key) this.spent(key, r.chargedMsat, r.balanceMsat);
+        return r;
+      },
+      release: async (input) => {
+        calls.delete(`${input.accountId}/${input.requestId}`);
+        return ledger.release(input);
+      },
+      credit: async (input) => {
+        const r = await ledger.credit(input);
+        if (r.ok && !r.replay) this.balance(r.accountId, r.balanceMsat);
+        return r;
+      },
+      commitWithdrawal: async (ref) => {
+        const r = await ledger.commitWithdrawal(ref);
+        if (r.ok && !r.replay) this.balance(ref.accountId, r.balanceMsat);
+        return r;
+      },
+    };
+    const own = hooks as Record<PropertyKey, unknown>;
+    return new Proxy(ledger, {
+      get(target, prop) {
+        const h = own[prop];
+        if (h !== undefined) return h;
+        const v = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+      // Assigning a hooked method (tests wrap `ledger.settle`) replaces the hook on this view, so a wrapper
+      // that calls the previous method reaches the hook, and the hook the store: no loop.
+      set(target, prop, value) {
+        if (prop in own) {
+          own[prop] = value;
+          return true;
+        }
+        return Reflect.set(target, prop, value, target);
+      },
+    });
+  }
+
+  start(): void {
+    if (this.opts.pollMs > 0) {
+      const t = setInterval(() => this.background('outbox', () => this.poll()), this.opts.pollMs);
+      t.unref();
+      this.timers.push(t);
+    }
+    if (this.opts.alertSweepMs > 0) {
+      const t = setInterval(
+        () => this.background('sweep', () => this.store.sweepExpired()),
+        this.opts.alertSweepMs,
+      );
+      t.unref();
+      this.timers.push(t);
+    }
+  }
+
+  /** One outbox pass (also called by tests). */
+  async poll(): Promise<number> {
+    if (this.polling || this.closed) return 0;
+    this.polling = true;
+    try {
+      const due = await this.store.claimDue(Date.now(), this.opts.timeoutMs + 5_000, 50);
+      await Promise.all(due.map((d) => this.deliver(d)));
+      return due.length;
+    } catch (err) {
+      eventErrorsTotal.inc({ stage: 'outbox' });
+      this.log.warn({ err }, 'webhook outbox pass failed');
+      return 0;
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private async deliver(d: Delivery): Promise<void> {
+    const at = Date.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'prepaid-model-gateway-webhooks',
+        ...signatureHeaders(d.secret, d.msgId, d.body, Math.floor(at / 1000)),
+      };
+      const r = await request(d.url, {
+        method: 'POST',
+        headers,
+        body: d.body,
+        dispatcher: this.agent,
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+      });
+      status = r.statusCode;
+      await r.body.dump().catch(() => undefined);
+      if (status < 200 || status >= 300) error = `HTTP ${status}`;
+    } catch (err) {
+      error = (err as Error).message?.slice(0, 200) || 'delivery failed';
+      // The cause names the guard's refusal (DNS rebinding) or the network error.
+      const cause = (err as { cause?: Error }).cause;
+      if (cause?.message) error = `${error}: ${cause.message}`.slice(0, 300);
+    }
+    const attempt = d.attempts + 1;
+    let outcome: AttemptOutcome;
+    if (status !== null && status >= 200 && status < 300) {
+      outcome = { atMs: at, status, error: null, retryAtMs: null, disable: false };
+      webhookDeliveriesTotal.inc({ outcome: 'delivered' });
+    } else if (status === 410) {
+      outcome = { atMs: at, status, error, retryAtMs: null, disable: true };
+      webhookDeliveriesTotal.inc({ outcome: 'disabled' });
+    } else if (attempt >= this.opts.maxAttempts) {
+      outcome = { atMs: at, status, error, retryAtMs: null, disable: false };
+      webhookDeliveriesTotal.inc({ outcome: 'failed' });
+    } else {
+      outcome = {
+        atMs: at,
+        status,
+        error,
+        retryAtMs: at + retryDelayMs(attempt, this.opts.retryBaseMs),
+        disable: false,
+      };
+      webhookDeliveriesTotal.inc({ outcome: 'retry' });
+    }
+    await this.store.finishAttempt(d, outcome);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers.splice(0)) clearInterval(t);
+    await Promise.allSettled([...this.running]);
+    await this.agent.close().catch(() => undefined);
+  }
+}

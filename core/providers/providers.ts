@@ -1,0 +1,428 @@
+import { readFileSync } from 'node:fs';
+import ipaddr from 'ipaddr.js';
+import { ConfigError, ROUTING_POLICIES, type RoutingPolicy } from '../config.js';
+import type { UsdRates } from '../pricing/types.js';
+import { UpstreamClient } from '../upstream/upstream-client.js';
+
+/**
+ * The model providers the gateway relays to (issue 14): one per entry of the providers file (`PROVIDERS_PATH`,
+ * JSON), or the one `UPSTREAM_BASE_URL` names. Each provider has its own keep-alive pool (`max_connections`,
+ * `timeout_ms`, extra `headers`, its own API key), the models it serves (`"*"` = all), a `priority` (lower is
+ * tried first), a `weight`, and a circuit breaker.
+ *
+ * Routing (`ROUTING_POLICY`, or per model in the file's `routing`): the order in which a call's providers are
+ * tried —
+ *   priority  lower `priority` first (ties: the file's order) — the default, with failover down the list;
+ *   weighted  a random order drawn by `weight` (each pick proportional to the weights left);
+ *   cheapest  by the provider's declared `pricing` for the model (also what a call it serves is charged) (prompt + completion USD per token; a provider
+ *             with no price for it goes last), ties by priority;
+ *   latency   by the moving average (EWMA, α = 0.2) of time to the response head, unmeasured first.
+ * Providers whose breaker is open go after the others (so a dead provider costs no timeout while another can
+ * serve); when all are open the call still tries them in order (a half-open probe).
+ *
+ * Breaker: `PROVIDER_BREAKER_FAILURES` consecutive failures (connect error, timeout before the head, 5xx, 429)
+ * open it for `PROVIDER_BREAKER_COOLDOWN_MS`; then one call probes (half-open): success closes it, failure
+ * opens it again. Status for /v1/providers: `down` (open), `degraded` (half-open, or failures since the last
+ * success), `active`.
+ */
+
+export type { RoutingPolicy };
+export type ProviderStatus = 'active' | 'degraded' | 'down';
+
+export interface ModelPrice {
+  prompt?: string;
+  completion?: string;
+  request?: string;
+}
+
+export interface ProviderSpec {
+  name: string;
+  baseUrl: string;
+  apiKey?: string | undefined;
+  models: '*' | string[];
+  priority: number;
+  weight: number;
+  timeoutMs: number;
+  maxConnections: number;
+  headers: Record<string, string>;
+  /** Per-model prices of this provider (USD decimal strings per token / per call), for `cheapest`. */
+  pricing: Record<string, ModelPrice>;
+}
+
+export interface ProvidersFile {
+  providers: ProviderSpec[];
+  /** Per-model routing policy overrides. */
+  routing: Record<string, RoutingPolicy>;
+}
+
+export interface BreakerOptions {
+  failures: number;
+  cooldownMs: number;
+}
+
+export class Breaker {
+  private consecutive = 0;
+  private openedAt: number | null = null;
+  private probing = false;
+
+  constructor(private readonly opts: BreakerOptions) {}
+
+  /** May a call go to this provider now? In half-open state only one probe at a time. */
+  allows(now = Date.now()): boolean {
+    if (this.openedAt === null) return true;
+    if (now - this.openedAt < this.opts.cooldownMs) return false;
+    return !this.probing;
+  }
+
+  /** A call is about to be sent (marks the half-open probe). */
+  begin(now = Date.now()): void {
+    if (this.openedAt !== null && now - this.openedAt >= this.opts.cooldownMs) this.probing = true;
+  }
+
+  success(): void {
+    this.consecutive = 0;
+    this.openedAt = null;
+    this.probing = false;
+  }
+
+  failure(now = Date.now()): void {
+    this.consecutive++;
+    if (this.probing || this.consecutive >= this.opts.failures) this.openedAt = now;
+    this.probing = false;
+  }
+
+  status(now = Date.now()): ProviderStatus {
+    if (this.openedAt !== null) return now - this.openedAt < this.opts.cooldownMs ? 'down' : 'degraded';
+    return this.consecutive > 0 ? 'degraded' : 'active';
+  }
+}
+
+export class Provider {
+  readonly client: UpstreamClient;
+  readonly breaker: Breaker;
+  /** EWMA of the time to the response head, ms; null until measured. */
+  ttfbMs: number | null = null;
+  private readonly modelSet: Set<string> | null;
+
+  constructor(
+    readonly spec: ProviderSpec,
+    breaker: BreakerOptions,
+    client?: UpstreamClient,
+  ) {
+    this.client =
+      client ??
+      new UpstreamClient({
+        baseUrl: spec.baseUrl,
+        apiKey: spec.apiKey,
+        connections: spec.maxConnections,
+        timeoutMs: spec.timeoutMs,
+        headers: spec.headers,
+      });
+    this.breaker = new Breaker(breaker);
+    this.modelSet = spec.models === '*' ? null : new Set(spec.models);
+  }
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  serves(model: string | undefined): boolean {
+    return this.modelSet === null || (model !== undefined && this.modelSet.has(model));
+  }
+
+  /** The models it names, or null for "all". */
+  get namedModels(): string[] | null {
+    return this.modelSet === null ? null : [...this.modelSet];
+  }
+
+  private readonly ratesCache = new Map<string, { base: UsdRates | undefined; rates: UsdRates }>();
+
+  /**
+   * The USD rates this provider charges for `model`: its declared `pricing` over the price book's rates (`base`);
+   * undefined when it declares none for the model (the price book applies). The same object per (model, base),
+   * so the pricing service's per-rates cache holds.
+   */
+  ratesFor(model: string, base: UsdRates | undefined): UsdRates | undefined {
+    const p = this.spec.pricing[model];
+    if (!p) return undefined;
+    const hit = this.ratesCache.get(model);
+    if (hit && hit.base === base) return hit.rates;
+    const rates: UsdRates = {
+      ...base,
+      ...(p.prompt !== undefined ? { promptUsdPerToken: p.prompt } : {}),
+      ...(p.completion !== undefined ? { completionUsdPerToken: p.completion } : {}),
+      requestUsd: p.request ?? base?.requestUsd ?? '0',
+    };
+    this.ratesCache.set(model, { base, rates });
+    return rates;
+  }
+
+  recordTtfb(ms: number): void {
+    this.ttfbMs = this.ttfbMs === null ? ms : this.ttfbMs * 0.8 + ms * 0.2;
+  }
+
+  /** Prompt + completion USD per token for `cheapest`; Infinity when this provider declares no price. */
+  priceScore(model: string | undefined): number {
+    const p = model === undefined ? undefined : this.spec.pricing[model];
+    if (!p) return Number.POSITIVE_INFINITY;
+    return Number(p.prompt ?? 0) + Number(p.completion ?? 0) + Number(p.request ?? 0) / 1000;
+  }
+}
+
+export interface ProvidersOptions {
+  policy: RoutingPolicy;
+  maxAttempts: number;
+  breaker: BreakerOptions;
+  /** Random numbers in [0, 1) for `weighted` (tests pass a seeded one). */
+  random?: () => number;
+}
+
+export class Providers {
+  readonly list: Provider[];
+  /** Some provider declares its own prices (then reserve and settle look them up). */
+  readonly priced: boolean;
+  private readonly byName: Map<string, Provider>;
+  private readonly random: () => number;
+
+  constructor(
+    file: ProvidersFile,
+    readonly opts: ProvidersOptions,
+    /** Pre-built clients by provider name (tests, or the one-provider shorthand reusing its client). */
+    clients: Record<string, UpstreamClient> = {},
+  ) {
+    this.list = file.providers.map((s) => new Provider(s, opts.breaker, clients[s.name]));
+    this.byName = new Map(this.list.map((p) => [p.name, p]));
+    this.priced = this.list.some((p) => Object.keys(p.spec.pricing).length > 0);
+    this.routing = file.routing;
+    this.random = opts.random ?? Math.random;
+  }
+
+  private readonly routing: Record<string, RoutingPolicy>;
+
+  get(name: string): Provider | undefined {
+    return this.byName.get(name);
+  }
+
+  policyFor(model: string | undefined): RoutingPolicy {
+    return (model !== undefined ? this.routing[model] : undefined) ?? this.opts.policy;
+  }
+
+  /** The providers to try for `model`, in the order the policy gives, open breakers last. */
+  order(model: string | undefined, now = Date.now()): Provider[] {
+    // The one-provider shorthand (the common case): no allocation, no clock read per call.
+    if (this.list.length === 1) return this.list[0]!.serves(model) ? this.list : [];
+    const serving = this.list.filter((p) => p.serves(model));
+    const byPriority = (a: Provider, b: Provider) => a.spec.priority - b.spec.priority;
+    let ordered: Provider[];
+    switch (this.policyFor(model)) {
+      case 'weighted': {
+        const left = [...serving];
+        ordered = [];
+        while (left.length > 0) {
+          const total = left.reduce((s, p) => s + p.spec.weight, 0);
+          let r = this.random() * total;
+          let i = 0;
+          while (i < left.length - 1 && r >= left[i]!.spec.weight) {
+            r -= left[i]!.spec.weight;
+            i++;
+          }
+          ordered.push(left.splice(i, 1)[0]!);
+        }
+        break;
+      }
+      case 'cheapest':
+        ordered = [...serving].sort((a, b) => a.priceScore(model) - b.priceScore(model) || byPriority(a, b));
+        break;
+      case 'latency':
+        ordered = [...serving].sort((a, b) => (a.ttfbMs ?? -1) - (b.ttfbMs ?? -1) || byPriority(a, b));
+        break;
+      default:
+        ordered = [...serving].sort(byPriority);
+    }
+    const open = ordered.filter((p) => !p.breaker.allows(now));
+    return open.length === 0 ? ordered : [...ordered.filter((p) => p.breaker.allows(now)), ...open];
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.list.map((p) => p.client.close()));
+  }
+}
+
+// ------------------------------------------------------------------ the file
+
+const NAME_RE = /^[a-z0-9][a-z0-9_-]{0,62}$/i;
+
+type Json = Record<string, unknown>;
+
+function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Parses and validates a providers file; every message names the entry (`providers[1] ("b")`). `env` resolves
+ * `api_key_env`. Defaults: models "*", priority 1, weight 1, and the connection/timeout defaults given.
+ */
+export function parseProvidersFile(
+  text: string,
+  env: Record<string, string | undefined>,
+  defaults: { timeoutMs: number; maxConnections: number },
+  where = 'PROVIDERS_PATH',
+): ProvidersFile {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`${where}: not valid JSON (${(err as Error).message})`);
+  }
+  if (!isObj(doc) || !Array.isArray(doc.providers) || doc.providers.length === 0) {
+    throw new ConfigError(`${where}: expected {"providers": [ … at least one … ]}`);
+  }
+  const known = new Set(['providers', 'routing']);
+  for (const k of Object.keys(doc))
+    if (!known.has(k)) throw new ConfigError(`${where}: unknown field "${k}"`);
+  const names = new Set<string>();
+  const providers = doc.providers.map((raw, i): ProviderSpec => {
+    const at = `${where}: providers[${i}]${isObj(raw) && typeof raw.name === 'string' ? ` ("${raw.name}")` : ''}`;
+    if (!isObj(raw)) throw new ConfigError(`${at}: must be an object`);
+    const allowed = new Set([
+      'name',
+      'base_url',
+      'api_key',
+      'api_key_env',
+      'models',
+      'priority',
+      'weight',
+      'timeout_ms',
+      'max_connections',
+      'headers',
+      'pricing',
+    ]);
+    for (const k of Object.keys(raw))
+      if (!allowed.has(k)) throw new ConfigError(`${at}: unknown field "${k}"`);
+    const name = raw.name;
+    if (typeof name !== 'string' || !NAME_RE.test(name)) {
+      throw new ConfigError(`${at}: "name" must be 1-63 letters, digits, "-" or "_"`);
+    }
+    if (names.has(name)) throw new ConfigError(`${at}: duplicate name`);
+    names.add(name);
+    const baseUrl = raw.base_url;
+    let url: URL;
+    try {
+      url = new URL(String(baseUrl));
+    } catch {
+      throw new ConfigError(`${at}: "base_url" must be an absolute http(s) URL`);
+    }
+    if (typeof baseUrl !== 'string' || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new ConfigError(`${at}: "base_url" must be an absolute http(s) URL`);
+    }
+    if (url.username || url.password) {
+      throw new ConfigError(`${at}: "base_url" must not carry credentials (use api_key / api_key_env)`);
+    }
+    if (raw.api_key !== undefined && raw.api_key_env !== undefined) {
+      throw new ConfigError(`${at}: give "api_key" or "api_key_env", not both`);
+    }
+    let apiKey: string | undefined;
+    if (raw.api_key !== undefined) {
+      if (typeof raw.api_key !== 'string' || raw.api_key === '')
+        throw new ConfigError(`${at}: "api_key" must be a string`);
+      apiKey = raw.api_key;
+    }
+    if (raw.api_key_env !== undefined) {
+      if (typeof raw.api_key_env !== 'string')
+        throw new ConfigError(`${at}: "api_key_env" must be a variable name`);
+      apiKey = env[raw.api_key_env];
+      if (!apiKey) throw new ConfigError(`${at}: the variable ${raw.api_key_env} (api_key_env) is not set`);
+    }
+    let models: '*' | string[] = '*';
+    if (raw.models !== undefined) {
+      const m = raw.models;
+      const list = Array.isArray(m) ? m : [m];
+      if (list.length === 0 || !list.every((x) => typeof x === 'string' && x !== '')) {
+        throw new ConfigError(`${at}: "models" must be "*" or a non-empty list of model ids`);
+      }
+      models = list.includes('*') ? '*' : (list as string[]);
+    }
+    const int = (field: string, v: unknown, def: number, min: number, max: number): number => {
+      if (v === undefined) return def;
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+        throw new ConfigError(`${at}: "${field}" must be an integer from ${min} to ${max}`);
+      }
+      return v;
+    };
+    const headers: Record<string, string> = {};
+    if (raw.headers !== undefined) {
+      if (!isObj(raw.headers)) throw new ConfigError(`${at}: "headers" must be an object of strings`);
+      for (const [k, v] of Object.entries(raw.headers)) {
+        if (typeof v !== 'string' || !/^[a-z0-9-]+$/i.test(k)) {
+          throw new ConfigError(`${at}: "headers" must map header names to strings`);
+        }
+        headers[k.toLowerCase()] = v;
+      }
+    }
+    const pricing: Record<string, ModelPrice> = {};
+    if (raw.pricing !== undefined) {
+      if (!isObj(raw.pricing)) throw new ConfigError(`${at}: "pricing" must map model ids to prices`);
+      for (const [model, p] of Object.entries(raw.pricing)) {
+        if (!isObj(p)) throw new ConfigError(`${at}: pricing["${model}"] must be an object`);
+        const price: ModelPrice = {};
+        for (const [k, v] of Object.entries(p)) {
+          if (k !== 'prompt' && k !== 'completion' && k !== 'request') {
+            throw new ConfigError(`${at}: pricing["${model}"]: unknown field "${k}"`);
+          }
+          if (typeof v !== 'string' || !/^\d+(\.\d+)?$/.test(v)) {
+            throw new ConfigError(`${at}: pricing["${model}"].${k} must be a USD decimal string`);
+          }
+          price[k] = v;
+        }
+        pricing[model] = price;
+      }
+    }
+    return {
+      name,
+      baseUrl: baseUrl.replace(/\/+$/, ''),
+      ...(apiKey !== undefined ? { apiKey } : {}),
+      models,
+      priority: int('priority', raw.priority, 1, 0, 1_000_000),
+      weight: int('weight', raw.weight, 1, 1, 1_000_000),
+      timeoutMs: int('timeout_ms', raw.timeout_ms, defaults.timeoutMs, 1, 3_600_000),
+      maxConnections: int('max_connections', raw.max_connections, defaults.maxConnections, 1, 100_000),
+      headers,
+      pricing,
+    };
+  });
+  const routing: Record<string, RoutingPolicy> = {};
+  if (doc.routing !== undefined) {
+    if (!isObj(doc.routing)) throw new ConfigError(`${where}: "routing" must map model ids to a policy`);
+    for (const [model, policy] of Object.entries(doc.routing)) {
+      if (!ROUTING_POLICIES.includes(policy as RoutingPolicy)) {
+        throw new ConfigError(`${where}: routing["${model}"] must be one of ${ROUTING_POLICIES.join(', ')}`);
+      }
+      routing[model] = policy as RoutingPolicy;
+    }
+  }
+  return { providers, routing };
+}
+
+export function readProvidersFile(
+  path: string,
+  env: Record<string, string | undefined>,
+  defaults: { timeoutMs: number; maxConnections: number },
+): ProvidersFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(
+      `PROVIDERS_PATH: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  return parseProvidersFile(text, env, defaults, `PROVIDERS_PATH (${path})`);
+}
+
+/** A short name for a base URL: `api.openai.com` → `openai`, an IP stays itself. */
+export function providerName(baseUrl: string): string {
+  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
+  if (ipaddr.isValid(host)) return host;
+  const labels = host.split('.');
+  return labels.length >= 2 ? labels[labels.length - 2]! : host;
+}

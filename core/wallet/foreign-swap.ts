@@ -1,0 +1,251 @@
+import { CheckStateEnum, type Proof, type Wallet } from '@cashu/cashu-ts';
+import { GatewayError, isGatewayError } from '../errors.js';
+import { crashPoint, newEntry, proofY, type WalletContext } from './context.js';
+import { classifyMintFailure, mapMintError } from './mint-errors.js';
+import { createMintQuote, mintPaidQuote, QuoteNotPaidError } from './mint-quote.js';
+import type { JournalEntry } from './store/proof-store.js';
+import { cleanToken } from './token-codec.js';
+import type { DecodedToken, ForeignMintPolicy, ReceiveReceipt } from './types.js';
+
+/**
+ * eCash from a mint this node does not trust (FOREIGN_MINTS=swap): the token's value is moved to the primary
+ * mint over Lightning — a mint quote at the primary for A sats, a melt quote at the foreign mint for that
+ * invoice, the token's proofs melted there, A sats minted at the primary — and the receipt says what arrived.
+ *
+ *   A = the largest amount with  A + fee_reserve(A) + input_fee ≤ face   (found by re-quoting, ≤ 4 rounds)
+ *   credited = A sats (minted onto our deterministic outputs); fee = face − A
+ *
+ * No NUT-08 change is requested from the foreign mint: change would be eCash of that (untrusted) mint, which
+ * this wallet does not hold, so the fee reserve is the swap's cost in full (on real mints usually ≤ 1 % or a
+ * few sats; bounded by FOREIGN_MINT_MAX_FEE_PERCENT, checked before anything is spent).
+ *
+ * Journal: `swap:<tokenHash>` (the cross-process claim on the token, like `recv:`) is written with the
+ * foreign melt quote, the primary's mint quote and A before the melt is sent. Recovery (and a later call with
+ * the same token) finishes it: melt PAID → mint the primary's quote (itself journalled and idempotent) and
+ * store the receipt under the token hash; melt unpaid with the inputs unspent → dropped (the token is still the
+ * client's); melt pending or a mint unreachable → left for the next pass.
+ */
+
+const MAX_QUOTE_ROUNDS = 4;
+/** After a paid melt, how long the primary's quote may take to show PAID before the call answers 409. */
+const MINT_WAIT_MS = 5_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export interface SwapQuote {
+  /** Sats minted at the primary (credited). */
+  amountSats: number;
+  feeSats: number;
+  inputFeeSats: number;
+  feeReserveSats: number;
+  meltQuote: string;
+  mintQuote: string;
+}
+
+function tokenProofs(token: string, client: Wallet): Proof[] {
+  return client.decodeToken(cleanToken(token)).proofs;
+}
+
+/** Quotes A (see above) and checks the fee bound. Spends nothing. */
+async function quoteSwap(
+  ctx: WalletContext,
+  foreign: Wallet,
+  proofs: Proof[],
+  face: number,
+  policy: ForeignMintPolicy,
+): Promise<SwapQuote> {
+  const primary = ctx.mints[0] as string;
+  const inputFee = foreign.getFeesForProofs(proofs).toNumber();
+  let amount = face - inputFee - Math.max(1, Math.ceil(face / 100));
+  let best: SwapQuote | null = null;
+  const tried = new Set<number>();
+  for (let round = 0; round < MAX_QUOTE_ROUNDS && amount >= 1 && !tried.has(amount); round++) {
+    tried.add(amount);
+    const mq = await createMintQuote(ctx, primary, amount);
+    let melt: Awaited<ReturnType<Wallet['createMeltQuoteBolt11']>>;
+    try {
+      melt = await foreign.createMeltQuoteBolt11(mq.request);
+    } catch (err) {
+      throw mapMintError(err);
+    }
+    if (melt.amount.toNumber() !== amount) {
+      throw new GatewayError('mint_unavailable', { message: 'The foreign mint quoted another amount' });
+    }
+    const reserve = melt.fee_reserve.toNumber();
+    const need = amount + reserve + inputFee;
+    if (need <= face && (best === null || amount > best.amountSats)) {
+      best = {
+        amountSats: amount,
+        feeSats: face - amount,
+        inputFeeSats: inputFee,
+        feeReserveSats: reserve,
+        meltQuote: melt.quote,
+        mintQuote: mq.quote,
+      };
+    }
+    if (need === face) break;
+    // Asked too much (or left some over): move A by the difference and quote again.
+    amount += face - need;
+  }
+  if (!best) {
+    throw new GatewayError('token_amount_too_small', {
+      message: 'The token is worth nothing after the foreign mint fees',
+    });
+  }
+  return checkBound(best, face, policy);
+}
+
+function checkBound(q: SwapQuote, face: number, policy: ForeignMintPolicy): SwapQuote {
+  if (q.feeSats * 100 > policy.maxFeePercent * face) {
+    throw new GatewayError('swap_fee_too_high', {
+      details: {
+        face_sats: face,
+        fee_sats: q.feeSats,
+        input_fee_sats: q.inputFeeSats,
+        fee_reserve_sats: q.feeReserveSats,
+        max_fee_percent: policy.maxFeePercent,
+      },
+    });
+  }
+  return q;
+}
+
+export async function swapForeignToken(
+  ctx: WalletContext,
+  token: string,
+  d: DecodedToken,
+  policy: ForeignMintPolicy,
+): Promise<ReceiveReceipt> {
+  const done = await ctx.store.getReceipt(d.tokenHash);
+  if (done) return done;
+  if (d.unit !== 'sat') {
+    throw new GatewayError('unsupported_unit', {
+      message: 'eCash from another mint is accepted in sat only',
+    });
+  }
+  if (d.amount > policy.maxSats) {
+    throw new GatewayError('invalid_request', {
+      message: `eCash from another mint is accepted up to ${policy.maxSats} sat per token`,
+      details: { max_sats: policy.maxSats },
+    });
+  }
+  const entry = newEntry(ctx, `swap:${d.tokenHash}`, 'swap', d.mint, 'sat');
+  entry.tokenHash = d.tokenHash;
+  entry.faceMsat = d.amountMsat;
+  entry.inputTotal = d.amount;
+  const existing = await ctx.store.claimOp(entry);
+  if (existing) {
+    if (existing.abandoned || Date.now() - existing.createdAt > ctx.staleAfterMs) {
+      await resolveSwap(ctx, existing).catch((err: unknown) => {
+        throw mapMintError(err);
+      });
+      const receipt = await ctx.store.getReceipt(d.tokenHash);
+      if (receipt) return receipt;
+    }
+    throw new GatewayError('token_pending', {
+      message: 'The eCash token is being swapped; try again shortly',
+    });
+  }
+
+  let foreign: Wallet;
+  let proofs: Proof[];
+  let q: SwapQuote;
+  try {
+    foreign = await ctx.clients.get(d.mint, 'sat');
+    proofs = tokenProofs(token, foreign);
+    const states = await foreign.checkProofsStates(proofs);
+    if (states.some((s) => s.state === CheckStateEnum.SPENT)) throw new GatewayError('token_already_spent');
+    if (states.some((s) => s.state === CheckStateEnum.PENDING)) throw new GatewayError('token_pending');
+    q = await quoteSwap(ctx, foreign, proofs, d.amount, policy);
+  } catch (err) {
+    await ctx.store.deleteOp(entry.id);
+    throw isGatewayError(err) ? err : mapMintError(err);
+  }
+  entry.inputYs = proofs.map((p) => proofY(p.secret));
+  entry.quote = q.meltQuote;
+  entry.mintQuote = q.mintQuote;
+  entry.mintAmount = q.amountSats;
+  entry.submitted = true;
+  await ctx.store.putOp(entry);
+
+  try {
+    const meltQuote = await foreign.checkMeltQuoteBolt11(q.meltQuote);
+    const res = await foreign.meltProofsBolt11(meltQuote, proofs, { nut08Change: false });
+    if (res.quote.state !== 'PAID') {
+      // Pending at the foreign mint: recovery finishes it once the payment settles.
+      await ctx.store.putOp({ ...entry, abandoned: true });
+      throw new GatewayError('token_pending', { message: 'The swap payment is pending; try again shortly' });
+    }
+  } catch (err) {
+    if (isGatewayError(err)) throw err;
+    if (classifyMintFailure(err) !== 'ambiguous') {
+      await ctx.store.deleteOp(entry.id);
+      throw mapMintError(err);
+    }
+    await ctx.store.putOp({ ...entry, abandoned: true });
+    throw mapMintError(err);
+  }
+  crashPoint('after-foreign-melt');
+  const deadline = Date.now() + MINT_WAIT_MS;
+  for (;;) {
+    const outcome = await resolveSwap(ctx, entry);
+    if (outcome === 'completed') break;
+    if (Date.now() > deadline) {
+      await ctx.store.putOp({ ...entry, abandoned: true });
+      throw new GatewayError('token_pending', { message: 'The swap is being minted; try again shortly' });
+    }
+    await sleep(250);
+  }
+  const receipt = await ctx.store.getReceipt(d.tokenHash);
+  if (!receipt) throw new GatewayError('internal_error', { message: 'The swap finished without a receipt' });
+  ctx.log.info(
+    { from: d.mint, amountMsat: receipt.amountMsat, feeMsat: receipt.feeMsat },
+    'wallet swapped a foreign-mint token to the primary mint',
+  );
+  return receipt;
+}
+
+/**
+ * Finishes or undoes a `swap:` entry (see the module comment). Throws when a mint cannot be asked.
+ * 'deferred' = nothing decided yet (melt pending, or paid and the primary's quote not paid yet).
+ */
+export async function resolveSwap(
+  ctx: WalletContext,
+  entry: JournalEntry,
+): Promise<'completed' | 'rolled-back' | 'deferred'> {
+  const primary = ctx.mints[0] as string;
+  if (!entry.submitted || !entry.quote || !entry.mintQuote || !entry.mintAmount || !entry.tokenHash) {
+    await ctx.store.settleOp(entry, { spentYs: [], add: [] });
+    return 'rolled-back';
+  }
+  const foreign = await ctx.clients.get(entry.mint, 'sat');
+  const melt = await foreign.checkMeltQuoteBolt11(entry.quote);
+  if (melt.state === 'PENDING') return 'deferred';
+  if (melt.state !== 'PAID') {
+    const st = await foreign.mint.check({ Ys: entry.inputYs });
+    if (st.states.some((x) => x.state !== CheckStateEnum.UNSPENT)) return 'deferred';
+    // Never paid and the proofs are untouched: the token is still the client's.
+    await ctx.store.settleOp(entry, { spentYs: [], add: [] });
+    return 'rolled-back';
+  }
+  let minted: ReceiveReceipt;
+  try {
+    minted = await mintPaidQuote(ctx, primary, entry.mintQuote, entry.mintAmount);
+  } catch (err) {
+    if (err instanceof QuoteNotPaidError) return 'deferred';
+    throw err;
+  }
+  const faceMsat = entry.faceMsat ?? entry.inputTotal * 1000;
+  const receipt: ReceiveReceipt = {
+    tokenHash: entry.tokenHash,
+    mint: primary,
+    unit: 'sat',
+    faceMsat,
+    amountMsat: minted.amountMsat,
+    feeMsat: faceMsat - minted.amountMsat,
+    receivedAt: Date.now(),
+    swappedFrom: entry.mint,
+  };
+  await ctx.store.settleOp(entry, { spentYs: [], add: [], receipt });
+  return 'completed';
+}

@@ -1,0 +1,344 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
+import { call } from '../routes/http.js';
+import { assertDocumented } from '../routes/response-schema.js';
+import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+
+/**
+ * Several providers (issue 14): three mock providers behind one gateway, from a providers file. A provider
+ * that answers 500, hangs past its timeout or refuses connections is skipped before the first byte and the
+ * call is served by the next, charged once (fixed price); a failure after the first byte is not retried; the
+ * breaker opens (the provider shows `down` and gets no calls), then a probe closes it again. Both stores.
+ */
+
+const messages = [{ role: 'user' as const, content: 'hi' }];
+const PRICE_MSAT = 5000;
+
+/** A loopback port nothing listens on (connections are refused). */
+async function deadPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+describe.each<PaidStore>(['sqlite', 'redis'])('providers and failover on %s', (store) => {
+  let a: MockUpstream;
+  let b: MockUpstream;
+  let h: PaidGateway;
+  let dir: string;
+  let refused: number;
+
+  beforeAll(async () => {
+    a = await startMockUpstream();
+    b = await startMockUpstream();
+    refused = await deadPort();
+    dir = mkdtempSync(join(tmpdir(), 'gw-providers-'));
+    const file = join(dir, 'providers.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: [
+          { name: 'gone', base_url: `http://127.0.0.1:${refused}/v1`, models: ['mock-mini'], priority: 0 },
+          { name: 'alpha', base_url: a.url, api_key: 'sk-alpha-secret-key', priority: 1, timeout_ms: 400 },
+          { name: 'beta', base_url: b.url, api_key_env: 'BETA_KEY_FOR_TEST', priority: 2 },
+        ],
+      }),
+    );
+    process.env.BETA_KEY_FOR_TEST = 'sk-beta-secret-key';
+    h = await startPaidGateway({
+      store,
+      env: {
+        PROVIDERS_PATH: file,
+        FIXED_PRICING: 'true',
+        FIXED_COST_PER_REQUEST: String(PRICE_MSAT / 1000),
+        PROVIDER_BREAKER_FAILURES: '4',
+        PROVIDER_BREAKER_COOLDOWN_MS: '1500',
+      },
+    });
+  });
+  beforeEach(() => {
+    a.setBehaviour({
+      error: undefined,
+      hang: false,
+      reset: false,
+      stallAfterChunks: undefined,
+      chunkDelayMs: 0,
+    });
+    b.setBehaviour({
+      error: undefined,
+      hang: false,
+      reset: false,
+      stallAfterChunks: undefined,
+      chunkDelayMs: 0,
+    });
+    a.resetStats();
+    b.resetStats();
+  });
+  afterEach(async () => {
+    await h.auditOk();
+  });
+  afterAll(async () => {
+    await h?.close();
+    await a?.close();
+    await b?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const metric = async (series: string): Promise<number> => {
+    const text = (await call(h.gateway.url, 'GET', '/metrics')).text;
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+    return line ? Number(line.split(' ')[1]) : 0;
+  };
+  const costOf = (res: unknown) =>
+    (res as Record<string, { msats: number; provider: string } | undefined>)['x-node-cost'];
+
+  it('the first provider answers 500: the next serves the call, charged once, x-node-cost names it', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    a.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
+    const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+    expect(costOf(res)).toMatchObject({ msats: PRICE_MSAT, provider: 'beta' });
+    expect(a.stats.requests).toBe(1);
+    expect(b.stats.requests).toBe(1);
+    // The same body bytes reached the second provider, with its own key (never the caller's, never alpha's).
+    expect(b.stats.lastBody).toMatchObject({ model: 'mock-gpt', messages });
+    expect(b.stats.lastHeaders?.authorization).toBe('Bearer sk-beta-secret-key');
+    expect(a.stats.lastHeaders?.authorization).toBe('Bearer sk-alpha-secret-key');
+    expect(await h.available(apiKey)).toBe(balanceMsat - PRICE_MSAT);
+  });
+
+  it('a provider that hangs past its timeout_ms, or answers 429, is skipped the same way', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    a.setBehaviour({ hang: true });
+    const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+    expect(costOf(res)?.provider).toBe('beta');
+    a.setBehaviour({ hang: false, error: { status: 429, body: '{"error":{"message":"slow down"}}' } });
+    const again = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+    expect(costOf(again)?.provider).toBe('beta');
+    expect(await h.available(apiKey)).toBe(balanceMsat - 2 * PRICE_MSAT);
+  });
+
+  it('refused connections: a model the dead provider lists first goes on to the next', async () => {
+    const { apiKey } = await h.fundKey(100);
+    const refusedBefore = await metric('gateway_provider_requests_total{provider="gone",outcome="error"}');
+    const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-mini', messages });
+    expect(costOf(res)?.provider).toBe('alpha');
+    expect(await metric('gateway_provider_requests_total{provider="gone",outcome="error"}')).toBe(
+      refusedBefore + 1,
+    );
+  });
+
+  it('every provider failing: the last failure is answered and nothing is charged', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    a.setBehaviour({ error: { status: 503, body: '{"error":{"message":"a down"}}' } });
+    b.setBehaviour({ error: { status: 502, body: '{"error":{"message":"b down"}}' } });
+    const r = await call(h.gateway.url, 'POST', '/v1/chat/completions', {
+      auth: apiKey,
+      body: { model: 'mock-gpt', messages },
+    });
+    expect(r.status).toBe(502);
+    expect(
+      (r.body as { error: { details: { upstream_status: number } } }).error.details.upstream_status,
+    ).toBe(502);
+    // PROVIDER_MAX_ATTEMPTS=2: two providers asked, not three.
+    expect(a.stats.requests + b.stats.requests).toBe(2);
+    expect(await h.available(apiKey)).toBe(balanceMsat);
+  });
+
+  it('a failure after the first byte is not retried on another provider', async () => {
+    const { apiKey } = await h.fundKey(100);
+    a.setBehaviour({ stallAfterChunks: 2, chunks: 8, chunkDelayMs: 5 });
+    const ac = new AbortController();
+    const stream = await h
+      .openai(apiKey)
+      .chat.completions.create({ model: 'mock-gpt', messages, stream: true }, { signal: ac.signal });
+    let got = 0;
+    for await (const chunk of stream) {
+      if (chunk.choices[0]?.delta?.content) got++;
+      if (got === 2) break;
+    }
+    ac.abort();
+    expect(got).toBe(2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(b.stats.requests).toBe(0);
+  });
+
+  it('the breaker opens after consecutive failures (down, no calls), then a probe closes it', async () => {
+    const { apiKey } = await h.fundKey(100);
+    a.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
+    for (let i = 0; i < 4; i++)
+      await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+    const list = await call(h.gateway.url, 'GET', '/v1/providers');
+    assertDocumented('GET', '/v1/providers', 200, list.body);
+    const status = (name: string) =>
+      (list.body as { providers: Array<{ name: string; status: string }> }).providers.find(
+        (p) => p.name === name,
+      )?.status;
+    expect(status('alpha')).toBe('down');
+    expect(status('beta')).toBe('active');
+    const detail = await call(h.gateway.url, 'GET', '/v1/providers/alpha');
+    assertDocumented('GET', '/v1/providers/{provider_name}', 200, detail.body);
+    expect(detail.body).toMatchObject({ name: 'alpha', status: 'down', priority: 1 });
+    // Open: alpha is not asked at all.
+    const before = a.stats.requests;
+    await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+    expect(a.stats.requests).toBe(before);
+    // After the cool-down alpha works again: the probe goes to it and closes the breaker.
+    a.setBehaviour({ error: undefined });
+    await new Promise((r) => setTimeout(r, 1600));
+    const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+    expect(costOf(res)?.provider).toBe('alpha');
+    const after = await call(h.gateway.url, 'GET', '/v1/providers/alpha');
+    expect(after.body).toMatchObject({ status: 'active' });
+  });
+
+  it('/v1/providers, /v1/models and /metrics show no key and no URL credentials; metrics count per provider', async () => {
+    const texts = [
+      (await call(h.gateway.url, 'GET', '/v1/providers')).text,
+      (await call(h.gateway.url, 'GET', '/v1/providers/beta')).text,
+      (await call(h.gateway.url, 'GET', '/v1/models')).text,
+      (await call(h.gateway.url, 'GET', '/metrics')).text,
+    ];
+    for (const t of texts) {
+      expect(t).not.toContain('sk-alpha-secret-key');
+      expect(t).not.toContain('sk-beta-secret-key');
+    }
+    const names = (JSON.parse(texts[0]!) as { providers: Array<{ name: string }> }).providers.map(
+      (p) => p.name,
+    );
+    expect(names).toEqual(['gone', 'alpha', 'beta']);
+    expect(texts[3]).toMatch(/gateway_provider_requests_total\{provider="beta",outcome="ok"\} [1-9]/);
+    expect(texts[3]).toMatch(/gateway_provider_failovers_total\{provider="alpha"\} [1-9]/);
+    expect(texts[3]).toMatch(/gateway_provider_requests_total\{provider="gone",outcome="error"\} [1-9]/);
+    // The catalogue is the union: mock-mini (listed by the dead provider's entry and the others) and mock-gpt.
+    const models = (JSON.parse(texts[2]!) as { data: Array<{ id: string }> }).data.map((m) => m.id);
+    expect(models).toEqual(expect.arrayContaining(['mock-gpt', 'mock-mini']));
+  });
+});
+
+describe.each<PaidStore>(['sqlite', 'redis'])(
+  'charged at the serving provider\u2019s own price on %s',
+  (store) => {
+    let a: MockUpstream;
+    let b: MockUpstream;
+    let h: PaidGateway;
+    let dir: string;
+    beforeAll(async () => {
+      a = await startMockUpstream();
+      b = await startMockUpstream();
+      dir = mkdtempSync(join(tmpdir(), 'gw-provider-prices-'));
+      const file = join(dir, 'providers.json');
+      // At BTC = $100,000 and no fees, 1 USD = 1,000,000 msat: alpha 10 + 20 msat per token, beta 20 + 40.
+      writeFileSync(
+        file,
+        JSON.stringify({
+          providers: [
+            {
+              name: 'alpha',
+              base_url: a.url,
+              priority: 1,
+              pricing: { 'mock-gpt': { prompt: '0.00001', completion: '0.00002' } },
+            },
+            {
+              name: 'beta',
+              base_url: b.url,
+              priority: 2,
+              pricing: { 'mock-gpt': { prompt: '0.00002', completion: '0.00004' } },
+            },
+          ],
+        }),
+      );
+      h = await startPaidGateway({
+        store,
+        env: {
+          PROVIDERS_PATH: file,
+          FIXED_PRICING: 'false',
+          FIXED_COST_PER_REQUEST: '0',
+          BTC_USD_PRICE: '100000',
+          EXCHANGE_FEE: '1',
+          UPSTREAM_PROVIDER_FEE: '1',
+        },
+      });
+    });
+    afterEach(async () => {
+      await h.auditOk();
+    });
+    afterAll(async () => {
+      await h?.close();
+      await a?.close();
+      await b?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('alpha serves at alpha\u2019s price; after failover beta serves at beta\u2019s, charged once', async () => {
+      const { apiKey, balanceMsat } = await h.fundKey(100);
+      const one = await h
+        .openai(apiKey)
+        .chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 5 });
+      const p1 = one.usage!.prompt_tokens;
+      const c1 = one.usage!.completion_tokens;
+      const block1 = (one as unknown as Record<string, { msats: number; provider: string }>)['x-node-cost'];
+      expect(block1).toMatchObject({ provider: 'alpha', msats: 10 * p1 + 20 * c1 });
+      a.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
+      const two = await h
+        .openai(apiKey)
+        .chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 5 });
+      const p2 = two.usage!.prompt_tokens;
+      const c2 = two.usage!.completion_tokens;
+      const block2 = (two as unknown as Record<string, { msats: number; provider: string }>)['x-node-cost'];
+      expect(block2).toMatchObject({ provider: 'beta', msats: 20 * p2 + 40 * c2 });
+      expect(await h.available(apiKey)).toBe(balanceMsat - (10 * p1 + 20 * c1) - (20 * p2 + 40 * c2));
+    });
+  },
+);
+
+describe('failover on the uWebSockets.js engine', () => {
+  it('the first provider answers 500 (streamed and not): the next serves it, charged once', async () => {
+    const a = await startMockUpstream();
+    const b = await startMockUpstream();
+    const dir = mkdtempSync(join(tmpdir(), 'gw-providers-uws-'));
+    const file = join(dir, 'providers.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: [
+          { name: 'alpha', base_url: a.url, priority: 1 },
+          { name: 'beta', base_url: b.url, priority: 2 },
+        ],
+      }),
+    );
+    const h = await startPaidGateway({
+      store: 'sqlite',
+      engine: 'uws',
+      env: { PROVIDERS_PATH: file, FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: String(PRICE_MSAT / 1000) },
+    });
+    try {
+      const { apiKey, balanceMsat } = await h.fundKey(100);
+      a.resetStats();
+      b.resetStats();
+      a.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
+      const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+      expect((res as unknown as Record<string, { provider: string }>)['x-node-cost']?.provider).toBe('beta');
+      const stream = await h
+        .openai(apiKey)
+        .chat.completions.create({ model: 'mock-gpt', messages, stream: true });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      expect(text).toBe('tok '.repeat(8));
+      expect(a.stats.requests).toBe(2);
+      expect(b.stats.requests).toBe(2);
+      expect(await h.available(apiKey)).toBe(balanceMsat - 2 * PRICE_MSAT);
+      await h.auditOk();
+    } finally {
+      await h.close();
+      await a.close();
+      await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

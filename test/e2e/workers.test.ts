@@ -1,0 +1,146 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
+import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
+import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
+import { type ProcessStore, processStore } from '../support/process-store.js';
+
+/**
+ * WORKERS=2 (issue 15 item 3): one port, two worker processes under a node:cluster primary. Both serve; /metrics
+ * on either counts what both did; paid calls spread over both are each charged once and the balance read on
+ * either is exact; a worker killed with SIGKILL is replaced; SIGTERM to the primary lets open streams on both
+ * workers finish and settle, then every process exits 0. On SQLite and Redis.
+ */
+
+const pidOf = async (base: string): Promise<number> => {
+  // Bounded: a connection handed to a worker as it is killed may never be answered.
+  const r = await fetch(`${base}/healthz`, {
+    headers: { connection: 'close' },
+    signal: AbortSignal.timeout(3000),
+  });
+  return ((await r.json()) as { pid: number }).pid;
+};
+
+async function metric(base: string, series: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`, { headers: { connection: 'close' } })).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.split(' ')[1]) : 0;
+}
+
+describe.each(['sqlite', 'redis'] as const)('WORKERS=2 on %s', (store) => {
+  let mint: DevMint | undefined;
+  let up: MockUpstream | undefined;
+  let gw: GatewayProcess | undefined;
+  let ps: ProcessStore | undefined;
+  afterEach(async () => {
+    await gw?.kill('SIGKILL');
+    await Promise.allSettled([mint?.close(), up?.close(), ps?.drop()]);
+  });
+
+  it('both workers serve, metrics aggregate, calls are charged once, a dead worker is replaced, SIGTERM drains all', async () => {
+    mint = await startDevMint({ port: 0 });
+    up = await startMockUpstream({ chunks: 10, chunkDelayMs: 100 });
+    ps = processStore(store);
+    gw = await spawnGateway({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      WORKERS: '2',
+      UPSTREAM_BASE_URL: up.url,
+      CASHU_MINTS: mint.url,
+      SHUTDOWN_GRACE_MS: '20000',
+      LOG_LEVEL: 'info',
+      ...ps.env,
+    });
+    const base = `http://127.0.0.1:${gw.port}`;
+    // The other worker may still be starting: wait until both answer.
+    const pids = new Set<number>();
+    for (let i = 0; i < 200 && pids.size < 2; i++) {
+      pids.add(await pidOf(base));
+      if (pids.size < 2) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(pids.size).toBe(2);
+    expect(pids.has(gw.pid!)).toBe(false);
+
+    // Paid calls over both workers (fixed price 1 sat), balance read on either: exact.
+    const created = await fetch(`${base}/v1/wallet/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ cashu_token: await mint.mintTokens(100) }),
+    });
+    expect(created.status).toBe(201);
+    const { api_key: apiKey } = (await created.json()) as { api_key: string };
+    const chat = (stream: boolean) =>
+      fetch(`${base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${apiKey}`,
+          connection: 'close',
+        },
+        body: JSON.stringify({ model: 'mock-gpt', stream, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    up.setBehaviour({ chunkDelayMs: 0 });
+    const answers = await Promise.all(Array.from({ length: 10 }, () => chat(false)));
+    for (const a of answers) expect(a.status).toBe(200);
+    await Promise.all(answers.map((a) => a.text()));
+    for (let i = 0; i < 4; i++) {
+      const bal = await fetch(`${base}/v1/wallet/balance`, {
+        headers: { authorization: `Bearer ${apiKey}`, connection: 'close' },
+      });
+      expect(((await bal.json()) as { balance: number }).balance).toBe(100_000 - 10 * 1000);
+    }
+
+    // /metrics on either worker counts what both charged (each worker alone charged about half).
+    for (let i = 0; i < 4; i++) {
+      expect(await metric(base, 'gateway_charged_msats_total{endpoint="/v1/chat/completions"}')).toBe(10_000);
+    }
+
+    // A worker killed outright is replaced; the node keeps serving.
+    const victim = [...pids][0]!;
+    process.kill(victim, 'SIGKILL');
+    const seen = new Set<number>();
+    for (let i = 0; i < 200 && ![...seen].some((p) => !pids.has(p)); i++) {
+      try {
+        seen.add(await pidOf(base));
+      } catch {
+        /* a connection handed to the dying worker */
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect([...seen].some((p) => !pids.has(p))).toBe(true);
+    expect(gw.logs()).toContain('a worker died; starting another');
+
+    // SIGTERM to the primary while streams are open on the workers: all finish, settled, exit 0.
+    up.setBehaviour({ chunkDelayMs: 100 });
+    const streams = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const res = await chat(true);
+        expect(res.status).toBe(200);
+        const reader = res.body!.getReader();
+        const first = await reader.read();
+        return { reader, text: Buffer.from(first.value ?? []).toString('utf8') };
+      }),
+    );
+    const exited = gw.exited;
+    process.kill(gw.pid!, 'SIGTERM');
+    const texts = await Promise.all(
+      streams.map(async (s) => {
+        let text = s.text;
+        for (;;) {
+          const { value, done } = await s.reader.read();
+          if (done) return text;
+          text += Buffer.from(value).toString('utf8');
+        }
+      }),
+    );
+    for (const t of texts) expect(t).toContain('data: [DONE]');
+    expect(await exited).toBe('exit code 0, signal null');
+    expect(gw.logs()).toContain('all workers stopped');
+    await ps.withLedger(async (ledger) => {
+      expect((await ledger.audit()).breaches).toEqual([]);
+      const info = await ledger.getKeyInfo({ apiKey });
+      expect(info!.account.requests).toBe(16);
+      expect(info!.account.reservedMsat).toBe(0);
+      expect(info!.account.balanceMsat).toBe(100_000 - 16 * 1000);
+    });
+  }, 120_000);
+});

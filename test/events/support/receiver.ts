@@ -1,0 +1,49 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A webhook receiver for tests: records every request; answers per path from a plan of statuses. */
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export class Receiver {
+  readonly got: Received[] = [];
+  /** path → statuses to answer in turn (the last one repeats); default 200. */
+  readonly plan = new Map<string, number[]>();
+  private server!: Server;
+  url = '';
+  async start() {
+    this.server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        const path = req.url ?? '/';
+        this.got.push({ path, headers: req.headers, body });
+        const plan = this.plan.get(path) ?? [200];
+        const status = plan.length > 1 ? plan.shift()! : plan[0]!;
+        res.statusCode = status;
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+  on(path: string) {
+    return this.got.filter((g) => g.path === path);
+  }
+  close() {
+    this.server.close();
+  }
+}
+
+export async function until(what: string, fn: () => boolean | Promise<boolean>, ms = 15_000) {
+  const end = Date.now() + ms;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

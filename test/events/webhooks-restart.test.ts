@@ -1,0 +1,82 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
+import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
+import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
+import { type ProcessStore, processStore } from '../support/process-store.js';
+import { Receiver, until } from './support/receiver.js';
+
+/**
+ * The outbox is durable: a delivery that failed (500) on a gateway process that then crashed (SIGKILL) is
+ * retried by the next process on the same store, with the same webhook-id. On SQLite and Redis.
+ */
+describe.each(['sqlite', 'redis'] as const)(
+  'webhook delivery resumes after a gateway restart (%s)',
+  (store) => {
+    let mint: DevMint | undefined;
+    let up: MockUpstream | undefined;
+    let gw: GatewayProcess | undefined;
+    let ps: ProcessStore | undefined;
+    const rx = new Receiver();
+    afterEach(async () => {
+      await gw?.kill('SIGKILL');
+      rx.close();
+      await Promise.allSettled([mint?.close(), up?.close(), ps?.drop()]);
+    });
+
+    it('retries the pending delivery from the new process', { timeout: 90_000 }, async () => {
+      await rx.start();
+      mint = await startDevMint({ port: 0 });
+      up = await startMockUpstream({});
+      ps = processStore(store);
+      const env = {
+        HOST: '127.0.0.1',
+        PORT: '0',
+        UPSTREAM_BASE_URL: up.url,
+        CASHU_MINTS: mint.url,
+        LOG_LEVEL: 'info',
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        WEBHOOK_POLL_MS: '50',
+        WEBHOOK_RETRY_BASE_MS: '1500',
+        ...ps.env,
+      };
+      gw = await spawnGateway(env);
+      let base = `http://127.0.0.1:${gw.port}`;
+      const created = await fetch(`${base}/v1/wallet/create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ cashu_token: await mint.mintTokens(100) }),
+      });
+      expect(created.status).toBe(201);
+      const { api_key: apiKey } = (await created.json()) as { api_key: string };
+      const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+      rx.plan.set('/r', [500]);
+      const alerts = await fetch(`${base}/v1/wallet/alerts`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ low_balance_threshold: 1_000_000, webhook_url: `${rx.url}/r` }),
+      });
+      expect(alerts.status).toBe(200);
+      const call = await fetch(`${base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          model: 'mock-gpt',
+          messages: [{ role: 'user', content: 'x' }],
+          max_tokens: 4,
+        }),
+      });
+      expect(call.status).toBe(200);
+      await until('the first (failed) attempt', () => rx.on('/r').length >= 1);
+      await gw.kill('SIGKILL');
+      expect(rx.on('/r')).toHaveLength(1);
+
+      rx.plan.set('/r', [200]);
+      gw = await spawnGateway(env);
+      base = `http://127.0.0.1:${gw.port}`;
+      await until('the retry from the new process', () => rx.on('/r').length >= 2, 20_000);
+      const [first, second] = rx.on('/r');
+      expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+      expect(JSON.parse(second!.body)).toMatchObject({ type: 'balance.low' });
+    });
+  },
+);

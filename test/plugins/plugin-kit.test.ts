@@ -1,0 +1,199 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
+import { ConfigError, loadConfig } from '../../core/config.js';
+import { createLogger } from '../../core/log.js';
+import { startGateway } from '../../core/server.js';
+import { resolvePipeline } from '../../plugins/index.js';
+import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+
+/**
+ * The plugin kit (issue 14 item 5): PIPELINE entries naming module files, their options from PIPELINE_CONFIG,
+ * the two tested examples in examples/plugins/ — a pricing policy that changes what a call is charged (both
+ * stores) and a routing policy that pins a call to a provider — and the start refusing a plugin that cannot load
+ * or refuses its options, with a message naming it.
+ */
+
+const SURCHARGE = resolve('examples/plugins/model-surcharge.js');
+const PIN = resolve('examples/plugins/pin-provider.js');
+const messages = [{ role: 'user' as const, content: 'hi' }];
+const cost = (res: unknown) =>
+  (res as Record<string, { msats: number; provider?: string } | undefined>)['x-node-cost'];
+const DEFAULT = ['auth', 'rate-limit', 'reserve', 'relay', 'meter', 'settle', 'change-token'];
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gw-plugin-kit-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function writeJson(name: string, doc: unknown): string {
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(doc));
+  return file;
+}
+
+describe.each<PaidStore>(['sqlite', 'redis'])('a pricing policy from a file path (%s)', (store) => {
+  let h: PaidGateway;
+  beforeAll(async () => {
+    h = await startPaidGateway({
+      store,
+      env: {
+        FIXED_PRICING: 'true',
+        FIXED_COST_PER_REQUEST: '4',
+        PIPELINE: ['auth', 'rate-limit', SURCHARGE, ...DEFAULT.slice(2)].join(','),
+        PIPELINE_CONFIG: writeJson(`surcharge-${store}.json`, {
+          [SURCHARGE]: { percent: { 'mock-gpt': 50, 'mock-mini': -100 }, fee_msat: 7 },
+        }),
+      },
+    });
+  });
+  afterEach(async () => {
+    await h.auditOk();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('charges 4 sats × 1.5 + 7 msat for mock-gpt and only the 7 msat fee for mock-mini (−100 %)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+    expect(cost(res)?.msats).toBe(6_007);
+    expect(await h.available(apiKey)).toBe(balanceMsat - 6_007);
+    const free = await h.openai(apiKey).chat.completions.create({ model: 'mock-mini', messages });
+    expect(cost(free)?.msats).toBe(7);
+    expect(await h.available(apiKey)).toBe(balanceMsat - 6_014);
+  });
+
+  it('the adjusted price is what admission checks: a key holding 5 sats is refused the 6,007 msat call', async () => {
+    const { apiKey } = await h.fundKey(5);
+    const r = await fetch(`${h.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock-gpt', messages }),
+    });
+    expect(r.status).toBe(402);
+    expect(await h.available(apiKey)).toBe(5_000);
+  });
+});
+
+describe('a routing policy from a file path', () => {
+  let a: MockUpstream;
+  let b: MockUpstream;
+  let h: PaidGateway;
+  beforeAll(async () => {
+    a = await startMockUpstream();
+    b = await startMockUpstream();
+    const providers = writeJson('providers.json', {
+      providers: [
+        { name: 'alpha', base_url: a.url, priority: 1 },
+        { name: 'beta', base_url: b.url, priority: 2 },
+      ],
+    });
+    h = await startPaidGateway({
+      store: 'sqlite',
+      env: {
+        PROVIDERS_PATH: providers,
+        PIPELINE: [...DEFAULT.slice(0, 3), PIN, ...DEFAULT.slice(3)].join(','),
+        PIPELINE_CONFIG: writeJson('pin.json', { [PIN]: { allow: ['beta'], strict: true } }),
+      },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await a?.close();
+    await b?.close();
+  });
+
+  it('x-provider pins the call to an allowed provider; strict means no failover; others route as usual', async () => {
+    const { apiKey } = await h.fundKey(100);
+    const pinned = await h
+      .openai(apiKey, { 'x-provider': 'beta' })
+      .chat.completions.create({ model: 'mock-gpt', messages });
+    expect(cost(pinned)?.provider).toBe('beta');
+    const usual = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+    expect(cost(usual)?.provider).toBe('alpha');
+    const notAllowed = await h
+      .openai(apiKey, { 'x-provider': 'alpha' })
+      .chat.completions.create({ model: 'mock-gpt', messages });
+    expect(cost(notAllowed)?.provider).toBe('alpha');
+    // Strict: beta failing is not failed over to alpha.
+    b.setBehaviour({ error: { status: 500, body: '{"error":{"message":"b down"}}' } });
+    const before = a.stats.requests;
+    const r = await fetch(`${h.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': 'application/json',
+        'x-provider': 'beta',
+      },
+      body: JSON.stringify({ model: 'mock-gpt', messages }),
+    });
+    expect(r.status).toBe(502);
+    expect(a.stats.requests).toBe(before);
+    await h.auditOk();
+  });
+});
+
+describe('loading refusals name the plugin', () => {
+  const start = (env: Record<string, string>) =>
+    startGateway({
+      config: loadConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: dir, ...env }),
+      log: createLogger('silent'),
+    });
+
+  it('a missing file, a module with no factory, a factory refusing its options, a config naming no entry', async () => {
+    const noFactory = join(dir, 'no-factory.js');
+    writeFileSync(noFactory, 'export const x = 1;\n');
+    const throwing = join(dir, 'throwing.js');
+    writeFileSync(throwing, 'export default function () { throw new Error("needs a licence key"); }\n');
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [
+        { PIPELINE: `auth,${join(dir, 'missing.js')},relay` },
+        /plugin ".*missing\.js" could not be loaded \(not found\)/,
+      ],
+      [{ PIPELINE: `auth,${noFactory},relay` }, /plugin ".*no-factory\.js" exports no plugin factory/],
+      [
+        { PIPELINE: `auth,${throwing},relay` },
+        /plugin ".*throwing\.js" refused to start: needs a licence key/,
+      ],
+      [
+        {
+          PIPELINE: `auth,${SURCHARGE},relay`,
+          PIPELINE_CONFIG: writeJson('bad.json', { [SURCHARGE]: { colour: 1 } }),
+        },
+        /model-surcharge: unknown option "colour"/,
+      ],
+      [
+        { PIPELINE: 'auth,relay', PIPELINE_CONFIG: writeJson('stray.json', { nope: {} }) },
+        /PIPELINE_CONFIG names "nope", which is not in PIPELINE/,
+      ],
+      [
+        { PIPELINE: 'auth,no-such-plugin-pkg,relay' },
+        /plugin "no-such-plugin-pkg" could not be loaded \(not found\); built-in plugins: auth/,
+      ],
+    ];
+    for (const [env, re] of cases) {
+      let err: unknown;
+      try {
+        const g = await start(env);
+        await g.close();
+      } catch (e) {
+        err = e;
+      }
+      expect(err, JSON.stringify(env)).toBeInstanceOf(ConfigError);
+      expect((err as Error).message, JSON.stringify(env)).toMatch(re);
+    }
+  });
+
+  it('built-in stages take options from PIPELINE_CONFIG too (relay refuses unknown ones)', async () => {
+    const file = writeJson('relay.json', { relay: { nope: true } });
+    await expect(resolvePipeline(['relay'], { configPath: file })).resolves.toEqual([
+      { plugin: 'relay', options: { nope: true } },
+    ]);
+  });
+});

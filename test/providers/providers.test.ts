@@ -1,0 +1,236 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../core/config.js';
+import { Breaker, type ProviderSpec, Providers, parseProvidersFile } from '../../core/providers/providers.js';
+
+/** Routing policies, the breaker and the providers file's validation (no network: clients are never used). */
+
+const DEFAULTS = { timeoutMs: 1000, maxConnections: 4 };
+const spec = (name: string, o: Partial<ProviderSpec> = {}): ProviderSpec => ({
+  name,
+  baseUrl: `http://127.0.0.1:9/${name}`,
+  models: '*',
+  priority: 1,
+  weight: 1,
+  timeoutMs: 1000,
+  maxConnections: 1,
+  headers: {},
+  pricing: {},
+  ...o,
+});
+const BREAKER = { failures: 2, cooldownMs: 1000 };
+const providers = (
+  list: ProviderSpec[],
+  policy: 'priority' | 'weighted' | 'cheapest' | 'latency',
+  random?: () => number,
+) =>
+  new Providers(
+    { providers: list, routing: {} },
+    { policy, maxAttempts: 2, breaker: BREAKER, ...(random ? { random } : {}) },
+  );
+
+/** A small deterministic generator (mulberry32). */
+function seeded(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('routing policies', () => {
+  it('priority: lower first, ties in file order; only providers serving the model', async () => {
+    const p = providers(
+      [spec('c', { priority: 3 }), spec('a', { priority: 1, models: ['m1'] }), spec('b', { priority: 2 })],
+      'priority',
+    );
+    expect(p.order('m1').map((x) => x.name)).toEqual(['a', 'b', 'c']);
+    expect(p.order('m2').map((x) => x.name)).toEqual(['b', 'c']);
+    await p.close();
+  });
+
+  it('weighted: over 1,000 calls each provider is first in proportion to its weight (within 5 points)', async () => {
+    const p = providers(
+      [spec('a', { weight: 3 }), spec('b', { weight: 1 }), spec('c', { weight: 6 })],
+      'weighted',
+      seeded(7),
+    );
+    const first: Record<string, number> = { a: 0, b: 0, c: 0 };
+    for (let i = 0; i < 1000; i++) {
+      const order = p.order('m').map((x) => x.name);
+      expect(new Set(order).size).toBe(3);
+      first[order[0]!]!++;
+    }
+    expect(Math.abs(first.a! / 1000 - 0.3)).toBeLessThan(0.05);
+    expect(Math.abs(first.b! / 1000 - 0.1)).toBeLessThan(0.05);
+    expect(Math.abs(first.c! / 1000 - 0.6)).toBeLessThan(0.05);
+    await p.close();
+  });
+
+  it('cheapest: by the provider\u2019s own price for the model; unpriced last; per-model routing overrides', async () => {
+    const list = [
+      spec('dear', { priority: 1, pricing: { m: { prompt: '0.00002', completion: '0.00004' } } }),
+      spec('cheap', { priority: 2, pricing: { m: { prompt: '0.000001', completion: '0.000002' } } }),
+      spec('unpriced', { priority: 0 }),
+    ];
+    const p = new Providers(
+      { providers: list, routing: { m: 'cheapest' } },
+      { policy: 'priority', maxAttempts: 2, breaker: BREAKER },
+    );
+    expect(p.order('m').map((x) => x.name)).toEqual(['cheap', 'dear', 'unpriced']);
+    expect(p.order('other').map((x) => x.name)).toEqual(['unpriced', 'dear', 'cheap']);
+    await p.close();
+  });
+
+  it('latency: unmeasured first, then by the moving average of time to head', async () => {
+    const p = providers([spec('slow'), spec('fast'), spec('new')], 'latency');
+    p.get('slow')!.recordTtfb(200);
+    p.get('fast')!.recordTtfb(20);
+    expect(p.order('m').map((x) => x.name)).toEqual(['new', 'fast', 'slow']);
+    for (let i = 0; i < 20; i++) p.get('fast')!.recordTtfb(500);
+    expect(p.order('m').map((x) => x.name)).toEqual(['new', 'slow', 'fast']);
+    await p.close();
+  });
+
+  it('open breakers go last; when all are open the order stands (a probe)', async () => {
+    const p = providers([spec('a', { priority: 1 }), spec('b', { priority: 2 })], 'priority');
+    const now = Date.now();
+    p.get('a')!.breaker.failure(now);
+    p.get('a')!.breaker.failure(now);
+    expect(p.order('m', now).map((x) => x.name)).toEqual(['b', 'a']);
+    p.get('b')!.breaker.failure(now);
+    p.get('b')!.breaker.failure(now);
+    expect(p.order('m', now).map((x) => x.name)).toEqual(['a', 'b']);
+    await p.close();
+  });
+});
+
+describe('circuit breaker', () => {
+  it('opens after N consecutive failures, lets one probe through after the cool-down, closes on success', () => {
+    const b = new Breaker({ failures: 3, cooldownMs: 1000 });
+    const t = 1_000_000;
+    b.failure(t);
+    b.failure(t);
+    expect(b.status(t)).toBe('degraded');
+    expect(b.allows(t)).toBe(true);
+    b.success();
+    expect(b.status(t)).toBe('active');
+    for (let i = 0; i < 3; i++) b.failure(t);
+    expect(b.status(t)).toBe('down');
+    expect(b.allows(t + 999)).toBe(false);
+    expect(b.allows(t + 1000)).toBe(true);
+    b.begin(t + 1000);
+    expect(b.allows(t + 1000)).toBe(false); // one probe at a time
+    expect(b.status(t + 1000)).toBe('degraded');
+    b.failure(t + 1001); // the probe failed: open again at once
+    expect(b.status(t + 1001)).toBe('down');
+    expect(b.allows(t + 1500)).toBe(false);
+    b.begin(t + 2001);
+    b.success();
+    expect(b.status(t + 2001)).toBe('active');
+  });
+});
+
+describe('providers file', () => {
+  const parse = (doc: unknown, env: Record<string, string> = {}) =>
+    parseProvidersFile(JSON.stringify(doc), env, DEFAULTS);
+
+  it('reads every field, applies defaults, resolves api_key_env', () => {
+    const f = parse(
+      {
+        providers: [
+          {
+            name: 'a',
+            base_url: 'https://api.example.com/v1/',
+            api_key_env: 'KEY_A',
+            models: ['m1', 'm2'],
+            priority: 2,
+            weight: 5,
+            timeout_ms: 300,
+            max_connections: 8,
+            headers: { 'X-Org': 'o' },
+            pricing: { m1: { prompt: '0.000001', completion: '0.000002' } },
+          },
+          { name: 'b', base_url: 'http://127.0.0.1:8001/v1', api_key: 'sk-b' },
+        ],
+        routing: { m1: 'cheapest' },
+      },
+      { KEY_A: 'sk-a' },
+    );
+    expect(f.providers[0]).toMatchObject({
+      name: 'a',
+      baseUrl: 'https://api.example.com/v1',
+      apiKey: 'sk-a',
+      models: ['m1', 'm2'],
+      priority: 2,
+      weight: 5,
+      timeoutMs: 300,
+      maxConnections: 8,
+      headers: { 'x-org': 'o' },
+    });
+    expect(f.providers[1]).toMatchObject({
+      models: '*',
+      priority: 1,
+      weight: 1,
+      timeoutMs: 1000,
+      maxConnections: 4,
+      apiKey: 'sk-b',
+    });
+    expect(f.routing).toEqual({ m1: 'cheapest' });
+  });
+
+  it('refuses with a message naming the entry and the field', () => {
+    const cases: Array<[unknown, RegExp]> = [
+      ['[]', /expected \{"providers"/],
+      [{ providers: [] }, /at least one/],
+      [{ providers: [{ name: 'a', base_url: 'ftp://x' }] }, /providers\[0\] \("a"\): "base_url"/],
+      [
+        { providers: [{ name: 'a', base_url: 'https://u:p@x.example/v1' }] },
+        /\("a"\): "base_url" must not carry credentials/,
+      ],
+      [
+        {
+          providers: [
+            { name: 'a', base_url: 'http://x/v1' },
+            { name: 'a', base_url: 'http://y/v1' },
+          ],
+        },
+        /providers\[1\] \("a"\): duplicate name/,
+      ],
+      [
+        { providers: [{ name: 'a', base_url: 'http://x/v1', api_key_env: 'NOPE' }] },
+        /\("a"\): the variable NOPE/,
+      ],
+      [
+        { providers: [{ name: 'a', base_url: 'http://x/v1', weight: 0 }] },
+        /\("a"\): "weight" must be an integer from 1/,
+      ],
+      [
+        { providers: [{ name: 'a', base_url: 'http://x/v1', colour: 'red' }] },
+        /\("a"\): unknown field "colour"/,
+      ],
+      [
+        { providers: [{ name: 'a', base_url: 'http://x/v1', pricing: { m: { prompt: 1 } } }] },
+        /pricing\["m"\]\.prompt must be a USD decimal string/,
+      ],
+      [
+        { providers: [{ name: 'a', base_url: 'http://x/v1' }], routing: { m: 'random' } },
+        /routing\["m"\] must be one of/,
+      ],
+      [{ providers: [{ base_url: 'http://x/v1' }] }, /providers\[0\]: "name"/],
+    ];
+    for (const [doc, re] of cases) {
+      const text = typeof doc === 'string' ? doc : JSON.stringify(doc);
+      let err: unknown;
+      try {
+        parseProvidersFile(text, {}, DEFAULTS);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, text).toBeInstanceOf(ConfigError);
+      expect((err as Error).message, text).toMatch(re);
+    }
+    expect(() => parseProvidersFile('{', {}, DEFAULTS)).toThrow(/not valid JSON/);
+  });
+});

@@ -1,0 +1,326 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../core/metrics.js';
+import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type CallOptions, call, errorCode } from './http.js';
+
+/**
+ * Request limits on every endpoint (issue 12 item 7) on each store: per client IP for callers with no usable
+ * credential, a key's requests/min counted by the wallet endpoints too, failed admin logins per IP.
+ * The gateway trusts 127.0.0.1 as a proxy, so each test names its own client address in X-Forwarded-For.
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field by the assertions
+type Json = Record<string, any>;
+
+const EST = { model: 'mock-gpt', prompt_tokens: 10, max_tokens: 10 };
+const PASSWORD = 'limits-audit-admin-password';
+let ipSeq = 0;
+function freshIp(): string {
+  ipSeq += 1;
+  return `198.51.${Math.floor(ipSeq / 250)}.${(ipSeq % 250) + 1}`;
+}
+
+async function metric(name: string, labels = ''): Promise<number> {
+  const text = await registry.metrics();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `) || l === `${name}${labels}`);
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
+describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) => {
+  let h: PaidGateway;
+  let url: string;
+  const req = <T = Json>(method: string, path: string, ip: string, opts: CallOptions = {}) =>
+    call<T>(url, method, path, { ...opts, headers: { 'x-forwarded-for': ip, ...opts.headers } });
+
+  beforeAll(async () => {
+    h = await startPaidGateway({
+      store,
+      env: {
+        TRUSTED_PROXIES: '127.0.0.1',
+        RATE_LIMIT_IP_PER_MINUTE: '3',
+        RATE_LIMIT_REQUESTS_PER_MINUTE: '5',
+        ADMIN_PASSWORD: PASSWORD,
+        ADMIN_LOGIN_ATTEMPTS_PER_MINUTE: '2',
+      },
+    });
+    url = h.gateway.url;
+  });
+  afterEach(async () => {
+    await h.auditOk();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  function expectLimited(r: { status: number; headers: Headers }, limit: number): void {
+    expect(r.status).toBe(429);
+    expect(errorCode(r as never)).toBe('rate_limit_exceeded');
+    const retry = Number(r.headers.get('retry-after'));
+    expect(Number.isInteger(retry) && retry >= 1 && retry <= 60).toBe(true);
+    expect(r.headers.get('x-ratelimit-limit')).toBe(String(limit));
+    expect(r.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(r.headers.get('x-ratelimit-type')).toBe('requests_per_minute');
+    expect(Number(r.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000 - 1);
+  }
+
+  it('limits callers with no usable credential per client IP, across endpoints; other IPs are not affected', async () => {
+    const ip = freshIp();
+    const chat = { body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] } };
+    const a = await req('POST', '/v1/chat/completions', ip, chat);
+    expect(a.status).toBe(401);
+    expect(errorCode(a)).toBe('missing_credentials');
+    expect(a.headers.get('x-ratelimit-remaining')).toBe('2');
+    const b = await req('GET', '/v1/wallet/balance', ip);
+    expect(b.status).toBe(401);
+    // An unknown key is no usable credential either (paid path, reserve stage).
+    const c = await req('POST', '/v1/chat/completions', ip, { ...chat, auth: `sk-${'A'.repeat(29)}` });
+    expect(c.status).toBe(401);
+    expect(errorCode(c)).toBe('invalid_api_key');
+    expectLimited(await req('POST', '/v1/chat/completions', ip, chat), 3);
+    expectLimited(
+      await req('POST', '/v1/wallet/create', ip, { body: { cashu_token: await h.mintToken(1) } }),
+      3,
+    );
+    expectLimited(await req('POST', '/v1/estimate', ip, { body: EST }), 3);
+    const other = await req('POST', '/v1/chat/completions', freshIp(), chat);
+    expect(other.status).toBe(401);
+  });
+
+  it('a wallet endpoint sends X-RateLimit-* and counts against the key’s requests/min with paid calls', async () => {
+    const { apiKey } = await h.fundKey(50);
+    const ip = freshIp();
+    // Not across a minute boundary (the window would reset mid-test).
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_500 - intoMinute));
+    const first = await req('GET', '/v1/wallet/balance', ip, { auth: apiKey });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-limit')).toBe('5');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('4');
+    expect(first.headers.get('x-ratelimit-type')).toBe('requests_per_minute');
+    // A paid call counts in the same window. (The paid path's credit lease takes slots ahead and returns
+    // unused ones, so the exact remaining count after it is not fixed; the total served in the minute is.)
+    const paid = await h.openai(apiKey).chat.completions.create({
+      model: 'mock-gpt',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(paid.choices.length).toBe(1);
+    let served = 2;
+    let refusedWallet: Awaited<ReturnType<typeof req>> | undefined;
+    for (let i = 0; i < 8; i++) {
+      const r = await req('GET', '/v1/wallet/transactions', ip, { auth: apiKey });
+      if (r.status === 200) {
+        served += 1;
+        expect(r.headers.get('x-ratelimit-limit')).toBe('5');
+        expect(Number(r.headers.get('x-ratelimit-remaining'))).toBeLessThanOrEqual(5 - served);
+      } else refusedWallet = r;
+    }
+    expectLimited(refusedWallet!, 5);
+    // Paid calls: at most what is left of this minute's 5, then 429.
+    let refusedPaid: Awaited<ReturnType<typeof req>> | undefined;
+    for (let i = 0; i < 3 && refusedPaid === undefined; i++) {
+      const r = await req('POST', '/v1/chat/completions', ip, {
+        auth: apiKey,
+        body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
+      });
+      if (r.status === 200) served += 1;
+      else refusedPaid = r;
+    }
+    expect(served).toBeLessThanOrEqual(5);
+    expectLimited(refusedPaid!, 5);
+  });
+
+  it('failed admin logins are limited per IP: then 429 at once, even with the right password', async () => {
+    const ip = freshIp();
+    const cookie = (p: string) => ({ headers: { cookie: `admin_password=${encodeURIComponent(p)}` } });
+    expect((await req('GET', '/admin/api/settings', ip, cookie(PASSWORD))).status).toBe(200);
+    expect((await req('GET', '/admin/api/settings', ip, cookie('wrong-1'))).status).toBe(401);
+    expect((await req('GET', '/admin/api/overview', ip, cookie('wrong-2'))).status).toBe(401);
+    const started = Date.now();
+    const right = await req('GET', '/admin/api/settings', ip, cookie(PASSWORD));
+    expect(Date.now() - started).toBeLessThan(5000); // answered, never held
+    expect(right.status).toBe(429);
+    expect(errorCode(right)).toBe('rate_limit_exceeded');
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const page = await req('GET', '/admin/', ip, cookie(PASSWORD));
+    expect(page.status).toBe(429);
+    // Another address is not affected.
+    expect((await req('GET', '/admin/api/settings', freshIp(), cookie(PASSWORD))).status).toBe(200);
+  });
+
+  it('per-IP limits fail open when the limit store does not answer (logged and counted)', async () => {
+    const services = h.gateway.services;
+    const limiter = services.limiter!;
+    const before = await metric('gateway_rate_limit_store_errors_total', '{scope="ip"}');
+    services.limiter = Object.assign(Object.create(limiter), {
+      hit: () => Promise.reject(new Error('limit store down')),
+      peek: () => Promise.reject(new Error('limit store down')),
+    });
+    try {
+      const ip = freshIp();
+      for (let i = 0; i < 5; i++) {
+        const r = await req('GET', '/v1/wallet/balance', ip);
+        expect(r.status).toBe(401);
+        expect(errorCode(r)).toBe('missing_credentials');
+      }
+    } finally {
+      services.limiter = limiter;
+    }
+    expect(await metric('gateway_rate_limit_store_errors_total', '{scope="ip"}')).toBe(before + 5);
+  });
+});
+
+describe.each<PaidStore>(['sqlite', 'redis'])('audit log on %s', (store) => {
+  let h: PaidGateway;
+  let url: string;
+  // Each request from its own address: the per-IP limit stays out of the way.
+  const req = <T = Json>(method: string, path: string, opts: CallOptions = {}) =>
+    call<T>(url, method, path, { ...opts, headers: { 'x-forwarded-for': freshIp(), ...opts.headers } });
+  const admin = { cookie: `admin_password=${encodeURIComponent(PASSWORD)}` };
+  const chat = (auth: string) =>
+    req('POST', '/v1/chat/completions', {
+      auth,
+      headers: { 'user-agent': 'audit-test/1.0' },
+      body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
+    });
+
+  beforeAll(async () => {
+    h = await startPaidGateway({ store, env: { TRUSTED_PROXIES: '127.0.0.1', ADMIN_PASSWORD: PASSWORD } });
+    url = h.gateway.url;
+  });
+  afterEach(async () => {
+    await h.auditOk();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('the readers return paid calls (admitted and refused) and wallet operations of the key, newest first', async () => {
+    const { apiKey, keyId } = await h.fundKey(20);
+    expect((await chat(apiKey)).status).toBe(200);
+    const top = await req('POST', '/v1/wallet/topup', {
+      auth: apiKey,
+      body: { cashu_token: await h.mintToken(5) },
+    });
+    expect(top.status).toBe(200);
+    const child = await req('POST', '/v1/balance/child-key', { auth: apiKey, body: { count: 1 } });
+    expect(child.status).toBe(201);
+    const childKey = (child.body.api_keys as string[])[0]!;
+    const wd = await req('POST', '/v1/wallet/withdraw', { auth: apiKey, body: {} });
+    expect(wd.status).toBe(200);
+    const refused = await chat(apiKey);
+    expect(refused.status).toBe(402);
+    expect((await chat(childKey)).status).toBe(402);
+
+    const page = await req('GET', '/v1/wallet/audit', { auth: apiKey, query: { limit: 100 } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('x-ratelimit-type')).toBe('requests_per_minute');
+    const recs = page.body.data as Json[];
+    const mine = recs.filter((r) => r.api_key_id === keyId);
+    expect(mine.map((r) => [r.method, r.endpoint, r.response_status])).toEqual([
+      ['POST', '/v1/chat/completions', 402],
+      ['POST', '/v1/wallet/withdraw', 200],
+      ['POST', '/v1/balance/child-key', 201],
+      ['POST', '/v1/wallet/topup', 200],
+      ['POST', '/v1/chat/completions', 200],
+    ]);
+    const paid = mine.at(-1)!;
+    expect(paid.cost_msats).toBeGreaterThan(0);
+    expect(paid.cost_sats).toBe(Math.floor(paid.cost_msats / 1000));
+    expect(paid.user_agent).toBe('audit-test/1.0');
+    expect(paid.ip_address).toMatch(/^198\.51\./);
+    expect(paid.kind).toBe('key');
+    expect(typeof paid.request_id).toBe('string');
+    expect(new Date(paid.timestamp).toISOString()).toBe(paid.timestamp);
+    // The parent sees its child's refused call; the child sees only its own records.
+    const childRecs = recs.filter((r) => r.api_key_id !== keyId);
+    expect(childRecs.map((r) => r.response_status)).toEqual([402]);
+    const childPage = await req('GET', '/v1/wallet/audit', { auth: childKey });
+    const childOwn = childPage.body.data as Json[];
+    expect(childOwn.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(childOwn.map((r) => r.api_key_id))).toEqual(new Set([childRecs[0]!.api_key_id]));
+    // Pages by cursor: the second page continues exactly where the first ended (reads are audited too,
+    // so the full listing is taken from the service, which is not a request).
+    const p1 = await req('GET', '/v1/wallet/audit', { auth: apiKey, query: { limit: 2 } });
+    expect(p1.body.has_more).toBe(true);
+    const last = (p1.body.data as Json[])[1]!.id as string;
+    const p2 = await req('GET', '/v1/wallet/audit', { auth: apiKey, query: { limit: 2, before: last } });
+    const accountId = (await h.ledger.getKeyInfo({ apiKey }))!.key.accountId;
+    const full = (await h.gateway.services.audit!.list({ account: accountId, limit: 100 })).data.map(
+      (r) => r.id,
+    );
+    const at = full.indexOf(last);
+    expect(at).toBeGreaterThanOrEqual(1);
+    expect((p2.body.data as Json[]).map((r) => r.id)).toEqual(full.slice(at + 1, at + 3));
+    expect((p1.body.data as Json[]).map((r) => r.id)).toEqual(full.slice(at - 1, at + 1));
+  });
+
+  it('records a refused call naming an unknown or expired key, and admin changes and failed logins, in the admin reader', async () => {
+    const expired = await h.fundKey(5, { expiresAtMs: Date.now() - 1000 });
+    expect((await chat(expired.apiKey)).status).toBe(401);
+    const unknown = `sk-${'B'.repeat(29)}`;
+    expect((await chat(unknown)).status).toBe(401);
+    expect((await req('GET', '/admin/api/audit')).status).toBe(401);
+    const bad = await req('GET', '/admin/api/settings', { headers: { cookie: 'admin_password=nope' } });
+    expect(bad.status).toBe(401);
+    const patch = await req('PATCH', '/admin/api/settings', { headers: admin, body: { exchange_fee: 1.01 } });
+    expect(patch.status).toBe(200);
+
+    const byKey = await req('GET', '/admin/api/audit', { headers: admin, query: { key_id: expired.keyId } });
+    expect(byKey.status).toBe(200);
+    expect((byKey.body.data as Json[]).map((r) => [r.endpoint, r.response_status])).toEqual([
+      ['/v1/chat/completions', 401],
+    ]);
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const all = await req('GET', '/admin/api/audit', { headers: admin, query: { since, limit: 500 } });
+    const recs = all.body.data as Json[];
+    const adminRecs = recs.filter((r) => r.kind === 'admin');
+    expect(adminRecs.map((r) => [r.method, r.endpoint, r.response_status])).toEqual([
+      ['PATCH', '/admin/api/settings', 200],
+      ['GET', '/admin/api/settings', 401],
+    ]);
+    expect(adminRecs.every((r) => r.api_key_id === null)).toBe(true);
+    // The unknown key's refusal is in the node-wide log (under the id its key would have).
+    expect(
+      recs.some((r) => r.response_status === 401 && r.api_key_id !== expired.keyId && r.kind === 'key'),
+    ).toBe(true);
+    const only401 = await req('GET', '/admin/api/audit', { headers: admin, query: { status: 401, since } });
+    expect((only401.body.data as Json[]).every((r) => r.response_status === 401)).toBe(true);
+    const future = await req('GET', '/admin/api/audit', {
+      headers: admin,
+      query: { since: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    expect(future.body).toEqual({ data: [], has_more: false });
+    expect((await req('GET', '/admin/api/audit', { headers: admin, query: { status: 'x' } })).status).toBe(
+      400,
+    );
+  });
+
+  it('a failing or full audit store never fails a call; failures and drops are counted, the batch is retried', async () => {
+    const audit = h.gateway.services.audit!;
+    const { apiKey, keyId } = await h.fundKey(5);
+    const write = audit.backend.write.bind(audit.backend);
+    const failuresBefore = await metric('gateway_audit_write_failures_total');
+    audit.backend.write = () => Promise.reject(new Error('audit store down'));
+    try {
+      const bal = await req('GET', '/v1/wallet/balance', { auth: apiKey });
+      expect(bal.status).toBe(200);
+      await audit.flush();
+      expect(await metric('gateway_audit_write_failures_total')).toBeGreaterThan(failuresBefore);
+    } finally {
+      audit.backend.write = write;
+    }
+    // The kept batch is written once the store answers again.
+    const recs = (await audit.list({ keyId, limit: 10 })).data;
+    expect(recs.map((r) => r.endpoint)).toEqual(['/v1/wallet/balance']);
+
+    const droppedBefore = await metric('gateway_audit_dropped_total');
+    const max = audit.maxBuffered;
+    audit.maxBuffered = 0;
+    try {
+      expect((await req('GET', '/v1/wallet/balance', { auth: apiKey })).status).toBe(200);
+    } finally {
+      audit.maxBuffered = max;
+    }
+    expect(await metric('gateway_audit_dropped_total')).toBe(droppedBefore + 1);
+  });
+});

@@ -1,0 +1,3 @@
+import { foreignSwapSuite } from './foreign-swap-suite.js';
+
+foreignSwapSuite('redis');

@@ -44,6 +44,12 @@ function bad(message: string): GatewayError {
 export function parseMultipart(body: Buffer, contentType: string): Promise<Multipart> {
   return new Promise((resolve, reject) => {
     const out: Multipart = { fields: {}, files: [] };
+    // What the provider reads must be what was priced and checked: a field or file part named twice (the
+    // provider may read the other one), or anything busboy would cut off at its limits, is refused.
+    let refused: GatewayError | undefined;
+    const refuse = (message: string) => {
+      refused ??= bad(message);
+    };
     let parser: ReturnType<typeof Busboy>;
     try {
       parser = Busboy({
@@ -54,18 +60,29 @@ export function parseMultipart(body: Buffer, contentType: string): Promise<Multi
       reject(bad(`Malformed multipart body: ${(err as Error).message}`));
       return;
     }
-    parser.on('field', (name, value) => {
+    const seen = new Set<string>();
+    const once = (name: string) => {
+      if (seen.has(name)) refuse(`The form field "${name}" appears more than once`);
+      seen.add(name);
+    };
+    parser.on('field', (name, value, nameTruncated, valueTruncated) => {
+      once(name);
+      if (nameTruncated || valueTruncated) refuse(`The form field "${name}" is too long`);
       out.fields[name] = value;
     });
     parser.on('file', (field, stream, filename, _enc, mimeType) => {
+      once(field);
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         out.files.push({ field, filename, mimeType, data: Buffer.concat(chunks) });
       });
     });
+    parser.on('fieldsLimit', () => refuse(`More than ${MAX_FIELDS} form fields`));
+    parser.on('filesLimit', () => refuse(`More than ${MAX_FILES} files`));
+    parser.on('partsLimit', () => refuse('Too many parts in the multipart body'));
     parser.on('error', (err: Error) => reject(bad(`Malformed multipart body: ${err.message}`)));
-    parser.on('finish', () => resolve(out));
+    parser.on('finish', () => (refused ? reject(refused) : resolve(out)));
     parser.end(body);
   });
 }
@@ -116,6 +133,7 @@ export async function callUnits(
   const multipart = (req.contentType ?? '').toLowerCase().startsWith('multipart/form-data');
   let fields: Record<string, unknown>;
   let files: MultipartFile[] = [];
+  if (!multipart && endpoint === 'audio') throw bad('Send the audio as multipart/form-data');
   if (multipart) {
     const m = await parseMultipart(req.rawBody, req.contentType!);
     fields = m.fields;
@@ -123,16 +141,17 @@ export async function callUnits(
   } else if (req.body !== null && typeof req.body === 'object' && !Array.isArray(req.body)) {
     fields = req.body as Record<string, unknown>;
   } else {
-    throw bad(
-      endpoint === 'audio'
-        ? 'Send the audio as multipart/form-data'
-        : 'The request body must be a JSON object',
-    );
+    throw bad('The request body must be a JSON object');
   }
   const model = strField(fields.model);
   if (model === undefined) throw bad('model is required');
   switch (endpoint) {
     case 'images': {
+      // A streamed image answer (gpt-image-1 partial images over SSE) cannot be counted per image returned,
+      // nor carry its cost: refused before anything is reserved rather than charged blind.
+      if (fields.stream === true || fields.stream === 'true') {
+        throw bad('Streamed image generation (stream: true) is not supported: send the call without stream');
+      }
       const variant: ImageVariant = {};
       const size = strField(fields.size);
       const quality = strField(fields.quality);

@@ -7,7 +7,8 @@
  * rounded up ONCE, at the end. Per mode (sats are × 1000 msat; USD are × 10^11 / BTC_USD msat):
  * - fixed: fixed = FIXED_COST_PER_REQUEST × 1000; no token terms.
  * - token: fixed = FIXED_COST_PER_REQUEST × 1000 (base fee); perPrompt = FIXED_PER_1K_INPUT_TOKENS
- *   (sats per 1000 tokens = msats per token), perCompletion = FIXED_PER_1K_OUTPUT_TOKENS; unset → 0.
+ *   (sats per 1000 tokens = msats per token), perCompletion = FIXED_PER_1K_OUTPUT_TOKENS (both must be
+ *   set: `pricingMode` refuses one side alone).
  * - model: with m = EXCHANGE_FEE × UPSTREAM_PROVIDER_FEE and k = 10^11 / btcUsd (msat per USD):
  *   perPrompt = promptUsdPerToken × k × m, perCompletion = completionUsdPerToken × k × m,
  *   fixed = requestUsd × k × m + FIXED_COST_PER_REQUEST × 1000 (the base fee is in sats, not multiplied).

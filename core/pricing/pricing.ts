@@ -57,6 +57,9 @@ function notPriced(model: string, what: string): GatewayError {
   });
 }
 
+/** The size an image call without `size` is priced at: the images API's default (spec §4.2). */
+export const DEFAULT_IMAGE_SIZE = '1024x1024';
+
 /** USD per unit of a unit endpoint, exact, from the price book; throws model_not_priced when missing. */
 export function unitUsd(
   model: string,
@@ -66,14 +69,15 @@ export function unitUsd(
 ): Rational {
   switch (endpoint) {
     case 'images': {
-      const size = variant?.size;
+      // A call that names no size gets the API's default size (spec §4.2), as the provider will make it.
+      const size = variant?.size ?? DEFAULT_IMAGE_SIZE;
       const quality = variant?.quality ?? 'standard';
-      const sized = size === undefined ? undefined : rates.imageSizes?.[size]?.[quality];
+      const sized = rates.imageSizes?.[size]?.[quality];
       const usd = sized ?? rates.imageUsd;
       if (usd === undefined) {
         throw notPriced(
           model,
-          `images ${size ?? ''}${size ? ' ' : ''}${quality} (image or image_sizes) for ${ENDPOINT_PATHS.images}`,
+          `images ${size} ${quality} (image or image_sizes) for ${ENDPOINT_PATHS.images}`,
         );
       }
       return parseDecimal(usd);

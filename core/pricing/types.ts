@@ -19,8 +19,9 @@ export type PricingConfig = Config['pricing'];
 /**
  * Which of the spec's three pricing models is active, derived from configuration:
  * - `fixed`: FIXED_PRICING=true → every call costs FIXED_COST_PER_REQUEST sats;
- * - `token`: FIXED_PRICING=false and FIXED_PER_1K_INPUT_TOKENS or FIXED_PER_1K_OUTPUT_TOKENS set → base fee
- *   (FIXED_COST_PER_REQUEST) + tokens × sats per 1k (an unset side costs 0); no BTC price needed;
+ * - `token`: FIXED_PRICING=false and FIXED_PER_1K_INPUT_TOKENS and FIXED_PER_1K_OUTPUT_TOKENS set → base fee
+ *   (FIXED_COST_PER_REQUEST) + tokens × sats per 1k; no BTC price needed. Only one of the two set is refused
+ *   (at start and in admin settings, naming the missing variable): a side is never silently free;
  * - `model`: FIXED_PRICING=false otherwise → per-model USD rates × BTC price × EXCHANGE_FEE ×
  *   UPSTREAM_PROVIDER_FEE, plus the base fee (FIXED_COST_PER_REQUEST, in sats, not multiplied).
  */

@@ -30,12 +30,14 @@ const MODELS = {
         image_sizes: {
           '1024x1024': { standard: '0.04', hd: '0.08' },
           '1792x1024': { standard: '0.08', hd: '0.12' },
+          '256x256': { standard: '0.016' },
         },
       },
     },
     { id: 'whisper-1', pricing: { audio_minute: '0.006' } },
     { id: 'tts-1', pricing: { speech_1k_chars: '0.015' } },
     { id: 'mock-gpt', pricing: { prompt: '0.000001', completion: '0.000002' } },
+    { id: 'embed-small', pricing: { prompt: '0.0001' } },
     { id: 'blind-gpt', supports_vision: false, pricing: { prompt: '0.000001', completion: '0.000002' } },
   ],
 };
@@ -108,6 +110,85 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
     h.upstream.setBehaviour({ maxImages: undefined });
     await h.openai(apiKey).images.generate({ model: 'dall-e-3', prompt: 'x', n: 2, size: '512x512' });
     expect(await h.available(apiKey)).toBe(balanceMsat - (HD_1024 + BASE) - (2 * 21_105 + BASE));
+  });
+
+  it('images: no size is priced as the default 1024x1024; a quality its size does not list falls back to `image`', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(500);
+    // No size, no quality: 1024x1024 standard at $0.04 → 0.04 × 10^6 × 1.05525 = 42,210 msat.
+    const r = await h.openai(apiKey).images.generate({ model: 'dall-e-3', prompt: 'a kite' }).withResponse();
+    expect(r.response.headers.get('x-node-cost')).toBe(String(42_210 + BASE));
+    expect(await h.available(apiKey)).toBe(balanceMsat - (42_210 + BASE));
+    // 256x256 lists only `standard`: hd there is priced at `image` ($0.02 → 21,105).
+    await h
+      .openai(apiKey)
+      .images.generate({ model: 'dall-e-3', prompt: 'x', size: '256x256', quality: 'hd' });
+    expect(await h.available(apiKey)).toBe(balanceMsat - (42_210 + BASE) - (21_105 + BASE));
+    // 256x256 standard has its own price: $0.016 → 16,884 msat.
+    await h.openai(apiKey).images.generate({ model: 'dall-e-3', prompt: 'x', size: '256x256' });
+    expect(await h.available(apiKey)).toBe(balanceMsat - (42_210 + BASE) - (21_105 + BASE) - (16_884 + BASE));
+  });
+
+  it('images: stream: true is refused with 400 before anything is reserved or relayed (cannot be charged per image)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(500);
+    const before = h.upstream.stats.requests;
+    const res = await fetch(`${h.baseURL}/images/generations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'dall-e-3', prompt: 'x', stream: true }),
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.message).toMatch(/stream/);
+    expect(h.upstream.stats.requests).toBe(before);
+    expect(await h.available(apiKey)).toBe(balanceMsat);
+  });
+
+  it('embeddings on a model priced by `prompt` only are charged per input token; its chat calls are refused as unpriced', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    // "hello world!" = 12 characters → 3 prompt tokens (mock) × $0.0001 × 10^6 × 1.05525 = 316.575 → 317.
+    const r = await h
+      .openai(apiKey)
+      .embeddings.create({ model: 'embed-small', input: 'hello world!' })
+      .withResponse();
+    expect(r.data.usage.prompt_tokens).toBe(3);
+    expect(await h.available(apiKey)).toBe(balanceMsat - (317 + BASE));
+    const before = h.upstream.stats.requests;
+    const err = await h
+      .openai(apiKey)
+      .chat.completions.create({ model: 'embed-small', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e as { status: number; error: { code: string } });
+    expect(err).toMatchObject({ status: 400, error: { code: 'model_not_priced' } });
+    expect(h.upstream.stats.requests).toBe(before);
+    expect(await h.available(apiKey)).toBe(balanceMsat - (317 + BASE));
+  });
+
+  it('audio: response_format text and verbose_json are relayed as the upstream sent them and charged by the measured duration', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const text = await fetch(`${h.baseURL}/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: (() => {
+        const f = new FormData();
+        f.set('model', 'whisper-1');
+        f.set('response_format', 'text');
+        f.set('file', new Blob([wav(2500)], { type: 'audio/wav' }), 'a.wav');
+        return f;
+      })(),
+    });
+    expect(text.status).toBe(200);
+    expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
+    // A plain-text answer gets the cost in the header only: its body is not touched.
+    expect(await text.text()).toBe('mock transcript');
+    expect(text.headers.get('x-node-cost')).toBe(String(264 + BASE));
+    const verbose = await h.openai(apiKey).audio.transcriptions.create({
+      model: 'whisper-1',
+      file: await toFile(wav(1000), 'b.wav', { type: 'audio/wav' }),
+      response_format: 'verbose_json',
+    });
+    expect(verbose).toMatchObject({ text: 'mock transcript', language: 'english' });
+    // 2,500 ms → 264; 1,000 ms → 106 (each rounded up once, each with the base fee).
+    expect(await h.available(apiKey)).toBe(balanceMsat - (264 + BASE) - (106 + BASE));
   });
 
   it('image edits (multipart) are priced by the same rule from their form fields', async () => {
@@ -377,6 +458,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
     ).rejects.toMatchObject({ status: 502 });
     await expect(
       h.openai(apiKey).audio.speech.create({ model: 'tts-1', input: 'hi', voice: 'alloy' }),
+    ).rejects.toMatchObject({ status: 502 });
+    await expect(
+      h.openai(apiKey).audio.transcriptions.create({
+        model: 'whisper-1',
+        file: await toFile(wav(1500), 'c.wav', { type: 'audio/wav' }),
+      }),
     ).rejects.toMatchObject({ status: 502 });
     expect(await h.available(apiKey)).toBe(balanceMsat);
   });

@@ -91,6 +91,26 @@ describe('createPricing: modes from configuration', () => {
     );
   });
 
+  it('usd is filled in fixed and token mode from the BTC price (x-node-cost.usd in every mode)', () => {
+    for (const env of [
+      { FIXED_COST_PER_REQUEST: '2', BTC_USD_PRICE: '50000' },
+      {
+        FIXED_PRICING: 'false',
+        FIXED_COST_PER_REQUEST: '2',
+        FIXED_PER_1K_INPUT_TOKENS: '1',
+        FIXED_PER_1K_OUTPUT_TOKENS: '1',
+        BTC_USD_PRICE: '50000',
+      },
+    ]) {
+      const config = loadConfig(env).pricing;
+      const pricing = createPricing({ config, btc: createBtcPriceSource({ config }) });
+      const c = pricing.cost({ model: 'm', endpoint: 'chat', promptTokens: 0, completionTokens: 0 });
+      // 2 sats = 2,000 msat at $50,000 per 10^11 msat = $0.001.
+      expect(c.msat).toBe(2000);
+      expect(c.usd).toBeCloseTo(0.001, 12);
+    }
+  });
+
   it('model: rates × BTC price × EXCHANGE_FEE × UPSTREAM_PROVIDER_FEE + base fee, exact to the msat', () => {
     const env = { FIXED_COST_PER_REQUEST: '0.25', EXCHANGE_FEE: '1.005', UPSTREAM_PROVIDER_FEE: '1.05' };
     const { pricing } = modelPricing(env);

@@ -1691,7 +1691,10 @@ export interface components {
             prompt: string;
             /** @default 1 */
             n: number;
-            /** @default 1024x1024 */
+            /**
+             * @description Absent, the call is priced as 1024x1024 (the API's default size).
+             * @default 1024x1024
+             */
             size: string;
             /**
              * @default standard
@@ -1708,6 +1711,8 @@ export interface components {
              * @enum {string}
              */
             response_format: "url" | "b64_json";
+            /** @description `true` is refused with 400 `invalid_request` before anything is reserved: a streamed image answer cannot be charged per image returned. Image edits (multipart) follow the same rule. */
+            stream?: boolean;
         } & {
             [key: string]: unknown;
         };

@@ -1,9 +1,12 @@
 import { payOut } from '../core/account/pay-out.js';
-import { AUTH, type RequestContext } from '../core/context.js';
+import { AUTH, createLocalKey, type RequestContext } from '../core/context.js';
 import type { GatewayError } from '../core/errors.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import type { CashuUnit } from '../core/wallet/types.js';
-import { CREDENTIAL, needLedger, noOptions } from './paid-state.js';
+import { CREDENTIAL, needLedger, noOptions, PRICED_CALL } from './paid-state.js';
+
+/** Set when the change went out in the response head (cost fixed at admission): nothing more at the end. */
+const CHANGE_IN_HEAD = createLocalKey<true>('change-token.head');
 
 /**
  * The change-token stage: for `X-Cashu` calls (stateless pay-per-call), returns what is left of the token's
@@ -14,8 +17,10 @@ import { CREDENTIAL, needLedger, noOptions } from './paid-state.js';
  *
  * - Change = the whole available balance of the token's identity after settlement, paid out through the
  *   one pay-out step (core/account/pay-out.ts: hold → send → commit; the token is taken back on any failure).
- * - Non-stream: in the `X-Cashu` response header (the meter holds the body anyway, so the head is written
- *   after this stage).
+ * - Non-stream: in the `X-Cashu` response header. When the call's cost was fixed at admission (flat pricing,
+ *   audio, speech, the catch-all) the change is made as soon as the upstream answered 2xx/3xx and goes in the
+ *   head, so a binary answer (speech) streams through unbuffered; otherwise (metered JSON) the body is held
+ *   until the charge is known, as the meter holds it anyway.
  * - Streams: no buffering. The stream starts at once and the change arrives at its end as an SSE comment
  *   line `: x-cashu <token>` right before `data: [DONE]` (SSE clients ignore comments).
  * - Stateless: whatever the call did not spend comes back. An upstream failure or error status (reservation
@@ -80,11 +85,19 @@ export const changeToken: PluginFactory = (options, services): Plugin => {
 
   return {
     name: 'change-token',
-    onResponseHead(ctx) {
-      if (isPerCall(ctx) && !ctx.responseIsSse) ctx.bufferResponse = true;
+    async onResponseHead(ctx, head) {
+      if (!isPerCall(ctx) || ctx.responseIsSse) return;
+      if (head.status < 400 && ctx.local(PRICED_CALL)?.exactMsat !== undefined) {
+        // What is left after the reservation (exactly the cost) is the change: known now.
+        const token = await tryChange(ctx);
+        if (token) head.headers['X-Cashu'] = token;
+        ctx.setLocal(CHANGE_IN_HEAD, true);
+        return;
+      }
+      ctx.bufferResponse = true;
     },
     async onResponseEnd(ctx) {
-      if (!isPerCall(ctx)) return;
+      if (!isPerCall(ctx) || ctx.local(CHANGE_IN_HEAD)) return;
       const token = await tryChange(ctx);
       if (!token) return;
       if (ctx.responseIsSse) ctx.appendToBody(`: x-cashu ${token}\n\n`);

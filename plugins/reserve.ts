@@ -172,6 +172,8 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         ),
         leaseMs: config.reservationLeaseMs,
         limits: config.limits,
+        // Pay-per-call tokens are spent once; their change is computed while the call runs (change-token).
+        ...(auth.method === 'x_cashu' ? { exactPath: true } : {}),
       });
       if (!r.ok) {
         // An unknown key is no usable credential: limited per client IP like a missing one.

@@ -195,7 +195,7 @@ export class LeasingLedger implements Ledger {
     l.maxBound = Math.max(l.maxBound, input.maxMsat);
     const now = input.now ?? this.now();
     l.lastCall = now;
-    if (now < l.exactUntil) return this.exact(l, input);
+    if (input.exactPath === true || now < l.exactUntil) return this.exact(l, input);
     const fast = this.tryLocal(l, input, now);
     if (fast) return fast;
     // Open or renew the lease and try again. Under contention (other callers waiting on the same lease,

@@ -169,6 +169,12 @@ export interface AdmitInput {
   /** The reservation lease: after `now + leaseMs` it is released by the next admit or sweep. */
   leaseMs: number;
   limits: RateLimits;
+  /**
+   * Admit on the exact per-call path, never from a credit lease (core/ledger/leasing.ts): for pay-per-call
+   * identities (X-Cashu), spent once, whose change is paid out while the call runs and must see exactly this
+   * call's reservation. The stores ignore it.
+   */
+  exactPath?: boolean;
   now?: number;
 }
 

@@ -390,6 +390,41 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
     expect(await h.available(token)).toBe(0);
   });
 
+  it('X-Cashu speech: the change is in the head and the binary answer streams (not held); change + charge = the token', async () => {
+    h.upstream.setBehaviour({ chunkDelayMs: 250 });
+    try {
+      const token = await h.mintToken(7);
+      const res = await fetch(`${h.baseURL}/audio/speech`, {
+        method: 'POST',
+        headers: { 'x-cashu': token, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'tts-1', input: 'Hello, wörld! 😀', voice: 'alloy' }),
+      });
+      expect(res.status).toBe(200);
+      const change = res.headers.get('x-cashu');
+      expect(change).toMatch(/^cashu/);
+      expect(res.headers.get('x-node-cost')).toBe(String(238 + BASE));
+      // Four chunks 250 ms apart upstream: streamed, the first arrives well before the last.
+      const reader = res.body!.getReader();
+      let bytes = 0;
+      let firstAt = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (bytes === 0) firstAt = Date.now();
+        bytes += value.byteLength;
+      }
+      expect(bytes).toBe(64 * 1024);
+      expect(Date.now() - firstAt).toBeGreaterThan(400);
+      // 7,000 − 1,238 = 5,762 msat left: 5 whole sats of change; the 762 msat below a sat stay on the token.
+      const w = await h.newWallet();
+      const proofs = await w.receive(change!);
+      expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(5);
+      expect(await h.available(token)).toBe(762);
+    } finally {
+      h.upstream.setBehaviour({ chunkDelayMs: 0 });
+    }
+  });
+
   it('audio: allowed_models applies to multipart calls (403 naming the model)', async () => {
     const { apiKey } = await h.fundKey(100);
     const sub = await fetch(`${h.baseURL}/wallet/create/subkey`, {

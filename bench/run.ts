@@ -38,6 +38,7 @@ import { startUpstream, type UpstreamProcess } from './targets/upstream.js';
 const LABELS: Record<string, string> = {
   baseline: 'mock upstream (baseline)',
   nginx: 'nginx proxy_pass',
+  'nginx-w2': 'nginx proxy_pass, worker_processes 2',
   portkey: 'Portkey gateway',
   'gw-relay-uws': 'gateway relay only (uws)',
   'gw-relay-node': 'gateway relay only (node:http)',
@@ -47,6 +48,8 @@ const LABELS: Record<string, string> = {
   'gw-redis-node': 'gateway paid, Redis, node:http',
   'gw-sqlite-uws-percall': 'gateway paid, SQLite, uws, leases off',
   'gw-redis-uws-percall': 'gateway paid, Redis, uws, leases off',
+  'gw-sqlite-node-percall': 'gateway paid, SQLite, node:http, leases off',
+  'gw-redis-node-percall': 'gateway paid, Redis, node:http, leases off',
   'gw-redis-node-2prov': 'gateway paid, Redis, node:http, two providers (weighted routing)',
   'gw-redis-node-w2': 'gateway paid, Redis, node:http, WORKERS=2',
 };
@@ -139,6 +142,8 @@ async function startTarget(
     };
   }
   if (id === 'nginx') return startNginx(up.port, opts.nginxWorkers);
+  // The reference for WORKERS=2: the same nginx with two worker processes, in the same run.
+  if (id === 'nginx-w2') return startNginx(up.port, 2);
   if (id === 'portkey') return startPortkey(up.url);
   const { store, engine, perCall, twoProviders, workers } = gatewayParts(id);
   // '-percall' targets: credit leases off (one store step per admit and per settle), for the on/off rows.

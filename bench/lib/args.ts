@@ -36,6 +36,7 @@ export type Scenario = LoadScenario | StreamsScenario | BreakdownScenario;
 export const ALL_TARGETS = [
   'baseline',
   'nginx',
+  'nginx-w2',
   'portkey',
   'gw-relay-uws',
   'gw-relay-node',
@@ -45,6 +46,8 @@ export const ALL_TARGETS = [
   'gw-redis-node',
   'gw-sqlite-uws-percall',
   'gw-redis-uws-percall',
+  'gw-sqlite-node-percall',
+  'gw-redis-node-percall',
   'gw-redis-node-2prov',
   'gw-redis-node-w2',
 ] as const;
@@ -183,6 +186,7 @@ export function appliesTo(s: Scenario, target: string, headline = 'gw-redis-node
   if (s.kind === 'streams')
     return target === 'baseline' || (target.startsWith('gw-') && !target.startsWith('gw-relay'));
   if (s.only === 'gateway') return target.startsWith('gw-') && !target.startsWith('gw-relay');
-  if (s.only === 'references+headline') return ['baseline', 'nginx', 'portkey', headline].includes(target);
+  if (s.only === 'references+headline')
+    return ['baseline', 'nginx', 'nginx-w2', 'portkey', headline].includes(target);
   return true;
 }

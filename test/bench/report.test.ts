@@ -161,6 +161,31 @@ describe('derived metrics and targets', () => {
     expect(evaluateTargets(noHot).find((e) => e.id === 'hot-key')!.measured).toContain('keys-1 not run');
   });
 
+  it('judges WORKERS=2 against WORKERS=1 and nginx with two workers, and leases on against off', () => {
+    const rs = [
+      ...sampleResults(),
+      result('nginx-w2', 'chat-c64', 15_000, 3, 6),
+      result('gw-redis-node-w2', 'chat-c64', 10_500, 9, 20),
+      result('gw-redis-node-percall', 'chat-c64', 6_000, 15, 30),
+    ];
+    const by = Object.fromEntries(evaluateTargets(rs).map((e) => [e.id, e]));
+    // sampleResults: gw-redis-node chat-c64 = 7,500 req/s.
+    expect(by['workers-2']).toMatchObject({ measured: '1.40×', pass: false });
+    expect(by['workers-2-vs-nginx-2']).toMatchObject({ measured: '0.70×', pass: false });
+    expect(by['leases-on-vs-off']).toMatchObject({ measured: '1.25×', pass: true });
+    const slower = rs.map((r) => (r.target === 'gw-redis-node-percall' ? { ...r, rps: 8_000 } : r));
+    expect(evaluateTargets(slower).find((e) => e.id === 'leases-on-vs-off')).toMatchObject({ pass: false });
+    const none = Object.fromEntries(evaluateTargets(sampleResults()).map((e) => [e.id, e]));
+    expect(none['workers-2-vs-nginx-2']).toMatchObject({
+      pass: null,
+      measured: expect.stringContaining('gw-redis-node-w2'),
+    });
+    expect(none['leases-on-vs-off']).toMatchObject({
+      pass: null,
+      measured: expect.stringContaining('gw-redis-node-percall'),
+    });
+  });
+
   it('a stream not settled fails the settle target', () => {
     const rs = sampleResults().map((r) =>
       r.target === 'gw-redis-node' && r.scenario === 'open-streams'

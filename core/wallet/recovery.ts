@@ -132,7 +132,7 @@ async function resolveMint(
 }
 
 /**
- * Hands one payout record to the settler once it is older than `staleAfterMs` — the age after which the
+ * Hands one payout record to the settler once it is `staleAfterMs` old — the age after which the
  * journal treats any entry as left by a dead process. The age, not the owner in the hold id, decides: the
  * owner may be another live process of the cluster, and a live owner finishes (or settles) its payout within
  * a few store round trips. A record resolved under a slow live owner is still safe: its `finishPayout` then
@@ -153,7 +153,7 @@ async function resolvePayout(
 
 /** Payout records a live payout may still finish are not due yet (not examined by this pass). */
 function payoutDue(ctx: WalletContext, entry: JournalEntry, now: number): boolean {
-  return now - entry.createdAt > ctx.staleAfterMs;
+  return now - entry.createdAt >= ctx.staleAfterMs;
 }
 
 /** One pass over the whole journal (start-up, or on demand). */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { creditToken, type MoneySteps } from '../../core/account/credit-token.js';
-import { settlePayoutRecord } from '../../core/account/pay-out.js';
+import { payOut, settlePayoutRecord } from '../../core/account/pay-out.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
@@ -122,5 +122,33 @@ describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind:
     expect((await account(apiKey)).balanceMsat).toBe(50_000);
     expect(await total(restarted)).toBe(operatorBefore);
     await restarted.close();
+  });
+
+  it('a recovery pass that resolves the record of a slow live payout stops its token from being handed out', async () => {
+    const apiKey = await newKey(50);
+    const operatorBefore = await total(wallet);
+    const other = await recoveringWallet(0);
+    // Between the commit and finishPayout, another process's pass finds the record old enough and resolves it.
+    const slow = new Proxy(wallet, {
+      get(t, p) {
+        const v = Reflect.get(t, p);
+        if (p !== 'finishPayout' || typeof v !== 'function') return typeof v === 'function' ? v.bind(t) : v;
+        return async (holdId: string) => {
+          expect(await other.recover()).toMatchObject({ payoutsResolved: 1 });
+          return v.call(t, holdId);
+        };
+      },
+    });
+    await expect(
+      payOut(
+        { ledger, wallet: slow },
+        { credential: { apiKey }, amountMsat: 20_000, kind: 'withdrawal', leaseMs: 60_000 },
+      ),
+    ).rejects.toMatchObject({ code: 'service_unavailable' });
+    // Committed, then credited back by the pass: the user has the whole balance, the operator the token.
+    expect((await account(apiKey)).balanceMsat).toBe(50_000);
+    expect((await account(apiKey)).reservedMsat).toBe(0);
+    expect(await total(wallet)).toBe(operatorBefore);
+    await other.close();
   });
 });

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { LEDGER_CODE_NAMES, LedgerCode } from '../../core/ledger/errors.js';
+import { createLedger } from '../../core/ledger/index.js';
+import { dropStore, testStore } from '../support/dev-mint.js';
 
 /**
  * Every negative code a ledger script returns is a `LedgerCode` member with ONE meaning across all scripts,
@@ -52,4 +54,39 @@ describe('ledger reply codes', () => {
     expect(new Set(names).size).toBe(names.length);
     expect(Object.keys(LEDGER_CODE_NAMES)).toHaveLength(byValue.size);
   });
+});
+
+describe('Redis ledger decoders refuse codes their script never returns', () => {
+  const conn = testStore('redis');
+  afterAll(() => dropStore(conn));
+
+  /** The real ledger whose scripts all answer `reply` (a script and its decoder out of step). */
+  async function answering(reply: Array<number | string>) {
+    const ledger = await createLedger(conn, {});
+    (ledger as unknown as { run: () => Promise<unknown> }).run = async () => reply;
+    return ledger;
+  }
+  const ref = { accountId: 'abcdefghij', holdId: 'withdrawal~0123456789ab~x' };
+  const call = { accountId: 'abcdefghij', requestId: 'r1' };
+
+  for (const reply of [[LedgerCode.PaymentRequired], [-99], [0]]) {
+    it(`settle, release, commit and abort answer internal_error on ${JSON.stringify(reply)}, never ok`, async () => {
+      const l = await answering(reply);
+      const internal = { code: 'internal_error' };
+      await expect(
+        l.settle({
+          ...call,
+          costMsat: 1,
+          promptTokens: 0,
+          completionTokens: 0,
+          model: 'm',
+          description: 'd',
+          estimated: false,
+        }),
+      ).rejects.toMatchObject(internal);
+      await expect(l.release(call)).rejects.toMatchObject(internal);
+      await expect(l.commitWithdrawal(ref)).rejects.toMatchObject(internal);
+      await expect(l.abortWithdrawal(ref)).rejects.toMatchObject(internal);
+    });
+  }
 });

@@ -351,6 +351,7 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
     if (r[0] === LedgerCode.AlreadyReleased) return { ok: false, code: 'already_released' };
+    if (r[0] !== 1) throw unexpected('settle', r);
     const [charged, released, overrun, balance, txId] = String(r[2]).split(',');
     return {
       ok: true,
@@ -385,6 +386,7 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
     if (r[0] === LedgerCode.AlreadySettled) return { ok: false, code: 'already_settled' };
+    if (r[0] !== 1) throw unexpected('release', r);
     return { ok: true, status: 'released', replay: r[1] === 1, releasedMsat: Number(r[2]) };
   }
 
@@ -528,6 +530,7 @@ export class RedisLedger extends RedisReads {
     if (r[0] === LedgerCode.AlreadyAborted) return { ok: false, code: 'already_aborted' };
     if (r[0] === LedgerCode.HoldExpired)
       return { ok: false, code: 'hold_expired', availableMsat: Number(r[1]) };
+    if (r[0] !== 1) throw unexpected('commit-withdrawal', r);
     const [withdrawn, balance, txId] = String(r[2]).split(',');
     return {
       ok: true,
@@ -549,6 +552,7 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
     if (r[0] === LedgerCode.AlreadyCommitted) return { ok: false, code: 'already_committed' };
+    if (r[0] !== 1) throw unexpected('abort-withdrawal', r);
     return { ok: true, status: 'aborted', replay: r[1] === 1, releasedMsat: Number(r[2]) };
   }
 

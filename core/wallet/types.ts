@@ -207,7 +207,7 @@ export interface WalletService {
 
   /**
    * Start-up recovery: finishes or rolls back every journalled operation a crash left behind (NUT-07 state
-   * check + NUT-09 restore of our deterministic outputs), and hands payout records older than `claimLeaseMs`
+   * check + NUT-09 restore of our deterministic outputs), and hands payout records at least `claimLeaseMs` old
    * to the `payouts` settler. Call once before serving; safe to call again. Entries whose mint (or, for a
    * payout record, the ledger) is unreachable stay in the journal for the next pass.
    */
@@ -311,7 +311,7 @@ export interface CreateWalletOptions {
   foreignMints?: ForeignMintPolicy;
   /**
    * Resolves payout records left behind (a process killed between making a withdrawal token and committing
-   * its hold). `recover()` hands it every record that is older than `claimLeaseMs`; without it, such records
+   * its hold). `recover()` hands it every record at least `claimLeaseMs` old; without it, such records
    * stay in the journal (counted as deferred) until a wallet that has one runs.
    */
   payouts?: PayoutSettler;

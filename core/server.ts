@@ -1,4 +1,5 @@
 import { buildPlugins, type PipelineEntry, resolvePipeline } from '../plugins/index.js';
+import { drainPayoutRetries } from './account/pay-out.js';
 import { AUDIT_SUBJECT } from './audit/audit-log.js';
 import { type Config, loadConfig } from './config.js';
 import { CHARGE, type RequestContext } from './context.js';
@@ -194,6 +195,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         server.stopAccepting();
         await transport.idle(graceMs);
         await pipeline.close(Math.max(0, deadline - Date.now()));
+        // Payout settlements still waiting for the mint or store (what is left stays in its payout record).
+        await drainPayoutRetries(Math.max(0, deadline - Date.now()));
         await server.close();
         await built.close();
       })();

@@ -1,3 +1,4 @@
+import { settlePayoutRecord } from './account/pay-out.js';
 import { AuditLog } from './audit/audit-log.js';
 import type { Config } from './config.js';
 import { GatewayError } from './errors.js';
@@ -152,6 +153,7 @@ export async function openMoneyServices(
     let wallet = base.wallet;
     if (!wallet && config.cashu.mints.length > 0) {
       const factory = opts.createWallet ?? createWallet;
+      const payoutLedger = ledger;
       const built = await factory({
         conn: store!,
         mints: config.cashu.mints,
@@ -159,6 +161,8 @@ export async function openMoneyServices(
         dataDir: config.dataDir,
         log,
         foreignMints: config.foreignMints,
+        // Payouts a dead process left between making the token and committing (core/account/pay-out.ts).
+        payouts: (record, w) => settlePayoutRecord({ ledger: payoutLedger, wallet: w }, record),
       });
       closers.push(() => built.close());
       // Finish or roll back what a crash left half-done before any new money moves.

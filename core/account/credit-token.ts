@@ -86,14 +86,35 @@ export async function creditToken(
       transactionId: r.transactionId,
     };
   }
-  if (target.kind === 'account' && r.code !== 'token_credited_elsewhere') {
-    // The key vanished between the caller's check and the credit: keep the value on the token's identity.
-    const parked = await ledger.credit({ credential: { tokenHash }, tokenHash, amountMsat, kind: 'deposit' });
-    if (!parked.ok && parked.code !== 'token_credited_elsewhere') {
-      throw new GatewayError('internal_error', {
-        message: 'The token was redeemed but could not be credited',
-      });
-    }
+  if (target.kind === 'account' && r.code !== 'token_credited_elsewhere')
+    await park(ledger, tokenHash, amountMsat);
+  throw ledgerRefusalToError(r);
+}
+
+/** The key vanished between the caller's check and the credit: keep the value on the token's own identity. */
+async function park(ledger: Ledger, tokenHash: string, amountMsat: number): Promise<void> {
+  const parked = await ledger.credit({ credential: { tokenHash }, tokenHash, amountMsat, kind: 'deposit' });
+  if (!parked.ok && parked.code !== 'token_credited_elsewhere') {
+    throw new GatewayError('internal_error', {
+      message: 'The token was redeemed but could not be credited',
+    });
   }
+}
+
+/**
+ * Credits redeemed value to an account, idempotent by `tokenHash`; when the account's key is gone, the value
+ * is parked on the token's own identity (visible to the operator's audit, refundable) instead of being lost.
+ * A token already credited (to this account or, for a park, anywhere) is a replay, not an error.
+ */
+export async function creditOrPark(
+  ledger: Ledger,
+  credential: Credential,
+  tokenHash: string,
+  amountMsat: number,
+  kind: 'deposit' | 'topup',
+): Promise<void> {
+  const r = await ledger.credit({ credential, tokenHash, amountMsat, kind });
+  if (r.ok || r.code === 'token_credited_elsewhere') return;
+  if (r.code === 'invalid_api_key') return park(ledger, tokenHash, amountMsat);
   throw ledgerRefusalToError(r);
 }

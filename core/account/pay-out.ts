@@ -6,25 +6,30 @@ import { ownedId } from '../ledger/owner.js';
 import type { Credential, HoldRef, WithdrawalKind } from '../ledger/types.js';
 import { log } from '../log.js';
 import { recordStoreError } from '../metrics.js';
-import type { CashuUnit } from '../wallet/types.js';
-import type { MoneySteps } from './credit-token.js';
+import { crashPoint } from '../wallet/context.js';
+import type { CashuUnit, PayoutRecord } from '../wallet/types.js';
+import { creditOrPark, type MoneySteps } from './credit-token.js';
 
 /**
  * The ONE implementation of "balance becomes an eCash token": hold the amount in the ledger → mint the token
- * from the operator's proofs (`wallet.send`) → commit the hold. Used by withdraw, both refunds and the
- * change-token stage. No HTTP here.
+ * from the operator's proofs (`wallet.send`) → commit the hold → hand the token out. Used by withdraw, both
+ * refunds and the change-token stage. No HTTP here.
  *
- * Whatever fails, the token is either handed out AND debited, or taken back AND not debited:
+ * Two phases, so that no step leaves the token in memory only: `wallet.send` writes a durable PAYOUT RECORD
+ * (token, hold, credential; a journal entry in the proof store) in the same atomic step that settles its swap,
+ * and the record is deleted (`finishPayout`) only after the commit succeeded, just before the token is handed
+ * out. Whatever fails, the token is either handed out AND debited, or taken back AND not debited:
  * - hold refused → nothing moved (the refusal is thrown);
- * - send fails → the hold is aborted;
- * - the token is worth another amount than held → taken back (received into the operator's proofs), hold
- *   aborted;
- * - commit refused (the hold expired meanwhile) → token taken back;
- * - commit throws (store unreachable: it may or may not have applied) → token taken back, then the hold is
- *   aborted; if the store says it was in fact committed, the taken-back value is credited to the account again
- *   (idempotent by the token's hash), so the user is never debited for a token they did not get.
- * A process killed between send and commit leaves a hold that expires (the account keeps its money) and a
- * journalled send the wallet's recovery pass returns to the operator's proofs.
+ * - send fails → the hold is aborted (and a record, if the swap got that far, resolved);
+ * - the token is worth another amount than held, the commit is refused (the hold expired) or throws (store
+ *   unreachable: it may or may not have applied) → the record is resolved by `settlePayout`: token received
+ *   back into the operator's proofs, hold aborted, and if the ledger says the hold was in fact committed, the
+ *   held amount credited back (idempotent by the token's hash);
+ * - the process is killed anywhere after the swap → the record stays; the wallet's recovery pass (start-up
+ *   and every minute, `CreateWalletOptions.payouts`) resolves it the same way once it is older than the
+ *   wallet's claim lease. The hold itself is released by orphan release meanwhile (core/ledger/owner.ts).
+ * - a recovery pass resolved the record under a live but slow payout → `finishPayout` answers false and the
+ *   token is not handed out (the balance is back: the hold was aborted or credited back).
  */
 
 export interface PayOutRequest {
@@ -64,26 +69,31 @@ export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<Pay
   } catch (err) {
     // The store may have applied the hold and lost only its answer: release it as soon as the store answers.
     const accountId = resolveCredential(req.credential)?.accountId;
-    if (accountId !== undefined) await abortSoon(money, { accountId, holdId });
+    if (accountId !== undefined) await settleSoon(money, { accountId, holdId });
     throw err;
   }
   if (!hold.ok) throw ledgerRefusalToError(hold);
   const ref: HoldRef = { accountId: hold.accountId, holdId };
+  const payout = { holdId, accountId: ref.accountId, heldMsat: hold.heldMsat, credential: req.credential };
 
   let sent: Awaited<ReturnType<typeof wallet.send>>;
   try {
     sent = await wallet.send(hold.heldMsat, {
       ...(req.unit ? { unit: req.unit } : {}),
       ...(req.mint ? { mint: req.mint } : {}),
+      payout,
     });
   } catch (err) {
-    await abortSoon(money, ref);
+    // The swap may have happened (and the record been written) before the failure: settle whatever is there.
+    await settleSoon(money, ref);
     throw err;
   }
+  crashPoint('payout-after-send');
+  // The durable record holds the same; this copy also covers a record whose deletion applied but answered an error.
+  const made: PayoutRecord = { ...payout, token: sent.token };
   if (sent.amountMsat !== hold.heldMsat) {
     // Whole units were asked for, so this cannot happen with sat or msat keysets; never debit another amount.
-    await takeBack(money, sent.token);
-    await abortSoon(money, ref);
+    await settleSoon(money, ref, made);
     throw new GatewayError('internal_error', { message: 'The payout token has an unexpected value' });
   }
 
@@ -92,12 +102,26 @@ export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<Pay
     commit = await ledger.commitWithdrawal(ref);
   } catch (err) {
     if ((err as { code?: unknown }).code === 'store_unavailable') recordStoreError('withdraw_commit');
-    await settleAmbiguousCommit(money, req.credential, ref, sent.token);
+    await settleSoon(money, ref, made);
     throw err;
   }
   if (!commit.ok) {
-    await takeBack(money, sent.token);
+    await settleSoon(money, ref, made);
     throw ledgerRefusalToError(commit);
+  }
+  crashPoint('payout-after-commit');
+  let finished: boolean;
+  try {
+    finished = await wallet.finishPayout(holdId);
+  } catch (err) {
+    // The record may stay, so the token must not leave: it is taken back and the committed hold credited back.
+    await settleSoon(money, ref, made);
+    throw err;
+  }
+  if (!finished) {
+    throw new GatewayError('service_unavailable', {
+      message: 'The payout was cancelled by recovery; the balance is unchanged, try again',
+    });
   }
   return {
     token: sent.token,
@@ -109,54 +133,70 @@ export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<Pay
 }
 
 /**
- * The commit's outcome is unknown: take the token back, then make the ledger say which way it went. Aborted
- * (or never committed) → nothing debited, done. Committed → the account was debited for a token it will not
- * get: credit the taken-back value back to it, idempotent by the token's hash. The store or the mint may still
- * be away (that is why the commit failed): then the whole step is retried in the background until both answer
- * (every part is idempotent), so the hold does not stay locked until its lease and the token's value is not
- * stranded outside the operator's proofs.
+ * Undoes a payout that will not be handed out, from its durable record: take the token back, then make the
+ * ledger say which way the hold went. Aborted (or never committed) → nothing debited, done. Committed → the
+ * account was debited for a token it will not get: the HELD amount (what the commit debited, not what the
+ * take-back yielded after the mint's input fee, which the operator bears) is credited back, idempotent by the
+ * token's hash. A token the mint reports spent was redeemed by whoever holds it: the hold is left as it is.
+ * The record is deleted last, so a crash anywhere in between leaves it for the next pass (every step is
+ * idempotent). Used by `payOut` on every failure after the hold and by the wallet's recovery pass
+ * (`CreateWalletOptions.payouts`) for records a dead process left.
  */
-async function settleAmbiguousCommit(
-  money: MoneySteps,
-  credential: Credential,
-  ref: HoldRef,
-  token: string,
-): Promise<void> {
-  let receipt: Awaited<ReturnType<MoneySteps['wallet']['receive']>> | undefined;
-  const step = async () => {
-    receipt ??= await money.wallet.receive(token);
-    const abort = await money.ledger.abortWithdrawal(ref);
-    if (!abort.ok && abort.code === 'already_committed') {
-      const c = await money.ledger.credit({
-        credential,
-        tokenHash: receipt.tokenHash,
-        amountMsat: receipt.amountMsat,
-        kind: 'topup',
-      });
-      if (!c.ok && c.code !== 'token_credited_elsewhere') throw ledgerRefusalToError(c);
-    }
-  };
-  await step().catch(() => retries().schedule(`payout ${ref.holdId}`, step));
+export async function settlePayout(money: MoneySteps, ref: HoldRef, made?: PayoutRecord): Promise<void> {
+  // The stored record, else the caller's copy (every step is idempotent, so settling a settled one is a replay).
+  const record = (await money.wallet.getPayout(ref.holdId)) ?? made;
+  if (record) {
+    await settlePayoutRecord(money, record);
+    return;
+  }
+  // No token was made: only the hold is left to release (idempotent; a hold never made is a no-op).
+  await money.ledger.abortWithdrawal(ref);
 }
 
-/** Aborts a hold now, or in the background when the store is away (idempotent; a hold never made is a no-op). */
-async function abortSoon(money: MoneySteps, ref: HoldRef): Promise<void> {
-  const abort = () => money.ledger.abortWithdrawal(ref);
-  await abort().catch(() => retries().schedule(`abort ${ref.holdId}`, abort));
+/** {@link settlePayout} for one record (the wallet's recovery pass hands records over one by one). */
+export async function settlePayoutRecord(money: MoneySteps, record: PayoutRecord): Promise<void> {
+  const ref: HoldRef = { accountId: record.accountId, holdId: record.holdId };
+  // The token's identity once it is back in the operator's hands (or worth nothing more to anyone).
+  let reclaimed: string | undefined;
+  try {
+    reclaimed = (await money.wallet.receive(record.token)).tokenHash;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    // Worth no more than the mint's input fee: nobody can redeem it, so it is as good as taken back.
+    if (code === 'token_amount_too_small') reclaimed = money.wallet.tokenHash(record.token);
+    else if (code !== 'token_already_spent') throw err;
+  }
+  if (reclaimed !== undefined) {
+    const abort = await money.ledger.abortWithdrawal(ref);
+    if (!abort.ok && abort.code === 'already_committed') {
+      await creditOrPark(money.ledger, record.credential, reclaimed, record.heldMsat, 'topup');
+    }
+  } else {
+    log.warn({ holdId: record.holdId }, 'payout token was already redeemed elsewhere; hold left as it is');
+  }
+  await money.wallet.finishPayout(record.holdId);
+}
+
+/** Settles a payout now, or in the background while the mint or the store is away (every step is idempotent). */
+async function settleSoon(money: MoneySteps, ref: HoldRef, made?: PayoutRecord): Promise<void> {
+  const step = () => settlePayout(money, ref, made);
+  await step().catch(() => retries().schedule(`payout ${ref.holdId}`, step));
 }
 
 let retryQueue: BackgroundRetry | undefined;
 function retries(): BackgroundRetry {
-  retryQueue ??= new BackgroundRetry(log, 'payout take-back');
+  retryQueue ??= new BackgroundRetry(log, 'payout settlement');
   return retryQueue;
 }
 
-/** Receives a token we made but must not hand out back into the operator's proofs (retried if the mint is away). */
-async function takeBack(money: MoneySteps, token: string) {
-  try {
-    return await money.wallet.receive(token);
-  } catch {
-    retries().schedule('payout take-back', () => money.wallet.receive(token));
-    return undefined;
-  }
+/**
+ * Shutdown: tries the payout settlements still waiting (mint or store was away) within `graceMs`. Whatever is
+ * left is not lost: its payout record stays in the journal for the next process's recovery pass, and its hold
+ * is released by orphan release. Resolves with how many were left.
+ */
+export async function drainPayoutRetries(graceMs: number): Promise<number> {
+  if (!retryQueue || retryQueue.pending === 0) return 0;
+  const left = await retryQueue.drain(graceMs);
+  if (left > 0) log.error({ left }, 'payout settlements left to the recovery pass at shutdown');
+  return left;
 }

@@ -13,6 +13,7 @@ export enum LedgerCode {
   ModelNotAllowed = -3,
   RateLimited = -4,
   PaymentRequired = -5,
+  /** The id (requestId, holdId, leaseId) is already in use by another or a finished record: nothing changed. */
   DuplicateRequest = -6,
   UnknownReservation = -7,
   AlreadyReleased = -8,

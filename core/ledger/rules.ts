@@ -1,6 +1,18 @@
 import { GatewayError } from '../errors.js';
-import { keyIdOf, periodIds } from './keys.js';
-import type { BalanceLimitReset, KeyMeta, KeyUsage, RateLimitInfo, RateLimits } from './types.js';
+import { displayKey, keyIdOf, periodIds, sha256Hex } from './keys.js';
+import type {
+  AdmitInput,
+  BalanceLimitReset,
+  ChildKeysInput,
+  HoldInput,
+  HoldRef,
+  KeyMeta,
+  KeyUsage,
+  RateLimitInfo,
+  RateLimits,
+  ReleaseInput,
+  SettleInput,
+} from './types.js';
 
 /**
  * The admission and charging rules as pure functions over a key's stored state. SQLite runs them inside
@@ -228,4 +240,104 @@ export function checkTokenHash(v: unknown): string {
 /** Empty lists mean "no restriction": stored as null in both stores. */
 export function normList(v: string[] | null): string[] | null {
   return v === null || v.length === 0 ? null : v;
+}
+
+// ------------------------------------------------------------------- per-method input checks (both stores)
+
+/** credit and createKeyFromDeposit: the token's identity and the credited amount (> 0). */
+export function checkCreditInput(input: { tokenHash: string; amountMsat: number }): {
+  tokenHash: string;
+  amount: number;
+} {
+  return { tokenHash: checkTokenHash(input.tokenHash), amount: checkMsat('amountMsat', input.amountMsat, 1) };
+}
+
+export function checkAdmitInput(input: AdmitInput): {
+  requestId: string;
+  max: number;
+  min: number;
+  leaseMs: number;
+  limits: RateLimits;
+} {
+  const requestId = checkId('requestId', input.requestId);
+  const max = checkMsat('maxMsat', input.maxMsat);
+  const min = checkMsat('minMsat', input.minMsat);
+  if (min > max) throw bad('minMsat must be ≤ maxMsat');
+  const leaseMs = checkMsat('leaseMs', input.leaseMs, 1);
+  return { requestId, max, min, leaseMs, limits: checkLimits(input.limits) };
+}
+
+export function checkCountRequestInput(input: { requestsPerMinute: number }): number {
+  return checkMsat('requestsPerMinute', input.requestsPerMinute, 1);
+}
+
+/** settle: the reservation's ids, the cost and the tokens counted (prompt + completion). */
+export function checkSettleInput(input: SettleInput): {
+  accountId: string;
+  requestId: string;
+  cost: number;
+  tokens: number;
+} {
+  const cost = checkMsat('costMsat', input.costMsat);
+  const tokens =
+    checkMsat('promptTokens', input.promptTokens) + checkMsat('completionTokens', input.completionTokens);
+  return { ...checkReleaseInput(input), cost, tokens };
+}
+
+export function checkReleaseInput(input: Pick<ReleaseInput, 'accountId' | 'requestId'>): {
+  accountId: string;
+  requestId: string;
+} {
+  return {
+    accountId: checkId('accountId', input.accountId),
+    requestId: checkId('requestId', input.requestId),
+  };
+}
+
+export function checkHoldInput(input: HoldInput): { holdId: string; want: number | 'all'; leaseMs: number } {
+  return {
+    holdId: checkId('holdId', input.holdId),
+    want: input.amountMsat === 'all' ? 'all' : checkMsat('amountMsat', input.amountMsat, 1),
+    leaseMs: checkMsat('leaseMs', input.leaseMs, 1),
+  };
+}
+
+/** commitWithdrawal and abortWithdrawal. */
+export function checkHoldRef(ref: HoldRef): { accountId: string; holdId: string } {
+  return { accountId: checkId('accountId', ref.accountId), holdId: checkId('holdId', ref.holdId) };
+}
+
+/** createChildKeys: a bad count is a refusal (the spec's 400 with this message), a bad fee a caller bug. */
+export function checkChildKeysInput(
+  input: ChildKeysInput,
+): { ok: true; count: number; fee: number } | { ok: false; code: 'invalid_request'; message: string } {
+  const count = input.count;
+  if (!Number.isInteger(count) || count < 1 || count > 50) {
+    return { ok: false, code: 'invalid_request', message: 'count must be an integer from 1 to 50' };
+  }
+  return { ok: true, count, fee: checkMsat('feePerKeyMsat', input.feePerKeyMsat) };
+}
+
+/** A new child key's state from the createChildKeys options (optional numbers checked here). */
+export function childKeyState(
+  input: ChildKeysInput,
+  apiKey: string,
+  accountId: string,
+  parentHash: string,
+  now: number,
+): KeyState {
+  return newKeyState({
+    hash: sha256Hex(apiKey),
+    accountId,
+    display: displayKey(apiKey),
+    createdAt: now,
+    isChild: true,
+    parentHash,
+    name: input.name ?? null,
+    allowedModels: normList(input.allowedModels ?? null),
+    expiresAt: checkOptional('expiresAtMs', input.expiresAtMs),
+    balanceLimit: checkOptional('balanceLimitMsat', input.balanceLimitMsat),
+    balanceLimitReset: input.balanceLimitReset ?? null,
+    validityDate: checkOptional('validityDateMs', input.validityDateMs),
+  });
 }

@@ -4,7 +4,7 @@ import { proofY, toStored, type WalletContext } from './context.js';
 import { resolveSwap } from './foreign-swap.js';
 import type { JournalEntry } from './store/proof-store.js';
 import { toMsat } from './token-codec.js';
-import type { ReceiveReceipt, RecoveryReport } from './types.js';
+import type { PayoutSettler, ReceiveReceipt, RecoveryReport, WalletService } from './types.js';
 
 /**
  * Finishing or undoing journalled operations. An entry says which inputs went to the mint and which
@@ -49,6 +49,8 @@ export async function resolveEntry(ctx: WalletContext, entry: JournalEntry): Pro
     ctx.log.error({ op: entry.id }, 'wallet journal entry belongs to another seed; left for the operator');
     return 'deferred';
   }
+  // A payout record is no mint operation (its send is settled): only the ledger can decide it (recoverAll).
+  if (entry.kind === 'payout') return 'deferred';
   // A swap's outputs are minted by its own `mint:` step, so it has no counters: it decides for itself.
   if (entry.kind === 'swap') return resolveSwap(ctx, entry);
   if (!entry.submitted || entry.counters.length === 0) {
@@ -129,29 +131,64 @@ async function resolveMint(
   return 'completed';
 }
 
+/**
+ * Hands one payout record to the settler once it is `staleAfterMs` old — the age after which the
+ * journal treats any entry as left by a dead process. The age, not the owner in the hold id, decides: the
+ * owner may be another live process of the cluster, and a live owner finishes (or settles) its payout within
+ * a few store round trips. A record resolved under a slow live owner is still safe: its `finishPayout` then
+ * answers false and the token is not handed out.
+ */
+async function resolvePayout(
+  ctx: WalletContext,
+  entry: JournalEntry,
+  payouts: { settle: PayoutSettler; wallet: WalletService } | undefined,
+): Promise<Outcome> {
+  if (!entry.payout || !payouts) {
+    ctx.log.warn({ op: entry.id }, 'wallet payout record left: no ledger to resolve it here');
+    return 'deferred';
+  }
+  await payouts.settle(entry.payout, payouts.wallet);
+  return 'completed';
+}
+
+/** Payout records a live payout may still finish are not due yet (not examined by this pass). */
+function payoutDue(ctx: WalletContext, entry: JournalEntry, now: number): boolean {
+  return now - entry.createdAt >= ctx.staleAfterMs;
+}
+
 /** One pass over the whole journal (start-up, or on demand). */
-export async function recoverAll(ctx: WalletContext): Promise<RecoveryReport> {
+export async function recoverAll(
+  ctx: WalletContext,
+  payouts?: { settle: PayoutSettler; wallet: WalletService },
+): Promise<RecoveryReport> {
   const report: RecoveryReport = {
     examined: 0,
     receivesCompleted: 0,
     rolledBack: 0,
     outputsRestored: 0,
     deferred: 0,
+    payoutsResolved: 0,
   };
+  const now = Date.now();
   for (const entry of await ctx.store.listOps()) {
+    if (entry.kind === 'payout' && !payoutDue(ctx, entry, now)) continue;
     report.examined++;
     let outcome: Outcome;
     try {
-      outcome = await resolveEntry(ctx, entry);
+      outcome =
+        entry.kind === 'payout' ? await resolvePayout(ctx, entry, payouts) : await resolveEntry(ctx, entry);
     } catch (err) {
       ctx.log.warn(
         { op: entry.id, mint: entry.mint, code: isGatewayError(err) ? err.code : 'error' },
-        'wallet recovery deferred: mint not reachable',
+        entry.kind === 'payout'
+          ? 'wallet recovery deferred: payout record not resolved (mint or store away)'
+          : 'wallet recovery deferred: mint not reachable',
       );
       outcome = 'deferred';
     }
     if (outcome === 'deferred') report.deferred++;
     else if (outcome === 'rolled-back') report.rolledBack++;
+    else if (entry.kind === 'payout') report.payoutsResolved++;
     else if (entry.kind === 'receive' || entry.kind === 'mint' || entry.kind === 'swap')
       report.receivesCompleted++;
     else report.outputsRestored++;

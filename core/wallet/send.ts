@@ -12,9 +12,12 @@ import {
 } from './context.js';
 import { classifyMintFailure, mapMintError } from './mint-errors.js';
 import { resolveEntry } from './recovery.js';
-import type { JournalEntry, StoredProof } from './store/proof-store.js';
+import type { JournalEntry, PayoutRecord, StoredProof } from './store/proof-store.js';
 import { encodeTokenV3, toMsat, UNIT_MSAT } from './token-codec.js';
 import type { CashuUnit, PayoutResult, SendResult } from './types.js';
+
+/** Journal id of a hold's payout record. */
+export const payoutId = (holdId: string): string => `payout:${holdId}`;
 
 /**
  * Spending the operator's proofs: tokens for change and withdrawals (NUT-03 swap to the exact amount) and
@@ -33,7 +36,7 @@ function maxFeePpk(client: Wallet): number {
 async function settleLeftovers(ctx: WalletContext, mint: string, unit: CashuUnit): Promise<void> {
   const now = Date.now();
   for (const e of await ctx.store.listOps()) {
-    if (e.mint !== mint || e.unit !== unit || e.kind === 'receive') continue;
+    if (e.mint !== mint || e.unit !== unit || e.kind === 'receive' || e.kind === 'payout') continue;
     if (!e.abandoned && now - e.createdAt <= ctx.staleAfterMs) continue;
     await resolveEntry(ctx, e).catch(() => undefined);
   }
@@ -76,6 +79,7 @@ export async function sendToken(
   mint: string,
   unit: CashuUnit,
   version: 3 | 4,
+  payout?: Omit<PayoutRecord, 'token'>,
 ): Promise<SendResult> {
   const amount = Math.floor(amountMsat / UNIT_MSAT[unit]);
   if (!Number.isSafeInteger(amount) || amount < 1) {
@@ -109,14 +113,20 @@ export async function sendToken(
   }
   crashPoint('after-send-swap');
   const spentYs = preview.inputs.map((p) => toStored(p).y);
-  await ctx.store.settleOp(submitted, { spentYs, add: keep.map(toStored) });
-  const inputTotal = preview.inputs.reduce((s, p) => s + p.amount.toNumber(), 0);
-  const keptTotal = keep.reduce((s, p) => s + p.amount.toNumber(), 0);
-  const feeMsat = toMsat(inputTotal - keptTotal - amount, unit);
   const token =
     version === 3
       ? encodeTokenV3({ mint, unit, proofs: send })
       : getEncodedToken({ mint, unit, proofs: send });
+  // A payout's token replaces the send's entry in one atomic step: from the swap on, it is never in memory only.
+  const next: JournalEntry | undefined = payout && {
+    ...newEntry(ctx, payoutId(payout.holdId), 'payout', mint, unit),
+    submitted: true,
+    payout: { ...payout, token },
+  };
+  await ctx.store.settleOp(submitted, { spentYs, add: keep.map(toStored), ...(next ? { next } : {}) });
+  const inputTotal = preview.inputs.reduce((s, p) => s + p.amount.toNumber(), 0);
+  const keptTotal = keep.reduce((s, p) => s + p.amount.toNumber(), 0);
+  const feeMsat = toMsat(inputTotal - keptTotal - amount, unit);
   ctx.log.info({ mint, unit, amountMsat: toMsat(amount, unit), feeMsat }, 'wallet sent token');
   return { token, amountMsat: toMsat(amount, unit), feeMsat, mint, unit };
 }

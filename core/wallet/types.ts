@@ -14,6 +14,9 @@
  */
 import type { Logger } from '../log.js';
 import type { StoreConnection } from '../store/connection.js';
+import type { PayoutRecord } from './store/proof-store.js';
+
+export type { PayoutRecord } from './store/proof-store.js';
 
 /** Units the gateway accepts. Other units are refused with `unsupported_unit`. */
 export type CashuUnit = 'sat' | 'msat';
@@ -68,6 +71,12 @@ export interface SendOptions {
   unit?: CashuUnit;
   /** Encode as `cashuA` (v3) instead of the default `cashuB` (v4). */
   tokenVersion?: 3 | 4;
+  /**
+   * The token pays out this ledger hold: a payout record (token + hold) is written in the same atomic step
+   * that settles the send, so a process killed before the hold is committed leaves the token to the recovery
+   * pass instead of in memory only. The caller deletes it with `finishPayout` once the hold is committed.
+   */
+  payout?: Omit<PayoutRecord, 'token'>;
 }
 
 export interface SendResult {
@@ -144,6 +153,8 @@ export interface RecoveryReport {
   outputsRestored: number;
   /** Entries left for a later pass (mint unreachable, or still pending at the mint). */
   deferred: number;
+  /** Payout records of payouts nobody finished, resolved (token back in our proofs, hold undone). */
+  payoutsResolved: number;
 }
 
 /**
@@ -196,8 +207,9 @@ export interface WalletService {
 
   /**
    * Start-up recovery: finishes or rolls back every journalled operation a crash left behind (NUT-07 state
-   * check + NUT-09 restore of our deterministic outputs). Call once before serving; safe to call again.
-   * Entries whose mint is unreachable stay in the journal for the next pass.
+   * check + NUT-09 restore of our deterministic outputs), and hands payout records at least `claimLeaseMs` old
+   * to the `payouts` settler. Call once before serving; safe to call again. Entries whose mint (or, for a
+   * payout record, the ledger) is unreachable stay in the journal for the next pass.
    */
   recover(): Promise<RecoveryReport>;
 
@@ -243,9 +255,25 @@ export interface WalletService {
   ): Promise<(() => void) | null>;
   mintLightningQuote(quote: string, amountSats: number): Promise<ReceiveReceipt>;
 
+  /** The payout record of a hold (see `SendOptions.payout`), or null when there is none (any more). */
+  getPayout(holdId: string): Promise<PayoutRecord | null>;
+
+  /**
+   * Deletes the payout record of a committed hold, just before its token is handed out. false: the record was
+   * already gone (a recovery pass resolved it: the token was taken back), so the token MUST NOT be handed out.
+   */
+  finishPayout(holdId: string): Promise<boolean>;
+
   /** Releases timers and mint connections (not the store connection, which the caller owns). */
   close(): Promise<void>;
 }
+
+/**
+ * Resolves a payout record nobody finished (core/account/pay-out.ts `settlePayout`): needs the ledger, which
+ * the wallet does not know, so the one who builds both supplies it. Throws to leave the record for a later
+ * pass.
+ */
+export type PayoutSettler = (record: PayoutRecord, wallet: WalletService) => Promise<void>;
 
 /** A NUT-04 bolt11 mint quote at the primary mint (unit sat). */
 export interface LightningQuote {
@@ -281,6 +309,12 @@ export interface CreateWalletOptions {
   claimLeaseMs?: number;
   /** eCash from mints not in `mints`: refused (default) or swapped to the primary mint over Lightning. */
   foreignMints?: ForeignMintPolicy;
+  /**
+   * Resolves payout records left behind (a process killed between making a withdrawal token and committing
+   * its hold). `recover()` hands it every record at least `claimLeaseMs` old; without it, such records
+   * stay in the journal (counted as deferred) until a wallet that has one runs.
+   */
+  payouts?: PayoutSettler;
 }
 
 /** FOREIGN_MINTS, FOREIGN_MINT_MAX_FEE_PERCENT, FOREIGN_MINT_MAX_SATS. */

@@ -6,7 +6,7 @@ import { swapForeignToken } from './foreign-swap.js';
 import { checkMintQuote, createMintQuote, mintPaidQuote, subscribeMintQuotes } from './mint-quote.js';
 import { receiveToken } from './receive.js';
 import { recoverAll } from './recovery.js';
-import { payInvoice, sendToken } from './send.js';
+import { payInvoice, payoutId, sendToken } from './send.js';
 import { balances, checkSolvency } from './solvency.js';
 import type { ProofStore } from './store/proof-store.js';
 import { RedisProofStore } from './store/redis-store.js';
@@ -88,7 +88,7 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
     return free('msat') > amountMsat ? 'msat' : 'sat';
   }
 
-  return {
+  const service: WalletService = {
     mints,
     decodeToken,
     tokenHash: (token) => hashSecrets(readTokenMeta(token).secrets),
@@ -108,15 +108,19 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
       }
       const mint = assertTrusted(o.mint ?? (mints[0] as string));
       const unit = o.unit ?? (await pickUnit(mint, amountMsat));
-      return sendToken(ctx, amountMsat, mint, unit, o.tokenVersion ?? 4);
+      return sendToken(ctx, amountMsat, mint, unit, o.tokenVersion ?? 4, o.payout);
     },
+    async getPayout(holdId) {
+      return (await store.getOp(payoutId(holdId)))?.payout ?? null;
+    },
+    finishPayout: (holdId) => store.deleteOp(payoutId(holdId)),
     createPaymentRequest(o = {}) {
       const unit = o.unit ?? 'sat';
       const amount = o.amountMsat === undefined ? undefined : Math.ceil(o.amountMsat / UNIT_MSAT[unit]);
       const req = new PaymentRequest([], undefined, amount, unit, [...mints], o.description, true);
       return req.toEncodedCreqA();
     },
-    recover: () => recoverAll(ctx),
+    recover: () => recoverAll(ctx, opts.payouts && { settle: opts.payouts, wallet: service }),
     balances: () => balances(ctx),
     checkSolvency: (total) => checkSolvency(ctx, total),
     async payout(invoice, o = {}) {
@@ -141,4 +145,5 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
       await ctx.clients.closeSockets();
     },
   };
+  return service;
 }

@@ -1,4 +1,5 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { RequestContext } from '../../core/context.js';
 import { createLocalKey } from '../../core/context.js';
@@ -332,10 +333,24 @@ describe('pipeline runner', () => {
 
   it('a non-stream JSON body is gzipped when the client accepts it and it is large', async () => {
     const big = JSON.stringify({ text: 'x'.repeat(5000) });
-    const { ex } = await run([fakeRelay({ chunks: [big] })], new FakeExchange(), {
-      'accept-encoding': 'gzip, br',
-    });
+    /** Keeps the bytes as written (the shared fake decodes them as text, which garbles gzip). */
+    class RawExchange extends FakeExchange {
+      raw: Buffer[] = [];
+      override write(chunk: Uint8Array | string): boolean {
+        if (!this.ended) this.raw.push(Buffer.from(chunk));
+        return super.write(chunk);
+      }
+      override end(chunk?: Uint8Array | string): void {
+        if (!this.ended && chunk !== undefined) this.raw.push(Buffer.from(chunk));
+        super.end(chunk);
+      }
+    }
+    const ex = new RawExchange();
+    await run([fakeRelay({ chunks: [big] })], ex, { 'accept-encoding': 'gzip, br' });
     expect(ex.head?.['content-encoding']).toBe('gzip');
+    const wire = Buffer.concat(ex.raw);
+    expect(wire.length).toBeLessThan(big.length);
+    expect(gunzipSync(wire).toString()).toBe(big);
   });
 
   it('per-plugin local slots are typed and private to their key', async () => {

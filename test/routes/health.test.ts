@@ -55,3 +55,40 @@ describe('health probes', () => {
     }
   });
 });
+
+/** The store itself away: this gateway's own Redis connection is closed (other clients of Redis are untouched). */
+describe('readyz with the store down', () => {
+  let h: PaidGateway;
+  beforeAll(async () => {
+    h = await startPaidGateway({ store: 'redis' });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('is 503 naming the store while the money store does not answer, and 200 again once it does', async () => {
+    const store = h.gateway.services.store;
+    if (store?.kind !== 'redis') throw new Error('expected the Redis store');
+    store.redis.disconnect();
+    try {
+      const res = await fetch(`${h.gateway.url}/readyz`);
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as {
+        error: { code: string; details: { checks: Record<string, string> } };
+      };
+      expect(body.error.code).toBe('service_unavailable');
+      expect(body.error.details.checks).toEqual({ store: 'failing', mint: 'ok' });
+    } finally {
+      await store.redis.connect();
+    }
+    // Past the one-second cache, ready again (bounded poll, no fixed expectation on timing).
+    const deadline = Date.now() + 10_000;
+    let status = 0;
+    while (Date.now() < deadline) {
+      status = (await fetch(`${h.gateway.url}/readyz`)).status;
+      if (status === 200) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(status).toBe(200);
+  });
+});

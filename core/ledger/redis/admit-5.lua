@@ -11,7 +11,7 @@
   Returns {1, reserved, available, keyMetaJson, rpmRemaining, rpmResetUnix}
     | {-1} invalid key | {-2, expiredAt} | {-3} model not allowed
     | {-4, limitType(1 rpm, 2 tokens/h, 3 concurrent), limit, remaining, resetUnix}
-    | {-6} duplicate requestId | {-5, affordable, required, shortfall}
+    | {-6} id already in use (requestId) | {-5, affordable, required, shortfall}
 
   Hot path (docs/ledger.md, "Performance"): one HMGET for the account fields and the key's packed
   counters, one HGET for the key's metadata, HSETNX of the reservation, ZADD of its lease, one HSET back.

@@ -6,7 +6,8 @@
   ARGV[1] keyHash  [2] holdId  [3] amountMsat or 'all'  [4] leaseMs  [5] now  [6] kind
   ('withdrawal' | 'refund')  [7] sweep limit
 
-  Returns {1, replay 0|1, held, available} | {-1} invalid key | {-10} child key | {-6} holdId used
+  Returns {1, replay 0|1, held, available} | {-1} invalid key | {-10} child key | {-6} id already in use (holdId
+    committed, aborted or another kind of record)
     | {-5, available, required, shortfall}
 ]]
 --- @include "common"

@@ -16,7 +16,8 @@
   Returns {1, replay 0|1, answer, keyMetaJson}, answer = 'open,granted,available,balance,slots,window,counted,
   tokensLeft,otherOpen|charged;charged;…' | {-1} invalid key (opening) | {-2, expiredAt} (opening)
   | {-18} lease unsupported (limited child) | {-5, free, min, shortfall} (opening)
-  | {-4, limitType, limit, remaining, resetUnix} (opening) | {-6} the id is another kind of record
+  | {-4, limitType, limit, remaining, resetUnix} (opening) | {-6} id already in use (leaseId
+  names another kind of record or another key's)
 ]]
 --- @include "num"
 --- @include "key"

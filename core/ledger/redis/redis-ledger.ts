@@ -15,11 +15,16 @@ import {
 } from '../keys.js';
 import { checkLease, decodeLeaseAnswer } from '../lease-rules.js';
 import {
-  checkId,
-  checkLimits,
-  checkMsat,
+  checkAdmitInput,
+  checkChildKeysInput,
+  checkCountRequestInput,
+  checkCreditInput,
+  checkHoldInput,
+  checkHoldRef,
   checkOptional,
-  checkTokenHash,
+  checkReleaseInput,
+  checkSettleInput,
+  childKeyState,
   MAX_KEYS_PER_ACCOUNT,
   newKeyState,
   normList,
@@ -96,8 +101,7 @@ export class RedisLedger extends RedisReads {
   }
 
   async createKeyFromDeposit(input: DepositKeyInput): Promise<DepositKeyResult> {
-    const tokenHash = checkTokenHash(input.tokenHash);
-    const amount = checkMsat('amountMsat', input.amountMsat, 1);
+    const { tokenHash, amount } = checkCreditInput(input);
     const now = input.now ?? Date.now();
     const candidates = depositAccountCandidates(this.secret, tokenHash);
     const claim = claimKey(this.prefix, tokenHash);
@@ -155,8 +159,7 @@ export class RedisLedger extends RedisReads {
   }
 
   async credit(input: CreditInput): Promise<CreditResult> {
-    const tokenHash = checkTokenHash(input.tokenHash);
-    const amount = checkMsat('amountMsat', input.amountMsat, 1);
+    const { tokenHash, amount } = checkCreditInput(input);
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
@@ -200,7 +203,7 @@ export class RedisLedger extends RedisReads {
   }
 
   async countRequest(input: CountRequestInput): Promise<CountRequestResult> {
-    const rpm = checkMsat('requestsPerMinute', input.requestsPerMinute, 1);
+    const rpm = checkCountRequestInput(input);
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
@@ -236,12 +239,7 @@ export class RedisLedger extends RedisReads {
   }
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
-    const requestId = checkId('requestId', input.requestId);
-    const max = checkMsat('maxMsat', input.maxMsat);
-    const min = checkMsat('minMsat', input.minMsat);
-    if (min > max) throw new GatewayError('invalid_request', { message: 'minMsat must be ≤ maxMsat' });
-    const leaseMs = checkMsat('leaseMs', input.leaseMs, 1);
-    const l = checkLimits(input.limits);
+    const { requestId, max, min, leaseMs, limits: l } = checkAdmitInput(input);
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
@@ -317,18 +315,16 @@ export class RedisLedger extends RedisReads {
   }
 
   async settle(input: SettleInput): Promise<SettleResult> {
-    const cost = checkMsat('costMsat', input.costMsat);
-    const tokens =
-      checkMsat('promptTokens', input.promptTokens) + checkMsat('completionTokens', input.completionTokens);
+    const { accountId, requestId, cost, tokens } = checkSettleInput(input);
     const now = input.now ?? Date.now();
-    const ak = accountKeys(this.prefix, checkId('accountId', input.accountId));
+    const ak = accountKeys(this.prefix, accountId);
     const p = periodIds(now);
     const a = input.audit;
     const r = (await this.run(
       'settle',
       [ak.acct, ak.keys, ak.res, ak.lease, ak.fin, ak.tx, ak.audit],
       [
-        checkId('requestId', input.requestId),
+        requestId,
         cost,
         tokens,
         input.model,
@@ -351,6 +347,7 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
     if (r[0] === LedgerCode.AlreadyReleased) return { ok: false, code: 'already_released' };
+    if (r[0] !== 1) throw unexpected('settle', r);
     const [charged, released, overrun, balance, txId] = String(r[2]).split(',');
     return {
       ok: true,
@@ -365,14 +362,15 @@ export class RedisLedger extends RedisReads {
   }
 
   async release(input: ReleaseInput): Promise<ReleaseResult> {
+    const { accountId, requestId } = checkReleaseInput(input);
     const now = input.now ?? Date.now();
-    const ak = accountKeys(this.prefix, checkId('accountId', input.accountId));
+    const ak = accountKeys(this.prefix, accountId);
     const a = input.audit;
     const r = (await this.run(
       'release',
       [ak.acct, ak.res, ak.lease, ak.fin, ak.audit],
       [
-        checkId('requestId', input.requestId),
+        requestId,
         now,
         this.retention.audit,
         now - this.retention.finishedMs,
@@ -385,6 +383,7 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
     if (r[0] === LedgerCode.AlreadySettled) return { ok: false, code: 'already_settled' };
+    if (r[0] !== 1) throw unexpected('release', r);
     return { ok: true, status: 'released', replay: r[1] === 1, releasedMsat: Number(r[2]) };
   }
 
@@ -475,9 +474,7 @@ export class RedisLedger extends RedisReads {
   }
 
   async holdWithdrawal(input: HoldInput): Promise<HoldResult> {
-    const holdId = checkId('holdId', input.holdId);
-    const want = input.amountMsat === 'all' ? 'all' : checkMsat('amountMsat', input.amountMsat, 1);
-    const leaseMs = checkMsat('leaseMs', input.leaseMs, 1);
+    const { holdId, want, leaseMs } = checkHoldInput(input);
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
@@ -517,17 +514,19 @@ export class RedisLedger extends RedisReads {
   }
 
   async commitWithdrawal(ref: HoldRef): Promise<CommitResult> {
+    const { accountId, holdId } = checkHoldRef(ref);
     const now = ref.now ?? Date.now();
-    const ak = accountKeys(this.prefix, checkId('accountId', ref.accountId));
+    const ak = accountKeys(this.prefix, accountId);
     const r = (await this.run(
       'commit-withdrawal',
       [ak.acct, ak.res, ak.lease, ak.fin, ak.tx],
-      [checkId('holdId', ref.holdId), now, ref.accountId, this.retention.tx, now - this.retention.finishedMs],
+      [holdId, now, accountId, this.retention.tx, now - this.retention.finishedMs],
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
     if (r[0] === LedgerCode.AlreadyAborted) return { ok: false, code: 'already_aborted' };
     if (r[0] === LedgerCode.HoldExpired)
       return { ok: false, code: 'hold_expired', availableMsat: Number(r[1]) };
+    if (r[0] !== 1) throw unexpected('commit-withdrawal', r);
     const [withdrawn, balance, txId] = String(r[2]).split(',');
     return {
       ok: true,
@@ -540,24 +539,24 @@ export class RedisLedger extends RedisReads {
   }
 
   async abortWithdrawal(ref: HoldRef): Promise<AbortResult> {
+    const { accountId, holdId } = checkHoldRef(ref);
     const now = ref.now ?? Date.now();
-    const ak = accountKeys(this.prefix, checkId('accountId', ref.accountId));
+    const ak = accountKeys(this.prefix, accountId);
     const r = (await this.run(
       'abort-withdrawal',
       [ak.acct, ak.res, ak.lease, ak.fin],
-      [checkId('holdId', ref.holdId), now, now - this.retention.finishedMs],
+      [holdId, now, now - this.retention.finishedMs],
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
     if (r[0] === LedgerCode.AlreadyCommitted) return { ok: false, code: 'already_committed' };
+    if (r[0] !== 1) throw unexpected('abort-withdrawal', r);
     return { ok: true, status: 'aborted', replay: r[1] === 1, releasedMsat: Number(r[2]) };
   }
 
   async createChildKeys(input: ChildKeysInput): Promise<ChildKeysResult> {
-    const count = input.count;
-    if (!Number.isInteger(count) || count < 1 || count > 50) {
-      return { ok: false, code: 'invalid_request', message: 'count must be an integer from 1 to 50' };
-    }
-    const fee = checkMsat('feePerKeyMsat', input.feePerKeyMsat);
+    const checked = checkChildKeysInput(input);
+    if (!checked.ok) return checked;
+    const { count, fee } = checked;
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.parent);
     if (!c) return INVALID;
@@ -649,29 +648,6 @@ export class RedisLedger extends RedisReads {
     if (r[0] === LedgerCode.InvalidApiKey) return INVALID;
     throw unexpected(name, r);
   }
-}
-
-function childKeyState(
-  input: ChildKeysInput,
-  apiKey: string,
-  accountId: string,
-  parentHash: string,
-  now: number,
-) {
-  return newKeyState({
-    hash: sha256Hex(apiKey),
-    accountId,
-    display: displayKey(apiKey),
-    createdAt: now,
-    isChild: true,
-    parentHash,
-    name: input.name ?? null,
-    allowedModels: normList(input.allowedModels ?? null),
-    expiresAt: checkOptional('expiresAtMs', input.expiresAtMs),
-    balanceLimit: checkOptional('balanceLimitMsat', input.balanceLimitMsat),
-    balanceLimitReset: input.balanceLimitReset ?? null,
-    validityDate: checkOptional('validityDateMs', input.validityDateMs),
-  });
 }
 
 /** Loads (or creates, once) the server secret, warns when Redis keeps nothing on disk, returns the ledger. */

@@ -12,11 +12,16 @@ import {
 } from '../keys.js';
 import { checkLease } from '../lease-rules.js';
 import {
-  checkId,
-  checkLimits,
-  checkMsat,
+  checkAdmitInput,
+  checkChildKeysInput,
+  checkCountRequestInput,
+  checkCreditInput,
+  checkHoldInput,
+  checkHoldRef,
   checkOptional,
-  checkTokenHash,
+  checkReleaseInput,
+  checkSettleInput,
+  childKeyState,
   countRequest,
   countTokens,
   expiredAt,
@@ -89,8 +94,7 @@ export class SqliteLedger extends SqliteReads {
   }
 
   async createKeyFromDeposit(input: DepositKeyInput): Promise<DepositKeyResult> {
-    const tokenHash = checkTokenHash(input.tokenHash);
-    const amount = checkMsat('amountMsat', input.amountMsat, 1);
+    const { tokenHash, amount } = checkCreditInput(input);
     const now = input.now ?? Date.now();
     const s = this.s;
     const candidates = depositAccountCandidates(s.secret, tokenHash);
@@ -139,8 +143,7 @@ export class SqliteLedger extends SqliteReads {
   }
 
   async credit(input: CreditInput): Promise<CreditResult> {
-    const tokenHash = checkTokenHash(input.tokenHash);
-    const amount = checkMsat('amountMsat', input.amountMsat, 1);
+    const { tokenHash, amount } = checkCreditInput(input);
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
@@ -176,12 +179,7 @@ export class SqliteLedger extends SqliteReads {
   }
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
-    const requestId = checkId('requestId', input.requestId);
-    const max = checkMsat('maxMsat', input.maxMsat);
-    const min = checkMsat('minMsat', input.minMsat);
-    if (min > max) throw new GatewayError('invalid_request', { message: 'minMsat must be ≤ maxMsat' });
-    const leaseMs = checkMsat('leaseMs', input.leaseMs, 1);
-    const limits = checkLimits(input.limits);
+    const { requestId, max, min, leaseMs, limits } = checkAdmitInput(input);
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
@@ -235,7 +233,7 @@ export class SqliteLedger extends SqliteReads {
   }
 
   async countRequest(input: CountRequestInput): Promise<CountRequestResult> {
-    const rpm = checkMsat('requestsPerMinute', input.requestsPerMinute, 1);
+    const rpm = checkCountRequestInput(input);
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
@@ -259,13 +257,11 @@ export class SqliteLedger extends SqliteReads {
   }
 
   async settle(input: SettleInput): Promise<SettleResult> {
-    const cost = checkMsat('costMsat', input.costMsat);
-    const tokens =
-      checkMsat('promptTokens', input.promptTokens) + checkMsat('completionTokens', input.completionTokens);
+    const { accountId, requestId, cost, tokens } = checkSettleInput(input);
     const now = input.now ?? Date.now();
     const s = this.s;
     return s.tx((): SettleResult => {
-      const r = s.reservation(input.accountId, input.requestId);
+      const r = s.reservation(accountId, requestId);
       if (r?.kind !== 'call') return { ok: false, code: 'unknown_reservation' };
       if (r.status === 'settled')
         return { ...(JSON.parse(r.result!) as SettleResult), replay: true } as SettleResult;
@@ -307,10 +303,11 @@ export class SqliteLedger extends SqliteReads {
   }
 
   async release(input: ReleaseInput): Promise<ReleaseResult> {
+    const { accountId, requestId } = checkReleaseInput(input);
     const now = input.now ?? Date.now();
     const s = this.s;
     return s.tx((): ReleaseResult => {
-      const r = s.reservation(input.accountId, input.requestId);
+      const r = s.reservation(accountId, requestId);
       if (r?.kind !== 'call') return { ok: false, code: 'unknown_reservation' };
       if (r.status === 'settled') return { ok: false, code: 'already_settled' };
       if (r.status === 'released')
@@ -346,9 +343,7 @@ export class SqliteLedger extends SqliteReads {
   }
 
   async holdWithdrawal(input: HoldInput): Promise<HoldResult> {
-    const holdId = checkId('holdId', input.holdId);
-    const want = input.amountMsat === 'all' ? 'all' : checkMsat('amountMsat', input.amountMsat, 1);
-    const leaseMs = checkMsat('leaseMs', input.leaseMs, 1);
+    const { holdId, want, leaseMs } = checkHoldInput(input);
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
@@ -405,10 +400,11 @@ export class SqliteLedger extends SqliteReads {
   }
 
   async commitWithdrawal(ref: HoldRef): Promise<CommitResult> {
+    const { accountId, holdId } = checkHoldRef(ref);
     const now = ref.now ?? Date.now();
     const s = this.s;
     return s.tx((): CommitResult => {
-      const r = s.reservation(ref.accountId, ref.holdId);
+      const r = s.reservation(accountId, holdId);
       if (r?.kind !== 'hold') return { ok: false, code: 'unknown_reservation' };
       if (r.status === 'committed')
         return { ...(JSON.parse(r.result!) as CommitResult), replay: true } as CommitResult;
@@ -438,10 +434,11 @@ export class SqliteLedger extends SqliteReads {
   }
 
   async abortWithdrawal(ref: HoldRef): Promise<AbortResult> {
+    const { accountId, holdId } = checkHoldRef(ref);
     const now = ref.now ?? Date.now();
     const s = this.s;
     return s.tx((): AbortResult => {
-      const r = s.reservation(ref.accountId, ref.holdId);
+      const r = s.reservation(accountId, holdId);
       if (r?.kind !== 'hold') return { ok: false, code: 'unknown_reservation' };
       if (r.status === 'committed') return { ok: false, code: 'already_committed' };
       if (r.status !== 'open') {
@@ -457,11 +454,9 @@ export class SqliteLedger extends SqliteReads {
   }
 
   async createChildKeys(input: ChildKeysInput): Promise<ChildKeysResult> {
-    const count = input.count;
-    if (!Number.isInteger(count) || count < 1 || count > 50) {
-      return { ok: false, code: 'invalid_request', message: 'count must be an integer from 1 to 50' };
-    }
-    const fee = checkMsat('feePerKeyMsat', input.feePerKeyMsat);
+    const checked = checkChildKeysInput(input);
+    if (!checked.ok) return checked;
+    const { count, fee } = checked;
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.parent);
     if (!c) return INVALID;
@@ -494,7 +489,7 @@ export class SqliteLedger extends SqliteReads {
           shortfall: total - free,
         };
       const keys = apiKeys.map((apiKey) => {
-        const k = childState(input, apiKey, a.id, parent.hash, now);
+        const k = childKeyState(input, apiKey, a.id, parent.hash, now);
         s.insertKey(k);
         return toMeta(k);
       });
@@ -577,29 +572,6 @@ export class SqliteLedger extends SqliteReads {
     s.saveAccount(a);
     return txId;
   }
-}
-
-function childState(
-  input: ChildKeysInput,
-  apiKey: string,
-  accountId: string,
-  parentHash: string,
-  now: number,
-): KeyState {
-  return newKeyState({
-    hash: sha256Hex(apiKey),
-    accountId,
-    display: displayKey(apiKey),
-    createdAt: now,
-    isChild: true,
-    parentHash,
-    name: input.name ?? null,
-    allowedModels: normList(input.allowedModels ?? null),
-    expiresAt: checkOptional('expiresAtMs', input.expiresAtMs),
-    balanceLimit: checkOptional('balanceLimitMsat', input.balanceLimitMsat),
-    balanceLimitReset: input.balanceLimitReset ?? null,
-    validityDate: checkOptional('validityDateMs', input.validityDateMs),
-  });
 }
 
 export type { ResRow };

@@ -37,10 +37,11 @@ export interface JournalEntry {
   /**
    * `recv:<tokenHash>` (doubles as the cross-process claim on a token), `send:<uuid>`, `melt:<uuid>`,
    * `mint:<quote hash>` (the claim on a paid Lightning mint quote, see mint-quote.ts), `swap:<tokenHash>` (a
-   * foreign-mint token being moved to the primary mint, see foreign-swap.ts; `mint` is the foreign mint).
+   * foreign-mint token being moved to the primary mint, see foreign-swap.ts; `mint` is the foreign mint),
+   * `payout:<holdId>` (a token made for a ledger withdrawal hold and not yet handed out, see `payout`).
    */
   id: string;
-  kind: 'receive' | 'send' | 'melt' | 'mint' | 'swap';
+  kind: 'receive' | 'send' | 'melt' | 'mint' | 'swap' | 'payout';
   mint: string;
   unit: CashuUnit;
   createdAt: number;
@@ -62,6 +63,30 @@ export interface JournalEntry {
   /** swap: the primary mint's quote (paid by the foreign melt) and its amount in sats. */
   mintQuote?: string;
   mintAmount?: number;
+  /**
+   * payout: the token made for a withdrawal hold, written in the same atomic step that settles the send (so
+   * the token is never only in memory) and deleted once the hold is committed and the token handed out. A
+   * payout record left behind is resolved by the recovery pass: token received back, hold aborted or, if the
+   * hold was committed, the held amount credited back (core/account/pay-out.ts). Holds no reserved proofs.
+   */
+  payout?: PayoutRecord;
+}
+
+/** What a payout record needs to undo a payout nobody finished (see {@link JournalEntry.payout}). */
+export interface PayoutRecord {
+  /** The token (bearer money: never log it). */
+  token: string;
+  /** The ledger hold: `ownedId(kind)`, so its owner process is in it (core/ledger/owner.ts). */
+  holdId: string;
+  accountId: string;
+  /** The amount held (and debited by a commit), msats: what a credit-back returns. */
+  heldMsat: number;
+  /**
+   * The credential the hold was made with, to credit the account back if the hold was committed but the token
+   * not handed out. It may be an API key: kept here only while the payout is open, never logged. Anyone who can
+   * read this store can already read the proofs and the seed, which are worth more.
+   */
+  credential: { apiKey: string } | { tokenHash: string };
 }
 
 export interface HeldProof extends StoredProof, Pool {
@@ -76,6 +101,8 @@ export interface SettleInput {
   add: StoredProof[];
   /** Receipt to store under receipt.tokenHash (receive only). */
   receipt?: ReceiveReceipt;
+  /** A journal entry written in the same atomic step (a send's payout record, which outlives the send). */
+  next?: JournalEntry;
 }
 
 export interface ProofStore {
@@ -94,7 +121,8 @@ export interface ProofStore {
   putOp(entry: JournalEntry): Promise<void>;
   getOp(id: string): Promise<JournalEntry | null>;
   listOps(): Promise<JournalEntry[]>;
-  deleteOp(id: string): Promise<void>;
+  /** Deletes the entry; true when it existed (atomic: of two concurrent callers, one gets true). */
+  deleteOp(id: string): Promise<boolean>;
   /**
    * Atomically picks available proofs of `entry`'s pool (largest first) until their sum covers
    * `target + ceil(count × feePpk / 1000)`, marks them reserved by `entry.id` and writes the entry (with
@@ -103,8 +131,8 @@ export interface ProofStore {
   reserveProofs(entry: JournalEntry, target: number, feePpk: number): Promise<StoredProof[] | null>;
   /**
    * Atomically: removes `spentYs`, adds `add` to the op's pool, releases the op's other reserved proofs,
-   * stores the receipt (if any) and deletes the journal entry. Rolling back is `settleOp(id, {spentYs: [],
-   * add: []})`.
+   * stores the receipt (if any), deletes the journal entry and writes `next` (if any). Rolling back is
+   * `settleOp(id, {spentYs: [], add: []})`.
    */
   settleOp(entry: JournalEntry, input: SettleInput): Promise<void>;
   listProofs(): Promise<HeldProof[]>;

@@ -37,6 +37,8 @@ interface WalletCommands {
     receiptKey: string,
     receipt: string,
     pool: string,
+    nextId: string,
+    next: string,
   ): Promise<number>;
   walletAdvanceCounter(counters: string, keysetId: string, min: number): Promise<number>;
 }
@@ -133,8 +135,8 @@ export class RedisProofStore implements ProofStore {
       .sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  async deleteOp(id: string): Promise<void> {
-    await this.r.hdel(this.k('ops'), id);
+  async deleteOp(id: string): Promise<boolean> {
+    return (await this.r.hdel(this.k('ops'), id)) === 1;
   }
 
   async reserveProofs(entry: JournalEntry, target: number, feePpk: number): Promise<StoredProof[] | null> {
@@ -171,6 +173,8 @@ export class RedisProofStore implements ProofStore {
       input.receipt ? input.receipt.tokenHash : '',
       input.receipt ? JSON.stringify(input.receipt) : '',
       pool,
+      input.next ? input.next.id : '',
+      input.next ? JSON.stringify(input.next) : '',
     );
   }
 

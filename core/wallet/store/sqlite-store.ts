@@ -132,8 +132,8 @@ export class SqliteProofStore implements ProofStore {
     return rows.map((r) => JSON.parse(r.data) as JournalEntry);
   }
 
-  async deleteOp(id: string): Promise<void> {
-    this.db.prepare('DELETE FROM wallet_ops WHERE id = ?').run(id);
+  async deleteOp(id: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM wallet_ops WHERE id = ?').run(id).changes === 1;
   }
 
   async reserveProofs(entry: JournalEntry, target: number, feePpk: number): Promise<StoredProof[] | null> {
@@ -181,6 +181,11 @@ export class SqliteProofStore implements ProofStore {
           .run(input.receipt.tokenHash, JSON.stringify(input.receipt), now);
       }
       this.db.prepare('DELETE FROM wallet_ops WHERE id = ?').run(entry.id);
+      if (input.next) {
+        this.db
+          .prepare('INSERT INTO wallet_ops (id, data, created_at) VALUES (?, ?, ?)')
+          .run(input.next.id, JSON.stringify(input.next), input.next.createdAt);
+      }
     });
   }
 

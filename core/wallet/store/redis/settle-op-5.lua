@@ -12,8 +12,11 @@
   ARGV[4]  receipt tokenHash, or '' for none
   ARGV[5]  receipt JSON
   ARGV[6]  pool name "<mint>|<unit>"
+  ARGV[7]  id of an entry to write in the same step (a send's payout record), or '' for none
+  ARGV[8]  that entry's JSON
 
-  Then every proof still reserved by opId is released back to the pool, and the entry is deleted.
+  Then every proof still reserved by opId is released back to the pool, the entry is deleted and the next
+  one (if any) written.
   Returns 1.
 ]]
 for _, y in ipairs(cjson.decode(ARGV[2])) do
@@ -38,4 +41,5 @@ for i = 1, #flat, 2 do
 end
 if ARGV[4] ~= '' then redis.call('HSETNX', KEYS[4], ARGV[4], ARGV[5]) end
 redis.call('HDEL', KEYS[3], ARGV[1])
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[3], ARGV[7], ARGV[8]) end
 return 1

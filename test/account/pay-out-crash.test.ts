@@ -1,0 +1,154 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { creditToken, type MoneySteps } from '../../core/account/credit-token.js';
+import { payOut, settlePayoutRecord } from '../../core/account/pay-out.js';
+import { createLedger } from '../../core/ledger/index.js';
+import type { Ledger } from '../../core/ledger/types.js';
+import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import type { WalletService } from '../../core/wallet/types.js';
+import { createWallet } from '../../core/wallet/wallet.js';
+import {
+  captureLog,
+  type DevMint,
+  dropStore,
+  type StoreKind,
+  startTestMint,
+  testStore,
+} from '../support/dev-mint.js';
+import { runChild } from '../wallet/crash-recovery-suite.js';
+
+/**
+ * A payout killed between `wallet.send` (the token exists) and the end of the money step
+ * (core/account/pay-out.ts), in a REAL child process on the same store, killed by the wallet's crash hook:
+ * the payout record the send wrote atomically lets the next recovery pass take the token back into the
+ * operator's proofs and undo the hold (aborted, or credited back when the commit had applied). The account
+ * ends exactly where it started, nothing is held, solvency and the ledger audit pass, and a second pass finds
+ * nothing to do. On SQLite (one file shared by both processes) and Redis (one prefix).
+ */
+
+const total = async (w: WalletService): Promise<number> =>
+  (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
+
+describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind: StoreKind) => {
+  let mint: DevMint;
+  let dir: string;
+  let conn: StoreConnection;
+  let ledger: Ledger;
+  let wallet: WalletService;
+  let childEnv: Record<string, string>;
+
+  /** A wallet as services.ts builds it: payout records resolved with the ledger; `claimLeaseMs` = their age. */
+  const recoveringWallet = (claimLeaseMs: number) =>
+    createWallet({
+      conn,
+      mints: [mint.url],
+      log: captureLog().log,
+      claimLeaseMs,
+      payouts: (record, w) => settlePayoutRecord({ ledger, wallet: w }, record),
+    });
+
+  beforeAll(async () => {
+    mint = await startTestMint();
+    dir = mkdtempSync(join(tmpdir(), 'payout-crash-'));
+    if (kind === 'sqlite') {
+      conn = openStore({ dataDir: dir, sqliteFile: 'gateway.db' });
+      childEnv = { CRASH_STORE: 'sqlite', CRASH_SQLITE_DIR: dir };
+    } else {
+      conn = testStore('redis');
+      childEnv = {
+        CRASH_STORE: 'redis',
+        CRASH_REDIS_URL: process.env.TEST_REDIS_URL ?? '',
+        CRASH_REDIS_PREFIX: conn.kind === 'redis' ? conn.prefix : '',
+      };
+    }
+    childEnv.CRASH_MINT = mint.url;
+    ledger = await createLedger(conn, {});
+    // A payout a live process is still making (younger than the claim lease) is not touched.
+    wallet = await recoveringWallet(600_000);
+    await wallet.receive(await mint.mintTokens(5_000));
+  });
+  afterEach(async () => {
+    expect((await ledger.audit()).breaches).toEqual([]);
+    const solvency = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
+    expect(solvency).toMatchObject({ solvent: true, spentMsat: 0 });
+  });
+  afterAll(async () => {
+    await wallet?.close();
+    await ledger?.close();
+    await dropStore(conn);
+    await mint?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function newKey(sats: number): Promise<string> {
+    const money: MoneySteps = { ledger, wallet };
+    return (await creditToken(money, await mint.mintTokens(sats), { kind: 'new-key' })).apiKey!;
+  }
+  const account = async (apiKey: string) => (await ledger.getKeyInfo({ apiKey }))!.account;
+
+  it.each([
+    ['payout-after-send', 'before the commit: the hold is aborted'],
+    ['payout-after-commit', 'after the commit: the debited hold is credited back'],
+  ])('killed at %s (%s): token back in the operator proofs, balance unchanged', async (point) => {
+    const apiKey = await newKey(50);
+    const operatorBefore = await total(wallet);
+    const child = await runChild(
+      { ...childEnv, CRASH_OP: 'pay-out', CRASH_ARG: '20000', WALLET_TEST_CRASH_AT: point },
+      apiKey,
+    );
+    expect(child.signal).toBe('SIGKILL');
+    expect(child.out).not.toContain('survived');
+
+    // The token was made (the operator's proofs shrank by it) and lives only in the payout record.
+    expect(await total(wallet)).toBe(operatorBefore - 20_000);
+    if (point === 'payout-after-send') expect((await account(apiKey)).reservedMsat).toBe(20_000);
+    else expect((await account(apiKey)).balanceMsat).toBe(30_000);
+    // A young record belongs to a payout that may still finish: not examined.
+    expect(await wallet.recover()).toMatchObject({ examined: 0, payoutsResolved: 0 });
+
+    // The restarted process: the record (seconds old by now) is older than its 1 ms claim lease.
+    const restarted = await recoveringWallet(1);
+    expect(await restarted.recover()).toMatchObject({ examined: 1, payoutsResolved: 1, deferred: 0 });
+    const a = await account(apiKey);
+    expect(a.balanceMsat).toBe(50_000);
+    expect(a.reservedMsat).toBe(0);
+    expect((await ledger.getKeyInfo({ apiKey }))!.availableMsat).toBe(50_000);
+    expect(await total(restarted)).toBe(operatorBefore);
+
+    // A second pass is a no-op: nothing examined, nothing credited twice.
+    expect(await restarted.recover()).toMatchObject({ examined: 0, payoutsResolved: 0 });
+    expect((await account(apiKey)).balanceMsat).toBe(50_000);
+    expect(await total(restarted)).toBe(operatorBefore);
+    await restarted.close();
+  });
+
+  it('a recovery pass that resolves the record of a slow live payout stops its token from being handed out', async () => {
+    const apiKey = await newKey(50);
+    const operatorBefore = await total(wallet);
+    const other = await recoveringWallet(0);
+    // Between the commit and finishPayout, another process's pass finds the record old enough and resolves it.
+    const slow = new Proxy(wallet, {
+      get(t, p) {
+        const v = Reflect.get(t, p);
+        if (p !== 'finishPayout' || typeof v !== 'function') return typeof v === 'function' ? v.bind(t) : v;
+        return async (holdId: string) => {
+          expect(await other.recover()).toMatchObject({ payoutsResolved: 1 });
+          return v.call(t, holdId);
+        };
+      },
+    });
+    await expect(
+      payOut(
+        { ledger, wallet: slow },
+        { credential: { apiKey }, amountMsat: 20_000, kind: 'withdrawal', leaseMs: 60_000 },
+      ),
+    ).rejects.toMatchObject({ code: 'service_unavailable' });
+    // Committed, then credited back by the pass: the user has the whole balance, the operator the token.
+    expect((await account(apiKey)).balanceMsat).toBe(50_000);
+    expect((await account(apiKey)).reservedMsat).toBe(0);
+    expect(await total(wallet)).toBe(operatorBefore);
+    await other.close();
+  });
+});

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
 import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
@@ -67,7 +68,17 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM during 50 open streams (%s)
     const exited = gw.exited;
     process.kill(gw.pid!, 'SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
-    await expect(fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+    // A fresh TCP connection (not a pooled keep-alive one) is refused: the listening socket is closed.
+    const { hostname, port } = new URL(base);
+    const fresh = await new Promise<string>((resolve) => {
+      const s = connect({ host: hostname, port: Number(port) });
+      s.once('connect', () => {
+        s.destroy();
+        resolve('connected');
+      });
+      s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+    });
+    expect(fresh).toBe('ECONNREFUSED');
 
     const texts = await Promise.all(
       streams.map(async (s) => {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import type { StoreConnection } from '../store/connection.js';
+import { crashPoint } from './context.js';
 import { QuoteNotPaidError } from './mint-quote.js';
 import type { WalletService } from './types.js';
 
@@ -328,6 +329,8 @@ export class LightningDeposits {
       }
       if (rec.status === 'pending') await this.store.put({ ...rec, status: 'paid' });
       const receipt = await wallet.mintLightningQuote(rec.quote, rec.amountSats);
+      // Test-only kill points (a process dying with the proofs stored, before/after the ledger write).
+      crashPoint('deposit-before-credit');
       if (rec.kind === 'create') {
         const r = await ledger.createKeyFromDeposit({
           tokenHash: receipt.tokenHash,
@@ -356,6 +359,7 @@ export class LightningDeposits {
           log.warn({ code: r.code }, 'lightning top-up key refused the credit; value parked on the deposit');
         }
       }
+      crashPoint('deposit-before-issued');
       const issued: DepositRecord = { ...rec, status: 'issued', creditedMsat: receipt.amountMsat };
       await this.store.put(issued);
       return issued;

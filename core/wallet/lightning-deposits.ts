@@ -317,6 +317,9 @@ export class LightningDeposits {
     if (!OPEN.has(rec.status)) return rec;
     const { wallet, ledger, log } = this.opts;
     const now = this.now();
+    // Once the mint said PAID the record says so, also when a later step fails (or another process holds
+    // the mint claim): a reader then sees `paid`, not `pending`.
+    let paid = rec.status === 'paid';
     try {
       const q = await wallet.checkLightningQuote(rec.quote, rec.amountSats);
       if (q.state === 'UNPAID') {
@@ -327,7 +330,8 @@ export class LightningDeposits {
         await this.store.put(next);
         return next;
       }
-      if (rec.status === 'pending') await this.store.put({ ...rec, status: 'paid' });
+      if (!paid) await this.store.put({ ...rec, status: 'paid' });
+      paid = true;
       const receipt = await wallet.mintLightningQuote(rec.quote, rec.amountSats);
       // Test-only kill points (a process dying with the proofs stored, before/after the ledger write).
       crashPoint('deposit-before-credit');
@@ -369,7 +373,12 @@ export class LightningDeposits {
       const code =
         err instanceof QuoteNotPaidError ? 'not_paid' : ((err as { code?: string }).code ?? 'error');
       log.warn({ code, attempts, retryInMs: delay }, 'lightning deposit not finished yet');
-      const next: DepositRecord = { ...rec, attempts, nextAttemptAt: now + delay };
+      const next: DepositRecord = {
+        ...rec,
+        status: paid ? 'paid' : rec.status,
+        attempts,
+        nextAttemptAt: now + delay,
+      };
       await this.store.put(next).catch(() => undefined);
       return next;
     }

@@ -340,6 +340,15 @@ async function swapChange(ctx: WalletContext, entry: JournalEntry): Promise<numb
       ctx.log.info({ from: entry.mint, changeSats: amount }, 'swap change too small to swap; kept as fee');
       return 0;
     }
+    if (isGatewayError(err) && err.code === 'token_already_spent') {
+      // Spent with no receipt of ours (its own swap stores one before anything else could spend it): should
+      // not happen. The token's main amount is still credited rather than left journalled for ever.
+      ctx.log.error(
+        { from: entry.mint, changeSats: amount },
+        'swap change already spent elsewhere; not credited',
+      );
+      return 0;
+    }
     throw err;
   }
 }

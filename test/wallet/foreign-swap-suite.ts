@@ -239,6 +239,27 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
       expect(await total(fresh)).toBe(before + 497_000);
     });
 
+    it('a foreign melt held PENDING: the call answers token_pending, recovery credits the same amount once it pays', async () => {
+      const w = await open();
+      const before = await total(w);
+      const token = await foreign.mintTokens(500);
+      foreign.setLightningMode('pending');
+      try {
+        await expect(w.receive(token)).rejects.toMatchObject({ code: 'token_pending' });
+        expect(new Set(await proofStates(foreign.url, token))).toEqual(new Set(['PENDING']));
+        // Still pending: recovery waits (deferred), nothing is credited.
+        expect(await w.recover()).toMatchObject({ examined: 1, deferred: 1 });
+        expect(await total(w)).toBe(before);
+      } finally {
+        foreign.setLightningMode('pay');
+      }
+      // The payment settles (with its change on our journalled outputs): 494 + the change's 3, as live.
+      expect(await w.recover()).toMatchObject({ examined: 1, receivesCompleted: 1, deferred: 0 });
+      expect(await total(w)).toBe(before + 497_000);
+      expect(await w.receive(token)).toMatchObject({ amountMsat: 497_000, feeMsat: 3_000 });
+      expect(await total(w)).toBe(before + 497_000);
+    });
+
     it('a live retry finishes a dead process\u2019s swap itself once its claim is stale (no recover())', async () => {
       const before = await total(await open());
       const token = await foreign.mintTokens(300);

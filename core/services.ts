@@ -195,7 +195,14 @@ export async function openMoneyServices(
     // Lightning deposits: the watcher mints and credits paid quotes whether or not the client asks again.
     let lightning = base.lightning;
     if (!lightning && wallet && store) {
-      const built = new LightningDeposits({ conn: store, ledger, wallet, log });
+      // LIGHTNING_POLL_MS: both the watcher's tick and how long an unpaid record waits between checks.
+      const built = new LightningDeposits({
+        conn: store,
+        ledger,
+        wallet,
+        log,
+        pollMs: config.lightning.pollMs,
+      });
       await built.init();
       built.start(config.lightning.pollMs);
       closers.push(() => built.stop());

@@ -1,10 +1,17 @@
 import { CheckStateEnum, type Proof, type Wallet } from '@cashu/cashu-ts';
 import { GatewayError, isGatewayError } from '../errors.js';
-import { crashPoint, newEntry, proofY, type WalletContext } from './context.js';
+import {
+  counterCollector,
+  crashPoint,
+  DETERMINISTIC,
+  newEntry,
+  proofY,
+  type WalletContext,
+} from './context.js';
 import { classifyMintFailure, mapMintError } from './mint-errors.js';
 import { createMintQuote, mintPaidQuote, QuoteNotPaidError } from './mint-quote.js';
 import type { JournalEntry } from './store/proof-store.js';
-import { cleanToken } from './token-codec.js';
+import { cleanToken, encodeTokenV3, hashSecrets } from './token-codec.js';
 import type { DecodedToken, ForeignMintPolicy, ReceiveReceipt } from './types.js';
 
 /**
@@ -13,17 +20,26 @@ import type { DecodedToken, ForeignMintPolicy, ReceiveReceipt } from './types.js
  * invoice, the token's proofs melted there, A sats minted at the primary — and the receipt says what arrived.
  *
  *   A = the largest amount with  A + fee_reserve(A) + input_fee ≤ face   (found by re-quoting, ≤ 4 rounds)
- *   credited = A sats (minted onto our deterministic outputs); fee = face − A
+ *   credited = A + C' sats; fee = face − credited
  *
- * No NUT-08 change is requested from the foreign mint: change would be eCash of that (untrusted) mint, which
- * this wallet does not hold, so the fee reserve is the swap's cost in full (on real mints usually ≤ 1 % or a
- * few sats; bounded by FOREIGN_MINT_MAX_FEE_PERCENT, checked before anything is spent).
+ * Fee change: the melt asks for NUT-08 change on deterministic (NUT-13) outputs of our seed at the foreign
+ * mint, so the part of the reserve the payment did not use (and any slack the quote rounds left) comes back.
+ * That change is eCash of the untrusted mint, which this wallet does not hold: it is swapped to the primary the
+ * same way, as its own token (`swap:<hash of the change's secrets>`, with no fee bound — without the swap it is
+ * lost anyway — and asking for no change of its own), and C' is what that second swap minted (0 when the change
+ * cannot pay for its own swap). So the client gets face − input fee − the actual Lightning fee − what bringing
+ * the change over costs (the foreign mint's input fee on the change proofs and the second payment's fee
+ * reserve); an exact face − input fee − actual fee is impossible without holding untrusted eCash, since value
+ * only reaches the primary mint by a Lightning payment, and every payment reserves a fee. The bound check
+ * (FOREIGN_MINT_MAX_FEE_PERCENT) still counts the whole reserve as the cost, before anything is spent.
  *
  * Journal: `swap:<tokenHash>` (the cross-process claim on the token, like `recv:`) is written with the
- * foreign melt quote, the primary's mint quote and A before the melt is sent. Recovery (and a later call with
- * the same token) finishes it: melt PAID → mint the primary's quote (itself journalled and idempotent) and
- * store the receipt under the token hash; melt unpaid with the inputs unspent → dropped (the token is still the
- * client's); melt pending or a mint unreachable → left for the next pass.
+ * foreign melt quote, the primary's mint quote, A and the change outputs' counters before the melt is sent.
+ * Recovery (and a later call with the same token) finishes it: melt PAID → mint the primary's quote (itself
+ * journalled and idempotent), restore the change from the counters (NUT-09 at the foreign mint; the same
+ * proofs, so the same change swap, which is idempotent by its hash) and swap it, then store the receipt under
+ * the token hash; melt unpaid with the inputs unspent → dropped (the token is still the client's); melt pending
+ * or a mint unreachable → left for the next pass.
  */
 
 const MAX_QUOTE_ROUNDS = 4;
@@ -31,6 +47,13 @@ const MAX_QUOTE_ROUNDS = 4;
 const MINT_WAIT_MS = 5_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The change swap: no fee bound (the change is lost otherwise), and no change of its own (one hop only). */
+const CHANGE_POLICY: ForeignMintPolicy = {
+  mode: 'swap',
+  maxFeePercent: 100,
+  maxSats: Number.MAX_SAFE_INTEGER,
+};
 
 export interface SwapQuote {
   /** Sats minted at the primary (credited). */
@@ -115,6 +138,7 @@ export async function swapForeignToken(
   token: string,
   d: DecodedToken,
   policy: ForeignMintPolicy,
+  opts: { change?: boolean } = {},
 ): Promise<ReceiveReceipt> {
   const done = await ctx.store.getReceipt(d.tokenHash);
   if (done) return done;
@@ -165,13 +189,37 @@ export async function swapForeignToken(
   entry.quote = q.meltQuote;
   entry.mintQuote = q.mintQuote;
   entry.mintAmount = q.amountSats;
+  // NUT-08 change onto deterministic outputs (counters journalled below, before the melt is sent), so a
+  // crash after the melt still finds the change by NUT-09 restore. A change swap asks for none.
+  const counters = counterCollector();
+  let preview: Awaited<ReturnType<Wallet['prepareMelt']>> | null = null;
+  let meltQuote: Awaited<ReturnType<Wallet['checkMeltQuoteBolt11']>>;
+  try {
+    meltQuote = await foreign.checkMeltQuoteBolt11(q.meltQuote);
+    if (!opts.change) {
+      preview = await foreign.prepareMelt(
+        'bolt11',
+        meltQuote,
+        proofs,
+        { onCountersReserved: counters.on },
+        DETERMINISTIC,
+      );
+    }
+  } catch (err) {
+    await ctx.store.deleteOp(entry.id);
+    throw mapMintError(err);
+  }
+  entry.counters = counters.ranges;
   entry.submitted = true;
   await ctx.store.putOp(entry);
 
   try {
-    const meltQuote = await foreign.checkMeltQuoteBolt11(q.meltQuote);
-    const res = await foreign.meltProofsBolt11(meltQuote, proofs, { nut08Change: false });
-    if (res.quote.state !== 'PAID') {
+    const res = preview
+      ? await foreign.completeMelt(preview)
+      : await foreign.meltProofsBolt11(meltQuote, proofs, { nut08Change: false });
+    // The change proofs in `res` are not kept here: resolveSwap restores them from the counters (one path
+    // for the live call and for recovery).
+    if ((res.quote as { state?: string }).state !== 'PAID') {
       // Pending at the foreign mint: recovery finishes it once the payment settles.
       await ctx.store.putOp({ ...entry, abandoned: true });
       throw new GatewayError('token_pending', { message: 'The swap payment is pending; try again shortly' });
@@ -185,7 +233,7 @@ export async function swapForeignToken(
     await ctx.store.putOp({ ...entry, abandoned: true });
     throw mapMintError(err);
   }
-  crashPoint('after-foreign-melt');
+  crashPoint(opts.change ? 'after-change-melt' : 'after-foreign-melt');
   const deadline = Date.now() + MINT_WAIT_MS;
   for (;;) {
     const outcome = await resolveSwap(ctx, entry);
@@ -235,17 +283,72 @@ export async function resolveSwap(
     if (err instanceof QuoteNotPaidError) return 'deferred';
     throw err;
   }
+  const changeMsat = await swapChange(ctx, entry);
+  if (changeMsat === 'deferred') return 'deferred';
   const faceMsat = entry.faceMsat ?? entry.inputTotal * 1000;
+  const amountMsat = minted.amountMsat + changeMsat;
   const receipt: ReceiveReceipt = {
     tokenHash: entry.tokenHash,
     mint: primary,
     unit: 'sat',
     faceMsat,
-    amountMsat: minted.amountMsat,
-    feeMsat: faceMsat - minted.amountMsat,
+    amountMsat,
+    feeMsat: faceMsat - amountMsat,
     receivedAt: Date.now(),
     swappedFrom: entry.mint,
   };
   await ctx.store.settleOp(entry, { spentYs: [], add: [], receipt });
   return 'completed';
+}
+
+/**
+ * The NUT-08 change of a paid swap melt, brought to the primary mint: restored from the journalled counters at
+ * the foreign mint (the outputs it did not sign are not returned), then swapped as a token of its own — the
+ * same proofs every time, so a repeat after a crash finds that swap's journal entry or receipt. Returns the
+ * msats it minted; 0 when there is no change or it cannot pay for its own swap; 'deferred' while that swap is
+ * pending. Throws when a mint cannot be asked.
+ */
+async function swapChange(ctx: WalletContext, entry: JournalEntry): Promise<number | 'deferred'> {
+  if (entry.counters.length === 0) return 0;
+  const foreign = await ctx.clients.get(entry.mint, 'sat');
+  const proofs: Proof[] = [];
+  try {
+    for (const r of entry.counters) {
+      proofs.push(...(await foreign.restore(r.start, r.count, { keysetId: r.keysetId })).proofs);
+    }
+  } catch (err) {
+    throw mapMintError(err);
+  }
+  if (proofs.length === 0) return 0;
+  const amount = proofs.reduce((s, p) => s + p.amount.toNumber(), 0);
+  const d: DecodedToken = {
+    mint: entry.mint,
+    unit: 'sat',
+    amount,
+    amountMsat: amount * 1000,
+    proofs: proofs.length,
+    version: 3,
+    tokenHash: hashSecrets(proofs.map((p) => p.secret)),
+    foreign: true,
+  };
+  const token = encodeTokenV3({ mint: entry.mint, unit: 'sat', proofs });
+  try {
+    return (await swapForeignToken(ctx, token, d, CHANGE_POLICY, { change: true })).amountMsat;
+  } catch (err) {
+    if (isGatewayError(err) && err.code === 'token_pending') return 'deferred';
+    if (isGatewayError(err) && err.code === 'token_amount_too_small') {
+      ctx.log.info({ from: entry.mint, changeSats: amount }, 'swap change too small to swap; kept as fee');
+      return 0;
+    }
+    if (isGatewayError(err) && err.code === 'token_already_spent') {
+      // Spent with no receipt of ours (its own swap stores one before anything else could spend it): should
+      // not happen. The token's main amount is still credited rather than left journalled for ever.
+      ctx.log.error(
+        { from: entry.mint, changeSats: amount },
+        'swap change already spent elsewhere; not credited',
+      );
+      return 0;
+    }
+    throw err;
+  }
 }

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import type { StoreConnection } from '../store/connection.js';
+import { crashPoint } from './context.js';
 import { QuoteNotPaidError } from './mint-quote.js';
 import type { WalletService } from './types.js';
 
@@ -316,6 +317,9 @@ export class LightningDeposits {
     if (!OPEN.has(rec.status)) return rec;
     const { wallet, ledger, log } = this.opts;
     const now = this.now();
+    // Once the mint said PAID the record says so, also when a later step fails (or another process holds
+    // the mint claim): a reader then sees `paid`, not `pending`.
+    let paid = rec.status === 'paid';
     try {
       const q = await wallet.checkLightningQuote(rec.quote, rec.amountSats);
       if (q.state === 'UNPAID') {
@@ -326,8 +330,11 @@ export class LightningDeposits {
         await this.store.put(next);
         return next;
       }
-      if (rec.status === 'pending') await this.store.put({ ...rec, status: 'paid' });
+      if (!paid) await this.store.put({ ...rec, status: 'paid' });
+      paid = true;
       const receipt = await wallet.mintLightningQuote(rec.quote, rec.amountSats);
+      // Test-only kill points (a process dying with the proofs stored, before/after the ledger write).
+      crashPoint('deposit-before-credit');
       if (rec.kind === 'create') {
         const r = await ledger.createKeyFromDeposit({
           tokenHash: receipt.tokenHash,
@@ -356,6 +363,7 @@ export class LightningDeposits {
           log.warn({ code: r.code }, 'lightning top-up key refused the credit; value parked on the deposit');
         }
       }
+      crashPoint('deposit-before-issued');
       const issued: DepositRecord = { ...rec, status: 'issued', creditedMsat: receipt.amountMsat };
       await this.store.put(issued);
       return issued;
@@ -365,7 +373,12 @@ export class LightningDeposits {
       const code =
         err instanceof QuoteNotPaidError ? 'not_paid' : ((err as { code?: string }).code ?? 'error');
       log.warn({ code, attempts, retryInMs: delay }, 'lightning deposit not finished yet');
-      const next: DepositRecord = { ...rec, attempts, nextAttemptAt: now + delay };
+      const next: DepositRecord = {
+        ...rec,
+        status: paid ? 'paid' : rec.status,
+        attempts,
+        nextAttemptAt: now + delay,
+      };
       await this.store.put(next).catch(() => undefined);
       return next;
     }

@@ -22,8 +22,18 @@ export interface DevMintOptions {
   /** `input_fee_ppk` of the active keysets (NUT-02); default 0. */
   inputFeePpk?: number;
   units?: MintUnit[];
-  /** Melt fee reserve, ppk of the amount (minimum 1 unit); default 10 000 (1 %). All of it comes back as change. */
+  /** Melt fee reserve, ppk of the amount (minimum 1 unit); default 10 000 (1 %). */
   feeReservePpk?: number;
+  /**
+   * The routing fee the fake Lightning actually charges on a melt, ppk of the amount (rounded up, capped at
+   * the reserve); default 0. What the reserve leaves over comes back as NUT-08 change.
+   */
+  lightningFeePpk?: number;
+  /**
+   * Offer NUT-17 WebSocket subscriptions (default true). false: the info omits NUT-17 and `GET /v1/ws` is
+   * refused, so clients must poll.
+   */
+  nut17?: boolean;
   /**
    * `auto` (default): mint quotes are paid the moment they are created. `manual`: they stay UNPAID until
    * `payMintQuote(id)` or the dev-only `POST /dev/pay/mint-quote/{quote}` pays them.
@@ -51,8 +61,13 @@ export interface DevMint {
   quoteForInvoice(invoice: string): string | undefined;
   /** pay (default) | pending (melts hang PENDING) | fail (melts fail with 20004). */
   setLightningMode(mode: LightningMode): void;
-  /** Answer every request with this HTTP status (e.g. 500), or null to serve normally. */
+  /**
+   * Answer every request with this HTTP status (e.g. 500), or null to serve normally. An outage also drops
+   * every open NUT-17 WebSocket and refuses new ones until it ends.
+   */
   setOutage(status: number | null): void;
+  /** Drops every open NUT-17 WebSocket (a lost connection) without an outage. */
+  dropWebSockets(): void;
   close(): Promise<void>;
 }
 
@@ -66,11 +81,13 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
     mintQuotePayment: opts.mintQuotePayment ?? 'auto',
     mintQuoteTtlS: opts.mintQuoteTtlS,
     dataFile: opts.dataFile,
+    lightningFeePpk: opts.lightningFeePpk ?? 0,
+    nut17: opts.nut17 ?? true,
   });
   const leaveNetwork = joinFakeNetwork((invoice) => core.receivePayment(invoice));
   const controls: MintServerControls = { outageStatus: null };
   const server = createMintServer(core, controls);
-  const closeWebSocket = attachWebSocket(server, core, () => controls.outageStatus !== null);
+  const ws = attachWebSocket(server, core, () => controls.outageStatus !== null || opts.nut17 === false);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
@@ -115,10 +132,14 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
     },
     setOutage(status) {
       controls.outageStatus = status;
+      if (status !== null) ws.dropAll();
+    },
+    dropWebSockets() {
+      ws.dropAll();
     },
     async close() {
       leaveNetwork();
-      closeWebSocket();
+      ws.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -44,8 +44,15 @@ export interface WireProof {
 export interface MintCoreOptions {
   units: MintUnit[];
   inputFeePpk: number;
-  /** Lightning fee reserve in ppk of the amount (at least 1 unit); the fake backend charges no fee. */
+  /** Lightning fee reserve in ppk of the amount (at least 1 unit). */
   feeReservePpk: number;
+  /**
+   * The routing fee the fake backend actually charges, ppk of the amount (rounded up, never above the
+   * reserve); default 0. What the reserve leaves over comes back as NUT-08 change.
+   */
+  lightningFeePpk?: number | undefined;
+  /** Offer NUT-17 (`bolt11_mint_quote` over `GET /v1/ws`); default true. */
+  nut17?: boolean | undefined;
   /** `auto`: mint quotes are paid on creation; `manual`: UNPAID until `payMintQuote` (dev-only endpoint). */
   mintQuotePayment?: 'auto' | 'manual' | undefined;
   dataFile?: string | undefined;
@@ -119,13 +126,17 @@ export class MintCore {
         '8': { supported: true },
         '9': { supported: true },
         '12': { supported: true },
-        '17': {
-          supported: this.opts.units.map((unit) => ({
-            method: 'bolt11',
-            unit,
-            commands: ['bolt11_mint_quote'],
-          })),
-        },
+        ...(this.opts.nut17 === false
+          ? {}
+          : {
+              '17': {
+                supported: this.opts.units.map((unit) => ({
+                  method: 'bolt11',
+                  unit,
+                  commands: ['bolt11_mint_quote'],
+                })),
+              },
+            }),
       },
     };
   }
@@ -411,6 +422,12 @@ export class MintCore {
     return this.meltQuoteView(q.quote);
   }
 
+  /** The routing fee the fake backend charges for paying this quote (never more than its reserve). */
+  private routingFee(q: MeltQuote): number {
+    const fee = Math.ceil((q.amount * (this.opts.lightningFeePpk ?? 0)) / 1_000_000);
+    return Math.min(fee, q.fee_reserve);
+  }
+
   /** Resolves a pending melt per the Lightning mode: pay (spend inputs, sign change) or fail (release). */
   private settlePending(q: MeltQuote): void {
     const ys = q.pendingYs ?? [];
@@ -422,8 +439,10 @@ export class MintCore {
       q.state = 'PAID';
       q.payment_preimage = randomBytes(32).toString('hex');
       payOnFakeNetwork(q.request);
-      // Fake Lightning charges no routing fee: the whole overpayment comes back as NUT-08 change.
-      const overpaid = (q.pendingInputsTotal ?? 0) - (q.pendingInputFee ?? 0) - q.amount;
+      // The fake routing fee (lightningFeePpk, default 0) is taken from the reserve; the rest of the
+      // overpayment comes back as NUT-08 change on as many of the blank outputs as it needs.
+      q.fee_paid = this.routingFee(q);
+      const overpaid = (q.pendingInputsTotal ?? 0) - (q.pendingInputFee ?? 0) - q.amount - q.fee_paid;
       const amounts = splitPow2(overpaid);
       const blanks = q.pendingOutputs ?? [];
       q.change = blanks.slice(0, amounts.length).map((o, i) => this.sign(o, amounts[i] as number));

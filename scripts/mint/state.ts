@@ -32,6 +32,8 @@ export interface MeltQuote {
   state: 'UNPAID' | 'PENDING' | 'PAID';
   expiry: number;
   payment_preimage: string | null;
+  /** Set when paid: the routing fee the fake backend charged (out of fee_reserve). */
+  fee_paid?: number;
   /** Input Ys held pending by this quote, and the blank outputs to sign change onto when it settles. */
   pendingYs?: string[];
   pendingOutputs?: Array<{ amount: number; id: string; B_: string }>;

@@ -18,7 +18,14 @@ interface Subscription {
 
 const MAX_FILTERS = 100;
 
-export function attachWebSocket(server: Server, core: MintCore, isDown: () => boolean): () => void {
+export interface MintWebSocket {
+  /** Drops every open socket (a mint outage, or a connection lost): subscribers must subscribe again. */
+  dropAll(): void;
+  close(): void;
+}
+
+/** `isDown()` true refuses upgrades (an outage, or NUT-17 switched off: the mint's info does not offer it). */
+export function attachWebSocket(server: Server, core: MintCore, isDown: () => boolean): MintWebSocket {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const subs = new Set<Subscription>();
 
@@ -86,9 +93,16 @@ export function attachWebSocket(server: Server, core: MintCore, isDown: () => bo
       if (s.quotes.has(String(view.quote)) && s.socket.readyState === s.socket.OPEN) notify(s, view);
   };
 
-  return () => {
-    core.onMintQuoteChange = null;
+  const dropAll = (): void => {
     for (const c of wss.clients) c.terminate();
-    wss.close();
+    subs.clear();
+  };
+  return {
+    dropAll,
+    close() {
+      core.onMintQuoteChange = null;
+      dropAll();
+      wss.close();
+    },
   };
 }

@@ -5,6 +5,7 @@ import { assertDocumented } from '../routes/response-schema.js';
 import type { DevMint } from '../support/dev-mint.js';
 import { startTestMint } from '../support/dev-mint.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { expectedSwap } from '../wallet/fixtures/swap-arithmetic.js';
 
 /**
  * eCash from a mint the gateway does not trust, with FOREIGN_MINTS=swap (issue 13 item 6), through every door
@@ -16,13 +17,8 @@ import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/p
 
 const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
 
-/** The dev mints' swap arithmetic, by hand: the largest A with A + max(1, ceil(A/100)) + input fee ≤ face. */
-function expectedSats(face: number, proofs: number): number {
-  const inputFee = Math.ceil((proofs * 100) / 1000);
-  let a = face - inputFee;
-  while (a + Math.max(1, Math.ceil(a / 100)) + inputFee > face) a--;
-  return a;
-}
+/** The dev mints' swap arithmetic, by hand (test/wallet/fixtures/swap-arithmetic.ts), fee change included. */
+const expectedSats = (face: number, proofs: number): number => expectedSwap(face, proofs).credited;
 
 async function spentAt(mintUrl: string, token: string): Promise<boolean> {
   const w = new Wallet(mintUrl, { unit: 'sat' });

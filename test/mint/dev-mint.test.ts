@@ -13,8 +13,21 @@ import {
   Wallet,
 } from '@cashu/cashu-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { fakeInvoice, invoiceAmountMsat, startDevMint } from '../../scripts/mint/index.js';
 import type { DevMint } from '../support/dev-mint.js';
+
+/** True when the mint answers the NUT-17 WebSocket upgrade with an HTTP error instead of a socket. */
+async function upgradeRefused(url: string): Promise<boolean> {
+  const ws = new WebSocket(`${url.replace('http', 'ws')}/v1/ws`);
+  return await new Promise<boolean>((resolve) => {
+    ws.once('open', () => {
+      ws.close();
+      resolve(false);
+    });
+    ws.once('error', () => resolve(true));
+  });
+}
 
 /**
  * The dev mint speaks the Cashu protocol to an unmodified cashu-ts client over HTTP: keysets (NUT-01/02, ids
@@ -249,11 +262,51 @@ describe('dev mint', () => {
     }
   });
 
-  it('simulates an outage with any HTTP status', async () => {
+  it('simulates an outage with any HTTP status; it also closes open NUT-17 sockets and refuses new ones', async () => {
+    const ws = new WebSocket(`${mint.url.replace('http', 'ws')}/v1/ws`);
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const closed = new Promise((resolve) => ws.once('close', resolve));
     mint.setOutage(503);
+    await closed;
     expect((await fetch(`${mint.url}/v1/info`)).status).toBe(503);
+    expect(await upgradeRefused(mint.url)).toBe(true);
     mint.setOutage(null);
     expect((await fetch(`${mint.url}/v1/info`)).status).toBe(200);
+    expect(await upgradeRefused(mint.url)).toBe(false);
+  });
+
+  it('nut17: false — the info offers no NUT-17 and /v1/ws is refused', async () => {
+    const plain = await startDevMint({ port: 0, nut17: false });
+    try {
+      const info = (await (await fetch(`${plain.url}/v1/info`)).json()) as { nuts: Record<string, unknown> };
+      expect(info.nuts['17']).toBeUndefined();
+      expect(info.nuts['4']).toBeDefined();
+      expect(await upgradeRefused(plain.url)).toBe(true);
+      expect(await upgradeRefused(mint.url)).toBe(false);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('charges a routing fee out of the reserve (lightningFeePpk) and returns the rest as NUT-08 change', async () => {
+    const routed = await startDevMint({ port: 0, feeReservePpk: 20_000, lightningFeePpk: 5_000 });
+    try {
+      const w = new Wallet(routed.url, { unit: 'sat' });
+      await w.loadMint();
+      const proofs = await w.mintProofsBolt11(1100, await w.createMintQuoteBolt11(1100));
+      const quote = await w.createMeltQuoteBolt11(fakeInvoice(1_000_000));
+      // Reserve 2 % of 1000 = 20; the payment costs 0.5 % = 5; no input fee: change 1100 − 1000 − 5 = 95.
+      expect(quote.fee_reserve.toNumber()).toBe(20);
+      const res = await w.meltProofsBolt11(quote, proofs);
+      expect(res.quote.state).toBe('PAID');
+      expect(res.change.reduce((s, p) => s + p.amount.toNumber(), 0)).toBe(95);
+      const view = (await (await fetch(`${routed.url}/v1/melt/quote/bolt11/${quote.quote}`)).json()) as {
+        fee_paid?: number;
+      };
+      expect(view.fee_paid).toBe(5);
+    } finally {
+      await routed.close();
+    }
   });
 
   it('makes fake invoices whose BOLT11 amount is exact', () => {

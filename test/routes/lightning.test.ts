@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
+import { assertDocumented } from './response-schema.js';
 
 /**
  * The Lightning deposit endpoints over HTTP (issue 13 items 1-3), on both stores, against the dev mint with
@@ -46,12 +47,14 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning deposit endpoints on %s
       body: { amount_sats: 1500, name: 'ln' },
     });
     expect(created.status).toBe(201);
+    assertDocumented('POST', '/v1/wallet/create/lightning', 201, created.body);
     const { id, invoice } = created.body as { id: string; invoice: string };
     expect(created.body).toMatchObject({ status: 'pending', amount_sats: 1500 });
     expect(invoice).toMatch(/^lnbcrt15000n1/);
     expect(typeof created.body.expires_at).toBe('string');
     const pending = await req('GET', `/v1/wallet/create/lightning/${id}`);
     expect(pending.status).toBe(200);
+    assertDocumented('GET', '/v1/wallet/create/lightning/{id}', 200, pending.body);
     expect(pending.body).toMatchObject({ id, status: 'pending' });
     expect(pending.body.api_key).toBeUndefined();
     // Pay the invoice at the dev mint's fake Lightning: the quote is the one whose invoice this is.
@@ -70,6 +73,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning deposit endpoints on %s
     const keys = new Set(reads.map((r) => r.body.api_key));
     expect(keys.size).toBe(1);
     expect(reads[0]?.body).toMatchObject({ status: 'issued', msats: 1_500_000 });
+    assertDocumented('GET', '/v1/wallet/create/lightning/{id}', 200, reads[0]?.body);
     const apiKey = reads[0]?.body.api_key as string;
     expect(await h.available(apiKey)).toBe(1_500_000);
     expect((await req('GET', `/v1/wallet/topup/lightning/${id}`)).status).toBe(404);
@@ -80,10 +84,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning deposit endpoints on %s
     const { apiKey } = await h.fundKey(20);
     const r = await req('POST', '/v1/wallet/topup/lightning', { auth: apiKey, body: { amount_sats: 40 } });
     expect(r.status).toBe(201);
+    assertDocumented('POST', '/v1/wallet/topup/lightning', 201, r.body);
     const { id, invoice } = r.body as { id: string; invoice: string };
     h.mint.payMintQuote(await findQuote(h, invoice));
     const done = await waitIssued(`/v1/wallet/topup/lightning/${id}`);
     expect(done).toMatchObject({ status: 'issued', msats: 40_000 });
+    assertDocumented('GET', '/v1/wallet/topup/lightning/{id}', 200, done);
     expect(done.api_key).toBeUndefined();
     expect(await h.available(apiKey)).toBe(60_000);
     await req('GET', `/v1/wallet/topup/lightning/${id}`);
@@ -126,6 +132,111 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning deposit endpoints on %s
     expect(retry).toBeLessThanOrEqual(60);
   });
 });
+
+describe.each<PaidStore>(['sqlite', 'redis'])(
+  'Lightning deposits over HTTP with no NUT-17 and polling off (%s)',
+  (store) => {
+    // The mint offers no NUT-17 and the watcher waits ten minutes between passes: only the client's GETs
+    // can finish a deposit here, so they race each other for the mint and the key.
+    let h: PaidGateway;
+    const req = (method: string, path: string, opts: Parameters<typeof call>[3] = {}) =>
+      call(h.gateway.url, method, path, opts);
+
+    beforeAll(async () => {
+      h = await startPaidGateway({
+        store,
+        mint: { mintQuotePayment: 'manual', nut17: false, mintQuoteTtlS: 3 },
+        env: { LIGHTNING_POLL_MS: '600000', LIGHTNING_CREATE_PER_MINUTE: '100' },
+      });
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    it('20 concurrent GETs racing a paid, not yet issued deposit: one key, the same in every answer', async () => {
+      const usersBefore = await h.ledger.totalUserBalancesMsat();
+      const created = await req('POST', '/v1/wallet/create/lightning', { body: { amount_sats: 777 } });
+      expect(created.status).toBe(201);
+      const { id, invoice } = created.body as { id: string; invoice: string };
+      h.mint.payMintQuote(await findQuote(h, invoice));
+      // Paid at the mint, nothing minted or credited yet (no push, no watcher pass).
+      expect(await h.ledger.totalUserBalancesMsat()).toBe(usersBefore);
+      const path = `/v1/wallet/create/lightning/${id}`;
+      const reads = await Promise.all(Array.from({ length: 20 }, () => req('GET', path)));
+      for (const r of reads) {
+        expect(r.status).toBe(200);
+        assertDocumented('GET', '/v1/wallet/create/lightning/{id}', 200, r.body);
+        // A GET that lost the race to mint says paid (the winner is minting), never pending.
+        expect(['paid', 'issued']).toContain(r.body.status);
+        expect(r.body.api_key === undefined).toBe(r.body.status !== 'issued');
+      }
+      const keys = new Set(reads.flatMap((r) => (r.body.api_key === undefined ? [] : [r.body.api_key])));
+      expect(keys.size).toBeLessThanOrEqual(1);
+      // Whoever asks next gets the key (bounded wait for a winner that is still crediting).
+      let last = await req('GET', path);
+      for (let i = 0; i < 100 && last.body.status !== 'issued'; i++) {
+        await sleep(50);
+        last = await req('GET', path);
+      }
+      expect(last.body).toMatchObject({ status: 'issued', msats: 777_000 });
+      const apiKey = last.body.api_key as string;
+      expect(apiKey).toMatch(/^sk-/);
+      for (const k of keys) expect(k).toBe(apiKey);
+      expect(await h.available(apiKey)).toBe(777_000);
+      expect(await h.ledger.totalUserBalancesMsat()).toBe(usersBefore + 777_000);
+      await h.auditOk();
+    });
+
+    it('an unpaid invoice past its expiry answers expired and is never credited', async () => {
+      const usersBefore = await h.ledger.totalUserBalancesMsat();
+      const created = await req('POST', '/v1/wallet/create/lightning', { body: { amount_sats: 55 } });
+      expect(created.status).toBe(201);
+      const { id, invoice, expires_at } = created.body as { id: string; invoice: string; expires_at: string };
+      const path = `/v1/wallet/create/lightning/${id}`;
+      expect((await req('GET', path)).body.status).toBe('pending');
+      // The mint's expiry is whole seconds (3 s here): wait for it to pass, then ask.
+      await sleep(Math.max(0, Date.parse(expires_at) - Date.now()) + 50);
+      let v = await req('GET', path);
+      for (let i = 0; i < 40 && v.body.status !== 'expired'; i++) {
+        await sleep(100);
+        v = await req('GET', path);
+      }
+      expect(v.status).toBe(200);
+      assertDocumented('GET', '/v1/wallet/create/lightning/{id}', 200, v.body);
+      expect(v.body).toMatchObject({ id, status: 'expired', amount_sats: 55 });
+      expect(v.body.api_key).toBeUndefined();
+      // The mint no longer takes the payment; the deposit stays expired.
+      expect(() => h.mint.payMintQuote(h.mint.quoteForInvoice(invoice) ?? '')).toThrow();
+      expect((await req('GET', path)).body).toMatchObject({ status: 'expired' });
+      expect(await h.ledger.totalUserBalancesMsat()).toBe(usersBefore);
+    });
+
+    it('the mint down: creation answers 503 mint_unavailable, a paid deposit waits and is issued once it is back', async () => {
+      const usersBefore = await h.ledger.totalUserBalancesMsat();
+      const created = await req('POST', '/v1/wallet/create/lightning', { body: { amount_sats: 91 } });
+      const { id, invoice } = created.body as { id: string; invoice: string };
+      h.mint.payMintQuote(await findQuote(h, invoice));
+      const path = `/v1/wallet/create/lightning/${id}`;
+      h.mint.setOutage(503);
+      try {
+        const refused = await req('POST', '/v1/wallet/create/lightning', { body: { amount_sats: 91 } });
+        expect([refused.status, errorCode(refused)]).toEqual([503, 'mint_unavailable']);
+        const waiting = await req('GET', path);
+        expect(waiting.status).toBe(200);
+        expect(waiting.body).toMatchObject({ id, status: 'pending' });
+        expect(waiting.body.api_key).toBeUndefined();
+      } finally {
+        h.mint.setOutage(null);
+      }
+      expect(await h.ledger.totalUserBalancesMsat()).toBe(usersBefore);
+      const done = await req('GET', path);
+      expect(done.body).toMatchObject({ status: 'issued', msats: 91_000 });
+      expect(await h.available(done.body.api_key as string)).toBe(91_000);
+      expect(await h.ledger.totalUserBalancesMsat()).toBe(usersBefore + 91_000);
+      await h.auditOk();
+    });
+  },
+);
 
 /** The dev mint's quote id for an invoice it issued (read from the mint's own quote list over NUT-04). */
 async function findQuote(h: PaidGateway, invoice: string): Promise<string> {

@@ -29,8 +29,9 @@ const CHILD = new URL('./fixtures/crash-child.ts', import.meta.url).pathname;
 export async function runChild(
   env: Record<string, string>,
   stdin = '',
+  script = CHILD,
 ): Promise<{ code: number | null; signal: string | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env: { ...process.env, NODE_ENV: 'test', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

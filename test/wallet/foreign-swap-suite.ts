@@ -8,13 +8,16 @@ import type { ForeignMintPolicy, WalletService } from '../../core/wallet/types.j
 import { createWallet } from '../../core/wallet/wallet.js';
 import { captureLog, type DevMint, dropStore, startTestMint, testStore } from '../support/dev-mint.js';
 import { runChild } from './crash-recovery-suite.js';
+import { expectedSwap } from './fixtures/swap-arithmetic.js';
 
 /**
  * eCash from a mint this node does not trust, swapped to the primary mint over Lightning (FOREIGN_MINTS=swap,
  * issue 13 item 6), against two dev mints on one fake Lightning network: the primary leaves its mint quotes
  * UNPAID until the foreign mint's melt pays the invoice, and the foreign mint charges an input fee. Credited =
- * face − input fee − fee reserve, exactly as quoted; the foreign proofs end SPENT; a fee beyond the bound spends
- * nothing; a process killed between the melt and the mint is finished once by recovery.
+ * what the quote left after the input fee and the fee reserve, plus the reserve's unused part (NUT-08 change)
+ * brought over by a second swap (fixtures/swap-arithmetic.ts works every amount by hand); the foreign proofs end
+ * SPENT; a fee beyond the bound spends nothing; a process killed between the melt and the mint is finished once
+ * by recovery, with the same amount.
  */
 
 const total = async (w: WalletService): Promise<number> =>
@@ -82,17 +85,16 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
       expect(await proofStates(foreign.url, token)).not.toContain('SPENT');
     });
 
-    it('credits face − input fee − fee reserve exactly as quoted, once, and the foreign proofs are spent', async () => {
+    it('credits what arrived, fee change included, once, and the foreign proofs are spent', async () => {
       const w = await open();
       const before = await total(w);
       const token = await foreign.mintTokens(1000);
       const decoded = w.decodeToken(token);
-      expect(decoded).toMatchObject({ mint: foreign.url, amount: 1000, foreign: true });
-      // The quote arithmetic, worked by hand for the dev mints: input fee ceil(proofs × 100 / 1000) sat; the
-      // fee reserve is max(1, ceil(1 % of A)); A is the largest amount with A + reserve + input fee ≤ 1000.
-      const inputFee = Math.ceil((decoded.proofs * 100) / 1000);
-      let a = 1000 - inputFee;
-      while (a + Math.max(1, Math.ceil(a / 100)) + inputFee > 1000) a--;
+      expect(decoded).toMatchObject({ mint: foreign.url, amount: 1000, foreign: true, proofs: 6 });
+      // By hand: 1000 sat in 6 proofs (512…8): input fee ceil(6 × 0.1) = 1; A = 989 (reserve 10, 989 + 10 + 1 =
+      // 1000); the fake Lightning charges no fee, so the 10-sat reserve comes back as change (8 + 2: input fee 1)
+      // and is swapped too: A₂ = 8 (reserve 1, 8 + 1 + 1 = 10). Credited 989 + 8 = 997 sat.
+      expect(expectedSwap(1000, 6)).toMatchObject({ credited: 997, first: { amount: 989, change: 10 } });
       const results = await Promise.all(Array.from({ length: 5 }, () => w.receive(token).catch((e) => e)));
       const receipts = results.filter((r) => !(r instanceof Error) && 'amountMsat' in r);
       expect(receipts.length).toBeGreaterThan(0);
@@ -103,17 +105,61 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
           mint: primary.url,
           swappedFrom: foreign.url,
           faceMsat: 1_000_000,
-          amountMsat: a * 1000,
-          feeMsat: (1000 - a) * 1000,
+          amountMsat: 997_000,
+          feeMsat: 3_000,
         });
       }
-      expect(await total(w)).toBe(before + a * 1000);
+      expect(await total(w)).toBe(before + 997_000);
       expect(new Set(await proofStates(foreign.url, token))).toEqual(new Set(['SPENT']));
       // A repeat returns the same receipt and moves nothing.
-      expect((await w.receive(token)).amountMsat).toBe(a * 1000);
-      expect(await total(w)).toBe(before + a * 1000);
-      const solvency = await w.checkSolvency(async () => before + a * 1000);
+      expect((await w.receive(token)).amountMsat).toBe(997_000);
+      expect(await total(w)).toBe(before + 997_000);
+      const solvency = await w.checkSolvency(async () => before + 997_000);
       expect(solvency).toMatchObject({ spentMsat: 0, solvent: true });
+    });
+
+    it('a real routing fee: credited = face − input fee − actual fee − the change swap\u2019s own cost', async () => {
+      // A foreign mint whose Lightning reserve (2 %) exceeds the fee it actually pays (0.5 %).
+      const routed = await startTestMint({ inputFeePpk: 100, feeReservePpk: 20_000, lightningFeePpk: 5_000 });
+      try {
+        const w = await open();
+        const before = await total(w);
+        const token = await routed.mintTokens(2000);
+        expect(w.decodeToken(token).proofs).toBe(6);
+        // By hand: input fee 1; A = 1959 (reserve ceil(39.18) = 40; 1959 + 40 + 1 = 2000); the payment costs
+        // ceil(1959 × 0.005) = 10, so 40 − 10 = 30 sat come back (16 + 8 + 4 + 2). face − input fee − actual
+        // fee = 2000 − 1 − 10 = 1989 = 1959 + 30. The change is eCash of the foreign mint: its swap pays an
+        // input fee of 1 (4 proofs) and a 1-sat reserve (A₂ = 28; the 1-sat reserve is all spent on the
+        // 1-sat routing fee). Credited 1959 + 28 = 1987 sat; fee 13.
+        const hand = expectedSwap(2000, 6, {
+          inputFeePpk: 100,
+          feeReservePpk: 20_000,
+          lightningFeePpk: 5_000,
+        });
+        expect(hand).toMatchObject({
+          credited: 1987,
+          first: { inputFee: 1, amount: 1959, reserve: 40, routingFee: 10, change: 30 },
+          second: { inputFee: 1, amount: 28, reserve: 1 },
+        });
+        const r = await w.receive(token);
+        expect(r).toMatchObject({ faceMsat: 2_000_000, amountMsat: 1_987_000, feeMsat: 13_000 });
+        expect(await total(w)).toBe(before + 1_987_000);
+        expect(new Set(await proofStates(routed.url, token))).toEqual(new Set(['SPENT']));
+        // Change too small to pay for its own swap is the fee: 100 sat (3 proofs) → A = 97 (reserve 2), the
+        // payment costs 1, change 1 — nothing fits a second swap of 1 sat.
+        const small = await routed.mintTokens(100);
+        expect(
+          expectedSwap(100, 3, { inputFeePpk: 100, feeReservePpk: 20_000, lightningFeePpk: 5_000 }),
+        ).toMatchObject({
+          credited: 97,
+          first: { amount: 97, reserve: 2, routingFee: 1, change: 1 },
+          second: { amount: 0 },
+        });
+        expect((await w.receive(small)).amountMsat).toBe(97_000);
+        expect(await total(w)).toBe(before + 1_987_000 + 97_000);
+      } finally {
+        await routed.close();
+      }
     });
 
     it('a fee beyond the bound is refused before anything is spent; the token stays the client\u2019s', async () => {
@@ -160,13 +206,58 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
       expect(await total(w)).toBe(before);
       const fresh = await open();
       expect(await fresh.recover()).toMatchObject({ examined: 1, receivesCompleted: 1, deferred: 0 });
-      const credited = (await total(fresh)) - before;
-      expect(credited).toBeGreaterThan(0);
-      expect(credited).toBeLessThanOrEqual(500_000);
+      // By hand: 500 sat in 6 proofs, input fee 1, A = 494 (reserve 5); the change (5 sat, restored from the
+      // journalled outputs at the foreign mint) swaps to A₂ = 3. Exactly what the live call would credit.
+      expect(expectedSwap(500, 6).credited).toBe(497);
+      expect((await total(fresh)) - before).toBe(497_000);
       expect(await fresh.recover()).toMatchObject({ examined: 0 });
       const receipt = await fresh.receive(token);
-      expect(receipt).toMatchObject({ amountMsat: credited, faceMsat: 500_000, feeMsat: 500_000 - credited });
-      expect(await total(fresh)).toBe(before + credited);
+      expect(receipt).toMatchObject({ amountMsat: 497_000, faceMsat: 500_000, feeMsat: 3_000 });
+      expect(await total(fresh)).toBe(before + 497_000);
+    });
+
+    it('a process killed after melting the fee change: recovery finishes both swaps, the same amount once', async () => {
+      const w = await open();
+      const before = await total(w);
+      const token = await foreign.mintTokens(500);
+      const child = await runChild(
+        { ...childEnv, CRASH_OP: 'receive', WALLET_TEST_CRASH_AT: 'after-change-melt' },
+        token,
+      );
+      expect(child.signal).toBe('SIGKILL');
+      expect(child.out).not.toContain('survived');
+      // The first swap's quote was minted (494 sat stored); its change swap paid the primary, nothing minted.
+      expect(await total(w)).toBe(before + 494_000);
+      const fresh = await open();
+      // Two journal entries (the token's swap waits for its change swap): at most two passes settle both.
+      let passes = 0;
+      while ((await fresh.recover()).examined > 0 && passes < 3) passes++;
+      expect(passes).toBeGreaterThanOrEqual(1);
+      expect(passes).toBeLessThanOrEqual(2);
+      expect(await total(fresh)).toBe(before + 497_000);
+      expect(await fresh.receive(token)).toMatchObject({ amountMsat: 497_000, feeMsat: 3_000 });
+      expect(await total(fresh)).toBe(before + 497_000);
+    });
+
+    it('a foreign melt held PENDING: the call answers token_pending, recovery credits the same amount once it pays', async () => {
+      const w = await open();
+      const before = await total(w);
+      const token = await foreign.mintTokens(500);
+      foreign.setLightningMode('pending');
+      try {
+        await expect(w.receive(token)).rejects.toMatchObject({ code: 'token_pending' });
+        expect(new Set(await proofStates(foreign.url, token))).toEqual(new Set(['PENDING']));
+        // Still pending: recovery waits (deferred), nothing is credited.
+        expect(await w.recover()).toMatchObject({ examined: 1, deferred: 1 });
+        expect(await total(w)).toBe(before);
+      } finally {
+        foreign.setLightningMode('pay');
+      }
+      // The payment settles (with its change on our journalled outputs): 494 + the change's 3, as live.
+      expect(await w.recover()).toMatchObject({ examined: 1, receivesCompleted: 1, deferred: 0 });
+      expect(await total(w)).toBe(before + 497_000);
+      expect(await w.receive(token)).toMatchObject({ amountMsat: 497_000, feeMsat: 3_000 });
+      expect(await total(w)).toBe(before + 497_000);
     });
 
     it('a live retry finishes a dead process\u2019s swap itself once its claim is stale (no recover())', async () => {

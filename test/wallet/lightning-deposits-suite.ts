@@ -14,10 +14,12 @@ import {
 } from '../support/dev-mint.js';
 
 /**
- * Lightning deposits the server finishes (issue 13 items 1-4, service part; the HTTP routes are not wired
- * yet): quotes persisted in the store, a watcher that mints and credits without the client, once across
- * several instances on one store (processes), expiry, a mint outage that only delays, and a deposit minted
- * but not yet credited when its process died.
+ * Lightning deposits the server finishes (issue 13 items 1-4, service part; the HTTP side is
+ * test/routes/lightning.test.ts, a real kill is lightning-deposits-crash-suite.ts): quotes persisted in the
+ * store, a watcher that mints and credits without the client, once across several instances on one store
+ * (processes), NUT-17 pushes and the polling fallback (a mint without NUT-17, a dropped socket, an outage that
+ * closes the socket), expiry, a mint outage that only delays, and a deposit minted but not yet credited when its
+ * process died.
  */
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -25,6 +27,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
   describe(`Lightning deposits finished by the server (${kind} store)`, () => {
     let mint: DevMint;
+    let plain: DevMint | undefined;
     let conn: StoreConnection;
     let ledger: Ledger;
     let wallet: WalletService;
@@ -59,6 +62,7 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
       await ledger.close();
       await dropStore(conn);
       await mint.close();
+      await plain?.close();
     });
 
     it('the client never polls: the watcher mints and creates the key; 20 concurrent reads yield one key', async () => {
@@ -139,6 +143,94 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
         await d.stop();
       }
     });
+
+    it('a mint without NUT-17: the watcher polls and finishes the deposit', async () => {
+      // Kept open until afterAll: its proofs stay in this store, and the solvency check asks it.
+      plain = await startTestMint({ mintQuotePayment: 'manual', nut17: false });
+      const w = await testWallet(conn, [plain.url]);
+      const d = new LightningDeposits({ conn, ledger, wallet: w, log: captureLog().log, pollMs: 50 });
+      await d.init();
+      try {
+        const info = (await (await fetch(`${plain.url}/v1/info`)).json()) as {
+          nuts: Record<string, unknown>;
+        };
+        expect(info.nuts['17']).toBeUndefined();
+        expect(
+          await w.watchLightningQuotes?.(
+            ['x'],
+            () => undefined,
+            () => undefined,
+          ),
+        ).toBeNull();
+        const { id, record } = await d.create({ kind: 'create', amountSats: 1234 });
+        d.start(20);
+        const store = openDepositStore(conn);
+        expect((await store.get(depositIdHash(id)))?.status).toBe('pending');
+        plain.payMintQuote(record.quote);
+        for (let i = 0; i < 200 && (await store.get(depositIdHash(id)))?.status !== 'issued'; i++)
+          await sleep(20);
+        expect(await store.get(depositIdHash(id))).toMatchObject({
+          status: 'issued',
+          creditedMsat: 1_234_000,
+        });
+        const v = await d.status(id);
+        expect(await balanceOf(v?.apiKey as string)).toBe(1_234_000);
+      } finally {
+        await d.stop();
+        await w.close();
+      }
+    });
+
+    it.each(['dropped', 'outage'] as const)(
+      'NUT-17 socket %s after subscribing: no push arrives, the polling fallback finishes the deposit',
+      async (how) => {
+        const d = new LightningDeposits({
+          conn,
+          ledger,
+          wallet,
+          log: captureLog().log,
+          pollMs: 100,
+          backoffMs: 20,
+        });
+        await d.init();
+        const store = openDepositStore(conn);
+        const statusOf = async (id: string) => (await store.get(depositIdHash(id)))?.status;
+        try {
+          // A probe proves the push channel is live: no watcher pass runs, only the push can issue it.
+          const probe = await d.create({ kind: 'create', amountSats: 3 });
+          mint.payMintQuote(probe.record.quote);
+          for (let i = 0; i < 200 && (await statusOf(probe.id)) !== 'issued'; i++) await sleep(20);
+          expect(await statusOf(probe.id)).toBe('issued');
+          const apiKey = (await d.status(probe.id))?.apiKey as string;
+          const top = await d.create({ kind: 'topup', amountSats: 212, topupApiKey: apiKey });
+          if (how === 'dropped') mint.dropWebSockets();
+          else mint.setOutage(503);
+          mint.payMintQuote(top.record.quote);
+          // The socket is gone: nothing pushes the payment (and no watcher runs yet).
+          await sleep(300);
+          expect(await statusOf(top.id)).toBe('pending');
+          expect(await balanceOf(apiKey)).toBe(3_000);
+          d.start(20);
+          if (how === 'outage') {
+            // Polls fail while the mint is down (backoff); nothing is credited, nothing lost.
+            for (let i = 0; i < 200 && ((await store.get(depositIdHash(top.id)))?.attempts ?? 0) < 2; i++)
+              await sleep(20);
+            expect(await store.get(depositIdHash(top.id))).toMatchObject({ status: 'pending' });
+            expect(((await store.get(depositIdHash(top.id)))?.attempts ?? 0) >= 2).toBe(true);
+            mint.setOutage(null);
+          }
+          for (let i = 0; i < 200 && (await statusOf(top.id)) !== 'issued'; i++) await sleep(20);
+          expect(await store.get(depositIdHash(top.id))).toMatchObject({
+            status: 'issued',
+            creditedMsat: 212_000,
+          });
+          expect(await balanceOf(apiKey)).toBe(215_000);
+        } finally {
+          mint.setOutage(null);
+          await d.stop();
+        }
+      },
+    );
 
     it('minted but not credited when the process died: a new instance credits it once', async () => {
       const a = await instance();

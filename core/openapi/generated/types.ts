@@ -1897,7 +1897,7 @@ export interface components {
             key_id: string;
             /** @description msats credited from the token (what arrived after its mint's fees). */
             msats: number;
-            /** @description What redeeming the token cost, msats: the mint's input fee, or for a foreign-mint token swapped to the primary mint (FOREIGN_MINTS=swap) the whole swap cost (input fee + Lightning fee reserve); `msats + fee_msats` is the token's face value. */
+            /** @description What redeeming the token cost, msats: the mint's input fee, or for a foreign-mint token swapped to the primary mint (FOREIGN_MINTS=swap) the swap cost (input fee + Lightning fee reserve, less the fee change the foreign mint returned, which is swapped over too, net of that second swap's own cost); `msats + fee_msats` is the token's face value. */
             fee_msats: number;
             /** @description The mint the token came from, present only when its value was swapped to the primary mint. */
             swapped_from?: string;
@@ -1983,7 +1983,7 @@ export interface components {
             transaction_id: string;
             /** @description msats credited from the token (what arrived after its mint's fees). */
             msats: number;
-            /** @description What redeeming the token cost, msats: the mint's input fee, or for a foreign-mint token swapped to the primary mint (FOREIGN_MINTS=swap) the whole swap cost (input fee + Lightning fee reserve); `msats + fee_msats` is the token's face value. */
+            /** @description What redeeming the token cost, msats: the mint's input fee, or for a foreign-mint token swapped to the primary mint (FOREIGN_MINTS=swap) the swap cost (input fee + Lightning fee reserve, less the fee change the foreign mint returned, which is swapped over too, net of that second swap's own cost); `msats + fee_msats` is the token's face value. */
             fee_msats: number;
             /** @description The mint the token came from, present only when its value was swapped to the primary mint. */
             swapped_from?: string;

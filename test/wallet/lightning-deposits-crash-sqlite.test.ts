@@ -1,0 +1,3 @@
+import { lightningDepositsCrashSuite } from './lightning-deposits-crash-suite.js';
+
+lightningDepositsCrashSuite('sqlite');

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { creditOrPark } from '../account/credit-token.js';
 import type { Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import type { StoreConnection } from '../store/connection.js';
@@ -343,25 +344,15 @@ export class LightningDeposits {
         });
         if (!r.ok) throw new Error(`ledger refused the deposit key: ${r.code}`);
       } else {
-        const credential = { apiKey: rec.topupApiKey ?? '' };
-        const r = await ledger.credit({
-          credential,
-          tokenHash: receipt.tokenHash,
-          amountMsat: receipt.amountMsat,
-          kind: 'topup',
-        });
-        if (!r.ok && r.code !== 'token_credited_elsewhere') {
-          // The key vanished: park the value on the deposit's own identity (refundable), as creditToken does.
-          const parked = await ledger.credit({
-            credential: { tokenHash: receipt.tokenHash },
-            tokenHash: receipt.tokenHash,
-            amountMsat: receipt.amountMsat,
-            kind: 'deposit',
-          });
-          if (!parked.ok && parked.code !== 'token_credited_elsewhere')
-            throw new Error(`ledger refused the top-up: ${r.code}`);
-          log.warn({ code: r.code }, 'lightning top-up key refused the credit; value parked on the deposit');
-        }
+        // The one credit step (core/account/credit-token.ts): a key that vanished meanwhile gets the value
+        // parked on the deposit's own identity (refundable), never lost.
+        await creditOrPark(
+          ledger,
+          { apiKey: rec.topupApiKey ?? '' },
+          receipt.tokenHash,
+          receipt.amountMsat,
+          'topup',
+        );
       }
       crashPoint('deposit-before-issued');
       const issued: DepositRecord = { ...rec, status: 'issued', creditedMsat: receipt.amountMsat };

@@ -97,6 +97,23 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
       );
     });
 
+    it('a top-up whose key was deleted before it was paid is parked on the deposit identity (refundable), once', async () => {
+      const d = await instance();
+      const made = await d.create({ kind: 'create', amountSats: 10 });
+      mint.payMintQuote(made.record.quote);
+      const apiKey = (await d.status(made.id))?.apiKey as string;
+      const top = await d.create({ kind: 'topup', amountSats: 55, topupApiKey: apiKey });
+      expect((await ledger.deleteKey({ credential: { apiKey } })).ok).toBe(true);
+      mint.payMintQuote(top.record.quote);
+      expect(await d.watchOnce()).toBe(1);
+      expect(await d.status(top.id)).toMatchObject({ status: 'issued', creditedMsat: 55_000 });
+      // The minted proofs' receipt (idempotent) names the identity the value was parked on.
+      const receipt = await wallet.mintLightningQuote(top.record.quote, 55);
+      expect((await ledger.getKeyInfo({ tokenHash: receipt.tokenHash }))?.account.balanceMsat).toBe(55_000);
+      expect(await d.watchOnce()).toBe(0);
+      expect((await ledger.getKeyInfo({ tokenHash: receipt.tokenHash }))?.account.balanceMsat).toBe(55_000);
+    });
+
     it('top-up of an existing key is credited exactly once, by two instances racing', async () => {
       const a = await instance();
       const b = await instance();

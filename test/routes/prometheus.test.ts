@@ -3,7 +3,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { methodLabel, recordRequest, registry, routeLabel } from '../../core/metrics.js';
+import { rawRequest } from '../../scripts/fuzz/raw-http.js';
 import { freePort } from '../../scripts/lib/net.js';
+import { startTestGateway } from '../support/gateway.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 
 /**
@@ -181,5 +184,97 @@ describe('a real Prometheus scraping the gateway', () => {
     } while (Date.now() < until);
     // Every panel shows something after the calls above, except the errors panel (no call failed).
     expect([...withData].sort()).toEqual([...expected].sort());
+  });
+});
+
+/** Every label set of `gateway_requests_total` and `gateway_request_duration_seconds` (count series). */
+async function requestSeries(): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const name of ['gateway_requests_total', 'gateway_request_duration_seconds']) {
+    const m = await registry.getSingleMetric(name)!.get();
+    for (const v of m.values) {
+      if (v.metricName !== undefined && v.metricName !== name && !v.metricName.endsWith('_count')) continue;
+      out.add(`${name} ${JSON.stringify(v.labels)}`);
+    }
+  }
+  return out;
+}
+
+/** gateway_requests_total{route="/v1/{path}",method="OTHER",status="401"}. */
+async function otherCount(): Promise<number> {
+  const m = await registry.getSingleMetric('gateway_requests_total')!.get();
+  const v = m.values.find(
+    (x) => x.labels.route === '/v1/{path}' && x.labels.method === 'OTHER' && x.labels.status === '401',
+  );
+  return v?.value ?? 0;
+}
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'OTHER']);
+
+describe('label cardinality: hostile methods and paths add no series', () => {
+  it('methodLabel / routeLabel map anything unknown to OTHER and the catch-all template', async () => {
+    expect([...METHODS].filter((m) => m !== 'OTHER').map(methodLabel)).toEqual(
+      [...METHODS].filter((m) => m !== 'OTHER'),
+    );
+    for (const m of ['get', 'PROPFIND', 'X'.repeat(200), 'POST ', '', 'BREW'])
+      expect(methodLabel(m)).toBe('OTHER');
+    for (const p of ['/v1/x?api_key=sk-secret', '/v1/chat/completions/../../etc', '/v1/a/b/c', '/v1/']) {
+      expect(routeLabel(p)).toBe('/v1/{path}');
+    }
+    const before = await requestSeries();
+    for (let i = 0; i < 50; i++) {
+      recordRequest('/v1/{path}', `HOSTILE${i}`, 401, 0.001);
+    }
+    const added = [...(await requestSeries())].filter((s) => !before.has(s));
+    // At most the OTHER series of that route (counter with status 401, histogram), whatever the 50 methods.
+    expect(added.length).toBeLessThanOrEqual(2);
+    for (const s of added) expect(s).toContain('"method":"OTHER"');
+    const after = await requestSeries();
+    recordRequest('/v1/{path}', 'HOSTILE-again', 401, 0.001);
+    expect(await requestSeries()).toEqual(after);
+  });
+
+  it('requests with invented methods and random paths, on both engines, land on bounded series', async () => {
+    const uws = await startTestGateway({ engine: 'uws' });
+    try {
+      const before = await requestSeries();
+      const otherBefore = await otherCount();
+      let counted = 0;
+      // Methods outside the fixed set that an engine may pass on (node:http: the WebDAV ones and TRACE; uWS:
+      // TRACE), invented ones and a lowercase one (the engines refuse those: no answer or 400).
+      const methods = ['PROPFIND', 'MKCOL', 'LOCK', 'SEARCH', 'PURGE', 'TRACE', 'INVENTED', 'get'];
+      for (const url of [h.gateway.url, uws.url]) {
+        const port = Number(new URL(url).port);
+        let reachedPipeline = 0;
+        for (const [i, method] of methods.entries()) {
+          const path = `/v1/random-${i}-${Math.random().toString(36).slice(2)}?api_key=sk-leak${i}`;
+          const r = await rawRequest(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, {
+            port,
+            timeoutMs: 5_000,
+            stopAfterAnswer: true,
+          });
+          // 401: the pipeline answered (no credential), so the request was counted.
+          if (r.status === 401) reachedPipeline++;
+        }
+        expect(reachedPipeline, url).toBeGreaterThanOrEqual(1);
+        counted += reachedPipeline;
+      }
+      // Each one the pipeline answered is counted once, under OTHER.
+      expect((await otherCount()) - otherBefore).toBe(counted);
+      const after = await requestSeries();
+      const added = [...after].filter((s) => !before.has(s));
+      for (const s of added) {
+        const labels = JSON.parse(s.slice(s.indexOf(' ') + 1)) as Record<string, string>;
+        expect(labels.method, s).toBe('OTHER');
+        expect(labels.route, s).toBe('/v1/{path}');
+      }
+      // Nothing of a path (random part, query, secret) or of a method token ever became a label.
+      const text = await registry.metrics();
+      for (const leak of ['random-', 'sk-leak', 'INVENTED', 'PROPFIND', 'TRACE']) {
+        expect(text).not.toContain(leak);
+      }
+    } finally {
+      await uws.close();
+    }
   });
 });

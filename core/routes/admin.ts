@@ -12,6 +12,7 @@ import { preparePatch, settingsView, validatePatch } from '../settings.js';
 import { saveSettings } from '../store/settings-store.js';
 import { readAsset } from './admin-assets.js';
 import { adminCsp, type DashboardData, dashboardPage, loginPage } from './admin-page.js';
+import { providersView } from './admin-providers.js';
 import { AdminStats, type Granularity, MAX_POINTS, SPAN_MS } from './admin-stats.js';
 import { packageVersion } from './public.js';
 import { auditCursor } from './wallet.js';
@@ -281,6 +282,11 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
         has_more: rows.length > limit,
       },
     };
+  });
+
+  route(router, 'GET', '/admin/api/providers', async (ctx) => {
+    await requireAdmin(ctx, services);
+    return { headers: NO_STORE, json: await providersView(services) };
   });
 
   route(router, 'POST', '/admin/api/keys/lookup', async (ctx, body) => {

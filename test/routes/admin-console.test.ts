@@ -27,6 +27,7 @@ const ADMIN_API = [
   ['PATCH', '/admin/api/settings'],
   ['GET', '/admin/api/audit'],
   ['GET', '/admin/api/webhooks/deliveries'],
+  ['GET', '/admin/api/providers'],
   ['POST', '/admin/api/keys/lookup'],
   ['POST', '/admin/api/actions/recovery'],
   ['POST', '/admin/api/actions/solvency-check'],

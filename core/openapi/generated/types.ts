@@ -959,6 +959,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every provider's routing figures, breaker state and call outcomes (the console's Providers view)
+         * @description The providers of the providers file (or the one upstream), in the file's order: routing policy,
+         *     priority, weight, the measured time to the response head (EWMA, null until a call succeeded), the
+         *     models it names (null: all), the circuit breaker's state, and this process's call outcomes and
+         *     failovers since it started (the counters `/metrics` exposes). Never a provider's API key, its extra
+         *     headers or anything of its base URL but the host.
+         */
+        get: operations["getAdminProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/keys/lookup": {
         parameters: {
             query?: never;
@@ -2253,6 +2277,44 @@ export interface components {
                 error: string | null;
             }[];
             has_more: boolean;
+        };
+        AdminProviders: {
+            /**
+             * @description ROUTING_POLICY (a model may have its own in the providers file).
+             * @enum {string}
+             */
+            routing_policy: "priority" | "weighted" | "cheapest" | "latency";
+            providers: {
+                name: string;
+                /** @description The base URL's host (and port) only. */
+                host: string;
+                status: components["schemas"]["ProviderStatus"];
+                priority: number;
+                weight: number;
+                ttfb_ms: number | null;
+                models: string[] | null;
+                breaker: {
+                    /**
+                     * @description closed — calls go through; open — skipped until `retry_at`; half_open — the next call is a probe.
+                     * @enum {string}
+                     */
+                    state: "closed" | "open" | "half_open";
+                    consecutive_failures: number;
+                    /** @description ms since the epoch. */
+                    opened_at: number | null;
+                    /** @description ms since the epoch (while open). */
+                    retry_at: number | null;
+                };
+                /** @description Calls sent to this provider by this process, by outcome. */
+                calls: {
+                    ok: number;
+                    error: number;
+                    status_5xx: number;
+                    status_429: number;
+                };
+                /** @description Calls moved on to the next provider after this one failed before the first byte. */
+                failovers: number;
+            }[];
         };
         /** @description Exactly one of `api_key` (the key itself) and `key_id` (its public id, as audit records, transactions, logs and the other admin answers show it). */
         AdminKeyLookup: {
@@ -4450,6 +4512,31 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminProviders"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     lookupAdminKey: {

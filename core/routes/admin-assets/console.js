@@ -1,9 +1,11 @@
 // The admin console's views (served by the gateway: /admin/assets/console.js). Every figure comes from the
-// JSON endpoints under /admin/api/ (and /v1/providers), the same ones scripts use. No framework, no build:
+// JSON endpoints under /admin/api/, the same ones scripts use. No framework, no build:
 // plain DOM and uPlot (window.uPlot, /admin/assets/uPlot.iife.min.js). Text goes in with textContent only.
 (() => {
   const $ = (id) => document.getElementById(id);
   const fmt = (n) => Number(n).toLocaleString('en-US');
+  const when = (ms) =>
+    ms === null || ms === undefined ? '—' : new Date(ms).toISOString().replace('.000Z', 'Z');
 
   async function api(method, path, body) {
     const r = await fetch(path, {
@@ -39,6 +41,13 @@
       t.appendChild(tr);
     }
     return t;
+  }
+
+  // Wide tables scroll sideways in their own box, never the page (narrow screens).
+  function scroll(t) {
+    const box = el('div', undefined, 'scroll');
+    box.appendChild(t);
+    return box;
   }
 
   // ---- views ----
@@ -141,21 +150,50 @@
     );
   };
 
+  // ---- providers: routing figures, breaker state and call outcomes (GET /admin/api/providers) ----
   loaders.providers = async () => {
-    const d = await api('GET', '/v1/providers');
+    const d = await api('GET', '/admin/api/providers');
     const box = $('providers-table');
     box.textContent = '';
-    const list = d.providers || [];
+    box.appendChild(el('p', `Routing policy: ${d.routing_policy}`, 'muted'));
+    const since = (ms) => (ms === null ? '' : ` until ${when(ms)}`);
     box.appendChild(
-      table(
-        ['name', 'status', 'models', 'endpoints'],
-        list.map((p) => [
-          p.name ?? p.id,
-          p.status ?? (p.healthy === undefined ? '—' : p.healthy ? 'healthy' : 'unhealthy'),
-          Array.isArray(p.models) ? p.models.length : (p.model_count ?? '—'),
-          Array.isArray(p.endpoints) ? p.endpoints.join(' ') : (p.endpoint ?? p.base_url ?? '—'),
-        ]),
-        'providers-list',
+      scroll(
+        table(
+          [
+            'name',
+            'host',
+            'status',
+            'breaker',
+            'priority',
+            'weight',
+            'ttfb ms',
+            'models',
+            'ok',
+            'errors',
+            '5xx',
+            '429',
+            'failovers',
+          ],
+          d.providers.map((p) => [
+            p.name,
+            p.host,
+            p.status,
+            `${p.breaker.state}${since(p.breaker.retry_at)}${
+              p.breaker.consecutive_failures > 0 ? ` (${p.breaker.consecutive_failures} failed in a row)` : ''
+            }`,
+            p.priority,
+            p.weight,
+            p.ttfb_ms === null ? '—' : fmt(p.ttfb_ms),
+            p.models === null ? 'all' : p.models.join(', '),
+            fmt(p.calls.ok),
+            fmt(p.calls.error),
+            fmt(p.calls.status_5xx),
+            fmt(p.calls.status_429),
+            fmt(p.failovers),
+          ]),
+          'providers-list',
+        ),
       ),
     );
   };
@@ -194,8 +232,6 @@
   );
 
   // ---- keys: one key's figures, children, transactions and audit records ----
-  const when = (ms) =>
-    ms === null || ms === undefined ? '—' : new Date(ms).toISOString().replace('.000Z', 'Z');
   $('key-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const box = $('key-result');

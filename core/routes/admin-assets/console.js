@@ -198,37 +198,66 @@
     );
   };
 
-  // ---- webhooks: the node's latest delivery attempts ----
-  loaders.webhooks = async () => {
-    const failed = $('deliveries-failed').checked;
-    const d = await api('GET', `/admin/api/webhooks/deliveries?limit=100${failed ? '&failed=true' : ''}`);
+  // ---- webhooks: the node's latest delivery attempts, filtered, paged by the `before` cursor ----
+  let deliveriesQuery;
+  let deliveriesLast;
+  async function loadDeliveries(more) {
     const box = $('deliveries-result');
-    box.textContent = '';
-    if (d.data.length === 0) {
-      box.appendChild(el('p', failed ? 'No failed deliveries.' : 'No deliveries yet.'));
-      return;
+    if (!more) {
+      const q = new URLSearchParams({ limit: '50' });
+      const key = $('deliveries-key').value.trim();
+      if (key) q.set('key_id', key);
+      if ($('deliveries-failed').checked) q.set('failed', 'true');
+      deliveriesQuery = q;
+      deliveriesLast = undefined;
     }
-    box.appendChild(
-      table(
-        ['when', 'key', 'webhook', 'receiver', 'attempt', 'status', 'error'],
-        d.data.map((r) => [
-          new Date(r.at).toISOString().replace('.000Z', 'Z'),
-          r.key_id ?? '—',
+    const q = new URLSearchParams(deliveriesQuery);
+    if (more && deliveriesLast) q.set('before', deliveriesLast);
+    const d = await api('GET', `/admin/api/webhooks/deliveries?${q}`);
+    if (!more) box.textContent = '';
+    if (!more && d.data.length === 0) {
+      box.appendChild(
+        el('p', deliveriesQuery.has('failed') ? 'No failed deliveries.' : 'No deliveries yet.'),
+      );
+    } else {
+      let t = $('deliveries-list');
+      if (!t) {
+        t = table(
+          ['when', 'key', 'webhook', 'receiver', 'attempt', 'status', 'error'],
+          [],
+          'deliveries-list',
+        );
+        box.appendChild(scroll(t));
+      }
+      for (const r of d.data) {
+        const tr = el('tr');
+        for (const c of [
+          when(r.at),
+          r.key_id,
           r.kind === 'alert' ? `${r.webhook_id} (alert)` : r.webhook_id,
-          r.origin ?? '—',
+          r.origin,
           r.attempt,
           r.status ?? 'no answer',
           r.error ?? '',
-        ]),
-        'deliveries-list',
-      ),
-    );
-  };
+        ])
+          tr.appendChild(el('td', c === null || c === undefined ? '—' : c));
+        if (r.status === null || r.status < 200 || r.status >= 300) tr.className = 'bad';
+        t.appendChild(tr);
+      }
+    }
+    if (d.data.length > 0) deliveriesLast = d.data[d.data.length - 1].id;
+    $('deliveries-more').hidden = !d.has_more;
+  }
+  loaders.webhooks = () => loadDeliveries(false);
+  $('deliveries-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    loadDeliveries(false).catch((err) => showError('webhooks', err));
+  });
   $('deliveries-failed').addEventListener('change', () =>
-    loaders.webhooks().catch((e) => showError('webhooks', e)),
+    loadDeliveries(false).catch((err) => showError('webhooks', err)),
   );
-  $('deliveries-refresh').addEventListener('click', () =>
-    loaders.webhooks().catch((e) => showError('webhooks', e)),
+  $('deliveries-more').addEventListener('click', () =>
+    loadDeliveries(true).catch((err) => showError('webhooks', err)),
   );
 
   // ---- keys: one key's figures, children, transactions and audit records ----
@@ -486,10 +515,28 @@
       {},
     ),
   );
-  $('payout-form').addEventListener('submit', (e) => {
+  // The payout's confirmation names the amount and the operator surplus (the server refuses more anyway).
+  $('payout-form').addEventListener('submit', async (e) => {
     e.preventDefault();
+    const out = $('action-result');
     const invoice = $('payout-invoice').value.trim();
-    action('Pay this Lightning invoice from the operator’s proofs?', '/admin/api/actions/payout', {
+    let p;
+    try {
+      p = await api('POST', '/admin/api/actions/payout/preview', { invoice });
+    } catch (err) {
+      out.textContent = String(err.message);
+      out.className = 'bad';
+      return;
+    }
+    const figures = `${fmt(p.amount_msat)} msats (${fmt(p.amount_msat / 1000)} sats); operator surplus ${fmt(
+      p.surplus_msat,
+    )} msats = proofs held ${fmt(p.proofs_msat)} − user balances ${fmt(p.user_balances_msat)}`;
+    if (!p.allowed) {
+      out.textContent = `Refused: the invoice asks for ${figures}.`;
+      out.className = 'bad';
+      return;
+    }
+    await action(`Pay ${figures}?\nThe mint's Lightning fee comes on top.`, '/admin/api/actions/payout', {
       invoice,
     });
   });

@@ -138,7 +138,7 @@ export function dashboardPage(nonce: string, d: DashboardData): string {
 <section id="solvency" class="view">
 <h2>Solvency: proofs held vs. owed to users (msats)</h2>
 <p id="solvency-latest">…</p>
-<div class="chart" id="chart-solvency"></div>
+<div class="chart" id="chart-solvency"></div><div class="chart" id="chart-surplus"></div>
 </section>
 <section id="keys" class="view">
 <h2>Look a key up</h2>

@@ -89,7 +89,11 @@
           points: { show: false },
         })),
       ],
-      axes: [{}, { size: 70 }],
+      // Room for the widest tick label (7-digit msats with separators), measured rather than guessed.
+      axes: [
+        {},
+        { size: (_u, values) => 16 + Math.max(40, ...(values ?? []).map((v) => String(v).length * 8)) },
+      ],
     };
     plots[id] = new window.uPlot(opts, [xs, ...series.map((s) => s.data)], $(id));
   }
@@ -146,6 +150,20 @@
       [
         { label: 'proofs held', color: '#0a6', data: s.map((x) => x.proofs_msat) },
         { label: 'owed to users', color: '#c60', data: s.map((x) => x.user_balances_msat) },
+      ],
+    );
+    // The margin on its own scale: on the chart above it is the thin gap between the two lines.
+    plot(
+      'chart-surplus',
+      'Operator surplus: proofs held − owed to users (msats)',
+      s.map((x) => x.t / 1000),
+      [
+        {
+          label: 'surplus',
+          color: '#124',
+          fill: 'rgba(18,34,68,.08)',
+          data: s.map((x) => x.proofs_msat - x.user_balances_msat),
+        },
       ],
     );
   };

@@ -1,8 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { methodLabel, recordRequest, registry, routeLabel } from '../../core/metrics.js';
 import { rawRequest } from '../../scripts/fuzz/raw-http.js';
 import { freePort } from '../../scripts/lib/net.js';
@@ -11,7 +13,8 @@ import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 
 /**
  * A real Prometheus (Debian's `prometheus` package) scrapes the gateway: started here on a loopback port
- * with its data in a temp dir, scraping every second, stopped at the end. The test makes paid calls, then
+ * with its data in a temp dir, from the shipped ops/prometheus.yml (target replaced, scraping every second),
+ * stopped at the end. The test makes paid calls, then
  * asks Prometheus's HTTP API for what it scraped: the call count, the charged msats (equal to what the
  * ledger took), the overhead histogram's count, the standard process/runtime metric names; and every query
  * of ops/grafana-dashboard.json is accepted by Prometheus.
@@ -57,10 +60,16 @@ beforeAll(async () => {
   h = await startPaidGateway({ store: 'sqlite', upstream: { latencyMs: 300 } });
   dir = await mkdtemp(join(tmpdir(), 'prometheus-'));
   const target = new URL(h.gateway.url).host;
-  await writeFile(
-    join(dir, 'prometheus.yml'),
-    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: gateway\n    static_configs:\n      - targets: ['${target}']\n`,
-  );
+  // The shipped scrape example itself, pointed at this gateway and scraping every second.
+  const shipped = parseYaml(await readFile(join(process.cwd(), 'ops/prometheus.yml'), 'utf8')) as {
+    global: Record<string, string>;
+    scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }>;
+  };
+  shipped.global.scrape_interval = '1s';
+  shipped.global.evaluation_interval = '1s';
+  const job = shipped.scrape_configs.find((c) => c.job_name === 'gateway')!;
+  job.static_configs = [{ ...job.static_configs[0]!, targets: [target] }];
+  await writeFile(join(dir, 'prometheus.yml'), stringifyYaml(shipped));
   const port = await freePort();
   promUrl = `http://127.0.0.1:${port}`;
   prom = spawn(
@@ -277,5 +286,69 @@ describe('label cardinality: hostile methods and paths add no series', () => {
     } finally {
       await uws.close();
     }
+  });
+});
+
+/** The metric names a PromQL expression selects (`name{…}` or `name[…]`; functions and `by (…)` are not). */
+function selectedMetrics(expr: string): string[] {
+  return [...expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\s*[{[]/g)].map((m) => m[1]!);
+}
+
+/** The exposition declares `name` (a histogram's `_bucket` / `_sum` / `_count` by its base name). */
+function declared(metricsText: string, name: string): boolean {
+  if (metricsText.includes(`\n# TYPE ${name} `)) return true;
+  const base = /^(.*)_(bucket|sum|count)$/.exec(name)?.[1];
+  return base !== undefined && metricsText.includes(`\n# TYPE ${base} histogram`);
+}
+
+describe('the shipped ops files', () => {
+  const PROMTOOL = '/usr/bin/promtool';
+  const run = promisify(execFile);
+
+  it('ops/prometheus.yml passes promtool check config and scrapes /metrics as job gateway', async () => {
+    const file = join(process.cwd(), 'ops/prometheus.yml');
+    const ok = await run(PROMTOOL, ['check', 'config', file]);
+    expect(`${ok.stdout}${ok.stderr}`).toMatch(/SUCCESS/);
+    // promtool does refuse a broken file (the check above is not a no-op).
+    const broken = join(dir, 'broken.yml');
+    await writeFile(
+      broken,
+      (await readFile(file, 'utf8')).replace('scrape_interval: 15s', 'scrape_interval: soon'),
+    );
+    await expect(run(PROMTOOL, ['check', 'config', broken])).rejects.toMatchObject({ code: 1 });
+    const cfg = parseYaml(await readFile(file, 'utf8')) as {
+      scrape_configs: Array<{
+        job_name: string;
+        metrics_path?: string;
+        static_configs: Array<{ targets: string[] }>;
+      }>;
+    };
+    const job = cfg.scrape_configs.find((c) => c.job_name === 'gateway');
+    expect(job?.metrics_path ?? '/metrics').toBe('/metrics');
+    expect(job?.static_configs[0]?.targets.length).toBeGreaterThan(0);
+  });
+
+  it('every metric the dashboard and the example queries select is declared in /metrics of a running gateway', async () => {
+    const dash = JSON.parse(await readFile(join(process.cwd(), 'ops/grafana-dashboard.json'), 'utf8')) as {
+      panels: Array<{ targets: Array<{ expr: string }> }>;
+    };
+    const exprs = dash.panels.flatMap((p) => p.targets.map((t) => t.expr));
+    const yml = await readFile(join(process.cwd(), 'ops/prometheus.yml'), 'utf8');
+    exprs.push(...yml.split('\n').filter((l) => l.startsWith('#   ')));
+    const names = new Set(exprs.flatMap(selectedMetrics));
+    // The extraction found the dashboard's series (guards the pattern itself).
+    for (const n of [
+      'gateway_requests_total',
+      'gateway_overhead_seconds_bucket',
+      'process_cpu_seconds_total',
+    ]) {
+      expect(names.has(n), n).toBe(true);
+    }
+    expect(names.size).toBeGreaterThanOrEqual(10);
+    const text = await (await fetch(`${h.gateway.url}/metrics`)).text();
+    const missing = [...names].filter((n) => !declared(text, n));
+    expect(missing).toEqual([]);
+    // And the check would see a missing one.
+    expect(declared(text, 'gateway_no_such_metric_total')).toBe(false);
   });
 });

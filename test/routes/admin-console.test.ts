@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../core/log.js';
+import { AdminStats, SPAN_MS } from '../../core/routes/admin-stats.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
@@ -380,5 +382,41 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin console API on %s', (store)
     assertDocumented('GET', '/admin/api/solvency', 400, badSamples.body);
     const unknown = await admin('POST', '/admin/api/keys/lookup', { body: { key_id: '0123456789abcdef' } });
     assertDocumented('POST', '/admin/api/keys/lookup', 404, unknown.body);
+  });
+
+  it('a backfill through AdminStats.addCounts / addSample shows in the series; samples come in time order', async () => {
+    const store = h.gateway.services.store!;
+    const hourStart = Math.floor(Date.now() / SPAN_MS.hour) * SPAN_MS.hour - 3 * SPAN_MS.hour;
+    const before = (await admin('GET', '/admin/api/solvency')).body.samples as Json[];
+    const latest = before.at(-1)!;
+    const backfill = new AdminStats(store, createLogger('silent'));
+    try {
+      backfill.addCounts(hourStart + 5 * SPAN_MS.minute, { calls: 7, errors: 2, chargedMsat: 9_100 });
+      backfill.addCounts(hourStart + 5 * SPAN_MS.minute + 30_000, { calls: 1, errors: 0, chargedMsat: 900 });
+      backfill.addCounts(hourStart + 59 * SPAN_MS.minute, { calls: 2, errors: 1, chargedMsat: 500 });
+      // Written after the newer samples, older than all of them.
+      await backfill.addSample({ t: before[0]!.t - 60_000, proofsMsat: 5_000, userBalancesMsat: 3_000 });
+    } finally {
+      await backfill.close();
+    }
+    const hours = await admin('GET', '/admin/api/timeseries', { query: { granularity: 'hour', points: 5 } });
+    expect(hours.body.points.find((p: Json) => p.t === hourStart)).toEqual({
+      t: hourStart,
+      calls: 10,
+      errors: 3,
+      charged_msats: 10_500,
+    });
+    const minutes = await admin('GET', '/admin/api/timeseries', {
+      query: { granularity: 'minute', points: 240 },
+    });
+    const at = (t: number) => minutes.body.points.find((p: Json) => p.t === t);
+    expect(at(hourStart + 5 * SPAN_MS.minute)).toMatchObject({ calls: 8, errors: 2, charged_msats: 10_000 });
+    expect(at(hourStart + 59 * SPAN_MS.minute)).toMatchObject({ calls: 2, errors: 1, charged_msats: 500 });
+    const after = (await admin('GET', '/admin/api/solvency')).body.samples as Json[];
+    expect(after).toHaveLength(before.length + 1);
+    expect(after[0]).toMatchObject({ proofs_msat: 5_000, user_balances_msat: 3_000 });
+    expect(after.at(-1)).toEqual(latest);
+    const ts = after.map((x) => x.t);
+    expect(ts).toEqual([...ts].sort((a, b) => a - b));
   });
 });

@@ -177,6 +177,7 @@ describe('a real Prometheus scraping the gateway', () => {
       'Event loop lag p99',
       // gateway_overrun_msats_total has no labels: it exists (at 0) from the start.
       'Overruns and store errors',
+      'Provider calls by outcome, and failovers',
     ]);
     const withData = new Set<string>();
     const until = Date.now() + 15_000;
@@ -191,7 +192,8 @@ describe('a real Prometheus scraping the gateway', () => {
       if ([...expected].every((t) => withData.has(t))) break;
       await new Promise((res) => setTimeout(res, 500));
     } while (Date.now() < until);
-    // Every panel shows something after the calls above, except the errors panel (no call failed).
+    // Every panel shows something after the calls above, except the errors panel (no call failed) and the
+    // webhook panel (no webhook here).
     expect([...withData].sort()).toEqual([...expected].sort());
   });
 });

@@ -53,6 +53,11 @@ export const ERRORS = {
     type: 'invalid_request',
     message: 'Swapping this eCash token from its mint would cost more than this node allows',
   },
+  payout_exceeds_surplus: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'The payout is larger than the operator surplus (proofs held minus user balances)',
+  },
   // 401
   missing_credentials: {
     status: 401,

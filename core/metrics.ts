@@ -10,7 +10,8 @@ import { requestEndChannel } from './tracing.js';
  *
  * One process-wide registry (prom-client's model: one scrape per process). Label values are bounded and
  * never secret: route TEMPLATES (never raw paths, which could carry `?api_key=` or arbitrary catch-all
- * paths), HTTP methods, status codes and fixed reason words. No key, key id, token, mint secret or model id
+ * paths), HTTP methods bounded by `methodLabel`, status codes, provider names (the providers file's fixed
+ * set) and fixed reason words (`where`, `scope`, `stage`, `outcome`: literals at every call site). No key, key id, token, mint secret or model id
  * supplied by a caller ever becomes a label.
  *
  * Who records what:
@@ -178,6 +179,16 @@ export function recordStoreError(where: string): void {
   storeErrorsTotal.inc({ where });
 }
 
+/**
+ * The `method` label: one of the methods the gateway serves, or `OTHER`. The catch-all `/v1/*` passes any
+ * method to the pipeline, and an engine may accept any method token (uWS does): a raw method as a label would
+ * add series for good with every new token a client invents.
+ */
+const METHOD_LABELS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+export function methodLabel(method: string): string {
+  return METHOD_LABELS.has(method) ? method : 'OTHER';
+}
+
 /** Per-label-set metric children, cached: label hashing per request was measurable on the hot path. */
 interface RequestSeries {
   count: ReturnType<typeof requestsTotal.labels>;
@@ -186,8 +197,9 @@ interface RequestSeries {
 const MAX_SERIES = 10_000;
 const series = new Map<string, RequestSeries>();
 
-/** Records one handled request (route template, not the raw path). */
-export function recordRequest(route: string, method: string, status: number, seconds: number): void {
+/** Records one handled request (route template, not the raw path; the method is bounded by `methodLabel`). */
+export function recordRequest(route: string, rawMethod: string, status: number, seconds: number): void {
+  const method = methodLabel(rawMethod);
   const key = `${route} ${method} ${status}`;
   let s = series.get(key);
   if (s === undefined) {

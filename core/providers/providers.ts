@@ -95,6 +95,26 @@ export class Breaker {
     if (this.openedAt !== null) return now - this.openedAt < this.opts.cooldownMs ? 'down' : 'degraded';
     return this.consecutive > 0 ? 'degraded' : 'active';
   }
+
+  /** The breaker's state for an operator (the admin console): read only, changes nothing. */
+  snapshot(now = Date.now()): BreakerSnapshot {
+    const state =
+      this.openedAt === null ? 'closed' : now - this.openedAt < this.opts.cooldownMs ? 'open' : 'half_open';
+    return {
+      state,
+      consecutiveFailures: this.consecutive,
+      openedAtMs: this.openedAt,
+      retryAtMs: state === 'open' && this.openedAt !== null ? this.openedAt + this.opts.cooldownMs : null,
+    };
+  }
+}
+
+export interface BreakerSnapshot {
+  /** closed: calls go through; open: skipped until `retryAtMs`; half_open: the next call is a probe. */
+  state: 'closed' | 'open' | 'half_open';
+  consecutiveFailures: number;
+  openedAtMs: number | null;
+  retryAtMs: number | null;
 }
 
 export class Provider {

@@ -138,7 +138,7 @@ export function dashboardPage(nonce: string, d: DashboardData): string {
 <section id="solvency" class="view">
 <h2>Solvency: proofs held vs. owed to users (msats)</h2>
 <p id="solvency-latest">…</p>
-<div class="chart" id="chart-solvency"></div>
+<div class="chart" id="chart-solvency"></div><div class="chart" id="chart-surplus"></div>
 </section>
 <section id="keys" class="view">
 <h2>Look a key up</h2>
@@ -158,9 +158,11 @@ export function dashboardPage(nonce: string, d: DashboardData): string {
 </section>
 <section id="webhooks" class="view">
 <h2>Webhook deliveries (newest first)</h2>
-<p><label><input type="checkbox" id="deliveries-failed"> failed only</label>
-<button type="button" id="deliveries-refresh">Refresh</button></p>
+<form id="deliveries-form"><label>Key id <input type="text" id="deliveries-key" autocomplete="off" spellcheck="false" placeholder="16 hex" pattern="[0-9a-f]{16}"></label>
+<label><input type="checkbox" id="deliveries-failed"> failed only</label>
+<button type="submit" id="deliveries-refresh">Show</button></form>
 <div id="deliveries-result">…</div>
+<p><button type="button" id="deliveries-more" hidden>Older deliveries</button></p>
 </section>
 <section id="providers" class="view"><h2>Providers</h2><div id="providers-table">…</div></section>
 <section id="settings-view" class="view">

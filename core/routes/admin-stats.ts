@@ -118,6 +118,21 @@ export class AdminStats {
     return c;
   }
 
+  /**
+   * Adds counts to the minute of `minuteMs` (any past minute) exactly as the gateway's own counting does, for
+   * backfills and demo data (scripts/console-screenshot.ts); written by the next flush.
+   */
+  addCounts(minuteMs: number, counts: Counts): void {
+    const minute = Math.floor(minuteMs / SPAN_MS.minute) * SPAN_MS.minute;
+    const c = this.pending.get(minute);
+    if (c === undefined) this.pending.set(minute, { ...counts });
+    else {
+      c.calls += counts.calls;
+      c.errors += counts.errors;
+      c.chargedMsat += counts.chargedMsat;
+    }
+  }
+
   /** Adds the pending minutes to the store (one flush at a time; a failure keeps them pending). */
   flush(): Promise<void> {
     if (this.flushing) return this.flushing.then(() => this.flush());
@@ -255,8 +270,15 @@ export class AdminStats {
       .run(MAX_SAMPLES);
   }
 
-  /** The last `limit` samples, oldest first. */
+  /**
+   * The last `limit` samples written, oldest first by time (processes' clocks differ a little, and a backfill
+   * writes older samples after newer ones: a chart needs its x values in order).
+   */
   async samples(limit: number): Promise<SolvencySample[]> {
+    return (await this.lastSamples(limit)).sort((a, b) => a.t - b.t);
+  }
+
+  private async lastSamples(limit: number): Promise<SolvencySample[]> {
     const store = this.store;
     if (store.kind === 'redis') {
       const raw = await store.redis.lrange(solvencyKey(store.prefix), -limit, -1);

@@ -11,7 +11,10 @@ import type { Services } from '../plugin.js';
 import { preparePatch, settingsView, validatePatch } from '../settings.js';
 import { saveSettings } from '../store/settings-store.js';
 import { readAsset } from './admin-assets.js';
+import { deliveriesPage, deliveriesQuery } from './admin-deliveries.js';
 import { adminCsp, type DashboardData, dashboardPage, loginPage } from './admin-page.js';
+import { assertWithinSurplus, checkPayout, payoutPreview } from './admin-payout.js';
+import { providersView } from './admin-providers.js';
 import { AdminStats, type Granularity, MAX_POINTS, SPAN_MS } from './admin-stats.js';
 import { packageVersion } from './public.js';
 import { auditCursor } from './wallet.js';
@@ -254,33 +257,15 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
 
   route(router, 'GET', '/admin/api/webhooks/deliveries', async (ctx) => {
     await requireAdmin(ctx, services);
-    const limit = intParam(ctx, 'limit', 50, 500);
-    const failedRaw = ctx.query.get('failed');
-    if (failedRaw !== null && failedRaw !== 'true' && failedRaw !== 'false') {
-      throw new GatewayError('invalid_request', {
-        message: 'failed must be true or false',
-        details: { parameter: 'failed' },
-      });
-    }
+    const q = deliveriesQuery(ctx, intParam(ctx, 'limit', 50, 500));
     const events = services.events;
     if (!events) throw new GatewayError('service_unavailable', { message: 'No webhook store configured' });
-    const rows = await events.store.listRecentDeliveries(limit + 1, failedRaw === 'true').catch(storeFailure);
-    return {
-      headers: NO_STORE,
-      json: {
-        data: rows.slice(0, limit).map((r) => ({
-          at: r.atMs,
-          key_id: r.keyId,
-          webhook_id: r.webhookId,
-          kind: r.kind,
-          origin: r.origin,
-          attempt: r.attempt,
-          status: r.status,
-          error: r.error,
-        })),
-        has_more: rows.length > limit,
-      },
-    };
+    return { headers: NO_STORE, json: await deliveriesPage(events.store, q).catch(storeFailure) };
+  });
+
+  route(router, 'GET', '/admin/api/providers', async (ctx) => {
+    await requireAdmin(ctx, services);
+    return { headers: NO_STORE, json: await providersView(services) };
   });
 
   route(router, 'POST', '/admin/api/keys/lookup', async (ctx, body) => {
@@ -415,6 +400,8 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
     if (body.mint !== undefined && !services.config.cashu.mints.includes(body.mint)) {
       throw new GatewayError('validation_failed', { message: 'mint: must be one of CASHU_MINTS' });
     }
+    // Only the operator surplus may leave: never what the ledger owes its users.
+    assertWithinSurplus(await checkPayout(services, body.invoice));
     const r = await wallet.payout(body.invoice, body.mint === undefined ? {} : { mint: body.mint });
     services.log.info({ amountMsat: r.amountMsat, feeMsat: r.feeMsat, mint: r.mint }, 'admin: payout');
     return {
@@ -428,6 +415,11 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
         quote: r.quote,
       },
     };
+  });
+
+  route(router, 'POST', '/admin/api/actions/payout/preview', async (ctx, body) => {
+    await requireAdmin(ctx, services);
+    return { headers: NO_STORE, json: payoutPreview(await checkPayout(services, body.invoice)) };
   });
 
   route(router, 'GET', '/admin/', async (ctx) => {

@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../core/log.js';
+import { AdminStats, SPAN_MS } from '../../core/routes/admin-stats.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
@@ -17,6 +19,22 @@ type Json = Record<string, any>;
 const PASSWORD = 'console-pw';
 const cookie = { cookie: `admin_password=${PASSWORD}` };
 const CALLS = 5;
+
+/** Every JSON endpoint under /admin/api/. */
+const ADMIN_API = [
+  ['GET', '/admin/api/overview'],
+  ['GET', '/admin/api/timeseries'],
+  ['GET', '/admin/api/solvency'],
+  ['GET', '/admin/api/settings'],
+  ['PATCH', '/admin/api/settings'],
+  ['GET', '/admin/api/audit'],
+  ['GET', '/admin/api/webhooks/deliveries'],
+  ['GET', '/admin/api/providers'],
+  ['POST', '/admin/api/keys/lookup'],
+  ['POST', '/admin/api/actions/recovery'],
+  ['POST', '/admin/api/actions/solvency-check'],
+  ['POST', '/admin/api/actions/payout'],
+] as const;
 
 describe.each<PaidStore>(['sqlite', 'redis'])('admin console API on %s', (store) => {
   let h: PaidGateway;
@@ -46,23 +64,18 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin console API on %s', (store)
   });
 
   it('every /admin/api endpoint needs the cookie', async () => {
-    for (const [method, path] of [
-      ['GET', '/admin/api/overview'],
-      ['GET', '/admin/api/timeseries'],
-      ['GET', '/admin/api/solvency'],
-      ['POST', '/admin/api/keys/lookup'],
-      ['POST', '/admin/api/actions/recovery'],
-      ['POST', '/admin/api/actions/solvency-check'],
-      ['POST', '/admin/api/actions/payout'],
-    ] as const) {
+    for (const [method, path] of ADMIN_API) {
       const body = path.endsWith('payout')
         ? { confirm: true, invoice: 'x' }
         : path.endsWith('lookup')
           ? { api_key: 'sk-whatever' }
-          : { confirm: true };
-      const r = await req(method, path, method === 'POST' ? { body } : {});
+          : method === 'PATCH'
+            ? { node_name: 'x' }
+            : { confirm: true };
+      const r = await req(method, path, method === 'GET' ? {} : { body });
       expect(r.status, path).toBe(401);
       expect(errorCode(r), path).toBe('admin_auth_required');
+      assertDocumented(method, path, 401, r.body);
     }
   });
 
@@ -298,5 +311,112 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin console API on %s', (store)
     assertDocumented('POST', '/admin/api/actions/payout', 200, paid.body);
     expect(paid.body).toMatchObject({ amount_msat: 2_000, mint: h.mint.url, unit: 'sat' });
     expect(before - (await held())).toBe(2_000 + paid.body.fee_msat);
+  });
+
+  it('every /admin/api answer matches its OpenAPI schema: settings, audit log, deliveries and the errors', async () => {
+    // Settings: read, changed (the answer is the settings after the change), refused.
+    const settings = await admin('GET', '/admin/api/settings');
+    expect(settings.status).toBe(200);
+    assertDocumented('GET', '/admin/api/settings', 200, settings.body);
+    expect(settings.body.admin_password).toBe('[redacted]');
+    expect(settings.text).not.toContain(PASSWORD);
+    const patched = await admin('PATCH', '/admin/api/settings', { body: { node_name: `Node on ${store}` } });
+    expect(patched.status).toBe(200);
+    assertDocumented('PATCH', '/admin/api/settings', 200, patched.body);
+    expect(patched.body.node_name).toBe(`Node on ${store}`);
+    for (const body of [{ exchange_fee: -1 }, { no_such_setting: 1 }, { cashu_mints: ['http://x'] }]) {
+      const r = await admin('PATCH', '/admin/api/settings', { body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      assertDocumented('PATCH', '/admin/api/settings', 400, r.body);
+    }
+
+    // Audit log: a paid call and the admin change above leave records (written in batches: poll).
+    const { apiKey, keyId } = await h.fundKey(10);
+    await h.openai(apiKey).chat.completions.create({
+      model: 'mock-gpt',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    await expect
+      .poll(
+        async () => (await admin('GET', '/admin/api/audit', { query: { key_id: keyId } })).body.data.length,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBe(1);
+    const byKey = await admin('GET', '/admin/api/audit', { query: { key_id: keyId } });
+    assertDocumented('GET', '/admin/api/audit', 200, byKey.body);
+    expect(byKey.body.data[0]).toMatchObject({
+      api_key_id: keyId,
+      endpoint: '/v1/chat/completions',
+      response_status: 200,
+      cost_msats: 3_000,
+    });
+    const first = await admin('GET', '/admin/api/audit', { query: { limit: 1 } });
+    assertDocumented('GET', '/admin/api/audit', 200, first.body);
+    expect(first.body).toMatchObject({ has_more: true });
+    const older = await admin('GET', '/admin/api/audit', {
+      query: { limit: 1, before: first.body.data[0].id },
+    });
+    assertDocumented('GET', '/admin/api/audit', 200, older.body);
+    expect(older.body.data[0].id).not.toBe(first.body.data[0].id);
+    expect(JSON.stringify([byKey.body, first.body, older.body])).not.toContain(apiKey);
+    for (const query of [{ key_id: 'nothex' }, { status: 99 }, { since: 'yesterday' }, { limit: 501 }]) {
+      const r = await admin('GET', '/admin/api/audit', { query });
+      expect(r.status, JSON.stringify(query)).toBe(400);
+      assertDocumented('GET', '/admin/api/audit', 400, r.body);
+    }
+
+    // Webhook deliveries (none fired here) and a refused filter.
+    const deliveries = await admin('GET', '/admin/api/webhooks/deliveries');
+    expect(deliveries.status).toBe(200);
+    assertDocumented('GET', '/admin/api/webhooks/deliveries', 200, deliveries.body);
+    const badFilter = await admin('GET', '/admin/api/webhooks/deliveries', { query: { failed: 'yes' } });
+    expect(badFilter.status).toBe(400);
+    assertDocumented('GET', '/admin/api/webhooks/deliveries', 400, badFilter.body);
+
+    // The error answers: 400 of the series endpoints, 404 of an unknown key (401: the test above).
+    const badSeries = await admin('GET', '/admin/api/timeseries', { query: { granularity: 'week' } });
+    assertDocumented('GET', '/admin/api/timeseries', 400, badSeries.body);
+    const badSamples = await admin('GET', '/admin/api/solvency', { query: { limit: 0 } });
+    assertDocumented('GET', '/admin/api/solvency', 400, badSamples.body);
+    const unknown = await admin('POST', '/admin/api/keys/lookup', { body: { key_id: '0123456789abcdef' } });
+    assertDocumented('POST', '/admin/api/keys/lookup', 404, unknown.body);
+  });
+
+  it('a backfill through AdminStats.addCounts / addSample shows in the series; samples come in time order', async () => {
+    const store = h.gateway.services.store!;
+    const hourStart = Math.floor(Date.now() / SPAN_MS.hour) * SPAN_MS.hour - 3 * SPAN_MS.hour;
+    const before = (await admin('GET', '/admin/api/solvency')).body.samples as Json[];
+    const latest = before.at(-1)!;
+    const backfill = new AdminStats(store, createLogger('silent'));
+    try {
+      backfill.addCounts(hourStart + 5 * SPAN_MS.minute, { calls: 7, errors: 2, chargedMsat: 9_100 });
+      backfill.addCounts(hourStart + 5 * SPAN_MS.minute + 30_000, { calls: 1, errors: 0, chargedMsat: 900 });
+      backfill.addCounts(hourStart + 59 * SPAN_MS.minute, { calls: 2, errors: 1, chargedMsat: 500 });
+      // Written after the newer samples, older than all of them.
+      await backfill.addSample({ t: before[0]!.t - 60_000, proofsMsat: 5_000, userBalancesMsat: 3_000 });
+    } finally {
+      await backfill.close();
+    }
+    const hours = await admin('GET', '/admin/api/timeseries', { query: { granularity: 'hour', points: 5 } });
+    expect(hours.body.points.find((p: Json) => p.t === hourStart)).toEqual({
+      t: hourStart,
+      calls: 10,
+      errors: 3,
+      charged_msats: 10_500,
+    });
+    const minutes = await admin('GET', '/admin/api/timeseries', {
+      query: { granularity: 'minute', points: 240 },
+    });
+    const at = (t: number) => minutes.body.points.find((p: Json) => p.t === t);
+    expect(at(hourStart + 5 * SPAN_MS.minute)).toMatchObject({ calls: 8, errors: 2, charged_msats: 10_000 });
+    expect(at(hourStart + 59 * SPAN_MS.minute)).toMatchObject({ calls: 2, errors: 1, charged_msats: 500 });
+    const after = (await admin('GET', '/admin/api/solvency')).body.samples as Json[];
+    expect(after).toHaveLength(before.length + 1);
+    expect(after[0]).toMatchObject({ proofs_msat: 5_000, user_balances_msat: 3_000 });
+    expect(after.at(-1)).toEqual(latest);
+    const ts = after.map((x) => x.t);
+    expect(ts).toEqual([...ts].sort((a, b) => a - b));
   });
 });

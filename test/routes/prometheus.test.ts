@@ -1,14 +1,20 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { methodLabel, recordRequest, registry, routeLabel } from '../../core/metrics.js';
+import { rawRequest } from '../../scripts/fuzz/raw-http.js';
 import { freePort } from '../../scripts/lib/net.js';
+import { startTestGateway } from '../support/gateway.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 
 /**
  * A real Prometheus (Debian's `prometheus` package) scrapes the gateway: started here on a loopback port
- * with its data in a temp dir, scraping every second, stopped at the end. The test makes paid calls, then
+ * with its data in a temp dir, from the shipped ops/prometheus.yml (target replaced, scraping every second),
+ * stopped at the end. The test makes paid calls, then
  * asks Prometheus's HTTP API for what it scraped: the call count, the charged msats (equal to what the
  * ledger took), the overhead histogram's count, the standard process/runtime metric names; and every query
  * of ops/grafana-dashboard.json is accepted by Prometheus.
@@ -54,10 +60,16 @@ beforeAll(async () => {
   h = await startPaidGateway({ store: 'sqlite', upstream: { latencyMs: 300 } });
   dir = await mkdtemp(join(tmpdir(), 'prometheus-'));
   const target = new URL(h.gateway.url).host;
-  await writeFile(
-    join(dir, 'prometheus.yml'),
-    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: gateway\n    static_configs:\n      - targets: ['${target}']\n`,
-  );
+  // The shipped scrape example itself, pointed at this gateway and scraping every second.
+  const shipped = parseYaml(await readFile(join(process.cwd(), 'ops/prometheus.yml'), 'utf8')) as {
+    global: Record<string, string>;
+    scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }>;
+  };
+  shipped.global.scrape_interval = '1s';
+  shipped.global.evaluation_interval = '1s';
+  const job = shipped.scrape_configs.find((c) => c.job_name === 'gateway')!;
+  job.static_configs = [{ ...job.static_configs[0]!, targets: [target] }];
+  await writeFile(join(dir, 'prometheus.yml'), stringifyYaml(shipped));
   const port = await freePort();
   promUrl = `http://127.0.0.1:${port}`;
   prom = spawn(
@@ -165,6 +177,7 @@ describe('a real Prometheus scraping the gateway', () => {
       'Event loop lag p99',
       // gateway_overrun_msats_total has no labels: it exists (at 0) from the start.
       'Overruns and store errors',
+      'Provider calls by outcome, and failovers',
     ]);
     const withData = new Set<string>();
     const until = Date.now() + 15_000;
@@ -179,7 +192,165 @@ describe('a real Prometheus scraping the gateway', () => {
       if ([...expected].every((t) => withData.has(t))) break;
       await new Promise((res) => setTimeout(res, 500));
     } while (Date.now() < until);
-    // Every panel shows something after the calls above, except the errors panel (no call failed).
+    // Every panel shows something after the calls above, except the errors panel (no call failed) and the
+    // webhook panel (no webhook here).
     expect([...withData].sort()).toEqual([...expected].sort());
+  });
+});
+
+/** Every label set of `gateway_requests_total` and `gateway_request_duration_seconds` (count series). */
+async function requestSeries(): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const name of ['gateway_requests_total', 'gateway_request_duration_seconds']) {
+    const m = await registry.getSingleMetric(name)!.get();
+    for (const v of m.values) {
+      // A histogram's bucket bound is not a series of its own here.
+      const { le: _le, ...labels } = v.labels;
+      out.add(`${name} ${JSON.stringify(labels)}`);
+    }
+  }
+  return out;
+}
+
+/** gateway_requests_total{route="/v1/{path}",method="OTHER",status="401"}. */
+async function otherCount(): Promise<number> {
+  const m = await registry.getSingleMetric('gateway_requests_total')!.get();
+  const v = m.values.find(
+    (x) => x.labels.route === '/v1/{path}' && x.labels.method === 'OTHER' && x.labels.status === '401',
+  );
+  return v?.value ?? 0;
+}
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'OTHER']);
+
+describe('label cardinality: hostile methods and paths add no series', () => {
+  it('methodLabel / routeLabel map anything unknown to OTHER and the catch-all template', async () => {
+    expect([...METHODS].filter((m) => m !== 'OTHER').map(methodLabel)).toEqual(
+      [...METHODS].filter((m) => m !== 'OTHER'),
+    );
+    for (const m of ['get', 'PROPFIND', 'X'.repeat(200), 'POST ', '', 'BREW'])
+      expect(methodLabel(m)).toBe('OTHER');
+    for (const p of ['/v1/x?api_key=sk-secret', '/v1/chat/completions/../../etc', '/v1/a/b/c', '/v1/']) {
+      expect(routeLabel(p)).toBe('/v1/{path}');
+    }
+    const before = await requestSeries();
+    for (let i = 0; i < 50; i++) {
+      recordRequest('/v1/{path}', `HOSTILE${i}`, 401, 0.001);
+    }
+    const added = [...(await requestSeries())].filter((s) => !before.has(s));
+    // At most the OTHER series of that route (counter with status 401, histogram), whatever the 50 methods.
+    expect(added.length).toBeLessThanOrEqual(2);
+    for (const s of added) expect(s).toContain('"method":"OTHER"');
+    const after = await requestSeries();
+    recordRequest('/v1/{path}', 'HOSTILE-again', 401, 0.001);
+    expect(await requestSeries()).toEqual(after);
+  });
+
+  it('requests with invented methods and random paths, on both engines, land on bounded series', async () => {
+    const uws = await startTestGateway({ engine: 'uws' });
+    try {
+      const before = await requestSeries();
+      const otherBefore = await otherCount();
+      let counted = 0;
+      // Methods outside the fixed set that an engine may pass on (node:http: the WebDAV ones and TRACE; uWS:
+      // TRACE), invented ones and a lowercase one (the engines refuse those: no answer or 400).
+      const methods = ['PROPFIND', 'MKCOL', 'LOCK', 'SEARCH', 'PURGE', 'TRACE', 'INVENTED', 'get'];
+      for (const url of [h.gateway.url, uws.url]) {
+        const port = Number(new URL(url).port);
+        let reachedPipeline = 0;
+        for (const [i, method] of methods.entries()) {
+          const path = `/v1/random-${i}-${Math.random().toString(36).slice(2)}?api_key=sk-leak${i}`;
+          const r = await rawRequest(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, {
+            port,
+            timeoutMs: 5_000,
+            stopAfterAnswer: true,
+          });
+          // 401: the pipeline answered (no credential), so the request was counted.
+          if (r.status === 401) reachedPipeline++;
+        }
+        expect(reachedPipeline, url).toBeGreaterThanOrEqual(1);
+        counted += reachedPipeline;
+      }
+      // Each one the pipeline answered is counted once, under OTHER.
+      expect((await otherCount()) - otherBefore).toBe(counted);
+      const after = await requestSeries();
+      const added = [...after].filter((s) => !before.has(s));
+      for (const s of added) {
+        const labels = JSON.parse(s.slice(s.indexOf(' ') + 1)) as Record<string, string>;
+        expect(labels.method, s).toBe('OTHER');
+        expect(labels.route, s).toBe('/v1/{path}');
+      }
+      // Nothing of a path (random part, query, secret) or of a method token ever became a label.
+      const text = await registry.metrics();
+      for (const leak of ['random-', 'sk-leak', 'INVENTED', 'PROPFIND', 'TRACE']) {
+        expect(text).not.toContain(leak);
+      }
+    } finally {
+      await uws.close();
+    }
+  });
+});
+
+/** The metric names a PromQL expression selects (`name{…}` or `name[…]`; functions and `by (…)` are not). */
+function selectedMetrics(expr: string): string[] {
+  return [...expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\s*[{[]/g)].map((m) => m[1]!);
+}
+
+/** The exposition declares `name` (a histogram's `_bucket` / `_sum` / `_count` by its base name). */
+function declared(metricsText: string, name: string): boolean {
+  if (metricsText.includes(`\n# TYPE ${name} `)) return true;
+  const base = /^(.*)_(bucket|sum|count)$/.exec(name)?.[1];
+  return base !== undefined && metricsText.includes(`\n# TYPE ${base} histogram`);
+}
+
+describe('the shipped ops files', () => {
+  const PROMTOOL = '/usr/bin/promtool';
+  const run = promisify(execFile);
+
+  it('ops/prometheus.yml passes promtool check config and scrapes /metrics as job gateway', async () => {
+    const file = join(process.cwd(), 'ops/prometheus.yml');
+    const ok = await run(PROMTOOL, ['check', 'config', file]);
+    expect(`${ok.stdout}${ok.stderr}`).toMatch(/SUCCESS/);
+    // promtool does refuse a broken file (the check above is not a no-op).
+    const broken = join(dir, 'broken.yml');
+    await writeFile(
+      broken,
+      (await readFile(file, 'utf8')).replace('scrape_interval: 15s', 'scrape_interval: soon'),
+    );
+    await expect(run(PROMTOOL, ['check', 'config', broken])).rejects.toMatchObject({ code: 1 });
+    const cfg = parseYaml(await readFile(file, 'utf8')) as {
+      scrape_configs: Array<{
+        job_name: string;
+        metrics_path?: string;
+        static_configs: Array<{ targets: string[] }>;
+      }>;
+    };
+    const job = cfg.scrape_configs.find((c) => c.job_name === 'gateway');
+    expect(job?.metrics_path ?? '/metrics').toBe('/metrics');
+    expect(job?.static_configs[0]?.targets.length).toBeGreaterThan(0);
+  });
+
+  it('every metric the dashboard and the example queries select is declared in /metrics of a running gateway', async () => {
+    const dash = JSON.parse(await readFile(join(process.cwd(), 'ops/grafana-dashboard.json'), 'utf8')) as {
+      panels: Array<{ targets: Array<{ expr: string }> }>;
+    };
+    const exprs = dash.panels.flatMap((p) => p.targets.map((t) => t.expr));
+    const yml = await readFile(join(process.cwd(), 'ops/prometheus.yml'), 'utf8');
+    exprs.push(...yml.split('\n').filter((l) => l.startsWith('#   ')));
+    const names = new Set(exprs.flatMap(selectedMetrics));
+    // The extraction found the dashboard's series (guards the pattern itself).
+    for (const n of [
+      'gateway_requests_total',
+      'gateway_overhead_seconds_bucket',
+      'process_cpu_seconds_total',
+    ]) {
+      expect(names.has(n), n).toBe(true);
+    }
+    expect(names.size).toBeGreaterThanOrEqual(10);
+    const text = await (await fetch(`${h.gateway.url}/metrics`)).text();
+    const missing = [...names].filter((n) => !declared(text, n));
+    expect(missing).toEqual([]);
+    // And the check would see a missing one.
+    expect(declared(text, 'gateway_no_such_metric_total')).toBe(false);
   });
 });

@@ -35,7 +35,13 @@ export function assertDocumented(method: string, template: string, status: numbe
   if (!validate) {
     const doc = loadOpenApiDocument();
     const op = doc.paths[template]?.[method.toLowerCase()] as JsonObject | undefined;
-    const resp = (op?.responses as JsonObject | undefined)?.[String(status)] as JsonObject | undefined;
+    let resp = (op?.responses as JsonObject | undefined)?.[String(status)] as JsonObject | undefined;
+    // A shared answer (`$ref: "#/components/responses/…"`, the error envelopes) is looked up there.
+    const ref = resp?.$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/components/responses/')) {
+      const responses = doc.components?.responses as JsonObject | undefined;
+      resp = responses?.[ref.slice('#/components/responses/'.length)] as JsonObject | undefined;
+    }
     const schema = ((resp?.content as JsonObject | undefined)?.['application/json'] as JsonObject | undefined)
       ?.schema;
     if (schema === undefined) throw new Error(`${key}: no JSON response documented`);

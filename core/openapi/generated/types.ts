@@ -947,10 +947,36 @@ export interface paths {
          * The node's latest webhook delivery attempts (newest first)
          * @description Every account's webhook and alert deliveries, newest first, for the console's Webhooks view: when, for
          *     which key and webhook, the receiver's origin (never its path or query), the attempt number, the receiver's
-         *     HTTP status (null: no answer) and the error. `failed=true` keeps attempts without a 2xx answer. SQLite keeps
-         *     each webhook's latest attempts; Redis the node's last 1,000.
+         *     HTTP status (null: no answer) and the error. `failed=true` keeps attempts without a 2xx answer, `key_id`
+         *     those of one key's webhooks and alerts; `before` (a row's `id`) pages to older attempts while `has_more`.
+         *     SQLite keeps each webhook's latest attempts (the view reaches the node's newest 5,000); Redis the node's
+         *     last 1,000.
          */
         get: operations["listAdminWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every provider's routing figures, breaker state and call outcomes (the console's Providers view)
+         * @description The providers of the providers file (or the one upstream), in the file's order: routing policy,
+         *     priority, weight, the measured time to the response head (EWMA, null until a call succeeded), the
+         *     models it names (null: all), the circuit breaker's state, and this process's call outcomes and
+         *     failovers since it started (the counters `/metrics` exposes). Never a provider's API key, its extra
+         *     headers or anything of its base URL but the host.
+         */
+        get: operations["getAdminProviders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1030,9 +1056,29 @@ export interface paths {
         put?: never;
         /**
          * Pay a Lightning invoice from the operator's proofs
-         * @description The same payout as `npm run wallet:payout` (NUT-05 melt at `mint`, default the primary). Needs `"confirm": true`. It does not check solvency first; run the solvency check.
+         * @description The same payout as `npm run wallet:payout` (NUT-05 melt at `mint`, default the primary). Needs `"confirm": true`. Refused with 400 `payout_exceeds_surplus` (details: amount_msat, surplus_msat, proofs_msat, user_balances_msat) when the invoice's amount is larger than the operator surplus — proofs held (store figures) minus user balances — and 400 `invalid_request` for an invoice without an amount; nothing is paid then. The mint's fee reserve comes on top of the amount.
          */
         post: operations["runAdminPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/actions/payout/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a payout of this invoice would take, against the operator surplus (pays nothing)
+         * @description The invoice's amount (from its BOLT11 human-readable part), the proofs held (store figures), the user balances and the surplus between them, and whether `POST /admin/api/actions/payout` would accept it. The console shows this in the payout's confirmation.
+         */
+        post: operations["previewAdminPayout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1206,7 +1252,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family (spec §7). `conflict` (409) and `not_implemented` (501) extend the spec's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -1266,7 +1312,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "invalid_request";
                 /** @enum {string} */
-                code?: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "model_not_priced";
+                code?: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "model_not_priced" | "payout_exceeds_surplus";
             };
         };
         /** @description The error envelope of an HTTP 401 answer. */
@@ -2244,8 +2290,23 @@ export interface components {
             /** @description One of CASHU_MINTS; default the primary mint. */
             mint?: string;
         };
+        AdminPayoutPreviewRequest: {
+            invoice: string;
+        };
+        AdminPayoutPreview: {
+            amount_msat: number;
+            /** @description Proofs the wallet holds at every mint (store figures, no mint call). */
+            proofs_msat: number;
+            user_balances_msat: number;
+            /** @description proofs_msat − user_balances_msat (negative when the node owes more than it holds). */
+            surplus_msat: number;
+            /** @description amount_msat ≤ surplus_msat. */
+            allowed: boolean;
+        };
         AdminDeliveryList: {
             data: {
+                /** @description The attempt's cursor (`before` of the next page). */
+                id: string;
                 /** @description ms since the epoch. */
                 at: number;
                 key_id: string | null;
@@ -2258,6 +2319,44 @@ export interface components {
                 error: string | null;
             }[];
             has_more: boolean;
+        };
+        AdminProviders: {
+            /**
+             * @description ROUTING_POLICY (a model may have its own in the providers file).
+             * @enum {string}
+             */
+            routing_policy: "priority" | "weighted" | "cheapest" | "latency";
+            providers: {
+                name: string;
+                /** @description The base URL's host (and port) only. */
+                host: string;
+                status: components["schemas"]["ProviderStatus"];
+                priority: number;
+                weight: number;
+                ttfb_ms: number | null;
+                models: string[] | null;
+                breaker: {
+                    /**
+                     * @description closed — calls go through; open — skipped until `retry_at`; half_open — the next call is a probe.
+                     * @enum {string}
+                     */
+                    state: "closed" | "open" | "half_open";
+                    consecutive_failures: number;
+                    /** @description ms since the epoch. */
+                    opened_at: number | null;
+                    /** @description ms since the epoch (while open). */
+                    retry_at: number | null;
+                };
+                /** @description Calls sent to this provider by this process, by outcome. */
+                calls: {
+                    ok: number;
+                    error: number;
+                    status_5xx: number;
+                    status_429: number;
+                };
+                /** @description Calls moved on to the next provider after this one failed before the first byte. */
+                failovers: number;
+            }[];
         };
         /** @description Exactly one of `api_key` (the key itself) and `key_id` (its public id, as audit records, transactions, logs and the other admin answers show it). */
         AdminKeyLookup: {
@@ -4430,6 +4529,9 @@ export interface operations {
     listAdminWebhookDeliveries: {
         parameters: {
             query?: {
+                key_id?: string;
+                /** @description The `id` of the last attempt of the previous page. */
+                before?: string;
                 limit?: number;
                 failed?: boolean;
             };
@@ -4455,6 +4557,31 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminProviders"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     lookupAdminKey: {
@@ -4581,6 +4708,37 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    previewAdminPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminPayoutPreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The preview. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPayoutPreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

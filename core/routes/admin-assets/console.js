@@ -1,9 +1,11 @@
 // The admin console's views (served by the gateway: /admin/assets/console.js). Every figure comes from the
-// JSON endpoints under /admin/api/ (and /v1/providers), the same ones scripts use. No framework, no build:
+// JSON endpoints under /admin/api/, the same ones scripts use. No framework, no build:
 // plain DOM and uPlot (window.uPlot, /admin/assets/uPlot.iife.min.js). Text goes in with textContent only.
 (() => {
   const $ = (id) => document.getElementById(id);
   const fmt = (n) => Number(n).toLocaleString('en-US');
+  const when = (ms) =>
+    ms === null || ms === undefined ? '—' : new Date(ms).toISOString().replace('.000Z', 'Z');
 
   async function api(method, path, body) {
     const r = await fetch(path, {
@@ -39,6 +41,13 @@
       t.appendChild(tr);
     }
     return t;
+  }
+
+  // Wide tables scroll sideways in their own box, never the page (narrow screens).
+  function scroll(t) {
+    const box = el('div', undefined, 'scroll');
+    box.appendChild(t);
+    return box;
   }
 
   // ---- views ----
@@ -80,7 +89,11 @@
           points: { show: false },
         })),
       ],
-      axes: [{}, { size: 70 }],
+      // Room for the widest tick label (7-digit msats with separators), measured rather than guessed.
+      axes: [
+        {},
+        { size: (_u, values) => 16 + Math.max(40, ...(values ?? []).map((v) => String(v).length * 8)) },
+      ],
     };
     plots[id] = new window.uPlot(opts, [xs, ...series.map((s) => s.data)], $(id));
   }
@@ -139,63 +152,133 @@
         { label: 'owed to users', color: '#c60', data: s.map((x) => x.user_balances_msat) },
       ],
     );
+    // The margin on its own scale: on the chart above it is the thin gap between the two lines.
+    plot(
+      'chart-surplus',
+      'Operator surplus: proofs held − owed to users (msats)',
+      s.map((x) => x.t / 1000),
+      [
+        {
+          label: 'surplus',
+          color: '#124',
+          fill: 'rgba(18,34,68,.08)',
+          data: s.map((x) => x.proofs_msat - x.user_balances_msat),
+        },
+      ],
+    );
   };
 
+  // ---- providers: routing figures, breaker state and call outcomes (GET /admin/api/providers) ----
   loaders.providers = async () => {
-    const d = await api('GET', '/v1/providers');
+    const d = await api('GET', '/admin/api/providers');
     const box = $('providers-table');
     box.textContent = '';
-    const list = d.providers || [];
+    box.appendChild(el('p', `Routing policy: ${d.routing_policy}`, 'muted'));
+    const since = (ms) => (ms === null ? '' : ` until ${when(ms)}`);
     box.appendChild(
-      table(
-        ['name', 'status', 'models', 'endpoints'],
-        list.map((p) => [
-          p.name ?? p.id,
-          p.status ?? (p.healthy === undefined ? '—' : p.healthy ? 'healthy' : 'unhealthy'),
-          Array.isArray(p.models) ? p.models.length : (p.model_count ?? '—'),
-          Array.isArray(p.endpoints) ? p.endpoints.join(' ') : (p.endpoint ?? p.base_url ?? '—'),
-        ]),
-        'providers-list',
+      scroll(
+        table(
+          [
+            'name',
+            'host',
+            'status',
+            'breaker',
+            'priority',
+            'weight',
+            'ttfb ms',
+            'models',
+            'ok',
+            'errors',
+            '5xx',
+            '429',
+            'failovers',
+          ],
+          d.providers.map((p) => [
+            p.name,
+            p.host,
+            p.status,
+            `${p.breaker.state}${since(p.breaker.retry_at)}${
+              p.breaker.consecutive_failures > 0 ? ` (${p.breaker.consecutive_failures} failed in a row)` : ''
+            }`,
+            p.priority,
+            p.weight,
+            p.ttfb_ms === null ? '—' : fmt(p.ttfb_ms),
+            p.models === null ? 'all' : p.models.join(', '),
+            fmt(p.calls.ok),
+            fmt(p.calls.error),
+            fmt(p.calls.status_5xx),
+            fmt(p.calls.status_429),
+            fmt(p.failovers),
+          ]),
+          'providers-list',
+        ),
       ),
     );
   };
 
-  // ---- webhooks: the node's latest delivery attempts ----
-  loaders.webhooks = async () => {
-    const failed = $('deliveries-failed').checked;
-    const d = await api('GET', `/admin/api/webhooks/deliveries?limit=100${failed ? '&failed=true' : ''}`);
+  // ---- webhooks: the node's latest delivery attempts, filtered, paged by the `before` cursor ----
+  let deliveriesQuery;
+  let deliveriesLast;
+  async function loadDeliveries(more) {
     const box = $('deliveries-result');
-    box.textContent = '';
-    if (d.data.length === 0) {
-      box.appendChild(el('p', failed ? 'No failed deliveries.' : 'No deliveries yet.'));
-      return;
+    if (!more) {
+      const q = new URLSearchParams({ limit: '50' });
+      const key = $('deliveries-key').value.trim();
+      if (key) q.set('key_id', key);
+      if ($('deliveries-failed').checked) q.set('failed', 'true');
+      deliveriesQuery = q;
+      deliveriesLast = undefined;
     }
-    box.appendChild(
-      table(
-        ['when', 'key', 'webhook', 'receiver', 'attempt', 'status', 'error'],
-        d.data.map((r) => [
-          new Date(r.at).toISOString().replace('.000Z', 'Z'),
-          r.key_id ?? '—',
+    const q = new URLSearchParams(deliveriesQuery);
+    if (more && deliveriesLast) q.set('before', deliveriesLast);
+    const d = await api('GET', `/admin/api/webhooks/deliveries?${q}`);
+    if (!more) box.textContent = '';
+    if (!more && d.data.length === 0) {
+      box.appendChild(
+        el('p', deliveriesQuery.has('failed') ? 'No failed deliveries.' : 'No deliveries yet.'),
+      );
+    } else {
+      let t = $('deliveries-list');
+      if (!t) {
+        t = table(
+          ['when', 'key', 'webhook', 'receiver', 'attempt', 'status', 'error'],
+          [],
+          'deliveries-list',
+        );
+        box.appendChild(scroll(t));
+      }
+      for (const r of d.data) {
+        const tr = el('tr');
+        for (const c of [
+          when(r.at),
+          r.key_id,
           r.kind === 'alert' ? `${r.webhook_id} (alert)` : r.webhook_id,
-          r.origin ?? '—',
+          r.origin,
           r.attempt,
           r.status ?? 'no answer',
           r.error ?? '',
-        ]),
-        'deliveries-list',
-      ),
-    );
-  };
+        ])
+          tr.appendChild(el('td', c === null || c === undefined ? '—' : c));
+        if (r.status === null || r.status < 200 || r.status >= 300) tr.className = 'bad';
+        t.appendChild(tr);
+      }
+    }
+    if (d.data.length > 0) deliveriesLast = d.data[d.data.length - 1].id;
+    $('deliveries-more').hidden = !d.has_more;
+  }
+  loaders.webhooks = () => loadDeliveries(false);
+  $('deliveries-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    loadDeliveries(false).catch((err) => showError('webhooks', err));
+  });
   $('deliveries-failed').addEventListener('change', () =>
-    loaders.webhooks().catch((e) => showError('webhooks', e)),
+    loadDeliveries(false).catch((err) => showError('webhooks', err)),
   );
-  $('deliveries-refresh').addEventListener('click', () =>
-    loaders.webhooks().catch((e) => showError('webhooks', e)),
+  $('deliveries-more').addEventListener('click', () =>
+    loadDeliveries(true).catch((err) => showError('webhooks', err)),
   );
 
   // ---- keys: one key's figures, children, transactions and audit records ----
-  const when = (ms) =>
-    ms === null || ms === undefined ? '—' : new Date(ms).toISOString().replace('.000Z', 'Z');
   $('key-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const box = $('key-result');
@@ -450,10 +533,28 @@
       {},
     ),
   );
-  $('payout-form').addEventListener('submit', (e) => {
+  // The payout's confirmation names the amount and the operator surplus (the server refuses more anyway).
+  $('payout-form').addEventListener('submit', async (e) => {
     e.preventDefault();
+    const out = $('action-result');
     const invoice = $('payout-invoice').value.trim();
-    action('Pay this Lightning invoice from the operator’s proofs?', '/admin/api/actions/payout', {
+    let p;
+    try {
+      p = await api('POST', '/admin/api/actions/payout/preview', { invoice });
+    } catch (err) {
+      out.textContent = String(err.message);
+      out.className = 'bad';
+      return;
+    }
+    const figures = `${fmt(p.amount_msat)} msats (${fmt(p.amount_msat / 1000)} sats); operator surplus ${fmt(
+      p.surplus_msat,
+    )} msats = proofs held ${fmt(p.proofs_msat)} − user balances ${fmt(p.user_balances_msat)}`;
+    if (!p.allowed) {
+      out.textContent = `Refused: the invoice asks for ${figures}.`;
+      out.className = 'bad';
+      return;
+    }
+    await action(`Pay ${figures}?\nThe mint's Lightning fee comes on top.`, '/admin/api/actions/payout', {
       invoice,
     });
   });

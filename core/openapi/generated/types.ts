@@ -708,8 +708,8 @@ export interface paths {
         /**
          * Set the calling key's alerts (balance.low, spend.daily_limit, key.expired)
          * @description Replaces the settings (a field left out or null is off). `balance.low` fires once when the account's
-         *     balance falls below `low_balance_threshold` (msats) and re-arms when it is at or above it again (a
-         *     top-up). `spend.daily_limit` fires once per UTC day when the key's spend that day (counted from when the
+         *     balance falls below `low_balance_threshold` (msats) and re-arms only when a credit (a top-up) brings it
+         *     to or above the threshold again, or a new threshold is set. `spend.daily_limit` fires once per UTC day when the key's spend that day (counted from when the
          *     limit is set; a parent's includes its child keys') reaches `daily_spend_limit` — an alert, not a block:
          *     calls go on. `key.expired` fires once when the key's expiry passes. Alerts go to `webhook_url` and to
          *     every webhook of the key (and of its parent) subscribed to the event. When `webhook_url` is new or

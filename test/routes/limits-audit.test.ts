@@ -1,7 +1,15 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AuditLog, type AuditQuery, type StoredAudit } from '../../core/audit/audit-log.js';
+import { createLogger } from '../../core/log.js';
 import { registry } from '../../core/metrics.js';
+import { openStore, type StoreConnection } from '../../core/store/connection.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { type CallOptions, call, errorCode } from './http.js';
+import { assertDocumented } from './response-schema.js';
 
 /**
  * Request limits on every endpoint (issue 12 item 7) on each store: per client IP for callers with no usable
@@ -289,7 +297,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('audit log on %s', (store) => {
       headers: admin,
       query: { since: new Date(Date.now() + 3_600_000).toISOString() },
     });
-    expect(future.body).toEqual({ data: [], has_more: false });
+    expect(future.body).toEqual({ data: [], has_more: false, next_before: null });
     expect((await req('GET', '/admin/api/audit', { headers: admin, query: { status: 'x' } })).status).toBe(
       400,
     );
@@ -322,5 +330,144 @@ describe.each<PaidStore>(['sqlite', 'redis'])('audit log on %s', (store) => {
       audit.maxBuffered = max;
     }
     expect(await metric('gateway_audit_dropped_total')).toBe(droppedBefore + 1);
+  });
+});
+
+/** The audit store itself on a real SQLite file and a real Redis: retention by age, complete filtered pages. */
+describe.each<PaidStore>(['sqlite', 'redis'])('audit store on %s', (kind) => {
+  let conn: StoreConnection;
+  let dir: string | undefined;
+  let prefix: string | undefined;
+  const DAY = 86_400_000;
+  const rec = (atMs: number, keyId: string, status = 200, account = 'acct-1'): StoredAudit => ({
+    timestamp: new Date(atMs).toISOString(),
+    request_id: `req-${atMs}-${keyId}-${status}`,
+    api_key_id: keyId,
+    endpoint: '/v1/wallet/balance',
+    method: 'GET',
+    ip_address: '198.51.100.1',
+    user_agent: null,
+    cost_sats: 0,
+    cost_msats: 0,
+    response_status: status,
+    kind: 'key',
+    account,
+  });
+  const auditLog = (scanBudget?: number) =>
+    new AuditLog(conn, {
+      retentionDays: 30,
+      log: createLogger('silent'),
+      ...(scanBudget !== undefined ? { scanBudget } : {}),
+    });
+  /** Every page of a query, following next_before. */
+  const allPages = async (audit: AuditLog, q: Omit<AuditQuery, 'before'>) => {
+    const pages: { n: number; has_more: boolean }[] = [];
+    const ids: string[] = [];
+    let before: string | undefined;
+    for (let i = 0; i < 100; i++) {
+      const p = await audit.list({ ...q, ...(before !== undefined ? { before } : {}) });
+      assertDocumented('GET', '/admin/api/audit', 200, p);
+      pages.push({ n: p.data.length, has_more: p.has_more });
+      ids.push(...p.data.map((r) => r.request_id));
+      if (!p.has_more) {
+        expect(p.next_before).toBeNull();
+        return { pages, ids };
+      }
+      expect(typeof p.next_before).toBe('string');
+      before = p.next_before!;
+    }
+    throw new Error('no last page');
+  };
+
+  beforeAll(async () => {
+    if (kind === 'redis') {
+      prefix = `taud${randomBytes(5).toString('hex')}`;
+      conn = openStore({ redisUrl: process.env.TEST_REDIS_URL!, redisPrefix: prefix });
+      const r = (conn as Extract<StoreConnection, { kind: 'redis' }>).redis;
+      if (r.status !== 'ready') await new Promise((ok) => r.once('ready', ok));
+    } else {
+      dir = mkdtempSync(join(tmpdir(), 'gw-audit-'));
+      conn = openStore({ dataDir: dir });
+    }
+  });
+  afterAll(async () => {
+    if (conn.kind === 'redis') {
+      const keys = await conn.redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await conn.redis.del(...keys);
+    }
+    await conn.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a filter over more entries than one scan budget never misses a record: has_more with a cursor', async () => {
+    const audit = auditLog(50);
+    const t0 = Date.now() - 10 * 60_000;
+    // 400 records a second apart; key "k1" on every 97th, status 402 on every 61st, the rest noise.
+    const batch: StoredAudit[] = [];
+    for (let i = 0; i < 400; i++) {
+      batch.push(rec(t0 + i * 1000, i % 97 === 0 ? 'k1' : `n${i % 7}`, i % 61 === 0 ? 402 : 200));
+    }
+    await audit.backend.write(batch, 30 * DAY, Date.now());
+    const expectIds = (pred: (r: StoredAudit) => boolean) =>
+      batch
+        .filter(pred)
+        .map((r) => r.request_id)
+        .reverse();
+
+    const byKey = await allPages(audit, { keyId: 'k1', limit: 10 });
+    expect(byKey.ids).toEqual(expectIds((r) => r.api_key_id === 'k1')); // 0, 97, 194, 291, 388
+    const byStatus = await allPages(audit, { status: 402, limit: 3 });
+    expect(byStatus.ids).toEqual(expectIds((r) => r.response_status === 402)); // 0, 61, …, 366
+    // until (inclusive) and since together, with the account reader.
+    const until = t0 + 300 * 1000;
+    const since = t0 + 100 * 1000;
+    const ranged = await allPages(audit, { account: 'acct-1', sinceMs: since, untilMs: until, limit: 40 });
+    expect(ranged.ids).toEqual(
+      expectIds((r) => Date.parse(r.timestamp) >= since && Date.parse(r.timestamp) <= until),
+    );
+    expect(ranged.ids).toHaveLength(201);
+    if (kind === 'redis') {
+      // The budget ran out before a page was full: short (even empty) pages that say has_more.
+      expect(byKey.pages.some((p) => p.has_more && p.n < 10)).toBe(true);
+      expect(byKey.pages.length).toBeGreaterThanOrEqual(400 / 50);
+    } else {
+      expect(byKey.pages).toEqual([{ n: 5, has_more: false }]);
+    }
+    await audit.close();
+  });
+
+  it('retention is by age: prune removes records older than AUDIT_RETENTION_DAYS and keeps the rest', async () => {
+    const audit = auditLog();
+    const now = Date.now();
+    // SQLite keeps each record's own time; a Redis entry's id is its write time, so the old ones are written
+    // first and the clock of the prune is moved forward instead.
+    await audit.backend.write(
+      [rec(now - 40 * DAY, 'old', 200, 'acct-r'), rec(now - 31 * DAY, 'old', 200, 'acct-r')],
+      30 * DAY,
+      now,
+    );
+    await new Promise((r) => setTimeout(r, 5));
+    const split = Date.now();
+    await new Promise((r) => setTimeout(r, 5));
+    await audit.backend.write(
+      [rec(now - 29 * DAY, 'new', 200, 'acct-r'), rec(now, 'new', 200, 'acct-r')],
+      30 * DAY,
+      Date.now(),
+    );
+    const keys = async (q: Omit<AuditQuery, 'limit'>) =>
+      (await audit.list({ ...q, limit: 100 })).data.map((r) => r.api_key_id);
+    expect(await keys({ account: 'acct-r' })).toEqual(['new', 'new', 'old', 'old']);
+    if (kind === 'redis') {
+      await audit.prune(split + 30 * DAY);
+      expect((await keys({})).filter((k) => k === 'old' || k === 'new')).toEqual(['new', 'new']);
+      // The account's stream is trimmed at its next write by the same age.
+      await audit.backend.write([rec(now, 'newer', 200, 'acct-r')], 30 * DAY, split + 30 * DAY);
+      expect(await keys({ account: 'acct-r' })).toEqual(['newer', 'new', 'new']);
+    } else {
+      await audit.prune(now);
+      expect(await keys({ account: 'acct-r' })).toEqual(['new', 'new']);
+      expect((await keys({})).filter((k) => k === 'old')).toEqual([]);
+    }
+    await audit.close();
   });
 });

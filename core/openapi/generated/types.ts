@@ -2023,6 +2023,13 @@ export interface components {
         AuditList: {
             data: components["schemas"]["AuditRecord"][];
             has_more: boolean;
+            /**
+             * @description The cursor of the next page (pass as `before`); null when `has_more` is false. Usually the last
+             *     record's `id`. On Redis a filtered read scans at most 20,000 entries: when that budget runs out
+             *     before the page is full, the page holds fewer than `limit` records (possibly none), `has_more` is
+             *     true and `next_before` continues the scan — a filter never silently misses records.
+             */
+            next_before: string | null;
         };
         TransactionList: {
             /** @description Newest first. */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog, type AuditQuery, type StoredAudit } from '../../core/audit/audit-log.js';
+import { newWebhookSecret } from '../../core/events/signing.js';
 import { createLogger } from '../../core/log.js';
 import { registry } from '../../core/metrics.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
@@ -95,7 +96,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) =>
   });
 
   it('a wallet endpoint sends X-RateLimit-* and counts against the key’s requests/min with paid calls', async () => {
-    const { apiKey } = await h.fundKey(50);
+    const { apiKey, keyId } = await h.fundKey(50);
     const ip = freshIp();
     // Not across a minute boundary (the window would reset mid-test).
     const intoMinute = Date.now() % 60_000;
@@ -135,6 +136,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) =>
     }
     expect(served).toBeLessThanOrEqual(5);
     expectLimited(refusedPaid!, 5);
+    // Both 429 refusals are in the key's audit trail.
+    const refusals = await h.gateway.services.audit!.list({ keyId, status: 429, limit: 50 });
+    const endpoints = new Set(refusals.data.map((r) => `${r.method} ${r.endpoint}`));
+    expect(endpoints).toEqual(new Set(['GET /v1/wallet/transactions', 'POST /v1/chat/completions']));
   });
 
   it('failed admin logins are limited per IP: then 429 at once, even with the right password', async () => {
@@ -192,7 +197,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('audit log on %s', (store) => {
     });
 
   beforeAll(async () => {
-    h = await startPaidGateway({ store, env: { TRUSTED_PROXIES: '127.0.0.1', ADMIN_PASSWORD: PASSWORD } });
+    h = await startPaidGateway({
+      store,
+      env: { TRUSTED_PROXIES: '127.0.0.1', ADMIN_PASSWORD: PASSWORD, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    });
     url = h.gateway.url;
   });
   afterEach(async () => {
@@ -301,6 +309,81 @@ describe.each<PaidStore>(['sqlite', 'redis'])('audit log on %s', (store) => {
     expect((await req('GET', '/admin/api/audit', { headers: admin, query: { status: 'x' } })).status).toBe(
       400,
     );
+  });
+
+  it('records 403 refusals, sub-keys, wallet updates, webhook and alert changes and refunds; the admin reader filters by until', async () => {
+    const { apiKey, keyId } = await h.fundKey(10);
+    const home = { 'x-forwarded-for': '203.0.113.7' };
+    const upd = await req('POST', '/v1/wallet/update', {
+      auth: apiKey,
+      headers: home,
+      body: { allowed_ips: ['203.0.113.7'] },
+    });
+    expect(upd.status).toBe(200);
+    // From another address: 403 ip_not_allowed, on the paid path and on a wallet route.
+    const denied = await chat(apiKey);
+    expect(denied.status).toBe(403);
+    expect(errorCode(denied)).toBe('ip_not_allowed');
+    expect((await req('GET', '/v1/wallet/balance', { auth: apiKey })).status).toBe(403);
+    const sub = await req('POST', '/v1/wallet/create/subkey', { auth: apiKey, headers: home, body: {} });
+    expect(sub.status).toBe(201);
+    const hook = await req('POST', '/v1/webhooks', {
+      auth: apiKey,
+      headers: home,
+      body: { url: 'http://127.0.0.1:9/audit-hook', events: ['key.expired'], secret: newWebhookSecret() },
+    });
+    expect(hook.status).toBe(201);
+    const alerts = await req('POST', '/v1/wallet/alerts', {
+      auth: apiKey,
+      headers: home,
+      body: { low_balance_threshold: 1000 },
+    });
+    expect(alerts.status).toBe(200);
+    const del = await req('DELETE', `/v1/webhooks/${hook.body.id}`, { auth: apiKey, headers: home });
+    expect(del.status).toBe(200);
+    const refund = await req('POST', '/v1/wallet/refund', { auth: apiKey, headers: home });
+    expect(refund.status).toBe(200);
+
+    const page = await req('GET', '/admin/api/audit', {
+      headers: admin,
+      query: { key_id: keyId, limit: 50 },
+    });
+    expect(page.status).toBe(200);
+    assertDocumented('GET', '/admin/api/audit', 200, page.body);
+    const recs = page.body.data as Json[];
+    expect(recs.map((r) => [r.method, r.endpoint, r.response_status])).toEqual([
+      ['POST', '/v1/wallet/refund', 200],
+      ['DELETE', `/v1/webhooks/${hook.body.id}`, 200],
+      ['POST', '/v1/wallet/alerts', 200],
+      ['POST', '/v1/webhooks', 201],
+      ['POST', '/v1/wallet/create/subkey', 201],
+      ['GET', '/v1/wallet/balance', 403],
+      ['POST', '/v1/chat/completions', 403],
+      ['POST', '/v1/wallet/update', 200],
+    ]);
+    const wallet = await req('GET', '/v1/wallet/audit', {
+      auth: apiKey,
+      headers: home,
+      query: { limit: 100 },
+    });
+    assertDocumented('GET', '/v1/wallet/audit', 200, wallet.body);
+    expect((wallet.body.data as Json[]).filter((r) => r.response_status === 403)).toHaveLength(2);
+
+    // until is inclusive: up to the sub-key's record, the sub-key and everything before it.
+    const subRec = recs[4]!;
+    const upTo = await req('GET', '/admin/api/audit', {
+      headers: admin,
+      query: { key_id: keyId, until: subRec.timestamp, limit: 50 },
+    });
+    const expected = recs.filter((r) => Date.parse(r.timestamp) <= Date.parse(subRec.timestamp));
+    expect((upTo.body.data as Json[]).map((r) => r.id)).toEqual(expected.map((r) => r.id));
+    expect(expected.map((r) => r.endpoint)).toContain('/v1/wallet/create/subkey');
+    expect(expected.map((r) => r.endpoint)).not.toContain('/v1/wallet/refund');
+    const before = await req('GET', '/admin/api/audit', {
+      headers: admin,
+      query: { key_id: keyId, until: new Date(Date.parse(recs.at(-1)!.timestamp) - 1).toISOString() },
+    });
+    expect(before.body).toEqual({ data: [], has_more: false, next_before: null });
   });
 
   it('a failing or full audit store never fails a call; failures and drops are counted, the batch is retried', async () => {

@@ -95,6 +95,31 @@ describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) =>
     expect(other.status).toBe(401);
   });
 
+  it('public endpoints count per client IP (shared with no-credential calls); health, readiness and metrics do not', async () => {
+    const ip = freshIp();
+    const first = await req('GET', '/v1/models', ip);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('2');
+    expect((await req('GET', '/v1/info', ip)).status).toBe(200);
+    const third = await req('GET', '/v1/providers', ip, { auth: `sk-${'C'.repeat(29)}` }); // a key changes nothing
+    expect(third.status).toBe(200);
+    expect(third.headers.get('x-ratelimit-remaining')).toBe('0');
+    expectLimited(await req('GET', '/v1/models/mock-gpt', ip), 3);
+    expectLimited(await req('GET', '/v1/providers/mock', ip), 3);
+    expectLimited(await req('GET', '/v1/models', ip), 3);
+    // The same window as callers with no usable credential.
+    expectLimited(await req('GET', '/v1/wallet/balance', ip), 3);
+    for (let i = 0; i < 5; i++) {
+      for (const path of ['/healthz', '/readyz', '/metrics']) {
+        const r = await req('GET', path, ip);
+        expect(r.status).toBe(200);
+        expect(r.headers.get('x-ratelimit-limit')).toBeNull();
+      }
+    }
+    const other = freshIp();
+    expect((await req('GET', '/v1/models/mock-gpt', other)).status).toBe(200);
+  });
+
   it('a wallet endpoint sends X-RateLimit-* and counts against the key’s requests/min with paid calls', async () => {
     const { apiKey, keyId } = await h.fundKey(50);
     const ip = freshIp();
@@ -140,6 +165,33 @@ describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) =>
     const refusals = await h.gateway.services.audit!.list({ keyId, status: 429, limit: 50 });
     const endpoints = new Set(refusals.data.map((r) => `${r.method} ${r.endpoint}`));
     expect(endpoints).toEqual(new Set(['GET /v1/wallet/transactions', 'POST /v1/chat/completions']));
+  });
+
+  it('an upstream 429 (the last provider’s JSON answer) is relayed as is, and nothing is charged', async () => {
+    const { apiKey } = await h.fundKey(20);
+    const body = '{"error":{"message":"slow down","type":"requests","code":"provider_busy"}}';
+    h.upstream.setBehaviour({ error: { status: 429, body, contentType: 'application/json' } });
+    try {
+      const r = await req('POST', '/v1/chat/completions', freshIp(), {
+        auth: apiKey,
+        body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
+      });
+      expect(r.status).toBe(429);
+      expect(r.body).toEqual(JSON.parse(body)); // the provider's envelope, not the gateway's
+      expect(errorCode(r)).toBe('provider_busy');
+      // A non-JSON 429 is no answer to relay: 502 upstream_error naming the status.
+      h.upstream.setBehaviour({ error: { status: 429, body: 'busy', contentType: 'text/plain' } });
+      const plain = await req('POST', '/v1/chat/completions', freshIp(), {
+        auth: apiKey,
+        body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
+      });
+      expect(plain.status).toBe(502);
+      expect(errorCode(plain)).toBe('upstream_error');
+      expect(plain.body.error.details).toMatchObject({ upstream_status: 429 });
+    } finally {
+      h.upstream.setBehaviour({ error: undefined });
+    }
+    expect(await h.available(apiKey)).toBe(20_000);
   });
 
   it('failed admin logins are limited per IP: then 429 at once, even with the right password', async () => {

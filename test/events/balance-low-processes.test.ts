@@ -96,9 +96,9 @@ describe.each(['sqlite', 'redis'] as const)('balance.low with two gateway proces
     await new Promise((r) => setTimeout(r, 1_000));
     expect(rx.on('/low')).toHaveLength(1);
 
-    // A top-up to 206,000 msat (≥ the threshold) re-arms. 32 more calls: 174,000 msat. The views of the two
-    // processes (each 16 calls below 206,000) stay above the threshold; the first call after both reported
-    // sees the real balance and fires, once.
+    // A top-up to 206,000 msat (≥ the threshold) re-arms. 32 more calls: 174,000 msat. A process's own view
+    // (16 calls below what it last read) may stay at or above the threshold until it reads the other's calls;
+    // at the latest the calls after both reported see the real balance. Either way: once.
     const topup = await fetch(`${base(1)}/v1/wallet/topup`, {
       method: 'POST',
       headers: auth,
@@ -118,6 +118,5 @@ describe.each(['sqlite', 'redis'] as const)('balance.low with two gateway proces
       expect(e).toMatchObject({ type: 'balance.low', data: { threshold: 190_000 } });
       expect(e.data.balance).toBeLessThan(190_000);
     }
-    expect(got[1].data.balance).toBeLessThanOrEqual(173_000);
   });
 });

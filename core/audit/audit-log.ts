@@ -20,7 +20,8 @@ import type { StoreConnection } from '../store/connection.js';
  * never fails or slows a call. Retention is by age (AUDIT_RETENTION_DAYS), pruned hourly.
  *
  * Stores: Redis streams `<prefix>:audit:a:<account>` (one per account, expiring with the retention) and
- * `<prefix>:audit:all`, trimmed by age with XADD MINID; SQLite table `audit_records` (indexes on (account,
+ * `<prefix>:audit:all`, trimmed by age (stream ids are write times) with an exact MINID on every write and
+ * at the hourly prune; SQLite table `audit_records` (indexes on (account,
  * ts) and (ts)); memory when the node has no store.
  */
 
@@ -93,6 +94,12 @@ export interface AuditQuery {
 export interface AuditPage {
   data: AuditRecord[];
   has_more: boolean;
+  /**
+   * The cursor of the next page (pass as `before`); null when `has_more` is false. Usually the last record's
+   * id; when a filtered Redis scan stopped at its budget, the last entry scanned (the page may then hold
+   * fewer than `limit` records, even none).
+   */
+  next_before: string | null;
 }
 
 export interface AuditBackend {
@@ -101,7 +108,8 @@ export interface AuditBackend {
   prune(cutoffMs: number): Promise<void>;
 }
 
-const MAX_SCAN = 20_000;
+/** Stream entries one Redis reader call scans at most (a filtered page stops there, with a cursor). */
+export const AUDIT_SCAN_BUDGET = 20_000;
 
 function matches(r: StoredAudit, q: AuditQuery): boolean {
   if (q.keyId !== undefined && r.api_key_id !== q.keyId) return false;
@@ -117,10 +125,18 @@ function publicRecord(id: string, r: StoredAudit): AuditRecord {
   return { id, ...rest };
 }
 
+/** A page cut from `limit + 1` matches: the extra one only says that more exist. */
+function pageOf(matched: AuditRecord[], limit: number): AuditPage {
+  const data = matched.slice(0, limit);
+  const more = matched.length > limit;
+  return { data, has_more: more, next_before: more ? data[data.length - 1]!.id : null };
+}
+
 class RedisAudit implements AuditBackend {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    private readonly scanBudget: number,
   ) {}
   private accountKey(account: string): string {
     return `${this.prefix}:audit:a:${account}`;
@@ -134,10 +150,11 @@ class RedisAudit implements AuditBackend {
     const touched = new Set<string>();
     for (const r of batch) {
       const json = JSON.stringify(r);
-      p.xadd(this.allKey, 'MINID', '~', minId, '*', 'r', json);
+      // Exact MINID (not `~`): retention is by age, and a small stream would never fill a node to trim.
+      p.xadd(this.allKey, 'MINID', minId, '*', 'r', json);
       if (r.account !== undefined) {
         const k = this.accountKey(r.account);
-        p.xadd(k, 'MINID', '~', minId, '*', 'r', json);
+        p.xadd(k, 'MINID', minId, '*', 'r', json);
         touched.add(k);
       }
     }
@@ -146,30 +163,40 @@ class RedisAudit implements AuditBackend {
     const results = await p.exec();
     for (const [err] of results ?? []) if (err) throw err;
   }
+  /**
+   * Newest first, filters applied to each entry. Stream ids are write times, at or after the record's own
+   * time: `since` bounds the range (nothing at or after it is skipped), `until` cannot (a record of 12:00:00
+   * may be written at 12:00:01) and is only filtered. Complete by construction: when `scanBudget` entries
+   * were scanned before the page filled, the answer says `has_more` with the last scanned id as the cursor,
+   * never a silently short page.
+   */
   async list(q: AuditQuery): Promise<AuditPage> {
     const key = q.account !== undefined ? this.accountKey(q.account) : this.allKey;
     const out: AuditRecord[] = [];
-    let end = q.before !== undefined ? `(${q.before}` : q.untilMs !== undefined ? String(q.untilMs) : '+';
+    let end = q.before !== undefined ? `(${q.before}` : '+';
     const start = q.sinceMs !== undefined ? String(q.sinceMs) : '-';
     let scanned = 0;
-    while (scanned < MAX_SCAN) {
-      const rows = (await this.redis.xrevrange(key, end, start, 'COUNT', 500)) as [string, string[]][];
-      if (rows.length === 0) break;
+    let last: string | null = null;
+    for (;;) {
+      const count = Math.min(500, this.scanBudget - scanned);
+      if (count <= 0) return { data: out, has_more: true, next_before: last };
+      const rows = (await this.redis.xrevrange(key, end, start, 'COUNT', count)) as [string, string[]][];
       for (const [id, fields] of rows) {
-        scanned++;
         const r = JSON.parse(fields[1] ?? '{}') as StoredAudit;
-        if (!matches(r, q)) continue;
-        if (out.length === q.limit) return { data: out, has_more: true };
-        out.push(publicRecord(id, r));
+        if (matches(r, q)) {
+          if (out.length === q.limit) return { data: out, has_more: true, next_before: last };
+          out.push(publicRecord(id, r));
+        }
+        scanned++;
+        last = id;
       }
-      end = `(${rows[rows.length - 1]![0]}`;
-      if (rows.length < 500) break;
+      if (rows.length < count) return { data: out, has_more: false, next_before: null };
+      end = `(${last}`;
     }
-    return { data: out, has_more: false };
   }
   async prune(cutoffMs: number): Promise<void> {
     // Account streams are trimmed on write and expire with the retention; the node-wide one here too.
-    await this.redis.xtrim(this.allKey, 'MINID', '~', String(cutoffMs));
+    await this.redis.xtrim(this.allKey, 'MINID', String(cutoffMs));
   }
 }
 
@@ -227,10 +254,8 @@ class SqliteAudit implements AuditBackend {
         `SELECT id, record FROM audit_records ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`,
       )
       .all(...args, q.limit + 1) as { id: number; record: string }[];
-    const data = rows
-      .slice(0, q.limit)
-      .map((row) => publicRecord(String(row.id), JSON.parse(row.record) as StoredAudit));
-    return { data, has_more: rows.length > q.limit };
+    const matched = rows.map((row) => publicRecord(String(row.id), JSON.parse(row.record) as StoredAudit));
+    return pageOf(matched, q.limit);
   }
   async prune(cutoffMs: number): Promise<void> {
     this.db.prepare('DELETE FROM audit_records WHERE ts < ?').run(cutoffMs);
@@ -252,10 +277,10 @@ class MemoryAudit implements AuditBackend {
       if (id >= before) continue;
       if (q.account !== undefined && r.account !== q.account) continue;
       if (!matches(r, q)) continue;
-      if (out.length === q.limit) return { data: out, has_more: true };
       out.push(publicRecord(String(id), r));
+      if (out.length > q.limit) break;
     }
-    return { data: out, has_more: false };
+    return pageOf(out, q.limit);
   }
   async prune(cutoffMs: number): Promise<void> {
     const keep = this.rows.filter((x) => Date.parse(x.r.timestamp) >= cutoffMs);
@@ -269,6 +294,8 @@ export interface AuditLogOptions {
   flushMs?: number;
   batchSize?: number;
   maxBuffered?: number;
+  /** Redis: stream entries one read scans at most (default AUDIT_SCAN_BUDGET). */
+  scanBudget?: number;
 }
 
 /** The input of `record`: the subject is resolved at write time, off the request path. */
@@ -299,8 +326,9 @@ export class AuditLog {
   private closed = false;
 
   constructor(store: StoreConnection | undefined, opts: AuditLogOptions) {
-    if (store?.kind === 'redis') this.backend = new RedisAudit(store.redis, store.prefix);
-    else if (store?.kind === 'sqlite') this.backend = new SqliteAudit(store.db);
+    if (store?.kind === 'redis') {
+      this.backend = new RedisAudit(store.redis, store.prefix, opts.scanBudget ?? AUDIT_SCAN_BUDGET);
+    } else if (store?.kind === 'sqlite') this.backend = new SqliteAudit(store.db);
     else this.backend = new MemoryAudit();
     this.flushMs = opts.flushMs ?? 250;
     this.batchSize = opts.batchSize ?? 500;

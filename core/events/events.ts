@@ -6,7 +6,14 @@ import type { Logger } from '../log.js';
 import { eventErrorsTotal, webhookDeliveriesTotal } from '../metrics.js';
 import { signatureHeaders } from './signing.js';
 import { guardedAgent } from './ssrf.js';
-import type { AttemptOutcome, Delivery, WebhookStore } from './types.js';
+import {
+  type AttemptOutcome,
+  type BalanceChange,
+  type Delivery,
+  eventKeyOf,
+  keyExpiryMs,
+  type WebhookStore,
+} from './types.js';
 
 /**
  * Events (issue 12 items 2–3): the one hook where money changes meet alerts, the outbox worker and the
@@ -14,8 +21,9 @@ import type { AttemptOutcome, Delivery, WebhookStore } from './types.js';
  *
  * Hook: `watchLedger(ledger)` wraps the ledger the routes and the pipeline use (outside the credit-lease
  * wrapper, so settles served in memory count too): after `admit` it remembers the call's key, after `settle`
- * it runs `onSpend` (balance.low, spend.daily_limit), after `credit` / `commitWithdrawal` `onBalance`
- * (balance.low, re-arm). These run after the ledger answered, in the background: an event never slows or
+ * it runs `onSpend` (balance.low, spend.daily_limit), after `credit` `onBalance` (balance.low, the only
+ * re-arm), after `commitWithdrawal` / `createChildKeys` (its fee) `onBalance` as a debit, and new child keys'
+ * expiries are watched. These run after the ledger answered, in the background: an event never slows or
  * fails the call (errors are logged and counted in gateway_event_errors_total).
  *
  * Delivery: every `pollMs` the worker claims due outbox entries (a lease, so several processes share the
@@ -95,10 +103,24 @@ export class Events {
     });
   }
 
-  balance(accountId: string, balanceMsat: number): void {
+  balance(accountId: string, balanceMsat: number, change: BalanceChange): void {
     this.background('balance', async () => {
       if (!(await this.hasWatched(accountId))) return;
-      await this.store.onBalance(accountId, balanceMsat);
+      await this.store.onBalance(accountId, balanceMsat, change);
+    });
+  }
+
+  /**
+   * New child keys of an account with destinations: their expiry is watched, so key.expired reaches the
+   * parent's webhooks even when the child registers nothing. Asks the store, not the few-seconds cache: a
+   * webhook registered on another process just now counts.
+   */
+  private childKeys(keys: KeyMeta[]): void {
+    const accountId = keys[0]?.accountId;
+    if (accountId === undefined || !keys.some((k) => keyExpiryMs(k) !== null)) return;
+    this.background('keys', async () => {
+      if (!(await this.store.hasWatchedKeys(accountId))) return;
+      await this.store.watchKeys(keys.map(eventKeyOf));
     });
   }
 
@@ -127,12 +149,20 @@ export class Events {
       },
       credit: async (input) => {
         const r = await ledger.credit(input);
-        if (r.ok && !r.replay) this.balance(r.accountId, r.balanceMsat);
+        if (r.ok && !r.replay) this.balance(r.accountId, r.balanceMsat, 'credit');
         return r;
       },
       commitWithdrawal: async (ref) => {
         const r = await ledger.commitWithdrawal(ref);
-        if (r.ok && !r.replay) this.balance(ref.accountId, r.balanceMsat);
+        if (r.ok && !r.replay) this.balance(ref.accountId, r.balanceMsat, 'debit');
+        return r;
+      },
+      createChildKeys: async (input) => {
+        const r = await ledger.createChildKeys(input);
+        if (r.ok && r.keys.length > 0) {
+          this.childKeys(r.keys);
+          if (r.feeMsat > 0) this.balance(r.keys[0]!.accountId, r.parentBalanceMsat, 'debit');
+        }
         return r;
       },
     };

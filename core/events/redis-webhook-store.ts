@@ -4,6 +4,7 @@ import { originOf } from './ssrf.js';
 import {
   type AlertSettings,
   type AttemptOutcome,
+  type BalanceChange,
   type Delivery,
   type DeliveryLogEntry,
   type EventKey,
@@ -54,28 +55,34 @@ local function fire(hooksKey, outKey, dueKey, accountId, keyId, parentKeyId, ety
   end
   return n
 end
-local function balanceStep(K, row, accountId, balance, now, nowIso, evtId)
+-- Only a credit re-arms (rearm): a spend's reported balance can be stale (a credit lease's settle leaves out
+-- other processes' calls), so a higher spend report must not re-arm, or the next drop would fire again.
+local function balanceStep(K, row, accountId, balance, rearm, now, nowIso, evtId)
   if row.low == nil or row.low == cjson.null then return 0 end
   if balance < row.low and row.armed then
     row.armed = false
     return fire(K[1], K[3], K[4], accountId, row.keyId, row.parentKeyId, 'balance.low', {balance = balance, threshold = row.low}, now, nowIso, evtId)
   end
-  if balance >= row.low and not row.armed then row.armed = true end
+  if rearm and balance >= row.low and not row.armed then row.armed = true end
   return 0
 end
 `;
 
-/** KEYS: hooks, keys, out, due. ARGV: accountId, keyId, parentKeyId, charged, balance, now, nowIso, day, evtIdBase. */
+/**
+ * KEYS: hooks, keys, out, due. ARGV: accountId, keyId, parentKeyId, charged, balance, now, nowIso, day,
+ * evtIdBase, rearm ('1' = a credit: balance.low re-arms at or above the threshold).
+ */
 const SPEND = `${FIRE}
 local accountId, keyId, parentKeyId = ARGV[1], ARGV[2], ARGV[3]
 local charged, balance, now = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local nowIso, day, base = ARGV[7], ARGV[8], ARGV[9]
+local rearm = ARGV[10] == '1'
 local n, seq = 0, 0
 local all = redis.call('HGETALL', KEYS[2])
 for i = 1, #all, 2 do
   local row = cjson.decode(all[i + 1])
   seq = seq + 1
-  n = n + balanceStep(KEYS, row, accountId, balance, now, nowIso, base .. 'b' .. seq)
+  n = n + balanceStep(KEYS, row, accountId, balance, rearm, now, nowIso, base .. 'b' .. seq)
   if charged > 0 and (row.keyId == keyId or row.keyId == parentKeyId) then
     local spent = charged
     if row.day == day then spent = row.daySpent + charged end
@@ -125,10 +132,22 @@ redis.call('HSET', KEYS[1], hook.id, ARGV[2])
 return 1
 `;
 
+/** KEYS: keys. ARGV: keyJson... (one account). */
+const WATCH_KEYS = `${WATCH_FN}
+for i = 1, #ARGV do
+  local row = watch(KEYS[1], cjson.decode(ARGV[i]))
+  redis.call('HSET', KEYS[1], row.keyId, cjson.encode(row))
+end
+return #ARGV
+`;
+
 /** KEYS: hooks, keys, out, due. ARGV: keyJson, low, daily, url, secret, now. */
 const SET_ALERTS = `${WATCH_FN}
 local row = watch(KEYS[2], cjson.decode(ARGV[1]))
-row.low = ARGV[2] == '' and cjson.null or tonumber(ARGV[2])
+local low = ARGV[2] == '' and cjson.null or tonumber(ARGV[2])
+-- A new threshold is a new alert: armed (the old one's state says nothing about it).
+if low ~= row.low then row.armed = true end
+row.low = low
 row.daily = ARGV[3] == '' and cjson.null or tonumber(ARGV[3])
 redis.call('HSET', KEYS[2], row.keyId, cjson.encode(row))
 local id = 'alert_' .. row.keyId
@@ -299,6 +318,15 @@ export class RedisWebhookStore implements WebhookStore {
     return hook;
   }
 
+  async watchKeys(keys: EventKey[]): Promise<void> {
+    const byAccount = new Map<string, EventKey[]>();
+    for (const k of keys) byAccount.set(k.accountId, [...(byAccount.get(k.accountId) ?? []), k]);
+    for (const [accountId, ks] of byAccount) {
+      for (const k of ks) await this.registerGlobal(k);
+      await this.redis.eval(WATCH_KEYS, 1, this.k(accountId).keys, ...ks.map((k) => this.keyJson(k)));
+    }
+  }
+
   private async hooks(accountId: string): Promise<Webhook[]> {
     const all = await this.redis.hvals(this.k(accountId).hooks);
     return all.map((s) => JSON.parse(s) as Webhook);
@@ -361,6 +389,7 @@ export class RedisWebhookStore implements WebhookStore {
     parentKeyId: string | null,
     charged: number,
     balance: number,
+    rearm: boolean,
     now: number,
   ): Promise<number> {
     const k = this.k(accountId);
@@ -380,6 +409,7 @@ export class RedisWebhookStore implements WebhookStore {
       new Date(now).toISOString(),
       utcDay(now),
       newId('evt'),
+      rearm ? '1' : '0',
     );
     if (Number(n) > 0) await this.hint(accountId, now);
     return Number(n);
@@ -391,11 +421,16 @@ export class RedisWebhookStore implements WebhookStore {
     balanceMsat: number,
     now = Date.now(),
   ): Promise<number> {
-    return this.spend(key.accountId, key.keyId, key.parentKeyId, chargedMsat, balanceMsat, now);
+    return this.spend(key.accountId, key.keyId, key.parentKeyId, chargedMsat, balanceMsat, false, now);
   }
 
-  async onBalance(accountId: string, balanceMsat: number, now = Date.now()): Promise<number> {
-    return this.spend(accountId, '', null, 0, balanceMsat, now);
+  async onBalance(
+    accountId: string,
+    balanceMsat: number,
+    change: BalanceChange,
+    now = Date.now(),
+  ): Promise<number> {
+    return this.spend(accountId, '', null, 0, balanceMsat, change === 'credit', now);
   }
 
   async sweepExpired(now = Date.now(), max = 100): Promise<number> {

@@ -5,6 +5,7 @@ import { originOf } from './ssrf.js';
 import {
   type AlertSettings,
   type AttemptOutcome,
+  type BalanceChange,
   type Delivery,
   type DeliveryLogEntry,
   type EventKey,
@@ -175,6 +176,13 @@ export class SqliteWebhookStore implements WebhookStore {
     });
   }
 
+  async watchKeys(keys: EventKey[]): Promise<void> {
+    if (keys.length === 0) return;
+    this.tx(() => {
+      for (const k of keys) this.watch(k);
+    });
+  }
+
   async getAlerts(accountId: string, keyId: string): Promise<AlertSettings | null> {
     const r = this.db
       .prepare('SELECT low, daily FROM ev_keys WHERE account_id = ? AND key_id = ?')
@@ -190,8 +198,11 @@ export class SqliteWebhookStore implements WebhookStore {
     this.tx(() => {
       this.watch(key);
       this.db
-        .prepare('UPDATE ev_keys SET low = ?, daily = ? WHERE key_id = ?')
-        .run(s.lowBalanceThresholdMsat, s.dailySpendLimitMsat, key.keyId);
+        .prepare(
+          // A new threshold is a new alert: armed (the old one's state says nothing about it).
+          'UPDATE ev_keys SET armed = CASE WHEN low IS ? THEN armed ELSE 1 END, low = ?, daily = ? WHERE key_id = ?',
+        )
+        .run(s.lowBalanceThresholdMsat, s.lowBalanceThresholdMsat, s.dailySpendLimitMsat, key.keyId);
       const id = `alert_${key.keyId}`;
       if (s.webhookUrl === null) {
         this.db.prepare('DELETE FROM ev_webhooks WHERE id = ?').run(id);
@@ -245,8 +256,18 @@ export class SqliteWebhookStore implements WebhookStore {
     return targets.length;
   }
 
-  /** Inside a transaction: balance.low for one watched key. */
-  private balanceStep(accountId: string, row: KeyRow, balanceMsat: number, now: number): number {
+  /**
+   * Inside a transaction: balance.low for one watched key. Only a credit re-arms (`rearm`): a spend's reported
+   * balance can be stale (a credit lease's settle leaves out other processes' calls), so a higher spend
+   * report must not re-arm, or the next drop would fire again.
+   */
+  private balanceStep(
+    accountId: string,
+    row: KeyRow,
+    balanceMsat: number,
+    rearm: boolean,
+    now: number,
+  ): number {
     if (row.low === null) return 0;
     if (balanceMsat < row.low && row.armed === 1) {
       this.db.prepare('UPDATE ev_keys SET armed = 0 WHERE key_id = ?').run(row.key_id);
@@ -259,7 +280,7 @@ export class SqliteWebhookStore implements WebhookStore {
         now,
       );
     }
-    if (balanceMsat >= row.low && row.armed === 0) {
+    if (rearm && balanceMsat >= row.low && row.armed === 0) {
       this.db.prepare('UPDATE ev_keys SET armed = 1 WHERE key_id = ?').run(row.key_id);
     }
     return 0;
@@ -283,7 +304,7 @@ export class SqliteWebhookStore implements WebhookStore {
       let n = 0;
       const day = utcDay(now);
       for (const row of this.rows(key.accountId)) {
-        n += this.balanceStep(key.accountId, row, balanceMsat, now);
+        n += this.balanceStep(key.accountId, row, balanceMsat, false, now);
         if (chargedMsat <= 0 || (row.key_id !== key.keyId && row.key_id !== key.parentKeyId)) continue;
         const spent = (row.day === day ? row.day_spent : 0) + chargedMsat;
         const fire = row.daily !== null && row.day_fired !== day && spent >= row.daily;
@@ -305,10 +326,16 @@ export class SqliteWebhookStore implements WebhookStore {
     });
   }
 
-  async onBalance(accountId: string, balanceMsat: number, now = Date.now()): Promise<number> {
+  async onBalance(
+    accountId: string,
+    balanceMsat: number,
+    change: BalanceChange,
+    now = Date.now(),
+  ): Promise<number> {
     return this.tx(() => {
       let n = 0;
-      for (const row of this.rows(accountId)) n += this.balanceStep(accountId, row, balanceMsat, now);
+      const rearm = change === 'credit';
+      for (const row of this.rows(accountId)) n += this.balanceStep(accountId, row, balanceMsat, rearm, now);
       return n;
     });
   }

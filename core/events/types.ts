@@ -11,6 +11,8 @@
  * atomic step (a SQLite transaction / a Lua script), so concurrent callers fire an event at most once.
  */
 
+import type { KeyMeta } from '../ledger/types.js';
+
 export const EVENT_TYPES = ['balance.low', 'key.expired', 'spend.daily_limit'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -40,6 +42,26 @@ export interface EventKey {
   parentKeyId: string | null;
   /** When the key stops working, ms (null = never); recorded for the key.expired sweep. */
   expiresAtMs: number | null;
+}
+
+/** How the balance changed: only a credit re-arms balance.low. */
+export type BalanceChange = 'credit' | 'debit';
+
+/** When the key stops working: the earlier of its expiry and (child keys) its validity end; null = never. */
+export function keyExpiryMs(key: Pick<KeyMeta, 'expiresAtMs' | 'validityDateMs'>): number | null {
+  const { expiresAtMs, validityDateMs } = key;
+  if (expiresAtMs === null) return validityDateMs;
+  if (validityDateMs === null) return expiresAtMs;
+  return Math.min(expiresAtMs, validityDateMs);
+}
+
+export function eventKeyOf(key: KeyMeta): EventKey {
+  return {
+    accountId: key.accountId,
+    keyId: key.keyId,
+    parentKeyId: key.parentKeyId,
+    expiresAtMs: keyExpiryMs(key),
+  };
 }
 
 export interface DeliveryLogEntry {
@@ -108,8 +130,17 @@ export interface WebhookStore {
     balanceMsat: number,
     now?: number,
   ): Promise<number>;
-  /** The account's balance changed to `balanceMsat` (top-up, withdrawal): fires or re-arms balance.low. */
-  onBalance(accountId: string, balanceMsat: number, now?: number): Promise<number>;
+  /**
+   * The account's balance changed to `balanceMsat` by a credit (top-up, deposit, credit-back) or a debit
+   * (withdrawal, child-key fee): fires balance.low on a downward crossing; only a credit re-arms it (at or
+   * above the threshold). `onSpend` never re-arms: a spend's reported balance may be stale (credit leases).
+   */
+  onBalance(accountId: string, balanceMsat: number, change: BalanceChange, now?: number): Promise<number>;
+  /**
+   * Watches these keys (no alert settings of their own): records their expiry for the key.expired sweep, so a
+   * child's expiry reaches its parent's webhooks. Keeps a watched key's settings and state.
+   */
+  watchKeys(keys: EventKey[]): Promise<void>;
   /** Fires key.expired for every watched key whose expiry has passed (once per key). */
   sweepExpired(now?: number, max?: number): Promise<number>;
   /** Claims up to `max` due deliveries for `leaseMs` (other processes skip them meanwhile). */

@@ -4,6 +4,7 @@ import { parseCredential } from '../auth/credentials.js';
 import { allowListPermits } from '../auth/ip-match.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
+import { keyExpiryMs } from '../events/types.js';
 import type { Credential, KeyInfo, Ledger, WithdrawalKind } from '../ledger/types.js';
 import { countKeyRequest, limitAnonymous, requestClientAddress } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
@@ -87,10 +88,7 @@ export interface KeyCheck {
 
 /** When the key stops working (expiry or a child's validity date), ms; null = never. */
 export function expiryOf(info: KeyInfo): number | null {
-  const { expiresAtMs, validityDateMs } = info.key;
-  if (expiresAtMs === null) return validityDateMs;
-  if (validityDateMs === null) return expiresAtMs;
-  return Math.min(expiresAtMs, validityDateMs);
+  return keyExpiryMs(info.key);
 }
 
 /** The caller's key info after the checks every wallet route applies (unknown, expired, IP). */

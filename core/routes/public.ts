@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GatewayError } from '../errors.js';
-import type { RouteModule } from '../http/router.js';
+import type { RouteHandler, RouteModule } from '../http/router.js';
+import { limitAnonymous } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
 import type { Pricing } from '../pricing/types.js';
 import type { Provider } from '../providers/providers.js';
@@ -181,20 +182,28 @@ function providerSummary(p: Provider, services: Services) {
 
 export const publicRoutes: RouteModule = (router, services) => {
   const { catalog, config } = services;
+  // Every route here builds its answer per call: each request counts per client IP like any caller with no
+  // usable credential (RATE_LIMIT_IP_PER_*, the same windows; credentials are not read here). /healthz,
+  // /readyz and /metrics (core/routes/health.ts) stay unlimited for probes and scrapers.
+  const get = (template: string, handler: RouteHandler) =>
+    router.get(template, async (ctx) => {
+      await limitAnonymous(ctx, services);
+      return handler(ctx);
+    });
 
-  router.get('/v1/models', () => ({
+  get('/v1/models', () => ({
     json: { object: 'list', data: catalog.list().map((m) => withPrice(renderModel(m), services.pricing)) },
   }));
 
   // The SDKs' models.retrieve: public like the list. (Ids with a slash cannot be named in one path segment.)
-  router.get('/v1/models/{model}', (ctx) => {
+  get('/v1/models/{model}', (ctx) => {
     const m = catalog.get(ctx.params.model ?? '');
     if (m === undefined)
       throw new GatewayError('not_found', { message: `Unknown model: ${ctx.params.model}` });
     return { json: withPrice(renderModel(m), services.pricing) };
   });
 
-  router.get('/v1/info', () => {
+  get('/v1/info', () => {
     const models: Record<string, ModelListItem> = {};
     for (const m of catalog.list()) models[m.id] = renderModel(m);
     return {
@@ -209,11 +218,11 @@ export const publicRoutes: RouteModule = (router, services) => {
     };
   });
 
-  router.get('/v1/providers', () => ({
+  get('/v1/providers', () => ({
     json: { providers: services.providers.list.map((p) => providerSummary(p, services)) },
   }));
 
-  router.get('/v1/providers/{provider_name}', (ctx) => {
+  get('/v1/providers/{provider_name}', (ctx) => {
     const p = services.providers.get(ctx.params.provider_name ?? '');
     if (p === undefined) {
       throw new GatewayError('not_found', { message: `Unknown provider "${ctx.params.provider_name}"` });

@@ -3,11 +3,11 @@ import { GatewayError } from '../errors.js';
 import type { Events } from '../events/events.js';
 import { newWebhookSecret } from '../events/signing.js';
 import { assertSafeWebhookUrl, UnsafeUrlError } from '../events/ssrf.js';
-import type { EventKey, EventType, Webhook } from '../events/types.js';
+import { type EventType, eventKeyOf, type Webhook } from '../events/types.js';
 import { type RouteModule, route } from '../http/router.js';
 import type { KeyInfo } from '../ledger/types.js';
 import type { Services } from '../plugin.js';
-import { callerOf, expiryOf, loadKey, moneyServices } from './account.js';
+import { callerOf, loadKey, moneyServices } from './account.js';
 import { iso } from './wallet.js';
 
 /**
@@ -27,13 +27,14 @@ function eventsOf(services: Services): Events {
   return services.events;
 }
 
-function eventKey(info: KeyInfo): EventKey {
-  return {
-    accountId: info.key.accountId,
-    keyId: info.key.keyId,
-    parentKeyId: info.key.parentKeyId,
-    expiresAtMs: expiryOf(info),
-  };
+/**
+ * The caller's key, and for a parent its children with an expiry: once the account has a destination, every
+ * key's expiry is watched, so a child's key.expired reaches the parent's webhooks even when the child
+ * registered nothing (children created later are added by the ledger hook, core/events/events.ts).
+ */
+async function watchAccount(events: Events, info: KeyInfo): Promise<void> {
+  const kids = info.children.map((c) => eventKeyOf(c.key)).filter((k) => k.expiresAtMs !== null);
+  await events.store.watchKeys(kids);
 }
 
 function webhookView(w: Webhook) {
@@ -80,7 +81,7 @@ export const webhookRoutes: RouteModule = (router, services: Services) => {
     const before = await events.store.getAlerts(info.key.accountId, info.key.keyId);
     const secret = url !== null && url !== before?.webhookUrl ? newWebhookSecret() : null;
     await events.store.setAlerts(
-      eventKey(info),
+      eventKeyOf(info.key),
       {
         lowBalanceThresholdMsat: body.low_balance_threshold ?? null,
         dailySpendLimitMsat: body.daily_spend_limit ?? null,
@@ -88,6 +89,7 @@ export const webhookRoutes: RouteModule = (router, services: Services) => {
       },
       secret,
     );
+    await watchAccount(events, info);
     events.touched(info.key.accountId);
     return {
       json: { ...(await alertsView(events, info)), ...(secret !== null ? { webhook_secret: secret } : {}) },
@@ -109,11 +111,12 @@ export const webhookRoutes: RouteModule = (router, services: Services) => {
         message: `A key may have at most ${MAX_WEBHOOKS_PER_KEY} webhooks`,
       });
     }
-    const w = await events.store.createWebhook(eventKey(info), {
+    const w = await events.store.createWebhook(eventKeyOf(info.key), {
       url,
       events: body.events as EventType[],
       secret: body.secret,
     });
+    await watchAccount(events, info);
     events.touched(info.key.accountId);
     const { disabled: _d, ...view } = webhookView(w);
     return { status: 201, json: view };

@@ -164,9 +164,77 @@ for (const [name, open] of backends) {
       expect(body).toMatchObject({ type: 'balance.low', data: { key_id: parent.keyId, threshold: 50_000 } });
       expect(body.data.balance).toBeLessThan(50_000);
       // Still below: nothing. A top-up above re-arms; the next fall fires again.
-      expect(await h.store.onBalance(parent.accountId, 10_000, t)).toBe(0);
-      expect(await h.store.onBalance(parent.accountId, 80_000, t)).toBe(0);
+      expect(await h.store.onBalance(parent.accountId, 10_000, 'credit', t)).toBe(0);
+      expect(await h.store.onBalance(parent.accountId, 80_000, 'credit', t)).toBe(0);
       expect(await h.store.onSpend(parent, 40_000, 40_000, t)).toBe(2);
+    });
+
+    it('balance.low re-arms only through a credit: a stale higher spend report never re-arms', async () => {
+      const { parent } = account();
+      const t = 1_810_000_000_000;
+      await h.store.setAlerts(
+        parent,
+        { lowBalanceThresholdMsat: 5_000, dailySpendLimitMsat: null, webhookUrl: 'https://x.test/s' },
+        'whsec_s',
+      );
+      // Two processes with credit leases report their own view: A is current, B has not seen A's calls yet.
+      expect(await h.store.onSpend(parent, 1_000, 4_000, t)).toBe(1); // A crosses: fires
+      expect(await h.store.onSpend(parent, 1_000, 6_000, t)).toBe(0); // B, stale and higher: no re-arm
+      expect(await h.store.onSpend(parent, 1_000, 3_000, t)).toBe(0); // still the same crossing
+      expect(await h.store.onBalance(parent.accountId, 2_000, 'debit', t)).toBe(0); // a withdrawal: no re-arm
+      expect(await h.store.onBalance(parent.accountId, 7_000, 'debit', t)).toBe(0); // nor a higher debit report
+      expect(await h.store.onSpend(parent, 1_000, 1_000, t)).toBe(0);
+      // A credit that stays below does not re-arm; one at the threshold does; the next crossing fires once.
+      expect(await h.store.onBalance(parent.accountId, 4_999, 'credit', t)).toBe(0);
+      expect(await h.store.onSpend(parent, 1, 4_998, t)).toBe(0);
+      expect(await h.store.onBalance(parent.accountId, 5_000, 'credit', t)).toBe(0);
+      expect(await h.store.onSpend(parent, 1, 4_999, t)).toBe(1);
+      expect(await h.store.onSpend(parent, 1, 9_000, t)).toBe(0);
+      expect(await h.store.onSpend(parent, 1, 4_000, t)).toBe(0);
+      // A changed threshold is a new alert: armed at once.
+      await h.store.setAlerts(
+        parent,
+        { lowBalanceThresholdMsat: 3_000, dailySpendLimitMsat: null, webhookUrl: 'https://x.test/s' },
+        null,
+      );
+      expect(await h.store.onSpend(parent, 1, 2_999, t)).toBe(1);
+      const bodies = (await drain(h.store, t))
+        .filter((d) => d.webhookId === `alert_${parent.keyId}`)
+        .map((d) => JSON.parse(d.body).data)
+        .sort((a, b) => b.threshold - a.threshold || a.balance - b.balance);
+      expect(bodies).toEqual([
+        { key_id: parent.keyId, balance: 4_000, threshold: 5_000 },
+        { key_id: parent.keyId, balance: 4_999, threshold: 5_000 },
+        { key_id: parent.keyId, balance: 2_999, threshold: 3_000 },
+      ]);
+    });
+
+    it("watchKeys: a child's expiry reaches the parent's key.expired webhooks without the child registering", async () => {
+      const { parent, child } = account();
+      const hook = await h.store.createWebhook(parent, {
+        url: 'https://x.test/kids',
+        events: ['key.expired'],
+        secret: 's',
+      });
+      await h.store.watchKeys([{ ...child, expiresAtMs: 2_000_000 }]);
+      expect(await h.store.getAlerts(child.accountId, child.keyId)).toEqual({
+        lowBalanceThresholdMsat: null,
+        dailySpendLimitMsat: null,
+        webhookUrl: null,
+      });
+      expect(await h.store.sweepExpired(1_999_999)).toBe(0);
+      expect(await h.store.sweepExpired(2_000_001)).toBe(1);
+      expect(await h.store.sweepExpired(2_000_002)).toBe(0);
+      // Watching again keeps the fired state.
+      await h.store.watchKeys([{ ...child, expiresAtMs: 2_000_000 }]);
+      expect(await h.store.sweepExpired(2_000_003)).toBe(0);
+      const ds = (await drain(h.store, 2_000_001)).filter((d) => d.webhookId === hook.id);
+      expect(ds.map((d) => JSON.parse(d.body))).toEqual([
+        expect.objectContaining({
+          type: 'key.expired',
+          data: { key_id: child.keyId, expired_at: new Date(2_000_000).toISOString() },
+        }),
+      ]);
     });
 
     it('spend.daily_limit fires once per UTC day; a child spend counts for the parent; parent sees child events', async () => {
@@ -247,7 +315,7 @@ for (const [name, open] of backends) {
         events: ['balance.low'],
         secret: 's',
       });
-      expect(await h.store.onBalance(parent.accountId, 50, t)).toBe(1);
+      expect(await h.store.onBalance(parent.accountId, 50, 'debit', t)).toBe(1);
       const d = (await h.store.claimDue(t, 30_000, 1000)).find((x) => x.webhookId === hook.id)!;
       await h.store.finishAttempt(d, {
         atMs: t,
@@ -310,7 +378,7 @@ for (const [name, open] of backends) {
         events: ['balance.low'],
         secret: 's',
       });
-      expect(await h.store.onBalance(parent.accountId, 50, t)).toBe(1);
+      expect(await h.store.onBalance(parent.accountId, 50, 'debit', t)).toBe(1);
       const [first, second] = await Promise.all([
         h.store.claimDue(t, 30_000, 10),
         h.store.claimDue(t, 30_000, 10),
@@ -345,8 +413,8 @@ for (const [name, open] of backends) {
         { attempt: 1, atMs: t, status: 500, error: 'HTTP 500' },
       ]);
       // Re-armed and fallen again: a disabled webhook gets nothing.
-      await h.store.onBalance(parent.accountId, 500, t);
-      expect(await h.store.onBalance(parent.accountId, 50, t)).toBe(0);
+      await h.store.onBalance(parent.accountId, 500, 'credit', t);
+      expect(await h.store.onBalance(parent.accountId, 50, 'debit', t)).toBe(0);
     });
   });
 }

@@ -242,6 +242,43 @@ for (const store of ['sqlite', 'redis'] as const) {
       expect((await api(apiKey, 'GET', '/v1/webhooks')).status).toBe(200);
     });
 
+    it("key.expired of child keys that registered nothing reaches the parent's webhooks", async () => {
+      const { apiKey } = await h.fundKey(20);
+      const child = async (validity: number | null) => {
+        const r = await api(apiKey, 'POST', '/v1/balance/child-key', {
+          count: 1,
+          ...(validity !== null ? { validity_date: validity } : {}),
+        });
+        expect(r.status).toBe(201);
+        const key: string = r.json.api_keys[0];
+        return (await h.ledger.getKeyInfo({ apiKey: key }))!.key.keyId;
+      };
+      const soon = Math.ceil(Date.now() / 1000) + 3;
+      // One child made before the parent has a webhook, one after, one that never expires.
+      const before = await child(soon);
+      const secret = newWebhookSecret();
+      const hook = await api(apiKey, 'POST', '/v1/webhooks', {
+        url: `${rx.url}/${store}/kids-expired`,
+        events: ['key.expired'],
+        secret,
+      });
+      expect(hook.status).toBe(201);
+      const after = await child(soon);
+      await child(null);
+      await until('both children expired', () => rx.on(`/${store}/kids-expired`).length >= 2);
+      await new Promise((res) => setTimeout(res, 400));
+      const got = rx
+        .on(`/${store}/kids-expired`)
+        .map((g) => new Webhook(secret).verify(g.body, g.headers as Record<string, string>) as Json);
+      expect(got.map((e) => e.data.key_id).sort()).toEqual([before, after].sort());
+      for (const e of got) {
+        expect(e).toMatchObject({
+          type: 'key.expired',
+          data: { expired_at: new Date(soon * 1000).toISOString() },
+        });
+      }
+    });
+
     it('refuses private URLs unless WEBHOOK_ALLOW_PRIVATE_URLS, and unsupported schemes always', async () => {
       const { apiKey } = await h.fundKey(5);
       const cfg = h.gateway.services.config.webhooks;

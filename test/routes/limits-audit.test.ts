@@ -1,7 +1,16 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AuditLog, type AuditQuery, type StoredAudit } from '../../core/audit/audit-log.js';
+import { newWebhookSecret } from '../../core/events/signing.js';
+import { createLogger } from '../../core/log.js';
 import { registry } from '../../core/metrics.js';
+import { openStore, type StoreConnection } from '../../core/store/connection.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { type CallOptions, call, errorCode } from './http.js';
+import { assertDocumented } from './response-schema.js';
 
 /**
  * Request limits on every endpoint (issue 12 item 7) on each store: per client IP for callers with no usable
@@ -86,8 +95,33 @@ describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) =>
     expect(other.status).toBe(401);
   });
 
+  it('public endpoints count per client IP (shared with no-credential calls); health, readiness and metrics do not', async () => {
+    const ip = freshIp();
+    const first = await req('GET', '/v1/models', ip);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('2');
+    expect((await req('GET', '/v1/info', ip)).status).toBe(200);
+    const third = await req('GET', '/v1/providers', ip, { auth: `sk-${'C'.repeat(29)}` }); // a key changes nothing
+    expect(third.status).toBe(200);
+    expect(third.headers.get('x-ratelimit-remaining')).toBe('0');
+    expectLimited(await req('GET', '/v1/models/mock-gpt', ip), 3);
+    expectLimited(await req('GET', '/v1/providers/mock', ip), 3);
+    expectLimited(await req('GET', '/v1/models', ip), 3);
+    // The same window as callers with no usable credential.
+    expectLimited(await req('GET', '/v1/wallet/balance', ip), 3);
+    for (let i = 0; i < 5; i++) {
+      for (const path of ['/healthz', '/readyz', '/metrics']) {
+        const r = await req('GET', path, ip);
+        expect(r.status).toBe(200);
+        expect(r.headers.get('x-ratelimit-limit')).toBeNull();
+      }
+    }
+    const other = freshIp();
+    expect((await req('GET', '/v1/models/mock-gpt', other)).status).toBe(200);
+  });
+
   it('a wallet endpoint sends X-RateLimit-* and counts against the key’s requests/min with paid calls', async () => {
-    const { apiKey } = await h.fundKey(50);
+    const { apiKey, keyId } = await h.fundKey(50);
     const ip = freshIp();
     // Not across a minute boundary (the window would reset mid-test).
     const intoMinute = Date.now() % 60_000;
@@ -127,6 +161,37 @@ describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) =>
     }
     expect(served).toBeLessThanOrEqual(5);
     expectLimited(refusedPaid!, 5);
+    // Both 429 refusals are in the key's audit trail.
+    const refusals = await h.gateway.services.audit!.list({ keyId, status: 429, limit: 50 });
+    const endpoints = new Set(refusals.data.map((r) => `${r.method} ${r.endpoint}`));
+    expect(endpoints).toEqual(new Set(['GET /v1/wallet/transactions', 'POST /v1/chat/completions']));
+  });
+
+  it('an upstream 429 (the last provider’s JSON answer) is relayed as is, and nothing is charged', async () => {
+    const { apiKey } = await h.fundKey(20);
+    const body = '{"error":{"message":"slow down","type":"requests","code":"provider_busy"}}';
+    h.upstream.setBehaviour({ error: { status: 429, body, contentType: 'application/json' } });
+    try {
+      const r = await req('POST', '/v1/chat/completions', freshIp(), {
+        auth: apiKey,
+        body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
+      });
+      expect(r.status).toBe(429);
+      expect(r.body).toEqual(JSON.parse(body)); // the provider's envelope, not the gateway's
+      expect(errorCode(r)).toBe('provider_busy');
+      // A non-JSON 429 is no answer to relay: 502 upstream_error naming the status.
+      h.upstream.setBehaviour({ error: { status: 429, body: 'busy', contentType: 'text/plain' } });
+      const plain = await req('POST', '/v1/chat/completions', freshIp(), {
+        auth: apiKey,
+        body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
+      });
+      expect(plain.status).toBe(502);
+      expect(errorCode(plain)).toBe('upstream_error');
+      expect(plain.body.error.details).toMatchObject({ upstream_status: 429 });
+    } finally {
+      h.upstream.setBehaviour({ error: undefined });
+    }
+    expect(await h.available(apiKey)).toBe(20_000);
   });
 
   it('failed admin logins are limited per IP: then 429 at once, even with the right password', async () => {
@@ -184,7 +249,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('audit log on %s', (store) => {
     });
 
   beforeAll(async () => {
-    h = await startPaidGateway({ store, env: { TRUSTED_PROXIES: '127.0.0.1', ADMIN_PASSWORD: PASSWORD } });
+    h = await startPaidGateway({
+      store,
+      env: { TRUSTED_PROXIES: '127.0.0.1', ADMIN_PASSWORD: PASSWORD, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    });
     url = h.gateway.url;
   });
   afterEach(async () => {
@@ -289,10 +357,85 @@ describe.each<PaidStore>(['sqlite', 'redis'])('audit log on %s', (store) => {
       headers: admin,
       query: { since: new Date(Date.now() + 3_600_000).toISOString() },
     });
-    expect(future.body).toEqual({ data: [], has_more: false });
+    expect(future.body).toEqual({ data: [], has_more: false, next_before: null });
     expect((await req('GET', '/admin/api/audit', { headers: admin, query: { status: 'x' } })).status).toBe(
       400,
     );
+  });
+
+  it('records 403 refusals, sub-keys, wallet updates, webhook and alert changes and refunds; the admin reader filters by until', async () => {
+    const { apiKey, keyId } = await h.fundKey(10);
+    const home = { 'x-forwarded-for': '203.0.113.7' };
+    const upd = await req('POST', '/v1/wallet/update', {
+      auth: apiKey,
+      headers: home,
+      body: { allowed_ips: ['203.0.113.7'] },
+    });
+    expect(upd.status).toBe(200);
+    // From another address: 403 ip_not_allowed, on the paid path and on a wallet route.
+    const denied = await chat(apiKey);
+    expect(denied.status).toBe(403);
+    expect(errorCode(denied)).toBe('ip_not_allowed');
+    expect((await req('GET', '/v1/wallet/balance', { auth: apiKey })).status).toBe(403);
+    const sub = await req('POST', '/v1/wallet/create/subkey', { auth: apiKey, headers: home, body: {} });
+    expect(sub.status).toBe(201);
+    const hook = await req('POST', '/v1/webhooks', {
+      auth: apiKey,
+      headers: home,
+      body: { url: 'http://127.0.0.1:9/audit-hook', events: ['key.expired'], secret: newWebhookSecret() },
+    });
+    expect(hook.status).toBe(201);
+    const alerts = await req('POST', '/v1/wallet/alerts', {
+      auth: apiKey,
+      headers: home,
+      body: { low_balance_threshold: 1000 },
+    });
+    expect(alerts.status).toBe(200);
+    const del = await req('DELETE', `/v1/webhooks/${hook.body.id}`, { auth: apiKey, headers: home });
+    expect(del.status).toBe(200);
+    const refund = await req('POST', '/v1/wallet/refund', { auth: apiKey, headers: home });
+    expect(refund.status).toBe(200);
+
+    const page = await req('GET', '/admin/api/audit', {
+      headers: admin,
+      query: { key_id: keyId, limit: 50 },
+    });
+    expect(page.status).toBe(200);
+    assertDocumented('GET', '/admin/api/audit', 200, page.body);
+    const recs = page.body.data as Json[];
+    expect(recs.map((r) => [r.method, r.endpoint, r.response_status])).toEqual([
+      ['POST', '/v1/wallet/refund', 200],
+      ['DELETE', `/v1/webhooks/${hook.body.id}`, 200],
+      ['POST', '/v1/wallet/alerts', 200],
+      ['POST', '/v1/webhooks', 201],
+      ['POST', '/v1/wallet/create/subkey', 201],
+      ['GET', '/v1/wallet/balance', 403],
+      ['POST', '/v1/chat/completions', 403],
+      ['POST', '/v1/wallet/update', 200],
+    ]);
+    const wallet = await req('GET', '/v1/wallet/audit', {
+      auth: apiKey,
+      headers: home,
+      query: { limit: 100 },
+    });
+    assertDocumented('GET', '/v1/wallet/audit', 200, wallet.body);
+    expect((wallet.body.data as Json[]).filter((r) => r.response_status === 403)).toHaveLength(2);
+
+    // until is inclusive: up to the sub-key's record, the sub-key and everything before it.
+    const subRec = recs[4]!;
+    const upTo = await req('GET', '/admin/api/audit', {
+      headers: admin,
+      query: { key_id: keyId, until: subRec.timestamp, limit: 50 },
+    });
+    const expected = recs.filter((r) => Date.parse(r.timestamp) <= Date.parse(subRec.timestamp));
+    expect((upTo.body.data as Json[]).map((r) => r.id)).toEqual(expected.map((r) => r.id));
+    expect(expected.map((r) => r.endpoint)).toContain('/v1/wallet/create/subkey');
+    expect(expected.map((r) => r.endpoint)).not.toContain('/v1/wallet/refund');
+    const before = await req('GET', '/admin/api/audit', {
+      headers: admin,
+      query: { key_id: keyId, until: new Date(Date.parse(recs.at(-1)!.timestamp) - 1).toISOString() },
+    });
+    expect(before.body).toEqual({ data: [], has_more: false, next_before: null });
   });
 
   it('a failing or full audit store never fails a call; failures and drops are counted, the batch is retried', async () => {
@@ -322,5 +465,144 @@ describe.each<PaidStore>(['sqlite', 'redis'])('audit log on %s', (store) => {
       audit.maxBuffered = max;
     }
     expect(await metric('gateway_audit_dropped_total')).toBe(droppedBefore + 1);
+  });
+});
+
+/** The audit store itself on a real SQLite file and a real Redis: retention by age, complete filtered pages. */
+describe.each<PaidStore>(['sqlite', 'redis'])('audit store on %s', (kind) => {
+  let conn: StoreConnection;
+  let dir: string | undefined;
+  let prefix: string | undefined;
+  const DAY = 86_400_000;
+  const rec = (atMs: number, keyId: string, status = 200, account = 'acct-1'): StoredAudit => ({
+    timestamp: new Date(atMs).toISOString(),
+    request_id: `req-${atMs}-${keyId}-${status}`,
+    api_key_id: keyId,
+    endpoint: '/v1/wallet/balance',
+    method: 'GET',
+    ip_address: '198.51.100.1',
+    user_agent: null,
+    cost_sats: 0,
+    cost_msats: 0,
+    response_status: status,
+    kind: 'key',
+    account,
+  });
+  const auditLog = (scanBudget?: number) =>
+    new AuditLog(conn, {
+      retentionDays: 30,
+      log: createLogger('silent'),
+      ...(scanBudget !== undefined ? { scanBudget } : {}),
+    });
+  /** Every page of a query, following next_before. */
+  const allPages = async (audit: AuditLog, q: Omit<AuditQuery, 'before'>) => {
+    const pages: { n: number; has_more: boolean }[] = [];
+    const ids: string[] = [];
+    let before: string | undefined;
+    for (let i = 0; i < 100; i++) {
+      const p = await audit.list({ ...q, ...(before !== undefined ? { before } : {}) });
+      assertDocumented('GET', '/admin/api/audit', 200, p);
+      pages.push({ n: p.data.length, has_more: p.has_more });
+      ids.push(...p.data.map((r) => r.request_id));
+      if (!p.has_more) {
+        expect(p.next_before).toBeNull();
+        return { pages, ids };
+      }
+      expect(typeof p.next_before).toBe('string');
+      before = p.next_before!;
+    }
+    throw new Error('no last page');
+  };
+
+  beforeAll(async () => {
+    if (kind === 'redis') {
+      prefix = `taud${randomBytes(5).toString('hex')}`;
+      conn = openStore({ redisUrl: process.env.TEST_REDIS_URL!, redisPrefix: prefix });
+      const r = (conn as Extract<StoreConnection, { kind: 'redis' }>).redis;
+      if (r.status !== 'ready') await new Promise((ok) => r.once('ready', ok));
+    } else {
+      dir = mkdtempSync(join(tmpdir(), 'gw-audit-'));
+      conn = openStore({ dataDir: dir });
+    }
+  });
+  afterAll(async () => {
+    if (conn.kind === 'redis') {
+      const keys = await conn.redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await conn.redis.del(...keys);
+    }
+    await conn.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a filter over more entries than one scan budget never misses a record: has_more with a cursor', async () => {
+    const audit = auditLog(50);
+    const t0 = Date.now() - 10 * 60_000;
+    // 400 records a second apart; key "k1" on every 97th, status 402 on every 61st, the rest noise.
+    const batch: StoredAudit[] = [];
+    for (let i = 0; i < 400; i++) {
+      batch.push(rec(t0 + i * 1000, i % 97 === 0 ? 'k1' : `n${i % 7}`, i % 61 === 0 ? 402 : 200));
+    }
+    await audit.backend.write(batch, 30 * DAY, Date.now());
+    const expectIds = (pred: (r: StoredAudit) => boolean) =>
+      batch
+        .filter(pred)
+        .map((r) => r.request_id)
+        .reverse();
+
+    const byKey = await allPages(audit, { keyId: 'k1', limit: 10 });
+    expect(byKey.ids).toEqual(expectIds((r) => r.api_key_id === 'k1')); // 0, 97, 194, 291, 388
+    const byStatus = await allPages(audit, { status: 402, limit: 3 });
+    expect(byStatus.ids).toEqual(expectIds((r) => r.response_status === 402)); // 0, 61, …, 366
+    // until (inclusive) and since together, with the account reader.
+    const until = t0 + 300 * 1000;
+    const since = t0 + 100 * 1000;
+    const ranged = await allPages(audit, { account: 'acct-1', sinceMs: since, untilMs: until, limit: 40 });
+    expect(ranged.ids).toEqual(
+      expectIds((r) => Date.parse(r.timestamp) >= since && Date.parse(r.timestamp) <= until),
+    );
+    expect(ranged.ids).toHaveLength(201);
+    if (kind === 'redis') {
+      // The budget ran out before a page was full: short (even empty) pages that say has_more.
+      expect(byKey.pages.some((p) => p.has_more && p.n < 10)).toBe(true);
+      expect(byKey.pages.length).toBeGreaterThanOrEqual(400 / 50);
+    } else {
+      expect(byKey.pages).toEqual([{ n: 5, has_more: false }]);
+    }
+    await audit.close();
+  });
+
+  it('retention is by age: prune removes records older than AUDIT_RETENTION_DAYS and keeps the rest', async () => {
+    const audit = auditLog();
+    const now = Date.now();
+    // SQLite keeps each record's own time; a Redis entry's id is its write time, so the old ones are written
+    // first and the clock of the prune is moved forward instead.
+    await audit.backend.write(
+      [rec(now - 40 * DAY, 'old', 200, 'acct-r'), rec(now - 31 * DAY, 'old', 200, 'acct-r')],
+      30 * DAY,
+      now,
+    );
+    await new Promise((r) => setTimeout(r, 5));
+    const split = Date.now();
+    await new Promise((r) => setTimeout(r, 5));
+    await audit.backend.write(
+      [rec(now - 29 * DAY, 'new', 200, 'acct-r'), rec(now, 'new', 200, 'acct-r')],
+      30 * DAY,
+      Date.now(),
+    );
+    const keys = async (q: Omit<AuditQuery, 'limit'>) =>
+      (await audit.list({ ...q, limit: 100 })).data.map((r) => r.api_key_id);
+    expect(await keys({ account: 'acct-r' })).toEqual(['new', 'new', 'old', 'old']);
+    if (kind === 'redis') {
+      await audit.prune(split + 30 * DAY);
+      expect((await keys({})).filter((k) => k === 'old' || k === 'new')).toEqual(['new', 'new']);
+      // The account's stream is trimmed at its next write by the same age.
+      await audit.backend.write([rec(now, 'newer', 200, 'acct-r')], 30 * DAY, split + 30 * DAY);
+      expect(await keys({ account: 'acct-r' })).toEqual(['newer', 'new', 'new']);
+    } else {
+      await audit.prune(now);
+      expect(await keys({ account: 'acct-r' })).toEqual(['new', 'new']);
+      expect((await keys({})).filter((k) => k === 'old')).toEqual([]);
+    }
+    await audit.close();
   });
 });

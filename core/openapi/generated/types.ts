@@ -708,8 +708,8 @@ export interface paths {
         /**
          * Set the calling key's alerts (balance.low, spend.daily_limit, key.expired)
          * @description Replaces the settings (a field left out or null is off). `balance.low` fires once when the account's
-         *     balance falls below `low_balance_threshold` (msats) and re-arms when it is at or above it again (a
-         *     top-up). `spend.daily_limit` fires once per UTC day when the key's spend that day (counted from when the
+         *     balance falls below `low_balance_threshold` (msats) and re-arms only when a credit (a top-up) brings it
+         *     to or above the threshold again, or a new threshold is set. `spend.daily_limit` fires once per UTC day when the key's spend that day (counted from when the
          *     limit is set; a parent's includes its child keys') reaches `daily_spend_limit` — an alert, not a block:
          *     calls go on. `key.expired` fires once when the key's expiry passes. Alerts go to `webhook_url` and to
          *     every webhook of the key (and of its parent) subscribed to the event. When `webhook_url` is new or
@@ -2074,6 +2074,13 @@ export interface components {
         AuditList: {
             data: components["schemas"]["AuditRecord"][];
             has_more: boolean;
+            /**
+             * @description The cursor of the next page (pass as `before`); null when `has_more` is false. Usually the last
+             *     record's `id`. On Redis a filtered read scans at most 20,000 entries: when that budget runs out
+             *     before the page is full, the page holds fewer than `limit` records (possibly none), `has_more` is
+             *     true and `next_before` continues the scan — a filter never silently misses records.
+             */
+            next_before: string | null;
         };
         TransactionList: {
             /** @description Newest first. */
@@ -3402,6 +3409,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModelList"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3427,6 +3435,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3449,6 +3458,7 @@ export interface operations {
                     "application/json": components["schemas"]["NodeInfo"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3471,6 +3481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderList"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3497,6 +3508,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };

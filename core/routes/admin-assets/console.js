@@ -439,7 +439,7 @@
         tr.appendChild(el('td', c === null || c === undefined ? '—' : c));
       t.appendChild(tr);
     }
-    auditLast = page.data.length > 0 ? page.data[page.data.length - 1].id : auditLast;
+    auditLast = page.next_before ?? auditLast;
     $('alog-more').hidden = !page.has_more;
   }
   loaders['audit-log'] = () => loadAudit(false);

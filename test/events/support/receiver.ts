@@ -1,7 +1,10 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A webhook receiver for tests: records every request; answers per path from a plan of statuses. */
+/**
+ * A webhook receiver for tests: records every request; answers per path from a plan of statuses. A 3xx
+ * answer carries `Location: <path>/moved` (a follower would be seen there); status 0 never answers.
+ */
 export interface Received {
   path: string;
   headers: IncomingHttpHeaders;
@@ -13,6 +16,7 @@ export class Receiver {
   /** path → statuses to answer in turn (the last one repeats); default 200. */
   readonly plan = new Map<string, number[]>();
   private server!: Server;
+  private readonly hanging: ServerResponse[] = [];
   url = '';
   async start() {
     this.server = createServer((req, res) => {
@@ -25,7 +29,12 @@ export class Receiver {
         this.got.push({ path, headers: req.headers, body });
         const plan = this.plan.get(path) ?? [200];
         const status = plan.length > 1 ? plan.shift()! : plan[0]!;
+        if (status === 0) {
+          this.hanging.push(res);
+          return;
+        }
         res.statusCode = status;
+        if (status >= 300 && status < 400) res.setHeader('location', `${path}/moved`);
         res.end();
       });
     });
@@ -36,6 +45,7 @@ export class Receiver {
     return this.got.filter((g) => g.path === path);
   }
   close() {
+    for (const res of this.hanging.splice(0)) res.destroy();
     this.server.close();
   }
 }

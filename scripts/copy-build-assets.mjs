@@ -1,11 +1,16 @@
-// Copies the non-TypeScript files the compiled code loads at run time (Lua scripts of the ledger and the
+// Copies the non-TypeScript files the compiled code loads at run time (Lua scripts of the ledger, the webhook store and the
 // wallet's proof store) next to their compiled modules in dist/, so `node dist/core/main.js` works on its own.
 import { cpSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const folders = ['core/ledger/redis', 'core/wallet/store/redis', 'core/routes/admin-assets'];
+const folders = [
+  'core/ledger/redis',
+  'core/events/redis',
+  'core/wallet/store/redis',
+  'core/routes/admin-assets',
+];
 for (const folder of folders) {
   const from = join(root, folder);
   if (!existsSync(from)) continue;

@@ -1,4 +1,12 @@
+import { join } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
+import {
+  defineScriptSet,
+  type LoadedScript,
+  loadScriptFiles,
+  type ScriptRunner,
+  scriptDirOf,
+} from '../store/lua-scripts.js';
 import { newId } from './sqlite-webhook-store.js';
 import { originOf } from './ssrf.js';
 import {
@@ -31,215 +39,41 @@ import {
  *                                       account's script; the worker visits these, and every account with a
  *                                       watched key once per FULL_SCAN_MS in case a hint was lost in a crash)
  *
- * Crossing decisions and the deliveries they enqueue are one Lua script.
+ * Crossing decisions and the deliveries they enqueue are one Lua script (core/events/redis/*.lua).
  */
 
-const FIRE = `
-local function fire(hooksKey, outKey, dueKey, accountId, keyId, parentKeyId, etype, data, now, nowIso, evtId)
-  local n = 0
-  local all = redis.call('HGETALL', hooksKey)
-  data.key_id = keyId
-  local body = cjson.encode({id = evtId, type = etype, created_at = nowIso, data = data})
-  for i = 1, #all, 2 do
-    local w = cjson.decode(all[i + 1])
-    local match = false
-    if not w.disabled then
-      for _, e in ipairs(w.events) do if e == etype then match = true end end
-    end
-    if match and ((w.kind == 'webhook' and (w.keyId == keyId or w.keyId == parentKeyId)) or (w.kind == 'alert' and w.keyId == keyId)) then
-      local did = evtId .. ':' .. w.id
-      redis.call('HSET', outKey, did, cjson.encode({msgId = evtId, webhookId = w.id, body = body, attempts = 0}))
-      redis.call('ZADD', dueKey, now, did)
-      n = n + 1
-    end
-  end
-  return n
-end
--- Only a credit re-arms (rearm): a spend's reported balance can be stale (a credit lease's settle leaves out
--- other processes' calls), so a higher spend report must not re-arm, or the next drop would fire again.
-local function balanceStep(K, row, accountId, balance, rearm, now, nowIso, evtId)
-  if row.low == nil or row.low == cjson.null then return 0 end
-  if balance < row.low and row.armed then
-    row.armed = false
-    return fire(K[1], K[3], K[4], accountId, row.keyId, row.parentKeyId, 'balance.low', {balance = balance, threshold = row.low}, now, nowIso, evtId)
-  end
-  if rearm and balance >= row.low and not row.armed then row.armed = true end
-  return 0
-end
-`;
-
-/**
- * KEYS: hooks, keys, out, due. ARGV: accountId, keyId, parentKeyId, charged, balance, now, nowIso, day,
- * evtIdBase, rearm ('1' = a credit: balance.low re-arms at or above the threshold).
- */
-const SPEND = `${FIRE}
-local accountId, keyId, parentKeyId = ARGV[1], ARGV[2], ARGV[3]
-local charged, balance, now = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local nowIso, day, base = ARGV[7], ARGV[8], ARGV[9]
-local rearm = ARGV[10] == '1'
-local n, seq = 0, 0
-local all = redis.call('HGETALL', KEYS[2])
-for i = 1, #all, 2 do
-  local row = cjson.decode(all[i + 1])
-  seq = seq + 1
-  n = n + balanceStep(KEYS, row, accountId, balance, rearm, now, nowIso, base .. 'b' .. seq)
-  if charged > 0 and (row.keyId == keyId or row.keyId == parentKeyId) then
-    local spent = charged
-    if row.day == day then spent = row.daySpent + charged end
-    row.day = day
-    row.daySpent = spent
-    if row.daily ~= nil and row.daily ~= cjson.null and row.dayFired ~= day and spent >= row.daily then
-      row.dayFired = day
-      n = n + fire(KEYS[1], KEYS[3], KEYS[4], accountId, row.keyId, row.parentKeyId, 'spend.daily_limit', {day = day, spent = spent, limit = row.daily}, now, nowIso, base .. 'd' .. seq)
-    end
-  end
-  redis.call('HSET', KEYS[2], row.keyId, cjson.encode(row))
-end
-return n
-`;
-
-/** KEYS: hooks, keys, out, due. ARGV: accountId, keyId, now, nowIso, evtId. */
-const EXPIRE = `${FIRE}
-local raw = redis.call('HGET', KEYS[2], ARGV[2])
-if not raw then return 0 end
-local row = cjson.decode(raw)
-if row.expiredFired or row.expiresAt == cjson.null or row.expiresAt == nil or row.expiresAt > tonumber(ARGV[3]) then return 0 end
-row.expiredFired = true
-redis.call('HSET', KEYS[2], row.keyId, cjson.encode(row))
-local expiredAt = ARGV[6]
-return fire(KEYS[1], KEYS[3], KEYS[4], ARGV[1], row.keyId, row.parentKeyId, 'key.expired', {expired_at = expiredAt}, tonumber(ARGV[3]), ARGV[4], ARGV[5])
-`;
-
-/** KEYS: keys. ARGV: keyJson (keyId, parentKeyId, expiresAt). Returns the row. */
-const WATCH_FN = `
-local function watch(keysKey, k)
-  local raw = redis.call('HGET', keysKey, k.keyId)
-  local row
-  if raw then row = cjson.decode(raw) else
-    row = {keyId = k.keyId, parentKeyId = k.parentKeyId, low = cjson.null, daily = cjson.null, armed = true, day = '', daySpent = 0, dayFired = '', expiredFired = false}
-  end
-  row.expiresAt = k.expiresAt
-  return row
-end
-`;
-
-/** KEYS: hooks, keys. ARGV: keyJson, hookJson. */
-const CREATE = `${WATCH_FN}
-local row = watch(KEYS[2], cjson.decode(ARGV[1]))
-redis.call('HSET', KEYS[2], row.keyId, cjson.encode(row))
-local hook = cjson.decode(ARGV[2])
-redis.call('HSET', KEYS[1], hook.id, ARGV[2])
-return 1
-`;
-
-/** KEYS: keys. ARGV: keyJson... (one account). */
-const WATCH_KEYS = `${WATCH_FN}
-for i = 1, #ARGV do
-  local row = watch(KEYS[1], cjson.decode(ARGV[i]))
-  redis.call('HSET', KEYS[1], row.keyId, cjson.encode(row))
-end
-return #ARGV
-`;
-
-/** KEYS: hooks, keys, out, due. ARGV: keyJson, low, daily, url, secret, now. */
-const SET_ALERTS = `${WATCH_FN}
-local row = watch(KEYS[2], cjson.decode(ARGV[1]))
-local low = ARGV[2] == '' and cjson.null or tonumber(ARGV[2])
--- A new threshold is a new alert: armed (the old one's state says nothing about it).
-if low ~= row.low then row.armed = true end
-row.low = low
-row.daily = ARGV[3] == '' and cjson.null or tonumber(ARGV[3])
-redis.call('HSET', KEYS[2], row.keyId, cjson.encode(row))
-local id = 'alert_' .. row.keyId
-if ARGV[4] == '' then
-  redis.call('HDEL', KEYS[1], id)
-  return 1
-end
-local old = redis.call('HGET', KEYS[1], id)
-local secret = ARGV[5]
-local created = tonumber(ARGV[6])
-if old then
-  local o = cjson.decode(old)
-  if secret == '' then secret = o.secret end
-  created = o.createdAtMs
-end
-if secret == '' then return redis.error_reply('setAlerts: a new webhook_url needs a secret') end
-local k = cjson.decode(ARGV[1])
-redis.call('HSET', KEYS[1], id, cjson.encode({id = id, accountId = k.accountId, keyId = row.keyId, kind = 'alert', url = ARGV[4],
-  events = {'balance.low', 'key.expired', 'spend.daily_limit'}, secret = secret, createdAtMs = created, disabled = false}))
-return 1
-`;
-
-/** KEYS: hooks, out, due. ARGV: now, leaseMs, max. Returns [did, deliveryJson, url, secret]... */
-const CLAIM = `
-local now, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
-local ids = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
-local out = {}
-for _, did in ipairs(ids) do
-  local raw = redis.call('HGET', KEYS[2], did)
-  local d = raw and cjson.decode(raw)
-  local hraw = d and redis.call('HGET', KEYS[1], d.webhookId)
-  local h = hraw and cjson.decode(hraw)
-  if not d or not h or h.disabled then
-    redis.call('HDEL', KEYS[2], did)
-    redis.call('ZREM', KEYS[3], did)
-  else
-    redis.call('ZADD', KEYS[3], now + lease, did)
-    table.insert(out, did)
-    table.insert(out, raw)
-    table.insert(out, h.url)
-    table.insert(out, h.secret)
-  end
-end
-local nxt = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-table.insert(out, nxt[2] or '')
-return out
-`;
-
-/** KEYS: hooks, out, due, log. ARGV: did, webhookId, entryJson, mode (done|retry|disable), retryAt, keep. */
-const FINISH = `
-redis.call('LPUSH', KEYS[4], ARGV[3])
-redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[6]) - 1)
-local mode = ARGV[4]
-if mode == 'disable' then
-  local raw = redis.call('HGET', KEYS[1], ARGV[2])
-  if raw then
-    local h = cjson.decode(raw)
-    h.disabled = true
-    redis.call('HSET', KEYS[1], ARGV[2], cjson.encode(h))
-  end
-  local all = redis.call('HGETALL', KEYS[2])
-  for i = 1, #all, 2 do
-    if cjson.decode(all[i + 1]).webhookId == ARGV[2] then
-      redis.call('HDEL', KEYS[2], all[i])
-      redis.call('ZREM', KEYS[3], all[i])
-    end
-  end
-elseif mode == 'done' then
-  redis.call('HDEL', KEYS[2], ARGV[1])
-  redis.call('ZREM', KEYS[3], ARGV[1])
-else
-  local raw = redis.call('HGET', KEYS[2], ARGV[1])
-  if raw then
-    local d = cjson.decode(raw)
-    d.attempts = d.attempts + 1
-    redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(d))
-    redis.call('ZADD', KEYS[3], tonumber(ARGV[5]), ARGV[1])
-  end
-end
-return 1
-`;
-
-/** KEYS: hooks, log. ARGV: id, keyId. */
-const DELETE = `
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return 0 end
-local h = cjson.decode(raw)
-if h.kind ~= 'webhook' or h.keyId ~= ARGV[2] then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('DEL', KEYS[2])
-return 1
-`;
+/** The webhook store's Lua scripts (core/events/redis/*.lua, KEYS/ARGV headers), loaded once per process. */
+const SCRIPT_FILES = [
+  'spend-4',
+  'expire-4',
+  'create-webhook-2',
+  'watch-keys-1',
+  'set-alerts-2',
+  'claim-3',
+  'finish-delivery-4',
+  'delete-webhook-2',
+] as const;
+type ScriptName =
+  | 'spend'
+  | 'expire'
+  | 'create-webhook'
+  | 'watch-keys'
+  | 'set-alerts'
+  | 'claim'
+  | 'finish-delivery'
+  | 'delete-webhook';
+/** Bumped when the stored shape changes (script names carry it). */
+const EVENTS_SCRIPT_VERSION = 1;
+let scripts: Map<ScriptName, LoadedScript> | undefined;
+function loadEventScripts(): Map<ScriptName, LoadedScript> {
+  scripts ??= loadScriptFiles<ScriptName>({
+    dir: join(scriptDirOf(import.meta.url, join('redis', 'spend-4.lua')), 'redis'),
+    files: SCRIPT_FILES,
+    prefix: 'gwEvents',
+    version: EVENTS_SCRIPT_VERSION,
+  });
+  return scripts;
+}
 
 type Client = Redis | Cluster;
 
@@ -250,10 +84,14 @@ const RECENT_KEEP = 1000;
 export const FULL_SCAN_MS = 30_000;
 
 export class RedisWebhookStore implements WebhookStore {
+  private readonly run: ScriptRunner<ScriptName>;
+
   constructor(
     private readonly redis: Client,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.run = defineScriptSet(redis, loadEventScripts());
+  }
 
   private k(accountId: string) {
     const b = `${this.prefix}:{a:${accountId}}:`;
@@ -314,7 +152,7 @@ export class RedisWebhookStore implements WebhookStore {
     };
     await this.registerGlobal(key);
     const k = this.k(key.accountId);
-    await this.redis.eval(CREATE, 2, k.hooks, k.keys, this.keyJson(key), JSON.stringify(hook));
+    await this.run('create-webhook', [k.hooks, k.keys], [this.keyJson(key), JSON.stringify(hook)]);
     return hook;
   }
 
@@ -323,7 +161,11 @@ export class RedisWebhookStore implements WebhookStore {
     for (const k of keys) byAccount.set(k.accountId, [...(byAccount.get(k.accountId) ?? []), k]);
     for (const [accountId, ks] of byAccount) {
       for (const k of ks) await this.registerGlobal(k);
-      await this.redis.eval(WATCH_KEYS, 1, this.k(accountId).keys, ...ks.map((k) => this.keyJson(k)));
+      await this.run(
+        'watch-keys',
+        [this.k(accountId).keys],
+        ks.map((k) => this.keyJson(k)),
+      );
     }
   }
 
@@ -346,7 +188,7 @@ export class RedisWebhookStore implements WebhookStore {
   async deleteWebhook(accountId: string, keyId: string, id: string): Promise<boolean> {
     const k = this.k(accountId);
     // Pending deliveries of a deleted webhook are dropped by the next claim.
-    return (await this.redis.eval(DELETE, 2, k.hooks, k.log(id), id, keyId)) === 1;
+    return (await this.run('delete-webhook', [k.hooks, k.log(id)], [id, keyId])) === 1;
   }
 
   async getAlerts(accountId: string, keyId: string): Promise<AlertSettings | null> {
@@ -367,19 +209,17 @@ export class RedisWebhookStore implements WebhookStore {
   async setAlerts(key: EventKey, s: AlertSettings, secret: string | null, now = Date.now()): Promise<void> {
     await this.registerGlobal(key);
     const k = this.k(key.accountId);
-    await this.redis.eval(
-      SET_ALERTS,
-      4,
-      k.hooks,
-      k.keys,
-      k.out,
-      k.due,
-      this.keyJson(key),
-      s.lowBalanceThresholdMsat === null ? '' : String(s.lowBalanceThresholdMsat),
-      s.dailySpendLimitMsat === null ? '' : String(s.dailySpendLimitMsat),
-      s.webhookUrl ?? '',
-      secret ?? '',
-      String(now),
+    await this.run(
+      'set-alerts',
+      [k.hooks, k.keys],
+      [
+        this.keyJson(key),
+        s.lowBalanceThresholdMsat === null ? '' : String(s.lowBalanceThresholdMsat),
+        s.dailySpendLimitMsat === null ? '' : String(s.dailySpendLimitMsat),
+        s.webhookUrl ?? '',
+        secret ?? '',
+        String(now),
+      ],
     );
   }
 
@@ -393,23 +233,21 @@ export class RedisWebhookStore implements WebhookStore {
     now: number,
   ): Promise<number> {
     const k = this.k(accountId);
-    const n = await this.redis.eval(
-      SPEND,
-      4,
-      k.hooks,
-      k.keys,
-      k.out,
-      k.due,
-      accountId,
-      keyId,
-      parentKeyId ?? '',
-      String(charged),
-      String(balance),
-      String(now),
-      new Date(now).toISOString(),
-      utcDay(now),
-      newId('evt'),
-      rearm ? '1' : '0',
+    const n = await this.run(
+      'spend',
+      [k.hooks, k.keys, k.out, k.due],
+      [
+        accountId,
+        keyId,
+        parentKeyId ?? '',
+        String(charged),
+        String(balance),
+        String(now),
+        new Date(now).toISOString(),
+        utcDay(now),
+        newId('evt'),
+        rearm ? '1' : '0',
+      ],
     );
     if (Number(n) > 0) await this.hint(accountId, now);
     return Number(n);
@@ -441,19 +279,17 @@ export class RedisWebhookStore implements WebhookStore {
       const [accountId, keyId] = member.split(' ') as [string, string];
       const k = this.k(accountId);
       const fired = Number(
-        await this.redis.eval(
-          EXPIRE,
-          4,
-          k.hooks,
-          k.keys,
-          k.out,
-          k.due,
-          accountId,
-          keyId,
-          String(now),
-          new Date(now).toISOString(),
-          newId('evt'),
-          new Date(Number(due[i + 1])).toISOString(),
+        await this.run(
+          'expire',
+          [k.hooks, k.keys, k.out, k.due],
+          [
+            accountId,
+            keyId,
+            String(now),
+            new Date(now).toISOString(),
+            newId('evt'),
+            new Date(Number(due[i + 1])).toISOString(),
+          ],
         ),
       );
       if (fired > 0) await this.hint(accountId, now);
@@ -475,15 +311,10 @@ export class RedisWebhookStore implements WebhookStore {
     for (const accountId of accounts) {
       if (out.length >= max) break;
       const k = this.k(accountId);
-      const r = (await this.redis.eval(
-        CLAIM,
-        3,
-        k.hooks,
-        k.out,
-        k.due,
-        String(now),
-        String(leaseMs),
-        String(max - out.length),
+      const r = (await this.run(
+        'claim',
+        [k.hooks, k.out, k.due],
+        [String(now), String(leaseMs), String(max - out.length)],
       )) as string[];
       // The last element: the account's next due time after this claim ('' = nothing left).
       const next = r.pop();
@@ -515,19 +346,10 @@ export class RedisWebhookStore implements WebhookStore {
     const k = this.k(d.accountId);
     const entry = JSON.stringify({ attempt: d.attempts + 1, atMs: o.atMs, status: o.status, error: o.error });
     const mode = o.disable ? 'disable' : o.retryAtMs === null ? 'done' : 'retry';
-    await this.redis.eval(
-      FINISH,
-      4,
-      k.hooks,
-      k.out,
-      k.due,
-      k.log(d.webhookId),
-      d.id,
-      d.webhookId,
-      entry,
-      mode,
-      String(o.retryAtMs ?? 0),
-      String(DELIVERY_LOG_KEEP_REDIS),
+    await this.run(
+      'finish-delivery',
+      [k.hooks, k.out, k.due, k.log(d.webhookId)],
+      [d.id, d.webhookId, entry, mode, String(o.retryAtMs ?? 0), String(DELIVERY_LOG_KEEP_REDIS)],
     );
     if (mode === 'retry') await this.hint(d.accountId, o.retryAtMs!);
     // The console's node-wide list (its own key: outside the account's slot, so not in the script). Best effort.

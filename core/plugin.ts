@@ -35,6 +35,7 @@ import type { WalletService } from './wallet/types.js';
 // The rest of the plugin kit's types (package export `prepaid-model-gateway/plugin`; see docs/plugins.md).
 export type { PriceAdjustment, ProviderPreference, RequestContext } from './context.js';
 export type { Provider, Providers } from './providers/providers.js';
+export type { RoutingInfo, RoutingPolicy } from './providers/routing-policy.js';
 
 /** What `onRequest` returns: go on with the next plugin, or stop (only after having answered). */
 export const HookStatus = { Continue: 'continue', Stop: 'stop' } as const;

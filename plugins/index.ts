@@ -160,6 +160,9 @@ export function buildPlugins(entries: readonly PipelineEntry[], services: Servic
       `PIPELINE names an unknown plugin "${name}" (known: ${Object.keys(PLUGINS).join(', ')})`,
     );
   });
+  // Plugins may have registered routing policies (services.providers.registerPolicy): now every name
+  // ROUTING_POLICY and the providers file's `routing` use must be known, or the start stops naming it.
+  services.providers?.checkPolicies();
   const missing = unchargedStages(plugins);
   if (missing.length > 0) {
     // An operator may want this (a free internal relay, a benchmark), so it is allowed, but never silently.

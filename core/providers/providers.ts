@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
-import { ConfigError, ROUTING_POLICIES, type RoutingPolicy } from '../config.js';
+import { ConfigError } from '../config.js';
 import type { UsdRates } from '../pricing/types.js';
 import { UpstreamClient } from '../upstream/upstream-client.js';
+import { BUILT_IN_POLICIES, POLICY_NAME_RE, type RoutingInfo, type RoutingPolicy } from './routing-policy.js';
 
 /**
  * The model providers the gateway relays to (issue 14): one per entry of the providers file (`PROVIDERS_PATH`,
@@ -11,22 +12,17 @@ import { UpstreamClient } from '../upstream/upstream-client.js';
  * tried first), a `weight`, and a circuit breaker.
  *
  * Routing (`ROUTING_POLICY`, or per model in the file's `routing`): the order in which a call's providers are
- * tried —
- *   priority  lower `priority` first (ties: the file's order) — the default, with failover down the list;
- *   weighted  a random order drawn by `weight` (each pick proportional to the weights left);
- *   cheapest  by the provider's declared `pricing` for the model (also what a call it serves is charged) (prompt + completion USD per token; a provider
- *             with no price for it goes last), ties by priority;
- *   latency   by the moving average (EWMA, α = 0.2) of time to the response head, unmeasured first.
- * Providers whose breaker is open go after the others (so a dead provider costs no timeout while another can
- * serve); when all are open the call still tries them in order (a half-open probe).
+ * tried, given by a named `RoutingPolicy` (./routing-policy.ts: `priority` — the default —, `weighted`,
+ * `cheapest`, `latency`, and any a plugin registers with `registerPolicy`).
  *
  * Breaker: `PROVIDER_BREAKER_FAILURES` consecutive failures (connect error, timeout before the head, 5xx, 429)
- * open it for `PROVIDER_BREAKER_COOLDOWN_MS`; then one call probes (half-open): success closes it, failure
+ * open it for `PROVIDER_BREAKER_COOLDOWN_MS`: while open the relay sends it nothing (it skips it); after the
+ * cool-down exactly one call probes it (half-open; calls meanwhile skip it): success closes it, failure
  * opens it again. Status for /v1/providers: `down` (open), `degraded` (half-open, or failures since the last
  * success), `active`.
  */
 
-export type { RoutingPolicy };
+export type { RoutingInfo, RoutingPolicy };
 export type ProviderStatus = 'active' | 'degraded' | 'down';
 
 export interface ModelPrice {
@@ -51,8 +47,8 @@ export interface ProviderSpec {
 
 export interface ProvidersFile {
   providers: ProviderSpec[];
-  /** Per-model routing policy overrides. */
-  routing: Record<string, RoutingPolicy>;
+  /** Per-model routing policy names (built-in or registered by a plugin). */
+  routing: Record<string, string>;
 }
 
 export interface BreakerOptions {
@@ -67,16 +63,23 @@ export class Breaker {
 
   constructor(private readonly opts: BreakerOptions) {}
 
-  /** May a call go to this provider now? In half-open state only one probe at a time. */
+  /** Would a call be let through now (without claiming the half-open probe)? */
   allows(now = Date.now()): boolean {
     if (this.openedAt === null) return true;
     if (now - this.openedAt < this.opts.cooldownMs) return false;
     return !this.probing;
   }
 
-  /** A call is about to be sent (marks the half-open probe). */
-  begin(now = Date.now()): void {
-    if (this.openedAt !== null && now - this.openedAt >= this.opts.cooldownMs) this.probing = true;
+  /**
+   * A call wants to go to this provider: true when it may. Closed: always. Open: never during the cool-down;
+   * after it, the first caller claims the one half-open probe (true) and everyone else is refused (false) until
+   * the probe's outcome is reported (`success`, `failure`, or `abandon`).
+   */
+  acquire(now = Date.now()): boolean {
+    if (this.openedAt === null) return true;
+    if (now - this.openedAt < this.opts.cooldownMs || this.probing) return false;
+    this.probing = true;
+    return true;
   }
 
   success(): void {
@@ -88,6 +91,11 @@ export class Breaker {
   failure(now = Date.now()): void {
     this.consecutive++;
     if (this.probing || this.consecutive >= this.opts.failures) this.openedAt = now;
+    this.probing = false;
+  }
+
+  /** A call it let through ended with no verdict on the provider (the client went away): free the probe. */
+  abandon(): void {
     this.probing = false;
   }
 
@@ -170,7 +178,8 @@ export class Provider {
 }
 
 export interface ProvidersOptions {
-  policy: RoutingPolicy;
+  /** The node's default routing policy (`ROUTING_POLICY`): a built-in name or one a plugin registers. */
+  policy: string;
   maxAttempts: number;
   breaker: BreakerOptions;
   /** Random numbers in [0, 1) for `weighted` (tests pass a seeded one). */
@@ -182,7 +191,12 @@ export class Providers {
   /** Some provider declares its own prices (then reserve and settle look them up). */
   readonly priced: boolean;
   private readonly byName: Map<string, Provider>;
-  private readonly random: () => number;
+  private readonly info: RoutingInfo;
+  /** Per-model routing policy names (the providers file's `routing`). */
+  private readonly routing: Record<string, string>;
+  private readonly policies = new Map<string, RoutingPolicy>(BUILT_IN_POLICIES.map((p) => [p.name, p]));
+  /** Set once the policy names were checked against the registry (`checkPolicies`). */
+  private checked = false;
 
   constructor(
     file: ProvidersFile,
@@ -194,53 +208,74 @@ export class Providers {
     this.byName = new Map(this.list.map((p) => [p.name, p]));
     this.priced = this.list.some((p) => Object.keys(p.spec.pricing).length > 0);
     this.routing = file.routing;
-    this.random = opts.random ?? Math.random;
+    this.info = { random: opts.random ?? Math.random };
   }
-
-  private readonly routing: Record<string, RoutingPolicy>;
 
   get(name: string): Provider | undefined {
     return this.byName.get(name);
   }
 
-  policyFor(model: string | undefined): RoutingPolicy {
+  /**
+   * Adds a named routing policy (plugin kit: a plugin's factory calls it at start, before any call). MUST be
+   * called before the pipeline is built; a name already taken (a built-in one included) is refused.
+   */
+  registerPolicy(policy: RoutingPolicy): void {
+    const name = (policy as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string' || !POLICY_NAME_RE.test(name) || typeof policy.order !== 'function') {
+      throw new ConfigError(
+        'registerPolicy: a routing policy is {name: 1-63 letters, digits, "-" or "_", order(providers, model, info)}',
+      );
+    }
+    if (this.policies.has(name))
+      throw new ConfigError(`registerPolicy: a routing policy "${name}" exists already`);
+    if (this.checked) throw new ConfigError(`registerPolicy("${name}"): too late, the node already started`);
+    this.policies.set(name, policy);
+  }
+
+  /** The registered policy names (built-in first). */
+  get policyNames(): string[] {
+    return [...this.policies.keys()];
+  }
+
+  /**
+   * Checks that ROUTING_POLICY and every `routing` entry name a registered policy (called once the plugins,
+   * which may register policies, are built); a start with an unknown name stops with a message naming it.
+   */
+  checkPolicies(): void {
+    const known = () => this.policyNames.join(', ');
+    if (!this.policies.has(this.opts.policy)) {
+      throw new ConfigError(
+        `ROUTING_POLICY names an unknown routing policy "${this.opts.policy}" (known: ${known()})`,
+      );
+    }
+    for (const [model, name] of Object.entries(this.routing)) {
+      if (!this.policies.has(name)) {
+        throw new ConfigError(
+          `PROVIDERS_PATH: routing["${model}"] names an unknown routing policy "${name}" (known: ${known()})`,
+        );
+      }
+    }
+    this.checked = true;
+  }
+
+  /** The name of the policy that orders `model`'s providers. */
+  policyFor(model: string | undefined): string {
     return (model !== undefined ? this.routing[model] : undefined) ?? this.opts.policy;
   }
 
-  /** The providers to try for `model`, in the order the policy gives, open breakers last. */
-  order(model: string | undefined, now = Date.now()): Provider[] {
-    // The one-provider shorthand (the common case): no allocation, no clock read per call.
+  /**
+   * The providers serving `model`, in the order its routing policy gives. Circuit breakers are not applied
+   * here: the relay skips a provider whose breaker refuses the call when it gets to it (`Breaker.acquire`).
+   */
+  order(model: string | undefined): readonly Provider[] {
+    // The one-provider shorthand (the common case): no allocation, no policy call.
     if (this.list.length === 1) return this.list[0]!.serves(model) ? this.list : [];
     const serving = this.list.filter((p) => p.serves(model));
-    const byPriority = (a: Provider, b: Provider) => a.spec.priority - b.spec.priority;
-    let ordered: Provider[];
-    switch (this.policyFor(model)) {
-      case 'weighted': {
-        const left = [...serving];
-        ordered = [];
-        while (left.length > 0) {
-          const total = left.reduce((s, p) => s + p.spec.weight, 0);
-          let r = this.random() * total;
-          let i = 0;
-          while (i < left.length - 1 && r >= left[i]!.spec.weight) {
-            r -= left[i]!.spec.weight;
-            i++;
-          }
-          ordered.push(left.splice(i, 1)[0]!);
-        }
-        break;
-      }
-      case 'cheapest':
-        ordered = [...serving].sort((a, b) => a.priceScore(model) - b.priceScore(model) || byPriority(a, b));
-        break;
-      case 'latency':
-        ordered = [...serving].sort((a, b) => (a.ttfbMs ?? -1) - (b.ttfbMs ?? -1) || byPriority(a, b));
-        break;
-      default:
-        ordered = [...serving].sort(byPriority);
-    }
-    const open = ordered.filter((p) => !p.breaker.allows(now));
-    return open.length === 0 ? ordered : [...ordered.filter((p) => p.breaker.allows(now)), ...open];
+    if (serving.length <= 1) return serving;
+    const name = this.policyFor(model);
+    const policy = this.policies.get(name);
+    if (policy === undefined) throw new ConfigError(`unknown routing policy "${name}"`);
+    return policy.order(serving, model, this.info);
   }
 
   async close(): Promise<void> {
@@ -390,14 +425,15 @@ export function parseProvidersFile(
       pricing,
     };
   });
-  const routing: Record<string, RoutingPolicy> = {};
+  // Policy names are checked against the registry once plugins registered theirs (Providers.checkPolicies).
+  const routing: Record<string, string> = {};
   if (doc.routing !== undefined) {
     if (!isObj(doc.routing)) throw new ConfigError(`${where}: "routing" must map model ids to a policy`);
     for (const [model, policy] of Object.entries(doc.routing)) {
-      if (!ROUTING_POLICIES.includes(policy as RoutingPolicy)) {
-        throw new ConfigError(`${where}: routing["${model}"] must be one of ${ROUTING_POLICIES.join(', ')}`);
+      if (typeof policy !== 'string' || !POLICY_NAME_RE.test(policy)) {
+        throw new ConfigError(`${where}: routing["${model}"] must be a routing policy name`);
       }
-      routing[model] = policy as RoutingPolicy;
+      routing[model] = policy;
     }
   }
   return { providers, routing };

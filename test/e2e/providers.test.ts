@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
+import { waitUntil } from '../providers/wait-until.js';
 import { call } from '../routes/http.js';
 import { assertDocumented } from '../routes/response-schema.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
@@ -218,6 +219,109 @@ describe.each<PaidStore>(['sqlite', 'redis'])('providers and failover on %s', (s
     // The catalogue is the union: mock-mini (listed by the dead provider's entry and the others) and mock-gpt.
     const models = (JSON.parse(texts[2]!) as { data: Array<{ id: string }> }).data.map((m) => m.id);
     expect(models).toEqual(expect.arrayContaining(['mock-gpt', 'mock-mini']));
+  });
+});
+
+describe.each<PaidStore>(['sqlite', 'redis'])('the circuit breaker skips an open provider on %s', (store) => {
+  let a: MockUpstream;
+  let b: MockUpstream;
+  let h: PaidGateway;
+  let dir: string;
+  beforeAll(async () => {
+    a = await startMockUpstream();
+    b = await startMockUpstream();
+    dir = mkdtempSync(join(tmpdir(), 'gw-breaker-'));
+    const file = join(dir, 'providers.json');
+    // mock-mini is served by alpha alone; mock-gpt by alpha, then beta.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: [
+          { name: 'alpha', base_url: a.url, priority: 1, timeout_ms: 3000 },
+          { name: 'beta', base_url: b.url, priority: 2, models: ['mock-gpt'] },
+        ],
+      }),
+    );
+    h = await startPaidGateway({
+      store,
+      env: {
+        PROVIDERS_PATH: file,
+        FIXED_PRICING: 'true',
+        FIXED_COST_PER_REQUEST: String(PRICE_MSAT / 1000),
+        PROVIDER_BREAKER_FAILURES: '2',
+        PROVIDER_BREAKER_COOLDOWN_MS: '800',
+      },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await a?.close();
+    await b?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const chat = (apiKey: string, model: string) =>
+    call(h.gateway.url, 'POST', '/v1/chat/completions', { auth: apiKey, body: { model, messages } });
+  const errorOf = (r: { body: unknown }) =>
+    (r.body as { error: { code: string; message: string; details?: Record<string, unknown> } }).error;
+  const statusOf = async (name: string) =>
+    ((await call(h.gateway.url, 'GET', `/v1/providers/${name}`)).body as { status: string }).status;
+
+  it('open: nothing is sent to it; all of a model\u2019s providers open → 502 at once, nothing charged; one probe at a time', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    a.resetStats(); // the catalogue's model-list fetches at start
+    b.resetStats();
+    a.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
+    for (let i = 0; i < 2; i++) {
+      const r = await chat(apiKey, 'mock-mini');
+      expect(r.status).toBe(502);
+      expect(errorOf(r).details).toMatchObject({ upstream_status: 500 });
+    }
+    expect(a.stats.requests).toBe(2);
+    expect(await statusOf('alpha')).toBe('down');
+
+    // Every provider of mock-mini is open: answered at once, nothing sent, nothing charged.
+    const fast = await chat(apiKey, 'mock-mini');
+    expect(fast.status).toBe(502);
+    expect(errorOf(fast)).toMatchObject({ code: 'upstream_error', details: { providers: ['alpha'] } });
+    expect(errorOf(fast).message).toMatch(/All providers of model mock-mini are unavailable/);
+    expect(a.stats.requests).toBe(2);
+
+    // mock-gpt: alpha is skipped (no request, no timeout), beta serves and is charged.
+    const served = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+    expect((served as unknown as Record<string, { provider: string }>)['x-node-cost']?.provider).toBe('beta');
+    expect(a.stats.requests).toBe(2);
+    expect(b.stats.requests).toBe(1);
+    expect(await h.available(apiKey)).toBe(balanceMsat - PRICE_MSAT);
+
+    // After the cool-down exactly one call probes alpha. It hangs; the calls meanwhile skip alpha.
+    a.setBehaviour({ error: undefined, hang: true });
+    await waitUntil('alpha\u2019s cool-down ended', async () => (await statusOf('alpha')) === 'degraded');
+    const probe = chat(apiKey, 'mock-mini');
+    await waitUntil('the probe reached alpha', () => a.stats.requests === 3);
+    const during = await Promise.all([1, 2, 3].map(() => chat(apiKey, 'mock-mini')));
+    for (const r of during) {
+      expect(r.status).toBe(502);
+      expect(errorOf(r).message).toMatch(/All providers of model mock-mini are unavailable/);
+    }
+    expect(a.stats.requests).toBe(3);
+    // The probe times out (alpha's timeout_ms): a failure, so the breaker opens again.
+    expect((await probe).status).toBe(504);
+    expect(await statusOf('alpha')).toBe('down');
+
+    // The next probe succeeds and closes the breaker.
+    a.setBehaviour({ hang: false });
+    await waitUntil(
+      'alpha\u2019s cool-down ended again',
+      async () => (await statusOf('alpha')) === 'degraded',
+    );
+    const ok = await h.openai(apiKey).chat.completions.create({ model: 'mock-mini', messages });
+    expect((ok as unknown as Record<string, { provider: string }>)['x-node-cost']?.provider).toBe('alpha');
+    expect(await statusOf('alpha')).toBe('active');
+    expect(a.stats.requests).toBe(4);
+    // Charged: the beta call and the successful probe only.
+    expect(await h.available(apiKey)).toBe(balanceMsat - 2 * PRICE_MSAT);
+    await h.auditOk();
   });
 });
 

@@ -18,6 +18,7 @@ import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/p
 
 const SURCHARGE = resolve('examples/plugins/model-surcharge.js');
 const PIN = resolve('examples/plugins/pin-provider.js');
+const ROUND_ROBIN = resolve('examples/plugins/round-robin.js');
 const messages = [{ role: 'user' as const, content: 'hi' }];
 const cost = (res: unknown) =>
   (res as Record<string, { msats: number; provider?: string } | undefined>)['x-node-cost'];
@@ -136,6 +137,86 @@ describe('a routing policy from a file path', () => {
     expect(r.status).toBe(502);
     expect(a.stats.requests).toBe(before);
     await h.auditOk();
+  });
+});
+
+describe('a named routing policy registered by a plugin', () => {
+  let a: MockUpstream;
+  let b: MockUpstream;
+  let c: MockUpstream;
+  let h: PaidGateway;
+  beforeAll(async () => {
+    [a, b, c] = await Promise.all([startMockUpstream(), startMockUpstream(), startMockUpstream()]);
+    const providers = writeJson('rr-providers.json', {
+      providers: [
+        { name: 'alpha', base_url: a.url, priority: 1 },
+        { name: 'beta', base_url: b.url, priority: 2 },
+        { name: 'gamma', base_url: c.url, priority: 3 },
+      ],
+      // Only mock-gpt is routed by the plugin's policy; mock-mini keeps ROUTING_POLICY (priority).
+      routing: { 'mock-gpt': 'turns' },
+    });
+    h = await startPaidGateway({
+      store: 'sqlite',
+      env: {
+        PROVIDERS_PATH: providers,
+        FIXED_PRICING: 'true',
+        FIXED_COST_PER_REQUEST: '1',
+        PIPELINE: [...DEFAULT.slice(0, 3), ROUND_ROBIN, ...DEFAULT.slice(3)].join(','),
+        PIPELINE_CONFIG: writeJson('rr.json', { [ROUND_ROBIN]: { name: 'turns' } }),
+      },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await Promise.all([a?.close(), b?.close(), c?.close()]);
+  });
+
+  it('the providers file names it for a model: calls go to each provider in turn; other models keep priority', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const served: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+      served.push(cost(res)?.provider ?? '');
+    }
+    expect(served).toEqual(['alpha', 'beta', 'gamma', 'alpha', 'beta', 'gamma']);
+    const mini = await h.openai(apiKey).chat.completions.create({ model: 'mock-mini', messages });
+    expect(cost(mini)?.provider).toBe('alpha');
+    // Failover follows the policy's order: on gamma's turn gamma fails and alpha (next after it) serves.
+    c.setBehaviour({ error: { status: 500, body: '{"error":{"message":"down"}}' } });
+    const gammaAsked = c.stats.requests;
+    const more: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+      more.push(cost(res)?.provider ?? '');
+    }
+    expect(more).toEqual(['alpha', 'beta', 'alpha']);
+    expect(c.stats.requests).toBe(gammaAsked + 1);
+    expect(await h.available(apiKey)).toBe(balanceMsat - 10 * 1000);
+    await h.auditOk();
+  });
+
+  it('a start naming a policy nobody registered stops with a message naming it', async () => {
+    let err: unknown;
+    try {
+      const g = await startGateway({
+        config: loadConfig({
+          HOST: '127.0.0.1',
+          PORT: '0',
+          LOG_LEVEL: 'silent',
+          DATA_DIR: dir,
+          ROUTING_POLICY: 'turns',
+        }),
+        log: createLogger('silent'),
+      });
+      await g.close();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(
+      /ROUTING_POLICY names an unknown routing policy "turns" \(known: priority, weighted, cheapest, latency\)/,
+    );
   });
 });
 

@@ -1824,14 +1824,11 @@ export interface components {
             /** @description Lower is tried first (routing policy `priority`). */
             priority?: number;
             weight?: number;
-            /**
-             * @description The routing policy that orders this node's providers by default (ROUTING_POLICY).
-             * @enum {string}
-             */
-            routing?: "priority" | "weighted" | "cheapest" | "latency";
+            /** @description The routing policy that orders this node's providers by default (ROUTING_POLICY): `priority`, `weighted`, `cheapest`, `latency`, or a name a plugin registered. */
+            routing?: string;
         };
         /**
-         * @description From the provider's circuit breaker: `down` while open (consecutive failures; no call is sent until its cool-down ends), `degraded` while probing or after failures since the last success, else `active`.
+         * @description From the provider's circuit breaker: `down` while open (after consecutive failures): no call is sent to it until its cool-down ends, calls skip it and go to the model's other providers, and when every provider of a model is open a call fails at once with 502 `upstream_error` ("All providers of model … are unavailable", `details.providers` naming them) and is charged nothing. `degraded` once the cool-down ended (exactly one call probes it, the others skip it meanwhile; success closes the breaker, failure opens it again) or after failures since the last success; else `active`. Breakers are kept per gateway process.
          * @enum {string}
          */
         ProviderStatus: "active" | "degraded" | "down";

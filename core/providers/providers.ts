@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
+import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../config.js';
 import type { UsdRates } from '../pricing/types.js';
 import { UpstreamClient } from '../upstream/upstream-client.js';
@@ -7,7 +8,7 @@ import { BUILT_IN_POLICIES, POLICY_NAME_RE, type RoutingInfo, type RoutingPolicy
 
 /**
  * The model providers the gateway relays to (issue 14): one per entry of the providers file (`PROVIDERS_PATH`,
- * JSON), or the one `UPSTREAM_BASE_URL` names. Each provider has its own keep-alive pool (`max_connections`,
+ * JSON or YAML), or the one `UPSTREAM_BASE_URL` names. Each provider has its own keep-alive pool (`max_connections`,
  * `timeout_ms`, extra `headers`, its own API key), the models it serves (`"*"` = all), a `priority` (lower is
  * tried first), a `weight`, and a circuit breaker.
  *
@@ -258,6 +259,30 @@ export class Providers {
     this.checked = true;
   }
 
+  /** The providers serving `model`, in the file's order (no routing policy is asked). */
+  serving(model: string | undefined): readonly Provider[] {
+    return this.list.length === 1 && this.list[0]!.serves(model)
+      ? this.list
+      : this.list.filter((p) => p.serves(model));
+  }
+
+  /**
+   * The USD rates a call of `model` served by `servedBy` is charged at (model-based pricing): that provider's
+   * own prices; else the price book's (`base`); else — a model only providers price, served after failover by
+   * one that declares none — the dearest price a serving provider declares, which is what the reservation
+   * covered (never free, never unpriceable after the call). Undefined when nobody prices it.
+   */
+  chargeRates(model: string, servedBy: string | undefined, base: UsdRates | undefined): UsdRates | undefined {
+    const own = servedBy === undefined ? undefined : this.byName.get(servedBy)?.ratesFor(model, base);
+    if (own !== undefined || base !== undefined) return own ?? base;
+    let dearest: Provider | undefined;
+    for (const p of this.serving(model)) {
+      if (p.spec.pricing[model] === undefined) continue;
+      if (dearest === undefined || p.priceScore(model) > dearest.priceScore(model)) dearest = p;
+    }
+    return dearest?.ratesFor(model, base);
+  }
+
   /** The name of the policy that orders `model`'s providers. */
   policyFor(model: string | undefined): string {
     return (model !== undefined ? this.routing[model] : undefined) ?? this.opts.policy;
@@ -294,7 +319,8 @@ function isObj(v: unknown): v is Json {
 }
 
 /**
- * Parses and validates a providers file; every message names the entry (`providers[1] ("b")`). `env` resolves
+ * Parses and validates a providers file (JSON, or YAML when `format` says so — `readProvidersFile` decides by the
+ * `.yaml`/`.yml` extension); every message names the entry (`providers[1] ("b")`). `env` resolves
  * `api_key_env`. Defaults: models "*", priority 1, weight 1, and the connection/timeout defaults given.
  */
 export function parseProvidersFile(
@@ -302,12 +328,16 @@ export function parseProvidersFile(
   env: Record<string, string | undefined>,
   defaults: { timeoutMs: number; maxConnections: number },
   where = 'PROVIDERS_PATH',
+  format: 'json' | 'yaml' = 'json',
 ): ProvidersFile {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    // YAML's own parser, strict about duplicate keys; the same document shape as JSON.
+    doc = format === 'yaml' ? parseYaml(text, { uniqueKeys: true }) : JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(`${where}: not valid JSON (${(err as Error).message})`);
+    throw new ConfigError(
+      `${where}: not valid ${format === 'yaml' ? 'YAML' : 'JSON'} (${(err as Error).message})`,
+    );
   }
   if (!isObj(doc) || !Array.isArray(doc.providers) || doc.providers.length === 0) {
     throw new ConfigError(`${where}: expected {"providers": [ … at least one … ]}`);
@@ -405,7 +435,9 @@ export function parseProvidersFile(
             throw new ConfigError(`${at}: pricing["${model}"]: unknown field "${k}"`);
           }
           if (typeof v !== 'string' || !/^\d+(\.\d+)?$/.test(v)) {
-            throw new ConfigError(`${at}: pricing["${model}"].${k} must be a USD decimal string`);
+            throw new ConfigError(
+              `${at}: pricing["${model}"].${k} must be a USD decimal string (quoted in YAML, e.g. "0.000001")`,
+            );
           }
           price[k] = v;
         }
@@ -452,7 +484,8 @@ export function readProvidersFile(
       `PROVIDERS_PATH: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
     );
   }
-  return parseProvidersFile(text, env, defaults, `PROVIDERS_PATH (${path})`);
+  const format = /\.ya?ml$/i.test(path) ? 'yaml' : 'json';
+  return parseProvidersFile(text, env, defaults, `PROVIDERS_PATH (${path})`, format);
 }
 
 /** A short name for a base URL: `api.openai.com` → `openai`, an IP stays itself. */

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import type { Services } from '../plugin.js';
-import type { Pricing } from '../pricing/types.js';
+import type { Pricing, UsdRates } from '../pricing/types.js';
 import type { Provider } from '../providers/providers.js';
 import type { CatalogModel, ModelPricing } from '../upstream/model-catalog.js';
 
@@ -66,11 +66,16 @@ export interface ModelListPricing {
  * from the pricing service only when the catalogue has none); null where a value needs a BTC price and
  * none is fresh. Models the pricing service cannot price are listed unchanged.
  */
-export function withPrice(item: ModelListItem, pricing: Pricing | undefined): ModelListItem {
+export function withPrice(
+  item: ModelListItem,
+  pricing: Pricing | undefined,
+  /** A provider's own rates instead of the price book's (GET /v1/providers/{name}). */
+  rates?: UsdRates,
+): ModelListItem {
   if (pricing === undefined) return item;
   let p: ReturnType<Pricing['modelPrice']>;
   try {
-    p = pricing.modelPrice(item.id);
+    p = pricing.modelPrice(item.id, rates);
   } catch {
     return item;
   }
@@ -179,6 +184,27 @@ function providerSummary(p: Provider, services: Services) {
   };
 }
 
+/**
+ * A model's price as this provider charges it: under model-based pricing, the provider's own `pricing` (USD per
+ * token and per call, over the price book's) is what a call it serves is charged, so that is shown, with the
+ * charged msats; otherwise the price book's, with what a call is charged.
+ */
+function providerPricing(p: Provider, m: CatalogModel, services: Services): { pricing?: ModelListPricing } {
+  const own =
+    services.pricing?.mode === 'model' ? p.ratesFor(m.id, services.catalog.usdRates(m.id)) : undefined;
+  const item = renderModel(m);
+  if (own !== undefined) {
+    item.pricing = {
+      ...item.pricing,
+      prompt: per1k(own.promptUsdPerToken),
+      completion: per1k(own.completionUsdPerToken),
+      unit: '1k tokens',
+    };
+  }
+  const priced = withPrice(item, services.pricing, own);
+  return priced.pricing === undefined ? {} : { pricing: priced.pricing };
+}
+
 export const publicRoutes: RouteModule = (router, services) => {
   const { catalog, config } = services;
 
@@ -228,7 +254,7 @@ export const publicRoutes: RouteModule = (router, services) => {
           id: m.id,
           name: m.name,
           context_window: m.context_length ?? null,
-          ...(m.pricing === undefined ? {} : { pricing: listPricing(m.pricing) }),
+          ...providerPricing(p, m, services),
         })),
         endpoints: PROVIDER_ENDPOINTS,
         features: FEATURES,

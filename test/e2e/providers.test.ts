@@ -337,6 +337,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
       b = await startMockUpstream();
       dir = mkdtempSync(join(tmpdir(), 'gw-provider-prices-'));
       const file = join(dir, 'providers.json');
+      // The price book: speech at 0.015 USD per 1,000 characters (15 msat per character here).
+      const models = join(dir, 'models.json');
+      writeFileSync(
+        models,
+        JSON.stringify({ models: [{ id: 'tts-1', pricing: { speech_1k_chars: '0.015' } }] }),
+      );
       // At BTC = $100,000 and no fees, 1 USD = 1,000,000 msat: alpha 10 + 20 msat per token, beta 20 + 40.
       writeFileSync(
         file,
@@ -346,13 +352,21 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
               name: 'alpha',
               base_url: a.url,
               priority: 1,
-              pricing: { 'mock-gpt': { prompt: '0.00001', completion: '0.00002' } },
+              pricing: {
+                'mock-gpt': { prompt: '0.00001', completion: '0.00002' },
+                // Not in the price book (the mock lists mock-mini without a price): priced by alpha alone.
+                'mock-mini': { prompt: '0.00001', completion: '0.00002' },
+                'tts-1': { request: '0.000003' },
+              },
             },
             {
               name: 'beta',
               base_url: b.url,
               priority: 2,
-              pricing: { 'mock-gpt': { prompt: '0.00002', completion: '0.00004' } },
+              pricing: {
+                'mock-gpt': { prompt: '0.00002', completion: '0.00004' },
+                'tts-1': { request: '0.000007' },
+              },
             },
           ],
         }),
@@ -366,8 +380,15 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
           BTC_USD_PRICE: '100000',
           EXCHANGE_FEE: '1',
           UPSTREAM_PROVIDER_FEE: '1',
+          MODELS_PATH: models,
         },
       });
+    });
+    beforeEach(() => {
+      a.setBehaviour({ error: undefined });
+      b.setBehaviour({ error: undefined });
+      a.resetStats();
+      b.resetStats();
     });
     afterEach(async () => {
       await h.auditOk();
@@ -397,6 +418,92 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
       const block2 = (two as unknown as Record<string, { msats: number; provider: string }>)['x-node-cost'];
       expect(block2).toMatchObject({ provider: 'beta', msats: 20 * p2 + 40 * c2 });
       expect(await h.available(apiKey)).toBe(balanceMsat - (10 * p1 + 20 * c1) - (20 * p2 + 40 * c2));
+    });
+
+    const fail500 = { error: { status: 500, body: '{"error":{"message":"boom"}}' } };
+    const blockOf = (res: unknown) =>
+      (res as Record<string, { msats: number; provider: string }>)['x-node-cost'];
+
+    it('a model only the providers price (none in the price book) is priced from them, also after failover', async () => {
+      const { apiKey, balanceMsat } = await h.fundKey(100);
+      // 1 prompt token (mock: ceil(2 chars / 4)) × 10 + 5 completion tokens × 20 = 110 msat at alpha's price.
+      const one = await h
+        .openai(apiKey)
+        .chat.completions.create({ model: 'mock-mini', messages, max_tokens: 5 });
+      expect(blockOf(one)).toMatchObject({ provider: 'alpha', msats: 110 });
+      // Beta declares no price for it: the call it serves after failover is charged the price the reservation
+      // was made at (the dearest declared, alpha's), never free.
+      a.setBehaviour(fail500);
+      const two = await h
+        .openai(apiKey)
+        .chat.completions.create({ model: 'mock-mini', messages, max_tokens: 5 });
+      expect(blockOf(two)).toMatchObject({ provider: 'beta', msats: 110 });
+      expect(await h.available(apiKey)).toBe(balanceMsat - 220);
+    });
+
+    it('/v1/providers/{name} shows what that provider charges: its own prices where it declares them', async () => {
+      type Detail = { models: Array<{ id: string; pricing?: Record<string, unknown> }> };
+      const priceOf = async (provider: string, model: string) => {
+        const r = await call(h.gateway.url, 'GET', `/v1/providers/${provider}`);
+        assertDocumented('GET', '/v1/providers/{provider_name}', 200, r.body);
+        return (r.body as Detail).models.find((m) => m.id === model)?.pricing;
+      };
+      // USD per 1k tokens, and msats per 1k tokens (1 USD = 1,000,000 msat here).
+      expect(await priceOf('alpha', 'mock-gpt')).toMatchObject({
+        prompt: 0.01,
+        completion: 0.02,
+        prompt_msats: 10_000,
+        completion_msats: 20_000,
+      });
+      expect(await priceOf('beta', 'mock-gpt')).toMatchObject({
+        prompt: 0.02,
+        completion: 0.04,
+        prompt_msats: 20_000,
+        completion_msats: 40_000,
+      });
+      expect(await priceOf('alpha', 'mock-mini')).toMatchObject({ prompt: 0.01, prompt_msats: 10_000 });
+      // Beta has no price for mock-mini and neither has the price book: none shown.
+      expect(await priceOf('beta', 'mock-mini')).toBeUndefined();
+    });
+
+    it('a streamed speech answer: X-Node-Cost in the head is the serving provider\u2019s price and the charge', async () => {
+      const { apiKey, balanceMsat } = await h.fundKey(100);
+      // "hello": 5 characters × 15 msat = 75, plus the provider's request price (alpha 3, beta 7 msat).
+      // The reservation is sized for the dearer (82); the header must show what is charged.
+      const one = await h
+        .openai(apiKey)
+        .audio.speech.create({ model: 'tts-1', input: 'hello', voice: 'alloy' });
+      expect(one.headers.get('x-node-cost')).toBe('78');
+      expect((await one.arrayBuffer()).byteLength).toBe(64 * 1024);
+      expect(await h.available(apiKey)).toBe(balanceMsat - 78);
+      a.setBehaviour(fail500);
+      const two = await h
+        .openai(apiKey)
+        .audio.speech.create({ model: 'tts-1', input: 'hello', voice: 'alloy' });
+      expect(two.headers.get('x-node-cost')).toBe('82');
+      expect((await two.arrayBuffer()).byteLength).toBe(64 * 1024);
+      expect(await h.available(apiKey)).toBe(balanceMsat - 78 - 82);
+    });
+
+    it('a metered stream: no X-Node-Cost header (unknown when the head goes); the final SSE block is the charge', async () => {
+      const { apiKey, balanceMsat } = await h.fundKey(100);
+      a.setBehaviour(fail500);
+      const r = await fetch(`${h.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5, stream: true }),
+      });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('x-node-cost')).toBeNull();
+      const text = await r.text();
+      const block = JSON.parse(/^: x-node-cost (.+)$/m.exec(text)![1]!) as {
+        msats: number;
+        provider: string;
+      };
+      // Beta's price: 1 × 20 + 5 × 40 = 220 msat.
+      expect(block).toMatchObject({ provider: 'beta', msats: 220 });
+      expect(text.indexOf(': x-node-cost')).toBeLessThan(text.indexOf('data: [DONE]'));
+      expect(await h.available(apiKey)).toBe(balanceMsat - 220);
     });
   },
 );

@@ -1,6 +1,15 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/config.js';
-import { Breaker, type ProviderSpec, Providers, parseProvidersFile } from '../../core/providers/providers.js';
+import {
+  Breaker,
+  type ProviderSpec,
+  Providers,
+  parseProvidersFile,
+  readProvidersFile,
+} from '../../core/providers/providers.js';
 
 /** Routing policies, the breaker and the providers file's validation (no network: clients are never used). */
 
@@ -265,5 +274,59 @@ describe('providers file', () => {
       expect((err as Error).message, text).toMatch(re);
     }
     expect(() => parseProvidersFile('{', {}, DEFAULTS)).toThrow(/not valid JSON/);
+  });
+});
+
+describe('providers file in YAML', () => {
+  it('a .yaml or .yml file is read as YAML (same fields, same checks, messages naming the entry)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-providers-yaml-'));
+    try {
+      const good = join(dir, 'providers.yaml');
+      writeFileSync(
+        good,
+        [
+          '# two providers',
+          'providers:',
+          '  - name: a',
+          '    base_url: https://api.example.com/v1',
+          '    api_key_env: KEY_A',
+          '    models: [m1, m2]',
+          '    priority: 2',
+          '    pricing:',
+          '      m1: { prompt: "0.000001", completion: "0.000002" }',
+          '  - name: b',
+          '    base_url: http://127.0.0.1:8001/v1',
+          '    models: "*"',
+          'routing:',
+          '  m1: cheapest',
+          '',
+        ].join('\n'),
+      );
+      const f = readProvidersFile(good, { KEY_A: 'sk-a' }, DEFAULTS);
+      expect(f.providers.map((p) => [p.name, p.apiKey, p.models, p.priority])).toEqual([
+        ['a', 'sk-a', ['m1', 'm2'], 2],
+        ['b', undefined, '*', 1],
+      ]);
+      expect(f.providers[0]!.pricing).toEqual({ m1: { prompt: '0.000001', completion: '0.000002' } });
+      expect(f.routing).toEqual({ m1: 'cheapest' });
+
+      const bad = join(dir, 'providers.yml');
+      writeFileSync(
+        bad,
+        'providers:\n  - name: a\n    base_url: http://x/v1\n    pricing: { m: { prompt: 0.1 } }\n',
+      );
+      expect(() => readProvidersFile(bad, {}, DEFAULTS)).toThrow(
+        /PROVIDERS_PATH \(.*providers\.yml\): providers\[0\] \("a"\): pricing\["m"\]\.prompt must be a USD decimal string \(quoted in YAML/,
+      );
+      const broken = join(dir, 'broken.yaml');
+      writeFileSync(broken, 'providers: [\n');
+      expect(() => readProvidersFile(broken, {}, DEFAULTS)).toThrow(/broken\.yaml\): not valid YAML/);
+      // A JSON file (any other extension) is still read as JSON only.
+      const json = join(dir, 'providers.json');
+      writeFileSync(json, 'providers:\n  - name: a\n');
+      expect(() => readProvidersFile(json, {}, DEFAULTS)).toThrow(/not valid JSON/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

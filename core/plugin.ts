@@ -57,7 +57,8 @@ export interface Plugin {
    * return a promise (the runner only awaits when one is returned). MAY edit `ctx.body` and then MUST call
    * `ctx.markBodyModified()`. MUST NOT write to the client directly.
    */
-  onRequest?(ctx: RequestContext): HookStatus | undefined | Promise<HookStatus | undefined>;
+  // `void` so that a hook with a bare `return;` (or none) type-checks: nothing returned means Continue.
+  onRequest?(ctx: RequestContext): HookStatus | undefined | void | Promise<HookStatus | undefined | void>;
 
   /**
    * The upstream call: runs once, after EVERY plugin's `onRequest` (also those listed after this plugin, e.g. a

@@ -15,6 +15,7 @@ export default function roundRobin(options = {}, services) {
     if (k !== 'name') throw new Error(`round-robin: unknown option "${k}"`);
   }
   const name = options.name ?? 'round-robin';
+  if (typeof name !== 'string') throw new Error('round-robin: name must be a string');
   /** Next start position per model. */
   const next = new Map();
   /** @type {import('prepaid-model-gateway/plugin').RoutingPolicy} */

@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
+import { DEFAULT_MODELS, type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
 import { waitUntil } from '../providers/wait-until.js';
 import { call } from '../routes/http.js';
 import { assertDocumented } from '../routes/response-schema.js';
@@ -508,6 +509,170 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
   },
 );
 
+describe.each<PaidStore>(['sqlite', 'redis'])('routing and failover over real calls on %s', (store) => {
+  let a: MockUpstream;
+  let b: MockUpstream;
+  let h: PaidGateway;
+  let dir: string;
+  // At BTC = $100,000 and no fees 1 USD = 1,000,000 msat: "cheap" is 10 + 20 msat per token, "dear" 20 + 40.
+  const cheap = { prompt: '0.00001', completion: '0.00002' };
+  const dear = { prompt: '0.00002', completion: '0.00004' };
+  beforeAll(async () => {
+    // Different model lists: the catalogue is their union.
+    a = await startMockUpstream({ models: [...DEFAULT_MODELS, { id: 'mock-nano' }, { id: 'only-alpha' }] });
+    b = await startMockUpstream({ models: [...DEFAULT_MODELS, { id: 'mock-nano' }, { id: 'only-beta' }] });
+    const refused = await deadPort();
+    dir = mkdtempSync(join(tmpdir(), 'gw-routing-'));
+    const file = join(dir, 'providers.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: [
+          {
+            name: 'gone',
+            base_url: `http://127.0.0.1:${refused}/v1`,
+            models: ['mock-gpt'],
+            priority: 0,
+            pricing: { 'mock-gpt': { prompt: '0.000001', completion: '0.000002' } },
+          },
+          {
+            name: 'alpha',
+            base_url: a.url,
+            priority: 1,
+            weight: 3,
+            timeout_ms: 400,
+            pricing: { 'mock-gpt': cheap, 'mock-mini': cheap, 'mock-nano': dear, 'only-alpha': cheap },
+          },
+          {
+            name: 'beta',
+            base_url: b.url,
+            priority: 2,
+            weight: 1,
+            pricing: { 'mock-gpt': dear, 'mock-mini': cheap, 'mock-nano': cheap, 'only-beta': cheap },
+          },
+        ],
+        routing: { 'mock-mini': 'weighted', 'mock-nano': 'cheapest' },
+      }),
+    );
+    h = await startPaidGateway({
+      store,
+      env: {
+        PROVIDERS_PATH: file,
+        FIXED_PRICING: 'false',
+        FIXED_COST_PER_REQUEST: '0',
+        BTC_USD_PRICE: '100000',
+        EXCHANGE_FEE: '1',
+        UPSTREAM_PROVIDER_FEE: '1',
+        PROVIDER_MAX_ATTEMPTS: '3',
+        // The dead provider is asked first on every mock-gpt call: keep its breaker closed for these tests.
+        PROVIDER_BREAKER_FAILURES: '1000',
+      },
+    });
+  });
+  beforeEach(() => {
+    for (const m of [a, b]) {
+      m.setBehaviour({ hang: false, stallAfterChunks: undefined, chunkDelayMs: 0 });
+      m.resetStats();
+    }
+  });
+  afterEach(async () => {
+    await h.auditOk();
+  });
+  afterAll(async () => {
+    await h?.close();
+    await a?.close();
+    await b?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const blockOf = (res: unknown) =>
+    (res as Record<string, { msats: number; provider: string }>)['x-node-cost'];
+  // The mock's prompt is 1 token (ceil(2 characters / 4)); max_tokens 5 gives 5 completion tokens.
+  const ask = (apiKey: string, model: string) =>
+    h.openai(apiKey).chat.completions.create({ model, messages, max_tokens: 5 });
+
+  it('refused connections, then a hang past timeout_ms: the next provider serves, charged once at its price', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    // gone refuses → alpha: 1 × 10 + 5 × 20 = 110 msat.
+    expect(blockOf(await ask(apiKey, 'mock-gpt'))).toMatchObject({ provider: 'alpha', msats: 110 });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 110);
+    // gone refuses, alpha hangs past its 400 ms → beta: 1 × 20 + 5 × 40 = 220 msat.
+    a.setBehaviour({ hang: true });
+    expect(blockOf(await ask(apiKey, 'mock-gpt'))).toMatchObject({ provider: 'beta', msats: 220 });
+    expect(a.stats.requests).toBe(2);
+    expect(b.stats.requests).toBe(1);
+    expect(await h.available(apiKey)).toBe(balanceMsat - 110 - 220);
+  });
+
+  it('cheapest: the provider with the lower price serves (not the one of higher priority) and charges its price', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    for (let i = 0; i < 3; i++) {
+      expect(blockOf(await ask(apiKey, 'mock-nano'))).toMatchObject({ provider: 'beta', msats: 110 });
+    }
+    expect(a.stats.requests).toBe(0);
+    expect(b.stats.requests).toBe(3);
+    expect(await h.available(apiKey)).toBe(balanceMsat - 330);
+  });
+
+  it('weighted 3:1 over 300 real calls: alpha serves 75 % (± 10 points), every call charged once', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const served: Record<string, number> = { alpha: 0, beta: 0 };
+    for (let i = 0; i < 300; i++) {
+      const block = blockOf(await ask(apiKey, 'mock-mini'));
+      expect(block?.msats).toBe(110);
+      served[block!.provider]!++;
+    }
+    // Binomial(300, 0.75): one standard deviation is 2.5 points, so ±10 points fails about once in 15,000 runs.
+    expect(Math.abs(served.alpha! / 300 - 0.75)).toBeLessThan(0.1);
+    expect(served.alpha! + served.beta!).toBe(300);
+    expect(a.stats.requests).toBe(served.alpha);
+    expect(b.stats.requests).toBe(served.beta);
+    expect(await h.available(apiKey)).toBe(balanceMsat - 300 * 110);
+  });
+
+  it('the catalogue is the union of the providers\u2019 different lists', async () => {
+    const ids = (
+      (await call(h.gateway.url, 'GET', '/v1/models')).body as { data: Array<{ id: string }> }
+    ).data
+      .map((m) => m.id)
+      .sort();
+    expect(ids).toEqual(['mock-gpt', 'mock-mini', 'mock-nano', 'only-alpha', 'only-beta']);
+    const { apiKey } = await h.fundKey(10);
+    expect(blockOf(await ask(apiKey, 'only-beta'))?.msats).toBe(110);
+    const unknown = await call(h.gateway.url, 'POST', '/v1/chat/completions', {
+      auth: apiKey,
+      body: { model: 'listed-by-nobody', messages },
+    });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('the provider cuts its stream after the first bytes: not retried elsewhere, charged what was produced', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    // gone refuses; alpha sends 2 tokens, then stalls past its 400 ms timeout (the client keeps reading).
+    a.setBehaviour({ stallAfterChunks: 2, chunkDelayMs: 5 });
+    const stream = await h
+      .openai(apiKey)
+      .chat.completions.create({ model: 'mock-gpt', messages, stream: true, max_tokens: 8 });
+    let text = '';
+    const err = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(text).toBe('tok tok ');
+    expect(err).toBeInstanceOf(Error);
+    expect(b.stats.requests).toBe(0);
+    // The abandoned-stream rule: estimated from what passed, at alpha's price. Prompt 9 tokens (3 reply
+    // priming + 3 for the message + "user\nhi" = 3 with gpt-tokenizer) × 10 + completion 3 tokens ("tok tok "
+    // = "tok", " tok", " ") × 20 = 150 msat. Settled as the stream ends (bounded wait, not a sleep).
+    await waitUntil(
+      'the cut stream is settled',
+      async () => (await h.available(apiKey)) === balanceMsat - 150,
+    );
+    expect(await h.available(apiKey)).toBe(balanceMsat - 150);
+  });
+});
+
 describe('failover on the uWebSockets.js engine', () => {
   it('the first provider answers 500 (streamed and not): the next serves it, charged once', async () => {
     const a = await startMockUpstream();
@@ -552,4 +717,99 @@ describe('failover on the uWebSockets.js engine', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('refused connections and a hang past timeout_ms (streamed and not): the next serves it, charged once', async () => {
+    const a = await startMockUpstream();
+    const b = await startMockUpstream();
+    const refused = await deadPort();
+    const dir = mkdtempSync(join(tmpdir(), 'gw-providers-uws-hang-'));
+    const file = join(dir, 'providers.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: [
+          { name: 'gone', base_url: `http://127.0.0.1:${refused}/v1`, priority: 0 },
+          { name: 'alpha', base_url: a.url, priority: 1, timeout_ms: 400 },
+          { name: 'beta', base_url: b.url, priority: 2 },
+        ],
+      }),
+    );
+    const h = await startPaidGateway({
+      store: 'sqlite',
+      engine: 'uws',
+      env: {
+        PROVIDERS_PATH: file,
+        FIXED_PRICING: 'true',
+        FIXED_COST_PER_REQUEST: String(PRICE_MSAT / 1000),
+        PROVIDER_MAX_ATTEMPTS: '3',
+        PROVIDER_BREAKER_FAILURES: '1000',
+      },
+    });
+    try {
+      const { apiKey, balanceMsat } = await h.fundKey(100);
+      a.resetStats();
+      b.resetStats();
+      // gone refuses → alpha serves.
+      const one = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+      expect((one as unknown as Record<string, { provider: string }>)['x-node-cost']?.provider).toBe('alpha');
+      // gone refuses, alpha hangs past 400 ms → beta serves, streamed and not.
+      a.setBehaviour({ hang: true });
+      const two = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+      expect((two as unknown as Record<string, { provider: string }>)['x-node-cost']?.provider).toBe('beta');
+      const stream = await h
+        .openai(apiKey)
+        .chat.completions.create({ model: 'mock-gpt', messages, stream: true });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      expect(text).toBe('tok '.repeat(8));
+      expect(a.stats.requests).toBe(3);
+      expect(b.stats.requests).toBe(2);
+      expect(await h.available(apiKey)).toBe(balanceMsat - 3 * PRICE_MSAT);
+      await h.auditOk();
+    } finally {
+      await h.close();
+      await a.close();
+      await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a bad providers file stops the start', () => {
+  /** Runs the gateway's entry (core/main.ts) as a process; resolves with its exit code and stderr. */
+  function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'core/main.ts'], {
+      cwd: join(import.meta.dirname, '..', '..'),
+      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stderr })));
+  }
+
+  it('the process exits 1 naming the file, the entry and the field (or the unreadable file)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-bad-providers-'));
+    try {
+      const file = join(dir, 'providers.yaml');
+      writeFileSync(
+        file,
+        'providers:\n  - name: a\n    base_url: http://127.0.0.1:9/v1\n  - name: b\n    base_url: http://127.0.0.1:9/v1\n    weight: 0\n',
+      );
+      const bad = await runMain({ DATA_DIR: dir, PROVIDERS_PATH: file });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain(
+        `Configuration error: PROVIDERS_PATH (${file}): providers[1] ("b"): "weight" must be an integer from 1 to 1000000`,
+      );
+      const missing = await runMain({ DATA_DIR: dir, PROVIDERS_PATH: join(dir, 'nope.json') });
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain(
+        `Configuration error: PROVIDERS_PATH: cannot read ${join(dir, 'nope.json')} (ENOENT)`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

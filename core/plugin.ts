@@ -58,6 +58,7 @@ export interface Plugin {
    * `ctx.markBodyModified()`. MUST NOT write to the client directly.
    */
   // `void` so that a hook with a bare `return;` (or none) type-checks: nothing returned means Continue.
+  // biome-ignore lint/suspicious/noConfusingVoidType: an async hook with a bare `return;` is a Promise<void>.
   onRequest?(ctx: RequestContext): HookStatus | undefined | void | Promise<HookStatus | undefined | void>;
 
   /**

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -220,6 +220,78 @@ describe('a named routing policy registered by a plugin', () => {
   });
 });
 
+describe('plugins by a path relative to the working directory and by an installed package name', () => {
+  let h: PaidGateway;
+  let cwd: string;
+  beforeAll(async () => {
+    // An operator's directory: a plugin file of their own, and a plugin package installed in node_modules.
+    cwd = mkdtempSync(join(tmpdir(), 'gw-plugin-cwd-'));
+    mkdirSync(join(cwd, 'policies'));
+    writeFileSync(
+      join(cwd, 'policies', 'flat-fee.js'),
+      `export default function flatFee(options = {}) {
+  return {
+    name: 'flat-fee',
+    onRequest(ctx) {
+      if (ctx.model === 'mock-gpt') ctx.adjustPrice({ addMsat: options.fee_msat });
+    },
+  };
+}
+`,
+    );
+    const pkg = join(cwd, 'node_modules', '@acme', 'gateway-plugin-x');
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(
+      join(pkg, 'package.json'),
+      JSON.stringify({ name: '@acme/gateway-plugin-x', type: 'module', exports: './index.js' }),
+    );
+    writeFileSync(
+      join(pkg, 'index.js'),
+      `export const plugin = () => ({
+  name: 'acme-double',
+  onRequest(ctx) {
+    if (ctx.model === 'mock-mini') ctx.adjustPrice({ multiplierPpm: 2_000_000 });
+  },
+});
+`,
+    );
+    writeFileSync(join(cwd, 'pipeline.json'), JSON.stringify({ './policies/flat-fee.js': { fee_msat: 11 } }));
+    const entries = await resolvePipeline(
+      ['auth', 'rate-limit', './policies/flat-fee.js', '@acme/gateway-plugin-x', ...DEFAULT.slice(2)],
+      { cwd, configPath: join(cwd, 'pipeline.json') },
+    );
+    h = await startPaidGateway({
+      store: 'sqlite',
+      pipeline: entries,
+      env: { FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '4' },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('both load and change what a call is charged: mock-gpt 4,000 + 11 msat, mock-mini 2 × 4,000 msat', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const gpt = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+    expect(cost(gpt)?.msats).toBe(4_011);
+    const mini = await h.openai(apiKey).chat.completions.create({ model: 'mock-mini', messages });
+    expect(cost(mini)?.msats).toBe(8_000);
+    expect(await h.available(apiKey)).toBe(balanceMsat - 12_011);
+    await h.auditOk();
+  });
+
+  it('a relative path resolves from the process working directory by default', async () => {
+    const [entry] = await resolvePipeline(['./examples/plugins/model-surcharge.js']);
+    expect(entry).toMatchObject({ source: './examples/plugins/model-surcharge.js' });
+    expect(typeof (entry as { factory?: unknown }).factory).toBe('function');
+    // The same relative path from another working directory is not found there.
+    await expect(resolvePipeline(['./examples/plugins/model-surcharge.js'], { cwd })).rejects.toThrow(
+      /plugin "\.\/examples\/plugins\/model-surcharge\.js" could not be loaded \(not found\)/,
+    );
+  });
+});
+
 describe('loading refusals name the plugin', () => {
   const start = (env: Record<string, string>) =>
     startGateway({
@@ -230,6 +302,11 @@ describe('loading refusals name the plugin', () => {
   it('a missing file, a module with no factory, a factory refusing its options, a config naming no entry', async () => {
     const noFactory = join(dir, 'no-factory.js');
     writeFileSync(noFactory, 'export const x = 1;\n');
+    const throwsOnImport = join(dir, 'throws-on-import.js');
+    writeFileSync(
+      throwsOnImport,
+      'throw new Error("no licence file");\nexport default () => ({ name: "x" });\n',
+    );
     const throwing = join(dir, 'throwing.js');
     writeFileSync(throwing, 'export default function () { throw new Error("needs a licence key"); }\n');
     const cases: Array<[Record<string, string>, RegExp]> = [
@@ -238,6 +315,10 @@ describe('loading refusals name the plugin', () => {
         /plugin ".*missing\.js" could not be loaded \(not found\)/,
       ],
       [{ PIPELINE: `auth,${noFactory},relay` }, /plugin ".*no-factory\.js" exports no plugin factory/],
+      [
+        { PIPELINE: `auth,${throwsOnImport},relay` },
+        /plugin ".*throws-on-import\.js" could not be loaded \(no licence file\)/,
+      ],
       [
         { PIPELINE: `auth,${throwing},relay` },
         /plugin ".*throwing\.js" refused to start: needs a licence key/,

@@ -58,7 +58,10 @@ export const relay: PluginFactory = (options, services): Plugin => {
         // one call probes it and the others skip it meanwhile. A skipped provider costs no attempt.
         if (!p.breaker.acquire()) continue;
         attempts++;
-        const last = attempts === maxAttempts || !order.slice(i + 1).some((q) => q.breaker.allows());
+        const last =
+          attempts === maxAttempts ||
+          i === order.length - 1 ||
+          !order.slice(i + 1).some((q) => q.breaker.allows());
         const sentAt = performance.now();
         let up: UpstreamResponse;
         try {

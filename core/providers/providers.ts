@@ -65,9 +65,9 @@ export class Breaker {
   constructor(private readonly opts: BreakerOptions) {}
 
   /** Would a call be let through now (without claiming the half-open probe)? */
-  allows(now = Date.now()): boolean {
+  allows(now?: number): boolean {
     if (this.openedAt === null) return true;
-    if (now - this.openedAt < this.opts.cooldownMs) return false;
+    if ((now ?? Date.now()) - this.openedAt < this.opts.cooldownMs) return false;
     return !this.probing;
   }
 
@@ -76,9 +76,9 @@ export class Breaker {
    * after it, the first caller claims the one half-open probe (true) and everyone else is refused (false) until
    * the probe's outcome is reported (`success`, `failure`, or `abandon`).
    */
-  acquire(now = Date.now()): boolean {
-    if (this.openedAt === null) return true;
-    if (now - this.openedAt < this.opts.cooldownMs || this.probing) return false;
+  acquire(now?: number): boolean {
+    if (this.openedAt === null) return true; // the common case: closed, no clock read
+    if ((now ?? Date.now()) - this.openedAt < this.opts.cooldownMs || this.probing) return false;
     this.probing = true;
     return true;
   }

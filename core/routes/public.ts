@@ -187,22 +187,20 @@ function providerSummary(p: Provider, services: Services) {
 /**
  * A model's price as this provider charges it: under model-based pricing, the provider's own `pricing` (USD per
  * token and per call, over the price book's) is what a call it serves is charged, so that is shown, with the
- * charged msats; otherwise the price book's, with what a call is charged.
+ * charged msats; otherwise the price book's USD prices, as /v1/models has them.
  */
 function providerPricing(p: Provider, m: CatalogModel, services: Services): { pricing?: ModelListPricing } {
   const own =
     services.pricing?.mode === 'model' ? p.ratesFor(m.id, services.catalog.usdRates(m.id)) : undefined;
+  if (own === undefined) return m.pricing === undefined ? {} : { pricing: listPricing(m.pricing) };
   const item = renderModel(m);
-  if (own !== undefined) {
-    item.pricing = {
-      ...item.pricing,
-      prompt: per1k(own.promptUsdPerToken),
-      completion: per1k(own.completionUsdPerToken),
-      unit: '1k tokens',
-    };
-  }
-  const priced = withPrice(item, services.pricing, own);
-  return priced.pricing === undefined ? {} : { pricing: priced.pricing };
+  item.pricing = {
+    ...item.pricing,
+    prompt: per1k(own.promptUsdPerToken),
+    completion: per1k(own.completionUsdPerToken),
+    unit: '1k tokens',
+  };
+  return { pricing: withPrice(item, services.pricing, own).pricing! };
 }
 
 export const publicRoutes: RouteModule = (router, services) => {

@@ -1843,7 +1843,7 @@ export interface components {
                 id: string;
                 name: string;
                 context_window?: number | null;
-                /** @description What a call this provider serves is charged: under model-based pricing its own `pricing` from the providers file where it declares one for the model (over the price book's), else the price book's; with the charged msats. */
+                /** @description What a call this provider serves is charged: under model-based pricing its own `pricing` from the providers file where it declares one for the model (over the price book's, with the charged msats), else the price book's USD prices as GET /v1/models shows them. */
                 pricing?: components["schemas"]["ModelPricing"];
             }[];
             endpoints: string[];

@@ -14,9 +14,10 @@ import type { UpstreamResponse } from '../core/upstream/upstream-response.js';
  * - Providers (core/providers/providers.ts): tried in the routing policy's order, at most
  *   PROVIDER_MAX_ATTEMPTS of them; one whose circuit breaker is open is skipped (nothing is sent to it, no
  *   attempt is counted), and when every one is, the call fails at once with 502 `upstream_error` naming them
- *   (nothing is charged: no upstream answered). A connect error, a timeout before the response head, a 5xx or a 429 moves the
- *   call to the next one with the same body bytes — only ever before anything reached the client (the head is
- *   not passed on until a provider's answer is kept). The reservation made before dispatch covers every attempt;
+ *   (nothing is charged: no upstream answered) — except with the one-provider shorthand, whose breaker only
+ *   reports status (Providers.skipOpenBreakers). A connect error, a timeout before the response head, a 5xx or
+ *   a 429 moves the call to the next one with the same body bytes — only ever before anything reached the
+ *   client (the head is not passed on until a provider's answer is kept). The reservation made before dispatch covers every attempt;
  *   the call is charged once. Each outcome feeds the provider's circuit breaker and metrics.
  *
  * - Body: `ctx.rawBody` as received, or `JSON.stringify(ctx.body)` when a stage called `markBodyModified()`.
@@ -35,6 +36,7 @@ export const relay: PluginFactory = (options, services): Plugin => {
   }
   const providers = services.providers;
   const maxAttempts = providers.opts.maxAttempts;
+  const skipOpen = providers.skipOpenBreakers;
   return {
     name: 'relay',
     // The upstream call runs after every stage's request hook (core/plugin.ts onDispatch), so stages listed
@@ -56,12 +58,12 @@ export const relay: PluginFactory = (options, services): Plugin => {
         const p = order[i]!;
         // An open breaker: nothing is sent to it (not even a timeout's worth of waiting); after its cool-down
         // one call probes it and the others skip it meanwhile. A skipped provider costs no attempt.
-        if (!p.breaker.acquire()) continue;
+        if (skipOpen && !p.breaker.acquire()) continue;
         attempts++;
         const last =
           attempts === maxAttempts ||
           i === order.length - 1 ||
-          !order.slice(i + 1).some((q) => q.breaker.allows());
+          (skipOpen && !order.slice(i + 1).some((q) => q.breaker.allows()));
         const sentAt = performance.now();
         let up: UpstreamResponse;
         try {

@@ -185,6 +185,12 @@ export interface ProvidersOptions {
   breaker: BreakerOptions;
   /** Random numbers in [0, 1) for `weighted` (tests pass a seeded one). */
   random?: () => number;
+  /**
+   * An open breaker skips its provider (default true). False for the one-provider shorthand (UPSTREAM_BASE_URL
+   * without a providers file): with nothing to fail over to, skipping would turn a short blip into an outage of
+   * the whole cool-down, so there the breaker only reports `status`.
+   */
+  skipOpenBreakers?: boolean;
 }
 
 export class Providers {
@@ -196,6 +202,8 @@ export class Providers {
   /** Per-model routing policy names (the providers file's `routing`). */
   private readonly routing: Record<string, string>;
   private readonly policies = new Map<string, RoutingPolicy>(BUILT_IN_POLICIES.map((p) => [p.name, p]));
+  /** Whether the relay skips a provider whose breaker refuses (see ProvidersOptions.skipOpenBreakers). */
+  readonly skipOpenBreakers: boolean;
   /** Set once the policy names were checked against the registry (`checkPolicies`). */
   private checked = false;
 
@@ -210,6 +218,7 @@ export class Providers {
     this.priced = this.list.some((p) => Object.keys(p.spec.pricing).length > 0);
     this.routing = file.routing;
     this.info = { random: opts.random ?? Math.random };
+    this.skipOpenBreakers = opts.skipOpenBreakers ?? true;
   }
 
   get(name: string): Provider | undefined {

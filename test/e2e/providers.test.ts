@@ -775,6 +775,51 @@ describe('failover on the uWebSockets.js engine', () => {
   });
 });
 
+describe('the one-provider shorthand (UPSTREAM_BASE_URL, no providers file)', () => {
+  it('its breaker reports down but does not refuse calls: nothing to fail over to', async () => {
+    const h = await startPaidGateway({
+      store: 'sqlite',
+      env: {
+        FIXED_PRICING: 'true',
+        FIXED_COST_PER_REQUEST: String(PRICE_MSAT / 1000),
+        PROVIDER_BREAKER_FAILURES: '2',
+        PROVIDER_BREAKER_COOLDOWN_MS: '60000',
+      },
+    });
+    try {
+      const { apiKey, balanceMsat } = await h.fundKey(100);
+      h.upstream.resetStats();
+      h.upstream.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
+      for (let i = 0; i < 3; i++) {
+        const r = await call(h.gateway.url, 'POST', '/v1/chat/completions', {
+          auth: apiKey,
+          body: { model: 'mock-gpt', messages },
+        });
+        expect(
+          (r.body as { error: { details: { upstream_status: number } } }).error.details.upstream_status,
+        ).toBe(500);
+      }
+      expect(h.upstream.stats.requests).toBe(3);
+      const list = (await call(h.gateway.url, 'GET', '/v1/providers')).body as {
+        providers: Array<{ status: string }>;
+      };
+      expect(list.providers[0]?.status).toBe('down');
+      // Still sent (and, once it answers, closed again) within the cool-down.
+      h.upstream.setBehaviour({ error: undefined });
+      await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+      expect(h.upstream.stats.requests).toBe(4);
+      const after = (await call(h.gateway.url, 'GET', '/v1/providers')).body as {
+        providers: Array<{ status: string }>;
+      };
+      expect(after.providers[0]?.status).toBe('active');
+      expect(await h.available(apiKey)).toBe(balanceMsat - PRICE_MSAT);
+      await h.auditOk();
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('a bad providers file stops the start', () => {
   /** Runs the gateway's entry (core/main.ts) as a process; resolves with its exit code and stderr. */
   function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {

@@ -1828,7 +1828,7 @@ export interface components {
             routing?: string;
         };
         /**
-         * @description From the provider's circuit breaker: `down` while open (after consecutive failures): no call is sent to it until its cool-down ends, calls skip it and go to the model's other providers, and when every provider of a model is open a call fails at once with 502 `upstream_error` ("All providers of model … are unavailable", `details.providers` naming them) and is charged nothing. `degraded` once the cool-down ended (exactly one call probes it, the others skip it meanwhile; success closes the breaker, failure opens it again) or after failures since the last success; else `active`. Breakers are kept per gateway process.
+         * @description From the provider's circuit breaker: `down` while open (after consecutive failures): no call is sent to it until its cool-down ends, calls skip it and go to the model's other providers, and when every provider of a model is open a call fails at once with 502 `upstream_error` ("All providers of model … are unavailable", `details.providers` naming them) and is charged nothing. `degraded` once the cool-down ended (exactly one call probes it, the others skip it meanwhile; success closes the breaker, failure opens it again) or after failures since the last success; else `active`. Breakers are kept per gateway process. With the one-provider shorthand (UPSTREAM_BASE_URL, no PROVIDERS_PATH) the breaker only reports this status and calls are still sent.
          * @enum {string}
          */
         ProviderStatus: "active" | "degraded" | "down";

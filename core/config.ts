@@ -1,7 +1,5 @@
 import { availableParallelism } from 'node:os';
 /** How a call's providers are ordered (core/providers/providers.ts). */
-export type RoutingPolicy = 'priority' | 'weighted' | 'cheapest' | 'latency';
-export const ROUTING_POLICIES: readonly RoutingPolicy[] = ['priority', 'weighted', 'cheapest', 'latency'];
 
 /**
  * Operator configuration, read once from the environment at start-up and validated. Every variable here is
@@ -22,7 +20,8 @@ export interface Config {
   upstreamConnections: number;
   /** Providers file (JSON); absent = the one provider UPSTREAM_BASE_URL names. */
   providersPath: string | undefined;
-  routingPolicy: RoutingPolicy;
+  /** A routing policy name: built-in, or registered by a plugin (checked once the plugins are built). */
+  routingPolicy: string;
   providerMaxAttempts: number;
   providerBreaker: { failures: number; cooldownMs: number };
   adminPassword: string | undefined;
@@ -162,9 +161,11 @@ export function loadConfig(env: Env = process.env): Config {
   const foreignMode = str(env, 'FOREIGN_MINTS', 'refuse');
   if (foreignMode !== 'refuse' && foreignMode !== 'swap')
     throw new ConfigError('FOREIGN_MINTS must be refuse or swap');
-  const routingPolicy = str(env, 'ROUTING_POLICY', 'priority') as RoutingPolicy;
-  if (!ROUTING_POLICIES.includes(routingPolicy)) {
-    throw new ConfigError(`ROUTING_POLICY must be one of ${ROUTING_POLICIES.join(', ')}`);
+  const routingPolicy = str(env, 'ROUTING_POLICY', 'priority');
+  if (!/^[a-z0-9][a-z0-9_-]{0,62}$/i.test(routingPolicy)) {
+    throw new ConfigError(
+      "ROUTING_POLICY must be a routing policy name (priority, weighted, cheapest, latency, or a plugin's)",
+    );
   }
   const workersRaw = str(env, 'WORKERS', '1');
   const workers =

@@ -35,6 +35,7 @@ import type { WalletService } from './wallet/types.js';
 // The rest of the plugin kit's types (package export `prepaid-model-gateway/plugin`; see docs/plugins.md).
 export type { PriceAdjustment, ProviderPreference, RequestContext } from './context.js';
 export type { Provider, Providers } from './providers/providers.js';
+export type { RoutingInfo, RoutingPolicy } from './providers/routing-policy.js';
 
 /** What `onRequest` returns: go on with the next plugin, or stop (only after having answered). */
 export const HookStatus = { Continue: 'continue', Stop: 'stop' } as const;
@@ -56,7 +57,9 @@ export interface Plugin {
    * return a promise (the runner only awaits when one is returned). MAY edit `ctx.body` and then MUST call
    * `ctx.markBodyModified()`. MUST NOT write to the client directly.
    */
-  onRequest?(ctx: RequestContext): HookStatus | undefined | Promise<HookStatus | undefined>;
+  // `void` so that a hook with a bare `return;` (or none) type-checks: nothing returned means Continue.
+  // biome-ignore lint/suspicious/noConfusingVoidType: an async hook with a bare `return;` is a Promise<void>.
+  onRequest?(ctx: RequestContext): HookStatus | undefined | void | Promise<HookStatus | undefined | void>;
 
   /**
    * The upstream call: runs once, after EVERY plugin's `onRequest` (also those listed after this plugin, e.g. a

@@ -329,7 +329,8 @@ export function buildProviders(config: Config, client?: UpstreamClient): Provide
     ],
     routing: {},
   };
-  return new Providers(file, opts, client ? { [name]: client } : {});
+  // One provider, nothing to fail over to: its breaker reports status but does not refuse calls.
+  return new Providers(file, { ...opts, skipOpenBreakers: false }, client ? { [name]: client } : {});
 }
 
 /**

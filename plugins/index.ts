@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../core/config.js';
 import type { Logger } from '../core/log.js';
@@ -59,7 +60,21 @@ function isModuleEntry(name: string): boolean {
 }
 
 /**
- * Loads PIPELINE's module entries (plugin kit): a path (relative to the working directory) or a package name whose
+ * A package entry as the operator installed it: resolved from the working directory's node_modules first (a
+ * plugin installed next to the configuration, not inside the gateway), else left to the gateway's own
+ * resolution (a plugin installed in the gateway's node_modules, or a package exporting only `import`).
+ */
+function packageSpecifier(entry: string, cwd: string): string {
+  try {
+    return pathToFileURL(createRequire(join(cwd, 'package.json')).resolve(entry)).href;
+  } catch {
+    return entry;
+  }
+}
+
+/**
+ * Loads PIPELINE's module entries (plugin kit): a path (relative to the working directory) or a package name (from
+ * the working directory's node_modules, else the gateway's) whose
  * module's default export (or `plugin` / `factory` export) is a PluginFactory; and applies PIPELINE_CONFIG — a
  * JSON file mapping PIPELINE entries (as written) to their options. A module that cannot be loaded, exports no
  * factory, or a config naming no entry stops the start with a message naming it.
@@ -104,7 +119,9 @@ export async function resolvePipeline(
       out.push(options === undefined ? entry : { plugin: entry, options });
       continue;
     }
-    const specifier = /^(\.{1,2}\/|\/)/.test(entry) ? pathToFileURL(resolve(cwd, entry)).href : entry;
+    const specifier = /^(\.{1,2}\/|\/)/.test(entry)
+      ? pathToFileURL(resolve(cwd, entry)).href
+      : packageSpecifier(entry, cwd);
     let mod: Record<string, unknown>;
     try {
       mod = (await import(specifier)) as Record<string, unknown>;
@@ -160,6 +177,9 @@ export function buildPlugins(entries: readonly PipelineEntry[], services: Servic
       `PIPELINE names an unknown plugin "${name}" (known: ${Object.keys(PLUGINS).join(', ')})`,
     );
   });
+  // Plugins may have registered routing policies (services.providers.registerPolicy): now every name
+  // ROUTING_POLICY and the providers file's `routing` use must be known, or the start stops naming it.
+  services.providers?.checkPolicies();
   const missing = unchargedStages(plugins);
   if (missing.length > 0) {
     // An operator may want this (a free internal relay, a benchmark), so it is allowed, but never silently.

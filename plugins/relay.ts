@@ -12,9 +12,12 @@ import type { UpstreamResponse } from '../core/upstream/upstream-response.js';
  * the runner then streams it through the response hooks to the client.
  *
  * - Providers (core/providers/providers.ts): tried in the routing policy's order, at most
- *   PROVIDER_MAX_ATTEMPTS of them. A connect error, a timeout before the response head, a 5xx or a 429 moves the
- *   call to the next one with the same body bytes — only ever before anything reached the client (the head is
- *   not passed on until a provider's answer is kept). The reservation made before dispatch covers every attempt;
+ *   PROVIDER_MAX_ATTEMPTS of them; one whose circuit breaker is open is skipped (nothing is sent to it, no
+ *   attempt is counted), and when every one is, the call fails at once with 502 `upstream_error` naming them
+ *   (nothing is charged: no upstream answered) — except with the one-provider shorthand, whose breaker only
+ *   reports status (Providers.skipOpenBreakers). A connect error, a timeout before the response head, a 5xx or
+ *   a 429 moves the call to the next one with the same body bytes — only ever before anything reached the
+ *   client (the head is not passed on until a provider's answer is kept). The reservation made before dispatch covers every attempt;
  *   the call is charged once. Each outcome feeds the provider's circuit breaker and metrics.
  *
  * - Body: `ctx.rawBody` as received, or `JSON.stringify(ctx.body)` when a stage called `markBodyModified()`.
@@ -33,6 +36,7 @@ export const relay: PluginFactory = (options, services): Plugin => {
   }
   const providers = services.providers;
   const maxAttempts = providers.opts.maxAttempts;
+  const skipOpen = providers.skipOpenBreakers;
   return {
     name: 'relay',
     // The upstream call runs after every stage's request hook (core/plugin.ts onDispatch), so stages listed
@@ -48,12 +52,19 @@ export const relay: PluginFactory = (options, services): Plugin => {
       if (order.length === 0) {
         throw new GatewayError('not_found', { message: `No provider serves the model ${ctx.model ?? ''}` });
       }
-      const tries = Math.min(maxAttempts, order.length);
-      for (let i = 0; i < tries; i++) {
+      let attempts = 0;
+      let failure: unknown;
+      for (let i = 0; i < order.length && attempts < maxAttempts; i++) {
         const p = order[i]!;
-        const last = i === tries - 1;
+        // An open breaker: nothing is sent to it (not even a timeout's worth of waiting); after its cool-down
+        // one call probes it and the others skip it meanwhile. A skipped provider costs no attempt.
+        if (skipOpen && !p.breaker.acquire()) continue;
+        attempts++;
+        const last =
+          attempts === maxAttempts ||
+          i === order.length - 1 ||
+          (skipOpen && !order.slice(i + 1).some((q) => q.breaker.allows()));
         const sentAt = performance.now();
-        p.breaker.begin();
         let up: UpstreamResponse;
         try {
           // The same bytes every attempt: the body is a Buffer or string, replayed unchanged.
@@ -66,11 +77,15 @@ export const relay: PluginFactory = (options, services): Plugin => {
             cancel: ctx,
           });
         } catch (err) {
-          // The client went away: not the provider's failure, nothing to retry.
-          if (ctx.cancelled) throw err;
+          // The client went away: not the provider's failure, nothing to retry (a probe it held is freed).
+          if (ctx.cancelled) {
+            p.breaker.abandon();
+            throw err;
+          }
           p.breaker.failure();
           providerRequestsTotal.inc({ provider: p.name, outcome: 'error' });
           if (last) throw err;
+          failure = err;
           providerFailoversTotal.inc({ provider: p.name });
           continue;
         }
@@ -85,6 +100,10 @@ export const relay: PluginFactory = (options, services): Plugin => {
           if (!last) {
             // Nothing of this answer reached the client: drop it and ask the next provider.
             up.abort();
+            failure = new GatewayError('upstream_error', {
+              message: `The upstream provider answered ${up.status}`,
+              details: { upstream_status: up.status },
+            });
             providerFailoversTotal.inc({ provider: p.name });
             continue;
           }
@@ -101,12 +120,19 @@ export const relay: PluginFactory = (options, services): Plugin => {
         ctx.upstream = up;
         return;
       }
+      // A provider that looked available was taken by another call's probe meanwhile: the last failure stands.
+      if (failure !== undefined) throw failure;
+      // Every provider of the model is open (or being probed by another call): fail fast, nothing was sent.
+      throw new GatewayError('upstream_error', {
+        message: `All providers of ${ctx.model ? `model ${ctx.model}` : 'this call'} are unavailable (their circuit breakers are open); try again shortly`,
+        details: { providers: order.map((p) => p.name) },
+      });
     },
   };
 };
 
 /** A routing policy's preference (plugin kit) applied to the node's order. */
-function preferred(order: Provider[], pref: ProviderPreference | undefined): Provider[] {
+function preferred(order: readonly Provider[], pref: ProviderPreference | undefined): readonly Provider[] {
   if (pref === undefined) return order;
   const first = pref.order.flatMap((name) => order.filter((p) => p.name === name));
   return pref.only ? first : [...first, ...order.filter((p) => !first.includes(p))];

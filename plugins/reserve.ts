@@ -16,7 +16,7 @@ import { limitAnonymous } from '../core/limits/request-limits.js';
 import { callUnits } from '../core/metering/call-units.js';
 import { promptTokensUpperBound } from '../core/metering/prompt-bound.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
-import { isUnitEndpoint, type PricedEndpoint } from '../core/pricing/types.js';
+import { isUnitEndpoint, type PricedEndpoint, type UsdRates } from '../core/pricing/types.js';
 import {
   ADMISSION,
   CREDENTIAL,
@@ -144,18 +144,26 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         units: unit?.units,
         variant: unit?.variant,
       };
-      let priced = pricing.reservation(request);
       // Providers with their own prices (model-based pricing): reserve for the dearest that may serve the call,
-      // since failover can move it; settle charges the one that did.
-      if (pricing.mode === 'model' && providers.priced) {
-        const base = catalog.usdRates(model);
-        for (const p of providers.order(model)) {
+      // since failover can move it; settle charges the one that did. A model only providers price (the price
+      // book has none) is priced from them alone.
+      const providerPriced = pricing.mode === 'model' && providers.priced;
+      const base = providerPriced ? catalog.usdRates(model) : undefined;
+      let priced = providerPriced && base === undefined ? undefined : pricing.reservation(request);
+      let pricedRates: UsdRates | undefined;
+      if (providerPriced) {
+        for (const p of providers.serving(model)) {
           const rates = p.ratesFor(model, base);
           if (rates === undefined) continue;
           const alt = pricing.reservation({ ...request, rates });
-          if (alt.maxMsat > priced.maxMsat) priced = alt;
+          if (priced === undefined || alt.maxMsat > priced.maxMsat) {
+            priced = alt;
+            pricedRates = rates;
+          }
         }
       }
+      // Nobody prices it: the price book's refusal (not_found / model_not_priced), before any money moves.
+      priced ??= pricing.reservation(request);
       // A pricing policy's adjustment (plugin kit) applies to the bound and, in settle, to the charge.
       const adjustment = ctx.local(PRICE_ADJUSTMENT);
       // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies.
@@ -226,7 +234,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         ctx.body !== null &&
         typeof ctx.body === 'object'
       ) {
-        const afford = pricing.affordableMaxTokens(model, bound, r.reservedMsat, endpoint);
+        const afford = pricing.affordableMaxTokens(model, bound, r.reservedMsat, endpoint, pricedRates);
         if (Number.isFinite(afford) && afford >= 0) {
           (ctx.body as Record<string, unknown>)[maxTokensField(endpoint)] = afford;
           ctx.markBodyModified();

@@ -172,6 +172,32 @@ export const settle: PluginFactory = (options, services): Plugin => {
     return { promptTokens: countPromptTokens(ctx.body, model), completionTokens: 0, estimated: true };
   }
 
+  /** What `usage` of this call costs: at the serving provider's own prices when it declares them (model-based
+   *  pricing; see Providers.chargeRates), with a pricing policy's adjustment. */
+  function costOf(ctx: RequestContext, priced: PricedCall, usage: Usage): CostResult {
+    const providers = services.providers;
+    return adjustCost(
+      pricing.cost({
+        model: priced.model,
+        endpoint: priced.endpoint,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        btcUsd: priced.btcUsd,
+        units: usage.units,
+        variant: priced.variant,
+        rates:
+          pricing.mode === 'model' && providers.priced
+            ? providers.chargeRates(
+                priced.model,
+                ctx.local(SERVED_BY),
+                services.catalog.usdRates(priced.model),
+              )
+            : undefined,
+      }),
+      ctx.local(PRICE_ADJUSTMENT),
+    );
+  }
+
   /** Settles or releases once; `ended`: called at the end of a complete response. */
   async function finish(ctx: RequestContext, ended: boolean, final = false): Promise<void> {
     const res = ctx.local(RESERVATION);
@@ -197,25 +223,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
         ctx.setLocal(SETTLED, 'released');
         return;
       }
-      const c: CostResult = adjustCost(
-        pricing.cost({
-          model: priced.model,
-          endpoint: priced.endpoint,
-          promptTokens: usage.promptTokens,
-          completionTokens: usage.completionTokens,
-          btcUsd: priced.btcUsd,
-          units: usage.units,
-          variant: priced.variant,
-          // The serving provider's own prices, when it declares them (model-based pricing).
-          rates:
-            pricing.mode === 'model' && services.providers.priced
-              ? services.providers
-                  .get(ctx.local(SERVED_BY) ?? '')
-                  ?.ratesFor(priced.model, services.catalog.usdRates(priced.model))
-              : undefined,
-        }),
-        ctx.local(PRICE_ADJUSTMENT),
-      );
+      const c = costOf(ctx, priced, usage);
       const input = {
         accountId: auth.accountId,
         requestId: res.id,
@@ -291,8 +299,20 @@ export const settle: PluginFactory = (options, services): Plugin => {
     },
     onResponseHead(ctx, head) {
       // Cost known at admission (flat calls, audio, speech): in the head, so a streamed binary answer has it.
-      const exact = ctx.local(PRICED_CALL)?.exactMsat;
-      if (exact !== undefined && head.status < 400) head.headers['X-Node-Cost'] = String(exact);
+      // The provider that serves is known now: priced as finish() will charge it — at its own prices, not the
+      // dearest provider's the reservation was sized for — so the header equals the charge.
+      const priced = ctx.local(PRICED_CALL);
+      if (priced?.exactMsat === undefined || head.status >= 400) return;
+      const msat =
+        pricing.mode === 'model' && services.providers.priced
+          ? costOf(ctx, priced, {
+              promptTokens: 0,
+              completionTokens: 0,
+              units: priced.units,
+              estimated: false,
+            }).msat
+          : priced.exactMsat;
+      head.headers['X-Node-Cost'] = String(msat);
     },
     async onResponseEnd(ctx) {
       await finish(ctx, true);

@@ -9,6 +9,7 @@ import type {
   PricingMode,
   ReservationInput,
   ReservationResult,
+  UsdRates,
 } from './types.js';
 
 /**
@@ -46,15 +47,16 @@ export class PricingHolder implements Pricing {
     promptTokensBound: number,
     availableMsat: number,
     endpoint?: PricedEndpoint,
+    rates?: UsdRates,
   ): number {
-    return this.current.affordableMaxTokens(model, promptTokensBound, availableMsat, endpoint);
+    return this.current.affordableMaxTokens(model, promptTokensBound, availableMsat, endpoint, rates);
   }
 
   estimate(input: EstimateInput): EstimateResult {
     return this.current.estimate(input);
   }
 
-  modelPrice(model: string): ModelPrice {
-    return this.current.modelPrice(model);
+  modelPrice(model: string, rates?: UsdRates): ModelPrice {
+    return this.current.modelPrice(model, rates);
   }
 }

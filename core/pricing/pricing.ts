@@ -283,8 +283,13 @@ export function createPricing(opts: PricingOptions): Pricing {
     promptTokensBound: number,
     availableMsat: number,
     endpoint: PricedEndpoint = 'chat',
+    rates?: UsdRates,
   ): number {
-    return affordableWith(resolve(model, endpoint).terms, promptTokensBound, availableMsat);
+    return affordableWith(
+      resolve(model, endpoint, undefined, undefined, rates).terms,
+      promptTokensBound,
+      availableMsat,
+    );
   }
 
   function estimate(input: EstimateInput): EstimateResult {
@@ -312,7 +317,7 @@ export function createPricing(opts: PricingOptions): Pricing {
     };
   }
 
-  function modelPrice(model: string): ModelPrice {
+  function modelPrice(model: string, override?: UsdRates): ModelPrice {
     const perK = (r: Rational) => toSafe(ceil(mulInt(r, 1000)));
     const peek = opts.btc?.peek()?.usd;
     const usdPerMsat = peek === undefined ? undefined : div(parseDecimal(peek), parseDecimal(MSAT_PER_BTC));
@@ -329,7 +334,7 @@ export function createPricing(opts: PricingOptions): Pricing {
         requestMsat: toSafe(ceil(t.fixed)),
       };
     }
-    const rates = ratesOf(model);
+    const rates = override ?? ratesOf(model);
     let m: Rational;
     let prompt: Rational | undefined;
     let completion: Rational | undefined;

@@ -219,12 +219,15 @@ export interface Pricing {
     promptTokensBound: number,
     availableMsat: number,
     endpoint?: PricedEndpoint,
+    /** Rates to use instead of the price book's (the provider's prices the reservation was made at). */
+    rates?: UsdRates,
   ): number;
   /** POST /v1/estimate. */
   estimate(input: EstimateInput): EstimateResult;
-  /** Per-model price for /v1/models. Throws not_found for an unknown model in model mode; never
-   *  price_unavailable (fields become null). */
-  modelPrice(model: string): ModelPrice;
+  /** Per-model price for /v1/models (`rates`: a provider's own instead of the price book's, for
+   *  /v1/providers/{name}). Throws not_found for an unknown model in model mode; never price_unavailable
+   *  (fields become null). */
+  modelPrice(model: string, rates?: UsdRates): ModelPrice;
 }
 
 /** Options of `createPricing` (./pricing.ts). */

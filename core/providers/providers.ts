@@ -1,32 +1,29 @@
 import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
-import { ConfigError, ROUTING_POLICIES, type RoutingPolicy } from '../config.js';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../config.js';
 import type { UsdRates } from '../pricing/types.js';
 import { UpstreamClient } from '../upstream/upstream-client.js';
+import { BUILT_IN_POLICIES, POLICY_NAME_RE, type RoutingInfo, type RoutingPolicy } from './routing-policy.js';
 
 /**
  * The model providers the gateway relays to (issue 14): one per entry of the providers file (`PROVIDERS_PATH`,
- * JSON), or the one `UPSTREAM_BASE_URL` names. Each provider has its own keep-alive pool (`max_connections`,
+ * JSON or YAML), or the one `UPSTREAM_BASE_URL` names. Each provider has its own keep-alive pool (`max_connections`,
  * `timeout_ms`, extra `headers`, its own API key), the models it serves (`"*"` = all), a `priority` (lower is
  * tried first), a `weight`, and a circuit breaker.
  *
  * Routing (`ROUTING_POLICY`, or per model in the file's `routing`): the order in which a call's providers are
- * tried —
- *   priority  lower `priority` first (ties: the file's order) — the default, with failover down the list;
- *   weighted  a random order drawn by `weight` (each pick proportional to the weights left);
- *   cheapest  by the provider's declared `pricing` for the model (also what a call it serves is charged) (prompt + completion USD per token; a provider
- *             with no price for it goes last), ties by priority;
- *   latency   by the moving average (EWMA, α = 0.2) of time to the response head, unmeasured first.
- * Providers whose breaker is open go after the others (so a dead provider costs no timeout while another can
- * serve); when all are open the call still tries them in order (a half-open probe).
+ * tried, given by a named `RoutingPolicy` (./routing-policy.ts: `priority` — the default —, `weighted`,
+ * `cheapest`, `latency`, and any a plugin registers with `registerPolicy`).
  *
  * Breaker: `PROVIDER_BREAKER_FAILURES` consecutive failures (connect error, timeout before the head, 5xx, 429)
- * open it for `PROVIDER_BREAKER_COOLDOWN_MS`; then one call probes (half-open): success closes it, failure
+ * open it for `PROVIDER_BREAKER_COOLDOWN_MS`: while open the relay sends it nothing (it skips it); after the
+ * cool-down exactly one call probes it (half-open; calls meanwhile skip it): success closes it, failure
  * opens it again. Status for /v1/providers: `down` (open), `degraded` (half-open, or failures since the last
  * success), `active`.
  */
 
-export type { RoutingPolicy };
+export type { RoutingInfo, RoutingPolicy };
 export type ProviderStatus = 'active' | 'degraded' | 'down';
 
 export interface ModelPrice {
@@ -51,8 +48,8 @@ export interface ProviderSpec {
 
 export interface ProvidersFile {
   providers: ProviderSpec[];
-  /** Per-model routing policy overrides. */
-  routing: Record<string, RoutingPolicy>;
+  /** Per-model routing policy names (built-in or registered by a plugin). */
+  routing: Record<string, string>;
 }
 
 export interface BreakerOptions {
@@ -67,16 +64,23 @@ export class Breaker {
 
   constructor(private readonly opts: BreakerOptions) {}
 
-  /** May a call go to this provider now? In half-open state only one probe at a time. */
-  allows(now = Date.now()): boolean {
+  /** Would a call be let through now (without claiming the half-open probe)? */
+  allows(now?: number): boolean {
     if (this.openedAt === null) return true;
-    if (now - this.openedAt < this.opts.cooldownMs) return false;
+    if ((now ?? Date.now()) - this.openedAt < this.opts.cooldownMs) return false;
     return !this.probing;
   }
 
-  /** A call is about to be sent (marks the half-open probe). */
-  begin(now = Date.now()): void {
-    if (this.openedAt !== null && now - this.openedAt >= this.opts.cooldownMs) this.probing = true;
+  /**
+   * A call wants to go to this provider: true when it may. Closed: always. Open: never during the cool-down;
+   * after it, the first caller claims the one half-open probe (true) and everyone else is refused (false) until
+   * the probe's outcome is reported (`success`, `failure`, or `abandon`).
+   */
+  acquire(now?: number): boolean {
+    if (this.openedAt === null) return true; // the common case: closed, no clock read
+    if ((now ?? Date.now()) - this.openedAt < this.opts.cooldownMs || this.probing) return false;
+    this.probing = true;
+    return true;
   }
 
   success(): void {
@@ -88,6 +92,11 @@ export class Breaker {
   failure(now = Date.now()): void {
     this.consecutive++;
     if (this.probing || this.consecutive >= this.opts.failures) this.openedAt = now;
+    this.probing = false;
+  }
+
+  /** A call it let through ended with no verdict on the provider (the client went away): free the probe. */
+  abandon(): void {
     this.probing = false;
   }
 
@@ -190,11 +199,18 @@ export class Provider {
 }
 
 export interface ProvidersOptions {
-  policy: RoutingPolicy;
+  /** The node's default routing policy (`ROUTING_POLICY`): a built-in name or one a plugin registers. */
+  policy: string;
   maxAttempts: number;
   breaker: BreakerOptions;
   /** Random numbers in [0, 1) for `weighted` (tests pass a seeded one). */
   random?: () => number;
+  /**
+   * An open breaker skips its provider (default true). False for the one-provider shorthand (UPSTREAM_BASE_URL
+   * without a providers file): with nothing to fail over to, skipping would turn a short blip into an outage of
+   * the whole cool-down, so there the breaker only reports `status`.
+   */
+  skipOpenBreakers?: boolean;
 }
 
 export class Providers {
@@ -202,7 +218,14 @@ export class Providers {
   /** Some provider declares its own prices (then reserve and settle look them up). */
   readonly priced: boolean;
   private readonly byName: Map<string, Provider>;
-  private readonly random: () => number;
+  private readonly info: RoutingInfo;
+  /** Per-model routing policy names (the providers file's `routing`). */
+  private readonly routing: Record<string, string>;
+  private readonly policies = new Map<string, RoutingPolicy>(BUILT_IN_POLICIES.map((p) => [p.name, p]));
+  /** Whether the relay skips a provider whose breaker refuses (see ProvidersOptions.skipOpenBreakers). */
+  readonly skipOpenBreakers: boolean;
+  /** Set once the policy names were checked against the registry (`checkPolicies`). */
+  private checked = false;
 
   constructor(
     file: ProvidersFile,
@@ -214,53 +237,99 @@ export class Providers {
     this.byName = new Map(this.list.map((p) => [p.name, p]));
     this.priced = this.list.some((p) => Object.keys(p.spec.pricing).length > 0);
     this.routing = file.routing;
-    this.random = opts.random ?? Math.random;
+    this.info = { random: opts.random ?? Math.random };
+    this.skipOpenBreakers = opts.skipOpenBreakers ?? true;
   }
-
-  private readonly routing: Record<string, RoutingPolicy>;
 
   get(name: string): Provider | undefined {
     return this.byName.get(name);
   }
 
-  policyFor(model: string | undefined): RoutingPolicy {
+  /**
+   * Adds a named routing policy (plugin kit: a plugin's factory calls it at start, before any call). MUST be
+   * called before the pipeline is built; a name already taken (a built-in one included) is refused.
+   */
+  registerPolicy(policy: RoutingPolicy): void {
+    const name = (policy as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string' || !POLICY_NAME_RE.test(name) || typeof policy.order !== 'function') {
+      throw new ConfigError(
+        'registerPolicy: a routing policy is {name: 1-63 letters, digits, "-" or "_", order(providers, model, info)}',
+      );
+    }
+    if (this.policies.has(name))
+      throw new ConfigError(`registerPolicy: a routing policy "${name}" exists already`);
+    if (this.checked) throw new ConfigError(`registerPolicy("${name}"): too late, the node already started`);
+    this.policies.set(name, policy);
+  }
+
+  /** The registered policy names (built-in first). */
+  get policyNames(): string[] {
+    return [...this.policies.keys()];
+  }
+
+  /**
+   * Checks that ROUTING_POLICY and every `routing` entry name a registered policy (called once the plugins,
+   * which may register policies, are built); a start with an unknown name stops with a message naming it.
+   */
+  checkPolicies(): void {
+    const known = () => this.policyNames.join(', ');
+    if (!this.policies.has(this.opts.policy)) {
+      throw new ConfigError(
+        `ROUTING_POLICY names an unknown routing policy "${this.opts.policy}" (known: ${known()})`,
+      );
+    }
+    for (const [model, name] of Object.entries(this.routing)) {
+      if (!this.policies.has(name)) {
+        throw new ConfigError(
+          `PROVIDERS_PATH: routing["${model}"] names an unknown routing policy "${name}" (known: ${known()})`,
+        );
+      }
+    }
+    this.checked = true;
+  }
+
+  /** The providers serving `model`, in the file's order (no routing policy is asked). */
+  serving(model: string | undefined): readonly Provider[] {
+    return this.list.length === 1 && this.list[0]!.serves(model)
+      ? this.list
+      : this.list.filter((p) => p.serves(model));
+  }
+
+  /**
+   * The USD rates a call of `model` served by `servedBy` is charged at (model-based pricing): that provider's
+   * own prices; else the price book's (`base`); else — a model only providers price, served after failover by
+   * one that declares none — the dearest price a serving provider declares, which is what the reservation
+   * covered (never free, never unpriceable after the call). Undefined when nobody prices it.
+   */
+  chargeRates(model: string, servedBy: string | undefined, base: UsdRates | undefined): UsdRates | undefined {
+    const own = servedBy === undefined ? undefined : this.byName.get(servedBy)?.ratesFor(model, base);
+    if (own !== undefined || base !== undefined) return own ?? base;
+    let dearest: Provider | undefined;
+    for (const p of this.serving(model)) {
+      if (p.spec.pricing[model] === undefined) continue;
+      if (dearest === undefined || p.priceScore(model) > dearest.priceScore(model)) dearest = p;
+    }
+    return dearest?.ratesFor(model, base);
+  }
+
+  /** The name of the policy that orders `model`'s providers. */
+  policyFor(model: string | undefined): string {
     return (model !== undefined ? this.routing[model] : undefined) ?? this.opts.policy;
   }
 
-  /** The providers to try for `model`, in the order the policy gives, open breakers last. */
-  order(model: string | undefined, now = Date.now()): Provider[] {
-    // The one-provider shorthand (the common case): no allocation, no clock read per call.
+  /**
+   * The providers serving `model`, in the order its routing policy gives. Circuit breakers are not applied
+   * here: the relay skips a provider whose breaker refuses the call when it gets to it (`Breaker.acquire`).
+   */
+  order(model: string | undefined): readonly Provider[] {
+    // The one-provider shorthand (the common case): no allocation, no policy call.
     if (this.list.length === 1) return this.list[0]!.serves(model) ? this.list : [];
     const serving = this.list.filter((p) => p.serves(model));
-    const byPriority = (a: Provider, b: Provider) => a.spec.priority - b.spec.priority;
-    let ordered: Provider[];
-    switch (this.policyFor(model)) {
-      case 'weighted': {
-        const left = [...serving];
-        ordered = [];
-        while (left.length > 0) {
-          const total = left.reduce((s, p) => s + p.spec.weight, 0);
-          let r = this.random() * total;
-          let i = 0;
-          while (i < left.length - 1 && r >= left[i]!.spec.weight) {
-            r -= left[i]!.spec.weight;
-            i++;
-          }
-          ordered.push(left.splice(i, 1)[0]!);
-        }
-        break;
-      }
-      case 'cheapest':
-        ordered = [...serving].sort((a, b) => a.priceScore(model) - b.priceScore(model) || byPriority(a, b));
-        break;
-      case 'latency':
-        ordered = [...serving].sort((a, b) => (a.ttfbMs ?? -1) - (b.ttfbMs ?? -1) || byPriority(a, b));
-        break;
-      default:
-        ordered = [...serving].sort(byPriority);
-    }
-    const open = ordered.filter((p) => !p.breaker.allows(now));
-    return open.length === 0 ? ordered : [...ordered.filter((p) => p.breaker.allows(now)), ...open];
+    if (serving.length <= 1) return serving;
+    const name = this.policyFor(model);
+    const policy = this.policies.get(name);
+    if (policy === undefined) throw new ConfigError(`unknown routing policy "${name}"`);
+    return policy.order(serving, model, this.info);
   }
 
   async close(): Promise<void> {
@@ -279,7 +348,8 @@ function isObj(v: unknown): v is Json {
 }
 
 /**
- * Parses and validates a providers file; every message names the entry (`providers[1] ("b")`). `env` resolves
+ * Parses and validates a providers file (JSON, or YAML when `format` says so — `readProvidersFile` decides by the
+ * `.yaml`/`.yml` extension); every message names the entry (`providers[1] ("b")`). `env` resolves
  * `api_key_env`. Defaults: models "*", priority 1, weight 1, and the connection/timeout defaults given.
  */
 export function parseProvidersFile(
@@ -287,12 +357,16 @@ export function parseProvidersFile(
   env: Record<string, string | undefined>,
   defaults: { timeoutMs: number; maxConnections: number },
   where = 'PROVIDERS_PATH',
+  format: 'json' | 'yaml' = 'json',
 ): ProvidersFile {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    // YAML's own parser, strict about duplicate keys; the same document shape as JSON.
+    doc = format === 'yaml' ? parseYaml(text, { uniqueKeys: true }) : JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(`${where}: not valid JSON (${(err as Error).message})`);
+    throw new ConfigError(
+      `${where}: not valid ${format === 'yaml' ? 'YAML' : 'JSON'} (${(err as Error).message})`,
+    );
   }
   if (!isObj(doc) || !Array.isArray(doc.providers) || doc.providers.length === 0) {
     throw new ConfigError(`${where}: expected {"providers": [ … at least one … ]}`);
@@ -390,7 +464,9 @@ export function parseProvidersFile(
             throw new ConfigError(`${at}: pricing["${model}"]: unknown field "${k}"`);
           }
           if (typeof v !== 'string' || !/^\d+(\.\d+)?$/.test(v)) {
-            throw new ConfigError(`${at}: pricing["${model}"].${k} must be a USD decimal string`);
+            throw new ConfigError(
+              `${at}: pricing["${model}"].${k} must be a USD decimal string (quoted in YAML, e.g. "0.000001")`,
+            );
           }
           price[k] = v;
         }
@@ -410,14 +486,15 @@ export function parseProvidersFile(
       pricing,
     };
   });
-  const routing: Record<string, RoutingPolicy> = {};
+  // Policy names are checked against the registry once plugins registered theirs (Providers.checkPolicies).
+  const routing: Record<string, string> = {};
   if (doc.routing !== undefined) {
     if (!isObj(doc.routing)) throw new ConfigError(`${where}: "routing" must map model ids to a policy`);
     for (const [model, policy] of Object.entries(doc.routing)) {
-      if (!ROUTING_POLICIES.includes(policy as RoutingPolicy)) {
-        throw new ConfigError(`${where}: routing["${model}"] must be one of ${ROUTING_POLICIES.join(', ')}`);
+      if (typeof policy !== 'string' || !POLICY_NAME_RE.test(policy)) {
+        throw new ConfigError(`${where}: routing["${model}"] must be a routing policy name`);
       }
-      routing[model] = policy as RoutingPolicy;
+      routing[model] = policy;
     }
   }
   return { providers, routing };
@@ -436,7 +513,8 @@ export function readProvidersFile(
       `PROVIDERS_PATH: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
     );
   }
-  return parseProvidersFile(text, env, defaults, `PROVIDERS_PATH (${path})`);
+  const format = /\.ya?ml$/i.test(path) ? 'yaml' : 'json';
+  return parseProvidersFile(text, env, defaults, `PROVIDERS_PATH (${path})`, format);
 }
 
 /** A short name for a base URL: `api.openai.com` → `openai`, an IP stays itself. */

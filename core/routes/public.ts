@@ -5,7 +5,7 @@ import { GatewayError } from '../errors.js';
 import type { RouteHandler, RouteModule } from '../http/router.js';
 import { limitAnonymous } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
-import type { Pricing } from '../pricing/types.js';
+import type { Pricing, UsdRates } from '../pricing/types.js';
 import type { Provider } from '../providers/providers.js';
 import type { CatalogModel, ModelPricing } from '../upstream/model-catalog.js';
 
@@ -67,11 +67,16 @@ export interface ModelListPricing {
  * from the pricing service only when the catalogue has none); null where a value needs a BTC price and
  * none is fresh. Models the pricing service cannot price are listed unchanged.
  */
-export function withPrice(item: ModelListItem, pricing: Pricing | undefined): ModelListItem {
+export function withPrice(
+  item: ModelListItem,
+  pricing: Pricing | undefined,
+  /** A provider's own rates instead of the price book's (GET /v1/providers/{name}). */
+  rates?: UsdRates,
+): ModelListItem {
   if (pricing === undefined) return item;
   let p: ReturnType<Pricing['modelPrice']>;
   try {
-    p = pricing.modelPrice(item.id);
+    p = pricing.modelPrice(item.id, rates);
   } catch {
     return item;
   }
@@ -180,6 +185,25 @@ function providerSummary(p: Provider, services: Services) {
   };
 }
 
+/**
+ * A model's price as this provider charges it: under model-based pricing, the provider's own `pricing` (USD per
+ * token and per call, over the price book's) is what a call it serves is charged, so that is shown, with the
+ * charged msats; otherwise the price book's USD prices, as /v1/models has them.
+ */
+function providerPricing(p: Provider, m: CatalogModel, services: Services): { pricing?: ModelListPricing } {
+  const own =
+    services.pricing?.mode === 'model' ? p.ratesFor(m.id, services.catalog.usdRates(m.id)) : undefined;
+  if (own === undefined) return m.pricing === undefined ? {} : { pricing: listPricing(m.pricing) };
+  const item = renderModel(m);
+  item.pricing = {
+    ...item.pricing,
+    prompt: per1k(own.promptUsdPerToken),
+    completion: per1k(own.completionUsdPerToken),
+    unit: '1k tokens',
+  };
+  return { pricing: withPrice(item, services.pricing, own).pricing! };
+}
+
 export const publicRoutes: RouteModule = (router, services) => {
   const { catalog, config } = services;
   // Every route here builds its answer per call: each request counts per client IP like any caller with no
@@ -237,7 +261,7 @@ export const publicRoutes: RouteModule = (router, services) => {
           id: m.id,
           name: m.name,
           context_window: m.context_length ?? null,
-          ...(m.pricing === undefined ? {} : { pricing: listPricing(m.pricing) }),
+          ...providerPricing(p, m, services),
         })),
         endpoints: PROVIDER_ENDPOINTS,
         features: FEATURES,

@@ -8,14 +8,20 @@
 
 /** @type {import('prepaid-model-gateway/plugin').PluginFactory} */
 export default function modelSurcharge(options = {}) {
-  const percent = options.percent ?? {};
+  const rawPercent = options.percent ?? {};
   const feeMsat = options.fee_msat ?? 0;
-  for (const [model, p] of Object.entries(percent)) {
-    if (!Number.isInteger(p) || p < -100 || p > 10_000) {
+  if (typeof rawPercent !== 'object' || rawPercent === null || Array.isArray(rawPercent)) {
+    throw new Error('model-surcharge: percent must map model ids to integers');
+  }
+  /** @type {Record<string, number>} model id → percent */
+  const percent = {};
+  for (const [model, p] of Object.entries(rawPercent)) {
+    if (typeof p !== 'number' || !Number.isInteger(p) || p < -100 || p > 10_000) {
       throw new Error(`model-surcharge: percent["${model}"] must be an integer from -100 to 10000`);
     }
+    percent[model] = p;
   }
-  if (!Number.isSafeInteger(feeMsat) || feeMsat < 0)
+  if (typeof feeMsat !== 'number' || !Number.isSafeInteger(feeMsat) || feeMsat < 0)
     throw new Error('model-surcharge: fee_msat must be an integer ≥ 0');
   for (const k of Object.keys(options)) {
     if (k !== 'percent' && k !== 'fee_msat') throw new Error(`model-surcharge: unknown option "${k}"`);

@@ -7,7 +7,9 @@
 
 /** @type {import('prepaid-model-gateway/plugin').PluginFactory} */
 export default function pinProvider(options = {}, services) {
-  const header = (options.header ?? 'x-provider').toLowerCase();
+  const rawHeader = options.header ?? 'x-provider';
+  if (typeof rawHeader !== 'string') throw new Error('pin-provider: header must be a header name');
+  const header = rawHeader.toLowerCase();
   const allow = options.allow ?? services.providers.list.map((p) => p.name);
   if (!Array.isArray(allow) || !allow.every((n) => typeof n === 'string')) {
     throw new Error('pin-provider: allow must be a list of provider names');

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/p
 
 const SURCHARGE = resolve('examples/plugins/model-surcharge.js');
 const PIN = resolve('examples/plugins/pin-provider.js');
+const ROUND_ROBIN = resolve('examples/plugins/round-robin.js');
 const messages = [{ role: 'user' as const, content: 'hi' }];
 const cost = (res: unknown) =>
   (res as Record<string, { msats: number; provider?: string } | undefined>)['x-node-cost'];
@@ -139,6 +140,158 @@ describe('a routing policy from a file path', () => {
   });
 });
 
+describe('a named routing policy registered by a plugin', () => {
+  let a: MockUpstream;
+  let b: MockUpstream;
+  let c: MockUpstream;
+  let h: PaidGateway;
+  beforeAll(async () => {
+    [a, b, c] = await Promise.all([startMockUpstream(), startMockUpstream(), startMockUpstream()]);
+    const providers = writeJson('rr-providers.json', {
+      providers: [
+        { name: 'alpha', base_url: a.url, priority: 1 },
+        { name: 'beta', base_url: b.url, priority: 2 },
+        { name: 'gamma', base_url: c.url, priority: 3 },
+      ],
+      // Only mock-gpt is routed by the plugin's policy; mock-mini keeps ROUTING_POLICY (priority).
+      routing: { 'mock-gpt': 'turns' },
+    });
+    h = await startPaidGateway({
+      store: 'sqlite',
+      env: {
+        PROVIDERS_PATH: providers,
+        FIXED_PRICING: 'true',
+        FIXED_COST_PER_REQUEST: '1',
+        PIPELINE: [...DEFAULT.slice(0, 3), ROUND_ROBIN, ...DEFAULT.slice(3)].join(','),
+        PIPELINE_CONFIG: writeJson('rr.json', { [ROUND_ROBIN]: { name: 'turns' } }),
+      },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await Promise.all([a?.close(), b?.close(), c?.close()]);
+  });
+
+  it('the providers file names it for a model: calls go to each provider in turn; other models keep priority', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const served: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+      served.push(cost(res)?.provider ?? '');
+    }
+    expect(served).toEqual(['alpha', 'beta', 'gamma', 'alpha', 'beta', 'gamma']);
+    const mini = await h.openai(apiKey).chat.completions.create({ model: 'mock-mini', messages });
+    expect(cost(mini)?.provider).toBe('alpha');
+    // Failover follows the policy's order: on gamma's turn gamma fails and alpha (next after it) serves.
+    c.setBehaviour({ error: { status: 500, body: '{"error":{"message":"down"}}' } });
+    const gammaAsked = c.stats.requests;
+    const more: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+      more.push(cost(res)?.provider ?? '');
+    }
+    expect(more).toEqual(['alpha', 'beta', 'alpha']);
+    expect(c.stats.requests).toBe(gammaAsked + 1);
+    expect(await h.available(apiKey)).toBe(balanceMsat - 10 * 1000);
+    await h.auditOk();
+  });
+
+  it('a start naming a policy nobody registered stops with a message naming it', async () => {
+    let err: unknown;
+    try {
+      const g = await startGateway({
+        config: loadConfig({
+          HOST: '127.0.0.1',
+          PORT: '0',
+          LOG_LEVEL: 'silent',
+          DATA_DIR: dir,
+          ROUTING_POLICY: 'turns',
+        }),
+        log: createLogger('silent'),
+      });
+      await g.close();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(
+      /ROUTING_POLICY names an unknown routing policy "turns" \(known: priority, weighted, cheapest, latency\)/,
+    );
+  });
+});
+
+describe('plugins by a path relative to the working directory and by an installed package name', () => {
+  let h: PaidGateway;
+  let cwd: string;
+  beforeAll(async () => {
+    // An operator's directory: a plugin file of their own, and a plugin package installed in node_modules.
+    cwd = mkdtempSync(join(tmpdir(), 'gw-plugin-cwd-'));
+    mkdirSync(join(cwd, 'policies'));
+    writeFileSync(
+      join(cwd, 'policies', 'flat-fee.js'),
+      `export default function flatFee(options = {}) {
+  return {
+    name: 'flat-fee',
+    onRequest(ctx) {
+      if (ctx.model === 'mock-gpt') ctx.adjustPrice({ addMsat: options.fee_msat });
+    },
+  };
+}
+`,
+    );
+    const pkg = join(cwd, 'node_modules', '@acme', 'gateway-plugin-x');
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(
+      join(pkg, 'package.json'),
+      JSON.stringify({ name: '@acme/gateway-plugin-x', type: 'module', exports: './index.js' }),
+    );
+    writeFileSync(
+      join(pkg, 'index.js'),
+      `export const plugin = () => ({
+  name: 'acme-double',
+  onRequest(ctx) {
+    if (ctx.model === 'mock-mini') ctx.adjustPrice({ multiplierPpm: 2_000_000 });
+  },
+});
+`,
+    );
+    writeFileSync(join(cwd, 'pipeline.json'), JSON.stringify({ './policies/flat-fee.js': { fee_msat: 11 } }));
+    const entries = await resolvePipeline(
+      ['auth', 'rate-limit', './policies/flat-fee.js', '@acme/gateway-plugin-x', ...DEFAULT.slice(2)],
+      { cwd, configPath: join(cwd, 'pipeline.json') },
+    );
+    h = await startPaidGateway({
+      store: 'sqlite',
+      pipeline: entries,
+      env: { FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '4' },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('both load and change what a call is charged: mock-gpt 4,000 + 11 msat, mock-mini 2 × 4,000 msat', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const gpt = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+    expect(cost(gpt)?.msats).toBe(4_011);
+    const mini = await h.openai(apiKey).chat.completions.create({ model: 'mock-mini', messages });
+    expect(cost(mini)?.msats).toBe(8_000);
+    expect(await h.available(apiKey)).toBe(balanceMsat - 12_011);
+    await h.auditOk();
+  });
+
+  it('a relative path resolves from the process working directory by default', async () => {
+    const [entry] = await resolvePipeline(['./examples/plugins/model-surcharge.js']);
+    expect(entry).toMatchObject({ source: './examples/plugins/model-surcharge.js' });
+    expect(typeof (entry as { factory?: unknown }).factory).toBe('function');
+    // The same relative path from another working directory is not found there.
+    await expect(resolvePipeline(['./examples/plugins/model-surcharge.js'], { cwd })).rejects.toThrow(
+      /plugin "\.\/examples\/plugins\/model-surcharge\.js" could not be loaded \(not found\)/,
+    );
+  });
+});
+
 describe('loading refusals name the plugin', () => {
   const start = (env: Record<string, string>) =>
     startGateway({
@@ -149,6 +302,11 @@ describe('loading refusals name the plugin', () => {
   it('a missing file, a module with no factory, a factory refusing its options, a config naming no entry', async () => {
     const noFactory = join(dir, 'no-factory.js');
     writeFileSync(noFactory, 'export const x = 1;\n');
+    const throwsOnImport = join(dir, 'throws-on-import.js');
+    writeFileSync(
+      throwsOnImport,
+      'throw new Error("no licence file");\nexport default () => ({ name: "x" });\n',
+    );
     const throwing = join(dir, 'throwing.js');
     writeFileSync(throwing, 'export default function () { throw new Error("needs a licence key"); }\n');
     const cases: Array<[Record<string, string>, RegExp]> = [
@@ -157,6 +315,10 @@ describe('loading refusals name the plugin', () => {
         /plugin ".*missing\.js" could not be loaded \(not found\)/,
       ],
       [{ PIPELINE: `auth,${noFactory},relay` }, /plugin ".*no-factory\.js" exports no plugin factory/],
+      [
+        { PIPELINE: `auth,${throwsOnImport},relay` },
+        /plugin ".*throws-on-import\.js" could not be loaded \(no licence file\)/,
+      ],
       [
         { PIPELINE: `auth,${throwing},relay` },
         /plugin ".*throwing\.js" refused to start: needs a licence key/,

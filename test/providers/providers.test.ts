@@ -1,6 +1,15 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/config.js';
-import { Breaker, type ProviderSpec, Providers, parseProvidersFile } from '../../core/providers/providers.js';
+import {
+  Breaker,
+  type ProviderSpec,
+  Providers,
+  parseProvidersFile,
+  readProvidersFile,
+} from '../../core/providers/providers.js';
 
 /** Routing policies, the breaker and the providers file's validation (no network: clients are never used). */
 
@@ -18,11 +27,7 @@ const spec = (name: string, o: Partial<ProviderSpec> = {}): ProviderSpec => ({
   ...o,
 });
 const BREAKER = { failures: 2, cooldownMs: 1000 };
-const providers = (
-  list: ProviderSpec[],
-  policy: 'priority' | 'weighted' | 'cheapest' | 'latency',
-  random?: () => number,
-) =>
+const providers = (list: ProviderSpec[], policy: string, random?: () => number) =>
   new Providers(
     { providers: list, routing: {} },
     { policy, maxAttempts: 2, breaker: BREAKER, ...(random ? { random } : {}) },
@@ -93,15 +98,46 @@ describe('routing policies', () => {
     await p.close();
   });
 
-  it('open breakers go last; when all are open the order stands (a probe)', async () => {
+  it('a policy registered by name (plugin kit) orders the providers; unknown names stop the start', async () => {
+    const list = [spec('a', { priority: 1 }), spec('b', { priority: 2 }), spec('c', { priority: 3 })];
+    const p = new Providers(
+      { providers: list, routing: { m: 'reverse' } },
+      { policy: 'priority', maxAttempts: 2, breaker: BREAKER },
+    );
+    expect(() => p.checkPolicies()).toThrow(
+      /PROVIDERS_PATH: routing\["m"\] names an unknown routing policy "reverse" \(known: priority, weighted, cheapest, latency\)/,
+    );
+    const seen: Array<string | undefined> = [];
+    p.registerPolicy({
+      name: 'reverse',
+      order(providers, model) {
+        seen.push(model);
+        return [...providers].reverse();
+      },
+    });
+    p.checkPolicies();
+    expect(p.order('m').map((x) => x.name)).toEqual(['c', 'b', 'a']);
+    expect(p.order('other').map((x) => x.name)).toEqual(['a', 'b', 'c']);
+    expect(seen).toEqual(['m']);
+    expect(() => p.registerPolicy({ name: 'priority', order: (x) => x })).toThrow(/exists already/);
+    expect(() => p.registerPolicy({ name: 'late', order: (x) => x })).toThrow(/too late/);
+    expect(() => p.registerPolicy({ name: 'bad name', order: (x) => x })).toThrow(/a routing policy is/);
+    const global = new Providers(
+      { providers: list, routing: {} },
+      { policy: 'nope', maxAttempts: 2, breaker: BREAKER },
+    );
+    expect(() => global.checkPolicies()).toThrow(/ROUTING_POLICY names an unknown routing policy "nope"/);
+    await p.close();
+    await global.close();
+  });
+
+  it('breakers do not change the order (the relay skips an open one when it gets to it)', async () => {
     const p = providers([spec('a', { priority: 1 }), spec('b', { priority: 2 })], 'priority');
     const now = Date.now();
     p.get('a')!.breaker.failure(now);
     p.get('a')!.breaker.failure(now);
-    expect(p.order('m', now).map((x) => x.name)).toEqual(['b', 'a']);
-    p.get('b')!.breaker.failure(now);
-    p.get('b')!.breaker.failure(now);
-    expect(p.order('m', now).map((x) => x.name)).toEqual(['a', 'b']);
+    expect(p.get('a')!.breaker.acquire(now)).toBe(false);
+    expect(p.order('m').map((x) => x.name)).toEqual(['a', 'b']);
     await p.close();
   });
 });
@@ -118,17 +154,23 @@ describe('circuit breaker', () => {
     expect(b.status(t)).toBe('active');
     for (let i = 0; i < 3; i++) b.failure(t);
     expect(b.status(t)).toBe('down');
-    expect(b.allows(t + 999)).toBe(false);
+    expect(b.acquire(t + 999)).toBe(false); // open: refused during the cool-down
     expect(b.allows(t + 1000)).toBe(true);
-    b.begin(t + 1000);
-    expect(b.allows(t + 1000)).toBe(false); // one probe at a time
+    expect(b.acquire(t + 1000)).toBe(true); // the one half-open probe
+    expect(b.acquire(t + 1000)).toBe(false); // one probe at a time: the others skip it
+    expect(b.allows(t + 1000)).toBe(false);
     expect(b.status(t + 1000)).toBe('degraded');
     b.failure(t + 1001); // the probe failed: open again at once
     expect(b.status(t + 1001)).toBe('down');
-    expect(b.allows(t + 1500)).toBe(false);
-    b.begin(t + 2001);
+    expect(b.acquire(t + 1500)).toBe(false);
+    expect(b.acquire(t + 2001)).toBe(true);
+    b.abandon(); // the probe's client went away: no verdict, the next call may probe
+    expect(b.status(t + 2001)).toBe('degraded');
+    expect(b.acquire(t + 2001)).toBe(true);
     b.success();
     expect(b.status(t + 2001)).toBe('active');
+    expect(b.acquire(t + 2001)).toBe(true);
+    expect(b.acquire(t + 2001)).toBe(true); // closed: every call
   });
 });
 
@@ -215,8 +257,8 @@ describe('providers file', () => {
         /pricing\["m"\]\.prompt must be a USD decimal string/,
       ],
       [
-        { providers: [{ name: 'a', base_url: 'http://x/v1' }], routing: { m: 'random' } },
-        /routing\["m"\] must be one of/,
+        { providers: [{ name: 'a', base_url: 'http://x/v1' }], routing: { m: 'not a name' } },
+        /routing\["m"\] must be a routing policy name/,
       ],
       [{ providers: [{ base_url: 'http://x/v1' }] }, /providers\[0\]: "name"/],
     ];
@@ -232,5 +274,59 @@ describe('providers file', () => {
       expect((err as Error).message, text).toMatch(re);
     }
     expect(() => parseProvidersFile('{', {}, DEFAULTS)).toThrow(/not valid JSON/);
+  });
+});
+
+describe('providers file in YAML', () => {
+  it('a .yaml or .yml file is read as YAML (same fields, same checks, messages naming the entry)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-providers-yaml-'));
+    try {
+      const good = join(dir, 'providers.yaml');
+      writeFileSync(
+        good,
+        [
+          '# two providers',
+          'providers:',
+          '  - name: a',
+          '    base_url: https://api.example.com/v1',
+          '    api_key_env: KEY_A',
+          '    models: [m1, m2]',
+          '    priority: 2',
+          '    pricing:',
+          '      m1: { prompt: "0.000001", completion: "0.000002" }',
+          '  - name: b',
+          '    base_url: http://127.0.0.1:8001/v1',
+          '    models: "*"',
+          'routing:',
+          '  m1: cheapest',
+          '',
+        ].join('\n'),
+      );
+      const f = readProvidersFile(good, { KEY_A: 'sk-a' }, DEFAULTS);
+      expect(f.providers.map((p) => [p.name, p.apiKey, p.models, p.priority])).toEqual([
+        ['a', 'sk-a', ['m1', 'm2'], 2],
+        ['b', undefined, '*', 1],
+      ]);
+      expect(f.providers[0]!.pricing).toEqual({ m1: { prompt: '0.000001', completion: '0.000002' } });
+      expect(f.routing).toEqual({ m1: 'cheapest' });
+
+      const bad = join(dir, 'providers.yml');
+      writeFileSync(
+        bad,
+        'providers:\n  - name: a\n    base_url: http://x/v1\n    pricing: { m: { prompt: 0.1 } }\n',
+      );
+      expect(() => readProvidersFile(bad, {}, DEFAULTS)).toThrow(
+        /PROVIDERS_PATH \(.*providers\.yml\): providers\[0\] \("a"\): pricing\["m"\]\.prompt must be a USD decimal string \(quoted in YAML/,
+      );
+      const broken = join(dir, 'broken.yaml');
+      writeFileSync(broken, 'providers: [\n');
+      expect(() => readProvidersFile(broken, {}, DEFAULTS)).toThrow(/broken\.yaml\): not valid YAML/);
+      // A JSON file (any other extension) is still read as JSON only.
+      const json = join(dir, 'providers.json');
+      writeFileSync(json, 'providers:\n  - name: a\n');
+      expect(() => readProvidersFile(json, {}, DEFAULTS)).toThrow(/not valid JSON/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1875,14 +1875,11 @@ export interface components {
             /** @description Lower is tried first (routing policy `priority`). */
             priority?: number;
             weight?: number;
-            /**
-             * @description The routing policy that orders this node's providers by default (ROUTING_POLICY).
-             * @enum {string}
-             */
-            routing?: "priority" | "weighted" | "cheapest" | "latency";
+            /** @description The routing policy that orders this node's providers by default (ROUTING_POLICY): `priority`, `weighted`, `cheapest`, `latency`, or a name a plugin registered. */
+            routing?: string;
         };
         /**
-         * @description From the provider's circuit breaker: `down` while open (consecutive failures; no call is sent until its cool-down ends), `degraded` while probing or after failures since the last success, else `active`.
+         * @description From the provider's circuit breaker: `down` while open (after consecutive failures): no call is sent to it until its cool-down ends, calls skip it and go to the model's other providers, and when every provider of a model is open a call fails at once with 502 `upstream_error` ("All providers of model … are unavailable", `details.providers` naming them) and is charged nothing. `degraded` once the cool-down ended (exactly one call probes it, the others skip it meanwhile; success closes the breaker, failure opens it again) or after failures since the last success; else `active`. Breakers are kept per gateway process. With the one-provider shorthand (UPSTREAM_BASE_URL, no PROVIDERS_PATH) the breaker only reports this status and calls are still sent.
          * @enum {string}
          */
         ProviderStatus: "active" | "degraded" | "down";
@@ -1897,6 +1894,7 @@ export interface components {
                 id: string;
                 name: string;
                 context_window?: number | null;
+                /** @description What a call this provider serves is charged: under model-based pricing its own `pricing` from the providers file where it declares one for the model (over the price book's, with the charged msats), else the price book's USD prices as GET /v1/models shows them. */
                 pricing?: components["schemas"]["ModelPricing"];
             }[];
             endpoints: string[];

@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { resolveCredential } from './keys.js';
-import { ownedId, PROCESS_ID } from './owner.js';
+import { ownerOf, PROCESS_ID } from './owner.js';
 import { modelAllowed } from './rules.js';
 import type {
   AbortResult,
@@ -129,6 +130,8 @@ interface KeyLease {
   tokensLeft: number;
   localTokens: number;
   otherOpen: number;
+  /** Calls of this key admitted the exact way since the last step's answer (not yet in `otherOpen`). */
+  exactSince: number;
   key: KeyMeta | null;
   busy: Promise<void> | null;
   pending: Pending | null;
@@ -145,6 +148,8 @@ interface KeyLease {
   maxBound: number;
   /** Until then this key goes the exact per-call way (lease refused or too small). */
   exactUntil: number;
+  /** When the store releases the lease unless a step renews it (the step's clock + ttl). */
+  expiresAt: number;
 }
 
 export class LeasingLedger implements Ledger {
@@ -154,6 +159,8 @@ export class LeasingLedger implements Ledger {
   private readonly calls = new Map<string, KeyLease>();
   /** Results of calls finished in memory, for idempotent repeats (bounded). */
   private readonly finished = new Map<string, SettleResult | ReleaseResult>();
+  /** Ids admitted the exact way (bounded): a repeat must not be admitted again in memory. */
+  private readonly exactIds = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private readonly recallTimer: NodeJS.Timeout;
   private readonly now: () => number;
@@ -186,6 +193,12 @@ export class LeasingLedger implements Ledger {
   async admit(input: AdmitInput): Promise<AdmitResult> {
     const c = resolveCredential(input.credential);
     if (!c || this.closed) return this.inner.admit(input);
+    if (
+      this.calls.has(input.requestId) ||
+      this.finished.has(input.requestId) ||
+      this.exactIds.has(input.requestId)
+    )
+      return { ok: false, code: 'duplicate_request' };
     let l = this.leases.get(c.keyHash);
     if (!l) {
       l = this.newLease(input.credential, c.accountId, c.keyHash, input.limits);
@@ -195,7 +208,7 @@ export class LeasingLedger implements Ledger {
     l.maxBound = Math.max(l.maxBound, input.maxMsat);
     const now = input.now ?? this.now();
     l.lastCall = now;
-    if (now < l.exactUntil) return this.exact(l, input);
+    if (now < l.exactUntil || !this.leasable(input)) return this.exact(l, input);
     const fast = this.tryLocal(l, input, now);
     if (fast) return fast;
     // Open or renew the lease and try again. Under contention (other callers waiting on the same lease,
@@ -236,8 +249,24 @@ export class LeasingLedger implements Ledger {
     let recalls = 0;
     for (let attempt = 0; ; attempt++) {
       if (l.id || l.pending || l.queue.length > 0) await this.step(l, l.open.size === 0, 0, true);
-      const r = await this.inner.admit(input);
-      if (r.ok || (r.code !== 'payment_required' && r.code !== 'rate_limit_exceeded')) return r;
+      // The store counts an open lease as one open call, whatever it holds: the calls this process has open
+      // in memory beyond that one count against the key's concurrency here (its limit is lowered by them).
+      const conc = input.limits.concurrent;
+      const extra = l.id ? Math.max(0, l.open.size - 1) : l.open.size;
+      const r = await this.inner.admit(
+        extra === 0
+          ? input
+          : { ...input, limits: { ...input.limits, concurrent: Math.max(0, conc - extra) } },
+      );
+      if (r.ok) {
+        l.exactSince++;
+        this.exactIds.add(input.requestId);
+        if (this.exactIds.size > 10_000) this.exactIds.delete(this.exactIds.values().next().value!);
+        return r;
+      }
+      if (r.code === 'rate_limit_exceeded' && r.rateLimit.type === 'concurrent_requests' && extra > 0)
+        return { ...r, rateLimit: { ...r.rateLimit, limit: conc } };
+      if (r.code !== 'payment_required' && r.code !== 'rate_limit_exceeded') return r;
       // The money (or requests/min slots) may sit in other processes' leases: recall them and try again
       // when their holders have given them back (or the wait ran out). Up to 3 times: a holder's renewal in
       // flight at the recall can take the money once more before it answers.
@@ -271,6 +300,16 @@ export class LeasingLedger implements Ledger {
       others = await this.inner.otherLeases(accountId, this.processId, this.now());
     }
     return true;
+  }
+
+  /**
+   * Whether a call may be held in this process's lease at all. Not when its id names another process (that
+   * process settles it, and releaseOrphans must release it if that process dies), nor when its reservation
+   * must expire before the lease would (a lease is released only as a whole, `ttlMs` after its last step).
+   */
+  private leasable(input: AdmitInput): boolean {
+    const owner = ownerOf(input.requestId);
+    return (owner === undefined || owner === this.processId) && input.leaseMs >= this.opts.ttlMs;
   }
 
   private get processId(): string {
@@ -484,6 +523,7 @@ export class LeasingLedger implements Ledger {
       tokensLeft: 0,
       localTokens: 0,
       otherOpen: 0,
+      exactSince: 0,
       key: null,
       busy: null,
       pending: null,
@@ -495,6 +535,7 @@ export class LeasingLedger implements Ledger {
       scale: 1,
       renewal: null,
       exactUntil: 0,
+      expiresAt: 0,
     };
   }
 
@@ -502,9 +543,12 @@ export class LeasingLedger implements Ledger {
   private tryLocal(l: KeyLease, input: AdmitInput, now: number): AdmitResult | null {
     const k = l.key;
     if (!l.id || l.busy || !k) return null;
+    // Never spend a slice the store may already have released: a lease not renewed for 3/4 of its TTL (a
+    // stalled event loop, an unreachable store) is renewed before the next call is admitted in memory.
+    if (now >= l.expiresAt - this.opts.ttlMs / 4) return null;
     if (Math.floor(now / 60_000) !== l.slotWindow || l.usedSlots >= l.slots) return null;
     if (l.tokensLeft - l.localTokens <= 0) return null;
-    if (l.open.size + l.otherOpen >= input.limits.concurrent) return null;
+    if (l.open.size + l.otherOpen + l.exactSince >= input.limits.concurrent) return null;
     if (
       (k.expiresAtMs !== null && k.expiresAtMs <= now) ||
       (k.validityDateMs !== null && k.validityDateMs <= now)
@@ -611,8 +655,10 @@ export class LeasingLedger implements Ledger {
         };
       }
       const p = l.pending;
-      if (!l.id) l.id = ownedId('l');
+      // Owned by this process (as `ownedId('l')`), so otherLeases and releaseOrphans see whose it is.
+      if (!l.id) l.id = `l~${this.processId}~${randomUUID()}`;
       const committed = l.openMsat; // open calls keep their reservations through the step
+      const exactBefore = l.exactSince; // exact admissions from here on may not be in the answer's count
       // Slice and slots adapt to the key's concurrency and rate: room for twice the calls open now and
       // twice the calls admitted since the last step, plus SLICE_CALLS (the store caps it by the balance).
       // Geometric growth: a lease whose slots or money ran out since its last step doubles its slice (up
@@ -661,7 +707,9 @@ export class LeasingLedger implements Ledger {
       l.tokensLeft = r.tokensLeft;
       l.balance = r.balanceMsat;
       l.otherOpen = r.otherOpen;
+      l.exactSince -= exactBefore;
       if (r.open) {
+        l.expiresAt = now + this.opts.ttlMs;
         l.granted = r.grantedMsat;
         l.slots = r.requestSlots;
         l.slotWindow = r.requestWindow;
@@ -696,7 +744,17 @@ export class LeasingLedger implements Ledger {
     const c = resolveCredential(credential);
     if (!c) return;
     const mine = [...this.leases.values()].filter((l) => l.accountId === c.accountId);
-    await Promise.all(mine.map((l) => this.flushLease(l, true)));
+    await Promise.all(
+      mine.map(async (l) => {
+        await this.flushLease(l, true);
+        // A money change (a withdrawal) may need the slice a lease with open calls still holds: keep only what
+        // those calls reserve, and stay on the exact path a while so the slice is not taken again at once.
+        if (kind === 'money' && l.id) {
+          l.exactUntil = Math.max(l.exactUntil, this.now() + this.opts.idleMs);
+          await this.step(l, l.open.size === 0, 0, true);
+        }
+      }),
+    );
     // Calls answered by other processes: their holders report them first (money changes get the slices back).
     await this.recallOthers(c.accountId, kind);
   }

@@ -253,7 +253,18 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
       const theirs = leaseId(other);
       await step(ledger, k.apiKey, mine, 1, { wantMsat: 300, ttlMs: 1000 });
       await step(ledger, k.apiKey, theirs, 1, { wantMsat: 300, ttlMs: 2000 });
-      await admitOk(ledger, k.apiKey, 100, 100); // a plain reservation is no lease
+      // A plain reservation (of the other process: through the lease wrapper too it stays one) is no lease.
+      const plain = await ledger.admit({
+        credential: { apiKey: k.apiKey },
+        requestId: `r~${other}~${randomUUID()}`,
+        model: 'm',
+        maxMsat: 100,
+        minMsat: 100,
+        leaseMs: 60_000,
+        limits: BIG,
+        now: T0,
+      });
+      expect(plain).toMatchObject({ ok: true, reservedMsat: 100 });
       expect(await ledger.otherLeases(k.accountId, PID, T0)).toEqual([
         { id: theirs, expiresAtMs: T0 + 2000 },
       ]);

@@ -130,8 +130,10 @@ interface KeyLease {
   tokensLeft: number;
   localTokens: number;
   otherOpen: number;
-  /** Calls of this key admitted the exact way since the last step's answer (not yet in `otherOpen`). */
+  /** Calls of this key admitted the exact way since the last step began (maybe not in `otherOpen`). */
   exactSince: number;
+  /** Exact admissions of this key in flight (they may land in the store after any step). */
+  exactPending: number;
   key: KeyMeta | null;
   busy: Promise<void> | null;
   pending: Pending | null;
@@ -253,11 +255,16 @@ export class LeasingLedger implements Ledger {
       // in memory beyond that one count against the key's concurrency here (its limit is lowered by them).
       const conc = input.limits.concurrent;
       const extra = l.id ? Math.max(0, l.open.size - 1) : l.open.size;
-      const r = await this.inner.admit(
-        extra === 0
-          ? input
-          : { ...input, limits: { ...input.limits, concurrent: Math.max(0, conc - extra) } },
-      );
+      l.exactPending++;
+      const r = await this.inner
+        .admit(
+          extra === 0
+            ? input
+            : { ...input, limits: { ...input.limits, concurrent: Math.max(0, conc - extra) } },
+        )
+        .finally(() => {
+          l.exactPending--;
+        });
       if (r.ok) {
         l.exactSince++;
         this.exactIds.add(input.requestId);
@@ -524,6 +531,7 @@ export class LeasingLedger implements Ledger {
       localTokens: 0,
       otherOpen: 0,
       exactSince: 0,
+      exactPending: 0,
       key: null,
       busy: null,
       pending: null,
@@ -548,7 +556,9 @@ export class LeasingLedger implements Ledger {
     if (now >= l.expiresAt - this.opts.ttlMs / 4) return null;
     if (Math.floor(now / 60_000) !== l.slotWindow || l.usedSlots >= l.slots) return null;
     if (l.tokensLeft - l.localTokens <= 0) return null;
-    if (l.open.size + l.otherOpen + l.exactSince >= input.limits.concurrent) return null;
+    // This process's calls of the key (in memory and exact) never exceed the limit; each other process's
+    // lease counts as one call in `otherOpen` (docs/ledger.md, "Limits with leases").
+    if (l.open.size + l.otherOpen + l.exactSince + l.exactPending >= input.limits.concurrent) return null;
     if (
       (k.expiresAtMs !== null && k.expiresAtMs <= now) ||
       (k.validityDateMs !== null && k.validityDateMs <= now)
@@ -658,7 +668,8 @@ export class LeasingLedger implements Ledger {
       // Owned by this process (as `ownedId('l')`), so otherLeases and releaseOrphans see whose it is.
       if (!l.id) l.id = `l~${this.processId}~${randomUUID()}`;
       const committed = l.openMsat; // open calls keep their reservations through the step
-      const exactBefore = l.exactSince; // exact admissions from here on may not be in the answer's count
+      // Exact admissions done before this step began are in the answer's count; later or in-flight ones may not be.
+      const exactBefore = l.exactSince;
       // Slice and slots adapt to the key's concurrency and rate: room for twice the calls open now and
       // twice the calls admitted since the last step, plus SLICE_CALLS (the store caps it by the balance).
       // Geometric growth: a lease whose slots or money ran out since its last step doubles its slice (up

@@ -21,6 +21,8 @@ interface Report {
   done?: boolean;
   holding?: boolean;
   ready?: boolean;
+  maxOpen?: number;
+  concurrentRefused?: number;
 }
 
 function start(env: Record<string, string>): {
@@ -166,6 +168,38 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     expect(charged).toBe(41 * ok);
     expect(ok).toBe(100);
     expect(info?.account).toMatchObject({ spentMsat: charged, balanceMsat: 4100 - charged, reservedMsat: 0 });
+    expect((await ledger.audit()).breaches).toEqual([]);
+  }, 60_000);
+
+  it('concurrency with leases (RATE_LIMIT_CONCURRENT=4, 3 processes): each process keeps ≤ 4 calls open, so the key ≤ 3 × 4', async () => {
+    const { ledger, env } = await store.open();
+    const apiKey = await fundKey(ledger, 10_000_000);
+    // 10 lanes each, every call open 30 ms: each process tries to hold 10 calls of the key at once.
+    const common = {
+      ...env,
+      W_API_KEY: apiKey,
+      W_CALLS: '150',
+      W_MSAT: '100',
+      W_PARALLEL: '10',
+      W_DELAY_MS: '30',
+      W_CONCURRENT: '4',
+      W_GO: '1',
+    };
+    const all = [1, 2, 3].map(() => start(common));
+    await Promise.all(all.map((p) => p.ready));
+    for (const p of all) p.child.send('go');
+    const results = await Promise.all(all.map((p) => p.done));
+    // The documented bound (docs/ledger.md, "Limits with leases"): a process never has more than the limit
+    // open (in memory and exact together), and the limit was really hit; the key's total is ≤ processes × limit.
+    for (const r of results) expect(r.maxOpen).toBeLessThanOrEqual(4);
+    expect(results.reduce((s, r) => s + r.maxOpen!, 0)).toBeLessThanOrEqual(12);
+    expect(results.reduce((s, r) => s + r.concurrentRefused!, 0)).toBeGreaterThan(0);
+    const charged = results.reduce((s, r) => s + r.charged, 0);
+    expect(charged).toBe(100 * results.reduce((s, r) => s + r.ok, 0));
+    expect((await ledger.getKeyInfo({ apiKey }))?.account).toMatchObject({
+      spentMsat: charged,
+      reservedMsat: 0,
+    });
     expect((await ledger.audit()).breaches).toEqual([]);
   }, 60_000);
 

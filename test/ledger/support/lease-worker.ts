@@ -50,8 +50,16 @@ const ledger = new LeasingLedger(inner, {
 });
 const calls = Number(env.W_CALLS ?? 1e9);
 const msat = Number(env.W_MSAT);
-const limits = { requestsPerMinute: 1_000_000, tokensPerHour: 1_000_000_000, concurrent: 1_000_000 };
+const limits = {
+  requestsPerMinute: 1_000_000,
+  tokensPerHour: 1_000_000_000,
+  concurrent: Number(env.W_CONCURRENT ?? 1_000_000),
+};
 let ok = 0;
+/** Calls open now (admitted, not yet settled), the most ever open at once, refusals for concurrency. */
+let open = 0;
+let maxOpen = 0;
+let concurrentRefused = 0;
 let refused = 0;
 let charged = 0;
 let n = 0;
@@ -97,9 +105,12 @@ async function lane(): Promise<void> {
     });
     if (!a.ok) {
       refused++;
+      if (a.code === 'rate_limit_exceeded' && a.rateLimit.type === 'concurrent_requests') concurrentRefused++;
       if (forever) await new Promise((r) => setTimeout(r, 5));
       continue;
     }
+    open++;
+    maxOpen = Math.max(maxOpen, open);
     // W_DELAY_MS: the upstream call's duration (the call stays open in memory meanwhile).
     if (env.W_DELAY_MS) await new Promise((r) => setTimeout(r, Number(env.W_DELAY_MS)));
     const s = await ledger.settle({
@@ -112,6 +123,7 @@ async function lane(): Promise<void> {
       description: 'd',
       estimated: false,
     });
+    open--;
     if (s.ok) {
       if (env.W_SNAPSHOT) settledAt.push(Date.now());
       ok++;
@@ -132,5 +144,5 @@ if (env.W_HOLD === '1') {
   await new Promise<void>((resolve) => process.on('message', (m) => m === 'stop' && resolve()));
 }
 await ledger.close();
-process.send?.({ ok, refused, charged, done: true });
+process.send?.({ ok, refused, charged, maxOpen, concurrentRefused, done: true });
 process.exit(0);

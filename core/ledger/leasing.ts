@@ -130,10 +130,8 @@ interface KeyLease {
   tokensLeft: number;
   localTokens: number;
   otherOpen: number;
-  /** Calls of this key admitted the exact way since the last step began (maybe not in `otherOpen`). */
-  exactSince: number;
-  /** Exact admissions of this key in flight (they may land in the store after any step). */
-  exactPending: number;
+  /** Concurrency slots of the key this lease holds in the store (calls it may have open in memory). */
+  conslots: number;
   key: KeyMeta | null;
   busy: Promise<void> | null;
   pending: Pending | null;
@@ -232,7 +230,14 @@ export class LeasingLedger implements Ledger {
           l.exactUntil = now + (r.code === 'lease_unsupported' ? 60_000 : this.opts.idleMs);
           return this.exact(l, input);
         }
-        if (r && (!r.open || r.availableMsat < input.maxMsat || r.requestSlots === 0)) tight = true;
+        if (
+          r &&
+          (!r.open ||
+            r.availableMsat < input.maxMsat ||
+            r.requestSlots === 0 ||
+            r.concurrentSlots <= l.open.size)
+        )
+          tight = true;
       }
     } finally {
       l.waiting--;
@@ -251,28 +256,12 @@ export class LeasingLedger implements Ledger {
     let recalls = 0;
     for (let attempt = 0; ; attempt++) {
       if (l.id || l.pending || l.queue.length > 0) await this.step(l, l.open.size === 0, 0, true);
-      // The store counts an open lease as one open call, whatever it holds: the calls this process has open
-      // in memory beyond that one count against the key's concurrency here (its limit is lowered by them).
-      const conc = input.limits.concurrent;
-      const extra = l.id ? Math.max(0, l.open.size - 1) : l.open.size;
-      l.exactPending++;
-      const r = await this.inner
-        .admit(
-          extra === 0
-            ? input
-            : { ...input, limits: { ...input.limits, concurrent: Math.max(0, conc - extra) } },
-        )
-        .finally(() => {
-          l.exactPending--;
-        });
+      const r = await this.inner.admit(input);
       if (r.ok) {
-        l.exactSince++;
         this.exactIds.add(input.requestId);
         if (this.exactIds.size > 10_000) this.exactIds.delete(this.exactIds.values().next().value!);
         return r;
       }
-      if (r.code === 'rate_limit_exceeded' && r.rateLimit.type === 'concurrent_requests' && extra > 0)
-        return { ...r, rateLimit: { ...r.rateLimit, limit: conc } };
       if (r.code !== 'payment_required' && r.code !== 'rate_limit_exceeded') return r;
       // The money (or requests/min slots) may sit in other processes' leases: recall them and try again
       // when their holders have given them back (or the wait ran out). Up to 3 times: a holder's renewal in
@@ -530,8 +519,7 @@ export class LeasingLedger implements Ledger {
       tokensLeft: 0,
       localTokens: 0,
       otherOpen: 0,
-      exactSince: 0,
-      exactPending: 0,
+      conslots: 0,
       key: null,
       busy: null,
       pending: null,
@@ -556,9 +544,8 @@ export class LeasingLedger implements Ledger {
     if (now >= l.expiresAt - this.opts.ttlMs / 4) return null;
     if (Math.floor(now / 60_000) !== l.slotWindow || l.usedSlots >= l.slots) return null;
     if (l.tokensLeft - l.localTokens <= 0) return null;
-    // This process's calls of the key (in memory and exact) never exceed the limit; each other process's
-    // lease counts as one call in `otherOpen` (docs/ledger.md, "Limits with leases").
-    if (l.open.size + l.otherOpen + l.exactSince + l.exactPending >= input.limits.concurrent) return null;
+    // Concurrency is leased too: the calls open here stay within the slots the store counts for this lease.
+    if (l.open.size >= l.conslots) return null;
     if (
       (k.expiresAtMs !== null && k.expiresAtMs <= now) ||
       (k.validityDateMs !== null && k.validityDateMs <= now)
@@ -668,8 +655,6 @@ export class LeasingLedger implements Ledger {
       // Owned by this process (as `ownedId('l')`), so otherLeases and releaseOrphans see whose it is.
       if (!l.id) l.id = `l~${this.processId}~${randomUUID()}`;
       const committed = l.openMsat; // open calls keep their reservations through the step
-      // Exact admissions done before this step began are in the answer's count; later or in-flight ones may not be.
-      const exactBefore = l.exactSince;
       // Slice and slots adapt to the key's concurrency and rate: room for twice the calls open now and
       // twice the calls admitted since the last step, plus SLICE_CALLS (the store caps it by the balance).
       // Geometric growth: a lease whose slots or money ran out since its last step doubles its slice (up
@@ -695,6 +680,12 @@ export class LeasingLedger implements Ledger {
         minMsat: p.seq === 1 ? Math.min(minMsat, want) : 0,
         wantRequests: p.close || exact ? 0 : slots,
         usedRequests: p.used,
+        // Concurrency slots: the open calls' own, plus room for as many again and the waiting callers (on
+        // the exact path only their own, so exact admissions and other processes get the rest).
+        wantConcurrent: exact
+          ? l.open.size
+          : Math.min(l.limits.concurrent, Math.max(2 * l.open.size, l.open.size + l.waiting) + 1),
+        openCalls: l.open.size,
         ttlMs: this.opts.ttlMs,
         limits: l.limits,
         calls: p.calls,
@@ -718,7 +709,7 @@ export class LeasingLedger implements Ledger {
       l.tokensLeft = r.tokensLeft;
       l.balance = r.balanceMsat;
       l.otherOpen = r.otherOpen;
-      l.exactSince -= exactBefore;
+      l.conslots = r.concurrentSlots;
       if (r.open) {
         l.expiresAt = now + this.opts.ttlMs;
         l.granted = r.grantedMsat;

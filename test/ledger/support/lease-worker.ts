@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { Cluster } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { createLedger, createLedgerOnRedis } from '../../../core/ledger/index.js';
 import { LeasingLedger } from '../../../core/ledger/leasing.js';
 import { PROCESS_ID } from '../../../core/ledger/owner.js';
@@ -60,6 +60,10 @@ let ok = 0;
 let open = 0;
 let maxOpen = 0;
 let concurrentRefused = 0;
+// W_COUNTER (a Redis key at W_COUNTER_URL): the calls open in all the processes together, counted inside
+// each call's admit…settle interval (so never more than were really open); the most seen is reported.
+const counter = env.W_COUNTER ? new Redis(env.W_COUNTER_URL!) : undefined;
+let maxShared = 0;
 let refused = 0;
 let charged = 0;
 let n = 0;
@@ -111,8 +115,10 @@ async function lane(): Promise<void> {
     }
     open++;
     maxOpen = Math.max(maxOpen, open);
+    if (counter) maxShared = Math.max(maxShared, await counter.incr(env.W_COUNTER!));
     // W_DELAY_MS: the upstream call's duration (the call stays open in memory meanwhile).
     if (env.W_DELAY_MS) await new Promise((r) => setTimeout(r, Number(env.W_DELAY_MS)));
+    if (counter) await counter.decr(env.W_COUNTER!);
     const s = await ledger.settle({
       accountId: a.accountId,
       requestId: a.requestId,
@@ -144,5 +150,6 @@ if (env.W_HOLD === '1') {
   await new Promise<void>((resolve) => process.on('message', (m) => m === 'stop' && resolve()));
 }
 await ledger.close();
-process.send?.({ ok, refused, charged, maxOpen, concurrentRefused, done: true });
+counter?.disconnect();
+process.send?.({ ok, refused, charged, maxOpen, maxShared, concurrentRefused, done: true });
 process.exit(0);

@@ -132,6 +132,8 @@ interface KeyLease {
   otherOpen: number;
   /** Concurrency slots of the key this lease holds in the store (calls it may have open in memory). */
   conslots: number;
+  /** Most calls open at once since the last step (slot sizing). */
+  peakOpen: number;
   key: KeyMeta | null;
   busy: Promise<void> | null;
   pending: Pending | null;
@@ -520,6 +522,7 @@ export class LeasingLedger implements Ledger {
       localTokens: 0,
       otherOpen: 0,
       conslots: 0,
+      peakOpen: 0,
       key: null,
       busy: null,
       pending: null,
@@ -561,6 +564,7 @@ export class LeasingLedger implements Ledger {
     }
     l.open.set(input.requestId, { msat: input.maxMsat, ip: input.clientIp ?? null });
     l.openMsat += input.maxMsat;
+    l.peakOpen = Math.max(l.peakOpen, l.open.size);
     l.usedSlots += 1;
     l.sinceStep += 1;
     this.calls.set(input.requestId, l);
@@ -680,11 +684,18 @@ export class LeasingLedger implements Ledger {
         minMsat: p.seq === 1 ? Math.min(minMsat, want) : 0,
         wantRequests: p.close || exact ? 0 : slots,
         usedRequests: p.used,
-        // Concurrency slots: the open calls' own, plus room for as many again and the waiting callers (on
-        // the exact path only their own, so exact admissions and other processes get the rest).
+        // Concurrency slots: the open calls' own plus room for twice the peak since the last step, the waiting
+        // callers and a little more (≤ SLICE_CALLS and ≤ ¼ of the limit, so other processes keep a share);
+        // on the exact path only their own, so exact admissions and other processes get the rest.
         wantConcurrent: exact
           ? l.open.size
-          : Math.min(l.limits.concurrent, Math.max(2 * l.open.size, l.open.size + l.waiting) + 1),
+          : Math.min(
+              l.limits.concurrent,
+              Math.max(
+                l.open.size + 1,
+                2 * l.peakOpen + l.waiting + Math.min(SLICE_CALLS, Math.floor(l.limits.concurrent / 4)),
+              ),
+            ),
         openCalls: l.open.size,
         ttlMs: this.opts.ttlMs,
         limits: l.limits,
@@ -696,6 +707,7 @@ export class LeasingLedger implements Ledger {
       l.seq = p.seq;
       l.lastStep = now;
       l.sinceStep = 0;
+      l.peakOpen = l.open.size;
       if (!r.ok) {
         // Opening refused: nothing is held.
         l.id = null;

@@ -18,6 +18,9 @@ export interface CheckedLease {
   ttlMs: number;
   limits: RateLimits;
   calls: CheckedCall[];
+  /** Concurrency slots wanted, and the floor (calls open under the lease). */
+  wantConcurrent: number;
+  openCalls: number;
   now: number;
 }
 
@@ -46,11 +49,13 @@ export function checkLease(input: LeaseInput): CheckedLease {
       atMs: checkMsat('atMs', c.atMs),
       tokens: checkMsat('promptTokens', c.promptTokens) + checkMsat('completionTokens', c.completionTokens),
     })),
+    wantConcurrent: checkMsat('wantConcurrent', input.wantConcurrent ?? 1),
+    openCalls: checkMsat('openCalls', input.openCalls ?? (input.wantConcurrent === undefined ? 1 : 0)),
     now: input.now ?? Date.now(),
   };
 }
 
-/** 'open,granted,available,balance,slots,window,counted,tokensLeft,otherOpen|c1;c2;…' */
+/** 'open,granted,available,balance,slots,window,counted,tokensLeft,otherOpen,concurrentSlots|c1;c2;…' */
 export function encodeLeaseAnswer(
   g: Omit<LeaseGrant, 'ok' | 'accountId' | 'leaseId' | 'replay' | 'key'>,
 ): string {
@@ -64,6 +69,7 @@ export function encodeLeaseAnswer(
     g.requestsCounted,
     g.tokensLeft,
     g.otherOpen,
+    g.concurrentSlots,
   ].join(',')}|${g.chargedMsat.join(';')}`;
 }
 
@@ -90,6 +96,7 @@ export function decodeLeaseAnswer(
     requestsCounted: n[6]!,
     tokensLeft: n[7]!,
     otherOpen: n[8]!,
+    concurrentSlots: n[9] ?? (n[0] === 1 ? 1 : 0),
     chargedMsat: charged ? charged.split(';').map(Number) : [],
     key,
   };

@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { resolveCredential } from './keys.js';
-import { ownedId, PROCESS_ID } from './owner.js';
+import { ownerOf, PROCESS_ID } from './owner.js';
 import { modelAllowed } from './rules.js';
 import type {
   AbortResult,
@@ -129,6 +130,10 @@ interface KeyLease {
   tokensLeft: number;
   localTokens: number;
   otherOpen: number;
+  /** Concurrency slots of the key this lease holds in the store (calls it may have open in memory). */
+  conslots: number;
+  /** Most calls open at once since the last step (slot sizing). */
+  peakOpen: number;
   key: KeyMeta | null;
   busy: Promise<void> | null;
   pending: Pending | null;
@@ -145,6 +150,8 @@ interface KeyLease {
   maxBound: number;
   /** Until then this key goes the exact per-call way (lease refused or too small). */
   exactUntil: number;
+  /** When the store releases the lease unless a step renews it (the step's clock + ttl). */
+  expiresAt: number;
 }
 
 export class LeasingLedger implements Ledger {
@@ -154,6 +161,8 @@ export class LeasingLedger implements Ledger {
   private readonly calls = new Map<string, KeyLease>();
   /** Results of calls finished in memory, for idempotent repeats (bounded). */
   private readonly finished = new Map<string, SettleResult | ReleaseResult>();
+  /** Ids admitted the exact way (bounded): a repeat must not be admitted again in memory. */
+  private readonly exactIds = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private readonly recallTimer: NodeJS.Timeout;
   private readonly now: () => number;
@@ -186,6 +195,12 @@ export class LeasingLedger implements Ledger {
   async admit(input: AdmitInput): Promise<AdmitResult> {
     const c = resolveCredential(input.credential);
     if (!c || this.closed) return this.inner.admit(input);
+    if (
+      this.calls.has(input.requestId) ||
+      this.finished.has(input.requestId) ||
+      this.exactIds.has(input.requestId)
+    )
+      return { ok: false, code: 'duplicate_request' };
     let l = this.leases.get(c.keyHash);
     if (!l) {
       l = this.newLease(input.credential, c.accountId, c.keyHash, input.limits);
@@ -195,7 +210,7 @@ export class LeasingLedger implements Ledger {
     l.maxBound = Math.max(l.maxBound, input.maxMsat);
     const now = input.now ?? this.now();
     l.lastCall = now;
-    if (input.exactPath === true || now < l.exactUntil) return this.exact(l, input);
+    if (input.exactPath === true || now < l.exactUntil || !this.leasable(input)) return this.exact(l, input);
     const fast = this.tryLocal(l, input, now);
     if (fast) return fast;
     // Open or renew the lease and try again. Under contention (other callers waiting on the same lease,
@@ -217,7 +232,14 @@ export class LeasingLedger implements Ledger {
           l.exactUntil = now + (r.code === 'lease_unsupported' ? 60_000 : this.opts.idleMs);
           return this.exact(l, input);
         }
-        if (r && (!r.open || r.availableMsat < input.maxMsat || r.requestSlots === 0)) tight = true;
+        if (
+          r &&
+          (!r.open ||
+            r.availableMsat < input.maxMsat ||
+            r.requestSlots === 0 ||
+            r.concurrentSlots <= l.open.size)
+        )
+          tight = true;
       }
     } finally {
       l.waiting--;
@@ -237,7 +259,12 @@ export class LeasingLedger implements Ledger {
     for (let attempt = 0; ; attempt++) {
       if (l.id || l.pending || l.queue.length > 0) await this.step(l, l.open.size === 0, 0, true);
       const r = await this.inner.admit(input);
-      if (r.ok || (r.code !== 'payment_required' && r.code !== 'rate_limit_exceeded')) return r;
+      if (r.ok) {
+        this.exactIds.add(input.requestId);
+        if (this.exactIds.size > 10_000) this.exactIds.delete(this.exactIds.values().next().value!);
+        return r;
+      }
+      if (r.code !== 'payment_required' && r.code !== 'rate_limit_exceeded') return r;
       // The money (or requests/min slots) may sit in other processes' leases: recall them and try again
       // when their holders have given them back (or the wait ran out). Up to 3 times: a holder's renewal in
       // flight at the recall can take the money once more before it answers.
@@ -271,6 +298,16 @@ export class LeasingLedger implements Ledger {
       others = await this.inner.otherLeases(accountId, this.processId, this.now());
     }
     return true;
+  }
+
+  /**
+   * Whether a call may be held in this process's lease at all. Not when its id names another process (that
+   * process settles it, and releaseOrphans must release it if that process dies), nor when its reservation
+   * must expire before the lease would (a lease is released only as a whole, `ttlMs` after its last step).
+   */
+  private leasable(input: AdmitInput): boolean {
+    const owner = ownerOf(input.requestId);
+    return (owner === undefined || owner === this.processId) && input.leaseMs >= this.opts.ttlMs;
   }
 
   private get processId(): string {
@@ -484,6 +521,8 @@ export class LeasingLedger implements Ledger {
       tokensLeft: 0,
       localTokens: 0,
       otherOpen: 0,
+      conslots: 0,
+      peakOpen: 0,
       key: null,
       busy: null,
       pending: null,
@@ -495,6 +534,7 @@ export class LeasingLedger implements Ledger {
       scale: 1,
       renewal: null,
       exactUntil: 0,
+      expiresAt: 0,
     };
   }
 
@@ -502,9 +542,13 @@ export class LeasingLedger implements Ledger {
   private tryLocal(l: KeyLease, input: AdmitInput, now: number): AdmitResult | null {
     const k = l.key;
     if (!l.id || l.busy || !k) return null;
+    // Never spend a slice the store may already have released: a lease not renewed for 3/4 of its TTL (a
+    // stalled event loop, an unreachable store) is renewed before the next call is admitted in memory.
+    if (now >= l.expiresAt - this.opts.ttlMs / 4) return null;
     if (Math.floor(now / 60_000) !== l.slotWindow || l.usedSlots >= l.slots) return null;
     if (l.tokensLeft - l.localTokens <= 0) return null;
-    if (l.open.size + l.otherOpen >= input.limits.concurrent) return null;
+    // Concurrency is leased too: the calls open here stay within the slots the store counts for this lease.
+    if (l.open.size >= l.conslots) return null;
     if (
       (k.expiresAtMs !== null && k.expiresAtMs <= now) ||
       (k.validityDateMs !== null && k.validityDateMs <= now)
@@ -520,6 +564,7 @@ export class LeasingLedger implements Ledger {
     }
     l.open.set(input.requestId, { msat: input.maxMsat, ip: input.clientIp ?? null });
     l.openMsat += input.maxMsat;
+    l.peakOpen = Math.max(l.peakOpen, l.open.size);
     l.usedSlots += 1;
     l.sinceStep += 1;
     this.calls.set(input.requestId, l);
@@ -611,7 +656,8 @@ export class LeasingLedger implements Ledger {
         };
       }
       const p = l.pending;
-      if (!l.id) l.id = ownedId('l');
+      // Owned by this process (as `ownedId('l')`), so otherLeases and releaseOrphans see whose it is.
+      if (!l.id) l.id = `l~${this.processId}~${randomUUID()}`;
       const committed = l.openMsat; // open calls keep their reservations through the step
       // Slice and slots adapt to the key's concurrency and rate: room for twice the calls open now and
       // twice the calls admitted since the last step, plus SLICE_CALLS (the store caps it by the balance).
@@ -638,6 +684,19 @@ export class LeasingLedger implements Ledger {
         minMsat: p.seq === 1 ? Math.min(minMsat, want) : 0,
         wantRequests: p.close || exact ? 0 : slots,
         usedRequests: p.used,
+        // Concurrency slots: the open calls' own plus room for twice the peak since the last step, the waiting
+        // callers and a little more (≤ SLICE_CALLS and ≤ ¼ of the limit, so other processes keep a share);
+        // on the exact path only their own, so exact admissions and other processes get the rest.
+        wantConcurrent: exact
+          ? l.open.size
+          : Math.min(
+              l.limits.concurrent,
+              Math.max(
+                l.open.size + 1,
+                2 * l.peakOpen + l.waiting + Math.min(SLICE_CALLS, Math.floor(l.limits.concurrent / 4)),
+              ),
+            ),
+        openCalls: l.open.size,
         ttlMs: this.opts.ttlMs,
         limits: l.limits,
         calls: p.calls,
@@ -648,6 +707,7 @@ export class LeasingLedger implements Ledger {
       l.seq = p.seq;
       l.lastStep = now;
       l.sinceStep = 0;
+      l.peakOpen = l.open.size;
       if (!r.ok) {
         // Opening refused: nothing is held.
         l.id = null;
@@ -661,7 +721,9 @@ export class LeasingLedger implements Ledger {
       l.tokensLeft = r.tokensLeft;
       l.balance = r.balanceMsat;
       l.otherOpen = r.otherOpen;
+      l.conslots = r.concurrentSlots;
       if (r.open) {
+        l.expiresAt = now + this.opts.ttlMs;
         l.granted = r.grantedMsat;
         l.slots = r.requestSlots;
         l.slotWindow = r.requestWindow;
@@ -696,7 +758,17 @@ export class LeasingLedger implements Ledger {
     const c = resolveCredential(credential);
     if (!c) return;
     const mine = [...this.leases.values()].filter((l) => l.accountId === c.accountId);
-    await Promise.all(mine.map((l) => this.flushLease(l, true)));
+    await Promise.all(
+      mine.map(async (l) => {
+        await this.flushLease(l, true);
+        // A money change (a withdrawal) may need the slice a lease with open calls still holds: keep only what
+        // those calls reserve, and stay on the exact path a while so the slice is not taken again at once.
+        if (kind === 'money' && l.id) {
+          l.exactUntil = Math.max(l.exactUntil, this.now() + this.opts.idleMs);
+          await this.step(l, l.open.size === 0, 0, true);
+        }
+      }),
+    );
     // Calls answered by other processes: their holders report them first (money changes get the slices back).
     await this.recallOthers(c.accountId, kind);
   }

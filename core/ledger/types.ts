@@ -335,6 +335,14 @@ export interface LeaseInput {
   calls: LeaseCall[];
   /** Return the lease (after recording the calls): the step leaves nothing reserved. */
   close: boolean;
+  /**
+   * Concurrency slots of the key the lease should hold after this step: the calls its holder may have open
+   * at once. The store grants min(want, limit − the key's other open calls), never below `openCalls`, and
+   * counts the grant in the key's open calls (so Σ over leases + reservations ≤ the limit). Default 1.
+   */
+  wantConcurrent?: number;
+  /** Calls open in memory under this lease now (they keep their slots). Default: 1 when `wantConcurrent` is absent, else 0. */
+  openCalls?: number;
   now?: number;
 }
 
@@ -357,8 +365,10 @@ export interface LeaseGrant {
   requestsCounted: number;
   /** Tokens the key may still use this hour (tokens/hour limit − counted). */
   tokensLeft: number;
-  /** Open reservations of the key other than this lease (concurrency used elsewhere). */
+  /** Open calls of the key other than this lease's slots (concurrency used elsewhere). */
   otherOpen: number;
+  /** Concurrency slots this lease holds after the step (0 when closed). */
+  concurrentSlots: number;
   /** What each reported call was charged, in the order given. */
   chargedMsat: number[];
   /** null when the key is gone (deleted): the lease is closed then. */

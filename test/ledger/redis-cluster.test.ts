@@ -2,9 +2,10 @@ import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisCluster, type TestCluster } from '../support/redis-cluster.js';
 import { conformance } from './support/conformance.js';
-import { clusterFactory, randomTokenHash } from './support/harness.js';
+import { clusterFactory, leasedFactory, randomTokenHash } from './support/harness.js';
 
-// The whole Redis conformance suite, unchanged, against a 3-master Redis Cluster started here.
+// The whole Redis conformance suite, unchanged, against a 3-master Redis Cluster started here: on the store
+// itself and through the credit-lease wrapper (LEDGER_LEASES=on, the default).
 let cluster: TestCluster | undefined;
 beforeAll(async () => {
   cluster = await startRedisCluster();
@@ -32,3 +33,4 @@ describe('redis-cluster: setup', () => {
 });
 
 conformance(clusterFactory(() => cluster!.nodes));
+conformance(leasedFactory(clusterFactory(() => cluster!.nodes)));

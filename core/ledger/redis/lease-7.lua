@@ -1,20 +1,22 @@
 --[[
   One credit-lease step (docs/ledger.md, "Credit leases"), atomic: records the calls spent in memory from the
   lease since the previous step, then opens, renews (new expiry), resizes or closes the lease. The lease is a
-  reservation record of kind 'call' (it counts in 'reserved' and in the key's open count, and the sweep and
-  release-orphans release it like any call), with extra fields: rw/rs (requests-per-minute window and slots
-  granted in it), b (last applied step seq) and q (that step's answer, for replays).
+  reservation record of kind 'call' (it counts in 'reserved', and with its c concurrency slots in the key's
+  open count; the sweep and release-orphans release it like any call), with extra fields: rw/rs
+  (requests-per-minute window and slots granted in it), c (concurrency slots held; absent = 1), b (last
+  applied step seq) and q (that step's answer, for replays).
 
   KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] lease  KEYS[5] fin  KEYS[6] tx  KEYS[7] audit
   ARGV[1] keyHash  [2] leaseId  [3] seq  [4] wantMsat  [5] minMsat  [6] wantRequests  [7] usedRequests
   [8] ttlMs  [9] requests/min  [10] tokens/hour  [11] concurrent  [12] now  [13] accountId
   [14] tx retention  [15] audit retention  [16] forget finished before (ms)  [17] sweep limit  [18] close '1'|'0'
-  [19] number of calls, then 12 per call: requestId, costMsat, tokens, model, description, estimated '1'|'0',
+  [19] concurrency slots wanted  [20] calls open under the lease (the floor of the slots)
+  [21] number of calls, then 12 per call: requestId, costMsat, tokens, model, description, estimated '1'|'0',
   clientIp ('' = none), endpoint, method, user agent, response status ('' = no audit record), settled at (ms);
   a costMsat of -1 is a released call: its audit record only (cost 0), like release
 
   Returns {1, replay 0|1, answer, keyMetaJson}, answer = 'open,granted,available,balance,slots,window,counted,
-  tokensLeft,otherOpen|charged;charged;…' | {-1} invalid key (opening) | {-2, expiredAt} (opening)
+  tokensLeft,otherOpen,concurrentSlots|charged;charged;…' | {-1} invalid key (opening) | {-2, expiredAt} (opening)
   | {-18} lease unsupported (limited child) | {-5, free, min, shortfall} (opening)
   | {-4, limitType, limit, remaining, resetUnix} (opening) | {-6} id already in use (leaseId
   names another kind of record or another key's)
@@ -51,7 +53,7 @@ if raw then
     return {1, 1, r.q, redis.call('HGET', KEYS[2], kh) or ''}
   end
 end
-local ncalls = tonumber(ARGV[19])
+local ncalls = tonumber(ARGV[21])
 local mraw = redis.call('HGET', KEYS[2], kh)
 local m = nil
 if mraw then m = cjson.decode(mraw) end
@@ -81,14 +83,17 @@ if not r and ncalls == 0 then
 end
 
 local isOpen = r ~= nil and r.s == 'open'
-local held = 0
-if isOpen then held = tonumber(r.a) end
+local held, heldC = 0, 0
+if isOpen then
+  held = tonumber(r.a)
+  heldC = tonumber(r.c or '1')
+end
 local free = a.balance - a.reserved
 if free < 0 then free = 0 end
 
 -- The calls, in order, each charged like settle: from the lease first, then from what is free.
 local charged = {}
-local i = 20
+local i = 22
 for n = 1, ncalls do
   local cost = tonumber(ARGV[i + 1])
   if cost < 0 then
@@ -133,7 +138,7 @@ for n = 1, ncalls do
 end
 
 local close = ARGV[18] == '1' or bad or exp ~= nil or (r ~= nil and not isOpen) or (r == nil and ncalls > 0)
-local grant, slots = 0, 0
+local grant, slots, conslots = 0, 0, 0
 if k.rw ~= rw then
   k.rw = rw
   k.rc = 0
@@ -147,7 +152,7 @@ if close then
   if isOpen then
     a.reserved = a.reserved - held
     k.r = k.r - held
-    k.o = k.o - 1
+    k.o = k.o - heldC
   end
   if not r then r = {k = 'call', h = kh, a = '0'} end
 else
@@ -156,10 +161,13 @@ else
   k.r = k.r + grant - held
   slots = math.max(0, math.min(tonumber(ARGV[6]), rpm - k.rc))
   k.rc = k.rc + slots
-  if not r then
-    r = {k = 'call', h = kh}
-    k.o = k.o + 1
-  end
+  -- Concurrency slots: what is wanted within what the key's other open calls leave, never below the calls
+  -- open under the lease.
+  local others = k.o - heldC
+  conslots = math.max(tonumber(ARGV[20]), math.min(tonumber(ARGV[19]), conc - others), 0)
+  k.o = others + conslots
+  if not r then r = {k = 'call', h = kh} end
+  r.c = S(conslots)
   r.s = 'open'
   r.a = S(grant)
   r.e = S(now + tonumber(ARGV[8]))
@@ -169,15 +177,15 @@ end
 k.lu = math.max(k.lu, now)
 local tc = 0
 if k.tw == tw then tc = k.tc end
-local otherOpen = k.o
-if not close then otherOpen = k.o - 1 end
+local otherOpen = k.o - conslots
 local avail = a.balance - a.reserved
 if avail < 0 then avail = 0 end
 local open = '1'
 if close then open = '0' end
 r.b = ARGV[3]
 r.q = open .. ',' .. S(grant) .. ',' .. S(avail) .. ',' .. S(a.balance) .. ',' .. S(slots) .. ',' .. S(rw) .. ','
-  .. S(k.rc) .. ',' .. S(math.max(0, tph - tc)) .. ',' .. S(otherOpen) .. '|' .. table.concat(charged, ';')
+  .. S(k.rc) .. ',' .. S(math.max(0, tph - tc)) .. ',' .. S(otherOpen) .. ',' .. S(conslots) .. '|'
+  .. table.concat(charged, ';')
 if close then
   local status = 'released'
   if r.s == 'expired' then status = 'expired' end

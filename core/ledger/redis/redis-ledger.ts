@@ -411,6 +411,8 @@ export class RedisLedger extends RedisReads {
       l.now - this.retention.finishedMs,
       SWEEP_PER_ADMIT,
       input.close ? '1' : '0',
+      l.wantConcurrent,
+      l.openCalls,
       l.calls.length,
     ];
     for (const x of l.calls) {

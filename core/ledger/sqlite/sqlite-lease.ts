@@ -10,6 +10,14 @@ interface LeaseNote {
   rs: number;
   /** last applied step seq */
   b: number;
+  /** concurrency slots held (absent in older records: 1) */
+  c?: number;
+}
+
+/** Concurrency slots a lease record holds in its key's open count (core/ledger/redis/lease-7.lua: `c`). */
+export function leaseSlots(note: string | null): number {
+  if (!note) return 1;
+  return (JSON.parse(note) as LeaseNote).c ?? 1;
 }
 
 /**
@@ -93,6 +101,7 @@ export function sqliteLeaseStep(
 
   const isOpen = r !== undefined && r.status === 'open';
   let held = isOpen ? r!.amount : 0;
+  const heldC = isOpen ? (note?.c ?? 1) : 0;
   let free = Math.max(0, a.balance - a.reserved);
   // A limited child never opens a lease; this only keeps a late report within its limit like settle would.
   free = Math.min(free, keyFree(k, now));
@@ -131,6 +140,7 @@ export function sqliteLeaseStep(
     close || bad || exp !== null || (r !== undefined && !isOpen) || (r === undefined && l.calls.length > 0);
   let grant = 0;
   let slots = 0;
+  let conslots = 0;
   if (k.rpmWindow !== rw) {
     k.rpmWindow = rw;
     k.rpmCount = 0;
@@ -144,7 +154,7 @@ export function sqliteLeaseStep(
     if (isOpen) {
       a.reserved -= held;
       k.reserved -= held;
-      k.open -= 1;
+      k.open -= heldC;
     }
   } else {
     grant = Math.min(l.want, held + free);
@@ -152,7 +162,11 @@ export function sqliteLeaseStep(
     k.reserved += grant - held;
     slots = Math.max(0, Math.min(l.wantRequests, rpm - k.rpmCount));
     k.rpmCount += slots;
-    if (!r) k.open += 1;
+    // Concurrency slots: what is wanted within what the key's other open calls leave, never below the calls
+    // open under the lease.
+    const others = k.open - heldC;
+    conslots = Math.max(l.openCalls, Math.min(l.wantConcurrent, conc - others), 0);
+    k.open = others + conslots;
   }
   k.lastUsed = Math.max(k.lastUsed ?? 0, now);
   const tc = k.tphWindow === tw ? k.tphCount : 0;
@@ -165,10 +179,11 @@ export function sqliteLeaseStep(
     requestWindow: rw,
     requestsCounted: k.rpmCount,
     tokensLeft: Math.max(0, tph - tc),
-    otherOpen: shut ? k.open : k.open - 1,
+    otherOpen: k.open - conslots,
+    concurrentSlots: conslots,
     chargedMsat: charged,
   });
-  const newNote = JSON.stringify({ rw, rs: slots, b: l.seq } satisfies LeaseNote);
+  const newNote = JSON.stringify({ rw, rs: slots, b: l.seq, c: conslots } satisfies LeaseNote);
   if (!r) {
     r = {
       account_id: a.id,

@@ -18,6 +18,7 @@ import type {
   TransactionType,
 } from '../types.js';
 import { RECALL_KEEP_MS } from '../types.js';
+import { leaseSlots } from './sqlite-lease.js';
 import type { AccountRow, ResRow, SqliteStore } from './sqlite-store.js';
 
 interface TxRow {
@@ -67,7 +68,7 @@ export class SqliteReads {
       const k = s.key(r.key_hash, a.id);
       if (k) {
         k.reserved -= r.amount;
-        k.open -= 1;
+        k.open -= leaseSlots(r.note); // a plain call holds 1, a credit lease its slots
         s.saveKeyCounters(k);
       }
     }

@@ -245,6 +245,72 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
       expect(await ledger.releaseOrphans(3000, T0 + 5000)).toEqual({ processes: 0, released: 0 });
     });
 
+    it('a lease holds concurrency slots within the limit; closing and the sweep give back exactly those', async () => {
+      const { ledger } = await ctx.open();
+      const k = await fund(ledger, 100_000);
+      const L: RateLimits = { ...BIG, concurrent: 5 };
+      // Plain calls of another process (the exact path, also through the lease wrapper).
+      const plain = (now = T0) =>
+        ledger.admit({
+          credential: { apiKey: k.apiKey },
+          requestId: `r~0123456789ab~${randomUUID()}`,
+          model: 'm',
+          maxMsat: 10,
+          minMsat: 10,
+          leaseMs: 60_000,
+          limits: L,
+          now,
+        });
+      const full = {
+        ok: false,
+        code: 'rate_limit_exceeded',
+        rateLimit: { type: 'concurrent_requests', limit: 5 },
+      };
+      const a = leaseId();
+      const b = leaseId();
+      expect(
+        await step(ledger, k.apiKey, a, 1, { wantMsat: 1000, wantConcurrent: 3, limits: L }),
+      ).toMatchObject({
+        open: true,
+        concurrentSlots: 3,
+        otherOpen: 0,
+      });
+      expect((await plain()).ok).toBe(true);
+      expect((await plain()).ok).toBe(true);
+      expect(await plain()).toMatchObject(full); // 3 leased + 2 plain
+      expect(
+        await step(ledger, k.apiKey, b, 1, { wantMsat: 100, wantConcurrent: 2, limits: L }),
+      ).toMatchObject(full);
+      // Shrinking to its one open call frees 2 slots, which the other lease takes (it wanted 3).
+      expect(
+        await step(ledger, k.apiKey, a, 2, { wantMsat: 1000, wantConcurrent: 1, openCalls: 1, limits: L }),
+      ).toMatchObject({ concurrentSlots: 1, otherOpen: 2 });
+      expect(
+        await step(ledger, k.apiKey, b, 1, { wantMsat: 100, wantConcurrent: 3, limits: L }),
+      ).toMatchObject({
+        concurrentSlots: 2,
+        otherOpen: 3,
+      });
+      // Never below the calls open under the lease, even past the limit's share.
+      expect(
+        await step(ledger, k.apiKey, b, 2, { wantMsat: 100, wantConcurrent: 0, openCalls: 2, limits: L }),
+      ).toMatchObject({ concurrentSlots: 2 });
+      expect(await plain()).toMatchObject(full);
+      // Closing gives back its 1 slot.
+      expect(await step(ledger, k.apiKey, a, 3, { close: true, limits: L })).toMatchObject({
+        open: false,
+        concurrentSlots: 0,
+        otherOpen: 4,
+      });
+      expect((await plain()).ok).toBe(true);
+      expect(await plain()).toMatchObject(full);
+      // The sweep of the expired lease gives back its 2 slots, not 1.
+      expect(await ledger.sweepExpired(T0 + 5000)).toBe(1);
+      expect((await plain(T0 + 5000)).ok).toBe(true);
+      expect((await plain(T0 + 5000)).ok).toBe(true);
+      expect(await plain(T0 + 5000)).toMatchObject(full);
+    });
+
     it("recall: other processes' open leases are listed; recalls are posted and polled by kind", async () => {
       const { ledger } = await ctx.open();
       const k = await fund(ledger, 1000);
@@ -253,7 +319,18 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
       const theirs = leaseId(other);
       await step(ledger, k.apiKey, mine, 1, { wantMsat: 300, ttlMs: 1000 });
       await step(ledger, k.apiKey, theirs, 1, { wantMsat: 300, ttlMs: 2000 });
-      await admitOk(ledger, k.apiKey, 100, 100); // a plain reservation is no lease
+      // A plain reservation (of the other process: through the lease wrapper too it stays one) is no lease.
+      const plain = await ledger.admit({
+        credential: { apiKey: k.apiKey },
+        requestId: `r~${other}~${randomUUID()}`,
+        model: 'm',
+        maxMsat: 100,
+        minMsat: 100,
+        leaseMs: 60_000,
+        limits: BIG,
+        now: T0,
+      });
+      expect(plain).toMatchObject({ ok: true, reservedMsat: 100 });
       expect(await ledger.otherLeases(k.accountId, PID, T0)).toEqual([
         { id: theirs, expiresAtMs: T0 + 2000 },
       ]);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
 import Database from 'libsql';
+import { type LeaseOptions, LeasingLedger } from '../../../core/ledger/leasing.js';
 import { accountKeys, keyIdIndexKey } from '../../../core/ledger/redis/redis-keys.js';
 import { createRedisLedger } from '../../../core/ledger/redis/redis-ledger.js';
 import { SqliteLedger } from '../../../core/ledger/sqlite/sqlite-ledger.js';
@@ -122,4 +123,66 @@ export function clusterFactory(getNodes: () => Array<{ host: string; port: numbe
 
 export function randomTokenHash(): string {
   return randomBytes(32).toString('hex');
+}
+
+/**
+ * The same store behind the credit-lease wrapper, as core/services.ts builds it by default (LEDGER_LEASES=on),
+ * so the conformance suite runs through the code path production uses. Short flush/idle times keep background
+ * steps happening while a test runs; `close` reports and returns every lease before the store closes.
+ *
+ * The suite drives time by passing `now` to each operation (production never does: one clock). The wrapper
+ * runs on that same clock: the latest `now` a test passed (else the real one), so its lease steps, expiries
+ * and requests/min windows agree with the store's view of the test's calls.
+ */
+export function leasedFactory(
+  inner: StoreFactory,
+  opts: Omit<LeaseOptions, 'now'> = { flushMs: 10, idleMs: 100, ttlMs: 5000 },
+): StoreFactory {
+  return {
+    name: `${inner.name}+leases`,
+    async create(ledgerOpts) {
+      const h = await inner.create(ledgerOpts);
+      let clock: number | undefined;
+      const leasing = new LeasingLedger(h.ledger, { ...opts, now: () => clock ?? Date.now() });
+      const ledger = new Proxy(leasing, {
+        get(target, prop, receiver) {
+          const v = Reflect.get(target, prop, receiver);
+          if (typeof v !== 'function') return v;
+          return (...args: unknown[]) => {
+            const at = testNow(String(prop), args);
+            if (at !== undefined) clock = at;
+            return v.apply(target, args);
+          };
+        },
+      });
+      return {
+        ...h,
+        ledger,
+        async close() {
+          await leasing.close(); // reports and returns every lease (the store's close leaves the connection)
+          await h.close();
+        },
+      };
+    },
+    teardown: () => inner.teardown(),
+  };
+}
+
+/** The `now` a test passed to a Ledger method, wherever that method takes it. */
+function testNow(method: string, args: unknown[]): number | undefined {
+  const at = (i: number) => (typeof args[i] === 'number' ? (args[i] as number) : undefined);
+  switch (method) {
+    case 'getKeyInfo':
+    case 'heartbeat':
+    case 'releaseOrphans':
+    case 'otherLeases':
+      return at(method === 'otherLeases' ? 2 : 1);
+    case 'sweepExpired':
+    case 'recalledSince':
+      return method === 'sweepExpired' ? at(0) : undefined;
+    default: {
+      const input = args[0] as { now?: unknown } | undefined;
+      return input && typeof input === 'object' && typeof input.now === 'number' ? input.now : undefined;
+    }
+  }
 }

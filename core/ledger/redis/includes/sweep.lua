@@ -18,7 +18,7 @@ local function sweep(a, acctKey, resKey, leaseKey, finKey, now, limit, k)
         local x = k
         if not (k and r.h == k.hash) then x = parseKst(r.h, redis.call('HGET', acctKey, r.h)) end
         x.r = x.r - amt
-        x.o = x.o - 1
+        x.o = x.o - (tonumber(r.c) or 1) -- a credit lease holds c slots
         if x == k then k.dirty = true else redis.call('HSET', acctKey, r.h, packKst(x)) end
       end
       r.s = 'expired'

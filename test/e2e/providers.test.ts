@@ -251,6 +251,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the circuit breaker skips an open
         FIXED_COST_PER_REQUEST: String(PRICE_MSAT / 1000),
         PROVIDER_BREAKER_FAILURES: '2',
         PROVIDER_BREAKER_COOLDOWN_MS: '800',
+        // The test polls /v1/providers/{name} (per-IP limited) every 20 ms while it waits for the breaker.
+        RATE_LIMIT_IP_PER_MINUTE: '1000000',
+        RATE_LIMIT_IP_PER_HOUR: '1000000',
+        RATE_LIMIT_IP_PER_DAY: '1000000',
       },
     });
   });

@@ -79,7 +79,13 @@ describe('models.json at run time', () => {
       engine: 'node',
       pipeline: ['relay'],
       upstreamUrl: up.url,
-      env: { MODELS_PATH: path },
+      // The test polls /v1/models (per-IP limited, RATE_LIMIT_IP_PER_MINUTE) until a reload shows.
+      env: {
+        MODELS_PATH: path,
+        RATE_LIMIT_IP_PER_MINUTE: '1000000',
+        RATE_LIMIT_IP_PER_HOUR: '1000000',
+        RATE_LIMIT_IP_PER_DAY: '1000000',
+      },
     });
   });
   afterAll(async () => {

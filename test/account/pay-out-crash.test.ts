@@ -6,16 +6,16 @@ import { creditToken, type MoneySteps } from '../../core/account/credit-token.js
 import { payOut, settlePayoutRecord } from '../../core/account/pay-out.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
-import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import type { StoreConnection } from '../../core/store/connection.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
 import {
   captureLog,
+  crashStore,
   type DevMint,
   dropStore,
   type StoreKind,
   startTestMint,
-  testStore,
 } from '../support/dev-mint.js';
 import { runChild } from '../wallet/crash-recovery-suite.js';
 
@@ -52,18 +52,7 @@ describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind:
   beforeAll(async () => {
     mint = await startTestMint();
     dir = mkdtempSync(join(tmpdir(), 'payout-crash-'));
-    if (kind === 'sqlite') {
-      conn = openStore({ dataDir: dir, sqliteFile: 'gateway.db' });
-      childEnv = { CRASH_STORE: 'sqlite', CRASH_SQLITE_DIR: dir };
-    } else {
-      conn = testStore('redis');
-      childEnv = {
-        CRASH_STORE: 'redis',
-        CRASH_REDIS_URL: process.env.TEST_REDIS_URL ?? '',
-        CRASH_REDIS_PREFIX: conn.kind === 'redis' ? conn.prefix : '',
-      };
-    }
-    childEnv.CRASH_MINT = mint.url;
+    ({ conn, childEnv } = crashStore(kind, dir, mint.url));
     ledger = await createLedger(conn, {});
     // A payout a live process is still making (younger than the claim lease) is not touched.
     wallet = await recoveringWallet(600_000);

@@ -29,6 +29,33 @@ export function testStore(kind: StoreKind): StoreConnection {
   return openStore({ sqliteFile: ':memory:' });
 }
 
+/**
+ * A store that a crash child process (test/wallet/fixtures/*-child.ts) can open too: SQLite in the file
+ * `<dir>/gateway.db`, or Redis under a random prefix; with the CRASH_* environment that names it to the child.
+ */
+export function crashStore(
+  kind: StoreKind,
+  dir: string,
+  mintUrl: string,
+): { conn: StoreConnection; childEnv: Record<string, string> } {
+  if (kind === 'sqlite') {
+    return {
+      conn: openStore({ dataDir: dir, sqliteFile: 'gateway.db' }),
+      childEnv: { CRASH_STORE: 'sqlite', CRASH_SQLITE_DIR: dir, CRASH_MINT: mintUrl },
+    };
+  }
+  const conn = testStore('redis');
+  return {
+    conn,
+    childEnv: {
+      CRASH_STORE: 'redis',
+      CRASH_REDIS_URL: process.env.TEST_REDIS_URL ?? '',
+      CRASH_REDIS_PREFIX: conn.kind === 'redis' ? conn.prefix : '',
+      CRASH_MINT: mintUrl,
+    },
+  };
+}
+
 /** Deletes every key of a Redis test store, then closes it. */
 export async function dropStore(conn: StoreConnection): Promise<void> {
   if (conn.kind === 'redis') {

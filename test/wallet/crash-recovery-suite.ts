@@ -4,16 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheckStateEnum, getTokenMetadata, Wallet } from '@cashu/cashu-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import type { StoreConnection } from '../../core/store/connection.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
 import {
   captureLog,
+  crashStore,
   type DevMint,
   dropStore,
   redeemElsewhere,
   startTestMint,
-  testStore,
   testWallet,
 } from '../support/dev-mint.js';
 
@@ -60,19 +60,7 @@ export function crashRecoverySuite(kind: 'sqlite' | 'redis'): void {
     beforeAll(async () => {
       mint = await startTestMint({ inputFeePpk: 100 });
       dir = mkdtempSync(join(tmpdir(), 'wallet-crash-'));
-      if (kind === 'sqlite') {
-        conn = openStore({ dataDir: dir, sqliteFile: 'gateway.db' });
-        childEnv = { CRASH_STORE: 'sqlite', CRASH_SQLITE_DIR: dir };
-      } else {
-        conn = testStore('redis');
-        const prefix = conn.kind === 'redis' ? conn.prefix : '';
-        childEnv = {
-          CRASH_STORE: 'redis',
-          CRASH_REDIS_URL: process.env.TEST_REDIS_URL ?? '',
-          CRASH_REDIS_PREFIX: prefix,
-        };
-      }
-      childEnv.CRASH_MINT = mint.url;
+      ({ conn, childEnv } = crashStore(kind, dir, mint.url));
       wallet = await testWallet(conn, [mint.url]);
     });
 

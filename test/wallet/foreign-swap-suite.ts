@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from '@cashu/cashu-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import type { StoreConnection } from '../../core/store/connection.js';
 import type { ForeignMintPolicy, WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
-import { captureLog, type DevMint, dropStore, startTestMint, testStore } from '../support/dev-mint.js';
+import { captureLog, crashStore, type DevMint, dropStore, startTestMint } from '../support/dev-mint.js';
 import { runChild } from './crash-recovery-suite.js';
 import { expectedSwap } from './fixtures/swap-arithmetic.js';
 
@@ -55,18 +55,7 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
       // 100 ppk: 0.1 sat per input proof, rounded up per melt.
       foreign = await startTestMint({ inputFeePpk: 100 });
       dir = mkdtempSync(join(tmpdir(), 'wallet-fswap-'));
-      if (kind === 'sqlite') {
-        conn = openStore({ dataDir: dir, sqliteFile: 'gateway.db' });
-        childEnv = { CRASH_STORE: 'sqlite', CRASH_SQLITE_DIR: dir };
-      } else {
-        conn = testStore('redis');
-        childEnv = {
-          CRASH_STORE: 'redis',
-          CRASH_REDIS_URL: process.env.TEST_REDIS_URL ?? '',
-          CRASH_REDIS_PREFIX: conn.kind === 'redis' ? conn.prefix : '',
-        };
-      }
-      childEnv.CRASH_MINT = primary.url;
+      ({ conn, childEnv } = crashStore(kind, dir, primary.url));
       childEnv.CRASH_FOREIGN = 'swap';
     });
 

@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
-import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import type { StoreConnection } from '../../core/store/connection.js';
 import { depositIdHash, LightningDeposits, openDepositStore } from '../../core/wallet/lightning-deposits.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import {
   captureLog,
+  crashStore,
   type DevMint,
   dropStore,
   startTestMint,
-  testStore,
   testWallet,
 } from '../support/dev-mint.js';
 import { runChild } from './crash-recovery-suite.js';
@@ -53,18 +53,7 @@ export function lightningDepositsCrashSuite(kind: 'sqlite' | 'redis'): void {
     beforeAll(async () => {
       mint = await startTestMint({ mintQuotePayment: 'manual', nut17: false });
       dir = mkdtempSync(join(tmpdir(), 'ln-deposit-crash-'));
-      if (kind === 'sqlite') {
-        conn = openStore({ dataDir: dir, sqliteFile: 'gateway.db' });
-        childEnv = { CRASH_STORE: 'sqlite', CRASH_SQLITE_DIR: dir };
-      } else {
-        conn = testStore('redis');
-        childEnv = {
-          CRASH_STORE: 'redis',
-          CRASH_REDIS_URL: process.env.TEST_REDIS_URL ?? '',
-          CRASH_REDIS_PREFIX: conn.kind === 'redis' ? conn.prefix : '',
-        };
-      }
-      childEnv.CRASH_MINT = mint.url;
+      ({ conn, childEnv } = crashStore(kind, dir, mint.url));
       ledger = await createLedger(conn, {});
     });
     afterEach(async () => {

@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isGatewayError } from '../../core/errors.js';
-import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import type { StoreConnection } from '../../core/store/connection.js';
 import { QuoteNotPaidError } from '../../core/wallet/mint-quote.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
 import {
   captureLog,
+  crashStore,
   type DevMint,
   dropStore,
   startTestMint,
-  testStore,
   testWallet,
 } from '../support/dev-mint.js';
 import { runChild } from './crash-recovery-suite.js';
@@ -37,18 +37,7 @@ export function lightningSuite(kind: 'sqlite' | 'redis'): void {
     beforeAll(async () => {
       mint = await startTestMint({ mintQuotePayment: 'manual' });
       dir = mkdtempSync(join(tmpdir(), 'wallet-ln-'));
-      if (kind === 'sqlite') {
-        conn = openStore({ dataDir: dir, sqliteFile: 'gateway.db' });
-        childEnv = { CRASH_STORE: 'sqlite', CRASH_SQLITE_DIR: dir };
-      } else {
-        conn = testStore('redis');
-        childEnv = {
-          CRASH_STORE: 'redis',
-          CRASH_REDIS_URL: process.env.TEST_REDIS_URL ?? '',
-          CRASH_REDIS_PREFIX: conn.kind === 'redis' ? conn.prefix : '',
-        };
-      }
-      childEnv.CRASH_MINT = mint.url;
+      ({ conn, childEnv } = crashStore(kind, dir, mint.url));
     });
 
     afterAll(async () => {

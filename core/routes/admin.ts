@@ -278,14 +278,17 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
         ? { apiKey: body.api_key }
         : await ledger.findKeyById(body.key_id ?? '').catch(storeFailure);
     if (credential === null) throw new GatewayError('not_found', { message: 'No key has that key id' });
-    const [info, txs, audit] = await Promise.all([
+    const [info, txs] = await Promise.all([
       ledger.getKeyInfo(credential),
       ledger.listTransactions(credential, page),
-      ledger.listAuditLog(credential, page),
     ]).catch(storeFailure);
-    if (info === null || txs === null || audit === null) {
+    if (info === null || txs === null) {
       throw new GatewayError('not_found', { message: 'No such key (or it was deleted)' });
     }
+    // The key's records from the audit trail (core/audit/: every use of the key, kept AUDIT_RETENTION_DAYS).
+    const audit = services.audit
+      ? await services.audit.list({ keyId: info.key.keyId, limit: page.limit }).catch(storeFailure)
+      : { data: [] };
     const a = info.account;
     // Alert settings and webhooks of the key (receivers by origin only: a URL's path or query may be a secret).
     const events = services.events;
@@ -338,14 +341,14 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
           key_id: t.keyId,
           model: t.model,
         })),
-        audit: audit.records.map((r) => ({
-          timestamp: r.timestampMs,
-          key_id: r.apiKeyId,
-          request_id: r.requestId,
+        audit: audit.data.map((r) => ({
+          timestamp: Date.parse(r.timestamp),
+          key_id: r.api_key_id ?? info.key.keyId,
+          request_id: r.request_id,
           endpoint: r.endpoint,
           method: r.method,
-          status: r.responseStatus,
-          cost_msats: r.costMsat,
+          status: r.response_status,
+          cost_msats: r.cost_msats,
         })),
       },
     };

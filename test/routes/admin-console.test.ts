@@ -174,8 +174,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin console API on %s', (store)
     const usage = r.body.transactions.filter((t: Json) => t.type === 'usage');
     expect(usage.map((t: Json) => t.amount)).toEqual([-3_000, -3_000]);
     expect(r.body.transactions.at(-1)).toMatchObject({ type: 'deposit', amount: 30_000 });
-    expect(r.body.audit.filter((a: Json) => a.endpoint === '/v1/chat/completions')).toHaveLength(2);
-    expect(r.body.audit[0]).toMatchObject({ status: 200, cost_msats: 3_000, method: 'POST' });
+    // The key's records from the audit trail: every use, newest first (the child-key creation, then the calls).
+    expect(r.body.audit[0]).toMatchObject({ endpoint: '/v1/balance/child-key', status: 201, key_id: keyId });
+    const calls = r.body.audit.filter((a: Json) => a.endpoint === '/v1/chat/completions');
+    expect(calls).toHaveLength(2);
+    for (const c of calls) expect(c).toMatchObject({ status: 200, cost_msats: 3_000, method: 'POST' });
 
     const none = await admin('POST', '/admin/api/keys/lookup', {
       body: { api_key: 'sk-nosuchkey0000000000' },

@@ -41,6 +41,7 @@ export function openStore(opts: StoreOptions): StoreConnection {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       lazyConnect: false,
+      enableAutoPipelining: true,
     });
     redis.on('error', () => {
       /* surfaced per command as typed errors; avoid unhandled 'error' events */

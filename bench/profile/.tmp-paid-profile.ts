@@ -1,0 +1,15 @@
+import autocannon from 'autocannon';
+import { openBenchStore, startGatewayTarget } from '../targets/gateway.js';
+import { startUpstream } from '../targets/upstream.js';
+const up = await startUpstream();
+const store = await openBenchStore('redis');
+const gw = await startGatewayTarget({ engine: 'node', store, upstreamUrl: up.url, nodeArgs: ['--cpu-prof', '--cpu-prof-dir=/tmp/profpaid'], extraEnv: { LEDGER_LEASES: process.env.LEASES ?? 'off' } });
+const body = JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'Say hello to the benchmark.' }], max_tokens: 8 });
+const run = (d: number) => new Promise((r) => autocannon({ url: `${gw.baseUrl}/v1/chat/completions`, method: 'POST', connections: 64, duration: d, headers: { 'content-type': 'application/json', ...gw.headers(0) }, body }, (_e, res) => r(res)));
+await run(2);
+const r = (await run(8)) as { requests: { average: number }; non2xx: number };
+console.log('req/s', r.requests.average, 'non2xx', r.non2xx);
+await gw.stop();
+await store.close();
+await up.stop?.();
+process.exit(0);

@@ -78,6 +78,31 @@ const LIMIT_TYPES: Record<number, RateLimitType> = {
 };
 type Reply = Array<number | string>;
 
+/** `RateLimited` replies (admit, count-request, lease): which window is full, its limit, remaining, reset. */
+function rateLimited(r: Reply) {
+  return {
+    ok: false,
+    code: 'rate_limit_exceeded',
+    rateLimit: {
+      type: LIMIT_TYPES[Number(r[1])]!,
+      limit: Number(r[2]),
+      remaining: Number(r[3]),
+      resetUnix: Number(r[4]),
+    },
+  } as const;
+}
+
+/** `PaymentRequired` replies: the spendable balance, what the call needs and the difference. */
+function paymentRequired(r: Reply) {
+  return {
+    ok: false,
+    code: 'payment_required',
+    balance: Number(r[1]),
+    required: Number(r[2]),
+    shortfall: Number(r[3]),
+  } as const;
+}
+
 /**
  * The Redis `Ledger`: each state change is one Lua script over one account's slot (see redis-keys.ts for
  * the layout and the .lua headers for KEYS/ARGV/returns). Works on a single Redis and on Redis Cluster.
@@ -221,16 +246,7 @@ export class RedisLedger extends RedisReads {
           },
         };
       case LedgerCode.RateLimited:
-        return {
-          ok: false,
-          code: 'rate_limit_exceeded',
-          rateLimit: {
-            type: LIMIT_TYPES[Number(r[1])]!,
-            limit: Number(r[2]),
-            remaining: Number(r[3]),
-            resetUnix: Number(r[4]),
-          },
-        };
+        return rateLimited(r);
       case LedgerCode.InvalidApiKey:
         return INVALID;
       default:
@@ -287,24 +303,9 @@ export class RedisLedger extends RedisReads {
       case LedgerCode.ModelNotAllowed:
         return { ok: false, code: 'model_not_allowed', model: input.model };
       case LedgerCode.RateLimited:
-        return {
-          ok: false,
-          code: 'rate_limit_exceeded',
-          rateLimit: {
-            type: LIMIT_TYPES[Number(r[1])]!,
-            limit: Number(r[2]),
-            remaining: Number(r[3]),
-            resetUnix: Number(r[4]),
-          },
-        };
+        return rateLimited(r);
       case LedgerCode.PaymentRequired:
-        return {
-          ok: false,
-          code: 'payment_required',
-          balance: Number(r[1]),
-          required: Number(r[2]),
-          shortfall: Number(r[3]),
-        };
+        return paymentRequired(r);
       case LedgerCode.DuplicateRequest:
         return { ok: false, code: 'duplicate_request' };
       case LedgerCode.InvalidApiKey:
@@ -450,24 +451,9 @@ export class RedisLedger extends RedisReads {
       case LedgerCode.LeaseUnsupported:
         return { ok: false, code: 'lease_unsupported' };
       case LedgerCode.RateLimited:
-        return {
-          ok: false,
-          code: 'rate_limit_exceeded',
-          rateLimit: {
-            type: LIMIT_TYPES[Number(r[1])]!,
-            limit: Number(r[2]),
-            remaining: Number(r[3]),
-            resetUnix: Number(r[4]),
-          },
-        };
+        return rateLimited(r);
       case LedgerCode.PaymentRequired:
-        return {
-          ok: false,
-          code: 'payment_required',
-          balance: Number(r[1]),
-          required: Number(r[2]),
-          shortfall: Number(r[3]),
-        };
+        return paymentRequired(r);
       case LedgerCode.DuplicateRequest:
         throw new GatewayError('internal_error', { message: 'lease id already names another record' });
       default:
@@ -501,13 +487,7 @@ export class RedisLedger extends RedisReads {
       case LedgerCode.DuplicateRequest:
         return { ok: false, code: 'duplicate_request' };
       case LedgerCode.PaymentRequired:
-        return {
-          ok: false,
-          code: 'payment_required',
-          balance: Number(r[1]),
-          required: Number(r[2]),
-          shortfall: Number(r[3]),
-        };
+        return paymentRequired(r);
       case LedgerCode.InvalidApiKey:
         return INVALID;
       default:
@@ -605,13 +585,7 @@ export class RedisLedger extends RedisReads {
           message: `at most ${MAX_KEYS_PER_ACCOUNT} keys per account`,
         };
       case LedgerCode.PaymentRequired:
-        return {
-          ok: false,
-          code: 'payment_required',
-          balance: Number(r[1]),
-          required: Number(r[2]),
-          shortfall: Number(r[3]),
-        };
+        return paymentRequired(r);
       case LedgerCode.InvalidApiKey:
         return INVALID;
       default:

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Agent } from 'undici';
 import { request } from 'undici';
+import type { Config } from '../config.js';
 import type { KeyMeta, Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import { eventErrorsTotal, webhookDeliveriesTotal } from '../metrics.js';
@@ -32,15 +33,8 @@ import {
  * disabled; anything else is retried with exponential backoff and jitter until `maxAttempts`.
  */
 
-export interface EventsOptions {
-  maxAttempts: number;
-  timeoutMs: number;
-  allowPrivateUrls: boolean;
-  /** First retry delay; doubles per attempt up to RETRY_CAP_MS. */
-  retryBaseMs: number;
-  pollMs: number;
-  alertSweepMs: number;
-}
+/** WEBHOOK_* and ALERT_SWEEP_MS (core/config.ts): `retryBaseMs` doubles per attempt up to RETRY_CAP_MS. */
+export type EventsOptions = Config['webhooks'];
 
 export const RETRY_CAP_MS = 4 * 3_600_000;
 

@@ -7,7 +7,6 @@ import {
   type ScriptRunner,
   scriptDirOf,
 } from '../store/lua-scripts.js';
-import { newId } from './sqlite-webhook-store.js';
 import { originOf } from './ssrf.js';
 import {
   type AlertSettings,
@@ -17,6 +16,8 @@ import {
   type DeliveryLogEntry,
   type EventKey,
   type EventType,
+  newId,
+  newWebhook,
   type RecentDelivery,
   utcDay,
   type Webhook,
@@ -139,17 +140,7 @@ export class RedisWebhookStore implements WebhookStore {
     key: EventKey,
     w: { url: string; events: EventType[]; secret: string; now?: number },
   ): Promise<Webhook> {
-    const hook: Webhook = {
-      id: newId('wh'),
-      accountId: key.accountId,
-      keyId: key.keyId,
-      kind: 'webhook',
-      url: w.url,
-      events: [...new Set(w.events)],
-      secret: w.secret,
-      createdAtMs: w.now ?? Date.now(),
-      disabled: false,
-    };
+    const hook = newWebhook(key, w);
     await this.registerGlobal(key);
     const k = this.k(key.accountId);
     await this.run('create-webhook', [k.hooks, k.keys], [this.keyJson(key), JSON.stringify(hook)]);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type Database from 'libsql';
 import { GatewayError } from '../errors.js';
 import { originOf } from './ssrf.js';
@@ -11,6 +10,8 @@ import {
   type EventKey,
   type EventType,
   eventBody,
+  newId,
+  newWebhook,
   type RecentDelivery,
   utcDay,
   type Webhook,
@@ -63,10 +64,6 @@ interface KeyRow {
   day_fired: string;
 }
 
-export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(12).toString('hex')}`;
-}
-
 function toWebhook(r: Record<string, unknown>): Webhook {
   return {
     id: r.id as string,
@@ -115,17 +112,7 @@ export class SqliteWebhookStore implements WebhookStore {
     key: EventKey,
     w: { url: string; events: EventType[]; secret: string; now?: number },
   ): Promise<Webhook> {
-    const hook: Webhook = {
-      id: newId('wh'),
-      accountId: key.accountId,
-      keyId: key.keyId,
-      kind: 'webhook',
-      url: w.url,
-      events: [...new Set(w.events)],
-      secret: w.secret,
-      createdAtMs: w.now ?? Date.now(),
-      disabled: false,
-    };
+    const hook = newWebhook(key, w);
     this.tx(() => {
       this.watch(key);
       this.db

@@ -11,6 +11,7 @@
  * atomic step (a SQLite transaction / a Lua script), so concurrent callers fire an event at most once.
  */
 
+import { randomBytes } from 'node:crypto';
 import type { KeyMeta } from '../ledger/types.js';
 
 export const EVENT_TYPES = ['balance.low', 'key.expired', 'spend.daily_limit'] as const;
@@ -169,4 +170,27 @@ export function eventBody(
   data: Record<string, unknown>,
 ): string {
   return JSON.stringify({ id, type, created_at: new Date(createdAtMs).toISOString(), data });
+}
+
+/** A random id with a readable prefix (`wh_…` webhooks, `evt_…` events). */
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('hex')}`;
+}
+
+/** The record `createWebhook` stores (both stores): a new id, its events once each, enabled. */
+export function newWebhook(
+  key: EventKey,
+  w: { url: string; events: EventType[]; secret: string; now?: number },
+): Webhook {
+  return {
+    id: newId('wh'),
+    accountId: key.accountId,
+    keyId: key.keyId,
+    kind: 'webhook',
+    url: w.url,
+    events: [...new Set(w.events)],
+    secret: w.secret,
+    createdAtMs: w.now ?? Date.now(),
+    disabled: false,
+  };
 }

@@ -1,9 +1,6 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
-import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
-import { type ProcessStore, processStore } from '../support/process-store.js';
+import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
 
 /**
  * Graceful shutdown of the real process (issue 9): SIGTERM while 50 paid streams are open. Every stream
@@ -18,37 +15,17 @@ const CHAT = JSON.stringify({
 });
 
 describe.each(['sqlite', 'redis'] as const)('SIGTERM during 50 open streams (%s)', (store) => {
-  let mint: DevMint | undefined;
-  let up: MockUpstream | undefined;
-  let gw: GatewayProcess | undefined;
-  let ps: ProcessStore | undefined;
+  let rig: PaidProcesses | undefined;
   afterEach(async () => {
-    await gw?.kill('SIGKILL');
-    await Promise.allSettled([mint?.close(), up?.close(), ps?.drop()]);
+    await rig?.close();
   });
 
   it('finishes and settles every stream, refuses new connections, exits 0, audit clean', async () => {
-    mint = await startDevMint({ port: 0 });
-    up = await startMockUpstream({ chunks: 20, chunkDelayMs: 100 });
-    ps = processStore(store);
-    gw = await spawnGateway({
-      HOST: '127.0.0.1',
-      PORT: '0',
-      UPSTREAM_BASE_URL: up.url,
-      CASHU_MINTS: mint.url,
-      RATE_LIMIT_CONCURRENT: '200',
-      SHUTDOWN_GRACE_MS: '20000',
-      LOG_LEVEL: 'info',
-      ...ps.env,
-    });
+    rig = await paidProcesses(store, { chunks: 20, chunkDelayMs: 100 });
+    const ps = rig.ps;
+    const gw = await rig.spawn({ RATE_LIMIT_CONCURRENT: '200', SHUTDOWN_GRACE_MS: '20000' });
     const base = `http://127.0.0.1:${gw.port}`;
-    const created = await fetch(`${base}/v1/wallet/create`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ cashu_token: await mint.mintTokens(1_000) }),
-    });
-    expect(created.status).toBe(201);
-    const { api_key: apiKey } = (await created.json()) as { api_key: string };
+    const apiKey = await rig.createKey(base, 1_000);
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
 
     // 50 streams, each past its first chunk before the signal.

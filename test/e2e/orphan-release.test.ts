@@ -1,8 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
-import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
-import { type ProcessStore, processStore } from '../support/process-store.js';
+import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
 
 /**
  * No funds locked by a dead process (issue 16 item 4): kill -9 a gateway with 20 paid streams in flight. Its
@@ -13,39 +10,23 @@ const STREAMS = 20;
 const ORPHAN_MS = 1_500;
 
 describe.each(['sqlite', 'redis'] as const)('kill -9 with 20 streams in flight (%s)', (store) => {
-  let mint: DevMint | undefined;
-  let up: MockUpstream | undefined;
-  const procs: GatewayProcess[] = [];
-  let ps: ProcessStore | undefined;
+  let rig: PaidProcesses | undefined;
   afterEach(async () => {
-    await Promise.allSettled(procs.map((p) => p.kill('SIGKILL')));
-    await Promise.allSettled([mint?.close(), up?.close(), ps?.drop()]);
+    await rig?.close();
   });
 
   it('a restarted process releases the dead one’s reservations within ORPHAN_RELEASE_MS', async () => {
-    mint = await startDevMint({ port: 0 });
-    up = await startMockUpstream({ chunks: 40, chunkDelayMs: 500 });
-    ps = processStore(store);
+    const procs = await paidProcesses(store, { chunks: 40, chunkDelayMs: 500 });
+    rig = procs;
+    const { ps } = procs;
     const env = {
-      HOST: '127.0.0.1',
-      PORT: '0',
-      UPSTREAM_BASE_URL: up.url,
-      CASHU_MINTS: mint.url,
       RATE_LIMIT_CONCURRENT: '100',
       RESERVATION_LEASE_MS: '900000',
       ORPHAN_RELEASE_MS: String(ORPHAN_MS),
-      LOG_LEVEL: 'info',
-      ...ps.env,
     };
-    const a = await spawnGateway(env);
-    procs.push(a);
+    const a = await procs.spawn(env);
     const base = `http://127.0.0.1:${a.port}`;
-    const created = await fetch(`${base}/v1/wallet/create`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ cashu_token: await mint.mintTokens(100) }),
-    });
-    const { api_key: apiKey } = (await created.json()) as { api_key: string };
+    const apiKey = await procs.createKey(base, 100);
     const body = JSON.stringify({
       model: 'mock-gpt',
       stream: true,
@@ -75,7 +56,7 @@ describe.each(['sqlite', 'redis'] as const)('kill -9 with 20 streams in flight (
       // Still locked: nothing else runs yet, and the 15-minute lease is far away.
       expect(await reserved()).toBeGreaterThan(0);
 
-      procs.push(await spawnGateway(env));
+      await procs.spawn(env);
       const deadline = killedAt + 15_000;
       while ((await reserved()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       expect(await reserved()).toBe(0);

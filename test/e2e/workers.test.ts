@@ -1,8 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
-import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
-import { type ProcessStore, processStore } from '../support/process-store.js';
+import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
 
 /**
  * WORKERS=2 (issue 15 item 3): one port, two worker processes under a node:cluster primary. Both serve; /metrics
@@ -27,29 +24,15 @@ async function metric(base: string, series: string): Promise<number> {
 }
 
 describe.each(['sqlite', 'redis'] as const)('WORKERS=2 on %s', (store) => {
-  let mint: DevMint | undefined;
-  let up: MockUpstream | undefined;
-  let gw: GatewayProcess | undefined;
-  let ps: ProcessStore | undefined;
+  let rig: PaidProcesses | undefined;
   afterEach(async () => {
-    await gw?.kill('SIGKILL');
-    await Promise.allSettled([mint?.close(), up?.close(), ps?.drop()]);
+    await rig?.close();
   });
 
   it('both workers serve, metrics aggregate, calls are charged once, a dead worker is replaced, SIGTERM drains all', async () => {
-    mint = await startDevMint({ port: 0 });
-    up = await startMockUpstream({ chunks: 10, chunkDelayMs: 100 });
-    ps = processStore(store);
-    gw = await spawnGateway({
-      HOST: '127.0.0.1',
-      PORT: '0',
-      WORKERS: '2',
-      UPSTREAM_BASE_URL: up.url,
-      CASHU_MINTS: mint.url,
-      SHUTDOWN_GRACE_MS: '20000',
-      LOG_LEVEL: 'info',
-      ...ps.env,
-    });
+    rig = await paidProcesses(store, { chunks: 10, chunkDelayMs: 100 });
+    const { up, ps } = rig;
+    const gw = await rig.spawn({ WORKERS: '2', SHUTDOWN_GRACE_MS: '20000' });
     const base = `http://127.0.0.1:${gw.port}`;
     // The other worker may still be starting: wait until both answer.
     const pids = new Set<number>();
@@ -61,13 +44,7 @@ describe.each(['sqlite', 'redis'] as const)('WORKERS=2 on %s', (store) => {
     expect(pids.has(gw.pid!)).toBe(false);
 
     // Paid calls over both workers (fixed price 1 sat), balance read on either: exact.
-    const created = await fetch(`${base}/v1/wallet/create`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ cashu_token: await mint.mintTokens(100) }),
-    });
-    expect(created.status).toBe(201);
-    const { api_key: apiKey } = (await created.json()) as { api_key: string };
+    const apiKey = await rig.createKey(base, 100);
     const chat = (stream: boolean) =>
       fetch(`${base}/v1/chat/completions`, {
         method: 'POST',

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
-import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
-import { type ProcessStore, processStore } from '../support/process-store.js';
+import type { GatewayProcess } from '../../scripts/lib/gateway-process.js';
+import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
 import { Receiver, until } from './support/receiver.js';
 
 /**
@@ -12,50 +10,33 @@ import { Receiver, until } from './support/receiver.js';
  * between them on one key. Exactly one balance.low per crossing; only a top-up re-arms it.
  */
 describe.each(['sqlite', 'redis'] as const)('balance.low with two gateway processes (%s)', (store) => {
-  let mint: DevMint;
-  let up: MockUpstream;
-  let ps: ProcessStore;
+  let rig: PaidProcesses;
   const gws: GatewayProcess[] = [];
   const rx = new Receiver();
 
   beforeAll(async () => {
     await rx.start();
-    mint = await startDevMint({ port: 0 });
-    up = await startMockUpstream({});
-    ps = processStore(store);
+    rig = await paidProcesses(store);
     const env = {
-      HOST: '127.0.0.1',
-      PORT: '0',
-      UPSTREAM_BASE_URL: up.url,
-      CASHU_MINTS: mint.url,
-      LOG_LEVEL: 'info',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_POLL_MS: '50',
       FIXED_COST_PER_REQUEST: '1',
       LEDGER_LEASES: 'true',
       LEASE_FLUSH_MS: '2000',
       LEASE_IDLE_MS: '5000',
-      ...ps.env,
     };
-    gws.push(await spawnGateway(env), await spawnGateway(env));
+    gws.push(await rig.spawn(env), await rig.spawn(env));
   }, 120_000);
   afterAll(async () => {
-    await Promise.allSettled(gws.map((g) => g.kill('SIGKILL')));
     rx.close();
-    await Promise.allSettled([mint?.close(), up?.close(), ps?.drop()]);
+    await rig?.close();
   });
 
   it('fires exactly once per crossing; a top-up above the threshold re-arms it', {
     timeout: 120_000,
   }, async () => {
     const base = (i: number) => `http://127.0.0.1:${gws[i % 2]!.port}`;
-    const created = await fetch(`${base(0)}/v1/wallet/create`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ cashu_token: await mint.mintTokens(200) }),
-    });
-    expect(created.status).toBe(201);
-    const { api_key: apiKey } = (await created.json()) as { api_key: string };
+    const apiKey = await rig.createKey(base(0), 200);
     const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const alerts = await fetch(`${base(0)}/v1/wallet/alerts`, {
       method: 'POST',
@@ -102,7 +83,7 @@ describe.each(['sqlite', 'redis'] as const)('balance.low with two gateway proces
     const topup = await fetch(`${base(1)}/v1/wallet/topup`, {
       method: 'POST',
       headers: auth,
-      body: JSON.stringify({ cashu_token: await mint.mintTokens(40) }),
+      body: JSON.stringify({ cashu_token: await rig.mint.mintTokens(40) }),
     });
     expect(topup.status).toBe(200);
     await calls(32);

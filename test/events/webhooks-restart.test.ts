@@ -1,8 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
-import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
-import { type ProcessStore, processStore } from '../support/process-store.js';
+import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
 import { Receiver, until } from './support/receiver.js';
 
 /**
@@ -12,42 +9,25 @@ import { Receiver, until } from './support/receiver.js';
 describe.each(['sqlite', 'redis'] as const)(
   'webhook delivery resumes after a gateway restart (%s)',
   (store) => {
-    let mint: DevMint | undefined;
-    let up: MockUpstream | undefined;
-    let gw: GatewayProcess | undefined;
-    let ps: ProcessStore | undefined;
+    let rig: PaidProcesses | undefined;
     const rx = new Receiver();
     afterEach(async () => {
-      await gw?.kill('SIGKILL');
       rx.close();
-      await Promise.allSettled([mint?.close(), up?.close(), ps?.drop()]);
+      await rig?.close();
     });
 
     it('retries the pending delivery from the new process', { timeout: 90_000 }, async () => {
       await rx.start();
-      mint = await startDevMint({ port: 0 });
-      up = await startMockUpstream({});
-      ps = processStore(store);
+      const procs = await paidProcesses(store);
+      rig = procs;
       const env = {
-        HOST: '127.0.0.1',
-        PORT: '0',
-        UPSTREAM_BASE_URL: up.url,
-        CASHU_MINTS: mint.url,
-        LOG_LEVEL: 'info',
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         WEBHOOK_POLL_MS: '50',
         WEBHOOK_RETRY_BASE_MS: '1500',
-        ...ps.env,
       };
-      gw = await spawnGateway(env);
+      let gw = await procs.spawn(env);
       let base = `http://127.0.0.1:${gw.port}`;
-      const created = await fetch(`${base}/v1/wallet/create`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ cashu_token: await mint.mintTokens(100) }),
-      });
-      expect(created.status).toBe(201);
-      const { api_key: apiKey } = (await created.json()) as { api_key: string };
+      const apiKey = await procs.createKey(base, 100);
       const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
       rx.plan.set('/r', [500]);
       const alerts = await fetch(`${base}/v1/wallet/alerts`, {
@@ -71,7 +51,7 @@ describe.each(['sqlite', 'redis'] as const)(
       expect(rx.on('/r')).toHaveLength(1);
 
       rx.plan.set('/r', [200]);
-      gw = await spawnGateway(env);
+      gw = await procs.spawn(env);
       base = `http://127.0.0.1:${gw.port}`;
       await until('the retry from the new process', () => rx.on('/r').length >= 2, 20_000);
       const [first, second] = rx.on('/r');

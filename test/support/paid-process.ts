@@ -1,0 +1,67 @@
+import { expect } from 'vitest';
+import {
+  type MockBehaviour,
+  type MockUpstream,
+  startMockUpstream,
+} from '../../bench/upstream/mock-upstream.js';
+import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
+import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
+import { type ProcessStore, processStore } from './process-store.js';
+
+/**
+ * What a test needs to run paid gateways as their own processes (SIGTERM, kill -9, WORKERS, restarts): a dev
+ * mint, a mock upstream, a fresh store, the environment every such gateway gets (loopback, a free port, the
+ * mint, the upstream, the store) and keys funded from the mint. `close()` kills every gateway it spawned (still
+ * running or not) and drops the rest.
+ */
+export interface PaidProcesses {
+  readonly mint: DevMint;
+  readonly up: MockUpstream;
+  readonly ps: ProcessStore;
+  /** A gateway on the mint, upstream and store; `env` adds to (or overrides) the common variables. */
+  spawn(env?: Record<string, string>): Promise<GatewayProcess>;
+  /** `POST /v1/wallet/create` at `base` with a fresh `sats` token from the mint (201 asserted): the API key. */
+  createKey(base: string, sats: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function paidProcesses(
+  store: 'sqlite' | 'redis',
+  upstream: Partial<MockBehaviour> = {},
+): Promise<PaidProcesses> {
+  const mint = await startDevMint({ port: 0 });
+  const up = await startMockUpstream(upstream);
+  const ps = processStore(store);
+  const spawned: GatewayProcess[] = [];
+  return {
+    mint,
+    up,
+    ps,
+    async spawn(env = {}) {
+      const gw = await spawnGateway({
+        HOST: '127.0.0.1',
+        PORT: '0',
+        UPSTREAM_BASE_URL: up.url,
+        CASHU_MINTS: mint.url,
+        LOG_LEVEL: 'info',
+        ...ps.env,
+        ...env,
+      });
+      spawned.push(gw);
+      return gw;
+    },
+    async createKey(base, sats) {
+      const created = await fetch(`${base}/v1/wallet/create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ cashu_token: await mint.mintTokens(sats) }),
+      });
+      expect(created.status).toBe(201);
+      return ((await created.json()) as { api_key: string }).api_key;
+    },
+    async close() {
+      await Promise.allSettled(spawned.map((g) => g.kill('SIGKILL')));
+      await Promise.allSettled([mint.close(), up.close(), ps.drop()]);
+    },
+  };
+}

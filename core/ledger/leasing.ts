@@ -163,6 +163,12 @@ export class LeasingLedger implements Ledger {
   private readonly finished = new Map<string, SettleResult | ReleaseResult>();
   /** Ids admitted the exact way (bounded): a repeat must not be admitted again in memory. */
   private readonly exactIds = new Set<string>();
+  /**
+   * Open calls admitted the exact way, with their reservations (bounded): an overrun at settle first returns
+   * this process's free slices of the account to the store, so the call draws on them as it would without
+   * leases (see settle).
+   */
+  private readonly exactOpen = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
   private readonly recallTimer: NodeJS.Timeout;
   private readonly now: () => number;
@@ -209,8 +215,13 @@ export class LeasingLedger implements Ledger {
     l.limits = input.limits;
     l.maxBound = Math.max(l.maxBound, input.maxMsat);
     const now = input.now ?? this.now();
+    // A cold key (no lease, nothing open, no call for idleMs or ever) goes the exact way: opening a lease,
+    // reporting the call and returning the lease would cost three store steps for one call where the exact
+    // path costs two (admit, settle). Its next call within idleMs opens a lease.
+    const cold = !l.id && !l.busy && l.open.size === 0 && now - l.lastCall >= this.opts.idleMs;
     l.lastCall = now;
-    if (input.exactPath === true || now < l.exactUntil || !this.leasable(input)) return this.exact(l, input);
+    if (input.exactPath === true || cold || now < l.exactUntil || !this.leasable(input))
+      return this.exact(l, input);
     const fast = this.tryLocal(l, input, now);
     if (fast) return fast;
     // Open or renew the lease and try again. Under contention (other callers waiting on the same lease,
@@ -262,6 +273,8 @@ export class LeasingLedger implements Ledger {
       if (r.ok) {
         this.exactIds.add(input.requestId);
         if (this.exactIds.size > 10_000) this.exactIds.delete(this.exactIds.values().next().value!);
+        this.exactOpen.set(input.requestId, r.reservedMsat);
+        if (this.exactOpen.size > 100_000) this.exactOpen.delete(this.exactOpen.keys().next().value!);
         return r;
       }
       if (r.code !== 'payment_required' && r.code !== 'rate_limit_exceeded') return r;
@@ -319,6 +332,11 @@ export class LeasingLedger implements Ledger {
     if (!l) {
       const done = this.finished.get(input.requestId);
       if (done) return done.ok && done.status === 'settled' ? { ...done, replay: true } : alreadyReleased;
+      const reserved = this.exactOpen.get(input.requestId);
+      this.exactOpen.delete(input.requestId);
+      // An exact call's overrun may draw on the account's free balance: give back what this process's leases
+      // hold beyond their open calls first, so a slice taken after the call was admitted does not hide it.
+      if (reserved !== undefined && input.costMsat > reserved) await this.returnSlices(input.accountId);
       return this.inner.settle(input);
     }
     const call = l.open.get(input.requestId)!;
@@ -363,6 +381,7 @@ export class LeasingLedger implements Ledger {
     if (!l) {
       const done = this.finished.get(input.requestId);
       if (done) return done.ok && done.status === 'released' ? { ...done, replay: true } : alreadySettled;
+      this.exactOpen.delete(input.requestId);
       return this.inner.release(input);
     }
     const call = l.open.get(input.requestId)!;
@@ -752,6 +771,12 @@ export class LeasingLedger implements Ledger {
       await this.step(l, close, 0);
     }
     if (!l.id && l.open.size === 0 && l.queue.length === 0) this.leases.delete(l.keyHash);
+  }
+
+  /** Shrinks this process's leases of the account to what their open calls hold (queued calls reported). */
+  private async returnSlices(accountId: string): Promise<void> {
+    const mine = [...this.leases.values()].filter((l) => l.accountId === accountId && l.id);
+    await Promise.all(mine.map((l) => this.step(l, l.open.size === 0, 0, true)));
   }
 
   private async returnAccount(credential: KeyLookup, kind: RecallKind = 'report'): Promise<void> {

@@ -100,15 +100,19 @@ describe('lease settings (Redis, end to end)', () => {
 
   it('leases on: 5 calls are one store step; LEASE_FLUSH_MS holds the report back; LEASE_TTL_MS is the expiry', async () => {
     const g = await start({ LEASE_FLUSH_MS: '60000', LEASE_IDLE_MS: '60000', LEASE_TTL_MS: '40000' });
+    const first = await g.seen();
+    // A cold key's first call goes the exact way (admit and settle in the store): a lease would cost more.
+    await g.call();
     const before = await g.seen();
+    expect(before - first).toBe(2);
     const t0 = Date.now();
     for (let i = 0; i < 5; i++) await g.call();
     const t1 = Date.now();
     // One lease step (opening, with the slice) and nothing per call.
     expect((await g.seen()) - before).toBe(1);
-    // Not reported within the flush interval: the store has the slice reserved and no call yet.
+    // Not reported within the flush interval: the store has the slice reserved and only the exact call.
     const info = (await g.store.getKeyInfo({ apiKey: g.apiKey }))!;
-    expect(info.account.requests).toBe(0);
+    expect(info.account.requests).toBe(1);
     expect(info.account.reservedMsat).toBeGreaterThan(0);
     // The lease expires LEASE_TTL_MS after the step that opened it (no step since).
     const leases = await g.store.otherLeases(g.accountId, 'none');
@@ -117,9 +121,9 @@ describe('lease settings (Redis, end to end)', () => {
     expect(leases[0]!.expiresAtMs).toBeLessThanOrEqual(t1 + 40_000);
     // A balance read through the gateway's ledger reports them (read-your-writes) and returns the lease.
     const read = (await h!.ledger.getKeyInfo({ apiKey: g.apiKey }))!;
-    expect(read.account).toMatchObject({ requests: 5, reservedMsat: 0 });
+    expect(read.account).toMatchObject({ requests: 6, reservedMsat: 0 });
     expect((await g.store.getKeyInfo({ apiKey: g.apiKey }))!.account).toMatchObject({
-      requests: 5,
+      requests: 6,
       reservedMsat: 0,
       spentMsat: read.account.spentMsat,
     });
@@ -136,6 +140,7 @@ describe('lease settings (Redis, end to end)', () => {
       300 + 3000,
     );
     expect((await g.store.getKeyInfo({ apiKey: g.apiKey }))!.account.requests).toBe(3);
+    // (The first of the 3 calls went the exact way, a cold key's; the other two through the lease.)
     expect(await g.store.otherLeases(g.accountId, 'none')).toEqual([]);
   });
 });

@@ -99,9 +99,49 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
       };
       for (let i = 0; i < 12; i++)
         expect(await call(m, k.apiKey, 1000, 900)).toMatchObject({ chargedMsat: 900 });
-      expect({ steps, admits }).toEqual({ steps: 1, admits: 0 });
-      expect(m.stats()).toMatchObject({ leases: 1, queuedCalls: 12 });
+      // The first call of a cold key goes the exact way; the next one opens the lease, which takes the rest.
+      expect({ steps, admits }).toEqual({ steps: 1, admits: 1 });
+      expect(m.stats()).toMatchObject({ leases: 1, queuedCalls: 11 });
       expect((await m.getKeyInfo({ apiKey: k.apiKey }))?.account.balanceMsat).toBe(1_000_000 - 12 * 900);
+    });
+
+    it('a cold key goes the exact way: no lease for a call after idleMs without one; the next call opens it', async () => {
+      const m = await start({ idleMs: 150 });
+      const inner = m.inner;
+      const seen: string[] = [];
+      const lease = inner.lease.bind(inner);
+      const exact = inner.admit.bind(inner);
+      inner.lease = (x) => {
+        seen.push(x.close ? 'close' : x.calls.length > 0 ? 'report' : 'open');
+        return lease(x);
+      };
+      inner.admit = (x) => {
+        seen.push('admit');
+        return exact(x);
+      };
+      const k = await fund(m, 100_000, Date.now());
+      expect(await call(m, k.apiKey, 1000, 10)).toMatchObject({
+        chargedMsat: 10,
+        transactionId: expect.not.stringMatching(/^lease:/),
+      });
+      expect(m.stats().leases).toBe(0);
+      expect(await call(m, k.apiKey, 1000, 10)).toMatchObject({
+        chargedMsat: 10,
+        transactionId: expect.stringMatching(/^lease:/),
+      });
+      expect(seen).toEqual(['admit', 'open']);
+      expect(m.stats().leases).toBe(1);
+      // Idle: the lease is returned; the key is cold again and its next call is exact once more.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(m.stats().leases).toBe(0);
+      seen.length = 0;
+      await call(m, k.apiKey, 1000, 10);
+      expect(seen).toEqual(['admit']);
+      expect((await m.getKeyInfo({ apiKey: k.apiKey }))?.account).toMatchObject({
+        balanceMsat: 99_970,
+        reservedMsat: 0,
+        requests: 3,
+      });
     });
 
     it('a nearly empty key spends its last msat (the exact path after the lease shrinks)', async () => {
@@ -150,12 +190,14 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
     it('returns an idle lease: nothing reserved within the idle time after the last call', async () => {
       const m = await start({ idleMs: 100 });
       const k = await fund(m, 50_000, Date.now());
+      // Two calls: the first (a cold key's) goes the exact way, the second opens the lease.
+      await call(m, k.apiKey, 1000, 10);
       await call(m, k.apiKey, 1000, 10);
       expect((await m.inner.getKeyInfo({ apiKey: k.apiKey }))?.account.reservedMsat).toBeGreaterThan(0);
       await new Promise((r) => setTimeout(r, 400));
       expect(m.stats().leases).toBe(0);
       expect((await m.inner.getKeyInfo({ apiKey: k.apiKey }))?.account).toMatchObject({
-        balanceMsat: 49_990,
+        balanceMsat: 49_980,
         reservedMsat: 0,
       });
     });

@@ -34,6 +34,37 @@ if (isClusterWorker()) {
   void new AggregatorRegistry();
 }
 
+/**
+ * Counts of the hot path (every call) kept as plain numbers and added to their prom-client counter when it
+ * is read (its `collect` hook: a scrape, the cluster's aggregation, the console): a prom-client `inc` hashes
+ * the label set and allocates on every call (≈ 600 bytes each, measured with bench/profile/alloc-per-call.sh).
+ */
+export interface HotCount {
+  n: number;
+}
+const hotCounts = new Map<Counter<string>, Array<{ labels: Record<string, string>; c: HotCount }>>();
+
+/** A series of `counter` (created with `collect: flushHot`) counted in memory: `c.n++` per event. */
+function hotCount<T extends string>(counter: Counter<T>, labels: Record<T, string>): HotCount {
+  const c: HotCount = { n: 0 };
+  let list = hotCounts.get(counter as Counter<string>);
+  if (list === undefined) {
+    list = [];
+    hotCounts.set(counter as Counter<string>, list);
+  }
+  list.push({ labels, c });
+  return c;
+}
+
+/** A counter's `collect` hook: adds what its hot series counted since the last read. */
+function flushHot(this: Counter<string>): void {
+  for (const { labels, c } of hotCounts.get(this) ?? []) {
+    if (c.n === 0) continue;
+    this.inc(labels, c.n);
+    c.n = 0;
+  }
+}
+
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 export const requestsTotal = new Counter({
@@ -41,6 +72,7 @@ export const requestsTotal = new Counter({
   help: 'Requests handled, by route template, method and status',
   labelNames: ['route', 'method', 'status'] as const,
   registers: [registry],
+  collect: flushHot,
 });
 
 export const requestDuration = new Histogram({
@@ -96,6 +128,7 @@ export const providerRequestsTotal = new Counter({
   help: 'Calls sent to each provider, by outcome: ok (a response head the call used), error (connect error or timeout before the head), status_5xx, status_429',
   labelNames: ['provider', 'outcome'] as const,
   registers: [registry],
+  collect: flushHot,
 });
 
 export const providerFailoversTotal = new Counter({
@@ -191,7 +224,7 @@ export function methodLabel(method: string): string {
 
 /** Per-label-set metric children, cached: label hashing per request was measurable on the hot path. */
 interface RequestSeries {
-  count: ReturnType<typeof requestsTotal.labels>;
+  count: HotCount;
   duration: ReturnType<typeof requestDuration.labels>;
 }
 const MAX_SERIES = 10_000;
@@ -200,18 +233,59 @@ const series = new Map<string, RequestSeries>();
 /** Records one handled request (route template, not the raw path; the method is bounded by `methodLabel`). */
 export function recordRequest(route: string, rawMethod: string, status: number, seconds: number): void {
   const method = methodLabel(rawMethod);
+  // The last series used answers the common case (one route, method and status after another) without
+  // building the map key.
+  const last = lastSeries;
+  if (last !== undefined && last.route === route && last.method === method && last.status === status) {
+    last.s.count.n++;
+    last.s.duration.observe(seconds);
+    return;
+  }
   const key = `${route} ${method} ${status}`;
   let s = series.get(key);
   if (s === undefined) {
-    if (series.size >= MAX_SERIES) series.clear();
+    if (series.size >= MAX_SERIES) {
+      // Bounded (label values are bounded anyway): counted so far is kept, the cache starts again.
+      flushHot.call(requestsTotal as Counter<string>);
+      hotCounts.delete(requestsTotal as Counter<string>);
+      series.clear();
+    }
     s = {
-      count: requestsTotal.labels({ route, method, status: String(status) }),
+      count: hotCount(requestsTotal, { route, method, status: String(status) }),
       duration: requestDuration.labels({ route, method }),
     };
     series.set(key, s);
   }
-  s.count.inc();
+  lastSeries = { route, method, status, s };
+  s.count.n++;
   s.duration.observe(seconds);
+}
+let lastSeries: { route: string; method: string; status: number; s: RequestSeries } | undefined;
+
+/** A provider's series, cached: the relay records them on every call. */
+export interface ProviderSeries {
+  ok: HotCount;
+  error: HotCount;
+  status5xx: HotCount;
+  status429: HotCount;
+  failover: ReturnType<typeof providerFailoversTotal.labels>;
+  head: ReturnType<typeof providerHeadLatency.labels>;
+}
+const providerSeriesCache = new Map<string, ProviderSeries>();
+export function providerSeries(provider: string): ProviderSeries {
+  let s = providerSeriesCache.get(provider);
+  if (s === undefined) {
+    s = {
+      ok: hotCount(providerRequestsTotal, { provider, outcome: 'ok' }),
+      error: hotCount(providerRequestsTotal, { provider, outcome: 'error' }),
+      status5xx: hotCount(providerRequestsTotal, { provider, outcome: 'status_5xx' }),
+      status429: hotCount(providerRequestsTotal, { provider, outcome: 'status_429' }),
+      failover: providerFailoversTotal.labels({ provider }),
+      head: providerHeadLatency.labels({ provider }),
+    };
+    providerSeriesCache.set(provider, s);
+  }
+  return s;
 }
 
 /**

@@ -2,7 +2,7 @@ import { ConfigError } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { PROVIDER_PREFERENCE, type ProviderPreference, SERVED_BY } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
-import { providerFailoversTotal, providerHeadLatency, providerRequestsTotal } from '../core/metrics.js';
+import { providerSeries } from '../core/metrics.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import type { Provider } from '../core/providers/providers.js';
 import type { UpstreamResponse } from '../core/upstream/upstream-response.js';
@@ -83,20 +83,19 @@ export const relay: PluginFactory = (options, services): Plugin => {
             throw err;
           }
           p.breaker.failure();
-          providerRequestsTotal.inc({ provider: p.name, outcome: 'error' });
+          const m = providerSeries(p.name);
+          m.error.n++;
           if (last) throw err;
           failure = err;
-          providerFailoversTotal.inc({ provider: p.name });
+          m.failover.inc();
           continue;
         }
         const headMs = performance.now() - sentAt;
-        providerHeadLatency.observe({ provider: p.name }, headMs / 1000);
+        const m = providerSeries(p.name);
+        m.head.observe(headMs / 1000);
         if (up.status >= 500 || up.status === 429) {
           p.breaker.failure();
-          providerRequestsTotal.inc({
-            provider: p.name,
-            outcome: up.status === 429 ? 'status_429' : 'status_5xx',
-          });
+          (up.status === 429 ? m.status429 : m.status5xx).n++;
           if (!last) {
             // Nothing of this answer reached the client: drop it and ask the next provider.
             up.abort();
@@ -104,13 +103,13 @@ export const relay: PluginFactory = (options, services): Plugin => {
               message: `The upstream provider answered ${up.status}`,
               details: { upstream_status: up.status },
             });
-            providerFailoversTotal.inc({ provider: p.name });
+            m.failover.inc();
             continue;
           }
         } else {
           p.breaker.success();
           p.recordTtfb(headMs);
-          providerRequestsTotal.inc({ provider: p.name, outcome: 'ok' });
+          m.ok.n++;
         }
         ctx.timings.upstreamHeaders = performance.now();
         ctx.setLocal(SERVED_BY, p.name);

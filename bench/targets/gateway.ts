@@ -148,7 +148,10 @@ async function startOnce(o: GatewayStart): Promise<RunningTarget> {
     ...(o.store ? o.store.env : { PIPELINE: 'relay' }),
     ...o.extraEnv,
   };
-  const child = startChild(process.execPath, [...(o.nodeArgs ?? []), gatewayEntry()], { env });
+  // BENCH_NODE_ARGS: extra node flags for the gateway processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`
+  // (a CPU profile of any target and scenario; summarise it with bench/profile/cpuprofile-summary.ts).
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = startChild(process.execPath, [...extra, ...(o.nodeArgs ?? []), gatewayEntry()], { env });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
     await waitForHttp(`${baseUrl}/v1/models`, child);

@@ -42,12 +42,8 @@ class NodeExchange implements Exchange {
     const q = url.indexOf('?');
     this.path = q === -1 ? url : url.slice(0, q);
     this.rawQuery = q === -1 ? '' : url.slice(q + 1);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    }
-    this.headers = headers;
-    this.refusal = refusalOf(req, headers);
+    this.headers = stringHeaders(req.headers);
+    this.refusal = refusalOf(req, this.headers);
     if (this.refusal?.headers?.connection === 'close') this.closeAfter = true;
     this.remoteAddress = normaliseIp(req.socket.remoteAddress ?? '');
     res.once('close', () => {
@@ -152,6 +148,21 @@ class NodeExchange implements Exchange {
     this.ended = true;
     this.res.destroy();
   }
+}
+
+/**
+ * The request's headers as strings. node's object already is one but for `set-cookie`, the one field it keeps
+ * as an array (joinDuplicateHeaders: false joins or drops the other repeats): used as it is unless that field
+ * came, instead of being copied per request (a measurable share of the relay's allocations).
+ */
+function stringHeaders(h: IncomingMessage['headers']): Record<string, string> {
+  if (h['set-cookie'] === undefined) return h as Record<string, string>;
+  const out: Record<string, string> = {};
+  for (const k in h) {
+    const v = h[k];
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
 }
 
 /** Framing and version checks node's parser leaves to us (it keeps the first of repeated Host fields). */

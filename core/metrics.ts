@@ -233,14 +233,6 @@ const series = new Map<string, RequestSeries>();
 /** Records one handled request (route template, not the raw path; the method is bounded by `methodLabel`). */
 export function recordRequest(route: string, rawMethod: string, status: number, seconds: number): void {
   const method = methodLabel(rawMethod);
-  // The last series used answers the common case (one route, method and status after another) without
-  // building the map key.
-  const last = lastSeries;
-  if (last !== undefined && last.route === route && last.method === method && last.status === status) {
-    last.s.count.n++;
-    last.s.duration.observe(seconds);
-    return;
-  }
   const key = `${route} ${method} ${status}`;
   let s = series.get(key);
   if (s === undefined) {
@@ -256,11 +248,9 @@ export function recordRequest(route: string, rawMethod: string, status: number, 
     };
     series.set(key, s);
   }
-  lastSeries = { route, method, status, s };
   s.count.n++;
   s.duration.observe(seconds);
 }
-let lastSeries: { route: string; method: string; status: number; s: RequestSeries } | undefined;
 
 /** A provider's series, cached: the relay records them on every call. */
 export interface ProviderSeries {

@@ -13,16 +13,11 @@ UP_PORT=${UP_PORT:-19441}
 GW_PORT=${GW_PORT:-19442}
 OUT=$(mktemp -d)
 DATA=$(mktemp -d)
-BODY='{"model":"mock-gpt","messages":[{"role":"user","content":"Say hello to the benchmark."}],"max_tokens":8}'
-node --import tsx bench/upstream/mock-upstream.ts --port "$UP_PORT" >/dev/null 2>&1 &
-UP=$!
-ALLOC_OUT=$OUT/alloc.json PORT=$GW_PORT HOST=127.0.0.1 DATA_DIR=$DATA \
-  UPSTREAM_BASE_URL=http://127.0.0.1:$UP_PORT/v1 PIPELINE=relay BTC_USD_PRICE=60000 LOG_LEVEL=warn \
-  node -r ./bench/profile/alloc-preload.cjs "$DIST/core/main.js" >/dev/null 2>&1 &
-GW=$!
-trap 'kill $UP $GW 2>/dev/null || true; rm -rf "$DATA" "$OUT"' EXIT
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$GW_PORT/healthz" >/dev/null && break; sleep 0.2; done
-LOAD=(-c 64 -m POST -H content-type=application/json -b "$BODY" "http://127.0.0.1:$GW_PORT/v1/chat/completions")
+. bench/profile/relay-env.sh
+start_upstream "$UP_PORT"
+trap 'kill $UP ${GW:-} 2>/dev/null || true; rm -rf "$DATA" "$OUT"' EXIT
+ALLOC_OUT=$OUT/alloc.json start_relay "$GW_PORT" "$UP_PORT" "$DATA" -r ./bench/profile/alloc-preload.cjs "$DIST/core/main.js"
+relay_load "$GW_PORT"
 node_modules/.bin/autocannon -d 2 "${LOAD[@]}" >/dev/null 2>&1
 kill -WINCH $GW
 sleep 0.2

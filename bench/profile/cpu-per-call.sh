@@ -21,10 +21,9 @@ shift $((OPTIND - 1))
 [ $# -ge 1 ] || { echo "usage: $0 [-r rounds] [-d seconds] [-c conns] [-p pipeline] <dist> [<dist> ...]" >&2; exit 2; }
 UP_PORT=${UP_PORT:-19411}
 GW_PORT=${GW_PORT:-19412}
-BODY='{"model":"mock-gpt","messages":[{"role":"user","content":"Say hello to the benchmark."}],"max_tokens":8}'
 TICK=$(getconf CLK_TCK)
-node --import tsx bench/upstream/mock-upstream.ts --port "$UP_PORT" >/dev/null 2>&1 &
-UP=$!
+. bench/profile/relay-env.sh
+start_upstream "$UP_PORT"
 GW=
 DATA=$(mktemp -d)
 trap 'kill $UP ${GW:-} 2>/dev/null || true; rm -rf "$DATA"' EXIT
@@ -32,11 +31,8 @@ cpu() { awk -v t="$TICK" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
 for round in $(seq 1 "$ROUNDS"); do
   for dist in "$@"; do
     rm -rf "${DATA:?}"/*
-    PORT=$GW_PORT HOST=127.0.0.1 DATA_DIR=$DATA UPSTREAM_BASE_URL=http://127.0.0.1:$UP_PORT/v1 PIPELINE=$PIPE \
-      BTC_USD_PRICE=60000 LOG_LEVEL=warn node "$dist/core/main.js" >/dev/null 2>&1 &
-    GW=$!
-    for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$GW_PORT/healthz" >/dev/null && break; sleep 0.2; done
-    LOAD=(-c "$CONNS" -m POST -H content-type=application/json -b "$BODY" "http://127.0.0.1:$GW_PORT/v1/chat/completions")
+    PIPELINE=$PIPE start_relay "$GW_PORT" "$UP_PORT" "$DATA" "$dist/core/main.js"
+    relay_load "$GW_PORT"
     node_modules/.bin/autocannon -d 2 "${LOAD[@]}" >/dev/null 2>&1
     c0=$(cpu $GW)
     out=$(node_modules/.bin/autocannon -j -d "$DUR" "${LOAD[@]}" 2>/dev/null)

@@ -10,15 +10,11 @@ mkdir -p "$OUT"
 UP_PORT=${UP_PORT:-19401}
 GW_PORT=${GW_PORT:-19402}
 DATA=$(mktemp -d)
-BODY='{"model":"mock-gpt","messages":[{"role":"user","content":"Say hello to the benchmark."}],"max_tokens":8}'
-node --import tsx bench/upstream/mock-upstream.ts --port "$UP_PORT" >"$OUT/upstream.log" 2>&1 &
-UP=$!
-PORT=$GW_PORT HOST=127.0.0.1 DATA_DIR=$DATA UPSTREAM_BASE_URL=http://127.0.0.1:$UP_PORT/v1 PIPELINE=relay \
-  BTC_USD_PRICE=60000 LOG_LEVEL=warn node --cpu-prof --cpu-prof-dir="$OUT" dist/core/main.js >"$OUT/gateway.log" 2>&1 &
-GW=$!
+. bench/profile/relay-env.sh
+start_upstream "$UP_PORT"
 trap 'kill $UP 2>/dev/null || true; rm -rf "$DATA"' EXIT
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$GW_PORT/healthz" >/dev/null && break; sleep 0.2; done
-LOAD=(-c 64 -m POST -H content-type=application/json -b "$BODY" "http://127.0.0.1:$GW_PORT/v1/chat/completions")
+GW_LOG=$OUT/gateway.log start_relay "$GW_PORT" "$UP_PORT" "$DATA" --cpu-prof --cpu-prof-dir="$OUT" dist/core/main.js
+relay_load "$GW_PORT"
 node_modules/.bin/autocannon -d 3 "${LOAD[@]}" >/dev/null 2>&1
 node_modules/.bin/autocannon -d 10 "${LOAD[@]}" 2>&1 | grep -E "Req/Sec|Latency|requests in"
 kill -TERM $GW

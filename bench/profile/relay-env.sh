@@ -1,0 +1,25 @@
+# Sourced by the bench/profile scripts (from the repository root): the relay-only set-up they share.
+#   start_upstream <port>                      the mock upstream in the background; sets UP
+#   start_relay <port> <upPort> <dataDir> <node args…> -- <entry>
+#                                              the gateway (PIPELINE, default relay; node:http) in the background,
+#                                              waits for /healthz; sets GW
+#   relay_load <port>                          sets LOAD: autocannon arguments for non-stream chat at c=64
+BODY='{"model":"mock-gpt","messages":[{"role":"user","content":"Say hello to the benchmark."}],"max_tokens":8}'
+
+start_upstream() {
+  node --import tsx bench/upstream/mock-upstream.ts --port "$1" >/dev/null 2>&1 &
+  UP=$!
+}
+
+start_relay() {
+  local port=$1 up=$2 data=$3
+  shift 3
+  PORT=$port HOST=127.0.0.1 DATA_DIR=$data UPSTREAM_BASE_URL=http://127.0.0.1:$up/v1 PIPELINE=${PIPELINE:-relay} \
+    BTC_USD_PRICE=60000 LOG_LEVEL=warn node "$@" >"${GW_LOG:-/dev/null}" 2>&1 &
+  GW=$!
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.2; done
+}
+
+relay_load() {
+  LOAD=(-c "${CONNS:-64}" -m POST -H content-type=application/json -b "$BODY" "http://127.0.0.1:$1/v1/chat/completions")
+}

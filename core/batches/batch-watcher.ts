@@ -119,8 +119,13 @@ export class BatchWatcher {
     const outcome: BatchOutcome = { status, failed, ...priced };
     const result = await settleBatch(ledger, job, outcome);
     crashPoint('batch-settled');
-    if (result.ok) await this.opts.onSettled?.({ job, outcome, result });
-    else this.opts.log.warn({ job: job.id, code: result.code }, 'batch reservation was no longer open');
+    if (result.ok) {
+      this.opts.log.info(
+        { batch: job.batchId, chargedMsat: result.chargedMsat, replay: result.replay },
+        'batch settled',
+      );
+      await this.opts.onSettled?.({ job, outcome, result });
+    } else this.opts.log.warn({ job: job.id, code: result.code }, 'batch reservation was no longer open');
     await jobs.remove(job.id);
   }
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Cluster, type Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisBatchJobs } from '../../core/batches/redis-batch-jobs.js';
 import { SqliteBatchJobs } from '../../core/batches/sqlite-batch-jobs.js';
@@ -6,13 +7,14 @@ import type { BatchJob, BatchJobs } from '../../core/batches/types.js';
 import { RedisWebhookStore } from '../../core/events/redis-webhook-store.js';
 import { SqliteWebhookStore } from '../../core/events/sqlite-webhook-store.js';
 import type { WebhookStore } from '../../core/events/types.js';
-import { createLedger } from '../../core/ledger/index.js';
+import { createLedger, createLedgerOnRedis } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { RedisObjectOwners } from '../../core/objects/redis-object-owners.js';
 import { SqliteObjectOwners } from '../../core/objects/sqlite-object-owners.js';
 import { type ObjectOwners, ownedBy } from '../../core/objects/types.js';
 import type { StoreConnection } from '../../core/store/connection.js';
-import { dropStore, type StoreKind, testStore } from '../support/dev-mint.js';
+import { dropStore, testStore } from '../support/dev-mint.js';
+import { startRedisCluster } from '../support/redis-cluster.js';
 
 /**
  * The stores behind batches and provider objects, the same assertions on SQLite and Redis: ownership records
@@ -40,32 +42,86 @@ function job(id: string, over: Partial<BatchJob> = {}): BatchJob {
   };
 }
 
-describe.each<StoreKind>(['sqlite', 'redis'])('batch stores on %s', (kind) => {
-  let conn: StoreConnection;
+interface Backend {
+  ledger: Ledger;
+  owners: ObjectOwners;
+  jobs: BatchJobs;
+  hooks: WebhookStore;
+  close(): Promise<void>;
+}
+
+async function onRedis(client: Redis | Cluster, prefix: string): Promise<Omit<Backend, 'close'>> {
+  return {
+    ledger: await createLedgerOnRedis(client, prefix),
+    owners: new RedisObjectOwners(client, prefix),
+    jobs: new RedisBatchJobs(client, prefix),
+    hooks: new RedisWebhookStore(client, prefix),
+  };
+}
+
+const backends: Array<[string, () => Promise<Backend>]> = [
+  [
+    'sqlite',
+    async () => {
+      const conn = testStore('sqlite') as Extract<StoreConnection, { kind: 'sqlite' }>;
+      const ledger = await createLedger(conn);
+      return {
+        ledger,
+        owners: new SqliteObjectOwners(conn.db),
+        jobs: new SqliteBatchJobs(conn.db),
+        hooks: new SqliteWebhookStore(conn.db),
+        async close() {
+          await ledger.close();
+          await conn.close();
+        },
+      };
+    },
+  ],
+  [
+    'redis',
+    async () => {
+      const conn = testStore('redis') as Extract<StoreConnection, { kind: 'redis' }>;
+      if (conn.redis.status !== 'ready') await new Promise((r) => conn.redis.once('ready', r));
+      const b = await onRedis(conn.redis, conn.prefix);
+      return {
+        ...b,
+        async close() {
+          await b.ledger.close();
+          await dropStore(conn);
+        },
+      };
+    },
+  ],
+  [
+    'redis-cluster',
+    async () => {
+      const cluster = await startRedisCluster();
+      const client = new Cluster(cluster.nodes);
+      await new Promise((r) => client.once('ready', r));
+      const b = await onRedis(client, `bc${randomUUID().slice(0, 6)}`);
+      return {
+        ...b,
+        async close() {
+          await b.ledger.close();
+          client.disconnect();
+          await cluster.stop();
+        },
+      };
+    },
+  ],
+];
+
+describe.each(backends)('batch stores on %s', (_name, make) => {
+  let backend: Backend;
   let ledger: Ledger;
   let owners: ObjectOwners;
   let jobs: BatchJobs;
   let hooks: WebhookStore;
   beforeAll(async () => {
-    conn = testStore(kind);
-    if (conn.kind === 'redis' && conn.redis.status !== 'ready') {
-      await new Promise((r) => (conn as Extract<StoreConnection, { kind: 'redis' }>).redis.once('ready', r));
-    }
-    ledger = await createLedger(conn, { prefix: conn.kind === 'redis' ? conn.prefix : 'gw' });
-    owners =
-      conn.kind === 'redis'
-        ? new RedisObjectOwners(conn.redis, conn.prefix)
-        : new SqliteObjectOwners(conn.db);
-    jobs = conn.kind === 'redis' ? new RedisBatchJobs(conn.redis, conn.prefix) : new SqliteBatchJobs(conn.db);
-    hooks =
-      conn.kind === 'redis'
-        ? new RedisWebhookStore(conn.redis, conn.prefix)
-        : new SqliteWebhookStore(conn.db);
-  });
-  afterAll(async () => {
-    await ledger?.close();
-    if (conn) await dropStore(conn);
-  });
+    backend = await make();
+    ({ ledger, owners, jobs, hooks } = backend);
+  }, 60_000);
+  afterAll(async () => backend?.close());
 
   it('records the first owner of an object id only, lists per key and kind, forgets', async () => {
     const base = { kind: 'file' as const, accountId: 'a1', meta: '{"lines":2}' };

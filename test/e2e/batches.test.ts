@@ -81,9 +81,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     expect(info!.account.reservedMsat).toBe(0);
   });
 
-  it('prices at the model pricing.batch multiplier when models.json sets one', async () => {
-    // mock-mini has no price; the priced model's catalogue entry is what the upstream lists. The multiplier is
-    // read from the catalogue at upload: set it through the upstream's model list.
+  it('prices at the model’s pricing.batch multiplier when its price book entry sets one', async () => {
+    // The multiplier is read from the model's catalogue entry at upload; here it comes from the provider's list.
     h.upstream.setBehaviour({
       models: [
         {
@@ -131,7 +130,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     expect(await h.available(apiKey)).toBe(balanceMsat);
   });
 
-  it('refuses a malformed line, an unknown model and a wrong url with 400 naming the line; nothing is relayed', async () => {
+  it('refuses a malformed line, an unknown model, a wrong url, a repeated custom_id (400 naming the line), another purpose and X-Cashu; nothing is relayed', async () => {
     const { apiKey } = await h.fundKey(10);
     const before = h.upstream.stats.requests;
     const bad = [
@@ -157,6 +156,24 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
       expect(body.error.code).toBe('invalid_request');
       expect(body.error.message.slice(0, message.length)).toBe(message);
     }
+    const other = new FormData();
+    other.set('purpose', 'fine-tune');
+    other.set('file', new Blob([jsonl(1)]), 'input.jsonl');
+    const refused = await fetch(`${h.baseURL}/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: other,
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      'Uploads with purpose "fine-tune" are not enabled on this node (FILES_OTHER_PURPOSES)',
+    );
+    // X-Cashu pays for one model call and names no account: it cannot own a file.
+    const cashu = await fetch(`${h.baseURL}/files`, {
+      method: 'GET',
+      headers: { 'x-cashu': await h.mintToken(1) },
+    });
+    expect(cashu.status).toBe(400);
     expect(h.upstream.stats.requests).toBe(before);
   });
 

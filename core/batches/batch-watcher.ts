@@ -17,8 +17,14 @@ import type { BatchJob, BatchJobs } from './types.js';
 
 export const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
 
-/** A pending job (the provider never answered the create call, or the process died first) is released after this. */
-export const PENDING_MS = 10 * 60_000;
+/**
+ * A pending job (the provider never answered the create call, or the process died first) is released after this:
+ * 10 minutes, and at least twice the provider timeout, so a create call still waiting for its answer is never
+ * released under it.
+ */
+export function pendingMs(upstreamTimeoutMs: number): number {
+  return Math.max(10 * 60_000, 2 * upstreamTimeoutMs);
+}
 
 export interface BatchSettled {
   job: BatchJob;
@@ -87,7 +93,7 @@ export class BatchWatcher {
   private async handle(job: BatchJob): Promise<void> {
     const { jobs, ledger, upstream } = this.opts;
     if (job.state === 'pending' || job.batchId === null) {
-      // The create call never completed here: give the reservation back (the job was due only after PENDING_MS).
+      // The create call never completed here: give the reservation back (the job was due only after `pendingMs`).
       await ledger.release({ accountId: job.accountId, requestId: job.id });
       await jobs.remove(job.id);
       this.opts.log.warn({ job: job.id }, 'batch creation never completed: reservation released');

@@ -6,7 +6,7 @@ import type { PricedEndpoint } from '../pricing/types.js';
  * `releaseOrphans` leaves it alone; its lease outlives the provider's completion window.
  *
  * States: `pending` (reserved, the provider has not answered the create call yet: a crash here leaves a job
- * the watcher releases after BATCH_PENDING_MS), `open` (the provider has the batch: polled every BATCH_POLL_MS
+ * the watcher releases after `pendingMs`: 10 minutes, at least twice the provider timeout), `open` (the provider has the batch: polled every BATCH_POLL_MS
  * until it ends, then settled once).
  */
 export interface BatchJob {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BatchInputSummary } from '../batches/batch-input.js';
-import { PENDING_MS, recordBatchFiles } from '../batches/batch-watcher.js';
+import { pendingMs, recordBatchFiles } from '../batches/batch-watcher.js';
 import { providerCall } from '../batches/provider-call.js';
 import type { BatchJob } from '../batches/types.js';
 import { GatewayError } from '../errors.js';
@@ -56,8 +56,8 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       createdAtMs: now,
     };
     // Durable first: a process killed after the reservation and before the provider answered leaves a job the
-    // watcher releases after PENDING_MS.
-    await jobs.put(job, now + PENDING_MS);
+    // watcher releases after `pendingMs`.
+    await jobs.put(job, now + pendingMs(services.upstream.timeoutMs));
     const admitted = await ledger.admit({
       credential: c.credential,
       requestId: job.id,

@@ -1,18 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { Cluster, type Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BatchWatcher } from '../../core/batches/batch-watcher.js';
 import { RedisBatchJobs } from '../../core/batches/redis-batch-jobs.js';
 import { SqliteBatchJobs } from '../../core/batches/sqlite-batch-jobs.js';
 import type { BatchJob, BatchJobs } from '../../core/batches/types.js';
+import { loadConfig } from '../../core/config.js';
 import { RedisWebhookStore } from '../../core/events/redis-webhook-store.js';
 import { SqliteWebhookStore } from '../../core/events/sqlite-webhook-store.js';
 import type { WebhookStore } from '../../core/events/types.js';
 import { createLedger, createLedgerOnRedis } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
+import { createLogger } from '../../core/log.js';
 import { RedisObjectOwners } from '../../core/objects/redis-object-owners.js';
 import { SqliteObjectOwners } from '../../core/objects/sqlite-object-owners.js';
 import { type ObjectOwners, ownedBy } from '../../core/objects/types.js';
+import { createPricing } from '../../core/pricing/pricing.js';
 import type { StoreConnection } from '../../core/store/connection.js';
+import { UpstreamClient } from '../../core/upstream/upstream-client.js';
 import { dropStore, testStore } from '../support/dev-mint.js';
 import { startRedisCluster } from '../support/redis-cluster.js';
 
@@ -213,6 +218,51 @@ describe.each(backends)('batch stores on %s', (_name, make) => {
     expect(info.account.reservedMsat).toBe(0);
     expect(info.account.balanceMsat).toBe(10_000 - 39);
     expect((await ledger.audit()).breaches).toEqual([]);
+  });
+
+  it('the watcher gives back the reservation of a batch whose creation never completed (pending job)', async () => {
+    const deposit = await ledger.createKeyFromDeposit({
+      tokenHash: randomUUID().replace(/-/g, ''),
+      amountMsat: 5_000,
+    });
+    if (!deposit.ok) throw new Error(deposit.code);
+    const id = `b_${randomUUID()}`;
+    const limits = { requestsPerMinute: 100, tokensPerHour: 1_000_000, concurrent: 10 };
+    const credential = { apiKey: deposit.apiKey };
+    await ledger.admit({
+      credential,
+      requestId: id,
+      model: 'm',
+      maxMsat: 3_000,
+      minMsat: 3_000,
+      leaseMs: 3_600_000,
+      limits,
+      exactPath: true,
+    });
+    await jobs.put(
+      job(id, { state: 'pending', batchId: null, accountId: deposit.key.accountId, reservedMsat: 3_000 }),
+      0,
+    );
+    const upstream = new UpstreamClient({
+      baseUrl: 'http://127.0.0.1:9/v1',
+      connections: 1,
+      timeoutMs: 1_000,
+    });
+    const watcher = new BatchWatcher({
+      jobs,
+      objects: owners,
+      ledger,
+      pricing: createPricing({ config: loadConfig({ FIXED_PRICING: 'true' }).pricing }),
+      upstream,
+      log: createLogger('silent'),
+      pollMs: 50,
+    });
+    expect(await watcher.tick()).toBe(1);
+    await upstream.close();
+    expect(await jobs.get(id)).toBeNull();
+    const info = (await ledger.getKeyInfo(credential))!;
+    expect(info.account.reservedMsat).toBe(0);
+    expect(info.availableMsat).toBe(5_000);
   });
 
   it('enqueues batch.completed once per event id to the subscribed webhooks of the key and its parent', async () => {

@@ -1,5 +1,7 @@
 import { toFile } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { newWebhookSecret } from '../../core/events/signing.js';
+import { Receiver } from '../events/support/receiver.js';
 import { waitUntil } from '../providers/wait-until.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 
@@ -13,6 +15,8 @@ import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/p
  */
 
 const ENV = {
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  WEBHOOK_POLL_MS: '20',
   FIXED_PRICING: 'false',
   BTC_USD_PRICE: '100000',
   EXCHANGE_FEE: '1',
@@ -36,14 +40,19 @@ function jsonl(lines: number, maxTokens = 20, model = 'mock-gpt'): string {
 
 describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
   let h: PaidGateway;
+  const rx = new Receiver();
   beforeAll(async () => {
+    await rx.start();
     h = await startPaidGateway({ store, env: ENV });
   });
   afterEach(async () => {
     h.upstream.setBehaviour({ batch: { delayMs: 0, outcome: 'completed', answered: 0, usage: undefined } });
     await h.auditOk();
   });
-  afterAll(async () => h?.close());
+  afterAll(async () => {
+    await h?.close();
+    rx.close();
+  });
 
   async function batchTx(apiKey: string) {
     const page = await h.ledger.listTransactions({ apiKey });
@@ -64,8 +73,18 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     return { client, file, batch };
   }
 
-  it('uploads, creates, waits and reads the output; charges the answered lines at the batch rate, once', async () => {
-    const { apiKey, balanceMsat } = await h.fundKey(100);
+  it('uploads, creates, waits and reads the output; charges the answered lines at the batch rate, once; batch.completed delivered', async () => {
+    const { apiKey, keyId, balanceMsat } = await h.fundKey(100);
+    const hook = await fetch(`${h.gateway.url}/v1/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        url: `${rx.url}/${store}/batch`,
+        events: ['batch.completed'],
+        secret: newWebhookSecret(),
+      }),
+    });
+    expect(hook.status).toBe(201);
     const { client, batch } = await submit(apiKey, 3);
     await waitUntil('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
     const done = await client.batches.retrieve(batch.id);
@@ -79,6 +98,29 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     expect(tx!.description).toBe(`Batch ${batch.id} completed: 3 of 3 lines answered, 0 failed`);
     const info = await h.ledger.getKeyInfo({ apiKey });
     expect(info!.account.reservedMsat).toBe(0);
+    // The audit trail records the settlement against the key.
+    const audit = h.gateway.services.audit!;
+    await waitUntil('the settlement is in the audit trail', async () => {
+      await audit.flush();
+      const page = await audit.list({ keyId, limit: 50 });
+      return page.data.some(
+        (r) => r.method === 'SETTLE' && r.endpoint === `/v1/batches/${batch.id}` && r.cost_msats === 39,
+      );
+    });
+    await waitUntil('batch.completed is delivered', () => rx.on(`/${store}/batch`).length === 1);
+    expect(JSON.parse(rx.on(`/${store}/batch`)[0]!.body)).toMatchObject({
+      type: 'batch.completed',
+      data: {
+        key_id: keyId,
+        batch_id: batch.id,
+        status: 'completed',
+        lines: 3,
+        answered: 3,
+        failed: 0,
+        charged_msats: 39,
+        transaction_id: tx!.id,
+      },
+    });
   });
 
   it('prices at the model’s pricing.batch multiplier when its price book entry sets one', async () => {

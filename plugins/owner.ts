@@ -1,4 +1,6 @@
 import { AUTH, createLocalKey } from '../core/context.js';
+import { GatewayError } from '../core/errors.js';
+import { ownedBy } from '../core/objects/types.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { noOptions } from './paid-state.js';
 
@@ -9,7 +11,8 @@ import { noOptions } from './paid-state.js';
  * level `id` of the JSON body, or the `response.id` of a stream's first event (`response.created`). Only the
  * first 4 KiB of a 2xx answer of `POST /v1/responses` are looked at; chunks pass through unchanged. It sits
  * right after the relay so it sees the provider's bytes. Fails closed: an id it could not record answers 404 to
- * every key.
+ * every key. A `POST /v1/responses` that continues a stored response (`previous_response_id`) of another key is
+ * refused with 404 before it reaches the provider (the provider would read that key's conversation).
  */
 
 const HEAD_BYTES = 4096;
@@ -26,6 +29,15 @@ export const owner: PluginFactory = (options, services): Plugin => {
   const objects = services.objects;
   return {
     name: 'owner',
+    async onRequest(ctx) {
+      if (objects === undefined || ctx.method !== 'POST' || ctx.path !== '/v1/responses') return;
+      const previous = (ctx.body as { previous_response_id?: unknown } | null)?.previous_response_id;
+      const keyId = ctx.local(AUTH)?.keyId;
+      if (typeof previous !== 'string' || keyId === undefined) return;
+      if ((await ownedBy(objects, previous, 'response', keyId)) === null) {
+        throw new GatewayError('not_found', { message: `No such response: ${previous}` });
+      }
+    },
     onResponseHead(ctx, head) {
       if (objects === undefined || ctx.method !== 'POST' || ctx.path !== '/v1/responses') return;
       if (head.status < 200 || head.status >= 300) return;

@@ -250,6 +250,21 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     expect(await status(other.responses.retrieve(created.id))).toBe(404);
     expect(await status(other.responses.inputItems.list(created.id))).toBe(404);
     expect(await status(other.responses.delete(created.id))).toBe(404);
+    // Nor can another key continue it: its stored conversation stays with its key.
+    const before = h.upstream.stats.requests;
+    expect(
+      await status(
+        other.responses.create({ model: 'mock-gpt', input: 'go on', previous_response_id: created.id }),
+      ),
+    ).toBe(404);
+    expect(h.upstream.stats.requests).toBe(before);
+    expect(
+      await status(
+        h
+          .openai(a.apiKey)
+          .responses.create({ model: 'mock-gpt', input: 'go on', previous_response_id: created.id }),
+      ),
+    ).toBe(200);
     // A streamed response is recorded from its response.created event.
     const stream = await h
       .openai(a.apiKey)

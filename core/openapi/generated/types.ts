@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Create a model response (OpenAI Responses API)
-         * @description Relayed and metered by tokens (`usage.input_tokens` / `output_tokens`). The spec shows no shape; the OpenAI Responses API shape is relayed, only `model` is checked here.
+         * @description Relayed and metered by tokens (`usage.input_tokens` / `output_tokens`). The spec shows no shape; the OpenAI Responses API shape is relayed, only `model` is checked here. The created response belongs to the calling key (see `GET /v1/responses/{response_id}`); a `previous_response_id` of another key's response is 404 `not_found`, refused before the provider sees it.
          */
         post: operations["createResponse"];
         delete?: never;

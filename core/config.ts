@@ -94,6 +94,17 @@ export interface Config {
     pollMs: number;
     alertSweepMs: number;
   };
+  /** The Batch API and Files (core/batches/): limits, the batch price and the settlement watcher. */
+  batches: {
+    /** Lines a batch input file may have (BATCH_MAX_LINES). */
+    maxLines: number;
+    /** Batch price multiplier of models whose pricing names no `batch` (decimal string, BATCH_PRICE_FACTOR). */
+    priceFactor: string;
+    /** How often the watcher polls each open batch at the provider (BATCH_POLL_MS). */
+    pollMs: number;
+    /** Uploads with a purpose other than `batch` are relayed (FILES_OTHER_PURPOSES). */
+    otherPurposes: boolean;
+  };
 }
 
 export class ConfigError extends Error {
@@ -119,6 +130,13 @@ function num(env: Env, name: string, def: number, opts: { min?: number; int?: bo
   if (!Number.isFinite(v)) throw new ConfigError(`${name} must be a number`);
   if (opts.int && !Number.isInteger(v)) throw new ConfigError(`${name} must be an integer`);
   if (opts.min !== undefined && v < opts.min) throw new ConfigError(`${name} must be >= ${opts.min}`);
+  return v;
+}
+
+/** A positive decimal multiplier kept as a string (priced exactly, never as a float). */
+function decimalFactor(env: Env, name: string, def: string): string {
+  const v = str(env, name, def);
+  if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0) throw new ConfigError(`${name} must be a decimal > 0`);
   return v;
 }
 
@@ -155,7 +173,16 @@ function url(env: Env, name: string, def: string): string {
   return v.replace(/\/+$/, '');
 }
 
-export const DEFAULT_PIPELINE = ['auth', 'rate-limit', 'reserve', 'relay', 'meter', 'settle', 'change-token'];
+export const DEFAULT_PIPELINE = [
+  'auth',
+  'rate-limit',
+  'reserve',
+  'relay',
+  'owner',
+  'meter',
+  'settle',
+  'change-token',
+];
 
 export function loadConfig(env: Env = process.env): Config {
   const foreignMode = str(env, 'FOREIGN_MINTS', 'refuse');
@@ -282,6 +309,12 @@ export function loadConfig(env: Env = process.env): Config {
       retryBaseMs: num(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, { min: 10, int: true }),
       pollMs: num(env, 'WEBHOOK_POLL_MS', 1000, { min: 10, int: true }),
       alertSweepMs: Math.min(60_000, num(env, 'ALERT_SWEEP_MS', 30_000, { min: 10, int: true })),
+    },
+    batches: {
+      maxLines: num(env, 'BATCH_MAX_LINES', 50_000, { min: 1, int: true }),
+      priceFactor: decimalFactor(env, 'BATCH_PRICE_FACTOR', '0.5'),
+      pollMs: num(env, 'BATCH_POLL_MS', 30_000, { min: 10, int: true }),
+      otherPurposes: bool(env, 'FILES_OTHER_PURPOSES', false),
     },
   };
 }

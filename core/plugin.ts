@@ -1,5 +1,7 @@
 import type { AuditLog } from './audit/audit-log.js';
+import type { BatchJobs } from './batches/types.js';
 import type { WindowLimiter } from './limits/window-limiter.js';
+import type { ObjectOwners } from './objects/types.js';
 /**
  * The plugin contract: the public API for plugin authors. Modelled on Envoy's HTTP filters (request hooks
  * that return a status, response hooks by direction, a final hook that always runs) and undici's dispatch
@@ -140,6 +142,10 @@ export interface Services {
   limiter?: WindowLimiter;
   /** Webhooks and alerts (core/events/events.ts): store, ledger hook, outbox worker. With a store. */
   events?: Events;
+  /** Which key created each provider object (responses, files, batches): core/objects/. With a store. */
+  objects?: ObjectOwners;
+  /** The batch settlement jobs (core/batches/), in the money store. With a store. */
+  batchJobs?: BatchJobs;
   /** Process lifecycle: `draining` turns true when a shutdown began (GET /readyz then answers 503). */
   lifecycle?: { draining: boolean };
 }

@@ -15,10 +15,13 @@ import { Pipeline } from './pipeline.js';
 import type { Services } from './plugin.js';
 import { adminRoutes } from './routes/admin.js';
 import { balanceRoutes } from './routes/balance.js';
+import { batchesRoutes } from './routes/batches.js';
 import { estimateRoutes } from './routes/estimate.js';
+import { filesRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
 import { lightningRoutes } from './routes/lightning.js';
 import { publicRoutes } from './routes/public.js';
+import { responsesRoutes } from './routes/responses.js';
 import { walletRoutes } from './routes/wallet.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { buildServices, type MoneyServiceOptions } from './services.js';
@@ -92,6 +95,9 @@ export const DEFAULT_ROUTES: readonly RouteModule[] = [
   estimateRoutes,
   adminRoutes,
   metricsRoutes,
+  filesRoutes,
+  batchesRoutes,
+  responsesRoutes,
 ];
 
 export function createRouter(services: Services, modules: readonly RouteModule[] = []): Router {

@@ -1,5 +1,6 @@
 import { settlePayoutRecord } from './account/pay-out.js';
 import { AuditLog } from './audit/audit-log.js';
+import { startBatchServices } from './batches/batch-services.js';
 import type { Config } from './config.js';
 import { GatewayError } from './errors.js';
 import { Events } from './events/events.js';
@@ -413,6 +414,12 @@ export async function buildServices(
     services.audit = new AuditLog(store, { retentionDays: config.auditRetentionDays, log });
     services.audit.start();
   }
+  // Provider objects' owners and the batch settlement watcher, in the money store (core/batches/).
+  const batches = store !== undefined ? startBatchServices(services, store) : undefined;
+  if (batches !== undefined) {
+    services.objects ??= batches.objects;
+    services.batchJobs ??= batches.jobs;
+  }
   if (store !== undefined) {
     // Persisted settings win over the environment; unreadable ones leave the environment's values.
     try {
@@ -426,6 +433,7 @@ export async function buildServices(
     services,
     async close() {
       catalog.stop();
+      await batches?.close();
       if (ownAudit) await services.audit?.close();
       await m.close();
       if (!overrides.providers) await providers.close();

@@ -8,6 +8,7 @@ import type { Plugin, PluginFactory, Services } from '../core/plugin.js';
 import { auth } from './auth.js';
 import { changeToken } from './change-token.js';
 import { meter } from './meter.js';
+import { owner } from './owner.js';
 import { rateLimit } from './rate-limit.js';
 import { relay } from './relay.js';
 import { reserve } from './reserve.js';
@@ -15,13 +16,14 @@ import { settle } from './settle.js';
 
 /**
  * The plugin registry: pipeline stage name → factory. The composition root builds the configured pipeline
- * (`PIPELINE`, default auth, rate-limit, reserve, relay, meter, settle, change-token) from it.
+ * (`PIPELINE`, default auth, rate-limit, reserve, relay, owner, meter, settle, change-token) from it.
  */
 export const PLUGINS: Record<string, PluginFactory> = {
   auth,
   'rate-limit': rateLimit,
   reserve,
   relay,
+  owner,
   meter,
   settle,
   'change-token': changeToken,

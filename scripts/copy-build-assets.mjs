@@ -9,6 +9,7 @@ const folders = [
   'core/ledger/redis',
   'core/events/redis',
   'core/wallet/store/redis',
+  'core/batches/redis',
   'core/routes/admin-assets',
 ];
 for (const folder of folders) {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { createMockBatches, defaultBatchBehaviour, type MockBatchBehaviour } from './mock-batches.js';
 
 /**
  * A fast, deterministic OpenAI-compatible provider for tests and benchmarks (the one test double).
@@ -12,6 +13,8 @@ import { pathToFileURL } from 'node:url';
  * - POST /v1/images/{generations,edits,variations} → `n` image URLs (at most `maxImages`).
  * - POST /v1/audio/{transcriptions,translations} (multipart) → `json` / `text` / `verbose_json`.
  * - POST /v1/audio/speech → binary audio (audio/mpeg, `speechBytes` in four chunks, no Content-Length).
+ * - /v1/files and /v1/batches → the Files and Batch APIs (./mock-batches.ts: configurable delay, outcome,
+ *   partial output, per-line usage).
  * - anything else                  → 200 JSON echo `{ echo: { method, path, query, body } }` (catch-all tests).
  *
  * Token counts are deterministic: completion_tokens = number of content chunks = min(chunks, max_tokens)
@@ -42,6 +45,8 @@ export interface MockBehaviour {
   maxImages: number | undefined;
   /** Bytes of audio a speech answer streams (in 4 chunks). */
   speechBytes: number;
+  /** Batches: delay, outcome, partial output, per-line usage (./mock-batches.ts). */
+  batch: MockBatchBehaviour;
 }
 
 export interface MockStats {
@@ -95,6 +100,7 @@ function defaults(): MockBehaviour {
     models: DEFAULT_MODELS,
     maxImages: undefined,
     speechBytes: 64 * 1024,
+    batch: defaultBatchBehaviour(),
   };
 }
 
@@ -149,6 +155,13 @@ export async function startMockUpstream(
   };
   let abortWaiters: Array<() => void> = [];
   let seq = 0;
+  const batches = createMockBatches(
+    () => behaviour.batch,
+    (body) => ({
+      prompt_tokens: promptTokens(body as ChatBody),
+      completion_tokens: completionTokens(body as ChatBody, behaviour).n,
+    }),
+  );
 
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -193,6 +206,7 @@ export async function startMockUpstream(
       if (res.destroyed) return;
       if (path === '/v1/models' && req.method === 'GET')
         return json(res, 200, { object: 'list', data: b.models });
+      if (batches.handle(req, res, path, body as Record<string, unknown>, raw)) return;
       const isModelCall =
         path === '/v1/chat/completions' ||
         path === '/v1/completions' ||

@@ -97,6 +97,16 @@ export class Events {
     });
   }
 
+  /** A batch was settled: `batch.completed` to the key's webhooks (once per event id). */
+  async batchCompleted(
+    key: { accountId: string; keyId: string; parentKeyId: string | null },
+    eventId: string,
+    data: Record<string, unknown>,
+  ): Promise<void> {
+    if (!(await this.hasWatched(key.accountId))) return;
+    await this.store.onEvent(key, 'batch.completed', eventId, data);
+  }
+
   balance(accountId: string, balanceMsat: number, change: BalanceChange): void {
     this.background('balance', async () => {
       if (!(await this.hasWatched(accountId))) return;

@@ -53,6 +53,7 @@ const SCRIPT_FILES = [
   'claim-3',
   'finish-delivery-4',
   'delete-webhook-2',
+  'fire-event-3',
 ] as const;
 type ScriptName =
   | 'spend'
@@ -62,7 +63,8 @@ type ScriptName =
   | 'set-alerts'
   | 'claim'
   | 'finish-delivery'
-  | 'delete-webhook';
+  | 'delete-webhook'
+  | 'fire-event';
 /** Bumped when the stored shape changes (script names carry it). */
 const EVENTS_SCRIPT_VERSION = 1;
 let scripts: Map<ScriptName, LoadedScript> | undefined;
@@ -212,6 +214,34 @@ export class RedisWebhookStore implements WebhookStore {
         String(now),
       ],
     );
+  }
+
+  async onEvent(
+    key: Pick<EventKey, 'accountId' | 'keyId' | 'parentKeyId'>,
+    type: EventType,
+    eventId: string,
+    data: Record<string, unknown>,
+    now = Date.now(),
+  ): Promise<number> {
+    const k = this.k(key.accountId);
+    const n = Number(
+      await this.run(
+        'fire-event',
+        [k.hooks, k.out, k.due],
+        [
+          key.accountId,
+          key.keyId,
+          key.parentKeyId ?? '',
+          type,
+          JSON.stringify(data),
+          String(now),
+          new Date(now).toISOString(),
+          eventId,
+        ],
+      ),
+    );
+    if (n > 0) await this.hint(key.accountId, now);
+    return n;
   }
 
   private async spend(

@@ -219,6 +219,21 @@ export class SqliteWebhookStore implements WebhookStore {
     });
   }
 
+  async onEvent(
+    key: Pick<EventKey, 'accountId' | 'keyId' | 'parentKeyId'>,
+    type: EventType,
+    eventId: string,
+    data: Record<string, unknown>,
+    now = Date.now(),
+  ): Promise<number> {
+    return this.tx(() => {
+      // A replay of the same event (a settlement resumed after a crash) enqueues nothing new.
+      const seen = this.db.prepare('SELECT 1 FROM ev_outbox WHERE msg_id = ? LIMIT 1').get(eventId);
+      if (seen) return 0;
+      return this.fire(key.accountId, key.keyId, key.parentKeyId, type, data, now, eventId);
+    });
+  }
+
   /** Inside a transaction: enqueue one event to every target. */
   private fire(
     accountId: string,
@@ -227,6 +242,7 @@ export class SqliteWebhookStore implements WebhookStore {
     type: EventType,
     data: Record<string, unknown>,
     now: number,
+    eventId?: string,
   ): number {
     const targets = this.db
       .prepare(
@@ -234,7 +250,7 @@ export class SqliteWebhookStore implements WebhookStore {
            AND ((kind = 'webhook' AND (key_id = ? OR key_id = ?)) OR (kind = 'alert' AND key_id = ?))`,
       )
       .all(accountId, `"${type}"`, keyId, parentKeyId ?? keyId, keyId) as { id: string }[];
-    const msgId = newId('evt');
+    const msgId = eventId ?? newId('evt');
     const body = eventBody(msgId, type, now, { key_id: keyId, ...data });
     const ins = this.db.prepare(
       'INSERT INTO ev_outbox (msg_id, webhook_id, account_id, body, next_at) VALUES (?,?,?,?,?)',

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KeyMeta } from '../ledger/types.js';
 
-export const EVENT_TYPES = ['balance.low', 'key.expired', 'spend.daily_limit'] as const;
+export const EVENT_TYPES = ['balance.low', 'key.expired', 'spend.daily_limit', 'batch.completed'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface Webhook {
@@ -142,6 +142,17 @@ export interface WebhookStore {
    * child's expiry reaches its parent's webhooks. Keeps a watched key's settings and state.
    */
   watchKeys(keys: EventKey[]): Promise<void>;
+  /**
+   * An event that needs no decision (`batch.completed`): enqueues it to every subscribed target of the key, once
+   * per `eventId` (a repeat with the same id adds no second delivery). Returns how many deliveries were enqueued.
+   */
+  onEvent(
+    key: Pick<EventKey, 'accountId' | 'keyId' | 'parentKeyId'>,
+    type: EventType,
+    eventId: string,
+    data: Record<string, unknown>,
+    now?: number,
+  ): Promise<number>;
   /** Fires key.expired for every watched key whose expiry has passed (once per key). */
   sweepExpired(now?: number, max?: number): Promise<number>;
   /** Claims up to `max` due deliveries for `leaseMs` (other processes skip them meanwhile). */

@@ -281,6 +281,13 @@ export function checkSettleInput(input: SettleInput): {
   const cost = checkMsat('costMsat', input.costMsat);
   const tokens =
     checkMsat('promptTokens', input.promptTokens) + checkMsat('completionTokens', input.completionTokens);
+  if (
+    input.transactionType !== undefined &&
+    input.transactionType !== 'usage' &&
+    input.transactionType !== 'batch'
+  ) {
+    throw new GatewayError('internal_error', { message: 'transactionType must be usage or batch' });
+  }
   return { ...checkReleaseInput(input), cost, tokens };
 }
 

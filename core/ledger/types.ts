@@ -248,6 +248,11 @@ export interface SettleInput {
   description: string;
   /** true when the cost is an estimate (upstream sent no usage). Recorded on the transaction. */
   estimated: boolean;
+  /**
+   * The transaction's type: `usage` (default) for a call, `batch` for the settlement of a Batch API job
+   * (core/batches/settle-batch.ts). Additive: it changes only the recorded type.
+   */
+  transactionType?: 'usage' | 'batch';
   audit?: AuditContext;
   now?: number;
 }
@@ -530,7 +535,7 @@ export interface KeyInfo {
   children: Array<{ key: KeyMeta; usage: KeyUsage }>;
 }
 
-export type TransactionType = 'usage' | 'deposit' | 'withdrawal' | 'child_key_fee' | 'refund';
+export type TransactionType = 'usage' | 'deposit' | 'withdrawal' | 'child_key_fee' | 'refund' | 'batch';
 
 export interface Transaction {
   id: string;

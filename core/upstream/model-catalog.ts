@@ -32,6 +32,8 @@ export interface ModelPricing {
   audio_minute?: string;
   /** USD per 1,000 characters of speech input. */
   speech_1k_chars?: string;
+  /** Batch API price multiplier on the model's price (e.g. "0.5"); absent: BATCH_PRICE_FACTOR. */
+  batch?: string;
 }
 
 export interface CatalogModel {
@@ -280,6 +282,11 @@ function parsePricing(v: unknown): ModelPricing | string {
       sizes[size] = q;
     }
     p.image_sizes = sizes;
+  }
+  if (o.batch !== undefined && o.batch !== null) {
+    const d = asDecimal(o.batch);
+    if (d === undefined || Number(d) <= 0) return 'batch must be a decimal string > 0 (a multiplier)';
+    p.batch = d;
   }
   const any =
     PRICE_FIELDS.some((f) => p[f] !== undefined) || p.image_sizes !== undefined || o.request !== undefined;

@@ -344,6 +344,7 @@ export class RedisLedger extends RedisReads {
         a?.method ?? '',
         a?.userAgent ?? '',
         a?.responseStatus ?? 0,
+        input.transactionType ?? 'usage',
       ],
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };

@@ -7,7 +7,7 @@
   ARGV[1] requestId  [2] costMsat  [3] tokens  [4] model  [5] description  [6] estimated '1'|'0'
   [7] now  [8] daily  [9] weekly  [10] monthly period ids  [11] accountId  [12] tx retention
   [13] audit retention  [14] forget finished before (ms)  [15] write audit '1'|'0'  [16] endpoint
-  [17] method  [18] user agent  [19] response status
+  [17] method  [18] user agent  [19] response status  [20] transaction type ('usage' | 'batch')
 
   Returns {1, replay 0|1, 'charged,released,overrun,balance,txId'} | {-7} unknown | {-8} already released
 
@@ -60,7 +60,7 @@ if k.tw ~= tw then
 end
 k.tc = k.tc + tonumber(ARGV[3])
 
-local txId = addTx(KEYS[6], a, ARGV[11], 'usage', -charge, ARGV[5], ARGV[7], r.h, ARGV[4], ARGV[6],
+local txId = addTx(KEYS[6], a, ARGV[11], ARGV[20], -charge, ARGV[5], ARGV[7], r.h, ARGV[4], ARGV[6],
   tonumber(ARGV[12]))
 if ARGV[15] == '1' then
   addAudit(KEYS[7], a, r.h, id, r.ip, ARGV[16], ARGV[17], ARGV[18], ARGV[19], charge, ARGV[7],

@@ -172,6 +172,27 @@ CREATE INDEX audit_records_ts ON audit_records(ts);
 CREATE INDEX audit_records_key_ts ON audit_records(key_id, ts);
 `,
   },
+  {
+    version: 6,
+    name: 'provider objects (responses, files, batches) and their owning key; batch settlement jobs',
+    sql: `
+CREATE TABLE provider_objects (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  account_id TEXT NOT NULL,
+  key_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  meta TEXT
+) STRICT;
+CREATE INDEX provider_objects_key ON provider_objects(key_id, kind, created_at);
+CREATE TABLE batch_jobs (
+  id TEXT PRIMARY KEY,
+  due_at INTEGER NOT NULL,
+  job TEXT NOT NULL
+) STRICT;
+CREATE INDEX batch_jobs_due ON batch_jobs(due_at);
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -283,7 +283,16 @@ export class SqliteLedger extends SqliteReads {
       k.periodSpent += charge;
       k.lastUsed = now;
       countTokens(k, tokens, now);
-      const txId = s.addTx(a, 'usage', -charge, input.description, now, k.hash, input.model, input.estimated);
+      const txId = s.addTx(
+        a,
+        input.transactionType ?? 'usage',
+        -charge,
+        input.description,
+        now,
+        k.hash,
+        input.model,
+        input.estimated,
+      );
       if (input.audit) s.addAudit(a, k.hash, r.request_id, r.client_ip, input.audit, charge, now);
       const result: SettleResult = {
         ok: true,

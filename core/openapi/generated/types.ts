@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Create a model response (OpenAI Responses API)
-         * @description Relayed and metered by tokens (`usage.input_tokens` / `output_tokens`). The spec shows no shape; the OpenAI Responses API shape is relayed, only `model` is checked here.
+         * @description Relayed and metered by tokens (`usage.input_tokens` / `output_tokens`). The spec shows no shape; the OpenAI Responses API shape is relayed, only `model` is checked here. The created response belongs to the calling key (see `GET /v1/responses/{response_id}`); a `previous_response_id` of another key's response is 404 `not_found`, refused before the provider sees it.
          */
         post: operations["createResponse"];
         delete?: never;
@@ -406,6 +406,209 @@ export interface paths {
         };
         /** Key information, including child keys */
         get: operations["getBalanceInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the calling key's files
+         * @description The provider's list (query relayed) with only the calling key's files kept.
+         */
+        get: operations["listFiles"];
+        put?: never;
+        /**
+         * Upload a file (Batch API input)
+         * @description `multipart/form-data` with `purpose` and `file`, relayed to the provider on the operator's key and
+         *     recorded against the calling key: only that key can read, list or delete it (any other key gets 404).
+         *     For `purpose: "batch"` the JSONL is checked line by line before anything reaches the provider: each line
+         *     `{custom_id, method: "POST", url, body}`, one `url` (`/v1/chat/completions`, `/v1/completions`,
+         *     `/v1/embeddings` or `/v1/responses`) and one known model per file, unique `custom_id`s, at most
+         *     `BATCH_MAX_LINES` lines; a refusal is 400 `invalid_request` whose message and `details.line` name the
+         *     line. The file's bound (each line's reservation bound at the batch price) is recorded with it and
+         *     reserved when a batch is created from it. Other purposes are refused with 400 unless
+         *     `FILES_OTHER_PURPOSES=true`. Not charged. X-Cashu is refused (it names no account).
+         */
+        post: operations["uploadFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A file of the calling key
+         * @description 404 for a file of another key (a batch's output and error files belong to the batch's key).
+         */
+        get: operations["getFile"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a file of the calling key
+         * @description 404 for a file of another key.
+         */
+        delete: operations["deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/{file_id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The content of a file of the calling key
+         * @description The bytes as the provider sends them (a batch output is JSONL). 404 for a file of another key.
+         */
+        get: operations["getFileContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the calling key's batches
+         * @description The provider's list (query relayed) with only the calling key's batches kept.
+         */
+        get: operations["listBatches"];
+        put?: never;
+        /**
+         * Create a batch from an input file of the calling key
+         * @description Reserves the input file's bound (every line's reservation bound at the batch price: the model's
+         *     `pricing.batch` multiplier, else `BATCH_PRICE_FACTOR`) BEFORE the provider sees the batch: a balance
+         *     that cannot cover it gets 402 with `details.required` = the bound and nothing is relayed. A provider
+         *     failure releases the reservation. When the batch ends (completed, failed, expired, cancelled) the
+         *     settlement watcher charges the answered lines of the output file from their `usage` at the batch price,
+         *     never more than the reservation, as one `batch` transaction; error lines are free. See docs/pricing.md.
+         */
+        post: operations["createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A batch of the calling key
+         * @description 404 for a batch of another key. Its output and error files become readable by the same key.
+         */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a batch of the calling key
+         * @description 404 for a batch of another key. Once the provider reports it `cancelled`, the lines it answered before
+         *     are charged at the batch price and the rest of the reservation is released.
+         */
+        post: operations["cancelBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A stored response created by the calling key
+         * @description Relayed to the provider only for the key that created the response (recorded from the creating answer:
+         *     its `id`, or a stream's `response.created` event); 404 for any other key. Not charged.
+         */
+        get: operations["getResponse"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a stored response created by the calling key
+         * @description 404 for any other key.
+         */
+        delete: operations["deleteResponse"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}/input_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The input items of a stored response created by the calling key
+         * @description 404 for any other key.
+         */
+        get: operations["listResponseInputItems"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2032,12 +2235,96 @@ export interface components {
             /** @description The mint the token came from, present only when its value was swapped to the primary mint. */
             swapped_from?: string;
         };
+        FileUploadRequest: {
+            /** @description `batch` (checked and priced); other purposes only with FILES_OTHER_PURPOSES=true. */
+            purpose: string;
+            /**
+             * Format: binary
+             * @description For `batch`, JSONL of `{custom_id, method, url, body}` lines.
+             */
+            file: string;
+        };
+        /** @description The provider's file object, relayed as it is. */
+        FileObject: {
+            id: string;
+            /** @example file */
+            object?: string;
+            bytes?: number;
+            created_at?: number;
+            filename?: string;
+            purpose?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        FileList: {
+            /** @example list */
+            object?: string;
+            data: components["schemas"]["FileObject"][];
+        } & {
+            [key: string]: unknown;
+        };
+        DeletedObject: {
+            id?: string;
+            object?: string;
+            deleted?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The provider's object, relayed as it is. */
+        ProviderObject: {
+            [key: string]: unknown;
+        };
+        BatchCreateRequest: {
+            /** @description A file of the calling key uploaded with purpose `batch`. */
+            input_file_id: string;
+            /**
+             * @description Must be the `url` of the input file's lines.
+             * @enum {string}
+             */
+            endpoint: "/v1/chat/completions" | "/v1/completions" | "/v1/embeddings" | "/v1/responses";
+            /** @enum {string} */
+            completion_window: "24h";
+            metadata?: {
+                [key: string]: string;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The provider's batch object, relayed as it is. */
+        BatchObject: {
+            id: string;
+            /** @example batch */
+            object?: string;
+            endpoint?: string;
+            input_file_id?: string;
+            /** @enum {string} */
+            status?: "validating" | "failed" | "in_progress" | "finalizing" | "completed" | "expired" | "cancelling" | "cancelled";
+            output_file_id?: string | null;
+            error_file_id?: string | null;
+            request_counts?: {
+                total?: number;
+                completed?: number;
+                failed?: number;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        BatchList: {
+            /** @example list */
+            object?: string;
+            data: components["schemas"]["BatchObject"][];
+        } & {
+            [key: string]: unknown;
+        };
         /**
          * @description `deposit` (token credited), `usage` (a call charged), `withdrawal` (token withdrawn), `child_key_fee`
-         *     (child key creation), `refund` (balance refunded as a token).
+         *     (child key creation), `refund` (balance refunded as a token), `batch` (a Batch API job settled: the
+         *     description names the batch id and its line counts).
          * @enum {string}
          */
-        TransactionType: "deposit" | "usage" | "withdrawal" | "child_key_fee" | "refund";
+        TransactionType: "deposit" | "usage" | "withdrawal" | "child_key_fee" | "refund" | "batch";
         Transaction: {
             id: string;
             type: components["schemas"]["TransactionType"];
@@ -2200,7 +2487,7 @@ export interface components {
             webhook_secret?: string;
         };
         /** @enum {string} */
-        WebhookEventType: "balance.low" | "key.expired" | "spend.daily_limit";
+        WebhookEventType: "balance.low" | "key.expired" | "spend.daily_limit" | "batch.completed";
         WebhookRequest: {
             /** Format: uri */
             url: string;
@@ -2265,6 +2552,29 @@ export interface components {
                 day: string;
                 spent: number;
                 limit: number;
+            };
+        };
+        /**
+         * @description Body of a batch.completed delivery: a batch of the key ended (any terminal status) and was settled.
+         *     `charged_msats` is the `batch` transaction's amount; the rest of `reserved_msats` was released.
+         */
+        WebhookEventBatchCompleted: {
+            id: string;
+            /** @enum {string} */
+            type: "batch.completed";
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                key_id: string;
+                batch_id: string;
+                /** @enum {string} */
+                status: "completed" | "failed" | "expired" | "cancelled";
+                lines: number;
+                answered: number;
+                failed: number;
+                charged_msats: number;
+                reserved_msats: number;
+                transaction_id: string;
             };
         };
         /** @description Body of a key.expired delivery. */
@@ -3668,6 +3978,425 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's files. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["FileUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description The provider's file object. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider's file object. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider's deletion answer. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFileContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's content. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBatches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's batches. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "input_file_id": "file-abc123",
+                 *       "endpoint": "/v1/chat/completions",
+                 *       "completion_window": "24h"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BatchCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The provider's batch object. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider's batch object. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider's batch object. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider's response object. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider's deletion answer. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listResponseInputItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider's list of input items. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -1,0 +1,130 @@
+import { GatewayError } from '../errors.js';
+import { promptTokensUpperBound } from '../metering/prompt-bound.js';
+import type { PricedEndpoint, Pricing } from '../pricing/types.js';
+import type { ModelCatalog } from '../upstream/model-catalog.js';
+import { atBatchPrice } from './batch-price.js';
+
+/**
+ * Checks a Batch API input file (JSONL) before it reaches the provider and computes its bound: the sum of each
+ * line's reservation bound (the same bound a synchronous call reserves: prompt bytes + max_tokens, or the
+ * model's maximum) at the batch price. One URL and one model per file (as the providers require), a priced URL
+ * (chat, completions, embeddings, responses), a known model, at most BATCH_MAX_LINES lines. A refusal names the
+ * line (1-based) and nothing is relayed.
+ */
+
+export const BATCH_URLS: Readonly<Record<string, PricedEndpoint>> = {
+  '/v1/chat/completions': 'chat',
+  '/v1/completions': 'completions',
+  '/v1/embeddings': 'embeddings',
+  '/v1/responses': 'responses',
+};
+
+const MAX_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const;
+
+/** The priced summary of a checked input file, recorded with its ownership (meta). */
+export interface BatchInputSummary {
+  url: string;
+  endpoint: PricedEndpoint;
+  model: string;
+  lines: number;
+  factor: string;
+  /** Σ of the lines' bounds at the batch price (msat): what a batch of this file reserves. */
+  boundMsat: number;
+  btcUsd: string | undefined;
+}
+
+function refuse(line: number, message: string): GatewayError {
+  return new GatewayError('invalid_request', {
+    message: `Batch input line ${line}: ${message}`,
+    details: { line },
+  });
+}
+
+function callerMaxTokens(body: Record<string, unknown>): number | undefined {
+  for (const f of MAX_TOKEN_FIELDS) {
+    const v = body[f];
+    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+  }
+  return undefined;
+}
+
+export interface CheckBatchInputOptions {
+  pricing: Pricing;
+  catalog: ModelCatalog;
+  maxLines: number;
+  /** The batch multiplier of a model (core/batches/batch-price.ts `batchFactor`). */
+  factorOf: (model: string) => string;
+}
+
+export function checkBatchInput(data: Buffer, opts: CheckBatchInputOptions): BatchInputSummary {
+  let summary: BatchInputSummary | undefined;
+  const ids = new Set<string>();
+  let lineNo = 0;
+  let start = 0;
+  while (start < data.length) {
+    let end = data.indexOf(10, start);
+    if (end === -1) end = data.length;
+    const raw = data.subarray(start, end);
+    start = end + 1;
+    lineNo++;
+    const text = raw.toString('utf8').trim();
+    if (text === '') continue;
+    if (ids.size >= opts.maxLines) {
+      throw refuse(lineNo, `more than ${opts.maxLines} requests (BATCH_MAX_LINES)`);
+    }
+    let line: unknown;
+    try {
+      line = JSON.parse(text);
+    } catch {
+      throw refuse(lineNo, 'not valid JSON');
+    }
+    if (line === null || typeof line !== 'object' || Array.isArray(line))
+      throw refuse(lineNo, 'not an object');
+    const { custom_id, method, url, body } = line as Record<string, unknown>;
+    if (typeof custom_id !== 'string' || custom_id === '') throw refuse(lineNo, 'custom_id must be a string');
+    if (ids.has(custom_id)) throw refuse(lineNo, `custom_id ${custom_id} repeats an earlier line`);
+    if (method !== 'POST') throw refuse(lineNo, 'method must be POST');
+    const endpoint = typeof url === 'string' ? BATCH_URLS[url] : undefined;
+    if (endpoint === undefined) {
+      throw refuse(lineNo, `url must be one of ${Object.keys(BATCH_URLS).join(', ')}`);
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      throw refuse(lineNo, 'body must be an object');
+    const b = body as Record<string, unknown>;
+    if (typeof b.model !== 'string' || b.model === '') throw refuse(lineNo, 'body.model is required');
+    const model = b.model;
+    if (summary !== undefined && (summary.url !== url || summary.model !== model)) {
+      throw refuse(lineNo, 'every line of a batch must use the same url and model as line 1');
+    }
+    if (opts.catalog.list().length > 0 && opts.catalog.get(model) === undefined) {
+      throw refuse(lineNo, `unknown model ${model}`);
+    }
+    let bound: { maxMsat: number; btcUsd: string | undefined };
+    try {
+      bound = opts.pricing.reservation({
+        model,
+        endpoint,
+        promptTokensBound: promptTokensUpperBound(b, raw.length),
+        maxTokens: callerMaxTokens(b),
+        contextLength: opts.catalog.get(model)?.context_length,
+      });
+    } catch (err) {
+      if (err instanceof GatewayError && err.status < 500) throw refuse(lineNo, err.message);
+      throw err;
+    }
+    ids.add(custom_id);
+    summary ??= {
+      url: url as string,
+      endpoint,
+      model,
+      lines: 0,
+      factor: opts.factorOf(model),
+      boundMsat: 0,
+      btcUsd: bound.btcUsd,
+    };
+    summary.lines++;
+    summary.boundMsat += atBatchPrice(bound.maxMsat, summary.factor);
+  }
+  if (summary === undefined) throw refuse(1, 'the file has no request');
+  return summary;
+}

@@ -1,0 +1,56 @@
+import type { Config } from '../config.js';
+import { normalizeUsage } from '../metering/usage.js';
+import { ceil, mulInt, parseDecimal } from '../pricing/rational.js';
+import type { PricedEndpoint, Pricing } from '../pricing/types.js';
+import type { ModelCatalog } from '../upstream/model-catalog.js';
+
+/**
+ * The batch price (docs/pricing.md, "Batches"): a batch line costs what the same call costs synchronously,
+ * times the batch multiplier — the model's `pricing.batch` in models.json, else BATCH_PRICE_FACTOR (default
+ * 0.5, the providers' discount) — rounded up to the msat once per line. In fixed pricing a line therefore costs
+ * FIXED_COST_PER_REQUEST × the multiplier. Every line price of the gateway goes through `priceBatchLine`, the one
+ * place that reads a line's usage and calls the pricing service.
+ */
+
+/** The batch multiplier of `model` (decimal string). */
+export function batchFactor(catalog: ModelCatalog, config: Config, model: string): string {
+  return catalog.get(model)?.pricing?.batch ?? config.batches.priceFactor;
+}
+
+/** `msat` × the multiplier, rounded up. */
+export function atBatchPrice(msat: number, factor: string): number {
+  return Number(ceil(mulInt(parseDecimal(factor), msat)));
+}
+
+export interface BatchLineInput {
+  model: string;
+  endpoint: PricedEndpoint;
+  /** The provider's `usage` object of the answered line, as it reported it. */
+  usage: unknown;
+  factor: string;
+  btcUsd: string | undefined;
+}
+
+/**
+ * What one answered line costs at the batch price, with its token counts; `undefined` when the line carries no
+ * usable usage (then the caller charges its bound share: never free).
+ */
+export function priceBatchLine(
+  pricing: Pricing,
+  line: BatchLineInput,
+): { msat: number; promptTokens: number; completionTokens: number } | undefined {
+  const usage = normalizeUsage(line.usage);
+  if (usage === undefined) return undefined;
+  const cost = pricing.cost({
+    model: line.model,
+    endpoint: line.endpoint,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    btcUsd: line.btcUsd,
+  });
+  return {
+    msat: atBatchPrice(cost.msat, line.factor),
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+  };
+}

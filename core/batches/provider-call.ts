@@ -1,0 +1,78 @@
+import { GatewayError } from '../errors.js';
+import type { UpstreamClient } from '../upstream/upstream-client.js';
+
+/**
+ * One whole request to the provider on the operator's key, body collected (at most `maxBytes`): what the Files
+ * and Batch routes and the settlement watcher send. The caller's credentials are never forwarded
+ * (UpstreamClient.forwardHeaders drops them and sets the provider key).
+ */
+export interface ProviderReply {
+  status: number;
+  headers: Readonly<Record<string, string | string[]>>;
+  body: Buffer;
+}
+
+/** Largest provider body held (a batch's output file): 512 MiB, the providers' file size limit. */
+export const PROVIDER_BODY_MAX = 512 * 1024 * 1024;
+
+export function providerCall(
+  client: UpstreamClient,
+  req: {
+    method: string;
+    path: string;
+    rawQuery?: string;
+    headers?: Record<string, string>;
+    body?: Buffer | string;
+  },
+  maxBytes = PROVIDER_BODY_MAX,
+): Promise<ProviderReply> {
+  return client
+    .send({
+      method: req.method,
+      path: req.path,
+      rawQuery: req.rawQuery ?? '',
+      headers: req.headers ?? { accept: 'application/json' },
+      body: req.body,
+    })
+    .then(
+      (up) =>
+        new Promise<ProviderReply>((resolve, reject) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          up.pipe({
+            onData(chunk) {
+              size += chunk.length;
+              if (size > maxBytes) {
+                up.abort();
+                reject(new GatewayError('upstream_error', { message: 'The provider answer is too large' }));
+                return;
+              }
+              chunks.push(chunk);
+            },
+            onEnd() {
+              resolve({ status: up.status, headers: up.headers, body: Buffer.concat(chunks) });
+            },
+            onError: reject,
+          });
+        }),
+    );
+}
+
+/** The provider's JSON answer when 2xx; else the relay's rule: a 4xx with JSON is the caller's error as the
+ * provider said it (thrown as-is by the route), anything else is 502 `upstream_error`. */
+export function providerJson(r: ProviderReply, what: string): Record<string, unknown> {
+  if (r.status >= 200 && r.status < 300) {
+    try {
+      return JSON.parse(r.body.toString('utf8')) as Record<string, unknown>;
+    } catch (err) {
+      throw new GatewayError('upstream_error', {
+        message: `The provider sent invalid JSON for ${what}`,
+        cause: err,
+      });
+    }
+  }
+  throw new GatewayError('upstream_error', {
+    message: `The provider answered ${r.status} to ${what}`,
+    details: { upstream_status: r.status },
+  });
+}

@@ -1,0 +1,85 @@
+import type { Ledger, SettleResult } from '../ledger/types.js';
+import type { Pricing } from '../pricing/types.js';
+import { priceBatchLine } from './batch-price.js';
+import type { BatchJob } from './types.js';
+
+/**
+ * Settles one ended batch from its output file: every answered line (a 2xx `response` with `usage`) is priced at
+ * the batch price (core/batches/batch-price.ts); error lines and the error file are free. The total is charged
+ * once, capped at the reservation, as ONE `batch` transaction (its description names the batch id and line
+ * counts); the rest of the reservation is released. Idempotent on the reservation id (= the job id): a second
+ * pass after a crash replays the ledger's stored answer and charges nothing more.
+ */
+
+export interface BatchOutcome {
+  status: string;
+  answered: number;
+  failed: number;
+  lines: number;
+  costMsat: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** Reads the output JSONL and prices the answered lines. */
+export function priceOutput(
+  pricing: Pricing,
+  job: BatchJob,
+  output: Buffer | null,
+): Omit<BatchOutcome, 'status' | 'failed'> {
+  let answered = 0;
+  let costMsat = 0;
+  let promptTokens = 0;
+  let completionTokens = 0;
+  // A line answered without a usable usage is charged its share of the bound: never free.
+  const share = Math.ceil(job.reservedMsat / Math.max(1, job.lines));
+  const text = output?.toString('utf8') ?? '';
+  for (const raw of text.split('\n')) {
+    if (raw.trim() === '') continue;
+    let line: { response?: { status_code?: unknown; body?: { usage?: unknown } | null } | null };
+    try {
+      line = JSON.parse(raw) as typeof line;
+    } catch {
+      continue;
+    }
+    const status = line.response?.status_code;
+    if (typeof status !== 'number' || status < 200 || status >= 300) continue;
+    answered++;
+    const priced = priceBatchLine(pricing, {
+      model: job.model,
+      endpoint: job.endpoint,
+      usage: line.response?.body?.usage,
+      factor: job.factor,
+      btcUsd: job.btcUsd,
+    });
+    if (priced === undefined) {
+      costMsat += share;
+      continue;
+    }
+    costMsat += priced.msat;
+    promptTokens += priced.promptTokens;
+    completionTokens += priced.completionTokens;
+  }
+  return { answered, lines: job.lines, costMsat, promptTokens, completionTokens };
+}
+
+export function batchDescription(batchId: string, o: BatchOutcome): string {
+  return `Batch ${batchId} ${o.status}: ${o.answered} of ${o.lines} lines answered, ${o.failed} failed`;
+}
+
+export async function settleBatch(ledger: Ledger, job: BatchJob, o: BatchOutcome): Promise<SettleResult> {
+  return ledger.settle({
+    accountId: job.accountId,
+    requestId: job.id,
+    costMsat: Math.min(o.costMsat, job.reservedMsat),
+    // Not counted in the key's tokens/hour window: a batch runs at the provider's own batch limits, and a large
+    // one would lock the key's synchronous calls for the rest of the hour.
+    promptTokens: 0,
+    completionTokens: 0,
+    model: job.model,
+    description: batchDescription(job.batchId ?? job.id, o),
+    estimated: false,
+    transactionType: 'batch',
+    audit: { endpoint: '/v1/batches', method: 'POST', userAgent: null, responseStatus: 200 },
+  });
+}

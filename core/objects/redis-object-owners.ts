@@ -1,0 +1,41 @@
+import type { Cluster, Redis } from 'ioredis';
+import type { ObjectKind, ObjectOwners, OwnedObject } from './types.js';
+
+/**
+ * Redis ownership records. Cluster-safe: every command touches one key. The record lives in the object's own
+ * slot (`<p>:obj:{<id>}`, SET NX: the first owner wins); the per-key list is a sorted set in the key's slot
+ * (`<p>:objs:{<keyId>}:<kind>`, score = creation time). A list entry whose record is gone is skipped by the
+ * reader (`get` is the authority), so the two writes need no transaction.
+ */
+export class RedisObjectOwners implements ObjectOwners {
+  constructor(
+    private readonly redis: Redis | Cluster,
+    private readonly prefix: string,
+  ) {}
+
+  private objKey(id: string): string {
+    return `${this.prefix}:obj:{${id}}`;
+  }
+  private listKey(keyId: string, kind: ObjectKind): string {
+    return `${this.prefix}:objs:{${keyId}}:${kind}`;
+  }
+
+  async record(o: OwnedObject): Promise<void> {
+    const set = await this.redis.set(this.objKey(o.id), JSON.stringify(o), 'NX');
+    if (set === 'OK') await this.redis.zadd(this.listKey(o.keyId, o.kind), o.createdAtMs, o.id);
+  }
+
+  async get(id: string): Promise<OwnedObject | null> {
+    const raw = await this.redis.get(this.objKey(id));
+    return raw === null ? null : (JSON.parse(raw) as OwnedObject);
+  }
+
+  async list(keyId: string, kind: ObjectKind, limit: number): Promise<string[]> {
+    return this.redis.zrevrange(this.listKey(keyId, kind), 0, Math.max(0, limit - 1));
+  }
+
+  async forget(o: Pick<OwnedObject, 'id' | 'kind' | 'keyId'>): Promise<void> {
+    await this.redis.del(this.objKey(o.id));
+    await this.redis.zrem(this.listKey(o.keyId, o.kind), o.id);
+  }
+}

@@ -1,0 +1,71 @@
+import { AUTH, createLocalKey } from '../core/context.js';
+import { GatewayError } from '../core/errors.js';
+import { ownedBy } from '../core/objects/types.js';
+import type { Plugin, PluginFactory } from '../core/plugin.js';
+import { noOptions } from './paid-state.js';
+
+/**
+ * The owner stage: records which key created a Responses API object, so `GET/DELETE /v1/responses/{id}` and
+ * `…/input_items` answer only for that key (core/routes/responses.ts; the provider key is shared, so the
+ * provider would show any caller any id). The response id is the first `"id":"resp_…"` of the answer: the top
+ * level `id` of the JSON body, or the `response.id` of a stream's first event (`response.created`). Only the
+ * first 4 KiB of a 2xx answer of `POST /v1/responses` are looked at; chunks pass through unchanged. It sits
+ * right after the relay so it sees the provider's bytes. Fails closed: an id it could not record answers 404 to
+ * every key. A `POST /v1/responses` that continues a stored response (`previous_response_id`) of another key is
+ * refused with 404 before it reaches the provider (the provider would read that key's conversation).
+ */
+
+const HEAD_BYTES = 4096;
+const RESPONSE_ID = /"id"\s*:\s*"(resp_[A-Za-z0-9_-]{1,200})"/;
+
+interface Seen {
+  head: string;
+  id: string | undefined;
+}
+const SEEN = createLocalKey<Seen>('owner-seen');
+
+export const owner: PluginFactory = (options, services): Plugin => {
+  noOptions('owner', options);
+  const objects = services.objects;
+  return {
+    name: 'owner',
+    async onRequest(ctx) {
+      if (objects === undefined || ctx.method !== 'POST' || ctx.path !== '/v1/responses') return;
+      const previous = (ctx.body as { previous_response_id?: unknown } | null)?.previous_response_id;
+      const keyId = ctx.local(AUTH)?.keyId;
+      if (typeof previous !== 'string' || keyId === undefined) return;
+      if ((await ownedBy(objects, previous, 'response', keyId)) === null) {
+        throw new GatewayError('not_found', { message: `No such response: ${previous}` });
+      }
+    },
+    onResponseHead(ctx, head) {
+      if (objects === undefined || ctx.method !== 'POST' || ctx.path !== '/v1/responses') return;
+      if (head.status < 200 || head.status >= 300) return;
+      ctx.setLocal(SEEN, { head: '', id: undefined });
+    },
+    onResponseChunk(ctx, chunk) {
+      const seen = ctx.local(SEEN);
+      if (seen === undefined || seen.id !== undefined || seen.head.length >= HEAD_BYTES) return undefined;
+      seen.head += Buffer.from(
+        chunk.buffer,
+        chunk.byteOffset,
+        Math.min(chunk.byteLength, HEAD_BYTES),
+      ).toString('utf8');
+      seen.id = RESPONSE_ID.exec(seen.head)?.[1];
+      return undefined;
+    },
+    async onResponseEnd(ctx) {
+      const id = ctx.local(SEEN)?.id;
+      const auth = ctx.local(AUTH);
+      if (id === undefined || auth === undefined || objects === undefined) return;
+      await objects.record({
+        id,
+        kind: 'response',
+        accountId: auth.accountId,
+        keyId: auth.keyId,
+        createdAtMs: Date.now(),
+        meta: null,
+      });
+    },
+  };
+};

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { checkBatchInput } from '../../core/batches/batch-input.js';
+import { atBatchPrice, priceBatchLine } from '../../core/batches/batch-price.js';
+import { priceOutput } from '../../core/batches/settle-batch.js';
+import type { BatchJob } from '../../core/batches/types.js';
+import { loadConfig } from '../../core/config.js';
+import { GatewayError } from '../../core/errors.js';
+import { createPricing } from '../../core/pricing/pricing.js';
+import { ModelCatalog } from '../../core/upstream/model-catalog.js';
+
+/**
+ * The batch input check and the batch price, in fixed pricing (FIXED_COST_PER_REQUEST = 3 sats = 3,000 msat per
+ * call): a line's bound and its answered price are both 3,000 × factor.
+ */
+const pricing = createPricing({
+  config: loadConfig({ FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '3' }).pricing,
+});
+const catalog = new ModelCatalog();
+const opts = { pricing, catalog, maxLines: 3, factorOf: () => '0.5' };
+
+const line = (i: number, over: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    custom_id: `r${i}`,
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+    ...over,
+  });
+
+function refusal(text: string): string {
+  try {
+    checkBatchInput(Buffer.from(text), opts);
+  } catch (err) {
+    expect(err).toBeInstanceOf(GatewayError);
+    expect((err as GatewayError).status).toBe(400);
+    return (err as GatewayError).message;
+  }
+  throw new Error('accepted');
+}
+
+describe('checkBatchInput', () => {
+  it('sums the lines’ bounds at the batch price (fixed: 3,000 × 0.5 per line), blank lines skipped', () => {
+    const s = checkBatchInput(Buffer.from(`${line(0)}\n\n${line(1)}\n`), opts);
+    expect(s).toEqual({
+      url: '/v1/chat/completions',
+      endpoint: 'chat',
+      model: 'm',
+      lines: 2,
+      factor: '0.5',
+      boundMsat: 3_000,
+      btcUsd: undefined,
+    });
+  });
+
+  it('names the line of every refusal', () => {
+    expect(refusal(`${line(0)}\n${line(1)}\n${line(2)}\n${line(3)}`)).toBe(
+      'Batch input line 4: more than 3 requests (BATCH_MAX_LINES)',
+    );
+    expect(refusal(`${line(0)}\n[1]`)).toBe('Batch input line 2: not an object');
+    expect(refusal(line(0, { method: 'GET' }))).toBe('Batch input line 1: method must be POST');
+    expect(refusal(line(0, { custom_id: 7 }))).toBe('Batch input line 1: custom_id must be a string');
+    expect(refusal(`${line(0)}\n${line(1, { body: { model: 'other' } })}`)).toBe(
+      'Batch input line 2: every line of a batch must use the same url and model as line 1',
+    );
+    expect(refusal(line(0, { body: { messages: [] } }))).toBe('Batch input line 1: body.model is required');
+    expect(refusal('\n\n')).toBe('Batch input line 1: the file has no request');
+  });
+});
+
+describe('the batch price', () => {
+  it('rounds each line up once: ceil(msat × factor)', () => {
+    expect(atBatchPrice(26, '0.5')).toBe(13);
+    expect(atBatchPrice(25, '0.5')).toBe(13);
+    expect(atBatchPrice(26, '0.25')).toBe(7);
+  });
+
+  it('prices answered lines from their usage; error lines are free; a line without usage pays its bound share', () => {
+    const job = {
+      model: 'm',
+      endpoint: 'chat',
+      factor: '0.5',
+      btcUsd: undefined,
+      reservedMsat: 4_000,
+      lines: 2,
+    } as BatchJob;
+    expect(priceBatchLine(pricing, { ...job, usage: { prompt_tokens: 5, completion_tokens: 1 } })).toEqual({
+      msat: 1_500,
+      promptTokens: 5,
+      completionTokens: 1,
+    });
+    const ok = (usage: unknown) => JSON.stringify({ response: { status_code: 200, body: { usage } } });
+    const output = [
+      ok({ prompt_tokens: 5, completion_tokens: 1 }),
+      JSON.stringify({ response: { status_code: 400, body: { error: {} } } }),
+      ok(undefined),
+    ].join('\n');
+    expect(priceOutput(pricing, job, Buffer.from(output))).toEqual({
+      answered: 2,
+      lines: 2,
+      costMsat: 1_500 + 2_000,
+      promptTokens: 5,
+      completionTokens: 1,
+    });
+  });
+});

@@ -1,0 +1,330 @@
+import { toFile } from 'openai';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { newWebhookSecret } from '../../core/events/signing.js';
+import { Receiver } from '../events/support/receiver.js';
+import { waitUntil } from '../providers/wait-until.js';
+import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+
+/**
+ * The Batch API and Files end to end with the official openai SDK, on SQLite and Redis (issue 24).
+ *
+ * Prices: model pricing with BTC pinned at 100,000 USD (1 USD = 1,000,000 msat), fees 1, no base fee; the mock's
+ * mock-gpt costs 0.000001 USD per prompt token (1 msat) and 0.000002 per completion token (2 msat). Each line has a
+ * 40-character message (10 prompt tokens) and the mock answers 8 completion tokens: 10 + 16 = 26 msat
+ * synchronously, 13 msat at the default batch factor 0.5.
+ */
+
+const ENV = {
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  WEBHOOK_POLL_MS: '20',
+  FIXED_PRICING: 'false',
+  BTC_USD_PRICE: '100000',
+  EXCHANGE_FEE: '1',
+  UPSTREAM_PROVIDER_FEE: '1',
+  FIXED_COST_PER_REQUEST: '0',
+  BATCH_POLL_MS: '40',
+};
+
+function jsonl(lines: number, maxTokens = 20, model = 'mock-gpt'): string {
+  let out = '';
+  for (let i = 0; i < lines; i++) {
+    out += `${JSON.stringify({
+      custom_id: `req-${i}`,
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model, max_tokens: maxTokens, messages: [{ role: 'user', content: 'x'.repeat(40) }] },
+    })}\n`;
+  }
+  return out;
+}
+
+describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
+  let h: PaidGateway;
+  const rx = new Receiver();
+  beforeAll(async () => {
+    await rx.start();
+    h = await startPaidGateway({ store, env: ENV });
+  });
+  afterEach(async () => {
+    h.upstream.setBehaviour({ batch: { delayMs: 0, outcome: 'completed', answered: 0, usage: undefined } });
+    await h.auditOk();
+  });
+  afterAll(async () => {
+    await h?.close();
+    rx.close();
+  });
+
+  async function batchTx(apiKey: string) {
+    const page = await h.ledger.listTransactions({ apiKey });
+    return page!.transactions.filter((t) => t.type === 'batch');
+  }
+
+  async function submit(apiKey: string, lines: number, maxTokens = 20) {
+    const client = h.openai(apiKey);
+    const file = await client.files.create({
+      file: await toFile(Buffer.from(jsonl(lines, maxTokens)), 'input.jsonl'),
+      purpose: 'batch',
+    });
+    const batch = await client.batches.create({
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
+    return { client, file, batch };
+  }
+
+  it('uploads, creates, waits and reads the output; charges the answered lines at the batch rate, once; batch.completed delivered', async () => {
+    const { apiKey, keyId, balanceMsat } = await h.fundKey(100);
+    const hook = await fetch(`${h.gateway.url}/v1/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        url: `${rx.url}/${store}/batch`,
+        events: ['batch.completed'],
+        secret: newWebhookSecret(),
+      }),
+    });
+    expect(hook.status).toBe(201);
+    const { client, batch } = await submit(apiKey, 3);
+    await waitUntil('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
+    const done = await client.batches.retrieve(batch.id);
+    expect(done.status).toBe('completed');
+    const output = await (await client.files.content(done.output_file_id!)).text();
+    expect(output.trim().split('\n')).toHaveLength(3);
+    // 3 lines × ceil(26 × 0.5) = 39 msat; the rest of the reservation is back.
+    expect(await h.available(apiKey)).toBe(balanceMsat - 39);
+    const [tx] = await batchTx(apiKey);
+    expect(tx!.amountMsat).toBe(-39);
+    expect(tx!.description).toBe(`Batch ${batch.id} completed: 3 of 3 lines answered, 0 failed`);
+    const info = await h.ledger.getKeyInfo({ apiKey });
+    expect(info!.account.reservedMsat).toBe(0);
+    // The audit trail records the settlement against the key.
+    const audit = h.gateway.services.audit!;
+    await waitUntil('the settlement is in the audit trail', async () => {
+      await audit.flush();
+      const page = await audit.list({ keyId, limit: 50 });
+      return page.data.some(
+        (r) => r.method === 'SETTLE' && r.endpoint === `/v1/batches/${batch.id}` && r.cost_msats === 39,
+      );
+    });
+    await waitUntil('batch.completed is delivered', () => rx.on(`/${store}/batch`).length === 1);
+    expect(JSON.parse(rx.on(`/${store}/batch`)[0]!.body)).toMatchObject({
+      type: 'batch.completed',
+      data: {
+        key_id: keyId,
+        batch_id: batch.id,
+        status: 'completed',
+        lines: 3,
+        answered: 3,
+        failed: 0,
+        charged_msats: 39,
+        transaction_id: tx!.id,
+      },
+    });
+  });
+
+  it('prices at the model’s pricing.batch multiplier when its price book entry sets one', async () => {
+    // The multiplier is read from the model's catalogue entry at upload; here it comes from the provider's list.
+    h.upstream.setBehaviour({
+      models: [
+        {
+          id: 'mock-gpt',
+          object: 'model',
+          created: 1_700_000_000,
+          owned_by: 'mock',
+          context_length: 8192,
+          pricing: { prompt: '0.000001', completion: '0.000002', request: '0', batch: '0.25' },
+        },
+      ],
+    });
+    await h.gateway.services.catalog.refresh();
+    try {
+      const { apiKey, balanceMsat } = await h.fundKey(100);
+      await submit(apiKey, 2);
+      await waitUntil('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
+      // 2 lines × ceil(26 × 0.25) = 2 × 7 = 14 msat.
+      expect(await h.available(apiKey)).toBe(balanceMsat - 14);
+    } finally {
+      h.upstream.setBehaviour({
+        models: (await import('../../bench/upstream/mock-upstream.js')).DEFAULT_MODELS,
+      });
+      await h.gateway.services.catalog.refresh();
+    }
+  });
+
+  it('answers 402 with the bound before the provider sees a batch the balance cannot cover', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(5);
+    const client = h.openai(apiKey);
+    // 2 lines asking up to 1,000,000 completion tokens: ≥ 2 × 1,000,000 × 2 × 0.5 msat, far above 5 sats.
+    const file = await client.files.create({
+      file: await toFile(Buffer.from(jsonl(2, 1_000_000)), 'input.jsonl'),
+      purpose: 'batch',
+    });
+    const before = h.upstream.stats.requests;
+    const err = await client.batches
+      .create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+      .catch((e: unknown) => e as { status: number; error: { code: string; details: { required: number } } });
+    expect(err).toMatchObject({ status: 402, error: { code: 'payment_required' } });
+    expect((err as { error: { details: { required: number } } }).error.details.required).toBeGreaterThan(
+      2_000_000,
+    );
+    expect(h.upstream.stats.requests).toBe(before);
+    expect(await h.available(apiKey)).toBe(balanceMsat);
+  });
+
+  it('refuses a malformed line, an unknown model, a wrong url, a repeated custom_id (400 naming the line), another purpose and X-Cashu; nothing is relayed', async () => {
+    const { apiKey } = await h.fundKey(10);
+    const before = h.upstream.stats.requests;
+    const bad = [
+      [`${jsonl(1)}{not json}\n`, 'Batch input line 2: not valid JSON'],
+      [jsonl(1, 20, 'no-such-model'), 'Batch input line 1: unknown model no-such-model'],
+      [
+        `${jsonl(2)}${jsonl(1).replace('/v1/chat/completions', '/v1/fine_tuning/jobs').replace('req-0', 'req-2')}`,
+        'Batch input line 3: url must be one of',
+      ],
+      [`${jsonl(2)}${jsonl(1)}`, 'Batch input line 3: custom_id req-0 repeats an earlier line'],
+    ] as const;
+    for (const [text, message] of bad) {
+      const form = new FormData();
+      form.set('purpose', 'batch');
+      form.set('file', new Blob([text]), 'input.jsonl');
+      const r = await fetch(`${h.baseURL}/files`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}` },
+        body: form,
+      });
+      expect(r.status).toBe(400);
+      const body = (await r.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('invalid_request');
+      expect(body.error.message.slice(0, message.length)).toBe(message);
+    }
+    const other = new FormData();
+    other.set('purpose', 'fine-tune');
+    other.set('file', new Blob([jsonl(1)]), 'input.jsonl');
+    const refused = await fetch(`${h.baseURL}/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: other,
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      'Uploads with purpose "fine-tune" are not enabled on this node (FILES_OTHER_PURPOSES)',
+    );
+    // X-Cashu pays for one model call and names no account: it cannot own a file.
+    const cashu = await fetch(`${h.baseURL}/files`, {
+      method: 'GET',
+      headers: { 'x-cashu': await h.mintToken(1) },
+    });
+    expect(cashu.status).toBe(400);
+    expect(h.upstream.stats.requests).toBe(before);
+  });
+
+  it('hides a key’s batch, input file, output file and response from every other key (404)', async () => {
+    const a = await h.fundKey(100);
+    const b = await h.fundKey(100);
+    const { file, batch } = await submit(a.apiKey, 1);
+    await waitUntil('the batch is settled', async () => (await batchTx(a.apiKey)).length === 1);
+    const mine = await h.openai(a.apiKey).batches.retrieve(batch.id);
+    const other = h.openai(b.apiKey);
+    const status = (p: Promise<unknown>) =>
+      p.then(
+        () => 200,
+        (e: { status: number }) => e.status,
+      );
+    expect(await status(other.batches.retrieve(batch.id))).toBe(404);
+    expect(await status(other.batches.cancel(batch.id))).toBe(404);
+    expect(await status(other.files.retrieve(file.id))).toBe(404);
+    expect(await status(other.files.content(file.id))).toBe(404);
+    expect(await status(other.files.content(mine.output_file_id!))).toBe(404);
+    expect(await status(other.files.delete(file.id))).toBe(404);
+    expect((await other.batches.list()).data).toEqual([]);
+    expect((await other.files.list()).data).toEqual([]);
+    expect((await h.openai(a.apiKey).batches.list()).data.map((x) => x.id)).toEqual([batch.id]);
+    // The owner still reads both files.
+    expect(await status(h.openai(a.apiKey).files.content(mine.output_file_id!))).toBe(200);
+
+    const created = await h
+      .openai(a.apiKey)
+      .responses.create({ model: 'mock-gpt', input: 'hello', max_output_tokens: 8 });
+    expect(await status(h.openai(a.apiKey).responses.retrieve(created.id))).toBe(200);
+    expect(await status(other.responses.retrieve(created.id))).toBe(404);
+    expect(await status(other.responses.inputItems.list(created.id))).toBe(404);
+    expect(await status(other.responses.delete(created.id))).toBe(404);
+    // Nor can another key continue it: its stored conversation stays with its key.
+    const before = h.upstream.stats.requests;
+    expect(
+      await status(
+        other.responses.create({ model: 'mock-gpt', input: 'go on', previous_response_id: created.id }),
+      ),
+    ).toBe(404);
+    expect(h.upstream.stats.requests).toBe(before);
+    expect(
+      await status(
+        h
+          .openai(a.apiKey)
+          .responses.create({ model: 'mock-gpt', input: 'go on', previous_response_id: created.id }),
+      ),
+    ).toBe(200);
+    // A streamed response is recorded from its response.created event.
+    const stream = await h
+      .openai(a.apiKey)
+      .responses.create({ model: 'mock-gpt', input: 'hi', stream: true });
+    let streamedId = '';
+    for await (const ev of stream) if (ev.type === 'response.created') streamedId = ev.response.id;
+    await waitUntil(
+      'the streamed response is recorded',
+      async () => (await h.gateway.services.objects!.get(streamedId)) !== null,
+    );
+    expect(await status(other.responses.retrieve(streamedId))).toBe(404);
+    expect(await status(h.openai(a.apiKey).responses.retrieve(streamedId))).toBe(200);
+  });
+
+  it.each([
+    ['failed', 1, 13],
+    ['expired', 2, 26],
+  ] as const)(
+    'a %s batch with partial output charges only its %i answered line(s): %i msat',
+    async (outcome, answered, charge) => {
+      h.upstream.setBehaviour({ batch: { delayMs: 0, outcome, answered, usage: undefined } });
+      const { apiKey, balanceMsat } = await h.fundKey(100);
+      const { batch } = await submit(apiKey, 3);
+      await waitUntil('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
+      expect(await h.available(apiKey)).toBe(balanceMsat - charge);
+      const [tx] = await batchTx(apiKey);
+      expect(tx!.description).toBe(
+        `Batch ${batch.id} ${outcome}: ${answered} of 3 lines answered, ${3 - answered} failed`,
+      );
+    },
+  );
+
+  it('a cancelled batch charges only the lines answered before the cancel', async () => {
+    h.upstream.setBehaviour({
+      batch: { delayMs: 600_000, outcome: 'completed', answered: 1, usage: undefined },
+    });
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const { client, batch } = await submit(apiKey, 4);
+    // While it runs, its bound is reserved.
+    const reserved = (await h.ledger.getKeyInfo({ apiKey }))!.account.reservedMsat;
+    expect(reserved).toBeGreaterThan(4 * 13);
+    expect(await h.available(apiKey)).toBe(balanceMsat - reserved);
+    expect((await client.batches.cancel(batch.id)).status).toBe('cancelled');
+    await waitUntil('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
+    expect(await h.available(apiKey)).toBe(balanceMsat - 13);
+  });
+
+  it('charges the usage the provider reports per line', async () => {
+    h.upstream.setBehaviour({
+      batch: {
+        delayMs: 0,
+        outcome: 'completed',
+        answered: 0,
+        usage: { prompt_tokens: 100, completion_tokens: 50 },
+      },
+    });
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    await submit(apiKey, 2, 60);
+    await waitUntil('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
+    // (100 + 50 × 2) × 0.5 = 100 msat per line.
+    expect(await h.available(apiKey)).toBe(balanceMsat - 200);
+  });
+});

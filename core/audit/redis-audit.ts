@@ -83,6 +83,8 @@ interface Source {
 }
 
 const FIRST_CHUNK = 8;
+/** Accounts the hourly prune handles per round. */
+const PRUNE_PAGE = 500;
 const MAX_CHUNK = 512;
 
 /** Sources by their next entry, newest on top. */
@@ -256,23 +258,31 @@ export class RedisAudit implements AuditBackend {
   }
 
   /**
-   * Streams are trimmed by age on every write; here the node stream, and the accounts no writer confirmed for
-   * longer than the retention (plus the index's slack): their streams are trimmed and deleted when empty,
-   * then they leave the index (only if still unconfirmed).
+   * Every stream is trimmed by age at each write; here all of them are, hourly: the node stream, and each
+   * listed account's (deleted when nothing is left). Accounts no writer confirmed for longer than the
+   * retention (plus the index's slack) and whose streams are gone then leave the index — only if still
+   * unconfirmed, so a writer confirming meanwhile keeps its account listed.
    */
   async prune(cutoffMs: number): Promise<void> {
     await this.redis.xtrim(this.nodeKey, 'MINID', String(cutoffMs));
-    const stale = String(cutoffMs - AUDIT_INDEX_SLACK_MS);
-    for (;;) {
-      const accounts = await this.redis.zrangebyscore(this.index.key, '-inf', stale, 'LIMIT', 0, 500);
-      if (accounts.length === 0) return;
+    const stale = cutoffMs - AUDIT_INDEX_SLACK_MS;
+    for (let offset = 0; ; offset += PRUNE_PAGE) {
+      const flat = await this.redis.zrange(this.index.key, offset, offset + PRUNE_PAGE - 1, 'WITHSCORES');
+      if (flat.length === 0) return;
+      const accounts: string[] = [];
+      const scores: number[] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        accounts.push(flat[i]!);
+        scores.push(Number(flat[i + 1]));
+      }
       const left = await Promise.all(
         accounts.map((a) => this.run('trim-account', [this.accountKey(a)], [String(cutoffMs)])),
       );
-      const gone = accounts.filter((_, i) => Number(left[i]) === 0);
-      if (gone.length > 0) await this.run('forget-accounts', [this.index.key], [stale, ...gone]);
-      // A stream still holding records (a clock far ahead) stays listed; stop rather than loop over it.
-      if (gone.length < accounts.length) return;
+      const gone = accounts.filter((_, i) => Number(left[i]) === 0 && scores[i]! <= stale);
+      if (gone.length > 0) {
+        const dropped = Number(await this.run('forget-accounts', [this.index.key], [String(stale), ...gone]));
+        offset -= dropped; // the ranks after them moved down
+      }
     }
   }
 }

@@ -1,7 +1,7 @@
 --[[
-  The hourly prune of an account whose audit stream saw no write for longer than the retention (its index
-  score is that old, core/ledger/redis/audit-index.ts): trims the stream by age and deletes it when nothing
-  is left. One step, so a record written meanwhile is either trimmed by age or keeps the stream.
+  The hourly prune of one account's audit stream (core/audit/redis-audit.ts): trims it by age and deletes it
+  when nothing is left. One step, so a record written meanwhile is either trimmed by age or keeps the stream
+  (a later write creates it again; the account stays in the index while writers confirm it).
 
   KEYS[1] the account's audit-log stream
   ARGV[1] records before this go (ms)

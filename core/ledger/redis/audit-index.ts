@@ -23,6 +23,8 @@ const MAX_REMEMBERED = 100_000;
 
 export class AuditIndex {
   private readonly confirmed = new Map<string, number>();
+  /** Confirmations under way: concurrent first writes of one account share one ZADD. */
+  private readonly pending = new Map<string, Promise<void>>();
   readonly key: string;
 
   constructor(
@@ -40,9 +42,21 @@ export class AuditIndex {
     const now = Date.now();
     const at = this.confirmed.get(accountId);
     if (at !== undefined && now - at < AUDIT_INDEX_REFRESH_MS) return undefined;
-    return this.client.zadd(this.key, 'GT', now, accountId).then(() => {
-      if (this.confirmed.size >= MAX_REMEMBERED) this.confirmed.clear();
-      this.confirmed.set(accountId, now);
-    });
+    let p = this.pending.get(accountId);
+    if (p === undefined) {
+      p = this.client.zadd(this.key, 'GT', now, accountId).then(
+        () => {
+          this.pending.delete(accountId);
+          if (this.confirmed.size >= MAX_REMEMBERED) this.confirmed.clear();
+          this.confirmed.set(accountId, now);
+        },
+        (err: unknown) => {
+          this.pending.delete(accountId);
+          throw err;
+        },
+      );
+      this.pending.set(accountId, p);
+    }
+    return p;
   }
 }

@@ -327,7 +327,9 @@ export class RedisLedger extends RedisReads {
     const now = input.now ?? Date.now();
     const ak = accountKeys(this.prefix, accountId);
     const p = periodIds(now);
-    if (record !== '') await this.confirmAuditAccount(accountId);
+    // The account is listed in the audit index before its record is written (a cached confirmation: no await).
+    const listing = record !== '' ? this.auditIndex.confirm(accountId) : undefined;
+    if (listing !== undefined) await this.call(() => listing);
     const r = (await this.run(
       'settle',
       [ak.acct, ak.keys, ak.res, ak.lease, ak.fin, ak.tx, ak.auditLog],
@@ -414,7 +416,8 @@ export class RedisLedger extends RedisReads {
       if (x.auditJson !== '') records = true;
       args.push(x.costMsat, x.tokens, x.model, x.description, x.estimated ? '1' : '0', x.auditJson, x.atMs);
     }
-    if (records) await this.confirmAuditAccount(c.accountId);
+    const listing = records ? this.auditIndex.confirm(c.accountId) : undefined;
+    if (listing !== undefined) await this.call(() => listing);
     const r = (await this.run(
       'lease',
       [ak.acct, ak.keys, ak.res, ak.lease, ak.fin, ak.tx, ak.auditLog],
@@ -441,12 +444,6 @@ export class RedisLedger extends RedisReads {
       default:
         throw unexpected('lease', r);
     }
-  }
-
-  /** Lists the account in the audit index before a step writes its record (audit-index.ts); store failures → 503. */
-  private async confirmAuditAccount(accountId: string): Promise<void> {
-    const pending = this.auditIndex.confirm(accountId);
-    if (pending !== undefined) await this.call(() => pending);
   }
 
   async holdWithdrawal(input: HoldInput): Promise<HoldResult> {

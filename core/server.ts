@@ -1,8 +1,8 @@
 import { buildPlugins, type PipelineEntry, resolvePipeline } from '../plugins/index.js';
 import { drainPayoutRetries } from './account/pay-out.js';
-import { AUDIT_SUBJECT } from './audit/audit-log.js';
+import { AUDIT_SUBJECT, auditInputOf } from './audit/audit-log.js';
 import { type Config, loadConfig } from './config.js';
-import { CHARGE, type RequestContext } from './context.js';
+import type { RequestContext } from './context.js';
 import { Cors } from './http/cors.js';
 import { type EngineServer, listen } from './http/engine.js';
 import { type RouteModule, type RouteOptions, Router } from './http/router.js';
@@ -111,27 +111,18 @@ export function createRouter(services: Services, modules: readonly RouteModule[]
 }
 
 /**
- * The one place requests are audited: every request whose handling named a key (callerOf, the paid auth and
- * reserve stages) or was an admin change / failed admin login leaves an `AUDIT_SUBJECT`; its record is
- * buffered here when the response ended (core/audit/audit-log.ts writes it off the request path).
+ * Where requests are audited: every request whose handling named a key (callerOf, the paid auth and reserve
+ * stages) or was an admin change / failed admin login leaves an `AUDIT_SUBJECT`; its record is buffered here
+ * when the response ended (core/audit/audit-log.ts writes it off the request path) — unless the settle stage
+ * handed it to the ledger step that charged the call (`byLedger`: written with the charge).
  */
 function auditHook(services: Services): ((ctx: RequestContext, status: number) => void) | undefined {
   const audit = services.audit;
   if (audit === undefined) return undefined;
   return (ctx, status) => {
-    const subject = ctx.local(AUDIT_SUBJECT);
-    if (subject === undefined) return;
-    audit.record({
-      atMs: Date.now(),
-      requestId: ctx.requestId,
-      subject,
-      endpoint: ctx.path,
-      method: ctx.method,
-      ip: requestClientAddress(ctx, services.config.trustedProxies),
-      userAgent: ctx.headers['user-agent'],
-      costMsat: ctx.local(CHARGE)?.msats ?? 0,
-      status,
-    });
+    if (ctx.local(AUDIT_SUBJECT)?.byLedger === true) return;
+    const input = auditInputOf(ctx, status, requestClientAddress(ctx, services.config.trustedProxies));
+    if (input !== undefined) audit.record(input);
   };
 }
 

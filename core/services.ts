@@ -119,6 +119,7 @@ export async function openMoneyServices(
       const factory = opts.createLedger ?? createLedger;
       const built = await factory(store!, {
         prefix: config.redisPrefix,
+        auditRetentionMs: config.auditRetentionDays * 86_400_000,
         warn: (msg) => log.warn(msg),
       });
       // Credit leases (docs/ledger.md): the wrapper's close reports and returns every lease, then closes the store's.
@@ -408,10 +409,17 @@ export async function buildServices(
     // Per-IP and admin-login limits, in the same store as the ledger (in memory without one).
     limiter: overrides.limiter ?? new WindowLimiter(store),
   };
-  // The audit log, in the same store (memory without one); written in batches off the request path.
+  // The audit log, in the same store (memory without one): a settled call's record is written by the ledger step
+  // that charges it, every other record in batches off the request path. Reads first have the ledger write the
+  // calls it still holds (credit leases), so a reader sees every call answered so far.
   const ownAudit = overrides.audit === undefined;
   if (ownAudit) {
-    services.audit = new AuditLog(store, { retentionDays: config.auditRetentionDays, log });
+    const ledger = services.ledger;
+    services.audit = new AuditLog(store, {
+      retentionDays: config.auditRetentionDays,
+      log,
+      ...(ledger !== undefined ? { beforeRead: (account) => ledger.reportCalls(account) } : {}),
+    });
     services.audit.start();
   }
   // Provider objects' owners and the batch settlement watcher, in the money store (core/batches/).

@@ -1,3 +1,4 @@
+import { AUDIT_SUBJECT, auditInputOf, callAuditRecord } from '../core/audit/audit-log.js';
 import { BackgroundRetry } from '../core/background-retry.js';
 import {
   AUTH,
@@ -10,6 +11,8 @@ import {
   type RequestContext,
   SERVED_BY,
 } from '../core/context.js';
+import type { CallAuditRecord } from '../core/ledger/types.js';
+import { requestClientAddress } from '../core/limits/request-limits.js';
 import { countPromptTokens, countTokens } from '../core/metering/tokens.js';
 import { usageFromJson } from '../core/metering/usage.js';
 import { recordCharge, recordOverrun } from '../core/metrics.js';
@@ -198,8 +201,18 @@ export const settle: PluginFactory = (options, services): Plugin => {
     );
   }
 
+  /**
+   * The call's audit record for the settle step, which writes it with the charge (core/audit/audit-log.ts);
+   * undefined without an audit log. `status`: what the client is answered.
+   */
+  function auditRecordOf(ctx: RequestContext, status: number): CallAuditRecord | undefined {
+    if (services.audit === undefined) return undefined;
+    const input = auditInputOf(ctx, status, requestClientAddress(ctx, services.config.trustedProxies));
+    return input === undefined ? undefined : callAuditRecord(input);
+  }
+
   /** Settles or releases once; `ended`: called at the end of a complete response. */
-  async function finish(ctx: RequestContext, ended: boolean, final = false): Promise<void> {
+  async function finish(ctx: RequestContext, ended: boolean, final = false, status?: number): Promise<void> {
     const res = ctx.local(RESERVATION);
     const auth = ctx.local(AUTH);
     const priced = ctx.local(PRICED_CALL);
@@ -207,17 +220,12 @@ export const settle: PluginFactory = (options, services): Plugin => {
     if (!res || !auth || !priced || state === 'settled' || state === 'released' || state === 'settling')
       return;
     ctx.setLocal(SETTLED, 'settling');
-    const audit = {
-      endpoint: ctx.path,
-      method: ctx.method,
-      userAgent: ctx.headers['user-agent'] ?? null,
-      responseStatus: ctx.response.status,
-    };
     let op: (() => Promise<unknown>) | undefined;
     try {
       const usage = usageOf(ctx, ctx.local(METER), priced, ended);
       if (!usage) {
-        const release = { accountId: auth.accountId, requestId: res.id, audit };
+        // Nothing charged: the call's record is the end hook's, as for any request.
+        const release = { accountId: auth.accountId, requestId: res.id };
         op = () => ledger.release(release);
         await op();
         ctx.setLocal(SETTLED, 'released');
@@ -235,12 +243,17 @@ export const settle: PluginFactory = (options, services): Plugin => {
           ? `${priced.model}: ${usage.units ?? 0} ${UNIT_NAMES[priced.endpoint]}`
           : `${priced.model || ctx.path}: ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens${usage.estimated ? ' (estimated)' : ''}`,
         estimated: usage.estimated,
-        audit,
+        auditRecord: auditRecordOf(ctx, status ?? ctx.response.status),
       };
+      // The record goes with the charge (a retried settle carries it too); the end hook writes it only when the
+      // ledger refuses the settle.
+      const subject = input.auditRecord !== undefined ? ctx.local(AUDIT_SUBJECT) : undefined;
+      if (subject !== undefined) subject.byLedger = true;
       op = () => ledger.settle(input);
       const r = await ledger.settle(input);
       ctx.setLocal(SETTLED, 'settled');
       if (!r.ok) {
+        if (subject !== undefined) subject.byLedger = false;
         log.warn({ requestId: ctx.requestId, code: r.code }, 'settle refused by the ledger');
         return;
       }
@@ -333,8 +346,11 @@ export const settle: PluginFactory = (options, services): Plugin => {
       state.body = undefined;
       ctx.appendToBody((block && spliceCostBlock(raw, block)) ?? raw);
     },
-    async onError(ctx) {
-      await finish(ctx, false);
+    async onError(ctx, err) {
+      // The answer's status, for the audit record: the error's, unless the head already went out (a relayed
+      // stream, not held) with the upstream's.
+      const sent = ctx.timings.firstChunk !== undefined && !ctx.bufferResponse;
+      await finish(ctx, false, false, sent ? ctx.response.status : err.status);
     },
     async onFinally(ctx) {
       if (ctx.local(SETTLED) !== undefined) return;

@@ -1,4 +1,4 @@
-// Copies the non-TypeScript files the compiled code loads at run time (Lua scripts of the ledger, the webhook store and the
+// Copies the non-TypeScript files the compiled code loads at run time (Lua scripts of the ledger, the audit log, the webhook store and the
 // wallet's proof store) next to their compiled modules in dist/, so `node dist/core/main.js` works on its own.
 import { cpSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -8,6 +8,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const folders = [
   'core/ledger/redis',
   'core/events/redis',
+  'core/audit/redis',
   'core/wallet/store/redis',
   'core/batches/redis',
   'core/routes/admin-assets',

@@ -1,12 +1,25 @@
-import type { Redis } from 'ioredis';
 import type Database from 'libsql';
-import { createLocalKey, type RequestContext } from '../context.js';
+import { CHARGE, createLocalKey, type RequestContext } from '../context.js';
 import { keyIdOf, resolveCredential } from '../ledger/keys.js';
 import { migrate } from '../ledger/sqlite/migrations.js';
-import type { KeyLookup } from '../ledger/types.js';
+import type { CallAuditRecord, KeyLookup } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import { auditDroppedTotal, auditWriteFailuresTotal } from '../metrics.js';
 import type { StoreConnection } from '../store/connection.js';
+import {
+  AUDIT_SCAN_BUDGET,
+  type AuditBackend,
+  type AuditPage,
+  type AuditQuery,
+  type AuditRecord,
+  matches,
+  pageOf,
+  publicRecord,
+  type StoredAudit,
+} from './records.js';
+import { RedisAudit } from './redis-audit.js';
+
+export type { AuditPage, AuditQuery, AuditRecord, StoredAudit } from './records.js';
 
 /**
  * The audit log (spec §2.7; docs/endpoints.md, "Audit log"): one record per request that named a key (paid
@@ -14,41 +27,24 @@ import type { StoreConnection } from '../store/connection.js';
  * and per admin change or failed admin login, written by the transport's end hook (core/server.ts) — never by
  * the routes themselves.
  *
- * Off the hot path: `record` only appends to a buffer; a timer writes batches (every 250 ms or 500 records).
- * A failing store keeps the batch and retries it (counted in gateway_audit_write_failures_total); beyond
- * 50,000 buffered records new ones are dropped (gateway_audit_dropped_total). A full or failing audit store
- * never fails or slows a call. Retention is by age (AUDIT_RETENTION_DAYS), pruned hourly.
+ * Two writers, one log:
+ * - A settled paid call's record is written by the ledger step that charges it (the settle script or
+ *   transaction, or the credit-lease report that carries the call): `callAuditRecord` builds it, the settle
+ *   stage hands it to `ledger.settle` and marks the request (`AuditSubject.byLedger`) so the end hook does
+ *   not write it again. A charged call therefore always has its record, even after kill -9.
+ * - Every other record (refusals, released calls, wallet and admin requests) is buffered by `record` and
+ *   written off the request path: a timer writes batches (every 250 ms or 500 records); a failing store keeps
+ *   the batch and retries it (gateway_audit_write_failures_total); beyond 50,000 buffered records new ones are
+ *   dropped (gateway_audit_dropped_total). A process killed with -9 loses at most the buffer (≤ 250 ms of
+ *   these records; none of them moved money). A full or failing audit store never fails or slows a call.
+ * Retention is by age (AUDIT_RETENTION_DAYS), pruned hourly. Reads first have the ledger write what it still
+ * holds in memory (`beforeRead`: credit leases report their queued calls), so a reader sees every call
+ * answered so far.
  *
- * Stores: Redis streams `<prefix>:audit:a:<account>` (one per account, expiring with the retention) and
- * `<prefix>:audit:all`, trimmed by age (stream ids are write times) with an exact MINID on every write and
- * at the hourly prune; SQLite table `audit_records` (indexes on (account,
- * ts) and (ts)); memory when the node has no store.
+ * Stores: Redis, one stream per account in the account's slot, a node stream and an index of accounts
+ * (core/audit/redis-audit.ts: cluster-safe); SQLite table `audit_records` (indexes on (account, ts), (ts)
+ * and (key_id, ts)); memory when the node has no store.
  */
-
-/** One audit record as the readers answer it (spec §2.7 names, plus the request id). */
-export interface AuditRecord {
-  /** Cursor of this record (pass as `before` for the next page). */
-  id: string;
-  timestamp: string;
-  request_id: string;
-  /** The key's public key id; null for admin records. */
-  api_key_id: string | null;
-  endpoint: string;
-  method: string;
-  ip_address: string;
-  user_agent: string | null;
-  cost_sats: number;
-  cost_msats: number;
-  response_status: number;
-  /** `key` (a request that named a key) or `admin` (an admin change or failed login). */
-  kind: 'key' | 'admin';
-}
-
-/** What is stored (the reader adds the cursor id). */
-export type StoredAudit = Omit<AuditRecord, 'id'> & {
-  /** The account whose reader sees it; absent for admin records and unknown keys. */
-  account?: string;
-};
 
 /** Who a request's record belongs to: set by callerOf, the paid auth/reserve stages and the admin routes. */
 export interface AuditSubject {
@@ -58,6 +54,8 @@ export interface AuditSubject {
   unknown?: boolean;
   /** An admin change or failed admin login. */
   admin?: boolean;
+  /** The record went with the call's settle step (the ledger writes it with the charge): the end hook skips it. */
+  byLedger?: boolean;
 }
 
 /** The request's audit subject; a request without one is not recorded. */
@@ -77,127 +75,6 @@ export function auditUnknownKey(ctx: RequestContext): void {
 /** An admin change or a failed admin login. */
 export function auditAdmin(ctx: RequestContext): void {
   ctx.setLocal(AUDIT_SUBJECT, { admin: true });
-}
-
-export interface AuditQuery {
-  /** Only this account's records (the wallet reader). */
-  account?: string;
-  keyId?: string;
-  status?: number;
-  sinceMs?: number;
-  untilMs?: number;
-  /** Cursor: records strictly older than this record id. */
-  before?: string;
-  limit: number;
-}
-
-export interface AuditPage {
-  data: AuditRecord[];
-  has_more: boolean;
-  /**
-   * The cursor of the next page (pass as `before`); null when `has_more` is false. Usually the last record's
-   * id; when a filtered Redis scan stopped at its budget, the last entry scanned (the page may then hold
-   * fewer than `limit` records, even none).
-   */
-  next_before: string | null;
-}
-
-export interface AuditBackend {
-  write(batch: readonly StoredAudit[], retentionMs: number, nowMs: number): Promise<void>;
-  list(q: AuditQuery): Promise<AuditPage>;
-  prune(cutoffMs: number): Promise<void>;
-}
-
-/** Stream entries one Redis reader call scans at most (a filtered page stops there, with a cursor). */
-export const AUDIT_SCAN_BUDGET = 20_000;
-
-function matches(r: StoredAudit, q: AuditQuery): boolean {
-  if (q.keyId !== undefined && r.api_key_id !== q.keyId) return false;
-  if (q.status !== undefined && r.response_status !== q.status) return false;
-  const ts = Date.parse(r.timestamp);
-  if (q.sinceMs !== undefined && ts < q.sinceMs) return false;
-  if (q.untilMs !== undefined && ts > q.untilMs) return false;
-  return true;
-}
-
-function publicRecord(id: string, r: StoredAudit): AuditRecord {
-  const { account: _account, ...rest } = r;
-  return { id, ...rest };
-}
-
-/** A page cut from `limit + 1` matches: the extra one only says that more exist. */
-function pageOf(matched: AuditRecord[], limit: number): AuditPage {
-  const data = matched.slice(0, limit);
-  const more = matched.length > limit;
-  return { data, has_more: more, next_before: more ? data[data.length - 1]!.id : null };
-}
-
-class RedisAudit implements AuditBackend {
-  constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
-    private readonly scanBudget: number,
-  ) {}
-  private accountKey(account: string): string {
-    return `${this.prefix}:audit:a:${account}`;
-  }
-  private get allKey(): string {
-    return `${this.prefix}:audit:all`;
-  }
-  async write(batch: readonly StoredAudit[], retentionMs: number, nowMs: number): Promise<void> {
-    const minId = String(Math.max(0, nowMs - retentionMs));
-    const p = this.redis.pipeline();
-    const touched = new Set<string>();
-    for (const r of batch) {
-      const json = JSON.stringify(r);
-      // Exact MINID (not `~`): retention is by age, and a small stream would never fill a node to trim.
-      p.xadd(this.allKey, 'MINID', minId, '*', 'r', json);
-      if (r.account !== undefined) {
-        const k = this.accountKey(r.account);
-        p.xadd(k, 'MINID', minId, '*', 'r', json);
-        touched.add(k);
-      }
-    }
-    const ttl = Math.ceil(retentionMs / 1000) + 3600;
-    for (const k of touched) p.expire(k, ttl);
-    const results = await p.exec();
-    for (const [err] of results ?? []) if (err) throw err;
-  }
-  /**
-   * Newest first, filters applied to each entry. Stream ids are write times, at or after the record's own
-   * time: `since` bounds the range (nothing at or after it is skipped), `until` cannot (a record of 12:00:00
-   * may be written at 12:00:01) and is only filtered. Complete by construction: when `scanBudget` entries
-   * were scanned before the page filled, the answer says `has_more` with the last scanned id as the cursor,
-   * never a silently short page.
-   */
-  async list(q: AuditQuery): Promise<AuditPage> {
-    const key = q.account !== undefined ? this.accountKey(q.account) : this.allKey;
-    const out: AuditRecord[] = [];
-    let end = q.before !== undefined ? `(${q.before}` : '+';
-    const start = q.sinceMs !== undefined ? String(q.sinceMs) : '-';
-    let scanned = 0;
-    let last: string | null = null;
-    for (;;) {
-      const count = Math.min(500, this.scanBudget - scanned);
-      if (count <= 0) return { data: out, has_more: true, next_before: last };
-      const rows = (await this.redis.xrevrange(key, end, start, 'COUNT', count)) as [string, string[]][];
-      for (const [id, fields] of rows) {
-        const r = JSON.parse(fields[1] ?? '{}') as StoredAudit;
-        if (matches(r, q)) {
-          if (out.length === q.limit) return { data: out, has_more: true, next_before: last };
-          out.push(publicRecord(id, r));
-        }
-        scanned++;
-        last = id;
-      }
-      if (rows.length < count) return { data: out, has_more: false, next_before: null };
-      end = `(${last}`;
-    }
-  }
-  async prune(cutoffMs: number): Promise<void> {
-    // Account streams are trimmed on write and expire with the retention; the node-wide one here too.
-    await this.redis.xtrim(this.allKey, 'MINID', String(cutoffMs));
-  }
 }
 
 class SqliteAudit implements AuditBackend {
@@ -296,6 +173,11 @@ export interface AuditLogOptions {
   maxBuffered?: number;
   /** Redis: stream entries one read scans at most (default AUDIT_SCAN_BUDGET). */
   scanBudget?: number;
+  /**
+   * Before a read: has the ledger write the calls it settled and still holds in memory (credit leases), for
+   * the account read or, without one, for this process (`Ledger.reportCalls`).
+   */
+  beforeRead?: (account: string | undefined) => Promise<void>;
 }
 
 /** The input of `record`: the subject is resolved at write time, off the request path. */
@@ -324,6 +206,7 @@ export class AuditLog {
   private pruneTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private closed = false;
+  private readonly beforeRead: AuditLogOptions['beforeRead'];
 
   constructor(store: StoreConnection | undefined, opts: AuditLogOptions) {
     if (store?.kind === 'redis') {
@@ -335,6 +218,7 @@ export class AuditLog {
     this.maxBuffered = opts.maxBuffered ?? 50_000;
     this.retentionMs = opts.retentionDays * 86_400_000;
     this.log = opts.log;
+    this.beforeRead = opts.beforeRead;
   }
 
   /** Starts the flush and hourly prune timers (unref'd). */
@@ -387,9 +271,9 @@ export class AuditLog {
     }
   }
 
-  /** Newest first. Flushes this process's buffer first (read-your-writes). */
+  /** Newest first. Writes this process's buffer and the ledger's unreported calls first (read-your-writes). */
   async list(q: AuditQuery): Promise<AuditPage> {
-    await this.flush();
+    await Promise.all([this.flush(), this.beforeRead?.(q.account)]);
     return this.backend.list(q);
   }
 
@@ -400,6 +284,64 @@ export class AuditLog {
     await this.flush();
     this.closed = true;
   }
+}
+
+/**
+ * What the request's audit record says (`status`: the answer's; `ip`: the client's address as the limits see
+ * it), or undefined when the request is not audited (no subject) — the end hook and the settle stage both
+ * build it here.
+ */
+export function auditInputOf(ctx: RequestContext, status: number, ip: string): AuditInput | undefined {
+  const subject = ctx.local(AUDIT_SUBJECT);
+  if (subject === undefined) return undefined;
+  return {
+    atMs: Date.now(),
+    requestId: ctx.requestId,
+    subject,
+    endpoint: ctx.path,
+    method: ctx.method,
+    ip,
+    userAgent: ctx.headers['user-agent'],
+    costMsat: ctx.local(CHARGE)?.msats ?? 0,
+    status,
+  };
+}
+
+/**
+ * A paid call's record for the ledger step that charges it (`SettleInput.auditRecord`): every field but the
+ * cost, which the step adds (what it charged). Undefined when the request's key has no account to file it
+ * under (the end hook then records it as usual).
+ */
+export function callAuditRecord(i: AuditInput): CallAuditRecord | undefined {
+  const { cost_msats: _m, cost_sats: _s, account, ...rest } = stored(i);
+  if (account === undefined) return undefined;
+  return { json: JSON.stringify(rest), atMs: i.atMs, status: i.status };
+}
+
+/**
+ * The record of a charge made off any request — a Batch API job's settlement (core/batches/settle-batch.ts) —
+ * for the settle step that makes it: no client address or user agent.
+ */
+export function settlementAuditRecord(r: {
+  atMs: number;
+  requestId: string;
+  keyId: string;
+  endpoint: string;
+  method: string;
+  status: number;
+}): CallAuditRecord {
+  const rec: Omit<StoredAudit, 'cost_msats' | 'cost_sats' | 'account'> = {
+    timestamp: new Date(r.atMs).toISOString(),
+    request_id: r.requestId,
+    api_key_id: r.keyId,
+    endpoint: r.endpoint,
+    method: r.method,
+    ip_address: '',
+    user_agent: null,
+    response_status: r.status,
+    kind: 'key',
+  };
+  return { json: JSON.stringify(rec), atMs: r.atMs, status: r.status };
 }
 
 function stored(i: AuditInput): StoredAudit {

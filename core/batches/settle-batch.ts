@@ -1,3 +1,4 @@
+import { settlementAuditRecord } from '../audit/audit-log.js';
 import type { Ledger, SettleResult } from '../ledger/types.js';
 import type { Pricing } from '../pricing/types.js';
 import { priceBatchLine } from './batch-price.js';
@@ -80,6 +81,14 @@ export async function settleBatch(ledger: Ledger, job: BatchJob, o: BatchOutcome
     description: batchDescription(job.batchId ?? job.id, o),
     estimated: false,
     transactionType: 'batch',
-    audit: { endpoint: '/v1/batches', method: 'POST', userAgent: null, responseStatus: 200 },
+    // The settlement's audit record, written with its charge.
+    auditRecord: settlementAuditRecord({
+      atMs: Date.now(),
+      requestId: job.id,
+      keyId: job.keyId,
+      endpoint: '/v1/batches',
+      method: 'POST',
+      status: 200,
+    }),
   });
 }

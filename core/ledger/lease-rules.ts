@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js';
-import { checkId, checkLimits, checkMsat } from './rules.js';
+import { checkAuditRecord, checkId, checkLimits, checkMsat } from './rules.js';
 import type { KeyMeta, LeaseCall, LeaseGrant, LeaseInput, RateLimits } from './types.js';
 
 /**
@@ -26,6 +26,8 @@ export interface CheckedLease {
 
 export interface CheckedCall extends LeaseCall {
   tokens: number;
+  /** The audit record's JSON ('' = none). */
+  auditJson: string;
 }
 
 export function checkLease(input: LeaseInput): CheckedLease {
@@ -45,6 +47,7 @@ export function checkLease(input: LeaseInput): CheckedLease {
     calls: input.calls.map((c) => ({
       ...c,
       requestId: checkId('requestId', c.requestId),
+      auditJson: checkAuditRecord(c.auditRecord),
       costMsat: checkMsat('costMsat', c.costMsat),
       atMs: checkMsat('atMs', c.atMs),
       tokens: checkMsat('promptTokens', c.promptTokens) + checkMsat('completionTokens', c.completionTokens),

@@ -6,7 +6,6 @@ import type {
   AbortResult,
   AdmitInput,
   AdmitResult,
-  AuditLogPage,
   AuditReport,
   ChildKeysInput,
   ChildKeysResult,
@@ -118,8 +117,8 @@ interface KeyLease {
   queue: LeaseCall[];
   /** What each queued call was charged in memory (parallel to `queue`). */
   queueCharges: number[];
-  /** In-memory reservations of open calls (and the client IP for their audit record). */
-  open: Map<string, { msat: number; ip: string | null }>;
+  /** In-memory reservations of open calls (msat by request id). */
+  open: Map<string, number>;
   /** Balance after the last step. */
   balance: number;
   openMsat: number;
@@ -339,8 +338,7 @@ export class LeasingLedger implements Ledger {
       if (reserved !== undefined && input.costMsat > reserved) await this.returnSlices(input.accountId);
       return this.inner.settle(input);
     }
-    const call = l.open.get(input.requestId)!;
-    const reserved = call.msat;
+    const reserved = l.open.get(input.requestId)!;
     const free = Math.max(0, l.granted - l.unreportedMsat - l.openMsat);
     const charge = Math.min(input.costMsat, reserved + free);
     this.closeCall(l, input.requestId, reserved);
@@ -355,8 +353,8 @@ export class LeasingLedger implements Ledger {
       model: input.model,
       description: input.description,
       estimated: input.estimated,
-      clientIp: call.ip,
-      audit: input.audit,
+      // Its audit record is written by the step that reports (charges) it.
+      ...(input.auditRecord !== undefined ? { auditRecord: input.auditRecord } : {}),
       atMs: input.now ?? this.now(),
     });
     l.queueCharges.push(charge);
@@ -384,25 +382,8 @@ export class LeasingLedger implements Ledger {
       this.exactOpen.delete(input.requestId);
       return this.inner.release(input);
     }
-    const call = l.open.get(input.requestId)!;
-    const reserved = call.msat;
+    const reserved = l.open.get(input.requestId)!;
     this.closeCall(l, input.requestId, reserved);
-    if (input.audit) {
-      l.queue.push({
-        requestId: input.requestId,
-        costMsat: 0,
-        promptTokens: 0,
-        completionTokens: 0,
-        model: '',
-        description: '',
-        estimated: false,
-        clientIp: call.ip,
-        audit: input.audit,
-        atMs: input.now ?? this.now(),
-        released: true,
-      });
-      l.queueCharges.push(0);
-    }
     const r: ReleaseResult = { ok: true, status: 'released', replay: false, releasedMsat: reserved };
     this.remember(input.requestId, r);
     return r;
@@ -431,9 +412,16 @@ export class LeasingLedger implements Ledger {
     await this.returnAccount(credential);
     return this.inner.listTransactions(credential, page);
   }
-  async listAuditLog(credential: KeyLookup, page?: Page): Promise<AuditLogPage | null> {
-    await this.returnAccount(credential);
-    return this.inner.listAuditLog(credential, page);
+  /**
+   * Reports the queued calls (their charges and audit records) of the account's leases here — without returning
+   * the leases — and asks other processes holding leases of it to report theirs; without an account, every
+   * lease of this process.
+   */
+  async reportCalls(accountId?: string): Promise<void> {
+    if (accountId === undefined) return this.flushAll(false);
+    const mine = [...this.leases.values()].filter((l) => l.accountId === accountId);
+    await Promise.all(mine.map((l) => this.flushLease(l, false)));
+    await this.recallOthers(accountId, 'report');
   }
   findKeyById(keyId: string): Promise<KeyRef | null> {
     return this.inner.findKeyById(keyId);
@@ -581,7 +569,7 @@ export class LeasingLedger implements Ledger {
     if (this.calls.has(input.requestId) || this.finished.has(input.requestId)) {
       return { ok: false, code: 'duplicate_request' };
     }
-    l.open.set(input.requestId, { msat: input.maxMsat, ip: input.clientIp ?? null });
+    l.open.set(input.requestId, input.maxMsat);
     l.openMsat += input.maxMsat;
     l.peakOpen = Math.max(l.peakOpen, l.open.size);
     l.usedSlots += 1;

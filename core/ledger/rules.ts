@@ -3,6 +3,7 @@ import { displayKey, keyIdOf, periodIds, sha256Hex } from './keys.js';
 import type {
   AdmitInput,
   BalanceLimitReset,
+  CallAuditRecord,
   ChildKeysInput,
   HoldInput,
   HoldRef,
@@ -56,6 +57,8 @@ export const HOUR_MS = 3_600_000;
 /** Expired leases released per admit (bounded work on the hot path; the sweep does the rest). */
 export const SWEEP_PER_ADMIT = 20;
 export const MAX_KEYS_PER_ACCOUNT = 1000;
+/** Audit records are kept this long unless LedgerOptions.auditRetentionMs says otherwise (AUDIT_RETENTION_DAYS). */
+export const DEFAULT_AUDIT_RETENTION_MS = 30 * 86_400_000;
 
 export function expiredAt(k: Pick<KeyState, 'expiresAt' | 'validityDate'>, now: number): number | null {
   let at: number | null = null;
@@ -289,6 +292,28 @@ export function checkSettleInput(input: SettleInput): {
     throw new GatewayError('internal_error', { message: 'transactionType must be usage or batch' });
   }
   return { ...checkReleaseInput(input), cost, tokens };
+}
+
+/**
+ * A call's audit record as a step writes it: '' for none; else its JSON text, an object the step closes with
+ * the cost it charged (so it must be `{…}` with at least one field).
+ */
+export function checkAuditRecord(r: CallAuditRecord | undefined): string {
+  if (r === undefined) return '';
+  const j = r.json;
+  if (typeof j !== 'string' || j.length < 3 || j[0] !== '{' || j[j.length - 1] !== '}') {
+    throw new GatewayError('invalid_request', {
+      message: 'auditRecord.json must be a JSON object with fields',
+    });
+  }
+  checkMsat('auditRecord.atMs', r.atMs);
+  checkMsat('auditRecord.status', r.status);
+  return j;
+}
+
+/** A checked record's JSON closed with what was charged (the stores' one format, core/audit/audit-log.ts). */
+export function auditJsonWithCost(json: string, chargedMsat: number): string {
+  return `${json.slice(0, -1)},"cost_msats":${chargedMsat},"cost_sats":${Math.floor(chargedMsat / 1000)}}`;
 }
 
 export function checkReleaseInput(input: Pick<ReleaseInput, 'accountId' | 'requestId'>): {

@@ -228,12 +228,18 @@ export type CountRequestResult =
 
 // ------------------------------------------------------------------------------------ settle / release
 
-/** The spec §2.7 audit-log fields the ledger cannot know itself. */
-export interface AuditContext {
-  endpoint: string;
-  method: string;
-  userAgent?: string | null;
-  responseStatus: number;
+/**
+ * A settled call's audit record (the audit log, core/audit/audit-log.ts), written by the store step that charges
+ * the call — the same Lua script or SQLite transaction — so a charged call never lacks its record, whatever
+ * process dies when (docs/ledger.md, "Audit records").
+ */
+export interface CallAuditRecord {
+  /** The record as JSON text, every field but its cost: the step appends `cost_msats` and `cost_sats` (what it charged). */
+  json: string;
+  /** The record's time (ms): when the call ended. */
+  atMs: number;
+  /** The HTTP status answered (SQLite keeps it as a column the readers filter on). */
+  status: number;
 }
 
 export interface SettleInput {
@@ -253,7 +259,8 @@ export interface SettleInput {
    * (core/batches/settle-batch.ts). Additive: it changes only the recorded type.
    */
   transactionType?: 'usage' | 'batch';
-  audit?: AuditContext;
+  /** The call's audit record, written with the charge (absent: none is written; a replay writes none). */
+  auditRecord?: CallAuditRecord;
   now?: number;
 }
 
@@ -280,7 +287,6 @@ export type SettleResult =
 export interface ReleaseInput {
   accountId: string;
   requestId: string;
-  audit?: AuditContext;
   now?: number;
 }
 
@@ -293,11 +299,11 @@ export type ReleaseResult =
 
 /**
  * A call admitted and settled in memory against a credit lease, reported in the next lease step. Charged
- * exactly like `settle` (min(cost, lease + what is still free)), with its own usage transaction and audit
- * record.
+ * exactly like `settle` (min(cost, lease + what is still free)), with its own usage transaction and its audit
+ * record (written by the step that charges it).
  */
 export interface LeaseCall {
-  /** The call's id (gateway-generated, unique), written to its audit record. */
+  /** The call's id (gateway-generated, unique). */
   requestId: string;
   costMsat: number;
   promptTokens: number;
@@ -305,12 +311,9 @@ export interface LeaseCall {
   model: string;
   description: string;
   estimated: boolean;
-  clientIp?: string | null;
-  audit?: AuditContext;
-  /** When the call was settled in memory (its transaction and audit timestamp). */
+  auditRecord?: CallAuditRecord;
+  /** When the call was settled in memory (its transaction's timestamp). */
   atMs: number;
-  /** Released, not settled (nothing came from the upstream): only its audit record (cost 0) is written, like `release`. */
-  released?: boolean;
 }
 
 /**
@@ -563,25 +566,6 @@ export interface TransactionPage {
 }
 
 /** Spec §2.7 audit-log record, one per key use (settle or release); bounded per account. */
-export interface AuditLogRecord {
-  timestampMs: number;
-  apiKeyId: string;
-  requestId: string;
-  endpoint: string;
-  method: string;
-  ipAddress: string | null;
-  userAgent: string | null;
-  costMsat: number;
-  costSats: number;
-  responseStatus: number;
-}
-
-export interface AuditLogPage {
-  records: AuditLogRecord[];
-  hasMore: boolean;
-  total: number;
-}
-
 export interface AuditBreach {
   accountId: string | null;
   rule: 'conservation' | 'reserved_negative' | 'overspent' | 'reservations_mismatch' | 'negative_total';
@@ -602,8 +586,9 @@ export interface LedgerOptions {
   prefix?: string;
   /** Usage/deposit transactions kept per account (newest). Default 10,000. */
   txRetention?: number;
-  /** Audit-log records kept per account (newest). Default 1,000. */
-  auditRetention?: number;
+  /** How long audit records are kept (ms; the audit log's AUDIT_RETENTION_DAYS): a step that writes one trims
+   *  the account's records older than this. Default 30 days. */
+  auditRetentionMs?: number;
   /** How long finished reservation ids are remembered for idempotent settle/release. Default 1 h (bounds memory on busy keys). */
   finishedRetentionMs?: number;
   /**
@@ -653,7 +638,7 @@ export interface Ledger {
   admit(input: AdmitInput): Promise<AdmitResult>;
   /** Counts a request without money against the key's requests/min window (see CountRequestInput). */
   countRequest(input: CountRequestInput): Promise<CountRequestResult>;
-  /** Charge min(cost, reserved + available), release the rest, count, write tx + audit. Idempotent. */
+  /** Charge min(cost, reserved + available), release the rest, count, write tx + audit record. Idempotent. */
   settle(input: SettleInput): Promise<SettleResult>;
   /** Return the whole reservation. Idempotent; no-op after settle. */
   release(input: ReleaseInput): Promise<ReleaseResult>;
@@ -673,8 +658,6 @@ export interface Ledger {
   getKeyInfo(credential: KeyLookup, now?: number): Promise<KeyInfo | null>;
   /** Newest first. null when the credential is unknown. */
   listTransactions(credential: KeyLookup, page?: Page): Promise<TransactionPage | null>;
-  /** Newest first. null when the credential is unknown. */
-  listAuditLog(credential: KeyLookup, page?: Page): Promise<AuditLogPage | null>;
   /**
    * The key whose public id (`key_id`, 16 hex characters) this is, deleted or not; null when none or the id is
    * malformed. For the operator's console: SQLite reads the keys table; Redis reads an index written when keys are
@@ -705,6 +688,12 @@ export interface Ledger {
   recallLeases(accountId: string, kind: RecallKind, now?: number): Promise<void>;
   /** The recalls made at or after `sinceMs` (the holders poll this). Recalls are forgotten after a minute. */
   recalledSince(sinceMs: number): Promise<LeaseRecall[]>;
+  /**
+   * Writes what this process settled and has not written yet (the credit leases' queued calls; with an account,
+   * other processes holding its leases are asked to report too), so a reader of the store — the audit log —
+   * sees every call answered so far. A no-op for the store ledgers.
+   */
+  reportCalls(accountId?: string): Promise<void>;
   /** Check the invariants over every account; never changes anything. */
   audit(): Promise<AuditReport>;
   /** Sum of all account balances (the wallet's solvency check compares its proofs to this). */

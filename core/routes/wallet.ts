@@ -84,7 +84,8 @@ function transactionView(t: Transaction) {
 export function auditCursor(ctx: RequestContext): string | undefined {
   const raw = ctx.query.get('before');
   if (raw === null) return undefined;
-  if (!/^\d{1,20}(?:-\d{1,20})?$/.test(raw)) {
+  // SQLite ids are numbers; Redis ids are stream ids, tagged with the account for account records.
+  if (!/^\d{1,20}(?:-\d{1,20}(?:-[0-9A-Za-z]{1,40})?)?$/.test(raw)) {
     throw new GatewayError('validation_failed', {
       message: 'before: must be a record id from a previous page',
     });

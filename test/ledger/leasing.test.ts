@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LeasingLedger } from '../../core/ledger/leasing.js';
 import type { AdmitInput, RateLimits } from '../../core/ledger/types.js';
+import { callRecord } from './support/audit-records.js';
 import { BIG, fund, rid } from './support/conformance.js';
 import { redisFactory, type StoreHarness, sqliteFactory } from './support/harness.js';
 
@@ -9,7 +10,6 @@ import { redisFactory, type StoreHarness, sqliteFactory } from './support/harnes
  * are charged exactly as the per-call path charges them, reads see every answered call, a nearly empty key
  * spends its last msat, rate limits stay exact, idle leases are returned.
  */
-const AUDIT = { endpoint: '/v1/chat/completions', method: 'POST', userAgent: 'ua', responseStatus: 200 };
 
 for (const factory of [sqliteFactory(), redisFactory()]) {
   describe(`lease manager on ${factory.name}`, () => {
@@ -20,6 +20,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
       open.push({ h, m });
       return m;
     }
+    const harnessOf = (m: LeasingLedger): StoreHarness => open.find((x) => x.m === m)!.h;
     afterEach(async () => {
       for (const { h, m } of open.splice(0)) {
         await m.flushAll(true);
@@ -53,7 +54,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
         model: 'm',
         description: 'm: 12 tokens',
         estimated: false,
-        audit: AUDIT,
+        auditRecord: callRecord(apiKey, a.requestId, Date.now(), { ip: '10.1.2.3' }),
       });
     }
 
@@ -76,9 +77,9 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
       expect(txs?.transactions.filter((t) => t.type === 'usage').map((t) => t.amountMsat)).toEqual(
         Array(10).fill(-321),
       );
-      const log = await m.listAuditLog({ apiKey: k.apiKey });
-      expect(log?.records).toHaveLength(10);
-      expect(log?.records[0]).toMatchObject({ costMsat: 321, ipAddress: '10.1.2.3', responseStatus: 200 });
+      const log = await harnessOf(m).auditLog(m).list({ account: k.accountId, limit: 100 });
+      expect(log.data).toHaveLength(10);
+      expect(log.data[0]).toMatchObject({ cost_msats: 321, ip_address: '10.1.2.3', response_status: 200 });
     });
 
     it('admits in memory: one store step for many calls', async () => {

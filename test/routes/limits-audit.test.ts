@@ -571,6 +571,39 @@ describe.each<PaidStore>(['sqlite', 'redis'])('audit store on %s', (kind) => {
     await audit.close();
   });
 
+  it('the node-wide reader pages through every account’s records and the node’s, each once', async () => {
+    const audit = auditLog(kind === 'redis' ? 64 : undefined);
+    const t0 = Date.now() - 60_000;
+    // 5 accounts and records of no account, written together: on Redis many share a stream id across streams.
+    const batch: StoredAudit[] = [];
+    for (let i = 0; i < 240; i++) {
+      const { account, ...r } = rec(t0 + i, i % 2 === 0 ? 'km' : 'kn', 200, `acct-m${i % 5}`);
+      batch.push({ ...r, request_id: `merge-${i}`, ...(i % 4 === 3 ? {} : { account }) });
+    }
+    await audit.backend.write(batch.slice(0, 120), 30 * DAY, Date.now());
+    await audit.backend.write(batch.slice(120), 30 * DAY, Date.now());
+    const mine = (ids: string[]) => ids.filter((id) => id.startsWith('merge-'));
+    const all = await allPages(audit, { sinceMs: t0 - 1000, limit: 7 });
+    expect(mine(all.ids).sort()).toEqual(batch.map((r) => r.request_id).sort());
+    expect(new Set(all.ids).size).toBe(all.ids.length);
+    const km = await allPages(audit, { keyId: 'km', limit: 9 });
+    expect(mine(km.ids).sort()).toEqual(
+      batch
+        .filter((r) => r.api_key_id === 'km')
+        .map((r) => r.request_id)
+        .sort(),
+    );
+    // One account's reader: only its records (48), newest first.
+    const one = await allPages(audit, { account: 'acct-m2', limit: 10 });
+    expect(one.ids).toEqual(
+      batch
+        .filter((r) => r.account === 'acct-m2')
+        .map((r) => r.request_id)
+        .reverse(),
+    );
+    await audit.close();
+  });
+
   it('retention is by age: prune removes records older than AUDIT_RETENTION_DAYS and keeps the rest', async () => {
     const audit = auditLog();
     const now = Date.now();

@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { AuditLog } from '../../core/audit/audit-log.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
+import { createLogger } from '../../core/log.js';
 import { openStore } from '../../core/store/connection.js';
 
 /**
@@ -17,6 +19,8 @@ export interface ProcessStore {
   readonly env: Record<string, string>;
   /** Runs `fn` with a ledger on its own connection to the store (closed afterwards). */
   withLedger<T>(fn: (ledger: Ledger) => Promise<T>): Promise<T>;
+  /** Runs `fn` with the audit log (core/audit) on its own connection to the store (closed afterwards). */
+  withAuditLog<T>(fn: (audit: AuditLog) => Promise<T>): Promise<T>;
   drop(): Promise<void>;
 }
 
@@ -42,6 +46,21 @@ export function processStore(kind: 'sqlite' | 'redis'): ProcessStore {
           await ledger.close();
         }
       } finally {
+        await conn.close();
+      }
+    },
+    async withAuditLog(fn) {
+      const conn = prefix
+        ? openStore({ redisUrl: redisUrl!, redisPrefix: prefix })
+        : openStore({ dataDir: dataDir! });
+      if (conn.kind === 'redis' && conn.redis.status !== 'ready') {
+        await new Promise((r) => conn.redis.once('ready', r));
+      }
+      const audit = new AuditLog(conn, { retentionDays: 30, log: createLogger('silent') });
+      try {
+        return await fn(audit);
+      } finally {
+        await audit.close();
         await conn.close();
       }
     },

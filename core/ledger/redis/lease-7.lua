@@ -6,14 +6,14 @@
   (requests-per-minute window and slots granted in it), c (concurrency slots held; absent = 1), b (last
   applied step seq) and q (that step's answer, for replays).
 
-  KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] lease  KEYS[5] fin  KEYS[6] tx  KEYS[7] audit
+  KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] lease  KEYS[5] fin  KEYS[6] tx  KEYS[7] audit-log
   ARGV[1] keyHash  [2] leaseId  [3] seq  [4] wantMsat  [5] minMsat  [6] wantRequests  [7] usedRequests
   [8] ttlMs  [9] requests/min  [10] tokens/hour  [11] concurrent  [12] now  [13] accountId
-  [14] tx retention  [15] audit retention  [16] forget finished before (ms)  [17] sweep limit  [18] close '1'|'0'
-  [19] concurrency slots wanted  [20] calls open under the lease (the floor of the slots)
-  [21] number of calls, then 12 per call: requestId, costMsat, tokens, model, description, estimated '1'|'0',
-  clientIp ('' = none), endpoint, method, user agent, response status ('' = no audit record), settled at (ms);
-  a costMsat of -1 is a released call: its audit record only (cost 0), like release
+  [14] tx retention  [15] audit records before this go (ms)  [16] forget finished before (ms)  [17] sweep limit
+  [18] close '1'|'0'  [19] concurrency slots wanted  [20] calls open under the lease (the floor of the slots)
+  [21] number of calls, then 7 per call: costMsat, tokens, model, description, estimated '1'|'0',
+  the audit record without its cost (JSON; '' = none), settled at (ms). Each call's charge, transaction and
+  audit record are written in this step, so the report carries the records of the calls it charges.
 
   Returns {1, replay 0|1, answer, keyMetaJson}, answer = 'open,granted,available,balance,slots,window,counted,
   tokensLeft,otherOpen,concurrentSlots|charged;charged;…' | {-1} invalid key (opening) | {-2, expiredAt} (opening)
@@ -29,13 +29,12 @@
 
 local kh, id = ARGV[1], ARGV[2]
 local now = tonumber(ARGV[12])
-local v = redis.call('HMGET', KEYS[1], 'balance', 'reserved', 'spent', 'requests', 'txseq', 'auditseq', 'created',
-  'deleted', 'nsw', kh)
-if not v[7] then return {-1} end
-local a = {balance = N(v[1]), reserved = N(v[2]), spent = N(v[3]), requests = N(v[4]), txseq = N(v[5]),
-  auditseq = N(v[6])}
-local nsw = N(v[9])
-local k = parseKst(kh, v[10])
+local v = redis.call('HMGET', KEYS[1], 'balance', 'reserved', 'spent', 'requests', 'txseq', 'created', 'deleted',
+  'nsw', kh)
+if not v[6] then return {-1} end
+local a = {balance = N(v[1]), reserved = N(v[2]), spent = N(v[3]), requests = N(v[4]), txseq = N(v[5])}
+local nsw = N(v[8])
+local k = parseKst(kh, v[9])
 -- Expired leases first (this one included, if it ran out): what they held is free again. Written at once,
 -- so every early return below leaves the sweep applied.
 if now >= nsw then
@@ -57,7 +56,7 @@ local ncalls = tonumber(ARGV[21])
 local mraw = redis.call('HGET', KEYS[2], kh)
 local m = nil
 if mraw then m = cjson.decode(mraw) end
-local bad = (not m) or m.del == '1' or v[8] == '1'
+local bad = (not m) or m.del == '1' or v[7] == '1'
 local exp = nil
 if not bad then exp = expiredAt(m, now) end
 
@@ -95,46 +94,31 @@ if free < 0 then free = 0 end
 local charged = {}
 local i = 22
 for n = 1, ncalls do
-  local cost = tonumber(ARGV[i + 1])
-  if cost < 0 then
-    if ARGV[i + 10] ~= '' then
-      local ip = nil
-      if ARGV[i + 6] ~= '' then ip = ARGV[i + 6] end
-      addAudit(KEYS[7], a, kh, ARGV[i], ip, ARGV[i + 7], ARGV[i + 8], ARGV[i + 9], ARGV[i + 10], 0, ARGV[i + 11],
-        tonumber(ARGV[15]))
-    end
-    charged[n] = '0'
-  else
-    local charge = math.min(cost, held + free)
-    local fromHeld = math.min(charge, held)
-    held = held - fromHeld
-    free = free - (charge - fromHeld)
-    a.reserved = a.reserved - fromHeld
-    a.balance = a.balance - charge
-    a.spent = a.spent + charge
-    a.requests = a.requests + 1
-    k.r = k.r - fromHeld
-    k.ts = k.ts + charge
-    k.tr = k.tr + 1
-    k.ps = k.ps + charge
-    local at = ARGV[i + 11]
-    k.lu = tonumber(at)
-    local ctw = math.floor(k.lu / 3600000)
-    if k.tw ~= ctw then
-      k.tw = ctw
-      k.tc = 0
-    end
-    k.tc = k.tc + tonumber(ARGV[i + 2])
-    addTx(KEYS[6], a, ARGV[13], 'usage', -charge, ARGV[i + 4], at, kh, ARGV[i + 3], ARGV[i + 5], tonumber(ARGV[14]))
-    if ARGV[i + 10] ~= '' then
-      local ip = nil
-      if ARGV[i + 6] ~= '' then ip = ARGV[i + 6] end
-      addAudit(KEYS[7], a, kh, ARGV[i], ip, ARGV[i + 7], ARGV[i + 8], ARGV[i + 9], ARGV[i + 10], charge, at,
-        tonumber(ARGV[15]))
-    end
-    charged[n] = S(charge)
+  local cost = tonumber(ARGV[i])
+  local charge = math.min(cost, held + free)
+  local fromHeld = math.min(charge, held)
+  held = held - fromHeld
+  free = free - (charge - fromHeld)
+  a.reserved = a.reserved - fromHeld
+  a.balance = a.balance - charge
+  a.spent = a.spent + charge
+  a.requests = a.requests + 1
+  k.r = k.r - fromHeld
+  k.ts = k.ts + charge
+  k.tr = k.tr + 1
+  k.ps = k.ps + charge
+  local at = ARGV[i + 6]
+  k.lu = tonumber(at)
+  local ctw = math.floor(k.lu / 3600000)
+  if k.tw ~= ctw then
+    k.tw = ctw
+    k.tc = 0
   end
-  i = i + 12
+  k.tc = k.tc + tonumber(ARGV[i + 1])
+  addTx(KEYS[6], a, ARGV[13], 'usage', -charge, ARGV[i + 3], at, kh, ARGV[i + 2], ARGV[i + 4], tonumber(ARGV[14]))
+  if ARGV[i + 5] ~= '' then addAudit(KEYS[7], ARGV[i + 5], charge, ARGV[15]) end
+  charged[n] = S(charge)
+  i = i + 7
 end
 
 local close = ARGV[18] == '1' or bad or exp ~= nil or (r ~= nil and not isOpen) or (r == nil and ncalls > 0)
@@ -196,5 +180,5 @@ else
   if tonumber(r.e) < nsw then nsw = tonumber(r.e) end
 end
 redis.call('HSET', KEYS[1], 'balance', S(a.balance), 'reserved', S(a.reserved), 'spent', S(a.spent),
-  'requests', S(a.requests), 'txseq', S(a.txseq), 'auditseq', S(a.auditseq), 'nsw', S(nsw), kh, packKst(k))
+  'requests', S(a.requests), 'txseq', S(a.txseq), 'nsw', S(nsw), kh, packKst(k))
 return {1, 0, r.q, mraw or ''}

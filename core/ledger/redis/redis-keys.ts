@@ -6,7 +6,7 @@ import type { BalanceLimitReset } from '../types.js';
  * one slot and each script touches one slot (Redis Cluster runs them unchanged):
  *
  *   <p>:{a:<id>}:acct   hash   balance, reserved, deposited, spent, withdrawn, fees, requests, created,
- *                              deleted, txseq, auditseq, origin, nsw (lower bound of the next lease expiry)
+ *                              deleted, txseq, origin, nsw (lower bound of the next lease expiry)
  *                              + keyHash → that key's usage counters packed in one field (see KST)
  *   <p>:{a:<id>}:keys   hash   keyHash → metadata JSON (numbers as strings)
  *   <p>:{a:<id>}:res    hash   requestId/holdId → reservation JSON (kind, status, amount, key, expiry, result)
@@ -14,14 +14,19 @@ import type { BalanceLimitReset } from '../types.js';
  *   <p>:{a:<id>}:fin    zset   finished reservation ids by finish time (bounded forgetting)
  *   <p>:{a:<id>}:cred   hash   credited tokenHash → transaction id (credit-once, account half)
  *   <p>:{a:<id>}:tx     list   transactions, newest first, trimmed to the retention
- *   <p>:{a:<id>}:audit  list   audit-log records, newest first, trimmed to the retention
+ *   <p>:{a:<id>}:audit-log  stream  the account's audit records (core/audit/audit-log.ts): written by settle and
+ *                              lease steps with the charge, and by the audit log's own batches; trimmed by age
  *   <p>:{t:<tokenHash>}:claim  string  owning account id (credit-once, global half)
  *   <p>:{meta}:secret   string  server secret for deposit-derived keys
  *   <p>:{meta}:kid      hash    key id → "<accountId> <keyHash>" (the console's lookup by key id; written after
  *                              a key is created, best effort — a miss falls back to a scan)
+ *   <p>:{audit}:accounts  zset  accounts with audit records, by when a writer last confirmed them (audit-index.ts)
+ *   <p>:{audit}:node    stream  audit records of no account (admin changes, unknown keys)
  *
- * Layout version 2 (LEDGER_SCRIPT_VERSION): version 1 kept key counters as one field per counter in a
- * separate `kst` hash; there is no migration (no version-1 store was ever deployed).
+ * Layout version 3 (LEDGER_SCRIPT_VERSION): version 1 kept key counters as one field per counter in a
+ * separate `kst` hash; version 2 kept a count-capped `audit` list and an `auditseq` field per account (the
+ * ledger's own audit trail, gone: the audit log's stream is the only one). A version-2 store runs unchanged:
+ * its old lists and fields are left alone: nothing reads them (delete `<p>:{a:*}:audit` at leisure).
  */
 export interface AccountKeys {
   acct: string;
@@ -31,7 +36,7 @@ export interface AccountKeys {
   fin: string;
   cred: string;
   tx: string;
-  audit: string;
+  auditLog: string;
 }
 
 export function accountKeys(prefix: string, accountId: string): AccountKeys {
@@ -44,7 +49,7 @@ export function accountKeys(prefix: string, accountId: string): AccountKeys {
     fin: `${b}fin`,
     cred: `${b}cred`,
     tx: `${b}tx`,
-    audit: `${b}audit`,
+    auditLog: `${b}audit-log`,
   };
 }
 
@@ -54,6 +59,16 @@ export function claimKey(prefix: string, tokenHash: string): string {
 
 export function keyIdIndexKey(prefix: string): string {
   return `${prefix}:{meta}:kid`;
+}
+
+/** Accounts with audit records (core/ledger/redis/audit-index.ts). */
+export function auditIndexKey(prefix: string): string {
+  return `${prefix}:{audit}:accounts`;
+}
+
+/** Audit records of no account: admin changes and failed logins, requests naming an unknown key. */
+export function auditNodeKey(prefix: string): string {
+  return `${prefix}:{audit}:node`;
 }
 
 export function secretKey(prefix: string): string {

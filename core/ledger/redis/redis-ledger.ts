@@ -16,6 +16,7 @@ import {
 import { checkLease, decodeLeaseAnswer } from '../lease-rules.js';
 import {
   checkAdmitInput,
+  checkAuditRecord,
   checkChildKeysInput,
   checkCountRequestInput,
   checkCreditInput,
@@ -25,6 +26,7 @@ import {
   checkReleaseInput,
   checkSettleInput,
   childKeyState,
+  DEFAULT_AUDIT_RETENTION_MS,
   MAX_KEYS_PER_ACCOUNT,
   newKeyState,
   normList,
@@ -59,6 +61,7 @@ import type {
   SettleInput,
   SettleResult,
 } from '../types.js';
+import { AuditIndex } from './audit-index.js';
 import { accountKeys, claimKey, decodeKey, encodeMeta, keyIdIndexKey, secretKey } from './redis-keys.js';
 import { RedisReads } from './redis-reads.js';
 import { defineScripts } from './redis-scripts.js';
@@ -110,6 +113,8 @@ function paymentRequired(r: Reply) {
  */
 export class RedisLedger extends RedisReads {
   readonly kind: 'redis' | 'redis-cluster';
+  /** Accounts with audit records (node-wide audit reads): confirmed before a step writes a record. */
+  private readonly auditIndex: AuditIndex;
 
   constructor(
     client: Redis | Cluster,
@@ -119,9 +124,10 @@ export class RedisLedger extends RedisReads {
   ) {
     super(client, prefix, defineScripts(client), {
       tx: opts.txRetention ?? 10_000,
-      audit: opts.auditRetention ?? 1000,
+      auditMs: opts.auditRetentionMs ?? DEFAULT_AUDIT_RETENTION_MS,
       finishedMs: opts.finishedRetentionMs ?? 3_600_000,
     });
+    this.auditIndex = new AuditIndex(client, prefix);
     this.kind = 'nodes' in client && typeof client.nodes === 'function' ? 'redis-cluster' : 'redis';
   }
 
@@ -317,13 +323,16 @@ export class RedisLedger extends RedisReads {
 
   async settle(input: SettleInput): Promise<SettleResult> {
     const { accountId, requestId, cost, tokens } = checkSettleInput(input);
+    const record = checkAuditRecord(input.auditRecord);
     const now = input.now ?? Date.now();
     const ak = accountKeys(this.prefix, accountId);
     const p = periodIds(now);
-    const a = input.audit;
+    // The account is listed in the audit index before its record is written (a cached confirmation: no await).
+    const listing = record !== '' ? this.auditIndex.confirm(accountId) : undefined;
+    if (listing !== undefined) await this.call(() => listing);
     const r = (await this.run(
       'settle',
-      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin, ak.tx, ak.audit],
+      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin, ak.tx, ak.auditLog],
       [
         requestId,
         cost,
@@ -337,13 +346,9 @@ export class RedisLedger extends RedisReads {
         p.monthly,
         input.accountId,
         this.retention.tx,
-        this.retention.audit,
+        Math.max(0, Date.now() - this.retention.auditMs),
         now - this.retention.finishedMs,
-        a ? '1' : '0',
-        a?.endpoint ?? '',
-        a?.method ?? '',
-        a?.userAgent ?? '',
-        a?.responseStatus ?? 0,
+        record,
         input.transactionType ?? 'usage',
       ],
     )) as Reply;
@@ -367,21 +372,10 @@ export class RedisLedger extends RedisReads {
     const { accountId, requestId } = checkReleaseInput(input);
     const now = input.now ?? Date.now();
     const ak = accountKeys(this.prefix, accountId);
-    const a = input.audit;
     const r = (await this.run(
       'release',
-      [ak.acct, ak.res, ak.lease, ak.fin, ak.audit],
-      [
-        requestId,
-        now,
-        this.retention.audit,
-        now - this.retention.finishedMs,
-        a ? '1' : '0',
-        a?.endpoint ?? '',
-        a?.method ?? '',
-        a?.userAgent ?? '',
-        a?.responseStatus ?? 0,
-      ],
+      [ak.acct, ak.res, ak.lease, ak.fin],
+      [requestId, now, now - this.retention.finishedMs],
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
     if (r[0] === LedgerCode.AlreadySettled) return { ok: false, code: 'already_settled' };
@@ -409,7 +403,7 @@ export class RedisLedger extends RedisReads {
       l.now,
       c.accountId,
       this.retention.tx,
-      this.retention.audit,
+      Math.max(0, Date.now() - this.retention.auditMs),
       l.now - this.retention.finishedMs,
       SWEEP_PER_ADMIT,
       input.close ? '1' : '0',
@@ -417,26 +411,16 @@ export class RedisLedger extends RedisReads {
       l.openCalls,
       l.calls.length,
     ];
+    let records = false;
     for (const x of l.calls) {
-      const a = x.audit;
-      args.push(
-        x.requestId,
-        x.released ? -1 : x.costMsat,
-        x.tokens,
-        x.model,
-        x.description,
-        x.estimated ? '1' : '0',
-        x.clientIp ?? '',
-        a?.endpoint ?? '',
-        a?.method ?? '',
-        a?.userAgent ?? '',
-        a ? a.responseStatus : '',
-        x.atMs,
-      );
+      if (x.auditJson !== '') records = true;
+      args.push(x.costMsat, x.tokens, x.model, x.description, x.estimated ? '1' : '0', x.auditJson, x.atMs);
     }
+    const listing = records ? this.auditIndex.confirm(c.accountId) : undefined;
+    if (listing !== undefined) await this.call(() => listing);
     const r = (await this.run(
       'lease',
-      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin, ak.tx, ak.audit],
+      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin, ak.tx, ak.auditLog],
       args,
     )) as Reply;
     switch (r[0]) {

@@ -12,13 +12,13 @@ import {
  * loaded through the shared loader (core/store/lua-scripts.ts) under version-stamped `gwLedger_…` names.
  */
 /** Also the Redis layout version (redis-keys.ts): bumped when the stored shape changes. */
-export const LEDGER_SCRIPT_VERSION = 2;
+export const LEDGER_SCRIPT_VERSION = 3;
 
 export const SCRIPT_FILES = [
   'admit-5',
   'count-request-2',
   'settle-7',
-  'release-5',
+  'release-4',
   'lease-7',
   'claim-token-1',
   'credit-4',

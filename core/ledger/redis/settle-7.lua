@@ -1,13 +1,14 @@
 --[[
   Settle a call: charge min(cost, reserved + what is still available), release the rest, count tokens
-  and the request, write the usage transaction and the audit record. Idempotent by requestId.
+  and the request, write the usage transaction and the call's audit record. Idempotent by requestId (a replay
+  writes nothing).
   A lease-expired reservation (already released by a sweep) is charged from what is available now.
 
-  KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] lease  KEYS[5] fin  KEYS[6] tx  KEYS[7] audit
+  KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] lease  KEYS[5] fin  KEYS[6] tx  KEYS[7] audit-log
   ARGV[1] requestId  [2] costMsat  [3] tokens  [4] model  [5] description  [6] estimated '1'|'0'
   [7] now  [8] daily  [9] weekly  [10] monthly period ids  [11] accountId  [12] tx retention
-  [13] audit retention  [14] forget finished before (ms)  [15] write audit '1'|'0'  [16] endpoint
-  [17] method  [18] user agent  [19] response status  [20] transaction type ('usage' | 'batch')
+  [13] audit records before this go (ms)  [14] forget finished before (ms)
+  [15] the audit record without its cost (JSON; '' = none)  [16] transaction type ('usage' | 'batch')
 
   Returns {1, replay 0|1, 'charged,released,overrun,balance,txId'} | {-7} unknown | {-8} already released
 
@@ -28,10 +29,9 @@ if r.s == 'settled' then return {1, 1, r.r} end
 if r.s == 'released' then return {-8} end
 
 local now = tonumber(ARGV[7])
-local v = redis.call('HMGET', KEYS[1], 'balance', 'reserved', 'spent', 'requests', 'txseq', 'auditseq', r.h)
-local a = {balance = N(v[1]), reserved = N(v[2]), spent = N(v[3]), requests = N(v[4]), txseq = N(v[5]),
-  auditseq = N(v[6])}
-local k = parseKst(r.h, v[7])
+local v = redis.call('HMGET', KEYS[1], 'balance', 'reserved', 'spent', 'requests', 'txseq', r.h)
+local a = {balance = N(v[1]), reserved = N(v[2]), spent = N(v[3]), requests = N(v[4]), txseq = N(v[5])}
+local k = parseKst(r.h, v[6])
 local held = 0
 if r.s == 'open' then held = tonumber(r.a) end
 local free = a.balance - a.reserved
@@ -60,16 +60,13 @@ if k.tw ~= tw then
 end
 k.tc = k.tc + tonumber(ARGV[3])
 
-local txId = addTx(KEYS[6], a, ARGV[11], ARGV[20], -charge, ARGV[5], ARGV[7], r.h, ARGV[4], ARGV[6],
+local txId = addTx(KEYS[6], a, ARGV[11], ARGV[16], -charge, ARGV[5], ARGV[7], r.h, ARGV[4], ARGV[6],
   tonumber(ARGV[12]))
-if ARGV[15] == '1' then
-  addAudit(KEYS[7], a, r.h, id, r.ip, ARGV[16], ARGV[17], ARGV[18], ARGV[19], charge, ARGV[7],
-    tonumber(ARGV[13]))
-end
+if ARGV[15] ~= '' then addAudit(KEYS[7], ARGV[15], charge, ARGV[13]) end
 local released = held - charge
 if released < 0 then released = 0 end
 r.r = S(charge) .. ',' .. S(released) .. ',' .. S(cost - charge) .. ',' .. S(a.balance) .. ',' .. txId
 finish(KEYS[3], KEYS[5], KEYS[4], id, r, 'settled', ARGV[7], ARGV[14])
 redis.call('HSET', KEYS[1], 'balance', S(a.balance), 'reserved', S(a.reserved), 'spent', S(a.spent),
-  'requests', S(a.requests), 'txseq', S(a.txseq), 'auditseq', S(a.auditseq), r.h, packKst(k))
+  'requests', S(a.requests), 'txseq', S(a.txseq), r.h, packKst(k))
 return {1, 0, r.r}

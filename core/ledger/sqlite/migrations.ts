@@ -193,6 +193,14 @@ CREATE TABLE batch_jobs (
 CREATE INDEX batch_jobs_due ON batch_jobs(due_at);
 `,
   },
+  {
+    version: 7,
+    name: 'the ledger keeps no audit list of its own (settle and lease steps write to audit_records)',
+    sql: `
+DROP TABLE ledger_audit_log;
+ALTER TABLE ledger_accounts DROP COLUMN audit_seq;
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

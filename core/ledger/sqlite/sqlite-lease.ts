@@ -107,11 +107,6 @@ export function sqliteLeaseStep(
   free = Math.min(free, keyFree(k, now));
   const charged: number[] = [];
   for (const c of l.calls) {
-    if (c.released) {
-      if (c.audit) s.addAudit(a, k.hash, c.requestId, c.clientIp ?? null, c.audit, 0, c.atMs);
-      charged.push(0);
-      continue;
-    }
     const charge = Math.min(c.costMsat, held + free);
     const fromHeld = Math.min(charge, held);
     held -= fromHeld;
@@ -132,7 +127,7 @@ export function sqliteLeaseStep(
     }
     k.tphCount += c.tokens;
     s.addTx(a, 'usage', -charge, c.description, c.atMs, k.hash, c.model, c.estimated);
-    if (c.audit) s.addAudit(a, k.hash, c.requestId, c.clientIp ?? null, c.audit, charge, c.atMs);
+    if (c.auditRecord !== undefined) s.addAudit(a.id, k.hash, c.auditRecord, charge);
     charged.push(charge);
   }
 

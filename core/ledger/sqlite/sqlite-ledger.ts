@@ -13,6 +13,7 @@ import {
 import { checkLease } from '../lease-rules.js';
 import {
   checkAdmitInput,
+  checkAuditRecord,
   checkChildKeysInput,
   checkCountRequestInput,
   checkCreditInput,
@@ -82,7 +83,6 @@ export class SqliteLedger extends SqliteReads {
         db,
         {
           tx: opts.txRetention ?? 10_000,
-          audit: opts.auditRetention ?? 1000,
           finishedMs: opts.finishedRetentionMs ?? 3_600_000,
         },
         {
@@ -258,6 +258,8 @@ export class SqliteLedger extends SqliteReads {
 
   async settle(input: SettleInput): Promise<SettleResult> {
     const { accountId, requestId, cost, tokens } = checkSettleInput(input);
+    const record = input.auditRecord;
+    checkAuditRecord(record);
     const now = input.now ?? Date.now();
     const s = this.s;
     return s.tx((): SettleResult => {
@@ -293,7 +295,7 @@ export class SqliteLedger extends SqliteReads {
         input.model,
         input.estimated,
       );
-      if (input.audit) s.addAudit(a, k.hash, r.request_id, r.client_ip, input.audit, charge, now);
+      if (record !== undefined) s.addAudit(a.id, k.hash, record, charge);
       const result: SettleResult = {
         ok: true,
         status: 'settled',
@@ -330,7 +332,6 @@ export class SqliteLedger extends SqliteReads {
       a.reserved -= r.amount;
       k.reserved -= r.amount;
       k.open -= 1;
-      if (input.audit) s.addAudit(a, k.hash, r.request_id, r.client_ip, input.audit, 0, now);
       s.finishReservation(r, 'released', null, now);
       s.saveAccount(a);
       s.saveKeyCounters(k);

@@ -3,8 +3,6 @@ import { ownerOf } from '../owner.js';
 import { auditAccounts, pageOf } from '../report.js';
 import { keyFree, toMeta, toUsage } from '../rules.js';
 import type {
-  AuditLogPage,
-  AuditLogRecord,
   AuditReport,
   KeyInfo,
   KeyLookup,
@@ -31,18 +29,6 @@ interface TxRow {
   key_id: string | null;
   model: string | null;
   estimated: number;
-}
-
-interface AuditRow {
-  ts: number;
-  key_id: string;
-  request_id: string;
-  endpoint: string;
-  method: string;
-  ip_address: string | null;
-  user_agent: string | null;
-  cost_msat: number;
-  response_status: number;
 }
 
 /**
@@ -246,35 +232,8 @@ export class SqliteReads {
     }, 'read');
   }
 
-  async listAuditLog(credential: KeyLookup, page?: Page): Promise<AuditLogPage | null> {
-    const { limit, offset } = pageOf(page);
-    const s = this.s;
-    return s.tx((): AuditLogPage | null => {
-      const sc = this.scope(credential);
-      if (!sc) return null;
-      const where = sc.keyId === null ? 'account_id = ?' : 'account_id = ? AND key_id = ?';
-      const args = sc.keyId === null ? [sc.accountId] : [sc.accountId, sc.keyId];
-      const total = (
-        s.q(`SELECT COUNT(*) AS n FROM ledger_audit_log WHERE ${where}`).get(...args) as { n: number }
-      ).n;
-      const rows = s
-        .q(`SELECT * FROM ledger_audit_log WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`)
-        .all(...args, limit, offset) as AuditRow[];
-      const records: AuditLogRecord[] = rows.map((r) => ({
-        timestampMs: r.ts,
-        apiKeyId: r.key_id,
-        requestId: r.request_id,
-        endpoint: r.endpoint,
-        method: r.method,
-        ipAddress: r.ip_address,
-        userAgent: r.user_agent,
-        costMsat: r.cost_msat,
-        costSats: Math.ceil(r.cost_msat / 1000),
-        responseStatus: r.response_status,
-      }));
-      return { records, hasMore: offset + rows.length < total, total };
-    }, 'read');
-  }
+  /** Nothing waits in memory here: every call's record is written by its own step. */
+  async reportCalls(): Promise<void> {}
 
   async audit(): Promise<AuditReport> {
     const s = this.s;

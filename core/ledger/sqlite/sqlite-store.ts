@@ -4,7 +4,8 @@ import { isGatewayError } from '../../errors.js';
 import { storeUnavailable } from '../errors.js';
 import { keyIdOf } from '../keys.js';
 import type { KeyState } from '../rules.js';
-import type { AuditContext, BalanceLimitReset, TransactionType } from '../types.js';
+import { auditJsonWithCost } from '../rules.js';
+import type { BalanceLimitReset, CallAuditRecord, TransactionType } from '../types.js';
 import { migrate } from './migrations.js';
 
 /**
@@ -26,7 +27,6 @@ export interface AccountRow {
   origin: string | null;
   deleted: number;
   tx_seq: number;
-  audit_seq: number;
 }
 
 export interface ResRow {
@@ -110,7 +110,7 @@ function rawToKey(r: unknown[]): KeyState {
 }
 
 const ACCOUNT_COLS =
-  'id, balance, reserved, deposited, spent, withdrawn, fees, requests, created_at, origin, deleted, tx_seq, audit_seq';
+  'id, balance, reserved, deposited, spent, withdrawn, fees, requests, created_at, origin, deleted, tx_seq';
 
 function rawToAccount(r: unknown[]): AccountRow {
   return {
@@ -126,7 +126,6 @@ function rawToAccount(r: unknown[]): AccountRow {
     origin: r[9] as string | null,
     deleted: r[10] as number,
     tx_seq: r[11] as number,
-    audit_seq: r[12] as number,
   };
 }
 
@@ -219,7 +218,6 @@ function keyParams(k: KeyState): unknown[] {
 
 export interface Retention {
   tx: number;
-  audit: number;
   finishedMs: number;
 }
 
@@ -356,7 +354,7 @@ export class SqliteStore {
 
   saveAccount(a: AccountRow): void {
     this.q(
-      'UPDATE ledger_accounts SET balance=?, reserved=?, deposited=?, spent=?, withdrawn=?, fees=?, requests=?, deleted=?, tx_seq=?, audit_seq=? WHERE id=?',
+      'UPDATE ledger_accounts SET balance=?, reserved=?, deposited=?, spent=?, withdrawn=?, fees=?, requests=?, deleted=?, tx_seq=? WHERE id=?',
     ).run(
       a.balance,
       a.reserved,
@@ -367,7 +365,6 @@ export class SqliteStore {
       a.requests,
       a.deleted,
       a.tx_seq,
-      a.audit_seq,
       a.id,
     );
   }
@@ -528,36 +525,17 @@ export class SqliteStore {
     return id;
   }
 
-  addAudit(
-    a: AccountRow,
-    keyHash: string,
-    requestId: string,
-    ip: string | null,
-    ctx: AuditContext,
-    costMsat: number,
-    now: number,
-  ): void {
-    a.audit_seq += 1;
-    this.q(
-      'INSERT INTO ledger_audit_log (account_id, seq, ts, key_id, request_id, endpoint, method, ip_address, user_agent, cost_msat, response_status) VALUES (?,?,?,?,?,?,?,?,?,?,?)',
-    ).run(
-      a.id,
-      a.audit_seq,
-      now,
+  /**
+   * A settled call's audit record (the audit log's table, core/audit/audit-log.ts), in the transaction that
+   * charges it; the audit log prunes it by age.
+   */
+  addAudit(accountId: string, keyHash: string, record: CallAuditRecord, chargedMsat: number): void {
+    this.q('INSERT INTO audit_records (ts, account, key_id, status, record) VALUES (?, ?, ?, ?, ?)').run(
+      record.atMs,
+      accountId,
       keyIdOf(keyHash),
-      requestId,
-      ctx.endpoint,
-      ctx.method,
-      ip,
-      ctx.userAgent ?? null,
-      costMsat,
-      ctx.responseStatus,
+      record.status,
+      auditJsonWithCost(record.json, chargedMsat),
     );
-    if (a.audit_seq > this.retention.audit) {
-      this.q('DELETE FROM ledger_audit_log WHERE account_id = ? AND seq <= ?').run(
-        a.id,
-        a.audit_seq - this.retention.audit,
-      );
-    }
   }
 }

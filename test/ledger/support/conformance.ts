@@ -1,5 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Admission, Ledger, LedgerOptions, RateLimits } from '../../../core/ledger/types.js';
+import { callRecord } from './audit-records.js';
 import { creditLeaseSuite } from './credit-leases.js';
 import { randomTokenHash, type StoreFactory, type StoreHarness } from './harness.js';
 import { leaseSuite } from './leases.js';
@@ -436,7 +437,8 @@ export function conformance(factory: StoreFactory): void {
     });
 
     it('settles once: charges the cost, releases the rest, writes tx and audit record; a second settle replays', async () => {
-      const { ledger } = await ctx.open();
+      const h = await ctx.open();
+      const { ledger } = h;
       const k = await fund(ledger, 10_000);
       const a = await admitOk(ledger, k.apiKey, 4000, 100);
       const input = {
@@ -448,7 +450,7 @@ export function conformance(factory: StoreFactory): void {
         model: 'gpt-x',
         description: 'gpt-x: 10 prompt + 20 completion tokens',
         estimated: false,
-        audit: { endpoint: '/v1/chat/completions', method: 'POST', userAgent: 'ua/1', responseStatus: 200 },
+        auditRecord: callRecord(k.apiKey, a.requestId, T0 + 5, { userAgent: 'ua/1' }),
         now: T0 + 5,
       };
       const s1 = await ledger.settle(input);
@@ -488,19 +490,22 @@ export function conformance(factory: StoreFactory): void {
         amountMsat: 10_000,
         balanceAfterMsat: 10_000,
       });
-      const log = await ledger.listAuditLog({ apiKey: k.apiKey });
-      expect(log?.records).toEqual([
+      // The audit log's record, written by the settle step with what it charged (once: the replay wrote none).
+      const log = await h.auditLog().list({ account: a.accountId, limit: 10 });
+      expect(log.data).toEqual([
         {
-          timestampMs: T0 + 5,
-          apiKeyId: a.key.keyId,
-          requestId: a.requestId,
+          id: expect.any(String),
+          timestamp: new Date(T0 + 5).toISOString(),
+          request_id: a.requestId,
+          api_key_id: a.key.keyId,
           endpoint: '/v1/chat/completions',
           method: 'POST',
-          ipAddress: null,
-          userAgent: 'ua/1',
-          costMsat: 1234,
-          costSats: 2,
-          responseStatus: 200,
+          ip_address: '10.0.0.1',
+          user_agent: 'ua/1',
+          cost_msats: 1234,
+          cost_sats: 1,
+          response_status: 200,
+          kind: 'key',
         },
       ]);
     });

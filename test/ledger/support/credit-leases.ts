@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { LeaseCall, LeaseInput, LeaseResult, Ledger, RateLimits } from '../../../core/ledger/types.js';
+import { callRecord } from './audit-records.js';
 import { admitOk, BIG, type Ctx, fund, rid, T0 } from './conformance.js';
 
 const PID = 'abcdef012345';
@@ -9,17 +10,17 @@ function leaseId(pid = PID): string {
   return `l~${pid}~${randomUUID()}`;
 }
 
-function call(costMsat: number, atMs = T0, tokens = 10): LeaseCall {
+function call(costMsat: number, atMs = T0, tokens = 10, apiKey?: string): LeaseCall {
+  const requestId = rid();
   return {
-    requestId: rid(),
+    requestId,
     costMsat,
     promptTokens: tokens,
     completionTokens: 0,
     model: 'm',
     description: `m: ${tokens} tokens`,
     estimated: false,
-    clientIp: '10.0.0.1',
-    audit: { endpoint: '/v1/chat/completions', method: 'POST', userAgent: 'ua', responseStatus: 200 },
+    ...(apiKey !== undefined ? { auditRecord: callRecord(apiKey, requestId, atMs) } : {}),
     atMs,
   };
 }
@@ -56,7 +57,8 @@ function step(
 export function creditLeaseSuite(name: string, ctx: Ctx): void {
   describe(`${name}: credit leases (store step)`, () => {
     it('opens a slice, records reported calls per call (tx + audit), renews, replays by seq, closes', async () => {
-      const { ledger } = await ctx.open();
+      const h = await ctx.open();
+      const { ledger } = h;
       const k = await fund(ledger, 10_000);
       const id = leaseId();
       const o = await step(ledger, k.apiKey, id, 1, { wantMsat: 3000, minMsat: 100, wantRequests: 5 });
@@ -96,7 +98,7 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
         shortfall: 1,
       });
 
-      const calls = [call(1200, T0 + 10, 7), call(500, T0 + 20, 3)];
+      const calls = [call(1200, T0 + 10, 7, k.apiKey), call(500, T0 + 20, 3, k.apiKey)];
       const s2 = { wantMsat: 3000, wantRequests: 5, usedRequests: 2, calls, now: T0 + 30 };
       const r = await step(ledger, k.apiKey, id, 2, s2);
       expect(r).toMatchObject({
@@ -125,10 +127,13 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
           ['deposit', 10_000, 10_000, T0],
         ],
       );
-      const log = await ledger.listAuditLog({ apiKey: k.apiKey });
-      expect(log?.records.map((x) => [x.requestId, x.costMsat, x.ipAddress, x.responseStatus])).toEqual([
-        [calls[1]!.requestId, 500, '10.0.0.1', 200],
-        [calls[0]!.requestId, 1200, '10.0.0.1', 200],
+      // Each reported call's audit record, written by the step that charged it (the replay wrote none).
+      const log = await h.auditLog().list({ account: k.accountId, limit: 10 });
+      expect(
+        log.data.map((x) => [x.request_id, x.cost_msats, x.ip_address, x.response_status, x.timestamp]),
+      ).toEqual([
+        [calls[1]!.requestId, 500, '10.0.0.1', 200, new Date(T0 + 20).toISOString()],
+        [calls[0]!.requestId, 1200, '10.0.0.1', 200, new Date(T0 + 10).toISOString()],
       ]);
       const c = await step(ledger, k.apiKey, id, 3, { close: true, usedRequests: 1, now: T0 + 40 });
       expect(c).toMatchObject({

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
 import Database from 'libsql';
+import { AuditLog } from '../../../core/audit/audit-log.js';
 import { type LeaseOptions, LeasingLedger } from '../../../core/ledger/leasing.js';
 import { accountKeys, keyIdIndexKey } from '../../../core/ledger/redis/redis-keys.js';
 import { createRedisLedger } from '../../../core/ledger/redis/redis-ledger.js';
 import { SqliteLedger } from '../../../core/ledger/sqlite/sqlite-ledger.js';
 import type { Ledger, LedgerOptions } from '../../../core/ledger/types.js';
+import { createLogger } from '../../../core/log.js';
+import type { StoreConnection } from '../../../core/store/connection.js';
 
 /**
  * One store under test: a fresh, empty ledger per test (SQLite in memory; Redis under a random prefix,
@@ -17,7 +20,20 @@ export interface StoreHarness {
   tamper(accountId: string, delta: number): Promise<void>;
   /** Drops what the store keeps only to find things faster (Redis: the key-id index), as an old store lacks it. */
   forgetIndexes(): Promise<void>;
+  /**
+   * The audit log (core/audit/audit-log.ts) over the same store, as the gateway builds it: its reads first have
+   * `ledger` (default: this harness's) report what it still holds. No timers (nothing is buffered by the ledger).
+   */
+  auditLog(ledger?: Ledger): AuditLog;
   close(): Promise<void>;
+}
+
+function auditLogOver(store: StoreConnection, ledger: Ledger): AuditLog {
+  return new AuditLog(store, {
+    retentionDays: 30,
+    log: createLogger('silent'),
+    beforeRead: (account) => ledger.reportCalls(account),
+  });
 }
 
 export interface StoreFactory {
@@ -40,6 +56,9 @@ export function sqliteFactory(): StoreFactory {
           db.prepare('UPDATE ledger_accounts SET balance = balance + ? WHERE id = ?').run(delta, accountId);
         },
         async forgetIndexes() {},
+        auditLog(l = ledger) {
+          return auditLogOver({ kind: 'sqlite', db, path: ':memory:', close: async () => {} }, l);
+        },
         async close() {
           db.close();
         },
@@ -80,6 +99,9 @@ export function redisFactory(url = process.env.TEST_REDIS_URL ?? 'redis://127.0.
         async forgetIndexes() {
           await c.del(keyIdIndexKey(prefix));
         },
+        auditLog(l = ledger) {
+          return auditLogOver({ kind: 'redis', redis: c, prefix, close: async () => {} }, l);
+        },
         async close() {},
       };
     },
@@ -109,6 +131,13 @@ export function clusterFactory(getNodes: () => Array<{ host: string; port: numbe
         },
         async forgetIndexes() {
           await c.del(keyIdIndexKey(prefix));
+        },
+        auditLog(l = ledger) {
+          // The audit log takes the store's client as it is (its Redis backend works on a Cluster client too).
+          return auditLogOver(
+            { kind: 'redis', redis: c as unknown as Redis, prefix, close: async () => {} },
+            l,
+          );
         },
         async close() {},
       };
@@ -158,6 +187,7 @@ export function leasedFactory(
       return {
         ...h,
         ledger,
+        auditLog: (l = ledger) => h.auditLog(l),
         async close() {
           await leasing.close(); // reports and returns every lease (the store's close leaves the connection)
           await h.close();

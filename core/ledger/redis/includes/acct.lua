@@ -6,7 +6,7 @@
 ]]
 --- @include "num"
 local ACCT_FIELDS = {'balance', 'reserved', 'deposited', 'spent', 'withdrawn', 'fees', 'requests',
-  'created', 'deleted', 'txseq', 'auditseq', 'nsw'}
+  'created', 'deleted', 'txseq', 'nsw'}
 
 -- nil when the account does not exist ('created' is set once at creation).
 local function loadAcct(key)
@@ -17,7 +17,7 @@ end
 
 local function newAcct(now)
   return {balance = 0, reserved = 0, deposited = 0, spent = 0, withdrawn = 0, fees = 0, requests = 0,
-    created = now, deleted = 0, txseq = 0, auditseq = 0, nsw = 0}
+    created = now, deleted = 0, txseq = 0, nsw = 0}
 end
 
 local function saveAcct(key, a)

@@ -1,7 +1,8 @@
 --[[
-  Transactions and audit records: newest first in a list per account. The list is trimmed only when it
-  grew TRIM_SLACK past the retention (one LTRIM per TRIM_SLACK writes instead of one per write); readers
-  never look past the retention (redis-reads.ts), so what they see is exactly the newest `retention`.
+  Transactions: newest first in a list per account. The list is trimmed only when it grew TRIM_SLACK past
+  the retention (one LTRIM per TRIM_SLACK writes instead of one per write); readers never look past the
+  retention (redis-reads.ts), so what they see is exactly the newest `retention`.
+  Audit records: the account's stream of the audit log (core/audit/audit-log.ts), trimmed by age.
 ]]
 --- @include "num"
 local TRIM_SLACK = 100
@@ -22,11 +23,11 @@ local function addTx(txKey, a, accountId, typ, amount, desc, now, kh, model, est
   return id
 end
 
-local function addAudit(auditKey, a, kh, reqId, ip, endpoint, method, ua, status, cost, now, retention)
-  a.auditseq = a.auditseq + 1
-  local rec = {ts = Sx(now), k = string.sub(kh, 1, 16), q = reqId, p = endpoint, v = method,
-    c = S(cost), st = status}
-  if ip then rec.ip = ip end
-  if ua ~= '' then rec.ua = ua end
-  pushTrim(auditKey, cjson.encode(rec), retention)
+-- A settled call's audit record, in the same step as its charge: `json` is the record without its cost (built
+-- by core/audit), closed here with what was charged. The stream id is the write time; entries older than
+-- `minId` (ms: now − retention) go (exact MINID: retention is by age).
+local function addAudit(logKey, json, charge, minId)
+  local rec = string.sub(json, 1, -2) .. ',"cost_msats":' .. S(charge) .. ',"cost_sats":' ..
+    S(math.floor(charge / 1000)) .. '}'
+  redis.call('XADD', logKey, 'MINID', minId, '*', 'r', rec)
 end

@@ -1,0 +1,82 @@
+/**
+ * The audit record's shapes and the filter and paging rules every audit backend shares
+ * (core/audit/audit-log.ts; the Redis backend is core/audit/redis-audit.ts).
+ */
+
+/** One audit record as the readers answer it (spec §2.7 names, plus the request id). */
+export interface AuditRecord {
+  /** Cursor of this record (pass as `before` for the next page). */
+  id: string;
+  timestamp: string;
+  request_id: string;
+  /** The key's public key id; null for admin records. */
+  api_key_id: string | null;
+  endpoint: string;
+  method: string;
+  ip_address: string;
+  user_agent: string | null;
+  cost_sats: number;
+  cost_msats: number;
+  response_status: number;
+  /** `key` (a request that named a key) or `admin` (an admin change or failed login). */
+  kind: 'key' | 'admin';
+}
+
+/** What is stored (the reader adds the cursor id). */
+export type StoredAudit = Omit<AuditRecord, 'id'> & {
+  /** The account whose reader sees it; absent for admin records and unknown keys. */
+  account?: string;
+};
+
+export interface AuditQuery {
+  /** Only this account's records (the wallet reader). */
+  account?: string;
+  keyId?: string;
+  status?: number;
+  sinceMs?: number;
+  untilMs?: number;
+  /** Cursor: records strictly older than this record id. */
+  before?: string;
+  limit: number;
+}
+
+export interface AuditPage {
+  data: AuditRecord[];
+  has_more: boolean;
+  /**
+   * The cursor of the next page (pass as `before`); null when `has_more` is false. Usually the last record's
+   * id; when a filtered Redis scan stopped at its budget, the last entry scanned (the page may then hold
+   * fewer than `limit` records, even none).
+   */
+  next_before: string | null;
+}
+
+export interface AuditBackend {
+  write(batch: readonly StoredAudit[], retentionMs: number, nowMs: number): Promise<void>;
+  list(q: AuditQuery): Promise<AuditPage>;
+  prune(cutoffMs: number): Promise<void>;
+}
+
+/** Stream entries one Redis reader call scans at most (a filtered page stops there, with a cursor). */
+export const AUDIT_SCAN_BUDGET = 20_000;
+
+export function matches(r: StoredAudit, q: AuditQuery): boolean {
+  if (q.keyId !== undefined && r.api_key_id !== q.keyId) return false;
+  if (q.status !== undefined && r.response_status !== q.status) return false;
+  const ts = Date.parse(r.timestamp);
+  if (q.sinceMs !== undefined && ts < q.sinceMs) return false;
+  if (q.untilMs !== undefined && ts > q.untilMs) return false;
+  return true;
+}
+
+export function publicRecord(id: string, r: StoredAudit): AuditRecord {
+  const { account: _account, ...rest } = r;
+  return { id, ...rest };
+}
+
+/** A page cut from `limit + 1` matches: the extra one only says that more exist. */
+export function pageOf(matched: AuditRecord[], limit: number): AuditPage {
+  const data = matched.slice(0, limit);
+  const more = matched.length > limit;
+  return { data, has_more: more, next_before: more ? data[data.length - 1]!.id : null };
+}

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type Database from 'libsql';
 import { createLocalKey, type RequestContext } from '../context.js';
 import { keyIdOf, resolveCredential } from '../ledger/keys.js';
@@ -6,7 +5,7 @@ import { migrate } from '../ledger/sqlite/migrations.js';
 import type { KeyLookup } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import { auditDroppedTotal, auditWriteFailuresTotal } from '../metrics.js';
-import type { StoreConnection } from '../store/connection.js';
+import type { RedisClient, StoreConnection } from '../store/connection.js';
 
 /**
  * The audit log (spec §2.7; docs/endpoints.md, "Audit log"): one record per request that named a key (paid
@@ -19,10 +18,10 @@ import type { StoreConnection } from '../store/connection.js';
  * 50,000 buffered records new ones are dropped (gateway_audit_dropped_total). A full or failing audit store
  * never fails or slows a call. Retention is by age (AUDIT_RETENTION_DAYS), pruned hourly.
  *
- * Stores: Redis streams `<prefix>:audit:a:<account>` (one per account, expiring with the retention) and
- * `<prefix>:audit:all`, trimmed by age (stream ids are write times) with an exact MINID on every write and
- * at the hourly prune; SQLite table `audit_records` (indexes on (account,
- * ts) and (ts)); memory when the node has no store.
+ * Stores: Redis streams `<prefix>:{audit}:a:<account>` (one per account, expiring with the retention) and
+ * `<prefix>:{audit}:all` (all in one hash slot, so a batch is one pipeline on Redis Cluster too), trimmed by
+ * age (stream ids are write times) with an exact MINID on every write and at the hourly prune; SQLite table
+ * `audit_records` (indexes on (account, ts) and (ts)); memory when the node has no store.
  */
 
 /** One audit record as the readers answer it (spec §2.7 names, plus the request id). */
@@ -134,15 +133,15 @@ function pageOf(matched: AuditRecord[], limit: number): AuditPage {
 
 class RedisAudit implements AuditBackend {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly scanBudget: number,
   ) {}
   private accountKey(account: string): string {
-    return `${this.prefix}:audit:a:${account}`;
+    return `${this.prefix}:{audit}:a:${account}`;
   }
   private get allKey(): string {
-    return `${this.prefix}:audit:all`;
+    return `${this.prefix}:{audit}:all`;
   }
   async write(batch: readonly StoredAudit[], retentionMs: number, nowMs: number): Promise<void> {
     const minId = String(Math.max(0, nowMs - retentionMs));

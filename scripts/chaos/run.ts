@@ -308,9 +308,7 @@ interface VerifyInput {
 
 async function verify(report: ChaosReport, v: VerifyInput): Promise<void> {
   const { conn } = v;
-  if (conn.kind === 'redis' && conn.redis.status !== 'ready') {
-    await new Promise((r) => conn.redis.once('ready', r));
-  }
+  if (conn.kind === 'redis') await conn.ready();
   let ledger: Ledger | undefined;
   const wallet = await createWallet({ conn, mints: [v.mint.url], seed: v.seed, log: createLogger('silent') });
   try {

@@ -32,9 +32,7 @@ export function processStore(kind: 'sqlite' | 'redis'): ProcessStore {
         ? openStore({ redisUrl: redisUrl!, redisPrefix: prefix })
         : openStore({ dataDir: dataDir! });
       try {
-        if (conn.kind === 'redis' && conn.redis.status !== 'ready') {
-          await new Promise((r) => conn.redis.once('ready', r));
-        }
+        if (conn.kind === 'redis') await conn.ready();
         const ledger = await createLedger(conn, { prefix: prefix ?? 'gw' });
         try {
           return await fn(ledger);

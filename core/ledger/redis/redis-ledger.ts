@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
+import { BackgroundRetry } from '../../background-retry.js';
 import { GatewayError } from '../../errors.js';
+import { waitForRedis } from '../../store/connection.js';
 import { LedgerCode } from '../errors.js';
 import {
   depositAccountCandidates,
@@ -110,12 +112,16 @@ function paymentRequired(r: Reply) {
  */
 export class RedisLedger extends RedisReads {
   readonly kind: 'redis' | 'redis-cluster';
+  /** Releases of admissions whose write was not acknowledged by a replica (see admit). */
+  private readonly releases: BackgroundRetry;
 
   constructor(
     client: Redis | Cluster,
     prefix: string,
     private readonly secret: string,
     opts: LedgerOptions = {},
+    /** The replica-acknowledgement rule (core/store/replica-acks.ts), awaited after every money write. */
+    private readonly replicated: (key: string) => Promise<void> = async () => {},
   ) {
     super(client, prefix, defineScripts(client), {
       tx: opts.txRetention ?? 10_000,
@@ -123,6 +129,19 @@ export class RedisLedger extends RedisReads {
       finishedMs: opts.finishedRetentionMs ?? 3_600_000,
     });
     this.kind = 'nodes' in client && typeof client.nodes === 'function' ? 'redis-cluster' : 'redis';
+    const warn = opts.warn ?? ((m: string) => console.warn(m));
+    this.releases = new BackgroundRetry(
+      { info: () => {}, error: (_o: unknown, m?: string) => warn(m ?? 'release retry failed') },
+      'release of an unacknowledged admission',
+    );
+  }
+
+  /**
+   * A money write counts as done only once a replica holds it (REDIS_MIN_REPLICA_ACKS); otherwise it is a
+   * store failure (503 store_unavailable) and the caller retries or refuses, never assumes it done.
+   */
+  private async acked(accountKey: string): Promise<void> {
+    await this.call(() => this.replicated(accountKey));
   }
 
   async createKeyFromDeposit(input: DepositKeyInput): Promise<DepositKeyResult> {
@@ -152,6 +171,7 @@ export class RedisLedger extends RedisReads {
         ['deposit', k.hash, tokenHash, amount, 'Deposit', now, accountId, this.retention.tx, encodeMeta(k)],
       )) as Reply;
       if (r[0] === 1) {
+        await this.acked(ak.acct);
         await this.indexKeys(accountId, [k.hash]);
         const key = toMeta(decodeKey(k.hash, accountId, String(r[4])));
         return {
@@ -211,6 +231,7 @@ export class RedisLedger extends RedisReads {
       [mode, c.keyHash, tokenHash, amount, desc, now, c.accountId, this.retention.tx, meta],
     )) as Reply;
     if (r[0] === 1) {
+      await this.acked(ak.acct);
       if (mode === 'token') await this.indexKeys(c.accountId, [c.keyHash]);
       return {
         ok: true,
@@ -284,6 +305,15 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     switch (r[0]) {
       case 1:
+        try {
+          await this.acked(ak.acct);
+        } catch (err) {
+          // Refused before the upstream: give the reservation back (retried in the background while the store
+          // is away; the reservation lease is the backstop), so nothing stays reserved for a call never made.
+          const undo = () => this.release({ accountId: c.accountId, requestId });
+          undo().catch(() => this.releases.schedule(requestId, undo));
+          throw err;
+        }
         return {
           ok: true,
           accountId: c.accountId,
@@ -350,6 +380,7 @@ export class RedisLedger extends RedisReads {
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
     if (r[0] === LedgerCode.AlreadyReleased) return { ok: false, code: 'already_released' };
     if (r[0] !== 1) throw unexpected('settle', r);
+    await this.acked(ak.acct);
     const [charged, released, overrun, balance, txId] = String(r[2]).split(',');
     return {
       ok: true,
@@ -441,6 +472,8 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     switch (r[0]) {
       case 1: {
+        // A step not acknowledged is resent unchanged (same seq) by the lease manager: replayed, not re-applied.
+        await this.acked(ak.acct);
         const meta = String(r[3]);
         const key = meta === '' ? null : toMeta(decodeKey(c.keyHash, c.accountId, meta));
         return decodeLeaseAnswer(String(r[2]), c.accountId, l.leaseId, r[1] === 1, key);
@@ -475,6 +508,7 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     switch (r[0]) {
       case 1:
+        await this.acked(ak.acct);
         return {
           ok: true,
           accountId: c.accountId,
@@ -510,6 +544,7 @@ export class RedisLedger extends RedisReads {
     if (r[0] === LedgerCode.HoldExpired)
       return { ok: false, code: 'hold_expired', availableMsat: Number(r[1]) };
     if (r[0] !== 1) throw unexpected('commit-withdrawal', r);
+    await this.acked(ak.acct);
     const [withdrawn, balance, txId] = String(r[2]).split(',');
     return {
       ok: true,
@@ -563,6 +598,7 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     switch (r[0]) {
       case 1:
+        await this.acked(ak.acct);
         await this.indexKeys(
           c.accountId,
           states.map((k) => k.hash),
@@ -632,8 +668,9 @@ export async function createRedisLedger(
   client: Redis | Cluster,
   prefix: string,
   opts: LedgerOptions = {},
+  replicated?: (key: string) => Promise<void>,
 ): Promise<RedisLedger> {
-  await waitReady(client, opts.connectTimeoutMs ?? 10_000);
+  await waitForRedis(client, opts.connectTimeoutMs ?? 10_000);
   const key = secretKey(prefix);
   let secret: string | null;
   try {
@@ -644,24 +681,7 @@ export async function createRedisLedger(
   }
   if (!secret) throw new GatewayError('store_unavailable', { message: 'Ledger secret missing in Redis' });
   await warnIfNotPersistent(client, opts.warn ?? ((m) => console.warn(m)));
-  return new RedisLedger(client, prefix, secret, opts);
-}
-
-/** The shared connection disables the offline queue, so the first command must wait for 'ready'. */
-async function waitReady(client: Redis | Cluster, timeoutMs: number): Promise<void> {
-  if (client.status === 'ready') return;
-  if (client.status === 'wait') client.connect().catch(() => {});
-  const ready = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => done(false), timeoutMs);
-    const onReady = () => done(true);
-    function done(v: boolean) {
-      clearTimeout(timer);
-      client.off('ready', onReady);
-      resolve(v);
-    }
-    client.on('ready', onReady);
-  });
-  if (!ready) throw new GatewayError('store_unavailable', { message: 'Redis did not become ready' });
+  return new RedisLedger(client, prefix, secret, opts, replicated);
 }
 
 async function warnIfNotPersistent(client: Redis | Cluster, warn: (msg: string) => void): Promise<void> {

@@ -4,7 +4,7 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import Database from 'libsql';
 import { GatewayError } from '../errors.js';
 import type { RedisConfig, RedisForm } from './redis-config.js';
-import { type RedisClient, ReplicaAcks } from './replica-acks.js';
+import { onlineReplicas, type RedisClient, ReplicaAcks } from './replica-acks.js';
 
 export type { RedisClient, RedisForm };
 
@@ -144,7 +144,7 @@ async function countNodes(client: RedisClient, form: RedisForm): Promise<RedisNo
   const info = await withTimeout(client.info('replication'), 1000).catch(() => '');
   if (info === '') return { form, nodes: 1, answering: 0 };
   const replicas = Number(/connected_slaves:(\d+)/.exec(info)?.[1] ?? 0);
-  const online = (info.match(/^slave\d+:.*state=online/gm) ?? []).length;
+  const online = onlineReplicas(info);
   return { form, nodes: 1 + replicas, answering: 1 + online };
 }
 

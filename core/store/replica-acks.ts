@@ -9,7 +9,7 @@ import { GatewayError } from '../errors.js';
  * everything that connection wrote so far): fewer than `n` in time is a store failure (503
  * `store_unavailable`), never "probably done".
  *
- * `n` is `REDIS_MIN_REPLICA_ACKS`; `auto` (the default) asks each master how many replicas it has
+ * `n` is `REDIS_MIN_REPLICA_ACKS`; `auto` (the default) asks each master how many replicas it has in sync
  * (INFO replication, re-read every few seconds and after a failed wait) and waits for one when it has any,
  * for none when it has none (a lone Redis, or a promoted replica whose old master has not come back yet).
  *
@@ -73,10 +73,16 @@ export class ReplicaAcks {
     } catch (err) {
       throw new GatewayError('store_unavailable', { cause: err });
     }
-    const n = Math.min(1, Number(/connected_slaves:(\d+)/.exec(info)?.[1] ?? 0));
+    // Only replicas in sync count: one still loading its first copy (a restarted node) cannot acknowledge yet.
+    const n = Math.min(1, onlineReplicas(info));
     this.replicas.set(name, { n, at: Date.now() });
     return n;
   }
+}
+
+/** Replicas of an INFO replication answer that are in sync (`state=online`). */
+export function onlineReplicas(info: string): number {
+  return (info.match(/^slave\d+:.*state=online/gm) ?? []).length;
 }
 
 function nodeName(n: Redis): string {

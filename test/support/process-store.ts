@@ -6,6 +6,8 @@ import { Redis } from 'ioredis';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { openStore } from '../../core/store/connection.js';
+import { readRedisConfig } from '../../core/store/redis-config.js';
+import type { RedisTopology } from './redis-cluster.js';
 
 /**
  * A fresh store for gateways that run as their own processes (spawnGateway): the environment that points them
@@ -20,7 +22,9 @@ export interface ProcessStore {
   drop(): Promise<void>;
 }
 
-export function processStore(kind: 'sqlite' | 'redis'): ProcessStore {
+/** `topology`: a throw-away Redis Cluster or Sentinel set-up (its keys go with it, nothing to drop). */
+export function processStore(kind: 'sqlite' | 'redis' | RedisTopology): ProcessStore {
+  if (typeof kind !== 'string') return topologyStore(kind);
   const redisUrl = process.env.TEST_REDIS_URL;
   const prefix = kind === 'redis' ? `tproc${randomBytes(5).toString('hex')}` : undefined;
   const dataDir = kind === 'sqlite' ? mkdtempSync(join(tmpdir(), 'gw-proc-')) : undefined;
@@ -55,5 +59,28 @@ export function processStore(kind: 'sqlite' | 'redis'): ProcessStore {
         }
       }
     },
+  };
+}
+
+function topologyStore(topo: RedisTopology): ProcessStore {
+  const prefix = `tproc${randomBytes(5).toString('hex')}`;
+  const env = { ...topo.env, REDIS_PREFIX: prefix };
+  return {
+    env,
+    async withLedger(fn) {
+      const conn = openStore({ redis: readRedisConfig(env), redisPrefix: prefix });
+      try {
+        if (conn.kind === 'redis') await conn.ready();
+        const ledger = await createLedger(conn, { prefix, warn: () => {} });
+        try {
+          return await fn(ledger);
+        } finally {
+          await ledger.close();
+        }
+      } finally {
+        await conn.close();
+      }
+    },
+    async drop() {},
   };
 }

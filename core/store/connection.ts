@@ -103,9 +103,9 @@ function openRedis(c: RedisConfig): RedisClient {
       enableAutoPipelining: true,
       sentinels: c.nodes!,
       name: c.sentinelName!,
-      // The sentinels are asked with the same credentials only when they need them (REDIS_PASSWORD is the
-      // data nodes'); a switch-master notice reconnects at once instead of at the next failed command.
-      failoverDetector: true,
+      // Not ioredis' `failoverDetector`: its disconnect on +switch-master, landing while a reconnect is under
+      // way, fails that connect and leaves the client ended for good. The reconnect loop asks the sentinels
+      // for the master at every attempt, so a failover is followed within a retry delay anyway.
       sentinelRetryStrategy: (times) => Math.min(times * 200, 2000),
     });
   }
@@ -173,6 +173,15 @@ export function openStore(opts: StoreOptions): StoreConnection {
     redis.on('error', () => {
       /* surfaced per command as typed errors; avoid unhandled 'error' events */
     });
+    // Recover without a restart: a client that ended on its own (a connect that failed outright, not a
+    // retried one) is reconnected; only close() ends it for good.
+    let closing = false;
+    redis.on('end', () => {
+      if (closing) return;
+      setTimeout(() => {
+        if (!closing && redis.status === 'end') redis.connect().catch(() => {});
+      }, 500).unref();
+    });
     const acks = new ReplicaAcks(redis, config.minReplicaAcks, config.replicaAckTimeoutMs);
     return {
       kind: 'redis',
@@ -183,6 +192,7 @@ export function openStore(opts: StoreOptions): StoreConnection {
       ready: (timeoutMs) => waitForRedis(redis, timeoutMs),
       nodes: () => countNodes(redis, config.form),
       async close() {
+        closing = true;
         redis.disconnect();
       },
     };

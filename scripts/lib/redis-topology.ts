@@ -249,9 +249,11 @@ export async function startRedisSentinel(opts: { downAfterMs?: number } = {}): P
           `port ${port}`,
           'bind 127.0.0.1',
           `dir ${ps.dir}`,
+          `logfile ${join(ps.dir, `sentinel-${port}.log`)}`,
           `sentinel monitor ${SENTINEL_MASTER} 127.0.0.1 ${master} 2`,
           `sentinel down-after-milliseconds ${SENTINEL_MASTER} ${opts.downAfterMs ?? 1000}`,
-          `sentinel failover-timeout ${SENTINEL_MASTER} 10000`,
+          // A split vote retries after twice this (the default, 3 minutes, would stall a test run).
+          `sentinel failover-timeout ${SENTINEL_MASTER} 3000`,
           `sentinel parallel-syncs ${SENTINEL_MASTER} 1`,
           '',
         ].join('\n'),

@@ -45,6 +45,8 @@ const set = (env: Env, name: string): string | undefined => {
   return v === undefined || v.trim() === '' ? undefined : v.trim();
 };
 
+const asWritten = (env: Env, name: string): string | undefined => (env[name] ? env[name] : undefined);
+
 /** `host:port` list; the message names the variable, never its value. */
 function hostPorts(env: Env, name: string): HostPort[] {
   const out: HostPort[] = [];
@@ -91,6 +93,7 @@ export function readRedisConfig(env: Env): RedisConfig | undefined {
     throw new RedisConfigError(
       'REDIS_SENTINELS needs REDIS_SENTINEL_NAME (the master name the sentinels monitor)',
     );
+  const password = asWritten(env, 'REDIS_PASSWORD');
   const acks = nonNegativeInt(env, 'REDIS_MIN_REPLICA_ACKS');
   const timeout = nonNegativeInt(env, 'REDIS_REPLICA_ACK_TIMEOUT_MS') ?? 1000;
   if (timeout < 1) throw new RedisConfigError('REDIS_REPLICA_ACK_TIMEOUT_MS must be >= 1');
@@ -98,7 +101,7 @@ export function readRedisConfig(env: Env): RedisConfig | undefined {
   if (tlsRaw !== undefined && !/^(1|0|true|false|yes|no|on|off)$/i.test(tlsRaw))
     throw new RedisConfigError('REDIS_TLS must be true or false');
   if (given.length === 0) {
-    for (const n of ['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_MIN_REPLICA_ACKS'])
+    for (const n of ['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_MIN_REPLICA_ACKS', 'REDIS_TLS'])
       if (set(env, n) !== undefined)
         throw new RedisConfigError(
           `${n} is set but no Redis is (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS)`,
@@ -110,7 +113,7 @@ export function readRedisConfig(env: Env): RedisConfig | undefined {
   const common = {
     ...(set(env, 'REDIS_USERNAME') !== undefined ? { username: set(env, 'REDIS_USERNAME')! } : {}),
     // A password is taken as written (spaces included), only an empty one means none.
-    ...(env.REDIS_PASSWORD ? { password: env.REDIS_PASSWORD } : {}),
+    ...(password !== undefined ? { password } : {}),
     tls: tlsRaw !== undefined && /^(1|true|yes|on)$/i.test(tlsRaw),
     minReplicaAcks: acks ?? ('auto' as const),
     replicaAckTimeoutMs: timeout,

@@ -53,7 +53,8 @@ const LABELS: Record<string, string> = {
   'gw-redis-node-2prov': 'gateway paid, Redis, node:http, two providers (weighted routing)',
   'gw-redis-node-w2': 'gateway paid, Redis, node:http, WORKERS=2',
   'gw-cluster-node': 'gateway paid, Redis Cluster (3 masters + 3 replicas, WAIT for 1 replica), node:http',
-  'gw-cluster-node-noacks': 'gateway paid, Redis Cluster (3 masters + 3 replicas, REDIS_MIN_REPLICA_ACKS=0), node:http',
+  'gw-cluster-node-noacks':
+    'gateway paid, Redis Cluster (3 masters + 3 replicas, REDIS_MIN_REPLICA_ACKS=0), node:http',
 };
 
 const STREAM_CHUNKS = 50;
@@ -157,11 +158,11 @@ async function startTarget(
     ? { LEDGER_LEASES: 'off', ...extraEnv }
     : noAcks
       ? { REDIS_MIN_REPLICA_ACKS: '0', ...extraEnv }
-    : twoProviders
-      ? { PROVIDERS_PATH: twoProvidersFile(up.url), ROUTING_POLICY: 'weighted', ...extraEnv }
-      : workers > 1
-        ? { WORKERS: String(workers), ...extraEnv }
-        : extraEnv;
+      : twoProviders
+        ? { PROVIDERS_PATH: twoProvidersFile(up.url), ROUTING_POLICY: 'weighted', ...extraEnv }
+        : workers > 1
+          ? { WORKERS: String(workers), ...extraEnv }
+          : extraEnv;
   return startGatewayTarget({
     engine,
     store: store === 'relay' ? undefined : await stores.get(store),

@@ -6,6 +6,7 @@ import { loadConfig } from '../../core/config.js';
 import { createLedger } from '../../core/ledger/index.js';
 import { WindowLimiter } from '../../core/limits/window-limiter.js';
 import { createLogger } from '../../core/log.js';
+import { AdminStats } from '../../core/routes/admin-stats.js';
 import { openStore, type RedisStore } from '../../core/store/connection.js';
 import { describeRedis, readRedisConfig } from '../../core/store/redis-config.js';
 import { loadSettings, saveSettings } from '../../core/store/settings-store.js';
@@ -182,7 +183,7 @@ describe('every store on a 3-master, 3-replica Redis Cluster', () => {
     expect((await reader.getKeyInfo({ apiKey: again.apiKey }))?.account.balanceMsat).toBe(10_000);
   });
 
-  it('limiter, audit trail, settings and Lightning deposits work across the slots', async () => {
+  it('limiter, audit trail, settings, console statistics and Lightning deposits work across the slots', async () => {
     const conn = await open();
     const limiter = new WindowLimiter(conn);
     const limits = [
@@ -221,6 +222,20 @@ describe('every store on a 3-master, 3-replica Redis Cluster', () => {
     await saveSettings(conn, { node_name: 'a' });
     await saveSettings(conn, { exchange_fee: 1.01 });
     expect(await loadSettings(conn)).toEqual({ node_name: 'a', exchange_fee: 1.01 });
+
+    // Console statistics: minutes folded into minute, hour and day buckets, one MULTI; a chart is one pipeline.
+    const stats = new AdminStats(conn, silent);
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    stats.addCounts(minute - 60_000, { calls: 3, errors: 1, chargedMsat: 3000 });
+    stats.addCounts(minute, { calls: 2, errors: 0, chargedMsat: 2000 });
+    const series = await stats.series('minute', 2);
+    await stats.close();
+    expect(series.map((p) => [p.calls, p.errors, p.chargedMsat])).toEqual([
+      [3, 1, 3000],
+      [2, 0, 2000],
+    ]);
+    await stats.addSample({ t: now, proofsMsat: 5000, userBalancesMsat: 4000 });
+    expect(await stats.samples(1)).toEqual([{ t: now, proofsMsat: 5000, userBalancesMsat: 4000 }]);
 
     const deposits = openDepositStore(conn);
     const rec = {

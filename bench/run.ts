@@ -52,6 +52,9 @@ const LABELS: Record<string, string> = {
   'gw-redis-node-percall': 'gateway paid, Redis, node:http, leases off',
   'gw-redis-node-2prov': 'gateway paid, Redis, node:http, two providers (weighted routing)',
   'gw-redis-node-w2': 'gateway paid, Redis, node:http, WORKERS=2',
+  'gw-cluster-node': 'gateway paid, Redis Cluster (3 masters + 3 replicas, WAIT for 1 replica), node:http',
+  'gw-cluster-node-noacks':
+    'gateway paid, Redis Cluster (3 masters + 3 replicas, REDIS_MIN_REPLICA_ACKS=0), node:http',
 };
 
 const STREAM_CHUNKS = 50;
@@ -93,6 +96,7 @@ function gatewayParts(id: string): {
   store: StoreKind | 'relay';
   engine: Engine;
   perCall: boolean;
+  noAcks: boolean;
   twoProviders: boolean;
   workers: number;
 } {
@@ -101,6 +105,7 @@ function gatewayParts(id: string): {
     store,
     engine,
     perCall: variant === 'percall',
+    noAcks: variant === 'noacks',
     twoProviders: variant === '2prov',
     workers: variant === 'w2' ? 2 : 1,
   };
@@ -145,16 +150,19 @@ async function startTarget(
   // The reference for WORKERS=2: the same nginx with two worker processes, in the same run.
   if (id === 'nginx-w2') return startNginx(up.port, 2);
   if (id === 'portkey') return startPortkey(up.url);
-  const { store, engine, perCall, twoProviders, workers } = gatewayParts(id);
+  const { store, engine, perCall, noAcks, twoProviders, workers } = gatewayParts(id);
   // '-percall' targets: credit leases off (one store step per admit and per settle), for the on/off rows.
   // '-2prov': two providers, weighted routing (the routing row).
+  // '-noacks': money writes do not wait for a replica (the cost of the replica rule, against the same cluster).
   const env = perCall
     ? { LEDGER_LEASES: 'off', ...extraEnv }
-    : twoProviders
-      ? { PROVIDERS_PATH: twoProvidersFile(up.url), ROUTING_POLICY: 'weighted', ...extraEnv }
-      : workers > 1
-        ? { WORKERS: String(workers), ...extraEnv }
-        : extraEnv;
+    : noAcks
+      ? { REDIS_MIN_REPLICA_ACKS: '0', ...extraEnv }
+      : twoProviders
+        ? { PROVIDERS_PATH: twoProvidersFile(up.url), ROUTING_POLICY: 'weighted', ...extraEnv }
+        : workers > 1
+          ? { WORKERS: String(workers), ...extraEnv }
+          : extraEnv;
   return startGatewayTarget({
     engine,
     store: store === 'relay' ? undefined : await stores.get(store),

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { type RedisConfig, readRedisConfig } from './store/redis-config.js';
 /** How a call's providers are ordered (core/providers/providers.ts). */
 
 /**
@@ -54,7 +55,8 @@ export interface Config {
   node: { name: string; description: string; npub: string };
   modelsPath: string | undefined;
   // store
-  redisUrl: string | undefined;
+  /** The Redis of the money store (one form of three, core/store/redis-config.ts); absent = embedded SQLite. */
+  redis: RedisConfig | undefined;
   redisPrefix: string;
   dataDir: string;
   // money
@@ -173,6 +175,14 @@ function url(env: Env, name: string, def: string): string {
   return v.replace(/\/+$/, '');
 }
 
+function redisFrom(env: Env): RedisConfig | undefined {
+  try {
+    return readRedisConfig(env);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
 export const DEFAULT_PIPELINE = [
   'auth',
   'rate-limit',
@@ -262,7 +272,7 @@ export function loadConfig(env: Env = process.env): Config {
       npub: str(env, 'NODE_NPUB', ''),
     },
     modelsPath: optStr(env, 'MODELS_PATH'),
-    redisUrl: optStr(env, 'REDIS_URL'),
+    redis: redisFrom(env),
     redisPrefix: str(env, 'REDIS_PREFIX', 'gw'),
     dataDir: str(env, 'DATA_DIR', './data'),
     pricing: {

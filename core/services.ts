@@ -2,7 +2,6 @@ import { settlePayoutRecord } from './account/pay-out.js';
 import { AuditLog } from './audit/audit-log.js';
 import { startBatchServices } from './batches/batch-services.js';
 import type { Config } from './config.js';
-import { GatewayError } from './errors.js';
 import { Events } from './events/events.js';
 import { RedisWebhookStore } from './events/redis-webhook-store.js';
 import { SqliteWebhookStore } from './events/sqlite-webhook-store.js';
@@ -27,7 +26,7 @@ import type { CreateWalletOptions, WalletService } from './wallet/types.js';
 import { createWallet } from './wallet/wallet.js';
 
 /**
- * The money services of the composition root: the store connection (Redis when REDIS_URL, else SQLite in
+ * The money services of the composition root: the store connection (Redis when configured, else SQLite in
  * DATA_DIR), the ledger on it, the operator's wallet (only when CASHU_MINTS is set; recovered before the
  * gateway listens), the BTC price source and the pricing service, and a periodic lease sweep.
  *
@@ -62,28 +61,6 @@ export interface MoneyServices {
   close(): Promise<void>;
 }
 
-/**
- * Waits until a Redis client is connected: the store client queues nothing while offline (money commands
- * fail fast instead), so the first start-up commands would fail on a connection still being made.
- */
-async function redisReady(redis: Extract<StoreConnection, { kind: 'redis' }>['redis'], timeoutMs: number) {
-  if (redis.status === 'ready') return;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`Redis not ready after ${timeoutMs} ms`)), timeoutMs);
-    const onReady = () => done();
-    const onEnd = () => done(new Error('Redis connection closed during start-up'));
-    function done(err?: Error) {
-      clearTimeout(timer);
-      redis.off('ready', onReady);
-      redis.off('end', onEnd);
-      if (err) reject(new GatewayError('store_unavailable', { cause: err }));
-      else resolve();
-    }
-    redis.on('ready', onReady);
-    redis.on('end', onEnd);
-  });
-}
-
 export async function openMoneyServices(
   config: Config,
   log: Logger,
@@ -105,14 +82,14 @@ export async function openMoneyServices(
     const needStore = !base.ledger || (!base.wallet && config.cashu.mints.length > 0);
     if (!store && needStore) {
       const own = openStore({
-        redisUrl: config.redisUrl,
+        redis: config.redis,
         redisPrefix: config.redisPrefix,
         dataDir: config.dataDir,
       });
       closers.push(() => own.close());
       store = own;
     }
-    if (store?.kind === 'redis') await redisReady(store.redis, 10_000);
+    if (store?.kind === 'redis') await store.ready(10_000);
 
     let ledger = base.ledger;
     if (!ledger) {

@@ -64,7 +64,7 @@ export function settingsView(services: Services, storeKind: string | undefined) 
     node_npub: c.node.npub,
     cashu_mints: c.cashu.mints,
     cashu_seed: secret(c.cashu.seed),
-    redis_url: redactUrl(c.redisUrl),
+    redis_url: redactUrl(c.redis?.url),
     store: storeKind ?? null,
     rate_limit_requests_per_minute: c.limits.requestsPerMinute,
     rate_limit_tokens_per_hour: c.limits.tokensPerHour,

@@ -3,14 +3,14 @@ import { createLedger } from '../core/ledger/index.js';
 import { openStore } from '../core/store/connection.js';
 
 /**
- * `npm run audit`: checks the money invariants of the configured store (REDIS_URL or DATA_DIR) without
+ * `npm run audit`: checks the money invariants of the configured store (the Redis form or DATA_DIR) without
  * changing anything: conservation per account and in total (deposited = balance + spent + withdrawn +
  * fees), 0 ≤ reserved ≤ balance, reserved = sum of open reservations. Prints the report as JSON and exits
  * 1 when there is any breach, 2 when the store cannot be read.
  */
 const config = loadConfig();
 const conn = openStore({
-  redisUrl: config.redisUrl,
+  redis: config.redis,
   redisPrefix: config.redisPrefix,
   dataDir: config.dataDir,
 });

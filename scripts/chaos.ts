@@ -2,8 +2,9 @@ import { parseArgs } from 'node:util';
 import { type ChaosStore, runChaos } from './chaos/run.js';
 
 /**
- * `npm run chaos [-- --seconds 120 --store redis,sqlite --processes 3 --seed S]`: gateway processes on one store
- * under paid traffic while faults are injected (see scripts/chaos/run.ts). The time is split over the stores.
+ * `npm run chaos [-- --seconds 120 --store redis,sqlite --processes 3 --seed S --cluster]`: gateway processes on
+ * one store under paid traffic while faults are injected (see scripts/chaos/run.ts). `--cluster`: the Redis
+ * store is a 3-master, 3-replica Redis Cluster and masters are SIGKILLed too. The time is split over the stores.
  * Prints the report; exit 1 when any money check failed.
  */
 const { values } = parseArgs({
@@ -12,6 +13,7 @@ const { values } = parseArgs({
     store: { type: 'string', default: 'redis,sqlite' },
     processes: { type: 'string', default: '3' },
     seed: { type: 'string' },
+    cluster: { type: 'boolean', default: false },
   },
 });
 const stores = values.store.split(',') as ChaosStore[];
@@ -21,6 +23,7 @@ for (const store of stores) {
     store,
     seconds: Math.max(5, Number(values.seconds) / stores.length),
     processes: Number(values.processes),
+    cluster: values.cluster,
     ...(values.seed !== undefined ? { seed: Number(values.seed) } : {}),
     log: (l) => console.log(`[${store}] ${l}`),
   });

@@ -1,5 +1,5 @@
-// Copies the non-TypeScript files the compiled code loads at run time (Lua scripts of the ledger, the audit log, the webhook store and the
-// wallet's proof store) next to their compiled modules in dist/, so `node dist/core/main.js` works on its own.
+// Copies the non-TypeScript files the compiled code loads at run time (Lua scripts of the ledger, the audit log, the webhook store,
+// the wallet's proof and deposit stores, batches and the window limiter) next to their compiled modules in dist/, so `node dist/core/main.js` works on its own.
 import { cpSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ const folders = [
   'core/audit/redis',
   'core/wallet/store/redis',
   'core/batches/redis',
+  'core/limits/redis',
   'core/routes/admin-assets',
 ];
 for (const folder of folders) {

@@ -12,7 +12,7 @@ export async function openOperatorWallet(): Promise<{ wallet: WalletService; con
   const config = loadConfig();
   if (config.cashu.mints.length === 0) throw new Error('CASHU_MINTS is empty: set the trusted mint URLs');
   const conn = openStore({
-    redisUrl: config.redisUrl,
+    redis: config.redis,
     redisPrefix: config.redisPrefix,
     dataDir: config.dataDir,
   });

@@ -9,7 +9,7 @@ describe('loadConfig', () => {
     expect(c.limits).toEqual({ requestsPerMinute: 1000, tokensPerHour: 1_000_000, concurrent: 10 });
     expect(c.pricing.exchangeFee).toBe(1.005);
     expect(c.pricing.upstreamProviderFee).toBe(1.05);
-    expect(c.redisUrl).toBeUndefined();
+    expect(c.redis).toBeUndefined();
   });
 
   it('names the variable on bad values and never echoes secrets', () => {

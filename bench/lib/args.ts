@@ -50,6 +50,8 @@ export const ALL_TARGETS = [
   'gw-redis-node-percall',
   'gw-redis-node-2prov',
   'gw-redis-node-w2',
+  'gw-cluster-node',
+  'gw-cluster-node-noacks',
 ] as const;
 
 /** Every scenario of a full run, in run order. */

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import { readRedisConfig } from '../../core/store/redis-config.js';
+import { startRedisCluster } from '../../scripts/lib/redis-topology.js';
 import { freePort, startChild, waitForHttp } from '../lib/processes.js';
 import type { RunningTarget, StreamsAccount } from './types.js';
 
@@ -15,7 +17,8 @@ import type { RunningTarget, StreamsAccount } from './types.js';
  * which is the same path a Cashu deposit takes after the wallet redeemed the token.
  */
 
-export type StoreKind = 'sqlite' | 'redis';
+/** `cluster`: a 3-master, 3-replica Redis Cluster started for the run (money writes wait for a replica). */
+export type StoreKind = 'sqlite' | 'redis' | 'cluster';
 export type Engine = 'uws' | 'node';
 
 /** Fixed price per call, sats (FIXED_COST_PER_REQUEST); every call is charged this. */
@@ -39,7 +42,14 @@ export async function openBenchStore(kind: StoreKind): Promise<BenchStore> {
   let conn: StoreConnection;
   let env: Record<string, string>;
   let cleanup: () => Promise<void>;
-  if (kind === 'redis') {
+  if (kind === 'cluster') {
+    const topo = await startRedisCluster({ replicas: 1 });
+    const prefix = `bench-${randomBytes(6).toString('hex')}`;
+    env = { ...topo.env, REDIS_PREFIX: prefix };
+    conn = openStore({ redis: readRedisConfig(env), redisPrefix: prefix });
+    if (conn.kind === 'redis') await conn.ready();
+    cleanup = () => topo.stop();
+  } else if (kind === 'redis') {
     const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
     const prefix = `bench-${randomBytes(6).toString('hex')}`;
     conn = openStore({ redisUrl: url, redisPrefix: prefix });
@@ -64,7 +74,7 @@ export async function openBenchStore(kind: StoreKind): Promise<BenchStore> {
   // Seeding only: the bench's own SQLite connection skips fsync (a per-connection pragma); the gateway's
   // connection keeps synchronous=FULL, so what is measured is unchanged.
   if (conn.kind === 'sqlite') conn.db.pragma('synchronous = OFF');
-  const ledger = await createLedger(conn, kind === 'redis' ? { prefix: env.REDIS_PREFIX! } : {});
+  const ledger = await createLedger(conn, kind !== 'sqlite' ? { prefix: env.REDIS_PREFIX! } : {});
   const newKey = async (): Promise<string> => {
     const r = await ledger.createKeyFromDeposit({
       tokenHash: tokenHash(),

@@ -1,7 +1,14 @@
-import type { Redis } from 'ioredis';
+import { join } from 'node:path';
 import type Database from 'libsql';
 import { migrate } from '../ledger/sqlite/migrations.js';
-import type { StoreConnection } from '../store/connection.js';
+import type { RedisClient, StoreConnection } from '../store/connection.js';
+import {
+  defineScriptSet,
+  type LoadedScript,
+  loadScriptFiles,
+  type ScriptRunner,
+  scriptDirOf,
+} from '../store/lua-scripts.js';
 
 /**
  * Fixed-window request counters (minute / hour / day) for the limits that are not a key's own (per client IP,
@@ -43,48 +50,30 @@ interface Backend {
   counts(key: string, windows: Win[], add: 0 | 1, nowMs: number): Promise<number[]>;
 }
 
-const HIT_LUA = `
--- KEYS[i]: one counter per window; ARGV[1] add (0|1); ARGV[1+i] expiry seconds of KEYS[i]
--- Refuses (counts nothing) once any window is full: ARGV[1 + #KEYS + i] is the limit of KEYS[i].
-local add = tonumber(ARGV[1])
-local n = #KEYS
-local out = {}
-local over = false
-for i = 1, n do
-  local c = tonumber(redis.call('GET', KEYS[i]) or '0')
-  out[i] = c
-  if c >= tonumber(ARGV[1 + n + i]) then over = true end
-end
-if add == 1 and not over then
-  for i = 1, n do
-    out[i] = redis.call('INCR', KEYS[i])
-    if out[i] == 1 then redis.call('EXPIRE', KEYS[i], tonumber(ARGV[1 + i])) end
-  end
-end
-table.insert(out, 1, over and 1 or 0)
-return out
-`;
+/** The limiter's one script (core/limits/redis/hit-n.lua), loaded once per process. */
+let scripts: Map<'hit', LoadedScript> | undefined;
 
 class RedisBackend implements Backend {
-  private readonly run: (...args: Array<string | number>) => Promise<number[]>;
+  private readonly run: ScriptRunner<'hit'>;
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly prefix: string,
   ) {
-    redis.defineCommand('gwLimitHit_v1', { lua: HIT_LUA });
-    this.run = (
-      redis as unknown as Record<string, (...a: Array<string | number>) => Promise<number[]>>
-    ).gwLimitHit_v1!.bind(redis);
+    scripts ??= loadScriptFiles<'hit'>({
+      dir: join(scriptDirOf(import.meta.url, join('redis', 'hit-n.lua')), 'redis'),
+      files: ['hit-n'],
+      prefix: 'gwLimit',
+      version: 1,
+    });
+    this.run = defineScriptSet(redis, scripts);
   }
   async counts(key: string, windows: Win[], add: 0 | 1): Promise<number[]> {
     const keys = windows.map((w) => `${this.prefix}:lim:{${key}}:${w.seconds}:${w.window}`);
-    const r = await this.run(
-      keys.length,
-      ...keys,
+    const r = (await this.run('hit', keys, [
       add,
       ...windows.map((w) => w.seconds + 60),
       ...windows.map((w) => w.limit),
-    );
+    ])) as number[];
     return r.map(Number);
   }
 }

@@ -166,6 +166,7 @@ export function dashboardPage(nonce: string, d: DashboardData): string {
 </section>
 <section id="providers" class="view"><h2>Providers</h2><div id="providers-table">…</div></section>
 <section id="settings-view" class="view">
+<p id="store-status" role="status"></p>
 <h2>Runtime settings</h2>
 <p>Changes are validated like <code>PATCH /admin/api/settings</code>, persisted and applied at once.</p>
 <form id="settings-form"></form><p id="settings-result" role="status"></p>

@@ -56,8 +56,10 @@ const STATS_DDL =
 const SOLVENCY_DDL =
   'CREATE TABLE IF NOT EXISTS admin_solvency (t INTEGER NOT NULL, proofs_msat INTEGER NOT NULL, user_balances_msat INTEGER NOT NULL)';
 
-const bucketKey = (prefix: string, g: Granularity, bucket: number) => `${prefix}:admin:stats:${g}:${bucket}`;
-const solvencyKey = (prefix: string) => `${prefix}:admin:solvency`;
+// Every bucket in one hash slot ({stats}): a flush is one MULTI and a chart one pipeline, on Redis Cluster too.
+const bucketKey = (prefix: string, g: Granularity, bucket: number) =>
+  `${prefix}:{stats}:admin:stats:${g}:${bucket}`;
+const solvencyKey = (prefix: string) => `${prefix}:{stats}:admin:solvency`;
 
 export class AdminStats {
   private pending = new Map<number, Counts>();

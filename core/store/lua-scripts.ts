@@ -5,17 +5,22 @@ import { fileURLToPath } from 'node:url';
 import type { Cluster, Redis } from 'ioredis';
 
 /**
- * Loads a folder of Lua scripts (one file per state change, BullMQ style: `<name>-<numberOfKeys>.lua`, each
- * starting with a KEYS/ARGV/Returns header) into an ioredis client with `defineCommand`, under
+ * The one way Lua reaches Redis. Loads a folder of Lua scripts (one file per state change, BullMQ style:
+ * `<name>-<numberOfKeys>.lua`, or `<name>-n.lua` when the caller decides how many keys, each starting with a
+ * KEYS/ARGV/Returns header) into an ioredis client with `defineCommand`, under
  * version-stamped names (`<prefix>_<name>_v<version>_<sha>`) so two gateway versions sharing one Redis never
  * run each other's scripts. `--- @include "x"` lines are replaced by `includes/x.lua` (recursively, once per
- * script). ioredis sends EVALSHA and falls back to EVAL on NOSCRIPT, per node, so this works on Redis Cluster.
- * Used by the ledger (core/ledger/redis/) and the webhook store (core/events/redis/).
+ * script). ioredis sends EVALSHA and falls back to EVAL on NOSCRIPT, per node, so a script cache emptied by a
+ * failover (a promoted replica, a restarted node) or SCRIPT FLUSH costs one extra round trip, never an error;
+ * this works on Redis Cluster. Every script's keys must share one hash slot (their callers hash-tag them).
+ * Used by the ledger (core/ledger/redis/), the webhook store (core/events/redis/), the wallet's proof and
+ * Lightning deposit stores (core/wallet/store/redis/) and the window limiter (core/limits/redis/).
  */
 
 export interface LoadedScript {
   command: string;
-  numberOfKeys: number;
+  /** null: the caller passes any number of keys (`<name>-n.lua`). */
+  numberOfKeys: number | null;
   lua: string;
 }
 
@@ -55,14 +60,14 @@ export function loadScriptFiles<N extends string>(opts: {
 }): Map<N, LoadedScript> {
   const out = new Map<N, LoadedScript>();
   for (const file of opts.files) {
-    const m = /^(.*)-(\d+)$/.exec(file);
+    const m = /^(.*)-(\d+|n)$/.exec(file);
     if (!m) throw new Error(`Lua script file name without its key count: ${file}`);
     const name = m[1] as N;
     const lua = expand(opts.dir, readFileSync(join(opts.dir, `${file}.lua`), 'utf8'));
     const sha = createHash('sha1').update(lua).digest('hex').slice(0, 8);
     out.set(name, {
       command: `${opts.prefix}_${name.replace(/-/g, '_')}_v${opts.version}_${sha}`,
-      numberOfKeys: Number(m[2]),
+      numberOfKeys: m[2] === 'n' ? null : Number(m[2]),
       lua,
     });
   }
@@ -75,11 +80,15 @@ export function defineScriptSet<N extends string>(
   scripts: Map<N, LoadedScript>,
 ): ScriptRunner<N> {
   for (const s of scripts.values())
-    client.defineCommand(s.command, { numberOfKeys: s.numberOfKeys, lua: s.lua });
+    client.defineCommand(s.command, {
+      ...(s.numberOfKeys !== null ? { numberOfKeys: s.numberOfKeys } : {}),
+      lua: s.lua,
+    });
   const callable = client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>;
   return (name, keys, args) => {
     const s = scripts.get(name);
     if (!s) throw new Error(`unknown Lua script ${name}`);
+    if (s.numberOfKeys === null) return callable[s.command]!(keys.length, ...keys, ...args);
     if (keys.length !== s.numberOfKeys)
       throw new Error(`${name} takes ${s.numberOfKeys} keys, got ${keys.length}`);
     return callable[s.command]!(...keys, ...args);

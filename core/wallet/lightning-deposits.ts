@@ -2,9 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { creditOrPark } from '../account/credit-token.js';
 import type { Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
-import type { StoreConnection } from '../store/connection.js';
+import type { RedisStore, StoreConnection } from '../store/connection.js';
 import { crashPoint } from './context.js';
 import { QuoteNotPaidError } from './mint-quote.js';
+import { walletScripts } from './store/redis-store.js';
 import type { WalletService } from './types.js';
 
 /**
@@ -86,25 +87,15 @@ class SqliteDepositStore implements DepositStore {
   }
 }
 
-const PUT_SCRIPT = `
-local cur = redis.call('GET', KEYS[1])
-if cur then
-  local st = cjson.decode(cur).status
-  if st == 'issued' or st == 'expired' then return 0 end
-end
-redis.call('SET', KEYS[1], ARGV[1])
-if ARGV[2] == 'pending' or ARGV[2] == 'paid' then
-  redis.call('ZADD', KEYS[2], tonumber(ARGV[3]), ARGV[4])
-else
-  redis.call('ZREM', KEYS[2], ARGV[4])
-end
-return 1`;
-
 class RedisDepositStore implements DepositStore {
-  constructor(
-    private readonly redis: Extract<StoreConnection, { kind: 'redis' }>['redis'],
-    private readonly prefix: string,
-  ) {}
+  private readonly redis: RedisStore['redis'];
+  private readonly prefix: string;
+  private readonly run: ReturnType<typeof walletScripts>;
+  constructor(conn: RedisStore) {
+    this.redis = conn.redis;
+    this.prefix = conn.prefix;
+    this.run = walletScripts(conn);
+  }
   // In the wallet's hash slot ({wallet}), so the two-key script also runs on Redis Cluster.
   private key(idHash: string): string {
     return `${this.prefix}:{wallet}:lnd:${idHash}`;
@@ -116,15 +107,10 @@ class RedisDepositStore implements DepositStore {
   async put(r: DepositRecord): Promise<void> {
     // One script: the write is refused when the stored record is final, and the open index follows it.
     // The index is a sorted set by next attempt; a stale entry is harmless (listDue re-reads the record).
-    await this.redis.eval(
-      PUT_SCRIPT,
-      2,
-      this.key(r.idHash),
-      this.openKey,
-      JSON.stringify(r),
-      r.status,
-      String(r.nextAttemptAt),
-      r.idHash,
+    await this.run(
+      'put-deposit',
+      [this.key(r.idHash), this.openKey],
+      [JSON.stringify(r), r.status, String(r.nextAttemptAt), r.idHash],
     );
   }
   async get(idHash: string): Promise<DepositRecord | null> {
@@ -144,9 +130,7 @@ class RedisDepositStore implements DepositStore {
 }
 
 export function openDepositStore(conn: StoreConnection): DepositStore {
-  return conn.kind === 'redis'
-    ? new RedisDepositStore(conn.redis, conn.prefix)
-    : new SqliteDepositStore(conn.db);
+  return conn.kind === 'redis' ? new RedisDepositStore(conn) : new SqliteDepositStore(conn.db);
 }
 
 export function depositIdHash(id: string): string {

@@ -29,7 +29,7 @@ function parseSeed(hex: string): Uint8Array {
 }
 
 export function openProofStore(conn: CreateWalletOptions['conn']): ProofStore {
-  return conn.kind === 'redis' ? new RedisProofStore(conn.redis, conn.prefix) : new SqliteProofStore(conn.db);
+  return conn.kind === 'redis' ? new RedisProofStore(conn) : new SqliteProofStore(conn.db);
 }
 
 export async function createWallet(opts: CreateWalletOptions): Promise<WalletService> {

@@ -8,9 +8,11 @@ import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { createLogger } from '../../core/log.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import { readRedisConfig } from '../../core/store/redis-config.js';
 import { readTokenMeta } from '../../core/wallet/token-codec.js';
 import { createWallet } from '../../core/wallet/wallet.js';
 import { type GatewayProcess, spawnGateway } from '../lib/gateway-process.js';
+import { type RedisTopology, startRedisCluster } from '../lib/redis-topology.js';
 import { type DevMint, startDevMint } from '../mint/index.js';
 import { type RedisProcess, startRedisProcess } from './redis-process.js';
 import {
@@ -36,6 +38,7 @@ export type ChaosStore = 'redis' | 'sqlite';
 export type FaultKind =
   | 'kill-gateway'
   | 'restart-redis'
+  | 'kill-master'
   | 'mint-outage'
   | 'upstream-fail'
   | 'upstream-hang'
@@ -48,6 +51,11 @@ export interface ChaosOptions {
   clients?: number;
   /** Mean time between faults, ms (default 2500). */
   faultEveryMs?: number;
+  /**
+   * Redis only: a 3-master, 3-replica Redis Cluster instead of one redis-server, and the `kill-master` fault
+   * (SIGKILL a master, wait for its replica to take over, restart it: it comes back as a replica).
+   */
+  cluster?: boolean;
   seed?: number;
   log?: (line: string) => void;
 }
@@ -97,10 +105,14 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const mint: DevMint = await startDevMint({ port: 0 });
   const upstream: MockUpstream = await startMockUpstream({ chunks: 5 });
   let redis: RedisProcess | undefined;
+  let cluster: RedisTopology | undefined;
   const seed = randomBytes(32).toString('hex');
   const storeEnv: Record<string, string> = {};
   const prefix = `chaos${randomBytes(4).toString('hex')}`;
-  if (opts.store === 'redis') {
+  if (opts.store === 'redis' && opts.cluster) {
+    cluster = await startRedisCluster({ replicas: 1 });
+    Object.assign(storeEnv, cluster.env, { REDIS_PREFIX: prefix });
+  } else if (opts.store === 'redis') {
     redis = await startRedisProcess(dir);
     storeEnv.REDIS_URL = redis.url;
     storeEnv.REDIS_PREFIX = prefix;
@@ -229,6 +241,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           'upstream-cut',
         ];
         if (redis) kinds.push('restart-redis');
+        if (cluster) kinds.push('kill-master');
         const kind = kinds[Math.floor(random() * kinds.length)]!;
         report.faults[kind] = (report.faults[kind] ?? 0) + 1;
         log(`fault: ${kind}`);
@@ -244,6 +257,20 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           case 'restart-redis':
             await redis!.crashAndRestart(heal);
             break;
+          case 'kill-master': {
+            const masters = await cluster!.masters();
+            const victim = masters[Math.floor(random() * masters.length)]!;
+            await cluster!.kill(victim);
+            // Its replica takes over (cluster-node-timeout plus an election); then it returns as a replica.
+            const promoted = Date.now() + 30_000;
+            while (Date.now() < promoted) {
+              const now = await cluster!.masters();
+              if (now.length === 3 && !now.includes(victim)) break;
+              await new Promise((r) => setTimeout(r, 200));
+            }
+            await cluster!.restart(victim);
+            break;
+          }
           case 'mint-outage':
             mint.setOutage(503);
             await new Promise((r) => setTimeout(r, heal));
@@ -279,8 +306,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     for (let i = 0; i < n; i++) if (!procs[i]?.alive()) procs[i] = await spawnGateway(env(ports[i]!));
     await new Promise((r) => setTimeout(r, LEASE_MS + 500));
     await verify(report, {
-      conn:
-        opts.store === 'redis'
+      conn: cluster
+        ? openStore({ redis: readRedisConfig(storeEnv), redisPrefix: prefix })
+        : opts.store === 'redis'
           ? openStore({ redisUrl: redis!.url, redisPrefix: prefix })
           : openStore({ dataDir: dir }),
       prefix,
@@ -292,7 +320,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     return report;
   } finally {
     await Promise.allSettled(procs.map((p) => p?.kill('SIGKILL')));
-    await Promise.allSettled([mint.close(), upstream.close(), redis?.stop()]);
+    await Promise.allSettled([mint.close(), upstream.close(), redis?.stop(), cluster?.stop()]);
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -308,9 +336,7 @@ interface VerifyInput {
 
 async function verify(report: ChaosReport, v: VerifyInput): Promise<void> {
   const { conn } = v;
-  if (conn.kind === 'redis' && conn.redis.status !== 'ready') {
-    await new Promise((r) => conn.redis.once('ready', r));
-  }
+  if (conn.kind === 'redis') await conn.ready();
   let ledger: Ledger | undefined;
   const wallet = await createWallet({ conn, mints: [v.mint.url], seed: v.seed, log: createLogger('silent') });
   try {

@@ -135,7 +135,7 @@ export async function startFuzzTarget(opts: FuzzTargetOptions): Promise<FuzzTarg
     async checkMoney() {
       const conn = storeConn();
       try {
-        if (conn.kind === 'redis') await waitReady(conn.redis);
+        if (conn.kind === 'redis') await conn.ready();
         const ledger = await createLedger(conn, { prefix: prefix ?? 'gw' });
         const audit = await ledger.audit();
         const wallet = await createWallet({
@@ -160,12 +160,4 @@ export async function startFuzzTarget(opts: FuzzTargetOptions): Promise<FuzzTarg
     },
     close: cleanup,
   };
-}
-
-async function waitReady(redis: Redis): Promise<void> {
-  if (redis.status === 'ready') return;
-  await new Promise<void>((resolve, reject) => {
-    redis.once('ready', () => resolve());
-    redis.once('end', () => reject(new Error('redis closed')));
-  });
 }

@@ -4,7 +4,10 @@ import { loadConfig } from '../../core/config.js';
 import { ERRORS } from '../../core/errors.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const configSource = readFileSync(new URL('../../core/config.ts', import.meta.url), 'utf8');
+// config.ts reads the environment, the Redis forms through core/store/redis-config.ts.
+const configSource = ['../../core/config.ts', '../../core/store/redis-config.ts']
+  .map((f) => readFileSync(new URL(f, import.meta.url), 'utf8'))
+  .join('\n');
 
 function tableRows(heading: string): string[][] {
   const start = readme.indexOf(`## ${heading}`);

@@ -30,9 +30,7 @@ describe.each(['memory', 'sqlite', 'redis'] as const)('WindowLimiter on %s', (ki
       kind === 'redis'
         ? openStore({ redisUrl: ps.env.REDIS_URL, redisPrefix: ps.env.REDIS_PREFIX })
         : openStore({ dataDir: ps.env.DATA_DIR });
-    if (conn.kind === 'redis' && conn.redis.status !== 'ready') {
-      await new Promise((r) => conn.redis.once('ready', r));
-    }
+    if (conn.kind === 'redis') await conn.ready();
     stores.push({ conn, drop: () => ps.drop() });
     return new WindowLimiter(conn);
   }

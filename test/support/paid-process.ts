@@ -7,6 +7,7 @@ import {
 import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
 import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
 import { type ProcessStore, processStore } from './process-store.js';
+import type { RedisTopology } from './redis-cluster.js';
 
 /**
  * What a test needs to run paid gateways as their own processes (SIGTERM, kill -9, WORKERS, restarts): a dev
@@ -26,7 +27,7 @@ export interface PaidProcesses {
 }
 
 export async function paidProcesses(
-  store: 'sqlite' | 'redis',
+  store: 'sqlite' | 'redis' | RedisTopology,
   upstream: Partial<MockBehaviour> = {},
 ): Promise<PaidProcesses> {
   const mint = await startDevMint({ port: 0 });

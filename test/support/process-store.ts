@@ -8,6 +8,8 @@ import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { createLogger } from '../../core/log.js';
 import { openStore } from '../../core/store/connection.js';
+import { readRedisConfig } from '../../core/store/redis-config.js';
+import type { RedisTopology } from './redis-cluster.js';
 
 /**
  * A fresh store for gateways that run as their own processes (spawnGateway): the environment that points them
@@ -24,7 +26,9 @@ export interface ProcessStore {
   drop(): Promise<void>;
 }
 
-export function processStore(kind: 'sqlite' | 'redis'): ProcessStore {
+/** `topology`: a throw-away Redis Cluster or Sentinel set-up (its keys go with it, nothing to drop). */
+export function processStore(kind: 'sqlite' | 'redis' | RedisTopology): ProcessStore {
+  if (typeof kind !== 'string') return topologyStore(kind);
   const redisUrl = process.env.TEST_REDIS_URL;
   const prefix = kind === 'redis' ? `tproc${randomBytes(5).toString('hex')}` : undefined;
   const dataDir = kind === 'sqlite' ? mkdtempSync(join(tmpdir(), 'gw-proc-')) : undefined;
@@ -36,9 +40,7 @@ export function processStore(kind: 'sqlite' | 'redis'): ProcessStore {
         ? openStore({ redisUrl: redisUrl!, redisPrefix: prefix })
         : openStore({ dataDir: dataDir! });
       try {
-        if (conn.kind === 'redis' && conn.redis.status !== 'ready') {
-          await new Promise((r) => conn.redis.once('ready', r));
-        }
+        if (conn.kind === 'redis') await conn.ready();
         const ledger = await createLedger(conn, { prefix: prefix ?? 'gw' });
         try {
           return await fn(ledger);
@@ -53,9 +55,7 @@ export function processStore(kind: 'sqlite' | 'redis'): ProcessStore {
       const conn = prefix
         ? openStore({ redisUrl: redisUrl!, redisPrefix: prefix })
         : openStore({ dataDir: dataDir! });
-      if (conn.kind === 'redis' && conn.redis.status !== 'ready') {
-        await new Promise((r) => conn.redis.once('ready', r));
-      }
+      if (conn.kind === 'redis') await conn.ready();
       const audit = new AuditLog(conn, { retentionDays: 30, log: createLogger('silent') });
       try {
         return await fn(audit);
@@ -76,5 +76,42 @@ export function processStore(kind: 'sqlite' | 'redis'): ProcessStore {
         }
       }
     },
+  };
+}
+
+function topologyStore(topo: RedisTopology): ProcessStore {
+  const prefix = `tproc${randomBytes(5).toString('hex')}`;
+  const env = { ...topo.env, REDIS_PREFIX: prefix };
+  return {
+    env,
+    async withLedger(fn) {
+      const conn = openStore({ redis: readRedisConfig(env), redisPrefix: prefix });
+      try {
+        if (conn.kind === 'redis') await conn.ready();
+        const ledger = await createLedger(conn, { prefix, warn: () => {} });
+        try {
+          return await fn(ledger);
+        } finally {
+          await ledger.close();
+        }
+      } finally {
+        await conn.close();
+      }
+    },
+    async withAuditLog(fn) {
+      const conn = openStore({ redis: readRedisConfig(env), redisPrefix: prefix });
+      try {
+        if (conn.kind === 'redis') await conn.ready();
+        const audit = new AuditLog(conn, { retentionDays: 30, log: createLogger('silent') });
+        try {
+          return await fn(audit);
+        } finally {
+          await audit.close();
+        }
+      } finally {
+        await conn.close();
+      }
+    },
+    async drop() {},
   };
 }

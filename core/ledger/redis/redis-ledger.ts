@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
+import { BackgroundRetry } from '../../background-retry.js';
 import { GatewayError } from '../../errors.js';
+import { waitForRedis } from '../../store/connection.js';
 import { LedgerCode } from '../errors.js';
 import {
   depositAccountCandidates,
@@ -115,12 +117,16 @@ export class RedisLedger extends RedisReads {
   readonly kind: 'redis' | 'redis-cluster';
   /** Accounts with audit records (node-wide audit reads): confirmed before a step writes a record. */
   private readonly auditIndex: AuditIndex;
+  /** Releases of admissions whose write was not acknowledged by a replica (see admit). */
+  private readonly releases: BackgroundRetry;
 
   constructor(
     client: Redis | Cluster,
     prefix: string,
     private readonly secret: string,
     opts: LedgerOptions = {},
+    /** The replica-acknowledgement rule (core/store/replica-acks.ts), awaited after every money write. */
+    private readonly replicated: (key: string) => Promise<void> = async () => {},
   ) {
     super(client, prefix, defineScripts(client), {
       tx: opts.txRetention ?? 10_000,
@@ -129,6 +135,19 @@ export class RedisLedger extends RedisReads {
     });
     this.auditIndex = new AuditIndex(client, prefix);
     this.kind = 'nodes' in client && typeof client.nodes === 'function' ? 'redis-cluster' : 'redis';
+    const warn = opts.warn ?? ((m: string) => console.warn(m));
+    this.releases = new BackgroundRetry(
+      { info: () => {}, error: (_o: unknown, m?: string) => warn(m ?? 'release retry failed') },
+      'release of an unacknowledged admission',
+    );
+  }
+
+  /**
+   * A money write counts as done only once a replica holds it (REDIS_MIN_REPLICA_ACKS); otherwise it is a
+   * store failure (503 store_unavailable) and the caller retries or refuses, never assumes it done.
+   */
+  private async acked(accountKey: string): Promise<void> {
+    await this.call(() => this.replicated(accountKey));
   }
 
   async createKeyFromDeposit(input: DepositKeyInput): Promise<DepositKeyResult> {
@@ -158,6 +177,7 @@ export class RedisLedger extends RedisReads {
         ['deposit', k.hash, tokenHash, amount, 'Deposit', now, accountId, this.retention.tx, encodeMeta(k)],
       )) as Reply;
       if (r[0] === 1) {
+        await this.acked(ak.acct);
         await this.indexKeys(accountId, [k.hash]);
         const key = toMeta(decodeKey(k.hash, accountId, String(r[4])));
         return {
@@ -217,6 +237,7 @@ export class RedisLedger extends RedisReads {
       [mode, c.keyHash, tokenHash, amount, desc, now, c.accountId, this.retention.tx, meta],
     )) as Reply;
     if (r[0] === 1) {
+      await this.acked(ak.acct);
       if (mode === 'token') await this.indexKeys(c.accountId, [c.keyHash]);
       return {
         ok: true,
@@ -290,6 +311,15 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     switch (r[0]) {
       case 1:
+        try {
+          await this.acked(ak.acct);
+        } catch (err) {
+          // Refused before the upstream: give the reservation back (retried in the background while the store
+          // is away; the reservation lease is the backstop), so nothing stays reserved for a call never made.
+          const undo = () => this.release({ accountId: c.accountId, requestId });
+          undo().catch(() => this.releases.schedule(requestId, undo));
+          throw err;
+        }
         return {
           ok: true,
           accountId: c.accountId,
@@ -355,6 +385,7 @@ export class RedisLedger extends RedisReads {
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
     if (r[0] === LedgerCode.AlreadyReleased) return { ok: false, code: 'already_released' };
     if (r[0] !== 1) throw unexpected('settle', r);
+    await this.acked(ak.acct);
     const [charged, released, overrun, balance, txId] = String(r[2]).split(',');
     return {
       ok: true,
@@ -425,6 +456,8 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     switch (r[0]) {
       case 1: {
+        // A step not acknowledged is resent unchanged (same seq) by the lease manager: replayed, not re-applied.
+        await this.acked(ak.acct);
         const meta = String(r[3]);
         const key = meta === '' ? null : toMeta(decodeKey(c.keyHash, c.accountId, meta));
         return decodeLeaseAnswer(String(r[2]), c.accountId, l.leaseId, r[1] === 1, key);
@@ -459,6 +492,7 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     switch (r[0]) {
       case 1:
+        await this.acked(ak.acct);
         return {
           ok: true,
           accountId: c.accountId,
@@ -494,6 +528,7 @@ export class RedisLedger extends RedisReads {
     if (r[0] === LedgerCode.HoldExpired)
       return { ok: false, code: 'hold_expired', availableMsat: Number(r[1]) };
     if (r[0] !== 1) throw unexpected('commit-withdrawal', r);
+    await this.acked(ak.acct);
     const [withdrawn, balance, txId] = String(r[2]).split(',');
     return {
       ok: true,
@@ -547,6 +582,7 @@ export class RedisLedger extends RedisReads {
     )) as Reply;
     switch (r[0]) {
       case 1:
+        await this.acked(ak.acct);
         await this.indexKeys(
           c.accountId,
           states.map((k) => k.hash),
@@ -616,8 +652,9 @@ export async function createRedisLedger(
   client: Redis | Cluster,
   prefix: string,
   opts: LedgerOptions = {},
+  replicated?: (key: string) => Promise<void>,
 ): Promise<RedisLedger> {
-  await waitReady(client, opts.connectTimeoutMs ?? 10_000);
+  await waitForRedis(client, opts.connectTimeoutMs ?? 10_000);
   const key = secretKey(prefix);
   let secret: string | null;
   try {
@@ -628,24 +665,7 @@ export async function createRedisLedger(
   }
   if (!secret) throw new GatewayError('store_unavailable', { message: 'Ledger secret missing in Redis' });
   await warnIfNotPersistent(client, opts.warn ?? ((m) => console.warn(m)));
-  return new RedisLedger(client, prefix, secret, opts);
-}
-
-/** The shared connection disables the offline queue, so the first command must wait for 'ready'. */
-async function waitReady(client: Redis | Cluster, timeoutMs: number): Promise<void> {
-  if (client.status === 'ready') return;
-  if (client.status === 'wait') client.connect().catch(() => {});
-  const ready = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => done(false), timeoutMs);
-    const onReady = () => done(true);
-    function done(v: boolean) {
-      clearTimeout(timer);
-      client.off('ready', onReady);
-      resolve(v);
-    }
-    client.on('ready', onReady);
-  });
-  if (!ready) throw new GatewayError('store_unavailable', { message: 'Redis did not become ready' });
+  return new RedisLedger(client, prefix, secret, opts, replicated);
 }
 
 async function warnIfNotPersistent(client: Redis | Cluster, warn: (msg: string) => void): Promise<void> {

@@ -1320,6 +1320,8 @@ export interface paths {
          * @description Free. 200 only when this process should get traffic: it is not shutting down, the money store answers and
          *     the primary mint answers (when the node takes eCash). Otherwise 503 `service_unavailable` with
          *     `details.checks` (e.g. `{"store": "ok", "mint": "failing"}` or `{"lifecycle": "draining"}` after SIGTERM).
+         *     On Redis, `redis` (also in `details` of a 503) names the form in use and how many of its nodes answer; a
+         *     Redis Cluster that does not serve every slot (`cluster_state` not ok) makes the store `failing`.
          *     Checks are cached for one second.
          */
         get: operations["getReadiness"];
@@ -1449,6 +1451,19 @@ export interface components {
             checks: {
                 [key: string]: "ok" | "failing" | "not_configured" | "draining";
             };
+            redis?: components["schemas"]["RedisNodes"];
+        };
+        /**
+         * @description The Redis of the money store (absent on SQLite): `form` is `single` (REDIS_URL), `cluster`
+         *     (REDIS_CLUSTER_NODES) or `sentinel` (REDIS_SENTINELS); `nodes` how many data nodes it knows of (a
+         *     cluster's masters and replicas, failed ones included; a master and its replicas), `answering` how many
+         *     of them are up. Never an address or a credential.
+         */
+        RedisNodes: {
+            /** @enum {string} */
+            form: "single" | "cluster" | "sentinel";
+            nodes: number;
+            answering: number;
         };
         /**
          * @description Every error code the gateway answers with (core/errors.ts is the catalogue; a test keeps the two

@@ -451,7 +451,21 @@
 
   // ---- settings form ----
   let settings;
+  // The money store as GET /readyz reports it: the Redis form in use and how many of its nodes answer.
+  async function storeStatus() {
+    const r = await fetch('/readyz');
+    const j = await r.json().catch(() => null);
+    const checks = j?.checks ?? j?.error?.details?.checks ?? {};
+    const redis = j?.redis ?? j?.error?.details?.redis;
+    const where = redis
+      ? `Redis (${redis.form}): ${redis.answering} of ${redis.nodes} nodes answer`
+      : 'embedded SQLite';
+    $('store-status').textContent = `Money store: ${where}; store ${checks.store ?? 'unknown'}.`;
+  }
   loaders['settings-view'] = async () => {
+    storeStatus().catch(() => {
+      $('store-status').textContent = 'Money store: /readyz did not answer.';
+    });
     settings = await api('GET', '/admin/api/settings');
     const form = $('settings-form');
     form.textContent = '';

@@ -1,52 +1,43 @@
-import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
-import { GatewayError } from '../../errors.js';
+import { join } from 'node:path';
+import type { RedisStore } from '../../store/connection.js';
+import {
+  defineScriptSet,
+  type LoadedScript,
+  loadScriptFiles,
+  type ScriptRunner,
+  scriptDirOf,
+} from '../../store/lua-scripts.js';
 import type { CashuUnit, ReceiveReceipt } from '../types.js';
 import type { HeldProof, JournalEntry, ProofStore, SettleInput, StoredProof } from './proof-store.js';
 
 /**
  * Proof store on Redis. Every key lives under `${prefix}:{wallet}:` — one hash slot, so the multi-key Lua
- * scripts (files in ./redis/, loaded once with defineCommand and called by SHA) run unchanged on Cluster.
+ * scripts (files in ./redis/, loaded through core/store/lua-scripts.ts) run unchanged on Cluster.
  *
  *   meta, counters, receipts, ops      hashes
  *   avail:<mint>|<unit>                hash y -> proof JSON (available proofs of one pool)
  *   reserved                           hash y -> opId \n pool \n proof JSON
  *   pools                              set of pool names
+ *   lnd:<idHash>, lnd:open             Lightning deposit records (core/wallet/lightning-deposits.ts)
+ *
+ * Proofs are money: a step that stores or spends them waits for the replica acknowledgement
+ * (core/store/replica-acks.ts) before it counts as done.
  */
 
-interface WalletCommands {
-  walletReserveProofs(
-    avail: string,
-    reserved: string,
-    ops: string,
-    opId: string,
-    target: number,
-    ppk: number,
-    entry: string,
-    pool: string,
-  ): Promise<string | number>;
-  walletSettleOp(
-    avail: string,
-    reserved: string,
-    ops: string,
-    receipts: string,
-    pools: string,
-    opId: string,
-    spent: string,
-    add: string,
-    receiptKey: string,
-    receipt: string,
-    pool: string,
-    nextId: string,
-    next: string,
-  ): Promise<number>;
-  walletAdvanceCounter(counters: string, keysetId: string, min: number): Promise<number>;
-}
+type WalletScript = 'reserve-proofs' | 'settle-op' | 'advance-counter' | 'put-deposit';
+/** Bumped when the stored shape changes (script names carry it). */
+const WALLET_SCRIPT_VERSION = 1;
+let scripts: Map<WalletScript, LoadedScript> | undefined;
 
-type WalletRedis = Redis & WalletCommands;
-
-function lua(name: string): string {
-  return readFileSync(new URL(`./redis/${name}.lua`, import.meta.url), 'utf8');
+/** The wallet's scripts on `conn`'s client (defined once per client). */
+export function walletScripts(conn: RedisStore): ScriptRunner<WalletScript> {
+  scripts ??= loadScriptFiles<WalletScript>({
+    dir: join(scriptDirOf(import.meta.url, join('redis', 'settle-op-5.lua')), 'redis'),
+    files: ['reserve-proofs-3', 'settle-op-5', 'advance-counter-1', 'put-deposit-2'],
+    prefix: 'gwWallet',
+    version: WALLET_SCRIPT_VERSION,
+  });
+  return defineScriptSet(conn.redis, scripts);
 }
 
 /** cjson encodes empty arrays as `{}`: normalise entries read back from Lua-written JSON. */
@@ -59,13 +50,15 @@ export function normalizeEntry(raw: string): JournalEntry {
 
 export class RedisProofStore implements ProofStore {
   readonly kind = 'redis' as const;
-  private readonly r: WalletRedis;
+  private readonly r: RedisStore['redis'];
   private readonly k: (s: string) => string;
+  private readonly run: ScriptRunner<WalletScript>;
 
-  constructor(redis: Redis, prefix: string) {
-    this.r = redis as WalletRedis;
-    const base = `${prefix}:{wallet}:`;
+  constructor(private readonly conn: RedisStore) {
+    this.r = conn.redis;
+    const base = `${conn.prefix}:{wallet}:`;
     this.k = (s) => base + s;
+    this.run = walletScripts(conn);
   }
 
   private pool(mint: string, unit: CashuUnit): string {
@@ -74,20 +67,7 @@ export class RedisProofStore implements ProofStore {
 
   async init(): Promise<void> {
     // The shared connection does not queue commands while offline: wait (bounded) for it to be ready.
-    if (this.r.status !== 'ready') {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new GatewayError('store_unavailable')), 10_000);
-        this.r.once('ready', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-    const r = this.r as Redis & { walletReserveProofs?: unknown };
-    if (r.walletReserveProofs) return;
-    this.r.defineCommand('walletReserveProofs', { numberOfKeys: 3, lua: lua('reserve-proofs-3') });
-    this.r.defineCommand('walletSettleOp', { numberOfKeys: 5, lua: lua('settle-op-5') });
-    this.r.defineCommand('walletAdvanceCounter', { numberOfKeys: 1, lua: lua('advance-counter-1') });
+    await this.conn.ready();
   }
 
   async metaSetIfAbsent(key: string, value: string): Promise<string> {
@@ -101,7 +81,7 @@ export class RedisProofStore implements ProofStore {
   }
 
   async advanceCounter(keysetId: string, minNext: number): Promise<void> {
-    await this.r.walletAdvanceCounter(this.k('counters'), keysetId, minNext);
+    await this.run('advance-counter', [this.k('counters')], [keysetId, minNext]);
   }
 
   async counters(): Promise<Record<string, number>> {
@@ -141,17 +121,15 @@ export class RedisProofStore implements ProofStore {
 
   async reserveProofs(entry: JournalEntry, target: number, feePpk: number): Promise<StoredProof[] | null> {
     const pool = this.pool(entry.mint, entry.unit);
-    const res = await this.r.walletReserveProofs(
-      this.k(`avail:${pool}`),
-      this.k('reserved'),
-      this.k('ops'),
-      entry.id,
-      target,
-      feePpk,
-      JSON.stringify(entry),
-      pool,
-    );
+    const avail = this.k(`avail:${pool}`);
+    const res = (await this.run(
+      'reserve-proofs',
+      [avail, this.k('reserved'), this.k('ops')],
+      [entry.id, target, feePpk, JSON.stringify(entry), pool],
+    )) as string | number;
     if (res === -1) return null;
+    // The journal entry naming these proofs must survive a failover before anything is sent to a mint.
+    if (typeof res === 'string') await this.conn.replicated(avail);
     if (typeof res === 'number') throw new Error(`reserve-proofs failed with ${res}`);
     return (JSON.parse(res) as string[]).map((s) => JSON.parse(s) as StoredProof);
   }
@@ -160,22 +138,24 @@ export class RedisProofStore implements ProofStore {
     const pool = this.pool(entry.mint, entry.unit);
     const add: string[] = [];
     for (const p of input.add) add.push(p.y, JSON.stringify(p));
-    await this.r.walletSettleOp(
-      this.k(`avail:${pool}`),
-      this.k('reserved'),
-      this.k('ops'),
-      this.k('receipts'),
-      this.k('pools'),
-      entry.id,
-      // cjson decodes [] fine; an empty array must still be an array for ipairs
-      JSON.stringify(input.spentYs),
-      JSON.stringify(add),
-      input.receipt ? input.receipt.tokenHash : '',
-      input.receipt ? JSON.stringify(input.receipt) : '',
-      pool,
-      input.next ? input.next.id : '',
-      input.next ? JSON.stringify(input.next) : '',
+    const avail = this.k(`avail:${pool}`);
+    await this.run(
+      'settle-op',
+      [avail, this.k('reserved'), this.k('ops'), this.k('receipts'), this.k('pools')],
+      [
+        entry.id,
+        // cjson decodes [] fine; an empty array must still be an array for ipairs
+        JSON.stringify(input.spentYs),
+        JSON.stringify(add),
+        input.receipt ? input.receipt.tokenHash : '',
+        input.receipt ? JSON.stringify(input.receipt) : '',
+        pool,
+        input.next ? input.next.id : '',
+        input.next ? JSON.stringify(input.next) : '',
+      ],
     );
+    // New proofs (a receive's, a send's change) are money: held by a replica before the caller credits.
+    await this.conn.replicated(avail);
   }
 
   async listProofs(): Promise<HeldProof[]> {

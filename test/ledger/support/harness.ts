@@ -100,7 +100,7 @@ export function redisFactory(url = process.env.TEST_REDIS_URL ?? 'redis://127.0.
           await c.del(keyIdIndexKey(prefix));
         },
         auditLog(l = ledger) {
-          return auditLogOver({ kind: 'redis', redis: c, prefix, close: async () => {} }, l);
+          return auditLogOver(storeOver(c, prefix, 'single'), l);
         },
         async close() {},
       };
@@ -134,10 +134,7 @@ export function clusterFactory(getNodes: () => Array<{ host: string; port: numbe
         },
         auditLog(l = ledger) {
           // The audit log takes the store's client as it is (its Redis backend works on a Cluster client too).
-          return auditLogOver(
-            { kind: 'redis', redis: c as unknown as Redis, prefix, close: async () => {} },
-            l,
-          );
+          return auditLogOver(storeOver(c, prefix, 'cluster'), l);
         },
         async close() {},
       };
@@ -215,4 +212,18 @@ function testNow(method: string, args: unknown[]): number | undefined {
       return input && typeof input === 'object' && typeof input.now === 'number' ? input.now : undefined;
     }
   }
+}
+
+/** A store connection over a client the factory owns (the audit log takes it as a gateway would). */
+function storeOver(redis: Redis | Cluster, prefix: string, form: 'single' | 'cluster'): StoreConnection {
+  return {
+    kind: 'redis',
+    redis,
+    form,
+    prefix,
+    replicated: async () => {},
+    ready: async () => {},
+    nodes: async () => ({ form, nodes: 1, answering: 1 }),
+    close: async () => {},
+  };
 }

@@ -37,7 +37,6 @@ export interface MeterState {
   stream: StreamMeter | undefined;
   /** Non-stream JSON: the body's chunks (copies; dropped from the relay and re-sent spliced by settle). */
   body: Buffer[] | undefined;
-  bodyBytes: number;
   /** The upstream answered with an error status: nothing is charged. */
   failed: boolean;
 }

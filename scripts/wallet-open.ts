@@ -14,14 +14,12 @@ export async function openOperatorWallet(): Promise<{ wallet: WalletService; con
   const conn = openStore({
     redisUrl: config.redisUrl,
     redisPrefix: config.redisPrefix,
-    dataDir: config.dataDir,
   });
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
   const wallet = await createWallet({
     conn,
     mints: config.cashu.mints,
     seed: config.cashu.seed,
-    dataDir: config.dataDir,
     log,
   });
   const report = await wallet.recover();

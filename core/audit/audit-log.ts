@@ -7,6 +7,15 @@ import type { KeyLookup } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import { auditDroppedTotal, auditWriteFailuresTotal } from '../metrics.js';
 import type { StoreConnection } from '../store/connection.js';
+import type {
+  AuditInput,
+  AuditPage,
+  AuditQuery,
+  AuditRecord,
+  AuditSubject,
+  AuditTrail,
+  StoredAudit,
+} from './types.js';
 
 /**
  * The audit log (spec §2.7; docs/endpoints.md, "Audit log"): one record per request that named a key (paid
@@ -25,41 +34,6 @@ import type { StoreConnection } from '../store/connection.js';
  * ts) and (ts)); memory when the node has no store.
  */
 
-/** One audit record as the readers answer it (spec §2.7 names, plus the request id). */
-export interface AuditRecord {
-  /** Cursor of this record (pass as `before` for the next page). */
-  id: string;
-  timestamp: string;
-  request_id: string;
-  /** The key's public key id; null for admin records. */
-  api_key_id: string | null;
-  endpoint: string;
-  method: string;
-  ip_address: string;
-  user_agent: string | null;
-  cost_sats: number;
-  cost_msats: number;
-  response_status: number;
-  /** `key` (a request that named a key) or `admin` (an admin change or failed login). */
-  kind: 'key' | 'admin';
-}
-
-/** What is stored (the reader adds the cursor id). */
-export type StoredAudit = Omit<AuditRecord, 'id'> & {
-  /** The account whose reader sees it; absent for admin records and unknown keys. */
-  account?: string;
-};
-
-/** Who a request's record belongs to: set by callerOf, the paid auth/reserve stages and the admin routes. */
-export interface AuditSubject {
-  /** The credential the request named (resolved to account and key id when the record is written). */
-  credential?: KeyLookup;
-  /** The ledger said no such key: recorded in the node-wide log only. */
-  unknown?: boolean;
-  /** An admin change or failed admin login. */
-  admin?: boolean;
-}
-
 /** The request's audit subject; a request without one is not recorded. */
 export const AUDIT_SUBJECT = createLocalKey<AuditSubject>('audit-subject');
 
@@ -77,29 +51,6 @@ export function auditUnknownKey(ctx: RequestContext): void {
 /** An admin change or a failed admin login. */
 export function auditAdmin(ctx: RequestContext): void {
   ctx.setLocal(AUDIT_SUBJECT, { admin: true });
-}
-
-export interface AuditQuery {
-  /** Only this account's records (the wallet reader). */
-  account?: string;
-  keyId?: string;
-  status?: number;
-  sinceMs?: number;
-  untilMs?: number;
-  /** Cursor: records strictly older than this record id. */
-  before?: string;
-  limit: number;
-}
-
-export interface AuditPage {
-  data: AuditRecord[];
-  has_more: boolean;
-  /**
-   * The cursor of the next page (pass as `before`); null when `has_more` is false. Usually the last record's
-   * id; when a filtered Redis scan stopped at its budget, the last entry scanned (the page may then hold
-   * fewer than `limit` records, even none).
-   */
-  next_before: string | null;
 }
 
 export interface AuditBackend {
@@ -298,20 +249,7 @@ export interface AuditLogOptions {
   scanBudget?: number;
 }
 
-/** The input of `record`: the subject is resolved at write time, off the request path. */
-export interface AuditInput {
-  atMs: number;
-  requestId: string;
-  subject: AuditSubject;
-  endpoint: string;
-  method: string;
-  ip: string;
-  userAgent: string | undefined;
-  costMsat: number;
-  status: number;
-}
-
-export class AuditLog {
+export class AuditLog implements AuditTrail {
   backend: AuditBackend;
   /** Records above this many waiting are dropped (counted). */
   maxBuffered: number;

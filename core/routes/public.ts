@@ -6,7 +6,7 @@ import type { RouteHandler, RouteModule } from '../http/router.js';
 import { limitAnonymous } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
 import type { Pricing, UsdRates } from '../pricing/types.js';
-import type { Provider } from '../providers/providers.js';
+import type { Provider } from '../providers/provider.js';
 import type { CatalogModel, ModelPricing } from '../upstream/model-catalog.js';
 
 /**

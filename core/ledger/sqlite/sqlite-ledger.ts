@@ -582,5 +582,3 @@ export class SqliteLedger extends SqliteReads {
     return txId;
   }
 }
-
-export type { ResRow };

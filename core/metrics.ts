@@ -2,6 +2,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { clusterMetricsText, isClusterWorker } from './cluster.js';
 import type { Timings } from './context.js';
+import { CATCH_ALL_TEMPLATE, isPaidRoute } from './paid-routes.js';
 import { requestEndChannel } from './tracing.js';
 
 /**
@@ -171,17 +172,9 @@ export const auditWriteFailuresTotal = new Counter({
   registers: [registry],
 });
 
-/** Paid routes keep their own label; every other pipeline path is the catch-all template. */
-const PAID_ROUTE_LABELS = new Set([
-  '/v1/chat/completions',
-  '/v1/completions',
-  '/v1/embeddings',
-  '/v1/responses',
-]);
-
-/** `endpoint` label of `recordCharge`: one of the paid route templates, or `/v1/{path}`. */
+/** `endpoint` label of `recordCharge`: one of the paid route templates (core/paid-routes.ts), or `/v1/{path}`. */
 export function routeLabel(path: string): string {
-  return PAID_ROUTE_LABELS.has(path) ? path : '/v1/{path}';
+  return isPaidRoute(path) ? path : CATCH_ALL_TEMPLATE;
 }
 
 const chargeListeners = new Set<(msats: number) => void>();

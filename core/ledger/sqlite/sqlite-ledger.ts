@@ -64,7 +64,7 @@ import type {
 } from '../types.js';
 import { sqliteLeaseStep } from './sqlite-lease.js';
 import { SqliteReads } from './sqlite-reads.js';
-import type { AccountRow, ResRow } from './sqlite-store.js';
+import type { AccountRow } from './sqlite-store.js';
 import { SqliteStore } from './sqlite-store.js';
 
 const INVALID = { ok: false, code: 'invalid_api_key' } as const;

@@ -14,6 +14,7 @@ export async function openOperatorWallet(): Promise<{ wallet: WalletService; con
   const conn = openStore({
     redisUrl: config.redisUrl,
     redisPrefix: config.redisPrefix,
+    dataDir: config.dataDir,
   });
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
   const wallet = await createWallet({

@@ -8,7 +8,8 @@ import { PAID_ROUTES, pricedEndpointOf } from '../../core/paid-routes.js';
 describe('the paid-route table', () => {
   it('names only operations the OpenAPI document describes', () => {
     const documented = new Set(listOperations().map((o) => `${o.method.toUpperCase()} ${o.path}`));
-    for (const r of PAID_ROUTES) expect(documented, `${r.method} ${r.path}`).toContain(`${r.method} ${r.path}`);
+    for (const r of PAID_ROUTES)
+      expect(documented, `${r.method} ${r.path}`).toContain(`${r.method} ${r.path}`);
   });
 
   it('is the list docs/architecture.md gives', () => {

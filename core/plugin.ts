@@ -55,6 +55,12 @@ export interface Plugin {
   readonly name: string;
 
   /**
+   * Names of the stages that MUST be listed before this one (it reads what they publish). The pipeline refuses
+   * to start when one is missing or listed after it, so a wrong `PIPELINE` fails at start, not per request.
+   */
+  readonly after?: readonly string[];
+
+  /**
    * Runs in pipeline order before the upstream call. MUST return `Continue` (or nothing) to go on, or
    * `Stop` only after having answered with `ctx.respond(...)`; to fail, throw a `GatewayError`. MAY
    * return a promise (the runner only awaits when one is returned). MAY edit `ctx.body` and then MUST call

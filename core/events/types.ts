@@ -215,6 +215,12 @@ export interface WebhookEvents {
   /** Marks an account as having watched keys (after a webhook or alert change on this process). */
   touched(accountId: string): void;
   spent(key: KeyMeta, chargedMsat: number, balanceMsat: number): void;
+  /** A batch was settled: `batch.completed` to the key's webhooks (once per event id). */
+  batchCompleted(
+    key: { accountId: string; keyId: string; parentKeyId: string | null },
+    eventId: string,
+    data: Record<string, unknown>,
+  ): Promise<void>;
   balance(accountId: string, balanceMsat: number, change: BalanceChange): void;
   /** The ledger with the event hook (the same object's methods, the money steps observed). */
   watchLedger(ledger: Ledger): Ledger;

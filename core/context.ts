@@ -38,7 +38,6 @@ export interface LocalReply {
 /** Milliseconds from `performance.now()`; set as the request progresses. */
 export interface Timings {
   start: number;
-  bodyRead?: number;
   upstreamStart?: number;
   upstreamHeaders?: number;
   firstChunk?: number;

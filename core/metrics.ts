@@ -2,11 +2,11 @@ import { subscribe } from 'node:diagnostics_channel';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { clusterMetricsText, isClusterWorker } from './cluster.js';
 import type { Timings } from './context.js';
-import type { RouteHandler, RouteModule } from './http/router.js';
+import { CATCH_ALL_TEMPLATE, isPaidRoute } from './paid-routes.js';
 import { requestEndChannel } from './tracing.js';
 
 /**
- * Prometheus metrics (prom-client), served at GET /metrics by `metricsRoutes`.
+ * Prometheus metrics (prom-client), served at GET /metrics by `metricsRoutes` (core/routes/metrics.ts).
  *
  * One process-wide registry (prom-client's model: one scrape per process). Label values are bounded and
  * never secret: route TEMPLATES (never raw paths, which could carry `?api_key=` or arbitrary catch-all
@@ -18,7 +18,7 @@ import { requestEndChannel } from './tracing.js';
  * - paid-pipeline requests: recorded here from the `gateway:request:start/end` tracing channels (requests,
  *   latency, and upstream errors = 502/504 answers), once `installPipelineMetrics()` ran (`metricsRoutes`
  *   calls it);
- * - route-handler requests (wallet, balance, estimate, admin): `timedRoute()` wraps the handler;
+ * - route-handler requests (wallet, balance, estimate, admin): `route()` (core/http/router.ts) wraps the handler;
  * - charges and overruns: the settle stage calls `recordCharge()` / `recordOverrun()`;
  * - store failures: `recordStoreError()` (the route modules call it for `store_unavailable`).
  */
@@ -172,17 +172,9 @@ export const auditWriteFailuresTotal = new Counter({
   registers: [registry],
 });
 
-/** Paid routes keep their own label; every other pipeline path is the catch-all template. */
-const PAID_ROUTE_LABELS = new Set([
-  '/v1/chat/completions',
-  '/v1/completions',
-  '/v1/embeddings',
-  '/v1/responses',
-]);
-
-/** `endpoint` label of `recordCharge`: one of the paid route templates, or `/v1/{path}`. */
+/** `endpoint` label of `recordCharge`: one of the paid route templates (core/paid-routes.ts), or `/v1/{path}`. */
 export function routeLabel(path: string): string {
-  return PAID_ROUTE_LABELS.has(path) ? path : '/v1/{path}';
+  return isPaidRoute(path) ? path : CATCH_ALL_TEMPLATE;
 }
 
 const chargeListeners = new Set<(msats: number) => void>();
@@ -320,26 +312,6 @@ export function installPipelineMetrics(): void {
   });
 }
 
-/** Wraps a route handler so its requests are counted and timed under `route` (the template). */
-export function timedRoute(route: string, method: string, handler: RouteHandler): RouteHandler {
-  return async (ctx) => {
-    const t0 = performance.now();
-    let status = 500;
-    try {
-      const reply = await handler(ctx);
-      status = reply.status ?? 200;
-      return reply;
-    } catch (err) {
-      const e = err as { status?: unknown; code?: unknown };
-      if (typeof e.status === 'number') status = e.status;
-      if (e.code === 'store_unavailable') recordStoreError('route');
-      throw err;
-    } finally {
-      recordRequest(route, method, status, (performance.now() - t0) / 1000);
-    }
-  };
-}
-
 /** The Prometheus text exposition. */
 export async function metricsText(): Promise<string> {
   // WORKERS > 1: every worker's series, summed by the primary (core/cluster.ts); this process's own if it is
@@ -350,19 +322,6 @@ export async function metricsText(): Promise<string> {
   }
   return await registry.metrics();
 }
-
-/** GET /metrics (no credentials: expose it only to the monitoring network). */
-export const metricsRoutes: RouteModule = (router) => {
-  installPipelineMetrics();
-  router.get(
-    '/metrics',
-    async () => ({
-      headers: { 'content-type': registry.contentType },
-      body: await metricsText(),
-    }),
-    { json: false },
-  );
-};
 
 export const webhookDeliveriesTotal = new Counter({
   name: 'gateway_webhook_deliveries_total',

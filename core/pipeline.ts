@@ -63,6 +63,17 @@ export class Pipeline {
         `Only one plugin may call the upstream (onDispatch): ${dispatchers.map((p) => p.name).join(', ')}`,
       );
     }
+    const order = new Map(plugins.map((p, i) => [p.name, i]));
+    for (const [i, p] of plugins.entries()) {
+      for (const before of p.after ?? []) {
+        const at = order.get(before);
+        if (at === undefined || at > i) {
+          throw new Error(
+            `PIPELINE: "${p.name}" must come after "${before}" (${at === undefined ? `"${before}" is not in the pipeline` : `"${before}" is listed after it`}): ${plugins.map((q) => q.name).join(', ')}`,
+          );
+        }
+      }
+    }
     for (const p of plugins) {
       if (p.onResponseChunk?.constructor.name === 'AsyncFunction') {
         throw new Error(`Plugin "${p.name}": onResponseChunk must be synchronous (it runs for every chunk)`);

@@ -1,4 +1,4 @@
-import type { AuditLog } from './audit/audit-log.js';
+import type { AuditTrail } from './audit/types.js';
 import type { BatchJobs } from './batches/types.js';
 import type { WindowLimiter } from './limits/window-limiter.js';
 import type { ObjectOwners } from './objects/types.js';
@@ -22,7 +22,7 @@ import type { ObjectOwners } from './objects/types.js';
 import type { Config } from './config.js';
 import type { RequestContext } from './context.js';
 import type { GatewayError } from './errors.js';
-import type { Events } from './events/events.js';
+import type { WebhookEvents } from './events/types.js';
 import type { Ledger } from './ledger/types.js';
 import type { Logger } from './log.js';
 import type { PricingHolder } from './pricing/holder.js';
@@ -36,7 +36,8 @@ import type { WalletService } from './wallet/types.js';
 
 // The rest of the plugin kit's types (package export `prepaid-model-gateway/plugin`; see docs/plugins.md).
 export type { PriceAdjustment, ProviderPreference, RequestContext } from './context.js';
-export type { Provider, Providers } from './providers/providers.js';
+export type { Provider } from './providers/provider.js';
+export type { Providers } from './providers/providers.js';
 export type { RoutingInfo, RoutingPolicy } from './providers/routing-policy.js';
 
 /** What `onRequest` returns: go on with the next plugin, or stop (only after having answered). */
@@ -52,6 +53,12 @@ export interface ResponseHead {
 export interface Plugin {
   /** Unique within a pipeline; used in logs and traces. */
   readonly name: string;
+
+  /**
+   * Names of the stages that MUST be listed before this one (it reads what they publish). The pipeline refuses
+   * to start when one is missing or listed after it, so a wrong `PIPELINE` fails at start, not per request.
+   */
+  readonly after?: readonly string[];
 
   /**
    * Runs in pipeline order before the upstream call. MUST return `Continue` (or nothing) to go on, or
@@ -137,11 +144,11 @@ export interface Services {
   /** The store connection the ledger and wallet share (admin settings are persisted in it). */
   store?: StoreConnection;
   /** The audit log (core/audit/audit-log.ts), written by the transport's end hook. */
-  audit?: AuditLog;
+  audit?: AuditTrail;
   /** Fixed-window counters for per-IP and admin-login limits (core/limits/window-limiter.ts). */
   limiter?: WindowLimiter;
   /** Webhooks and alerts (core/events/events.ts): store, ledger hook, outbox worker. With a store. */
-  events?: Events;
+  events?: WebhookEvents;
   /** Which key created each provider object (responses, files, batches): core/objects/. With a store. */
   objects?: ObjectOwners;
   /** The batch settlement jobs (core/batches/), in the money store. With a store. */

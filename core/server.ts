@@ -4,13 +4,14 @@ import { AUDIT_SUBJECT, auditInputOf } from './audit/audit-log.js';
 import { type Config, loadConfig } from './config.js';
 import type { RequestContext } from './context.js';
 import { Cors } from './http/cors.js';
-import { type EngineServer, listen } from './http/engine.js';
-import { type RouteModule, type RouteOptions, Router } from './http/router.js';
+import { listen } from './http/engine.js';
+import type { EngineServer } from './http/exchange.js';
+import { type RouteModule, Router } from './http/router.js';
 import { type DocsLookup, Transport, type ValidatorLookup } from './http/transport.js';
 import { requestClientAddress } from './limits/request-limits.js';
 import { log as defaultLog, type Logger } from './log.js';
-import { metricsRoutes } from './metrics.js';
 import { getRequestValidator, serveDocs } from './openapi/index.js';
+import { PAID_ROUTES } from './paid-routes.js';
 import { Pipeline } from './pipeline.js';
 import type { Services } from './plugin.js';
 import { adminRoutes } from './routes/admin.js';
@@ -20,6 +21,7 @@ import { estimateRoutes } from './routes/estimate.js';
 import { filesRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
 import { lightningRoutes } from './routes/lightning.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { publicRoutes } from './routes/public.js';
 import { responsesRoutes } from './routes/responses.js';
 import { walletRoutes } from './routes/wallet.js';
@@ -30,24 +32,6 @@ import { buildServices, type MoneyServiceOptions } from './services.js';
  * The composition root: builds the services, the router (public routes + route modules + the paid routes
  * and catch-all), the pipeline from configuration, and starts the engine. Nothing else wires things up.
  */
-
-/**
- * Paid routes: they run through the pipeline. Every other `/v1/...` path is the paid catch-all. The
- * multipart ones (audio uploads, image edits and variations) take their body as it is (`json: false`); the
- * reserve stage reads their model and units from it, and the upstream gets the original bytes.
- */
-export const PAID_ROUTES: readonly [string, string, RouteOptions?][] = [
-  ['POST', '/v1/chat/completions'],
-  ['POST', '/v1/completions'],
-  ['POST', '/v1/embeddings'],
-  ['POST', '/v1/responses'],
-  ['POST', '/v1/images/generations'],
-  ['POST', '/v1/images/edits', { json: false }],
-  ['POST', '/v1/images/variations', { json: false }],
-  ['POST', '/v1/audio/transcriptions', { json: false }],
-  ['POST', '/v1/audio/translations', { json: false }],
-  ['POST', '/v1/audio/speech'],
-];
 
 export interface GatewayOptions {
   config?: Config;
@@ -105,7 +89,7 @@ export function createRouter(services: Services, modules: readonly RouteModule[]
   publicRoutes(router, services);
   for (const m of DEFAULT_ROUTES) m(router, services);
   for (const m of modules) m(router, services);
-  for (const [method, path, opts] of PAID_ROUTES) router.pipeline(method, path, opts);
+  for (const r of PAID_ROUTES) router.pipeline(r.method, r.path, r.multipart ? { json: false } : undefined);
   router.catchAll('/v1/');
   return router;
 }

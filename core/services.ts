@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { Events } from './events/events.js';
 import { RedisWebhookStore } from './events/redis-webhook-store.js';
 import { SqliteWebhookStore } from './events/sqlite-webhook-store.js';
+import type { WebhookEvents } from './events/types.js';
 import { createLedger } from './ledger/index.js';
 import { LeasingLedger } from './ledger/leasing.js';
 import { PROCESS_ID } from './ledger/owner.js';
@@ -57,7 +58,7 @@ export interface MoneyServices {
   btc: NonNullable<Services['btc']>;
   store: StoreConnection | undefined;
   lightning: LightningDeposits | undefined;
-  events: Events | undefined;
+  events: WebhookEvents | undefined;
   close(): Promise<void>;
 }
 
@@ -137,7 +138,6 @@ export async function openMoneyServices(
         conn: store!,
         mints: config.cashu.mints,
         seed: config.cashu.seed,
-        dataDir: config.dataDir,
         log,
         foreignMints: config.foreignMints,
         // Payouts a dead process left between making the token and committing (core/account/pay-out.ts).

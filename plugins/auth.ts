@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { creditToken } from '../core/account/credit-token.js';
 import { auditKey } from '../core/audit/audit-log.js';
-import { type ParsedCredential, parseCredential } from '../core/auth/credentials.js';
+import { parseCredential } from '../core/auth/credentials.js';
 import { clientAddress, compileIpList } from '../core/auth/ip-match.js';
 import { AUTH, type RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
@@ -58,24 +58,11 @@ export const auth: PluginFactory = (options, services): Plugin => {
     return { tokenHash };
   }
 
-  async function identify(ctx: RequestContext, cred: ParsedCredential): Promise<void> {
-    switch (cred.kind) {
-      case 'api_key':
-        ctx.setLocal(CREDENTIAL, { apiKey: cred.apiKey });
-        return;
-      case 'bearer_token': {
-        const { tokenHash } = await redeem(cred.token);
-        ctx.setLocal(CREDENTIAL, { tokenHash });
-        auditKey(ctx, { tokenHash });
-        return;
-      }
-      case 'x_cashu': {
-        const { tokenHash } = await redeem(cred.token);
-        ctx.setLocal(CREDENTIAL, { tokenHash });
-        auditKey(ctx, { tokenHash });
-        return;
-      }
-    }
+  /** A token credential (bearer or X-Cashu): redeemed and credited on first use; its hash is the identity. */
+  async function identifyToken(ctx: RequestContext, token: string): Promise<void> {
+    const { tokenHash } = await redeem(token);
+    ctx.setLocal(CREDENTIAL, { tokenHash });
+    auditKey(ctx, { tokenHash });
   }
 
   return {
@@ -101,7 +88,7 @@ export const auth: PluginFactory = (options, services): Plugin => {
         auditKey(ctx, credential);
         return undefined;
       }
-      return identify(ctx, cred).then(() => undefined);
+      return identifyToken(ctx, cred.token).then(() => undefined);
     },
   };
 };

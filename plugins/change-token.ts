@@ -30,9 +30,6 @@ const CHANGE_IN_HEAD = createLocalKey<true>('change-token.head');
  *   sub-sat remainder stays on the token's identity); msat tokens get exact change.
  */
 
-/** How long a change hold may stay open before the ledger aborts it by itself. */
-const HOLD_LEASE_MS = 60_000;
-
 export const changeToken: PluginFactory = (options, services): Plugin => {
   noOptions('change-token', options);
   const ledger = needLedger('change-token', services);
@@ -66,7 +63,7 @@ export const changeToken: PluginFactory = (options, services): Plugin => {
     // The one pay-out step: the token is handed out and debited, or taken back and not debited.
     const r = await payOut(
       { ledger, wallet: wallet! },
-      { credential, amountMsat: amount, kind: 'refund', unit, leaseMs: HOLD_LEASE_MS },
+      { credential, amountMsat: amount, kind: 'refund', unit },
     );
     return r.token;
   }

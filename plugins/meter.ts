@@ -63,7 +63,6 @@ export const meter: PluginFactory = (options): Plugin => {
       const state: MeterState = {
         stream: undefined,
         body: undefined,
-        bodyBytes: 0,
         failed: head.status >= 400,
       };
       ctx.setLocal(METER, state);
@@ -101,7 +100,6 @@ export const meter: PluginFactory = (options): Plugin => {
       }
       if (state.body) {
         state.body.push(Buffer.from(chunk)); // a copy: the runner may reuse the chunk's memory
-        state.bodyBytes += chunk.length;
         return null;
       }
       return undefined;

@@ -3,6 +3,7 @@ import { createLocalKey, type RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
 import type { Admission, Credential, Ledger } from '../core/ledger/types.js';
 import type { StreamMeter } from '../core/metering/stream-meter.js';
+import { pricedEndpointOf } from '../core/paid-routes.js';
 import type { Services } from '../core/plugin.js';
 import type { PricingHolder } from '../core/pricing/holder.js';
 import type { ImageVariant, PricedEndpoint } from '../core/pricing/types.js';
@@ -37,7 +38,6 @@ export interface MeterState {
   stream: StreamMeter | undefined;
   /** Non-stream JSON: the body's chunks (copies; dropped from the relay and re-sent spliced by settle). */
   body: Buffer[] | undefined;
-  bodyBytes: number;
   /** The upstream answered with an error status: nothing is charged. */
   failed: boolean;
 }
@@ -49,30 +49,9 @@ export const SETTLED = createLocalKey<'settling' | 'settled' | 'released'>('paid
 /** The spec's per-response cost block of a settled call (settle), for the body splice. */
 export const COST_BLOCK = createLocalKey<Record<string, unknown>>('paid.costBlock');
 
-/** Which metered API a route is; anything else is a per-request-priced `other` call. */
+/** Which metered API a route is (core/paid-routes.ts); anything else is a per-request-priced `other` call. */
 export function pricedEndpoint(ctx: RequestContext): PricedEndpoint {
-  if (ctx.method !== 'POST') return 'other';
-  switch (ctx.routeTemplate || ctx.path) {
-    case '/v1/images/generations':
-    case '/v1/images/edits':
-    case '/v1/images/variations':
-      return 'images';
-    case '/v1/audio/transcriptions':
-    case '/v1/audio/translations':
-      return 'audio';
-    case '/v1/audio/speech':
-      return 'speech';
-    case '/v1/chat/completions':
-      return 'chat';
-    case '/v1/completions':
-      return 'completions';
-    case '/v1/embeddings':
-      return 'embeddings';
-    case '/v1/responses':
-      return 'responses';
-    default:
-      return 'other';
-  }
+  return pricedEndpointOf(ctx.method, ctx.routeTemplate || ctx.path);
 }
 
 /** Rejects options a stage does not take (the factory validates once). */

@@ -4,7 +4,7 @@ import { PROVIDER_PREFERENCE, type ProviderPreference, SERVED_BY } from '../core
 import { GatewayError } from '../core/errors.js';
 import { providerSeries } from '../core/metrics.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
-import type { Provider } from '../core/providers/providers.js';
+import type { Provider } from '../core/providers/provider.js';
 import type { UpstreamResponse } from '../core/upstream/upstream-response.js';
 
 /**

@@ -103,6 +103,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
 
   return {
     name: 'reserve',
+    after: ['auth'],
     async onRequest(ctx) {
       const credential = ctx.local(CREDENTIAL);
       const auth = ctx.local(AUTH);

@@ -304,6 +304,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
 
   return {
     name: 'settle',
+    after: ['reserve'],
     // Shutdown: settlements the store refused earlier are tried again now, within the grace period.
     async close(graceMs) {
       if (retries.pending === 0) return;

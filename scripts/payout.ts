@@ -1,9 +1,12 @@
 /**
  * `npm run wallet:payout -- <bolt11 invoice> [--mint URL] [--unit sat|msat]`: pays operator funds out to a
- * Lightning invoice through a trusted mint (NUT-05 melt; the change comes back as proofs). Against the dev
- * mint use one of its fake invoices (`lnbcrt<amount>n1…`).
+ * Lightning invoice through a trusted mint (NUT-05 melt; the change comes back as proofs), only within the
+ * operator surplus (core/account/operator-withdrawal.ts). Against the dev mint use one of its fake invoices
+ * (`lnbcrt<amount>n1…`).
  */
 import { parseArgs } from 'node:util';
+import { withdrawSurplus } from '../core/account/operator-withdrawal.js';
+import { createLedger } from '../core/ledger/index.js';
 import { fail, openOperatorWallet } from './wallet-open.js';
 
 const { values, positionals } = parseArgs({
@@ -18,7 +21,10 @@ if (!invoice || (unit !== undefined && unit !== 'sat' && unit !== 'msat')) {
 }
 try {
   const { wallet, conn } = await openOperatorWallet();
-  const res = await wallet.payout(invoice, {
+  // The same step as the console's payout action: only the operator surplus (proofs held − user balances of the
+  // ledger in the same store) may leave.
+  const ledger = await createLedger(conn);
+  const res = await withdrawSurplus({ wallet, ledger }, invoice, {
     ...(values.mint ? { mint: values.mint } : {}),
     ...(unit ? { unit } : {}),
   });

@@ -21,7 +21,6 @@ export async function openOperatorWallet(): Promise<{ wallet: WalletService; con
     conn,
     mints: config.cashu.mints,
     seed: config.cashu.seed,
-    dataDir: config.dataDir,
     log,
   });
   const report = await wallet.recover();

@@ -19,7 +19,10 @@ import {
 } from './records.js';
 import { RedisAudit } from './redis-audit.js';
 
-export type { AuditPage, AuditQuery, AuditRecord, StoredAudit } from './records.js';
+import type { AuditInput, AuditSubject, AuditTrail } from './types.js';
+
+export type { AuditPage, AuditQuery, AuditRecord } from './records.js';
+export type { AuditInput, AuditSubject } from './types.js';
 
 /**
  * The audit log (spec §2.7; docs/endpoints.md, "Audit log"): one record per request that named a key (paid
@@ -45,18 +48,6 @@ export type { AuditPage, AuditQuery, AuditRecord, StoredAudit } from './records.
  * (core/audit/redis-audit.ts: cluster-safe); SQLite table `audit_records` (indexes on (account, ts), (ts)
  * and (key_id, ts)); memory when the node has no store.
  */
-
-/** Who a request's record belongs to: set by callerOf, the paid auth/reserve stages and the admin routes. */
-export interface AuditSubject {
-  /** The credential the request named (resolved to account and key id when the record is written). */
-  credential?: KeyLookup;
-  /** The ledger said no such key: recorded in the node-wide log only. */
-  unknown?: boolean;
-  /** An admin change or failed admin login. */
-  admin?: boolean;
-  /** The record went with the call's settle step (the ledger writes it with the charge): the end hook skips it. */
-  byLedger?: boolean;
-}
 
 /** The request's audit subject; a request without one is not recorded. */
 export const AUDIT_SUBJECT = createLocalKey<AuditSubject>('audit-subject');
@@ -180,20 +171,7 @@ export interface AuditLogOptions {
   beforeRead?: (account: string | undefined) => Promise<void>;
 }
 
-/** The input of `record`: the subject is resolved at write time, off the request path. */
-export interface AuditInput {
-  atMs: number;
-  requestId: string;
-  subject: AuditSubject;
-  endpoint: string;
-  method: string;
-  ip: string;
-  userAgent: string | undefined;
-  costMsat: number;
-  status: number;
-}
-
-export class AuditLog {
+export class AuditLog implements AuditTrail {
   backend: AuditBackend;
   /** Records above this many waiting are dropped (counted). */
   maxBuffered: number;

@@ -13,6 +13,7 @@ import {
   type Delivery,
   eventKeyOf,
   keyExpiryMs,
+  type WebhookEvents,
   type WebhookStore,
 } from './types.js';
 
@@ -44,7 +45,7 @@ export function retryDelayMs(attempt: number, baseMs: number, rand = Math.random
   return Math.round(d * (0.8 + 0.4 * rand()));
 }
 
-export class Events {
+export class Events implements WebhookEvents {
   private readonly agent: Agent;
   private readonly calls = new LRUCache<string, KeyMeta>({ max: 100_000 });
   /** account id → has watched keys (cached a few seconds; set at once on this process's own changes). */
@@ -128,7 +129,7 @@ export class Events {
     });
   }
 
-  /** The ledger with the event hook (the same object's methods, three of them observed). */
+  /** The ledger with the event hook: the same object, its money steps (admit, settle, release, credit, commitWithdrawal, createChildKeys) observed. */
   watchLedger(ledger: Ledger): Ledger {
     const calls = this.calls;
     const hooks: Partial<Ledger> = {

@@ -12,7 +12,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { KeyMeta } from '../ledger/types.js';
+import type { KeyMeta, Ledger } from '../ledger/types.js';
 
 export const EVENT_TYPES = ['balance.low', 'key.expired', 'spend.daily_limit', 'batch.completed'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -204,4 +204,28 @@ export function newWebhook(
     createdAtMs: w.now ?? Date.now(),
     disabled: false,
   };
+}
+
+/**
+ * Webhooks and alerts as services expose them (core/plugin.ts `Services.events`; events.ts implements it): the
+ * store, the ledger hook that observes balance changes, and the outbox worker.
+ */
+export interface WebhookEvents {
+  readonly store: WebhookStore;
+  /** Marks an account as having watched keys (after a webhook or alert change on this process). */
+  touched(accountId: string): void;
+  spent(key: KeyMeta, chargedMsat: number, balanceMsat: number): void;
+  /** A batch was settled: `batch.completed` to the key's webhooks (once per event id). */
+  batchCompleted(
+    key: { accountId: string; keyId: string; parentKeyId: string | null },
+    eventId: string,
+    data: Record<string, unknown>,
+  ): Promise<void>;
+  balance(accountId: string, balanceMsat: number, change: BalanceChange): void;
+  /** The ledger with the event hook (the same object's methods, the money steps observed). */
+  watchLedger(ledger: Ledger): Ledger;
+  start(): void;
+  /** One outbox pass. */
+  poll(): Promise<number>;
+  close(): Promise<void>;
 }

@@ -1,36 +1,8 @@
 import type { HttpEngine } from '../config.js';
 import type { Logger } from '../log.js';
-import type { Exchange } from './exchange.js';
+import type { EngineServer, ExchangeHandler, ListenOptions } from './exchange.js';
 import { listenNode } from './node-engine.js';
 import { listenUws, loadUws } from './uws-engine.js';
-
-/** Called once per request with a fresh exchange; must not throw (errors become responses inside). */
-export type ExchangeHandler = (ex: Exchange) => void;
-
-export interface ListenOptions {
-  host: string;
-  port: number;
-  /** Hard cap on request body bytes the engine will buffer (MAX_BODY_BYTES). */
-  maxBodyBytes: number;
-  /** Cap on the request head (MAX_HEADER_BYTES): node:http answers 431 above it; uWS has its own fixed limit. */
-  maxHeaderBytes: number;
-  /** Slow-client bounds (node:http; uWS keeps its own fixed idle timeout). Defaults: node's. */
-  headersTimeoutMs?: number;
-  bodyTimeoutMs?: number;
-  keepAliveTimeoutMs?: number;
-  /** 0 or absent: no cap. */
-  maxConnections?: number;
-}
-
-export interface EngineServer {
-  /** The engine actually serving (may differ from the one asked for after a fallback). */
-  readonly engine: HttpEngine;
-  readonly port: number;
-  /** Stops accepting new connections; requests in flight go on. */
-  stopAccepting(): void;
-  /** Stops listening and closes the remaining connections. */
-  close(): Promise<void>;
-}
 
 /**
  * Starts the requested engine. `uws` falls back to node:http, with one warning line, when the native

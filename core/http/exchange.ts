@@ -12,6 +12,7 @@
  * - `end(body)` without a previous `write` sends `Content-Length`; a `write` first switches to chunked.
  */
 
+import type { HttpEngine } from '../config.js';
 import type { GatewayError } from '../errors.js';
 
 /** Response headers: lowercase names; a string array repeats the header (e.g. `vary`). */
@@ -62,4 +63,35 @@ export interface Exchange {
   end(chunk?: Uint8Array | string): void;
   /** Closes the connection at once (used when a streamed response cannot be completed correctly). */
   destroy(): void;
+}
+
+// What an engine (node-engine.ts, uws-engine.ts) offers engine.ts: kept here, beside the exchange, so the engines
+// import only this module and engine.ts can import them.
+
+/** Called once per request with a fresh exchange; must not throw (errors become responses inside). */
+export type ExchangeHandler = (ex: Exchange) => void;
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  /** Hard cap on request body bytes the engine will buffer (MAX_BODY_BYTES). */
+  maxBodyBytes: number;
+  /** Cap on the request head (MAX_HEADER_BYTES): node:http answers 431 above it; uWS has its own fixed limit. */
+  maxHeaderBytes: number;
+  /** Slow-client bounds (node:http; uWS keeps its own fixed idle timeout). Defaults: node's. */
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
+  /** 0 or absent: no cap. */
+  maxConnections?: number;
+}
+
+export interface EngineServer {
+  /** The engine actually serving (may differ from the one asked for after a fallback). */
+  readonly engine: HttpEngine;
+  readonly port: number;
+  /** Stops accepting new connections; requests in flight go on. */
+  stopAccepting(): void;
+  /** Stops listening and closes the remaining connections. */
+  close(): Promise<void>;
 }

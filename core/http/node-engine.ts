@@ -7,8 +7,7 @@ import {
 } from 'node:http';
 import type { Socket } from 'node:net';
 import { GatewayError } from '../errors.js';
-import type { EngineServer, ExchangeHandler, ListenOptions } from './engine.js';
-import type { Exchange, OutgoingHeaders } from './exchange.js';
+import type { EngineServer, Exchange, ExchangeHandler, ListenOptions, OutgoingHeaders } from './exchange.js';
 import { framingError, framingProblem, originForm } from './framing.js';
 import { normaliseIp } from './remote-address.js';
 

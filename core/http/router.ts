@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context.js';
-import { timedRoute } from '../metrics.js';
+import { recordRequest, recordStoreError } from '../metrics.js';
 import type { paths } from '../openapi/generated/types.js';
 import type { Services } from '../plugin.js';
 import type { OutgoingHeaders } from './exchange.js';
@@ -56,6 +56,26 @@ export type JsonBodyOf<P extends string, M extends string> = P extends keyof pat
 
 /** A handler that receives the request body typed from the OpenAPI document. */
 export type TypedRouteHandler<B> = (ctx: RequestContext, body: B) => RouteReply | Promise<RouteReply>;
+
+/** Wraps a route handler so its requests are counted and timed under `route` (the template). */
+function timedRoute(route: string, method: string, handler: RouteHandler): RouteHandler {
+  return async (ctx) => {
+    const t0 = performance.now();
+    let status = 500;
+    try {
+      const reply = await handler(ctx);
+      status = reply.status ?? 200;
+      return reply;
+    } catch (err) {
+      const e = err as { status?: unknown; code?: unknown };
+      if (typeof e.status === 'number') status = e.status;
+      if (e.code === 'store_unavailable') recordStoreError('route');
+      throw err;
+    } finally {
+      recordRequest(route, method, status, (performance.now() - t0) / 1000);
+    }
+  };
+}
 
 /**
  * The one way route modules register a handler: counted and timed under its template (GET /metrics), and

@@ -202,7 +202,6 @@ export class Transport {
       (ex.headers['content-length'] !== undefined && ex.headers['content-length'] !== '0') ||
       ex.headers['transfer-encoding'] !== undefined;
     if (hasBody) ctx.rawBody = await ex.readBody(this.opts.maxBodyBytes);
-    ctx.timings.bodyRead = performance.now();
     const contentType = ex.headers['content-type'];
     const isJsonType = contentType !== undefined && JSON_TYPE.test(contentType);
     if (ctx.rawBody.length === 0) {

@@ -2,8 +2,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import { GatewayError } from '../errors.js';
-import type { EngineServer, ExchangeHandler, ListenOptions } from './engine.js';
-import type { Exchange, OutgoingHeaders } from './exchange.js';
+import type { EngineServer, Exchange, ExchangeHandler, ListenOptions, OutgoingHeaders } from './exchange.js';
 import { framingError, framingProblem } from './framing.js';
 import { normaliseIp } from './remote-address.js';
 

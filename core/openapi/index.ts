@@ -5,15 +5,12 @@
  * - the generated TypeScript types of every schema (`npm run gen` writes `generated/types.ts`).
  * The HTTP layer calls the first two; nothing here knows about HTTP engines.
  */
-export { type DocsResponse, serveDocs } from './docs-pages.js';
+export { serveDocs } from './docs-pages.js';
 export {
   documentedErrorCodes,
   listOperations,
   loadOpenApiDocument,
-  type OpenApiDocument,
-  type OperationRef,
   openApiYamlPath,
   projectRoot,
 } from './document.js';
-export type { components, operations, paths } from './generated/types.js';
 export { getRequestValidator, toJsonSchema } from './validators.js';

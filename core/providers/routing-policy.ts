@@ -1,4 +1,4 @@
-import type { Provider } from './providers.js';
+import type { Provider } from './provider.js';
 
 /**
  * Routing policies (issue 14): the order in which a call's providers are tried. Every policy — the four built-in

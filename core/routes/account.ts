@@ -124,9 +124,6 @@ export interface PayoutResult {
   balance: number;
 }
 
-/** Longer than the wallet's mint timeouts, so a hold never expires while its token is being made. */
-const HOLD_LEASE_MS = 5 * 60_000;
-
 /**
  * Withdraws `amountSat` whole sats (or, with 'all', every whole sat available now) as an eCash token through
  * the one pay-out step (core/account/pay-out.ts). Sub-sat remainders stay on the key.
@@ -163,7 +160,6 @@ export async function withdraw(
     credential,
     amountMsat,
     kind,
-    leaseMs: HOLD_LEASE_MS,
     ...(mint !== undefined ? { mint: mint.replace(/\/+$/, '') } : {}),
   });
   return {

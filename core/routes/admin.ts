@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { checkSurplus, withdrawSurplus } from '../account/operator-withdrawal.js';
 import { auditAdmin } from '../audit/audit-log.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
@@ -13,7 +14,7 @@ import { saveSettings } from '../store/settings-store.js';
 import { readAsset } from './admin-assets.js';
 import { deliveriesPage, deliveriesQuery } from './admin-deliveries.js';
 import { adminCsp, type DashboardData, dashboardPage, loginPage } from './admin-page.js';
-import { assertWithinSurplus, checkPayout, payoutPreview } from './admin-payout.js';
+import { payoutPreview } from './admin-payout.js';
 import { providersView } from './admin-providers.js';
 import { AdminStats, type Granularity, MAX_POINTS, SPAN_MS } from './admin-stats.js';
 import { packageVersion } from './public.js';
@@ -399,13 +400,12 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
 
   route(router, 'POST', '/admin/api/actions/payout', async (ctx, body) => {
     await requireAdmin(ctx, services);
-    const { wallet } = requireWallet(services);
+    const money = requireWallet(services);
     if (body.mint !== undefined && !services.config.cashu.mints.includes(body.mint)) {
       throw new GatewayError('validation_failed', { message: 'mint: must be one of CASHU_MINTS' });
     }
     // Only the operator surplus may leave: never what the ledger owes its users.
-    assertWithinSurplus(await checkPayout(services, body.invoice));
-    const r = await wallet.payout(body.invoice, body.mint === undefined ? {} : { mint: body.mint });
+    const r = await withdrawSurplus(money, body.invoice, body.mint === undefined ? {} : { mint: body.mint });
     services.log.info({ amountMsat: r.amountMsat, feeMsat: r.feeMsat, mint: r.mint }, 'admin: payout');
     return {
       headers: NO_STORE,
@@ -422,7 +422,7 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
 
   route(router, 'POST', '/admin/api/actions/payout/preview', async (ctx, body) => {
     await requireAdmin(ctx, services);
-    return { headers: NO_STORE, json: payoutPreview(await checkPayout(services, body.invoice)) };
+    return { headers: NO_STORE, json: payoutPreview(await checkSurplus(services, body.invoice)) };
   });
 
   route(router, 'GET', '/admin/', async (ctx) => {

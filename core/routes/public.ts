@@ -4,9 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { GatewayError } from '../errors.js';
 import type { RouteHandler, RouteModule } from '../http/router.js';
 import { limitAnonymous } from '../limits/request-limits.js';
+import { TEXT_ENDPOINTS } from '../paid-routes.js';
 import type { Services } from '../plugin.js';
 import type { Pricing, UsdRates } from '../pricing/types.js';
-import type { Provider } from '../providers/providers.js';
+import type { Provider } from '../providers/provider.js';
 import type { CatalogModel, ModelPricing } from '../upstream/model-catalog.js';
 
 /**
@@ -16,13 +17,6 @@ import type { CatalogModel, ModelPricing } from '../upstream/model-catalog.js';
  * USD-per-token strings.
  */
 
-/** Endpoints the configured provider is reached through (the paid pipeline routes). */
-export const PROVIDER_ENDPOINTS = [
-  '/v1/chat/completions',
-  '/v1/completions',
-  '/v1/embeddings',
-  '/v1/responses',
-];
 const FEATURES = ['chat_completions', 'streaming', 'completions', 'embeddings', 'responses'];
 
 export interface ModelListItem {
@@ -177,7 +171,7 @@ function providerSummary(p: Provider, services: Services) {
   return {
     name: p.name,
     models: providerModels(p, services).map((m) => m.id),
-    endpoints: PROVIDER_ENDPOINTS,
+    endpoints: TEXT_ENDPOINTS,
     status: p.breaker.status(),
     priority: p.spec.priority,
     weight: p.spec.weight,
@@ -263,7 +257,7 @@ export const publicRoutes: RouteModule = (router, services) => {
           context_window: m.context_length ?? null,
           ...providerPricing(p, m, services),
         })),
-        endpoints: PROVIDER_ENDPOINTS,
+        endpoints: TEXT_ENDPOINTS,
         features: FEATURES,
         status: p.breaker.status(),
         priority: p.spec.priority,

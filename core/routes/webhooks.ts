@@ -1,9 +1,8 @@
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import type { Events } from '../events/events.js';
 import { newWebhookSecret } from '../events/signing.js';
 import { assertSafeWebhookUrl, UnsafeUrlError } from '../events/ssrf.js';
-import { type EventType, eventKeyOf, type Webhook } from '../events/types.js';
+import { type EventType, eventKeyOf, type Webhook, type WebhookEvents } from '../events/types.js';
 import { type RouteModule, route } from '../http/router.js';
 import type { KeyInfo } from '../ledger/types.js';
 import type { Services } from '../plugin.js';
@@ -20,7 +19,7 @@ import { iso } from './wallet.js';
  * Reads work with an expired key; changes need a live one.
  */
 
-function eventsOf(services: Services): Events {
+function eventsOf(services: Services): WebhookEvents {
   if (services.events === undefined) {
     throw new GatewayError('service_unavailable', { message: 'This node has no event store configured' });
   }
@@ -32,7 +31,7 @@ function eventsOf(services: Services): Events {
  * key's expiry is watched, so a child's key.expired reaches the parent's webhooks even when the child
  * registered nothing (children created later are added by the ledger hook, core/events/events.ts).
  */
-async function watchAccount(events: Events, info: KeyInfo): Promise<void> {
+async function watchAccount(events: WebhookEvents, info: KeyInfo): Promise<void> {
   const kids = info.children.map((c) => eventKeyOf(c.key)).filter((k) => k.expiresAtMs !== null);
   await events.store.watchKeys(kids);
 }
@@ -61,7 +60,7 @@ export const webhookRoutes: RouteModule = (router, services: Services) => {
     return { events, info };
   };
 
-  const alertsView = async (events: Events, info: KeyInfo) => {
+  const alertsView = async (events: WebhookEvents, info: KeyInfo) => {
     const a = await events.store.getAlerts(info.key.accountId, info.key.keyId);
     return {
       low_balance_threshold: a?.lowBalanceThresholdMsat ?? null,

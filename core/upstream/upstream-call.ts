@@ -41,18 +41,15 @@ export class UpstreamCall implements UpstreamResponse, Dispatcher.DispatchHandle
   private queued: Buffer[] | undefined;
   private ended = false;
   private failure: GatewayError | undefined;
-  /** Bound once: registered with the cancel source and the abort signal. */
+  /** Bound once: registered with the cancel source. */
   private readonly onCancelled = (): void => this.abort();
 
   constructor(
     private readonly resolve: (r: UpstreamResponse) => void,
     private readonly reject: (e: GatewayError) => void,
     private readonly mapError: (err: unknown) => GatewayError,
-    private readonly signal: AbortSignal | undefined,
     private readonly cancelSource: CancelSource | undefined,
-  ) {
-    signal?.addEventListener('abort', this.onCancelled, { once: true });
-  }
+  ) {}
 
   get finished(): boolean {
     return this.done;
@@ -82,7 +79,7 @@ export class UpstreamCall implements UpstreamResponse, Dispatcher.DispatchHandle
 
   abort(): void {
     if (this.done || this.aborted) return;
-    // Before onConnect there is nothing to abort yet; onConnect checks the cancel source and the signal.
+    // Before onConnect there is nothing to abort yet; onConnect checks the cancel source.
     if (this.abortFn === undefined) return;
     this.aborted = true;
     this.abortFn(new ClientGoneError());
@@ -92,7 +89,7 @@ export class UpstreamCall implements UpstreamResponse, Dispatcher.DispatchHandle
 
   onConnect(abort: (err?: Error) => void): void {
     this.abortFn = abort;
-    if (this.signal?.aborted || this.cancelSource?.cancelled) this.abort();
+    if (this.cancelSource?.cancelled) this.abort();
     else this.cancelSource?.onCancel(this.onCancelled);
   }
 
@@ -132,7 +129,6 @@ export class UpstreamCall implements UpstreamResponse, Dispatcher.DispatchHandle
 
   private finish(): void {
     this.done = true;
-    this.signal?.removeEventListener('abort', this.onCancelled);
     this.cancelSource?.offCancel(this.onCancelled);
   }
 }

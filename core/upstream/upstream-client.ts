@@ -31,9 +31,7 @@ export interface UpstreamRequest {
   /** The caller's request headers (lowercased); filtered by `forwardHeaders`. */
   headers: Readonly<Record<string, string>>;
   body?: Buffer | string | undefined;
-  /** Aborting it cancels the upstream call at any point. */
-  signal?: AbortSignal;
-  /** The same as `signal` without an AbortController per call (the request context implements it). */
+  /** Cancelling it cancels the upstream call at any point (the request context implements it). */
   cancel?: CancelSource;
 }
 
@@ -116,7 +114,7 @@ export class UpstreamClient {
     const path = this.targetPath(req.path, req.rawQuery);
     const headers = this.forwardHeaders(req.headers);
     return new Promise<UpstreamResponse>((resolve, reject) => {
-      const call = new UpstreamCall(resolve, reject, this.mapError, req.signal, req.cancel);
+      const call = new UpstreamCall(resolve, reject, this.mapError, req.cancel);
       try {
         this.pool.dispatch(
           { path, method: req.method as Dispatcher.HttpMethod, headers, body: req.body ?? null },

@@ -10,8 +10,8 @@ import {
   toStored,
   type WalletContext,
 } from './context.js';
+import { afterAmbiguousFailure, isStale, receiptFor, resolveOp } from './journal.js';
 import { classifyMintFailure, mapMintError } from './mint-errors.js';
-import { resolveEntry } from './recovery.js';
 import type { LightningQuote, ReceiveReceipt } from './types.js';
 
 /**
@@ -98,8 +98,8 @@ export async function mintPaidQuote(
   entry.inputTotal = amountSats;
   const existing = await ctx.store.claimOp(entry);
   if (existing) {
-    if (existing.abandoned || Date.now() - existing.createdAt > ctx.staleAfterMs) {
-      await resolveEntry(ctx, existing).catch((err: unknown) => {
+    if (isStale(ctx, existing)) {
+      await resolveOp(ctx, existing).catch((err: unknown) => {
         throw mapMintError(err);
       });
       const receipt = await ctx.store.getReceipt(hash);
@@ -136,30 +136,18 @@ export async function mintPaidQuote(
       if (code === 20001) throw new QuoteNotPaidError();
       throw mapMintError(err);
     }
-    try {
-      await resolveEntry(ctx, entry);
-      const receipt = await ctx.store.getReceipt(hash);
-      if (receipt) return receipt;
-    } catch {
-      /* mint still unreachable: recovery finishes it */
-    }
-    if (await ctx.store.getOp(entry.id)) await ctx.store.putOp({ ...entry, abandoned: true });
+    const receipt = await afterAmbiguousFailure(ctx, entry);
+    if (receipt) return receipt;
     throw mapMintError(err);
   }
   crashPoint('after-mint');
   const add = proofs.map(toStored);
-  const amountMsat = add.reduce((s, p) => s + p.amount, 0) * 1000;
-  const receipt: ReceiveReceipt = {
-    tokenHash: hash,
-    mint,
-    unit: 'sat',
-    faceMsat: amountSats * 1000,
-    amountMsat,
-    feeMsat: amountSats * 1000 - amountMsat,
-    receivedAt: Date.now(),
-  };
+  const receipt = receiptFor(entry, add);
   await ctx.store.settleOp(entry, { spentYs: [], add, receipt });
-  ctx.log.info({ mint, amountMsat, proofs: add.length }, 'wallet minted a paid Lightning quote');
+  ctx.log.info(
+    { mint, amountMsat: receipt.amountMsat, proofs: add.length },
+    'wallet minted a paid Lightning quote',
+  );
   return receipt;
 }
 

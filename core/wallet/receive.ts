@@ -9,9 +9,9 @@ import {
   toStored,
   type WalletContext,
 } from './context.js';
+import { afterAmbiguousFailure, isStale, receiptFor, resolveOp } from './journal.js';
 import { classifyMintFailure, isMintTransportError, mapMintError } from './mint-errors.js';
-import { resolveEntry } from './recovery.js';
-import { cleanToken, toMsat } from './token-codec.js';
+import { cleanToken } from './token-codec.js';
 import type { DecodedToken, ReceiveReceipt } from './types.js';
 
 /**
@@ -44,7 +44,7 @@ async function waitForReceipt(ctx: WalletContext, tokenHash: string, opId: strin
       // The other attempt ended without a credit (its error went to its caller); let ours run.
       throw new RetryClaim();
     }
-    if (op.abandoned || Date.now() - op.createdAt > ctx.staleAfterMs) throw new RetryClaim();
+    if (isStale(ctx, op)) throw new RetryClaim();
     await sleep(POLL_MS);
   }
   throw new GatewayError('token_pending', {
@@ -69,8 +69,8 @@ export async function receiveToken(
     entry.inputTotal = d.amount;
     const existing = await ctx.store.claimOp(entry);
     if (!existing) return await redeemClaimed(ctx, token, d, entry);
-    if (existing.abandoned || Date.now() - existing.createdAt > ctx.staleAfterMs) {
-      const outcome = await resolveEntry(ctx, existing).catch((err: unknown) => {
+    if (isStale(ctx, existing)) {
+      const outcome = await resolveOp(ctx, existing).catch((err: unknown) => {
         throw mapMintError(err);
       });
       const receipt = await ctx.store.getReceipt(d.tokenHash);
@@ -136,32 +136,22 @@ async function redeemClaimed(
       throw mapMintError(err);
     }
     // The mint may have swapped: settle from the journal now if it answers, else leave it for recovery.
-    try {
-      await resolveEntry(ctx, entry);
-      const receipt = await ctx.store.getReceipt(d.tokenHash);
-      if (receipt) return receipt;
-    } catch {
-      /* mint still unreachable */
-    }
-    if (await ctx.store.getOp(entry.id)) await ctx.store.putOp({ ...entry, abandoned: true });
+    const receipt = await afterAmbiguousFailure(ctx, entry);
+    if (receipt) return receipt;
     throw mapMintError(err);
   }
   crashPoint('after-swap');
   const add = keep.map(toStored);
-  const amount = add.reduce((s, p) => s + p.amount, 0);
-  const amountMsat = toMsat(amount, d.unit);
-  const receipt: ReceiveReceipt = {
-    tokenHash: d.tokenHash,
-    mint: d.mint,
-    unit: d.unit,
-    faceMsat: d.amountMsat,
-    amountMsat,
-    feeMsat: d.amountMsat - amountMsat,
-    receivedAt: Date.now(),
-  };
+  const receipt = receiptFor(entry, add);
   await ctx.store.settleOp(entry, { spentYs: [], add, receipt });
   ctx.log.info(
-    { mint: d.mint, unit: d.unit, amountMsat, feeMsat: receipt.feeMsat, proofs: add.length },
+    {
+      mint: d.mint,
+      unit: d.unit,
+      amountMsat: receipt.amountMsat,
+      feeMsat: receipt.feeMsat,
+      proofs: add.length,
+    },
     'wallet received token',
   );
   return receipt;

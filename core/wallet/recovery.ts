@@ -1,134 +1,19 @@
-import { CheckStateEnum, type Proof, type Wallet } from '@cashu/cashu-ts';
 import { isGatewayError } from '../errors.js';
-import { proofY, toStored, type WalletContext } from './context.js';
+import type { WalletContext } from './context.js';
 import { resolveSwap } from './foreign-swap.js';
+import { type Outcome, resolveOp } from './journal.js';
 import type { JournalEntry } from './store/proof-store.js';
-import { toMsat } from './token-codec.js';
-import type { PayoutSettler, ReceiveReceipt, RecoveryReport, WalletService } from './types.js';
+import type { PayoutSettler, RecoveryReport, WalletService } from './types.js';
 
 /**
- * Finishing or undoing journalled operations. An entry says which inputs went to the mint and which
- * deterministic counters our outputs used; the mint tells us (NUT-07) whether the inputs were consumed, and
- * (NUT-09) gives back the signatures on our outputs, which the seed turns into proofs again.
+ * The recovery pass: finishing or undoing every journalled operation a crash or an unreachable mint left
+ * (journal.ts decides each one against its mint; a swap decides for itself, a payout record through the ledger).
  */
 
-export type Outcome = 'completed' | 'rolled-back' | 'deferred';
-
-const BATCH = 500;
-
-async function states(client: Wallet, ys: string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (let i = 0; i < ys.length; i += BATCH) {
-    const res = await client.mint.check({ Ys: ys.slice(i, i + BATCH) });
-    const byY = new Map(res.states.map((s) => [s.Y, s.state]));
-    for (const y of ys.slice(i, i + BATCH)) out.push(byY.get(y) ?? CheckStateEnum.UNSPENT);
-  }
-  return out;
-}
-
-async function restoreRanges(entry: JournalEntry, client: Wallet): Promise<Proof[]> {
-  const proofs: Proof[] = [];
-  for (const r of entry.counters) {
-    const res = await client.restore(r.start, r.count, { keysetId: r.keysetId });
-    proofs.push(...res.proofs);
-  }
-  if (proofs.length === 0) return proofs;
-  // Only proofs the mint still reports unspent are money (a restored output could, in theory, be spent).
-  const st = await states(
-    client,
-    proofs.map((p) => proofY(p.secret)),
-  );
-  return proofs.filter((_, i) => st[i] === CheckStateEnum.UNSPENT);
-}
-
-/**
- * Resolves one entry against its mint. Throws (GatewayError mint_unavailable) when the mint cannot be asked.
- */
+/** Resolves one journal entry of any kind but a payout record. */
 export async function resolveEntry(ctx: WalletContext, entry: JournalEntry): Promise<Outcome> {
-  if (entry.seedId !== ctx.seedId) {
-    ctx.log.error({ op: entry.id }, 'wallet journal entry belongs to another seed; left for the operator');
-    return 'deferred';
-  }
-  // A payout record is no mint operation (its send is settled): only the ledger can decide it (recoverAll).
-  if (entry.kind === 'payout') return 'deferred';
-  // A swap's outputs are minted by its own `mint:` step, so it has no counters: it decides for itself.
-  if (entry.kind === 'swap') return resolveSwap(ctx, entry);
-  if (!entry.submitted || entry.counters.length === 0) {
-    await ctx.store.settleOp(entry, { spentYs: [], add: [] });
-    return 'rolled-back';
-  }
-  const client = await ctx.clients.get(entry.mint, entry.unit);
-  if (entry.kind === 'mint' && entry.quote) return resolveMint(ctx, entry, client, entry.quote);
-  const st = await states(client, entry.inputYs);
-  if (st.includes(CheckStateEnum.PENDING)) return 'deferred';
-  const spentYs = entry.inputYs.filter((_, i) => st[i] === CheckStateEnum.SPENT);
-  if (entry.kind === 'melt' && entry.quote) {
-    const q = await client.checkMeltQuoteBolt11(entry.quote);
-    if (q.state === 'PENDING') return 'deferred';
-  }
-  if (spentYs.length === 0) {
-    await ctx.store.settleOp(entry, { spentYs: [], add: [] });
-    return 'rolled-back';
-  }
-  const restored = await restoreRanges(entry, client);
-  const add = restored.map(toStored);
-  if (entry.kind === 'receive') {
-    if (add.length === 0) {
-      // Inputs spent but none of our outputs signed: someone else redeemed the token first.
-      await ctx.store.settleOp(entry, { spentYs: [], add: [] });
-      return 'rolled-back';
-    }
-    const amount = add.reduce((s, p) => s + p.amount, 0);
-    const amountMsat = toMsat(amount, entry.unit);
-    const faceMsat = entry.faceMsat ?? toMsat(entry.inputTotal, entry.unit);
-    const receipt: ReceiveReceipt = {
-      tokenHash: entry.tokenHash ?? entry.id.slice(5),
-      mint: entry.mint,
-      unit: entry.unit,
-      faceMsat,
-      amountMsat,
-      feeMsat: faceMsat - amountMsat,
-      receivedAt: Date.now(),
-    };
-    await ctx.store.settleOp(entry, { spentYs: [], add, receipt });
-    return 'completed';
-  }
-  await ctx.store.settleOp(entry, { spentYs, add });
-  return 'completed';
-}
-
-/**
- * A Lightning mint quote: ISSUED means the mint signed our journalled outputs (restore them and store the
- * receipt); anything else means it did not, and the entry is dropped (the quote can be minted again).
- */
-async function resolveMint(
-  ctx: WalletContext,
-  entry: JournalEntry,
-  client: Wallet,
-  quote: string,
-): Promise<Outcome> {
-  const q = await client.checkMintQuoteBolt11(quote);
-  if (q.state !== 'ISSUED') {
-    await ctx.store.settleOp(entry, { spentYs: [], add: [] });
-    return 'rolled-back';
-  }
-  const add = (await restoreRanges(entry, client)).map(toStored);
-  const amountMsat = toMsat(
-    add.reduce((s, p) => s + p.amount, 0),
-    entry.unit,
-  );
-  const faceMsat = entry.faceMsat ?? toMsat(entry.inputTotal, entry.unit);
-  const receipt: ReceiveReceipt = {
-    tokenHash: entry.tokenHash ?? entry.id.slice(5),
-    mint: entry.mint,
-    unit: entry.unit,
-    faceMsat,
-    amountMsat,
-    feeMsat: faceMsat - amountMsat,
-    receivedAt: Date.now(),
-  };
-  await ctx.store.settleOp(entry, { spentYs: [], add, receipt });
-  return 'completed';
+  if (entry.kind === 'swap' && entry.seedId === ctx.seedId) return resolveSwap(ctx, entry);
+  return resolveOp(ctx, entry);
 }
 
 /**

@@ -10,11 +10,12 @@ import {
   toStored,
   type WalletContext,
 } from './context.js';
+import { afterAmbiguousFailure, isStale } from './journal.js';
 import { classifyMintFailure, mapMintError } from './mint-errors.js';
 import { resolveEntry } from './recovery.js';
-import type { JournalEntry, PayoutRecord, StoredProof } from './store/proof-store.js';
+import type { JournalEntry, StoredProof } from './store/proof-store.js';
 import { encodeTokenV3, toMsat, UNIT_MSAT } from './token-codec.js';
-import type { CashuUnit, PayoutResult, SendResult } from './types.js';
+import type { CashuUnit, PayoutRecord, PayoutResult, SendResult } from './types.js';
 
 /** Journal id of a hold's payout record. */
 export const payoutId = (holdId: string): string => `payout:${holdId}`;
@@ -37,7 +38,7 @@ async function settleLeftovers(ctx: WalletContext, mint: string, unit: CashuUnit
   const now = Date.now();
   for (const e of await ctx.store.listOps()) {
     if (e.mint !== mint || e.unit !== unit || e.kind === 'receive' || e.kind === 'payout') continue;
-    if (!e.abandoned && now - e.createdAt <= ctx.staleAfterMs) continue;
+    if (!isStale(ctx, e, now)) continue;
     await resolveEntry(ctx, e).catch(() => undefined);
   }
 }
@@ -64,11 +65,7 @@ async function onMintFailure(ctx: WalletContext, entry: JournalEntry, err: unkno
   if (classifyMintFailure(err) !== 'ambiguous') {
     await ctx.store.settleOp(entry, { spentYs: [], add: [] });
   } else {
-    try {
-      await resolveEntry(ctx, entry);
-    } catch {
-      if (await ctx.store.getOp(entry.id)) await ctx.store.putOp({ ...entry, abandoned: true });
-    }
+    await afterAmbiguousFailure(ctx, entry);
   }
   throw mapMintError(err);
 }

@@ -14,9 +14,6 @@
  */
 import type { Logger } from '../log.js';
 import type { StoreConnection } from '../store/connection.js';
-import type { PayoutRecord } from './store/proof-store.js';
-
-export type { PayoutRecord } from './store/proof-store.js';
 
 /** Units the gateway accepts. Other units are refused with `unsupported_unit`. */
 export type CashuUnit = 'sat' | 'msat';
@@ -297,8 +294,6 @@ export interface CreateWalletOptions {
    * generated once and kept in the store (all processes sharing the store share it).
    */
   seed?: string | undefined;
-  /** DATA_DIR; reserved for file-kept material (currently unused: the seed lives in the store). */
-  dataDir?: string;
   log: Logger;
   /** Per-request timeout for mint calls, ms (default 15 000). */
   mintTimeoutMs?: number;
@@ -324,4 +319,21 @@ export interface ForeignMintPolicy {
   maxFeePercent: number;
   /** Largest foreign token accepted, in sats. */
   maxSats: number;
+}
+
+/** What a payout record needs to undo a payout nobody finished (the `payout` of a journal entry, store/proof-store.ts). */
+export interface PayoutRecord {
+  /** The token (bearer money: never log it). */
+  token: string;
+  /** The ledger hold: `ownedId(kind)`, so its owner process is in it (core/ledger/owner.ts). */
+  holdId: string;
+  accountId: string;
+  /** The amount held (and debited by a commit), msats: what a credit-back returns. */
+  heldMsat: number;
+  /**
+   * The credential the hold was made with, to credit the account back if the hold was committed but the token
+   * not handed out. It may be an API key: kept here only while the payout is open, never logged. Anyone who can
+   * read this store can already read the proofs and the seed, which are worth more.
+   */
+  credential: { apiKey: string } | { tokenHash: string };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bolt11AmountMsat } from '../../core/routes/admin-payout.js';
+import { bolt11AmountMsat } from '../../core/account/operator-withdrawal.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';

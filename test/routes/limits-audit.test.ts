@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AuditLog, type AuditQuery, type StoredAudit } from '../../core/audit/audit-log.js';
+import { AuditLog } from '../../core/audit/audit-log.js';
+import type { AuditQuery, StoredAudit } from '../../core/audit/types.js';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { createLogger } from '../../core/log.js';
 import { registry } from '../../core/metrics.js';
@@ -439,7 +440,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('audit log on %s', (store) => {
   });
 
   it('a failing or full audit store never fails a call; failures and drops are counted, the batch is retried', async () => {
-    const audit = h.gateway.services.audit!;
+    const audit = h.gateway.services.audit as AuditLog;
     const { apiKey, keyId } = await h.fundKey(5);
     const write = audit.backend.write.bind(audit.backend);
     const failuresBefore = await metric('gateway_audit_write_failures_total');

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLedger } from '../../core/ledger/index.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
 import type { BalanceLine, PayoutResult, SolvencyReport } from '../../core/wallet/types.js';
 import { type DevMint, startTestMint, testWallet } from '../support/dev-mint.js';
@@ -100,4 +101,22 @@ describe('operator wallet scripts', () => {
     const bad = await run('payout.ts', [], env);
     expect(bad.code).toBe(2);
   });
+
+  it('wallet:payout cannot pay past the operator surplus (proofs held − user balances)', async () => {
+    // Left after the payout above: 4,000 sats + 7,777 msats = 4,007,777 msats of proofs. A user owed
+    // 3,500,000 msats leaves a surplus of 507,777 msats: a 600,000-msat invoice is refused, nothing paid.
+    const ledger = await createLedger(conn);
+    const owed = await ledger.createKeyFromDeposit({ tokenHash: 'f'.repeat(64), amountMsat: 3_500_000 });
+    expect(owed.ok).toBe(true);
+    const r = await run('payout.ts', [mint.invoice(600_000)], env);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('payout_exceeds_surplus');
+    expect(r.err).toContain('507777');
+    const after = JSON.parse((await run('wallet-balance.ts', ['--json'], env)).out) as BalanceLine[];
+    expect(after.find((l) => l.unit === 'sat')?.amount).toBe(4000);
+    // Within the surplus it pays.
+    const ok = await run('payout.ts', [mint.invoice(500_000)], env);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.out) as PayoutResult).toMatchObject({ amountMsat: 500_000, feeMsat: 0 });
+  }, 90_000);
 });

@@ -33,7 +33,6 @@ export const SCRIPT_FILES = [
   'read-account-4',
 ] as const;
 
-export type ScriptFile = (typeof SCRIPT_FILES)[number];
 export type ScriptName =
   | 'admit'
   | 'count-request'
@@ -66,7 +65,6 @@ export function loadScripts(): Map<ScriptName, LoadedScript> {
 }
 
 export type ScriptRunner = LedgerScriptRunner<ScriptName>;
-export type { LoadedScript };
 
 /** Defines every script on the client and returns a runner that checks the key count. */
 export function defineScripts(client: Redis | Cluster): ScriptRunner {

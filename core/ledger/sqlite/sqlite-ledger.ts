@@ -65,7 +65,7 @@ import type {
 } from '../types.js';
 import { sqliteLeaseStep } from './sqlite-lease.js';
 import { SqliteReads } from './sqlite-reads.js';
-import type { AccountRow, ResRow } from './sqlite-store.js';
+import type { AccountRow } from './sqlite-store.js';
 import { SqliteStore } from './sqlite-store.js';
 
 const INVALID = { ok: false, code: 'invalid_api_key' } as const;
@@ -583,5 +583,3 @@ export class SqliteLedger extends SqliteReads {
     return txId;
   }
 }
-
-export type { ResRow };

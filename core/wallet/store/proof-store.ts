@@ -1,4 +1,4 @@
-import type { CashuUnit, ReceiveReceipt } from '../types.js';
+import type { CashuUnit, PayoutRecord, ReceiveReceipt } from '../types.js';
 
 /**
  * The operator's proof store: proofs, NUT-13 counters, the operation journal and receive receipts, kept in
@@ -70,23 +70,6 @@ export interface JournalEntry {
    * hold was committed, the held amount credited back (core/account/pay-out.ts). Holds no reserved proofs.
    */
   payout?: PayoutRecord;
-}
-
-/** What a payout record needs to undo a payout nobody finished (see {@link JournalEntry.payout}). */
-export interface PayoutRecord {
-  /** The token (bearer money: never log it). */
-  token: string;
-  /** The ledger hold: `ownedId(kind)`, so its owner process is in it (core/ledger/owner.ts). */
-  holdId: string;
-  accountId: string;
-  /** The amount held (and debited by a commit), msats: what a credit-back returns. */
-  heldMsat: number;
-  /**
-   * The credential the hold was made with, to credit the account back if the hold was committed but the token
-   * not handed out. It may be an API key: kept here only while the payout is open, never logged. Anyone who can
-   * read this store can already read the proofs and the seed, which are worth more.
-   */
-  credential: { apiKey: string } | { tokenHash: string };
 }
 
 export interface HeldProof extends StoredProof, Pool {

@@ -1,0 +1,113 @@
+import { GatewayError } from '../errors.js';
+import type { Ledger } from '../ledger/types.js';
+import type { CashuUnit, PayoutResult, WalletService } from '../wallet/types.js';
+
+/**
+ * The operator withdrawal's guard: an operator may pay out only the surplus — the proofs the wallet holds
+ * (store figures, all mints) minus what the ledger owes its users — so a payout can never leave the node unable
+ * to pay its users back. The invoice's amount is read from its BOLT11 human-readable part before anything is
+ * paid.
+ *
+ * Not covered: the mint's Lightning fee reserve is paid from the proofs on top of the amount (the payout's
+ * answer shows the fee actually paid), and two payouts started at the same moment are each checked against the
+ * same surplus. Both are operator actions, one at a time, behind a confirmation.
+ */
+
+/** What the guard reads: the proofs held and the user balances. */
+export interface SurplusMoney {
+  wallet: WalletService;
+  ledger: Pick<Ledger, 'totalUserBalancesMsat'>;
+}
+
+const MULTIPLIER_MSAT: Record<string, bigint> = { m: 100_000_000n, u: 100_000n, n: 100n };
+
+/**
+ * The amount of a BOLT11 invoice in msats (BOLT 11: `ln<network><amount><multiplier>1<data>`); null for an
+ * invoice without an amount; undefined when the string is not a BOLT11 invoice.
+ */
+export function bolt11AmountMsat(invoice: string): bigint | null | undefined {
+  const s = invoice.trim().toLowerCase();
+  const sep = s.lastIndexOf('1');
+  if (!s.startsWith('ln') || sep < 3 || sep === s.length - 1) return undefined;
+  if (!/^[qpzry9x8gf2tvdw0s3jn54khce6mua7l]+$/.test(s.slice(sep + 1))) return undefined;
+  const m = /^ln[a-z]+?(\d*)([munp]?)$/.exec(s.slice(0, sep));
+  if (!m) return undefined;
+  const digits = m[1] ?? '';
+  const mult = m[2] ?? '';
+  if (digits === '') return mult === '' ? null : undefined;
+  if (digits.startsWith('0')) return undefined;
+  const n = BigInt(digits);
+  if (mult === '') return n * 100_000_000_000n;
+  if (mult === 'p') return n % 10n === 0n ? n / 10n : undefined;
+  return n * (MULTIPLIER_MSAT[mult] ?? 0n);
+}
+
+export interface PayoutCheck {
+  amountMsat: number;
+  proofsMsat: number;
+  userBalancesMsat: number;
+  surplusMsat: number;
+  allowed: boolean;
+}
+
+/**
+ * The invoice's amount against the operator surplus. @throws GatewayError `invalid_request` (not a BOLT11
+ * invoice, or one without an amount), `service_unavailable` (no wallet or store), `store_unavailable`.
+ */
+export async function checkSurplus(money: Partial<SurplusMoney>, invoice: string): Promise<PayoutCheck> {
+  const { wallet, ledger } = money;
+  if (!wallet || !ledger) {
+    throw new GatewayError('service_unavailable', { message: 'No eCash wallet or balance store configured' });
+  }
+  const amount = bolt11AmountMsat(invoice);
+  if (amount === undefined) throw new GatewayError('invalid_request', { message: 'Not a Lightning invoice' });
+  if (amount === null) {
+    throw new GatewayError('invalid_request', {
+      message: 'The invoice has no amount: ask for one with an amount',
+    });
+  }
+  const [lines, owed] = await Promise.all([wallet.balances(), ledger.totalUserBalancesMsat()]).catch(
+    (err: unknown) => {
+      throw new GatewayError('store_unavailable', { cause: err });
+    },
+  );
+  const proofsMsat = lines.reduce((s, l) => s + l.amountMsat, 0);
+  const surplusMsat = proofsMsat - owed;
+  const amountMsat = Number(amount);
+  return {
+    amountMsat,
+    proofsMsat,
+    userBalancesMsat: owed,
+    surplusMsat,
+    allowed: amount <= BigInt(Math.max(0, surplusMsat)),
+  };
+}
+
+/** Throws 400 `payout_exceeds_surplus` unless the check allows the payout. */
+function assertWithinSurplus(c: PayoutCheck): void {
+  if (c.allowed) return;
+  throw new GatewayError('payout_exceeds_surplus', {
+    message: `The invoice asks for ${c.amountMsat} msats but the operator surplus (proofs held ${c.proofsMsat} − user balances ${c.userBalancesMsat}) is ${c.surplusMsat} msats`,
+    details: {
+      amount_msat: c.amountMsat,
+      surplus_msat: c.surplusMsat,
+      proofs_msat: c.proofsMsat,
+      user_balances_msat: c.userBalancesMsat,
+    },
+  });
+}
+
+/**
+ * The operator withdrawal: pays a Lightning invoice from the operator's proofs (the wallet's melt), only within
+ * the surplus. Every caller goes through here (the console's action, `npm run wallet:payout`), so none can pay
+ * out what the ledger owes its users. @throws GatewayError `payout_exceeds_surplus`, and those of `checkSurplus`
+ * and of the melt.
+ */
+export async function withdrawSurplus(
+  money: SurplusMoney,
+  invoice: string,
+  opts: { mint?: string; unit?: CashuUnit } = {},
+): Promise<PayoutResult> {
+  assertWithinSurplus(await checkSurplus(money, invoice));
+  return money.wallet.payout(invoice, opts);
+}

@@ -70,6 +70,10 @@ export function pricedEndpoint(ctx: RequestContext): PricedEndpoint {
       return 'embeddings';
     case '/v1/responses':
       return 'responses';
+    case '/v1/messages':
+      return 'messages';
+    case '/v1/messages/count_tokens':
+      return 'free';
     default:
       return 'other';
   }

@@ -3,6 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../config.js';
 import type { UsdRates } from '../pricing/types.js';
+import { dimensionPrices, type ModelPricing, parsePricing } from '../upstream/model-catalog.js';
 import { UpstreamClient } from '../upstream/upstream-client.js';
 import { BUILT_IN_POLICIES, POLICY_NAME_RE, type RoutingInfo, type RoutingPolicy } from './routing-policy.js';
 
@@ -26,11 +27,27 @@ import { BUILT_IN_POLICIES, POLICY_NAME_RE, type RoutingInfo, type RoutingPolicy
 export type { RoutingInfo, RoutingPolicy };
 export type ProviderStatus = 'active' | 'degraded' | 'down';
 
-export interface ModelPrice {
-  prompt?: string;
-  completion?: string;
-  request?: string;
-}
+/** A provider's price of one model: the price book's token fields (models.json names), each optional. */
+export type ModelPrice = Partial<
+  Omit<ModelPricing, 'image' | 'image_sizes' | 'audio_minute' | 'speech_1k_chars'>
+>;
+/** The fields a provider's `pricing` may carry. */
+const PROVIDER_PRICE_FIELDS = new Set([
+  'prompt',
+  'completion',
+  'request',
+  'input_cache_read',
+  'input_cache_write',
+  'input_cache_write_1h',
+  'internal_reasoning',
+  'input_audio',
+  'output_audio',
+  'input_image',
+  'web_search',
+  'service_tiers',
+  'source',
+  'updated_at',
+]);
 
 export interface ProviderSpec {
   name: string;
@@ -176,11 +193,14 @@ export class Provider {
     if (!p) return undefined;
     const hit = this.ratesCache.get(model);
     if (hit && hit.base === base) return hit.rates;
+    const own = dimensionPrices(p);
     const rates: UsdRates = {
       ...base,
       ...(p.prompt !== undefined ? { promptUsdPerToken: p.prompt } : {}),
       ...(p.completion !== undefined ? { completionUsdPerToken: p.completion } : {}),
       requestUsd: p.request ?? base?.requestUsd ?? '0',
+      ...(own !== undefined ? { dimensions: { ...base?.dimensions, ...own } } : {}),
+      ...(p.service_tiers !== undefined ? { serviceTiers: p.service_tiers } : {}),
     };
     this.ratesCache.set(model, { base, rates });
     return rates;
@@ -458,19 +478,26 @@ export function parseProvidersFile(
       if (!isObj(raw.pricing)) throw new ConfigError(`${at}: "pricing" must map model ids to prices`);
       for (const [model, p] of Object.entries(raw.pricing)) {
         if (!isObj(p)) throw new ConfigError(`${at}: pricing["${model}"] must be an object`);
-        const price: ModelPrice = {};
         for (const [k, v] of Object.entries(p)) {
-          if (k !== 'prompt' && k !== 'completion' && k !== 'request') {
+          if (!PROVIDER_PRICE_FIELDS.has(k)) {
             throw new ConfigError(`${at}: pricing["${model}"]: unknown field "${k}"`);
           }
-          if (typeof v !== 'string' || !/^\d+(\.\d+)?$/.test(v)) {
+          if (
+            k !== 'service_tiers' &&
+            k !== 'source' &&
+            k !== 'updated_at' &&
+            (typeof v !== 'string' || !/^\d+(\.\d+)?$/.test(v))
+          ) {
             throw new ConfigError(
               `${at}: pricing["${model}"].${k} must be a USD decimal string (quoted in YAML, e.g. "0.000001")`,
             );
           }
-          price[k] = v;
         }
-        pricing[model] = price;
+        const parsed = parsePricing(p);
+        if (typeof parsed === 'string') throw new ConfigError(`${at}: pricing["${model}"].${parsed}`);
+        // `request` stays unset when the provider does not name it (the price book's applies then).
+        const { request: _default, ...price } = parsed;
+        pricing[model] = p.request === undefined ? price : { ...price, request: parsed.request };
       }
     }
     return {

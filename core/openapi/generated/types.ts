@@ -1772,10 +1772,17 @@ export interface components {
             sats: number;
             msats: number;
             usd: number;
+            /**
+             * @description msats. `prompt_cost` is what the input dimensions (uncached input, cache reads and writes, audio and
+             *     image input) were charged, `completion_cost` the output dimensions (text, reasoning, audio output),
+             *     `fees` the rest (request price, web search calls, base fee, rounding): the three sum to `msats`.
+             *     `dimensions` names each charged dimension; its values sum to `msats` as well.
+             */
             breakdown: {
                 prompt_cost: number;
                 completion_cost: number;
                 fees: number;
+                dimensions?: components["schemas"]["CostDimensions"];
             };
             estimated: boolean;
             /** @description The provider that served the call (after any failover), as /v1/providers names it. */
@@ -2031,6 +2038,38 @@ export interface components {
             completion: number | null;
             /** @enum {string} */
             unit?: "1k tokens";
+            /** @description USD per 1,000 cached input tokens read (price book) */
+            input_cache_read?: number;
+            /** @description USD per 1 */
+            input_cache_write?: number;
+            /** @description USD per 1 */
+            input_cache_write_1h?: number;
+            /** @description USD per 1 */
+            internal_reasoning?: number;
+            /** @description USD per 1 */
+            input_audio?: number;
+            /** @description USD per 1 */
+            output_audio?: number;
+            /** @description USD per 1 */
+            input_image?: number;
+            /** @description USD per web search call */
+            web_search?: number;
+            /** @description Multiplier on the whole call's provider price by the service tier the provider reports. */
+            service_tiers?: {
+                [key: string]: number;
+            };
+            /** @description Where the prices came from (the price book's `source`). */
+            source?: string;
+            /** @description When they were taken (the price book's `updated_at`). */
+            updated_at?: string;
+            /**
+             * @description What each usage dimension is charged, msats per 1,000 tokens (`web_search`: per call), with the
+             *     node's multiplier; a dimension without its own price shows its base rate (prompt, completion,
+             *     request), which is what it is charged. Null while no fresh BTC price exists (model pricing).
+             */
+            dimension_msats?: {
+                [key: string]: number;
+            } | null;
         } & {
             [key: string]: unknown;
         };
@@ -2112,16 +2151,38 @@ export interface components {
             model: string;
             prompt_tokens: number;
             max_tokens: number;
+            /**
+             * @description Of `prompt_tokens`, how many the provider will read from its prompt cache: priced at the model's
+             *     `input_cache_read` (its `prompt` price when it has none). At most `prompt_tokens`.
+             */
+            cached_tokens?: number;
+        };
+        /**
+         * @description Each charged dimension in msats, named as the price book names its prices (OpenRouter's names):
+         *     `prompt` (uncached input), `input_cache_read`, `input_cache_write`, `input_cache_write_1h`, `input_audio`,
+         *     `input_image`, `completion` (text output), `internal_reasoning`, `output_audio`, `web_search` (calls),
+         *     `request`, `units` (images, audio milliseconds, speech characters) and `fees` (the base fee
+         *     `FIXED_COST_PER_REQUEST` and the one rounding up). Only the dimensions a call used appear; the values
+         *     sum to the charge. Each is charged at the multiplied rate (fees and service tier included), rounded down.
+         */
+        CostDimensions: {
+            fees?: number;
+        } & {
+            [key: string]: number;
         };
         Estimate: {
             /** @description Whole sats, rounded up. */
             estimated_cost_sats: number;
             estimated_cost_msats: number;
-            /** @description In msats; the parts sum to `estimated_cost_msats`. */
+            /**
+             * @description In msats; `prompt` + `completion` + `fees` sum to `estimated_cost_msats`, and so do the `dimensions`.
+             *     `prompt` and `completion` are what the input and output dimensions are charged; `fees` the rest.
+             */
             breakdown: {
                 prompt: number;
                 completion: number;
                 fees: number;
+                dimensions: components["schemas"]["CostDimensions"];
             };
         };
         /** @description A serialized Cashu eCash token (`cashuA…` v3 or `cashuB…` v4). */

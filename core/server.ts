@@ -41,6 +41,8 @@ export const PAID_ROUTES: readonly [string, string, RouteOptions?][] = [
   ['POST', '/v1/completions'],
   ['POST', '/v1/embeddings'],
   ['POST', '/v1/responses'],
+  ['POST', '/v1/messages'],
+  ['POST', '/v1/messages/count_tokens'],
   ['POST', '/v1/images/generations'],
   ['POST', '/v1/images/edits', { json: false }],
   ['POST', '/v1/images/variations', { json: false }],

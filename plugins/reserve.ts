@@ -221,7 +221,11 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         ...(unit?.variant !== undefined ? { variant: unit.variant } : {}),
         // Known now when nothing is metered afterwards (flat calls, audio, speech): X-Node-Cost can go in
         // the head even when the body streams. Images are charged for what comes back.
-        ...(pricing.mode === 'fixed' || endpoint === 'other' || endpoint === 'audio' || endpoint === 'speech'
+        ...(pricing.mode === 'fixed' ||
+        endpoint === 'other' ||
+        endpoint === 'free' ||
+        endpoint === 'audio' ||
+        endpoint === 'speech'
           ? { exactMsat: adjustedPrice(priced.maxMsat, adjustment) }
           : {}),
       });

@@ -42,7 +42,7 @@ export interface MockBehaviour {
   reset: boolean;
   /** Never answer. */
   hang: boolean;
-  /** Stream this many chunks, then stall forever (body idle timeout). */
+  /** Stream the first event and this many more, then stall forever (body idle timeout). */
   stallAfterChunks: number | undefined;
   /** Models listed by GET /v1/models. */
   models: Array<{ id: string; [k: string]: unknown }>;
@@ -455,21 +455,7 @@ function responses(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: n
     events.push(ev('response.output_text.delta', { output_index: 0, delta: 'tok ' }));
   events.push(ev(truncated ? 'response.incomplete' : 'response.completed', { response }));
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  if (b.chunkDelayMs <= 0) {
-    res.end(events.join(''));
-    return;
-  }
-  let i = 0;
-  const next = () => {
-    if (res.destroyed) return;
-    if (i >= events.length) {
-      res.end();
-      return;
-    }
-    res.write(events[i++]);
-    setTimeout(next, b.chunkDelayMs);
-  };
-  next();
+  sendEvents(res, events, b);
 }
 
 /**

@@ -59,6 +59,9 @@ export interface ProviderSpec {
   timeoutMs: number;
   maxConnections: number;
   headers: Record<string, string>;
+  /** The API it speaks (`"api"` in the file): `openai` (default) or `anthropic` (its key sent as `x-api-key`
+   *  with `anthropic-version`). */
+  api?: 'openai' | 'anthropic' | undefined;
   /** Per-model prices of this provider (USD decimal strings per token / per call), for `cheapest`. */
   pricing: Record<string, ModelPrice>;
 }
@@ -163,6 +166,7 @@ export class Provider {
         connections: spec.maxConnections,
         timeoutMs: spec.timeoutMs,
         headers: spec.headers,
+        api: spec.api,
       });
     this.breaker = new Breaker(breaker);
     this.modelSet = spec.models === '*' ? null : new Set(spec.models);
@@ -410,6 +414,7 @@ export function parseProvidersFile(
       'max_connections',
       'headers',
       'pricing',
+      'api',
     ]);
     for (const k of Object.keys(raw))
       if (!allowed.has(k)) throw new ConfigError(`${at}: unknown field "${k}"`);
@@ -500,8 +505,12 @@ export function parseProvidersFile(
         pricing[model] = p.request === undefined ? price : { ...price, request: parsed.request };
       }
     }
+    if (raw.api !== undefined && raw.api !== 'openai' && raw.api !== 'anthropic') {
+      throw new ConfigError(`${at}: "api" must be "openai" or "anthropic"`);
+    }
     return {
       name,
+      ...(raw.api === 'anthropic' ? { api: 'anthropic' as const } : {}),
       baseUrl: baseUrl.replace(/\/+$/, ''),
       ...(apiKey !== undefined ? { apiKey } : {}),
       models,

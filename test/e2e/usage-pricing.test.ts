@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 
@@ -83,7 +84,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
     });
   });
   afterEach(async () => {
-    h.upstream.setBehaviour({ usage: {} });
+    h.upstream.setBehaviour({ usage: {}, chunkDelayMs: 0, stallAfterChunks: undefined, chunks: 8 });
     await h.auditOk();
   });
   afterAll(async () => {
@@ -208,6 +209,82 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
     expect(await h.available(apiKey)).toBe(balanceMsat - 162);
     expect(await unpricedCount(h, 'input_cache_write')).toBe(writes + 1);
     expect(await unpricedCount(h, 'internal_reasoning')).toBe(reasoning + 1);
+  });
+
+  it('Responses, streamed, ended by response.incomplete: metered from that terminal event (6 + 3 × 2 = 12 msat)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const s = await post(h, '/responses', apiKey, {
+      model: 'mock-gpt',
+      input,
+      stream: true,
+      max_output_tokens: 3,
+    });
+    const text = await s.text();
+    expect(text).toContain('event: response.incomplete');
+    expect(costComment(text)).toMatchObject({ msats: 12, estimated: false });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 12);
+  });
+
+  /**
+   * Early disconnects: the provider streams 3 tokens and stalls; the client reads them and leaves. Nothing
+   * final was reported, so the rule charges the prompt (counted from the request) and the output that passed
+   * (counted from the text: "tok tok tok " is 4 o200k tokens, the trailing space being one).
+   */
+  async function leaveAfterThree(path: string, body: object, apiKey: string, marker: RegExp): Promise<void> {
+    h.upstream.setBehaviour({ chunks: 50, chunkDelayMs: 1, stallAfterChunks: 3 });
+    const ac = new AbortController();
+    const aborted = h.upstream.waitForAborted(undefined, 10_000);
+    const res = await fetch(`${h.baseURL}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify(body),
+      signal: ac.signal,
+    });
+    const reader = res.body!.getReader();
+    let seen = '';
+    while ((seen.match(marker) ?? []).length < 3)
+      seen += Buffer.from((await reader.read()).value!).toString();
+    ac.abort();
+    await aborted;
+  }
+
+  async function chargedOnce(apiKey: string, from: number): Promise<number> {
+    let left = from;
+    for (let i = 0; i < 100 && left === from; i++) {
+      left = (await h.available(apiKey))!;
+      if (left === from) await new Promise((r) => setTimeout(r, 50));
+    }
+    const txs = await h.ledger.listTransactions({ apiKey });
+    expect(txs!.transactions[0]).toMatchObject({ type: 'usage', estimated: true });
+    expect((await h.ledger.getKeyInfo({ apiKey }))!.usage.reservedMsat).toBe(0);
+    return from - left;
+  }
+
+  it('chat, streamed, client leaves early: charged by the rule (prompt counted + output that passed)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    await leaveAfterThree(
+      '/chat/completions',
+      { model: 'mock-gpt', messages, stream: true },
+      apiKey,
+      /"tok "/g,
+    );
+    // prompt: 3 per message + 3 reply priming + "user\nSay something, please." (7 o200k tokens) = 13 × 1 msat;
+    // output 4 × 2 msat
+    expect(encode('user\nSay something, please.').length).toBe(7);
+    expect(await chargedOnce(apiKey, balanceMsat)).toBe(13 + 8);
+  });
+
+  it('Responses, streamed, client leaves before the terminal event: charged by the same rule', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    await leaveAfterThree(
+      '/responses',
+      { model: 'mock-gpt', input, stream: true },
+      apiKey,
+      /output_text\.delta/g,
+    );
+    // prompt: "Say something, please." = 5 o200k tokens × 1 msat; output 4 × 2 msat
+    expect(encode(input).length).toBe(5);
+    expect(await chargedOnce(apiKey, balanceMsat)).toBe(5 + 8);
   });
 
   it('/v1/models shows every priced dimension and what it is charged', async () => {

@@ -2134,19 +2134,19 @@ export interface components {
             completion: number | null;
             /** @enum {string} */
             unit?: "1k tokens";
-            /** @description USD per 1,000 cached input tokens read (price book) */
+            /** @description USD per 1,000 cached input tokens read */
             input_cache_read?: number;
-            /** @description USD per 1 */
+            /** @description USD per 1,000 input tokens written to the cache (5-minute lifetime) */
             input_cache_write?: number;
-            /** @description USD per 1 */
+            /** @description USD per 1,000 input tokens written to the cache for 1 hour */
             input_cache_write_1h?: number;
-            /** @description USD per 1 */
+            /** @description USD per 1,000 reasoning tokens */
             internal_reasoning?: number;
-            /** @description USD per 1 */
+            /** @description USD per 1,000 audio input tokens */
             input_audio?: number;
-            /** @description USD per 1 */
+            /** @description USD per 1,000 audio output tokens */
             output_audio?: number;
-            /** @description USD per 1 */
+            /** @description USD per 1,000 image input tokens */
             input_image?: number;
             /** @description USD per web search call */
             web_search?: number;

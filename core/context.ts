@@ -1,5 +1,6 @@
 import type { GatewayError } from './errors.js';
 import type { OutgoingHeaders } from './http/exchange.js';
+import type { Usage } from './metering/usage.js';
 import type { UpstreamResponse } from './upstream/upstream-response.js';
 
 /**
@@ -63,8 +64,12 @@ export interface ChargeInfo {
   msats: number;
   usd?: number;
   model: string;
+  /** Every input token (cache reads and writes, audio, image included) and every output token (reasoning
+   *  and audio included), as the provider's totals count them. */
   promptTokens: number;
   completionTokens: number;
+  /** Token-metered calls: the normalised usage record, each dimension apart (core/metering/usage.ts). */
+  usage?: Usage;
   /** Unit-priced calls: images returned, milliseconds of audio, characters of speech input. */
   units?: number;
   /** True when the gateway counted the tokens (the provider reported no usage). */

@@ -199,6 +199,53 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * Anthropic's error `type` for an HTTP status (the Messages API's documented set), so Anthropic SDKs raise
+ * their matching error class.
+ */
+function anthropicType(status: number): string {
+  switch (status) {
+    case 400:
+    case 405:
+    case 409:
+    case 415:
+      return 'invalid_request_error';
+    case 401:
+      return 'authentication_error';
+    case 402:
+      return 'billing_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 503:
+      return 'overloaded_error';
+    case 504:
+      return 'timeout_error';
+    default:
+      return 'api_error';
+  }
+}
+
+/** Paths whose errors take Anthropic's shape (the Messages API and its token counter). */
+export function isAnthropicPath(path: string): boolean {
+  return path === '/v1/messages' || path.startsWith('/v1/messages/');
+}
+
+/**
+ * The error body for a request path: the spec's envelope, or on the Anthropic Messages routes Anthropic's
+ * `{"type":"error","error":{"type","message"}}` carrying the same `code` (and `details`).
+ */
+export function errorBodyFor(path: string, ge: GatewayError): object {
+  const envelope = ge.toEnvelope();
+  if (!isAnthropicPath(path)) return envelope;
+  return { type: 'error', error: { ...envelope.error, type: anthropicType(ge.status) } };
+}
+
 export function isGatewayError(err: unknown): err is GatewayError {
   return err instanceof GatewayError;
 }

@@ -103,6 +103,13 @@ export const chargedMsatsTotal = new Counter({
   registers: [registry],
 });
 
+export const unpricedDimensionTotal = new Counter({
+  name: 'gateway_unpriced_dimension_total',
+  help: 'Settled calls that used a usage dimension the price book has no price for, charged at its direction base rate (prompt, completion or request), by dimension',
+  labelNames: ['dimension'] as const,
+  registers: [registry],
+});
+
 export const overrunsTotal = new Counter({
   name: 'gateway_overruns_total',
   help: 'Settlements whose metered cost exceeded what could be charged',
@@ -190,6 +197,12 @@ export function recordCharge(msats: number, path = '/v1/{path}'): void {
   if (!Number.isFinite(msats) || msats <= 0) return;
   chargedMsatsTotal.inc({ endpoint: routeLabel(path) }, msats);
   for (const fn of chargeListeners) fn(msats);
+}
+
+/** Records a settled call that used `dimension` without a price of its own (charged at its base rate). The
+ *  label is one of the fixed dimension names (core/pricing/dimensions.ts). */
+export function recordUnpricedDimension(dimension: string): void {
+  unpricedDimensionTotal.inc({ dimension });
 }
 
 /** Records an overrun: `msats` of metered cost that could not be charged. */

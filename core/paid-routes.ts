@@ -23,6 +23,8 @@ export const PAID_ROUTES: readonly PaidRoute[] = [
   { method: 'POST', path: '/v1/completions', endpoint: 'completions' },
   { method: 'POST', path: '/v1/embeddings', endpoint: 'embeddings' },
   { method: 'POST', path: '/v1/responses', endpoint: 'responses' },
+  { method: 'POST', path: '/v1/messages', endpoint: 'messages' },
+  { method: 'POST', path: '/v1/messages/count_tokens', endpoint: 'free' },
   { method: 'POST', path: '/v1/images/generations', endpoint: 'images' },
   { method: 'POST', path: '/v1/images/edits', endpoint: 'images', multipart: true },
   { method: 'POST', path: '/v1/images/variations', endpoint: 'images', multipart: true },

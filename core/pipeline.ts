@@ -1,5 +1,5 @@
 import { AUTH, CHARGE, type RequestContext, runnerAccess } from './context.js';
-import { GatewayError, toGatewayError } from './errors.js';
+import { errorBodyFor, GatewayError, isAnthropicPath, toGatewayError } from './errors.js';
 import { planBody, ResponseBodyWriter } from './http/body-writer.js';
 import type { Exchange } from './http/exchange.js';
 import { acceptsGzip, addVary, sendComplete, sendError } from './http/respond.js';
@@ -361,7 +361,9 @@ export class Pipeline {
     // Mid-stream: the status is gone. SSE clients get an error event (the OpenAI SDKs raise it); other
     // bodies are cut so the client cannot mistake a truncated body for a complete one.
     if (ctx.responseIsSse) {
-      ex.end(`data: ${JSON.stringify(ge.toEnvelope())}\n\n`);
+      // Anthropic SDKs read a typed `event: error`; OpenAI SDKs a `data:` line with the envelope.
+      const body = JSON.stringify(errorBodyFor(ctx.path, ge));
+      ex.end(isAnthropicPath(ctx.path) ? `event: error\ndata: ${body}\n\n` : `data: ${body}\n\n`);
     } else {
       ex.destroy();
     }

@@ -26,7 +26,7 @@ const CLIENT_WANTS_USAGE = createLocalKey<boolean>('meter.clientWantsUsage');
 const DONE_PUT_BACK = createLocalKey<boolean>('meter.donePutBack');
 
 function streamEndpoint(e: string): StreamEndpoint | undefined {
-  return e === 'chat' || e === 'completions' || e === 'responses' ? e : undefined;
+  return e === 'chat' || e === 'completions' || e === 'responses' || e === 'messages' ? e : undefined;
 }
 
 /**
@@ -68,7 +68,14 @@ export const meter: PluginFactory = (options): Plugin => {
       ctx.setLocal(METER, state);
       // Flat calls, audio and speech are not metered (their units are known at admission; a speech answer is
       // binary and streams through unbuffered). Images are: the JSON answer says how many came back.
-      if (state.failed || endpoint === 'other' || endpoint === 'audio' || endpoint === 'speech') return;
+      if (
+        state.failed ||
+        endpoint === 'other' ||
+        endpoint === 'free' ||
+        endpoint === 'audio' ||
+        endpoint === 'speech'
+      )
+        return;
       const se = streamEndpoint(endpoint);
       if (ctx.responseIsSse && se) {
         state.stream = createStreamMeter({

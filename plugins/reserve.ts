@@ -74,6 +74,22 @@ function callerMaxTokens(body: unknown): number | undefined {
   return undefined;
 }
 
+/** Tool types that make the provider run web searches (billed per call): OpenAI Responses, Anthropic. */
+const WEB_SEARCH_TOOL = /^web_search/;
+
+/** The `service_tier` a body asks for, and 1 web search call when it declares a web search tool. */
+export function tierAndSearch(body: unknown): { serviceTier?: string; webSearchCalls: number } {
+  if (body === null || typeof body !== 'object') return { webSearchCalls: 0 };
+  const b = body as { service_tier?: unknown; tools?: unknown };
+  const search =
+    Array.isArray(b.tools) &&
+    b.tools.some((t) => WEB_SEARCH_TOOL.test(String((t as { type?: unknown } | null)?.type ?? '')));
+  return {
+    ...(typeof b.service_tier === 'string' ? { serviceTier: b.service_tier } : {}),
+    webSearchCalls: search ? 1 : 0,
+  };
+}
+
 /** The body field that bounds the completion for this API. */
 function maxTokensField(endpoint: PricedEndpoint): string {
   return endpoint === 'responses' ? 'max_output_tokens' : 'max_tokens';
@@ -135,6 +151,9 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       const bound =
         endpoint === 'other' || unit !== undefined ? 0 : promptTokensUpperBound(ctx.body, ctx.rawBody.length);
       const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
+      // The tier the call asks for (its multiplier sizes the bound when it raises the price) and a declared
+      // web search tool (one call reserved; a model without a web_search price is refused).
+      const tiered = tierAndSearch(ctx.body);
       // Throws not_found (model pricing, unknown model) or price_unavailable — before any money moves.
       const request = {
         model,
@@ -144,6 +163,8 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         contextLength: catalog.get(model)?.context_length,
         units: unit?.units,
         variant: unit?.variant,
+        serviceTier: tiered.serviceTier,
+        webSearchCalls: tiered.webSearchCalls,
       };
       // Providers with their own prices (model-based pricing): reserve for the dearest that may serve the call,
       // since failover can move it; settle charges the one that did. A model only providers price (the price
@@ -201,7 +222,11 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         ...(unit?.variant !== undefined ? { variant: unit.variant } : {}),
         // Known now when nothing is metered afterwards (flat calls, audio, speech): X-Node-Cost can go in
         // the head even when the body streams. Images are charged for what comes back.
-        ...(pricing.mode === 'fixed' || endpoint === 'other' || endpoint === 'audio' || endpoint === 'speech'
+        ...(pricing.mode === 'fixed' ||
+        endpoint === 'other' ||
+        endpoint === 'free' ||
+        endpoint === 'audio' ||
+        endpoint === 'speech'
           ? { exactMsat: adjustedPrice(priced.maxMsat, adjustment) }
           : {}),
       });
@@ -235,7 +260,14 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         ctx.body !== null &&
         typeof ctx.body === 'object'
       ) {
-        const afford = pricing.affordableMaxTokens(model, bound, r.reservedMsat, endpoint, pricedRates);
+        const afford = pricing.affordableMaxTokens(
+          model,
+          bound,
+          r.reservedMsat,
+          endpoint,
+          pricedRates,
+          tiered,
+        );
         if (Number.isFinite(afford) && afford >= 0) {
           (ctx.body as Record<string, unknown>)[maxTokensField(endpoint)] = afford;
           ctx.markBodyModified();

@@ -14,10 +14,17 @@ import {
 import type { CallAuditRecord } from '../core/ledger/types.js';
 import { requestClientAddress } from '../core/limits/request-limits.js';
 import { countPromptTokens, countTokens } from '../core/metering/tokens.js';
-import { usageFromJson } from '../core/metering/usage.js';
-import { recordCharge, recordOverrun } from '../core/metrics.js';
+import {
+  inputTotal,
+  outputTotal,
+  simpleUsage,
+  type Usage,
+  type UsageApi,
+  usageOfBody,
+} from '../core/metering/usage.js';
+import { recordCharge, recordOverrun, recordUnpricedDimension } from '../core/metrics.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
-import { type CostResult, isUnitEndpoint } from '../core/pricing/types.js';
+import { type CostResult, isUnitEndpoint, type PricedEndpoint } from '../core/pricing/types.js';
 import {
   COST_BLOCK,
   METER,
@@ -46,12 +53,37 @@ import {
  *   breakdown {prompt_cost, completion_cost, fees} (msats), estimated}`.
  */
 
-interface Usage {
-  promptTokens: number;
-  completionTokens: number;
+/** What a call used: a usage record (token endpoints) or units (unit endpoints); nothing for flat calls. */
+interface Metered {
+  usage?: Usage;
   /** Unit endpoints: images returned, milliseconds of audio, characters of speech input. */
   units?: number;
   estimated: boolean;
+}
+
+/** The provider API whose usage shape an endpoint's answers carry. */
+function usageApi(endpoint: PricedEndpoint): UsageApi {
+  return endpoint === 'responses' ? 'responses' : endpoint === 'messages' ? 'anthropic' : 'openai';
+}
+
+/** "12 prompt + 3 input_cache_read + 5 completion" — the dimensions a call used, for the ledger record. */
+function describeUsage(u: Usage): string {
+  const parts: string[] = [];
+  const add = (n: number, name: string) => {
+    if (n > 0) parts.push(`${n} ${name}`);
+  };
+  add(u.input, 'prompt');
+  add(u.cacheRead, 'cache read');
+  add(u.cacheWrite, 'cache write');
+  add(u.cacheWrite1h, 'cache write 1h');
+  add(u.inputAudio, 'input audio');
+  add(u.inputImage, 'input image');
+  add(u.output, 'completion');
+  add(u.reasoning, 'reasoning');
+  add(u.outputAudio, 'output audio');
+  const tokens = parts.length > 0 ? `${parts.join(' + ')} tokens` : '0 tokens';
+  const calls = u.webSearch > 0 ? ` + ${u.webSearch} web search calls` : '';
+  return `${tokens}${calls}${u.serviceTier !== undefined ? ` (${u.serviceTier} tier)` : ''}`;
 }
 
 const UNIT_NAMES = { images: 'images', audio: 'ms of audio', speech: 'characters' } as const;
@@ -66,17 +98,29 @@ function imagesReturned(raw: Buffer): number | undefined {
   }
 }
 
-/** Strings a model produced in a non-stream body (for the estimate when it carries no usage). */
+/** Strings a model produced in a non-stream body (for the estimate when it carries no usage): chat and
+ *  completions `choices`, Responses `output[].content[].text`, Anthropic `content[].text` / `thinking`. */
 function producedText(body: unknown): string {
   const out: string[] = [];
-  const choices = (body as { choices?: unknown } | null)?.choices;
-  if (Array.isArray(choices)) {
-    for (const c of choices) {
+  const b = body as { choices?: unknown; output?: unknown; content?: unknown } | null;
+  if (Array.isArray(b?.choices)) {
+    for (const c of b.choices) {
       const m = (c as { message?: { content?: unknown }; text?: unknown }) ?? {};
       if (typeof m.message?.content === 'string') out.push(m.message.content);
       if (typeof m.text === 'string') out.push(m.text);
     }
   }
+  const blocks = (items: unknown) => {
+    if (!Array.isArray(items)) return;
+    for (const it of items) {
+      const o = (it ?? {}) as { text?: unknown; thinking?: unknown; content?: unknown };
+      if (typeof o.text === 'string') out.push(o.text);
+      if (typeof o.thinking === 'string') out.push(o.thinking);
+      blocks(o.content);
+    }
+  };
+  blocks(b?.output);
+  blocks(b?.content);
   return out.join('\n');
 }
 
@@ -89,9 +133,19 @@ function adjustCost(c: CostResult, a: PriceAdjustment | undefined): CostResult {
   // Prompt and completion parts stay within the total; fees take the rest (may be the whole charge).
   const p = Math.min(promptMsat, msat);
   const q = Math.min(completionMsat, msat - p);
+  // The same for each named dimension: parts kept in order while they fit, `fees` the rest.
+  const dimensions: CostResult['breakdown']['dimensions'] = {};
+  let left = msat;
+  for (const [k, v] of Object.entries(c.breakdown.dimensions) as [keyof typeof dimensions, number][]) {
+    if (k === 'fees') continue;
+    dimensions[k] = Math.min(v, left);
+    left -= dimensions[k]!;
+  }
+  dimensions.fees = left;
   return {
     msat,
-    breakdown: { promptMsat: p, completionMsat: q, feesMsat: msat - p - q },
+    breakdown: { promptMsat: p, completionMsat: q, feesMsat: msat - p - q, dimensions },
+    fallbacks: c.fallbacks,
     usd: c.msat === 0 ? 0 : (c.usd * msat) / c.msat,
     sats: Math.ceil(msat / 1000),
   };
@@ -136,7 +190,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
     state: MeterState | undefined,
     priced: PricedCall,
     ended: boolean,
-  ): Usage | undefined {
+  ): Metered | undefined {
     if (ctx.upstream === undefined || state?.failed) return undefined;
     const started = ctx.timings.firstChunk !== undefined;
     if (!started && !ended) return undefined; // failed or abandoned before the upstream's first byte
@@ -148,45 +202,40 @@ export const settle: PluginFactory = (options, services): Plugin => {
         priced.endpoint === 'images' && state?.body && ended
           ? imagesReturned(Buffer.concat(state.body))
           : undefined;
-      return { promptTokens: 0, completionTokens: 0, units: returned ?? reserved, estimated: false };
+      return { units: returned ?? reserved, estimated: false };
     }
-    if (priced.endpoint === 'other') return { promptTokens: 0, completionTokens: 0, estimated: false };
-    if (state?.stream) {
-      const r = state.stream.result();
-      return { promptTokens: r.promptTokens, completionTokens: r.completionTokens, estimated: r.estimated };
-    }
+    if (priced.endpoint === 'other' || priced.endpoint === 'free') return { estimated: false };
+    if (state?.stream) return state.stream.result();
     if (state?.body && ended) {
       const raw = Buffer.concat(state.body);
-      const u = usageFromJson(raw);
-      if (u) return { promptTokens: u.promptTokens, completionTokens: u.completionTokens, estimated: false };
       let parsed: unknown;
       try {
         parsed = JSON.parse(raw.toString('utf8'));
       } catch {
         parsed = undefined;
       }
+      const usage = usageOfBody(usageApi(priced.endpoint), parsed);
+      if (usage) return { usage, estimated: false };
       return {
-        promptTokens: countPromptTokens(ctx.body, model),
-        completionTokens: countTokens(producedText(parsed), model),
+        usage: simpleUsage(countPromptTokens(ctx.body, model), countTokens(producedText(parsed), model)),
         estimated: true,
       };
     }
     // Abandoned or failed after the upstream started answering: the prompt was processed.
-    return { promptTokens: countPromptTokens(ctx.body, model), completionTokens: 0, estimated: true };
+    return { usage: simpleUsage(countPromptTokens(ctx.body, model), 0), estimated: true };
   }
 
   /** What `usage` of this call costs: at the serving provider's own prices when it declares them (model-based
    *  pricing; see Providers.chargeRates), with a pricing policy's adjustment. */
-  function costOf(ctx: RequestContext, priced: PricedCall, usage: Usage): CostResult {
+  function costOf(ctx: RequestContext, priced: PricedCall, metered: Metered): CostResult {
     const providers = services.providers;
     return adjustCost(
       pricing.cost({
         model: priced.model,
         endpoint: priced.endpoint,
-        promptTokens: usage.promptTokens,
-        completionTokens: usage.completionTokens,
+        usage: metered.usage,
         btcUsd: priced.btcUsd,
-        units: usage.units,
+        units: metered.units,
         variant: priced.variant,
         rates:
           pricing.mode === 'model' && providers.priced
@@ -232,16 +281,19 @@ export const settle: PluginFactory = (options, services): Plugin => {
         return;
       }
       const c = costOf(ctx, priced, usage);
+      const tokens = usage.usage;
+      const promptTokens = tokens ? inputTotal(tokens) : 0;
+      const completionTokens = tokens ? outputTotal(tokens) : 0;
       const input = {
         accountId: auth.accountId,
         requestId: res.id,
         costMsat: c.msat,
-        promptTokens: usage.promptTokens,
-        completionTokens: usage.completionTokens,
+        promptTokens,
+        completionTokens,
         model: priced.model,
         description: isUnitEndpoint(priced.endpoint)
           ? `${priced.model}: ${usage.units ?? 0} ${UNIT_NAMES[priced.endpoint]}`
-          : `${priced.model || ctx.path}: ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens${usage.estimated ? ' (estimated)' : ''}`,
+          : `${priced.model || ctx.path}: ${tokens ? describeUsage(tokens) : '0 tokens'}${usage.estimated ? ' (estimated)' : ''}`,
         estimated: usage.estimated,
         auditRecord: auditRecordOf(ctx, status ?? ctx.response.status),
       };
@@ -261,13 +313,15 @@ export const settle: PluginFactory = (options, services): Plugin => {
       if (!r.replay) {
         recordCharge(charged, ctx.path);
         recordOverrun(r.overrunMsat);
+        for (const d of c.fallbacks) recordUnpricedDimension(d);
       }
       ctx.setLocal(CHARGE, {
         msats: charged,
         ...(c.usd !== undefined ? { usd: c.usd } : {}),
         model: priced.model,
-        promptTokens: usage.promptTokens,
-        completionTokens: usage.completionTokens,
+        promptTokens,
+        completionTokens,
+        ...(tokens !== undefined ? { usage: tokens } : {}),
         ...(usage.units !== undefined ? { units: usage.units } : {}),
         estimated: usage.estimated,
       });
@@ -286,6 +340,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
           prompt_cost: c.breakdown.promptMsat,
           completion_cost: c.breakdown.completionMsat,
           fees: c.breakdown.feesMsat,
+          dimensions: c.breakdown.dimensions,
         },
         estimated: usage.estimated,
         ...(servedBy !== undefined ? { provider: servedBy } : {}),
@@ -319,12 +374,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
       if (priced?.exactMsat === undefined || head.status >= 400) return;
       const msat =
         pricing.mode === 'model' && services.providers.priced
-          ? costOf(ctx, priced, {
-              promptTokens: 0,
-              completionTokens: 0,
-              units: priced.units,
-              estimated: false,
-            }).msat
+          ? costOf(ctx, priced, { units: priced.units, estimated: false }).msat
           : priced.exactMsat;
       head.headers['X-Node-Cost'] = String(msat);
     },
@@ -342,10 +392,12 @@ export const settle: PluginFactory = (options, services): Plugin => {
       }
       const state = ctx.local(METER);
       if (!state?.body) return;
-      // The meter dropped the body's chunks; send it back, with the cost block when the call was charged.
+      // The meter dropped the body's chunks; send it back, with the cost block when the call was charged —
+      // except Anthropic answers, relayed byte for byte (their cost is in X-Node-Cost).
       const raw = Buffer.concat(state.body);
       state.body = undefined;
-      ctx.appendToBody((block && spliceCostBlock(raw, block)) ?? raw);
+      const splice = block !== undefined && ctx.local(PRICED_CALL)?.endpoint !== 'messages';
+      ctx.appendToBody((splice && spliceCostBlock(raw, block)) || raw);
     },
     async onError(ctx, err) {
       // The answer's status, for the audit record: the error's, unless the head already went out (a relayed

@@ -9,6 +9,7 @@
 
 import { createParser } from 'eventsource-parser';
 import { createStreamMeter } from '../../core/metering/stream-meter.js';
+import { inputTotal, outputTotal } from '../../core/metering/usage.js';
 
 const base = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini"';
 const chunks: Uint8Array[] = [];
@@ -32,7 +33,7 @@ function scanner(): number {
   let n = 0;
   for (const c of chunks) if (m.push(c) !== undefined) n++;
   m.finalBytes('');
-  return n + (m.usage?.totalTokens ?? 0);
+  return n + (m.usage ? inputTotal(m.usage) + outputTotal(m.usage) : 0);
 }
 
 function parser(): number {

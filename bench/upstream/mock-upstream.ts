@@ -15,6 +15,11 @@ import { createMockBatches, defaultBatchBehaviour, type MockBatchBehaviour } fro
  * - POST /v1/audio/speech → binary audio (audio/mpeg, `speechBytes` in four chunks, no Content-Length).
  * - /v1/files and /v1/batches → the Files and Batch APIs (./mock-batches.ts: configurable delay, outcome,
  *   partial output, per-line usage).
+ * - POST /v1/messages (Anthropic Messages API) → a `message` JSON, or its SSE events (`message_start` with the
+ *   input and cache counts, text deltas, the last `message_delta` with the output total); POST
+ *   /v1/messages/count_tokens → `{input_tokens}`.
+ * - `usage` (behaviour) adds cache reads, cache writes (5-minute / 1-hour), reasoning tokens, web search calls
+ *   and a service tier to every chat, Responses and Messages answer, each in its API's own usage shape.
  * - anything else                  → 200 JSON echo `{ echo: { method, path, query, body } }` (catch-all tests).
  *
  * Token counts are deterministic: completion_tokens = number of content chunks = min(chunks, max_tokens)
@@ -37,7 +42,7 @@ export interface MockBehaviour {
   reset: boolean;
   /** Never answer. */
   hang: boolean;
-  /** Stream this many chunks, then stall forever (body idle timeout). */
+  /** Stream the first event and this many more, then stall forever (body idle timeout). */
   stallAfterChunks: number | undefined;
   /** Models listed by GET /v1/models. */
   models: Array<{ id: string; [k: string]: unknown }>;
@@ -47,6 +52,24 @@ export interface MockBehaviour {
   speechBytes: number;
   /** Batches: delay, outcome, partial output, per-line usage (./mock-batches.ts). */
   batch: MockBatchBehaviour;
+  /** Extra usage every chat, Responses and Messages answer reports (each in its API's shape). */
+  usage: MockUsage;
+}
+
+/** Usage beyond plain prompt/completion tokens, reported on top of the counted ones. */
+export interface MockUsage {
+  /** Input tokens read from the prompt cache. */
+  cachedTokens?: number;
+  /** Input tokens written to the cache (5-minute lifetime). */
+  cacheWriteTokens?: number;
+  /** Input tokens written to the cache for 1 hour (Anthropic only). */
+  cacheWrite1hTokens?: number;
+  /** Reasoning tokens (inside the output count). */
+  reasoningTokens?: number;
+  /** Web search calls (Responses `web_search_call` items, Anthropic `server_tool_use`). */
+  webSearchCalls?: number;
+  /** The service tier reported. */
+  serviceTier?: string;
 }
 
 export interface MockStats {
@@ -101,6 +124,7 @@ function defaults(): MockBehaviour {
     maxImages: undefined,
     speechBytes: 64 * 1024,
     batch: defaultBatchBehaviour(),
+    usage: {},
   };
 }
 
@@ -114,6 +138,7 @@ interface ChatBody {
   stream_options?: { include_usage?: unknown };
   input?: unknown;
   prompt?: unknown;
+  system?: unknown;
 }
 
 function promptTokens(body: ChatBody): number {
@@ -122,6 +147,7 @@ function promptTokens(body: ChatBody): number {
     for (const m of body.messages) if (typeof m?.content === 'string') chars += m.content.length;
   }
   if (typeof body.prompt === 'string') chars += body.prompt.length;
+  if (typeof body.system === 'string') chars += body.system.length;
   if (typeof body.input === 'string') chars += body.input.length;
   return Math.max(1, Math.ceil(chars / 4));
 }
@@ -212,6 +238,7 @@ export async function startMockUpstream(
         path === '/v1/completions' ||
         path === '/v1/embeddings' ||
         path === '/v1/responses' ||
+        path.startsWith('/v1/messages') ||
         path.startsWith('/v1/images/') ||
         path.startsWith('/v1/audio/');
       if (b.error && isModelCall) {
@@ -240,6 +267,10 @@ export async function startMockUpstream(
         });
       }
       if (path === '/v1/responses' && req.method === 'POST') return responses(res, body, b, ++seq);
+      if (path === '/v1/messages' && req.method === 'POST') return messages(res, body, b, ++seq);
+      if (path === '/v1/messages/count_tokens' && req.method === 'POST') {
+        return json(res, 200, { input_tokens: promptTokens(body) });
+      }
       if (path === '/v1/embeddings' && req.method === 'POST') {
         const pt = promptTokens(body);
         return json(res, 200, {
@@ -381,13 +412,23 @@ function responses(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: n
   const { n, truncated } = completionTokens(body, b);
   const pt = promptTokens(body);
   const model = typeof body.model === 'string' ? body.model : 'mock-gpt';
+  const x = b.usage;
+  const cached = x.cachedTokens ?? 0;
+  const reasoning = x.reasoningTokens ?? 0;
+  const searches = Array.from({ length: x.webSearchCalls ?? 0 }, (_, i) => ({
+    type: 'web_search_call',
+    id: `ws_mock_${seq}_${i}`,
+    status: 'completed',
+  }));
   const response = {
     id: `resp_mock_${seq}`,
     object: 'response',
     created_at: Math.floor(Date.now() / 1000),
     model,
     status: truncated ? 'incomplete' : 'completed',
+    ...(x.serviceTier !== undefined ? { service_tier: x.serviceTier } : {}),
     output: [
+      ...searches,
       {
         type: 'message',
         id: `msg_mock_${seq}`,
@@ -396,7 +437,13 @@ function responses(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: n
         content: [{ type: 'output_text', text: 'tok '.repeat(n), annotations: [] }],
       },
     ],
-    usage: { input_tokens: pt, output_tokens: n, total_tokens: pt + n },
+    usage: {
+      input_tokens: pt + cached,
+      input_tokens_details: { cached_tokens: cached },
+      output_tokens: n + reasoning,
+      output_tokens_details: { reasoning_tokens: reasoning },
+      total_tokens: pt + cached + n + reasoning,
+    },
   };
   if (body.stream !== true) {
     json(res, 200, response);
@@ -406,15 +453,77 @@ function responses(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: n
   const events = [ev('response.created', { response: { ...response, status: 'in_progress', usage: null } })];
   for (let i = 0; i < n; i++)
     events.push(ev('response.output_text.delta', { output_index: 0, delta: 'tok ' }));
-  events.push(ev('response.completed', { response }));
+  events.push(ev(truncated ? 'response.incomplete' : 'response.completed', { response }));
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  if (b.chunkDelayMs <= 0) {
+  sendEvents(res, events, b);
+}
+
+/**
+ * Anthropic's Messages API: `input_tokens` excludes the cache; cache reads, 5-minute and 1-hour writes apart;
+ * streamed, `message_start` carries the input and cache counts and the last `message_delta` the output total.
+ */
+function messages(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: number): void {
+  const { n, truncated } = completionTokens(body, b);
+  const pt = promptTokens(body);
+  const x = b.usage;
+  const w5 = x.cacheWriteTokens ?? 0;
+  const w1 = x.cacheWrite1hTokens ?? 0;
+  const output = n + (x.reasoningTokens ?? 0);
+  const inputUsage = {
+    input_tokens: pt,
+    cache_creation_input_tokens: w5 + w1,
+    cache_read_input_tokens: x.cachedTokens ?? 0,
+    cache_creation: { ephemeral_5m_input_tokens: w5, ephemeral_1h_input_tokens: w1 },
+    ...(x.webSearchCalls !== undefined ? { server_tool_use: { web_search_requests: x.webSearchCalls } } : {}),
+    ...(x.serviceTier !== undefined ? { service_tier: x.serviceTier } : {}),
+  };
+  const message = {
+    id: `msg_mock_${seq}`,
+    type: 'message',
+    role: 'assistant',
+    model: typeof body.model === 'string' ? body.model : 'mock-claude',
+    content: [{ type: 'text', text: 'tok '.repeat(n) }],
+    stop_reason: truncated ? 'max_tokens' : 'end_turn',
+    stop_sequence: null,
+    usage: { ...inputUsage, output_tokens: output },
+  };
+  if (body.stream !== true) {
+    json(res, 200, message);
+    return;
+  }
+  const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const events = [
+    ev('message_start', {
+      message: { ...message, content: [], stop_reason: null, usage: { ...inputUsage, output_tokens: 1 } },
+    }),
+    ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+  ];
+  for (let i = 0; i < n; i++) {
+    events.push(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'tok ' } }));
+  }
+  events.push(ev('content_block_stop', { index: 0 }));
+  events.push(
+    ev('message_delta', {
+      delta: { stop_reason: message.stop_reason, stop_sequence: null },
+      usage: { output_tokens: output },
+    }),
+  );
+  events.push(ev('message_stop', {}));
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  sendEvents(res, events, b);
+}
+
+/** Writes SSE events: all at once, or one per `chunkDelayMs` (stopping after `stallAfterChunks`). */
+function sendEvents(res: ServerResponse, events: string[], b: MockBehaviour): void {
+  const stallAt = b.stallAfterChunks;
+  if (b.chunkDelayMs <= 0 && stallAt === undefined) {
     res.end(events.join(''));
     return;
   }
   let i = 0;
   const next = () => {
     if (res.destroyed) return;
+    if (stallAt !== undefined && i >= stallAt + 1) return;
     if (i >= events.length) {
       res.end();
       return;
@@ -431,14 +540,33 @@ function chat(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: number
   const id = `chatcmpl-mock-${seq}`;
   const created = Math.floor(Date.now() / 1000);
   const model = typeof body.model === 'string' ? body.model : 'mock-gpt';
-  const usage = { prompt_tokens: pt, completion_tokens: n, total_tokens: pt + n };
+  const x = b.usage;
+  // OpenAI counts cache reads and writes inside prompt_tokens, reasoning inside completion_tokens.
+  const extraIn = (x.cachedTokens ?? 0) + (x.cacheWriteTokens ?? 0);
+  const reasoning = x.reasoningTokens ?? 0;
+  const usage = {
+    prompt_tokens: pt + extraIn,
+    completion_tokens: n + reasoning,
+    total_tokens: pt + extraIn + n + reasoning,
+    ...(extraIn > 0
+      ? {
+          prompt_tokens_details: {
+            cached_tokens: x.cachedTokens ?? 0,
+            cache_write_tokens: x.cacheWriteTokens ?? 0,
+          },
+        }
+      : {}),
+    ...(reasoning > 0 ? { completion_tokens_details: { reasoning_tokens: reasoning } } : {}),
+  };
   const finish = truncated ? 'length' : 'stop';
+  const tier = x.serviceTier !== undefined ? `"service_tier":${JSON.stringify(x.serviceTier)},` : '';
   if (body.stream !== true) {
     json(res, 200, {
       id,
       object: 'chat.completion',
       created,
       model,
+      ...(x.serviceTier !== undefined ? { service_tier: x.serviceTier } : {}),
       choices: [
         { index: 0, message: { role: 'assistant', content: 'tok '.repeat(n) }, finish_reason: finish },
       ],
@@ -446,7 +574,7 @@ function chat(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: number
     });
     return;
   }
-  const head = `data: {"id":"${id}","object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},"choices":[`;
+  const head = `data: {"id":"${id}","object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},${tier}"choices":[`;
   const events: string[] = [
     `${head}{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n`,
   ];

@@ -7,6 +7,7 @@ import { GatewayError } from '../errors.js';
  * - `Authorization: Bearer sk-…` → an API key;
  * - `Authorization: Bearer cashuA…|cashuB…` → an eCash token as bearer (its hash is the account identity);
  * - `X-Cashu: cashuA…|cashuB…` → a per-call token (stateless; change returned in the `X-Cashu` header);
+ * - `x-api-key: sk-…` (or a cashu token): Anthropic's SDKs send their key so; read as that bearer value;
  * - `?api_key=sk-…` on GET requests only (tools that cannot set headers).
  * Both `Authorization` and `X-Cashu` at once is ambiguous and refused (400), so a client never pays twice.
  */
@@ -34,7 +35,19 @@ export function isCashuToken(value: string): boolean {
  * two are combined.
  */
 export function parseCredential(src: CredentialSource): ParsedCredential | undefined {
-  const authorization = src.headers.authorization?.trim();
+  const apiKeyHeader = src.headers['x-api-key']?.trim();
+  let authorization = src.headers.authorization?.trim();
+  if (apiKeyHeader) {
+    // One credential: the same value in both headers is fine (some clients send both), two different ones
+    // would leave it open which one pays.
+    const bearer = `Bearer ${apiKeyHeader}`;
+    if (authorization && authorization !== bearer) {
+      throw new GatewayError('invalid_request', {
+        message: 'Send either Authorization or x-api-key, not two different credentials',
+      });
+    }
+    authorization = bearer;
+  }
   const xCashu = src.headers['x-cashu']?.trim();
   if (authorization && xCashu) {
     throw new GatewayError('invalid_request', {

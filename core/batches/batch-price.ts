@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { normalizeUsage } from '../metering/usage.js';
+import { inputTotal, outputTotal, usageFromOpenAi, usageFromResponse } from '../metering/usage.js';
 import { ceil, mulInt, parseDecimal } from '../pricing/rational.js';
 import type { PricedEndpoint, Pricing } from '../pricing/types.js';
 import type { ModelCatalog } from '../upstream/model-catalog.js';
@@ -39,18 +39,14 @@ export function priceBatchLine(
   pricing: Pricing,
   line: BatchLineInput,
 ): { msat: number; promptTokens: number; completionTokens: number } | undefined {
-  const usage = normalizeUsage(line.usage);
+  // The normalised usage record (core/metering/usage.ts): a chat/embeddings line's OpenAI usage, or a
+  // Responses line's; each dimension (cache reads, reasoning, …) priced at its own rate.
+  const usage = usageFromOpenAi(line.usage) ?? usageFromResponse({ usage: line.usage });
   if (usage === undefined) return undefined;
-  const cost = pricing.cost({
-    model: line.model,
-    endpoint: line.endpoint,
-    promptTokens: usage.promptTokens,
-    completionTokens: usage.completionTokens,
-    btcUsd: line.btcUsd,
-  });
+  const cost = pricing.cost({ model: line.model, endpoint: line.endpoint, usage, btcUsd: line.btcUsd });
   return {
     msat: atBatchPrice(cost.msat, line.factor),
-    promptTokens: usage.promptTokens,
-    completionTokens: usage.completionTokens,
+    promptTokens: inputTotal(usage),
+    completionTokens: outputTotal(usage),
   };
 }

@@ -7,7 +7,8 @@ import { addVary } from './respond.js';
  * response headers a browser client needs to read (X-Cashu change, request id, rate limits).
  */
 const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
-const ALLOW_HEADERS = 'Authorization, Content-Type, X-Cashu, X-Request-ID';
+const ALLOW_HEADERS =
+  'Authorization, Content-Type, X-Cashu, X-Request-ID, X-Api-Key, Anthropic-Version, Anthropic-Beta';
 const EXPOSE_HEADERS =
   'X-Cashu, X-Cashu-Payment-Request, X-Node-Cost, X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Type, Retry-After';
 

@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCb, gzipSync } from 'node:zlib';
-import { type GatewayError, toGatewayError } from '../errors.js';
+import { errorBodyFor, type GatewayError, toGatewayError } from '../errors.js';
 import type { Exchange, OutgoingHeaders } from './exchange.js';
 
 /**
@@ -88,13 +88,14 @@ export function sendJson(
   return sendComplete(ex, status, headers, JSON.stringify(value), gzipAllowed);
 }
 
-/** The spec's error envelope with the error's status and extra headers. */
+/** The spec's error envelope (Anthropic's error shape on the Messages routes) with the error's status and
+ *  extra headers. */
 export function sendError(ex: Exchange, baseHeaders: OutgoingHeaders, err: unknown): GatewayError {
   const ge = toGatewayError(err);
   if (ex.ended) return ge;
   const headers: OutgoingHeaders = { ...baseHeaders, ...ge.headers, 'content-type': 'application/json' };
   delete headers['content-encoding'];
   ex.writeHead(ge.status, headers);
-  ex.end(JSON.stringify(ge.toEnvelope()));
+  ex.end(JSON.stringify(errorBodyFor(ex.path, ge)));
   return ge;
 }

@@ -20,9 +20,16 @@
  */
 
 import { countPromptTokens, countTokens } from './tokens.js';
-import { normalizeUsage, type Usage } from './usage.js';
+import {
+  mergeAnthropicUsage,
+  simpleUsage,
+  type Usage,
+  usageFromAnthropic,
+  usageFromOpenAi,
+  usageFromResponse,
+} from './usage.js';
 
-export type StreamEndpoint = 'chat' | 'completions' | 'responses';
+export type StreamEndpoint = 'chat' | 'completions' | 'responses' | 'messages';
 
 export interface StreamMeterOptions {
   /** The client set `stream_options.include_usage`: pass the usage chunk on. */
@@ -35,17 +42,16 @@ export interface StreamMeterOptions {
 }
 
 export interface MeterResult {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  /** True when counted by the gateway (no upstream usage). */
+  usage: Usage;
+  /** True when counted by the gateway (no complete upstream usage). */
   estimated: boolean;
 }
 
 export interface StreamMeter {
   /** The chunk hook: a replacement, null to drop the chunk, undefined to pass it unchanged. */
   push(chunk: Uint8Array): Uint8Array | null | undefined;
-  /** The upstream's usage, once seen. */
+  /** The upstream's usage, once its final count was seen (chat usage chunk, Responses terminal event,
+   *  Anthropic `message_delta`). */
   readonly usage: Usage | undefined;
   /** A `data: [DONE]` event was seen and held back (it is in `finalBytes`). */
   readonly doneHeld: boolean;
@@ -72,13 +78,18 @@ const KEYS: Record<StreamEndpoint, RegExp> = {
   chat: /"(content|reasoning_content|reasoning|arguments|refusal|usage)"[ \t]*:[ \t]*([{"])/g,
   completions: /"(text|usage)"[ \t]*:[ \t]*([{"])/g,
   responses: /"(delta|usage)"[ \t]*:[ \t]*([{"])/g,
+  messages: /"(text|thinking|partial_json|usage)"[ \t]*:[ \t]*([{"])/g,
 };
+/** Responses stream events that end the response and carry its final usage. */
+const RESPONSES_TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
 type Action = 'keep' | 'drop' | 'done';
 
 class SseStreamMeter implements StreamMeter {
   usage: Usage | undefined;
   doneHeld = false;
+  /** Anthropic: the usage fields seen so far (message_start, then each message_delta). */
+  private anthropic: Record<string, unknown> | undefined;
   private tail: Buffer | undefined;
   private doneBytes: Buffer | undefined;
   private readonly pieces: string[] = [];
@@ -163,11 +174,19 @@ class SseStreamMeter implements StreamMeter {
   }
 
   result(): MeterResult {
-    if (this.usage) return { ...this.usage, estimated: false };
-    const promptTokens = countPromptTokens(this.opts.request, this.opts.model);
-    const completionTokens =
-      countTokens(this.producedText(), this.opts.model) + Math.ceil(this.overflowBytes / 4);
-    return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, estimated: true };
+    if (this.usage) return { usage: this.usage, estimated: false };
+    const produced = countTokens(this.producedText(), this.opts.model) + Math.ceil(this.overflowBytes / 4);
+    // Anthropic reported its input and cache counts at the start: those are the provider's, only the output
+    // (whose total comes at the end) is counted here — never less than what it reported so far.
+    const started = this.anthropic === undefined ? undefined : usageFromAnthropic(this.anthropic);
+    if (started !== undefined) {
+      started.output = Math.max(started.output, produced);
+      return { usage: started, estimated: true };
+    }
+    return {
+      usage: simpleUsage(countPromptTokens(this.opts.request, this.opts.model), produced),
+      estimated: true,
+    };
   }
 
   private producedText(): string {
@@ -202,13 +221,31 @@ class SseStreamMeter implements StreamMeter {
     } catch {
       return 'keep';
     }
-    const usage =
-      normalizeUsage(obj.usage) ??
-      normalizeUsage((obj.response as Record<string, unknown> | undefined)?.usage);
-    if (!usage) return 'keep';
-    this.usage = usage;
-    const usageOnly = Array.isArray(obj.choices) && obj.choices.length === 0;
-    return usageOnly && !this.opts.clientWantsUsage ? 'drop' : 'keep';
+    switch (this.opts.endpoint ?? 'chat') {
+      case 'responses': {
+        // Only the terminal events' usage is final (response.created carries `usage: null`).
+        if (RESPONSES_TERMINAL.has(obj.type as string))
+          this.usage = usageFromResponse(obj.response) ?? this.usage;
+        return 'keep';
+      }
+      case 'messages': {
+        const usage =
+          obj.type === 'message_start'
+            ? (obj.message as Record<string, unknown> | undefined)?.usage
+            : obj.usage;
+        this.anthropic = mergeAnthropicUsage(this.anthropic ?? {}, usage);
+        // The last message_delta carries the output total: from then on the count is the provider's.
+        if (obj.type === 'message_delta') this.usage = usageFromAnthropic(this.anthropic) ?? this.usage;
+        return 'keep';
+      }
+      default: {
+        const usage = usageFromOpenAi(obj.usage, obj.service_tier);
+        if (!usage) return 'keep';
+        this.usage = usage;
+        const usageOnly = Array.isArray(obj.choices) && obj.choices.length === 0;
+        return usageOnly && !this.opts.clientWantsUsage ? 'drop' : 'keep';
+      }
+    }
   }
 
   /** Scans buf[s, e) once: keeps the JSON string bodies of produced text; true if it holds `"usage":{`. */

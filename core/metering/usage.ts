@@ -1,43 +1,208 @@
 /**
- * Token usage as upstreams report it: chat/completions/embeddings `usage.prompt_tokens` /
- * `completion_tokens` / `total_tokens`, and the responses API's `usage.input_tokens` / `output_tokens`
- * (also inside a `response.completed` event's `response`).
+ * The normalised usage record: what a call consumed, each physical token counted ONCE, in the dimensions
+ * providers bill separately. Readers below turn every shape a provider reports into it:
+ *
+ * - OpenAI chat / completions / embeddings `usage` (`prompt_tokens` INCLUDES cached tokens, cache writes,
+ *   audio and image tokens; `completion_tokens` INCLUDES reasoning, audio and both accepted and rejected
+ *   prediction tokens — rejected ones are billed as output, so they simply stay in `output`);
+ * - the Responses API's `usage` (`input_tokens` includes `input_tokens_details.cached_tokens`, `output_tokens`
+ *   includes `output_tokens_details.reasoning_tokens`), with web search calls counted from the response's
+ *   `web_search_call` output items and the `service_tier` it reports;
+ * - Anthropic Messages `usage` (`input_tokens` EXCLUDES the cache; `cache_creation_input_tokens`,
+ *   `cache_read_input_tokens`, `cache_creation.{ephemeral_5m,ephemeral_1h}_input_tokens`,
+ *   `server_tool_use.web_search_requests`, `service_tier`); streamed, the input and cache counts arrive in
+ *   `message_start` and the output total in the last `message_delta` (`mergeAnthropicUsage`).
+ *
+ * Fields are disjoint: `input` is only the uncached text input, `output` only the text output — reasoning
+ * tokens are inside the provider's output count and are split out here so each token is priced once, at its
+ * own rate. `inputTotal`/`outputTotal` give the provider's totals back (ledger records, rate limits).
+ * A provider's detail that exceeds its total is believed over the total (never fewer tokens than reported).
  */
 
 export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
+  /** Input tokens neither read from nor written to a cache, not audio or image: priced at `prompt`. */
+  input: number;
+  /** Input tokens read from the prompt cache (`input_cache_read`). */
+  cacheRead: number;
+  /** Input tokens written to the cache with the default (5-minute) lifetime (`input_cache_write`). */
+  cacheWrite: number;
+  /** Input tokens written to the cache with a 1-hour lifetime (Anthropic; `input_cache_write_1h`). */
+  cacheWrite1h: number;
+  /** Audio input tokens (`input_audio`). */
+  inputAudio: number;
+  /** Image input tokens (`input_image`). */
+  inputImage: number;
+  /** Text output tokens, not reasoning, not audio (`completion`). */
+  output: number;
+  /** Reasoning ("thinking") tokens, which providers count inside output (`internal_reasoning`). */
+  reasoning: number;
+  /** Audio output tokens (`output_audio`). */
+  outputAudio: number;
+  /** Server-side web search calls (`web_search`, priced per call). */
+  webSearch: number;
+  /** The service tier the provider says it used (`flex`, `priority`, …), when it says. */
+  serviceTier?: string | undefined;
+}
+
+/** Which provider API a body or event comes from. */
+export type UsageApi = 'openai' | 'responses' | 'anthropic';
+
+export function emptyUsage(): Usage {
+  return {
+    input: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    cacheWrite1h: 0,
+    inputAudio: 0,
+    inputImage: 0,
+    output: 0,
+    reasoning: 0,
+    outputAudio: 0,
+    webSearch: 0,
+  };
+}
+
+/** A usage of plain prompt and completion tokens (estimates, flat calls). */
+export function simpleUsage(input: number, output: number): Usage {
+  const u = emptyUsage();
+  u.input = input;
+  u.output = output;
+  return u;
+}
+
+/** Every input token, as a provider's input total counts them (for the ledger and rate limits). */
+export function inputTotal(u: Usage): number {
+  return u.input + u.cacheRead + u.cacheWrite + u.cacheWrite1h + u.inputAudio + u.inputImage;
+}
+
+/** Every output token, reasoning and audio included. */
+export function outputTotal(u: Usage): number {
+  return u.output + u.reasoning + u.outputAudio;
+}
+
+type Obj = Record<string, unknown>;
+
+function obj(v: unknown): Obj | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined;
 }
 
 function count(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
 }
 
-/** Normalises a `usage` object; `undefined` when it has no valid prompt/input token count. */
-export function normalizeUsage(u: unknown): Usage | undefined {
-  if (u === null || typeof u !== 'object') return undefined;
-  const o = u as Record<string, unknown>;
-  const promptTokens = count(o.prompt_tokens) ?? count(o.input_tokens);
-  if (promptTokens === undefined) return undefined;
-  const completionTokens = count(o.completion_tokens) ?? count(o.output_tokens) ?? 0;
-  const totalTokens = count(o.total_tokens) ?? promptTokens + completionTokens;
-  return { promptTokens, completionTokens, totalTokens };
+/** A count or 0. */
+function n(v: unknown): number {
+  return count(v) ?? 0;
+}
+
+function tier(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' && v.length <= 64 ? v : undefined;
+}
+
+/**
+ * OpenAI chat / completions / embeddings `usage`; `serviceTier` is the body's top-level `service_tier`.
+ * `undefined` when it has no `prompt_tokens`.
+ */
+export function usageFromOpenAi(usage: unknown, serviceTier?: unknown): Usage | undefined {
+  const o = obj(usage);
+  const prompt = count(o?.prompt_tokens);
+  if (o === undefined || prompt === undefined) return undefined;
+  const pd = obj(o.prompt_tokens_details);
+  const cd = obj(o.completion_tokens_details);
+  const u = emptyUsage();
+  u.cacheRead = n(pd?.cached_tokens);
+  u.cacheWrite = n(pd?.cache_write_tokens);
+  u.inputAudio = n(pd?.audio_tokens);
+  u.inputImage = n(pd?.image_tokens);
+  u.input = Math.max(0, prompt - u.cacheRead - u.cacheWrite - u.inputAudio - u.inputImage);
+  u.reasoning = n(cd?.reasoning_tokens);
+  u.outputAudio = n(cd?.audio_tokens);
+  // Accepted and rejected prediction tokens are inside completion_tokens and billed as output: they stay there.
+  u.output = Math.max(0, n(o.completion_tokens) - u.reasoning - u.outputAudio);
+  u.serviceTier = tier(serviceTier);
+  return u;
+}
+
+/**
+ * A Responses API response object (the JSON body, or the `response` of a `response.completed`,
+ * `response.incomplete` or `response.failed` event). `undefined` when it carries no usage.
+ */
+export function usageFromResponse(response: unknown): Usage | undefined {
+  const r = obj(response);
+  const o = obj(r?.usage);
+  const input = count(o?.input_tokens);
+  if (r === undefined || o === undefined || input === undefined) return undefined;
+  const id = obj(o.input_tokens_details);
+  const od = obj(o.output_tokens_details);
+  const u = emptyUsage();
+  u.cacheRead = n(id?.cached_tokens);
+  u.inputAudio = n(id?.audio_tokens);
+  u.inputImage = n(id?.image_tokens);
+  u.input = Math.max(0, input - u.cacheRead - u.inputAudio - u.inputImage);
+  u.reasoning = n(od?.reasoning_tokens);
+  u.outputAudio = n(od?.audio_tokens);
+  u.output = Math.max(0, n(o.output_tokens) - u.reasoning - u.outputAudio);
+  if (Array.isArray(r.output)) {
+    for (const item of r.output) if (obj(item)?.type === 'web_search_call') u.webSearch++;
+  }
+  u.serviceTier = tier(r.service_tier);
+  return u;
+}
+
+/** Anthropic Messages `usage` (JSON body, or the merged stream counts). `undefined` without input_tokens. */
+export function usageFromAnthropic(usage: unknown): Usage | undefined {
+  const o = obj(usage);
+  const input = count(o?.input_tokens);
+  if (o === undefined || input === undefined) return undefined;
+  const u = emptyUsage();
+  u.input = input;
+  u.cacheRead = n(o.cache_read_input_tokens);
+  const created = n(o.cache_creation_input_tokens);
+  const split = obj(o.cache_creation);
+  u.cacheWrite1h = n(split?.ephemeral_1h_input_tokens);
+  // 5-minute writes are the default lifetime: what the split does not name as 1-hour is priced as 5-minute.
+  u.cacheWrite = Math.max(n(split?.ephemeral_5m_input_tokens), created - u.cacheWrite1h);
+  // Anthropic counts thinking inside output_tokens and does not split it out: it is priced as output.
+  u.output = n(o.output_tokens);
+  u.webSearch = n(obj(o.server_tool_use)?.web_search_requests);
+  u.serviceTier = tier(o.service_tier);
+  return u;
+}
+
+/**
+ * Streamed Anthropic usage: `message_start.message.usage` first, then each `message_delta.usage`, whose fields
+ * replace the earlier ones (they are cumulative; the last delta carries the output total). Returns `into`.
+ */
+export function mergeAnthropicUsage(into: Obj, usage: unknown): Obj {
+  const o = obj(usage);
+  if (o === undefined) return into;
+  for (const k in o) if (o[k] !== null && o[k] !== undefined) into[k] = o[k];
+  return into;
+}
+
+/** The usage of a parsed, non-streamed body of `api`; `undefined` if it has none. */
+export function usageOfBody(api: UsageApi, body: unknown): Usage | undefined {
+  const o = obj(body);
+  if (o === undefined) return undefined;
+  switch (api) {
+    case 'openai':
+      return usageFromOpenAi(o.usage, o.service_tier);
+    case 'responses':
+      return usageFromResponse(o) ?? usageFromResponse(o.response);
+    case 'anthropic':
+      return usageFromAnthropic(o.usage);
+  }
 }
 
 /** The usage of a non-streamed JSON response body (raw bytes or parsed); `undefined` if it has none. */
-export function usageFromJson(body: Uint8Array | object): Usage | undefined {
-  let obj: unknown = body;
+export function usageFromJson(api: UsageApi, body: Uint8Array | object): Usage | undefined {
+  let parsed: unknown = body;
   if (body instanceof Uint8Array) {
     try {
-      obj = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+      parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
     } catch {
       return undefined;
     }
   }
-  if (obj === null || typeof obj !== 'object') return undefined;
-  const o = obj as Record<string, unknown>;
-  return (
-    normalizeUsage(o.usage) ?? normalizeUsage((o.response as Record<string, unknown> | undefined)?.usage)
-  );
+  return usageOfBody(api, parsed);
 }

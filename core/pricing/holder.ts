@@ -48,8 +48,9 @@ export class PricingHolder implements Pricing {
     availableMsat: number,
     endpoint?: PricedEndpoint,
     rates?: UsdRates,
+    extra?: { serviceTier?: string | undefined; webSearchCalls?: number | undefined },
   ): number {
-    return this.current.affordableMaxTokens(model, promptTokensBound, availableMsat, endpoint, rates);
+    return this.current.affordableMaxTokens(model, promptTokensBound, availableMsat, endpoint, rates, extra);
   }
 
   estimate(input: EstimateInput): EstimateResult {

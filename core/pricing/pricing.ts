@@ -5,14 +5,29 @@
  */
 
 import { GatewayError } from '../errors.js';
+import { emptyUsage, type Usage } from '../metering/usage.js';
+import { DIMENSIONS, type DimensionKey, dimensionCount } from './dimensions.js';
 import {
   MissingPriceError,
+  msatPerUsd,
+  multiplier,
   type PriceTerms,
   priceTerms,
   pricingMode,
   termsMsat,
   unitTerms,
 } from './formula.js';
+import {
+  affordableTokens,
+  boundUnits,
+  MissingRateError,
+  modelCard,
+  partMsat,
+  providerUnits,
+  type RateCard,
+  tokenCard,
+  unitsMsat,
+} from './rate-card.js';
 import {
   add,
   ceil,
@@ -40,10 +55,11 @@ import type {
   PricingOptions,
   ReservationInput,
   ReservationResult,
+  TokenEndpoint,
   UnitEndpoint,
   UsdRates,
 } from './types.js';
-import { isUnitEndpoint } from './types.js';
+import { isTokenEndpoint, isUnitEndpoint } from './types.js';
 
 const ENDPOINT_PATHS: Record<UnitEndpoint, string> = {
   images: '/v1/images/*',
@@ -97,6 +113,17 @@ export function unitUsd(
 
 const MSAT_PER_BTC = 100_000_000_000;
 
+const NO_FALLBACKS: readonly DimensionKey[] = Object.freeze([]);
+/** `/v1/messages/count_tokens` and other unpaid relays: nothing in any mode. */
+const FREE_TERMS: PriceTerms = {
+  fixed: ZERO,
+  perPrompt: ZERO,
+  perCompletion: ZERO,
+  perPromptBase: ZERO,
+  perCompletionBase: ZERO,
+};
+const WEB_SEARCH_INDEX = DIMENSIONS.findIndex((d) => d.key === 'web_search');
+
 export function createPricing(opts: PricingOptions): Pricing {
   const { config } = opts;
   const mode = pricingMode(config);
@@ -128,6 +155,127 @@ export function createPricing(opts: PricingOptions): Pricing {
   };
   // Model terms cached per rates object (the catalogue hands out the same object) and BTC price string.
   const modelTerms = new WeakMap<UsdRates, { btcUsd: string; terms: PriceTerms }>();
+  // Token-metered calls are priced from rate cards (./rate-card.ts): built once per price book entry and BTC
+  // price, then every call is integer arithmetic.
+  const baseFee = baseOnly.fixed;
+  const nodeMultiplier =
+    mode === 'model' ? multiplier(config.exchangeFee, config.upstreamProviderFee) : undefined;
+  const staticCard =
+    mode === 'token' ? tokenCard(staticTerms!.perPrompt, staticTerms!.perCompletion, baseFee) : undefined;
+  const modelCards = new WeakMap<UsdRates, { btcUsd: string; card: RateCard }>();
+
+  function cardAt(model: string, rates: UsdRates, btcUsd: string): RateCard {
+    const hit = modelCards.get(rates);
+    if (hit && hit.btcUsd === btcUsd) return hit.card;
+    let card: RateCard;
+    try {
+      card = modelCard(rates, mul(msatPerUsd(btcUsd), nodeMultiplier!), baseFee, false);
+    } catch (err) {
+      if (err instanceof MissingRateError) {
+        throw notPriced(model, `${err.field} (USD per token) for token-metered endpoints`);
+      }
+      // A malformed or negative catalogue rate must never price a call at zero.
+      throw new GatewayError('price_unavailable', {
+        message: `No usable price for model: ${model}`,
+        cause: err,
+      });
+    }
+    modelCards.set(rates, { btcUsd, card });
+    return card;
+  }
+
+  /** The rate card of a token-metered call (token or model mode) and the BTC price it was built at. */
+  function cardFor(
+    model: string,
+    endpoint: TokenEndpoint,
+    btcUsd?: string,
+    override?: UsdRates,
+  ): { card: RateCard; btcUsd: string | undefined } {
+    if (staticCard) return { card: staticCard, btcUsd: undefined };
+    const rates = override ?? ratesOf(model);
+    const price = btcUsd ?? opts.btc!.current().usd;
+    const card = cardAt(model, rates, price);
+    // Embeddings produce no output: a missing completion price does not make them unpriceable.
+    if (card.noOutput && endpoint !== 'embeddings') {
+      throw notPriced(model, 'completion (USD per token) for token-metered endpoints');
+    }
+    return { card, btcUsd: price };
+  }
+
+  /** The service tier's multiplier (× an extra one, e.g. a batch discount); undefined for exactly 1. */
+  function multiplierOf(
+    card: RateCard,
+    tier: string | undefined,
+    extra: string | undefined,
+  ): Rational | undefined {
+    const t = tier === undefined ? undefined : card.tiers.get(tier);
+    let m = t;
+    if (extra !== undefined) {
+      let e: Rational;
+      try {
+        e = parseDecimal(extra);
+      } catch (err) {
+        throw new GatewayError('internal_error', { message: 'malformed price multiplier', cause: err });
+      }
+      m = m === undefined ? e : mul(m, e);
+    }
+    return m === undefined || m.n === m.d ? undefined : m;
+  }
+
+  /** The charge of a usage record on a card, with each charged dimension in the breakdown. */
+  function cardCost(
+    card: RateCard,
+    usage: Usage,
+    extra: string | undefined,
+    btcUsd: string | undefined,
+  ): CostResult {
+    const m = multiplierOf(card, usage.serviceTier, extra);
+    const msat = unitsMsat(card, providerUnits(card, usage), m);
+    const dimensions: CostResult['breakdown']['dimensions'] = {};
+    let prompt = 0;
+    let completion = 0;
+    let used = 0;
+    let fallbacks: DimensionKey[] | undefined;
+    for (let i = 0; i < DIMENSIONS.length; i++) {
+      const k = dimensionCount(usage, i);
+      if (k === 0) continue;
+      const d = DIMENSIONS[i]!;
+      const part = partMsat(card, k, card.u[i]!, m);
+      dimensions[d.key] = part;
+      used += part;
+      if (d.direction === 'input') prompt += part;
+      else if (d.direction === 'output') completion += part;
+      if ((card.fallback & (1 << i)) !== 0) {
+        fallbacks ??= [];
+        fallbacks.push(d.key);
+      }
+    }
+    if (card.request > 0n) {
+      const part = partMsat(card, 1, card.request, m);
+      dimensions.request = part;
+      used += part;
+    }
+    // The base fee and the one rounding up: what makes the parts sum to the charge.
+    dimensions.fees = msat - used;
+    return {
+      msat,
+      breakdown: {
+        promptMsat: prompt,
+        completionMsat: completion,
+        feesMsat: msat - prompt - completion,
+        dimensions,
+      },
+      fallbacks: fallbacks ?? NO_FALLBACKS,
+      usd: usdOf(msat, btcUsd),
+      sats: Math.ceil(msat / 1000),
+    };
+  }
+
+  /** A requested tier's multiplier sizes the reservation only when it raises the price. */
+  function reserveMultiplier(card: RateCard, tier: string | undefined): Rational | undefined {
+    const t = tier === undefined ? undefined : card.tiers.get(tier);
+    return t !== undefined && t.n > t.d ? t : undefined;
+  }
 
   function ratesOf(model: string): UsdRates {
     const rates = opts.rates?.(model);
@@ -167,6 +315,7 @@ export function createPricing(opts: PricingOptions): Pricing {
     variant?: ImageVariant,
     override?: UsdRates,
   ): { terms: PriceTerms; btcUsd: string | undefined } {
+    if (endpoint === 'free') return { terms: FREE_TERMS, btcUsd: undefined };
     if (mode === 'fixed') return { terms: staticTerms!, btcUsd: undefined };
     if (isUnitEndpoint(endpoint)) {
       const rates = override ?? ratesOf(model);
@@ -196,12 +345,8 @@ export function createPricing(opts: PricingOptions): Pricing {
       const k = unitTerms({ ...common, unitUsd: ZERO, requestUsd: known.requestUsd, btcUsd: price });
       return { terms: { ...baseOnly, fixed: k.fixed }, btcUsd: price };
     }
-    // Embeddings have no completion: a missing completion price does not make them unpriceable.
-    const rates =
-      endpoint === 'embeddings' && known.completionUsdPerToken === undefined
-        ? { ...known, completionUsdPerToken: '0' }
-        : known;
-    return { terms: termsAt(model, rates, price), btcUsd: price };
+    // Token-metered calls are priced from rate cards (cardFor); only the display terms come this way.
+    return { terms: termsAt(model, known, price), btcUsd: price };
   }
 
   function toSafe(v: bigint): number {
@@ -215,17 +360,24 @@ export function createPricing(opts: PricingOptions): Pricing {
   }
 
   function cost(input: CostInput): CostResult {
+    if (mode !== 'fixed' && isTokenEndpoint(input.endpoint)) {
+      const { card, btcUsd } = cardFor(input.model, input.endpoint, input.btcUsd, input.rates);
+      return cardCost(card, input.usage ?? emptyUsage(), input.multiplier, btcUsd);
+    }
     const { terms, btcUsd } = resolve(input.model, input.endpoint, input.btcUsd, input.variant, input.rates);
-    // Unit endpoints carry their count in the prompt slot (see unitTerms).
-    const unit = isUnitEndpoint(input.endpoint) && mode !== 'fixed';
-    const p = unit ? (input.units ?? 0) : input.promptTokens;
-    const c = unit ? 0 : input.completionTokens;
-    const msat = toSafe(termsMsat(terms, p, c));
+    // Flat calls pay their terms' fixed part; unit endpoints carry their count in the prompt slot (unitTerms).
+    const p = isUnitEndpoint(input.endpoint) && mode !== 'fixed' ? (input.units ?? 0) : 0;
+    const msat = toSafe(termsMsat(terms, p, 0));
     const promptMsat = toSafe(floor(mulInt(terms.perPromptBase, p)));
-    const completionMsat = toSafe(floor(mulInt(terms.perCompletionBase, c)));
     return {
       msat,
-      breakdown: { promptMsat, completionMsat, feesMsat: msat - promptMsat - completionMsat },
+      breakdown: {
+        promptMsat,
+        completionMsat: 0,
+        feesMsat: msat - promptMsat,
+        dimensions: p > 0 ? { units: promptMsat, fees: msat - promptMsat } : { fees: msat },
+      },
+      fallbacks: NO_FALLBACKS,
       usd: usdOf(msat, btcUsd),
       sats: Math.ceil(msat / 1000),
     };
@@ -243,20 +395,27 @@ export function createPricing(opts: PricingOptions): Pricing {
   }
 
   function reservation(input: ReservationInput): ReservationResult {
+    if (mode !== 'fixed' && isTokenEndpoint(input.endpoint)) return tokenReservation(input, input.endpoint);
     const { terms, btcUsd } = resolve(input.model, input.endpoint, undefined, input.variant, input.rates);
-    if (isUnitEndpoint(input.endpoint) && mode !== 'fixed') {
-      const exact = toSafe(termsMsat(terms, input.units ?? 0, 0));
-      return { maxMsat: exact, minMsat: exact, maxTokens: input.maxTokens, lowered: false, btcUsd };
+    const exact = toSafe(
+      termsMsat(terms, isUnitEndpoint(input.endpoint) && mode !== 'fixed' ? (input.units ?? 0) : 0, 0),
+    );
+    return { maxMsat: exact, minMsat: exact, maxTokens: input.maxTokens, lowered: false, btcUsd };
+  }
+
+  /** The bound of a token-metered call: prompt bound at the dearest input price + the completion cap at
+   *  the dearest output price (+ declared web search calls), at the requested tier's multiplier when above 1. */
+  function tokenReservation(input: ReservationInput, endpoint: TokenEndpoint): ReservationResult {
+    const { card, btcUsd } = cardFor(input.model, endpoint, undefined, input.rates);
+    const ws = input.webSearchCalls ?? 0;
+    if (ws > 0 && mode === 'model' && (card.fallback & (1 << WEB_SEARCH_INDEX)) !== 0) {
+      throw notPriced(input.model, 'web_search (USD per call) for calls with a web search tool');
     }
+    const m = reserveMultiplier(card, input.serviceTier);
     const pb = input.promptTokensBound;
     const callerMax = input.maxTokens;
-    const at = (completion: number) => toSafe(termsMsat(terms, pb, completion));
-    if (
-      mode === 'fixed' ||
-      input.endpoint === 'other' ||
-      input.endpoint === 'embeddings' ||
-      isUnitEndpoint(input.endpoint)
-    ) {
+    const at = (completion: number) => unitsMsat(card, boundUnits(card, pb, completion, ws), m);
+    if (endpoint === 'embeddings') {
       const flat = at(0);
       return { maxMsat: flat, minMsat: flat, maxTokens: callerMax, lowered: false, btcUsd };
     }
@@ -273,7 +432,7 @@ export function createPricing(opts: PricingOptions): Pricing {
       return { maxMsat, minMsat, maxTokens: callerMax, lowered: false, btcUsd };
     }
     // The balance cannot cover the model's maximum and the caller set no limit: forward a lower max_tokens.
-    const afford = affordableWith(terms, pb, available);
+    const afford = affordableTokens(card, pb, ws, available, m);
     const lowered = afford >= minTokens ? Math.min(afford, cap) : minTokens;
     return { maxMsat: at(lowered), minMsat, maxTokens: lowered, lowered: true, btcUsd };
   }
@@ -284,7 +443,18 @@ export function createPricing(opts: PricingOptions): Pricing {
     availableMsat: number,
     endpoint: PricedEndpoint = 'chat',
     rates?: UsdRates,
+    extra?: { serviceTier?: string | undefined; webSearchCalls?: number | undefined },
   ): number {
+    if (mode !== 'fixed' && isTokenEndpoint(endpoint)) {
+      const { card } = cardFor(model, endpoint, undefined, rates);
+      return affordableTokens(
+        card,
+        promptTokensBound,
+        extra?.webSearchCalls ?? 0,
+        availableMsat,
+        reserveMultiplier(card, extra?.serviceTier),
+      );
+    }
     return affordableWith(
       resolve(model, endpoint, undefined, undefined, rates).terms,
       promptTokensBound,
@@ -293,19 +463,24 @@ export function createPricing(opts: PricingOptions): Pricing {
   }
 
   function estimate(input: EstimateInput): EstimateResult {
-    for (const v of [input.prompt_tokens, input.max_tokens]) {
+    const cached = input.cached_tokens ?? 0;
+    for (const v of [input.prompt_tokens, input.max_tokens, cached]) {
       if (!Number.isSafeInteger(v) || v < 0) {
         throw new GatewayError('invalid_request', {
-          message: 'prompt_tokens and max_tokens must be integers >= 0',
+          message: 'prompt_tokens, max_tokens and cached_tokens must be integers >= 0',
         });
       }
     }
-    const c = cost({
-      model: input.model,
-      endpoint: 'chat',
-      promptTokens: input.prompt_tokens,
-      completionTokens: input.max_tokens,
-    });
+    if (cached > input.prompt_tokens) {
+      throw new GatewayError('invalid_request', {
+        message: 'cached_tokens counts the cached part of prompt_tokens: it cannot exceed it',
+      });
+    }
+    const usage = emptyUsage();
+    usage.input = input.prompt_tokens - cached;
+    usage.cacheRead = cached;
+    usage.output = input.max_tokens;
+    const c = cost({ model: input.model, endpoint: 'chat', usage });
     return {
       estimated_cost_sats: c.sats,
       estimated_cost_msats: c.msat,
@@ -313,8 +488,19 @@ export function createPricing(opts: PricingOptions): Pricing {
         prompt: c.breakdown.promptMsat,
         completion: c.breakdown.completionMsat,
         fees: c.breakdown.feesMsat,
+        dimensions: c.breakdown.dimensions,
       },
     };
+  }
+
+  /** msats per 1,000 tokens of each dimension (per call for web_search), rounded up; display only. */
+  function cardPrices(card: RateCard): Partial<Record<DimensionKey, number>> {
+    const out: Partial<Record<DimensionKey, number>> = {};
+    DIMENSIONS.forEach((d, i) => {
+      const per = d.direction === 'call' ? 1n : 1000n;
+      out[d.key] = toSafe(ceil(mul(card.f, { n: card.u[i]! * per, d: 1n })));
+    });
+    return out;
   }
 
   function modelPrice(model: string, override?: UsdRates): ModelPrice {
@@ -332,6 +518,7 @@ export function createPricing(opts: PricingOptions): Pricing {
         promptMsatPer1k: perK(t.perPrompt),
         completionMsatPer1k: perK(t.perCompletion),
         requestMsat: toSafe(ceil(t.fixed)),
+        dimensionMsats: staticCard ? cardPrices(staticCard) : null,
       };
     }
     const rates = override ?? ratesOf(model);
@@ -367,6 +554,7 @@ export function createPricing(opts: PricingOptions): Pricing {
           : cmp(baseFeeMsat, ZERO) === 0
             ? toNumber(request)
             : null,
+      dimensionMsats: terms ? cardPrices(cardAt(model, rates, peek!)) : null,
       promptMsatPer1k: terms ? perK(terms.perPrompt) : null,
       completionMsatPer1k: terms ? perK(terms.perCompletion) : null,
       requestMsat:

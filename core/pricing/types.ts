@@ -12,6 +12,8 @@
  */
 
 import type { Config } from '../config.js';
+import type { Usage } from '../metering/usage.js';
+import type { DimensionKey, ExtraDimensionKey } from './dimensions.js';
 
 /** `loadConfig().pricing`. */
 export type PricingConfig = Config['pricing'];
@@ -47,6 +49,12 @@ export interface UsdRates {
   audioMinuteUsd?: string | undefined;
   /** USD per 1,000 characters (Unicode code points) of speech input (`speech_1k_chars`). */
   speech1kCharsUsd?: string | undefined;
+  /** USD per token of the other usage dimensions (`input_cache_read`, `input_cache_write`,
+   *  `input_cache_write_1h`, `internal_reasoning`, `input_audio`, `output_audio`, `input_image`) and per call
+   *  of `web_search`. An absent one is charged at its direction's base rate (prompt / completion / request). */
+  dimensions?: Readonly<Partial<Record<ExtraDimensionKey, string>>> | undefined;
+  /** Multiplier on the provider price of the whole call by the service tier the provider reports. */
+  serviceTiers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** The size and quality of an image call (image_sizes lookup; quality `standard` when the call names none). */
@@ -69,10 +77,18 @@ export type PricedEndpoint =
   | 'completions'
   | 'embeddings'
   | 'responses'
+  | 'messages'
   | 'images'
   | 'audio'
   | 'speech'
-  | 'other';
+  | 'other'
+  | 'free';
+
+/** Endpoints metered by tokens (the normalised usage record). */
+export type TokenEndpoint = 'chat' | 'completions' | 'embeddings' | 'responses' | 'messages';
+export function isTokenEndpoint(e: PricedEndpoint): e is TokenEndpoint {
+  return e === 'chat' || e === 'completions' || e === 'embeddings' || e === 'responses' || e === 'messages';
+}
 
 /** Endpoints priced per unit (images, milliseconds of audio, characters) from the price book. */
 export type UnitEndpoint = 'images' | 'audio' | 'speech';
@@ -113,8 +129,11 @@ export interface BtcPriceSource {
 export interface CostInput {
   model: string;
   endpoint: PricedEndpoint;
-  promptTokens: number;
-  completionTokens: number;
+  /** What the call consumed (token endpoints); absent = nothing metered (flat, unit and `other` calls). */
+  usage?: Usage | undefined;
+  /** A multiplier on the provider price of the whole call besides the service tier's (e.g. a batch
+   *  discount "0.5"); decimal string. */
+  multiplier?: string | undefined;
   /** Price this call with this BTC price (the `btcUsd` of its reservation) instead of the current one, so
    *  settlement never fails on a price outage and matches what was reserved. */
   btcUsd?: string | undefined;
@@ -130,10 +149,20 @@ export interface CostInput {
 export interface CostResult {
   /** Integer msats, rounded up once. */
   msat: number;
-  /** Integer msats; promptMsat + completionMsat + feesMsat === msat. prompt/completion are the un-multiplied
-   *  token costs rounded down (unit endpoints: the units' cost is `promptMsat`); fees are the rest: request
-   *  fee, base fee, multiplier surcharge, rounding. */
-  breakdown: { promptMsat: number; completionMsat: number; feesMsat: number };
+  /** Integer msats; promptMsat + completionMsat + feesMsat === msat. prompt/completion are the charged costs
+   *  (multipliers included) of the input and output dimensions, each rounded down (unit endpoints: the units'
+   *  un-multiplied cost is `promptMsat`); fees are the rest: request fee, web search calls, base fee, rounding.
+   *  `dimensions` names each charged dimension (OpenRouter names, plus `request` and `fees` = base fee and
+   *  rounding); its values sum to `msat`. */
+  breakdown: {
+    promptMsat: number;
+    completionMsat: number;
+    feesMsat: number;
+    dimensions: Partial<Record<DimensionKey | 'request' | 'units' | 'fees', number>>;
+  };
+  /** Dimensions this call used that have no price of their own and were charged at their direction's base
+   *  rate (counted in `gateway_unpriced_dimension_total`). */
+  fallbacks: readonly DimensionKey[];
   /** Approximate USD value of `msat` (float, display only); 0 when no BTC price is known (fixed/token mode). */
   usd: number;
   /** `msat` in whole sats, rounded up (display only; `msat` is authoritative). */
@@ -159,6 +188,10 @@ export interface ReservationInput {
   variant?: ImageVariant | undefined;
   /** Rates to use instead of the price book's for the model (a provider's prices). */
   rates?: UsdRates | undefined;
+  /** The `service_tier` the call asks for: its multiplier (when above 1) sizes the reservation. */
+  serviceTier?: string | undefined;
+  /** Web search calls to reserve for (the call declares a web search tool). */
+  webSearchCalls?: number | undefined;
 }
 
 /** Result of `Pricing.reservation`. The caller answers 402 when `minMsat > availableMsat`. */
@@ -181,6 +214,8 @@ export interface EstimateInput {
   model: string;
   prompt_tokens: number;
   max_tokens: number;
+  /** Of `prompt_tokens`, how many are read from the prompt cache (priced at `input_cache_read`). */
+  cached_tokens?: number | undefined;
 }
 
 /** Output of POST /v1/estimate. Breakdown values are integer msats (they sum to `estimated_cost_msats`). */
@@ -188,7 +223,12 @@ export interface EstimateResult {
   /** Whole sats, rounded up. */
   estimated_cost_sats: number;
   estimated_cost_msats: number;
-  breakdown: { prompt: number; completion: number; fees: number };
+  breakdown: {
+    prompt: number;
+    completion: number;
+    fees: number;
+    dimensions: Partial<Record<DimensionKey | 'request' | 'fees', number>>;
+  };
 }
 
 /** A model's price for /v1/models. `null` where a value needs a BTC price and none is fresh. */
@@ -203,6 +243,9 @@ export interface ModelPrice {
   promptMsatPer1k: number | null;
   completionMsatPer1k: number | null;
   requestMsat: number | null;
+  /** What each usage dimension is charged, msats per 1,000 tokens (`web_search`: per call), absent prices at
+   *  their base rate; null while no fresh BTC price exists (model mode) or the model has no token prices. */
+  dimensionMsats: Partial<Record<DimensionKey, number>> | null;
 }
 
 /** The pricing service. All methods are synchronous (the BTC price is read from a cache). */
@@ -221,6 +264,8 @@ export interface Pricing {
     endpoint?: PricedEndpoint,
     /** Rates to use instead of the price book's (the provider's prices the reservation was made at). */
     rates?: UsdRates,
+    /** The reservation's service tier and web search calls (ReservationInput). */
+    extra?: { serviceTier?: string | undefined; webSearchCalls?: number | undefined },
   ): number;
   /** POST /v1/estimate. */
   estimate(input: EstimateInput): EstimateResult;

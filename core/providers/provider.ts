@@ -1,4 +1,5 @@
 import type { UsdRates } from '../pricing/types.js';
+import { dimensionPrices, type ModelPricing } from '../upstream/model-catalog.js';
 import { UpstreamClient } from '../upstream/upstream-client.js';
 
 /**
@@ -8,11 +9,10 @@ import { UpstreamClient } from '../upstream/upstream-client.js';
 
 export type ProviderStatus = 'active' | 'degraded' | 'down';
 
-export interface ModelPrice {
-  prompt?: string;
-  completion?: string;
-  request?: string;
-}
+/** A provider's price of one model: the price book's token fields (models.json names), each optional. */
+export type ModelPrice = Partial<
+  Omit<ModelPricing, 'image' | 'image_sizes' | 'audio_minute' | 'speech_1k_chars'>
+>;
 
 export interface ProviderSpec {
   name: string;
@@ -24,6 +24,9 @@ export interface ProviderSpec {
   timeoutMs: number;
   maxConnections: number;
   headers: Record<string, string>;
+  /** The API it speaks (`"api"` in the file): `openai` (default) or `anthropic` (its key sent as `x-api-key`
+   *  with `anthropic-version`). */
+  api?: 'openai' | 'anthropic' | undefined;
   /** Per-model prices of this provider (USD decimal strings per token / per call), for `cheapest`. */
   pricing: Record<string, ModelPrice>;
 }
@@ -122,6 +125,7 @@ export class Provider {
         connections: spec.maxConnections,
         timeoutMs: spec.timeoutMs,
         headers: spec.headers,
+        api: spec.api,
       });
     this.breaker = new Breaker(breaker);
     this.modelSet = spec.models === '*' ? null : new Set(spec.models);
@@ -152,11 +156,14 @@ export class Provider {
     if (!p) return undefined;
     const hit = this.ratesCache.get(model);
     if (hit && hit.base === base) return hit.rates;
+    const own = dimensionPrices(p);
     const rates: UsdRates = {
       ...base,
       ...(p.prompt !== undefined ? { promptUsdPerToken: p.prompt } : {}),
       ...(p.completion !== undefined ? { completionUsdPerToken: p.completion } : {}),
       requestUsd: p.request ?? base?.requestUsd ?? '0',
+      ...(own !== undefined ? { dimensions: { ...base?.dimensions, ...own } } : {}),
+      ...(p.service_tiers !== undefined ? { serviceTiers: p.service_tiers } : {}),
     };
     this.ratesCache.set(model, { base, rates });
     return rates;

@@ -3,6 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../config.js';
 import type { UsdRates } from '../pricing/types.js';
+import { parsePricing } from '../upstream/model-catalog.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { type BreakerOptions, type ModelPrice, Provider, type ProviderSpec } from './provider.js';
 import { BUILT_IN_POLICIES, POLICY_NAME_RE, type RoutingInfo, type RoutingPolicy } from './routing-policy.js';
@@ -25,6 +26,24 @@ import { BUILT_IN_POLICIES, POLICY_NAME_RE, type RoutingInfo, type RoutingPolicy
  */
 
 export type { RoutingInfo, RoutingPolicy };
+
+/** The fields a provider's `pricing` may carry. */
+const PROVIDER_PRICE_FIELDS = new Set([
+  'prompt',
+  'completion',
+  'request',
+  'input_cache_read',
+  'input_cache_write',
+  'input_cache_write_1h',
+  'internal_reasoning',
+  'input_audio',
+  'output_audio',
+  'input_image',
+  'web_search',
+  'service_tiers',
+  'source',
+  'updated_at',
+]);
 export interface ProvidersFile {
   providers: ProviderSpec[];
   /** Per-model routing policy names (built-in or registered by a plugin). */
@@ -223,6 +242,7 @@ export function parseProvidersFile(
       'max_connections',
       'headers',
       'pricing',
+      'api',
     ]);
     for (const k of Object.keys(raw))
       if (!allowed.has(k)) throw new ConfigError(`${at}: unknown field "${k}"`);
@@ -291,23 +311,34 @@ export function parseProvidersFile(
       if (!isObj(raw.pricing)) throw new ConfigError(`${at}: "pricing" must map model ids to prices`);
       for (const [model, p] of Object.entries(raw.pricing)) {
         if (!isObj(p)) throw new ConfigError(`${at}: pricing["${model}"] must be an object`);
-        const price: ModelPrice = {};
         for (const [k, v] of Object.entries(p)) {
-          if (k !== 'prompt' && k !== 'completion' && k !== 'request') {
+          if (!PROVIDER_PRICE_FIELDS.has(k)) {
             throw new ConfigError(`${at}: pricing["${model}"]: unknown field "${k}"`);
           }
-          if (typeof v !== 'string' || !/^\d+(\.\d+)?$/.test(v)) {
+          if (
+            k !== 'service_tiers' &&
+            k !== 'source' &&
+            k !== 'updated_at' &&
+            (typeof v !== 'string' || !/^\d+(\.\d+)?$/.test(v))
+          ) {
             throw new ConfigError(
               `${at}: pricing["${model}"].${k} must be a USD decimal string (quoted in YAML, e.g. "0.000001")`,
             );
           }
-          price[k] = v;
         }
-        pricing[model] = price;
+        const parsed = parsePricing(p);
+        if (typeof parsed === 'string') throw new ConfigError(`${at}: pricing["${model}"].${parsed}`);
+        // `request` stays unset when the provider does not name it (the price book's applies then).
+        const { request: _default, ...price } = parsed;
+        pricing[model] = p.request === undefined ? price : { ...price, request: parsed.request };
       }
+    }
+    if (raw.api !== undefined && raw.api !== 'openai' && raw.api !== 'anthropic') {
+      throw new ConfigError(`${at}: "api" must be "openai" or "anthropic"`);
     }
     return {
       name,
+      ...(raw.api === 'anthropic' ? { api: 'anthropic' as const } : {}),
       baseUrl: baseUrl.replace(/\/+$/, ''),
       ...(apiKey !== undefined ? { apiKey } : {}),
       models,

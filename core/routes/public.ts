@@ -6,6 +6,7 @@ import type { RouteHandler, RouteModule } from '../http/router.js';
 import { limitAnonymous } from '../limits/request-limits.js';
 import { TEXT_ENDPOINTS } from '../paid-routes.js';
 import type { Services } from '../plugin.js';
+import { EXTRA_DIMENSION_KEYS } from '../pricing/dimensions.js';
 import type { Pricing, UsdRates } from '../pricing/types.js';
 import type { Provider } from '../providers/provider.js';
 import type { CatalogModel, ModelPricing } from '../upstream/model-catalog.js';
@@ -42,6 +43,20 @@ export interface ModelListPricing {
   image_sizes?: Record<string, Record<string, number>>;
   audio_minute?: number;
   speech_1k_chars?: number;
+  /** The other usage dimensions' USD per 1,000 tokens (web_search: per call), as the price book has them. */
+  input_cache_read?: number;
+  input_cache_write?: number;
+  input_cache_write_1h?: number;
+  internal_reasoning?: number;
+  input_audio?: number;
+  output_audio?: number;
+  input_image?: number;
+  web_search?: number;
+  service_tiers?: Record<string, number>;
+  source?: string;
+  updated_at?: string;
+  /** What each dimension is charged, msats per 1,000 tokens (web_search per call), base rates filled in. */
+  dimension_msats?: Record<string, number> | null;
   /** USD per request (fees included). */
   request?: number | null;
   /** The active pricing model: fixed, token or model. */
@@ -91,6 +106,7 @@ export function withPrice(
     prompt_sats: sats(p.promptMsatPer1k),
     completion_sats: sats(p.completionMsatPer1k),
     request_sats: sats(p.requestMsat),
+    dimension_msats: p.dimensionMsats,
   };
   return item;
 }
@@ -118,6 +134,16 @@ export function listPricing(p: ModelPricing): ModelListPricing {
   }
   if (p.audio_minute !== undefined) out.audio_minute = Number(p.audio_minute);
   if (p.speech_1k_chars !== undefined) out.speech_1k_chars = Number(p.speech_1k_chars);
+  for (const k of EXTRA_DIMENSION_KEYS) {
+    const v = p[k];
+    if (v === undefined) continue;
+    out[k] = k === 'web_search' ? Number(v) : per1k(v)!;
+  }
+  if (p.service_tiers !== undefined) {
+    out.service_tiers = Object.fromEntries(Object.entries(p.service_tiers).map(([t, m]) => [t, Number(m)]));
+  }
+  if (p.source !== undefined) out.source = p.source;
+  if (p.updated_at !== undefined) out.updated_at = p.updated_at;
   return out;
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { ConfigError } from '../config.js';
 import type { Logger } from '../log.js';
+import { EXTRA_DIMENSION_KEYS, type ExtraDimensionKey } from '../pricing/dimensions.js';
 import type { UsdRates } from '../pricing/types.js';
 
 /**
@@ -34,6 +35,22 @@ export interface ModelPricing {
   speech_1k_chars?: string;
   /** Batch API price multiplier on the model's price (e.g. "0.5"); absent: BATCH_PRICE_FACTOR. */
   batch?: string;
+  /** USD per token of the other usage dimensions (OpenRouter's names); an absent one is charged at its
+   *  direction's base rate (`prompt` for input, `completion` for output, `request` for web search calls). */
+  input_cache_read?: string;
+  input_cache_write?: string;
+  input_cache_write_1h?: string;
+  internal_reasoning?: string;
+  input_audio?: string;
+  output_audio?: string;
+  input_image?: string;
+  /** USD per web search call. */
+  web_search?: string;
+  /** Multiplier on the whole call's provider price by the service tier the provider reports. */
+  service_tiers?: Record<string, string>;
+  /** Where the prices came from (free text, e.g. "openrouter" or a URL) and when (ISO date). */
+  source?: string;
+  updated_at?: string;
 }
 
 export interface CatalogModel {
@@ -217,6 +234,8 @@ export class ModelCatalog {
         imageSizes: p.image_sizes,
         audioMinuteUsd: p.audio_minute,
         speech1kCharsUsd: p.speech_1k_chars,
+        dimensions: dimensionPrices(p),
+        serviceTiers: p.service_tiers,
       };
       // One object per price book: the pricing service caches its exact terms per rates object.
       this.ratesCache.set(p, rates);
@@ -237,6 +256,9 @@ export class ModelCatalog {
       merged.set(id, { ...base, ...f, name: f.name ?? base.name });
     }
     this.merged = merged;
+    // Each model's rates object is made now, once per price book: the pricing service keys its rate cards
+    // (prices over one denominator, ./pricing/rate-card.ts) by it, so a call does no decimal parsing.
+    for (const id of merged.keys()) this.usdRates(id);
   }
 }
 
@@ -246,13 +268,37 @@ function asDecimal(v: unknown): string | undefined {
   return undefined;
 }
 
-const PRICE_FIELDS = ['prompt', 'completion', 'image', 'audio_minute', 'speech_1k_chars'] as const;
+const PRICE_FIELDS = [
+  'prompt',
+  'completion',
+  'image',
+  'audio_minute',
+  'speech_1k_chars',
+  ...EXTRA_DIMENSION_KEYS,
+] as const;
+const EXTRA = new Set<string>(EXTRA_DIMENSION_KEYS);
+
+/** The extra dimensions' prices of a price book (UsdRates.dimensions), or undefined when it has none. */
+export function dimensionPrices(
+  p: Partial<Record<ExtraDimensionKey, string>>,
+): Partial<Record<ExtraDimensionKey, string>> | undefined {
+  let out: Partial<Record<ExtraDimensionKey, string>> | undefined;
+  for (const k of EXTRA_DIMENSION_KEYS) {
+    if (p[k] === undefined) continue;
+    out ??= {};
+    out[k] = p[k];
+  }
+  return out;
+}
 
 /**
  * Parses a price book; returns the problem (`"<field> must be …"`) when one is malformed. Unknown fields
- * are ignored (provider lists carry more). At least one price must be present.
+ * are ignored (provider lists carry more). At least one price must be present. `fromProvider`: a provider's
+ * list (OpenRouter) writes "0" for a dimension it does not price apart (`internal_reasoning: "0"` means
+ * "billed as completion"), so there a "0" extra dimension is read as absent (its base rate), never as free;
+ * in models.json a "0" is the operator's decision and is kept.
  */
-function parsePricing(v: unknown): ModelPricing | string {
+export function parsePricing(v: unknown, fromProvider = false): ModelPricing | string {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'must be an object';
   const o = v as Record<string, unknown>;
   const request = o.request === undefined || o.request === null ? '0' : asDecimal(o.request);
@@ -262,7 +308,25 @@ function parsePricing(v: unknown): ModelPricing | string {
     if (o[f] === undefined || o[f] === null) continue;
     const d = asDecimal(o[f]);
     if (d === undefined) return `${f} must be a decimal string (USD)`;
+    if (fromProvider && EXTRA.has(f) && Number(d) === 0) continue;
     p[f] = d;
+  }
+  if (o.service_tiers !== undefined && o.service_tiers !== null) {
+    if (typeof o.service_tiers !== 'object' || Array.isArray(o.service_tiers)) {
+      return 'service_tiers must map tier names to multipliers ({"flex": "0.5"})';
+    }
+    const tiers: Record<string, string> = {};
+    for (const [tier, m] of Object.entries(o.service_tiers as Record<string, unknown>)) {
+      const d = asDecimal(m);
+      if (d === undefined) return `service_tiers.${tier} must be a decimal string (a multiplier)`;
+      tiers[tier] = d;
+    }
+    p.service_tiers = tiers;
+  }
+  for (const f of ['source', 'updated_at'] as const) {
+    if (o[f] === undefined || o[f] === null) continue;
+    if (typeof o[f] !== 'string' || (o[f] as string).length > 500) return `${f} must be a string`;
+    p[f] = o[f] as string;
   }
   if (o.image_sizes !== undefined && o.image_sizes !== null) {
     if (typeof o.image_sizes !== 'object' || Array.isArray(o.image_sizes)) {
@@ -290,8 +354,7 @@ function parsePricing(v: unknown): ModelPricing | string {
   }
   const any =
     PRICE_FIELDS.some((f) => p[f] !== undefined) || p.image_sizes !== undefined || o.request !== undefined;
-  if (!any)
-    return 'has no price (prompt, completion, request, image, image_sizes, audio_minute, speech_1k_chars)';
+  if (!any) return `has no price (${PRICE_FIELDS.join(', ')}, request, image_sizes)`;
   return p;
 }
 
@@ -311,7 +374,7 @@ export function parseProviderList(doc: unknown, ownedBy: string, now: number): M
     };
     const ctxLen = e.context_length ?? e.context_window;
     if (Number.isInteger(ctxLen) && (ctxLen as number) > 0) m.context_length = ctxLen as number;
-    const pricing = e.pricing === undefined ? undefined : parsePricing(e.pricing);
+    const pricing = e.pricing === undefined ? undefined : parsePricing(e.pricing, true);
     if (pricing !== undefined && typeof pricing !== 'string') m.pricing = pricing;
     if (typeof e.supports_vision === 'boolean') m.supports_vision = e.supports_vision;
     if (Array.isArray(e.permission)) m.permission = e.permission;

@@ -21,7 +21,13 @@ export interface UpstreamClientOptions {
   timeoutMs: number;
   /** Extra headers sent on every request to this provider (the providers file's `headers`). */
   headers?: Record<string, string>;
+  /** The API the provider speaks: `openai` (default; the key as `Authorization: Bearer`) or `anthropic` (the
+   *  key as `x-api-key`, with `anthropic-version` when the caller sent none). */
+  api?: 'openai' | 'anthropic' | undefined;
 }
+
+/** The Messages API version sent to an `anthropic` provider when the caller names none. */
+export const ANTHROPIC_VERSION = '2023-06-01';
 
 export interface UpstreamRequest {
   method: string;
@@ -66,7 +72,10 @@ export class UpstreamClient {
   readonly timeoutMs: number;
   private readonly pool: Pool;
   private readonly authHeader: string | undefined;
+  /** `x-api-key` for an `anthropic` provider (then there is no Authorization header). */
+  private readonly apiKeyHeader: string | undefined;
   private readonly extraHeaders: Record<string, string> | undefined;
+  private readonly anthropic: boolean;
   private readonly mapError = (err: unknown): GatewayError => mapUpstreamError(err, this.timeoutMs);
 
   constructor(opts: UpstreamClientOptions) {
@@ -75,7 +84,10 @@ export class UpstreamClient {
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs;
-    this.authHeader = opts.apiKey ? `Bearer ${opts.apiKey}` : undefined;
+    const anthropic = opts.api === 'anthropic';
+    this.authHeader = opts.apiKey && !anthropic ? `Bearer ${opts.apiKey}` : undefined;
+    this.apiKeyHeader = opts.apiKey && anthropic ? opts.apiKey : undefined;
+    this.anthropic = anthropic;
     this.extraHeaders = opts.headers && Object.keys(opts.headers).length > 0 ? opts.headers : undefined;
     this.pool = new Pool(this.origin, {
       connections: opts.connections,
@@ -106,6 +118,10 @@ export class UpstreamClient {
     out['accept-encoding'] = 'identity';
     if (this.extraHeaders !== undefined) Object.assign(out, this.extraHeaders);
     if (this.authHeader !== undefined) out.authorization = this.authHeader;
+    if (this.anthropic) {
+      if (this.apiKeyHeader !== undefined) out['x-api-key'] = this.apiKeyHeader;
+      out['anthropic-version'] ??= ANTHROPIC_VERSION;
+    }
     return out;
   }
 
@@ -130,6 +146,10 @@ export class UpstreamClient {
   async getJson(gatewayPath: string, timeoutMs = 10_000): Promise<unknown> {
     const headers: Record<string, string> = { ...this.extraHeaders, accept: 'application/json' };
     if (this.authHeader !== undefined) headers.authorization = this.authHeader;
+    if (this.anthropic) {
+      if (this.apiKeyHeader !== undefined) headers['x-api-key'] = this.apiKeyHeader;
+      headers['anthropic-version'] ??= ANTHROPIC_VERSION;
+    }
     let res: Dispatcher.ResponseData;
     try {
       res = await this.pool.request({

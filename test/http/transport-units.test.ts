@@ -84,7 +84,9 @@ describe('CORS', () => {
     new Cors(['*']).preflight('https://a.example', h);
     expect(h['access-control-allow-origin']).toBe('*');
     expect(h['access-control-allow-methods']).toBe('GET, POST, PUT, PATCH, DELETE, OPTIONS');
-    expect(h['access-control-allow-headers']).toBe('Authorization, Content-Type, X-Cashu, X-Request-ID');
+    expect(h['access-control-allow-headers']).toBe(
+      'Authorization, Content-Type, X-Cashu, X-Request-ID, X-Api-Key, Anthropic-Version, Anthropic-Beta',
+    );
     expect(h['access-control-max-age']).toBe('86400');
   });
 

@@ -3,6 +3,7 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { createStreamMeter, type StreamMeter } from '../../core/metering/stream-meter.js';
 import { countPromptTokens } from '../../core/metering/tokens.js';
+import { inputTotal, outputTotal, simpleUsage, type Usage } from '../../core/metering/usage.js';
 import { CONTENTS, chatStream, responsesStream, USAGE } from './sse-fixtures.js';
 
 const REQUEST = {
@@ -27,6 +28,7 @@ function run(meter: StreamMeter, bytes: Buffer, cuts: number[], extra = EXTRA): 
 }
 
 const plain = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;
+const total = (u: Usage | undefined) => (u === undefined ? undefined : inputTotal(u) + outputTotal(u));
 
 describe('stream meter over realistic SSE', () => {
   const s = chatStream();
@@ -36,9 +38,9 @@ describe('stream meter over realistic SSE', () => {
     for (let i = 0; i <= bytes.length; i++) {
       const meter = createStreamMeter({ clientWantsUsage: false, model: 'gpt-4o-mini', request: REQUEST });
       expect(run(meter, bytes, [i])).toBe(s.withoutUsage + EXTRA + s.done);
-      expect(meter.usage).toEqual({ promptTokens: 21, completionTokens: 13, totalTokens: 34 });
+      expect(meter.usage).toEqual(simpleUsage(21, 13));
       expect(meter.doneHeld).toBe(true);
-      expect(meter.result()).toEqual({ ...meter.usage, estimated: false });
+      expect(meter.result()).toEqual({ usage: meter.usage, estimated: false });
     }
   });
 
@@ -55,7 +57,7 @@ describe('stream meter over realistic SSE', () => {
             const meter = createStreamMeter({ clientWantsUsage: wants, model: 'gpt-4o-mini' });
             const expected = (wants ? st.text.slice(0, -st.done.length) : st.withoutUsage) + EXTRA + st.done;
             expect(run(meter, b, cuts)).toBe(expected);
-            expect(meter.usage?.totalTokens).toBe(USAGE.total_tokens);
+            expect(total(meter.usage)).toBe(USAGE.total_tokens);
           },
         ),
         { numRuns: 300 },
@@ -76,7 +78,7 @@ describe('stream meter over realistic SSE', () => {
     const ev = `data: {"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}\n\n`;
     const meter = createStreamMeter({ clientWantsUsage: false, model: 'm' });
     expect(meter.push(Buffer.from(ev))).toBeUndefined();
-    expect(meter.usage).toEqual({ promptTokens: 3, completionTokens: 1, totalTokens: 4 });
+    expect(meter.usage).toEqual(simpleUsage(3, 1));
   });
 
   it('a stream cut before usage (client left, upstream died) → estimated counts of what was produced', () => {
@@ -88,11 +90,12 @@ describe('stream meter over realistic SSE', () => {
       run(meter, Buffer.from(prefix), [7, 100, 101]);
       const r = meter.result();
       expect(r.estimated).toBe(true);
-      expect(r.completionTokens).toBe(plain(CONTENTS.slice(0, k).join('')));
-      expect(r.promptTokens).toBe(countPromptTokens(REQUEST, 'gpt-4o-mini'));
+      expect(r.usage.output).toBe(plain(CONTENTS.slice(0, k).join('')));
+      expect(r.usage.input).toBe(countPromptTokens(REQUEST, 'gpt-4o-mini'));
       // 3 tokens per message + 3 of reply priming + the message text (role and content)
-      expect(r.promptTokens).toBe(plain('user\nSay hello to the world, please.') + 3 + 3);
-      expect(r.totalTokens).toBe(r.promptTokens + r.completionTokens);
+      expect(r.usage).toEqual(
+        simpleUsage(plain('user\nSay hello to the world, please.') + 3 + 3, r.usage.output),
+      );
       expect(meter.doneHeld).toBe(false);
     }
   });
@@ -102,22 +105,17 @@ describe('stream meter over realistic SSE', () => {
     const text = 'data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}';
     expect(meter.push(Buffer.from(text))).toBeNull();
     expect(Buffer.from(meter.finalBytes(EXTRA)).toString()).toBe(EXTRA);
-    expect(meter.usage?.totalTokens).toBe(7);
+    expect(total(meter.usage)).toBe(7);
   });
 
   it('responses API: usage from response.completed, text from the deltas only', () => {
     const text = responsesStream();
     const meter = createStreamMeter({ clientWantsUsage: false, model: 'gpt-4o-mini', endpoint: 'responses' });
     expect(run(meter, Buffer.from(text), [50, 51, 400])).toBe(text + EXTRA);
-    expect(meter.result()).toEqual({
-      promptTokens: 9,
-      completionTokens: 7,
-      totalTokens: 16,
-      estimated: false,
-    });
+    expect(meter.result()).toEqual({ usage: simpleUsage(9, 7), estimated: false });
     const cut = text.slice(0, text.indexOf('event: response.completed'));
     const early = createStreamMeter({ clientWantsUsage: false, model: 'gpt-4o-mini', endpoint: 'responses' });
     run(early, Buffer.from(cut), []);
-    expect(early.result().completionTokens).toBe(plain(CONTENTS.join('')));
+    expect(early.result().usage.output).toBe(plain(CONTENTS.join('')));
   });
 });

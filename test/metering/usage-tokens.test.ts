@@ -2,45 +2,6 @@ import { encode as encodeCl } from 'gpt-tokenizer/encoding/cl100k_base';
 import { encode as encodeO } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { countTokens, encodingFor } from '../../core/metering/tokens.js';
-import { usageFromJson } from '../../core/metering/usage.js';
-
-describe('usageFromJson', () => {
-  it('reads chat/completions/embeddings usage from bytes or objects', () => {
-    const body = {
-      id: 'x',
-      choices: [],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    };
-    expect(usageFromJson(Buffer.from(JSON.stringify(body)))).toEqual({
-      promptTokens: 10,
-      completionTokens: 5,
-      totalTokens: 15,
-    });
-    expect(usageFromJson({ object: 'list', usage: { prompt_tokens: 8, total_tokens: 8 } })).toEqual({
-      promptTokens: 8,
-      completionTokens: 0,
-      totalTokens: 8,
-    });
-  });
-
-  it('reads the responses API usage (input/output tokens), also nested in a response', () => {
-    const usage = { input_tokens: 4, output_tokens: 6, total_tokens: 10 };
-    expect(usageFromJson({ object: 'response', usage })).toEqual({
-      promptTokens: 4,
-      completionTokens: 6,
-      totalTokens: 10,
-    });
-    expect(usageFromJson({ type: 'response.completed', response: { usage } })?.totalTokens).toBe(10);
-  });
-
-  it('undefined for missing, invalid or non-JSON usage', () => {
-    expect(usageFromJson({ choices: [] })).toBeUndefined();
-    expect(usageFromJson({ usage: null })).toBeUndefined();
-    expect(usageFromJson({ usage: { prompt_tokens: -1 } })).toBeUndefined();
-    expect(usageFromJson({ usage: { prompt_tokens: '3' } })).toBeUndefined();
-    expect(usageFromJson(Buffer.from('not json'))).toBeUndefined();
-  });
-});
 
 describe('countTokens', () => {
   it('o200k by default, cl100k for the GPT-3.5/GPT-4 families', () => {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { GatewayError } from '../../core/errors.js';
+import { simpleUsage } from '../../core/metering/usage.js';
 import { createBtcPriceSource } from '../../core/pricing/btc-price.js';
 import { priceMsat } from '../../core/pricing/formula.js';
 import { createPricing } from '../../core/pricing/pricing.js';
@@ -55,8 +56,7 @@ describe('createPricing: modes from configuration', () => {
     const c = pricing.cost({
       model: 'anything',
       endpoint: 'chat',
-      promptTokens: 9999,
-      completionTokens: 9999,
+      usage: simpleUsage(9999, 9999),
     });
     expect(c).toMatchObject({
       msat: 500,
@@ -79,16 +79,18 @@ describe('createPricing: modes from configuration', () => {
     const c = pricing.cost({
       model: 'unknown-is-fine',
       endpoint: 'chat',
-      promptTokens: 333,
-      completionTokens: 77,
+      usage: simpleUsage(333, 77),
     });
     expect(c.msat).toBe(1000 + 166.5 + 115.5);
-    expect(c.breakdown).toEqual({ promptMsat: 166, completionMsat: 115, feesMsat: 1001 });
+    expect(c.breakdown).toEqual({
+      promptMsat: 166,
+      completionMsat: 115,
+      feesMsat: 1001,
+      dimensions: { prompt: 166, completion: 115, fees: 1001 },
+    });
     expect(c.usd).toBe(0);
     // A non-metered call pays the base fee only.
-    expect(pricing.cost({ model: '', endpoint: 'other', promptTokens: 50, completionTokens: 50 }).msat).toBe(
-      1000,
-    );
+    expect(pricing.cost({ model: '', endpoint: 'other', usage: simpleUsage(50, 50) }).msat).toBe(1000);
   });
 
   it('usd is filled in fixed and token mode from the BTC price (x-node-cost.usd in every mode)', () => {
@@ -104,7 +106,7 @@ describe('createPricing: modes from configuration', () => {
     ]) {
       const config = loadConfig(env).pricing;
       const pricing = createPricing({ config, btc: createBtcPriceSource({ config }) });
-      const c = pricing.cost({ model: 'm', endpoint: 'chat', promptTokens: 0, completionTokens: 0 });
+      const c = pricing.cost({ model: 'm', endpoint: 'chat', usage: simpleUsage(0, 0) });
       // 2 sats = 2,000 msat at $50,000 per 10^11 msat = $0.001.
       expect(c.msat).toBe(2000);
       expect(c.usd).toBeCloseTo(0.001, 12);
@@ -121,7 +123,7 @@ describe('createPricing: modes from configuration', () => {
         fc.integer({ min: 0, max: 1_000_000 }),
         fc.integer({ min: 0, max: 100_000 }),
         (model, p, c) => {
-          const got = pricing.cost({ model, endpoint: 'chat', promptTokens: p, completionTokens: c });
+          const got = pricing.cost({ model, endpoint: 'chat', usage: simpleUsage(p, c) });
           expect(got.msat).toBe(formula(env, model, p, c));
           const b = got.breakdown;
           expect(b.promptMsat + b.completionMsat + b.feesMsat).toBe(got.msat);
@@ -134,8 +136,7 @@ describe('createPricing: modes from configuration', () => {
     const c = pricing.cost({
       model: 'gpt-test',
       endpoint: 'chat',
-      promptTokens: 1000,
-      completionTokens: 500,
+      usage: simpleUsage(1000, 500),
     });
     expect(c.usd).toBeCloseTo((c.msat / 1e11) * 60000, 12);
   });
@@ -143,13 +144,13 @@ describe('createPricing: modes from configuration', () => {
   it('model: unknown model → 404 not_found; unusable rate → price_unavailable, never a free call', () => {
     const { pricing } = modelPricing();
     expectGatewayError(
-      () => pricing.cost({ model: 'nope', endpoint: 'chat', promptTokens: 1, completionTokens: 1 }),
+      () => pricing.cost({ model: 'nope', endpoint: 'chat', usage: simpleUsage(1, 1) }),
       'not_found',
       /^Unknown model: nope$/,
     );
     expectGatewayError(() => pricing.modelPrice('nope'), 'not_found');
     expectGatewayError(
-      () => pricing.cost({ model: 'broken', endpoint: 'chat', promptTokens: 1, completionTokens: 1 }),
+      () => pricing.cost({ model: 'broken', endpoint: 'chat', usage: simpleUsage(1, 1) }),
       'price_unavailable',
     );
   });
@@ -176,7 +177,7 @@ describe('createPricing: modes from configuration', () => {
     expect(r.btcUsd).toBe('50000');
     fresh = false;
     expectGatewayError(
-      () => pricing.cost({ model: 'gpt-test', endpoint: 'chat', promptTokens: 10, completionTokens: 10 }),
+      () => pricing.cost({ model: 'gpt-test', endpoint: 'chat', usage: simpleUsage(10, 10) }),
       'price_unavailable',
     );
     expectGatewayError(
@@ -186,8 +187,7 @@ describe('createPricing: modes from configuration', () => {
     const settled = pricing.cost({
       model: 'gpt-test',
       endpoint: 'chat',
-      promptTokens: 90,
-      completionTokens: 100,
+      usage: simpleUsage(90, 100),
       btcUsd: r.btcUsd,
     });
     expect(settled.msat).toBe(formula({ FIXED_COST_PER_REQUEST: '0' }, 'gpt-test', 90, 100, '50000'));
@@ -305,8 +305,7 @@ describe('reservation bounds', () => {
     const feeOnly = withFee.cost({
       model: 'req-fee',
       endpoint: 'other',
-      promptTokens: 99,
-      completionTokens: 99,
+      usage: simpleUsage(99, 99),
     });
     expect(feeOnly.msat).toBe(formula({ FIXED_COST_PER_REQUEST: '0' }, 'req-fee', 0, 0));
   });
@@ -320,11 +319,34 @@ describe('estimate and modelPrice', () => {
     expect(e.estimated_cost_msats).toBe(formula(env, 'gpt-test', 1000, 500));
     expect(e.estimated_cost_sats).toBe(Math.ceil(e.estimated_cost_msats / 1000));
     expect(e.breakdown.prompt + e.breakdown.completion + e.breakdown.fees).toBe(e.estimated_cost_msats);
+    // 1,000 × $0.0000025 at $60,000 = 4,166.67 msat × 1.05525 = 4,396.875 → 4,396; 500 × $0.00001 → 8,793.75
+    // → 8,793; the charge 1,000 + 4,396.875 + 8,793.75 = 14,190.625 → 14,191; fees (base fee + rounding) 1,002.
     expect(e.breakdown).toEqual({
-      prompt: 4166,
-      completion: 8333,
-      fees: e.estimated_cost_msats - 4166 - 8333,
+      prompt: 4396,
+      completion: 8793,
+      fees: 1002,
+      dimensions: { prompt: 4396, completion: 8793, fees: 1002 },
     });
+    expect(e.estimated_cost_msats).toBe(14_191);
+    // 600 of the 1,000 prompt tokens cached: gpt-test has no input_cache_read price, so they are charged at
+    // the prompt rate (never free) — the same total, the cached part named apart.
+    const cached = pricing.estimate({
+      model: 'gpt-test',
+      prompt_tokens: 1000,
+      max_tokens: 500,
+      cached_tokens: 600,
+    });
+    expect(cached.estimated_cost_msats).toBe(14_191);
+    expect(cached.breakdown.dimensions).toEqual({
+      prompt: 1758,
+      input_cache_read: 2638,
+      completion: 8793,
+      fees: 1002,
+    });
+    expectGatewayError(
+      () => pricing.estimate({ model: 'gpt-test', prompt_tokens: 10, max_tokens: 1, cached_tokens: 11 }),
+      'invalid_request',
+    );
     expectGatewayError(
       () => pricing.estimate({ model: 'gpt-test', prompt_tokens: -1, max_tokens: 1 }),
       'invalid_request',

@@ -50,7 +50,23 @@ describe.each<PaidStore>(['sqlite', 'redis'])('estimate, models and metrics on %
     expect(r.body).toEqual({
       estimated_cost_sats: 5,
       estimated_cost_msats: 5_000,
-      breakdown: { prompt: 2_000, completion: 2_000, fees: 1_000 },
+      breakdown: {
+        prompt: 2_000,
+        completion: 2_000,
+        fees: 1_000,
+        dimensions: { prompt: 2_000, completion: 2_000, fees: 1_000 },
+      },
+    });
+    // cached_tokens: the cached part of prompt_tokens, named apart (token pricing charges it as prompt).
+    const cached = await req('POST', '/v1/estimate', {
+      body: { model: 'mock-gpt', prompt_tokens: 1000, max_tokens: 500, cached_tokens: 400 },
+    });
+    expect(cached.status).toBe(200);
+    expect(cached.body.breakdown.dimensions).toEqual({
+      prompt: 1_200,
+      input_cache_read: 800,
+      completion: 2_000,
+      fees: 1_000,
     });
     const odd = await req('POST', '/v1/estimate', {
       body: { model: 'mock-gpt', prompt_tokens: 1, max_tokens: 1 },

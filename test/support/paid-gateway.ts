@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from '@cashu/cashu-ts';
@@ -40,6 +40,8 @@ export interface PaidGatewayOptions {
   routes?: RouteModule[];
   /** Initial behaviour of the mock upstream. */
   upstream?: Partial<MockBehaviour>;
+  /** A providers file (PROVIDERS_PATH) made from the mock upstream's base URL, written to a temp file. */
+  providersFile?: (upstreamUrl: string) => object;
   mint?: DevMintOptions;
   /** Logger; default silent (or TEST_LOG_LEVEL). Pass a captured one to inspect logs. */
   log?: Logger;
@@ -91,6 +93,12 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
     dataDir = mkdtempSync(join(tmpdir(), 'gw-paid-'));
     storeEnv.DATA_DIR = dataDir;
   }
+  let providersDir: string | undefined;
+  if (opts.providersFile) {
+    providersDir = mkdtempSync(join(tmpdir(), 'gw-providers-'));
+    storeEnv.PROVIDERS_PATH = join(providersDir, 'providers.json');
+    writeFileSync(storeEnv.PROVIDERS_PATH, JSON.stringify(opts.providersFile(upstream.url)));
+  }
   const config = loadConfig({
     HOST: '127.0.0.1',
     PORT: '0',
@@ -114,6 +122,7 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
   } catch (err) {
     await Promise.allSettled([mint.close(), upstream.close()]);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (providersDir) rmSync(providersDir, { recursive: true, force: true });
     throw err;
   }
   const ledger = gateway.services.ledger;
@@ -174,6 +183,7 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
       await gateway.close(2000);
       await Promise.allSettled([mint.close(), upstream.close()]);
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (providersDir) rmSync(providersDir, { recursive: true, force: true });
       if (prefix) await dropPrefix(process.env.TEST_REDIS_URL!, prefix);
     },
   };

@@ -86,6 +86,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a message (Anthropic Messages API)
+         * @description Anthropic's Messages API, relayed byte for byte (streamed or not) to a provider — one declaring
+         *     `"api": "anthropic"` in the providers file gets the node's key as `x-api-key` with `anthropic-version`.
+         *     Authenticate with `x-api-key: sk-…` (what Anthropic SDKs send) or `Authorization: Bearer`, or pay per call
+         *     with `X-Cashu`. Reserved from `max_tokens` and a bound of the prompt; charged from the answer's `usage`:
+         *     uncached input at `prompt`, cache reads at `input_cache_read`, 5-minute and 1-hour cache writes at
+         *     `input_cache_write` / `input_cache_write_1h`, output at `completion`, web search requests at
+         *     `web_search`, times the reported service tier's multiplier. The charge is in the `X-Node-Cost` header
+         *     (non-stream; the body is not changed) or the final SSE comment `: x-node-cost {…}` (streams). Errors use
+         *     Anthropic's shape `{"type":"error","error":{"type","message","code"}}` with this node's `code`.
+         */
+        post: operations["createMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/count_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the tokens of a message (Anthropic Messages API; free)
+         * @description Relayed to the provider like `/v1/messages` and never charged (0 msat, `X-Node-Cost: 0`); the caller
+         *     still needs a valid credential and counts against its rate limits.
+         */
+        post: operations["countMessageTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/images/generations": {
         parameters: {
             query?: never;
@@ -1787,10 +1836,17 @@ export interface components {
             sats: number;
             msats: number;
             usd: number;
+            /**
+             * @description msats. `prompt_cost` is what the input dimensions (uncached input, cache reads and writes, audio and
+             *     image input) were charged, `completion_cost` the output dimensions (text, reasoning, audio output),
+             *     `fees` the rest (request price, web search calls, base fee, rounding): the three sum to `msats`.
+             *     `dimensions` names each charged dimension; its values sum to `msats` as well.
+             */
             breakdown: {
                 prompt_cost: number;
                 completion_cost: number;
                 fees: number;
+                dimensions?: components["schemas"]["CostDimensions"];
             };
             estimated: boolean;
             /** @description The provider that served the call (after any failover), as /v1/providers names it. */
@@ -1914,6 +1970,53 @@ export interface components {
             "x-node-cost"?: components["schemas"]["NodeCost"];
         } & {
             [key: string]: unknown;
+        };
+        /** @description Anthropic Messages API request; relayed unchanged after these checks. */
+        MessagesRequest: {
+            model: string;
+            max_tokens: number;
+            messages: ({
+                /** @enum {string} */
+                role: "user" | "assistant";
+                content: string | {
+                    [key: string]: unknown;
+                }[];
+            } & {
+                [key: string]: unknown;
+            })[];
+            system?: string | {
+                [key: string]: unknown;
+            }[];
+            stream?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Anthropic's token-counting request (`/v1/messages/count_tokens`). */
+        CountTokensRequest: {
+            model: string;
+            messages: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The error shape of the Anthropic Messages routes, as Anthropic SDKs parse it: `error.type` is Anthropic's
+         *     (`invalid_request_error` 400, `authentication_error` 401, `billing_error` 402, `permission_error` 403,
+         *     `not_found_error` 404, `request_too_large` 413, `rate_limit_error` 429, `api_error` 500/502,
+         *     `overloaded_error` 503, `timeout_error` 504); `code` and `details` are this node's (see the error codes).
+         */
+        AnthropicErrorEnvelope: {
+            /** @enum {string} */
+            type: "error";
+            error: {
+                type: string;
+                message: string;
+                code: string;
+                details?: {
+                    [key: string]: unknown;
+                };
+            };
         };
         /** @description OpenAI Responses API request; relayed unchanged except the checks below. */
         ResponseRequest: {
@@ -2046,6 +2149,38 @@ export interface components {
             completion: number | null;
             /** @enum {string} */
             unit?: "1k tokens";
+            /** @description USD per 1,000 cached input tokens read */
+            input_cache_read?: number;
+            /** @description USD per 1,000 input tokens written to the cache (5-minute lifetime) */
+            input_cache_write?: number;
+            /** @description USD per 1,000 input tokens written to the cache for 1 hour */
+            input_cache_write_1h?: number;
+            /** @description USD per 1,000 reasoning tokens */
+            internal_reasoning?: number;
+            /** @description USD per 1,000 audio input tokens */
+            input_audio?: number;
+            /** @description USD per 1,000 audio output tokens */
+            output_audio?: number;
+            /** @description USD per 1,000 image input tokens */
+            input_image?: number;
+            /** @description USD per web search call */
+            web_search?: number;
+            /** @description Multiplier on the whole call's provider price by the service tier the provider reports. */
+            service_tiers?: {
+                [key: string]: number;
+            };
+            /** @description Where the prices came from (the price book's `source`). */
+            source?: string;
+            /** @description When they were taken (the price book's `updated_at`). */
+            updated_at?: string;
+            /**
+             * @description What each usage dimension is charged, msats per 1,000 tokens (`web_search`: per call), with the
+             *     node's multiplier; a dimension without its own price shows its base rate (prompt, completion,
+             *     request), which is what it is charged. Null while no fresh BTC price exists (model pricing).
+             */
+            dimension_msats?: {
+                [key: string]: number;
+            } | null;
         } & {
             [key: string]: unknown;
         };
@@ -2127,16 +2262,38 @@ export interface components {
             model: string;
             prompt_tokens: number;
             max_tokens: number;
+            /**
+             * @description Of `prompt_tokens`, how many the provider will read from its prompt cache: priced at the model's
+             *     `input_cache_read` (its `prompt` price when it has none). At most `prompt_tokens`.
+             */
+            cached_tokens?: number;
+        };
+        /**
+         * @description Each charged dimension in msats, named as the price book names its prices (OpenRouter's names):
+         *     `prompt` (uncached input), `input_cache_read`, `input_cache_write`, `input_cache_write_1h`, `input_audio`,
+         *     `input_image`, `completion` (text output), `internal_reasoning`, `output_audio`, `web_search` (calls),
+         *     `request`, `units` (images, audio milliseconds, speech characters) and `fees` (the base fee
+         *     `FIXED_COST_PER_REQUEST` and the one rounding up). Only the dimensions a call used appear; the values
+         *     sum to the charge. Each is charged at the multiplied rate (fees and service tier included), rounded down.
+         */
+        CostDimensions: {
+            fees?: number;
+        } & {
+            [key: string]: number;
         };
         Estimate: {
             /** @description Whole sats, rounded up. */
             estimated_cost_sats: number;
             estimated_cost_msats: number;
-            /** @description In msats; the parts sum to `estimated_cost_msats`. */
+            /**
+             * @description In msats; `prompt` + `completion` + `fees` sum to `estimated_cost_msats`, and so do the `dimensions`.
+             *     `prompt` and `completion` are what the input and output dimensions are charged; `fees` the rest.
+             */
             breakdown: {
                 prompt: number;
                 completion: number;
                 fees: number;
+                dimensions: components["schemas"]["CostDimensions"];
             };
         };
         /** @description A serialized Cashu eCash token (`cashuA…` v3 or `cashuB…` v4). */
@@ -2924,6 +3081,26 @@ export interface components {
         };
     };
     responses: {
+        /** @description An error on the Anthropic Messages routes, in Anthropic's shape (carrying this node's `code`). */
+        AnthropicError: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "error",
+                 *       "error": {
+                 *         "type": "billing_error",
+                 *         "code": "payment_required",
+                 *         "message": "Insufficient balance"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AnthropicErrorEnvelope"];
+            };
+        };
         /**
          * @description Malformed request (type `invalid_request`). Codes: `invalid_request`, `invalid_json` (message gives the
          *     position), `validation_failed` (message names the field, e.g. `messages: must be array`; details
@@ -3457,6 +3634,97 @@ export interface operations {
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessagesRequest"];
+            };
+        };
+        responses: {
+            /** @description The message, or its event stream (`stream` true) as the provider sends it. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["AnthropicError"];
+            401: components["responses"]["AnthropicError"];
+            402: components["responses"]["AnthropicError"];
+            403: components["responses"]["AnthropicError"];
+            404: components["responses"]["AnthropicError"];
+            413: components["responses"]["AnthropicError"];
+            415: components["responses"]["AnthropicError"];
+            429: components["responses"]["AnthropicError"];
+            500: components["responses"]["AnthropicError"];
+            502: components["responses"]["AnthropicError"];
+            503: components["responses"]["AnthropicError"];
+            504: components["responses"]["AnthropicError"];
+        };
+    };
+    countMessageTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CountTokensRequest"];
+            };
+        };
+        responses: {
+            /** @description `{input_tokens}` as the provider counts them. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Node-Cost": components["headers"]["X-Node-Cost"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["AnthropicError"];
+            401: components["responses"]["AnthropicError"];
+            402: components["responses"]["AnthropicError"];
+            403: components["responses"]["AnthropicError"];
+            404: components["responses"]["AnthropicError"];
+            413: components["responses"]["AnthropicError"];
+            415: components["responses"]["AnthropicError"];
+            429: components["responses"]["AnthropicError"];
+            500: components["responses"]["AnthropicError"];
+            502: components["responses"]["AnthropicError"];
+            503: components["responses"]["AnthropicError"];
+            504: components["responses"]["AnthropicError"];
         };
     };
     createImage: {

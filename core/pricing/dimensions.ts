@@ -1,0 +1,38 @@
+import type { Usage } from '../metering/usage.js';
+
+/**
+ * The priced dimensions of a metered call, named as OpenRouter names its price fields (models.json, a
+ * provider's `pricing`, /v1/models and the `x-node-cost` breakdown use the same names). Each maps to one
+ * field of the normalised usage record (core/metering/usage.ts) and has a direction: a dimension without a
+ * price is charged at its direction's base rate (`prompt` for input, `completion` for output, `request` per
+ * call), never at zero.
+ */
+export const DIMENSIONS = [
+  { key: 'prompt', field: 'input', direction: 'input' },
+  { key: 'input_cache_read', field: 'cacheRead', direction: 'input' },
+  { key: 'input_cache_write', field: 'cacheWrite', direction: 'input' },
+  { key: 'input_cache_write_1h', field: 'cacheWrite1h', direction: 'input' },
+  { key: 'input_audio', field: 'inputAudio', direction: 'input' },
+  { key: 'input_image', field: 'inputImage', direction: 'input' },
+  { key: 'completion', field: 'output', direction: 'output' },
+  { key: 'internal_reasoning', field: 'reasoning', direction: 'output' },
+  { key: 'output_audio', field: 'outputAudio', direction: 'output' },
+  { key: 'web_search', field: 'webSearch', direction: 'call' },
+] as const satisfies readonly {
+  key: string;
+  field: keyof Omit<Usage, 'serviceTier'>;
+  direction: 'input' | 'output' | 'call';
+}[];
+
+export type DimensionKey = (typeof DIMENSIONS)[number]['key'];
+/** The dimensions besides the two base rates (`prompt`, `completion` are UsdRates' own fields). */
+export type ExtraDimensionKey = Exclude<DimensionKey, 'prompt' | 'completion'>;
+
+export const EXTRA_DIMENSION_KEYS: readonly ExtraDimensionKey[] = DIMENSIONS.map((d) => d.key).filter(
+  (k): k is ExtraDimensionKey => k !== 'prompt' && k !== 'completion',
+);
+
+/** The count of dimension `i` (index into DIMENSIONS) in a usage record. */
+export function dimensionCount(u: Usage, i: number): number {
+  return u[DIMENSIONS[i]!.field];
+}

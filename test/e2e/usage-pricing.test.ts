@@ -1,0 +1,318 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+
+/**
+ * Every usage dimension charged as the provider bills it, end to end on both stores: the mock provider reports
+ * cache reads, cache writes, reasoning, web search calls and a service tier in each API's own usage shape;
+ * the balance moves by exactly the literal figure worked below, and the cost block names each dimension.
+ *
+ * Prices (models.json) at BTC $100,000, fees 1, no base fee, so 1 micro-USD = 1 msat: prompt 1 msat/token,
+ * completion 2, cache read 0.1, cache write 1.25, 1-hour cache write 2, reasoning 3, web search $0.01 =
+ * 10,000 msat per call, flex tier × 0.5. `mock-mini` has only prompt and completion prices.
+ * The mock counts 6 prompt tokens for the message below and answers 8 completion tokens.
+ */
+const ENV = {
+  FIXED_PRICING: 'false',
+  FIXED_COST_PER_REQUEST: '0',
+  BTC_USD_PRICE: '100000',
+  EXCHANGE_FEE: '1',
+  UPSTREAM_PROVIDER_FEE: '1',
+};
+const MODELS = {
+  models: [
+    {
+      id: 'mock-gpt',
+      context_length: 8192,
+      pricing: {
+        prompt: '0.000001',
+        completion: '0.000002',
+        input_cache_read: '0.0000001',
+        input_cache_write: '0.00000125',
+        input_cache_write_1h: '0.000002',
+        internal_reasoning: '0.000003',
+        web_search: '0.01',
+        service_tiers: { flex: '0.5' },
+        source: 'test',
+        updated_at: '2026-11-25',
+      },
+    },
+    { id: 'mock-mini', context_length: 8192, pricing: { prompt: '0.000001', completion: '0.000002' } },
+  ],
+};
+const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
+const input = 'Say something, please.';
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field
+type Json = Record<string, any>;
+
+async function post(h: PaidGateway, path: string, key: string, body: unknown): Promise<Response> {
+  return fetch(`${h.baseURL}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The `: x-node-cost {…}` SSE comment of a streamed answer. */
+function costComment(text: string): Json {
+  const m = /^: x-node-cost (\{.*\})$/m.exec(text);
+  if (!m) throw new Error(`no x-node-cost comment in ${text.slice(-300)}`);
+  return JSON.parse(m[1]!) as Json;
+}
+
+async function unpricedCount(h: PaidGateway, dimension: string): Promise<number> {
+  const text = await (await fetch(`${h.gateway.url}/metrics`)).text();
+  const m = new RegExp(`^gateway_unpriced_dimension_total\\{dimension="${dimension}"\\} (\\d+)$`, 'm').exec(
+    text,
+  );
+  return m ? Number(m[1]) : 0;
+}
+
+describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', (store) => {
+  let h: PaidGateway;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gw-usage-'));
+    writeFileSync(join(dir, 'models.json'), JSON.stringify(MODELS));
+    h = await startPaidGateway({
+      store,
+      env: { ...ENV, MODELS_PATH: join(dir, 'models.json'), RATE_LIMIT_IP_PER_MINUTE: '1000' },
+    });
+  });
+  afterEach(async () => {
+    h.upstream.setBehaviour({ usage: {}, chunkDelayMs: 0, stallAfterChunks: undefined, chunks: 8 });
+    await h.auditOk();
+  });
+  afterAll(async () => {
+    await h?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // 6 prompt + 805 cache reads × 0.1 + 100 cache writes × 1.25 + 8 completion × 2 + 20 reasoning × 3
+  // = 6 + 80.5 + 125 + 16 + 60 = 287.5 → 288 msat (the issue's overcharge would have been 911 + 28 × 2 = 967).
+  const CHAT_USAGE = { cachedTokens: 805, cacheWriteTokens: 100, reasoningTokens: 20 };
+  const CHAT_DIMENSIONS = {
+    prompt: 6,
+    input_cache_read: 80,
+    input_cache_write: 125,
+    completion: 16,
+    internal_reasoning: 60,
+    fees: 1,
+  };
+
+  it('chat, not streamed: cache reads, cache writes and reasoning each at their rate (288 msat)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    h.upstream.setBehaviour({ usage: CHAT_USAGE });
+    const res = await post(h, '/chat/completions', apiKey, { model: 'mock-gpt', messages });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-node-cost')).toBe('288');
+    const body = (await res.json()) as Json;
+    expect(body['x-node-cost']).toMatchObject({
+      msats: 288,
+      breakdown: { prompt_cost: 211, completion_cost: 76, fees: 1, dimensions: CHAT_DIMENSIONS },
+      estimated: false,
+    });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 288);
+  });
+
+  it('chat, streamed: the same usage from the usage chunk, the cost as the last SSE comment (288 msat)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    h.upstream.setBehaviour({ usage: CHAT_USAGE });
+    const res = await post(h, '/chat/completions', apiKey, { model: 'mock-gpt', messages, stream: true });
+    const text = await res.text();
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(costComment(text)).toMatchObject({ msats: 288, breakdown: { dimensions: CHAT_DIMENSIONS } });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 288);
+  });
+
+  // 6 uncached input + 300 cached × 0.1 + 8 output × 2 = 6 + 30 + 16 = 52 msat
+  it('Responses, not streamed and streamed: cached input at the cache read rate (52 msat each)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    h.upstream.setBehaviour({ usage: { cachedTokens: 300 } });
+    const res = await post(h, '/responses', apiKey, { model: 'mock-gpt', input });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-node-cost')).toBe('52');
+    expect(((await res.json()) as Json)['x-node-cost'].breakdown.dimensions).toEqual({
+      prompt: 6,
+      input_cache_read: 30,
+      completion: 16,
+      fees: 0,
+    });
+    const s = await post(h, '/responses', apiKey, { model: 'mock-gpt', input, stream: true });
+    const text = await s.text();
+    expect(text).toContain('event: response.completed');
+    expect(costComment(text)).toMatchObject({ msats: 52, estimated: false });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 2 * 52);
+  });
+
+  it('a web search call: each call the provider made at web_search (2 × 10,000 + 22 tokens = 20,022 msat)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    h.upstream.setBehaviour({ usage: { webSearchCalls: 2 } });
+    const res = await post(h, '/responses', apiKey, {
+      model: 'mock-gpt',
+      input,
+      tools: [{ type: 'web_search' }],
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Json)['x-node-cost']).toMatchObject({
+      msats: 20_022,
+      breakdown: { dimensions: { prompt: 6, completion: 16, web_search: 20_000, fees: 0 } },
+    });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 20_022);
+    // A model with no web_search price is refused before anything is reserved or relayed.
+    const before = h.upstream.stats.requests;
+    const refused = await post(h, '/responses', apiKey, {
+      model: 'mock-mini',
+      input,
+      tools: [{ type: 'web_search' }],
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as Json).error.code).toBe('model_not_priced');
+    expect(h.upstream.stats.requests).toBe(before);
+    expect(await h.available(apiKey)).toBe(balanceMsat - 20_022);
+  });
+
+  it('a flex-tier answer: the provider-reported tier halves the whole call ((6 + 16) × 0.5 = 11 msat)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    h.upstream.setBehaviour({ usage: { serviceTier: 'flex' } });
+    const res = await post(h, '/chat/completions', apiKey, {
+      model: 'mock-gpt',
+      messages,
+      service_tier: 'flex',
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Json)['x-node-cost']).toMatchObject({
+      msats: 11,
+      breakdown: { dimensions: { prompt: 3, completion: 8, fees: 0 } },
+    });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 11);
+  });
+
+  it('an unpriced dimension is charged at its base rate and counted in the metric', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const writes = await unpricedCount(h, 'input_cache_write');
+    const reasoning = await unpricedCount(h, 'internal_reasoning');
+    h.upstream.setBehaviour({ usage: { cacheWriteTokens: 100, reasoningTokens: 20 } });
+    const res = await post(h, '/chat/completions', apiKey, { model: 'mock-mini', messages });
+    // mock-mini prices only prompt (1) and completion (2): 6 + 100 cache writes at the prompt rate + 8 × 2
+    // + 20 reasoning at the completion rate = 6 + 100 + 16 + 40 = 162 msat
+    expect(((await res.json()) as Json)['x-node-cost']).toMatchObject({
+      msats: 162,
+      breakdown: {
+        dimensions: { prompt: 6, input_cache_write: 100, completion: 16, internal_reasoning: 40, fees: 0 },
+      },
+    });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 162);
+    expect(await unpricedCount(h, 'input_cache_write')).toBe(writes + 1);
+    expect(await unpricedCount(h, 'internal_reasoning')).toBe(reasoning + 1);
+  });
+
+  it('Responses, streamed, ended by response.incomplete: metered from that terminal event (6 + 3 × 2 = 12 msat)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const s = await post(h, '/responses', apiKey, {
+      model: 'mock-gpt',
+      input,
+      stream: true,
+      max_output_tokens: 3,
+    });
+    const text = await s.text();
+    expect(text).toContain('event: response.incomplete');
+    expect(costComment(text)).toMatchObject({ msats: 12, estimated: false });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 12);
+  });
+
+  /**
+   * Early disconnects: the provider streams 3 tokens and stalls; the client reads them and leaves. Nothing
+   * final was reported, so the rule charges the prompt (counted from the request) and the output that passed
+   * (counted from the text: "tok tok tok " is 4 o200k tokens, the trailing space being one).
+   */
+  async function leaveAfterThree(path: string, body: object, apiKey: string, marker: RegExp): Promise<void> {
+    h.upstream.setBehaviour({ chunks: 50, chunkDelayMs: 1, stallAfterChunks: 3 });
+    const ac = new AbortController();
+    const aborted = h.upstream.waitForAborted(undefined, 10_000);
+    const res = await fetch(`${h.baseURL}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify(body),
+      signal: ac.signal,
+    });
+    const reader = res.body!.getReader();
+    let seen = '';
+    while ((seen.match(marker) ?? []).length < 3)
+      seen += Buffer.from((await reader.read()).value!).toString();
+    ac.abort();
+    await aborted;
+  }
+
+  async function chargedOnce(apiKey: string, from: number): Promise<number> {
+    let left = from;
+    for (let i = 0; i < 100 && left === from; i++) {
+      left = (await h.available(apiKey))!;
+      if (left === from) await new Promise((r) => setTimeout(r, 50));
+    }
+    const txs = await h.ledger.listTransactions({ apiKey });
+    expect(txs!.transactions[0]).toMatchObject({ type: 'usage', estimated: true });
+    expect((await h.ledger.getKeyInfo({ apiKey }))!.usage.reservedMsat).toBe(0);
+    return from - left;
+  }
+
+  it('chat, streamed, client leaves early: charged by the rule (prompt counted + output that passed)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    await leaveAfterThree(
+      '/chat/completions',
+      { model: 'mock-gpt', messages, stream: true },
+      apiKey,
+      /"tok "/g,
+    );
+    // prompt: 3 per message + 3 reply priming + "user\nSay something, please." (7 o200k tokens) = 13 × 1 msat;
+    // output 4 × 2 msat
+    expect(encode('user\nSay something, please.').length).toBe(7);
+    expect(await chargedOnce(apiKey, balanceMsat)).toBe(13 + 8);
+  });
+
+  it('Responses, streamed, client leaves before the terminal event: charged by the same rule', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    await leaveAfterThree(
+      '/responses',
+      { model: 'mock-gpt', input, stream: true },
+      apiKey,
+      /output_text\.delta/g,
+    );
+    // prompt: "Say something, please." = 5 o200k tokens × 1 msat; output 4 × 2 msat
+    expect(encode(input).length).toBe(5);
+    expect(await chargedOnce(apiKey, balanceMsat)).toBe(5 + 8);
+  });
+
+  it('/v1/models shows every priced dimension and what it is charged', async () => {
+    const res = await fetch(`${h.baseURL}/models`);
+    const gpt = ((await res.json()) as Json).data.find((m: Json) => m.id === 'mock-gpt');
+    expect(gpt.pricing).toMatchObject({
+      prompt: 0.001,
+      completion: 0.002,
+      input_cache_read: 0.0001,
+      input_cache_write: 0.00125,
+      input_cache_write_1h: 0.002,
+      internal_reasoning: 0.003,
+      web_search: 0.01,
+      service_tiers: { flex: 0.5 },
+      source: 'test',
+      updated_at: '2026-11-25',
+      dimension_msats: {
+        prompt: 1000,
+        input_cache_read: 100,
+        input_cache_write: 1250,
+        input_cache_write_1h: 2000,
+        input_audio: 1000,
+        input_image: 1000,
+        completion: 2000,
+        internal_reasoning: 3000,
+        output_audio: 2000,
+        web_search: 10_000,
+      },
+    });
+  });
+});

@@ -308,7 +308,8 @@ export const settle: PluginFactory = (options, services): Plugin => {
     async close(graceMs) {
       if (retries.pending === 0) return;
       const left = await retries.drain(graceMs);
-      if (left > 0) log.error({ left }, 'settlements not applied before shutdown; their reservations expire');
+      if (left > 0)
+        throw new Error(`${left} settlements not applied before shutdown; their reservations expire`);
     },
     onResponseHead(ctx, head) {
       // Cost known at admission (flat calls, audio, speech): in the head, so a streamed binary answer has it.

@@ -7,7 +7,7 @@ import { AuditLog } from '../../core/audit/audit-log.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { createLogger } from '../../core/log.js';
-import { openStore } from '../../core/store/connection.js';
+import { openStore, type StoreConnection } from '../../core/store/connection.js';
 
 /**
  * A fresh store for gateways that run as their own processes (spawnGateway): the environment that points them
@@ -17,8 +17,8 @@ import { openStore } from '../../core/store/connection.js';
 export interface ProcessStore {
   /** DATA_DIR, or REDIS_URL + REDIS_PREFIX. */
   readonly env: Record<string, string>;
-  /** Runs `fn` with a ledger on its own connection to the store (closed afterwards). */
-  withLedger<T>(fn: (ledger: Ledger) => Promise<T>): Promise<T>;
+  /** Runs `fn` with a ledger on its own connection to the store (closed afterwards); `conn` is that connection. */
+  withLedger<T>(fn: (ledger: Ledger, conn: StoreConnection) => Promise<T>): Promise<T>;
   /** Runs `fn` with the audit log (core/audit) on its own connection to the store (closed afterwards). */
   withAuditLog<T>(fn: (audit: AuditLog) => Promise<T>): Promise<T>;
   drop(): Promise<void>;
@@ -41,7 +41,7 @@ export function processStore(kind: 'sqlite' | 'redis'): ProcessStore {
         }
         const ledger = await createLedger(conn, { prefix: prefix ?? 'gw' });
         try {
-          return await fn(ledger);
+          return await fn(ledger, conn);
         } finally {
           await ledger.close();
         }

@@ -33,7 +33,8 @@ import { SHUTDOWN_STEP_MS, within } from './shutdown.js';
  */
 
 /**
- * Paid routes: they run through the pipeline. Every other `/v1/...` path is the paid catch-all. The
+ * Paid routes: they run through the pipeline. Other `/v1/...` paths are the paid catch-all when RELAY_PATHS
+ * lists them (at its price per call), else 404 `endpoint_not_enabled`. The
  * multipart ones (audio uploads, image edits and variations) take their body as it is (`json: false`); the
  * reserve stage reads their model and units from it, and the upstream gets the original bytes.
  */
@@ -109,7 +110,7 @@ export function createRouter(services: Services, modules: readonly RouteModule[]
   for (const m of DEFAULT_ROUTES) m(router, services);
   for (const m of modules) m(router, services);
   for (const [method, path, opts] of PAID_ROUTES) router.pipeline(method, path, opts);
-  router.catchAll('/v1/');
+  router.catchAll('/v1/', services.config.relayPaths);
   return router;
 }
 

@@ -178,6 +178,17 @@ export const settle: PluginFactory = (options, services): Plugin => {
   /** What `usage` of this call costs: at the serving provider's own prices when it declares them (model-based
    *  pricing; see Providers.chargeRates), with a pricing policy's adjustment. */
   function costOf(ctx: RequestContext, priced: PricedCall, usage: Usage): CostResult {
+    if (priced.relayMsat !== undefined) {
+      // A RELAY_PATHS call: its listed price, all of it a fee (no tokens are metered).
+      const msat = priced.relayMsat;
+      const flat = {
+        msat,
+        breakdown: { promptMsat: 0, completionMsat: 0, feesMsat: msat },
+        usd: 0,
+        sats: Math.ceil(msat / 1000),
+      };
+      return adjustCost(flat, ctx.local(PRICE_ADJUSTMENT));
+    }
     const providers = services.providers;
     return adjustCost(
       pricing.cost({

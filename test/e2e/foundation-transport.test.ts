@@ -34,7 +34,13 @@ describe.each(['uws', 'node'] as const)('foundation transport (%s engine)', (eng
         ],
       }),
     );
-    const env = { MAX_BODY_BYTES: '4096', MODELS_PATH: modelsPath, CASHU_MINTS: 'https://mint.example' };
+    // The catch-all relays only what RELAY_PATHS lists: the paths these tests send through it.
+    const env = {
+      MAX_BODY_BYTES: '4096',
+      MODELS_PATH: modelsPath,
+      CASHU_MINTS: 'https://mint.example',
+      RELAY_PATHS: '* /v1/files/*=0,* /v1/moderations=0',
+    };
     relayGw = await startTestGateway({ engine, pipeline: ['relay'], upstreamUrl: up.url, env });
     defaultGw = await startTestGateway({ engine, upstreamUrl: up.url, env });
   });

@@ -21,7 +21,11 @@ describe.each(['uws', 'node'] as const)('foundation relay (%s engine)', (engine)
       engine,
       pipeline: ['relay'],
       upstreamUrl: up.url,
-      env: { UPSTREAM_API_KEY: 'upstream-secret-key', UPSTREAM_TIMEOUT_MS: '800' },
+      env: {
+        UPSTREAM_API_KEY: 'upstream-secret-key',
+        UPSTREAM_TIMEOUT_MS: '800',
+        RELAY_PATHS: 'DELETE /v1/files/*=0',
+      },
     });
     client = new OpenAI({ baseURL: gw.baseURL, apiKey: 'sk-caller-key', maxRetries: 0 });
   });

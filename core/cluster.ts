@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
+import { SHUTDOWN_BOUND_MS } from './shutdown.js';
 
 /**
  * `WORKERS=N` (issue 15): N gateway processes on one port with node:cluster — the primary forks the workers,
@@ -14,7 +15,8 @@ import type { Logger } from './log.js';
  * - `/metrics` on any worker asks the primary, which aggregates every worker's registry (prom-client's
  *   AggregatorRegistry: counters and histograms summed, per-process gauges as prom-client defines);
  * - SIGTERM/SIGINT is passed to every worker, which shuts down gracefully (SHUTDOWN_GRACE_MS); the primary exits
- *   0 once all exited cleanly (1 otherwise), or kills what is left after the grace plus 10 s.
+ *   0 once all exited cleanly (1 otherwise), or kills what is left after the grace plus SHUTDOWN_BOUND_MS or on
+ *   a second signal.
  */
 
 const METRICS_REQ = 'gateway:metrics-req';
@@ -44,16 +46,27 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
     return w;
   };
 
+  const killAll = () => {
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
+    process.exit(1);
+  };
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal while stopping: end at once, as a single gateway does.
+      if (signal !== 'crash-loop') {
+        log.error({ signal }, 'second signal while stopping; killing the workers');
+        killAll();
+      }
+      return;
+    }
     stopping = true;
     log.info({ signal, workers: Object.keys(cluster.workers ?? {}).length }, 'stopping the workers');
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+    // Ref'd: it must fire even if nothing else is left on the event loop (core/shutdown.ts).
     setTimeout(() => {
       log.error('workers did not stop within the grace period; killing them');
-      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
-      process.exit(1);
-    }, config.shutdownGraceMs + 10_000).unref();
+      killAll();
+    }, config.shutdownGraceMs + SHUTDOWN_BOUND_MS);
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

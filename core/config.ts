@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { parseRelayPaths, type RelayPath } from './http/relay-paths.js';
 import { type RedisConfig, readRedisConfig } from './store/redis-config.js';
 /** How a call's providers are ordered (core/providers/providers.ts). */
 
@@ -48,6 +49,13 @@ export interface Config {
   logLevel: string;
   /** Ordered plugin names of the paid-call pipeline. */
   pipeline: string[];
+  /** RELAY_PATHS: the extra `/v1/*` paths the catch-all relays, each with its price (core/http/relay-paths.ts). */
+  relayPaths: RelayPath[];
+  /**
+   * CLAMP_MAX_TOKENS: when the caller set no max_tokens and the balance cannot cover the model's maximum,
+   * forward the max_tokens the balance affords (true) instead of answering 402 with `affordable_max_tokens`.
+   */
+  clampMaxTokens: boolean;
   /** Gateway processes on the port (WORKERS; `auto` = the machine's cores). */
   workers: number;
   /** JSON file: PIPELINE entry → its options (plugin kit). */
@@ -62,7 +70,10 @@ export interface Config {
   // money
   pricing: {
     fixed: boolean;
-    /** sats per request (fixed mode) or base fee per request (token mode). */
+    /**
+     * sats per request (fixed mode) or base fee per request (token and model mode). Default 1 in fixed and
+     * token mode; 0 in model mode, where the spec's formula has no base fee unless the operator sets one.
+     */
     costPerRequestSats: number;
     per1kInputSats: number | undefined;
     per1kOutputSats: number | undefined;
@@ -204,6 +215,17 @@ export function loadConfig(env: Env = process.env): Config {
       "ROUTING_POLICY must be a routing policy name (priority, weighted, cheapest, latency, or a plugin's)",
     );
   }
+  let relayPaths: RelayPath[];
+  try {
+    relayPaths = parseRelayPaths(optStr(env, 'RELAY_PATHS'));
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  // Model mode (core/pricing/types.ts pricingMode): FIXED_PRICING=false without both per-1k token prices.
+  const modelMode =
+    !bool(env, 'FIXED_PRICING', true) &&
+    optNum(env, 'FIXED_PER_1K_INPUT_TOKENS', { min: 0 }) === undefined &&
+    optNum(env, 'FIXED_PER_1K_OUTPUT_TOKENS', { min: 0 }) === undefined;
   const workersRaw = str(env, 'WORKERS', '1');
   const workers =
     workersRaw === 'auto' ? availableParallelism() : num(env, 'WORKERS', 1, { min: 1, int: true });
@@ -264,6 +286,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxies: list(env, 'TRUSTED_PROXIES', []),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     pipeline: list(env, 'PIPELINE', DEFAULT_PIPELINE),
+    relayPaths,
+    clampMaxTokens: bool(env, 'CLAMP_MAX_TOKENS', false),
     workers,
     pipelineConfigPath: optStr(env, 'PIPELINE_CONFIG'),
     node: {
@@ -277,7 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: str(env, 'DATA_DIR', './data'),
     pricing: {
       fixed: bool(env, 'FIXED_PRICING', true),
-      costPerRequestSats: num(env, 'FIXED_COST_PER_REQUEST', 1, { min: 0 }),
+      costPerRequestSats: num(env, 'FIXED_COST_PER_REQUEST', modelMode ? 0 : 1, { min: 0 }),
       per1kInputSats: optNum(env, 'FIXED_PER_1K_INPUT_TOKENS', { min: 0 }),
       per1kOutputSats: optNum(env, 'FIXED_PER_1K_OUTPUT_TOKENS', { min: 0 }),
       exchangeFee: num(env, 'EXCHANGE_FEE', 1.005, { min: 0 }),

@@ -96,6 +96,11 @@ export const ERRORS = {
   },
   // 404
   not_found: { status: 404, type: 'not_found', message: 'Not found' },
+  endpoint_not_enabled: {
+    status: 404,
+    type: 'not_found',
+    message: 'This gateway does not relay this endpoint (the operator lists relayed paths in RELAY_PATHS)',
+  },
   // 405
   method_not_allowed: { status: 405, type: 'invalid_request', message: 'Method not allowed on this path' },
   // 408

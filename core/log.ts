@@ -38,10 +38,45 @@ export const REDACT_PATHS = [
 
 export type Logger = pino.Logger;
 
+/** Log lines held for a stdout that does not keep up; beyond this, lines are dropped (the gateway never waits). */
+const MAX_QUEUED_LOG_BYTES = 4 * 1024 * 1024;
+
+/**
+ * stdout as the log destination, written so that logging can never keep the process from running or exiting
+ * (issue 30). pino's default destination (sonic-boom on fd 1, asynchronous) flushes synchronously when the
+ * process exits, and its flushSync retries every failed write, EPIPE included, every 100 ms for ever: a
+ * gateway whose supervisor had exited (its stdout pipe without a reader) hung at `process.exit` in that loop,
+ * deaf to signals (strace: `write(1, "…shut down cleanly…") = -1 EPIPE` then a 100 ms futex wait, repeated).
+ * `process.stdout` writes what the pipe accepts now and queues the rest in memory without blocking; it has
+ * no exit hook. A write error (EPIPE: the reader is gone) stops logging, and past MAX_QUEUED_LOG_BYTES
+ * queued lines are dropped, so a reader that stopped reading cannot grow the heap either.
+ */
+export function stdoutDestination(
+  out: NodeJS.WriteStream = process.stdout,
+  maxQueuedBytes = MAX_QUEUED_LOG_BYTES,
+): pino.DestinationStream {
+  let open = true;
+  out.on('error', () => {
+    open = false;
+  });
+  return {
+    write(line: string) {
+      if (open && out.writableLength <= maxQueuedBytes) out.write(line);
+    },
+  };
+}
+
+/** The one destination on process.stdout (one error listener however many loggers there are). */
+let stdout: pino.DestinationStream | undefined;
+
 export function createLogger(
   level = process.env.LOG_LEVEL ?? 'info',
   destination?: pino.DestinationStream,
 ): Logger {
+  if (destination === undefined) {
+    stdout ??= stdoutDestination();
+    destination = stdout;
+  }
   return pino({ level, redact: { paths: REDACT_PATHS, censor: REDACTED }, base: undefined }, destination);
 }
 

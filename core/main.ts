@@ -3,6 +3,7 @@ import { isClusterWorker, runPrimary } from './cluster.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, redactUrl, setLogger } from './log.js';
 import { startGateway } from './server.js';
+import { SHUTDOWN_BOUND_MS } from './shutdown.js';
 
 /**
  * `npm start` entry: reads the environment, starts the gateway, and shuts down gracefully on SIGINT/SIGTERM
@@ -42,13 +43,21 @@ async function main(): Promise<void> {
     gateway.services.catalog.reloadFile();
   });
   // SIGTERM/SIGINT: stop accepting, let calls in flight finish and settle (SHUTDOWN_GRACE_MS), close the
-  // stores, exit 0. A second signal, or the grace plus 10 s, ends the process at once (exit 1).
-  closeWithGrace({ delay: config.shutdownGraceMs + 10_000 }, async ({ signal, err }) => {
-    if (err) log.error({ err }, 'fatal error; shutting down');
-    else log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
-    await gateway.close(config.shutdownGraceMs);
-    log.info('shut down cleanly');
-  });
+  // stores, exit 0 when everything settled, 1 when something was left behind (issue 30: each wait has its own
+  // deadline, core/shutdown.ts). A second signal ends the process at once (exit 1); so does close-with-grace's
+  // last timer at the grace plus SHUTDOWN_BOUND_MS (a ref'd timer, created before the shutdown starts: it fires
+  // even when nothing else is left on the event loop).
+  closeWithGrace(
+    { delay: config.shutdownGraceMs + SHUTDOWN_BOUND_MS, logger: log },
+    async ({ signal, err }) => {
+      if (err) log.error({ err }, 'fatal error; shutting down');
+      else log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+      if (!(await gateway.close(config.shutdownGraceMs))) {
+        throw new Error('shut down with work left behind (see the errors above)');
+      }
+      log.info('shut down cleanly');
+    },
+  );
 }
 
 main().catch((err) => {

@@ -5,6 +5,7 @@ import type { Exchange } from './http/exchange.js';
 import { acceptsGzip, addVary, sendComplete, sendError } from './http/respond.js';
 import type { Logger } from './log.js';
 import type { Plugin, ResponseHead } from './plugin.js';
+import { SHUTDOWN_STEP_MS, within } from './shutdown.js';
 import { requestEndChannel, requestStartChannel, type StageEvent, stageChannel } from './tracing.js';
 import type { UpstreamResponse } from './upstream/upstream-response.js';
 
@@ -89,16 +90,27 @@ export class Pipeline {
     this.finallyHooks = plugins.filter((p) => p.onFinally);
   }
 
-  /** Shutdown: each plugin's `close` once, in reverse pipeline order. Never rejects. */
-  async close(graceMs: number): Promise<void> {
+  /**
+   * Shutdown: each plugin's `close` once, in reverse pipeline order, each given what is left of `graceMs` plus
+   * SHUTDOWN_STEP_MS to finish (a close that never resolves is left behind, core/shutdown.ts). Resolves true
+   * when every close finished in time without throwing. Never rejects.
+   */
+  async close(graceMs: number): Promise<boolean> {
+    const deadline = Date.now() + graceMs;
+    let settled = true;
     for (const p of [...this.plugins].reverse()) {
       if (!p.close) continue;
-      try {
-        await p.close(graceMs);
-      } catch (err) {
-        this.log?.error({ err, plugin: p.name }, 'plugin close threw');
+      const left = Math.max(0, deadline - Date.now());
+      const err = await within(
+        Promise.resolve().then(() => p.close!(left)),
+        left + SHUTDOWN_STEP_MS,
+      );
+      if (err !== undefined) {
+        settled = false;
+        this.log?.error({ err, plugin: p.name }, 'plugin close failed or did not finish');
       }
     }
+    return settled;
   }
 
   /** Runs one request through the pipeline and answers it on `ex`. Never rejects. */

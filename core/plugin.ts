@@ -113,7 +113,8 @@ export interface Plugin {
   /**
    * Runs once when the gateway shuts down, after every request in flight ended (plugins in reverse pipeline
    * order). The place to finish background work the plugin owns (e.g. settlement retries) within `graceMs`.
-   * MUST NOT throw (a throw is logged).
+   * A close that has not finished SHUTDOWN_STEP_MS after `graceMs` is left behind (core/shutdown.ts). A throw
+   * (or rejection) is logged and means work was left unfinished: the process then exits 1.
    */
   close?(graceMs: number): void | Promise<void>;
 }

@@ -27,6 +27,7 @@ import { responsesRoutes } from './routes/responses.js';
 import { walletRoutes } from './routes/wallet.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { buildServices, type MoneyServiceOptions } from './services.js';
+import { SHUTDOWN_STEP_MS, within } from './shutdown.js';
 
 /**
  * The composition root: builds the services, the router (public routes + route modules + the paid routes
@@ -64,9 +65,11 @@ export interface Gateway {
   /**
    * Graceful shutdown: /readyz turns 503, new connections are refused, requests in flight get up to `graceMs`
    * (default SHUTDOWN_GRACE_MS) to finish and settle, plugins close (settlement retries drained), then the
-   * stores and connections close.
+   * stores and connections close, each step within its own deadline (core/shutdown.ts). Resolves true when
+   * everything settled in time (nothing in flight left, every retry applied, every close finished), false
+   * when something was left behind. Never rejects.
    */
-  close(graceMs?: number): Promise<void>;
+  close(graceMs?: number): Promise<boolean>;
 }
 
 /** Route modules every gateway serves, registered before `GatewayOptions.routes`. */
@@ -90,7 +93,7 @@ export function createRouter(services: Services, modules: readonly RouteModule[]
   for (const m of DEFAULT_ROUTES) m(router, services);
   for (const m of modules) m(router, services);
   for (const r of PAID_ROUTES) router.pipeline(r.method, r.path, r.multipart ? { json: false } : undefined);
-  router.catchAll('/v1/');
+  router.catchAll('/v1/', services.config.relayPaths);
   return router;
 }
 
@@ -161,7 +164,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     throw err;
   }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  let closing: Promise<void> | undefined;
+  let closing: Promise<boolean> | undefined;
   return {
     port: server.port,
     engine: server.engine,
@@ -170,16 +173,29 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     pipeline,
     transport,
     close(graceMs = config.shutdownGraceMs) {
+      // Every wait has a deadline (core/shutdown.ts): the calls in flight, the plugins' retries and the payout
+      // retries share the grace; closing the listener and each service gets SHUTDOWN_STEP_MS. Whatever misses
+      // its deadline is logged and left behind (its money is recovered by the next start: reservations expire
+      // or are released as orphans, payouts stay in their records).
       closing ??= (async () => {
         const deadline = Date.now() + graceMs;
+        const left = () => Math.max(0, deadline - Date.now());
         if (services.lifecycle) services.lifecycle.draining = true;
         server.stopAccepting();
         await transport.idle(graceMs);
-        await pipeline.close(Math.max(0, deadline - Date.now()));
+        const inflight = transport.inflightRequests;
+        if (inflight > 0) log.error({ inflight }, 'requests still in flight at the end of the grace period');
+        let settled = inflight === 0;
+        settled = (await pipeline.close(left())) && settled;
         // Payout settlements still waiting for the mint or store (what is left stays in its payout record).
-        await drainPayoutRetries(Math.max(0, deadline - Date.now()));
-        await server.close();
-        await built.close();
+        const payouts = await within(
+          drainPayoutRetries(left()).then((n) => n === 0 || Promise.reject(new Error(`${n} payouts left`))),
+          left() + SHUTDOWN_STEP_MS,
+        );
+        const listener = await within(server.close(), SHUTDOWN_STEP_MS);
+        if (listener !== undefined) log.warn({ err: listener }, 'closing the listener did not finish');
+        settled = payouts === undefined && listener === undefined && settled;
+        return (await built.close()) && settled;
       })();
       return closing;
     },

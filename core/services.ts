@@ -19,6 +19,7 @@ import { PricingHolder } from './pricing/holder.js';
 import { createPricing } from './pricing/pricing.js';
 import { Providers, providerName, readProvidersFile } from './providers/providers.js';
 import { applyPatch, loadPersistedSettings } from './settings.js';
+import { SHUTDOWN_STEP_MS, within } from './shutdown.js';
 import { openStore, type StoreConnection } from './store/connection.js';
 import { ModelCatalog } from './upstream/model-catalog.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
@@ -59,7 +60,8 @@ export interface MoneyServices {
   store: StoreConnection | undefined;
   lightning: LightningDeposits | undefined;
   events: WebhookEvents | undefined;
-  close(): Promise<void>;
+  /** Each closer bounded by SHUTDOWN_STEP_MS; true when every one finished in time. */
+  close(): Promise<boolean>;
 }
 
 export async function openMoneyServices(
@@ -69,14 +71,18 @@ export async function openMoneyServices(
   opts: MoneyServiceOptions = {},
 ): Promise<MoneyServices> {
   const closers: Array<() => unknown> = [];
+  // Each closer gets SHUTDOWN_STEP_MS (a store or mint that does not answer must not hold the rest, issue 30);
+  // true when all finished in time.
   const close = async () => {
+    let settled = true;
     for (const c of closers.splice(0).reverse()) {
-      try {
-        await c();
-      } catch (err) {
-        log.warn({ err }, 'closing a money service failed');
+      const err = await within(Promise.resolve().then(c), SHUTDOWN_STEP_MS);
+      if (err !== undefined) {
+        settled = false;
+        log.warn({ err }, 'closing a money service failed or did not finish');
       }
     }
+    return settled;
   };
   try {
     let store = opts.store;
@@ -272,8 +278,11 @@ export async function openMoneyServices(
 export interface BuiltServices {
   /** Complete: every field is set here, none is filled in later. */
   services: Services;
-  /** Closes what was built here (not what `overrides` supplied), in reverse order. */
-  close(): Promise<void>;
+  /**
+   * Closes what was built here (not what `overrides` supplied), in reverse order, each step bounded by
+   * SHUTDOWN_STEP_MS; true when every one finished in time.
+   */
+  close(): Promise<boolean>;
 }
 
 /** The providers file, or the one provider UPSTREAM_BASE_URL names (reusing `client` when a test supplies one). */
@@ -418,11 +427,21 @@ export async function buildServices(
     services,
     async close() {
       catalog.stop();
-      await batches?.close();
-      if (ownAudit) await services.audit?.close();
-      await m.close();
-      if (!overrides.providers) await providers.close();
-      else if (!overrides.upstream) await upstream.close();
+      // Each step has its own deadline (issue 30); the money services bound each of theirs.
+      const jobs = await within(batches?.close(), SHUTDOWN_STEP_MS);
+      if (jobs !== undefined) log.warn({ err: jobs }, 'closing the batch watcher failed or did not finish');
+      const audit = await within(ownAudit ? services.audit?.close() : undefined, SHUTDOWN_STEP_MS);
+      if (audit !== undefined) log.warn({ err: audit }, 'closing the audit log failed or did not finish');
+      let settled = (await m.close()) && audit === undefined && jobs === undefined;
+      const pools = await within(
+        !overrides.providers ? providers.close() : !overrides.upstream ? upstream.close() : undefined,
+        SHUTDOWN_STEP_MS,
+      );
+      if (pools !== undefined) {
+        settled = false;
+        log.warn({ err: pools }, 'closing the provider pools failed or did not finish');
+      }
+      return settled;
     },
   };
 }

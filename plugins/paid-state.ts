@@ -30,6 +30,8 @@ export interface PricedCall {
   variant?: ImageVariant;
   /** The cost is known at admission (flat and per-unit calls other than images): msats, for X-Node-Cost. */
   exactMsat?: number;
+  /** A catch-all call: the RELAY_PATHS price of its path, charged as it is (before a pricing policy's adjustment). */
+  relayMsat?: number;
 }
 export const PRICED_CALL = createLocalKey<PricedCall>('paid.priced');
 

@@ -9,6 +9,8 @@ import {
   type ReservationInfo,
 } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
+import { matchRelayPath } from '../core/http/relay-paths.js';
+import { CATCH_ALL_TEMPLATE } from '../core/http/router.js';
 import { ledgerRefusalToError } from '../core/ledger/errors.js';
 import { ownedId } from '../core/ledger/owner.js';
 import type { AdmitRefusal } from '../core/ledger/types.js';
@@ -16,7 +18,12 @@ import { limitAnonymous } from '../core/limits/request-limits.js';
 import { callUnits } from '../core/metering/call-units.js';
 import { promptTokensUpperBound } from '../core/metering/prompt-bound.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
-import { isUnitEndpoint, type PricedEndpoint, type UsdRates } from '../core/pricing/types.js';
+import {
+  isUnitEndpoint,
+  type PricedEndpoint,
+  type ReservationResult,
+  type UsdRates,
+} from '../core/pricing/types.js';
 import {
   ADMISSION,
   CREDENTIAL,
@@ -38,8 +45,10 @@ import {
  * - The bound: safe prompt-token upper bound (bytes) + `max_tokens` (or the model's maximum when unset),
  *   priced by `pricing.reservation`. The ledger reserves min(bound, what the key can afford) and refuses
  *   (402 with {balance, required, shortfall}) only below the cost of a minimal answer.
- * - When the caller set no `max_tokens` and the reservation is below the bound, the forwarded request gets
- *   the `max_tokens` the reservation affords, so the upstream cannot produce more than was reserved.
+ * - When the caller set no `max_tokens` (chat, completions, responses), the balance must cover the model's
+ *   maximum: else 402 `payment_required` with `details.affordable_max_tokens` (no silent shortening). With
+ *   CLAMP_MAX_TOKENS=true the forwarded request gets the `max_tokens` the reservation affords instead.
+ * - The catch-all (RELAY_PATHS) reserves and charges the listed price of the path, literally.
  * - After admission, the key's allowed IPs are checked against the client IP (403 `ip_not_allowed`; the
  *   reservation is released at once).
  * - X-Cashu calls refused with 402 carry a NUT-18 payment request for the shortfall in `X-Cashu`.
@@ -88,6 +97,23 @@ export function tierAndSearch(body: unknown): { serviceTier?: string; webSearchC
     ...(typeof b.service_tier === 'string' ? { serviceTier: b.service_tier } : {}),
     webSearchCalls: search ? 1 : 0,
   };
+}
+
+/** APIs whose answer is bounded by a max_tokens field (the 402 / clamp rule applies to them). */
+function completes(endpoint: PricedEndpoint): boolean {
+  return endpoint === 'chat' || endpoint === 'completions' || endpoint === 'responses';
+}
+
+/** The ledger's 402, saying how many completion tokens the balance affords (`details.affordable_max_tokens`). */
+function affordableRefusal(err: GatewayError, afford: number): GatewayError {
+  return new GatewayError('payment_required', {
+    message:
+      afford > 0
+        ? `The balance affords at most ${afford} completion tokens for this call, less than the model's maximum: set max_tokens to ${afford} or less, or top up`
+        : 'The balance does not cover the prompt of this call and a minimal answer: top up',
+    details: { ...err.details, affordable_max_tokens: afford },
+    ...(err.headers !== undefined ? { headers: err.headers } : {}),
+  });
 }
 
 /** The body field that bounds the completion for this API. */
@@ -148,6 +174,14 @@ export const reserve: PluginFactory = (options, services): Plugin => {
           });
         }
       }
+      // The catch-all relays only what RELAY_PATHS lists (the router refused the rest), at its literal price.
+      const relay =
+        ctx.routeTemplate === CATCH_ALL_TEMPLATE
+          ? matchRelayPath(config.relayPaths, ctx.method, ctx.path)
+          : undefined;
+      if (ctx.routeTemplate === CATCH_ALL_TEMPLATE && relay === undefined) {
+        throw new GatewayError('endpoint_not_enabled');
+      }
       const bound =
         endpoint === 'other' || unit !== undefined ? 0 : promptTokensUpperBound(ctx.body, ctx.rawBody.length);
       const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
@@ -171,9 +205,19 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       // book has none) is priced from them alone.
       const providerPriced = pricing.mode === 'model' && providers.priced;
       const base = providerPriced ? catalog.usdRates(model) : undefined;
-      let priced = providerPriced && base === undefined ? undefined : pricing.reservation(request);
+      let priced: ReservationResult | undefined = relay
+        ? {
+            maxMsat: relay.msat,
+            minMsat: relay.msat,
+            maxTokens: undefined,
+            lowered: false,
+            btcUsd: undefined,
+          }
+        : providerPriced && base === undefined
+          ? undefined
+          : pricing.reservation(request);
       let pricedRates: UsdRates | undefined;
-      if (providerPriced) {
+      if (providerPriced && relay === undefined) {
         for (const p of providers.serving(model)) {
           const rates = p.ratesFor(model, base);
           if (rates === undefined) continue;
@@ -190,16 +234,23 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       const adjustment = ctx.local(PRICE_ADJUSTMENT);
       // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies.
       const requestId = ownedId('r');
+      const maxMsat = adjustedPrice(priced.maxMsat, adjustment);
+      // Money honesty (issue 23): with no max_tokens from the caller, the balance must cover the model's
+      // maximum, else 402 naming what it affords; CLAMP_MAX_TOKENS=true forwards that lower max_tokens instead.
+      // (Fixed pricing: the price does not depend on tokens, nothing to name.)
+      const wholeMaximum =
+        maxTokens === undefined &&
+        unit === undefined &&
+        completes(endpoint) &&
+        pricing.mode !== 'fixed' &&
+        !config.clampMaxTokens;
       const r = await ledger.admit({
         credential,
         requestId,
         model,
         clientIp: ctx.clientIp,
-        maxMsat: adjustedPrice(priced.maxMsat, adjustment),
-        minMsat: Math.min(
-          adjustedPrice(priced.minMsat, adjustment),
-          adjustedPrice(priced.maxMsat, adjustment),
-        ),
+        maxMsat,
+        minMsat: wholeMaximum ? maxMsat : Math.min(adjustedPrice(priced.minMsat, adjustment), maxMsat),
         leaseMs: config.reservationLeaseMs,
         limits: config.limits,
         // Pay-per-call tokens are spent once; their change is computed while the call runs (change-token).
@@ -211,7 +262,12 @@ export const reserve: PluginFactory = (options, services): Plugin => {
           auditUnknownKey(ctx);
           await limitAnonymous(ctx, services);
         }
-        throw refusal(ctx, r);
+        const err = refusal(ctx, r);
+        if (r.code === 'payment_required' && wholeMaximum) {
+          const afford = pricing.affordableMaxTokens(model, bound, r.balance, endpoint, pricedRates);
+          throw affordableRefusal(err, Number.isFinite(afford) ? Math.max(0, Math.floor(afford)) : 0);
+        }
+        throw err;
       }
       ctx.setLocal(ADMISSION, r);
       ctx.setLocal(PRICED_CALL, {
@@ -229,6 +285,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         endpoint === 'speech'
           ? { exactMsat: adjustedPrice(priced.maxMsat, adjustment) }
           : {}),
+        ...(relay !== undefined ? { relayMsat: relay.msat } : {}),
       });
       ctx.setLocal(AUTH, {
         accountId: r.accountId,
@@ -250,8 +307,10 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         throw new GatewayError('ip_not_allowed');
       }
 
-      // The balance cannot cover the model's maximum and the caller set no limit: forward what it affords.
+      // CLAMP_MAX_TOKENS=true: the balance cannot cover the model's maximum and the caller set no limit:
+      // forward what it affords.
       if (
+        config.clampMaxTokens &&
         maxTokens === undefined &&
         endpoint !== 'other' &&
         endpoint !== 'embeddings' &&

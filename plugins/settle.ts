@@ -228,6 +228,18 @@ export const settle: PluginFactory = (options, services): Plugin => {
   /** What `usage` of this call costs: at the serving provider's own prices when it declares them (model-based
    *  pricing; see Providers.chargeRates), with a pricing policy's adjustment. */
   function costOf(ctx: RequestContext, priced: PricedCall, metered: Metered): CostResult {
+    if (priced.relayMsat !== undefined) {
+      // A RELAY_PATHS call: its listed price, all of it a fee (no tokens are metered).
+      const msat = priced.relayMsat;
+      const flat = {
+        msat,
+        breakdown: { promptMsat: 0, completionMsat: 0, feesMsat: msat, dimensions: { request: msat } },
+        fallbacks: [],
+        usd: 0,
+        sats: Math.ceil(msat / 1000),
+      };
+      return adjustCost(flat, ctx.local(PRICE_ADJUSTMENT));
+    }
     const providers = services.providers;
     return adjustCost(
       pricing.cost({
@@ -364,7 +376,8 @@ export const settle: PluginFactory = (options, services): Plugin => {
     async close(graceMs) {
       if (retries.pending === 0) return;
       const left = await retries.drain(graceMs);
-      if (left > 0) log.error({ left }, 'settlements not applied before shutdown; their reservations expire');
+      if (left > 0)
+        throw new Error(`${left} settlements not applied before shutdown; their reservations expire`);
     },
     onResponseHead(ctx, head) {
       // Cost known at admission (flat calls, audio, speech): in the head, so a streamed binary answer has it.

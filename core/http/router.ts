@@ -3,6 +3,7 @@ import { recordRequest, recordStoreError } from '../metrics.js';
 import type { paths } from '../openapi/generated/types.js';
 import type { Services } from '../plugin.js';
 import type { OutgoingHeaders } from './exchange.js';
+import { matchRelayPath, type RelayPath } from './relay-paths.js';
 
 /**
  * Routes: exact paths, `{param}` templates (OpenAPI style) and the paid catch-all. Two kinds of target:
@@ -96,6 +97,8 @@ export function route<P extends string, M extends 'GET' | 'POST' | 'PATCH' | 'PU
 export type RouteMatch =
   | { kind: 'route'; route: Route; params: Record<string, string> }
   | { kind: 'method_not_allowed'; allowed: string[] }
+  /** Under the catch-all's prefix, but RELAY_PATHS does not list it: 404 `endpoint_not_enabled`. */
+  | { kind: 'not_enabled' }
   | { kind: 'none' };
 
 interface Pattern {
@@ -110,6 +113,7 @@ export class Router {
   private readonly exact = new Map<string, Map<string, Route>>();
   private readonly patterns: Pattern[] = [];
   private catchAllPrefix: string | undefined;
+  private relayPaths: readonly RelayPath[] = [];
 
   add(method: string, template: string, target: Route['target'], opts: RouteOptions = {}): this {
     const route: Route = { method: method.toUpperCase(), template, target, json: opts.json ?? true };
@@ -152,9 +156,13 @@ export class Router {
     return this.add(method, template, 'pipeline', opts);
   }
 
-  /** Every other path under `prefix` (any method) goes through the paid pipeline. */
-  catchAll(prefix: string): this {
+  /**
+   * Every other path under `prefix` that `relayPaths` (RELAY_PATHS) lists goes through the paid pipeline;
+   * the rest is `not_enabled`.
+   */
+  catchAll(prefix: string, relayPaths: readonly RelayPath[]): this {
     this.catchAllPrefix = prefix;
+    this.relayPaths = relayPaths;
     return this;
   }
 
@@ -174,6 +182,7 @@ export class Router {
       path.startsWith(this.catchAllPrefix) &&
       path.length > this.catchAllPrefix.length
     ) {
+      if (matchRelayPath(this.relayPaths, m, path) === undefined) return { kind: 'not_enabled' };
       return {
         kind: 'route',
         route: { method, template: CATCH_ALL_TEMPLATE, target: 'pipeline', json: false },

@@ -168,6 +168,11 @@ export class Transport {
       if (match.kind === 'none') {
         throw new GatewayError('not_found', { message: `No route for ${ex.method} ${ex.path}` });
       }
+      if (match.kind === 'not_enabled') {
+        throw new GatewayError('endpoint_not_enabled', {
+          message: `${ex.method} ${ex.path} is not relayed by this gateway (RELAY_PATHS does not list it)`,
+        });
+      }
       if (match.kind === 'method_not_allowed') {
         throw new GatewayError('method_not_allowed', {
           message: `${ex.method} is not allowed on ${ex.path} (allowed: ${match.allowed.join(', ')})`,

@@ -16,6 +16,11 @@ export interface GatewayProcess {
   alive(): boolean;
   /** Exit code/signal once it ended. */
   exitInfo(): string | undefined;
+  /**
+   * Closes this side's reading ends of the process's stdout and stderr, as when the supervisor that read them
+   * has exited: the process's later writes there fail with EPIPE. `logs()` stops growing.
+   */
+  dropOutput(): void;
   /** Sends `signal` and waits for the exit. */
   kill(signal?: NodeJS.Signals): Promise<void>;
   /** Resolves with the exit info when the process ends. */
@@ -56,6 +61,10 @@ export async function spawnGateway(env: Record<string, string>, startMs = 60_000
         alive: () => exit === undefined,
         exitInfo: () => exit,
         kill,
+        dropOutput: () => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+        },
         exited,
       };
     }

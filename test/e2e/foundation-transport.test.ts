@@ -34,7 +34,13 @@ describe.each(['uws', 'node'] as const)('foundation transport (%s engine)', (eng
         ],
       }),
     );
-    const env = { MAX_BODY_BYTES: '4096', MODELS_PATH: modelsPath, CASHU_MINTS: 'https://mint.example' };
+    // The catch-all relays only what RELAY_PATHS lists: the paths these tests send through it.
+    const env = {
+      MAX_BODY_BYTES: '4096',
+      MODELS_PATH: modelsPath,
+      CASHU_MINTS: 'https://mint.example',
+      RELAY_PATHS: '* /v1/containers/*=0,* /v1/moderations=0',
+    };
     relayGw = await startTestGateway({ engine, pipeline: ['relay'], upstreamUrl: up.url, env });
     defaultGw = await startTestGateway({ engine, upstreamUrl: up.url, env });
   });
@@ -218,13 +224,13 @@ describe.each(['uws', 'node'] as const)('foundation transport (%s engine)', (eng
           ? ['PATCH', 'PUT', 'DELETE']
           : ['PROPFIND', 'PATCH', 'PUT', 'DELETE', 'PURGE', 'MKCOL', 'LOCK', 'SEARCH', 'REPORT'];
       for (const method of methods) {
-        const r = await fetch(`${relayGw.baseURL}/files/f-1`, { method });
+        const r = await fetch(`${relayGw.baseURL}/containers/f-1`, { method });
         expect(r.status, method).toBe(200);
         expect(((await json(r)) as { echo: { method: string; path: string } }).echo).toMatchObject({
           method,
-          path: '/v1/files/f-1',
+          path: '/v1/containers/f-1',
         });
-        const unpaid = await fetch(`${defaultGw.baseURL}/files/f-1`, { method });
+        const unpaid = await fetch(`${defaultGw.baseURL}/containers/f-1`, { method });
         expect(unpaid.status, method).toBe(401);
         expect((await json(unpaid)).error.code).toBe('missing_credentials');
       }

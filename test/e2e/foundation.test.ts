@@ -21,7 +21,11 @@ describe.each(['uws', 'node'] as const)('foundation relay (%s engine)', (engine)
       engine,
       pipeline: ['relay'],
       upstreamUrl: up.url,
-      env: { UPSTREAM_API_KEY: 'upstream-secret-key', UPSTREAM_TIMEOUT_MS: '800' },
+      env: {
+        UPSTREAM_API_KEY: 'upstream-secret-key',
+        UPSTREAM_TIMEOUT_MS: '800',
+        RELAY_PATHS: 'DELETE /v1/containers/*=0',
+      },
     });
     client = new OpenAI({ baseURL: gw.baseURL, apiKey: 'sk-caller-key', maxRetries: 0 });
   });
@@ -191,10 +195,10 @@ describe.each(['uws', 'node'] as const)('foundation relay (%s engine)', (engine)
   });
 
   it('relays the catch-all (any method, query without api_key) upstream', async () => {
-    const res = await fetch(`${gw.baseURL}/files/abc?purpose=x&api_key=sk-secret`, { method: 'DELETE' });
+    const res = await fetch(`${gw.baseURL}/containers/abc?purpose=x&api_key=sk-secret`, { method: 'DELETE' });
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({
-      echo: { method: 'DELETE', path: '/v1/files/abc', query: 'purpose=x' },
+      echo: { method: 'DELETE', path: '/v1/containers/abc', query: 'purpose=x' },
     });
   });
 

@@ -11,6 +11,9 @@ const PRICING = {
   FIXED_COST_PER_REQUEST: '1',
   FIXED_PER_1K_INPUT_TOKENS: '3',
   FIXED_PER_1K_OUTPUT_TOKENS: '11',
+  // These calls set no max_tokens on small balances: they test metering, not admission (the 402 naming the
+  // affordable tokens is test/e2e/paid-pricing.test.ts), so the gateway lowers max_tokens as before.
+  CLAMP_MAX_TOKENS: 'true',
 };
 /** Independent of the production formula: 1 sat per call + 3 msat per prompt token + 11 per completion token. */
 const cost = (p: number, c: number) => 1000 + 3 * p + 11 * c;

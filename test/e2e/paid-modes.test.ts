@@ -12,6 +12,9 @@ const PRICING = {
   FIXED_COST_PER_REQUEST: '2',
   FIXED_PER_1K_INPUT_TOKENS: '7',
   FIXED_PER_1K_OUTPUT_TOKENS: '13',
+  // These calls set no max_tokens on small balances: they test metering, not admission (the 402 naming the
+  // affordable tokens is test/e2e/paid-pricing.test.ts), so the gateway lowers max_tokens as before.
+  CLAMP_MAX_TOKENS: 'true',
 };
 /** Independent of the production formula: 2 sats per call + 7 msat per prompt token + 13 per completion token. */
 const cost = (p: number, c: number) => 2000 + 7 * p + 13 * c;

@@ -5,7 +5,8 @@ import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/p
 
 /**
  * Balances exact to the msat under fixed and model-based pricing (BTC_USD_PRICE pinned), checked against
- * the exported formula; max_tokens lowered when the balance cannot cover the model's maximum; 402 details;
+ * the exported formula; 402 naming the affordable tokens when the balance cannot cover the model's maximum
+ * (max_tokens lowered instead with CLAMP_MAX_TOKENS=true); the catch-all relays only RELAY_PATHS; 402 details;
  * an X-Cashu 402 carries a NUT-18 payment request; unknown models are 404 before any money moves.
  */
 const messages = [{ role: 'user' as const, content: 'Say something, please.' }]; // mock: 6 prompt tokens
@@ -41,7 +42,15 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
   describe('fixed', () => {
     let h: PaidGateway;
     beforeAll(async () => {
-      h = await startPaidGateway({ store, env: { FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '5' } });
+      h = await startPaidGateway({
+        store,
+        // The catch-all path listed at the flat price (RELAY_PATHS prices are msats).
+        env: {
+          FIXED_PRICING: 'true',
+          FIXED_COST_PER_REQUEST: '5',
+          RELAY_PATHS: 'GET /v1/some/other/path=5000,POST /v1/fine_tuning/jobs=2500',
+        },
+      });
     });
     afterEach(async () => h.auditOk());
     afterAll(async () => h?.close());
@@ -59,6 +68,27 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       });
       expect(other.status).toBe(200);
       expect(await h.available(apiKey)).toBe(balanceMsat - 3 * 5000);
+    });
+
+    it('a RELAY_PATHS entry is relayed and charged its literal price (2,500 msat, not the flat 5 sats)', async () => {
+      const { apiKey, balanceMsat } = await h.fundKey(30);
+      const res = await fetch(`${h.baseURL}/fine_tuning/jobs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock-gpt', training_file: 'file-1' }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-node-cost')).toBe('2500');
+      await res.arrayBuffer();
+      expect(h.upstream.stats.lastMethod).toBe('POST');
+      expect(h.upstream.stats.lastPath).toBe('/v1/fine_tuning/jobs');
+      expect(await h.available(apiKey)).toBe(balanceMsat - 2500);
+      // The same path with another method is not listed.
+      const get = await fetch(`${h.baseURL}/fine_tuning/jobs`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      expect(get.status).toBe(404);
+      expect(await h.available(apiKey)).toBe(balanceMsat - 2500);
     });
 
     it('402 payment_required with balance, required and shortfall', async () => {
@@ -147,6 +177,75 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       expect(await h.available(apiKey)).toBe(balanceMsat);
     });
 
+    it('402 names the completion tokens the balance affords when the caller set none (no silent shortening)', async () => {
+      const { apiKey, balanceMsat } = await h.fundKey(20);
+      const before = h.upstream.stats.requests;
+      const body = { model: 'mock-gpt', messages };
+      const res = await post(h, body, { authorization: `Bearer ${apiKey}` });
+      expect(res.status).toBe(402);
+      const err = ((await res.json()) as { error: { code: string; message: string; details: unknown } })
+        .error;
+      expect(err.code).toBe('payment_required');
+      // Prompt bound 138 tokens; the model's maximum (8192 − 138 completion tokens) costs 35,288 msat; 20 sats
+      // cover at most 4,432 completion tokens (19,999 msat; 4,433 would cost 20,003).
+      const bound = promptTokensUpperBound(body, Buffer.byteLength(JSON.stringify(body)));
+      expect(bound).toBe(138);
+      expect([modelCost(bound, 8192 - bound), modelCost(bound, 4432), modelCost(bound, 4433)]).toEqual([
+        35_288, 19_999, 20_003,
+      ]);
+      expect(err.details).toEqual({
+        balance: 20_000,
+        required: 35_288,
+        shortfall: 15_288,
+        affordable_max_tokens: 4432,
+      });
+      expect(err.message).toMatch(/at most 4432 completion tokens/);
+      expect(h.upstream.stats.requests).toBe(before);
+      expect(await h.available(apiKey)).toBe(balanceMsat);
+      // What it names is affordable: the same call with that max_tokens is served.
+      const ok = await post(h, { ...body, max_tokens: 4432 }, { authorization: `Bearer ${apiKey}` });
+      expect(ok.status).toBe(200);
+      expect(await h.available(apiKey)).toBe(balanceMsat - modelCost(PROMPT, 8));
+    });
+
+    it('fine-tuning, vector stores and assistants are not relayed by default: 404 endpoint_not_enabled, nothing upstream, nothing charged', async () => {
+      const { apiKey, balanceMsat } = await h.fundKey(10);
+      const before = h.upstream.stats.requests;
+      for (const [method, path] of [
+        ['POST', '/fine_tuning/jobs'],
+        ['POST', '/vector_stores'],
+        ['GET', '/assistants'],
+        ['POST', '/realtime/sessions'],
+      ] as const) {
+        const res = await fetch(`${h.baseURL}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          ...(method === 'POST'
+            ? { body: JSON.stringify({ model: 'mock-gpt', training_file: 'file-1' }) }
+            : {}),
+        });
+        expect(res.status, path).toBe(404);
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('endpoint_not_enabled');
+      }
+      expect(h.upstream.stats.requests).toBe(before);
+      expect(await h.available(apiKey)).toBe(balanceMsat);
+    });
+
+    it('keeps the caller max_tokens when it is set', async () => {
+      const { apiKey } = await h.fundKey(20);
+      await post(h, { model: 'mock-gpt', messages, max_tokens: 3 }, { authorization: `Bearer ${apiKey}` });
+      expect((h.upstream.stats.lastBody as { max_tokens?: number }).max_tokens).toBe(3);
+    });
+  });
+
+  describe('model-based, CLAMP_MAX_TOKENS=true', () => {
+    let h: PaidGateway;
+    beforeAll(async () => {
+      h = await startPaidGateway({ store, env: { ...MODEL_ENV, CLAMP_MAX_TOKENS: 'true' } });
+    });
+    afterEach(async () => h.auditOk());
+    afterAll(async () => h?.close());
+
     it('lowers max_tokens to what the balance affords when the caller set none', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(20);
       const body = { model: 'mock-gpt', messages };
@@ -156,18 +255,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       const bound = promptTokensUpperBound(body, Buffer.byteLength(JSON.stringify(body)));
       // The model's maximum (context 8192 − prompt bound) is not affordable with 20 sats…
       expect(modelCost(bound, 8192 - bound)).toBeGreaterThan(balanceMsat);
-      // …so the forwarded max_tokens is the largest completion the balance covers.
-      const m = forwarded.max_tokens!;
-      expect(m).toBeGreaterThan(0);
-      expect(modelCost(bound, m)).toBeLessThanOrEqual(balanceMsat);
-      expect(modelCost(bound, m + 1)).toBeGreaterThan(balanceMsat);
+      // …so the forwarded max_tokens is the largest completion the balance covers: 4,432 (see above).
+      expect(forwarded.max_tokens).toBe(4432);
       expect(await h.available(apiKey)).toBe(balanceMsat - modelCost(PROMPT, 8));
-    });
-
-    it('keeps the caller max_tokens when it is set', async () => {
-      const { apiKey } = await h.fundKey(20);
-      await post(h, { model: 'mock-gpt', messages, max_tokens: 3 }, { authorization: `Bearer ${apiKey}` });
-      expect((h.upstream.stats.lastBody as { max_tokens?: number }).max_tokens).toBe(3);
     });
   });
 });

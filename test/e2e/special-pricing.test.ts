@@ -72,7 +72,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gw-models-'));
     writeFileSync(join(dir, 'models.json'), JSON.stringify(MODELS));
-    h = await startPaidGateway({ store, env: { ...ENV, MODELS_PATH: join(dir, 'models.json') } });
+    h = await startPaidGateway({
+      store,
+      // The catch-all call below, listed at the base fee.
+      env: { ...ENV, MODELS_PATH: join(dir, 'models.json'), RELAY_PATHS: `GET /v1/evals=${BASE}` },
+    });
   });
   beforeEach(() => {
     h.upstream.setBehaviour({ error: undefined, maxImages: undefined });
@@ -503,9 +507,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
     expect(await h.available(apiKey)).toBe(balanceMsat);
   });
 
-  it('X-Node-Cost on catch-all calls (the base fee) and, for metered streams, a final x-node-cost SSE comment', async () => {
+  it('X-Node-Cost on catch-all calls (their RELAY_PATHS price) and, for metered streams, a final x-node-cost SSE comment', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
-    const other = await fetch(`${h.baseURL}/files`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const other = await fetch(`${h.baseURL}/evals`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(other.status).toBe(200);
     expect(other.headers.get('x-node-cost')).toBe(String(BASE));
     await other.arrayBuffer();

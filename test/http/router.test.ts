@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseRelayPaths } from '../../core/http/relay-paths.js';
 import { CATCH_ALL_TEMPLATE, Router } from '../../core/http/router.js';
 
 describe('router', () => {
@@ -7,7 +8,10 @@ describe('router', () => {
     .get('/v1/models', handler)
     .get('/v1/providers/{provider_name}', handler)
     .pipeline('POST', '/v1/chat/completions')
-    .catchAll('/v1/');
+    .catchAll(
+      '/v1/',
+      parseRelayPaths('* /v1/images/generations=0,GET /v1/fine_tuning/jobs/*=5,POST /v1/vector_stores/**=7'),
+    );
 
   it('matches exact routes, HEAD as GET', () => {
     const m = router.match('GET', '/v1/models');
@@ -27,7 +31,7 @@ describe('router', () => {
     });
   });
 
-  it('sends other /v1/ paths, any method, to the paid pipeline catch-all', () => {
+  it('sends other /v1/ paths RELAY_PATHS lists, any method it allows, to the paid pipeline catch-all', () => {
     for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']) {
       const m = router.match(method, '/v1/images/generations');
       expect(m.kind).toBe('route');
@@ -37,6 +41,27 @@ describe('router', () => {
         expect(m.route.json).toBe(false);
       }
     }
+  });
+
+  it('answers not_enabled for /v1/ paths RELAY_PATHS does not list (method, one segment, one or more)', () => {
+    expect(router.match('POST', '/v1/fine_tuning/jobs').kind).toBe('not_enabled');
+    expect(router.match('GET', '/v1/fine_tuning/jobs/ft-1').kind).toBe('route');
+    expect(router.match('POST', '/v1/fine_tuning/jobs/ft-1').kind).toBe('not_enabled');
+    expect(router.match('GET', '/v1/fine_tuning/jobs/ft-1/events').kind).toBe('not_enabled');
+    expect(router.match('POST', '/v1/vector_stores').kind).toBe('not_enabled');
+    expect(router.match('POST', '/v1/vector_stores/vs-1/files').kind).toBe('route');
+    expect(new Router().catchAll('/v1/', []).match('POST', '/v1/assistants').kind).toBe('not_enabled');
+  });
+
+  it('refuses malformed RELAY_PATHS entries, naming them', () => {
+    expect(() => parseRelayPaths('/v1/x=1')).toThrow(/"\/v1\/x=1" is not "METHOD \/v1\/path=MSATS"/);
+    expect(() => parseRelayPaths('FETCH /v1/x=1')).toThrow(/unknown method FETCH/);
+    expect(() => parseRelayPaths('GET /admin/x=1')).toThrow(/must be under \/v1\//);
+    expect(() => parseRelayPaths('GET /v1/**/x=1')).toThrow(/bad path segment "\*\*"/);
+    expect(() => parseRelayPaths('GET /v1/x=-1')).toThrow(/is not "METHOD/);
+    expect(parseRelayPaths(' get /v1/models/*=0 , ')).toMatchObject([
+      { method: 'GET', pattern: '/v1/models/*', msat: 0 },
+    ]);
   });
 
   it('does not route paths outside /v1/', () => {

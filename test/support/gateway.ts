@@ -51,8 +51,9 @@ export async function startTestGateway(opts: TestGatewayOptions): Promise<TestGa
   if (opts.env?.DATA_DIR === undefined) {
     const close = gw.close.bind(gw);
     gw.close = async (graceMs?: number) => {
-      await close(graceMs);
+      const settled = await close(graceMs);
       rmSync(dataDir, { recursive: true, force: true });
+      return settled;
     };
   }
   return Object.assign(gw, { baseURL: `${gw.url}/v1` });

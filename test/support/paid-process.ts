@@ -5,7 +5,7 @@ import {
   startMockUpstream,
 } from '../../bench/upstream/mock-upstream.js';
 import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
-import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
+import { type DevMint, type DevMintOptions, startDevMint } from '../../scripts/mint/index.js';
 import { type ProcessStore, processStore } from './process-store.js';
 import type { RedisTopology } from './redis-cluster.js';
 
@@ -29,8 +29,9 @@ export interface PaidProcesses {
 export async function paidProcesses(
   store: 'sqlite' | 'redis' | RedisTopology,
   upstream: Partial<MockBehaviour> = {},
+  mintOptions: DevMintOptions = {},
 ): Promise<PaidProcesses> {
-  const mint = await startDevMint({ port: 0 });
+  const mint = await startDevMint({ port: 0, ...mintOptions });
   const up = await startMockUpstream(upstream);
   const ps = processStore(store);
   const spawned: GatewayProcess[] = [];

@@ -7,7 +7,7 @@ import { AuditLog } from '../../core/audit/audit-log.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { createLogger } from '../../core/log.js';
-import { openStore } from '../../core/store/connection.js';
+import { openStore, type StoreConnection } from '../../core/store/connection.js';
 import { readRedisConfig } from '../../core/store/redis-config.js';
 import type { RedisTopology } from './redis-cluster.js';
 
@@ -19,8 +19,8 @@ import type { RedisTopology } from './redis-cluster.js';
 export interface ProcessStore {
   /** DATA_DIR, or REDIS_URL + REDIS_PREFIX. */
   readonly env: Record<string, string>;
-  /** Runs `fn` with a ledger on its own connection to the store (closed afterwards). */
-  withLedger<T>(fn: (ledger: Ledger) => Promise<T>): Promise<T>;
+  /** Runs `fn` with a ledger on its own connection to the store (closed afterwards); `conn` is that connection. */
+  withLedger<T>(fn: (ledger: Ledger, conn: StoreConnection) => Promise<T>): Promise<T>;
   /** Runs `fn` with the audit log (core/audit) on its own connection to the store (closed afterwards). */
   withAuditLog<T>(fn: (audit: AuditLog) => Promise<T>): Promise<T>;
   drop(): Promise<void>;
@@ -43,7 +43,7 @@ export function processStore(kind: 'sqlite' | 'redis' | RedisTopology): ProcessS
         if (conn.kind === 'redis') await conn.ready();
         const ledger = await createLedger(conn, { prefix: prefix ?? 'gw' });
         try {
-          return await fn(ledger);
+          return await fn(ledger, conn);
         } finally {
           await ledger.close();
         }
@@ -90,7 +90,7 @@ function topologyStore(topo: RedisTopology): ProcessStore {
         if (conn.kind === 'redis') await conn.ready();
         const ledger = await createLedger(conn, { prefix, warn: () => {} });
         try {
-          return await fn(ledger);
+          return await fn(ledger, conn);
         } finally {
           await ledger.close();
         }

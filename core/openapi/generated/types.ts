@@ -1519,7 +1519,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family (spec §7). `conflict` (409) and `not_implemented` (501) extend the spec's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -1562,6 +1562,11 @@ export interface components {
             required: number;
             /** @description How much is missing, msats. */
             shortfall: number;
+            /**
+             * @description Chat, completions and responses calls without `max_tokens`: the most completion tokens the balance
+             *     pays for with this prompt (0: not even the prompt and a minimal answer). Absent otherwise.
+             */
+            affordable_max_tokens?: number;
         };
         /** @description Details of `rate_limit_exceeded`. */
         RateLimitDetails: {
@@ -1617,7 +1622,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "not_found";
                 /** @enum {string} */
-                code?: "not_found";
+                code?: "not_found" | "endpoint_not_enabled";
             };
         };
         /** @description The error envelope of an HTTP 405 answer. */
@@ -3166,7 +3171,10 @@ export interface components {
         };
         /**
          * @description The balance (or the X-Cashu token) does not cover the call (type `insufficient_balance`, code
-         *     `payment_required`); details `balance`, `required`, `shortfall` in msats. For an X-Cashu call the
+         *     `payment_required`); details `balance`, `required`, `shortfall` in msats, and for a chat, completions
+         *     or responses call without `max_tokens` whose balance cannot cover the model's maximum,
+         *     `affordable_max_tokens`: the most completion tokens the balance pays for (the message says so; set
+         *     `max_tokens` to it or less). For an X-Cashu call the
          *     whole token value comes back as a fresh token in `X-Cashu` (nothing is kept) and the NUT-18 request
          *     for the shortfall is in `X-Cashu-Payment-Request`.
          */
@@ -3209,7 +3217,10 @@ export interface components {
                 "application/json": components["schemas"]["Error403"];
             };
         };
-        /** @description No such resource or model (type `not_found`, code `not_found`). */
+        /**
+         * @description No such resource or model (type `not_found`, code `not_found`); on the catch-all, code
+         *     `endpoint_not_enabled`: `RELAY_PATHS` does not list this method and path, nothing was relayed or charged.
+         */
         NotFound: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -3760,6 +3771,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];

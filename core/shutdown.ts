@@ -1,0 +1,34 @@
+/**
+ * The shutdown bound (issue 30): after SIGTERM or SIGINT the process exits within SHUTDOWN_GRACE_MS +
+ * SHUTDOWN_BOUND_MS whatever fails around it (a log reader gone, a store or mint that does not answer, a plugin
+ * whose `close` never resolves). Calls in flight and settlement retries share the grace; every step after it
+ * (a plugin's close beyond the grace, the listener, each service) waits at most SHUTDOWN_STEP_MS; a last timer
+ * at grace + SHUTDOWN_BOUND_MS ends the process whatever is still waiting (exit 1).
+ */
+
+/** What one closing step may take beyond the grace. */
+export const SHUTDOWN_STEP_MS = 2_000;
+
+/** How long after the grace the last timer ends the process. */
+export const SHUTDOWN_BOUND_MS = 10_000;
+
+/**
+ * Waits for `work` at most `ms`: undefined when it resolved in time, else why not (its rejection, or a
+ * timeout error). The timer is ref'd on purpose: an unref'd one would let a loop with nothing else to do end
+ * the process as if everything had settled (exit 0) while `work` is still pending.
+ */
+export function within(work: Promise<unknown> | unknown, ms: number): Promise<Error | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(new Error(`did not finish within ${ms} ms`)), ms);
+    Promise.resolve(work).then(
+      () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        resolve(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
+}

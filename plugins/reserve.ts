@@ -19,12 +19,16 @@ import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { isUnitEndpoint, type PricedEndpoint, type UsdRates } from '../core/pricing/types.js';
 import {
   ADMISSION,
+  CHARGE_STEP,
   CREDENTIAL,
+  inWholeUnits,
   needLedger,
   needPricing,
   noOptions,
   PRICED_CALL,
+  perCallUnit,
   pricedEndpoint,
+  unitStep,
   withHeaders,
 } from './paid-state.js';
 
@@ -166,6 +170,10 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       priced ??= pricing.reservation(request);
       // A pricing policy's adjustment (plugin kit) applies to the bound and, in settle, to the charge.
       const adjustment = ctx.local(PRICE_ADJUSTMENT);
+      // An X-Cashu call is charged in whole units of its token (CHARGE_STEP): bound and charge rounded up.
+      const step = auth.method === 'x_cashu' ? unitStep(perCallUnit(ctx, services.wallet)) : undefined;
+      if (step !== undefined) ctx.setLocal(CHARGE_STEP, step);
+      const price = (msat: number) => inWholeUnits(adjustedPrice(msat, adjustment), step);
       // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies.
       const requestId = ownedId('r');
       const r = await ledger.admit({
@@ -173,11 +181,8 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         requestId,
         model,
         clientIp: ctx.clientIp,
-        maxMsat: adjustedPrice(priced.maxMsat, adjustment),
-        minMsat: Math.min(
-          adjustedPrice(priced.minMsat, adjustment),
-          adjustedPrice(priced.maxMsat, adjustment),
-        ),
+        maxMsat: price(priced.maxMsat),
+        minMsat: Math.min(price(priced.minMsat), price(priced.maxMsat)),
         leaseMs: config.reservationLeaseMs,
         limits: config.limits,
         // Pay-per-call tokens are spent once; their change is computed while the call runs (change-token).
@@ -201,7 +206,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         // Known now when nothing is metered afterwards (flat calls, audio, speech): X-Node-Cost can go in
         // the head even when the body streams. Images are charged for what comes back.
         ...(pricing.mode === 'fixed' || endpoint === 'other' || endpoint === 'audio' || endpoint === 'speech'
-          ? { exactMsat: adjustedPrice(priced.maxMsat, adjustment) }
+          ? { exactMsat: price(priced.maxMsat) }
           : {}),
       });
       ctx.setLocal(AUTH, {

@@ -19,7 +19,9 @@ import { recordCharge, recordOverrun } from '../core/metrics.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { type CostResult, isUnitEndpoint } from '../core/pricing/types.js';
 import {
+  CHARGE_STEP,
   COST_BLOCK,
+  inWholeUnits,
   METER,
   type MeterState,
   needLedger,
@@ -93,6 +95,21 @@ function adjustCost(c: CostResult, a: PriceAdjustment | undefined): CostResult {
     msat,
     breakdown: { promptMsat: p, completionMsat: q, feesMsat: msat - p - q },
     usd: c.msat === 0 ? 0 : (c.usd * msat) / c.msat,
+    sats: Math.ceil(msat / 1000),
+  };
+}
+
+/**
+ * An X-Cashu call's cost in whole units of its token (CHARGE_STEP, paid-state.ts): rounded up once; the
+ * rounding is its own breakdown part (`unit_rounding` in x-node-cost), so the parts still sum to the charge.
+ */
+function inTokenUnits(c: CostResult, step: number | undefined): CostResult {
+  const msat = inWholeUnits(c.msat, step);
+  if (msat === c.msat) return c;
+  return {
+    msat,
+    breakdown: { ...c.breakdown, unitRoundingMsat: msat - c.msat },
+    usd: c.msat === 0 ? c.usd : (c.usd * msat) / c.msat,
     sats: Math.ceil(msat / 1000),
   };
 }
@@ -179,7 +196,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
    *  pricing; see Providers.chargeRates), with a pricing policy's adjustment. */
   function costOf(ctx: RequestContext, priced: PricedCall, usage: Usage): CostResult {
     const providers = services.providers;
-    return adjustCost(
+    const cost = adjustCost(
       pricing.cost({
         model: priced.model,
         endpoint: priced.endpoint,
@@ -199,6 +216,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
       }),
       ctx.local(PRICE_ADJUSTMENT),
     );
+    return inTokenUnits(cost, ctx.local(CHARGE_STEP));
   }
 
   /**
@@ -286,6 +304,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
           prompt_cost: c.breakdown.promptMsat,
           completion_cost: c.breakdown.completionMsat,
           fees: c.breakdown.feesMsat,
+          ...(c.breakdown.unitRoundingMsat ? { unit_rounding: c.breakdown.unitRoundingMsat } : {}),
         },
         estimated: usage.estimated,
         ...(servedBy !== undefined ? { provider: servedBy } : {}),

@@ -130,10 +130,11 @@ export interface CostInput {
 export interface CostResult {
   /** Integer msats, rounded up once. */
   msat: number;
-  /** Integer msats; promptMsat + completionMsat + feesMsat === msat. prompt/completion are the un-multiplied
-   *  token costs rounded down (unit endpoints: the units' cost is `promptMsat`); fees are the rest: request
-   *  fee, base fee, multiplier surcharge, rounding. */
-  breakdown: { promptMsat: number; completionMsat: number; feesMsat: number };
+  /** Integer msats; promptMsat + completionMsat + feesMsat (+ unitRoundingMsat) === msat. prompt/completion
+   *  are the un-multiplied token costs rounded down (unit endpoints: the units' cost is `promptMsat`); fees are
+   *  the rest: request fee, base fee, multiplier surcharge, rounding. `unitRoundingMsat`: an X-Cashu call's
+   *  rounding up to whole units of its token (plugins/settle.ts). */
+  breakdown: { promptMsat: number; completionMsat: number; feesMsat: number; unitRoundingMsat?: number };
   /** Approximate USD value of `msat` (float, display only); 0 when no BTC price is known (fixed/token mode). */
   usd: number;
   /** `msat` in whole sats, rounded up (display only; `msat` is authoritative). */

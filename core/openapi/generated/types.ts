@@ -1791,6 +1791,11 @@ export interface components {
                 prompt_cost: number;
                 completion_cost: number;
                 fees: number;
+                /**
+                 * @description X-Cashu calls paid with a `sat` token: msats added to round the charge up to whole sats (the
+                 *     change is then all the rest; see the X-Cashu-Change header). Absent when nothing was rounded.
+                 */
+                unit_rounding?: number;
             };
             estimated: boolean;
             /** @description The provider that served the call (after any failover), as /v1/providers names it. */
@@ -2399,12 +2404,17 @@ export interface components {
         };
         WithdrawResult: {
             cashu_token: components["schemas"]["CashuTokenString"];
-            /** @description The token's value in sats. */
+            /**
+             * @description The token's value in whole sats (rounded down for an `msat` token, which carries every msat; 0 when
+             *     that is less than a sat).
+             */
             amount: number;
             /** Format: uri */
             mint: string;
             /**
-             * @description The token's keyset unit (amounts are reported in sats either way).
+             * @description The token's keyset unit (amounts are reported in sats either way). A refund of an account named by
+             *     an `msat` eCash token (Bearer, or `cashu_token` at /v1/balance/refund) is an `msat` token of the
+             *     whole balance, to the msat; every other withdrawal is whole sats.
              * @enum {string}
              */
             unit: "sat" | "msat";
@@ -2936,6 +2946,7 @@ export interface components {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
                 "X-Cashu": components["headers"]["X-Cashu-Change"];
+                "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                 [name: string]: unknown;
             };
             content: {
@@ -2997,6 +3008,7 @@ export interface components {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
                 "X-Cashu": components["headers"]["X-Cashu-Change"];
+                "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                 "X-Cashu-Payment-Request": components["headers"]["X-Cashu-Payment-Request"];
                 [name: string]: unknown;
             };
@@ -3179,6 +3191,7 @@ export interface components {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
                 "X-Cashu": components["headers"]["X-Cashu-Change"];
+                "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                 [name: string]: unknown;
             };
             content: {
@@ -3194,6 +3207,7 @@ export interface components {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
                 "X-Cashu": components["headers"]["X-Cashu-Change"];
+                "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                 [name: string]: unknown;
             };
             content: {
@@ -3208,6 +3222,7 @@ export interface components {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
                 "X-Cashu": components["headers"]["X-Cashu-Change"];
+                "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                 [name: string]: unknown;
             };
             content: {
@@ -3240,13 +3255,24 @@ export interface components {
         /**
          * @description Only when the request paid with `X-Cashu`: the change (what the token was worth minus the charge)
          *     as an eCash token (`cashuA…`/`cashuB…`) — the whole value when nothing was charged (a 402, an
-         *     upstream failure or error status). Absent when there is no change. Rule for sub-sat remainders: the
-         *     change is made in the paying token's unit; a `sat` token gets whole sats rounded down and the msats
-         *     below one sat stay on the token's identity (spendable by sending the same token again, or refundable
-         *     with /v1/balance/refund); an `msat` token gets exact change. For streams the change is in the body
-         *     instead (SSE comment `: x-cashu <token>`).
+         *     upstream failure or error status). Absent when there is no change. Rule for sub-sat remainders: an
+         *     X-Cashu call is charged in whole units of the paying token (a `sat` token: the charge is rounded up to
+         *     whole sats, the rounding shown as `breakdown.unit_rounding` in `x-node-cost` and included in
+         *     `X-Node-Cost`; an `msat` token: exact), and the change is all the rest, in the token's unit — nothing is
+         *     left on the token's identity. For streams the change is in the body instead (SSE comment
+         *     `: x-cashu <token>`). When the change cannot be made, `X-Cashu-Change-Status` says so instead.
          */
         "X-Cashu-Change": string;
+        /**
+         * @description Sent as `X-Cashu-Change` when an X-Cashu call's change could not be made (the mint or the store was
+         *     away): `pending;msat=<amount>;claim="POST /v1/balance/refund"` (an RFC 8941 item; `msat` is absent
+         *     when the store could not say the amount). The change stays on the paying token's identity (the pay-out
+         *     step takes back whatever it began, retrying in the background), and is claimed by sending the SAME
+         *     token to `POST /v1/balance/refund` (`{"cashu_token": …}`, or `Authorization: Bearer <token>`): an
+         *     `msat` token is refunded to the msat. For streams: the SSE comment `: x-cashu-change <the same value>`
+         *     before `data: [DONE]`.
+         */
+        "X-Cashu-Change-Status": string;
         /**
          * @description A NUT-18 payment request (`creqA…`) naming the mints this node accepts and, on 402, the amount
          *     needed, so NUT-24 clients can pay with `X-Cashu`. Sent as `X-Cashu` on a 401 without credentials and
@@ -3293,6 +3319,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3347,6 +3374,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3392,6 +3420,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3436,6 +3465,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3481,6 +3511,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3523,6 +3554,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3566,6 +3598,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3609,6 +3642,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3651,6 +3685,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3693,6 +3728,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -5643,6 +5679,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -5688,6 +5725,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -5733,6 +5771,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -5774,6 +5813,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -5819,6 +5859,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };

@@ -32,11 +32,12 @@ module.exports = {
       severity: 'error',
       comment:
         'An engine adapter translates one server library into the exchange (core/http/exchange.ts); it knows the ' +
-        'plugin contract and the error catalogue, not the router, the pipeline or the services.',
+        'plugin contract, the error catalogue and its own helpers (framing, body limit, remote address), not the router, ' +
+        'the pipeline or the services.',
       from: { path: '^core/http/(node|uws)-engine\\.ts$' },
       to: {
         path: '^(core|plugins)/',
-        pathNot: '^core/(http/(exchange|framing|remote-address)|plugin|errors|config)\\.ts$',
+        pathNot: '^core/(http/(exchange|framing|body-limit|remote-address)|plugin|errors|config)\\.ts$',
       },
     },
   ],

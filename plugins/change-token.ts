@@ -2,8 +2,7 @@ import { payOut } from '../core/account/pay-out.js';
 import { AUTH, createLocalKey, type RequestContext } from '../core/context.js';
 import type { GatewayError } from '../core/errors.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
-import type { CashuUnit } from '../core/wallet/types.js';
-import { CREDENTIAL, needLedger, noOptions, PRICED_CALL } from './paid-state.js';
+import { CREDENTIAL, needLedger, noOptions, PRICED_CALL, perCallUnit, unitStep } from './paid-state.js';
 
 /** Set when the change went out in the response head (cost fixed at admission): nothing more at the end. */
 const CHANGE_IN_HEAD = createLocalKey<true>('change-token.head');
@@ -26,9 +25,21 @@ const CHANGE_IN_HEAD = createLocalKey<true>('change-token.head');
  * - Stateless: whatever the call did not spend comes back. An upstream failure or error status (reservation
  *   released) and a 402 (nothing reserved) return the whole token value in `X-Cashu` with the error; on a
  *   402 the NUT-18 request for the shortfall is in `X-Cashu-Payment-Request`.
- * - Units: the change is made in the unit of the paying token. sat tokens get whole sats (rounded DOWN; the
- *   sub-sat remainder stays on the token's identity); msat tokens get exact change.
+ * - Units: the change is made in the unit of the paying token, and the call was charged in whole units of it
+ *   (CHARGE_STEP, plugins/paid-state.ts): the change is the whole remainder, nothing stays behind.
+ * - Change that cannot be made (mint down, store away): the answer says so in `X-Cashu-Change` (streams: the
+ *   SSE comment `: x-cashu-change …` before `data: [DONE]`), with the amount and how to claim it — the same
+ *   token at POST /v1/balance/refund. The pay-out step takes back whatever it began, retrying in the
+ *   background (core/account/pay-out.ts), so the remainder is back on the token's identity, claimable.
  */
+
+/**
+ * `X-Cashu-Change` (an RFC 8941 item with parameters): the change was not made; claim it by sending the same
+ * token to POST /v1/balance/refund. `msat` is the amount, when the store said it.
+ */
+export function pendingChange(msat: number | undefined): string {
+  return `pending;${msat === undefined ? '' : `msat=${msat};`}claim="POST /v1/balance/refund"`;
+}
 
 export const changeToken: PluginFactory = (options, services): Plugin => {
   noOptions('change-token', options);
@@ -42,42 +53,40 @@ export const changeToken: PluginFactory = (options, services): Plugin => {
     );
   }
 
-  function unitOf(ctx: RequestContext): CashuUnit {
-    const token = ctx.headers['x-cashu'];
-    try {
-      return token ? wallet!.decodeToken(token.trim()).unit : 'sat';
-    } catch {
-      return 'sat';
-    }
-  }
-
-  /** Moves the identity's remaining balance into a fresh token; undefined when there is none to give. */
-  async function makeChange(ctx: RequestContext): Promise<string | undefined> {
+  /**
+   * Moves the identity's remaining balance into a fresh token: `token`, or `pendingMsat` when it could not be
+   * made (the amount stays on the identity), or nothing when there is no change to give.
+   */
+  async function tryChange(ctx: RequestContext): Promise<Change> {
     const credential = ctx.local(CREDENTIAL)!;
-    const info = await ledger.getKeyInfo(credential);
-    if (!info) return undefined;
-    const unit = unitOf(ctx);
-    const step = unit === 'sat' ? 1000 : 1;
-    const amount = Math.floor(info.availableMsat / step) * step;
-    if (amount <= 0) return undefined;
-    // The one pay-out step: the token is handed out and debited, or taken back and not debited.
-    const r = await payOut(
-      { ledger, wallet: wallet! },
-      { credential, amountMsat: amount, kind: 'refund', unit },
-    );
-    return r.token;
-  }
-
-  async function tryChange(ctx: RequestContext): Promise<string | undefined> {
+    let amount: number | undefined;
     try {
-      return await makeChange(ctx);
+      const info = await ledger.getKeyInfo(credential);
+      if (!info) return {};
+      const unit = perCallUnit(ctx, wallet);
+      // Whole units (the call was charged in them, so this is all of it).
+      amount = Math.floor(info.availableMsat / unitStep(unit)) * unitStep(unit);
+      if (amount <= 0) return {};
+      // The one pay-out step: the token is handed out and debited, or taken back and not debited.
+      const r = await payOut(
+        { ledger, wallet: wallet! },
+        { credential, amountMsat: amount, kind: 'refund', unit },
+      );
+      return { token: r.token };
     } catch (err) {
       log.warn(
         { requestId: ctx.requestId, code: (err as GatewayError).code, err: (err as Error).message },
-        'change not made; the remainder stays on the token identity (usable as bearer or refundable)',
+        'change not made; it stays on the token identity (X-Cashu-Change: pending, refundable)',
       );
-      return undefined;
+      // `amount` is unknown when the store did not say what is left: the claim covers whatever is there.
+      return { pending: true, ...(amount !== undefined ? { pendingMsat: amount } : {}) };
     }
+  }
+
+  /** Puts the change (or its pending notice) in the answer's head. */
+  function changeHeaders(headers: Record<string, string | string[]>, change: Change): void {
+    if (change.token !== undefined) headers['X-Cashu'] = change.token;
+    else if (change.pending) headers['X-Cashu-Change'] = pendingChange(change.pendingMsat);
   }
 
   return {
@@ -86,8 +95,7 @@ export const changeToken: PluginFactory = (options, services): Plugin => {
       if (!isPerCall(ctx) || ctx.responseIsSse) return;
       if (head.status < 400 && ctx.local(PRICED_CALL)?.exactMsat !== undefined) {
         // What is left after the reservation (exactly the cost) is the change: known now.
-        const token = await tryChange(ctx);
-        if (token) head.headers['X-Cashu'] = token;
+        changeHeaders(head.headers, await tryChange(ctx));
         ctx.setLocal(CHANGE_IN_HEAD, true);
         return;
       }
@@ -95,18 +103,26 @@ export const changeToken: PluginFactory = (options, services): Plugin => {
     },
     async onResponseEnd(ctx) {
       if (!isPerCall(ctx) || ctx.local(CHANGE_IN_HEAD)) return;
-      const token = await tryChange(ctx);
-      if (!token) return;
-      if (ctx.responseIsSse) ctx.appendToBody(`: x-cashu ${token}\n\n`);
-      else ctx.response.headers['X-Cashu'] = token;
+      const change = await tryChange(ctx);
+      if (ctx.responseIsSse) {
+        if (change.token !== undefined) ctx.appendToBody(`: x-cashu ${change.token}\n\n`);
+        else if (change.pending) {
+          ctx.appendToBody(`: x-cashu-change ${pendingChange(change.pendingMsat)}\n\n`);
+        }
+      } else changeHeaders(ctx.response.headers, change);
     },
     async onError(ctx, _err) {
       if (!isPerCall(ctx)) return;
       // Mid-stream the head is gone; the remainder stays on the identity.
       if (ctx.upstream !== undefined && !ctx.bufferResponse) return;
-      const token = await tryChange(ctx);
-      if (!token) return;
-      ctx.response.headers['X-Cashu'] = token;
+      changeHeaders(ctx.response.headers, await tryChange(ctx));
     },
   };
 };
+
+/** What tryChange made: a token, or `pending` (with the msats left on the identity when known), or neither. */
+interface Change {
+  token?: string;
+  pending?: true;
+  pendingMsat?: number;
+}

@@ -7,6 +7,7 @@ import { pricedEndpointOf } from '../core/paid-routes.js';
 import type { Services } from '../core/plugin.js';
 import type { PricingHolder } from '../core/pricing/holder.js';
 import type { ImageVariant, PricedEndpoint } from '../core/pricing/types.js';
+import type { CashuUnit } from '../core/wallet/types.js';
 
 /**
  * Per-request state the paid-call stages hand to each other (auth → reserve → meter → settle →
@@ -34,6 +35,36 @@ export interface PricedCall {
   relayMsat?: number;
 }
 export const PRICED_CALL = createLocalKey<PricedCall>('paid.priced');
+
+/**
+ * msats in one whole unit of the X-Cashu token paying this call (reserve): 1,000 for a `sat` token, 1 for an
+ * `msat` token, unset for every other credential. The call is CHARGED in whole units of it (reservation, charge
+ * and X-Node-Cost rounded up once, the rounding stated in x-node-cost as `breakdown.unit_rounding`), so the
+ * token's identity keeps whole units only and the change-token stage returns all of it: no sub-unit remainder
+ * is left where nobody can withdraw it.
+ */
+export const CHARGE_STEP = createLocalKey<number>('paid.chargeStep');
+
+/** `msat` rounded up to whole units of `step` msats. */
+export function inWholeUnits(msat: number, step: number | undefined): number {
+  return step === undefined || step <= 1 ? msat : Math.ceil(msat / step) * step;
+}
+
+/** The unit of the X-Cashu token paying this call (`sat` when it cannot be read: the coarser rule). */
+export function perCallUnit(ctx: RequestContext, wallet: Services['wallet']): CashuUnit {
+  const token = ctx.headers['x-cashu'];
+  if (token === undefined || wallet === undefined) return 'sat';
+  try {
+    return wallet.decodeToken(token.trim()).unit;
+  } catch {
+    return 'sat';
+  }
+}
+
+/** msats in one whole unit of `unit`. */
+export function unitStep(unit: CashuUnit): number {
+  return unit === 'msat' ? 1 : 1000;
+}
 
 /** Metering state (meter): a stream meter, or the copied chunks of a buffered JSON body. */
 export interface MeterState {

@@ -26,12 +26,16 @@ import {
 } from '../core/pricing/types.js';
 import {
   ADMISSION,
+  CHARGE_STEP,
   CREDENTIAL,
+  inWholeUnits,
   needLedger,
   needPricing,
   noOptions,
   PRICED_CALL,
+  perCallUnit,
   pricedEndpoint,
+  unitStep,
   withHeaders,
 } from './paid-state.js';
 
@@ -232,9 +236,13 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       priced ??= pricing.reservation(request);
       // A pricing policy's adjustment (plugin kit) applies to the bound and, in settle, to the charge.
       const adjustment = ctx.local(PRICE_ADJUSTMENT);
+      // An X-Cashu call is charged in whole units of its token (CHARGE_STEP): bound and charge rounded up.
+      const step = auth.method === 'x_cashu' ? unitStep(perCallUnit(ctx, services.wallet)) : undefined;
+      if (step !== undefined) ctx.setLocal(CHARGE_STEP, step);
+      const price = (msat: number) => inWholeUnits(adjustedPrice(msat, adjustment), step);
       // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies.
       const requestId = ownedId('r');
-      const maxMsat = adjustedPrice(priced.maxMsat, adjustment);
+      const maxMsat = price(priced.maxMsat);
       // Money honesty (issue 23): with no max_tokens from the caller, the balance must cover the model's
       // maximum, else 402 naming what it affords; CLAMP_MAX_TOKENS=true forwards that lower max_tokens instead.
       // (Fixed pricing: the price does not depend on tokens, nothing to name.)
@@ -250,7 +258,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         model,
         clientIp: ctx.clientIp,
         maxMsat,
-        minMsat: wholeMaximum ? maxMsat : Math.min(adjustedPrice(priced.minMsat, adjustment), maxMsat),
+        minMsat: wholeMaximum ? maxMsat : Math.min(price(priced.minMsat), maxMsat),
         leaseMs: config.reservationLeaseMs,
         limits: config.limits,
         // Pay-per-call tokens are spent once; their change is computed while the call runs (change-token).
@@ -283,7 +291,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         endpoint === 'free' ||
         endpoint === 'audio' ||
         endpoint === 'speech'
-          ? { exactMsat: adjustedPrice(priced.maxMsat, adjustment) }
+          ? { exactMsat: price(priced.maxMsat) }
           : {}),
         ...(relay !== undefined ? { relayMsat: relay.msat } : {}),
       });

@@ -26,7 +26,9 @@ import { recordCharge, recordOverrun, recordUnpricedDimension } from '../core/me
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { type CostResult, isUnitEndpoint, type PricedEndpoint } from '../core/pricing/types.js';
 import {
+  CHARGE_STEP,
   COST_BLOCK,
+  inWholeUnits,
   METER,
   type MeterState,
   needLedger,
@@ -151,6 +153,27 @@ function adjustCost(c: CostResult, a: PriceAdjustment | undefined): CostResult {
   };
 }
 
+/**
+ * An X-Cashu call's cost in whole units of its token (CHARGE_STEP, paid-state.ts): rounded up once; the
+ * rounding is its own breakdown part (`unit_rounding` in x-node-cost), so the parts still sum to the charge.
+ */
+function inTokenUnits(c: CostResult, step: number | undefined): CostResult {
+  const msat = inWholeUnits(c.msat, step);
+  if (msat === c.msat) return c;
+  return {
+    msat,
+    breakdown: {
+      ...c.breakdown,
+      unitRoundingMsat: msat - c.msat,
+      // The dimensions still sum to the charge: the rounding is part of `fees`.
+      dimensions: { ...c.breakdown.dimensions, fees: (c.breakdown.dimensions.fees ?? 0) + msat - c.msat },
+    },
+    fallbacks: c.fallbacks,
+    usd: c.msat === 0 ? c.usd : (c.usd * msat) / c.msat,
+    sats: Math.ceil(msat / 1000),
+  };
+}
+
 /** `body` (a JSON object's text) with `"x-node-cost": block` added before its closing brace, or undefined. */
 export function spliceCostBlock(body: Buffer, block: Record<string, unknown>): Buffer | undefined {
   let end = body.length - 1;
@@ -241,7 +264,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
       return adjustCost(flat, ctx.local(PRICE_ADJUSTMENT));
     }
     const providers = services.providers;
-    return adjustCost(
+    const cost = adjustCost(
       pricing.cost({
         model: priced.model,
         endpoint: priced.endpoint,
@@ -260,6 +283,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
       }),
       ctx.local(PRICE_ADJUSTMENT),
     );
+    return inTokenUnits(cost, ctx.local(CHARGE_STEP));
   }
 
   /**
@@ -353,6 +377,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
           completion_cost: c.breakdown.completionMsat,
           fees: c.breakdown.feesMsat,
           dimensions: c.breakdown.dimensions,
+          ...(c.breakdown.unitRoundingMsat ? { unit_rounding: c.breakdown.unitRoundingMsat } : {}),
         },
         estimated: usage.estimated,
         ...(servedBy !== undefined ? { provider: servedBy } : {}),

@@ -1,12 +1,13 @@
 /**
  * `npm run mint:dev -- [--port 3338] [--fee-ppk 0] [--units sat,msat] [--data ./data/dev-mint.json]
- *   [--manual-pay] [--peer http://127.0.0.1:3338 …]`
+ *   [--manual-pay] [--no-nut09] [--peer http://127.0.0.1:3338 …]`
  *
  * Starts the dev Cashu mint (scripts/mint/) on 127.0.0.1 and prints its URL. Fake Lightning: mint quotes are
  * paid at once (with `--manual-pay`: UNPAID until `POST /dev/pay/mint-quote/{quote}`), melt invoices are
  * "paid" at once — and with `--peer <url>` (repeatable) the payment is also delivered to that dev mint's
  * `POST /dev/pay`, so a melt here pays an invoice another dev mint issued (a foreign-mint swap, FOREIGN_MINTS=swap,
- * against a `--manual-pay` primary). Not for real money.
+ * against a `--manual-pay` primary). `--no-nut09`: a mint without NUT-09 restore (optional in the protocol). Not
+ * for real money.
  */
 import { parseArgs } from 'node:util';
 import { addFakeNetworkPeer } from './mint/fake-lightning.js';
@@ -19,6 +20,7 @@ const { values } = parseArgs({
     units: { type: 'string', default: 'sat,msat' },
     data: { type: 'string' },
     'manual-pay': { type: 'boolean', default: false },
+    'no-nut09': { type: 'boolean', default: false },
     peer: { type: 'string', multiple: true },
   },
 });
@@ -43,6 +45,7 @@ const mint = await startDevMint({
   inputFeePpk,
   units: units as MintUnit[],
   mintQuotePayment: values['manual-pay'] ? 'manual' : 'auto',
+  ...(values['no-nut09'] ? { nut09: false } : {}),
   ...(values.data ? { dataFile: values.data } : {}),
 });
 console.log(mint.url);

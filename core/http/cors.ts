@@ -10,7 +10,7 @@ const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 const ALLOW_HEADERS =
   'Authorization, Content-Type, X-Cashu, X-Request-ID, X-Api-Key, Anthropic-Version, Anthropic-Beta';
 const EXPOSE_HEADERS =
-  'X-Cashu, X-Cashu-Payment-Request, X-Node-Cost, X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Type, Retry-After';
+  'X-Cashu, X-Cashu-Change, X-Cashu-Payment-Request, X-Node-Cost, X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Type, Retry-After';
 
 export class Cors {
   private readonly any: boolean;

@@ -46,9 +46,10 @@ export interface Exchange {
   readonly refusal: GatewayError | undefined;
 
   /**
-   * Reads the whole request body. Rejects with `GatewayError('payload_too_large')` as soon as the declared
-   * Content-Length or the bytes counted so far exceed `limit`, without reading the rest (the connection is
-   * closed after the 413 is sent).
+   * Reads the whole request body. Rejects with `GatewayError('payload_too_large')` when the declared
+   * Content-Length or the bytes counted exceed `limit`: once the rest of the body was read and discarded, so
+   * that a client still sending reads the 413 (core/http/body-limit.ts); at once, with the connection closed
+   * after the 413, when the body is too large to drain.
    */
   readBody(limit: number): Promise<Buffer>;
   /** Registers a callback for a client disconnect before the response ended. Runs at most once. */

@@ -7,6 +7,7 @@ import {
 } from 'node:http';
 import type { Socket } from 'node:net';
 import { GatewayError } from '../errors.js';
+import { drainable, tooLarge } from './body-limit.js';
 import type { EngineServer, Exchange, ExchangeHandler, ListenOptions, OutgoingHeaders } from './exchange.js';
 import { framingError, framingProblem, originForm } from './framing.js';
 import { normaliseIp } from './remote-address.js';
@@ -42,8 +43,16 @@ class NodeExchange implements Exchange {
     this.path = q === -1 ? url : url.slice(0, q);
     this.rawQuery = q === -1 ? '' : url.slice(q + 1);
     this.headers = stringHeaders(req.headers);
-    this.refusal = refusalOf(req, this.headers);
-    if (this.refusal?.headers?.connection === 'close') this.closeAfter = true;
+    if (closing.has(req.socket)) {
+      // What node's parser read after an answer that closes the connection (the rest of a refused request):
+      // never a request. Nothing runs and nothing answers it (`ended`); its bytes are discarded.
+      this.refusal = CONNECTION_CLOSING;
+      this.ended = true;
+      req.resume();
+    } else {
+      this.refusal = refusalOf(req, this.headers);
+      if (this.refusal?.headers?.connection === 'close') this.closeAfter = true;
+    }
     this.remoteAddress = normaliseIp(req.socket.remoteAddress ?? '');
     res.once('close', () => {
       if (this.res.writableFinished) return;
@@ -57,10 +66,7 @@ class NodeExchange implements Exchange {
 
   readBody(limit: number): Promise<Buffer> {
     const declared = Number(this.headers['content-length'] ?? Number.NaN);
-    if (declared > limit) {
-      this.closeAfter = true;
-      return Promise.reject(tooLarge(limit));
-    }
+    if (declared > limit) return this.refuseOversize(limit, 0);
     if (declared === 0 || (Number.isNaN(declared) && this.headers['transfer-encoding'] === undefined)) {
       return Promise.resolve(Buffer.alloc(0));
     }
@@ -71,9 +77,7 @@ class NodeExchange implements Exchange {
         total += chunk.length;
         if (total > limit) {
           cleanup();
-          this.closeAfter = true;
-          this.req.pause();
-          reject(tooLarge(limit));
+          this.refuseOversize(limit, total).catch(reject);
           return;
         }
         chunks.push(chunk);
@@ -99,6 +103,39 @@ class NodeExchange implements Exchange {
     });
   }
 
+  /**
+   * The 413 for a body over `limit` (`counted` bytes of it read so far): rejects once the rest was read and
+   * discarded (core/http/body-limit.ts), or at once with the connection to close when it is too large to.
+   */
+  private refuseOversize(limit: number, counted: number): Promise<never> {
+    const err = tooLarge(limit);
+    const declared = Number(this.headers['content-length'] ?? Number.NaN);
+    if (!drainable(Number.isNaN(declared) ? counted : declared, limit)) {
+      this.closeAfter = true;
+      return Promise.reject(err);
+    }
+    if (this.req.readableEnded || this.aborted) return Promise.reject(err);
+    return new Promise((_resolve, reject) => {
+      let total = counted;
+      const onData = (chunk: Buffer) => {
+        total += chunk.length;
+        if (drainable(total, limit)) return;
+        this.closeAfter = true;
+        stop();
+      };
+      const stop = () => {
+        this.req.off('data', onData);
+        this.req.off('end', stop);
+        this.req.off('error', stop);
+        reject(err);
+      };
+      this.req.on('data', onData);
+      this.req.on('end', stop);
+      this.req.on('error', stop);
+      this.onAborted(stop);
+    });
+  }
+
   onAborted(cb: () => void): void {
     if (this.aborted) return;
     this.abortCbs ??= [];
@@ -117,7 +154,10 @@ class NodeExchange implements Exchange {
     const h = this.head;
     delete h['content-length'];
     if (contentLength !== undefined) h['content-length'] = String(contentLength);
-    if (this.closeAfter) h.connection = 'close';
+    if (this.closeAfter) {
+      h.connection = 'close';
+      closing.add(this.req.socket);
+    }
     this.res.writeHead(this.status, h);
   }
 
@@ -148,6 +188,17 @@ class NodeExchange implements Exchange {
     this.res.destroy();
   }
 }
+
+/**
+ * Connections answered with `Connection: close` (a framing refusal, an oversize body too large to drain): node
+ * closes them once that answer is written, but its parser goes on reading until then, and what it reads there
+ * (the refused request's body, when its framing was misread) must not run as a request or be answered.
+ */
+const closing = new WeakSet<Socket>();
+const CONNECTION_CLOSING = new GatewayError('invalid_request', {
+  message: 'The connection is closing after a refused request',
+  headers: { connection: 'close' },
+});
 
 /**
  * The request's headers as strings. node's object already is one but for `set-cookie`, the one field it keeps
@@ -205,13 +256,6 @@ function parserRefusal(code: string | undefined): GatewayError {
   }
 }
 
-function tooLarge(limit: number): GatewayError {
-  return new GatewayError('payload_too_large', {
-    message: `The request body is larger than ${limit} bytes`,
-    details: { limit },
-  });
-}
-
 export async function listenNode(handler: ExchangeHandler, opts: ListenOptions): Promise<EngineServer> {
   const sockets = new Set<Socket>();
   const server: Server = createServer(
@@ -238,6 +282,11 @@ export async function listenNode(handler: ExchangeHandler, opts: ListenOptions):
   // Parser rejections (malformed heads, oversize heads, unknown versions, TLS on the plain port …) get the
   // error envelope instead of node's empty-bodied default answer.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (closing.has(socket)) {
+      // The parser failed on what followed a refused request: the refusal is the answer; close after it.
+      if (socket.writable) socket.end();
+      return;
+    }
     if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;

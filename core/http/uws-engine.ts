@@ -2,6 +2,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import { GatewayError } from '../errors.js';
+import { drainable, tooLarge } from './body-limit.js';
 import type { EngineServer, Exchange, ExchangeHandler, ListenOptions, OutgoingHeaders } from './exchange.js';
 import { framingError, framingProblem } from './framing.js';
 import { normaliseIp } from './remote-address.js';
@@ -54,6 +55,8 @@ class UwsExchange implements Exchange {
   private head: OutgoingHeaders = {};
   headSent = false;
   private closeAfter = false;
+  /** A framing refusal's answer waits for the next turn of the loop (see the constructor). */
+  private deferEnd = false;
   private abortCbs: (() => void)[] | undefined;
   private drainCbs: (() => void)[] | undefined;
   // body collection (started in the constructor, because uWS drops data that arrives with no onData)
@@ -96,9 +99,16 @@ class UwsExchange implements Exchange {
       contentLength: headers['content-length'],
     });
     if (problem !== undefined) {
-      // Answered at once and the connection closed: no body is read (its end is unknowable).
+      // No body is read (its end is unknowable) and the answer closes the connection. It is sent after uWS
+      // finished parsing what it has already read: a request it parsed from the refused one's body in the
+      // same read would otherwise be answered too (answering resets uWS's close flag), while with the
+      // refusal still pending uWS closes the connection without serving it.
       this.refusal = framingError(problem);
       this.closeAfter = true;
+      this.deferEnd = true;
+      if (headers['transfer-encoding'] !== undefined || headers['content-length'] !== undefined) {
+        res.onData(ignoreData);
+      }
       return;
     }
     const declared = headers['content-length'];
@@ -110,8 +120,8 @@ class UwsExchange implements Exchange {
   }
 
   private onBodyData(ab: ArrayBuffer, isLast: boolean): void {
+    this.bodyBytes += ab.byteLength;
     if (!this.bodyOverflow) {
-      this.bodyBytes += ab.byteLength;
       if (this.bodyBytes > this.maxBodyBytes) {
         this.bodyOverflow = true;
         this.bodyChunks = [];
@@ -124,12 +134,20 @@ class UwsExchange implements Exchange {
     this.settleBody();
   }
 
+  /**
+   * Resolves the waiting `readBody` once the body ended. An oversize body is read to its end and discarded
+   * before the 413 (core/http/body-limit.ts), unless it is too large to: then the 413 goes at once and the
+   * connection closes.
+   */
   private settleBody(): void {
     const w = this.bodyWaiter;
     if (w === undefined) return;
     if (this.bodyOverflow || this.bodyBytes > w.limit) {
+      this.bodyChunks = [];
+      const cut = !drainable(Math.max(this.bodyBytes, this.declaredBytes()), w.limit);
+      if (!this.bodyDone && !cut) return;
       this.bodyWaiter = undefined;
-      this.closeAfter = true;
+      if (cut) this.closeAfter = true;
       w.reject(tooLarge(w.limit));
     } else if (this.bodyDone) {
       this.bodyWaiter = undefined;
@@ -139,11 +157,11 @@ class UwsExchange implements Exchange {
     }
   }
 
+  private declaredBytes(): number {
+    return Number(this.headers['content-length'] ?? 0) || 0;
+  }
+
   readBody(limit: number): Promise<Buffer> {
-    if (Number(this.headers['content-length'] ?? 0) > limit) {
-      this.closeAfter = true;
-      return Promise.reject(tooLarge(limit));
-    }
     return new Promise((resolve, reject) => {
       this.bodyWaiter = { limit: Math.min(limit, this.maxBodyBytes), resolve, reject };
       this.settleBody();
@@ -204,6 +222,16 @@ class UwsExchange implements Exchange {
   end(chunk?: Uint8Array | string): void {
     if (this.ended) return;
     this.ended = true;
+    if (this.deferEnd) {
+      setImmediate(() => {
+        if (!this.aborted) this.finish(chunk);
+      });
+      return;
+    }
+    this.finish(chunk);
+  }
+
+  private finish(chunk: Uint8Array | string | undefined): void {
     this.res.cork(() => {
       if (!this.headSent) this.sendHead();
       if (this.method === 'HEAD') {
@@ -222,12 +250,7 @@ class UwsExchange implements Exchange {
   }
 }
 
-function tooLarge(limit: number): GatewayError {
-  return new GatewayError('payload_too_large', {
-    message: `The request body is larger than ${limit} bytes`,
-    details: { limit },
-  });
-}
+function ignoreData(): void {}
 
 export async function listenUws(
   uws: UwsModule,

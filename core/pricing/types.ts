@@ -149,16 +149,18 @@ export interface CostInput {
 export interface CostResult {
   /** Integer msats, rounded up once. */
   msat: number;
-  /** Integer msats; promptMsat + completionMsat + feesMsat === msat. prompt/completion are the charged costs
+  /** Integer msats; promptMsat + completionMsat + feesMsat (+ unitRoundingMsat) === msat. prompt/completion are the charged costs
    *  (multipliers included) of the input and output dimensions, each rounded down (unit endpoints: the units'
    *  un-multiplied cost is `promptMsat`); fees are the rest: request fee, web search calls, base fee, rounding.
    *  `dimensions` names each charged dimension (OpenRouter names, plus `request` and `fees` = base fee and
-   *  rounding); its values sum to `msat`. */
+   *  rounding); its values sum to `msat`. `unitRoundingMsat`: an X-Cashu call's rounding up to whole units of
+   *  its token (plugins/settle.ts), counted in `fees` of `dimensions` too. */
   breakdown: {
     promptMsat: number;
     completionMsat: number;
     feesMsat: number;
     dimensions: Partial<Record<DimensionKey | 'request' | 'units' | 'fees', number>>;
+    unitRoundingMsat?: number;
   };
   /** Dimensions this call used that have no price of their own and were charged at their direction's base
    *  rate (counted in `gateway_unpriced_dimension_total`). */

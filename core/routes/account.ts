@@ -8,7 +8,7 @@ import { keyExpiryMs } from '../events/types.js';
 import type { Credential, KeyInfo, Ledger, WithdrawalKind } from '../ledger/types.js';
 import { countKeyRequest, limitAnonymous, requestClientAddress } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
-import type { WalletService } from '../wallet/types.js';
+import type { CashuUnit, WalletService } from '../wallet/types.js';
 
 /**
  * What the wallet and balance routes share: who is calling (the credential → a ledger `Credential`), the
@@ -44,6 +44,20 @@ export function moneyServices(services: Services): MoneyServices {
 export interface Caller {
   credential: Credential;
   method: 'api_key' | 'bearer_token';
+  /**
+   * When an eCash token names the account: its unit. A refund of it is paid in that unit, so an `msat` token's
+   * identity (X-Cashu change that could not be made, core plugin change-token) is refunded to the msat.
+   */
+  unit?: CashuUnit;
+}
+
+/** The unit of an eCash token naming an account (undefined when it does not decode: refunded in sats). */
+export function tokenUnit(money: MoneyServices, token: string): CashuUnit | undefined {
+  try {
+    return money.wallet.decodeToken(token.trim()).unit;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -77,7 +91,8 @@ export async function callerOf(ctx: RequestContext, money: MoneyServices): Promi
     await creditToken(money, parsed.token, { kind: 'token' });
   }
   if (services) await countKeyRequest(ctx, services, credential);
-  return { credential, method: 'bearer_token' };
+  const unit = tokenUnit(money, parsed.token);
+  return { credential, method: 'bearer_token', ...(unit !== undefined ? { unit } : {}) };
 }
 
 export interface KeyCheck {
@@ -126,7 +141,8 @@ export interface PayoutResult {
 
 /**
  * Withdraws `amountSat` whole sats (or, with 'all', every whole sat available now) as an eCash token through
- * the one pay-out step (core/account/pay-out.ts). Sub-sat remainders stay on the key.
+ * the one pay-out step (core/account/pay-out.ts). Sub-sat remainders stay on the key, except for 'all' in
+ * `unit` msat (an account named by an msat token): then every msat is paid out, in an msat token.
  */
 export async function withdraw(
   money: MoneyServices,
@@ -136,6 +152,7 @@ export async function withdraw(
   /** The caller's key, as `loadKey` returned it (for 'all': what is available now). */
   info: KeyInfo,
   mint?: string,
+  unit?: CashuUnit,
 ): Promise<PayoutResult> {
   if (mint !== undefined && !money.wallet.mints.includes(mint.replace(/\/+$/, ''))) {
     throw new GatewayError('mint_not_trusted', { message: 'This node does not use that mint' });
@@ -143,11 +160,12 @@ export async function withdraw(
   let amountMsat: number;
   if (amountSat === 'all') {
     if (info.key.isChild) throw new GatewayError('child_key_forbidden');
-    amountMsat = Math.floor(info.availableMsat / 1000) * 1000;
+    const step = unit === 'msat' ? 1 : 1000;
+    amountMsat = Math.floor(info.availableMsat / step) * step;
     if (amountMsat <= 0) {
       throw new GatewayError('payment_required', {
-        message: 'Less than 1 sat is available to withdraw',
-        details: { balance: info.availableMsat, required: 1000, shortfall: 1000 - info.availableMsat },
+        message: `Less than 1 ${unit === 'msat' ? 'msat' : 'sat'} is available to withdraw`,
+        details: { balance: info.availableMsat, required: step, shortfall: step - info.availableMsat },
       });
     }
   } else {
@@ -161,6 +179,7 @@ export async function withdraw(
     amountMsat,
     kind,
     ...(mint !== undefined ? { mint: mint.replace(/\/+$/, '') } : {}),
+    ...(amountSat === 'all' && unit === 'msat' ? { unit } : {}),
   });
   return {
     cashu_token: r.token,

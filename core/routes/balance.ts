@@ -5,7 +5,7 @@ import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { BalanceLimitReset, KeyMeta, KeyUsage } from '../ledger/types.js';
 import { countKeyRequest } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
-import { type Caller, callerOf, loadKey, moneyServices, withdraw } from './account.js';
+import { type Caller, callerOf, loadKey, moneyServices, tokenUnit, withdraw } from './account.js';
 
 /**
  * The balance endpoints (spec §2.4, §4.3; shapes in openapi/openapi.yaml). Amounts in msats unless a field
@@ -66,16 +66,18 @@ export const balanceRoutes: RouteModule = (router, services: Services) => {
           message: 'Name the account either by Authorization or by the body cashu_token, not both',
         });
       }
+      const unit = tokenUnit(money, body.cashu_token);
       caller = {
         credential: { tokenHash: money.wallet.tokenHash(body.cashu_token) },
         method: 'bearer_token',
+        ...(unit !== undefined ? { unit } : {}),
       };
       await countKeyRequest(ctx, services, caller.credential);
     } else {
       caller = await callerOf(ctx, money);
     }
     const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
-    return { json: await withdraw(money, caller.credential, 'all', 'refund', info) };
+    return { json: await withdraw(money, caller.credential, 'all', 'refund', info, undefined, caller.unit) };
   });
 
   route(router, 'POST', '/v1/balance/child-key', async (ctx, body) => {

@@ -248,7 +248,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
     const money = moneyServices(services);
     const caller = await callerOf(ctx, money);
     const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
-    return { json: await withdraw(money, caller.credential, 'all', 'refund', info) };
+    return { json: await withdraw(money, caller.credential, 'all', 'refund', info, undefined, caller.unit) };
   });
 
   route(router, 'POST', '/v1/wallet/create/subkey', async (ctx, body = {}) => {

@@ -35,11 +35,15 @@ import type { DecodedToken, ForeignMintPolicy, ReceiveReceipt } from './types.js
  *
  * Journal: `swap:<tokenHash>` (the cross-process claim on the token, like `recv:`) is written with the
  * foreign melt quote, the primary's mint quote, A and the change outputs' counters before the melt is sent.
- * Recovery (and a later call with the same token) finishes it: melt PAID → mint the primary's quote (itself
- * journalled and idempotent), restore the change from the counters (NUT-09 at the foreign mint; the same
- * proofs, so the same change swap, which is idempotent by its hash) and swap it, then store the receipt under
- * the token hash; melt unpaid with the inputs unspent → dropped (the token is still the client's); melt pending
- * or a mint unreachable → left for the next pass.
+ * The melt's answer carries the change signatures (NUT-08): the unblinded change is journalled at once
+ * (`meltChange`) and swapped from there. Recovery (and a later call with the same token) finishes it: melt
+ * PAID → mint the primary's quote (itself journalled and idempotent), the change from the journal — or, when
+ * the answer was never seen (a crash, an ambiguous answer), restored from the counters, ONLY at a mint that
+ * offers NUT-09 (the same proofs, so the same change swap, which is idempotent by its hash) — swapped, then
+ * the receipt stored under the token hash; melt unpaid with the inputs unspent → dropped (the token is still
+ * the client's); melt pending or a mint unreachable → left for the next pass. Change that cannot be had (no
+ * NUT-09 to restore it, or too small to swap) never holds the credit back: what reached the primary is
+ * credited and the change is part of the fee, as for change too small to swap.
  */
 
 const MAX_QUOTE_ROUNDS = 4;
@@ -217,13 +221,16 @@ export async function swapForeignToken(
     const res = preview
       ? await foreign.completeMelt(preview)
       : await foreign.meltProofsBolt11(meltQuote, proofs, { nut08Change: false });
-    // The change proofs in `res` are not kept here: resolveSwap restores them from the counters (one path
-    // for the live call and for recovery).
     if ((res.quote as { state?: string }).state !== 'PAID') {
       // Pending at the foreign mint: recovery finishes it once the payment settles.
       await ctx.store.putOp({ ...entry, abandoned: true });
       throw new GatewayError('token_pending', { message: 'The swap payment is pending; try again shortly' });
     }
+    if (!opts.change) crashPoint('foreign-melt-answered');
+    // The change the answer signed (NUT-08), journalled before it is swapped: no restore needed.
+    entry.meltChange =
+      res.change.length === 0 ? null : encodeTokenV3({ mint: d.mint, unit: 'sat', proofs: res.change });
+    await ctx.store.putOp(entry);
   } catch (err) {
     if (isGatewayError(err)) throw err;
     if (classifyMintFailure(err) !== 'ambiguous') {
@@ -302,22 +309,22 @@ export async function resolveSwap(
 }
 
 /**
- * The NUT-08 change of a paid swap melt, brought to the primary mint: restored from the journalled counters at
- * the foreign mint (the outputs it did not sign are not returned), then swapped as a token of its own — the
- * same proofs every time, so a repeat after a crash finds that swap's journal entry or receipt. Returns the
- * msats it minted; 0 when there is no change or it cannot pay for its own swap; 'deferred' while that swap is
- * pending. Throws when a mint cannot be asked.
+ * The NUT-08 change of a paid swap melt, brought to the primary mint: the change the melt answered with
+ * (journalled), or restored from the counters (recovery, see restoreChange), swapped as a token of its own —
+ * the same proofs every time, so a repeat after a crash finds that swap's journal entry or receipt. Returns
+ * the msats it minted; 0 when there is no change, it cannot be restored, or it cannot pay for its own swap
+ * (the change is then part of the fee); 'deferred' while that swap is pending. Throws when a mint cannot be
+ * asked.
  */
 async function swapChange(ctx: WalletContext, entry: JournalEntry): Promise<number | 'deferred'> {
-  if (entry.counters.length === 0) return 0;
+  if (entry.counters.length === 0 || entry.meltChange === null) return 0;
   const foreign = await ctx.clients.get(entry.mint, 'sat');
-  const proofs: Proof[] = [];
-  try {
-    for (const r of entry.counters) {
-      proofs.push(...(await foreign.restore(r.start, r.count, { keysetId: r.keysetId })).proofs);
-    }
-  } catch (err) {
-    throw mapMintError(err);
+  let proofs: Proof[];
+  if (entry.meltChange !== undefined) proofs = tokenProofs(entry.meltChange, foreign);
+  else {
+    const restored = await restoreChange(ctx, foreign, entry);
+    if (restored === undefined) return 0;
+    proofs = restored;
   }
   if (proofs.length === 0) return 0;
   const amount = proofs.reduce((s, p) => s + p.amount.toNumber(), 0);
@@ -351,4 +358,32 @@ async function swapChange(ctx: WalletContext, entry: JournalEntry): Promise<numb
     }
     throw err;
   }
+}
+
+/**
+ * Recovery only (the melt's answer was never seen): the change restored from the journalled counters by NUT-09
+ * (the outputs the mint did not sign are not returned). Undefined when the mint does not offer NUT-09 — it is
+ * optional — so the change cannot be had: logged, and the caller credits without it.
+ */
+async function restoreChange(
+  ctx: WalletContext,
+  foreign: Wallet,
+  entry: JournalEntry,
+): Promise<Proof[] | undefined> {
+  if (!foreign.getMintInfo().isSupported(9).supported) {
+    ctx.log.warn(
+      { from: entry.mint, quote: entry.quote },
+      'swap change cannot be restored (the mint offers no NUT-09); credited without it, the change is fee',
+    );
+    return undefined;
+  }
+  const proofs: Proof[] = [];
+  try {
+    for (const r of entry.counters) {
+      proofs.push(...(await foreign.restore(r.start, r.count, { keysetId: r.keysetId })).proofs);
+    }
+  } catch (err) {
+    throw mapMintError(err);
+  }
+  return proofs;
 }

@@ -35,6 +35,11 @@ export interface DevMintOptions {
    */
   nut17?: boolean;
   /**
+   * Offer NUT-09 restore (default true; it is optional). false: the info omits NUT-09 and `POST /v1/restore`
+   * answers 404, like a mint without it.
+   */
+  nut09?: boolean;
+  /**
    * `auto` (default): mint quotes are paid the moment they are created. `manual`: they stay UNPAID until
    * `payMintQuote(id)` or the dev-only `POST /dev/pay/mint-quote/{quote}` pays them.
    */
@@ -83,10 +88,11 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
     dataFile: opts.dataFile,
     lightningFeePpk: opts.lightningFeePpk ?? 0,
     nut17: opts.nut17 ?? true,
+    nut09: opts.nut09 ?? true,
   });
   const leaveNetwork = joinFakeNetwork((invoice) => core.receivePayment(invoice));
   const controls: MintServerControls = { outageStatus: null };
-  const server = createMintServer(core, controls);
+  const server = createMintServer(core, controls, { nut09: opts.nut09 ?? true });
   const ws = attachWebSocket(server, core, () => controls.outageStatus !== null || opts.nut17 === false);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

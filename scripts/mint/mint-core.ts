@@ -53,6 +53,8 @@ export interface MintCoreOptions {
   lightningFeePpk?: number | undefined;
   /** Offer NUT-17 (`bolt11_mint_quote` over `GET /v1/ws`); default true. */
   nut17?: boolean | undefined;
+  /** Offer NUT-09 restore (listed in the info); default true. The server answers 404 on restore without it. */
+  nut09?: boolean | undefined;
   /** `auto`: mint quotes are paid on creation; `manual`: UNPAID until `payMintQuote` (dev-only endpoint). */
   mintQuotePayment?: 'auto' | 'manual' | undefined;
   dataFile?: string | undefined;
@@ -124,7 +126,7 @@ export class MintCore {
         '5': { methods, disabled: false },
         '7': { supported: true },
         '8': { supported: true },
-        '9': { supported: true },
+        ...(this.opts.nut09 === false ? {} : { '9': { supported: true } }),
         '12': { supported: true },
         ...(this.opts.nut17 === false
           ? {}

@@ -70,7 +70,13 @@ export interface MintServerControls {
   outageStatus: number | null;
 }
 
-export function createMintServer(core: MintCore, controls: MintServerControls): Server {
+export function createMintServer(
+  core: MintCore,
+  controls: MintServerControls,
+  opts: { nut09?: boolean } = {},
+): Server {
+  // A mint without NUT-09 has no restore route.
+  const routes = opts.nut09 === false ? ROUTES.filter((r) => !r.path.test('/v1/restore')) : ROUTES;
   return createServer((req, res) => {
     void (async () => {
       try {
@@ -79,7 +85,7 @@ export function createMintServer(core: MintCore, controls: MintServerControls): 
           return;
         }
         const url = new URL(req.url ?? '/', 'http://localhost');
-        for (const r of ROUTES) {
+        for (const r of routes) {
           if (r.method !== req.method) continue;
           const m = r.path.exec(url.pathname);
           if (!m) continue;

@@ -134,14 +134,18 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
     expect(raw.status).toBe(200);
     const change = raw.headers.get('x-cashu');
     expect(change).toMatch(/^cashu/);
-    const body = (await raw.json()) as Record<string, { msats: number }>;
-    expect(body['x-node-cost']?.msats).toBe(cost(PROMPT, 4));
+    const body = (await raw.json()) as Record<string, { msats: number; breakdown: Record<string, number> }>;
+    // Charged in whole sats of the sat token: 2,094 msats rounded up to 3,000, the rounding stated.
+    expect(cost(PROMPT, 4)).toBe(2094);
+    expect(body['x-node-cost']?.msats).toBe(3000);
+    expect(body['x-node-cost']?.breakdown.unit_rounding).toBe(906);
+    expect(raw.headers.get('x-node-cost')).toBe('3000');
     const w = await h.newWallet();
     const proofs = await w.receive(change!);
     const got = proofs.reduce((s, p) => s + Number(p.amount), 0);
-    expect(got).toBe(Math.floor((20_000 - cost(PROMPT, 4)) / 1000));
-    // The sub-sat remainder stays on the token's identity.
-    expect(await h.available(token)).toBe((20_000 - cost(PROMPT, 4)) % 1000);
+    expect(got).toBe(17);
+    // Nothing stays on the spent token's identity.
+    expect(await h.available(token)).toBe(0);
   });
 
   it('X-Cashu: streamed call gets its change as an SSE comment before [DONE]', async () => {

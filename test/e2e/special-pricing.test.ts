@@ -406,7 +406,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
       expect(res.status).toBe(200);
       const change = res.headers.get('x-cashu');
       expect(change).toMatch(/^cashu/);
-      expect(res.headers.get('x-node-cost')).toBe(String(238 + BASE));
+      // 238 + 1,000 msat, charged in whole sats of the sat token: 2,000 (issue 25: nothing left below a sat).
+      expect(238 + BASE).toBe(1238);
+      expect(res.headers.get('x-node-cost')).toBe('2000');
       // Four chunks 250 ms apart upstream: streamed, the first arrives well before the last.
       const reader = res.body!.getReader();
       let bytes = 0;
@@ -419,11 +421,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
       }
       expect(bytes).toBe(64 * 1024);
       expect(Date.now() - firstAt).toBeGreaterThan(400);
-      // 7,000 − 1,238 = 5,762 msat left: 5 whole sats of change; the 762 msat below a sat stay on the token.
+      // 7,000 − 2,000 = 5 whole sats of change; nothing stays on the token.
       const w = await h.newWallet();
       const proofs = await w.receive(change!);
       expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(5);
-      expect(await h.available(token)).toBe(762);
+      expect(await h.available(token)).toBe(0);
     } finally {
       h.upstream.setBehaviour({ chunkDelayMs: 0 });
     }

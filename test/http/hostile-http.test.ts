@@ -248,9 +248,37 @@ const CASES: Case[] = [
   },
 ];
 
+/**
+ * Refused framing followed by more bytes (issue 25): the refused request's body must never be read as a
+ * second request and answered. Exactly one answer (the 400), then the connection closes.
+ */
+const SMUGGLED = `GET /v1/info HTTP/1.1\r\n${H}\r\n`;
+const AFTER_REFUSAL: { name: string; bytes: string; uwsLimit?: string }[] = [
+  {
+    name: 'Transfer-Encoding xchunked with a request after its last chunk',
+    bytes: `POST /v1/estimate HTTP/1.1\r\n${H}Content-Type: application/json\r\nTransfer-Encoding: xchunked\r\n\r\n0\r\n\r\n${SMUGGLED}`,
+    uwsLimit: 'closes without the 400 when the request arrives in the same read (never answers the request)',
+  },
+  {
+    name: 'Transfer-Encoding xchunked with a request as its body',
+    bytes: `POST /v1/estimate HTTP/1.1\r\n${H}Content-Type: application/json\r\nTransfer-Encoding: xchunked\r\n\r\n${SMUGGLED}`,
+    uwsLimit: 'closes without the 400 (its parser reads the body as chunked and fails)',
+  },
+  {
+    name: 'duplicate Host with a pipelined request',
+    bytes: `GET /v1/estimate HTTP/1.1\r\n${H}${H}\r\n${SMUGGLED}`,
+    uwsLimit: 'closes without the 400 when the request arrives in the same read (never answers the request)',
+  },
+  {
+    name: 'two Content-Lengths covering a request',
+    bytes: `POST /v1/estimate HTTP/1.1\r\n${H}Content-Type: application/json\r\nContent-Length: ${SMUGGLED.length}\r\nContent-Length: ${SMUGGLED.length}\r\n\r\n${SMUGGLED}`,
+  },
+];
+
 /** What the uWS engine cannot do, by case: the README's uWS section lists each. */
 const UWS_KNOWN_LIMITS = [
   ...CASES.filter((c) => c.uwsLimit !== undefined).map((c) => `${c.name}: ${c.uwsLimit}`),
+  ...AFTER_REFUSAL.filter((c) => c.uwsLimit !== undefined).map((c) => `${c.name}: ${c.uwsLimit}`),
   'pipelined HEAD then GET: answers neither',
 ];
 
@@ -306,6 +334,29 @@ describe.each(['node', 'uws'] as const)('hostile HTTP (%s engine)', (engine) => 
       if (c.closes) expect(res.headers.connection).toBe('close');
       // Never an upstream call for a request the front door refused.
       if (c.status === 400) expect(up.stats.lastPath ?? '').not.toMatch(/admin|secret/);
+    });
+  }
+
+  for (const c of AFTER_REFUSAL) {
+    it.each([1, 3])(`${c.name}, in %i segment(s): one 400, then the connection closes`, async (segments) => {
+      const res = await rawRequest(c.bytes, {
+        port: gw.port,
+        segments,
+        segmentDelayMs: 3,
+        timeoutMs: 5_000,
+        endAfterWrite: false,
+      });
+      expect(res.timedOut, 'the connection was kept open').toBe(false);
+      expect(res.closed).toBe(true);
+      const answers = res.raw.toString('latin1').match(/HTTP\/1\.1 \d{3}/g) ?? [];
+      if (engine === 'uws' && c.uwsLimit !== undefined) {
+        // The door closes; the 400 may be lost (UWS_KNOWN_LIMITS), the smuggled request is never answered.
+        expect(['HTTP/1.1 400'].slice(0, answers.length)).toEqual(answers);
+        return;
+      }
+      expect(answers).toEqual(['HTTP/1.1 400']);
+      expect(envelopeCode(res)).toBe('invalid_request');
+      expect(res.headers.connection).toBe('close');
     });
   }
 

@@ -143,6 +143,7 @@ describe('openapi/openapi.yaml', () => {
       'X-RateLimit-Type',
       'Retry-After',
       'X-Cashu-Change',
+      'X-Cashu-Change-Status',
       'X-Cashu-Payment-Request',
     ]) {
       expect(headers).toContain(h);

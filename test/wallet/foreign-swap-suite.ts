@@ -264,6 +264,90 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
       expect(await total(live)).toBe(before + receipt.amountMsat);
     });
 
+    describe('a foreign mint without NUT-09 restore (issue 25 item 8)', () => {
+      let bare: DevMint;
+      beforeAll(async () => {
+        bare = await startTestMint({ inputFeePpk: 100, nut09: false });
+      });
+      afterAll(async () => {
+        await bare?.close();
+      });
+
+      it('advertises no NUT-09 and has no restore route', async () => {
+        const info = (await (await fetch(`${bare.url}/v1/info`)).json()) as { nuts: Record<string, unknown> };
+        expect(Object.keys(info.nuts)).not.toContain('9');
+        expect((await fetch(`${bare.url}/v1/restore`, { method: 'POST', body: '{}' })).status).toBe(404);
+      });
+
+      it('a live swap takes the fee change from the melt answer (NUT-08): credited as with NUT-09', async () => {
+        const w = await open();
+        const before = await total(w);
+        const token = await bare.mintTokens(1000);
+        // The same arithmetic as with a NUT-09 mint (first test): A = 989, change 10 swapped to 8 → 997 sat.
+        const r = await w.receive(token);
+        expect(r).toMatchObject({
+          faceMsat: 1_000_000,
+          amountMsat: 997_000,
+          feeMsat: 3_000,
+          swappedFrom: bare.url,
+        });
+        expect(await total(w)).toBe(before + 997_000);
+        expect(new Set(await proofStates(bare.url, token))).toEqual(new Set(['SPENT']));
+        expect(await w.recover()).toMatchObject({ examined: 0 });
+      });
+
+      it('killed after the melt answer was journalled: recovery swaps that change, no restore needed', async () => {
+        const w = await open();
+        const before = await total(w);
+        const token = await bare.mintTokens(500);
+        const child = await runChild(
+          { ...childEnv, CRASH_OP: 'receive', WALLET_TEST_CRASH_AT: 'after-foreign-melt' },
+          token,
+        );
+        expect(child.signal).toBe('SIGKILL');
+        const fresh = await open();
+        expect(await fresh.recover()).toMatchObject({ examined: 1, receivesCompleted: 1, deferred: 0 });
+        // 494 + the 5-sat change swapped to 3, as live with or without NUT-09.
+        expect(await fresh.receive(token)).toMatchObject({ amountMsat: 497_000, feeMsat: 3_000 });
+        expect(await total(fresh)).toBe(before + 497_000);
+      });
+
+      it('killed before the melt answer was journalled: recovery credits what reached the primary, the change is fee', async () => {
+        const w = await open();
+        const before = await total(w);
+        const token = await bare.mintTokens(500);
+        const child = await runChild(
+          { ...childEnv, CRASH_OP: 'receive', WALLET_TEST_CRASH_AT: 'foreign-melt-answered' },
+          token,
+        );
+        expect(child.signal).toBe('SIGKILL');
+        expect(new Set(await proofStates(bare.url, token))).toEqual(new Set(['SPENT']));
+        expect(await total(w)).toBe(before);
+        const fresh = await open();
+        // The melt's answer died with the process and the change cannot be restored: 500 sat, input fee 1,
+        // A = 494 minted at the primary; the 5-sat change is part of the fee (6 sat). Never stuck pending.
+        expect(await fresh.recover()).toMatchObject({ examined: 1, receivesCompleted: 1, deferred: 0 });
+        expect((await total(fresh)) - before).toBe(494_000);
+        const receipt = await fresh.receive(token);
+        expect(receipt).toMatchObject({ faceMsat: 500_000, amountMsat: 494_000, feeMsat: 6_000 });
+        expect(await total(fresh)).toBe(before + 494_000);
+      });
+
+      it('a live retry finishes a dead process\u2019s swap at such a mint (no 503, no token_pending)', async () => {
+        const before = await total(await open());
+        const token = await bare.mintTokens(500);
+        const child = await runChild(
+          { ...childEnv, CRASH_OP: 'receive', WALLET_TEST_CRASH_AT: 'foreign-melt-answered' },
+          token,
+        );
+        expect(child.signal).toBe('SIGKILL');
+        const live = await open(SWAP, 200);
+        await new Promise((r) => setTimeout(r, 250));
+        expect(await live.receive(token)).toMatchObject({ amountMsat: 494_000, feeMsat: 6_000 });
+        expect(await total(live)).toBe(before + 494_000);
+      });
+    });
+
     it('the foreign mint down before the melt: refused, nothing spent; a retry later swaps', async () => {
       const w = await open();
       const before = await total(w);

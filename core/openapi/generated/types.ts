@@ -1852,6 +1852,11 @@ export interface components {
                 completion_cost: number;
                 fees: number;
                 dimensions?: components["schemas"]["CostDimensions"];
+                /**
+                 * @description X-Cashu calls paid with a `sat` token: msats added to round the charge up to whole sats (the
+                 *     change is then all the rest; see the X-Cashu-Change header). Absent when nothing was rounded.
+                 */
+                unit_rounding?: number;
             };
             estimated: boolean;
             /** @description The provider that served the call (after any failover), as /v1/providers names it. */
@@ -2561,12 +2566,17 @@ export interface components {
         };
         WithdrawResult: {
             cashu_token: components["schemas"]["CashuTokenString"];
-            /** @description The token's value in sats. */
+            /**
+             * @description The token's value in whole sats (rounded down for an `msat` token, which carries every msat; 0 when
+             *     that is less than a sat).
+             */
             amount: number;
             /** Format: uri */
             mint: string;
             /**
-             * @description The token's keyset unit (amounts are reported in sats either way).
+             * @description The token's keyset unit (amounts are reported in sats either way). A refund of an account named by
+             *     an `msat` eCash token (Bearer, or `cashu_token` at /v1/balance/refund) is an `msat` token of the
+             *     whole balance, to the msat; every other withdrawal is whole sats.
              * @enum {string}
              */
             unit: "sat" | "msat";
@@ -3118,6 +3128,7 @@ export interface components {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
                 "X-Cashu": components["headers"]["X-Cashu-Change"];
+                "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                 [name: string]: unknown;
             };
             content: {
@@ -3182,6 +3193,7 @@ export interface components {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
                 "X-Cashu": components["headers"]["X-Cashu-Change"];
+                "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                 "X-Cashu-Payment-Request": components["headers"]["X-Cashu-Payment-Request"];
                 [name: string]: unknown;
             };
@@ -3367,6 +3379,7 @@ export interface components {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
                 "X-Cashu": components["headers"]["X-Cashu-Change"];
+                "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                 [name: string]: unknown;
             };
             content: {
@@ -3382,6 +3395,7 @@ export interface components {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
                 "X-Cashu": components["headers"]["X-Cashu-Change"];
+                "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                 [name: string]: unknown;
             };
             content: {
@@ -3396,6 +3410,7 @@ export interface components {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
                 "X-Cashu": components["headers"]["X-Cashu-Change"];
+                "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                 [name: string]: unknown;
             };
             content: {
@@ -3428,13 +3443,24 @@ export interface components {
         /**
          * @description Only when the request paid with `X-Cashu`: the change (what the token was worth minus the charge)
          *     as an eCash token (`cashuA…`/`cashuB…`) — the whole value when nothing was charged (a 402, an
-         *     upstream failure or error status). Absent when there is no change. Rule for sub-sat remainders: the
-         *     change is made in the paying token's unit; a `sat` token gets whole sats rounded down and the msats
-         *     below one sat stay on the token's identity (spendable by sending the same token again, or refundable
-         *     with /v1/balance/refund); an `msat` token gets exact change. For streams the change is in the body
-         *     instead (SSE comment `: x-cashu <token>`).
+         *     upstream failure or error status). Absent when there is no change. Rule for sub-sat remainders: an
+         *     X-Cashu call is charged in whole units of the paying token (a `sat` token: the charge is rounded up to
+         *     whole sats, the rounding shown as `breakdown.unit_rounding` in `x-node-cost` and included in
+         *     `X-Node-Cost`; an `msat` token: exact), and the change is all the rest, in the token's unit — nothing is
+         *     left on the token's identity. For streams the change is in the body instead (SSE comment
+         *     `: x-cashu <token>`). When the change cannot be made, `X-Cashu-Change-Status` says so instead.
          */
         "X-Cashu-Change": string;
+        /**
+         * @description Sent as `X-Cashu-Change` when an X-Cashu call's change could not be made (the mint or the store was
+         *     away): `pending;msat=<amount>;claim="POST /v1/balance/refund"` (an RFC 8941 item; `msat` is absent
+         *     when the store could not say the amount). The change stays on the paying token's identity (the pay-out
+         *     step takes back whatever it began, retrying in the background), and is claimed by sending the SAME
+         *     token to `POST /v1/balance/refund` (`{"cashu_token": …}`, or `Authorization: Bearer <token>`): an
+         *     `msat` token is refunded to the msat. For streams: the SSE comment `: x-cashu-change <the same value>`
+         *     before `data: [DONE]`.
+         */
+        "X-Cashu-Change-Status": string;
         /**
          * @description A NUT-18 payment request (`creqA…`) naming the mints this node accepts and, on 402, the amount
          *     needed, so NUT-24 clients can pay with `X-Cashu`. Sent as `X-Cashu` on a 401 without credentials and
@@ -3481,6 +3507,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3535,6 +3562,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3580,6 +3608,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3624,6 +3653,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3669,6 +3699,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3715,6 +3746,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3760,6 +3792,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3803,6 +3836,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3846,6 +3880,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3889,6 +3924,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3931,6 +3967,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -3973,6 +4010,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -5923,6 +5961,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -5968,6 +6007,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -6013,6 +6053,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -6054,6 +6095,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };
@@ -6099,6 +6141,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
                     "X-Cashu": components["headers"]["X-Cashu-Change"];
+                    "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                     "X-Node-Cost": components["headers"]["X-Node-Cost"];
                     [name: string]: unknown;
                 };

@@ -64,6 +64,13 @@ export interface JournalEntry {
   mintQuote?: string;
   mintAmount?: number;
   /**
+   * swap: the NUT-08 fee change of the foreign melt, from the melt's answer (the signatures on our blank
+   * outputs, unblinded), as a token of the foreign mint — bearer money of an untrusted mint: never log it.
+   * `null`: the melt answered with no change. Absent: the answer was never seen (a crash or an ambiguous
+   * answer): recovery then restores the change from `counters`, and only from a mint offering NUT-09.
+   */
+  meltChange?: string | null;
+  /**
    * payout: the token made for a withdrawal hold, written in the same atomic step that settles the send (so
    * the token is never only in memory) and deleted once the hold is committed and the token handed out. A
    * payout record left behind is resolved by the recovery pass: token received back, hold aborted or, if the

@@ -1,0 +1,144 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+
+/**
+ * Honest X-Cashu change (issue 25 item 6), on both stores with the dev mint:
+ * - one rule for sub-unit remainders: an X-Cashu call is charged in whole units of its token (a sat token's
+ *   charge rounded up to whole sats, stated as `unit_rounding` in x-node-cost), the change is all the rest, and
+ *   nothing stays on the spent token's identity; an msat token gets exact change;
+ * - change the mint cannot make (its outage switch flipped while the call runs) is announced in
+ *   `X-Cashu-Change: pending;msat=…;claim="POST /v1/balance/refund"` (streams: an SSE comment), stays on the
+ *   token's identity, and is claimed with the same token at /v1/balance/refund once the mint is back.
+ */
+const PRICING = {
+  FIXED_PRICING: 'false',
+  FIXED_COST_PER_REQUEST: '2',
+  FIXED_PER_1K_INPUT_TOKENS: '7',
+  FIXED_PER_1K_OUTPUT_TOKENS: '13',
+};
+const messages = [{ role: 'user' as const, content: 'Say something, please.' }]; // 6 prompt tokens
+/** 2 sats + 7 msat × 6 prompt tokens + 13 msat × 4 completion tokens. */
+const COST_4 = 2094;
+/** The same with the 8 completion tokens of a stream. */
+const COST_8 = 2146;
+const PENDING_17 = 'pending;msat=17000;claim="POST /v1/balance/refund"';
+
+async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe.each<PaidStore>(['sqlite', 'redis'])('X-Cashu change on %s', (store) => {
+  let h: PaidGateway;
+  beforeAll(async () => {
+    h = await startPaidGateway({ store, env: PRICING, upstream: { chunks: 8 } });
+  });
+  afterEach(async () => {
+    h.mint.setOutage(null);
+    h.upstream.setBehaviour({ latencyMs: 0, chunkDelayMs: 0 });
+    await h.auditOk();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const call = (token: string, body: Record<string, unknown>) =>
+    fetch(`${h.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cashu': token },
+      body: JSON.stringify({ model: 'mock-gpt', messages, ...body }),
+    });
+
+  const sats = async (token: string, unit: 'sat' | 'msat' = 'sat') =>
+    (await (await h.newWallet(unit)).receive(token)).reduce((s, p) => s + Number(p.amount), 0);
+
+  it('an msat token is charged exactly and gets every other msat back', async () => {
+    const token = await h.mintToken(20_000, 'msat');
+    const res = await call(token, { max_tokens: 4 });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, { msats: number; breakdown: Record<string, number> }>;
+    expect(body['x-node-cost']?.msats).toBe(COST_4);
+    expect(body['x-node-cost']?.breakdown.unit_rounding).toBeUndefined();
+    expect(await sats(res.headers.get('x-cashu')!, 'msat')).toBe(20_000 - COST_4);
+    expect(await h.available(token)).toBe(0);
+  });
+
+  it('a sat token is charged in whole sats; the streamed change is all the rest', async () => {
+    const token = await h.mintToken(20);
+    const res = await call(token, { stream: true });
+    const text = await res.text();
+    const block = JSON.parse(/\n: x-node-cost (\{.*\})\n/.exec(text)![1]!) as {
+      msats: number;
+      breakdown: Record<string, number>;
+    };
+    expect(block.msats).toBe(3000);
+    expect(block.breakdown.unit_rounding).toBe(3000 - COST_8);
+    expect(await sats(/\n: x-cashu (cashu\S+)\n/.exec(text)![1]!)).toBe(17);
+    expect(await h.available(token)).toBe(0);
+  });
+
+  it('the mint down while the change is made: X-Cashu-Change pending, then claimed with the same token', async () => {
+    const token = await h.mintToken(20);
+    h.upstream.setBehaviour({ latencyMs: 300 });
+    const seen = h.upstream.stats.requests;
+    const answer = call(token, { max_tokens: 4 });
+    // The token was redeemed (the upstream is being asked); now the mint goes away.
+    await until(() => h.upstream.stats.requests > seen, 'the upstream call');
+    h.mint.setOutage(503);
+    const res = await answer;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-cashu')).toBeNull();
+    expect(res.headers.get('x-cashu-change')).toBe(PENDING_17);
+    const body = (await res.json()) as Record<string, { msats: number }>;
+    expect(body['x-node-cost']?.msats).toBe(3000);
+    // The change stays on the token's identity, claimable.
+    expect(await h.available(token)).toBe(17_000);
+
+    h.mint.setOutage(null);
+    const claim = await fetch(`${h.gateway.url}/v1/balance/refund`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ cashu_token: token }),
+    });
+    expect(claim.status).toBe(200);
+    const refund = (await claim.json()) as { cashu_token: string; amount: number; balance: number };
+    expect(refund).toMatchObject({ amount: 17, balance: 0 });
+    expect(await sats(refund.cashu_token)).toBe(17);
+    expect(await h.available(token)).toBe(0);
+  });
+
+  it('the mint down at the end of a stream: the pending notice is an SSE comment; an msat token claims every msat', async () => {
+    const token = await h.mintToken(20_000, 'msat');
+    h.upstream.setBehaviour({ chunkDelayMs: 40 });
+    const res = await call(token, { stream: true });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+    h.mint.setOutage(503);
+    let text = Buffer.from(first.value!).toString('utf8');
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      text += Buffer.from(r.value).toString('utf8');
+    }
+    expect(text).not.toContain(': x-cashu cashu');
+    expect(text).toMatch(
+      new RegExp(
+        `\n: x-cashu-change pending;msat=${20_000 - COST_8};claim="POST /v1/balance/refund"\n\ndata: \\[DONE\\]\n\n$`,
+      ),
+    );
+    expect(await h.available(token)).toBe(20_000 - COST_8);
+
+    h.mint.setOutage(null);
+    const claim = await fetch(`${h.gateway.url}/v1/balance/refund`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(claim.status).toBe(200);
+    const refund = (await claim.json()) as { cashu_token: string; unit: string; balance: number };
+    expect(refund).toMatchObject({ unit: 'msat', balance: 0 });
+    expect(await sats(refund.cashu_token, 'msat')).toBe(20_000 - COST_8);
+  });
+});

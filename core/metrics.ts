@@ -2,6 +2,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { clusterMetricsText, isClusterWorker } from './cluster.js';
 import type { Timings } from './context.js';
+import { metricsGuard } from './http/metrics-guard.js';
 import type { RouteHandler, RouteModule } from './http/router.js';
 import { requestEndChannel } from './tracing.js';
 
@@ -351,15 +352,24 @@ export async function metricsText(): Promise<string> {
   return await registry.metrics();
 }
 
-/** GET /metrics (no credentials: expose it only to the monitoring network). */
-export const metricsRoutes: RouteModule = (router) => {
+/**
+ * GET /metrics, behind a closed door (core/http/metrics-guard.ts): METRICS_TOKEN as a bearer token when set,
+ * else loopback clients only. The start-up log says which, and how to open it.
+ */
+export const metricsRoutes: RouteModule = (router, services) => {
   installPipelineMetrics();
+  const guard = metricsGuard(services.config);
+  if (services.config.metricsToken === undefined) {
+    services.log.info(
+      '/metrics answers loopback clients only; set METRICS_TOKEN to scrape it from elsewhere with Authorization: Bearer <token>',
+    );
+  }
   router.get(
     '/metrics',
-    async () => ({
-      headers: { 'content-type': registry.contentType },
-      body: await metricsText(),
-    }),
+    async (ctx) => {
+      guard(ctx);
+      return { headers: { 'content-type': registry.contentType }, body: await metricsText() };
+    },
     { json: false },
   );
 };

@@ -125,7 +125,7 @@ export interface PayoutResult {
 }
 
 /** Longer than the wallet's mint timeouts, so a hold never expires while its token is being made. */
-const HOLD_LEASE_MS = 5 * 60_000;
+export const HOLD_LEASE_MS = 5 * 60_000;
 
 /**
  * Withdraws `amountSat` whole sats (or, with 'all', every whole sat available now) as an eCash token through

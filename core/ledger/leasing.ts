@@ -846,7 +846,9 @@ export class LeasingLedger implements Ledger {
       if (l.busy) continue;
       const idle = l.open.size === 0 && now - l.lastCall >= this.opts.idleMs;
       if (!l.id) {
-        if (l.pending) this.step(l, false, 0).catch((err) => this.opts.onError?.(err));
+        // Calls settled after the store closed the lease under them (a disabled or deleted key) are reported
+        // too: the step records them (charged from the free balance, as settle would) and closes at once.
+        if (l.pending || l.queue.length > 0) this.step(l, false, 0).catch((err) => this.opts.onError?.(err));
         else if (idle && now >= l.exactUntil) this.leases.delete(l.keyHash);
         continue;
       }

@@ -27,7 +27,11 @@ async function admin(base: string, method: string, path: string, body?: unknown,
     headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-  return { status: r.status, headers: r.headers, json: (await r.json().catch(() => null)) as Record<string, any> };
+  return {
+    status: r.status,
+    headers: r.headers,
+    json: (await r.json().catch(() => null)) as Record<string, any>,
+  };
 }
 
 async function balanceOf(base: string, key: string): Promise<number> {
@@ -66,9 +70,11 @@ describe.each(['sqlite', 'redis'] as const)('operator controls across two gatewa
     });
     expect(sub.status).toBe(201);
     const child = ((await sub.json()) as { api_key: string }).api_key;
-    const keyId = ((await (await fetch(`${a}/v1/wallet/`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
-      key_id: string;
-    }).key_id;
+    const keyId = (
+      (await (await fetch(`${a}/v1/wallet/`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+        key_id: string;
+      }
+    ).key_id;
     const accountId = key.slice(3, 13);
 
     // Traffic on B until told to stop; each call remembers when it started.
@@ -82,21 +88,28 @@ describe.each(['sqlite', 'redis'] as const)('operator controls across two gatewa
       }
     };
     const lanes = [lane(key), lane(key), lane(key), lane(child)];
-    // B admits from a credit lease (held in the store under B's process id) before the operator acts.
-    await until(
-      () => rig!.ps.withLedger(async (l) => (await l.otherLeases(accountId, 'the-test')).length > 0),
-      10_000,
-      'a lease of the key on B',
-    );
-    const patch = await admin(a, 'PATCH', `/admin/api/keys/${keyId}`, { disabled: true });
-    const answeredAt = Date.now();
+    let patch: Awaited<ReturnType<typeof admin>>;
+    let answeredAt: number;
+    try {
+      // B admits from a credit lease (held in the store under B's process id) before the operator acts.
+      await rig.ps.withLedger((l) =>
+        until(
+          async () => (await l.otherLeases(accountId, 'the-test')).length > 0,
+          30_000,
+          'a lease of the key on B',
+        ),
+      );
+      patch = await admin(a, 'PATCH', `/admin/api/keys/${keyId}`, { disabled: true });
+      answeredAt = Date.now();
+      // Keep calling for a while after the answer: every call B started after it is refused.
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      stop = true;
+      await Promise.allSettled(lanes);
+    }
     expect(patch.status).toBe(200);
     expect(patch.json.disabled).toBe(true);
     expect(patch.json.key_id).toBe(keyId);
-    // Keep calling for a while after the answer: every call B started after it is refused.
-    await new Promise((r) => setTimeout(r, 300));
-    stop = true;
-    await Promise.all(lanes);
     const after = calls.filter((c) => c.startedAt > answeredAt);
     expect(after.length).toBeGreaterThan(3);
     expect(after.every((c) => c.status === 401 && c.code === 'key_disabled')).toBe(true);
@@ -117,7 +130,9 @@ describe.each(['sqlite', 'redis'] as const)('operator controls across two gatewa
     expect(lookup.json.account.balance).toBe(200_000 - 1000 * served);
 
     // Enabled again on B: A serves the key and its child.
-    expect((await admin(b, 'PATCH', `/admin/api/keys/${keyId}`, { disabled: false })).json.disabled).toBe(false);
+    expect((await admin(b, 'PATCH', `/admin/api/keys/${keyId}`, { disabled: false })).json.disabled).toBe(
+      false,
+    );
     expect((await chat(a, key)).status).toBe(200);
     expect((await chat(a, child)).status).toBe(200);
     const left = 200_000 - 1000 * (served + 2);
@@ -148,7 +163,10 @@ describe.each(['sqlite', 'redis'] as const)('operator controls across two gatewa
     // The owner closes another key on B: its 50 sats minus one call come back, then it is gone everywhere.
     const owner = await rig.createKey(a, 50);
     expect((await chat(a, owner)).status).toBe(200);
-    const closed = await fetch(`${b}/v1/wallet/`, { method: 'DELETE', headers: { authorization: `Bearer ${owner}` } });
+    const closed = await fetch(`${b}/v1/wallet/`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${owner}` },
+    });
     expect(closed.status).toBe(200);
     const cj = (await closed.json()) as { deleted: boolean; refund: { amount: number }; left_msats: number };
     expect(cj.deleted).toBe(true);
@@ -206,7 +224,9 @@ describe.each(['sqlite', 'redis'] as const)('operator controls across two gatewa
     });
     expect(login.status).toBe(200);
     const setCookie = login.headers.get('set-cookie')!;
-    expect(setCookie).toMatch(/^admin_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/admin; Max-Age=43200$/);
+    expect(setCookie).toMatch(
+      /^admin_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/admin; Max-Age=43200$/,
+    );
     expect(setCookie).not.toContain('operator-secret');
     const session = { cookie: setCookie.split(';')[0]! };
     expect((await admin(b, 'GET', '/admin/api/settings', undefined, session)).status).toBe(200);

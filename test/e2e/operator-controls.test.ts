@@ -9,6 +9,9 @@ import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
  * a console session made on A works on B until it logs out. On SQLite and Redis.
  */
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field by the assertions
+type Json = Record<string, any>;
+
 const ADMIN = { cookie: 'admin_password=operator-secret' };
 
 async function chat(base: string, key: string): Promise<{ status: number; code?: string; cost?: number }> {
@@ -30,7 +33,7 @@ async function admin(base: string, method: string, path: string, body?: unknown,
   return {
     status: r.status,
     headers: r.headers,
-    json: (await r.json().catch(() => null)) as Record<string, any>,
+    json: (await r.json().catch(() => null)) as Json,
   };
 }
 

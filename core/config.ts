@@ -27,6 +27,10 @@ export interface Config {
   providerMaxAttempts: number;
   providerBreaker: { failures: number; cooldownMs: number };
   adminPassword: string | undefined;
+  /** Console sessions (POST /admin/login) last this long, hours. */
+  adminSessionHours: number;
+  /** Bearer token /metrics requires; unset: /metrics answers loopback clients only. */
+  metricsToken: string | undefined;
   maxBodyBytes: number;
   /** Largest request head node:http accepts (431 above); uWS keeps its own fixed limit. */
   maxHeaderBytes: number;
@@ -268,6 +272,8 @@ export function loadConfig(env: Env = process.env): Config {
       cooldownMs: num(env, 'PROVIDER_BREAKER_COOLDOWN_MS', 30_000, { min: 100, int: true }),
     },
     adminPassword: optStr(env, 'ADMIN_PASSWORD'),
+    adminSessionHours: num(env, 'ADMIN_SESSION_HOURS', 12, { min: 0.01 }),
+    metricsToken: optStr(env, 'METRICS_TOKEN'),
     maxBodyBytes: num(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, { min: 1, int: true }),
     maxHeaderBytes: num(env, 'MAX_HEADER_BYTES', 64 * 1024, { min: 1024, int: true }),
     shutdownGraceMs: num(env, 'SHUTDOWN_GRACE_MS', 30_000, { min: 0, int: true }),

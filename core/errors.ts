@@ -70,6 +70,16 @@ export const ERRORS = {
     message: 'The API key is unknown or deleted',
   },
   key_expired: { status: 401, type: 'authentication_failed', message: 'The API key has expired' },
+  key_disabled: {
+    status: 401,
+    type: 'authentication_failed',
+    message: 'The API key is disabled by the operator',
+  },
+  metrics_auth_required: {
+    status: 401,
+    type: 'authentication_failed',
+    message: 'The metrics need Authorization: Bearer <METRICS_TOKEN>',
+  },
   admin_auth_required: {
     status: 401,
     type: 'authentication_failed',

@@ -29,6 +29,7 @@ import type { PricingHolder } from './pricing/holder.js';
 import type { BtcPriceSource } from './pricing/types.js';
 import type { Providers } from './providers/providers.js';
 import type { StoreConnection } from './store/connection.js';
+import type { StoreSignals } from './store/signals.js';
 import type { ModelCatalog } from './upstream/model-catalog.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import type { LightningDeposits } from './wallet/lightning-deposits.js';
@@ -144,6 +145,8 @@ export interface Services {
   btc?: BtcPriceSource;
   /** The store connection the ledger and wallet share (admin settings are persisted in it). */
   store?: StoreConnection;
+  /** Cross-process signals through the store (core/store/signals.ts): settings changes, lease recalls. */
+  signals?: StoreSignals;
   /** The audit log (core/audit/audit-log.ts), written by the transport's end hook. */
   audit?: AuditTrail;
   /** Fixed-window counters for per-IP and admin-login limits (core/limits/window-limiter.ts). */

@@ -18,9 +18,10 @@ import { pricingMode } from './pricing/formula.js';
 import { PricingHolder } from './pricing/holder.js';
 import { createPricing } from './pricing/pricing.js';
 import { Providers, providerName, readProvidersFile } from './providers/providers.js';
-import { applyPatch, loadPersistedSettings } from './settings.js';
+import { applyPatch, loadPersistedSettings, reloadSettings } from './settings.js';
 import { SHUTDOWN_STEP_MS, within } from './shutdown.js';
 import { openStore, type StoreConnection } from './store/connection.js';
+import { StoreSignals } from './store/signals.js';
 import { ModelCatalog } from './upstream/model-catalog.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import { LightningDeposits } from './wallet/lightning-deposits.js';
@@ -60,6 +61,8 @@ export interface MoneyServices {
   store: StoreConnection | undefined;
   lightning: LightningDeposits | undefined;
   events: WebhookEvents | undefined;
+  /** Cross-process signals (settings changes, lease recalls) through the store; with a store. */
+  signals: StoreSignals | undefined;
   /** Each closer bounded by SHUTDOWN_STEP_MS; true when every one finished in time. */
   close(): Promise<boolean>;
 }
@@ -97,6 +100,14 @@ export async function openMoneyServices(
       store = own;
     }
     if (store?.kind === 'redis') await store.ready(10_000);
+    let signals: StoreSignals | undefined;
+    if (store) {
+      const opened = await StoreSignals.open(store, {
+        onError: (err) => log.warn({ err }, 'store signals: read or subscription failed (polled again)'),
+      });
+      closers.push(() => opened.close());
+      signals = opened;
+    }
 
     let ledger = base.ledger;
     if (!ledger) {
@@ -113,8 +124,17 @@ export async function openMoneyServices(
             idleMs: config.leases.idleMs,
             ttlMs: config.leases.ttlMs,
             onError: (err) => log.warn({ err }, 'credit lease step failed (retried)'),
+            ...(signals !== undefined
+              ? {
+                  notify: () =>
+                    void signals
+                      .bump('recall')
+                      .catch((err: unknown) => log.warn({ err }, 'recall signal failed')),
+                }
+              : {}),
           })
         : built;
+      if (leased instanceof LeasingLedger) signals?.on('recall', () => leased.wake());
       closers.push(() => leased.close());
       ledger = leased;
     }
@@ -268,7 +288,7 @@ export async function openMoneyServices(
       closers.push(() => clearInterval(timer));
     }
 
-    return { ledger, wallet, pricing, btc, store, lightning, events, close };
+    return { ledger, wallet, pricing, btc, store, lightning, events, signals, close };
   } catch (err) {
     await close();
     throw err;
@@ -391,6 +411,7 @@ export async function buildServices(
     ...(m.lightning !== undefined ? { lightning: m.lightning } : {}),
     ...(m.events !== undefined ? { events: m.events } : {}),
     ...(store !== undefined ? { store } : {}),
+    ...(m.signals !== undefined ? { signals: m.signals } : {}),
     lifecycle: overrides.lifecycle ?? { draining: false },
     // Per-IP and admin-login limits, in the same store as the ledger (in memory without one).
     limiter: overrides.limiter ?? new WindowLimiter(store),
@@ -415,13 +436,20 @@ export async function buildServices(
     services.batchJobs ??= batches.jobs;
   }
   if (store !== undefined) {
-    // Persisted settings win over the environment; unreadable ones leave the environment's values.
+    // Persisted settings win over the environment; unreadable ones leave the environment's values. The
+    // signals' baseline version was read before this load, so a change saved meanwhile is applied again.
     try {
       const saved = await loadPersistedSettings(services, store);
       if (Object.keys(saved).length > 0) applyPatch(services, saved);
     } catch (err) {
       log.warn({ err }, 'could not load the persisted admin settings');
     }
+    // A change made by any process sharing the store (PATCH /admin/api/settings) reaches this one.
+    services.signals?.on('settings', (version) => {
+      reloadSettings(services, store, version).catch((err: unknown) =>
+        log.warn({ err, version }, 'could not apply the changed admin settings (next change retries)'),
+      );
+    });
   }
   return {
     services,

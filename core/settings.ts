@@ -20,8 +20,12 @@ import { loadSettings } from './store/settings-store.js';
  * persisted in the store (core/store/settings-store.ts: one atomic merge), and re-applied over the
  * environment at the next start, before the gateway listens (core/services.ts). The document also names `upstream_base_url`,
  * `upstream_api_key` and `cashu_mints`: they need a restart (connections, the wallet's mints), so a PATCH
- * changing them is refused with 400 — except the value `"[redacted]"` for the key, which keeps it. Other
- * processes sharing a Redis store pick a change up at their next start.
+ * changing them is refused with 400 — except the value `"[redacted]"` for the key, which keeps it.
+ *
+ * Every process sharing the store applies a change within 2 s: the PATCH bumps the `settings` signal's version
+ * (core/store/signals.ts: Redis pub/sub with a version check, a version poll on SQLite), and each process, on
+ * seeing a newer version, reloads the persisted settings and applies them (`reloadSettings`), logging the
+ * version. `version` in the view is the last version this process applied (0: none since the store began).
  */
 
 export const RUNTIME_SETTINGS = [
@@ -72,6 +76,7 @@ export function settingsView(services: Services, storeKind: string | undefined) 
     max_body_bytes: c.maxBodyBytes,
     http_engine: c.httpEngine,
     runtime_changeable: [...RUNTIME_SETTINGS],
+    version: services.signals?.version('settings') ?? 0,
   };
 }
 
@@ -175,6 +180,17 @@ export async function loadPersistedSettings(
   const known: Record<string, unknown> = {};
   for (const k of RUNTIME_SETTINGS) if (k in saved) known[k] = saved[k];
   return validatePatch(services, known);
+}
+
+/** Reloads the persisted settings and applies them (another process changed them: signal `settings`). */
+export async function reloadSettings(
+  services: Services,
+  store: StoreConnection,
+  version: number,
+): Promise<void> {
+  const saved = await loadPersistedSettings(services, store);
+  if (Object.keys(saved).length > 0) applyPatch(services, saved);
+  services.log.info({ version, changed: Object.keys(saved) }, 'admin settings version applied');
 }
 
 /** Validates and applies a patch at once. */

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
-import type { Credential, KeyMeta, Ledger } from '../ledger/types.js';
+import type { Credential, KeyLookup, KeyMeta, Ledger } from '../ledger/types.js';
 import type { ReceiveReceipt, WalletService } from '../wallet/types.js';
 
 /**
@@ -108,7 +108,7 @@ async function park(ledger: Ledger, tokenHash: string, amountMsat: number): Prom
  */
 export async function creditOrPark(
   ledger: Ledger,
-  credential: Credential,
+  credential: KeyLookup,
   tokenHash: string,
   amountMsat: number,
   kind: 'deposit' | 'topup',

@@ -3,7 +3,7 @@ import { GatewayError } from '../errors.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import { resolveCredential } from '../ledger/keys.js';
 import { ownedId } from '../ledger/owner.js';
-import type { Credential, HoldRef, WithdrawalKind } from '../ledger/types.js';
+import type { HoldRef, KeyLookup, WithdrawalKind } from '../ledger/types.js';
 import { log } from '../log.js';
 import { recordStoreError } from '../metrics.js';
 import { crashPoint } from '../wallet/context.js';
@@ -33,7 +33,7 @@ import { creditOrPark, type MoneySteps } from './credit-token.js';
  */
 
 export interface PayOutRequest {
-  credential: Credential;
+  credential: KeyLookup;
   amountMsat: number;
   kind: WithdrawalKind;
   /** Unit of the token to make (default: the wallet's choice for the mint). */

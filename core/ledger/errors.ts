@@ -27,6 +27,8 @@ export enum LedgerCode {
   AlreadyAborted = -16,
   AlreadyCommitted = -17,
   LeaseUnsupported = -18,
+  /** The key, or the parent key of its account, is disabled by the operator. */
+  KeyDisabled = -19,
 }
 
 /** Refusal codes as they appear in results (snake_case), keyed by the Lua code. */
@@ -49,6 +51,7 @@ export const LEDGER_CODE_NAMES: Record<LedgerCode, string> = {
   [LedgerCode.AlreadyAborted]: 'already_aborted',
   [LedgerCode.AlreadyCommitted]: 'already_committed',
   [LedgerCode.LeaseUnsupported]: 'lease_unsupported',
+  [LedgerCode.KeyDisabled]: 'key_disabled',
 };
 
 /** Any `{ ok: false }` result of the ledger. */
@@ -96,6 +99,8 @@ export function ledgerRefusalToError(r: LedgerRefusal): GatewayError {
   switch (r.code) {
     case 'invalid_api_key':
       return new GatewayError('invalid_api_key');
+    case 'key_disabled':
+      return new GatewayError('key_disabled');
     case 'key_expired':
       return new GatewayError('key_expired', {
         details: { expired_at: new Date(r.expiredAtMs ?? 0).toISOString() },

@@ -81,6 +81,11 @@ export interface LeaseOptions {
   recallWaitMs?: number;
   /** This process's id in lease ids (tests run several "processes" in one). Default: PROCESS_ID. */
   processId?: string;
+  /**
+   * Called after this process recalled other processes' leases: tells them at once (core/store/signals.ts,
+   * `recall`), and their `wake()` answers without waiting for the next recall poll.
+   */
+  notify?: () => void;
 }
 
 export const DEFAULT_LEASE_OPTIONS: LeaseOptions = { flushMs: 50, idleMs: 1000, ttlMs: 10_000 };
@@ -300,6 +305,7 @@ export class LeasingLedger implements Ledger {
     let others = await this.inner.otherLeases(accountId, this.processId, t0);
     if (others.length === 0) return false;
     await this.inner.recallLeases(accountId, kind, t0);
+    this.opts.notify?.();
     const fresh = t0 + this.opts.ttlMs;
     const deadline = t0 + (this.opts.recallWaitMs ?? this.opts.idleMs);
     const pause = Math.max(2, Math.min(20, this.opts.flushMs / 2));
@@ -435,8 +441,16 @@ export class LeasingLedger implements Ledger {
     return this.inner.createChildKeys(input);
   }
   async updateKey(target: KeyTarget, update: KeyUpdate): Promise<KeyChangeResult> {
-    await this.returnAccount(target.credential);
-    return this.inner.updateKey(target, update);
+    if (update.disabled !== true) {
+      await this.returnAccount(target.credential);
+      return this.inner.updateKey(target, update);
+    }
+    // Disabling: the store refuses the key first, then every lease of the account is stepped — here and, through
+    // a recall, in every other process — before this answers. A step of a disabled key's lease closes it (its
+    // calls reported), so no process admits the key from a slice any more once the operator has the answer.
+    const r = await this.inner.updateKey(target, update);
+    if (r.ok) await this.returnAccount(target.credential, 'money');
+    return r;
   }
   async deleteKey(target: KeyTarget): Promise<KeyChangeResult> {
     await this.returnAccount(target.credential);
@@ -808,6 +822,11 @@ export class LeasingLedger implements Ledger {
     for (const [id, at] of this.answered) if (at < now - 2 * RECALL_SLACK_MS) this.answered.delete(id);
   }
 
+  /** Answers recalls now (another process signalled one) instead of at the next poll. */
+  wake(): void {
+    this.recallTick();
+  }
+
   private recallTick(): void {
     if (this.polling || this.closed) return;
     let holding = false;
@@ -827,7 +846,9 @@ export class LeasingLedger implements Ledger {
       if (l.busy) continue;
       const idle = l.open.size === 0 && now - l.lastCall >= this.opts.idleMs;
       if (!l.id) {
-        if (l.pending) this.step(l, false, 0).catch((err) => this.opts.onError?.(err));
+        // Calls settled after the store closed the lease under them (a disabled or deleted key) are reported
+        // too: the step records them (charged from the free balance, as settle would) and closes at once.
+        if (l.pending || l.queue.length > 0) this.step(l, false, 0).catch((err) => this.opts.onError?.(err));
         else if (idle && now >= l.exactUntil) this.leases.delete(l.keyHash);
         continue;
       }

@@ -38,6 +38,8 @@ export interface KeyState {
   validityDate: number | null;
   createdAt: number;
   deleted: boolean;
+  /** Disabled by the operator: refused with key_disabled (a disabled parent refuses its children too). */
+  disabled: boolean;
   // usage
   reserved: number;
   open: number;
@@ -158,6 +160,7 @@ export function toMeta(k: KeyState, parentHash: string | null = k.parentHash): K
     balanceLimitReset: k.balanceLimitReset,
     validityDateMs: k.validityDate,
     createdAtMs: k.createdAt,
+    disabled: k.disabled,
   };
 }
 
@@ -187,6 +190,7 @@ export function newKeyState(
     balanceLimitReset: null,
     validityDate: null,
     deleted: false,
+    disabled: false,
     reserved: 0,
     open: 0,
     periodId: 0,

@@ -94,6 +94,11 @@ export interface KeyMeta {
   /** Child keys: validity end, ms; null = none. Passing it makes the key `key_expired`. */
   validityDateMs: number | null;
   createdAtMs: number;
+  /**
+   * Disabled by the operator (`updateKey` with `disabled`): admit, countRequest and lease refuse it with
+   * `key_disabled`; a disabled parent key refuses every child of its account the same way. Its balance stays.
+   */
+  disabled: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------- credit
@@ -102,7 +107,7 @@ export type CreditKind = 'deposit' | 'topup';
 
 export interface CreditInput {
   /** The account to credit: an existing key, or a token-hash identity (created when missing). */
-  credential: Credential;
+  credential: KeyLookup;
   /** Hash of the redeemed token; the idempotency key. Opaque hex from the wallet. */
   tokenHash: string;
   /** What the mint swap actually yielded (after input fees), msat, > 0. */
@@ -192,6 +197,8 @@ export interface Admission {
 
 export type AdmitRefusal =
   | { ok: false; code: 'invalid_api_key' }
+  /** The operator disabled the key or its account's parent key. */
+  | { ok: false; code: 'key_disabled' }
   | { ok: false; code: 'key_expired'; expiredAtMs: number }
   | { ok: false; code: 'model_not_allowed'; model: string }
   | { ok: false; code: 'rate_limit_exceeded'; rateLimit: RateLimitInfo }
@@ -224,6 +231,7 @@ export interface CountRequestInput {
 export type CountRequestResult =
   | { ok: true; rateLimit: RateLimitInfo }
   | { ok: false; code: 'invalid_api_key' }
+  | { ok: false; code: 'key_disabled' }
   | { ok: false; code: 'rate_limit_exceeded'; rateLimit: RateLimitInfo };
 
 // ------------------------------------------------------------------------------------ settle / release
@@ -387,6 +395,7 @@ export type LeaseResult =
   | LeaseGrant
   /** Opening only (a step with calls always records them and answers ok, closing the lease if needed). */
   | { ok: false; code: 'invalid_api_key' }
+  | { ok: false; code: 'key_disabled' }
   | { ok: false; code: 'key_expired'; expiredAtMs: number }
   /** Children with a balance limit are admitted per call (their limit is checked by the store). */
   | { ok: false; code: 'lease_unsupported' }
@@ -398,7 +407,8 @@ export type LeaseResult =
 export type WithdrawalKind = 'withdrawal' | 'refund';
 
 export interface HoldInput {
-  credential: Credential;
+  /** The caller's credential, or a `KeyRef` (the operator's refund of a key it knows by id). */
+  credential: KeyLookup;
   /** Amount to hold, msat, > 0; or 'all' = everything available now (refund). */
   amountMsat: number | 'all';
   /** Idempotency key of the withdrawal (unique per account). */
@@ -490,10 +500,13 @@ export interface KeyUpdate {
   allowedIps?: string[] | null;
   refundAddress?: string | null;
   name?: string | null;
+  /** Operator only (PATCH /admin/api/keys/{key_id}): disabling a parent key refuses its children too. */
+  disabled?: boolean;
 }
 
 export interface KeyTarget {
-  credential: Credential;
+  /** The caller's credential, or a `KeyRef` (the operator's console acts on keys it knows by id). */
+  credential: KeyLookup;
   /** Act on this child (by key id) of the credential's key instead of the key itself. */
   childKeyId?: string;
   now?: number;

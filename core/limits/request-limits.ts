@@ -68,7 +68,7 @@ export async function countKeyRequest(
     await limitAnonymous(ctx, services);
     throw new GatewayError('invalid_api_key');
   }
-  setRateLimitHeaders(ctx, r.rateLimit);
+  if (r.code === 'rate_limit_exceeded') setRateLimitHeaders(ctx, r.rateLimit);
   throw ledgerRefusalToError(r);
 }
 

@@ -43,19 +43,33 @@ export function adminCsp(nonce: string): string {
   return `default-src 'none'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 }
 
-export function loginPage(nonce: string, failed: boolean): string {
+/**
+ * The login form: POST /admin/login with the password as JSON; the answer sets the HttpOnly session cookie
+ * (the page's script never sees it, and no password is ever put in a cookie).
+ */
+export function loginPage(nonce: string): string {
   return page(
     'Gateway admin — log in',
     `<h1>Gateway admin</h1>
-${failed ? '<p class="bad" id="login-error">Wrong admin password.</p>' : ''}
+<p class="bad" id="login-error" hidden></p>
 <form id="login"><label>Admin password <input type="password" id="password" autocomplete="current-password" required></label>
 <button type="submit">Log in</button></form>
 <script nonce="${nonce}">
 document.getElementById('login').addEventListener('submit', function (e) {
   e.preventDefault();
-  var v = document.getElementById('password').value;
-  document.cookie = 'admin_password=' + encodeURIComponent(v) + '; path=/admin; SameSite=Strict';
-  location.reload();
+  var err = document.getElementById('login-error');
+  fetch('/admin/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ password: document.getElementById('password').value }),
+    credentials: 'same-origin',
+  }).then(function (r) {
+    if (r.ok) { location.reload(); return; }
+    return r.json().then(function (b) {
+      err.textContent = r.status === 429 ? 'Too many failed logins; try again later.' : 'Wrong admin password.';
+      err.hidden = false;
+    });
+  }).catch(function () { err.textContent = 'The gateway did not answer.'; err.hidden = false; });
 });
 </script>`,
     nonce,

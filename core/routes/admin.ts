@@ -1,22 +1,32 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { checkSurplus, withdrawSurplus } from '../account/operator-withdrawal.js';
 import { auditAdmin } from '../audit/audit-log.js';
+import { cookieValue, secretMatches } from '../auth/secret-match.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { originOf } from '../events/ssrf.js';
 import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
-import type { KeyLookup, KeyMeta, KeyUsage } from '../ledger/types.js';
+import type { KeyLookup } from '../ledger/types.js';
 import { adminLoginGate } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
 import { preparePatch, settingsView, validatePatch } from '../settings.js';
 import { saveSettings } from '../store/settings-store.js';
 import { readAsset } from './admin-assets.js';
 import { deliveriesPage, deliveriesQuery } from './admin-deliveries.js';
+import { adminKeyRoutes } from './admin-keys.js';
 import { adminCsp, type DashboardData, dashboardPage, loginPage } from './admin-page.js';
 import { payoutPreview } from './admin-payout.js';
 import { providersView } from './admin-providers.js';
+import {
+  AdminSessions,
+  arrivedOverHttps,
+  assertSameOrigin,
+  SESSION_COOKIE,
+  sessionCookie,
+} from './admin-session.js';
 import { AdminStats, type Granularity, MAX_POINTS, SPAN_MS } from './admin-stats.js';
+import { keyView } from './admin-views.js';
 import { packageVersion } from './public.js';
 import { auditCursor } from './wallet.js';
 
@@ -32,46 +42,40 @@ import { auditCursor } from './wallet.js';
  * environment (synchronously on SQLite; on Redis within the first round trip after start).
  */
 
-/** The `admin_password` cookie's value, URL-decoded; undefined when absent. */
-export function adminCookie(headers: Readonly<Record<string, string>>): string | undefined {
-  const raw = headers.cookie;
-  if (raw === undefined) return undefined;
-  for (const part of raw.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq === -1) continue;
-    if (part.slice(0, eq).trim() !== 'admin_password') continue;
-    const v = part.slice(eq + 1).trim();
-    try {
-      return decodeURIComponent(v);
-    } catch {
-      return v;
-    }
-  }
-  return undefined;
-}
-
-/** Constant-time password check (digests first: equal lengths whatever the input). */
-export function passwordMatches(given: string | undefined, expected: string): boolean {
-  if (given === undefined) return false;
-  const a = createHash('sha256').update(given, 'utf8').digest();
-  const b = createHash('sha256').update(expected, 'utf8').digest();
-  return timingSafeEqual(a, b);
-}
-
 const NO_STORE = { 'cache-control': 'no-store' };
 
-async function requireAdmin(ctx: RequestContext, services: Services): Promise<void> {
+/**
+ * Who may use the admin surface: a console session (`admin_session` cookie, POST /admin/login) or, for API
+ * clients, the spec's `admin_password` cookie. A state-changing request must also be same-origin when a
+ * browser sent it (admin-session.ts). Answers whether the caller is admitted; `throwing` makes a refusal 401.
+ */
+async function adminAccess(
+  ctx: RequestContext,
+  services: Services,
+  sessions: AdminSessions,
+): Promise<boolean> {
   const expected = services.config.adminPassword;
   if (expected === undefined) {
     throw new GatewayError('forbidden', { message: 'The admin API is disabled (no ADMIN_PASSWORD set)' });
   }
-  const given = adminCookie(ctx.headers);
-  const ok = passwordMatches(given, expected);
+  assertSameOrigin(ctx, services.config.trustedProxies);
+  const session = cookieValue(ctx.headers, SESSION_COOKIE);
+  if (session !== undefined) {
+    const live = await sessions.valid(session).catch((err: unknown) => {
+      throw new GatewayError('store_unavailable', { cause: err });
+    });
+    if (live) {
+      if (ctx.method !== 'GET') auditAdmin(ctx);
+      return true;
+    }
+  }
+  const given = cookieValue(ctx.headers, 'admin_password');
+  const ok = secretMatches(given, expected);
   // Failed logins are limited per client IP; over the limit even the right password answers 429.
   // Audited: failed logins (a password was offered) and every admin change.
   if ((!ok && given !== undefined) || (ok && ctx.method !== 'GET')) auditAdmin(ctx);
   await adminLoginGate(ctx, services, given !== undefined, ok);
-  if (!ok) throw new GatewayError('admin_auth_required');
+  return ok;
 }
 
 async function dashboardData(services: Services): Promise<DashboardData> {
@@ -152,30 +156,12 @@ function requireWallet(services: Services) {
   return { wallet: services.wallet, ledger: services.ledger };
 }
 
-function keyView(k: KeyMeta, u: KeyUsage) {
-  return {
-    key_id: k.keyId,
-    display_key: k.displayKey,
-    name: k.name,
-    is_child: k.isChild,
-    parent_key_id: k.parentKeyId,
-    created_at: k.createdAtMs,
-    expires_at: k.expiresAtMs,
-    allowed_models: k.allowedModels,
-    allowed_ips: k.allowedIps,
-    balance_limit: k.balanceLimitMsat,
-    balance_limit_reset: k.balanceLimitReset,
-    validity_date: k.validityDateMs,
-    total_requests: u.totalRequests,
-    total_spent: u.totalSpentMsat,
-    period_spent: u.periodSpentMsat,
-    reserved: u.reservedMsat,
-    last_used: u.lastUsedMs,
-  };
-}
-
 export const adminRoutes: RouteModule = (router, services: Services) => {
   const store = services.store;
+  const sessions = new AdminSessions(store);
+  const requireAdmin = async (ctx: RequestContext, _services: Services): Promise<void> => {
+    if (!(await adminAccess(ctx, services, sessions))) throw new GatewayError('admin_auth_required');
+  };
   // The console's statistics, kept only when the admin surface is on (no store writes otherwise).
   const stats =
     store !== undefined && services.config.adminPassword !== undefined
@@ -435,15 +421,44 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
       'content-security-policy': adminCsp(nonce),
       ...NO_STORE,
     };
-    const cookie = adminCookie(ctx.headers);
-    const ok = passwordMatches(cookie, expected);
-    if (!ok && cookie !== undefined) auditAdmin(ctx);
-    await adminLoginGate(ctx, services, cookie !== undefined, ok);
-    if (!ok) {
-      return { status: 200, headers, body: loginPage(nonce, cookie !== undefined) };
+    if (!(await adminAccess(ctx, services, sessions))) {
+      return { status: 200, headers, body: loginPage(nonce) };
     }
     return { status: 200, headers, body: dashboardPage(nonce, await dashboardData(services)) };
   });
+
+  // The console's login: a session in the store (admin-session.ts), never the password in a cookie.
+  route(router, 'POST', '/admin/login', async (ctx, body) => {
+    const expected = services.config.adminPassword;
+    if (expected === undefined) {
+      throw new GatewayError('forbidden', { message: 'The admin API is disabled (no ADMIN_PASSWORD set)' });
+    }
+    assertSameOrigin(ctx, services.config.trustedProxies);
+    const ok = secretMatches(body.password, expected);
+    auditAdmin(ctx);
+    await adminLoginGate(ctx, services, true, ok);
+    if (!ok) throw new GatewayError('admin_auth_required', { message: 'Wrong admin password' });
+    const ttlMs = services.config.adminSessionHours * 3_600_000;
+    const id = await sessions.create(ttlMs).catch((err: unknown) => {
+      throw new GatewayError('store_unavailable', { cause: err });
+    });
+    const secure = arrivedOverHttps(ctx, services.config.trustedProxies);
+    return {
+      headers: { ...NO_STORE, 'set-cookie': sessionCookie(id, Math.floor(ttlMs / 1000), secure) },
+      json: { expires_at: new Date(Date.now() + ttlMs).toISOString() },
+    };
+  });
+
+  route(router, 'POST', '/admin/logout', async (ctx) => {
+    assertSameOrigin(ctx, services.config.trustedProxies);
+    await sessions.end(cookieValue(ctx.headers, SESSION_COOKIE)).catch((err: unknown) => {
+      throw new GatewayError('store_unavailable', { cause: err });
+    });
+    const secure = arrivedOverHttps(ctx, services.config.trustedProxies);
+    return { status: 204, headers: { ...NO_STORE, 'set-cookie': sessionCookie('', 0, secure) } };
+  });
+
+  adminKeyRoutes(router, services, requireAdmin);
 
   // The node-wide audit log, newest first; filters key_id, status, since, until (ISO 8601), limit, before.
   route(router, 'GET', '/admin/api/audit', async (ctx) => {
@@ -499,7 +514,13 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
         });
       }
       apply();
-      services.log.info({ changed: Object.keys(patch) }, 'admin settings changed');
+      // Every other process sharing the store reloads and applies the settings (core/store/signals.ts); this one
+      // applies them again with the version, which the answer shows.
+      // A failed signal answers 503: the change is saved, the PATCH is safe to repeat.
+      const version = await services.signals?.bump('settings').catch((err: unknown) => {
+        throw new GatewayError('store_unavailable', { cause: err });
+      });
+      services.log.info({ changed: Object.keys(patch), version }, 'admin settings changed');
     }
     return { headers: NO_STORE, json: settingsView(services, store?.kind) };
   });

@@ -1,5 +1,7 @@
 import ipaddr from 'ipaddr.js';
+import { closeKey } from '../account/close-key.js';
 import { creditToken } from '../account/credit-token.js';
+import { HOLD_LEASE_MS } from '../account/pay-out.js';
 import { auditKey } from '../audit/audit-log.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
@@ -10,6 +12,7 @@ import { limitAnonymous } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
 import type { ReceiveReceipt } from '../wallet/types.js';
 import { callerOf, expiryOf, loadKey, moneyServices, withdraw } from './account.js';
+import { payoutView } from './admin-views.js';
 
 /**
  * The wallet endpoints (spec §4.3, shapes in openapi/openapi.yaml; request bodies are validated by the
@@ -160,6 +163,29 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
   };
   route(router, 'GET', '/v1/wallet/', account);
   route(router, 'GET', '/v1/wallet', account);
+
+  // The owner closes the key: disable, pay every whole sat out, delete (core/account/close-key.ts).
+  route(router, 'DELETE', '/v1/wallet/', async (ctx) => {
+    const money = moneyServices(services);
+    const caller = await callerOf(ctx, money);
+    const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
+    if (info.key.isChild) throw new GatewayError('child_key_forbidden');
+    const r = await closeKey(money, {
+      target: { credential: caller.credential },
+      self: caller.credential,
+      refund: true,
+      keepDisabled: false,
+      leaseMs: HOLD_LEASE_MS,
+    });
+    return {
+      json: {
+        key_id: r.key.keyId,
+        deleted: r.deleted,
+        refund: r.refund === null ? null : payoutView(r.refund),
+        left_msats: r.leftMsat,
+      },
+    };
+  });
 
   route(router, 'GET', '/v1/wallet/balance', async (ctx) => {
     const money = moneyServices(services);

@@ -335,5 +335,5 @@ export interface PayoutRecord {
    * not handed out. It may be an API key: kept here only while the payout is open, never logged. Anyone who can
    * read this store can already read the proofs and the seed, which are worth more.
    */
-  credential: { apiKey: string } | { tokenHash: string };
+  credential: { apiKey: string } | { tokenHash: string } | { keyRef: { accountId: string; keyHash: string } };
 }

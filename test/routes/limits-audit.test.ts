@@ -39,6 +39,7 @@ async function metric(name: string, labels = ''): Promise<number> {
 describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) => {
   let h: PaidGateway;
   let url: string;
+  const METRICS_TOKEN = 'limits-metrics-token';
   const req = <T = Json>(method: string, path: string, ip: string, opts: CallOptions = {}) =>
     call<T>(url, method, path, { ...opts, headers: { 'x-forwarded-for': ip, ...opts.headers } });
 
@@ -51,6 +52,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) =>
         RATE_LIMIT_REQUESTS_PER_MINUTE: '5',
         ADMIN_PASSWORD: PASSWORD,
         ADMIN_LOGIN_ATTEMPTS_PER_MINUTE: '2',
+        // The callers here are forwarded clients, not loopback: /metrics needs its token (issue 25).
+        METRICS_TOKEN: METRICS_TOKEN,
       },
     });
     url = h.gateway.url;
@@ -112,7 +115,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) =>
     expectLimited(await req('GET', '/v1/wallet/balance', ip), 3);
     for (let i = 0; i < 5; i++) {
       for (const path of ['/healthz', '/readyz', '/metrics']) {
-        const r = await req('GET', path, ip);
+        const r = await req('GET', path, ip, path === '/metrics' ? { auth: METRICS_TOKEN } : {});
         expect(r.status).toBe(200);
         expect(r.headers.get('x-ratelimit-limit')).toBeNull();
       }

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,6 +21,8 @@ import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
  */
 const PROMETHEUS = '/usr/bin/prometheus';
 const CALLS = 7;
+/** METRICS_TOKEN of the gateway under test, in the token file the shipped scrape config names. */
+const SCRAPE_TOKEN = 'scrape-token-for-the-prometheus-test';
 
 let h: PaidGateway;
 let dir: string;
@@ -57,8 +59,14 @@ async function waitFor(q: string, ok: (v: number) => boolean, ms = 30_000): Prom
 
 beforeAll(async () => {
   // The upstream takes 300 ms to answer: the overhead histogram must not count that wait.
-  h = await startPaidGateway({ store: 'sqlite', upstream: { latencyMs: 300 } });
+  h = await startPaidGateway({
+    store: 'sqlite',
+    upstream: { latencyMs: 300 },
+    env: { METRICS_TOKEN: SCRAPE_TOKEN },
+  });
   dir = await mkdtemp(join(tmpdir(), 'prometheus-'));
+  // The shipped file reads the token from `gateway-metrics-token` next to it.
+  await writeFile(join(dir, 'gateway-metrics-token'), `${SCRAPE_TOKEN}\n`, { mode: 0o600 });
   const target = new URL(h.gateway.url).host;
   // The shipped scrape example itself, pointed at this gateway and scraping every second.
   const shipped = parseYaml(await readFile(join(process.cwd(), 'ops/prometheus.yml'), 'utf8')) as {
@@ -308,7 +316,11 @@ describe('the shipped ops files', () => {
   const run = promisify(execFile);
 
   it('ops/prometheus.yml passes promtool check config and scrapes /metrics as job gateway', async () => {
-    const file = join(process.cwd(), 'ops/prometheus.yml');
+    // promtool checks that the token file exists: the shipped file, checked next to a token file.
+    const file = join(dir, 'shipped', 'prometheus.yml');
+    await mkdir(join(dir, 'shipped'), { recursive: true });
+    await writeFile(file, await readFile(join(process.cwd(), 'ops/prometheus.yml'), 'utf8'));
+    await writeFile(join(dir, 'shipped', 'gateway-metrics-token'), SCRAPE_TOKEN, { mode: 0o600 });
     const ok = await run(PROMTOOL, ['check', 'config', file]);
     expect(`${ok.stdout}${ok.stderr}`).toMatch(/SUCCESS/);
     // promtool does refuse a broken file (the check above is not a no-op).
@@ -322,11 +334,14 @@ describe('the shipped ops files', () => {
       scrape_configs: Array<{
         job_name: string;
         metrics_path?: string;
+        authorization?: Record<string, string>;
         static_configs: Array<{ targets: string[] }>;
       }>;
     };
     const job = cfg.scrape_configs.find((c) => c.job_name === 'gateway');
     expect(job?.metrics_path ?? '/metrics').toBe('/metrics');
+    // The shipped scrape sends the bearer token from a file (METRICS_TOKEN closes /metrics to everyone else).
+    expect(job?.authorization).toEqual({ type: 'Bearer', credentials_file: 'gateway-metrics-token' });
     expect(job?.static_configs[0]?.targets.length).toBeGreaterThan(0);
   });
 
@@ -347,7 +362,11 @@ describe('the shipped ops files', () => {
       expect(names.has(n), n).toBe(true);
     }
     expect(names.size).toBeGreaterThanOrEqual(10);
-    const text = await (await fetch(`${h.gateway.url}/metrics`)).text();
+    // Without the token the door stays closed (401), with it the series are there.
+    expect((await fetch(`${h.gateway.url}/metrics`)).status).toBe(401);
+    const text = await (
+      await fetch(`${h.gateway.url}/metrics`, { headers: { authorization: `Bearer ${SCRAPE_TOKEN}` } })
+    ).text();
     const missing = [...names].filter((n) => !declared(text, n));
     expect(missing).toEqual([]);
     // And the check would see a missing one.

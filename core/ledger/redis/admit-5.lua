@@ -12,6 +12,7 @@
     | {-1} invalid key | {-2, expiredAt} | {-3} model not allowed
     | {-4, limitType(1 rpm, 2 tokens/h, 3 concurrent), limit, remaining, resetUnix}
     | {-6} id already in use (requestId) | {-5, affordable, required, shortfall}
+    | {-19} the key, or its account's parent key, is disabled by the operator
 
   Hot path (docs/ledger.md, "Performance"): one HMGET for the account fields and the key's packed
   counters, one HGET for the key's metadata, HSETNX of the reservation, ZADD of its lease, one HSET back.
@@ -22,7 +23,7 @@
 
 local now = tonumber(ARGV[11])
 local kh = ARGV[1]
-local v = redis.call('HMGET', KEYS[1], 'balance', 'reserved', 'created', 'deleted', 'nsw', kh)
+local v = redis.call('HMGET', KEYS[1], 'balance', 'reserved', 'created', 'deleted', 'nsw', kh, 'disabled')
 if not v[3] or v[4] == '1' then return {-1} end
 local balance, reserved, nsw = N(v[1]), N(v[2]), N(v[5])
 local k = parseKst(kh, v[6])
@@ -40,6 +41,7 @@ local raw = redis.call('HGET', KEYS[2], kh)
 if not raw then return {-1} end
 local m = cjson.decode(raw)
 if m.del == '1' then return {-1} end
+if v[7] == '1' or m.dis == '1' then return {-19} end
 local exp = expiredAt(m, now)
 if exp then return {-2, exp} end
 if not modelAllowed(m, ARGV[3]) then return {-3} end

@@ -6,18 +6,20 @@
   ARGV[1] keyHash  [2] requests/min  [3] now (ms)
 
   Returns {1, rpmRemaining, rpmResetUnix} | {-1} invalid key | {-4, 1, limit, 0, resetUnix}
+    | {-19} the key, or its account's parent key, is disabled
 ]]
 --- @include "num"
 --- @include "key"
 
 local now = tonumber(ARGV[3])
 local kh = ARGV[1]
-local v = redis.call('HMGET', KEYS[1], 'created', 'deleted', kh)
+local v = redis.call('HMGET', KEYS[1], 'created', 'deleted', kh, 'disabled')
 if not v[1] or v[2] == '1' then return {-1} end
 local raw = redis.call('HGET', KEYS[2], kh)
 if not raw then return {-1} end
 local m = cjson.decode(raw)
 if m.del == '1' then return {-1} end
+if v[4] == '1' or m.dis == '1' then return {-19} end
 local k = parseKst(kh, v[3])
 local rpm = tonumber(ARGV[2])
 local rw = math.floor(now / 60000)

@@ -19,7 +19,8 @@
   tokensLeft,otherOpen,concurrentSlots|charged;charged;…' | {-1} invalid key (opening) | {-2, expiredAt} (opening)
   | {-18} lease unsupported (limited child) | {-5, free, min, shortfall} (opening)
   | {-4, limitType, limit, remaining, resetUnix} (opening) | {-6} id already in use (leaseId
-  names another kind of record or another key's)
+  names another kind of record or another key's) | {-19} key disabled (opening; an open lease of a disabled
+  key is closed by its next step, its calls reported)
 ]]
 --- @include "num"
 --- @include "key"
@@ -30,7 +31,7 @@
 local kh, id = ARGV[1], ARGV[2]
 local now = tonumber(ARGV[12])
 local v = redis.call('HMGET', KEYS[1], 'balance', 'reserved', 'spent', 'requests', 'txseq', 'created', 'deleted',
-  'nsw', kh)
+  'nsw', kh, 'disabled')
 if not v[6] then return {-1} end
 local a = {balance = N(v[1]), reserved = N(v[2]), spent = N(v[3]), requests = N(v[4]), txseq = N(v[5])}
 local nsw = N(v[8])
@@ -57,6 +58,7 @@ local mraw = redis.call('HGET', KEYS[2], kh)
 local m = nil
 if mraw then m = cjson.decode(mraw) end
 local bad = (not m) or m.del == '1' or v[7] == '1'
+local off = (not bad) and (m.dis == '1' or v[10] == '1')
 local exp = nil
 if not bad then exp = expiredAt(m, now) end
 
@@ -66,6 +68,7 @@ local rpm, tph, conc = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
 if not r and ncalls == 0 then
   -- Opening: the admit checks, then the slice.
   if bad then return {-1} end
+  if off then return {-19} end
   if exp then return {-2, exp} end
   if limitedChild(m) then return {-18} end
   local rc = 0
@@ -121,7 +124,7 @@ for n = 1, ncalls do
   i = i + 7
 end
 
-local close = ARGV[18] == '1' or bad or exp ~= nil or (r ~= nil and not isOpen) or (r == nil and ncalls > 0)
+local close = ARGV[18] == '1' or bad or off or exp ~= nil or (r ~= nil and not isOpen) or (r == nil and ncalls > 0)
 local grant, slots, conslots = 0, 0, 0
 if k.rw ~= rw then
   k.rw = rw

@@ -95,6 +95,8 @@ interface MetaJson {
   vd?: string;
   cr: string;
   del?: '1';
+  /** Disabled by the operator (update-key-2.lua also marks a parent's account). */
+  dis?: '1';
 }
 
 /** Metadata as the scripts store it: absent = null, numbers as strings, empty lists as absent. */
@@ -111,6 +113,7 @@ export function encodeMeta(k: KeyState): string {
   if (k.balanceLimitReset !== null) m.lr = k.balanceLimitReset;
   if (k.validityDate !== null) m.vd = String(k.validityDate);
   if (k.deleted) m.del = '1';
+  if (k.disabled) m.dis = '1';
   return JSON.stringify(m);
 }
 
@@ -148,6 +151,7 @@ export function decodeKey(
     balanceLimitReset: m.lr ?? null,
     validityDate: num(m.vd),
     deleted: m.del === '1',
+    disabled: m.dis === '1',
     reserved: c('r'),
     open: c('o'),
     periodId: c('pi'),

@@ -69,6 +69,7 @@ import { RedisReads } from './redis-reads.js';
 import { defineScripts } from './redis-scripts.js';
 
 const INVALID = { ok: false, code: 'invalid_api_key' } as const;
+const DISABLED = { ok: false, code: 'key_disabled' } as const;
 
 /** A reply code the caller does not expect from that script: a bug between script and decoder, never a refusal. */
 function unexpected(script: string, r: Reply): GatewayError {
@@ -276,6 +277,8 @@ export class RedisLedger extends RedisReads {
         return rateLimited(r);
       case LedgerCode.InvalidApiKey:
         return INVALID;
+      case LedgerCode.KeyDisabled:
+        return DISABLED;
       default:
         throw unexpected('ledger script', r);
     }
@@ -346,6 +349,8 @@ export class RedisLedger extends RedisReads {
         return { ok: false, code: 'duplicate_request' };
       case LedgerCode.InvalidApiKey:
         return INVALID;
+      case LedgerCode.KeyDisabled:
+        return DISABLED;
       default:
         throw unexpected('ledger script', r);
     }
@@ -464,6 +469,8 @@ export class RedisLedger extends RedisReads {
       }
       case LedgerCode.InvalidApiKey:
         return INVALID;
+      case LedgerCode.KeyDisabled:
+        return DISABLED;
       case LedgerCode.KeyExpired:
         return { ok: false, code: 'key_expired', expiredAtMs: Number(r[1]) };
       case LedgerCode.LeaseUnsupported:
@@ -619,6 +626,7 @@ export class RedisLedger extends RedisReads {
     if (update.allowedIps !== undefined) changes.ips = normList(update.allowedIps);
     if (update.refundAddress !== undefined) changes.ref = update.refundAddress;
     if (update.name !== undefined) changes.name = update.name;
+    if (update.disabled !== undefined) changes.dis = update.disabled ? '1' : null;
     return this.changeKey('update-key', target, [JSON.stringify(changes)]);
   }
 

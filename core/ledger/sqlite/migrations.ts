@@ -201,6 +201,14 @@ DROP TABLE ledger_audit_log;
 ALTER TABLE ledger_accounts DROP COLUMN audit_seq;
 `,
   },
+  {
+    version: 8,
+    name: 'keys disabled by the operator (a disabled parent key marks its account, refusing every child)',
+    sql: `
+ALTER TABLE ledger_keys ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE ledger_accounts ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

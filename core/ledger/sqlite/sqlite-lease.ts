@@ -50,12 +50,15 @@ export function sqliteLeaseStep(
   }
   const k = s.key(keyHash, a.id);
   const bad = !k || k.deleted || a.deleted;
+  // Disabled by the operator: never opened; an open lease is closed by this step (its calls still reported).
+  const off = !bad && (k.disabled || a.disabled === 1);
   const exp = bad ? null : expiredAt(k, now);
   const rw = Math.floor(now / MINUTE_MS);
   const tw = Math.floor(now / HOUR_MS);
   const { requestsPerMinute: rpm, tokensPerHour: tph, concurrent: conc } = l.limits;
   if (!r && l.calls.length === 0) {
     if (bad) return { ok: false, code: 'invalid_api_key' };
+    if (off) return { ok: false, code: 'key_disabled' };
     if (exp !== null) return { ok: false, code: 'key_expired', expiredAtMs: exp };
     if (k.isChild && k.balanceLimit !== null) return { ok: false, code: 'lease_unsupported' };
     const rc = k.rpmWindow === rw ? k.rpmCount : 0;
@@ -132,7 +135,12 @@ export function sqliteLeaseStep(
   }
 
   const shut =
-    close || bad || exp !== null || (r !== undefined && !isOpen) || (r === undefined && l.calls.length > 0);
+    close ||
+    bad ||
+    off ||
+    exp !== null ||
+    (r !== undefined && !isOpen) ||
+    (r === undefined && l.calls.length > 0);
   let grant = 0;
   let slots = 0;
   let conslots = 0;

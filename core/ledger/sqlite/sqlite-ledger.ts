@@ -69,6 +69,7 @@ import type { AccountRow } from './sqlite-store.js';
 import { SqliteStore } from './sqlite-store.js';
 
 const INVALID = { ok: false, code: 'invalid_api_key' } as const;
+const DISABLED = { ok: false, code: 'key_disabled' } as const;
 
 /**
  * The embedded `Ledger`: every state change is one `BEGIN IMMEDIATE` transaction over integer columns.
@@ -190,6 +191,7 @@ export class SqliteLedger extends SqliteReads {
       this.sweepAccount(a, now, SWEEP_PER_ADMIT);
       const k = s.key(c.keyHash, a.id);
       if (!k || k.deleted) return INVALID;
+      if (k.disabled || a.disabled) return DISABLED;
       const exp = expiredAt(k, now);
       if (exp !== null) return { ok: false, code: 'key_expired', expiredAtMs: exp };
       if (!modelAllowed(k, input.model)) return { ok: false, code: 'model_not_allowed', model: input.model };
@@ -243,6 +245,7 @@ export class SqliteLedger extends SqliteReads {
       if (!a || a.deleted) return INVALID;
       const k = s.key(c.keyHash, a.id);
       if (!k || k.deleted) return INVALID;
+      if (k.disabled || a.disabled) return DISABLED;
       const limits = {
         requestsPerMinute: rpm,
         tokensPerHour: Number.MAX_SAFE_INTEGER,
@@ -513,10 +516,15 @@ export class SqliteLedger extends SqliteReads {
   }
 
   async updateKey(target: KeyTarget, update: KeyUpdate): Promise<KeyChangeResult> {
-    return this.changeKey(target, (k) => {
+    return this.changeKey(target, (k, a) => {
       if (update.allowedIps !== undefined) k.allowedIps = normList(update.allowedIps);
       if (update.refundAddress !== undefined) k.refundAddress = update.refundAddress;
       if (update.name !== undefined) k.name = update.name;
+      if (update.disabled !== undefined) {
+        k.disabled = update.disabled;
+        // A disabled parent refuses every child of its account (admit, countRequest and lease read it).
+        if (!k.isChild) a.disabled = update.disabled ? 1 : 0;
+      }
     });
   }
 

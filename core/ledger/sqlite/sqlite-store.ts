@@ -27,6 +27,8 @@ export interface AccountRow {
   origin: string | null;
   deleted: number;
   tx_seq: number;
+  /** 1 when the account's parent key is disabled: every key of the account is refused (key_disabled). */
+  disabled: number;
 }
 
 export interface ResRow {
@@ -71,10 +73,11 @@ interface KeyRow {
   rpm_count: number;
   tph_window: number;
   tph_count: number;
+  disabled: number;
 }
 
 const KEY_COLS =
-  'hash, account_id, key_id, is_child, parent_hash, display, name, allowed_ips, allowed_models, refund_address, expires_at, balance_limit, balance_limit_reset, validity_date, created_at, deleted, reserved, open, period_id, period_spent, total_spent, total_requests, last_used, rpm_window, rpm_count, tph_window, tph_count';
+  'hash, account_id, key_id, is_child, parent_hash, display, name, allowed_ips, allowed_models, refund_address, expires_at, balance_limit, balance_limit_reset, validity_date, created_at, deleted, reserved, open, period_id, period_spent, total_spent, total_requests, last_used, rpm_window, rpm_count, tph_window, tph_count, disabled';
 
 /** A `KEY_COLS` row read in raw mode (an array in column order: no per-row key names to build). */
 function rawToKey(r: unknown[]): KeyState {
@@ -106,11 +109,12 @@ function rawToKey(r: unknown[]): KeyState {
     rpmCount: r[24] as number,
     tphWindow: r[25] as number,
     tphCount: r[26] as number,
+    disabled: r[27] === 1,
   };
 }
 
 const ACCOUNT_COLS =
-  'id, balance, reserved, deposited, spent, withdrawn, fees, requests, created_at, origin, deleted, tx_seq';
+  'id, balance, reserved, deposited, spent, withdrawn, fees, requests, created_at, origin, deleted, tx_seq, disabled';
 
 function rawToAccount(r: unknown[]): AccountRow {
   return {
@@ -126,6 +130,7 @@ function rawToAccount(r: unknown[]): AccountRow {
     origin: r[9] as string | null,
     deleted: r[10] as number,
     tx_seq: r[11] as number,
+    disabled: r[12] as number,
   };
 }
 
@@ -181,6 +186,7 @@ function rowToKey(r: KeyRow): KeyState {
     rpmCount: r.rpm_count,
     tphWindow: r.tph_window,
     tphCount: r.tph_count,
+    disabled: r.disabled === 1,
   };
 }
 
@@ -213,6 +219,7 @@ function keyParams(k: KeyState): unknown[] {
     k.rpmCount,
     k.tphWindow,
     k.tphCount,
+    k.disabled ? 1 : 0,
   ];
 }
 
@@ -354,7 +361,7 @@ export class SqliteStore {
 
   saveAccount(a: AccountRow): void {
     this.q(
-      'UPDATE ledger_accounts SET balance=?, reserved=?, deposited=?, spent=?, withdrawn=?, fees=?, requests=?, deleted=?, tx_seq=? WHERE id=?',
+      'UPDATE ledger_accounts SET balance=?, reserved=?, deposited=?, spent=?, withdrawn=?, fees=?, requests=?, deleted=?, tx_seq=?, disabled=? WHERE id=?',
     ).run(
       a.balance,
       a.reserved,
@@ -365,6 +372,7 @@ export class SqliteStore {
       a.requests,
       a.deleted,
       a.tx_seq,
+      a.disabled,
       a.id,
     );
   }

@@ -423,7 +423,15 @@ export interface paths {
         get: operations["getWalletAccount"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Pay the remaining balance out and delete the key
+         * @description The owner closes the key: it is disabled (no call is admitted any more, on any process), every whole
+         *     sat available is paid out as an eCash token in the answer (the one pay-out step), then the key is
+         *     deleted with its children. Sub-sat remainders stay on the deleted account (`left_msats`). While a call
+         *     or withdrawal of the key is in flight the answer is 409 `conflict` and nothing changes. Child keys
+         *     cannot delete the account (403 `child_key_forbidden`).
+         */
+        delete: operations["deleteWallet"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1045,8 +1053,8 @@ export interface paths {
         };
         /**
          * Admin dashboard (HTML)
-         * @description A browser page; without a valid `admin_password` cookie it shows a login form. When no ADMIN_PASSWORD
-         *     is configured the page does not exist (404 `not_found`).
+         * @description A browser page; without a valid session (or `admin_password` cookie) it shows a login form that posts
+         *     to POST /admin/login. When no ADMIN_PASSWORD is configured the page does not exist (404 `not_found`).
          */
         get: operations["getAdminDashboard"];
         put?: never;
@@ -1257,6 +1265,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in to the console (a session cookie)
+         * @description Checks the password against ADMIN_PASSWORD and answers with a new session in the `admin_session`
+         *     cookie: a random id (the store keeps only its hash, so a session works on every process sharing the
+         *     store), `HttpOnly; SameSite=Strict; Path=/admin`, plus `Secure` when the request came over https per
+         *     TRUSTED_PROXIES (`X-Forwarded-Proto` of a trusted proxy). It lasts ADMIN_SESSION_HOURS. A wrong
+         *     password is 401 `admin_auth_required`; failed logins are limited per client IP
+         *     (ADMIN_LOGIN_ATTEMPTS_PER_MINUTE, then 429). A browser request from another origin is 403 `forbidden`.
+         */
+        post: operations["adminLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the console session
+         * @description Ends the session named by the `admin_session` cookie (if any) and clears the cookie. Same-origin only for browsers (403 `forbidden`).
+         */
+        post: operations["adminLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's public id. */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a key (optionally paying its balance out first)
+         * @description Disables the key (as PATCH), then with `refund=true` pays every whole sat available out as an eCash
+         *     token in the answer (the one pay-out step: hold, mint, commit), then deletes it; a parent key takes its
+         *     account and every child with it. Without `refund` the balance stays counted on the deleted account.
+         *     A refund while a call or withdrawal of the account is in flight is 409 `conflict` (nothing changed);
+         *     a refund of a child key is 403 `child_key_forbidden` (it draws on its parent's balance). Audited.
+         */
+        delete: operations["deleteAdminKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Disable or enable a key
+         * @description `{"disabled": true}` refuses the key — and, for a parent key, every child of its account — with 401
+         *     `key_disabled` on every process at once: the store refuses it from this step on, and every process's
+         *     credit leases of the account are closed (their calls reported) before the answer. The balance is
+         *     untouched (refund it with DELETE ?refund=true). `{"disabled": false}` enables it again. Audited.
+         */
+        patch: operations["updateAdminKey"];
+        trace?: never;
+    };
     "/admin/api/actions/recovery": {
         parameters: {
             query?: never;
@@ -1391,7 +1478,10 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Prometheus text exposition format. No credentials; expose it only to your monitoring network.
+         * @description Prometheus text exposition format. With METRICS_TOKEN set it requires `Authorization: Bearer
+         *     <METRICS_TOKEN>` (else 401 `metrics_auth_required`, with `WWW-Authenticate: Bearer`). Without it, it
+         *     answers loopback clients only (the client address per TRUSTED_PROXIES; others get 403 `forbidden`),
+         *     and the start-up log says how to open it.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -1519,7 +1609,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "missing_credentials" | "invalid_api_key" | "key_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family (spec §7). `conflict` (409) and `not_implemented` (501) extend the spec's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -1593,7 +1683,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "authentication_failed";
                 /** @enum {string} */
-                code?: "missing_credentials" | "invalid_api_key" | "key_expired" | "admin_auth_required";
+                code?: "missing_credentials" | "invalid_api_key" | "key_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required";
                 details?: components["schemas"]["KeyExpiredDetails"];
             };
         };
@@ -2583,6 +2673,14 @@ export interface components {
             /** @description msats left on the key. */
             balance: number;
         };
+        KeyDeleted: {
+            key_id: string;
+            deleted: boolean;
+            /** @description The balance paid out (null when nothing was paid out). */
+            refund: components["schemas"]["WithdrawResult"] | null;
+            /** @description What stays on the deleted account (the sub-sat remainder; everything without a refund). */
+            left_msats: number;
+        };
         /** @description No fields; an empty object or no body at all. */
         EmptyBody: Record<string, never>;
         BalanceRefundRequest: {
@@ -2777,6 +2875,19 @@ export interface components {
                 expired_at: string;
             };
         };
+        AdminLogin: {
+            password: string;
+        };
+        AdminLoginResult: {
+            /**
+             * Format: date-time
+             * @description When the session ends (ADMIN_SESSION_HOURS from now).
+             */
+            expires_at: string;
+        };
+        AdminKeyPatch: {
+            disabled: boolean;
+        };
         AdminConfirm: {
             /**
              * @description Must be true (the console asks the operator first).
@@ -2873,6 +2984,8 @@ export interface components {
         } & (unknown | unknown);
         AdminKeyMeta: {
             key_id: string;
+            /** @description Disabled by the operator (PATCH /admin/api/keys/{key_id}); a disabled parent key also refuses its children. */
+            disabled: boolean;
             /** @description The key masked. */
             display_key: string;
             name: string | null;
@@ -3069,6 +3182,8 @@ export interface components {
             max_body_bytes?: number;
             http_engine?: string;
             runtime_changeable?: string[];
+            /** @description The settings version this process applied last (0 = none changed since the store began). Every PATCH bumps it; every process sharing the store applies it within 2 s and logs it. */
+            version?: number;
         } & {
             [key: string]: unknown;
         };
@@ -3156,7 +3271,8 @@ export interface components {
         /**
          * @description Missing, unknown, deleted or expired credentials (type `authentication_failed`). Codes:
          *     `missing_credentials` (with a NUT-18 payment request in `X-Cashu`), `invalid_api_key`, `key_expired`
-         *     (details `expired_at`), `admin_auth_required` (admin endpoints).
+         *     (details `expired_at`), `key_disabled` (the operator disabled the key or its parent key),
+         *     `admin_auth_required` (admin endpoints), `metrics_auth_required` (`/metrics` with METRICS_TOKEN set).
          */
         Unauthorized: {
             headers: {
@@ -4249,6 +4365,37 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is deleted (or, if the delete failed after the pay-out, `deleted` is false and the token is still here; the key works again and the call may be repeated). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5688,6 +5835,136 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminLogin"];
+            };
+        };
+        responses: {
+            /** @description Logged in; the session cookie is set. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    /** @description `admin_session=<id>; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=<s>[; Secure]` */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminLoginResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Logged out. */
+            204: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    /** @description `admin_session=; …; Max-Age=0` */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteAdminKey: {
+        parameters: {
+            query?: {
+                refund?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The key's public id. */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is deleted (or, if the delete failed after the refund, `deleted` is false and the token is still here). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAdminKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's public id. */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminKeyPatch"];
+            };
+        };
+        responses: {
+            /** @description The key after the change. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminKeyMeta"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     runAdminRecovery: {
         parameters: {
             query?: never;
@@ -5878,6 +6155,8 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     getOpenApiDocument: {

@@ -278,13 +278,77 @@
     loadDeliveries(true).catch((err) => showError('webhooks', err)),
   );
 
-  // ---- keys: one key's figures, children, transactions and audit records ----
-  $('key-form').addEventListener('submit', async (e) => {
-    e.preventDefault();
+  // ---- keys: one key's figures, children, transactions and audit records; disable, enable, delete ----
+  // Each lifecycle action asks first (window.confirm), then reloads the key (a deleted one shows the answer).
+  function keyActions(k, a, reload) {
+    const p = el('p');
+    p.id = 'key-actions';
+    const state = el(
+      'span',
+      k.disabled ? 'Disabled by the operator. ' : 'Enabled. ',
+      k.disabled ? 'bad' : 'ok',
+    );
+    state.id = 'key-state';
+    p.appendChild(state);
+    const out = el('span');
+    out.id = 'key-action-result';
+    out.setAttribute('role', 'status');
+    const run = async (question, method, path, body) => {
+      if (!window.confirm(question)) {
+        out.textContent = ' Cancelled.';
+        return;
+      }
+      try {
+        const r = await api(method, path, body);
+        if (method === 'DELETE') {
+          out.textContent = ` Deleted. ${
+            r.refund ? `Refund token (${fmt(r.refund.amount)} sats): ${r.refund.cashu_token}` : 'No refund.'
+          }`;
+          out.className = 'ok';
+          return;
+        }
+        await reload();
+      } catch (err) {
+        out.textContent = ` ${err.message}`;
+        out.className = 'bad';
+      }
+    };
+    const path = `/admin/api/keys/${encodeURIComponent(k.key_id)}`;
+    const toggle = el('button', k.disabled ? 'Enable' : 'Disable');
+    toggle.type = 'button';
+    toggle.id = 'key-toggle';
+    toggle.addEventListener('click', () =>
+      run(
+        k.disabled
+          ? `Enable key ${k.key_id} again?`
+          : `Disable key ${k.key_id}${k.is_child ? '' : ' and every child of it'}? Calls are refused at once; the balance stays.`,
+        'PATCH',
+        path,
+        { disabled: !k.disabled },
+      ),
+    );
+    p.appendChild(toggle);
+    const del = el('button', k.is_child ? 'Delete' : 'Refund and delete');
+    del.type = 'button';
+    del.id = 'key-delete';
+    del.addEventListener('click', () =>
+      run(
+        k.is_child
+          ? `Delete child key ${k.key_id}?`
+          : `Pay the balance of ${k.key_id} (${fmt(a.balance)} msats) out as a token and delete the key and its children?`,
+        'DELETE',
+        k.is_child ? path : `${path}?refund=true`,
+      ),
+    );
+    p.appendChild(del);
+    p.appendChild(out);
+    return p;
+  }
+
+  async function showKey(q) {
     const box = $('key-result');
     box.textContent = '';
     try {
-      const q = $('key-input').value.trim();
       const d = await api(
         'POST',
         '/admin/api/keys/lookup',
@@ -293,6 +357,7 @@
       const k = d.key;
       const a = d.account;
       box.appendChild(el('h3', `${k.display_key} (${k.key_id})${k.is_child ? ' — child key' : ''}`));
+      box.appendChild(keyActions(k, a, () => showKey(k.key_id)));
       box.appendChild(
         table(
           ['balance', 'reserved', 'available', 'spent', 'deposited', 'requests', 'last used', 'expires'],
@@ -391,6 +456,10 @@
     } catch (err) {
       box.appendChild(el('p', String(err.message), 'bad'));
     }
+  }
+  $('key-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    showKey($('key-input').value.trim());
   });
 
   // ---- audit log: GET /admin/api/audit with the form's filters, paged by the `before` cursor ----

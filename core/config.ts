@@ -122,6 +122,19 @@ export interface Config {
     /** Uploads with a purpose other than `batch` are relayed (FILES_OTHER_PURPOSES). */
     otherPurposes: boolean;
   };
+  /** The node on the Nostr network (core/network/, docs/network.md). */
+  network: {
+    /** NOSTR_NSEC; absent: a key made once and kept in the money store. Never logged. */
+    nsec: string | undefined;
+    relays: string[];
+    /** The listing's `u` tags: where clients reach this node. */
+    publicUrls: string[];
+    /** The listing's `d` tag; absent: the first 12 hex characters of the public key. */
+    nodeId: string | undefined;
+    refreshMs: number;
+    /** How often a change of models, prices or mints is looked for. */
+    checkMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -356,5 +369,35 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: num(env, 'BATCH_POLL_MS', 30_000, { min: 10, int: true }),
       otherPurposes: bool(env, 'FILES_OTHER_PURPOSES', false),
     },
+    network: {
+      nsec: optStr(env, 'NOSTR_NSEC'),
+      relays: urlList(env, 'NOSTR_RELAYS', ['ws:', 'wss:']),
+      publicUrls: urlList(env, 'NODE_PUBLIC_URLS', ['http:', 'https:']),
+      nodeId: nodeId(env),
+      refreshMs: Math.round(num(env, 'NOSTR_REFRESH_HOURS', 24, { min: 0.01 }) * 3_600_000),
+      checkMs: num(env, 'NOSTR_CHECK_MS', 5000, { min: 100, int: true }),
+    },
   };
+}
+
+/** A comma-separated list of absolute URLs with one of `protocols` (trailing slashes dropped). */
+function urlList(env: Env, name: string, protocols: string[]): string[] {
+  return list(env, name, []).map((u) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(u);
+    } catch {
+      throw new ConfigError(`${name} must be a comma-separated list of absolute URLs`);
+    }
+    if (!protocols.includes(parsed.protocol))
+      throw new ConfigError(`${name} entries must be ${protocols.map((p) => `${p}//`).join(' or ')} URLs`);
+    return u.replace(/\/+$/, '');
+  });
+}
+
+function nodeId(env: Env): string | undefined {
+  const v = optStr(env, 'NOSTR_NODE_ID');
+  if (v !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(v))
+    throw new ConfigError('NOSTR_NODE_ID must be 1-64 letters, digits, ".", "_" or "-"');
+  return v;
 }

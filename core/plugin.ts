@@ -25,6 +25,7 @@ import type { GatewayError } from './errors.js';
 import type { WebhookEvents } from './events/types.js';
 import type { Ledger } from './ledger/types.js';
 import type { Logger } from './log.js';
+import type { NodeNetwork } from './network/node-network.js';
 import type { PricingHolder } from './pricing/holder.js';
 import type { BtcPriceSource } from './pricing/types.js';
 import type { Providers } from './providers/providers.js';
@@ -159,6 +160,8 @@ export interface Services {
   batchJobs?: BatchJobs;
   /** Process lifecycle: `draining` turns true when a shutdown began (GET /readyz then answers 503). */
   lifecycle?: { draining: boolean };
+  /** The node's Nostr identity and listing (core/network/node-network.ts). */
+  network?: NodeNetwork;
 }
 
 /** A plugin module's factory: validates `options` once, returns the plugin. */

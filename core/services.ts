@@ -12,6 +12,7 @@ import { PROCESS_ID } from './ledger/owner.js';
 import type { Ledger, LedgerOptions } from './ledger/types.js';
 import { WindowLimiter } from './limits/window-limiter.js';
 import type { Logger } from './log.js';
+import { NodeNetwork } from './network/node-network.js';
 import type { Services } from './plugin.js';
 import { createBtcPriceSource } from './pricing/btc-price.js';
 import { pricingMode } from './pricing/formula.js';
@@ -397,6 +398,17 @@ export async function buildServices(
     });
   const m = await openMoneyServices(config, log, { ...overrides, catalog }, money);
   const store = m.store ?? overrides.store;
+  // The node's Nostr identity (from NOSTR_NSEC, else made once in the store) and its listing at NOSTR_RELAYS.
+  const ownNetwork = overrides.network === undefined;
+  let network = overrides.network;
+  if (ownNetwork) {
+    try {
+      network = await NodeNetwork.open(config, store, catalog, log);
+    } catch (err) {
+      await m.close();
+      throw err;
+    }
+  }
   const services: Services = {
     ...overrides,
     config,
@@ -413,6 +425,7 @@ export async function buildServices(
     ...(store !== undefined ? { store } : {}),
     ...(m.signals !== undefined ? { signals: m.signals } : {}),
     lifecycle: overrides.lifecycle ?? { draining: false },
+    ...(network !== undefined ? { network } : {}),
     // Per-IP and admin-login limits, in the same store as the ledger (in memory without one).
     limiter: overrides.limiter ?? new WindowLimiter(store),
   };
@@ -451,9 +464,11 @@ export async function buildServices(
       );
     });
   }
+  if (ownNetwork) network?.start();
   return {
     services,
     async close() {
+      if (ownNetwork) await network?.close();
       catalog.stop();
       // Each step has its own deadline (issue 30); the money services bound each of theirs.
       const jobs = await within(batches?.close(), SHUTDOWN_STEP_MS);

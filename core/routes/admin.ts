@@ -15,6 +15,7 @@ import { saveSettings } from '../store/settings-store.js';
 import { readAsset } from './admin-assets.js';
 import { deliveriesPage, deliveriesQuery } from './admin-deliveries.js';
 import { adminKeyRoutes } from './admin-keys.js';
+import { networkView } from './admin-network.js';
 import { adminCsp, type DashboardData, dashboardPage, loginPage } from './admin-page.js';
 import { payoutPreview } from './admin-payout.js';
 import { providersView } from './admin-providers.js';
@@ -253,6 +254,13 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
   route(router, 'GET', '/admin/api/providers', async (ctx) => {
     await requireAdmin(ctx, services);
     return { headers: NO_STORE, json: await providersView(services) };
+  });
+
+  route(router, 'GET', '/admin/api/network', async (ctx) => {
+    await requireAdmin(ctx, services);
+    const n = services.network;
+    if (!n) throw new GatewayError('service_unavailable', { message: 'No node network configured' });
+    return { headers: NO_STORE, json: networkView(n) };
   });
 
   route(router, 'POST', '/admin/api/keys/lookup', async (ctx, body) => {

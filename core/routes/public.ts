@@ -1,6 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { GatewayError } from '../errors.js';
 import type { RouteHandler, RouteModule } from '../http/router.js';
 import { limitAnonymous } from '../limits/request-limits.js';
@@ -10,6 +7,7 @@ import { EXTRA_DIMENSION_KEYS } from '../pricing/dimensions.js';
 import type { Pricing, UsdRates } from '../pricing/types.js';
 import type { Provider } from '../providers/provider.js';
 import type { CatalogModel, ModelPricing } from '../upstream/model-catalog.js';
+import { packageVersion } from '../version.js';
 
 /**
  * Public, unauthenticated endpoints: GET /v1/models (also accepts `?api_key=`, ignored: listing is free),
@@ -167,26 +165,8 @@ export function renderModel(m: CatalogModel): ModelListItem {
 /** A provider's name from its base URL host: `api.openai.com` → `openai`; IPs and single labels as they are. */
 export { providerName } from '../providers/providers.js';
 
-let cachedVersion: string | undefined;
-/** The package version, found by walking up from this file (works from core/ and dist/core/). */
-export function packageVersion(): string {
-  if (cachedVersion !== undefined) return cachedVersion;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string };
-      if (typeof pkg.version === 'string') {
-        cachedVersion = pkg.version;
-        return cachedVersion;
-      }
-    } catch {
-      // not here; go up
-    }
-    dir = dirname(dir);
-  }
-  cachedVersion = '0.0.0';
-  return cachedVersion;
-}
+/** The package version (also the listing's `version` tag). */
+export { packageVersion };
 
 /** The models a provider serves: those it names, else the whole catalogue. */
 function providerModels(p: Provider, services: Services): CatalogModel[] {
@@ -255,7 +235,7 @@ export const publicRoutes: RouteModule = (router, services) => {
         name: config.node.name,
         description: config.node.description,
         version: packageVersion(),
-        npub: config.node.npub,
+        npub: services.network?.npub ?? config.node.npub,
         mints: config.cashu.mints,
         models,
       },

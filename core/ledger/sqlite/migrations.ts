@@ -209,6 +209,17 @@ ALTER TABLE ledger_keys ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE ledger_accounts ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 9,
+    name: 'node secrets made once and shared by every process (core/network/nostr-identity.ts)',
+    sql: `
+CREATE TABLE node_secrets (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+) STRICT;
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -1245,6 +1245,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/network": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The node's Nostr identity, its listing and each relay's last publication (the console's Network view)
+         * @description The public key (never the secret), where the key came from (`config`: NOSTR_NSEC; `store`: made once and
+         *     kept in the money store; `memory`: no store), the `d` tag and public URLs of the listing, the signed
+         *     kind-38421 listing event as published, and per relay of `NOSTR_RELAYS` the last attempt, the last
+         *     success, the relay's refusal or connection error, and when the next attempt is due after a failure.
+         */
+        get: operations["getAdminNetwork"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/keys/lookup": {
         parameters: {
             query?: never;
@@ -2311,7 +2334,7 @@ export interface components {
             description: string;
             /** @description The gateway's version. */
             version: string;
-            /** @description The operator's Nostr public key (empty when not configured). */
+            /** @description The node's Nostr public key (NIP-19 `npub1…`), derived from `NOSTR_NSEC` or from the key the node made once and keeps in its money store — the key its listing is signed with. When `NODE_NPUB` is set and `NOSTR_NSEC` is not, that display value instead. */
             npub: string;
             /** @description The Cashu mints whose tokens this node accepts. */
             mints: string[];
@@ -2932,6 +2955,43 @@ export interface components {
                 error: string | null;
             }[];
             has_more: boolean;
+        };
+        NostrEvent: {
+            id: string;
+            pubkey: string;
+            created_at: number;
+            kind: number;
+            tags: string[][];
+            content: string;
+            sig: string;
+        };
+        AdminNetwork: {
+            npub: string;
+            pubkey: string;
+            /** @enum {string} */
+            key_source: "config" | "store" | "memory";
+            /** @description The listing's `d` tag (NOSTR_NODE_ID, else the first 12 hex characters of the public key). */
+            node_id: string;
+            public_urls: string[];
+            listing: components["schemas"]["NostrEvent"];
+            relays: {
+                /** @description The relay URL without credentials or query. */
+                relay: string;
+                /** @description The last attempt's result; null before the first. */
+                ok: boolean | null;
+                /** Format: date-time */
+                last_attempt_at: string | null;
+                /** Format: date-time */
+                last_success_at: string | null;
+                last_error: string | null;
+                /**
+                 * Format: date-time
+                 * @description After a failure, when the relay is tried again (backoff 5 s doubling to 15 min).
+                 */
+                next_attempt_at: string | null;
+                /** @description The listing event the relay last accepted. */
+                event_id: string | null;
+            }[];
         };
         AdminProviders: {
             /**
@@ -5801,6 +5861,32 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    getAdminNetwork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The node's network state. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminNetwork"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     lookupAdminKey: {

@@ -62,7 +62,8 @@ beforeAll(async () => {
   h = await startPaidGateway({
     store: 'sqlite',
     upstream: { latencyMs: 300 },
-    env: { METRICS_TOKEN: SCRAPE_TOKEN },
+    // RELAY_PATHS: every /v1 path reaches the catch-all (the hostile-methods test below counts its series).
+    env: { METRICS_TOKEN: SCRAPE_TOKEN, RELAY_PATHS: '* /v1/**=0' },
   });
   dir = await mkdtemp(join(tmpdir(), 'prometheus-'));
   // The shipped file reads the token from `gateway-metrics-token` next to it.
@@ -255,7 +256,7 @@ describe('label cardinality: hostile methods and paths add no series', () => {
   });
 
   it('requests with invented methods and random paths, on both engines, land on bounded series', async () => {
-    const uws = await startTestGateway({ engine: 'uws' });
+    const uws = await startTestGateway({ engine: 'uws', env: { RELAY_PATHS: '* /v1/**=0' } });
     try {
       const before = await requestSeries();
       const otherBefore = await otherCount();

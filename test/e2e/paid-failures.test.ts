@@ -12,6 +12,8 @@ const PRICING = {
   FIXED_COST_PER_REQUEST: '0',
   FIXED_PER_1K_INPUT_TOKENS: '1',
   FIXED_PER_1K_OUTPUT_TOKENS: '100',
+  // Calls name no max_tokens on small balances: the old clamp, not the 402 naming affordable tokens.
+  CLAMP_MAX_TOKENS: 'true',
 };
 /** Independent of the production formula: 1 msat per prompt token + 100 per completion token. */
 const cost = (p: number, c: number) => p + 100 * c;

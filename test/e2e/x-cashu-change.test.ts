@@ -15,6 +15,8 @@ const PRICING = {
   FIXED_COST_PER_REQUEST: '2',
   FIXED_PER_1K_INPUT_TOKENS: '7',
   FIXED_PER_1K_OUTPUT_TOKENS: '13',
+  // The streamed calls name no max_tokens on a 20-sat token: the old clamp, not the 402 naming affordable tokens.
+  CLAMP_MAX_TOKENS: 'true',
 };
 const messages = [{ role: 'user' as const, content: 'Say something, please.' }]; // 6 prompt tokens
 /** 2 sats + 7 msat × 6 prompt tokens + 13 msat × 4 completion tokens. */

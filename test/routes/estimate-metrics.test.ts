@@ -30,6 +30,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('estimate, models and metrics on %
         FIXED_COST_PER_REQUEST: '1',
         FIXED_PER_1K_INPUT_TOKENS: '2',
         FIXED_PER_1K_OUTPUT_TOKENS: '4',
+        // Its paid call names no max_tokens on a 20-sat key: the clamp, not the 402 naming affordable tokens.
+        CLAMP_MAX_TOKENS: 'true',
+        // The catch-all request below must reach the pipeline (unlisted paths answer 404 before it).
+        RELAY_PATHS: 'POST /v1/some/other/path=0',
         ...SECRETS,
       },
     });

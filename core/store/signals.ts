@@ -1,4 +1,4 @@
-import type { Cluster, Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import type { StoreConnection } from './connection.js';
 
 /**
@@ -58,7 +58,7 @@ export class StoreSignals {
     if (store.kind === 'sqlite') store.db.exec(SQLITE_DDL);
     const v = await s.read();
     for (const n of NAMES) s.seen.set(n, v[n]);
-    if (store.kind === 'redis') await s.subscribe(store.redis, store.prefix);
+    if (store.kind === 'redis') s.subscribe(store.redis, store.prefix);
     return s;
   }
 
@@ -99,15 +99,21 @@ export class StoreSignals {
     this.subscriber?.disconnect();
   }
 
-  private async subscribe(redis: Redis | Cluster, prefix: string): Promise<void> {
+  private subscribe(redis: Redis | Cluster, prefix: string): void {
     // A subscribed connection can issue no other command: its own, queueing while it reconnects.
-    const sub = (redis as Redis).duplicate({ enableOfflineQueue: true, lazyConnect: false });
+    // (A Cluster's duplicate takes its start-up nodes first, then the options.)
+    const sub =
+      redis instanceof Cluster
+        ? redis.duplicate(undefined, { enableOfflineQueue: true })
+        : redis.duplicate({ enableOfflineQueue: true, lazyConnect: false });
     sub.on('error', (err: unknown) => this.opts.onError?.(err));
     sub.on('message', () => void this.check());
     // Messages sent while it was away are lost: look at the versions again once it is back.
     sub.on('ready', () => void this.check());
     this.subscriber = sub;
-    await sub.subscribe(channel(prefix));
+    // Not awaited: the subscription is made once the connection is up (queued until then), and the poll keeps
+    // every process current meanwhile, so a store still connecting never holds up or fails the start.
+    sub.subscribe(channel(prefix)).catch((err: unknown) => this.opts.onError?.(err));
   }
 
   private async read(): Promise<Record<SignalName, number>> {

@@ -128,6 +128,7 @@ export interface RunnerAccess {
   setOutcome(ctx: RequestContext, outcome: 'ok' | 'error' | 'aborted', error?: GatewayError): void;
   markClientAborted(ctx: RequestContext): void;
   setResponseIsSse(ctx: RequestContext, sse: boolean): void;
+  markHeadWritten(ctx: RequestContext): void;
 }
 // Assigned by RequestContext's static block (the only code that can reach its private fields).
 export let runnerAccess: RunnerAccess;
@@ -172,8 +173,9 @@ export class RequestContext {
   /** The response head as it will be sent; response-head hooks MAY edit status and headers. */
   readonly response: { status: number; headers: OutgoingHeaders };
   /**
-   * Set by a response-head hook to hold the whole body until the end hooks ran: the head (with the final
-   * Content-Length and any headers the end hooks added) is written after them.
+   * Set by a response-head hook to ask that the whole body be held until the end hooks ran: the head (with
+   * the final Content-Length and any headers the end hooks added) is written after them. A request only: the
+   * runner may hold a body no stage asked for (small or gzip-worthy); `headWritten` tells what it did.
    */
   bufferResponse = false;
   /**
@@ -188,6 +190,7 @@ export class RequestContext {
 
   // Runner-owned (read-only to plugins; see RunnerAccess).
   private _responseIsSse = false;
+  private _headWritten = false;
   private _clientAborted = false;
   private _outcome: 'ok' | 'error' | 'aborted' | undefined = undefined;
   private _error: GatewayError | undefined = undefined;
@@ -205,12 +208,23 @@ export class RequestContext {
       setResponseIsSse(ctx, sse) {
         ctx._responseIsSse = sse;
       },
+      markHeadWritten(ctx) {
+        ctx._headWritten = true;
+      },
     };
   }
 
   /** True when the response is `text/event-stream`. */
   get responseIsSse(): boolean {
     return this._responseIsSse;
+  }
+  /**
+   * True once the head of a relayed answer went out (the body streams): from then on `ctx.response.headers`
+   * reach no one. False while the runner holds the whole body (a stage set `bufferResponse`, or the body is
+   * small): the head is written after the end hooks, which may still edit it.
+   */
+  get headWritten(): boolean {
+    return this._headWritten;
   }
   /** True once the client went away. */
   get clientAborted(): boolean {

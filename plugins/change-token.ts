@@ -114,7 +114,7 @@ export const changeToken: PluginFactory = (options, services): Plugin => {
     async onError(ctx, _err) {
       if (!isPerCall(ctx)) return;
       // Mid-stream the head is gone; the remainder stays on the identity.
-      if (ctx.upstream !== undefined && !ctx.bufferResponse) return;
+      if (ctx.headWritten) return;
       changeHeaders(ctx.response.headers, await tryChange(ctx));
     },
   };

@@ -7,12 +7,12 @@ import { METER, type MeterState, noOptions, PRICED_CALL, pricedEndpoint } from '
  * The meter stage: how many tokens the call used. FAILS CLOSED in the sense that matters: a call it cannot
  * meter from the upstream's `usage` is counted with gpt-tokenizer and marked estimated — never free.
  *
- * - Streams (chat, completions): the upstream was asked for usage (`requestStreamUsage`, called by the
- *   reserve stage before the relay), and whether the client asked for it is remembered; the stream meter's synchronous `push` is the chunk hook:
- *   it takes usage from the final chunk, drops the usage-only chunk when the client did not ask for it,
- *   and holds `data: [DONE]` so that bytes appended at the end (the X-Cashu change comment) go before it.
- *   The held event is put back at the end of its chunk, where the runner's own `[DONE]` hold keeps it until
- *   the end hooks ran (`ctx.holdSseDone`), so no stage has to know which one ends the stream.
+ * - Streams (chat, completions): the meter's request hook asks the upstream for usage
+ *   (`requestStreamUsage`, before the relay stage dispatches) and remembers whether the client asked for it
+ *   itself; the stream meter's synchronous `push` is the chunk hook:
+ *   it takes usage from the final chunk and drops the usage-only chunk when the client did not ask for it.
+ *   It asks the runner to hold `data: [DONE]` (`ctx.holdSseDone`; the body writer is its one owner) so that
+ *   bytes appended at the end (the cost block, the X-Cashu change comment) go before it.
  * - Non-stream JSON: the body is buffered (`ctx.bufferResponse`), its chunks are copied and dropped here,
  *   and the settle stage sends the body back with the cost block spliced in. Usage comes from the body.
  * - Other proxied calls (not chat/completions/embeddings/responses) are not metered: they pay the
@@ -20,10 +20,8 @@ import { METER, type MeterState, noOptions, PRICED_CALL, pricedEndpoint } from '
  * - An upstream error status (4xx passed through) is marked failed: nothing is charged.
  */
 
-const DONE_EVENT = Buffer.from('data: [DONE]\n\n');
 /** The client's own `stream_options.include_usage`, before we forced it on. */
 const CLIENT_WANTS_USAGE = createLocalKey<boolean>('meter.clientWantsUsage');
-const DONE_PUT_BACK = createLocalKey<boolean>('meter.donePutBack');
 
 function streamEndpoint(e: string): StreamEndpoint | undefined {
   return e === 'chat' || e === 'completions' || e === 'responses' || e === 'messages' ? e : undefined;
@@ -31,10 +29,10 @@ function streamEndpoint(e: string): StreamEndpoint | undefined {
 
 /**
  * Asks the upstream for usage in a chat/completions stream (`stream_options.include_usage: true`) and
- * remembers whether the client asked for it itself. Must run BEFORE the relay: the reserve stage calls it
- * while it prepares the forwarded body (the meter's own hooks all run after the relay).
+ * remembers whether the client asked for it itself. Runs in the meter's request hook, before the relay stage
+ * dispatches (request hooks all run before dispatch, whatever their place in PIPELINE).
  */
-export function requestStreamUsage(ctx: RequestContext): void {
+function requestStreamUsage(ctx: RequestContext): void {
   const endpoint = pricedEndpoint(ctx);
   if (!ctx.stream || (endpoint !== 'chat' && endpoint !== 'completions')) return;
   const body = ctx.body as Record<string, unknown> | null;
@@ -95,16 +93,7 @@ export const meter: PluginFactory = (options): Plugin => {
       const state = ctx.local(METER);
       if (state === undefined) return undefined;
       const m = state.stream;
-      if (m) {
-        const held = m.doneHeld;
-        const out = m.push(chunk);
-        if (held || !m.doneHeld || ctx.local(DONE_PUT_BACK)) return out;
-        // The meter just took `data: [DONE]` out of this chunk: put it back at the end, where the runner
-        // holds it until the end hooks appended their bytes.
-        ctx.setLocal(DONE_PUT_BACK, true);
-        const kept = out === null ? undefined : out === undefined ? chunk : out;
-        return kept === undefined ? DONE_EVENT : Buffer.concat([kept, DONE_EVENT]);
-      }
+      if (m) return m.push(chunk);
       if (state.body) {
         state.body.push(Buffer.from(chunk)); // a copy: the runner may reuse the chunk's memory
         return null;
@@ -114,8 +103,8 @@ export const meter: PluginFactory = (options): Plugin => {
 
     onResponseEnd(ctx) {
       const m = ctx.local(METER)?.stream;
-      // An unterminated last event (no blank line, no [DONE]) is still the client's: flush it.
-      if (m && !m.doneHeld) {
+      // An unterminated last event (no blank line) is still the client's: flush it.
+      if (m) {
         const rest = m.finalBytes();
         if (rest.length > 0) ctx.appendToBody(rest);
       }

@@ -423,7 +423,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
       if (charge !== undefined) {
         // What was finally charged: a header when the head is still held, else (metered streams) an SSE
         // comment with the cost block just before `data: [DONE]`.
-        if (ctx.bufferResponse) ctx.response.headers['X-Node-Cost'] = String(charge.msats);
+        if (!ctx.headWritten) ctx.response.headers['X-Node-Cost'] = String(charge.msats);
         else if (ctx.responseIsSse && ctx.holdSseDone && block !== undefined) {
           ctx.appendToBody(`: x-node-cost ${JSON.stringify(block)}\n\n`);
         }
@@ -440,7 +440,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
     async onError(ctx, err) {
       // The answer's status, for the audit record: the error's, unless the head already went out (a relayed
       // stream, not held) with the upstream's.
-      const sent = ctx.timings.firstChunk !== undefined && !ctx.bufferResponse;
+      const sent = ctx.headWritten;
       await finish(ctx, false, false, sent ? ctx.response.status : err.status);
     },
     async onFinally(ctx) {

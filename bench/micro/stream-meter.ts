@@ -32,7 +32,7 @@ function scanner(): number {
   const m = createStreamMeter({ clientWantsUsage: false, model: 'gpt-4o-mini' });
   let n = 0;
   for (const c of chunks) if (m.push(c) !== undefined) n++;
-  m.finalBytes('');
+  m.finalBytes();
   return n + (m.usage ? inputTotal(m.usage) + outputTotal(m.usage) : 0);
 }
 

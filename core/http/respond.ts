@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCb, gzipSync } from 'node:zlib';
-import { errorBodyFor, type GatewayError, toGatewayError } from '../errors.js';
+import { errorBodyFor, type GatewayError, isAnthropicPath, toGatewayError } from '../errors.js';
 import type { Exchange, OutgoingHeaders } from './exchange.js';
 
 /**
@@ -98,4 +98,29 @@ export function sendError(ex: Exchange, baseHeaders: OutgoingHeaders, err: unkno
   ex.writeHead(ge.status, headers);
   ex.end(JSON.stringify(errorBodyFor(ex.path, ge)));
   return ge;
+}
+
+/**
+ * Answers a failed request: the envelope with its status while nothing reached the client; mid-stream (the
+ * status is gone) an SSE client gets an error event — Anthropic SDKs read a typed `event: error`, OpenAI SDKs
+ * a `data:` line with the envelope — and any other body is cut, so that a truncated body cannot pass for a
+ * complete one.
+ */
+export function sendFailure(
+  ex: Exchange,
+  headers: OutgoingHeaders,
+  ge: GatewayError,
+  responseIsSse: boolean,
+): void {
+  if (ex.ended) return;
+  if (!ex.headSent) {
+    sendError(ex, headers, ge);
+    return;
+  }
+  if (responseIsSse) {
+    const body = JSON.stringify(errorBodyFor(ex.path, ge));
+    ex.end(isAnthropicPath(ex.path) ? `event: error\ndata: ${body}\n\n` : `data: ${body}\n\n`);
+  } else {
+    ex.destroy();
+  }
 }

@@ -3,7 +3,8 @@
  * - records `usage` from the final event (chat/completions usage chunk, responses `response.completed`);
  * - drops the usage-only chunk (`"choices":[]` + usage) when the client did not ask for usage (the gateway
  *   asked the upstream for it on the client's behalf) — events may straddle chunk boundaries;
- * - holds back `data: [DONE]` so the end stage can write `: x-cashu <token>` before it (`finalBytes`);
+ * - frames events whole: an event split across chunks goes out once complete, so the body writer (the one
+ *   owner of the `data: [DONE]` hold, core/http/body-writer.ts) sees that event whole at the end of a chunk;
  * - keeps the produced text (content, reasoning, tool-call arguments) so that a stream that ends without
  *   usage (client left, upstream died) is still charged for what was produced: `result()` counts it with
  *   gpt-tokenizer and marks it estimated.
@@ -53,15 +54,16 @@ export interface StreamMeter {
   /** The upstream's usage, once its final count was seen (chat usage chunk, Responses terminal event,
    *  Anthropic `message_delta`). */
   readonly usage: Usage | undefined;
-  /** A `data: [DONE]` event was seen and held back (it is in `finalBytes`). */
-  readonly doneHeld: boolean;
-  /** Bytes to write at the end: any unterminated last event, then `extra` (raw SSE text, e.g.
-   *  ": x-cashu cashuB…\n\n"), then the held `data: [DONE]` event. Call once, after the last push. */
-  finalBytes(extra?: string): Uint8Array;
+  /** A `data: [DONE]` event went through. */
+  readonly doneSeen: boolean;
+  /** Bytes still held at the end: an unterminated last event (metered, then terminated with a blank line),
+   *  or nothing. Call once, after the last push. */
+  finalBytes(): Uint8Array;
   /** Usage from the upstream, or an estimate from the produced text (`estimated: true`). */
   result(): MeterResult;
 }
 
+const EMPTY = Buffer.alloc(0);
 const LF = 10;
 const CR = 13;
 /** An event longer than this without a blank line is passed on without framing (bounded memory). */
@@ -83,15 +85,14 @@ const KEYS: Record<StreamEndpoint, RegExp> = {
 /** Responses stream events that end the response and carry its final usage. */
 const RESPONSES_TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
-type Action = 'keep' | 'drop' | 'done';
+type Action = 'keep' | 'drop';
 
 class SseStreamMeter implements StreamMeter {
   usage: Usage | undefined;
-  doneHeld = false;
+  doneSeen = false;
   /** Anthropic: the usage fields seen so far (message_start, then each message_delta). */
   private anthropic: Record<string, unknown> | undefined;
   private tail: Buffer | undefined;
-  private doneBytes: Buffer | undefined;
   private readonly pieces: string[] = [];
   private textChars = 0;
   private overflowBytes = 0;
@@ -155,22 +156,15 @@ class SseStreamMeter implements StreamMeter {
     return Buffer.concat(kept.map(([a, b]) => buf.subarray(a, b)));
   }
 
-  finalBytes(extra = ''): Uint8Array {
+  finalBytes(): Uint8Array {
     if (this.finished) throw new Error('finalBytes() called twice');
     this.finished = true;
-    let tail: Buffer = Buffer.alloc(0);
-    if (this.tail) {
-      const t = this.tail;
-      this.tail = undefined;
-      // An unterminated last event: meter it like any other, then terminate it so `extra` stays separate.
-      if (this.onEvent(t, 0, t.length) === 'keep') {
-        tail = t[t.length - 1] === LF ? t : Buffer.concat([t, Buffer.from('\n\n')]);
-      }
-    }
-    const parts: Buffer[] = [tail];
-    if (extra) parts.push(Buffer.from(extra));
-    if (this.doneBytes) parts.push(this.doneBytes);
-    return Buffer.concat(parts);
+    const t = this.tail;
+    if (t === undefined) return EMPTY;
+    this.tail = undefined;
+    // An unterminated last event: meter it like any other, then terminate it so what follows stays separate.
+    if (this.onEvent(t, 0, t.length) !== 'keep') return EMPTY;
+    return t[t.length - 1] === LF ? t : Buffer.concat([t, Buffer.from('\n\n')]);
   }
 
   result(): MeterResult {
@@ -202,9 +196,8 @@ class SseStreamMeter implements StreamMeter {
   private onEvent(buf: Buffer, s: number, e: number): Action {
     const len = e - s;
     if (len <= 24 && buf[s] === 0x64 /* d */ && DONE.test(buf.toString('latin1', s, e))) {
-      this.doneHeld = true;
-      this.doneBytes = Buffer.from(buf.subarray(s, e));
-      return 'done';
+      this.doneSeen = true;
+      return 'keep';
     }
     if (this.scanEvent(buf, s, e) && this.onUsageEvent(buf.toString('utf8', s, e)) === 'drop') return 'drop';
     return 'keep';

@@ -10,10 +10,9 @@ const REQUEST = {
   model: 'gpt-4o-mini',
   messages: [{ role: 'user', content: 'Say hello to the world, please.' }],
 };
-const EXTRA = ': x-cashu cashuBfake\n\n';
 
 /** Feeds `bytes` cut at `cuts` and returns everything the client would receive. */
-function run(meter: StreamMeter, bytes: Buffer, cuts: number[], extra = EXTRA): string {
+function run(meter: StreamMeter, bytes: Buffer, cuts: number[]): string {
   const out: Buffer[] = [];
   let prev = 0;
   for (const cut of [...cuts, bytes.length]) {
@@ -23,7 +22,7 @@ function run(meter: StreamMeter, bytes: Buffer, cuts: number[], extra = EXTRA): 
     if (r === undefined) out.push(chunk);
     else if (r !== null) out.push(Buffer.from(r));
   }
-  out.push(Buffer.from(meter.finalBytes(extra)));
+  out.push(Buffer.from(meter.finalBytes()));
   return Buffer.concat(out).toString('utf8');
 }
 
@@ -34,12 +33,12 @@ describe('stream meter over realistic SSE', () => {
   const s = chatStream();
   const bytes = Buffer.from(s.text);
 
-  it('split at every byte boundary: usage recorded, usage-only chunk dropped, [DONE] held after the extra', () => {
+  it('split at every byte boundary: usage recorded, usage-only chunk dropped, [DONE] passed on whole', () => {
     for (let i = 0; i <= bytes.length; i++) {
       const meter = createStreamMeter({ clientWantsUsage: false, model: 'gpt-4o-mini', request: REQUEST });
-      expect(run(meter, bytes, [i])).toBe(s.withoutUsage + EXTRA + s.done);
+      expect(run(meter, bytes, [i])).toBe(s.withoutUsage + s.done);
       expect(meter.usage).toEqual(simpleUsage(21, 13));
-      expect(meter.doneHeld).toBe(true);
+      expect(meter.doneSeen).toBe(true);
       expect(meter.result()).toEqual({ usage: meter.usage, estimated: false });
     }
   });
@@ -55,7 +54,7 @@ describe('stream meter over realistic SSE', () => {
           (cuts, wants) => {
             cuts.sort((x, y) => x - y);
             const meter = createStreamMeter({ clientWantsUsage: wants, model: 'gpt-4o-mini' });
-            const expected = (wants ? st.text.slice(0, -st.done.length) : st.withoutUsage) + EXTRA + st.done;
+            const expected = wants ? st.text : st.withoutUsage + st.done;
             expect(run(meter, b, cuts)).toBe(expected);
             expect(total(meter.usage)).toBe(USAGE.total_tokens);
           },
@@ -69,9 +68,9 @@ describe('stream meter over realistic SSE', () => {
     const meter = createStreamMeter({ clientWantsUsage: true, model: 'gpt-4o-mini' });
     const events = s.text.split(/(?<=\n\n)/);
     const results = events.map((e) => meter.push(Buffer.from(e)));
-    expect(results.slice(0, -1).every((r) => r === undefined)).toBe(true);
-    expect(results.at(-1)).toBeNull(); // the [DONE] event alone: held back
-    expect(Buffer.from(meter.finalBytes()).toString()).toBe(s.done);
+    expect(results.every((r) => r === undefined)).toBe(true); // the [DONE] event too: the writer holds it
+    expect(meter.doneSeen).toBe(true);
+    expect(meter.finalBytes().length).toBe(0);
   });
 
   it('usage carried in a content chunk is kept even when the client did not ask', () => {
@@ -96,22 +95,30 @@ describe('stream meter over realistic SSE', () => {
       expect(r.usage).toEqual(
         simpleUsage(plain('user\nSay hello to the world, please.') + 3 + 3, r.usage.output),
       );
-      expect(meter.doneHeld).toBe(false);
+      expect(meter.doneSeen).toBe(false);
     }
   });
 
-  it('an unterminated last event is metered and terminated before the extra', () => {
+  it('an unterminated last event is metered at the end (a usage-only one dropped)', () => {
     const meter = createStreamMeter({ clientWantsUsage: false, model: 'm' });
     const text = 'data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}';
     expect(meter.push(Buffer.from(text))).toBeNull();
-    expect(Buffer.from(meter.finalBytes(EXTRA)).toString()).toBe(EXTRA);
+    expect(meter.finalBytes().length).toBe(0);
     expect(total(meter.usage)).toBe(7);
+  });
+
+  it('an unterminated last content event is passed on at the end, terminated with a blank line', () => {
+    const meter = createStreamMeter({ clientWantsUsage: false, model: 'm' });
+    const text = 'data: {"choices":[{"index":0,"delta":{"content":"hello"}}]}';
+    expect(meter.push(Buffer.from(text))).toBeNull();
+    expect(Buffer.from(meter.finalBytes()).toString()).toBe(`${text}\n\n`);
+    expect(meter.result().usage.output).toBe(plain('hello'));
   });
 
   it('responses API: usage from response.completed, text from the deltas only', () => {
     const text = responsesStream();
     const meter = createStreamMeter({ clientWantsUsage: false, model: 'gpt-4o-mini', endpoint: 'responses' });
-    expect(run(meter, Buffer.from(text), [50, 51, 400])).toBe(text + EXTRA);
+    expect(run(meter, Buffer.from(text), [50, 51, 400])).toBe(text);
     expect(meter.result()).toEqual({ usage: simpleUsage(9, 7), estimated: false });
     const cut = text.slice(0, text.indexOf('event: response.completed'));
     const early = createStreamMeter({ clientWantsUsage: false, model: 'gpt-4o-mini', endpoint: 'responses' });

@@ -37,7 +37,8 @@ module.exports = {
       from: { path: '^core/http/(node|uws)-engine\\.ts$' },
       to: {
         path: '^(core|plugins)/',
-        pathNot: '^core/(http/(exchange|framing|body-limit|remote-address)|plugin|errors|config)\\.ts$',
+        pathNot:
+          '^core/(http/(exchange|framing|body-limit|remote-address|server-timing)|plugin|errors|config)\\.ts$',
       },
     },
   ],

@@ -2,6 +2,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { clusterMetricsText, isClusterWorker } from './cluster.js';
 import type { Timings } from './context.js';
+import { overheadMs } from './http/server-timing.js';
 import { CATCH_ALL_TEMPLATE, isPaidRoute } from './paid-routes.js';
 import { requestEndChannel } from './tracing.js';
 
@@ -281,17 +282,6 @@ export function providerSeries(provider: string): ProviderSeries {
     providerSeriesCache.set(provider, s);
   }
   return s;
-}
-
-/**
- * The gateway's share of a request: its duration minus the upstream wait (dispatch → the upstream
- * response's end, or → its headers when the body was never read, or → the request's end when the upstream
- * never answered). Requests answered locally (no dispatch) are all overhead.
- */
-export function overheadMs(durationMs: number, t: Timings | undefined): number {
-  if (t?.upstreamStart === undefined) return durationMs;
-  const upstreamEnd = t.upstreamEnd ?? t.upstreamHeaders ?? t.end ?? t.start + durationMs;
-  return Math.max(0, durationMs - Math.max(0, upstreamEnd - t.upstreamStart));
 }
 
 const overheadChildren = new Map<string, ReturnType<typeof overheadDuration.labels>>();

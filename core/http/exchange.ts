@@ -14,6 +14,7 @@
 
 import type { HttpEngine } from '../config.js';
 import type { GatewayError } from '../errors.js';
+import type { CallTimes } from './server-timing.js';
 
 /** Response headers: lowercase names; a string array repeats the header (e.g. `vary`). */
 export type OutgoingHeaders = Record<string, string | string[]>;
@@ -44,6 +45,11 @@ export interface Exchange {
    * (core/http/framing.ts) → 400 and the connection closes; an HTTP version other than 1.0/1.1 → 505.
    */
   readonly refusal: GatewayError | undefined;
+  /**
+   * When the request's steps happened (set by the transport once the request is accepted): every head written
+   * after that carries `Server-Timing` (core/http/server-timing.ts).
+   */
+  timing: CallTimes | undefined;
 
   /**
    * Reads the whole request body. Rejects with `GatewayError('payload_too_large')` when the declared

@@ -11,6 +11,7 @@ import { drainable, tooLarge } from './body-limit.js';
 import type { EngineServer, Exchange, ExchangeHandler, ListenOptions, OutgoingHeaders } from './exchange.js';
 import { framingError, framingProblem, originForm } from './framing.js';
 import { normaliseIp } from './remote-address.js';
+import { type CallTimes, serverTiming } from './server-timing.js';
 
 /**
  * The node:http adapter: used when `HTTP_ENGINE=node` or when the uWS binary cannot load. Same `Exchange`
@@ -25,6 +26,7 @@ class NodeExchange implements Exchange {
   aborted = false;
   headWritten = false;
   statusCode = 0;
+  timing: CallTimes | undefined = undefined;
   ended = false;
   readonly refusal: GatewayError | undefined;
   private status = 200;
@@ -143,6 +145,7 @@ class NodeExchange implements Exchange {
   }
 
   writeHead(status: number, headers: OutgoingHeaders): void {
+    if (this.timing !== undefined) headers['server-timing'] = serverTiming(this.timing, performance.now());
     this.status = status;
     this.statusCode = status;
     this.head = headers;

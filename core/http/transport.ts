@@ -145,6 +145,7 @@ export class Transport {
       baseHeaders: base,
     });
     held.ctx = ctx;
+    ex.timing = ctx.timings;
     ex.onAborted(() => {
       runnerAccess.markClientAborted(ctx);
       ctx.cancel();

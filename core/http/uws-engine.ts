@@ -6,6 +6,7 @@ import { drainable, tooLarge } from './body-limit.js';
 import type { EngineServer, Exchange, ExchangeHandler, ListenOptions, OutgoingHeaders } from './exchange.js';
 import { framingError, framingProblem } from './framing.js';
 import { normaliseIp } from './remote-address.js';
+import { type CallTimes, serverTiming } from './server-timing.js';
 
 type UwsModule = typeof import('uWebSockets.js');
 
@@ -49,6 +50,7 @@ class UwsExchange implements Exchange {
   aborted = false;
   headWritten = false;
   statusCode = 0;
+  timing: CallTimes | undefined = undefined;
   ended = false;
   readonly refusal: GatewayError | undefined;
   private statusLine = '200 OK';
@@ -175,6 +177,7 @@ class UwsExchange implements Exchange {
   }
 
   writeHead(status: number, headers: OutgoingHeaders): void {
+    if (this.timing !== undefined) headers['server-timing'] = serverTiming(this.timing, performance.now());
     this.statusCode = status;
     this.statusLine = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
     this.head = headers;

@@ -228,6 +228,49 @@ describe.each(['uws', 'node'] as const)('relay edge cases (%s engine)', (engine)
     }
   });
 
+  it('every answer says the gateway share and the upstream wait in Server-Timing', async () => {
+    const up = await startMockUpstream({ latencyMs: 60 });
+    const gw = await startTestGateway({ engine, pipeline: ['relay'], upstreamUrl: up.url });
+    try {
+      const timing = (res: Response) => {
+        const v = res.headers.get('server-timing') ?? '';
+        const m = /^gw;dur=(\d+\.\d{3})(?:, upstream;dur=(\d+\.\d{3}))?$/.exec(v);
+        expect(m, v).not.toBeNull();
+        return { gw: Number(m![1]), upstream: m![2] === undefined ? undefined : Number(m![2]) };
+      };
+      // A relayed answer held whole (small JSON): the upstream's 60 ms are the upstream's, not the gateway's.
+      const t0 = performance.now();
+      const res = await postChat(gw);
+      await res.arrayBuffer();
+      const total = performance.now() - t0;
+      const held = timing(res);
+      expect(held.upstream).toBeGreaterThanOrEqual(59);
+      expect(held.gw).toBeLessThan(total - 59);
+      expect(held.gw + held.upstream!).toBeLessThanOrEqual(total);
+      // A stream: the head goes out when the upstream's head arrived.
+      const streamed = await fetch(`${gw.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'mock-gpt',
+          stream: true,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      });
+      expect(streamed.headers.get('content-type')).toMatch(/text\/event-stream/);
+      await streamed.text();
+      expect(timing(streamed).upstream).toBeGreaterThanOrEqual(59);
+      // Answered by the gateway alone (no route): gateway time only.
+      const missing = await fetch(`${gw.baseURL.replace(/\/v1$/, '')}/nowhere`);
+      await missing.arrayBuffer();
+      expect(missing.status).toBe(404);
+      expect(timing(missing).upstream).toBeUndefined();
+    } finally {
+      await gw.close(1000);
+      await up.close();
+    }
+  });
+
   it('forwards the body a stage modified (re-serialised) and the raw bytes otherwise', async () => {
     const up = await startMockUpstream();
     const lowerMaxTokens: Plugin = {

@@ -13,6 +13,7 @@ export class FakeExchange implements Exchange {
   aborted = false;
   headWritten = false;
   statusCode = 0;
+  timing = undefined;
   headSent = false;
   ended = false;
   destroyed = false;

@@ -10,6 +10,7 @@ import { SHUTDOWN_BOUND_MS } from '../../core/shutdown.js';
 import { type RedisProcess, startRedisProcess } from '../../scripts/chaos/redis-process.js';
 import type { GatewayProcess } from '../../scripts/lib/gateway-process.js';
 import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
+import { Receiver } from '../events/support/receiver.js';
 import { testWallet } from '../support/dev-mint.js';
 import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
 import type { ProcessStore } from '../support/process-store.js';
@@ -87,12 +88,14 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
   let redis: RedisProcess | undefined;
   let lock: Database.Database | undefined;
   let foreign: DevMint | undefined;
+  let rx: Receiver | undefined;
   afterEach(async () => {
+    rx?.close();
     lock?.close();
     await rig?.close();
     await Promise.allSettled([mint?.close(), up?.close(), redis?.stop(), foreign?.close()]);
     if (dir) rmSync(dir, { recursive: true, force: true });
-    rig = mint = up = dir = redis = lock = foreign = undefined;
+    rig = mint = up = dir = redis = lock = foreign = rx = undefined;
   });
 
   it('stdout and stderr without a reader, the mint and the provider gone: exits 0, money consistent on restart', async () => {
@@ -183,9 +186,11 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     // SIGTERM with the call in flight: it ends within the grace, its settlement fails and is retried until
     // the grace is over; the reservation is left to the next start.
     const { ms, exit } = await terminate(gw);
-    console.log(await answer, ms, exit, gw.logs().slice(-3000));
     expect(exit).toBe('exit code 1, signal null');
     expect(ms).toBeLessThan(BOUND_MS);
+    // The client had its answer; only its charge could not be written.
+    expect(await answer).toBe(200);
+    expect(gw.logs()).toMatch(/1 settlements not applied before shutdown/);
 
     // The store back: the next process releases what the dead one held (orphan release), so the call that
     // could not be charged went free — never charged twice, nothing left reserved — and the money adds up.
@@ -231,9 +236,11 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
       (await w.checkProofsStates(proofs)).every((s) => s.state === CheckStateEnum.PENDING),
     );
     const { ms, exit } = await terminate(gw);
-    console.log(await first, ms, exit, gw.logs().slice(-3000));
     expect(exit).toBe('exit code 1, signal null');
     expect(ms).toBeLessThan(BOUND_MS);
+    // Never answered: the connection closed with the process.
+    expect(await first).toBeInstanceOf(Error);
+    expect(gw.logs()).toMatch(/"inflight":1[^\n]*requests still in flight at the end of the grace period/);
 
     // The foreign mint's payment went through meanwhile: the next start's wallet recovery finishes the swap
     // (mints at the primary), and the same token tops up once — a repeat adds nothing.
@@ -255,5 +262,74 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     await again.kill('SIGTERM');
     expect(again.exitInfo()).toBe('exit code 0, signal null');
     await moneyConsistent(rig.ps, [rig.mint.url], apiKey, body.new_balance);
+  }, 120_000);
+
+  it('background work in flight (a webhook delivery to a receiver that hangs, X-Cashu change the mint refused): exits 0 within the bound; the next process delivers, the change is claimable', async () => {
+    rx = new Receiver();
+    await rx.start();
+    // The first attempt is never answered; later ones are.
+    rx.plan.set('/hook', [0, 200]);
+    rig = await paidProcesses(store);
+    const env = {
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_POLL_MS: '50',
+      WEBHOOK_RETRY_BASE_MS: '200',
+    };
+    const gw = await rig.spawn({ SHUTDOWN_GRACE_MS: String(GRACE_MS), ...env });
+    const base = `http://127.0.0.1:${gw.port}`;
+    const apiKey = await rig.createKey(base, 100);
+    const alerts = await fetch(`${base}/v1/wallet/alerts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ low_balance_threshold: 1_000_000, webhook_url: `${rx.url}/hook` }),
+    });
+    expect(alerts.status).toBe(200);
+    expect(await paidCall(base, apiKey)).toBe(200);
+
+    // X-Cashu: the token is redeemed, then the mint refuses the change (an outage): X-Cashu-Change pending,
+    // the rest stays on the token's identity.
+    const token = await rig.mint.mintTokens(20);
+    rig.up.setBehaviour({ latencyMs: 300 });
+    const seen = rig.up.stats.requests;
+    const paying = fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cashu': token },
+      body: CHAT,
+    });
+    await until(
+      'the provider has the X-Cashu call',
+      () => rig!.up.stats.requests > seen && rig!.up.stats.lastPath === '/v1/chat/completions',
+    );
+    rig.mint.setOutage(503);
+    const res = await paying;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-cashu-change')).toBe('pending;msat=19000;claim="POST /v1/balance/refund"');
+    await res.arrayBuffer();
+
+    // SIGTERM while the balance.low delivery waits for the receiver: it is cut short and recorded for a retry.
+    await until('the delivery reached the receiver', () => rx!.on('/hook').length === 1);
+    const { ms, exit } = await terminate(gw);
+    expect(exit).toBe('exit code 0, signal null');
+    expect(ms).toBeLessThan(BOUND_MS);
+
+    // The next process delivers the same message (same webhook-id) and the change is claimed with the token.
+    rig.mint.setOutage(null);
+    rig.up.setBehaviour({ latencyMs: 0 });
+    const again = await rig.spawn(env);
+    await until('the retry from the next process', () => rx!.on('/hook').length >= 2);
+    const [first, second] = rx.on('/hook');
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(JSON.parse(second!.body)).toMatchObject({ type: 'balance.low' });
+    const claim = await fetch(`http://127.0.0.1:${again.port}/v1/balance/refund`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ cashu_token: token }),
+    });
+    expect(claim.status).toBe(200);
+    expect(await claim.json()).toMatchObject({ amount: 19, balance: 0 });
+    await again.kill('SIGTERM');
+    expect(again.exitInfo()).toBe('exit code 0, signal null');
+    // 100 sat funded, one call; 20 sat by X-Cashu, one call, 19 sat paid back out.
+    await moneyConsistent(rig.ps, [rig.mint.url], apiKey, 99_000);
   }, 120_000);
 });

@@ -181,6 +181,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         const deadline = Date.now() + graceMs;
         const left = () => Math.max(0, deadline - Date.now());
         if (services.lifecycle) services.lifecycle.draining = true;
+        // SQLite lock waits shortened (they stop the event loop, and every deadline with it).
+        built.draining();
         server.stopAccepting();
         await transport.idle(graceMs);
         const inflight = transport.inflightRequests;

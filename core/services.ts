@@ -20,7 +20,7 @@ import { PricingHolder } from './pricing/holder.js';
 import { createPricing } from './pricing/pricing.js';
 import { Providers, providerName, readProvidersFile } from './providers/providers.js';
 import { applyPatch, loadPersistedSettings, reloadSettings } from './settings.js';
-import { SHUTDOWN_STEP_MS, within } from './shutdown.js';
+import { SHUTDOWN_SQLITE_BUSY_MS, SHUTDOWN_STEP_MS, within } from './shutdown.js';
 import { openStore, type StoreConnection } from './store/connection.js';
 import { StoreSignals } from './store/signals.js';
 import { ModelCatalog } from './upstream/model-catalog.js';
@@ -64,6 +64,8 @@ export interface MoneyServices {
   events: WebhookEvents | undefined;
   /** Cross-process signals (settings changes, lease recalls) through the store; with a store. */
   signals: StoreSignals | undefined;
+  /** The shutdown began: the store opened here waits for locks at most SHUTDOWN_SQLITE_BUSY_MS from now on. */
+  draining(): void;
   /** Each closer bounded by SHUTDOWN_STEP_MS; true when every one finished in time. */
   close(): Promise<boolean>;
 }
@@ -75,6 +77,7 @@ export async function openMoneyServices(
   opts: MoneyServiceOptions = {},
 ): Promise<MoneyServices> {
   const closers: Array<() => unknown> = [];
+  let draining = () => {};
   // Each closer gets SHUTDOWN_STEP_MS (a store or mint that does not answer must not hold the rest, issue 30);
   // true when all finished in time.
   const close = async () => {
@@ -98,6 +101,7 @@ export async function openMoneyServices(
         dataDir: config.dataDir,
       });
       closers.push(() => own.close());
+      if (own.kind === 'sqlite') draining = () => own.db.pragma(`busy_timeout = ${SHUTDOWN_SQLITE_BUSY_MS}`);
       store = own;
     }
     if (store?.kind === 'redis') await store.ready(10_000);
@@ -289,7 +293,18 @@ export async function openMoneyServices(
       closers.push(() => clearInterval(timer));
     }
 
-    return { ledger, wallet, pricing, btc, store, lightning, events, signals, close };
+    return {
+      ledger,
+      wallet,
+      pricing,
+      btc,
+      store,
+      lightning,
+      events,
+      signals,
+      draining: () => draining(),
+      close,
+    };
   } catch (err) {
     await close();
     throw err;
@@ -304,6 +319,8 @@ export interface BuiltServices {
    * SHUTDOWN_STEP_MS; true when every one finished in time.
    */
   close(): Promise<boolean>;
+  /** The shutdown began (before the grace): see MoneyServices.draining. */
+  draining(): void;
 }
 
 /** The providers file, or the one provider UPSTREAM_BASE_URL names (reusing `client` when a test supplies one). */
@@ -467,6 +484,7 @@ export async function buildServices(
   if (ownNetwork) network?.start();
   return {
     services,
+    draining: () => m.draining(),
     async close() {
       if (ownNetwork) await network?.close();
       catalog.stop();

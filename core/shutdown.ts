@@ -13,6 +13,16 @@ export const SHUTDOWN_STEP_MS = 2_000;
 export const SHUTDOWN_BOUND_MS = 10_000;
 
 /**
+ * SQLite's busy wait once the shutdown began. SQLite waits for another connection's lock synchronously (its
+ * busy_timeout, 5 s while serving): the event loop stands still meanwhile, and with it every deadline above and
+ * the last timer. A store locked by another process (an exclusive transaction) would otherwise hold each
+ * settlement retry and each closing write for 5 s, past the bound (issue 30). From the signal on, each
+ * statement waits at most this long and then fails like an unreachable store (its money is recovered by the
+ * next start).
+ */
+export const SHUTDOWN_SQLITE_BUSY_MS = 200;
+
+/**
  * Waits for `work` at most `ms`: undefined when it resolved in time, else why not (its rejection, or a
  * timeout error). The timer is ref'd on purpose: an unref'd one would let a loop with nothing else to do end
  * the process as if everything had settled (exit 0) while `work` is still pending.

@@ -54,6 +54,8 @@ export class Events implements WebhookEvents {
   private running = new Set<Promise<unknown>>();
   private polling = false;
   private closed = false;
+  /** Aborted by close(): deliveries in flight stop waiting for their receiver. */
+  private readonly stopping = new AbortController();
 
   constructor(
     readonly store: WebhookStore,
@@ -241,7 +243,7 @@ export class Events implements WebhookEvents {
         dispatcher: this.agent,
         headersTimeout: this.opts.timeoutMs,
         bodyTimeout: this.opts.timeoutMs,
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(this.opts.timeoutMs), this.stopping.signal]),
       });
       status = r.statusCode;
       await r.body.dump().catch(() => undefined);
@@ -251,6 +253,7 @@ export class Events implements WebhookEvents {
       // The cause names the guard's refusal (DNS rebinding) or the network error.
       const cause = (err as { cause?: Error }).cause;
       if (cause?.message) error = `${error}: ${cause.message}`.slice(0, 300);
+      if (this.stopping.signal.aborted) error = 'no answer before the gateway shut down';
     }
     const attempt = d.attempts + 1;
     let outcome: AttemptOutcome;
@@ -276,9 +279,15 @@ export class Events implements WebhookEvents {
     await this.store.finishAttempt(d, outcome);
   }
 
+  /**
+   * Stops the worker. A delivery still waiting for its receiver (up to WEBHOOK_TIMEOUT_MS) is cut short and
+   * recorded as a failed attempt, retried with the usual backoff by whichever process polls the outbox next:
+   * shutdown does not wait for a slow or hung receiver, and the delivery is not left claimed.
+   */
   async close(): Promise<void> {
     this.closed = true;
     for (const t of this.timers.splice(0)) clearInterval(t);
+    this.stopping.abort();
     await Promise.allSettled([...this.running]);
     await this.agent.close().catch(() => undefined);
   }

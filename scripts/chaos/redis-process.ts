@@ -9,7 +9,10 @@ export interface RedisProcess {
   readonly url: string;
   /** kill -9, then start again on the same port and folder (state comes back from the AOF). */
   crashAndRestart(downMs: number): Promise<void>;
+  /** kill -9 (a no-op when it is not running). */
   stop(): Promise<void>;
+  /** Start again after `stop()`, on the same port and folder (state comes back from the AOF). */
+  start(): Promise<void>;
 }
 
 export async function startRedisProcess(dir: string): Promise<RedisProcess> {
@@ -57,5 +60,6 @@ export async function startRedisProcess(dir: string): Promise<RedisProcess> {
       await start();
     },
     stop: kill,
+    start,
   };
 }

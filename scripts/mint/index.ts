@@ -71,6 +71,12 @@ export interface DevMint {
    * every open NUT-17 WebSocket and refuses new ones until it ends.
    */
   setOutage(status: number | null): void;
+  /**
+   * Requests whose path matches `path` are handled (their state change applies) but never answered until
+   * `setStall(null)` or close(): a mint that accepts and then hangs, e.g. holding a melt while its Lightning
+   * payment is in flight (with `setLightningMode('pending')`). Requests stalled before are not answered later.
+   */
+  setStall(path: RegExp | null): void;
   /** Drops every open NUT-17 WebSocket (a lost connection) without an outage. */
   dropWebSockets(): void;
   close(): Promise<void>;
@@ -139,6 +145,9 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
     setOutage(status) {
       controls.outageStatus = status;
       if (status !== null) ws.dropAll();
+    },
+    setStall(path) {
+      controls.stall = path;
     },
     dropWebSockets() {
       ws.dropAll();

@@ -68,6 +68,12 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
 export interface MintServerControls {
   /** When set, every request is answered with this HTTP status (simulates a failing mint). */
   outageStatus: number | null;
+  /**
+   * When set, a request whose path matches is handled (its state change applies) but never answered: the
+   * connection stays open until the server closes, as a mint that holds a melt while its Lightning payment is
+   * in flight, or whose answer is lost.
+   */
+  stall?: RegExp | null;
 }
 
 export function createMintServer(
@@ -90,7 +96,9 @@ export function createMintServer(
           const m = r.path.exec(url.pathname);
           if (!m) continue;
           const body = req.method === 'POST' ? await readBody(req) : {};
-          send(res, 200, r.handler(core, body, m[1]));
+          const answer = r.handler(core, body, m[1]);
+          if (controls.stall?.test(url.pathname)) return;
+          send(res, 200, answer);
           return;
         }
         send(res, 404, { detail: 'not found' });

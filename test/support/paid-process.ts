@@ -6,8 +6,7 @@ import {
 } from '../../bench/upstream/mock-upstream.js';
 import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
 import { type DevMint, type DevMintOptions, startDevMint } from '../../scripts/mint/index.js';
-import { type ProcessStore, processStore } from './process-store.js';
-import type { RedisTopology } from './redis-cluster.js';
+import { type ProcessStore, type ProcessStoreKind, processStore } from './process-store.js';
 
 /**
  * What a test needs to run paid gateways as their own processes (SIGTERM, kill -9, WORKERS, restarts): a dev
@@ -27,7 +26,7 @@ export interface PaidProcesses {
 }
 
 export async function paidProcesses(
-  store: 'sqlite' | 'redis' | RedisTopology,
+  store: ProcessStoreKind,
   upstream: Partial<MockBehaviour> = {},
   mintOptions: DevMintOptions = {},
 ): Promise<PaidProcesses> {

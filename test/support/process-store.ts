@@ -26,13 +26,20 @@ export interface ProcessStore {
   drop(): Promise<void>;
 }
 
-/** `topology`: a throw-away Redis Cluster or Sentinel set-up (its keys go with it, nothing to drop). */
-export function processStore(kind: 'sqlite' | 'redis' | RedisTopology): ProcessStore {
-  if (typeof kind !== 'string') return topologyStore(kind);
-  const redisUrl = process.env.TEST_REDIS_URL;
-  const prefix = kind === 'redis' ? `tproc${randomBytes(5).toString('hex')}` : undefined;
-  const dataDir = kind === 'sqlite' ? mkdtempSync(join(tmpdir(), 'gw-proc-')) : undefined;
-  if (kind === 'redis' && !redisUrl) throw new Error('TEST_REDIS_URL is not set (global setup)');
+/**
+ * Which store: SQLite, the shared test Redis (TEST_REDIS_URL), a Redis of the test's own (`{ redisUrl }`, e.g.
+ * one it stops and starts), or a throw-away Redis Cluster or Sentinel set-up (`topology`: its keys go with it,
+ * nothing to drop).
+ */
+export type ProcessStoreKind = 'sqlite' | 'redis' | { redisUrl: string } | RedisTopology;
+
+export function processStore(kind: ProcessStoreKind): ProcessStore {
+  if (typeof kind !== 'string' && !('redisUrl' in kind)) return topologyStore(kind);
+  const redisUrl = typeof kind === 'string' ? process.env.TEST_REDIS_URL : kind.redisUrl;
+  const redis = kind !== 'sqlite';
+  const prefix = redis ? `tproc${randomBytes(5).toString('hex')}` : undefined;
+  const dataDir = redis ? undefined : mkdtempSync(join(tmpdir(), 'gw-proc-'));
+  if (redis && !redisUrl) throw new Error('TEST_REDIS_URL is not set (global setup)');
   return {
     env: prefix ? { REDIS_URL: redisUrl!, REDIS_PREFIX: prefix } : { DATA_DIR: dataDir! },
     async withLedger(fn) {
@@ -67,7 +74,9 @@ export function processStore(kind: 'sqlite' | 'redis' | RedisTopology): ProcessS
     async drop() {
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
       if (prefix) {
-        const r = new Redis(redisUrl!);
+        // Fails at once when that Redis is gone (a test's own, stopped), instead of retrying for ever.
+        const r = new Redis(redisUrl!, { maxRetriesPerRequest: 0, retryStrategy: () => null });
+        r.on('error', () => {});
         try {
           const keys = await r.keys(`${prefix}:*`);
           if (keys.length > 0) await r.del(...keys);

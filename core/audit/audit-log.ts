@@ -255,12 +255,18 @@ export class AuditLog implements AuditTrail {
     return this.backend.list(q);
   }
 
-  /** Stops the timers and writes what is left (one attempt). */
+  /**
+   * Stops the timers and writes what is left (one attempt). Rejects when records could not be written, so
+   * that the shutdown counts them as work left behind (exit 1) instead of losing them silently.
+   */
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     await this.flush();
     this.closed = true;
+    if (this.buffer.length > 0) {
+      throw new Error(`${this.buffer.length} audit records could not be written before the shutdown`);
+    }
   }
 }
 

@@ -339,3 +339,51 @@ export const eventErrorsTotal = new Counter({
   labelNames: ['stage'] as const,
   registers: [registry],
 });
+
+/** The gateway's own share of paid calls since this process (or, with WORKERS, every worker) started. */
+export interface OverheadSummary {
+  calls: number;
+  /** Estimated from the histogram's buckets as Prometheus' histogram_quantile does; null without calls. */
+  p50_ms: number | null;
+  p99_ms: number | null;
+}
+
+/**
+ * `gateway_overhead_seconds` over every route, as quantiles: the console's figure (Prometheus computes the same
+ * from the scraped buckets, per time window). Read from the Prometheus text so that WORKERS > 1 sums every
+ * worker's buckets.
+ */
+export async function overheadSummary(): Promise<OverheadSummary> {
+  const buckets = new Map<number, number>();
+  const line = /^gateway_overhead_seconds_bucket\{([^}]*)\} (\S+)$/gm;
+  const text = await metricsText();
+  for (let m = line.exec(text); m !== null; m = line.exec(text)) {
+    const le = /(?:^|,)le="([^"]+)"/.exec(m[1]!)?.[1];
+    if (le === undefined) continue;
+    const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
+    buckets.set(bound, (buckets.get(bound) ?? 0) + Number(m[2]));
+  }
+  const sorted = [...buckets].sort((a, b) => a[0] - b[0]);
+  const calls = sorted.at(-1)?.[1] ?? 0;
+  return { calls, p50_ms: quantileMs(sorted, calls, 0.5), p99_ms: quantileMs(sorted, calls, 0.99) };
+}
+
+/** Linear interpolation inside the bucket that holds rank q·total (cumulative buckets, ascending bounds). */
+function quantileMs(sorted: [number, number][], total: number, q: number): number | null {
+  if (total === 0) return null;
+  const rank = q * total;
+  let lower = 0;
+  let below = 0;
+  for (const [bound, count] of sorted) {
+    if (count >= rank) {
+      // Above the highest finite bound: that bound is the best estimate (as histogram_quantile answers).
+      if (bound === Number.POSITIVE_INFINITY) return lower * 1000;
+      const inBucket = count - below;
+      const at = inBucket === 0 ? bound : lower + ((bound - lower) * (rank - below)) / inBucket;
+      return Math.round(at * 1e6) / 1000;
+    }
+    lower = bound;
+    below = count;
+  }
+  return lower * 1000;
+}

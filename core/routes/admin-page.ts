@@ -1,5 +1,8 @@
+import type { OverheadSummary } from '../metrics.js';
+
 /**
- * The admin console's HTML (GET /admin/). The overview (node, ledger totals, operator wallet, settings) is
+ * The admin console's HTML (GET /admin/). The overview (node, gateway overhead, ledger totals, operator wallet,
+ * settings) is
  * server-rendered with every value escaped, so it reads without script; the other views (charts, solvency,
  * providers, the settings form, operator actions) are filled by /admin/assets/console.js from the JSON
  * endpoints under /admin/api/. Every asset comes from the gateway itself (CSP `'self'`; uPlot is served from
@@ -97,6 +100,8 @@ export interface DashboardData {
       }>
     | { error: string };
   settings: Record<string, unknown>;
+  /** The gateway's own share of paid calls (gateway_overhead_seconds), since start. */
+  overhead: OverheadSummary;
 }
 
 function rows(obj: Record<string, unknown>, numeric = false): string {
@@ -137,6 +142,7 @@ export function dashboardPage(nonce: string, d: DashboardData): string {
 <main>
 <section id="overview" class="view">
 <h2>Node</h2><table id="node">${rows({ ...d.node })}</table>
+<h2>Gateway overhead per paid call (since start)</h2><table id="overhead">${rows({ calls: d.overhead.calls, 'p50 ms': d.overhead.p50_ms, 'p99 ms': d.overhead.p99_ms }, true)}</table>
 <h2>Totals (msats)</h2>${audit}
 <h2>Operator wallet</h2>${wallet}
 <h2>Settings</h2><table id="settings">${rows(d.settings)}</table>

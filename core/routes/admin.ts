@@ -9,6 +9,7 @@ import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
 import type { KeyLookup } from '../ledger/types.js';
 import { adminLoginGate } from '../limits/request-limits.js';
+import { overheadSummary } from '../metrics.js';
 import type { Services } from '../plugin.js';
 import { preparePatch, settingsView, validatePatch } from '../settings.js';
 import { saveSettings } from '../store/settings-store.js';
@@ -92,6 +93,7 @@ async function dashboardData(services: Services): Promise<DashboardData> {
     audit: { error: 'No balance store configured' },
     wallet: { error: 'No eCash wallet configured (CASHU_MINTS)' },
     settings: settingsView(services, services.store?.kind),
+    overhead: await overheadSummary(),
   };
   if (services.ledger) {
     try {

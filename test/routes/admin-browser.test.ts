@@ -138,6 +138,15 @@ describe('admin dashboard in chromium', () => {
         Object.entries(overview.audit.totals as Record<string, number>).map(([k, v]) => [k, String(v)]),
       ),
     );
+    // The gateway's share of the paid calls so far, as the API computes it from gateway_overhead_seconds.
+    expect(overview.overhead.calls).toBeGreaterThanOrEqual(5);
+    expect(overview.overhead.p50_ms).toBeGreaterThan(0);
+    expect(overview.overhead.p99_ms).toBeGreaterThanOrEqual(overview.overhead.p50_ms);
+    expect(await tableRows(page, '#overhead')).toEqual([
+      ['calls', String(overview.overhead.calls)],
+      ['p50 ms', String(overview.overhead.p50_ms)],
+      ['p99 ms', String(overview.overhead.p99_ms)],
+    ]);
     // 21 sats deposited by wallet/create + 50 + 20 by fundKey − 5 calls × 2 sats.
     expect(overview.audit.totals.balanceMsat).toBe(81_000);
     const wallet = await tableRows(page, '#wallet');

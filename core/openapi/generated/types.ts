@@ -1139,8 +1139,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Node, ledger totals and the operator's wallet (the console's overview)
-         * @description The ledger's totals and audit result, and the proofs held per mint and unit (from the store, no mint call). A part whose store is unavailable carries `error` instead of figures.
+         * Node, ledger totals, the operator's wallet and the gateway overhead (the console's overview)
+         * @description The ledger's totals and audit result, the proofs held per mint and unit (from the store, no mint call) and the gateway's own share of paid calls (p50, p99). A part whose store is unavailable carries `error` instead of figures.
          */
         get: operations["getAdminOverview"];
         put?: never;
@@ -3122,6 +3122,12 @@ export interface components {
             }[];
         };
         AdminOverview: {
+            /** @description The gateway's own share of paid calls since the process started (every worker's with WORKERS), from the `gateway_overhead_seconds` histogram — a call's duration minus the upstream wait — as quantiles estimated from the buckets (as Prometheus' histogram_quantile does). */
+            overhead: {
+                calls: number;
+                p50_ms: number | null;
+                p99_ms: number | null;
+            };
             node: {
                 name: string;
                 description: string;

@@ -1,4 +1,5 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { migrate } from '../ledger/sqlite/migrations.js';
 import type { Logger } from '../log.js';
 import { onCharge } from '../metrics.js';
 import type { StoreConnection } from '../store/connection.js';
@@ -51,11 +52,6 @@ export interface SolvencySample {
   userBalancesMsat: number;
 }
 
-const STATS_DDL =
-  'CREATE TABLE IF NOT EXISTS admin_stats (g TEXT NOT NULL, bucket INTEGER NOT NULL, calls INTEGER NOT NULL, errors INTEGER NOT NULL, charged_msat INTEGER NOT NULL, PRIMARY KEY (g, bucket))';
-const SOLVENCY_DDL =
-  'CREATE TABLE IF NOT EXISTS admin_solvency (t INTEGER NOT NULL, proofs_msat INTEGER NOT NULL, user_balances_msat INTEGER NOT NULL)';
-
 // Every bucket in one hash slot ({stats}): a flush is one MULTI and a chart one pipeline, on Redis Cluster too.
 const bucketKey = (prefix: string, g: Granularity, bucket: number) =>
   `${prefix}:{stats}:admin:stats:${g}:${bucket}`;
@@ -82,10 +78,7 @@ export class AdminStats {
     /** Once `draining` turns true (shutdown), the timers stop after one last flush. */
     private readonly lifecycle?: { draining: boolean },
   ) {
-    if (store.kind === 'sqlite') {
-      store.db.exec(STATS_DDL);
-      store.db.exec(SOLVENCY_DDL);
-    }
+    if (store.kind === 'sqlite') migrate(store.db);
     subscribe(requestEndChannel.name, this.onEnd);
     this.offCharge = onCharge((msat) => {
       this.current().chargedMsat += msat;

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { creditOrPark } from '../account/credit-token.js';
+import { migrate } from '../ledger/sqlite/migrations.js';
 import type { Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import type { RedisStore, StoreConnection } from '../store/connection.js';
@@ -58,8 +59,7 @@ const OPEN = new Set<DepositStatus>(['pending', 'paid']);
 class SqliteDepositStore implements DepositStore {
   constructor(private readonly db: Extract<StoreConnection, { kind: 'sqlite' }>['db']) {}
   async init(): Promise<void> {
-    this.db.exec(`CREATE TABLE IF NOT EXISTS lightning_deposits (
-      id_hash TEXT PRIMARY KEY, status TEXT NOT NULL, next_at INTEGER NOT NULL, data TEXT NOT NULL)`);
+    migrate(this.db);
   }
   async put(r: DepositRecord): Promise<void> {
     this.db

@@ -11,6 +11,8 @@ import type { KeyLookup } from '../ledger/types.js';
 import { adminLoginGate } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
 import { preparePatch, settingsView, validatePatch } from '../settings.js';
+import { AdminStats, MAX_POINTS } from '../stats/admin-stats.js';
+import { type Granularity, SPAN_MS } from '../stats/stats-store.js';
 import { saveSettings } from '../store/settings-store.js';
 import { readAsset } from './admin-assets.js';
 import { deliveriesPage, deliveriesQuery } from './admin-deliveries.js';
@@ -26,7 +28,6 @@ import {
   SESSION_COOKIE,
   sessionCookie,
 } from './admin-session.js';
-import { AdminStats, type Granularity, MAX_POINTS, SPAN_MS } from './admin-stats.js';
 import { keyView } from './admin-views.js';
 import { packageVersion } from './public.js';
 import { auditCursor } from './wallet.js';

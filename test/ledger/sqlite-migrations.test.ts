@@ -42,7 +42,7 @@ CREATE INDEX IF NOT EXISTS ev_delivery_log_hook ON ev_delivery_log(webhook_id, i
   'CREATE TABLE IF NOT EXISTS store_signals (name TEXT PRIMARY KEY, version INTEGER NOT NULL) STRICT',
   // core/store/settings-store.ts
   'CREATE TABLE IF NOT EXISTS admin_settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, updated_at INTEGER NOT NULL)',
-  // core/routes/admin-stats.ts (two tables)
+  // core/routes/admin-stats.ts (two tables; the store is core/stats/stats-store.ts now)
   'CREATE TABLE IF NOT EXISTS admin_stats (g TEXT NOT NULL, bucket INTEGER NOT NULL, calls INTEGER NOT NULL, errors INTEGER NOT NULL, charged_msat INTEGER NOT NULL, PRIMARY KEY (g, bucket))',
   'CREATE TABLE IF NOT EXISTS admin_solvency (t INTEGER NOT NULL, proofs_msat INTEGER NOT NULL, user_balances_msat INTEGER NOT NULL)',
   // core/routes/admin-session.ts

@@ -274,7 +274,7 @@ CREATE TABLE IF NOT EXISTS admin_settings (id INTEGER PRIMARY KEY CHECK (id = 1)
   },
   {
     version: 14,
-    name: 'console statistics and solvency samples (core/stats/console-stats.ts)',
+    name: 'console statistics and solvency samples (core/stats/stats-store.ts)',
     sql: `
 CREATE TABLE IF NOT EXISTS admin_stats (g TEXT NOT NULL, bucket INTEGER NOT NULL, calls INTEGER NOT NULL, errors INTEGER NOT NULL, charged_msat INTEGER NOT NULL, PRIMARY KEY (g, bucket));
 CREATE TABLE IF NOT EXISTS admin_solvency (t INTEGER NOT NULL, proofs_msat INTEGER NOT NULL, user_balances_msat INTEGER NOT NULL);

@@ -75,7 +75,7 @@ export async function openMoneyServices(
   opts: MoneyServiceOptions = {},
 ): Promise<MoneyServices> {
   const closers: Array<() => unknown> = [];
-  // Each closer gets SHUTDOWN_STEP_MS (a store or mint that does not answer must not hold the rest, issue 30);
+  // Each closer gets SHUTDOWN_STEP_MS (a store or mint that does not answer must not hold the rest);
   // true when all finished in time.
   const close = async () => {
     let settled = true;
@@ -470,7 +470,7 @@ export async function buildServices(
     async close() {
       if (ownNetwork) await network?.close();
       catalog.stop();
-      // Each step has its own deadline (issue 30); the money services bound each of theirs.
+      // Each step has its own deadline (core/shutdown.ts); the money services bound each of theirs.
       const jobs = await within(batches?.close(), SHUTDOWN_STEP_MS);
       if (jobs !== undefined) log.warn({ err: jobs }, 'closing the batch watcher failed or did not finish');
       const audit = await within(ownAudit ? services.audit?.close() : undefined, SHUTDOWN_STEP_MS);

@@ -25,7 +25,7 @@ export type { AuditPage, AuditQuery, AuditRecord } from './records.js';
 export type { AuditInput, AuditSubject } from './types.js';
 
 /**
- * The audit log (spec §2.7; docs/endpoints.md, "Audit log"): one record per request that named a key (paid
+ * The audit log (docs/endpoints.md, "Audit log"): one record per request that named a key (paid
  * calls admitted or refused, wallet and balance operations, child keys, sub-keys, updates, webhooks, alerts)
  * and per admin change or failed admin login, written by the transport's end hook (core/server.ts) — never by
  * the routes themselves.

@@ -18,7 +18,7 @@ import {
 } from './types.js';
 
 /**
- * Events (issue 12 items 2–3): the one hook where money changes meet alerts, the outbox worker and the
+ * Events (docs/webhooks.md): the one hook where money changes meet alerts, the outbox worker and the
  * key.expired sweep.
  *
  * Hook: `watchLedger(ledger)` wraps the ledger the routes and the pipeline use (outside the credit-lease

@@ -62,8 +62,8 @@ export function tokenUnit(money: RouteMoney, token: string): CashuUnit | undefin
 }
 
 /**
- * The caller's credential (spec §5). `X-Cashu` pays for one model call and names no account, so wallet
- * endpoints refuse it. A token used as bearer is redeemed and credited on its first use here as in the
+ * The caller's credential (docs/endpoints.md). `X-Cashu` pays for one model call and names no account, so
+ * wallet endpoints refuse it. A token used as bearer is redeemed and credited on its first use here as in the
  * paid pipeline (both idempotent by token hash), so its balance can be read or refunded at once.
  */
 export async function callerOf(ctx: RequestContext, money: RouteMoney): Promise<Caller> {

@@ -33,8 +33,9 @@ import { packageVersion } from './public.js';
 import { auditCursor } from './wallet.js';
 
 /**
- * Admin endpoints (spec §4.4, §5.6): GET /admin/ (HTML dashboard, or a login form without a valid cookie),
- * GET and PATCH /admin/api/settings (see admin-settings.ts for what is shown, redacted and changeable).
+ * Admin endpoints (docs/endpoints.md, "Admin"): GET /admin/ (HTML dashboard, or a login form without a valid
+ * cookie), GET and PATCH /admin/api/settings (see admin-settings.ts for what is shown, redacted and
+ * changeable).
  *
  * Authentication: the `admin_password` cookie, compared with ADMIN_PASSWORD in constant time (SHA-256 of
  * both, then `timingSafeEqual`, so neither the value nor its length leaks through timing). Without
@@ -48,7 +49,7 @@ const NO_STORE = { 'cache-control': 'no-store' };
 
 /**
  * Who may use the admin surface: a console session (`admin_session` cookie, POST /admin/login) or, for API
- * clients, the spec's `admin_password` cookie. A state-changing request must also be same-origin when a
+ * clients, the `admin_password` cookie. A state-changing request must also be same-origin when a
  * browser sent it (admin-session.ts). Answers whether the caller is admitted; `throwing` makes a refusal 401.
  */
 async function adminAccess(

@@ -10,12 +10,13 @@ import { walletScripts } from './store/redis-store.js';
 import type { WalletService } from './types.js';
 
 /**
- * Lightning deposits the server finishes (issue 13): a persisted record per deposit, keyed by the hash of an
- * unguessable capability `id` (the mint's quote id is never handed out as the capability), and `finish()`,
- * which checks the quote, mints it (wallet journal: once across processes and crashes) and credits the ledger
- * (idempotent by the deposit's hash: `createKeyFromDeposit` returns the same key on a repeat, `credit` credits
- * once). The watcher runs `finish()` over every open record with per-record backoff, so a deposit completes
- * whether or not the client ever asks again, and a mint that is down only delays it.
+ * Lightning deposits the server finishes (docs/wallet.md, "Lightning deposits over HTTP"): a persisted record
+ * per deposit, keyed by the hash of an unguessable capability `id` (the mint's quote id is never handed out
+ * as the capability), and `finish()`, which checks the quote, mints it (wallet journal: once across processes
+ * and crashes) and credits the ledger (idempotent by the deposit's hash: `createKeyFromDeposit` returns the
+ * same key on a repeat, `credit` credits once). The watcher runs `finish()` over every open record with
+ * per-record backoff, so a deposit completes whether or not the client ever asks again, and a mint that is
+ * down only delays it.
  *
  * NUT-17: where the primary mint offers `bolt11_mint_quote` subscriptions, each open record's quote is watched
  * over the mint's WebSocket (subscribed when this process creates the record or first sees it due), and a push

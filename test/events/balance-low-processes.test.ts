@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayProcess } from '../../scripts/lib/gateway-process.js';
 import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
-import { Receiver, until } from './support/receiver.js';
+import { until } from '../support/until.js';
+import { Receiver } from './support/receiver.js';
 
 /**
  * balance.low across processes (regression: a stale balance reported by one process's credit-lease settle

@@ -1,5 +1,6 @@
 import { settlePayoutRecord } from './account/pay-out.js';
 import { AuditLog } from './audit/audit-log.js';
+import type { AuditBackend } from './audit/records.js';
 import { startBatchServices } from './batches/batch-services.js';
 import type { Config } from './config.js';
 import { Events } from './events/events.js';
@@ -52,6 +53,8 @@ export interface MoneyServiceOptions {
   sweepEveryMs?: number;
   /** Period of the wallet's recovery pass after start-up; default 60 s. 0 disables it. */
   recoverEveryMs?: number;
+  /** Audit backend factory (the audit log lives in the same store); default `openAuditBackend`. */
+  createAuditBackend?: (store: StoreConnection | undefined) => AuditBackend;
 }
 
 export interface MoneyServices {
@@ -438,6 +441,7 @@ export async function buildServices(
     services.audit = new AuditLog(store, {
       retentionDays: config.auditRetentionDays,
       log,
+      ...(money.createAuditBackend !== undefined ? { backend: money.createAuditBackend(store) } : {}),
       ...(ledger !== undefined ? { beforeRead: (account) => ledger.reportCalls(account) } : {}),
     });
     services.audit.start();

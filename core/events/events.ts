@@ -179,15 +179,6 @@ export class Events implements WebhookEvents {
         const v = Reflect.get(target, prop, target);
         return typeof v === 'function' ? v.bind(target) : v;
       },
-      // Assigning a hooked method (tests wrap `ledger.settle`) replaces the hook on this view, so a wrapper
-      // that calls the previous method reaches the hook, and the hook the store: no loop.
-      set(target, prop, value) {
-        if (prop in own) {
-          own[prop] = value;
-          return true;
-        }
-        return Reflect.set(target, prop, value, target);
-      },
     });
   }
 

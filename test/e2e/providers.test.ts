@@ -166,6 +166,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('providers and failover on %s', (s
     }
     ac.abort();
     expect(got).toBe(2);
+    // A negative: no failover call reaches beta. Nothing happens to wait on, so give it a moment.
     await new Promise((r) => setTimeout(r, 200));
     expect(b.stats.requests).toBe(0);
   });
@@ -192,7 +193,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('providers and failover on %s', (s
     expect(a.stats.requests).toBe(before);
     // After the cool-down alpha works again: the probe goes to it and closes the breaker.
     a.setBehaviour({ error: undefined });
-    await new Promise((r) => setTimeout(r, 1600));
+    await until(
+      "alpha's cool-down over",
+      async () => (await call(h.gateway.url, 'GET', '/v1/providers/alpha')).body.status === 'degraded',
+      5_000,
+      50,
+    );
     const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
     expect(costOf(res)?.provider).toBe('alpha');
     const after = await call(h.gateway.url, 'GET', '/v1/providers/alpha');

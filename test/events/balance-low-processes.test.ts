@@ -75,6 +75,7 @@ describe.each(['sqlite', 'redis'] as const)('balance.low with two gateway proces
     await until('all 32 calls reported', async () => (await balance()) === 168_000, 30_000);
     await stream(0, 1);
     await stream(1, 1);
+    // A negative: no further balance.low arrives. There is no event to wait on, so this waits a fixed while.
     await new Promise((r) => setTimeout(r, 1_000));
     expect(rx.on('/low')).toHaveLength(1);
 
@@ -92,6 +93,7 @@ describe.each(['sqlite', 'redis'] as const)('balance.low with two gateway proces
     await stream(0, 1);
     await stream(1, 1);
     await until('the second balance.low', () => rx.on('/low').length >= 2, 30_000);
+    // A negative: no further balance.low arrives. There is no event to wait on, so this waits a fixed while.
     await new Promise((r) => setTimeout(r, 1_000));
     const got = rx.on('/low').map((g) => JSON.parse(g.body));
     expect(got).toHaveLength(2);

@@ -149,6 +149,8 @@ describe('models.json at run time', () => {
     writeFileSync(path, '{"models": [ { "id": ');
     // Also on demand (what SIGHUP calls): refused, the last good price book stays.
     expect(gw.services.catalog.reloadFile()).toBe(false);
+    // A negative: the file watcher does NOT apply the broken edit either. Nothing marks "it would have by
+    // now", so this gives the watcher a fixed while (it applied the good edit above well within that).
     await new Promise((r) => setTimeout(r, 1500));
     expect(((await item('file-model'))?.pricing as { prompt?: number })?.prompt).toBe(0.005);
     writeFileSync(path, file('0.000002'));

@@ -5,10 +5,10 @@ import type { Logger } from './log.js';
 import { SHUTDOWN_BOUND_MS } from './shutdown.js';
 
 /**
- * `WORKERS=N` (issue 15): N gateway processes on one port with node:cluster — the primary forks the workers,
- * the kernel socket is shared and connections are handed out round-robin. Every worker is a whole gateway (its
- * own pools, credit leases and background passes, which already work across processes sharing a store). The
- * primary only supervises:
+ * `WORKERS=N` (docs/architecture.md): N gateway processes on one port with node:cluster — the primary forks
+ * the workers, the kernel socket is shared and connections are handed out round-robin. Every worker is a
+ * whole gateway (its own pools, credit leases and background passes, which already work across processes
+ * sharing a store). The primary only supervises:
  *
  * - a worker that dies unexpectedly is forked again (more than 3 × N deaths within a minute stop the node: a
  *   crash loop, e.g. a store that refuses every start, is not hidden);

@@ -76,7 +76,8 @@ export interface Config {
     fixed: boolean;
     /**
      * sats per request (fixed mode) or base fee per request (token and model mode). Default 1 in fixed and
-     * token mode; 0 in model mode, where the spec's formula has no base fee unless the operator sets one.
+     * token mode; 0 in model mode, where the formula (docs/pricing.md) has no base fee unless the operator
+     * sets one.
      */
     costPerRequestSats: number;
     per1kInputSats: number | undefined;
@@ -90,7 +91,7 @@ export interface Config {
   };
   childKeyCostMsats: number;
   limits: { requestsPerMinute: number; tokensPerHour: number; concurrent: number };
-  /** Callers with no usable credential, per client IP (spec §8's second set). */
+  /** Callers with no usable credential, per client IP (docs/endpoints.md, "Request limits"). */
   ipLimits: { perMinute: number; perHour: number; perDay: number };
   /** Failed admin logins per client IP per minute; then 429 until the window passes. */
   adminLoginAttemptsPerMinute: number;

@@ -1,6 +1,6 @@
 /**
  * The one error catalogue. Every error the gateway answers with is defined here: a stable `code`, the HTTP
- * status, the spec's error `type`, and a default message. Handlers never invent their own shape: they throw
+ * status, the error `type`, and a default message. Handlers never invent their own shape: they throw
  * `new GatewayError('code', { message?, details? })` and the HTTP layer renders `errorBody()`.
  *
  * A test ties this catalogue to `openapi/openapi.yaml` and the README: add a code here, document it there.
@@ -252,7 +252,7 @@ export function isAnthropicPath(path: string): boolean {
 }
 
 /**
- * The error body for a request path: the spec's envelope, or on the Anthropic Messages routes Anthropic's
+ * The error body for a request path: the error envelope, or on the Anthropic Messages routes Anthropic's
  * `{"type":"error","error":{"type","message"}}` carrying the same `code` (and `details`).
  */
 export function errorBodyFor(path: string, ge: GatewayError): object {

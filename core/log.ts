@@ -43,13 +43,14 @@ const MAX_QUEUED_LOG_BYTES = 4 * 1024 * 1024;
 
 /**
  * stdout as the log destination, written so that logging can never keep the process from running or exiting
- * (issue 30). pino's default destination (sonic-boom on fd 1, asynchronous) flushes synchronously when the
- * process exits, and its flushSync retries every failed write, EPIPE included, every 100 ms for ever: a
- * gateway whose supervisor had exited (its stdout pipe without a reader) hung at `process.exit` in that loop,
- * deaf to signals (strace: `write(1, "…shut down cleanly…") = -1 EPIPE` then a 100 ms futex wait, repeated).
- * `process.stdout` writes what the pipe accepts now and queues the rest in memory without blocking; it has
- * no exit hook. A write error (EPIPE: the reader is gone) stops logging, and past MAX_QUEUED_LOG_BYTES
- * queued lines are dropped, so a reader that stopped reading cannot grow the heap either.
+ * (docs/architecture.md, "Lifecycle and shutdown"). pino's default destination (sonic-boom on fd 1,
+ * asynchronous) flushes synchronously when the process exits, and its flushSync retries every failed write,
+ * EPIPE included, every 100 ms for ever: a gateway whose supervisor had exited (its stdout pipe without a
+ * reader) hung at `process.exit` in that loop, deaf to signals (strace: `write(1, "…shut down cleanly…") = -1
+ * EPIPE` then a 100 ms futex wait, repeated). `process.stdout` writes what the pipe accepts now and queues
+ * the rest in memory without blocking; it has no exit hook. A write error (EPIPE: the reader is gone) stops
+ * logging, and past MAX_QUEUED_LOG_BYTES queued lines are dropped, so a reader that stopped reading cannot
+ * grow the heap either.
  */
 export function stdoutDestination(
   out: NodeJS.WriteStream = process.stdout,

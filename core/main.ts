@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     gateway.services.catalog.reloadFile();
   });
   // SIGTERM/SIGINT: stop accepting, let calls in flight finish and settle (SHUTDOWN_GRACE_MS), close the
-  // stores, exit 0 when everything settled, 1 when something was left behind (issue 30: each wait has its own
+  // stores, exit 0 when everything settled, 1 when something was left behind (each wait has its own
   // deadline, core/shutdown.ts). A second signal ends the process at once (exit 1); so does close-with-grace's
   // last timer at the grace plus SHUTDOWN_BOUND_MS (a ref'd timer, created before the shutdown starts: it fires
   // even when nothing else is left on the event loop).

@@ -138,7 +138,7 @@ export interface Services {
   ledger?: Ledger;
   /** The operator's Cashu wallet (token redemption, change, withdrawals). */
   wallet?: WalletService;
-  /** Prices calls (spec §2.8); a holder whose terms the admin settings swap at run time. */
+  /** Prices calls (docs/pricing.md); a holder whose terms the admin settings swap at run time. */
   pricing?: PricingHolder;
   /** Lightning deposits the server finishes (core/wallet/lightning-deposits.ts); with a wallet and a store. */
   lightning?: LightningDeposits;

@@ -1,5 +1,6 @@
 import { settlePayoutRecord } from './account/pay-out.js';
 import { AuditLog } from './audit/audit-log.js';
+import type { AuditBackend } from './audit/records.js';
 import { startBatchServices } from './batches/batch-services.js';
 import type { Config } from './config.js';
 import { Events } from './events/events.js';
@@ -52,6 +53,8 @@ export interface MoneyServiceOptions {
   sweepEveryMs?: number;
   /** Period of the wallet's recovery pass after start-up; default 60 s. 0 disables it. */
   recoverEveryMs?: number;
+  /** Audit backend factory (the audit log lives in the same store); default `openAuditBackend`. */
+  createAuditBackend?: (store: StoreConnection | undefined) => AuditBackend;
 }
 
 export interface MoneyServices {
@@ -78,7 +81,7 @@ export async function openMoneyServices(
 ): Promise<MoneyServices> {
   const closers: Array<() => unknown> = [];
   let draining = () => {};
-  // Each closer gets SHUTDOWN_STEP_MS (a store or mint that does not answer must not hold the rest, issue 30);
+  // Each closer gets SHUTDOWN_STEP_MS (a store or mint that does not answer must not hold the rest);
   // true when all finished in time.
   const close = async () => {
     let settled = true;
@@ -455,6 +458,7 @@ export async function buildServices(
     services.audit = new AuditLog(store, {
       retentionDays: config.auditRetentionDays,
       log,
+      ...(money.createAuditBackend !== undefined ? { backend: money.createAuditBackend(store) } : {}),
       ...(ledger !== undefined ? { beforeRead: (account) => ledger.reportCalls(account) } : {}),
     });
     services.audit.start();
@@ -488,7 +492,7 @@ export async function buildServices(
     async close() {
       if (ownNetwork) await network?.close();
       catalog.stop();
-      // Each step has its own deadline (issue 30); the money services bound each of theirs.
+      // Each step has its own deadline (core/shutdown.ts); the money services bound each of theirs.
       const jobs = await within(batches?.close(), SHUTDOWN_STEP_MS);
       if (jobs !== undefined) log.warn({ err: jobs }, 'closing the batch watcher failed or did not finish');
       const audit = await within(ownAudit ? services.audit?.close() : undefined, SHUTDOWN_STEP_MS);

@@ -7,11 +7,12 @@ import type { StoreConnection } from './store/connection.js';
 import { loadSettings } from './store/settings-store.js';
 
 /**
- * Operator settings for GET/PATCH /admin/api/settings (spec §4.4).
+ * Operator settings for GET/PATCH /admin/api/settings (docs/endpoints.md, "Admin"; openapi/openapi.yaml).
  *
- * Shown: the spec §1.9 variables and the other operator settings, named after their environment variable in
- * lower case. Secrets (`admin_password`, `upstream_api_key`, `cashu_seed`, the password inside `redis_url`
- * and userinfo inside `upstream_base_url`) are `"[redacted]"` when set, null when not — never their value.
+ * Shown: the configuration variables of the README's table and the other operator settings, named after their
+ * environment variable in lower case. Secrets (`admin_password`, `upstream_api_key`, `cashu_seed`, the
+ * password inside `redis_url` and userinfo inside `upstream_base_url`) are `"[redacted]"` when set, null when
+ * not — never their value.
  *
  * Changeable at run time (`RUNTIME_SETTINGS`): the pricing numbers (`fixed_pricing`,
  * `fixed_cost_per_request`, `fixed_per_1k_input_tokens`, `fixed_per_1k_output_tokens`, `exchange_fee`,

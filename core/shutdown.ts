@@ -1,9 +1,10 @@
 /**
- * The shutdown bound (issue 30): after SIGTERM or SIGINT the process exits within SHUTDOWN_GRACE_MS +
- * SHUTDOWN_BOUND_MS whatever fails around it (a log reader gone, a store or mint that does not answer, a plugin
- * whose `close` never resolves). Calls in flight and settlement retries share the grace; every step after it
- * (a plugin's close beyond the grace, the listener, each service) waits at most SHUTDOWN_STEP_MS; a last timer
- * at grace + SHUTDOWN_BOUND_MS ends the process whatever is still waiting (exit 1).
+ * The shutdown bound (docs/architecture.md, "Lifecycle and shutdown"): after SIGTERM or SIGINT the process
+ * exits within SHUTDOWN_GRACE_MS + SHUTDOWN_BOUND_MS whatever fails around it (a log reader gone, a store or
+ * mint that does not answer, a plugin whose `close` never resolves). Calls in flight and settlement retries
+ * share the grace; every step after it (a plugin's close beyond the grace, the listener, each service) waits
+ * at most SHUTDOWN_STEP_MS; a last timer at grace + SHUTDOWN_BOUND_MS ends the process whatever is still
+ * waiting (exit 1).
  */
 
 /** What one closing step may take beyond the grace. */

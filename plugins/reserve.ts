@@ -243,9 +243,9 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies.
       const requestId = ownedId('r');
       const maxMsat = price(priced.maxMsat);
-      // Money honesty (issue 23): with no max_tokens from the caller, the balance must cover the model's
-      // maximum, else 402 naming what it affords; CLAMP_MAX_TOKENS=true forwards that lower max_tokens instead.
-      // (Fixed pricing: the price does not depend on tokens, nothing to name.)
+      // Money honesty (docs/pricing.md): with no max_tokens from the caller, the balance must cover the
+      // model's maximum, else 402 naming what it affords; CLAMP_MAX_TOKENS=true forwards that lower
+      // max_tokens instead. (Fixed pricing: the price does not depend on tokens, nothing to name.)
       const wholeMaximum =
         maxTokens === undefined &&
         unit === undefined &&

@@ -50,7 +50,7 @@ import {
  *   for what was produced up to then (the stream meter's count of what passed); a non-stream call the
  *   client abandoned after the upstream started answering pays its prompt (estimated).
  * - Nothing charged (release): the upstream failed before its first byte, or answered an error status.
- * - Non-stream JSON: the body (held by the meter) is sent back with the spec's cost block spliced in before
+ * - Non-stream JSON: the body (held by the meter) is sent back with the cost block spliced in before
  *   its closing brace — the rest of the body is not re-serialised: `"x-node-cost": {sats, msats, usd,
  *   breakdown {prompt_cost, completion_cost, fees} (msats), estimated}`.
  */

@@ -20,7 +20,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { createLogger } from '../core/log.js';
-import { AdminStats, SPAN_MS } from '../core/routes/admin-stats.js';
+import { AdminStats } from '../core/stats/admin-stats.js';
+import { SPAN_MS } from '../core/stats/stats-store.js';
 import { openStore } from '../core/store/connection.js';
 import { startPaidGateway } from '../test/support/paid-gateway.js';
 

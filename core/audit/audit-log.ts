@@ -25,7 +25,7 @@ export type { AuditPage, AuditQuery, AuditRecord } from './records.js';
 export type { AuditInput, AuditSubject } from './types.js';
 
 /**
- * The audit log (spec §2.7; docs/endpoints.md, "Audit log"): one record per request that named a key (paid
+ * The audit log (docs/endpoints.md, "Audit log"): one record per request that named a key (paid
  * calls admitted or refused, wallet and balance operations, child keys, sub-keys, updates, webhooks, alerts)
  * and per admin change or failed admin login, written by the transport's end hook (core/server.ts) — never by
  * the routes themselves.
@@ -169,10 +169,22 @@ export interface AuditLogOptions {
    * the account read or, without one, for this process (`Ledger.reportCalls`).
    */
   beforeRead?: (account: string | undefined) => Promise<void>;
+  /** Where records are kept; default the store's (`openAuditBackend`). Tests pass one that can fail. */
+  backend?: AuditBackend;
+}
+
+/** The audit backend of a store: Redis streams, the SQLite table, or (no store) this process's memory. */
+export function openAuditBackend(
+  store: StoreConnection | undefined,
+  scanBudget = AUDIT_SCAN_BUDGET,
+): AuditBackend {
+  if (store?.kind === 'redis') return new RedisAudit(store.redis, store.prefix, scanBudget);
+  if (store?.kind === 'sqlite') return new SqliteAudit(store.db);
+  return new MemoryAudit();
 }
 
 export class AuditLog implements AuditTrail {
-  backend: AuditBackend;
+  readonly backend: AuditBackend;
   /** Records above this many waiting are dropped (counted). */
   maxBuffered: number;
   private buffer: AuditInput[] = [];
@@ -187,10 +199,7 @@ export class AuditLog implements AuditTrail {
   private readonly beforeRead: AuditLogOptions['beforeRead'];
 
   constructor(store: StoreConnection | undefined, opts: AuditLogOptions) {
-    if (store?.kind === 'redis') {
-      this.backend = new RedisAudit(store.redis, store.prefix, opts.scanBudget ?? AUDIT_SCAN_BUDGET);
-    } else if (store?.kind === 'sqlite') this.backend = new SqliteAudit(store.db);
-    else this.backend = new MemoryAudit();
+    this.backend = opts.backend ?? openAuditBackend(store, opts.scanBudget);
     this.flushMs = opts.flushMs ?? 250;
     this.batchSize = opts.batchSize ?? 500;
     this.maxBuffered = opts.maxBuffered ?? 50_000;

@@ -3,7 +3,7 @@
  * (core/audit/audit-log.ts; the Redis backend is core/audit/redis-audit.ts).
  */
 
-/** One audit record as the readers answer it (spec §2.7 names, plus the request id). */
+/** One audit record as the readers answer it (openapi/openapi.yaml's names, plus the request id). */
 export interface AuditRecord {
   /** Cursor of this record (pass as `before` for the next page). */
   id: string;

@@ -1,8 +1,9 @@
 import { GatewayError } from '../errors.js';
 
 /**
- * How a caller presents its credential (spec §5). Parsing only: no store or mint call happens here, so the
- * paid pipeline and the wallet/balance routes share one definition of what a credential is.
+ * How a caller presents its credential (docs/endpoints.md, "Authentication"). Parsing only: no store or mint
+ * call happens here, so the paid pipeline and the wallet/balance routes share one definition of what a
+ * credential is.
  *
  * - `Authorization: Bearer sk-…` → an API key;
  * - `Authorization: Bearer cashuA…|cashuB…` → an eCash token as bearer (its hash is the account identity);

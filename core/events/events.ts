@@ -18,7 +18,7 @@ import {
 } from './types.js';
 
 /**
- * Events (issue 12 items 2–3): the one hook where money changes meet alerts, the outbox worker and the
+ * Events (docs/webhooks.md): the one hook where money changes meet alerts, the outbox worker and the
  * key.expired sweep.
  *
  * Hook: `watchLedger(ledger)` wraps the ledger the routes and the pipeline use (outside the credit-lease
@@ -180,15 +180,6 @@ export class Events implements WebhookEvents {
         if (h !== undefined) return h;
         const v = Reflect.get(target, prop, target);
         return typeof v === 'function' ? v.bind(target) : v;
-      },
-      // Assigning a hooked method (tests wrap `ledger.settle`) replaces the hook on this view, so a wrapper
-      // that calls the previous method reaches the hook, and the hook the store: no loop.
-      set(target, prop, value) {
-        if (prop in own) {
-          own[prop] = value;
-          return true;
-        }
-        return Reflect.set(target, prop, value, target);
       },
     });
   }

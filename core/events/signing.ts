@@ -1,12 +1,12 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 /**
- * Webhook signatures, both conventions (issue 12 item 4):
+ * Webhook signatures, both conventions (docs/webhooks.md, "Signatures"):
  * - Standard Webhooks (https://www.standardwebhooks.com): `webhook-id`, `webhook-timestamp` (Unix seconds),
  *   `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, keyed with the base64 part of a
  *   `whsec_…` secret (any other secret string: its UTF-8 bytes).
- * - The spec's `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body>`, keyed with the secret string
- *   exactly as registered.
+ * - The gateway's `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body>`, keyed with the secret
+ *   string exactly as registered.
  * The `webhook-id` is the delivery's message id: a retry repeats it.
  */
 

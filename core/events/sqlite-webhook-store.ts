@@ -1,5 +1,6 @@
 import type Database from 'libsql';
 import { GatewayError } from '../errors.js';
+import { migrate } from '../ledger/sqlite/migrations.js';
 import { originOf } from './ssrf.js';
 import {
   type AlertSettings,
@@ -21,34 +22,8 @@ import {
 /**
  * The SQLite `WebhookStore`: tables `ev_*` in the ledger's database file, every change one `BEGIN IMMEDIATE`
  * transaction (so a crossing decision and the deliveries it enqueues are one step, across processes sharing
- * the file). The tables are created with IF NOT EXISTS at open (own schema, independent of the ledger's
- * migration numbering).
+ * the file). The tables come from the database's migrations (core/ledger/sqlite/migrations.ts), applied at open.
  */
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS ev_webhooks (
-  id TEXT PRIMARY KEY, account_id TEXT NOT NULL, key_id TEXT NOT NULL, kind TEXT NOT NULL, url TEXT NOT NULL,
-  events TEXT NOT NULL, secret TEXT NOT NULL, created_at INTEGER NOT NULL, disabled INTEGER NOT NULL DEFAULT 0
-) STRICT;
-CREATE INDEX IF NOT EXISTS ev_webhooks_account ON ev_webhooks(account_id);
-CREATE TABLE IF NOT EXISTS ev_keys (
-  key_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, parent_key_id TEXT, expires_at INTEGER,
-  low INTEGER, daily INTEGER, armed INTEGER NOT NULL DEFAULT 1, day TEXT NOT NULL DEFAULT '',
-  day_spent INTEGER NOT NULL DEFAULT 0, day_fired TEXT NOT NULL DEFAULT '', expired_fired INTEGER NOT NULL DEFAULT 0
-) STRICT;
-CREATE INDEX IF NOT EXISTS ev_keys_account ON ev_keys(account_id);
-CREATE INDEX IF NOT EXISTS ev_keys_expiry ON ev_keys(expires_at) WHERE expired_fired = 0 AND expires_at IS NOT NULL;
-CREATE TABLE IF NOT EXISTS ev_outbox (
-  id INTEGER PRIMARY KEY AUTOINCREMENT, msg_id TEXT NOT NULL, webhook_id TEXT NOT NULL, account_id TEXT NOT NULL,
-  body TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER NOT NULL, lease_until INTEGER NOT NULL DEFAULT 0
-) STRICT;
-CREATE INDEX IF NOT EXISTS ev_outbox_due ON ev_outbox(next_at);
-CREATE TABLE IF NOT EXISTS ev_delivery_log (
-  id INTEGER PRIMARY KEY AUTOINCREMENT, webhook_id TEXT NOT NULL, msg_id TEXT NOT NULL, attempt INTEGER NOT NULL,
-  at INTEGER NOT NULL, status INTEGER, error TEXT
-) STRICT;
-CREATE INDEX IF NOT EXISTS ev_delivery_log_hook ON ev_delivery_log(webhook_id, id);
-`;
 
 /** Delivery-log entries kept per webhook. */
 export const DELIVERY_LOG_KEEP = 100;
@@ -80,7 +55,7 @@ function toWebhook(r: Record<string, unknown>): Webhook {
 
 export class SqliteWebhookStore implements WebhookStore {
   constructor(private readonly db: Database.Database) {
-    db.exec(SCHEMA);
+    migrate(db);
   }
 
   private tx<T>(fn: () => T): T {

@@ -4,7 +4,7 @@ import ipaddr from 'ipaddr.js';
 import { Agent } from 'undici';
 
 /**
- * SSRF guard for webhook URLs (issue 12 item 5). A URL must be http(s) and its host must resolve ONLY to
+ * SSRF guard for webhook URLs (docs/webhooks.md). A URL must be http(s) and its host must resolve ONLY to
  * public unicast addresses: loopback, private, link-local (169.254/16 incl. cloud metadata), carrier-grade NAT,
  * unique-local, multicast, unspecified, reserved, NAT64/6to4/Teredo and IPv4-mapped forms (checked as the IPv4
  * address they carry) are refused. Checked at registration and again at every delivery: the delivery agent's

@@ -1,5 +1,5 @@
 /**
- * Webhooks, alerts and the delivery outbox (issue 12 items 1–3): the store contract. Two stores implement it
+ * Webhooks, alerts and the delivery outbox (docs/webhooks.md): the store contract. Two stores implement it
  * (SQLite tables next to the ledger's, Redis keys under the ledger prefix hash-tagged per account), and one
  * conformance suite (test/events/webhook-store.test.ts) keeps them equal.
  *

@@ -343,7 +343,7 @@ export function checkHoldRef(ref: HoldRef): { accountId: string; holdId: string 
   return { accountId: checkId('accountId', ref.accountId), holdId: checkId('holdId', ref.holdId) };
 }
 
-/** createChildKeys: a bad count is a refusal (the spec's 400 with this message), a bad fee a caller bug. */
+/** createChildKeys: a bad count is a refusal (400 with this message), a bad fee a caller bug. */
 export function checkChildKeysInput(
   input: ChildKeysInput,
 ): { ok: true; count: number; fee: number } | { ok: false; code: 'invalid_request'; message: string } {

@@ -44,7 +44,7 @@ export interface KeyRef {
 /** What the read methods accept: a client's credential or a `KeyRef`. */
 export type KeyLookup = Credential | KeyRef;
 
-/** Spec §8 limits, per key. Callers pass the configured values (`Config.limits`). */
+/** Per-key limits (docs/endpoints.md). Callers pass the configured values (`Config.limits`). */
 export interface RateLimits {
   requestsPerMinute: number;
   tokensPerHour: number;
@@ -466,7 +466,7 @@ export type AbortResult =
 export interface ChildKeysInput {
   /** The parent's credential; MUST be a non-child key. */
   parent: Credential;
-  /** 1–50 (spec §8); outside → `invalid_request`. */
+  /** 1–50 (openapi/openapi.yaml); outside → `invalid_request`. */
   count: number;
   /** Fee per key (config childKeyCostMsats), debited from the parent atomically, all or nothing. */
   feePerKeyMsat: number;
@@ -578,7 +578,7 @@ export interface TransactionPage {
   total: number;
 }
 
-/** Spec §2.7 audit-log record, one per key use (settle or release); bounded per account. */
+/** An audit record (docs/endpoints.md), one per key use (settle or release); bounded per account. */
 export interface AuditBreach {
   accountId: string | null;
   rule: 'conservation' | 'reserved_negative' | 'overspent' | 'reservations_mismatch' | 'negative_total';

@@ -1,6 +1,6 @@
 /**
- * The pricing formula (spec §2.8), exact. Every pricing model is linear in the token counts, so a price is
- * three exact msat terms — per call, per prompt token, per completion token — and the charge of a call is
+ * The pricing formula (docs/pricing.md), exact. Every pricing model is linear in the token counts, so a price
+ * is three exact msat terms — per call, per prompt token, per completion token — and the charge of a call is
  *
  *     msat = ceil( fixed + promptTokens × perPrompt + completionTokens × perCompletion )
  *
@@ -48,7 +48,7 @@ const MSAT_PER_SAT = 1000n;
 /** msats per BTC: 10^8 sats × 1000. */
 const MSAT_PER_BTC = 100_000_000_000n;
 
-/** The spec's mode selection from configuration. */
+/** The pricing mode selected by configuration (docs/pricing.md). */
 export function pricingMode(config: PricingConfig): PricingMode {
   // Token mode needs both sides: one side left unset would make that side free without anyone deciding so.
   if (!config.fixed && (config.per1kInputSats === undefined) !== (config.per1kOutputSats === undefined)) {

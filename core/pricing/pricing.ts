@@ -73,7 +73,7 @@ function notPriced(model: string, what: string): GatewayError {
   });
 }
 
-/** The size an image call without `size` is priced at: the images API's default (spec §4.2). */
+/** The size an image call without `size` is priced at: the images API's default. */
 export const DEFAULT_IMAGE_SIZE = '1024x1024';
 
 /** USD per unit of a unit endpoint, exact, from the price book; throws model_not_priced when missing. */
@@ -85,7 +85,7 @@ export function unitUsd(
 ): Rational {
   switch (endpoint) {
     case 'images': {
-      // A call that names no size gets the API's default size (spec §4.2), as the provider will make it.
+      // A call that names no size gets the API's default size, as the provider will make it.
       const size = variant?.size ?? DEFAULT_IMAGE_SIZE;
       const quality = variant?.quality ?? 'standard';
       const sized = rates.imageSizes?.[size]?.[quality];

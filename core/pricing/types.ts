@@ -1,6 +1,6 @@
 /**
- * Public contract of the pricing service (spec §2.8). Stable: the paid-call plugins, the estimate and models
- * routes and the end-to-end tests are written against these types.
+ * Public contract of the pricing service (docs/pricing.md). Stable: the paid-call plugins, the estimate and
+ * models routes and the end-to-end tests are written against these types.
  *
  * Units: every amount the gateway charges is an integer number of millisatoshis (msat). Prices are computed
  * exactly with BigInt rationals from the decimal strings of the configuration and the model catalogue and
@@ -19,7 +19,7 @@ import type { DimensionKey, ExtraDimensionKey } from './dimensions.js';
 export type PricingConfig = Config['pricing'];
 
 /**
- * Which of the spec's three pricing models is active, derived from configuration:
+ * Which of the three pricing models (docs/pricing.md) is active, derived from configuration:
  * - `fixed`: FIXED_PRICING=true → every call costs FIXED_COST_PER_REQUEST sats;
  * - `token`: FIXED_PRICING=false and FIXED_PER_1K_INPUT_TOKENS and FIXED_PER_1K_OUTPUT_TOKENS set → base fee
  *   (FIXED_COST_PER_REQUEST) + tokens × sats per 1k; no BTC price needed. Only one of the two set is refused
@@ -211,7 +211,7 @@ export interface ReservationResult {
   btcUsd: string | undefined;
 }
 
-/** Input of POST /v1/estimate (spec §4.2). */
+/** Input of POST /v1/estimate (openapi/openapi.yaml). */
 export interface EstimateInput {
   model: string;
   prompt_tokens: number;

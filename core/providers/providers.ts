@@ -9,10 +9,10 @@ import { type BreakerOptions, type ModelPrice, Provider, type ProviderSpec } fro
 import { BUILT_IN_POLICIES, POLICY_NAME_RE, type RoutingInfo, type RoutingPolicy } from './routing-policy.js';
 
 /**
- * The model providers the gateway relays to (issue 14): one per entry of the providers file (`PROVIDERS_PATH`,
- * JSON or YAML), or the one `UPSTREAM_BASE_URL` names. Each provider has its own keep-alive pool (`max_connections`,
- * `timeout_ms`, extra `headers`, its own API key), the models it serves (`"*"` = all), a `priority` (lower is
- * tried first), a `weight`, and a circuit breaker.
+ * The model providers the gateway relays to (docs/providers.md): one per entry of the providers file
+ * (`PROVIDERS_PATH`, JSON or YAML), or the one `UPSTREAM_BASE_URL` names. Each provider has its own
+ * keep-alive pool (`max_connections`, `timeout_ms`, extra `headers`, its own API key), the models it serves
+ * (`"*"` = all), a `priority` (lower is tried first), a `weight`, and a circuit breaker.
  *
  * Routing (`ROUTING_POLICY`, or per model in the file's `routing`): the order in which a call's providers are
  * tried, given by a named `RoutingPolicy` (./routing-policy.ts: `priority` — the default —, `weighted`,

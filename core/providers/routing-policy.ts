@@ -1,10 +1,10 @@
 import type { Provider } from './provider.js';
 
 /**
- * Routing policies (issue 14): the order in which a call's providers are tried. Every policy — the four built-in
- * ones below and any a plugin registers (`services.providers.registerPolicy`, docs/plugins.md) — is one object
- * behind this interface, named by `ROUTING_POLICY` (the node's default) or per model by the providers file's
- * `routing`.
+ * Routing policies (docs/providers.md, "Routing"): the order in which a call's providers are tried. Every
+ * policy — the four built-in ones below and any a plugin registers (`services.providers.registerPolicy`,
+ * docs/plugins.md) — is one object behind this interface, named by `ROUTING_POLICY` (the node's default) or
+ * per model by the providers file's `routing`.
  *
  * A policy only orders: which providers serve the model is decided before (`Provider.serves`), and the circuit
  * breakers are applied after (the relay skips a provider whose breaker is open), so a policy needs to know

@@ -1,14 +1,14 @@
-import { creditToken } from '../account/credit-token.js';
+import { creditToken, type MoneySteps } from '../account/credit-token.js';
 import { payOut } from '../account/pay-out.js';
 import { parseCredential } from '../auth/credentials.js';
 import { allowListPermits } from '../auth/ip-match.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { keyExpiryMs } from '../events/types.js';
-import type { Credential, KeyInfo, Ledger, WithdrawalKind } from '../ledger/types.js';
+import type { Credential, KeyInfo, WithdrawalKind } from '../ledger/types.js';
 import { countKeyRequest, limitAnonymous, requestClientAddress } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
-import type { CashuUnit, WalletService } from '../wallet/types.js';
+import type { CashuUnit } from '../wallet/types.js';
 
 /**
  * What the wallet and balance routes share: who is calling (the credential → a ledger `Credential`), the
@@ -23,15 +23,16 @@ import type { CashuUnit, WalletService } from '../wallet/types.js';
  * answers 401 `key_expired`.
  */
 
-export interface MoneyServices {
-  ledger: Ledger;
-  wallet: WalletService;
-  /** All services (limits, config); set by `moneyServices`. */
-  services?: Services;
+/**
+ * What the wallet and balance routes act with: the account steps' ledger and wallet (core/account), both
+ * present, and every service (limits, config). The opened money services are `MoneyServices` of core/services.ts.
+ */
+export interface RouteMoney extends MoneySteps {
+  services: Services;
 }
 
 /** The ledger and the wallet, or 503 when this node runs without them (relay-only set-up). */
-export function moneyServices(services: Services): MoneyServices {
+export function moneyServices(services: Services): RouteMoney {
   const { ledger, wallet } = services;
   if (ledger === undefined || wallet === undefined) {
     throw new GatewayError('service_unavailable', {
@@ -52,7 +53,7 @@ export interface Caller {
 }
 
 /** The unit of an eCash token naming an account (undefined when it does not decode: refunded in sats). */
-export function tokenUnit(money: MoneyServices, token: string): CashuUnit | undefined {
+export function tokenUnit(money: RouteMoney, token: string): CashuUnit | undefined {
   try {
     return money.wallet.decodeToken(token.trim()).unit;
   } catch {
@@ -61,11 +62,11 @@ export function tokenUnit(money: MoneyServices, token: string): CashuUnit | unde
 }
 
 /**
- * The caller's credential (spec §5). `X-Cashu` pays for one model call and names no account, so wallet
- * endpoints refuse it. A token used as bearer is redeemed and credited on its first use here as in the
+ * The caller's credential (docs/endpoints.md). `X-Cashu` pays for one model call and names no account, so
+ * wallet endpoints refuse it. A token used as bearer is redeemed and credited on its first use here as in the
  * paid pipeline (both idempotent by token hash), so its balance can be read or refunded at once.
  */
-export async function callerOf(ctx: RequestContext, money: MoneyServices): Promise<Caller> {
+export async function callerOf(ctx: RequestContext, money: RouteMoney): Promise<Caller> {
   const parsed = parseCredential({
     method: ctx.method,
     headers: ctx.headers,
@@ -73,12 +74,12 @@ export async function callerOf(ctx: RequestContext, money: MoneyServices): Promi
   });
   const services = money.services;
   if (parsed === undefined) {
-    if (services) await limitAnonymous(ctx, services);
+    await limitAnonymous(ctx, services);
     throw new GatewayError('missing_credentials');
   }
   if (parsed.kind === 'api_key') {
     const credential = { apiKey: parsed.apiKey };
-    if (services) await countKeyRequest(ctx, services, credential);
+    await countKeyRequest(ctx, services, credential);
     return { credential, method: 'api_key' };
   }
   if (parsed.kind === 'x_cashu') {
@@ -90,7 +91,7 @@ export async function callerOf(ctx: RequestContext, money: MoneyServices): Promi
   if ((await money.ledger.getKeyInfo(credential)) === null) {
     await creditToken(money, parsed.token, { kind: 'token' });
   }
-  if (services) await countKeyRequest(ctx, services, credential);
+  await countKeyRequest(ctx, services, credential);
   const unit = tokenUnit(money, parsed.token);
   return { credential, method: 'bearer_token', ...(unit !== undefined ? { unit } : {}) };
 }
@@ -110,7 +111,7 @@ export function expiryOf(info: KeyInfo): number | null {
 export async function loadKey(
   ctx: RequestContext,
   services: Services,
-  money: MoneyServices,
+  money: RouteMoney,
   credential: Credential,
   check: KeyCheck = {},
 ): Promise<KeyInfo> {
@@ -145,7 +146,7 @@ export interface PayoutResult {
  * `unit` msat (an account named by an msat token): then every msat is paid out, in an msat token.
  */
 export async function withdraw(
-  money: MoneyServices,
+  money: RouteMoney,
   credential: Credential,
   amountSat: number | 'all',
   kind: WithdrawalKind,

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { cachedIpList } from '../auth/ip-match.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
+import { migrate } from '../ledger/sqlite/migrations.js';
 import type { StoreConnection } from '../store/connection.js';
 
 /**
@@ -20,16 +21,13 @@ import type { StoreConnection } from '../store/connection.js';
 
 export const SESSION_COOKIE = 'admin_session';
 
-const SQLITE_DDL =
-  'CREATE TABLE IF NOT EXISTS admin_sessions (id_hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) STRICT';
-
 const hashOf = (id: string) => createHash('sha256').update(id, 'utf8').digest('hex');
 
 export class AdminSessions {
   private readonly memory = new Map<string, number>();
 
   constructor(private readonly store: StoreConnection | undefined) {
-    if (store?.kind === 'sqlite') store.db.exec(SQLITE_DDL);
+    if (store?.kind === 'sqlite') migrate(store.db);
   }
 
   /** A new session lasting `ttlMs`; returns its id (the cookie value; never stored as is). */

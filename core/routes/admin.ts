@@ -12,6 +12,8 @@ import { adminLoginGate } from '../limits/request-limits.js';
 import { overheadSummary } from '../metrics.js';
 import type { Services } from '../plugin.js';
 import { preparePatch, settingsView, validatePatch } from '../settings.js';
+import { AdminStats, MAX_POINTS } from '../stats/admin-stats.js';
+import { type Granularity, SPAN_MS } from '../stats/stats-store.js';
 import { saveSettings } from '../store/settings-store.js';
 import { readAsset } from './admin-assets.js';
 import { deliveriesPage, deliveriesQuery } from './admin-deliveries.js';
@@ -27,14 +29,14 @@ import {
   SESSION_COOKIE,
   sessionCookie,
 } from './admin-session.js';
-import { AdminStats, type Granularity, MAX_POINTS, SPAN_MS } from './admin-stats.js';
 import { keyView } from './admin-views.js';
 import { packageVersion } from './public.js';
 import { auditCursor } from './wallet.js';
 
 /**
- * Admin endpoints (spec §4.4, §5.6): GET /admin/ (HTML dashboard, or a login form without a valid cookie),
- * GET and PATCH /admin/api/settings (see admin-settings.ts for what is shown, redacted and changeable).
+ * Admin endpoints (docs/endpoints.md, "Admin"): GET /admin/ (HTML dashboard, or a login form without a valid
+ * cookie), GET and PATCH /admin/api/settings (see admin-settings.ts for what is shown, redacted and
+ * changeable).
  *
  * Authentication: the `admin_password` cookie, compared with ADMIN_PASSWORD in constant time (SHA-256 of
  * both, then `timingSafeEqual`, so neither the value nor its length leaks through timing). Without
@@ -48,7 +50,7 @@ const NO_STORE = { 'cache-control': 'no-store' };
 
 /**
  * Who may use the admin surface: a console session (`admin_session` cookie, POST /admin/login) or, for API
- * clients, the spec's `admin_password` cookie. A state-changing request must also be same-origin when a
+ * clients, the `admin_password` cookie. A state-changing request must also be same-origin when a
  * browser sent it (admin-session.ts). Answers whether the caller is admitted; `throwing` makes a refusal 401.
  */
 async function adminAccess(

@@ -8,7 +8,7 @@ import type { Services } from '../plugin.js';
 import { type Caller, callerOf, loadKey, moneyServices, tokenUnit, withdraw } from './account.js';
 
 /**
- * The balance endpoints (spec §2.4, §4.3; shapes in openapi/openapi.yaml). Amounts in msats unless a field
+ * The balance endpoints (docs/endpoints.md; shapes in openapi/openapi.yaml). Amounts in msats unless a field
  * says sats.
  *
  * - GET /v1/balance/info: the key, its usage and limits, and its child keys (shortened, never in full).

@@ -11,7 +11,7 @@ import type { Services } from '../plugin.js';
 import { objectCaller, ownList, ownObject, passOn } from './provider-objects.js';
 
 /**
- * The Batch API (issue 24; docs/pricing.md, "Batches"). Creation reserves the input file's bound (recorded at
+ * The Batch API (docs/pricing.md, "Batches"). Creation reserves the input file's bound (recorded at
  * upload) BEFORE the provider sees the batch: a balance that cannot cover it gets 402 with the bound as
  * `details.required`. The reservation is the ledger's call reservation (`admit` on the exact path) with an id no
  * process owns (`b_<uuid>`: `releaseOrphans` never touches it) and a lease longer than the provider's completion

@@ -7,9 +7,9 @@ import type { Services } from '../plugin.js';
 import type { EstimateInput } from '../pricing/types.js';
 
 /**
- * POST /v1/estimate (spec §4.2): the price of a call with the given token counts under the current pricing
- * model; free, nothing is charged, credentials optional. A model the node does not serve is 404 in every
- * pricing mode (not only in model-based pricing, where there is no rate for it): an estimate for a call
+ * POST /v1/estimate (openapi/openapi.yaml): the price of a call with the given token counts under the current
+ * pricing model; free, nothing is charged, credentials optional. A model the node does not serve is 404 in
+ * every pricing mode (not only in model-based pricing, where there is no rate for it): an estimate for a call
  * that would be refused would mislead. An empty model list (provider unreachable, no models.json) cannot
  * tell, so then only the pricing service decides.
  */

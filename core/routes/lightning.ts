@@ -7,7 +7,7 @@ import type { DepositView, LightningDeposits } from '../wallet/lightning-deposit
 import { callerOf, loadKey, moneyServices } from './account.js';
 
 /**
- * Lightning deposits (spec §4.3; docs/wallet.md): the gateway takes a NUT-04 mint quote at its primary mint
+ * Lightning deposits (docs/wallet.md): the gateway takes a NUT-04 mint quote at its primary mint
  * and answers the invoice with an unguessable capability `id`; the watcher (core/wallet/lightning-deposits.ts)
  * mints and credits once the invoice is paid, whether or not the client asks again. A GET finishes a due
  * deposit at once. Whoever holds a create `id` receives the key: treat it like a bearer token.

@@ -11,7 +11,7 @@ import { packageVersion } from '../version.js';
 
 /**
  * Public, unauthenticated endpoints: GET /v1/models (also accepts `?api_key=`, ignored: listing is free),
- * /v1/info, /v1/providers and /v1/providers/{provider_name}. Prices are rendered as the spec's
+ * /v1/info, /v1/providers and /v1/providers/{provider_name}. Prices are rendered as the documented
  * `pricing { prompt, completion, unit: '1k tokens' }` in USD per 1,000 tokens, from the catalog's
  * USD-per-token strings.
  */
@@ -31,7 +31,7 @@ export interface ModelListItem {
   supports_vision?: boolean;
 }
 
-/** Spec §2.6 `pricing` (USD per 1k tokens) plus, from the pricing service, what a call is charged. */
+/** The model's `pricing` (USD per 1k tokens) plus, from the pricing service, what a call is charged. */
 export interface ModelListPricing {
   prompt: number | null;
   completion: number | null;
@@ -90,7 +90,7 @@ export function withPrice(
   const usd = (v: number | null, msat: number | null) => v ?? (msat === 0 ? 0 : null);
   const sats = (msat: number | null) => (msat === null ? null : msat / 1000);
   item.pricing = {
-    // The catalogue's USD rates stay as they were (spec §2.6); the charged price follows.
+    // The catalogue's USD rates stay as they were; the charged price follows.
     ...(item.pricing ?? {
       prompt: usd(p.promptUsdPer1k, p.promptMsatPer1k),
       completion: usd(p.completionUsdPer1k, p.completionMsatPer1k),
@@ -114,7 +114,7 @@ export function per1k(usdPerToken: string | undefined): number | null {
   return usdPerToken === undefined ? null : Number((Number(usdPerToken) * 1000).toPrecision(12));
 }
 
-/** The catalogue's USD prices as the model list shows them (spec §2.6 plus the special prices). */
+/** The catalogue's USD prices as the model list shows them (`pricing` plus the special prices). */
 export function listPricing(p: ModelPricing): ModelListPricing {
   const out: ModelListPricing = {
     prompt: per1k(p.prompt),
@@ -151,7 +151,7 @@ export function renderModel(m: CatalogModel): ModelListItem {
     object: 'model',
     created: m.created,
     owned_by: m.owned_by,
-    // The OpenAI model object's fields (spec §2.6): permission as given (empty when none), root, parent.
+    // The OpenAI model object's fields: permission as given (empty when none), root, parent.
     permission: m.permission ?? [],
     root: m.id,
     parent: null,

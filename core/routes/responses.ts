@@ -5,7 +5,7 @@ import type { Services } from '../plugin.js';
 import { objectCaller, ownObject, passOn } from './provider-objects.js';
 
 /**
- * Stored Responses API objects (issue 23 item 4, ownership): `GET /v1/responses/{id}`, `…/input_items` and
+ * Stored Responses API objects (docs/endpoints.md), ownership: `GET /v1/responses/{id}`, `…/input_items` and
  * `DELETE` answer only for the key that created the response (recorded by the `owner` pipeline stage from the
  * creating answer); any other key gets 404, because the provider key is shared. Reads are not charged.
  */

@@ -15,8 +15,8 @@ import { callerOf, expiryOf, loadKey, moneyServices, withdraw } from './account.
 import { payoutView } from './admin-views.js';
 
 /**
- * The wallet endpoints (spec §4.3, shapes in openapi/openapi.yaml; request bodies are validated by the
- * transport against that document before a handler runs). Amounts are msats unless a field says sats.
+ * The wallet endpoints (docs/endpoints.md, shapes in openapi/openapi.yaml; request bodies are validated by
+ * the transport against that document before a handler runs). Amounts are msats unless a field says sats.
  *
  * - POST /v1/wallet/create (201): redeem the token, create a key; a retry with the same token returns the
  *   same key (the ledger derives it from the token hash).

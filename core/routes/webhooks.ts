@@ -10,7 +10,7 @@ import { callerOf, loadKey, moneyServices } from './account.js';
 import { iso } from './wallet.js';
 
 /**
- * Webhooks and alert settings (issue 12 items 1–2; shapes in openapi/openapi.yaml, events in docs/webhooks.md).
+ * Webhooks and alert settings (shapes in openapi/openapi.yaml, events in docs/webhooks.md).
  * Every route authenticates through `callerOf` like the wallet routes. A key manages its own webhooks and
  * alerts (a child key too); events of a child also go to its parent's webhooks (core/events/).
  *

@@ -1,3 +1,4 @@
+import { migrate } from '../ledger/sqlite/migrations.js';
 import type { StoreConnection } from './connection.js';
 
 /**
@@ -8,9 +9,6 @@ import type { StoreConnection } from './connection.js';
  * values are JSON). SQLite: one row `admin_settings(id = 1)` rewritten inside an IMMEDIATE transaction.
  * Values are kept as JSON exactly as given (Lua's cjson would round large integers, hence no Lua merge).
  */
-
-const SQLITE_DDL =
-  'CREATE TABLE IF NOT EXISTS admin_settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, updated_at INTEGER NOT NULL)';
 
 /** Before the hash: the whole object as one JSON string (still read, never written). */
 const legacyKey = (prefix: string) => `${prefix}:admin:settings`;
@@ -33,7 +31,7 @@ export async function loadSettings(store: StoreConnection): Promise<Record<strin
     for (const [k, v] of Object.entries(fields)) out[k] = JSON.parse(v) as unknown;
     return out;
   }
-  store.db.exec(SQLITE_DDL);
+  migrate(store.db);
   const row = store.db.prepare('SELECT json FROM admin_settings WHERE id = 1').get() as
     | { json: string }
     | undefined;
@@ -51,7 +49,7 @@ export async function saveSettings(store: StoreConnection, patch: Record<string,
     return;
   }
   const db = store.db;
-  db.exec(SQLITE_DDL);
+  migrate(db);
   db.exec('BEGIN IMMEDIATE');
   try {
     const row = db.prepare('SELECT json FROM admin_settings WHERE id = 1').get() as

@@ -1,4 +1,5 @@
 import { Cluster, type Redis } from 'ioredis';
+import { migrate } from '../ledger/sqlite/migrations.js';
 import type { StoreConnection } from './connection.js';
 
 /**
@@ -31,9 +32,6 @@ export interface SignalOptions {
   onError?: (err: unknown) => void;
 }
 
-const SQLITE_DDL =
-  'CREATE TABLE IF NOT EXISTS store_signals (name TEXT PRIMARY KEY, version INTEGER NOT NULL) STRICT';
-
 export class StoreSignals {
   private readonly seen = new Map<SignalName, number>();
   private readonly listeners = new Map<SignalName, Listener[]>();
@@ -55,7 +53,7 @@ export class StoreSignals {
   /** Reads the current versions (the baseline: what is already applied) and starts watching. */
   static async open(store: StoreConnection, opts: SignalOptions = {}): Promise<StoreSignals> {
     const s = new StoreSignals(store, opts);
-    if (store.kind === 'sqlite') store.db.exec(SQLITE_DDL);
+    if (store.kind === 'sqlite') migrate(store.db);
     const v = await s.read();
     for (const n of NAMES) s.seen.set(n, v[n]);
     if (store.kind === 'redis') s.subscribe(store.redis, store.prefix);

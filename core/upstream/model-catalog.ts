@@ -9,9 +9,9 @@ import type { UsdRates } from '../pricing/types.js';
  * refresh keeps the last good list) merged with the operator's optional `models.json` (MODELS_PATH), whose
  * entries override the provider's by id, field by field.
  *
- * Prices follow the OpenRouter convention used by models.json (spec §2.6): decimal STRINGS of USD per
- * token (`prompt`, `completion`), USD per request (`request`) and per image (`image`). Strings keep the
- * operator's exact decimals; the pricing service does the arithmetic.
+ * Prices follow the OpenRouter convention used by models.json (docs/pricing.md, "The price book"): decimal
+ * STRINGS of USD per token (`prompt`, `completion`), USD per request (`request`) and per image (`image`).
+ * Strings keep the operator's exact decimals; the pricing service does the arithmetic.
  */
 
 /**

@@ -183,7 +183,7 @@ export class UpstreamClient {
   }
 }
 
-/** `api_key` in the query is a gateway credential (spec §5.3): never forwarded. */
+/** `api_key` in the query is a gateway credential (docs/endpoints.md, "Authentication"): never forwarded. */
 function forwardQuery(rawQuery: string): string {
   if (rawQuery === '' || !rawQuery.includes('api_key')) return rawQuery;
   const params = new URLSearchParams(rawQuery);

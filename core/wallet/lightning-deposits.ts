@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { creditOrPark } from '../account/credit-token.js';
+import { migrate } from '../ledger/sqlite/migrations.js';
 import type { Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import type { RedisStore, StoreConnection } from '../store/connection.js';
@@ -9,12 +10,13 @@ import { walletScripts } from './store/redis-store.js';
 import type { WalletService } from './types.js';
 
 /**
- * Lightning deposits the server finishes (issue 13): a persisted record per deposit, keyed by the hash of an
- * unguessable capability `id` (the mint's quote id is never handed out as the capability), and `finish()`,
- * which checks the quote, mints it (wallet journal: once across processes and crashes) and credits the ledger
- * (idempotent by the deposit's hash: `createKeyFromDeposit` returns the same key on a repeat, `credit` credits
- * once). The watcher runs `finish()` over every open record with per-record backoff, so a deposit completes
- * whether or not the client ever asks again, and a mint that is down only delays it.
+ * Lightning deposits the server finishes (docs/wallet.md, "Lightning deposits over HTTP"): a persisted record
+ * per deposit, keyed by the hash of an unguessable capability `id` (the mint's quote id is never handed out
+ * as the capability), and `finish()`, which checks the quote, mints it (wallet journal: once across processes
+ * and crashes) and credits the ledger (idempotent by the deposit's hash: `createKeyFromDeposit` returns the
+ * same key on a repeat, `credit` credits once). The watcher runs `finish()` over every open record with
+ * per-record backoff, so a deposit completes whether or not the client ever asks again, and a mint that is
+ * down only delays it.
  *
  * NUT-17: where the primary mint offers `bolt11_mint_quote` subscriptions, each open record's quote is watched
  * over the mint's WebSocket (subscribed when this process creates the record or first sees it due), and a push
@@ -58,8 +60,7 @@ const OPEN = new Set<DepositStatus>(['pending', 'paid']);
 class SqliteDepositStore implements DepositStore {
   constructor(private readonly db: Extract<StoreConnection, { kind: 'sqlite' }>['db']) {}
   async init(): Promise<void> {
-    this.db.exec(`CREATE TABLE IF NOT EXISTS lightning_deposits (
-      id_hash TEXT PRIMARY KEY, status TEXT NOT NULL, next_at INTEGER NOT NULL, data TEXT NOT NULL)`);
+    migrate(this.db);
   }
   async put(r: DepositRecord): Promise<void> {
     this.db

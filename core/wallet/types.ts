@@ -2,7 +2,7 @@
  * The operator's Cashu wallet: the public contract the paid-call pipeline, the wallet routes and the operator
  * scripts code against. Implementation: `createWallet()` in `core/wallet/wallet.ts`.
  *
- * Money rules this contract guarantees (DESIGN.md §3–4):
+ * Money rules this contract guarantees (docs/wallet.md; docs/ledger.md, "Money rules"):
  * - amounts crossing this interface are integer millisatoshis (`…Msat`), except where a field says "in unit";
  * - `receive()` persists the new proofs and the receipt BEFORE it resolves; a credit is never visible for
  *   proofs we do not hold;

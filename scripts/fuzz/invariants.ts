@@ -3,7 +3,7 @@ import type { RenderedRequest } from './requests.js';
 
 /**
  * What must hold for EVERY answer, whatever was sent: the socket is answered or closed within the bound
- * (never held), an answer is a well-formed HTTP response, every error is the spec's envelope, the only 5xx are
+ * (never held), an answer is a well-formed HTTP response, every error is the error envelope, the only 5xx are
  * the ones a dependency causes (upstream, store, mint), and no secret comes back. Returns the violations
  * (empty when the answer is fine).
  */

@@ -1,7 +1,7 @@
 import OpenAI, { toFile } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitUntil } from '../providers/wait-until.js';
 import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { until } from '../support/until.js';
 
 /**
  * A batch survives its process (issue 24, money rules): kill -9 while the batch runs (a restarted process's
@@ -59,7 +59,7 @@ describe.each(['sqlite', 'redis'] as const)('batch settlement across kill -9 (%s
 
     await a.kill('SIGKILL');
     const b = await procs.spawn({ ...ENV, WALLET_TEST_CRASH_AT: 'batch-settled' });
-    await waitUntil('the dead process is released as an orphan', () =>
+    await until('the dead process is released as an orphan', () =>
       b.logs().includes('released what stopped processes held'),
     );
     // The batch is still open at the provider: its reservation is kept.
@@ -78,7 +78,7 @@ describe.each(['sqlite', 'redis'] as const)('batch settlement across kill -9 (%s
     expect((await batchTxs()).map((t) => t.amountMsat)).toEqual([-39]);
 
     const c = await procs.spawn(ENV);
-    await waitUntil(
+    await until(
       'the restarted process resumes the settlement',
       () => c.logs().includes('batch settled'),
       20_000,

@@ -2,8 +2,8 @@ import { toFile } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { Receiver } from '../events/support/receiver.js';
-import { waitUntil } from '../providers/wait-until.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { until } from '../support/until.js';
 
 /**
  * The Batch API and Files end to end with the official openai SDK, on SQLite and Redis (issue 24).
@@ -86,7 +86,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     });
     expect(hook.status).toBe(201);
     const { client, batch } = await submit(apiKey, 3);
-    await waitUntil('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
+    await until('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
     const done = await client.batches.retrieve(batch.id);
     expect(done.status).toBe('completed');
     const output = await (await client.files.content(done.output_file_id!)).text();
@@ -100,14 +100,14 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     expect(info!.account.reservedMsat).toBe(0);
     // The audit trail records the settlement against the key.
     const audit = h.gateway.services.audit!;
-    await waitUntil('the settlement is in the audit trail', async () => {
+    await until('the settlement is in the audit trail', async () => {
       await audit.flush();
       const page = await audit.list({ keyId, limit: 50 });
       return page.data.some(
         (r) => r.method === 'SETTLE' && r.endpoint === `/v1/batches/${batch.id}` && r.cost_msats === 39,
       );
     });
-    await waitUntil('batch.completed is delivered', () => rx.on(`/${store}/batch`).length === 1);
+    await until('batch.completed is delivered', () => rx.on(`/${store}/batch`).length === 1);
     expect(JSON.parse(rx.on(`/${store}/batch`)[0]!.body)).toMatchObject({
       type: 'batch.completed',
       data: {
@@ -141,7 +141,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     try {
       const { apiKey, balanceMsat } = await h.fundKey(100);
       await submit(apiKey, 2);
-      await waitUntil('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
+      await until('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
       // 2 lines × ceil(26 × 0.25) = 2 × 7 = 14 msat.
       expect(await h.available(apiKey)).toBe(balanceMsat - 14);
     } finally {
@@ -223,7 +223,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     const a = await h.fundKey(100);
     const b = await h.fundKey(100);
     const { file, batch } = await submit(a.apiKey, 1);
-    await waitUntil('the batch is settled', async () => (await batchTx(a.apiKey)).length === 1);
+    await until('the batch is settled', async () => (await batchTx(a.apiKey)).length === 1);
     const mine = await h.openai(a.apiKey).batches.retrieve(batch.id);
     const other = h.openai(b.apiKey);
     const status = (p: Promise<unknown>) =>
@@ -271,7 +271,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
       .responses.create({ model: 'mock-gpt', input: 'hi', stream: true });
     let streamedId = '';
     for await (const ev of stream) if (ev.type === 'response.created') streamedId = ev.response.id;
-    await waitUntil(
+    await until(
       'the streamed response is recorded',
       async () => (await h.gateway.services.objects!.get(streamedId)) !== null,
     );
@@ -288,7 +288,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
       h.upstream.setBehaviour({ batch: { delayMs: 0, outcome, answered, usage: undefined } });
       const { apiKey, balanceMsat } = await h.fundKey(100);
       const { batch } = await submit(apiKey, 3);
-      await waitUntil('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
+      await until('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
       expect(await h.available(apiKey)).toBe(balanceMsat - charge);
       const [tx] = await batchTx(apiKey);
       expect(tx!.description).toBe(
@@ -308,7 +308,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     expect(reserved).toBeGreaterThan(4 * 13);
     expect(await h.available(apiKey)).toBe(balanceMsat - reserved);
     expect((await client.batches.cancel(batch.id)).status).toBe('cancelled');
-    await waitUntil('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
+    await until('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
     expect(await h.available(apiKey)).toBe(balanceMsat - 13);
   });
 
@@ -323,7 +323,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     });
     const { apiKey, balanceMsat } = await h.fundKey(100);
     await submit(apiKey, 2, 60);
-    await waitUntil('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
+    await until('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
     // (100 + 50 × 2) × 0.5 = 100 msat per line.
     expect(await h.available(apiKey)).toBe(balanceMsat - 200);
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { until } from '../support/until.js';
 
 /**
  * Issue 25 items 1 and 3 across processes (two gateways on one store, credit leases on — the default): a key
@@ -41,16 +42,6 @@ async function balanceOf(base: string, key: string): Promise<number> {
   const r = await fetch(`${base}/v1/wallet/balance`, { headers: { authorization: `Bearer ${key}` } });
   expect(r.status).toBe(200);
   return ((await r.json()) as { balance: number }).balance;
-}
-
-/** Polls `fn` until it answers true (bounded); the elapsed ms. */
-async function until(fn: () => Promise<boolean>, ms: number, what: string): Promise<number> {
-  const t0 = Date.now();
-  while (!(await fn())) {
-    if (Date.now() - t0 > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return Date.now() - t0;
 }
 
 describe.each(['sqlite', 'redis'] as const)('operator controls across two gateways on %s', (store) => {
@@ -97,9 +88,9 @@ describe.each(['sqlite', 'redis'] as const)('operator controls across two gatewa
       // B admits from a credit lease (held in the store under B's process id) before the operator acts.
       await rig.ps.withLedger((l) =>
         until(
+          'a lease of the key on B',
           async () => (await l.otherLeases(accountId, 'the-test')).length > 0,
           30_000,
-          'a lease of the key on B',
         ),
       );
       patch = await admin(a, 'PATCH', `/admin/api/keys/${keyId}`, { disabled: true });
@@ -185,7 +176,7 @@ describe.each(['sqlite', 'redis'] as const)('operator controls across two gatewa
         .map((r) => r.method)
         .sort();
     };
-    await until(async () => (await adminMethods()).length >= 3, 5000, 'the admin audit records');
+    await until('the admin audit records', async () => (await adminMethods()).length >= 3, 5000);
     expect(await adminMethods()).toEqual(['DELETE', 'PATCH', 'PATCH']);
   }, 180_000);
 
@@ -205,9 +196,9 @@ describe.each(['sqlite', 'redis'] as const)('operator controls across two gatewa
     const version = patch.json.version as number;
     expect(version).toBe(before + 1);
     const waited = await until(
+      "B's settings version",
       async () => (await admin(b, 'GET', '/admin/api/settings')).json.version === version,
       2000,
-      "B's settings version",
     );
     expect(waited).toBeLessThanOrEqual(2000);
     expect((await admin(b, 'GET', '/admin/api/settings')).json.fixed_cost_per_request).toBe(3);

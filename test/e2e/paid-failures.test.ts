@@ -1,6 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../core/errors.js';
+import { createLedger } from '../../core/ledger/index.js';
+import { overriding } from '../support/fakes.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { until } from '../support/until.js';
 
 /**
  * What a call costs when it does not go to plan: a client that leaves mid-stream pays for what was produced
@@ -30,33 +33,6 @@ describe.each<PaidStore>(['sqlite', 'redis'])('failures on %s', (store) => {
   });
   afterAll(async () => h?.close());
 
-  it('a settlement the store refuses after the answer is retried in the background and charged once', async () => {
-    const { apiKey, balanceMsat } = await h.fundKey(100);
-    const ledger = h.ledger;
-    const original = ledger.settle.bind(ledger);
-    let failures = 3; // the end hook, the final hook and the first background retry all fail
-    ledger.settle = async (input) => {
-      if (failures-- > 0) throw new GatewayError('store_unavailable');
-      return original(input);
-    };
-    try {
-      const done = await h
-        .openai(apiKey)
-        .chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 8 });
-      const u = done.usage!;
-      const expected = balanceMsat - cost(u.prompt_tokens, u.completion_tokens);
-      for (let i = 0; i < 100 && (await h.available(apiKey)) !== expected; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(await h.available(apiKey)).toBe(expected);
-      const info = await ledger.getKeyInfo({ apiKey });
-      expect(info?.account.reservedMsat).toBe(0);
-      expect(info?.usage.totalRequests).toBe(1);
-    } finally {
-      ledger.settle = original;
-    }
-  });
-
   it('a streamed call the client abandons is charged for what was produced, not the reservation', async () => {
     h.upstream.setBehaviour({ chunks: 200, chunkDelayMs: 10 });
     const { apiKey, balanceMsat } = await h.fundKey(100);
@@ -79,11 +55,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('failures on %s', (store) => {
     }
     await aborted;
     // Settlement happens in the final hook once the gateway saw the disconnect.
-    let charged = 0;
-    for (let i = 0; i < 50 && charged === 0; i++) {
-      charged = balanceMsat - (await h.available(apiKey))!;
-      if (charged === 0) await new Promise((r) => setTimeout(r, 50));
-    }
+    await until('the settlement', async () => (await h.available(apiKey)) !== balanceMsat, 2_500, 50);
+    const charged = balanceMsat - (await h.available(apiKey))!;
     expect(charged).toBeGreaterThan(cost(0, 4)); // at least the tokens the client saw
     expect(charged).toBeLessThan(cost(100, 100)); // far below the 200-token production it left early
     const txs = await h.ledger.listTransactions({ apiKey });
@@ -132,5 +105,52 @@ describe.each<PaidStore>(['sqlite', 'redis'])('failures on %s', (store) => {
     expect(await h.available(apiKey)).toBe(0);
     const info = await h.ledger.getKeyInfo({ apiKey });
     expect(info!.usage.totalSpentMsat).toBe(balanceMsat);
+  });
+});
+
+describe.each<PaidStore>(['sqlite', 'redis'])('a store that refuses settlements on %s', (store) => {
+  let h: PaidGateway;
+  /** Settlements the store refuses before it answers again. */
+  let refusals = 0;
+  beforeAll(async () => {
+    h = await startPaidGateway({
+      store,
+      // Without credit leases the settle stage's ledger.settle is the store's step, where the fault is.
+      env: { ...PRICING, LEDGER_LEASES: 'off' },
+      money: {
+        createLedger: async (conn, opts) => {
+          const real = await createLedger(conn, opts);
+          return overriding(real, {
+            settle: async (input) => {
+              if (refusals > 0) {
+                refusals--;
+                throw new GatewayError('store_unavailable');
+              }
+              return real.settle(input);
+            },
+          });
+        },
+      },
+    });
+  });
+  afterEach(async () => {
+    await h.auditOk();
+  });
+  afterAll(async () => h?.close());
+
+  it('a settlement the store refuses after the answer is retried in the background and charged once', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    refusals = 3; // the end hook, the final hook and the first background retry all fail
+    const done = await h
+      .openai(apiKey)
+      .chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 8 });
+    const u = done.usage!;
+    const expected = balanceMsat - cost(u.prompt_tokens, u.completion_tokens);
+    await until('the retried settlement', async () => (await h.available(apiKey)) === expected, 5_000, 50);
+    expect(refusals).toBe(0);
+    expect(await h.available(apiKey)).toBe(expected);
+    const info = await h.ledger.getKeyInfo({ apiKey });
+    expect(info?.account.reservedMsat).toBe(0);
+    expect(info?.usage.totalRequests).toBe(1);
   });
 });

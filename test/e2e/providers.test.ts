@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS, type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { waitUntil } from '../providers/wait-until.js';
 import { call } from '../routes/http.js';
 import { assertDocumented } from '../routes/response-schema.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { until } from '../support/until.js';
 
 /**
  * Several providers (issue 14): three mock providers behind one gateway, from a providers file. A provider
@@ -166,6 +166,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('providers and failover on %s', (s
     }
     ac.abort();
     expect(got).toBe(2);
+    // A negative: no failover call reaches beta. Nothing happens to wait on, so give it a moment.
     await new Promise((r) => setTimeout(r, 200));
     expect(b.stats.requests).toBe(0);
   });
@@ -192,7 +193,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('providers and failover on %s', (s
     expect(a.stats.requests).toBe(before);
     // After the cool-down alpha works again: the probe goes to it and closes the breaker.
     a.setBehaviour({ error: undefined });
-    await new Promise((r) => setTimeout(r, 1600));
+    await until(
+      "alpha's cool-down over",
+      async () => (await call(h.gateway.url, 'GET', '/v1/providers/alpha')).body.status === 'degraded',
+      5_000,
+      50,
+    );
     const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
     expect(costOf(res)?.provider).toBe('alpha');
     const after = await call(h.gateway.url, 'GET', '/v1/providers/alpha');
@@ -301,9 +307,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the circuit breaker skips an open
 
     // After the cool-down exactly one call probes alpha. It hangs; the calls meanwhile skip alpha.
     a.setBehaviour({ error: undefined, hang: true });
-    await waitUntil('alpha\u2019s cool-down ended', async () => (await statusOf('alpha')) === 'degraded');
+    await until('alpha\u2019s cool-down ended', async () => (await statusOf('alpha')) === 'degraded');
     const probe = chat(apiKey, 'mock-mini');
-    await waitUntil('the probe reached alpha', () => a.stats.requests === 3);
+    await until('the probe reached alpha', () => a.stats.requests === 3);
     const during = await Promise.all([1, 2, 3].map(() => chat(apiKey, 'mock-mini')));
     for (const r of during) {
       expect(r.status).toBe(502);
@@ -316,10 +322,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the circuit breaker skips an open
 
     // The next probe succeeds and closes the breaker.
     a.setBehaviour({ hang: false });
-    await waitUntil(
-      'alpha\u2019s cool-down ended again',
-      async () => (await statusOf('alpha')) === 'degraded',
-    );
+    await until('alpha\u2019s cool-down ended again', async () => (await statusOf('alpha')) === 'degraded');
     const ok = await h.openai(apiKey).chat.completions.create({ model: 'mock-mini', messages });
     expect((ok as unknown as Record<string, { provider: string }>)['x-node-cost']?.provider).toBe('alpha');
     expect(await statusOf('alpha')).toBe('active');
@@ -669,10 +672,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('routing and failover over real ca
     // The abandoned-stream rule: estimated from what passed, at alpha's price. Prompt 9 tokens (3 reply
     // priming + 3 for the message + "user\nhi" = 3 with gpt-tokenizer) × 10 + completion 3 tokens ("tok tok "
     // = "tok", " tok", " ") × 20 = 150 msat. Settled as the stream ends (bounded wait, not a sleep).
-    await waitUntil(
-      'the cut stream is settled',
-      async () => (await h.available(apiKey)) === balanceMsat - 150,
-    );
+    await until('the cut stream is settled', async () => (await h.available(apiKey)) === balanceMsat - 150);
     expect(await h.available(apiKey)).toBe(balanceMsat - 150);
   });
 });

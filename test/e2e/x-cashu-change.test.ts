@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { until } from '../support/until.js';
 
 /**
  * Honest X-Cashu change (issue 25 item 6), on both stores with the dev mint:
@@ -24,14 +25,6 @@ const COST_4 = 2094;
 /** The same with the 8 completion tokens of a stream. */
 const COST_8 = 2146;
 const PENDING_17 = 'pending;msat=17000;claim="POST /v1/balance/refund"';
-
-async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe.each<PaidStore>(['sqlite', 'redis'])('X-Cashu change on %s', (store) => {
   let h: PaidGateway;
@@ -88,7 +81,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('X-Cashu change on %s', (store) =>
     const seen = h.upstream.stats.requests;
     const answer = call(token, { max_tokens: 4 });
     // The token was redeemed (the upstream is being asked); now the mint goes away.
-    await until(() => h.upstream.stats.requests > seen, 'the upstream call');
+    await until('the upstream call', () => h.upstream.stats.requests > seen, 5_000, 10);
     h.mint.setOutage(503);
     const res = await answer;
     expect(res.status).toBe(200);

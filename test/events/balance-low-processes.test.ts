@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayProcess } from '../../scripts/lib/gateway-process.js';
 import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
-import { Receiver, until } from './support/receiver.js';
+import { until } from '../support/until.js';
+import { Receiver } from './support/receiver.js';
 
 /**
  * balance.low across processes (regression: a stale balance reported by one process's credit-lease settle
@@ -74,6 +75,7 @@ describe.each(['sqlite', 'redis'] as const)('balance.low with two gateway proces
     await until('all 32 calls reported', async () => (await balance()) === 168_000, 30_000);
     await stream(0, 1);
     await stream(1, 1);
+    // A negative: no further balance.low arrives. There is no event to wait on, so this waits a fixed while.
     await new Promise((r) => setTimeout(r, 1_000));
     expect(rx.on('/low')).toHaveLength(1);
 
@@ -91,6 +93,7 @@ describe.each(['sqlite', 'redis'] as const)('balance.low with two gateway proces
     await stream(0, 1);
     await stream(1, 1);
     await until('the second balance.low', () => rx.on('/low').length >= 2, 30_000);
+    // A negative: no further balance.low arrives. There is no event to wait on, so this waits a fixed while.
     await new Promise((r) => setTimeout(r, 1_000));
     const got = rx.on('/low').map((g) => JSON.parse(g.body));
     expect(got).toHaveLength(2);

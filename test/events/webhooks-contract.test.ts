@@ -4,7 +4,8 @@ import { registry } from '../../core/metrics.js';
 import { assertDocumented } from '../routes/response-schema.js';
 import { captureLog } from '../support/dev-mint.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
-import { Receiver, until } from './support/receiver.js';
+import { until } from '../support/until.js';
+import { Receiver } from './support/receiver.js';
 
 const ADMIN = 'contract-admin-password';
 

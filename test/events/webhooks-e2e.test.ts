@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { assertDocumented } from '../routes/response-schema.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
-import { Receiver, until } from './support/receiver.js';
+import { until } from '../support/until.js';
+import { Receiver } from './support/receiver.js';
 
 const ADMIN = 'console-password-1';
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
-import { Receiver, until } from './support/receiver.js';
+import { until } from '../support/until.js';
+import { Receiver } from './support/receiver.js';
 
 /**
  * The outbox is durable: a delivery that failed (500) on a gateway process that then crashed (SIGKILL) is

@@ -203,6 +203,8 @@ describe('a client that reads a long stream very slowly (gateway in its own proc
     s.write(
       `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
     );
+    // A negative over time: memory does NOT grow while the client reads nothing. No event marks "the gateway
+    // would have buffered the stream by now", so this waits a fixed time (the whole stream takes ~1 s unread).
     await new Promise((r) => setTimeout(r, 3_000));
     const grown = rss() - before;
     // Without back-pressure the gateway would hold the whole stream (~100 MB) by now.

@@ -4,6 +4,7 @@ import { loadConfig } from '../../core/config.js';
 import { createLedgerOnRedis } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
+import { until } from '../support/until.js';
 
 /**
  * The lease settings as the gateway reads them (README: LEDGER_LEASES, LEASE_FLUSH_MS, LEASE_IDLE_MS,
@@ -61,19 +62,11 @@ async function start(env: Record<string, string>) {
     };
     monitor.on('monitor', onMarker);
     await plain.get(marker);
-    await until(() => done, 'the MONITOR marker', 5000);
+    await until('the MONITOR marker', () => done, 5000);
     monitor.off('monitor', onMarker);
     return scripts;
   };
   return { apiKey, accountId, store, call, seen, prefix };
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('lease settings (Redis, end to end)', () => {
@@ -135,8 +128,8 @@ describe('lease settings (Redis, end to end)', () => {
     expect((await g.store.getKeyInfo({ apiKey: g.apiKey }))!.account.reservedMsat).toBeGreaterThan(0);
     // Returned by the idle timer alone (no read through the gateway): 300 ms plus a margin for a loaded box.
     await until(
-      async () => (await g.store.getKeyInfo({ apiKey: g.apiKey }))!.account.reservedMsat === 0,
       'the idle lease returned',
+      async () => (await g.store.getKeyInfo({ apiKey: g.apiKey }))!.account.reservedMsat === 0,
       300 + 3000,
     );
     expect((await g.store.getKeyInfo({ apiKey: g.apiKey }))!.account.requests).toBe(3);

@@ -10,6 +10,7 @@ import { LeasingLedger } from '../../core/ledger/leasing.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
 import { startRedisCluster, type TestCluster } from '../support/redis-cluster.js';
+import { until } from '../support/until.js';
 import { randomTokenHash } from './support/harness.js';
 
 const WORKER = join(import.meta.dirname, 'support', 'lease-worker.ts');
@@ -62,15 +63,6 @@ function start(env: Record<string, string>): {
   });
   done.catch(() => {});
   return { child, last: () => last, done, holding, ready };
-}
-
-/** Bounded poll for a condition (no fixed sleeps). */
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function fundKey(ledger: Ledger, msat: number): Promise<string> {
@@ -313,14 +305,18 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     const all = [victim, ...others];
     await Promise.all(all.map((p) => p.ready));
     for (const p of all) p.child.send('go');
-    await until(() => all.every((p) => (p.last()?.ok ?? 0) >= 5), 'each process answered calls');
+    await until('each process answered calls', () => all.every((p) => (p.last()?.ok ?? 0) >= 5), 30_000);
     // Under that load, freeze it while it holds a lease (it writes what it answered and has not reported,
     // then stops dead; asked again until it holds one), then kill -9.
-    await until(() => {
-      if (existsSync(snapshot) && readFileSync(snapshot, 'utf8').endsWith('}')) return true;
-      victim.child.send('freeze');
-      return false;
-    }, 'the snapshot');
+    await until(
+      'the snapshot',
+      () => {
+        if (existsSync(snapshot) && readFileSync(snapshot, 'utf8').endsWith('}')) return true;
+        victim.child.send('freeze');
+        return false;
+      },
+      30_000,
+    );
     const v = JSON.parse(readFileSync(snapshot, 'utf8')) as {
       processId: string;
       ok: number;
@@ -344,8 +340,9 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     // No manual sweep: once the TTL has passed, a live process's next store step releases the dead lease,
     // and that process spends every msat left (none stuck in the dead slice).
     await until(
-      async () => !(await ledger.otherLeases(accountId, 'none')).some((o) => o.id.includes(v.processId)),
       "the dead lease's TTL",
+      async () => !(await ledger.otherLeases(accountId, 'none')).some((o) => o.id.includes(v.processId)),
+      30_000,
     );
     const here = new LeasingLedger(ledger, { flushMs: 20, idleMs: 300, ttlMs: 5000, recallWaitMs: 3000 });
     let hereCharged = 0;

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LeasingLedger } from '../../core/ledger/leasing.js';
 import type { AdmitInput, RateLimits } from '../../core/ledger/types.js';
+import { until } from '../support/until.js';
 import { callRecord } from './support/audit-records.js';
 import { BIG, fund, rid } from './support/conformance.js';
 import { redisFactory, type StoreHarness, sqliteFactory } from './support/harness.js';
@@ -133,7 +134,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
       expect(seen).toEqual(['admit', 'open']);
       expect(m.stats().leases).toBe(1);
       // Idle: the lease is returned; the key is cold again and its next call is exact once more.
-      await new Promise((r) => setTimeout(r, 500));
+      await until('the idle lease returned', () => m.stats().leases === 0, 5_000);
       expect(m.stats().leases).toBe(0);
       seen.length = 0;
       await call(m, k.apiKey, 1000, 10);

@@ -7,6 +7,7 @@ import { isGatewayError } from '../../core/errors.js';
 import { createLedger } from '../../core/ledger/index.js';
 import { openStore } from '../../core/store/connection.js';
 import { freePort } from '../support/global-setup.js';
+import { until } from '../support/until.js';
 import { randomTokenHash } from './support/harness.js';
 
 /**
@@ -36,14 +37,6 @@ function startRedis(port: number): ChildProcess {
     ],
     { stdio: 'ignore' },
   );
-}
-
-async function until(check: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 afterAll(() => {
@@ -108,7 +101,7 @@ describe('redis crash mid-run', () => {
       }
     };
     const loops = Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(loop));
-    await until(() => n >= 200, 20_000);
+    await until('200 calls answered', () => n >= 200, 20_000, 50);
     proc.kill('SIGKILL');
     killed = true;
     await loops;
@@ -129,7 +122,7 @@ describe('redis crash mid-run', () => {
     ).rejects.toMatchObject({ code: 'store_unavailable' });
 
     proc = startRedis(port);
-    await until(() => conn.redis.status === 'ready', 20_000);
+    await until('the client ready again', () => conn.redis.status === 'ready', 20_000, 50);
     const before = await ledger.audit();
     expect(before.breaches).toEqual([]);
     const confirmedSum = confirmed.reduce((s, c) => s + c, 0);

@@ -7,6 +7,7 @@ import { GatewayError } from '../../core/errors.js';
 import { Pipeline } from '../../core/pipeline.js';
 import { HookStatus, type Plugin } from '../../core/plugin.js';
 import { contextFor, FakeExchange, FakeUpstream, type FakeUpstreamScript } from '../support/fake-exchange.js';
+import { until } from '../support/until.js';
 
 /** A relay stand-in that attaches a scripted upstream response. */
 function fakeRelay(script: FakeUpstreamScript, holder: { up?: FakeUpstream } = {}): Plugin {
@@ -322,7 +323,7 @@ describe('pipeline runner', () => {
       [fakeRelay({ headers: { 'content-type': 'text/plain' }, chunks: ['1', '2', '3'] }, holder)],
       ex,
     );
-    await new Promise((r) => setTimeout(r, 20));
+    await until('the upstream paused', () => holder.up?.pauses === 1, 5_000, 1);
     expect(holder.up?.pauses).toBe(1);
     expect(ex.body).toBe('1');
     ex.drain();

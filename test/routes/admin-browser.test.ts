@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../core/events/signing.js';
-import { Receiver, until } from '../events/support/receiver.js';
+import { Receiver } from '../events/support/receiver.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
+import { until } from '../support/until.js';
 import { call } from './http.js';
 
 /**

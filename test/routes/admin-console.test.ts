@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/log.js';
-import { AdminStats, SPAN_MS } from '../../core/routes/admin-stats.js';
+import { AdminStats } from '../../core/stats/admin-stats.js';
+import { SPAN_MS } from '../../core/stats/stats-store.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../core/events/signing.js';
-import { Receiver, until } from '../events/support/receiver.js';
+import { Receiver } from '../events/support/receiver.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { until } from '../support/until.js';
 import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
 

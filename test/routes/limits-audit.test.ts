@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AuditLog } from '../../core/audit/audit-log.js';
+import { AuditLog, openAuditBackend } from '../../core/audit/audit-log.js';
 import type { AuditQuery, StoredAudit } from '../../core/audit/types.js';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { createLogger } from '../../core/log.js';
 import { registry } from '../../core/metrics.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import { overriding } from '../support/fakes.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { type CallOptions, call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
@@ -252,10 +253,22 @@ describe.each<PaidStore>(['sqlite', 'redis'])('audit log on %s', (store) => {
       body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
     });
 
+  /** While true the audit store refuses every write (a fake injected where the audit backend is built). */
+  let auditDown = false;
+
   beforeAll(async () => {
     h = await startPaidGateway({
       store,
       env: { TRUSTED_PROXIES: '127.0.0.1', ADMIN_PASSWORD: PASSWORD, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+      money: {
+        createAuditBackend: (conn) => {
+          const real = openAuditBackend(conn);
+          return overriding(real, {
+            write: (...args) =>
+              auditDown ? Promise.reject(new Error('audit store down')) : real.write(...args),
+          });
+        },
+      },
     });
     url = h.gateway.url;
   });
@@ -445,16 +458,15 @@ describe.each<PaidStore>(['sqlite', 'redis'])('audit log on %s', (store) => {
   it('a failing or full audit store never fails a call; failures and drops are counted, the batch is retried', async () => {
     const audit = h.gateway.services.audit as AuditLog;
     const { apiKey, keyId } = await h.fundKey(5);
-    const write = audit.backend.write.bind(audit.backend);
     const failuresBefore = await metric('gateway_audit_write_failures_total');
-    audit.backend.write = () => Promise.reject(new Error('audit store down'));
+    auditDown = true;
     try {
       const bal = await req('GET', '/v1/wallet/balance', { auth: apiKey });
       expect(bal.status).toBe(200);
       await audit.flush();
       expect(await metric('gateway_audit_write_failures_total')).toBeGreaterThan(failuresBefore);
     } finally {
-      audit.backend.write = write;
+      auditDown = false;
     }
     // The kept batch is written once the store answers again.
     const recs = (await audit.list({ keyId, limit: 10 })).data;

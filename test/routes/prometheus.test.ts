@@ -10,6 +10,7 @@ import { rawRequest } from '../../scripts/fuzz/raw-http.js';
 import { freePort } from '../../scripts/lib/net.js';
 import { startTestGateway } from '../support/gateway.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
+import { until } from '../support/until.js';
 
 /**
  * A real Prometheus (Debian's `prometheus` package) scrapes the gateway: started here on a loopback port
@@ -44,17 +45,16 @@ async function query(q: string): Promise<Sample[]> {
 
 /** Polls `q` until its first sample's value satisfies `ok` (bounded); returns that value. */
 async function waitFor(q: string, ok: (v: number) => boolean, ms = 30_000): Promise<number> {
-  const until = Date.now() + ms;
   let last: number | undefined;
-  while (Date.now() < until) {
+  const met = async () => {
     const r = await query(q);
-    if (r.length > 0) {
-      last = Number(r[0]!.value[1]);
-      if (ok(last)) return last;
-    }
-    await new Promise((res) => setTimeout(res, 250));
-  }
-  throw new Error(`${q}: last value ${last} after ${ms} ms; prometheus log:\n${promLog.slice(-2000)}`);
+    if (r.length > 0) last = Number(r[0]!.value[1]);
+    return last !== undefined && ok(last);
+  };
+  await until(q, met, ms, 250).catch((err: Error) => {
+    throw new Error(`${err.message}; last value ${last}; prometheus log:\n${promLog.slice(-2000)}`);
+  });
+  return last!;
 }
 
 beforeAll(async () => {
@@ -97,18 +97,17 @@ beforeAll(async () => {
   prom.stderr?.on('data', (d: Buffer) => {
     promLog += d.toString();
   });
-  const until = Date.now() + 20_000;
-  for (;;) {
-    const ready = await fetch(`${promUrl}/-/ready`).then(
+  const started = prom;
+  const ready = async () => {
+    if (started.exitCode !== null) throw new Error(`prometheus exited (${started.exitCode})`);
+    return fetch(`${promUrl}/-/ready`).then(
       (r) => r.ok,
       () => false,
     );
-    if (ready) break;
-    if (Date.now() > until || prom.exitCode !== null) {
-      throw new Error(`prometheus did not become ready:\n${promLog.slice(-2000)}`);
-    }
-    await new Promise((res) => setTimeout(res, 200));
-  }
+  };
+  await until('prometheus ready', ready, 20_000, 200).catch((err: Error) => {
+    throw new Error(`prometheus did not become ready: ${err.message}\n${promLog.slice(-2000)}`);
+  });
 }, 40_000);
 
 afterAll(async () => {
@@ -189,8 +188,7 @@ describe('a real Prometheus scraping the gateway', () => {
       'Provider calls by outcome, and failovers',
     ]);
     const withData = new Set<string>();
-    const until = Date.now() + 15_000;
-    do {
+    const everyPanelHasData = async () => {
       for (const panel of dash.panels) {
         for (const t of panel.targets) {
           const expr = t.expr.replaceAll('$__rate_interval', '1m').replaceAll('$job', 'gateway');
@@ -198,9 +196,10 @@ describe('a real Prometheus scraping the gateway', () => {
           if ((await query(expr)).length > 0) withData.add(panel.title);
         }
       }
-      if ([...expected].every((t) => withData.has(t))) break;
-      await new Promise((res) => setTimeout(res, 500));
-    } while (Date.now() < until);
+      return [...expected].every((t) => withData.has(t));
+    };
+    // On a timeout the assertion below names the panels without data.
+    await until('every expected panel has data', everyPanelHasData, 15_000, 500).catch(() => {});
     // Every panel shows something after the calls above, except the errors panel (no call failed) and the
     // webhook panel (no webhook here).
     expect([...withData].sort()).toEqual([...expected].sort());

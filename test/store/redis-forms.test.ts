@@ -6,7 +6,7 @@ import { loadConfig } from '../../core/config.js';
 import { createLedger } from '../../core/ledger/index.js';
 import { WindowLimiter } from '../../core/limits/window-limiter.js';
 import { createLogger } from '../../core/log.js';
-import { AdminStats } from '../../core/routes/admin-stats.js';
+import { AdminStats } from '../../core/stats/admin-stats.js';
 import { openStore, type RedisStore } from '../../core/store/connection.js';
 import { describeRedis, readRedisConfig } from '../../core/store/redis-config.js';
 import { loadSettings, saveSettings } from '../../core/store/settings-store.js';

@@ -15,6 +15,7 @@ import type { RouteModule } from '../../core/http/router.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { createLogger, type Logger } from '../../core/log.js';
 import { type Gateway, startGateway } from '../../core/server.js';
+import type { MoneyServiceOptions } from '../../core/services.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import type { PipelineEntry } from '../../plugins/index.js';
 import type { DevMint, DevMintOptions } from '../../scripts/mint/index.js';
@@ -45,6 +46,8 @@ export interface PaidGatewayOptions {
   mint?: DevMintOptions;
   /** Logger; default silent (or TEST_LOG_LEVEL). Pass a captured one to inspect logs. */
   log?: Logger;
+  /** How the money services are built: inject a fake store step here (e.g. a ledger whose settle fails). */
+  money?: MoneyServiceOptions;
 }
 
 export interface PaidGateway {
@@ -117,6 +120,7 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
       log: opts.log ?? createLogger(config.logLevel),
       ...(opts.pipeline ? { pipeline: opts.pipeline } : {}),
       ...(opts.routes ? { routes: opts.routes } : {}),
+      ...(opts.money ? { money: opts.money } : {}),
       awaitCatalog: true,
     });
   } catch (err) {

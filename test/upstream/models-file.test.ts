@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
 import { syncModels } from '../../scripts/lib/models-sync.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { until } from '../support/until.js';
 
 /**
  * models.json as an operator lives with it: `npm run models:sync` fills it from the upstream's list (OpenAI
@@ -126,13 +127,6 @@ describe('models.json at run time', () => {
     const list = (await (await fetch(`${gw.baseURL}/models`)).json()) as { data: Record<string, unknown>[] };
     return list.data.find((m) => m.id === id);
   }
-  async function until(cond: () => Promise<boolean>): Promise<void> {
-    for (let i = 0; i < 60; i++) {
-      if (await cond()) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('condition not met within 6 s');
-  }
 
   it('lists permission (as given, [] when none), root and parent', async () => {
     expect(await item('file-model')).toMatchObject({
@@ -145,11 +139,18 @@ describe('models.json at run time', () => {
 
   it('re-reads the file when it changes, without a restart; a broken edit keeps the last good one', async () => {
     writeFileSync(path, file('0.000005', { supports_vision: false }));
-    await until(async () => ((await item('file-model'))?.pricing as { prompt?: number })?.prompt === 0.005);
+    await until(
+      'the new price from the models file',
+      async () => ((await item('file-model'))?.pricing as { prompt?: number })?.prompt === 0.005,
+      6000,
+      100,
+    );
     expect(await item('file-model')).toMatchObject({ supports_vision: false });
     writeFileSync(path, '{"models": [ { "id": ');
     // Also on demand (what SIGHUP calls): refused, the last good price book stays.
     expect(gw.services.catalog.reloadFile()).toBe(false);
+    // A negative: the file watcher does NOT apply the broken edit either. Nothing marks "it would have by
+    // now", so this gives the watcher a fixed while (it applied the good edit above well within that).
     await new Promise((r) => setTimeout(r, 1500));
     expect(((await item('file-model'))?.pricing as { prompt?: number })?.prompt).toBe(0.005);
     writeFileSync(path, file('0.000002'));

@@ -220,12 +220,89 @@ CREATE TABLE node_secrets (
 ) STRICT;
 `,
   },
+  // 10 to 15: tables each store used to create itself at start (CREATE TABLE IF NOT EXISTS). They keep that
+  // guard here, so a database made before these migrations existed, which already holds them, migrates as is.
+  {
+    version: 10,
+    name: 'Lightning deposits the server finishes (core/wallet/lightning-deposits.ts)',
+    sql: `
+CREATE TABLE IF NOT EXISTS lightning_deposits (
+  id_hash TEXT PRIMARY KEY, status TEXT NOT NULL, next_at INTEGER NOT NULL, data TEXT NOT NULL);
+`,
+  },
+  {
+    version: 11,
+    name: 'webhooks, per-key alert state, delivery outbox and delivery log (core/events/sqlite-webhook-store.ts)',
+    sql: `
+CREATE TABLE IF NOT EXISTS ev_webhooks (
+  id TEXT PRIMARY KEY, account_id TEXT NOT NULL, key_id TEXT NOT NULL, kind TEXT NOT NULL, url TEXT NOT NULL,
+  events TEXT NOT NULL, secret TEXT NOT NULL, created_at INTEGER NOT NULL, disabled INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX IF NOT EXISTS ev_webhooks_account ON ev_webhooks(account_id);
+CREATE TABLE IF NOT EXISTS ev_keys (
+  key_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, parent_key_id TEXT, expires_at INTEGER,
+  low INTEGER, daily INTEGER, armed INTEGER NOT NULL DEFAULT 1, day TEXT NOT NULL DEFAULT '',
+  day_spent INTEGER NOT NULL DEFAULT 0, day_fired TEXT NOT NULL DEFAULT '', expired_fired INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX IF NOT EXISTS ev_keys_account ON ev_keys(account_id);
+CREATE INDEX IF NOT EXISTS ev_keys_expiry ON ev_keys(expires_at) WHERE expired_fired = 0 AND expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS ev_outbox (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, msg_id TEXT NOT NULL, webhook_id TEXT NOT NULL, account_id TEXT NOT NULL,
+  body TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER NOT NULL, lease_until INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX IF NOT EXISTS ev_outbox_due ON ev_outbox(next_at);
+CREATE TABLE IF NOT EXISTS ev_delivery_log (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, webhook_id TEXT NOT NULL, msg_id TEXT NOT NULL, attempt INTEGER NOT NULL,
+  at INTEGER NOT NULL, status INTEGER, error TEXT
+) STRICT;
+CREATE INDEX IF NOT EXISTS ev_delivery_log_hook ON ev_delivery_log(webhook_id, id);
+`,
+  },
+  {
+    version: 12,
+    name: 'cross-process signal versions (core/store/signals.ts)',
+    sql: `
+CREATE TABLE IF NOT EXISTS store_signals (name TEXT PRIMARY KEY, version INTEGER NOT NULL) STRICT;
+`,
+  },
+  {
+    version: 13,
+    name: 'persisted operator settings (core/store/settings-store.ts)',
+    sql: `
+CREATE TABLE IF NOT EXISTS admin_settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, updated_at INTEGER NOT NULL);
+`,
+  },
+  {
+    version: 14,
+    name: 'console statistics and solvency samples (core/stats/stats-store.ts)',
+    sql: `
+CREATE TABLE IF NOT EXISTS admin_stats (g TEXT NOT NULL, bucket INTEGER NOT NULL, calls INTEGER NOT NULL, errors INTEGER NOT NULL, charged_msat INTEGER NOT NULL, PRIMARY KEY (g, bucket));
+CREATE TABLE IF NOT EXISTS admin_solvency (t INTEGER NOT NULL, proofs_msat INTEGER NOT NULL, user_balances_msat INTEGER NOT NULL);
+`,
+  },
+  {
+    version: 15,
+    name: 'console sessions (core/routes/admin-session.ts)',
+    sql: `
+CREATE TABLE IF NOT EXISTS admin_sessions (id_hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) STRICT;
+`,
+  },
 ];
 
+/**
+ * Applies the migrations not yet recorded; returns how many it applied. Every store on the database calls it
+ * before its first statement (the ledger, wallet deposits, events, limiters, audit, settings, signals, console
+ * statistics and sessions share one file), so the first caller migrates and the others read one row.
+ */
 export function migrate(db: Database.Database): number {
   db.exec(
     'CREATE TABLE IF NOT EXISTS ledger_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT',
   );
+  const latest = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+  const have = db.prepare('SELECT COUNT(*) AS n FROM ledger_migrations WHERE version <= ?').get(latest) as {
+    n: number;
+  };
+  if (Number(have.n) === MIGRATIONS.length) return 0;
   let applied = 0;
   for (const m of MIGRATIONS) {
     db.exec('BEGIN IMMEDIATE');

@@ -49,11 +49,3 @@ export class Receiver {
     this.server.close();
   }
 }
-
-export async function until(what: string, fn: () => boolean | Promise<boolean>, ms = 15_000) {
-  const end = Date.now() + ms;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

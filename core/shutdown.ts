@@ -17,7 +17,7 @@ export const SHUTDOWN_BOUND_MS = 10_000;
  * SQLite's busy wait once the shutdown began. SQLite waits for another connection's lock synchronously (its
  * busy_timeout, 5 s while serving): the event loop stands still meanwhile, and with it every deadline above and
  * the last timer. A store locked by another process (an exclusive transaction) would otherwise hold each
- * settlement retry and each closing write for 5 s, past the bound (issue 30). From the signal on, each
+ * settlement retry and each closing write for 5 s, past the bound. From the signal on, each
  * statement waits at most this long and then fails like an unreachable store (its money is recovered by the
  * next start).
  */

@@ -1,5 +1,5 @@
 /**
- * RELAY_PATHS (issue 23): the `/v1/*` paths the catch-all may relay to the provider, each with its price per
+ * RELAY_PATHS (README, configuration table): the `/v1/*` paths the catch-all may relay to the provider, each with its price per
  * call. Everything the gateway has no route for and this list does not name answers 404
  * `endpoint_not_enabled`: nothing reaches the provider (whose key the operator pays for: fine-tuning jobs,
  * vector stores, assistants… started on it would be billed to the operator) and nothing is charged.

@@ -42,6 +42,9 @@ export interface DepositRecord {
   name?: string | null;
   topupApiKey?: string;
   creditedMsat?: number;
+  /** Once issued: the hash identity of the minted proofs, from which the `create` key is derived (status()
+   *  reads the key back from it, without asking the mint again). */
+  receiptHash?: string;
   attempts: number;
   nextAttemptAt: number;
 }
@@ -284,15 +287,23 @@ export class LightningDeposits {
       ...(done.creditedMsat !== undefined ? { creditedMsat: done.creditedMsat } : {}),
     };
     if (done.status === 'issued' && done.kind === 'create') {
-      const hash = await this.opts.wallet.mintLightningQuote(done.quote, done.amountSats);
-      const r = await this.opts.ledger.createKeyFromDeposit({
-        tokenHash: hash.tokenHash,
-        amountMsat: hash.amountMsat,
-        name: done.name ?? null,
-      });
-      if (r.ok) view.apiKey = r.apiKey;
+      // Records issued before `receiptHash` was kept: the mint's idempotent answer gives the hash once more.
+      const hash =
+        done.receiptHash ??
+        (await this.opts.wallet.mintLightningQuote(done.quote, done.amountSats)).tokenHash;
+      view.apiKey = await this.depositKey(done, hash, done.creditedMsat ?? done.amountSats * 1000);
     }
     return view;
+  }
+
+  /**
+   * The one way a `create` deposit becomes a key: the ledger's createKeyFromDeposit, idempotent by the minted
+   * proofs' hash (a repeat returns the same key, credited once).
+   */
+  private async depositKey(rec: DepositRecord, tokenHash: string, amountMsat: number): Promise<string> {
+    const r = await this.opts.ledger.createKeyFromDeposit({ tokenHash, amountMsat, name: rec.name ?? null });
+    if (!r.ok) throw new Error(`ledger refused the deposit key: ${r.code}`);
+    return r.apiKey;
   }
 
   /**
@@ -322,12 +333,7 @@ export class LightningDeposits {
       // Test-only kill points (a process dying with the proofs stored, before/after the ledger write).
       crashPoint('deposit-before-credit');
       if (rec.kind === 'create') {
-        const r = await ledger.createKeyFromDeposit({
-          tokenHash: receipt.tokenHash,
-          amountMsat: receipt.amountMsat,
-          name: rec.name ?? null,
-        });
-        if (!r.ok) throw new Error(`ledger refused the deposit key: ${r.code}`);
+        await this.depositKey(rec, receipt.tokenHash, receipt.amountMsat);
       } else {
         // The one credit step (core/account/credit-token.ts): a key that vanished meanwhile gets the value
         // parked on the deposit's own identity (refundable), never lost.
@@ -340,7 +346,12 @@ export class LightningDeposits {
         );
       }
       crashPoint('deposit-before-issued');
-      const issued: DepositRecord = { ...rec, status: 'issued', creditedMsat: receipt.amountMsat };
+      const issued: DepositRecord = {
+        ...rec,
+        status: 'issued',
+        creditedMsat: receipt.amountMsat,
+        receiptHash: receipt.tokenHash,
+      };
       await this.store.put(issued);
       return issued;
     } catch (err) {

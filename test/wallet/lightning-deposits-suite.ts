@@ -88,6 +88,13 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
       expect(views[0]).toMatchObject({ status: 'issued', amountSats: 2100, creditedMsat: 2_100_000 });
       expect(await balanceOf(apiKey)).toBe(2_100_000);
       expect(await d.status('lnd_unknown')).toBeNull();
+      // The key is read back from the stored outcome: no mint call (the mint may be down by then).
+      mint.setOutage(500);
+      try {
+        expect((await d.status(id))?.apiKey).toBe(apiKey);
+      } finally {
+        mint.setOutage(null);
+      }
       // A late writer holding the old 'pending' record cannot take the final state back.
       const stale = { ...record, attempts: 9 };
       await store.put(stale);

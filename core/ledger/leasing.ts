@@ -18,6 +18,7 @@ import type {
   DepositKeyInput,
   DepositKeyResult,
   HoldInput,
+  CommitRef,
   HoldRef,
   HoldResult,
   KeyChangeResult,
@@ -471,7 +472,7 @@ export class LeasingLedger implements Ledger {
   credit(input: CreditInput): Promise<CreditResult> {
     return this.inner.credit(input);
   }
-  commitWithdrawal(ref: HoldRef): Promise<CommitResult> {
+  commitWithdrawal(ref: CommitRef): Promise<CommitResult> {
     return this.inner.commitWithdrawal(ref);
   }
   abortWithdrawal(ref: HoldRef): Promise<AbortResult> {

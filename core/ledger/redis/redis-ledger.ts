@@ -23,6 +23,7 @@ import {
   checkCountRequestInput,
   checkCreditInput,
   checkHoldInput,
+  checkCommitRef,
   checkHoldRef,
   checkOptional,
   checkReleaseInput,
@@ -49,6 +50,7 @@ import type {
   DepositKeyInput,
   DepositKeyResult,
   HoldInput,
+  CommitRef,
   HoldRef,
   HoldResult,
   KeyChangeResult,
@@ -521,14 +523,14 @@ export class RedisLedger extends RedisReads {
     }
   }
 
-  async commitWithdrawal(ref: HoldRef): Promise<CommitResult> {
-    const { accountId, holdId } = checkHoldRef(ref);
+  async commitWithdrawal(ref: CommitRef): Promise<CommitResult> {
+    const { accountId, holdId, debit } = checkCommitRef(ref);
     const now = ref.now ?? Date.now();
     const ak = accountKeys(this.prefix, accountId);
     const r = (await this.run(
       'commit-withdrawal',
       [ak.acct, ak.res, ak.lease, ak.fin, ak.tx],
-      [holdId, now, accountId, this.retention.tx, now - this.retention.finishedMs],
+      [holdId, now, accountId, this.retention.tx, now - this.retention.finishedMs, debit ?? ''],
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
     if (r[0] === LedgerCode.AlreadyAborted) return { ok: false, code: 'already_aborted' };

@@ -220,6 +220,18 @@ CREATE TABLE node_secrets (
 ) STRICT;
 `,
   },
+  {
+    version: 10,
+    name: 'the expired-key sweep jobs (core/account/refund-sweep.ts), a durable job queue like batch_jobs',
+    sql: `
+CREATE TABLE refund_sweep_jobs (
+  id TEXT PRIMARY KEY,
+  due_at INTEGER NOT NULL,
+  job TEXT NOT NULL
+) STRICT;
+CREATE INDEX refund_sweep_jobs_due ON refund_sweep_jobs(due_at);
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -1,5 +1,5 @@
-import type { JobQueue } from '../store/job-queue.js';
 import type { PricedEndpoint } from '../pricing/types.js';
+import type { JobQueue } from '../store/job-queue.js';
 
 /**
  * A batch's settlement job, kept in the money store from before its reservation is made until it is settled

@@ -5,8 +5,8 @@ import type {
   BalanceLimitReset,
   CallAuditRecord,
   ChildKeysInput,
-  HoldInput,
   CommitRef,
+  HoldInput,
   HoldRef,
   KeyMeta,
   KeyUsage,
@@ -345,7 +345,11 @@ export function checkHoldRef(ref: HoldRef): { accountId: string; holdId: string 
 }
 
 /** commitWithdrawal: the hold, and the debit asked for (undefined: the whole hold). */
-export function checkCommitRef(ref: CommitRef): { accountId: string; holdId: string; debit: number | undefined } {
+export function checkCommitRef(ref: CommitRef): {
+  accountId: string;
+  holdId: string;
+  debit: number | undefined;
+} {
   const debit = ref.debitMsat === undefined ? undefined : checkMsat('debitMsat', ref.debitMsat);
   return { ...checkHoldRef(ref), debit };
 }

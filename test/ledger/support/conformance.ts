@@ -1059,7 +1059,12 @@ export function conformance(factory: StoreFactory): void {
           now: T0,
         });
       expect(await hold('p1')).toMatchObject({ ok: true, heldMsat: 10_000 });
-      const c = await ledger.commitWithdrawal({ accountId: k.accountId, holdId: 'p1', debitMsat: 9_100, now: T0 });
+      const c = await ledger.commitWithdrawal({
+        accountId: k.accountId,
+        holdId: 'p1',
+        debitMsat: 9_100,
+        now: T0,
+      });
       expect(c).toMatchObject({ ok: true, withdrawnMsat: 9_100, balanceMsat: 900, replay: false });
       // A replay answers the first result, whatever debit it names.
       expect(

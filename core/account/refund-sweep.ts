@@ -147,7 +147,7 @@ export class RefundSweep {
         credential: ref,
         address: info.key.refundAddress,
       });
-      this.audit(ref, job, 200);
+      this.audit(ref, job, 200, r.amountMsat + r.feeMsat);
       this.opts.log.info(
         { keyId: job.keyId, amountMsat: r.amountMsat, feeMsat: r.feeMsat },
         'expired key swept to its refund address',
@@ -156,7 +156,7 @@ export class RefundSweep {
       await jobs.remove(job.id);
     } catch (err) {
       const code = isGatewayError(err) ? err.code : 'internal_error';
-      this.audit(ref, job, isGatewayError(err) ? err.status : 500);
+      this.audit(ref, job, isGatewayError(err) ? err.status : 500, 0);
       if (FINAL.has(code)) {
         this.opts.log.info({ keyId: job.keyId, code }, 'expired key not swept: nothing a retry can pay');
         await jobs.remove(job.id);
@@ -169,7 +169,8 @@ export class RefundSweep {
     }
   }
 
-  private audit(ref: KeyRef, job: SweepJob, status: number): void {
+  /** The sweep's record: what left the key (amount + fee) when paid, the error's status otherwise. */
+  private audit(ref: KeyRef, job: SweepJob, status: number, costMsat: number): void {
     this.opts.audit?.record({
       atMs: this.now(),
       requestId: `${job.id}:${job.attempts}`,
@@ -178,7 +179,7 @@ export class RefundSweep {
       method: 'SWEEP',
       ip: '',
       userAgent: undefined,
-      costMsat: 0,
+      costMsat,
       status,
     });
   }

@@ -141,13 +141,14 @@ export async function resolveOp(ctx: WalletContext, entry: JournalEntry): Promis
   }
   const client = await ctx.clients.get(entry.mint, entry.unit);
   if (entry.kind === 'mint' && entry.quote) return resolveMint(ctx, entry, client, entry.quote);
-  const st = await states(client, entry.inputYs);
-  if (st.includes(CheckStateEnum.PENDING)) return 'deferred';
-  const spentYs = entry.inputYs.filter((_, i) => st[i] === CheckStateEnum.SPENT);
+  // A melt's quote first: it is the payment's own state, and asking it is what settles it at some mints.
   if (entry.kind === 'melt' && entry.quote) {
     const q = await client.checkMeltQuoteBolt11(entry.quote);
     if (q.state === 'PENDING') return 'deferred';
   }
+  const st = await states(client, entry.inputYs);
+  if (st.includes(CheckStateEnum.PENDING)) return 'deferred';
+  const spentYs = entry.inputYs.filter((_, i) => st[i] === CheckStateEnum.SPENT);
   if (spentYs.length === 0) {
     await rollBack(ctx, entry);
     return 'rolled-back';

@@ -112,6 +112,17 @@ export interface Config {
     pollMs: number;
     alertSweepMs: number;
   };
+  /** Refunds to a key's Lightning address (core/account/lightning-refund.ts). */
+  refunds: {
+    /** LIGHTNING_ADDRESS_ALLOW_PRIVATE: addresses may resolve to private or loopback hosts, reached over http. */
+    allowPrivateAddresses: boolean;
+    /** LIGHTNING_ADDRESS_TIMEOUT_MS: each LNURL-pay request (address, callback). */
+    timeoutMs: number;
+    /** EXPIRED_KEY_SWEEP: expired keys with a balance and a refund address are paid there. */
+    sweep: boolean;
+    /** EXPIRED_KEY_SWEEP_MS: how often the sweep looks for due keys, and its first retry delay. */
+    sweepMs: number;
+  };
   /** The Batch API and Files (core/batches/): limits, the batch price and the settlement watcher. */
   batches: {
     /** Lines a batch input file may have (BATCH_MAX_LINES). */
@@ -363,6 +374,12 @@ export function loadConfig(env: Env = process.env): Config {
       retryBaseMs: num(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, { min: 10, int: true }),
       pollMs: num(env, 'WEBHOOK_POLL_MS', 1000, { min: 10, int: true }),
       alertSweepMs: Math.min(60_000, num(env, 'ALERT_SWEEP_MS', 30_000, { min: 10, int: true })),
+    },
+    refunds: {
+      allowPrivateAddresses: bool(env, 'LIGHTNING_ADDRESS_ALLOW_PRIVATE', false),
+      timeoutMs: num(env, 'LIGHTNING_ADDRESS_TIMEOUT_MS', 10_000, { min: 100, int: true }),
+      sweep: bool(env, 'EXPIRED_KEY_SWEEP', true),
+      sweepMs: num(env, 'EXPIRED_KEY_SWEEP_MS', 60_000, { min: 10, int: true }),
     },
     batches: {
       maxLines: num(env, 'BATCH_MAX_LINES', 50_000, { min: 1, int: true }),

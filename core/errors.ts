@@ -58,6 +58,31 @@ export const ERRORS = {
     type: 'invalid_request',
     message: 'The payout is larger than the operator surplus (proofs held minus user balances)',
   },
+  refund_address_invalid: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'The refund address is not a Lightning address (name@host)',
+  },
+  refund_address_refused: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'The refund address points at a host this gateway may not reach (the webhook SSRF rules)',
+  },
+  refund_address_unresolvable: {
+    status: 400,
+    type: 'invalid_request',
+    message: "The refund address's LNURL-pay endpoint did not answer with its parameters",
+  },
+  refund_address_not_lnurl_pay: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'The refund address does not answer as an LNURL-pay endpoint',
+  },
+  refund_address_missing: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'This key has no refund address: set one with POST /v1/wallet/update',
+  },
   // 401
   missing_credentials: {
     status: 401,
@@ -90,6 +115,12 @@ export const ERRORS = {
     status: 402,
     type: 'insufficient_balance',
     message: 'The balance does not cover the cost of this request',
+  },
+  refund_below_fee_reserve: {
+    status: 402,
+    type: 'insufficient_balance',
+    message:
+      "The balance does not cover one sat plus the mint's Lightning fee reserve (or the address's minimum)",
   },
   // 403
   forbidden: { status: 403, type: 'forbidden', message: 'Access denied' },
@@ -170,6 +201,11 @@ export const ERRORS = {
     status: 503,
     type: 'service_unavailable',
     message: 'No fresh BTC price is available to price this call',
+  },
+  refund_invoice_failed: {
+    status: 502,
+    type: 'upstream_error',
+    message: "The refund address's LNURL-pay callback did not give a valid invoice for the amount",
   },
   // 504
   upstream_timeout: { status: 504, type: 'upstream_error', message: 'The upstream provider timed out' },

@@ -1,3 +1,5 @@
+import type { LightningAddresses } from './account/lightning-address.js';
+import type { RefundSweep } from './account/refund-sweep.js';
 import type { AuditTrail } from './audit/types.js';
 import type { BatchJobs } from './batches/types.js';
 import type { WindowLimiter } from './limits/window-limiter.js';
@@ -158,6 +160,10 @@ export interface Services {
   objects?: ObjectOwners;
   /** The batch settlement jobs (core/batches/), in the money store. With a store. */
   batchJobs?: BatchJobs;
+  /** Lightning addresses as refund destinations, resolved under the SSRF rules (core/account/lightning-address.ts). */
+  lightningAddresses?: LightningAddresses;
+  /** The expired-key sweep (core/account/refund-sweep.ts); with a store, a ledger and a wallet. */
+  refundSweep?: RefundSweep;
   /** Process lifecycle: `draining` turns true when a shutdown began (GET /readyz then answers 503). */
   lifecycle?: { draining: boolean };
   /** The node's Nostr identity and listing (core/network/node-network.ts). */

@@ -1,4 +1,5 @@
 import { settlePayoutRecord } from './account/pay-out.js';
+import { startRefundServices } from './account/refund-sweep.js';
 import { AuditLog } from './audit/audit-log.js';
 import type { AuditBackend } from './audit/records.js';
 import { startBatchServices } from './batches/batch-services.js';
@@ -469,6 +470,10 @@ export async function buildServices(
     services.objects ??= batches.objects;
     services.batchJobs ??= batches.jobs;
   }
+  // Refunds to Lightning addresses and the expired-key sweep (core/account/refund-sweep.ts).
+  const refunds = startRefundServices(services, store);
+  services.lightningAddresses ??= refunds.addresses;
+  services.refundSweep ??= refunds.sweep;
   if (store !== undefined) {
     // Persisted settings win over the environment; unreadable ones leave the environment's values. The
     // signals' baseline version was read before this load, so a change saved meanwhile is applied again.
@@ -495,9 +500,12 @@ export async function buildServices(
       // Each step has its own deadline (core/shutdown.ts); the money services bound each of theirs.
       const jobs = await within(batches?.close(), SHUTDOWN_STEP_MS);
       if (jobs !== undefined) log.warn({ err: jobs }, 'closing the batch watcher failed or did not finish');
+      const sweep = await within(refunds.close(), SHUTDOWN_STEP_MS);
+      if (sweep !== undefined)
+        log.warn({ err: sweep }, 'closing the expired-key sweep failed or did not finish');
       const audit = await within(ownAudit ? services.audit?.close() : undefined, SHUTDOWN_STEP_MS);
       if (audit !== undefined) log.warn({ err: audit }, 'closing the audit log failed or did not finish');
-      let settled = (await m.close()) && audit === undefined && jobs === undefined;
+      let settled = (await m.close()) && audit === undefined && jobs === undefined && sweep === undefined;
       const pools = await within(
         !overrides.providers ? providers.close() : !overrides.upstream ? upstream.close() : undefined,
         SHUTDOWN_STEP_MS,

@@ -7,8 +7,9 @@ import type { HoldRef, KeyLookup, WithdrawalKind } from '../ledger/types.js';
 import { log } from '../log.js';
 import { recordStoreError } from '../metrics.js';
 import { crashPoint } from '../wallet/context.js';
-import type { CashuUnit, PayoutRecord } from '../wallet/types.js';
+import type { CashuUnit, LightningPayoutRecord, PayoutRecord } from '../wallet/types.js';
 import { creditOrPark, type MoneySteps } from './credit-token.js';
+import { settleLightningPayout } from './lightning-payout.js';
 
 /**
  * The ONE implementation of "balance becomes an eCash token": hold the amount in the ledger → mint the token
@@ -153,15 +154,29 @@ export async function settlePayout(money: MoneySteps, ref: HoldRef, made?: Payou
   // The stored record, else the caller's copy (every step is idempotent, so settling a settled one is a replay).
   const record = (await money.wallet.getPayout(ref.holdId)) ?? made;
   if (record) {
-    await settlePayoutRecord(money, record);
+    await settleTokenPayout(money, record);
     return;
   }
   // No token was made: only the hold is left to release (idempotent; a hold never made is a no-op).
   await money.ledger.abortWithdrawal(ref);
 }
 
-/** {@link settlePayout} for one record (the wallet's recovery pass hands records over one by one). */
-export async function settlePayoutRecord(money: MoneySteps, record: PayoutRecord): Promise<void> {
+/**
+ * {@link settlePayout} for one record (the wallet's recovery pass hands records over one by one); a Lightning
+ * payout record goes to its own step (lightning-payout.ts).
+ */
+export async function settlePayoutRecord(
+  money: MoneySteps,
+  record: PayoutRecord | LightningPayoutRecord,
+): Promise<void> {
+  if (!('token' in record)) {
+    await settleLightningPayout(money, record);
+    return;
+  }
+  await settleTokenPayout(money, record);
+}
+
+async function settleTokenPayout(money: MoneySteps, record: PayoutRecord): Promise<void> {
   const ref: HoldRef = { accountId: record.accountId, holdId: record.holdId };
   // The token's identity once it is back in the operator's hands (or worth nothing more to anyone).
   let reclaimed: string | undefined;

@@ -1,4 +1,5 @@
 import type { PricedEndpoint } from '../pricing/types.js';
+import type { JobQueue } from '../store/job-queue.js';
 
 /**
  * A batch's settlement job, kept in the money store from before its reservation is made until it is settled
@@ -30,17 +31,8 @@ export interface BatchJob {
 }
 
 /**
- * The durable job list of the settlement watcher. Claims are leases: a claimed job is invisible to every
- * process until `now + leaseMs`, so one process polls a batch at a time, and a job whose process died is
- * claimed again when its lease runs out (settlement is idempotent on the reservation id, so a second pass
- * never charges twice).
+ * The durable job list of the settlement watcher (core/store/job-queue.ts): one process polls a batch at a time,
+ * and a job whose process died is claimed again when its lease runs out (settlement is idempotent on the
+ * reservation id, so a second pass never charges twice).
  */
-export interface BatchJobs {
-  /** Creates or replaces the job, due at `dueAtMs`. */
-  put(job: BatchJob, dueAtMs: number): Promise<void>;
-  get(id: string): Promise<BatchJob | null>;
-  /** Up to `max` jobs due at `now`, each leased until `now + leaseMs`. */
-  claim(now: number, leaseMs: number, max: number): Promise<BatchJob[]>;
-  /** Removes a settled (or abandoned) job. */
-  remove(id: string): Promise<void>;
-}
+export type BatchJobs = JobQueue<BatchJob>;

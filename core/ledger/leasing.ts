@@ -9,6 +9,7 @@ import type {
   AuditReport,
   ChildKeysInput,
   ChildKeysResult,
+  CommitRef,
   CommitResult,
   CountRequestInput,
   CountRequestResult,
@@ -471,7 +472,7 @@ export class LeasingLedger implements Ledger {
   credit(input: CreditInput): Promise<CreditResult> {
     return this.inner.credit(input);
   }
-  commitWithdrawal(ref: HoldRef): Promise<CommitResult> {
+  commitWithdrawal(ref: CommitRef): Promise<CommitResult> {
     return this.inner.commitWithdrawal(ref);
   }
   abortWithdrawal(ref: HoldRef): Promise<AbortResult> {

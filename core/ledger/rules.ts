@@ -5,6 +5,7 @@ import type {
   BalanceLimitReset,
   CallAuditRecord,
   ChildKeysInput,
+  CommitRef,
   HoldInput,
   HoldRef,
   KeyMeta,
@@ -341,6 +342,16 @@ export function checkHoldInput(input: HoldInput): { holdId: string; want: number
 /** commitWithdrawal and abortWithdrawal. */
 export function checkHoldRef(ref: HoldRef): { accountId: string; holdId: string } {
   return { accountId: checkId('accountId', ref.accountId), holdId: checkId('holdId', ref.holdId) };
+}
+
+/** commitWithdrawal: the hold, and the debit asked for (undefined: the whole hold). */
+export function checkCommitRef(ref: CommitRef): {
+  accountId: string;
+  holdId: string;
+  debit: number | undefined;
+} {
+  const debit = ref.debitMsat === undefined ? undefined : checkMsat('debitMsat', ref.debitMsat);
+  return { ...checkHoldRef(ref), debit };
 }
 
 /** createChildKeys: a bad count is a refusal (400 with this message), a bad fee a caller bug. */

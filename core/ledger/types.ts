@@ -442,6 +442,16 @@ export interface HoldRef {
   now?: number;
 }
 
+/** `commitWithdrawal`'s reference: the hold, and optionally how much of it to debit. */
+export interface CommitRef extends HoldRef {
+  /**
+   * Debit only this much of the hold (msat, 0 ≤ debit; capped at the held amount) and release the rest, in the
+   * same step: a Lightning refund debits the amount paid plus the fee the mint actually charged, not the whole
+   * fee reserve it held. Absent: the whole hold. A replay answers the first commit's result.
+   */
+  debitMsat?: number;
+}
+
 export type CommitResult =
   | {
       ok: true;
@@ -659,7 +669,7 @@ export interface Ledger {
   lease(input: LeaseInput): Promise<LeaseResult>;
 
   holdWithdrawal(input: HoldInput): Promise<HoldResult>;
-  commitWithdrawal(ref: HoldRef): Promise<CommitResult>;
+  commitWithdrawal(ref: CommitRef): Promise<CommitResult>;
   abortWithdrawal(ref: HoldRef): Promise<AbortResult>;
 
   createChildKeys(input: ChildKeysInput): Promise<ChildKeysResult>;

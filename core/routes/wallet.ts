@@ -1,13 +1,15 @@
 import ipaddr from 'ipaddr.js';
 import { closeKey } from '../account/close-key.js';
 import { creditToken } from '../account/credit-token.js';
+import type { LightningAddresses } from '../account/lightning-address.js';
+import { refundToLightning } from '../account/lightning-refund.js';
 import { HOLD_LEASE_MS } from '../account/pay-out.js';
 import { auditKey } from '../audit/audit-log.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { type RouteHandler, type RouteModule, route } from '../http/router.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
-import type { KeyInfo, Transaction } from '../ledger/types.js';
+import type { KeyInfo, KeyUpdate, Transaction } from '../ledger/types.js';
 import { limitAnonymous } from '../limits/request-limits.js';
 import type { Services } from '../plugin.js';
 import type { ReceiveReceipt } from '../wallet/types.js';
@@ -22,10 +24,20 @@ import { payoutView } from './admin-views.js';
  *   same key (the ledger derives it from the token hash).
  * - GET /v1/wallet/ (and /v1/wallet), GET /v1/wallet/balance, GET /v1/wallet/transactions.
  * - POST /v1/wallet/topup: token in the body or the `cashu_token` query parameter (exactly one).
- * - POST /v1/wallet/withdraw, POST /v1/wallet/refund: hold → mint a token → commit (see account.ts).
- * - POST /v1/wallet/create/subkey (201), POST /v1/wallet/update (allowed IPs).
+ * - POST /v1/wallet/withdraw, POST /v1/wallet/refund: hold → mint a token → commit (see account.ts); the refund
+ *   with `{"to": "refund_address"}`: hold → invoice from the key's Lightning address → melt → commit
+ *   (core/account/lightning-refund.ts).
+ * - POST /v1/wallet/create/subkey (201), POST /v1/wallet/update (allowed IPs, refund address).
  * - Alerts and webhooks: routes/webhooks.ts. Lightning deposits: routes/lightning.ts.
  */
+
+/** The Lightning address resolver, or 503 in a set-up built without one. */
+function lightningAddresses(services: Services): LightningAddresses {
+  if (services.lightningAddresses === undefined) {
+    throw new GatewayError('service_unavailable', { message: 'This node resolves no Lightning addresses' });
+  }
+  return services.lightningAddresses;
+}
 
 /** ISO 8601 of a ms instant, or null. */
 export function iso(ms: number | null): string | null {
@@ -270,11 +282,33 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
     return { json: await withdraw(money, caller.credential, amount, 'withdrawal', info, mint) };
   });
 
-  route(router, 'POST', '/v1/wallet/refund', async (ctx) => {
+  route(router, 'POST', '/v1/wallet/refund', async (ctx, body) => {
     const money = moneyServices(services);
     const caller = await callerOf(ctx, money);
     const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
-    return { json: await withdraw(money, caller.credential, 'all', 'refund', info, undefined, caller.unit) };
+    if (body?.to !== 'refund_address') {
+      return {
+        json: await withdraw(money, caller.credential, 'all', 'refund', info, undefined, caller.unit),
+      };
+    }
+    // To the key's Lightning address, through the mint (core/account/lightning-refund.ts).
+    if (info.key.isChild) throw new GatewayError('child_key_forbidden');
+    if (info.key.refundAddress === null) throw new GatewayError('refund_address_missing');
+    const r = await refundToLightning(money, lightningAddresses(services), {
+      credential: caller.credential,
+      address: info.key.refundAddress,
+    });
+    return {
+      json: {
+        refund_address: r.address,
+        amount_msats: r.amountMsat,
+        fee_msats: r.feeMsat,
+        fee_reserve_msats: r.feeReserveMsat,
+        balance: r.balanceMsat,
+        payment_preimage: r.preimage,
+        mint: r.mint,
+      },
+    };
   });
 
   route(router, 'POST', '/v1/wallet/create/subkey', async (ctx, body = {}) => {
@@ -314,15 +348,32 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
 
   route(router, 'POST', '/v1/wallet/update', async (ctx, body) => {
     const money = moneyServices(services);
-    const entries = body.allowed_ips ?? [];
-    const allowedIps = normaliseAllowedIps(entries);
+    const update: KeyUpdate = {};
+    if (body.allowed_ips !== undefined) {
+      const allowedIps = normaliseAllowedIps(body.allowed_ips);
+      update.allowedIps = allowedIps.length === 0 ? null : allowedIps;
+    }
     const caller = await callerOf(ctx, money);
-    await loadKey(ctx, services, money, caller.credential);
-    const r = await money.ledger.updateKey(
-      { credential: caller.credential },
-      { allowedIps: allowedIps.length === 0 ? null : allowedIps },
-    );
+    const info = await loadKey(ctx, services, money, caller.credential);
+    if (body.refund_address !== undefined) {
+      if (body.refund_address !== null && info.key.isChild) throw new GatewayError('child_key_forbidden');
+      // Checked by resolving its LNURL-pay endpoint now, under the SSRF rules: a bad address is refused here,
+      // not found out when the money should leave.
+      update.refundAddress =
+        body.refund_address === null
+          ? null
+          : (await lightningAddresses(services).resolve(body.refund_address)).address;
+    }
+    const r = await money.ledger.updateKey({ credential: caller.credential }, update);
     if (!r.ok) throw ledgerRefusalToError(r);
-    return { json: { key_id: r.key.keyId, allowed_ips: r.key.allowedIps ?? [] } };
+    // An expiring key with an address is swept there when it expires (core/account/refund-sweep.ts).
+    if (update.refundAddress !== undefined) await services.refundSweep?.schedule(r.key);
+    return {
+      json: {
+        key_id: r.key.keyId,
+        allowed_ips: r.key.allowedIps ?? [],
+        refund_address: r.key.refundAddress,
+      },
+    };
   });
 };

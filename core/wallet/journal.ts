@@ -1,8 +1,8 @@
 import { CheckStateEnum, type Proof, type Wallet } from '@cashu/cashu-ts';
-import { proofY, toStored, type WalletContext } from './context.js';
+import { newEntry, proofY, toStored, type WalletContext } from './context.js';
 import type { JournalEntry, StoredProof } from './store/proof-store.js';
 import { toMsat } from './token-codec.js';
-import type { ReceiveReceipt } from './types.js';
+import type { LightningPayoutRecord, ReceiveReceipt } from './types.js';
 
 /**
  * The wallet journal's steps, each written once: deciding an entry against its mint (`resolveOp`), the receipt
@@ -59,6 +59,44 @@ export function receiptFor(entry: JournalEntry, add: readonly StoredProof[]): Re
   };
 }
 
+/** Journal id of a hold's payout record (a withdrawal token, or a decided Lightning payout). */
+export const payoutId = (holdId: string): string => `payout:${holdId}`;
+
+/**
+ * The entry that replaces a hold's melt entry (`lightning` set) in the step that settles it: the Lightning payout
+ * record with the mint's decision and, when paid, what the proofs lost beyond the amount (Lightning fee + input
+ * fee). undefined for a melt that pays no hold.
+ */
+export function meltDecision(
+  ctx: WalletContext,
+  entry: JournalEntry,
+  paid: boolean,
+  changeTotal = 0,
+  preimage?: string | null,
+): JournalEntry | undefined {
+  const l = entry.lightning;
+  if (!l) return undefined;
+  const decided: LightningPayoutRecord = paid
+    ? {
+        ...l,
+        paid: true,
+        feeMsat: toMsat(entry.inputTotal - changeTotal, entry.unit) - l.amountMsat,
+        ...(preimage !== undefined ? { preimage } : {}),
+      }
+    : { ...l, paid: false };
+  return {
+    ...newEntry(ctx, payoutId(l.holdId), 'payout', entry.mint, entry.unit),
+    submitted: true,
+    lightning: decided,
+  };
+}
+
+/** Rolls a journal entry back (nothing reached the mint, or the mint consumed nothing): a hold's melt is decided unpaid. */
+async function rollBack(ctx: WalletContext, entry: JournalEntry): Promise<void> {
+  const next = entry.kind === 'melt' ? meltDecision(ctx, entry, false) : undefined;
+  await ctx.store.settleOp(entry, { spentYs: [], add: [], ...(next ? { next } : {}) });
+}
+
 /** A claim older than `staleAfterMs`, or given up by its owner, is treated as left by a dead process. */
 export function isStale(ctx: WalletContext, entry: JournalEntry, now = Date.now()): boolean {
   return entry.abandoned === true || now - entry.createdAt > ctx.staleAfterMs;
@@ -95,21 +133,24 @@ export async function resolveOp(ctx: WalletContext, entry: JournalEntry): Promis
     return 'deferred';
   }
   if (entry.kind === 'payout' || entry.kind === 'swap') return 'deferred';
-  if (!entry.submitted || entry.counters.length === 0) {
-    await ctx.store.settleOp(entry, { spentYs: [], add: [] });
+  // A hold's melt without change outputs may still have been paid: only the mint's states decide it.
+  const undecidable = entry.counters.length === 0 && entry.lightning === undefined;
+  if (!entry.submitted || undecidable) {
+    await rollBack(ctx, entry);
     return 'rolled-back';
   }
   const client = await ctx.clients.get(entry.mint, entry.unit);
   if (entry.kind === 'mint' && entry.quote) return resolveMint(ctx, entry, client, entry.quote);
-  const st = await states(client, entry.inputYs);
-  if (st.includes(CheckStateEnum.PENDING)) return 'deferred';
-  const spentYs = entry.inputYs.filter((_, i) => st[i] === CheckStateEnum.SPENT);
+  // A melt's quote first: it is the payment's own state, and asking it is what settles it at some mints.
   if (entry.kind === 'melt' && entry.quote) {
     const q = await client.checkMeltQuoteBolt11(entry.quote);
     if (q.state === 'PENDING') return 'deferred';
   }
+  const st = await states(client, entry.inputYs);
+  if (st.includes(CheckStateEnum.PENDING)) return 'deferred';
+  const spentYs = entry.inputYs.filter((_, i) => st[i] === CheckStateEnum.SPENT);
   if (spentYs.length === 0) {
-    await ctx.store.settleOp(entry, { spentYs: [], add: [] });
+    await rollBack(ctx, entry);
     return 'rolled-back';
   }
   const add = (await restoreRanges(entry, client)).map(toStored);
@@ -122,7 +163,16 @@ export async function resolveOp(ctx: WalletContext, entry: JournalEntry): Promis
     await ctx.store.settleOp(entry, { spentYs: [], add, receipt: receiptFor(entry, add) });
     return 'completed';
   }
-  await ctx.store.settleOp(entry, { spentYs, add });
+  const next =
+    entry.kind === 'melt'
+      ? meltDecision(
+          ctx,
+          entry,
+          true,
+          add.reduce((sum, p) => sum + p.amount, 0),
+        )
+      : undefined;
+  await ctx.store.settleOp(entry, { spentYs, add, ...(next ? { next } : {}) });
   return 'completed';
 }
 

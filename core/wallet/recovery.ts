@@ -1,7 +1,7 @@
 import { isGatewayError } from '../errors.js';
 import type { WalletContext } from './context.js';
 import { resolveSwap } from './foreign-swap.js';
-import { type Outcome, resolveOp } from './journal.js';
+import { type Outcome, payoutId, resolveOp } from './journal.js';
 import type { JournalEntry } from './store/proof-store.js';
 import type { PayoutSettler, RecoveryReport, WalletService } from './types.js';
 
@@ -28,12 +28,37 @@ async function resolvePayout(
   entry: JournalEntry,
   payouts: { settle: PayoutSettler; wallet: WalletService } | undefined,
 ): Promise<Outcome> {
-  if (!entry.payout || !payouts) {
+  const record = entry.payout ?? entry.lightning;
+  if (!record || !payouts) {
     ctx.log.warn({ op: entry.id }, 'wallet payout record left: no ledger to resolve it here');
     return 'deferred';
   }
-  await payouts.settle(entry.payout, payouts.wallet);
+  await payouts.settle(record, payouts.wallet);
   return 'completed';
+}
+
+/**
+ * A hold's melt just decided by this pass: its Lightning payout record is settled at once (the hold committed or
+ * aborted) rather than one pass later. Left for the next pass when the ledger is away.
+ */
+async function settleDecidedMelt(
+  ctx: WalletContext,
+  entry: JournalEntry,
+  payouts: { settle: PayoutSettler; wallet: WalletService } | undefined,
+): Promise<boolean> {
+  if (entry.kind !== 'melt' || !entry.lightning || !payouts) return false;
+  const decided = await ctx.store.getOp(payoutId(entry.lightning.holdId));
+  if (!decided?.lightning) return false;
+  try {
+    await payouts.settle(decided.lightning, payouts.wallet);
+    return true;
+  } catch (err) {
+    ctx.log.warn(
+      { op: decided.id, code: isGatewayError(err) ? err.code : 'error' },
+      'wallet recovery deferred: Lightning payout record not resolved (store away)',
+    );
+    return false;
+  }
 }
 
 /** Payout records a live payout may still finish are not due yet (not examined by this pass). */
@@ -77,8 +102,10 @@ export async function recoverAll(
     else if (entry.kind === 'receive' || entry.kind === 'mint' || entry.kind === 'swap')
       report.receivesCompleted++;
     else report.outputsRestored++;
-    if (outcome !== 'deferred')
+    if (outcome !== 'deferred') {
       ctx.log.info({ op: entry.id, kind: entry.kind, outcome }, 'wallet journal entry resolved');
+      if (await settleDecidedMelt(ctx, entry, payouts)) report.payoutsResolved++;
+    }
   }
   return report;
 }

@@ -10,15 +10,19 @@ import {
   toStored,
   type WalletContext,
 } from './context.js';
-import { afterAmbiguousFailure, isStale } from './journal.js';
+import { afterAmbiguousFailure, isStale, meltDecision, payoutId } from './journal.js';
 import { classifyMintFailure, mapMintError } from './mint-errors.js';
 import { resolveEntry } from './recovery.js';
 import type { JournalEntry, StoredProof } from './store/proof-store.js';
 import { encodeTokenV3, toMsat, UNIT_MSAT } from './token-codec.js';
-import type { CashuUnit, PayoutRecord, PayoutResult, SendResult } from './types.js';
-
-/** Journal id of a hold's payout record. */
-export const payoutId = (holdId: string): string => `payout:${holdId}`;
+import type {
+  CashuUnit,
+  MeltQuoteInfo,
+  PayoutHold,
+  PayoutRecord,
+  PayoutResult,
+  SendResult,
+} from './types.js';
 
 /**
  * Spending the operator's proofs: tokens for change and withdrawals (NUT-03 swap to the exact amount) and
@@ -63,7 +67,8 @@ async function reserve(
 /** After a failed mint call: undo if the mint surely did nothing, else settle now or leave for recovery. */
 async function onMintFailure(ctx: WalletContext, entry: JournalEntry, err: unknown): Promise<never> {
   if (classifyMintFailure(err) !== 'ambiguous') {
-    await ctx.store.settleOp(entry, { spentYs: [], add: [] });
+    const next = meltDecision(ctx, entry, false);
+    await ctx.store.settleOp(entry, { spentYs: [], add: [], ...(next ? { next } : {}) });
   } else {
     await afterAmbiguousFailure(ctx, entry);
   }
@@ -128,12 +133,13 @@ export async function sendToken(
   return { token, amountMsat: toMsat(amount, unit), feeMsat, mint, unit };
 }
 
-export async function payInvoice(
+/** A NUT-05 melt quote for `invoice` at `mint` (no money moves); a refused invoice is 400 `invalid_request`. */
+export async function quoteInvoice(
   ctx: WalletContext,
   invoice: string,
   mint: string,
   unit: CashuUnit,
-): Promise<PayoutResult> {
+): Promise<MeltQuoteInfo> {
   const client = await ctx.clients.get(mint, unit);
   let quote: MeltQuoteBolt11Response;
   try {
@@ -150,20 +156,62 @@ export async function payInvoice(
       ? new GatewayError('invalid_request', { message: 'Invalid invoice' })
       : mapped;
   }
+  return {
+    quote: quote.quote,
+    mint,
+    unit,
+    amountMsat: toMsat(quote.amount.toNumber(), unit),
+    feeReserveMsat: toMsat(quote.fee_reserve.toNumber(), unit),
+  };
+}
+
+export async function payInvoice(
+  ctx: WalletContext,
+  invoice: string,
+  mint: string,
+  unit: CashuUnit,
+  opts: { quote?: MeltQuoteInfo; hold?: PayoutHold } = {},
+): Promise<PayoutResult> {
+  const client = await ctx.clients.get(mint, unit);
+  const q = opts.quote ?? (await quoteInvoice(ctx, invoice, mint, unit));
+  if (q.mint !== mint || q.unit !== unit) {
+    throw new GatewayError('internal_error', { message: 'The melt quote is of another mint or unit' });
+  }
+  const quote = await client.checkMeltQuoteBolt11(q.quote).catch((err: unknown) => {
+    throw mapMintError(err);
+  });
   const need = quote.amount.toNumber() + quote.fee_reserve.toNumber();
-  const entry = newEntry(ctx, `melt:${randomUUID()}`, 'melt', mint, unit);
-  entry.quote = quote.quote;
+  // A hold's melt is journalled under the hold's id, so its payout is found (getLightningPayout) by the hold.
+  const entry = newEntry(
+    ctx,
+    opts.hold ? `melt:${opts.hold.holdId}` : `melt:${randomUUID()}`,
+    'melt',
+    mint,
+    unit,
+  );
+  entry.quote = q.quote;
+  if (opts.hold) {
+    entry.lightning = {
+      ...opts.hold,
+      quote: q.quote,
+      mint,
+      amountMsat: toMsat(quote.amount.toNumber(), unit),
+      feeReserveMsat: toMsat(quote.fee_reserve.toNumber(), unit),
+    };
+  }
   const proofs = await reserve(ctx, entry, need, maxFeePpk(client));
   const held = (await ctx.store.getOp(entry.id)) ?? entry;
   const counters = counterCollector();
   const preview = await client
     .prepareMelt('bolt11', quote, proofs.map(toProofLike), { onCountersReserved: counters.on }, DETERMINISTIC)
     .catch(async (err: unknown) => {
-      await ctx.store.settleOp(held, { spentYs: [], add: [] });
+      const next = meltDecision(ctx, held, false);
+      await ctx.store.settleOp(held, { spentYs: [], add: [], ...(next ? { next } : {}) });
       throw new GatewayError('internal_error', { cause: err });
     });
   const submitted: JournalEntry = { ...held, counters: counters.ranges, submitted: true };
   await ctx.store.putOp(submitted);
+  crashPoint('before-melt');
   let res: Awaited<ReturnType<Wallet['completeMelt']>>;
   try {
     res = await client.completeMelt(preview);
@@ -176,16 +224,17 @@ export async function payInvoice(
     // Still in flight at the mint: the journal keeps the proofs reserved until recovery sees the outcome.
     throw new GatewayError('service_unavailable', {
       message: 'The Lightning payment is pending at the mint; recovery will settle it',
-      details: { quote: quote.quote },
+      details: { quote: q.quote },
     });
   }
   const change = res.change.map(toStored);
-  await ctx.store.settleOp(submitted, { spentYs: submitted.inputYs, add: change });
   const inputTotal = proofs.reduce((s, p) => s + p.amount, 0);
   const changeTotal = change.reduce((s, p) => s + p.amount, 0);
+  const preimage = paid.payment_preimage ?? null;
+  const next = meltDecision(ctx, submitted, true, changeTotal, preimage);
+  await ctx.store.settleOp(submitted, { spentYs: submitted.inputYs, add: change, ...(next ? { next } : {}) });
   const amountMsat = toMsat(quote.amount.toNumber(), unit);
   const feeMsat = toMsat(inputTotal - changeTotal, unit) - amountMsat;
   ctx.log.info({ mint, unit, amountMsat, feeMsat }, 'wallet paid invoice');
-  const preimage = paid.payment_preimage ?? null;
-  return { amountMsat, feeMsat, preimage, mint, unit, quote: quote.quote };
+  return { amountMsat, feeMsat, preimage, mint, unit, quote: q.quote };
 }

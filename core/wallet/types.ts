@@ -221,10 +221,30 @@ export interface WalletService {
 
   /**
    * Pays a Lightning invoice from the operator's proofs (NUT-05 melt at `opts.mint`, default primary;
-   * NUT-08 change kept). @throws GatewayError `invalid_request` (bad invoice), `service_unavailable`
-   * (insufficient proofs), `mint_unavailable`.
+   * NUT-08 change kept). `opts.quote`: a melt quote `quoteInvoice` made for this invoice (else one is made).
+   * `opts.hold`: the melt pays out this ledger hold (a user's Lightning refund): the melt's journal entry
+   * names the hold, and the entry that settles it is replaced, in the same atomic step, by a Lightning payout
+   * record saying whether the invoice was paid and what it cost (`getLightningPayout`), whichever process or
+   * recovery pass decides it. @throws GatewayError `invalid_request` (bad invoice), `service_unavailable`
+   * (insufficient proofs, or the payment is pending at the mint), `mint_unavailable`.
    */
-  payout(invoice: string, opts?: { mint?: string; unit?: CashuUnit }): Promise<PayoutResult>;
+  payout(
+    invoice: string,
+    opts?: { mint?: string; unit?: CashuUnit; quote?: MeltQuoteInfo; hold?: PayoutHold },
+  ): Promise<PayoutResult>;
+
+  /**
+   * A NUT-05 melt quote for the invoice (no money moves): what the mint asks to pay it, fee reserve included.
+   * @throws GatewayError `invalid_request` (bad invoice, or the mint refused it), `mint_unavailable`.
+   */
+  quoteInvoice(invoice: string, opts?: { mint?: string; unit?: CashuUnit }): Promise<MeltQuoteInfo>;
+
+  /**
+   * The Lightning payout of a hold (see `payout`'s `opts.hold`): `paid` undefined while the melt is undecided
+   * (its journal entry is open), true or false once decided; null when there is none (never started, or
+   * finished with `finishPayout`).
+   */
+  getLightningPayout(holdId: string): Promise<LightningPayoutRecord | null>;
 
   /**
    * Lightning deposit, step 1: a NUT-04 bolt11 mint quote for `amountSats` at the primary mint; its `request`
@@ -270,7 +290,10 @@ export interface WalletService {
  * the wallet does not know, so the one who builds both supplies it. Throws to leave the record for a later
  * pass.
  */
-export type PayoutSettler = (record: PayoutRecord, wallet: WalletService) => Promise<void>;
+export type PayoutSettler = (
+  record: PayoutRecord | LightningPayoutRecord,
+  wallet: WalletService,
+) => Promise<void>;
 
 /** A NUT-04 bolt11 mint quote at the primary mint (unit sat). */
 export interface LightningQuote {
@@ -321,11 +344,10 @@ export interface ForeignMintPolicy {
   maxSats: number;
 }
 
-/** What a payout record needs to undo a payout nobody finished (the `payout` of a journal entry, store/proof-store.ts). */
-export interface PayoutRecord {
-  /** The token (bearer money: never log it). */
-  token: string;
-  /** The ledger hold: `ownedId(kind)`, so its owner process is in it (core/ledger/owner.ts). */
+/** A ledger hold a payout pays out (the part of a payout record that names it). */
+export interface PayoutHold {
+  /** The ledger hold: `ownedId(kind)`, so its owner process is in it (core/ledger/owner.ts); a Lightning
+   *  refund's hold names no process (it must outlive a crash until its melt is decided). */
   holdId: string;
   accountId: string;
   /** The amount held (and debited by a commit), msats: what a credit-back returns. */
@@ -336,4 +358,39 @@ export interface PayoutRecord {
    * read this store can already read the proofs and the seed, which are worth more.
    */
   credential: { apiKey: string } | { tokenHash: string } | { keyRef: { accountId: string; keyHash: string } };
+}
+
+/** What a payout record needs to undo a payout nobody finished (the `payout` of a journal entry, store/proof-store.ts). */
+export interface PayoutRecord extends PayoutHold {
+  /** The token (bearer money: never log it). */
+  token: string;
+}
+
+/** A NUT-05 melt quote (`quoteInvoice`). */
+export interface MeltQuoteInfo {
+  quote: string;
+  mint: string;
+  unit: CashuUnit;
+  /** What the invoice asks, msats (in whole units of `unit`). */
+  amountMsat: number;
+  /** The Lightning fee reserve the mint wants on top, msats; what the payment does not use comes back as change. */
+  feeReserveMsat: number;
+}
+
+/**
+ * A Lightning payout of a ledger hold (`payout` with `opts.hold`), kept in the wallet journal from before the
+ * melt until the hold is committed or aborted (core/account/lightning-refund.ts): on the melt's entry while the
+ * mint has not decided, then as its own `payout:<holdId>` entry with the decision.
+ */
+export interface LightningPayoutRecord extends PayoutHold {
+  quote: string;
+  mint: string;
+  /** The invoice's amount, msats. */
+  amountMsat: number;
+  feeReserveMsat: number;
+  /** undefined: the melt is not decided yet; true: the invoice is paid; false: it was not (nothing left the proofs). */
+  paid?: boolean;
+  /** Paid: the Lightning fee the mint charged plus its input fee, msats (what the proofs lost beyond the amount). */
+  feeMsat?: number;
+  preimage?: string | null;
 }

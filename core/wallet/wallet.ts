@@ -3,10 +3,11 @@ import { PaymentRequest, setGlobalRequestOptions } from '@cashu/cashu-ts';
 import { GatewayError } from '../errors.js';
 import { MintClients, type WalletContext } from './context.js';
 import { swapForeignToken } from './foreign-swap.js';
+import { payoutId } from './journal.js';
 import { checkMintQuote, createMintQuote, mintPaidQuote, subscribeMintQuotes } from './mint-quote.js';
 import { receiveToken } from './receive.js';
 import { recoverAll } from './recovery.js';
-import { payInvoice, payoutId, sendToken } from './send.js';
+import { payInvoice, quoteInvoice, sendToken } from './send.js';
 import { balances, checkSolvency } from './solvency.js';
 import type { ProofStore } from './store/proof-store.js';
 import { RedisProofStore } from './store/redis-store.js';
@@ -26,6 +27,14 @@ function parseSeed(hex: string): Uint8Array {
     throw new GatewayError('internal_error', { message: 'CASHU_SEED must be 64 or 128 hex characters' });
   }
   return new Uint8Array(Buffer.from(hex, 'hex'));
+}
+
+/** A BOLT11-shaped string, trimmed; 400 otherwise. */
+function checkInvoice(invoice: unknown): string {
+  if (typeof invoice !== 'string' || !/^ln[a-z0-9]+$/i.test(invoice.trim())) {
+    throw new GatewayError('invalid_request', { message: 'Not a Lightning invoice' });
+  }
+  return invoice.trim();
 }
 
 export function openProofStore(conn: CreateWalletOptions['conn']): ProofStore {
@@ -124,11 +133,20 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
     balances: () => balances(ctx),
     checkSolvency: (total) => checkSolvency(ctx, total),
     async payout(invoice, o = {}) {
-      if (typeof invoice !== 'string' || !/^ln[a-z0-9]+$/i.test(invoice.trim())) {
-        throw new GatewayError('invalid_request', { message: 'Not a Lightning invoice' });
-      }
       const mint = assertTrusted(o.mint ?? (mints[0] as string));
-      return payInvoice(ctx, invoice.trim(), mint, o.unit ?? 'sat');
+      return payInvoice(ctx, checkInvoice(invoice), mint, o.unit ?? 'sat', {
+        ...(o.quote ? { quote: o.quote } : {}),
+        ...(o.hold ? { hold: o.hold } : {}),
+      });
+    },
+    async quoteInvoice(invoice, o = {}) {
+      const mint = assertTrusted(o.mint ?? (mints[0] as string));
+      return quoteInvoice(ctx, checkInvoice(invoice), mint, o.unit ?? 'sat');
+    },
+    async getLightningPayout(holdId) {
+      const decided = await store.getOp(payoutId(holdId));
+      if (decided?.lightning) return decided.lightning;
+      return (await store.getOp(`melt:${holdId}`))?.lightning ?? null;
     },
     async createLightningQuote(amountSats) {
       if (!Number.isSafeInteger(amountSats) || amountSats <= 0) {

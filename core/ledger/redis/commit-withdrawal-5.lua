@@ -1,10 +1,12 @@
 --[[
   Commit a held withdrawal: the held amount leaves the balance for good (counted as withdrawn) and a
   'withdrawal' or 'refund' transaction is written. Idempotent. A hold whose lease expired is committed
-  only if what is available now covers it.
+  only if what is available now covers it. With a debit (ARGV[6]), only that much of the hold (at most all
+  of it) leaves the balance and the rest is released in the same step.
 
   KEYS[1] acct  KEYS[2] res  KEYS[3] lease  KEYS[4] fin  KEYS[5] tx
   ARGV[1] holdId  [2] now  [3] accountId  [4] tx retention  [5] forget finished before (ms)
+  ARGV[6] debit (msat) or '' for the whole hold
 
   Returns {1, replay 0|1, 'withdrawn,balance,txId'} | {-7} unknown | {-16} already aborted
     | {-12, available} expired and not covered
@@ -20,9 +22,10 @@ if r.s == 'committed' then return {1, 1, r.r} end
 if r.s == 'aborted' then return {-16} end
 local now = tonumber(ARGV[2])
 local a = loadAcct(KEYS[1])
-local amt = tonumber(r.a)
 local held = 0
-if r.s == 'open' then held = amt end
+if r.s == 'open' then held = tonumber(r.a) end
+local amt = tonumber(r.a)
+if ARGV[6] ~= '' and tonumber(ARGV[6]) < amt then amt = tonumber(ARGV[6]) end
 if held == 0 and a.balance - a.reserved < amt then
   local free = a.balance - a.reserved
   if free < 0 then free = 0 end

@@ -20,6 +20,7 @@ import {
   checkAdmitInput,
   checkAuditRecord,
   checkChildKeysInput,
+  checkCommitRef,
   checkCountRequestInput,
   checkCreditInput,
   checkHoldInput,
@@ -41,6 +42,7 @@ import type {
   AdmitResult,
   ChildKeysInput,
   ChildKeysResult,
+  CommitRef,
   CommitResult,
   CountRequestInput,
   CountRequestResult,
@@ -521,14 +523,14 @@ export class RedisLedger extends RedisReads {
     }
   }
 
-  async commitWithdrawal(ref: HoldRef): Promise<CommitResult> {
-    const { accountId, holdId } = checkHoldRef(ref);
+  async commitWithdrawal(ref: CommitRef): Promise<CommitResult> {
+    const { accountId, holdId, debit } = checkCommitRef(ref);
     const now = ref.now ?? Date.now();
     const ak = accountKeys(this.prefix, accountId);
     const r = (await this.run(
       'commit-withdrawal',
       [ak.acct, ak.res, ak.lease, ak.fin, ak.tx],
-      [holdId, now, accountId, this.retention.tx, now - this.retention.finishedMs],
+      [holdId, now, accountId, this.retention.tx, now - this.retention.finishedMs, debit ?? ''],
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
     if (r[0] === LedgerCode.AlreadyAborted) return { ok: false, code: 'already_aborted' };

@@ -287,6 +287,18 @@ CREATE TABLE IF NOT EXISTS admin_solvency (t INTEGER NOT NULL, proofs_msat INTEG
 CREATE TABLE IF NOT EXISTS admin_sessions (id_hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) STRICT;
 `,
   },
+  {
+    version: 16,
+    name: 'the expired-key sweep jobs (core/account/refund-sweep.ts), a durable job queue like batch_jobs',
+    sql: `
+CREATE TABLE refund_sweep_jobs (
+  id TEXT PRIMARY KEY,
+  due_at INTEGER NOT NULL,
+  job TEXT NOT NULL
+) STRICT;
+CREATE INDEX refund_sweep_jobs_due ON refund_sweep_jobs(due_at);
+`,
+  },
 ];
 
 /**

@@ -15,6 +15,7 @@ import {
   checkAdmitInput,
   checkAuditRecord,
   checkChildKeysInput,
+  checkCommitRef,
   checkCountRequestInput,
   checkCreditInput,
   checkHoldInput,
@@ -42,6 +43,7 @@ import type {
   AdmitResult,
   ChildKeysInput,
   ChildKeysResult,
+  CommitRef,
   CommitResult,
   CountRequestInput,
   CountRequestResult,
@@ -412,8 +414,8 @@ export class SqliteLedger extends SqliteReads {
     });
   }
 
-  async commitWithdrawal(ref: HoldRef): Promise<CommitResult> {
-    const { accountId, holdId } = checkHoldRef(ref);
+  async commitWithdrawal(ref: CommitRef): Promise<CommitResult> {
+    const { accountId, holdId, debit } = checkCommitRef(ref);
     const now = ref.now ?? Date.now();
     const s = this.s;
     return s.tx((): CommitResult => {
@@ -424,19 +426,20 @@ export class SqliteLedger extends SqliteReads {
       if (r.status === 'aborted') return { ok: false, code: 'already_aborted' };
       const a = s.account(r.account_id)!;
       const held = r.status === 'open' ? r.amount : 0;
-      if (held === 0 && a.balance - a.reserved < r.amount) {
+      const amount = debit === undefined ? r.amount : Math.min(debit, r.amount);
+      if (held === 0 && a.balance - a.reserved < amount) {
         return { ok: false, code: 'hold_expired', availableMsat: Math.max(0, a.balance - a.reserved) };
       }
       a.reserved -= held;
-      a.balance -= r.amount;
-      a.withdrawn += r.amount;
+      a.balance -= amount;
+      a.withdrawn += amount;
       const type = r.note === 'refund' ? 'refund' : 'withdrawal';
-      const txId = s.addTx(a, type, -r.amount, type === 'refund' ? 'Refund' : 'Withdrawal', now, r.key_hash);
+      const txId = s.addTx(a, type, -amount, type === 'refund' ? 'Refund' : 'Withdrawal', now, r.key_hash);
       const result: CommitResult = {
         ok: true,
         status: 'committed',
         replay: false,
-        withdrawnMsat: r.amount,
+        withdrawnMsat: amount,
         balanceMsat: a.balance,
         transactionId: txId,
       };

@@ -769,8 +769,20 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Withdraw the whole remaining balance as an eCash token
-         * @description As POST /v1/wallet/withdraw with no amount, at the primary mint. Sub-sat remainders stay on the key. Child keys cannot refund.
+         * Refund the whole remaining balance, as an eCash token or to the key's Lightning address
+         * @description No body (or `{}`): as POST /v1/wallet/withdraw with no amount, at the primary mint; sub-sat remainders
+         *     stay on the key.
+         *
+         *     `{"to": "refund_address"}`: pays the balance to the key's refund address (set with POST
+         *     /v1/wallet/update) through the operator's mint: the address's LNURL-pay callback gives an invoice for
+         *     the largest whole-sat amount that, with the mint's Lightning fee reserve, fits what is available, and
+         *     the mint pays it (a melt). The key is debited the amount plus the fee the mint actually charged; what
+         *     the reserve did not use stays on the key. 400 `refund_address_missing` when the key has none, 402
+         *     `refund_below_fee_reserve` when the balance does not cover one sat plus the fee reserve (or the
+         *     address's minimum), 502 `refund_invoice_failed` when the callback gives no valid invoice for the
+         *     amount, 503 when the payment is still pending at the mint (the balance stays held until the mint
+         *     decides; the wallet's recovery pass settles it). Crash-safe: the melt is journalled with the hold it
+         *     pays, so the invoice is never paid twice nor paid without a debit. Child keys cannot refund.
          */
         post: operations["refundWallet"];
         delete?: never;
@@ -942,8 +954,17 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Set the calling key's IP allow-list
-         * @description Replaces the allow-list; an empty list removes the restriction. Later calls from an address outside the list get 403 `ip_not_allowed`.
+         * Set the calling key's IP allow-list and refund address
+         * @description Each field given is replaced; a field left out is unchanged. `allowed_ips`: an empty list removes the
+         *     restriction; later calls from an address outside the list get 403 `ip_not_allowed`.
+         *
+         *     `refund_address`: a Lightning address (`name@host`, LUD-16) the balance can be refunded to (POST
+         *     /v1/wallet/refund with `{"to": "refund_address"}`) and that an expired key is swept to
+         *     (EXPIRED_KEY_SWEEP). It is checked now by resolving its LNURL-pay endpoint
+         *     (`https://host/.well-known/lnurlp/name`) under the webhook SSRF rules: 400 `refund_address_invalid`
+         *     (not `name@host`), `refund_address_refused` (the host resolves to a private or reserved address, or a
+         *     callback is not https), `refund_address_unresolvable` (no answer, not 200, not JSON, or an LNURL
+         *     error), `refund_address_not_lnurl_pay` (the answer is not a valid payRequest). `null` clears it.
          */
         post: operations["updateWallet"];
         delete?: never;
@@ -1632,7 +1653,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "missing_credentials" | "invalid_api_key" | "key_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family (spec §7). `conflict` (409) and `not_implemented` (501) extend the spec's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -1697,7 +1718,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "invalid_request";
                 /** @enum {string} */
-                code?: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "model_not_priced" | "payout_exceeds_surplus";
+                code?: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "model_not_priced" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing";
             };
         };
         /** @description The error envelope of an HTTP 401 answer. */
@@ -1716,7 +1737,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "insufficient_balance";
                 /** @enum {string} */
-                code?: "payment_required";
+                code?: "payment_required" | "refund_below_fee_reserve";
                 details?: components["schemas"]["PaymentRequiredDetails"];
             };
         };
@@ -1826,7 +1847,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "upstream_error";
                 /** @enum {string} */
-                code?: "upstream_error";
+                code?: "upstream_error" | "refund_invoice_failed";
             };
         };
         /** @description The error envelope of an HTTP 503 answer. */
@@ -2773,11 +2794,39 @@ export interface components {
         /** @description An IPv4 or IPv6 address, or a CIDR range. */
         IpOrCidr: string;
         WalletUpdateRequest: {
-            allowed_ips: components["schemas"]["IpOrCidr"][];
+            allowed_ips?: components["schemas"]["IpOrCidr"][];
+            /**
+             * @description A Lightning address `name@host`; null clears it.
+             * @example alice@wallet.example.com
+             */
+            refund_address?: string | null;
         };
         WalletUpdated: {
             key_id: string;
             allowed_ips: string[];
+            /** @description The key's Lightning address (lower-cased), or null. */
+            refund_address: string | null;
+        };
+        /** @description No fields (an eCash token), or `to` naming the key's refund address. */
+        WalletRefundRequest: {
+            /** @enum {string} */
+            to?: "refund_address";
+        };
+        LightningRefundResult: {
+            /** @description The Lightning address paid. */
+            refund_address: string;
+            /** @description What the invoice paid to the address (whole sats, in msats). */
+            amount_msats: number;
+            /** @description The fee the mint charged for the payment (Lightning routing + its input fee), debited with the amount. */
+            fee_msats: number;
+            /** @description The Lightning fee reserve the mint held for the payment; what it did not use stays on the key. */
+            fee_reserve_msats: number;
+            /** @description msats left on the key. */
+            balance: number;
+            /** @description The payment's preimage, when the mint reports one (proof of payment). */
+            payment_preimage: string | null;
+            /** Format: uri */
+            mint: string;
         };
         WalletAlertsRequest: {
             /** @description msats; null = off. */
@@ -5106,11 +5155,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["EmptyBody"];
+                "application/json": components["schemas"]["WalletRefundRequest"];
             };
         };
         responses: {
-            /** @description The token and what is left (less than 1 sat). */
+            /** @description The token and what is left (less than 1 sat), or the Lightning payment and its fee. */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5121,15 +5170,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WithdrawResult"];
+                    "application/json": components["schemas"]["WithdrawResult"] | components["schemas"]["LightningRefundResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -1,4 +1,4 @@
-import type { CashuUnit, PayoutRecord, ReceiveReceipt } from '../types.js';
+import type { CashuUnit, LightningPayoutRecord, PayoutRecord, ReceiveReceipt } from '../types.js';
 
 /**
  * The operator's proof store: proofs, NUT-13 counters, the operation journal and receive receipts, kept in
@@ -38,7 +38,8 @@ export interface JournalEntry {
    * `recv:<tokenHash>` (doubles as the cross-process claim on a token), `send:<uuid>`, `melt:<uuid>`,
    * `mint:<quote hash>` (the claim on a paid Lightning mint quote, see mint-quote.ts), `swap:<tokenHash>` (a
    * foreign-mint token being moved to the primary mint, see foreign-swap.ts; `mint` is the foreign mint),
-   * `payout:<holdId>` (a token made for a ledger withdrawal hold and not yet handed out, see `payout`).
+   * `payout:<holdId>` (a token made for a ledger withdrawal hold and not yet handed out, see `payout`, or a
+   * decided Lightning payout of a hold, see `lightning`); `melt:<holdId>` for a melt paying out a hold.
    */
   id: string;
   kind: 'receive' | 'send' | 'melt' | 'mint' | 'swap' | 'payout';
@@ -77,6 +78,12 @@ export interface JournalEntry {
    * hold was committed, the held amount credited back (core/account/pay-out.ts). Holds no reserved proofs.
    */
   payout?: PayoutRecord;
+  /**
+   * melt `melt:<holdId>`: the ledger hold this melt pays out (a user's Lightning refund), `paid` not set yet.
+   * payout `payout:<holdId>`: the same with the mint's decision, written in the atomic step that settles the
+   * melt, and deleted once the hold is committed (paid) or aborted (not paid). Holds no reserved proofs.
+   */
+  lightning?: LightningPayoutRecord;
 }
 
 export interface HeldProof extends StoredProof, Pool {

@@ -1046,6 +1046,46 @@ export function conformance(factory: StoreFactory): void {
       expect(info?.account).toMatchObject({ withdrawnMsat: 900, depositedMsat: 1000, balanceMsat: 100 });
     });
 
+    it('commits part of a hold (a Lightning refund debits the fee paid, not the reserve) and releases the rest in the same step', async () => {
+      const { ledger } = await ctx.open();
+      const k = await fund(ledger, 10_000);
+      const hold = (holdId: string, leaseMs = 60_000) =>
+        ledger.holdWithdrawal({
+          credential: { apiKey: k.apiKey },
+          amountMsat: 'all',
+          holdId,
+          kind: 'refund',
+          leaseMs,
+          now: T0,
+        });
+      expect(await hold('p1')).toMatchObject({ ok: true, heldMsat: 10_000 });
+      const c = await ledger.commitWithdrawal({
+        accountId: k.accountId,
+        holdId: 'p1',
+        debitMsat: 9_100,
+        now: T0,
+      });
+      expect(c).toMatchObject({ ok: true, withdrawnMsat: 9_100, balanceMsat: 900, replay: false });
+      // A replay answers the first result, whatever debit it names.
+      expect(
+        await ledger.commitWithdrawal({ accountId: k.accountId, holdId: 'p1', debitMsat: 1, now: T0 }),
+      ).toEqual({ ...c, replay: true });
+      expect((await ledger.getKeyInfo({ apiKey: k.apiKey }))?.account).toMatchObject({
+        balanceMsat: 900,
+        reservedMsat: 0,
+        withdrawnMsat: 9_100,
+      });
+      // A debit above the hold is capped at it.
+      expect(await hold('p2')).toMatchObject({ ok: true, heldMsat: 900 });
+      expect(
+        await ledger.commitWithdrawal({ accountId: k.accountId, holdId: 'p2', debitMsat: 5_000, now: T0 }),
+      ).toMatchObject({ ok: true, withdrawnMsat: 900, balanceMsat: 0 });
+      await expect(
+        ledger.commitWithdrawal({ accountId: k.accountId, holdId: 'p2', debitMsat: -1 }),
+      ).rejects.toThrow();
+      expect((await ledger.audit()).ok).toBe(true);
+    });
+
     it('paginates transactions newest first', async () => {
       const { ledger } = await ctx.open({ txRetention: 5 });
       const k = await fund(ledger, 100_000);

@@ -1,8 +1,9 @@
 --[[
-  Claims the batch jobs due now: each claimed job's due time moves to now + lease, so no other process
-  claims it until the lease runs out (a process killed mid-settlement is replaced after it).
+  Claims the durable jobs due now (core/store/job-queue.ts: batch settlements, expired-key sweeps): each claimed
+  job's due time moves to now + lease, so no other process claims it until the lease runs out (a process killed
+  mid-job is replaced after it).
 
-  KEYS[1] jobs (hash id -> job JSON)   KEYS[2] due (zset id -> due ms); both in the {batches} slot
+  KEYS[1] jobs (hash id -> job JSON)   KEYS[2] due (zset id -> due ms); both in the queue's one slot
   ARGV[1] now ms  ARGV[2] lease ms  ARGV[3] max jobs
 
   Returns {jobJson, ...}

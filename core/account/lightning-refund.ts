@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../errors.js';
+import { ledgerRefusalToError } from '../ledger/errors.js';
+import type { HoldRef, KeyLookup } from '../ledger/types.js';
+import { log } from '../log.js';
+import type { MeltQuoteInfo } from '../wallet/types.js';
+import type { MoneySteps } from './credit-token.js';
+import type { LightningAddresses, LnurlPay } from './lightning-address.js';
+import { settleLightningPayout } from './lightning-payout.js';
+import { HOLD_LEASE_MS } from './pay-out.js';
+
+/**
+ * A key's balance paid to its Lightning address (POST /v1/wallet/refund `{"to": "refund_address"}` and the
+ * expired-key sweep). No HTTP here. The one money path of every payout (pay-out.ts), with a melt instead of a
+ * token:
+ *
+ * 1. resolve the address's LNURL-pay parameters (nothing held yet: a bad address changes nothing);
+ * 2. hold everything available (kind `refund`), under an id that names no process, so orphan release never
+ *    frees it under a melt that may have paid (lightning-payout.ts);
+ * 3. find the amount: whole sats such that amount + the mint's fee reserve fits the hold — an invoice from the
+ *    address's callback and a melt quote for it, at most three rounds (a smaller amount never has a larger
+ *    reserve); nothing fits → the hold is aborted, 402 `refund_below_fee_reserve`;
+ * 4. melt through the operator's wallet with the hold named: the melt's journal entry carries it, and the
+ *    step that settles the melt writes the decision (paid, fee) as a payout record in the same atomic step;
+ * 5. settle the hold from that record: commit amount + the fee the mint charged (the unused reserve is
+ *    released in the same ledger step), or abort if not paid; delete the record.
+ *
+ * A crash or an ambiguous mint answer anywhere after step 4 starts leaves the journal entry: the recovery pass
+ * decides it against the mint (NUT-07 states, the quote's state) and settles the hold the same way, so the
+ * invoice is never paid twice (the hold keeps the balance until then) and never paid without a debit. A
+ * payment still pending at the mint answers 503 and stays held until a pass sees it decided.
+ */
+
+export interface LightningRefundRequest {
+  credential: KeyLookup;
+  /** The key's refund address (`name@host`). */
+  address: string;
+  leaseMs?: number;
+}
+
+export interface LightningRefundResult {
+  address: string;
+  /** What the invoice paid to the address, msats. */
+  amountMsat: number;
+  /** The fee the mint charged (Lightning routing + its input fee), msats; debited with the amount. */
+  feeMsat: number;
+  /** The Lightning fee reserve the mint held for the payment, msats (what it did not use stays on the key). */
+  feeReserveMsat: number;
+  /** Balance left on the key, msats. */
+  balanceMsat: number;
+  preimage: string | null;
+  mint: string;
+}
+
+/** Rounds of "invoice, melt quote" before the amount fits the hold with its fee reserve. */
+const FIT_ROUNDS = 3;
+
+export async function refundToLightning(
+  money: MoneySteps,
+  addresses: LightningAddresses,
+  req: LightningRefundRequest,
+): Promise<LightningRefundResult> {
+  const pay = await addresses.resolve(req.address);
+  const { ledger, wallet } = money;
+  // No process in the id (core/ledger/owner.ts): only the melt's decision, or the lease, releases it.
+  const holdId = `lnrefund-${randomUUID()}`;
+  const hold = await ledger.holdWithdrawal({
+    credential: req.credential,
+    amountMsat: 'all',
+    holdId,
+    kind: 'refund',
+    leaseMs: req.leaseMs ?? HOLD_LEASE_MS,
+  });
+  if (!hold.ok) throw ledgerRefusalToError(hold);
+  const ref: HoldRef = { accountId: hold.accountId, holdId };
+
+  let fit: { invoice: string; quote: MeltQuoteInfo };
+  try {
+    fit = await fitInvoice(money, addresses, pay, hold.heldMsat);
+  } catch (err) {
+    await ledger.abortWithdrawal(ref).catch(() => undefined);
+    throw err;
+  }
+
+  try {
+    await wallet.payout(fit.invoice, {
+      quote: fit.quote,
+      hold: { holdId, accountId: ref.accountId, heldMsat: hold.heldMsat, credential: req.credential },
+    });
+  } catch (err) {
+    await afterFailedMelt(money, ref);
+    throw err;
+  }
+  const record = await wallet.getLightningPayout(holdId);
+  if (record?.paid !== true) {
+    // A recovery pass settled it under us (it found the record first): the answer is still the payment made.
+    throw new GatewayError('service_unavailable', {
+      message: 'The refund was settled by the recovery pass; see GET /v1/wallet/transactions',
+    });
+  }
+  const commit = await settleLightningPayout(money, record);
+  if (!commit?.ok) {
+    throw new GatewayError('internal_error', {
+      message: 'The invoice was paid but the balance could not be debited; the operator is told',
+    });
+  }
+  log.info(
+    { accountId: ref.accountId, amountMsat: record.amountMsat, feeMsat: record.feeMsat },
+    'refund paid to a Lightning address',
+  );
+  return {
+    address: pay.address,
+    amountMsat: record.amountMsat,
+    feeMsat: record.feeMsat ?? 0,
+    feeReserveMsat: record.feeReserveMsat,
+    balanceMsat: commit.balanceMsat,
+    preimage: record.preimage ?? null,
+    mint: record.mint,
+  };
+}
+
+/** An invoice of whole sats whose amount plus the mint's fee reserve fits `heldMsat`, and its melt quote. */
+async function fitInvoice(
+  money: MoneySteps,
+  addresses: LightningAddresses,
+  pay: LnurlPay,
+  heldMsat: number,
+): Promise<{ invoice: string; quote: MeltQuoteInfo }> {
+  let sats = Math.floor(Math.min(heldMsat, pay.maxSendableMsat) / 1000);
+  let reserveMsat = 0;
+  for (let round = 0; round < FIT_ROUNDS; round++) {
+    if (sats < 1 || sats * 1000 < pay.minSendableMsat) break;
+    const invoice = await addresses.invoice(pay, sats * 1000);
+    const quote = await money.wallet.quoteInvoice(invoice);
+    reserveMsat = quote.feeReserveMsat;
+    if (quote.amountMsat + quote.feeReserveMsat <= heldMsat) return { invoice, quote };
+    sats = Math.min(sats - 1, Math.floor((heldMsat - quote.feeReserveMsat) / 1000));
+  }
+  throw new GatewayError('refund_below_fee_reserve', {
+    details: {
+      available: heldMsat,
+      fee_reserve: reserveMsat,
+      min_sendable: pay.minSendableMsat,
+    },
+  });
+}
+
+/**
+ * The melt threw. Its record says what the journal knows: none → the mint never got it, the hold is aborted;
+ * decided → settled now; undecided (an ambiguous answer, or pending at the mint) → the hold stays for the
+ * recovery pass, which decides the melt against the mint.
+ */
+async function afterFailedMelt(money: MoneySteps, ref: HoldRef): Promise<void> {
+  try {
+    const record = await money.wallet.getLightningPayout(ref.holdId);
+    if (record === null) await money.ledger.abortWithdrawal(ref);
+    else await settleLightningPayout(money, record);
+  } catch (err) {
+    // The store is away: the record (if any) is settled by the recovery pass, a bare hold by its lease.
+    log.warn({ err, holdId: ref.holdId }, 'refund hold left to recovery after a failed melt');
+  }
+}

@@ -1,0 +1,294 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Wallet } from '@cashu/cashu-ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LightningAddresses } from '../../core/account/lightning-address.js';
+import { RefundSweep, type SweepJob, sweepJobId } from '../../core/account/refund-sweep.js';
+import { createLogger } from '../../core/log.js';
+import { RedisJobQueue, SqliteJobQueue } from '../../core/store/job-queue.js';
+import type { DevMint } from '../../scripts/mint/index.js';
+import { startTestMint } from '../support/dev-mint.js';
+import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
+
+/**
+ * Issue 25 item 2, on SQLite and Redis: a key's refund address (a Lightning address) is checked by resolving
+ * its LNURL-pay endpoint — a real LNURL server on loopback whose callback answers with an invoice of a second dev
+ * mint (the recipient's wallet, its quotes paid only by a payment) — and the balance is paid there through the
+ * gateway's mint: the recipient's quote turns PAID, the key is debited the amount plus the fee the mint charged,
+ * and the answer shows the fee paid and the reserve. No address → 400; a failed payment releases the hold; an
+ * expired key is swept there exactly once by two sweep runners on one store. Audit clean, wallet solvent.
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field by the assertions
+type Json = Record<string, any>;
+
+/** A minimal LNURL-pay server (LUD-06/16) on loopback: `alice` pays into the recipient mint; `withdraw` is not payRequest. */
+class LnurlServer {
+  server!: Server;
+  port = 0;
+  /** Invoices the callback handed out. */
+  readonly invoices: string[] = [];
+  requests = 0;
+  constructor(private readonly recipient: Wallet) {}
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      this.requests++;
+      const url = new URL(req.url ?? '/', `http://127.0.0.1:${this.port}`);
+      const send = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (url.pathname === '/.well-known/lnurlp/alice') {
+        send(200, {
+          tag: 'payRequest',
+          callback: `http://127.0.0.1:${this.port}/cb/alice`,
+          minSendable: 1000,
+          maxSendable: 100_000_000,
+          metadata: JSON.stringify([
+            ['text/plain', 'alice'],
+            ['text/identifier', 'alice@test'],
+          ]),
+        });
+      } else if (url.pathname === '/.well-known/lnurlp/withdraw') {
+        send(200, { tag: 'withdrawRequest', callback: `http://127.0.0.1:${this.port}/w`, k1: 'x' });
+      } else if (url.pathname === '/cb/alice') {
+        const msat = Number(url.searchParams.get('amount'));
+        this.recipient.createMintQuoteBolt11(msat / 1000).then(
+          (q) => {
+            this.invoices.push(q.request);
+            send(200, { pr: q.request, routes: [] });
+          },
+          () => send(200, { status: 'ERROR', reason: 'no invoice' }),
+        );
+      } else send(404, { status: 'ERROR', reason: 'unknown user' });
+    });
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  address(name: string): string {
+    return `${name}@127.0.0.1:${this.port}`;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+}
+
+async function until(what: string, fn: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
+  const t0 = Date.now();
+  while (!(await fn())) {
+    if (Date.now() - t0 > ms) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s', (store) => {
+  let h: PaidGateway;
+  let recipientMint: DevMint;
+  let recipient: Wallet;
+  let lnurl: LnurlServer;
+
+  beforeAll(async () => {
+    // The recipient's mint: its quotes are paid only when a melt pays their invoice (the fake Lightning network).
+    recipientMint = await startTestMint({ mintQuotePayment: 'manual' });
+    recipient = new Wallet(recipientMint.url, { unit: 'sat' });
+    await recipient.loadMint();
+    lnurl = new LnurlServer(recipient);
+    await lnurl.start();
+    h = await startPaidGateway({
+      store,
+      // The routing fee equals the 1 % reserve: the whole hold is used and the balance goes to 0.
+      mint: { feeReservePpk: 10_000, lightningFeePpk: 10_000 },
+      env: { LIGHTNING_ADDRESS_ALLOW_PRIVATE: 'true', EXPIRED_KEY_SWEEP: 'false' },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await lnurl?.close();
+    await recipientMint?.close();
+  });
+
+  async function post(key: string, path: string, body: unknown): Promise<{ status: number; json: Json }> {
+    const r = await fetch(`${h.gateway.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: r.status, json: (await r.json()) as Json };
+  }
+
+  /** The recipient mint's state of the quote behind an invoice the LNURL callback handed out. */
+  async function quoteState(invoice: string): Promise<string> {
+    const id = recipientMint.quoteForInvoice(invoice);
+    if (!id) throw new Error('not an invoice of the recipient mint');
+    return (await recipient.checkMintQuoteBolt11(id)).state;
+  }
+
+  it('checks the address by resolving it: valid, not name@host, unresolvable, not LNURL-pay; null clears it', async () => {
+    const { apiKey } = await h.fundKey(100);
+    const ok = await post(apiKey, '/v1/wallet/update', { refund_address: lnurl.address('ALICE') });
+    expect(ok.status).toBe(200);
+    expect(ok.json).toMatchObject({ refund_address: lnurl.address('alice'), allowed_ips: [] });
+    const bad = [
+      ['not-an-address', 'refund_address_invalid'],
+      ['a b@example.com', 'refund_address_invalid'],
+      [lnurl.address('nobody'), 'refund_address_unresolvable'],
+      [lnurl.address('withdraw'), 'refund_address_not_lnurl_pay'],
+    ] as const;
+    for (const [address, code] of bad) {
+      const r = await post(apiKey, '/v1/wallet/update', { refund_address: address });
+      expect(r.status, address).toBe(400);
+      expect(r.json.error).toMatchObject({ code, type: 'invalid_request' });
+    }
+    // A refused address changes nothing; the allow-list is left as it was when only the address is given.
+    const info = await h.ledger.getKeyInfo({ apiKey });
+    expect(info?.key.refundAddress).toBe(lnurl.address('alice'));
+    const cleared = await post(apiKey, '/v1/wallet/update', { refund_address: null });
+    expect(cleared).toMatchObject({ status: 200, json: { refund_address: null } });
+    const none = await post(apiKey, '/v1/wallet/refund', { to: 'refund_address' });
+    expect(none.status).toBe(400);
+    expect(none.json.error.code).toBe('refund_address_missing');
+    expect(await h.available(apiKey)).toBe(100_000);
+    await h.auditOk();
+  });
+
+  it('pays the whole balance to the address through the mint: the invoice is paid, balance 0, fee and reserve shown', async () => {
+    const { apiKey } = await h.fundKey(1000);
+    expect((await post(apiKey, '/v1/wallet/update', { refund_address: lnurl.address('alice') })).status).toBe(
+      200,
+    );
+    const before = lnurl.invoices.length;
+    const r = await post(apiKey, '/v1/wallet/refund', { to: 'refund_address' });
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    // 1000 sats do not cover 1000 + a 10-sat reserve: 990 sats are sent, the 10-sat reserve is the fee charged.
+    expect(r.json).toMatchObject({
+      refund_address: lnurl.address('alice'),
+      amount_msats: 990_000,
+      fee_msats: 10_000,
+      fee_reserve_msats: 10_000,
+      balance: 0,
+      mint: h.mint.url,
+    });
+    expect(typeof r.json.payment_preimage).toBe('string');
+    // The recipient mint saw the invoice paid (two invoices asked: the first did not fit with its reserve).
+    const paid = lnurl.invoices.slice(before);
+    expect(paid.length).toBe(2);
+    expect(await quoteState(paid[1]!)).toBe('PAID');
+    expect(await quoteState(paid[0]!)).toBe('UNPAID');
+    expect(await h.available(apiKey)).toBe(0);
+    const tx = await h.ledger.listTransactions({ apiKey });
+    expect(tx?.transactions[0]).toMatchObject({ type: 'refund', amountMsat: -1_000_000 });
+    // Nothing is left in the wallet journal (the melt and its payout record are settled).
+    expect((await h.wallet.recover()).examined).toBe(0);
+    await h.auditOk();
+    // Nothing left to pay: 402 with the precise code, nothing held.
+    const again = await post(apiKey, '/v1/wallet/refund', { to: 'refund_address' });
+    expect(again.status).toBe(402);
+  });
+
+  it('a failing payment releases the hold: the balance is intact and nothing is journalled', async () => {
+    const { apiKey } = await h.fundKey(500);
+    expect((await post(apiKey, '/v1/wallet/update', { refund_address: lnurl.address('alice') })).status).toBe(
+      200,
+    );
+    h.mint.setLightningMode('fail');
+    try {
+      const r = await post(apiKey, '/v1/wallet/refund', { to: 'refund_address' });
+      // The mint answers 20004 (payment failed): nothing was paid, the mint's error is the answer.
+      expect(r.status).toBe(503);
+      expect(r.json.error.code).toBe('mint_unavailable');
+    } finally {
+      h.mint.setLightningMode('pay');
+    }
+    const info = await h.ledger.getKeyInfo({ apiKey });
+    expect(info?.account).toMatchObject({ balanceMsat: 500_000, reservedMsat: 0, withdrawnMsat: 0 });
+    expect((await h.wallet.recover()).examined).toBe(0);
+    await h.auditOk();
+    // The same refund goes through once the mint pays again.
+    const ok = await post(apiKey, '/v1/wallet/refund', { to: 'refund_address' });
+    expect(ok.status).toBe(200);
+    expect(ok.json.balance).toBe(0);
+    await h.auditOk();
+  });
+
+  it('an expired key with a balance and an address is swept there once by two runners on one store, audited', async () => {
+    // Far enough ahead for funding (a mint round trip) and setting the address before the key expires.
+    const expiresAtMs = Date.now() + 5000;
+    const { apiKey, keyId } = await h.fundKey(300, { expiresAtMs });
+    const set = await post(apiKey, '/v1/wallet/update', { refund_address: lnurl.address('alice') });
+    expect(set.status, JSON.stringify(set.json)).toBe(200);
+    const conn = h.gateway.services.store!;
+    const queue = () =>
+      conn.kind === 'redis'
+        ? new RedisJobQueue<SweepJob>(conn.redis, conn.prefix, 'refund-sweep')
+        : new SqliteJobQueue<SweepJob>(conn.db, 'refund_sweep_jobs');
+    expect(await queue().get(sweepJobId(keyId))).toMatchObject({ keyId, attempts: 0 });
+    const paid: string[] = [];
+    const runner = () =>
+      new RefundSweep({
+        jobs: queue(),
+        money: { ledger: h.ledger, wallet: h.wallet },
+        addresses: h.gateway.services.lightningAddresses!,
+        log: createLogger('silent'),
+        everyMs: 1000,
+        audit: h.gateway.services.audit,
+        onPaid: (id) => paid.push(id),
+      });
+    const [a, b] = [runner(), runner()];
+    // Not due before the expiry.
+    expect(await a.tick()).toBe(0);
+    await until('the key expired', () => Date.now() > expiresAtMs, 8000);
+    const before = lnurl.invoices.length;
+    const claimed = await Promise.all([a.tick(), b.tick()]);
+    expect(claimed[0] + claimed[1]).toBe(1);
+    expect(paid).toEqual([keyId]);
+    const invoices = lnurl.invoices.slice(before);
+    expect(await quoteState(invoices.at(-1)!)).toBe('PAID');
+    expect(await h.available(apiKey)).toBe(0);
+    expect(await queue().get(sweepJobId(keyId))).toBeNull();
+    expect(await Promise.all([a.tick(), b.tick()])).toEqual([0, 0]);
+    const audit = h.gateway.services.audit!;
+    await until('the sweep is in the audit trail', async () => {
+      await audit.flush();
+      const page = await audit.list({ keyId, limit: 20 });
+      return page.data.some(
+        (r) => r.method === 'SWEEP' && r.response_status === 200 && r.cost_msats === 300_000,
+      );
+    });
+    await h.auditOk();
+  });
+
+  it('a sweep that cannot reach the address keeps the balance and retries with backoff', async () => {
+    const expiresAtMs = Date.now() + 5000;
+    const { apiKey, keyId } = await h.fundKey(200, { expiresAtMs });
+    expect((await post(apiKey, '/v1/wallet/update', { refund_address: lnurl.address('alice') })).status).toBe(
+      200,
+    );
+    // The address stops answering as LNURL-pay after it was set (its server now answers 404 for the callback).
+    const conn = h.gateway.services.store!;
+    const jobs =
+      conn.kind === 'redis'
+        ? new RedisJobQueue<SweepJob>(conn.redis, conn.prefix, 'refund-sweep')
+        : new SqliteJobQueue<SweepJob>(conn.db, 'refund_sweep_jobs');
+    await h.ledger.updateKey({ credential: { apiKey } }, { refundAddress: lnurl.address('gone') });
+    const sweep = new RefundSweep({
+      jobs,
+      money: { ledger: h.ledger, wallet: h.wallet },
+      addresses: new LightningAddresses({ allowPrivate: true, timeoutMs: 2000 }),
+      log: createLogger('silent'),
+      everyMs: 60_000,
+    });
+    await until('the key expired', () => Date.now() > expiresAtMs, 8000);
+    expect(await sweep.tick()).toBe(1);
+    expect(await jobs.get(sweepJobId(keyId))).toMatchObject({ attempts: 1 });
+    // Due again only after the first backoff step (EXPIRED_KEY_SWEEP_MS): not claimed now.
+    expect(await sweep.tick()).toBe(0);
+    expect(await h.ledger.getKeyInfo({ apiKey })).toMatchObject({
+      account: { balanceMsat: 200_000, reservedMsat: 0 },
+    });
+    await h.auditOk();
+  });
+});

@@ -26,6 +26,8 @@ export class StreamedBody {
   /** What the route reads. */
   readonly stream: Readable;
   private counted = 0;
+  /** The source is paused (resumed only then: uWS loses the body when a response never paused is resumed). */
+  private paused = false;
   /** The engine saw the end of the body, or the client left. */
   private done = false;
   /** After `discard`: every chunk is dropped; `dropLeft` bytes may still be read before the answer. */
@@ -39,7 +41,19 @@ export class StreamedBody {
     /** The declared Content-Length, when there is one. */
     private readonly declared: number | undefined,
   ) {
-    this.stream = new Readable({ highWaterMark: CHUNKS_HELD, read: () => this.source.resume() });
+    this.stream = new Readable({ highWaterMark: CHUNKS_HELD, read: () => this.resume() });
+  }
+
+  private pause(): void {
+    if (this.paused) return;
+    this.paused = true;
+    this.source.pause();
+  }
+
+  private resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.source.resume();
   }
 
   /** Engine: the next chunk of the body (kept by the stream: the engine must not reuse its memory). */
@@ -52,15 +66,15 @@ export class StreamedBody {
     }
     if (this.stream.destroyed) {
       // The reader gave up (a refusal); nothing more is read until `discard`.
-      this.source.pause();
+      this.pause();
       return;
     }
     if (this.counted > this.limit) {
-      this.source.pause();
+      this.pause();
       this.stream.destroy(tooLarge(this.limit));
       return;
     }
-    if (!this.stream.push(chunk)) this.source.pause();
+    if (!this.stream.push(chunk)) this.pause();
   }
 
   /** Engine: the body ended. */
@@ -94,7 +108,7 @@ export class StreamedBody {
     this.dropping = true;
     this.dropLeft = OVERSIZE_DRAIN_BYTES;
     // Reading goes on (and drops) while a closing answer is written: a paused socket may hold the answer back.
-    this.source.resume();
+    this.resume();
     if (this.declared !== undefined && this.declared - this.counted > OVERSIZE_DRAIN_BYTES) {
       this.dropLeft = -1;
       return Promise.resolve(true);

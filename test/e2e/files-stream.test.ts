@@ -174,19 +174,23 @@ describe.each<[HttpEngine, PaidStore]>([
   });
 });
 
-describe.each<HttpEngine>(['node', 'uws'])('FILES_MAX_BYTES (%s engine)', (engine) => {
+describe.each<HttpEngine>(['node', 'uws'])('upload limits and refusals (%s engine)', (engine) => {
   let h: PaidGateway;
   beforeAll(async () => {
     h = await startPaidGateway({
       store: 'sqlite',
       engine,
-      env: { ...ENV, FILES_MAX_BYTES: String(2 * MiB) },
+      env: { ...ENV, FILES_MAX_BYTES: String(2 * MiB), BATCH_MAX_LINES: '3000' },
     });
+  });
+  afterEach(async () => {
+    await waitUntil('no spooled upload is left', () => spooled().length === 0);
   });
   afterAll(async () => {
     await h?.close();
   });
 
+  // On uWS this also guards the resume of a response never paused, which lost the body (the 413 never came).
   it('an upload over it gets a readable 413 (declared length and chunked), nothing reaches the provider', async () => {
     const { apiKey } = await h.fundKey(10);
     const before = h.upstream.stats.requests;
@@ -216,12 +220,85 @@ describe.each<HttpEngine>(['node', 'uws'])('FILES_MAX_BYTES (%s engine)', (engin
       `The request body is larger than ${2 * MiB} bytes`,
     );
     expect(h.upstream.stats.requests).toBe(before);
-    await waitUntil('no spooled upload is left', () => spooled().length === 0);
     // Under the limit, the same gateway relays.
     const ok = await h
       .openai(apiKey)
-      .files.create({ file: await toFile(bigJsonl(1024), 'ok.jsonl'), purpose: 'batch' });
-    expect(ok.bytes).toBe(1024 * 1000);
+      .files.create({ file: await toFile(bigJsonl(1000), 'ok.jsonl'), purpose: 'batch' });
+    expect(ok.bytes).toBe(1000 * 1000);
+  });
+
+  it('keeps its 400s precise: purpose, file, content type, parts, too many lines; nothing reaches the provider', async () => {
+    const { apiKey } = await h.fundKey(10);
+    const before = h.upstream.stats.requests;
+    const small = new Blob([bigJsonl(2)]);
+    const post = async (parts: [string, string | Blob][], type?: string) => {
+      const form = new FormData();
+      for (const [name, value] of parts) {
+        if (typeof value === 'string') form.append(name, value);
+        else form.append(name, value, 'in.jsonl');
+      }
+      const body = new Response(form);
+      const r = await fetch(`${h.baseURL}/files`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          'content-type': type ?? body.headers.get('content-type')!,
+        },
+        body: await body.arrayBuffer(),
+      });
+      const answer = (await r.json()) as { error?: { code: string; message: string } };
+      return `${r.status} ${answer.error?.code}: ${answer.error?.message ?? JSON.stringify(answer)}`;
+    };
+    expect(await post([['file', small]])).toBe('400 invalid_request: purpose is required');
+    expect(await post([['purpose', 'batch']])).toBe('400 invalid_request: file is required');
+    expect(
+      await post(
+        [
+          ['purpose', 'batch'],
+          ['file', small],
+        ],
+        'application/json',
+      ),
+    ).toBe('415 unsupported_media_type: Content-Type must be multipart/form-data (got application/json)');
+    expect(
+      await post([
+        ['purpose', 'batch'],
+        ['purpose', 'batch'],
+        ['file', small],
+      ]),
+    ).toBe('400 invalid_request: The form field "purpose" appears more than once');
+    expect(
+      await post([
+        ['purpose', 'batch'],
+        ['other', small],
+        ['file', small],
+      ]),
+    ).toBe('400 invalid_request: Unexpected file part "other": the upload is the part named "file"');
+    expect(
+      await post([
+        ['purpose', 'fine-tune'],
+        ['file', small],
+      ]),
+    ).toBe(
+      '400 invalid_request: Uploads with purpose "fine-tune" are not enabled on this node (FILES_OTHER_PURPOSES)',
+    );
+    // File first, purpose after (as the SDKs send it): the line count is refused once the purpose is read. Short
+    // lines (about 130 bytes), so that 3,001 of them stay under FILES_MAX_BYTES.
+    let many = '';
+    for (let i = 0; i <= 3000; i++) many += batchLine(i).replace(/x{100,}/, 'x');
+    expect(
+      await post([
+        ['file', new Blob([many])],
+        ['purpose', 'batch'],
+      ]),
+    ).toBe('400 invalid_request: Batch input line 3001: more than 3000 requests (BATCH_MAX_LINES)');
+    expect(
+      await post([
+        ['purpose', 'batch'],
+        ['file', new Blob([`${batchLine(0)}${'y'.repeat(MiB + 1)}\n`])],
+      ]),
+    ).toBe(`400 invalid_request: Batch input line 2: longer than ${MiB} bytes (MAX_BODY_BYTES)`);
+    expect(h.upstream.stats.requests).toBe(before);
   });
 });
 

@@ -6,9 +6,9 @@ import OpenAI, { APIError, toFile } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpEngine } from '../../core/config.js';
 import { SPOOL_PREFIX } from '../../core/routes/file-upload.js';
-import { waitUntil } from '../providers/wait-until.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { until } from '../support/until.js';
 
 /**
  * Uploads stream through the gateway (issue 24, "Uploads stream to the provider"): a batch input file far larger
@@ -76,7 +76,7 @@ describe.each<[HttpEngine, PaidStore]>([
     expect(h.gateway.engine).toBe(engine);
   });
   afterEach(async () => {
-    await waitUntil('no spooled upload is left', () => spooled().length === 0);
+    await until('no spooled upload is left', () => spooled().length === 0);
     await h.auditOk();
   });
   afterAll(async () => {
@@ -166,9 +166,9 @@ describe.each<[HttpEngine, PaidStore]>([
     req.write(head);
     // A third of the file, then the client goes away while the gateway is spooling it.
     req.write(BIG.subarray(0, 10 * MiB));
-    await waitUntil('the upload is being spooled', () => spooled().length === 1);
+    await until('the upload is being spooled', () => spooled().length === 1);
     req.destroy();
-    await waitUntil('the spooled file is removed', () => spooled().length === 0);
+    await until('the spooled file is removed', () => spooled().length === 0);
     expect(h.upstream.stats.requests).toBe(before);
     expect((await h.openai(apiKey).files.list()).data).toEqual([]);
   });
@@ -184,7 +184,7 @@ describe.each<HttpEngine>(['node', 'uws'])('upload limits and refusals (%s engin
     });
   });
   afterEach(async () => {
-    await waitUntil('no spooled upload is left', () => spooled().length === 0);
+    await until('no spooled upload is left', () => spooled().length === 0);
   });
   afterAll(async () => {
     await h?.close();

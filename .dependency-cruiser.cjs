@@ -32,13 +32,13 @@ module.exports = {
       severity: 'error',
       comment:
         'An engine adapter translates one server library into the exchange (core/http/exchange.ts); it knows the ' +
-        'plugin contract, the error catalogue and its own helpers (framing, body limit, remote address), not the router, ' +
+        'plugin contract, the error catalogue and its own helpers (framing, body limit, streamed body, remote address), not the router, ' +
         'the pipeline or the services.',
       from: { path: '^core/http/(node|uws)-engine\\.ts$' },
       to: {
         path: '^(core|plugins)/',
         pathNot:
-          '^core/(http/(exchange|framing|body-limit|remote-address|server-timing)|plugin|errors|config)\\.ts$',
+          '^core/(http/(exchange|framing|body-limit|streamed-body|remote-address|server-timing)|plugin|errors|config)\\.ts$',
       },
     },
   ],

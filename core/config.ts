@@ -133,6 +133,8 @@ export interface Config {
     pollMs: number;
     /** Uploads with a purpose other than `batch` are relayed (FILES_OTHER_PURPOSES). */
     otherPurposes: boolean;
+    /** Largest `POST /v1/files` request body (FILES_MAX_BYTES): streamed through, never held whole. */
+    filesMaxBytes: number;
   };
   /** The node on the Nostr network (core/network/, docs/network.md). */
   network: {
@@ -386,6 +388,7 @@ export function loadConfig(env: Env = process.env): Config {
       priceFactor: decimalFactor(env, 'BATCH_PRICE_FACTOR', '0.5'),
       pollMs: num(env, 'BATCH_POLL_MS', 30_000, { min: 10, int: true }),
       otherPurposes: bool(env, 'FILES_OTHER_PURPOSES', false),
+      filesMaxBytes: num(env, 'FILES_MAX_BYTES', 200 * 1024 * 1024, { min: 1, int: true }),
     },
     network: {
       nsec: optStr(env, 'NOSTR_NSEC'),

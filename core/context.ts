@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { GatewayError } from './errors.js';
 import type { OutgoingHeaders } from './http/exchange.js';
 import type { Usage } from './metering/usage.js';
@@ -157,8 +158,13 @@ export class RequestContext {
   params: Record<string, string> = {};
   /** The matched route template, e.g. `/v1/chat/completions` or `/{path}` for the catch-all. */
   routeTemplate = '';
-  /** The raw request body (empty when none). */
+  /** The raw request body (empty when none, and on a route that streams its body). */
   rawBody: Buffer = Buffer.alloc(0);
+  /**
+   * The request body as it arrives, on a route registered with RouteOptions `streamBody` (core/http/router.ts);
+   * undefined elsewhere. Fails with 413 `payload_too_large` past the route's limit, or when the client leaves.
+   */
+  bodyStream: Readable | undefined = undefined;
   /**
    * The parsed JSON body, when the request was JSON. Stages MAY change it (e.g. lower `max_tokens`) and
    * MUST then call `markBodyModified()`, so the relay re-serialises it instead of forwarding `rawBody`.

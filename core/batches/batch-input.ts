@@ -5,11 +5,12 @@ import type { ModelCatalog } from '../upstream/model-catalog.js';
 import { atBatchPrice } from './batch-price.js';
 
 /**
- * Checks a Batch API input file (JSONL) before it reaches the provider and computes its bound: the sum of each
- * line's reservation bound (the same bound a synchronous call reserves: prompt bytes + max_tokens, or the
- * model's maximum) at the batch price. One URL and one model per file (as the providers require), a priced URL
- * (chat, completions, embeddings, responses), a known model, at most BATCH_MAX_LINES lines. A refusal names the
- * line (1-based) and nothing is relayed.
+ * Checks a Batch API input file (JSONL) as it streams through, before anything reaches the provider, and computes
+ * its bound: the sum of each line's reservation bound (the same bound a synchronous call reserves: prompt bytes +
+ * max_tokens, or the model's maximum) at the batch price. One URL and one model per file (as the providers
+ * require), a priced URL (chat, completions, embeddings, responses), a known model, at most BATCH_MAX_LINES lines,
+ * each at most MAX_BODY_BYTES (a line is one request body). A refusal names the line (1-based) and nothing is
+ * relayed. Only the line being read is held, whatever the file's size.
  */
 
 export const BATCH_URLS: Readonly<Record<string, PricedEndpoint>> = {
@@ -52,24 +53,69 @@ export interface CheckBatchInputOptions {
   pricing: Pricing;
   catalog: ModelCatalog;
   maxLines: number;
+  /** Longest line accepted (MAX_BODY_BYTES): what bounds the memory the check holds. */
+  maxLineBytes: number;
   /** The batch multiplier of a model (core/batches/batch-price.ts `batchFactor`). */
   factorOf: (model: string) => string;
 }
 
-export function checkBatchInput(data: Buffer, opts: CheckBatchInputOptions): BatchInputSummary {
-  let summary: BatchInputSummary | undefined;
-  const ids = new Set<string>();
-  let lineNo = 0;
-  let start = 0;
-  while (start < data.length) {
-    let end = data.indexOf(10, start);
-    if (end === -1) end = data.length;
-    const raw = data.subarray(start, end);
-    start = end + 1;
-    lineNo++;
+/** Fed the file's bytes in order (`push`, then `end`); throws the refusal of the first bad line. */
+export class BatchInputChecker {
+  private summary: BatchInputSummary | undefined;
+  private readonly ids = new Set<string>();
+  private lineNo = 0;
+  /** The start of a line the chunks so far did not end. */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+
+  constructor(private readonly opts: CheckBatchInputOptions) {}
+
+  /** Checks every line `chunk` ends. */
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(10, start);
+      if (nl === -1) break;
+      this.check(this.take(chunk.subarray(start, nl)));
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      this.bounded(this.partialBytes + rest.length);
+      this.partial.push(rest);
+      this.partialBytes += rest.length;
+    }
+  }
+
+  /** Checks the last line (when the file does not end with a newline); the file's summary. */
+  end(): BatchInputSummary {
+    if (this.partialBytes > 0) this.check(this.take(Buffer.alloc(0)));
+    if (this.summary === undefined) throw refuse(1, 'the file has no request');
+    return this.summary;
+  }
+
+  /** The line that ends with `tail`. */
+  private take(tail: Buffer): Buffer {
+    this.bounded(this.partialBytes + tail.length);
+    if (this.partialBytes === 0) return tail;
+    const line = Buffer.concat([...this.partial, tail], this.partialBytes + tail.length);
+    this.partial = [];
+    this.partialBytes = 0;
+    return line;
+  }
+
+  private bounded(lineBytes: number): void {
+    if (lineBytes > this.opts.maxLineBytes) {
+      throw refuse(this.lineNo + 1, `longer than ${this.opts.maxLineBytes} bytes (MAX_BODY_BYTES)`);
+    }
+  }
+
+  private check(raw: Buffer): void {
+    const opts = this.opts;
+    const lineNo = ++this.lineNo;
     const text = raw.toString('utf8').trim();
-    if (text === '') continue;
-    if (ids.size >= opts.maxLines) {
+    if (text === '') return;
+    if (this.ids.size >= opts.maxLines) {
       throw refuse(lineNo, `more than ${opts.maxLines} requests (BATCH_MAX_LINES)`);
     }
     let line: unknown;
@@ -82,7 +128,7 @@ export function checkBatchInput(data: Buffer, opts: CheckBatchInputOptions): Bat
       throw refuse(lineNo, 'not an object');
     const { custom_id, method, url, body } = line as Record<string, unknown>;
     if (typeof custom_id !== 'string' || custom_id === '') throw refuse(lineNo, 'custom_id must be a string');
-    if (ids.has(custom_id)) throw refuse(lineNo, `custom_id ${custom_id} repeats an earlier line`);
+    if (this.ids.has(custom_id)) throw refuse(lineNo, `custom_id ${custom_id} repeats an earlier line`);
     if (method !== 'POST') throw refuse(lineNo, 'method must be POST');
     const endpoint = typeof url === 'string' ? BATCH_URLS[url] : undefined;
     if (endpoint === undefined) {
@@ -93,6 +139,7 @@ export function checkBatchInput(data: Buffer, opts: CheckBatchInputOptions): Bat
     const b = body as Record<string, unknown>;
     if (typeof b.model !== 'string' || b.model === '') throw refuse(lineNo, 'body.model is required');
     const model = b.model;
+    const summary = this.summary;
     if (summary !== undefined && (summary.url !== url || summary.model !== model)) {
       throw refuse(lineNo, 'every line of a batch must use the same url and model as line 1');
     }
@@ -112,8 +159,8 @@ export function checkBatchInput(data: Buffer, opts: CheckBatchInputOptions): Bat
       if (err instanceof GatewayError && err.status < 500) throw refuse(lineNo, err.message);
       throw err;
     }
-    ids.add(custom_id);
-    summary ??= {
+    this.ids.add(custom_id);
+    this.summary ??= {
       url: url as string,
       endpoint,
       model,
@@ -122,9 +169,8 @@ export function checkBatchInput(data: Buffer, opts: CheckBatchInputOptions): Bat
       boundMsat: 0,
       btcUsd: bound.btcUsd,
     };
-    summary.lines++;
-    summary.boundMsat += atBatchPrice(bound.maxMsat, summary.factor);
+    const s = this.summary;
+    s.lines++;
+    s.boundMsat += atBatchPrice(bound.maxMsat, s.factor);
   }
-  if (summary === undefined) throw refuse(1, 'the file has no request');
-  return summary;
 }

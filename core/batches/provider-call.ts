@@ -1,5 +1,6 @@
+import type { FormData } from 'undici';
 import { GatewayError } from '../errors.js';
-import type { UpstreamClient } from '../upstream/upstream-client.js';
+import type { CancelSource, UpstreamClient } from '../upstream/upstream-client.js';
 
 /**
  * One whole request to the provider on the operator's key, body collected (at most `maxBytes`): what the Files
@@ -22,7 +23,9 @@ export function providerCall(
     path: string;
     rawQuery?: string;
     headers?: Record<string, string>;
-    body?: Buffer | string;
+    body?: Buffer | string | FormData;
+    /** Cancelling it (the request context, when its client leaves) cancels the call. */
+    cancel?: CancelSource;
   },
   maxBytes = PROVIDER_BODY_MAX,
 ): Promise<ProviderReply> {
@@ -33,6 +36,7 @@ export function providerCall(
       rawQuery: req.rawQuery ?? '',
       headers: req.headers ?? { accept: 'application/json' },
       body: req.body,
+      cancel: req.cancel,
     })
     .then(
       (up) =>

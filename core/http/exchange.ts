@@ -12,6 +12,7 @@
  * - `end(body)` without a previous `write` sends `Content-Length`; a `write` first switches to chunked.
  */
 
+import type { Readable } from 'node:stream';
 import type { HttpEngine } from '../config.js';
 import type { GatewayError } from '../errors.js';
 import type { CallTimes } from './server-timing.js';
@@ -58,6 +59,19 @@ export interface Exchange {
    * after the 413, when the body is too large to drain.
    */
   readBody(limit: number): Promise<Buffer>;
+  /**
+   * The request body as it arrives, instead of `readBody` (a route with RouteOptions `streamBody`): MUST be called
+   * in the turn the exchange was made (uWS delivers body data from the next one). The engine holds a few chunks
+   * at most: it stops reading the socket while the stream's reader is behind (core/http/streamed-body.ts). More
+   * than `limit` bytes fail the stream with `GatewayError('payload_too_large')`; a client that leaves fails it.
+   */
+  streamBody(limit: number): Readable;
+  /**
+   * Reads and discards what the route left of a streamed body; MUST be awaited before the answer, so a client
+   * still sending reads it. When too much is left (over OVERSIZE_DRAIN_BYTES), resolves at once and the answer
+   * closes the connection. A no-op when the body was not streamed or already ended. Never rejects.
+   */
+  discardBody(): Promise<void>;
   /** Registers a callback for a client disconnect before the response ended. Runs at most once. */
   onAborted(cb: () => void): void;
   /** Records status and headers; sent with the first `write` or `end` (a later call before that replaces them). */

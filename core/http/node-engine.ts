@@ -6,12 +6,14 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors.js';
 import { drainable, tooLarge } from './body-limit.js';
 import type { EngineServer, Exchange, ExchangeHandler, ListenOptions, OutgoingHeaders } from './exchange.js';
 import { framingError, framingProblem, originForm } from './framing.js';
 import { normaliseIp } from './remote-address.js';
 import { type CallTimes, serverTiming } from './server-timing.js';
+import { StreamedBody } from './streamed-body.js';
 
 /**
  * The node:http adapter: used when `HTTP_ENGINE=node` or when the uWS binary cannot load. Same `Exchange`
@@ -34,6 +36,7 @@ class NodeExchange implements Exchange {
   headSent = false;
   private closeAfter = false;
   private abortCbs: (() => void)[] | undefined;
+  private streamed: StreamedBody | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -103,6 +106,22 @@ class NodeExchange implements Exchange {
       this.req.on('end', onEnd);
       this.req.on('error', onError);
     });
+  }
+
+  streamBody(limit: number): Readable {
+    const declared = this.headers['content-length'];
+    const body = new StreamedBody(this.req, limit, declared === undefined ? undefined : Number(declared));
+    this.streamed = body;
+    // node's parser ends a request without Content-Length or Transfer-Encoding at once ('end' with no data).
+    this.req.on('data', (chunk: Buffer) => body.chunk(chunk));
+    this.req.on('end', () => body.end());
+    this.req.on('error', () => body.clientGone());
+    this.onAborted(() => body.clientGone());
+    return body.stream;
+  }
+
+  async discardBody(): Promise<void> {
+    if (this.streamed !== undefined && (await this.streamed.discard())) this.closeAfter = true;
   }
 
   /**

@@ -27,6 +27,12 @@ export interface RouteOptions {
    * `invalid_json`); it is then checked against the OpenAPI schema. Default: true.
    */
   json?: boolean;
+  /**
+   * The body is not read before the handler: the handler reads `ctx.bodyStream` as it arrives (uploads far above
+   * MAX_BODY_BYTES), at most `maxBytes` of it (413 `payload_too_large` beyond, declared or counted). What the
+   * handler leaves unread is read and discarded before its answer (core/http/streamed-body.ts). No JSON.
+   */
+  streamBody?: { maxBytes: number };
 }
 
 export interface Route {
@@ -35,6 +41,7 @@ export interface Route {
   readonly template: string;
   readonly target: 'pipeline' | RouteHandler;
   readonly json: boolean;
+  readonly streamBody: { maxBytes: number } | undefined;
 }
 
 export type RouteModule = (router: Router, services: Services) => void;
@@ -116,7 +123,13 @@ export class Router {
   private relayPaths: readonly RelayPath[] = [];
 
   add(method: string, template: string, target: Route['target'], opts: RouteOptions = {}): this {
-    const route: Route = { method: method.toUpperCase(), template, target, json: opts.json ?? true };
+    const route: Route = {
+      method: method.toUpperCase(),
+      template,
+      target,
+      json: opts.streamBody === undefined && (opts.json ?? true),
+      streamBody: opts.streamBody,
+    };
     let routes: Map<string, Route>;
     if (template.includes('{')) {
       const segments = template.split('/');
@@ -185,7 +198,13 @@ export class Router {
       if (matchRelayPath(this.relayPaths, m, path) === undefined) return { kind: 'not_enabled' };
       return {
         kind: 'route',
-        route: { method, template: CATCH_ALL_TEMPLATE, target: 'pipeline', json: false },
+        route: {
+          method,
+          template: CATCH_ALL_TEMPLATE,
+          target: 'pipeline',
+          json: false,
+          streamBody: undefined,
+        },
         params: { path: path.slice(1) },
       };
     }

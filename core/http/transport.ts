@@ -3,6 +3,7 @@ import { RequestContext, runnerAccess } from '../context.js';
 import { GatewayError, toGatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Pipeline } from '../pipeline.js';
+import { tooLarge } from './body-limit.js';
 import type { Cors } from './cors.js';
 import type { Exchange, OutgoingHeaders } from './exchange.js';
 import { pathProblem } from './framing.js';
@@ -183,18 +184,22 @@ export class Transport {
       const route = match.route;
       ctx.params = match.params;
       ctx.routeTemplate = route.template;
-      await this.readRequestBody(ex, ctx, route);
+      if (route.streamBody !== undefined) openBodyStream(ex, ctx, route.streamBody.maxBytes);
+      else await this.readRequestBody(ex, ctx, route);
       if (route.target === 'pipeline') {
         await this.opts.pipeline.run(ex, ctx);
         return;
       }
       const reply = await route.target(ctx);
+      // What the handler left of a streamed body is read before the answer (a client still sending reads it).
+      if (ctx.bodyStream !== undefined) await ex.discardBody();
       const headers: OutgoingHeaders = { ...base, ...reply.headers };
       const gzipOk = acceptsGzip(ex.headers);
       if (reply.body !== undefined) await sendComplete(ex, reply.status ?? 200, headers, reply.body, gzipOk);
       else await sendJson(ex, reply.status ?? 200, headers, reply.json ?? null, gzipOk);
     } catch (err) {
       if (ctx.clientAborted || ex.ended) return;
+      if (ctx.bodyStream !== undefined) await ex.discardBody();
       const ge = toGatewayError(err);
       if (ge.code === 'internal_error') {
         this.opts.log.error({ err: ge.cause ?? ge, requestId, path: ex.path }, 'request failed');
@@ -235,6 +240,15 @@ export class Transport {
     }
     this.opts.validatorFor?.(ctx.method, route.template)?.(ctx.body);
   }
+}
+
+/**
+ * Hands a streamed body to the route (RouteOptions `streamBody`) in the exchange's first turn, as the exchange
+ * requires; a declared Content-Length over `maxBytes` is refused before the route runs.
+ */
+function openBodyStream(ex: Exchange, ctx: RequestContext, maxBytes: number): void {
+  ctx.bodyStream = ex.streamBody(maxBytes);
+  if (Number(ex.headers['content-length'] ?? 0) > maxBytes) throw tooLarge(maxBytes);
 }
 
 /** JSON.parse with a 400 that says where the error is (position, line, column). */

@@ -1,12 +1,14 @@
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
+import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors.js';
 import { drainable, tooLarge } from './body-limit.js';
 import type { EngineServer, Exchange, ExchangeHandler, ListenOptions, OutgoingHeaders } from './exchange.js';
 import { framingError, framingProblem } from './framing.js';
 import { normaliseIp } from './remote-address.js';
 import { type CallTimes, serverTiming } from './server-timing.js';
+import { StreamedBody } from './streamed-body.js';
 
 type UwsModule = typeof import('uWebSockets.js');
 
@@ -69,6 +71,8 @@ class UwsExchange implements Exchange {
   private bodyWaiter:
     | { limit: number; resolve: (b: Buffer) => void; reject: (e: unknown) => void }
     | undefined;
+  /** Set by `streamBody`: the body's chunks go there instead of `bodyChunks`. */
+  private streamed: StreamedBody | undefined;
 
   constructor(
     private readonly res: HttpResponse,
@@ -81,6 +85,7 @@ class UwsExchange implements Exchange {
       const waiter = this.bodyWaiter;
       this.bodyWaiter = undefined;
       waiter?.reject(new GatewayError('invalid_request', { message: 'The client closed the connection' }));
+      this.streamed?.clientGone();
       const cbs = this.abortCbs;
       this.abortCbs = undefined;
       if (cbs) for (const cb of cbs) cb();
@@ -122,6 +127,16 @@ class UwsExchange implements Exchange {
   }
 
   private onBodyData(ab: ArrayBuffer, isLast: boolean): void {
+    const streamed = this.streamed;
+    if (streamed !== undefined) {
+      // uWS neuters the ArrayBuffer when this callback returns: copy.
+      streamed.chunk(Buffer.from(new Uint8Array(ab).slice()));
+      if (isLast) {
+        this.bodyDone = true;
+        streamed.end();
+      }
+      return;
+    }
     this.bodyBytes += ab.byteLength;
     if (!this.bodyOverflow) {
       if (this.bodyBytes > this.maxBodyBytes) {
@@ -168,6 +183,32 @@ class UwsExchange implements Exchange {
       this.bodyWaiter = { limit: Math.min(limit, this.maxBodyBytes), resolve, reject };
       this.settleBody();
     });
+  }
+
+  streamBody(limit: number): Readable {
+    // uWS drops a response's pause/resume once it ended or was aborted (then the body no longer matters).
+    const res = this.res;
+    const source = {
+      pause: () => {
+        if (!this.ended) res.pause();
+      },
+      resume: () => {
+        if (!this.ended) res.resume();
+      },
+    };
+    const declared = this.headers['content-length'];
+    const body = new StreamedBody(source, limit, declared === undefined ? undefined : Number(declared));
+    this.streamed = body;
+    // Called in the exchange's first turn (exchange.ts), so no chunk was collected or dropped yet.
+    for (const chunk of this.bodyChunks) body.chunk(chunk);
+    this.bodyChunks = [];
+    if (this.aborted) body.clientGone();
+    else if (this.bodyDone) body.end();
+    return body.stream;
+  }
+
+  async discardBody(): Promise<void> {
+    if (this.streamed !== undefined && (await this.streamed.discard())) this.closeAfter = true;
   }
 
   onAborted(cb: () => void): void {

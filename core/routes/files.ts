@@ -1,11 +1,10 @@
-import { checkBatchInput } from '../batches/batch-input.js';
 import { batchFactor } from '../batches/batch-price.js';
 import { providerCall } from '../batches/provider-call.js';
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
-import { parseMultipart } from '../metering/call-units.js';
 import type { Services } from '../plugin.js';
+import { withUpload } from './file-upload.js';
 import { objectCaller, ownList, ownObject, passOn } from './provider-objects.js';
 
 /**
@@ -13,9 +12,10 @@ import { objectCaller, ownList, ownObject, passOn } from './provider-objects.js'
  * against the key that uploaded it (core/objects/). Another key's file — a batch's output and error files
  * included — answers 404 to every read and delete, and lists show only the key's own files.
  *
- * Uploads (`multipart/form-data`, fields `purpose` and `file`) are held within MAX_BODY_BYTES. For
- * `purpose: "batch"` the JSONL is checked line by line and priced (core/batches/batch-input.ts) before
- * anything reaches the provider; its bound is recorded with the file. Other purposes are refused (400) unless
+ * Uploads (`multipart/form-data`, fields `purpose` and `file`) stream through, never held whole
+ * (./file-upload.ts): the body, at most FILES_MAX_BYTES, is spooled to a temporary file while, for
+ * `purpose: "batch"`, the JSONL is checked line by line and priced (core/batches/batch-input.ts); only a file that
+ * passed is relayed, and its bound is recorded with it. Other purposes are refused (400) unless
  * FILES_OTHER_PURPOSES=true.
  */
 
@@ -32,54 +32,50 @@ export const filesRoutes: RouteModule = (router, services: Services) => {
           message: `Content-Type must be multipart/form-data (got ${type || 'none'})`,
         });
       }
-      const form = await parseMultipart(ctx.rawBody, type);
-      const purpose = form.fields.purpose;
-      const file = form.files.find((f) => f.field === 'file');
-      if (typeof purpose !== 'string' || purpose === '') {
-        throw new GatewayError('invalid_request', { message: 'purpose is required' });
-      }
-      if (file === undefined) throw new GatewayError('invalid_request', { message: 'file is required' });
-      let meta: string | null = null;
-      if (purpose === 'batch') {
-        const pricing = services.pricing;
-        if (pricing === undefined) throw new GatewayError('service_unavailable');
-        meta = JSON.stringify(
-          checkBatchInput(file.data, {
-            pricing,
-            catalog: services.catalog,
-            maxLines: services.config.batches.maxLines,
-            factorOf: (model) => batchFactor(services.catalog, services.config, model),
-          }),
-        );
-      } else if (!services.config.batches.otherPurposes) {
-        throw new GatewayError('invalid_request', {
-          message: `Uploads with purpose "${purpose}" are not enabled on this node (FILES_OTHER_PURPOSES)`,
+      const pricing = services.pricing;
+      if (pricing === undefined) throw new GatewayError('service_unavailable');
+      const body = ctx.bodyStream;
+      if (body === undefined) throw new Error('POST /v1/files is registered without a streamed body');
+      const options = {
+        contentType: type,
+        batch: {
+          pricing,
+          catalog: services.catalog,
+          maxLines: services.config.batches.maxLines,
+          maxLineBytes: services.config.maxBodyBytes,
+          factorOf: (model: string) => batchFactor(services.catalog, services.config, model),
+        },
+        otherPurposes: services.config.batches.otherPurposes,
+      };
+      return withUpload(body, options, async (upload) => {
+        const r = await providerCall(services.upstream, {
+          method: 'POST',
+          path: '/v1/files',
+          headers: { accept: 'application/json' },
+          body: await upload.providerBody(),
+          cancel: ctx,
         });
-      }
-      const r = await providerCall(services.upstream, {
-        method: 'POST',
-        path: '/v1/files',
-        headers: { 'content-type': type, accept: 'application/json' },
-        body: ctx.rawBody,
-      });
-      const reply = passOn(r, 'POST /v1/files');
-      if (r.status >= 200 && r.status < 300) {
-        const id = (JSON.parse(r.body.toString('utf8')) as { id?: unknown }).id;
-        if (typeof id !== 'string' || id === '') {
-          throw new GatewayError('upstream_error', { message: 'The provider answered a file without an id' });
+        const reply = passOn(r, 'POST /v1/files');
+        if (r.status >= 200 && r.status < 300) {
+          const id = (JSON.parse(r.body.toString('utf8')) as { id?: unknown }).id;
+          if (typeof id !== 'string' || id === '') {
+            throw new GatewayError('upstream_error', {
+              message: 'The provider answered a file without an id',
+            });
+          }
+          await c.objects.record({
+            id,
+            kind: 'file',
+            accountId: c.info.key.accountId,
+            keyId: c.info.key.keyId,
+            createdAtMs: Date.now(),
+            meta: upload.batch === undefined ? null : JSON.stringify(upload.batch),
+          });
         }
-        await c.objects.record({
-          id,
-          kind: 'file',
-          accountId: c.info.key.accountId,
-          keyId: c.info.key.keyId,
-          createdAtMs: Date.now(),
-          meta,
-        });
-      }
-      return reply;
+        return reply;
+      });
     },
-    { json: false },
+    { streamBody: { maxBytes: services.config.batches.filesMaxBytes } },
   );
 
   route(router, 'GET', '/v1/files', async (ctx) => {

@@ -1,4 +1,4 @@
-import { type Dispatcher, Pool } from 'undici';
+import { type Dispatcher, type FormData, Pool } from 'undici';
 import { GatewayError } from '../errors.js';
 import { type CancelSource, ClientGoneError, UpstreamCall } from './upstream-call.js';
 import type { UpstreamResponse } from './upstream-response.js';
@@ -36,7 +36,8 @@ export interface UpstreamRequest {
   rawQuery?: string;
   /** The caller's request headers (lowercased); filtered by `forwardHeaders`. */
   headers: Readonly<Record<string, string>>;
-  body?: Buffer | string | undefined;
+  /** A FormData (an upload) is streamed with its length and its boundary's Content-Type computed by undici. */
+  body?: Buffer | string | FormData | undefined;
   /** Cancelling it cancels the upstream call at any point (the request context implements it). */
   cancel?: CancelSource;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkBatchInput } from '../../core/batches/batch-input.js';
+import { BatchInputChecker, type BatchInputSummary } from '../../core/batches/batch-input.js';
 import { atBatchPrice, priceBatchLine } from '../../core/batches/batch-price.js';
 import { priceOutput } from '../../core/batches/settle-batch.js';
 import type { BatchJob } from '../../core/batches/types.js';
@@ -16,7 +16,18 @@ const pricing = createPricing({
   config: loadConfig({ FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '3' }).pricing,
 });
 const catalog = new ModelCatalog();
-const opts = { pricing, catalog, maxLines: 3, factorOf: () => '0.5' };
+const opts = { pricing, catalog, maxLines: 3, maxLineBytes: 1024, factorOf: () => '0.5' };
+
+/** Feeds `text` to a checker `chunkBytes` bytes at a time (a whole file in one chunk by default). */
+function checkBatchInput(
+  data: Buffer,
+  o: typeof opts = opts,
+  chunkBytes = data.length || 1,
+): BatchInputSummary {
+  const checker = new BatchInputChecker(o);
+  for (let i = 0; i < data.length; i += chunkBytes) checker.push(data.subarray(i, i + chunkBytes));
+  return checker.end();
+}
 
 const line = (i: number, over: Record<string, unknown> = {}) =>
   JSON.stringify({
@@ -27,9 +38,9 @@ const line = (i: number, over: Record<string, unknown> = {}) =>
     ...over,
   });
 
-function refusal(text: string): string {
+function refusal(text: string, chunkBytes?: number): string {
   try {
-    checkBatchInput(Buffer.from(text), opts);
+    checkBatchInput(Buffer.from(text), opts, chunkBytes);
   } catch (err) {
     expect(err).toBeInstanceOf(GatewayError);
     expect((err as GatewayError).status).toBe(400);
@@ -38,7 +49,7 @@ function refusal(text: string): string {
   throw new Error('accepted');
 }
 
-describe('checkBatchInput', () => {
+describe('the batch input check (BatchInputChecker)', () => {
   it('sums the lines’ bounds at the batch price (fixed: 3,000 × 0.5 per line), blank lines skipped', () => {
     const s = checkBatchInput(Buffer.from(`${line(0)}\n\n${line(1)}\n`), opts);
     expect(s).toEqual({
@@ -64,6 +75,34 @@ describe('checkBatchInput', () => {
     );
     expect(refusal(line(0, { body: { messages: [] } }))).toBe('Batch input line 1: body.model is required');
     expect(refusal('\n\n')).toBe('Batch input line 1: the file has no request');
+  });
+
+  it('gives the same summary and the same refusals whatever the chunks (lines split across them)', () => {
+    const file = Buffer.from(`${line(0)}\r\n\n${line(1)}\n${line(2)}`);
+    const whole = checkBatchInput(file);
+    for (const size of [1, 2, 7, 64, 1000]) expect(checkBatchInput(file, opts, size)).toEqual(whole);
+    expect(whole.lines).toBe(3);
+    for (const size of [1, 5, 33]) {
+      expect(refusal(`${line(0)}\n\n${line(1)}\n{"custom_id":`, size)).toBe(
+        'Batch input line 4: not valid JSON',
+      );
+      expect(refusal(`${line(0)}\n${line(1)}\n${line(2)}\n${line(3)}\n`, size)).toBe(
+        'Batch input line 4: more than 3 requests (BATCH_MAX_LINES)',
+      );
+    }
+  });
+
+  it('refuses a line longer than MAX_BODY_BYTES as soon as its bytes pass it, holding no more', () => {
+    const long = line(1, { body: { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(1100) }] } });
+    const message = 'Batch input line 2: longer than 1024 bytes (MAX_BODY_BYTES)';
+    expect(refusal(`${line(0)}\n${long}\n`)).toBe(message);
+    expect(refusal(`${line(0)}\n${long}`, 100)).toBe(message);
+    // The refusal comes before the line ends: the checker never held more than the bound.
+    const checker = new BatchInputChecker(opts);
+    checker.push(Buffer.from(`${line(0)}\n`));
+    expect(() => {
+      for (let i = 0; i < 20; i++) checker.push(Buffer.alloc(100, 0x20));
+    }).toThrow(message);
   });
 });
 

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { RequestContext, runnerAccess } from '../../core/context.js';
 import { GatewayError } from '../../core/errors.js';
 import type { Exchange, OutgoingHeaders } from '../../core/http/exchange.js';
@@ -31,6 +32,12 @@ export class FakeExchange implements Exchange {
 
   readBody(): Promise<Buffer> {
     return Promise.resolve(Buffer.alloc(0));
+  }
+  streamBody(): Readable {
+    return Readable.from([]);
+  }
+  discardBody(): Promise<void> {
+    return Promise.resolve();
   }
   onAborted(cb: () => void): void {
     this.abortCbs.push(cb);

@@ -488,11 +488,13 @@ export interface paths {
          * Upload a file (Batch API input)
          * @description `multipart/form-data` with `purpose` and `file`, relayed to the provider on the operator's key and
          *     recorded against the calling key: only that key can read, list or delete it (any other key gets 404).
-         *     For `purpose: "batch"` the JSONL is checked line by line before anything reaches the provider: each line
-         *     `{custom_id, method: "POST", url, body}`, one `url` (`/v1/chat/completions`, `/v1/completions`,
-         *     `/v1/embeddings` or `/v1/responses`) and one known model per file, unique `custom_id`s, at most
-         *     `BATCH_MAX_LINES` lines; a refusal is 400 `invalid_request` whose message and `details.line` name the
-         *     line. The file's bound (each line's reservation bound at the batch price) is recorded with it and
+         *     The upload streams through, never held whole: the body (at most `FILES_MAX_BYTES`, 200 MiB by default,
+         *     not `MAX_BODY_BYTES`) is spooled to a temporary file while it is checked, and only a file that passed is
+         *     relayed. For `purpose: "batch"` the JSONL is checked line by line before anything reaches the provider:
+         *     each line `{custom_id, method: "POST", url, body}` of at most `MAX_BODY_BYTES`, one `url`
+         *     (`/v1/chat/completions`, `/v1/completions`, `/v1/embeddings` or `/v1/responses`) and one known model per
+         *     file, unique `custom_id`s, at most `BATCH_MAX_LINES` lines; a refusal is 400 `invalid_request` whose
+         *     message and `details.line` name the line. The file's bound (each line's reservation bound at the batch price) is recorded with it and
          *     reserved when a batch is created from it. Other purposes are refused with 400 unless
          *     `FILES_OTHER_PURPOSES=true`. Not charged. X-Cashu is refused (it names no account).
          */
@@ -3518,6 +3520,20 @@ export interface components {
                 "application/json": components["schemas"]["Error413"];
             };
         };
+        /**
+         * @description The upload body exceeds FILES_MAX_BYTES (200 MiB by default); code `payload_too_large`. Refused from the
+         *     declared Content-Length before reading, or once the counted bytes pass the limit; the rest of the body is
+         *     read and discarded first (up to 64 MiB), so a client still sending reads the 413.
+         */
+        UploadTooLarge: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error413"];
+            };
+        };
         /** @description Answered by the HTTP front door before routing, for any path; the request head exceeds MAX_HEADER_BYTES (64 KB by default); code `headers_too_large`, the connection then closes. */
         HeadersTooLarge: {
             headers: {
@@ -4637,7 +4653,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
+            413: components["responses"]["UploadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

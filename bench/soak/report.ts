@@ -7,7 +7,8 @@ import type { LoadCounts } from './mixed-load.js';
  * test/bench/soak-report.test.ts). Criteria, each PASS or FAIL:
  * - rss: RSS growth from the first sample after warm-up to the last sample below the bound (20 MB);
  * - errors: non-2xx, cut or wrong bodies, transport errors and timeouts at most 0.1 % of the calls issued;
- * - rate: the answered rate at least 95 % of the rate asked (else the soak did not test what it says);
+ * - rate: after warm-up, the rate answered 200 at least 95 % of the rate asked (else the soak did not test
+ *   what it says; a gateway started cold on a busy machine may fall behind in its first seconds);
  * - samples: one complete sample (RSS, heap, event-loop delay, handles) every interval, none missing;
  * - settled: nothing left reserved once the leases were reported and returned;
  * - audit: the ledger audit exact (conservation per account and in total, reserved = open reservations);
@@ -19,6 +20,8 @@ import type { LoadCounts } from './mixed-load.js';
 export interface SoakSample {
   /** Seconds since the load started. */
   tS: number;
+  /** Seconds this sample's window covers (since the previous sample). */
+  windowS: number;
   rssMb: number;
   /** CPU of the gateway process over the window, % of one core. */
   cpuPercent: number;
@@ -152,13 +155,16 @@ export function expectedSamples(durationS: number, everyS: number): number {
 }
 
 export function evaluate(
-  r: Pick<SoakReport, 'config' | 'samples' | 'load' | 'money' | 'rssGrowthMb'>,
+  r: Pick<SoakReport, 'config' | 'samples' | 'load' | 'money' | 'rssGrowthMb' | 'warmupS'>,
   t: SoakThresholds,
 ): Criterion[] {
   const { load, money } = r;
   const failed = load.non2xx + load.badBodies + load.errors + load.timeouts;
   const errorShare = load.sent > 0 ? failed / load.sent : 1;
-  const rateNow = load.seconds > 0 ? load.ok / load.seconds : 0;
+  const after = r.samples.filter((s) => s.tS >= r.warmupS - 1e-6);
+  const afterS = after.reduce((a, s) => a + s.windowS, 0);
+  const rateAfter = afterS > 0 ? after.reduce((a, s) => a + s.ok, 0) / afterS : 0;
+  const missedAfter = after.reduce((a, s) => a + s.missed, 0);
   const want = expectedSamples(r.config.minutes * 60, r.config.sampleEveryS);
   const complete = r.samples.filter(
     (s) => s.heapUsedMb !== null && s.eventLoopP99Ms !== null && s.activeHandles !== null,
@@ -185,9 +191,9 @@ export function evaluate(
     },
     {
       id: 'rate',
-      pass: rateNow >= t.rateShare * r.config.rate,
-      measured: `${Math.round(rateNow)} req/s answered 200 (${load.missed} not sent: target behind)`,
-      goal: `≥ ${Math.round(t.rateShare * 100)} % of ${r.config.rate} req/s`,
+      pass: rateAfter >= t.rateShare * r.config.rate,
+      measured: `${Math.round(rateAfter)} req/s answered 200 after warm-up (not sent, target behind: ${load.missed - missedAfter} in warm-up, ${missedAfter} after)`,
+      goal: `≥ ${Math.round(t.rateShare * 100)} % of ${r.config.rate} req/s after warm-up`,
     },
     {
       id: 'samples',

@@ -110,6 +110,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       const usage = readUsage(pids);
       const sample: SoakSample = {
         tS: r1((performance.now() - t0) / 1000),
+        windowS: r2(w.seconds),
         rssMb: r1(usage.rssBytes / 1048576),
         cpuPercent: w.seconds > 0 ? Math.round(((usage.cpuS - cpu.cpuS) / w.seconds) * 100) : 0,
         heapUsedMb: null,
@@ -157,6 +158,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     const growth = rssGrowth(samples, warmupS);
     const partial = {
       config,
+      warmupS,
       samples,
       load: { ...totals, seconds: Math.min(totals.seconds, durationS) },
       money,
@@ -167,7 +169,6 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       startedAt,
       machine: machineInfo(),
       versions: baseVersions(),
-      warmupS,
       rssBaselineMb: growth.baselineMb,
       rssSlopeMbPerMin: growth.slopeMbPerMin,
       thresholds,

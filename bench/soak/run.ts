@@ -99,7 +99,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     // each sample's p99 is that of its own window.
     await gw.metrics(METRICS_TIMEOUT_MS).catch(() => undefined);
     const samples: SoakSample[] = [];
+    const upPid = [up.child.pid];
     let cpu = readUsage(pids);
+    let upCpu = readUsage(upPid);
+    let clientCpu = process.cpuUsage();
     const t0 = performance.now();
     load.start();
     const n = expectedSamples(durationS, config.sampleEveryS);
@@ -108,11 +111,18 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       await delay(Math.max(0, t0 + dueMs - performance.now()));
       const w = load.takeWindow();
       const usage = readUsage(pids);
+      const upUsage = readUsage(upPid);
+      const clientUsage = process.cpuUsage();
+      const pct = (cpuS: number): number => (w.seconds > 0 ? Math.round((cpuS / w.seconds) * 100) : 0);
       const sample: SoakSample = {
         tS: r1((performance.now() - t0) / 1000),
         windowS: r2(w.seconds),
         rssMb: r1(usage.rssBytes / 1048576),
-        cpuPercent: w.seconds > 0 ? Math.round(((usage.cpuS - cpu.cpuS) / w.seconds) * 100) : 0,
+        cpuPercent: pct(usage.cpuS - cpu.cpuS),
+        clientCpuPercent: pct(
+          (clientUsage.user + clientUsage.system - clientCpu.user - clientCpu.system) / 1e6,
+        ),
+        upstreamCpuPercent: pct(upUsage.cpuS - upCpu.cpuS),
         heapUsedMb: null,
         eventLoopP99Ms: null,
         activeHandles: null,
@@ -125,6 +135,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         p99Ms: w.latency.p99,
       };
       cpu = usage;
+      upCpu = upUsage;
+      clientCpu = clientUsage;
       try {
         const text = await gw.metrics(METRICS_TIMEOUT_MS);
         const heap = promValue(text, 'nodejs_heap_size_used_bytes');
@@ -137,7 +149,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       }
       samples.push(sample);
       log(
-        `t=${Math.round(sample.tS)} s RSS ${sample.rssMb} MB CPU ${sample.cpuPercent} % heap ${sample.heapUsedMb} MB loop p99 ${sample.eventLoopP99Ms} ms handles ${sample.activeHandles} | ${sample.rate} req/s ok ${sample.ok} failed ${sample.failed} missed ${sample.missed} p50 ${sample.p50Ms} p99 ${sample.p99Ms} ms`,
+        `t=${Math.round(sample.tS)} s RSS ${sample.rssMb} MB CPU ${sample.cpuPercent} % (client ${sample.clientCpuPercent} %, mock ${sample.upstreamCpuPercent} %) heap ${sample.heapUsedMb} MB loop p99 ${sample.eventLoopP99Ms} ms handles ${sample.activeHandles} | ${sample.rate} req/s ok ${sample.ok} failed ${sample.failed} missed ${sample.missed} p50 ${sample.p50Ms} p99 ${sample.p99Ms} ms`,
       );
       if (usage.rssBytes === 0) {
         notes.push(`the gateway process was gone at ${sample.tS} s: ${gw.tail().slice(-500)}`);

@@ -20,6 +20,8 @@ const sample = (tS: number, rssMb: number, over: Partial<SoakSample> = {}): Soak
   windowS: 10,
   rssMb,
   cpuPercent: 40,
+  clientCpuPercent: 30,
+  upstreamCpuPercent: 10,
   heapUsedMb: 50,
   eventLoopP99Ms: 12,
   activeHandles: 40,
@@ -173,11 +175,22 @@ describe('soak measurements', () => {
     expect(expectedSamples(1200, 10)).toBe(120);
     expect(expectedSamples(30.6, 10)).toBe(4);
   });
-  it('measures RSS growth from the first sample at or after warm-up to the last, with its slope', () => {
+  it('measures RSS growth after warm-up from the first to the last sample of a short run, with its slope', () => {
     const s = [sample(10, 150), sample(20, 180), sample(30, 181), sample(40, 183), sample(50, 185)];
     expect(rssGrowth(s, 12)).toEqual({ baselineMb: 180, growthMb: 5, slopeMbPerMin: 10.2 });
     expect(rssGrowth(s, 20).baselineMb).toBe(180);
     expect(Number.isNaN(rssGrowth(s, 60).growthMb)).toBe(true);
+  });
+  it('compares the medians of the first and last quarter: the collection cycle is not growth, a creep is', () => {
+    // A sawtooth of 60 MB on a flat level, 16 samples after warm-up, the last one at a peak (+80 MB over the
+    // first sample): no growth.
+    const saw = Array.from({ length: 16 }, (_, i) => sample(70 + i * 10, [180, 220, 200, 240][i % 4]!));
+    saw[15] = sample(220, 260);
+    expect(rssGrowth(saw, 60).growthMb).toBe(0);
+    // The same sawtooth on a level rising 1 MB per sample: +12 MB from the first quarter to the last.
+    const creep = saw.map((x, i) => ({ ...x, rssMb: [180, 220, 200, 240][i % 4]! + i }));
+    expect(rssGrowth(creep, 60)).toMatchObject({ baselineMb: 211.5, growthMb: 12 });
+    expect(rssGrowth(creep, 60).slopeMbPerMin).toBeGreaterThan(0);
   });
   it('spreads streamed calls evenly, exactly the share asked', () => {
     const count = (share: number, n: number) =>

@@ -83,7 +83,7 @@ export async function refundToLightning(
   }
 
   try {
-    await wallet.payout(fit.invoice, {
+    await wallet.payInvoice(fit.invoice, {
       quote: fit.quote,
       hold: { holdId, accountId: ref.accountId, heldMsat: hold.heldMsat, credential: req.credential },
     });

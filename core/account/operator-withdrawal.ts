@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js';
 import type { Ledger } from '../ledger/types.js';
-import type { CashuUnit, PayoutResult, WalletService } from '../wallet/types.js';
+import type { CashuUnit, InvoicePayment, WalletService } from '../wallet/types.js';
 
 /**
  * The operator withdrawal's guard: an operator may pay out only the surplus — the proofs the wallet holds
@@ -107,7 +107,7 @@ export async function withdrawSurplus(
   money: SurplusMoney,
   invoice: string,
   opts: { mint?: string; unit?: CashuUnit } = {},
-): Promise<PayoutResult> {
+): Promise<InvoicePayment> {
   assertWithinSurplus(await checkSurplus(money, invoice));
-  return money.wallet.payout(invoice, opts);
+  return money.wallet.payInvoice(invoice, opts);
 }

@@ -130,7 +130,7 @@ export async function loadKey(
 
 export { requestClientAddress };
 
-export interface PayoutResult {
+export interface TokenWithdrawal {
   cashu_token: string;
   /** The token's value, in sats. */
   amount: number;
@@ -154,7 +154,7 @@ export async function withdraw(
   info: KeyInfo,
   mint?: string,
   unit?: CashuUnit,
-): Promise<PayoutResult> {
+): Promise<TokenWithdrawal> {
   if (mint !== undefined && !money.wallet.mints.includes(mint.replace(/\/+$/, ''))) {
     throw new GatewayError('mint_not_trusted', { message: 'This node does not use that mint' });
   }

@@ -17,10 +17,10 @@ import type { JournalEntry, StoredProof } from './store/proof-store.js';
 import { encodeTokenV3, toMsat, UNIT_MSAT } from './token-codec.js';
 import type {
   CashuUnit,
+  InvoicePayment,
   MeltQuoteInfo,
   PayoutHold,
   PayoutRecord,
-  PayoutResult,
   SendResult,
 } from './types.js';
 
@@ -171,7 +171,7 @@ export async function payInvoice(
   mint: string,
   unit: CashuUnit,
   opts: { quote?: MeltQuoteInfo; hold?: PayoutHold } = {},
-): Promise<PayoutResult> {
+): Promise<InvoicePayment> {
   const client = await ctx.clients.get(mint, unit);
   const q = opts.quote ?? (await quoteInvoice(ctx, invoice, mint, unit));
   if (q.mint !== mint || q.unit !== unit) {

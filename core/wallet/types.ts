@@ -127,7 +127,7 @@ export interface SolvencyReport {
   }>;
 }
 
-export interface PayoutResult {
+export interface InvoicePayment {
   /** Amount the invoice asked for, in msats. */
   amountMsat: number;
   /** Lightning fee actually paid plus the mint's input fee, in msats. */
@@ -228,10 +228,10 @@ export interface WalletService {
    * recovery pass decides it. @throws GatewayError `invalid_request` (bad invoice), `service_unavailable`
    * (insufficient proofs, or the payment is pending at the mint), `mint_unavailable`.
    */
-  payout(
+  payInvoice(
     invoice: string,
     opts?: { mint?: string; unit?: CashuUnit; quote?: MeltQuoteInfo; hold?: PayoutHold },
-  ): Promise<PayoutResult>;
+  ): Promise<InvoicePayment>;
 
   /**
    * A NUT-05 melt quote for the invoice (no money moves): what the mint asks to pay it, fee reserve included.

@@ -132,7 +132,7 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
     recover: () => recoverAll(ctx, opts.payouts && { settle: opts.payouts, wallet: service }),
     balances: () => balances(ctx),
     checkSolvency: (total) => checkSolvency(ctx, total),
-    async payout(invoice, o = {}) {
+    async payInvoice(invoice, o = {}) {
       const mint = assertTrusted(o.mint ?? (mints[0] as string));
       return payInvoice(ctx, checkInvoice(invoice), mint, o.unit ?? 'sat', {
         ...(o.quote ? { quote: o.quote } : {}),

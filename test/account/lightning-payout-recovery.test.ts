@@ -75,7 +75,7 @@ describe.each(['sqlite', 'redis'] as const)('Lightning payout recovery (%s)', (k
 
   it('paid, then the process stopped: the recovery pass commits amount + fee once', async () => {
     const { credential, hold, invoice, quote } = await paidButNotSettled(1000, 'lnrefund-crash-1');
-    const paid = await wallet.payout(invoice, {
+    const paid = await wallet.payInvoice(invoice, {
       quote,
       hold: { holdId: 'lnrefund-crash-1', accountId: hold.accountId, heldMsat: hold.heldMsat, credential },
     });
@@ -103,7 +103,7 @@ describe.each(['sqlite', 'redis'] as const)('Lightning payout recovery (%s)', (k
     mint.setLightningMode('pending');
     try {
       await expect(
-        wallet.payout(invoice, {
+        wallet.payInvoice(invoice, {
           quote,
           hold: {
             holdId: 'lnrefund-pending-1',

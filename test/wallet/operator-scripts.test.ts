@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../core/ledger/index.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
-import type { BalanceLine, PayoutResult, SolvencyReport } from '../../core/wallet/types.js';
+import type { BalanceLine, InvoicePayment, SolvencyReport } from '../../core/wallet/types.js';
 import { type DevMint, startTestMint, testWallet } from '../support/dev-mint.js';
 
 /**
@@ -91,7 +91,7 @@ describe('operator wallet scripts', () => {
   it('wallet:payout pays a Lightning invoice from operator funds', async () => {
     const r = await run('payout.ts', [mint.invoice(1_000_000)], env);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out) as PayoutResult).toMatchObject({
+    expect(JSON.parse(r.out) as InvoicePayment).toMatchObject({
       amountMsat: 1_000_000,
       feeMsat: 0,
       unit: 'sat',
@@ -117,6 +117,6 @@ describe('operator wallet scripts', () => {
     // Within the surplus it pays.
     const ok = await run('payout.ts', [mint.invoice(500_000)], env);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.out) as PayoutResult).toMatchObject({ amountMsat: 500_000, feeMsat: 0 });
+    expect(JSON.parse(ok.out) as InvoicePayment).toMatchObject({ amountMsat: 500_000, feeMsat: 0 });
   }, 90_000);
 });

@@ -108,7 +108,7 @@ export function spendSuite(kind: StoreKind): void {
 
     it('pays a Lightning invoice (NUT-05 melt) and keeps the NUT-08 change', async () => {
       const before = await wallet.balances();
-      const p = await wallet.payout(mint.invoice(300_000));
+      const p = await wallet.payInvoice(mint.invoice(300_000));
       expect(p).toMatchObject({ amountMsat: 300_000, mint: mint.url, unit: 'sat' });
       expect(p.preimage).toMatch(/^[0-9a-f]{64}$/);
       const total = (l: typeof before) =>
@@ -119,11 +119,11 @@ export function spendSuite(kind: StoreKind): void {
       userMsat -= p.amountMsat + p.feeMsat;
 
       mint.setLightningMode('fail');
-      const failed = await wallet.payout(mint.invoice(10_000)).catch((e: unknown) => e);
+      const failed = await wallet.payInvoice(mint.invoice(10_000)).catch((e: unknown) => e);
       mint.setLightningMode('pay');
       expect(isGatewayError(failed) && failed.code).toBe('mint_unavailable');
       expect((await wallet.balances()).every((l) => l.reserved === 0)).toBe(true);
-      const bad = await wallet.payout('not-an-invoice').catch((e: unknown) => e);
+      const bad = await wallet.payInvoice('not-an-invoice').catch((e: unknown) => e);
       expect(isGatewayError(bad) && bad.code).toBe('invalid_request');
     });
 

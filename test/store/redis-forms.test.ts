@@ -214,7 +214,12 @@ describe('every store on a 3-master, 3-replica Redis Cluster', () => {
       account,
     });
     await audit.write([record('acc1', 1), record('acc2', 2), record('acc3', 3)], 86_400_000, Date.now());
-    expect((await audit.list({ limit: 10 })).data.map((r) => r.request_id)).toEqual(['req3', 'req2', 'req1']);
+    // Newest first by write time: the three streams live on different masters, each stamping its own entry ids,
+    // so records written in the same millisecond come in the merge's order of (ms, seq, stream), not by name.
+    const page = (await audit.list({ limit: 10 })).data;
+    expect(page.map((r) => r.request_id).sort()).toEqual(['req1', 'req2', 'req3']);
+    const ms = page.map((r) => Number(r.id.split('-')[0]));
+    expect(ms).toEqual([...ms].sort((a, b) => b - a));
     expect((await audit.list({ limit: 10, account: 'acc2' })).data.map((r) => r.request_id)).toEqual([
       'req2',
     ]);

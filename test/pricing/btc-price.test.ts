@@ -27,7 +27,7 @@ async function setup(
   const source = createBtcPriceSource({
     config,
     baseUrls: ticker.baseUrls,
-    timeoutMs: 300,
+    timeoutMs: 1_500, // a loopback answer under a loaded machine (suites run side by side) may take a few hundred ms
     now: () => clock,
   });
   open.push({ ticker, source });
@@ -71,7 +71,7 @@ describe('BTC price from exchange tickers (local fake ticker server)', () => {
       bitstamp: '65000',
     });
     expect((await source.refresh()).usd).toBe('65000');
-    ticker.set('bitstamp', { fail: 'hang' }); // times out after 300 ms
+    ticker.set('bitstamp', { fail: 'hang' }); // times out after 1.5 s
     await expect(source.refresh()).rejects.toMatchObject({ code: 'price_unavailable' });
     expect(source.current().usd).toBe('65000'); // the cached quote is still fresh
   });

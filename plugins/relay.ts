@@ -42,7 +42,9 @@ export const relay: PluginFactory = (options, services): Plugin => {
   let payer: NodePayer | undefined;
   if (providers.list.some((p) => p.spec.payment === 'cashu')) {
     if (!services.wallet || !services.ledger) {
-      throw new ConfigError('relay: a "payment": "cashu" provider needs the wallet (CASHU_MINTS) and the store');
+      throw new ConfigError(
+        'relay: a "payment": "cashu" provider needs the wallet (CASHU_MINTS) and the store',
+      );
     }
     payer = new NodePayer({ wallet: services.wallet, ledger: services.ledger, log: services.log });
   }

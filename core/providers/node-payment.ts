@@ -291,7 +291,11 @@ export class NodePayment {
    * change from the head, else our token back.
    */
   settleHead(up: Pick<UpstreamResponse, 'headers'> | undefined): void {
-    void this.settle(up === undefined ? undefined : changeHeader(up.headers), false, pendingHeader(up?.headers));
+    void this.settle(
+      up === undefined ? undefined : changeHeader(up.headers),
+      false,
+      pendingHeader(up?.headers),
+    );
   }
 
   /**

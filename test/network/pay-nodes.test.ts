@@ -1,0 +1,254 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { upstreamLostMsatsTotal, upstreamPaidMsatsTotal } from '../../core/metrics.js';
+import type { WalletService } from '../../core/wallet/types.js';
+import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { until } from '../support/until.js';
+
+/**
+ * Reselling another node (issue 28 item 4): two real gateways chained on one dev mint. B is a paid gateway in
+ * front of the mock upstream (model-based pricing, charged in whole sats to an X-Cashu token); A's providers
+ * file names B with `"payment": "cashu"`, so A pays every call with a token from its operator wallet and
+ * redeems B's change. The user pays A's flat price; A's proofs drop by exactly what B kept (B's proofs rise by
+ * the same); both ledgers audit clean and both wallets stay solvent.
+ */
+const messages = [{ role: 'user' as const, content: 'Say something, please.' }]; // mock: 6 prompt tokens
+/** B's price of 6 prompt + 5 completion tokens, worked by hand in test/e2e/paid-pricing.test.ts: 1,034 msat,
+ *  charged to an X-Cashu sat token in whole sats. */
+const B_CHARGE = 2000;
+const B_ENV = {
+  FIXED_PRICING: 'false',
+  FIXED_COST_PER_REQUEST: '1',
+  BTC_USD_PRICE: '50000',
+  EXCHANGE_FEE: '1.005',
+  UPSTREAM_PROVIDER_FEE: '1.05',
+};
+/** A's own price: a flat 5 sats per call. */
+const A_PRICE = 5000;
+const A_ENV = { FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '5' };
+
+async function proofsMsat(w: WalletService): Promise<number> {
+  return (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
+}
+
+async function counter(c: typeof upstreamPaidMsatsTotal, labels: Record<string, string>): Promise<number> {
+  const v = (await c.get()).values.find((x) =>
+    Object.entries(labels).every(([k, val]) => (x.labels as Record<string, unknown>)[k] === val),
+  );
+  return v?.value ?? 0;
+}
+
+function nodeA(store: PaidStore, b: PaidGateway, name: string): Promise<PaidGateway> {
+  return startPaidGateway({
+    store,
+    sharedMint: b.mint,
+    env: A_ENV,
+    providersFile: () => ({ providers: [{ name, base_url: b.baseURL, payment: 'cashu' }] }),
+  });
+}
+
+describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on %s', (store) => {
+  let b: PaidGateway;
+  let a: PaidGateway;
+  beforeAll(async () => {
+    b = await startPaidGateway({ store, env: B_ENV });
+    a = await nodeA(store, b, `nodeb-${store}`);
+    // The operator's own money at A: proofs no user is owed (the surplus that pays B).
+    await a.wallet.receive(await a.mintToken(100));
+  });
+  afterEach(async () => {
+    await a.auditOk();
+    await b.auditOk();
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('non-streamed: the user pays A its price, A pays B exactly B’s charge, the change comes back', async () => {
+    const provider = `nodeb-${store}`;
+    const { apiKey, balanceMsat } = await a.fundKey(50);
+    const [aBefore, bBefore] = [await proofsMsat(a.wallet), await proofsMsat(b.wallet)];
+    const paidBefore = await counter(upstreamPaidMsatsTotal, { provider });
+    const res = await fetch(`${a.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5 }),
+    });
+    expect(res.status).toBe(200);
+    // B's change is A's business: it never reaches A's user.
+    expect(res.headers.get('x-cashu')).toBeNull();
+    const body = (await res.json()) as { choices: unknown[]; 'x-node-cost': { msats: number } };
+    expect(body.choices.length).toBe(1);
+    expect(body['x-node-cost'].msats).toBe(A_PRICE);
+    expect(await a.available(apiKey)).toBe(balanceMsat - A_PRICE);
+    await until('A recorded what it paid B', async () => {
+      return (await counter(upstreamPaidMsatsTotal, { provider })) === paidBefore + B_CHARGE;
+    });
+    expect(await proofsMsat(a.wallet)).toBe(aBefore - B_CHARGE);
+    expect(await proofsMsat(b.wallet)).toBe(bBefore + B_CHARGE);
+  });
+
+  it('streamed: the change comment is taken out of the stream and redeemed', async () => {
+    const provider = `nodeb-${store}`;
+    const { apiKey, balanceMsat } = await a.fundKey(50);
+    const [aBefore, bBefore] = [await proofsMsat(a.wallet), await proofsMsat(b.wallet)];
+    const paidBefore = await counter(upstreamPaidMsatsTotal, { provider });
+    const res = await fetch(`${a.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5, stream: true }),
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('data: [DONE]');
+    expect(text).not.toContain('x-cashu');
+    expect(text).not.toContain('cashuB');
+    expect(await a.available(apiKey)).toBe(balanceMsat - A_PRICE);
+    await until('A recorded what it paid B', async () => {
+      return (await counter(upstreamPaidMsatsTotal, { provider })) === paidBefore + B_CHARGE;
+    });
+    expect(await proofsMsat(a.wallet)).toBe(aBefore - B_CHARGE);
+    expect(await proofsMsat(b.wallet)).toBe(bBefore + B_CHARGE);
+  });
+
+  it('an operator wallet with no surplus: 503 operator_wallet_insufficient, the user charged nothing', async () => {
+    const poor = await nodeA(store, b, `poor-${store}`);
+    try {
+      // The only proofs at this A are the user's deposit: the surplus is 0.
+      const { apiKey, balanceMsat } = await poor.fundKey(50);
+      const [aBefore, bBefore] = [await proofsMsat(poor.wallet), await proofsMsat(b.wallet)];
+      for (const stream of [false, true]) {
+        const res = await fetch(`${poor.baseURL}/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5, stream }),
+        });
+        expect(res.status).toBe(503);
+        const err = (await res.json()) as { error: { code: string; details: { needed_msat: number } } };
+        expect(err.error.code).toBe('operator_wallet_insufficient');
+        expect(err.error.details.needed_msat).toBeGreaterThan(0);
+      }
+      expect(await poor.available(apiKey)).toBe(balanceMsat);
+      expect(await proofsMsat(poor.wallet)).toBe(aBefore);
+      expect(await proofsMsat(b.wallet)).toBe(bBefore);
+      await poor.auditOk();
+    } finally {
+      await poor.close();
+    }
+  });
+
+  it('a node that refuses the token or is down fails over before the first byte; its token comes back', async () => {
+    // C trusts only its own mint: A's token (from the shared mint) is refused (400 mint_not_trusted, no token
+    // returned). D is a node that went away (connection refused). B then serves the call.
+    const c = await startPaidGateway({ store, env: B_ENV });
+    const d = await startPaidGateway({ store, env: B_ENV, sharedMint: b.mint });
+    const names = { c: `untrusted-${store}`, d: `down-${store}`, b: `live-${store}` };
+    const a2 = await startPaidGateway({
+      store,
+      sharedMint: b.mint,
+      env: { ...A_ENV, PROVIDER_MAX_ATTEMPTS: '3' },
+      providersFile: () => ({
+        providers: [
+          { name: names.c, base_url: c.baseURL, payment: 'cashu', priority: 0 },
+          { name: names.d, base_url: d.baseURL, payment: 'cashu', priority: 1 },
+          { name: names.b, base_url: b.baseURL, payment: 'cashu', priority: 2 },
+        ],
+      }),
+    });
+    try {
+      await a2.wallet.receive(await a2.mintToken(100));
+      const { apiKey, balanceMsat } = await a2.fundKey(50);
+      // D's prices are cached by a call it serves (C refuses it first); then D goes away.
+      const ok = await a2
+        .openai(apiKey)
+        .chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 5 });
+      expect(ok.choices.length).toBe(1);
+      await until('D was paid for the first call', async () => {
+        return (await counter(upstreamPaidMsatsTotal, { provider: names.d })) === B_CHARGE;
+      });
+      await d.close();
+      const [aBefore, bBefore, cBefore] = [
+        await proofsMsat(a2.wallet),
+        await proofsMsat(b.wallet),
+        await proofsMsat(c.wallet),
+      ];
+      const res = await fetch(`${a2.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5 }),
+      });
+      expect(res.status).toBe(200);
+      expect(await a2.available(apiKey)).toBe(balanceMsat - 2 * A_PRICE);
+      // B kept its price; the tokens made for C and D came back whole: A is down by exactly B's charge.
+      await until('A paid B and took the refused tokens back', async () => {
+        return (
+          (await counter(upstreamPaidMsatsTotal, { provider: names.b })) === B_CHARGE &&
+          (await proofsMsat(a2.wallet)) === aBefore - B_CHARGE
+        );
+      });
+      expect(await proofsMsat(b.wallet)).toBe(bBefore + B_CHARGE);
+      expect(await proofsMsat(c.wallet)).toBe(cBefore);
+      expect(await counter(upstreamPaidMsatsTotal, { provider: names.c })).toBe(0);
+      expect(await counter(upstreamPaidMsatsTotal, { provider: names.d })).toBe(B_CHARGE);
+      expect(await counter(upstreamLostMsatsTotal, { provider: names.d, reason: 'no_answer' })).toBe(0);
+      await a2.auditOk();
+      await c.auditOk();
+    } finally {
+      await a2.close();
+      await Promise.all([c.close(), d.close()]);
+    }
+  });
+
+  it('a node killed mid-stream: A ends the stream, records the loss, the user is not charged for it', async () => {
+    const dying = await startPaidGateway({
+      store,
+      env: B_ENV,
+      sharedMint: b.mint,
+      upstream: { chunks: 40, chunkDelayMs: 100, ignoreMaxTokens: true },
+    });
+    const provider = `dying-${store}`;
+    const a3 = await startPaidGateway({
+      store,
+      sharedMint: b.mint,
+      env: A_ENV,
+      providersFile: () => ({ providers: [{ name: provider, base_url: dying.baseURL, payment: 'cashu' }] }),
+    });
+    try {
+      await a3.wallet.receive(await a3.mintToken(100));
+      const { apiKey, balanceMsat } = await a3.fundKey(50);
+      const lostBefore = await counter(upstreamLostMsatsTotal, { provider, reason: 'no_answer' });
+      const before = await proofsMsat(a3.wallet);
+      const res = await fetch(`${a3.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 50, stream: true }),
+      });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      const first = await reader.read();
+      expect(first.done).toBe(false);
+      // B dies with the call in flight: its change never comes.
+      const closing = dying.gateway.close(0);
+      let text = '';
+      for (;;) {
+        const r = await reader.read().catch(() => ({ done: true, value: undefined }));
+        if (r.done) break;
+        text += new TextDecoder().decode(r.value);
+      }
+      await closing;
+      expect(text).not.toContain('x-cashu');
+      await until('A recorded the loss', async () => {
+        return (await counter(upstreamLostMsatsTotal, { provider, reason: 'no_answer' })) > lostBefore;
+      });
+      const lost = (await counter(upstreamLostMsatsTotal, { provider, reason: 'no_answer' })) - lostBefore;
+      expect(await proofsMsat(a3.wallet)).toBe(before - lost);
+      // Never more than A's own price: the node's loss is the operator's.
+      const left = (await a3.available(apiKey))!;
+      expect(left).toBeGreaterThanOrEqual(balanceMsat - A_PRICE);
+      await a3.auditOk();
+    } finally {
+      await a3.close();
+      await dying.close();
+    }
+  });
+});

@@ -251,6 +251,25 @@ function tokenMsat(wallet: WalletService, token: string): number {
   }
 }
 
+/**
+ * The node's own answer headers this gateway does not pass on: its change, and its cost (what the operator
+ * pays is not the user's business; this gateway's settle stage states the user's own cost).
+ */
+const NODE_HEADERS = new Set(['x-cashu', 'x-cashu-change', 'x-node-cost']);
+
+/** A JSON answer without the node's `x-node-cost` block (a body that is not a JSON object passes unchanged). */
+function withoutNodeCost(body: Buffer): Buffer {
+  try {
+    const doc = JSON.parse(body.toString('utf8')) as unknown;
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc) || !('x-node-cost' in doc)) return body;
+    delete (doc as Record<string, unknown>)['x-node-cost'];
+    return Buffer.from(JSON.stringify(doc));
+  } catch {
+    return body;
+  }
+}
+
+const COST_COMMENT = Buffer.from(': x-node-cost ');
 const CHANGE_COMMENT = Buffer.from(': x-cashu ');
 const CHANGE_PENDING_COMMENT = Buffer.from(': x-cashu-change ');
 const LF = 0x0a;
@@ -303,15 +322,18 @@ export class NodePayment {
    * the payment settles when the body ends (complete) or fails (broken).
    */
   wrap(up: UpstreamResponse): UpstreamResponse {
+    const ct = up.headers['content-type'];
+    const sse = typeof ct === 'string' && ct.includes('text/event-stream');
+    const json = !sse && typeof ct === 'string' && /\bjson\b/i.test(ct);
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(up.headers)) {
-      if (k !== 'x-cashu' && k !== 'x-cashu-change') headers[k] = v;
+      if (k === 'content-length' && json) continue; // the node's cost block is taken out of the body
+      if (!NODE_HEADERS.has(k)) headers[k] = v;
     }
     const headChange = changeHeader(up.headers);
     const headPending = pendingHeader(up.headers);
-    const ct = up.headers['content-type'];
-    const sse = typeof ct === 'string' && ct.includes('text/event-stream');
     const filter = sse ? new ChangeCommentFilter() : undefined;
+    const held: Buffer[] | undefined = json ? [] : undefined;
     const payment = this;
     return {
       status: up.status,
@@ -328,11 +350,15 @@ export class NodePayment {
       pipe(sink: UpstreamSink) {
         up.pipe({
           onData(chunk) {
+            if (held !== undefined) {
+              held.push(chunk);
+              return;
+            }
             const out = filter ? filter.push(chunk) : chunk;
             if (out.length > 0) sink.onData(out);
           },
           onEnd() {
-            const rest = filter?.end();
+            const rest = held !== undefined ? withoutNodeCost(Buffer.concat(held)) : filter?.end();
             if (rest !== undefined && rest.length > 0) sink.onData(rest);
             void payment.settle(headChange ?? filter?.change, true, headPending ?? filter?.pending);
             sink.onEnd();
@@ -411,8 +437,8 @@ function pendingHeader(h: Readonly<Record<string, string | string[]>> | undefine
 }
 
 /**
- * Removes the node's change comment lines (`: x-cashu <token>`, `: x-cashu-change …`) and the blank line after
- * each from an SSE body, passing every other byte through as it arrives: only a comment line (one starting with
+ * Removes the node's change comment lines (`: x-cashu <token>`, `: x-cashu-change …`) and its cost comment
+ * (`: x-node-cost {…}`), with the blank line after each, from an SSE body, passing every other byte through as it arrives: only a comment line (one starting with
  * `:`) is held until its end.
  */
 export class ChangeCommentFilter {
@@ -476,9 +502,11 @@ export class ChangeCommentFilter {
     return this.take(line) ? undefined : line;
   }
 
-  /** A change comment line: remembered, and dropped (true) with the blank line after it. */
+  /** A change (or the node's cost) comment line: remembered, and dropped (true) with the blank line after it. */
   private take(line: Buffer): boolean {
-    if (startsWith(line, CHANGE_PENDING_COMMENT)) {
+    if (startsWith(line, COST_COMMENT)) {
+      // The node's cost block: the operator's business, not relayed.
+    } else if (startsWith(line, CHANGE_PENDING_COMMENT)) {
       const m = /msat=(\d+)/.exec(line.toString('utf8'));
       this.pending = m ? Number(m[1]) : 0;
     } else if (startsWith(line, CHANGE_COMMENT)) {

@@ -77,7 +77,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     expect(res.status).toBe(200);
     // B's change is A's business: it never reaches A's user.
     expect(res.headers.get('x-cashu')).toBeNull();
-    const body = (await res.json()) as { choices: unknown[]; 'x-node-cost': { msats: number } };
+    const raw = await res.text();
+    // B's own cost block is the operator's business: only A's reaches the user.
+    expect(raw.split('"x-node-cost"').length - 1).toBe(1);
+    const body = JSON.parse(raw) as { choices: unknown[]; 'x-node-cost': { msats: number } };
     expect(body.choices.length).toBe(1);
     expect(body['x-node-cost'].msats).toBe(A_PRICE);
     expect(await a.available(apiKey)).toBe(balanceMsat - A_PRICE);
@@ -103,6 +106,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     expect(text).toContain('data: [DONE]');
     expect(text).not.toContain('x-cashu');
     expect(text).not.toContain('cashuB');
+    // One cost comment, A's (B's is taken out with its change).
+    const costs = text.split('\n').filter((l) => l.startsWith(': x-node-cost '));
+    expect(costs.length).toBe(1);
+    expect((JSON.parse(costs[0]!.slice(': x-node-cost '.length)) as { msats: number }).msats).toBe(A_PRICE);
     expect(await a.available(apiKey)).toBe(balanceMsat - A_PRICE);
     await until('A recorded what it paid B', async () => {
       return (await counter(upstreamPaidMsatsTotal, { provider })) === paidBefore + B_CHARGE;

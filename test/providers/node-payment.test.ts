@@ -88,10 +88,10 @@ describe('refusal', () => {
 
 describe('ChangeCommentFilter', () => {
   const stream =
-    'data: {"a":1}\n\n: keep-alive\n\ndata: {"b":":x"}\n\n: x-cashu cashuBchange123\n\ndata: [DONE]\n\n';
+    'data: {"a":1}\n\n: keep-alive\n\ndata: {"b":":x"}\n\n: x-node-cost {"msats":1000}\n\n: x-cashu cashuBchange123\n\ndata: [DONE]\n\n';
   const expected = 'data: {"a":1}\n\n: keep-alive\n\ndata: {"b":":x"}\n\ndata: [DONE]\n\n';
 
-  it('removes the change comment (and its blank line) however the body is split, passing all else through', () => {
+  it('removes the change and node-cost comments (and their blank lines) however the body is split, passing all else through', () => {
     for (let size = 1; size <= stream.length; size++) {
       const f = new ChangeCommentFilter();
       let out = '';

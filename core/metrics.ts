@@ -120,7 +120,7 @@ export const upstreamPaidMsatsTotal = new Counter({
 
 export const upstreamLostMsatsTotal = new Counter({
   name: 'gateway_upstream_lost_msats_total',
-  help: 'Millisatoshis of eCash sent to "payment: cashu" nodes that came back neither as an answer nor as change (a node that failed after redeeming the token: no_answer; change the node could not make: change_pending), by provider and reason',
+  help: 'Millisatoshis of eCash sent to "payment: cashu" nodes that came back neither as an answer nor as change (a node that failed after redeeming the token: no_answer; change the node could not make: change_pending; change this node could not redeem: change_unredeemable), by provider and reason',
   labelNames: ['provider', 'reason'] as const,
   registers: [registry],
 });

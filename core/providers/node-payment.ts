@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import { promptTokensUpperBound } from '../metering/prompt-bound.js';
 import { upstreamChangeRetriesTotal, upstreamLostMsatsTotal, upstreamPaidMsatsTotal } from '../metrics.js';
 import type { UpstreamResponse, UpstreamSink } from '../upstream/upstream-response.js';
+import { isCashuUnit, readTokenMeta, toMsat } from '../wallet/token-codec.js';
 import type { WalletService } from '../wallet/types.js';
 import type { Provider } from './provider.js';
 
@@ -33,7 +34,10 @@ import type { Provider } from './provider.js';
  *   it: refused, down) → back in the wallet, nothing paid. Spent and the answer complete → the node kept all
  *   of it (its price used the whole token). Spent and the answer broken (the node died after redeeming) →
  *   an operator loss, bounded by the token, counted (`gateway_upstream_lost_msats_total{reason="no_answer"}`)
- *   and logged; the user is charged by the settle rules only, never for the loss.
+ *   and logged; the user is charged by the settle rules only, never for the loss. Change this node cannot
+ *   redeem (the node makes it at ITS primary mint, which must be one of ours) is lost too
+ *   (`reason="change_unredeemable"`); change the node could not make (`X-Cashu-Change: pending`) waits there
+ *   (`reason="change_pending"`).
  * - Cost: `gateway_upstream_paid_msats_total{provider}` (token minus change) and one `node paid` log line
  *   per call (request id, provider, sent, change, cost). Not in the user's `X-Node-Cost`: what the operator
  *   pays a supplier is not the buyer's business.
@@ -199,41 +203,44 @@ export class NodePayer {
     }
   }
 
-  /** Redeems `token` (change, or our own token back); retried in the background on a transient failure. */
-  async redeem(provider: string, token: string, onSpent: () => void): Promise<number> {
+  /**
+   * Redeems `token` (change, or our own token back): `redeemed`, `spent` (someone — the node — redeemed it
+   * first), `retrying` (a transient failure: the background retry goes on, and calls `late` with its outcome),
+   * or `failed` (it will never be redeemed here, e.g. change from a mint this node does not trust).
+   */
+  async redeem(
+    provider: string,
+    token: string,
+    late: (outcome: 'redeemed' | 'spent' | 'failed') => void,
+  ): Promise<'redeemed' | 'spent' | 'retrying' | 'failed'> {
     try {
-      return (await this.deps.wallet.receive(token)).amountMsat;
+      await this.deps.wallet.receive(token);
+      return 'redeemed';
     } catch (err) {
-      if ((err as GatewayError).code === 'token_already_spent') {
-        onSpent();
-        return 0;
-      }
+      if ((err as GatewayError).code === 'token_already_spent') return 'spent';
       if (!transient(err)) {
         this.deps.log.error(
           { provider, code: (err as GatewayError).code, err: (err as Error).message },
           'node payment: token not redeemable',
         );
-        return 0;
+        return 'failed';
       }
       upstreamChangeRetriesTotal.labels({ provider }).inc();
       this.retry.schedule(`node-change:${provider}`, async () => {
         try {
           await this.deps.wallet.receive(token);
+          late('redeemed');
         } catch (e) {
-          if ((e as GatewayError).code === 'token_already_spent') onSpent();
-          else if (transient(e)) throw e;
+          if (transient(e)) throw e;
+          late((e as GatewayError).code === 'token_already_spent' ? 'spent' : 'failed');
         }
       });
-      return 0;
+      return 'retrying';
     }
   }
 
   get log(): Logger {
     return this.deps.log;
-  }
-
-  get wallet(): WalletService {
-    return this.deps.wallet;
   }
 }
 
@@ -242,10 +249,11 @@ function transient(err: unknown): boolean {
   return code === 'mint_unavailable' || code === 'store_unavailable' || code === 'token_pending';
 }
 
-/** The value of a token, or 0 when it cannot be read. */
-function tokenMsat(wallet: WalletService, token: string): number {
+/** The face value of a token (whatever its mint: untrusted change has a value too), or 0 when unreadable. */
+function tokenMsat(token: string): number {
   try {
-    return wallet.decodeToken(token).amountMsat;
+    const meta = readTokenMeta(token);
+    return isCashuUnit(meta.unit) ? toMsat(meta.amount, meta.unit) : 0;
   } catch {
     return 0;
   }
@@ -271,6 +279,9 @@ function withoutNodeCost(body: Buffer): Buffer {
 
 const COST_COMMENT = Buffer.from(': x-node-cost ');
 const CHANGE_COMMENT = Buffer.from(': x-cashu ');
+/** Why eCash sent to a node was lost (`gateway_upstream_lost_msats_total{reason}`). */
+type LossReason = 'no_answer' | 'change_pending' | 'change_unredeemable';
+
 const CHANGE_PENDING_COMMENT = Buffer.from(': x-cashu-change ');
 const LF = 0x0a;
 const COLON = 0x3a;
@@ -384,40 +395,56 @@ export class NodePayment {
     if (this.settled) return;
     this.settled = true;
     const { provider, amountMsat } = this;
-    const wallet = this.payer.wallet;
     let changeMsat = 0;
     let lostMsat = 0;
-    let reason: 'no_answer' | 'change_pending' | undefined;
+    let reason: LossReason | undefined;
     if (change !== undefined) {
-      changeMsat = Math.min(tokenMsat(wallet, change), amountMsat);
-      await this.payer.redeem(provider, change, () => undefined);
-    } else {
-      let spent = false;
-      const back = await this.payer.redeem(provider, this.token, () => {
-        spent = true;
+      changeMsat = Math.min(tokenMsat(change), amountMsat);
+      const r = await this.payer.redeem(provider, change, (late) => {
+        if (late !== 'redeemed') this.lost(changeMsat, 'change_unredeemable');
       });
-      if (back > 0) changeMsat = amountMsat;
-      else if (spent && pendingMsat !== undefined) {
-        // The node could not make change: the rest waits on the token's identity there.
-        lostMsat = Math.min(pendingMsat, amountMsat);
-        reason = 'change_pending';
-      } else if (spent && !complete) {
-        lostMsat = amountMsat;
-        reason = 'no_answer';
+      if (r === 'spent' || r === 'failed') {
+        // Change this node cannot take (e.g. from a mint it does not trust): lost to the operator.
+        lostMsat = changeMsat;
+        changeMsat = 0;
+        reason = 'change_unredeemable';
+      }
+    } else {
+      const lossIfSpent = (): [number, LossReason] | undefined =>
+        pendingMsat !== undefined
+          ? // The node could not make change: the rest waits on the token's identity there.
+            [Math.min(pendingMsat, amountMsat), 'change_pending']
+          : complete
+            ? undefined // the node's price took the whole token
+            : [amountMsat, 'no_answer'];
+      const r = await this.payer.redeem(provider, this.token, (late) => {
+        if (late === 'redeemed') return;
+        const loss = lossIfSpent();
+        if (loss) this.lost(loss[0], loss[1]);
+        else upstreamPaidMsatsTotal.labels({ provider }).inc(amountMsat);
+      });
+      if (r === 'redeemed' || r === 'retrying')
+        changeMsat = amountMsat; // never spent: nothing paid
+      else {
+        const loss = lossIfSpent();
+        if (loss) [lostMsat, reason] = loss;
       }
     }
     const costMsat = amountMsat - changeMsat - lostMsat;
     if (costMsat > 0) upstreamPaidMsatsTotal.labels({ provider }).inc(costMsat);
-    if (lostMsat > 0 && reason !== undefined) {
-      upstreamLostMsatsTotal.labels({ provider, reason }).inc(lostMsat);
-      this.payer.log.warn(
-        { requestId: this.requestId, provider, lostMsat, reason },
-        'node payment: eCash sent to the node came back neither as an answer nor as change (operator loss)',
-      );
-    }
+    if (lostMsat > 0 && reason !== undefined) this.lost(lostMsat, reason);
     this.payer.log.info(
       { requestId: this.requestId, provider, sentMsat: amountMsat, changeMsat, costMsat, lostMsat },
       'node paid',
+    );
+  }
+
+  private lost(msat: number, reason: LossReason): void {
+    if (msat <= 0) return;
+    upstreamLostMsatsTotal.labels({ provider: this.provider, reason }).inc(msat);
+    this.payer.log.warn(
+      { requestId: this.requestId, provider: this.provider, lostMsat: msat, reason },
+      'node payment: eCash sent to the node came back neither as an answer nor as change (operator loss)',
     );
   }
 }

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { upstreamLostMsatsTotal, upstreamPaidMsatsTotal } from '../../core/metrics.js';
 import type { WalletService } from '../../core/wallet/types.js';
+import { startTestMint } from '../support/dev-mint.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
@@ -203,6 +204,52 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     } finally {
       await a2.close();
       await Promise.all([c.close(), d.close()]);
+    }
+  });
+
+  it('change made at a mint A does not trust is a recorded loss; the user still pays only A’s price', async () => {
+    // B2 accepts the shared mint but makes its change at its own primary mint, which A does not trust.
+    const own = await startTestMint();
+    const b2 = await startPaidGateway({
+      store,
+      sharedMint: own,
+      env: { ...B_ENV, CASHU_MINTS: `${own.url},${b.mint.url}` },
+    });
+    const provider = `foreign-change-${store}`;
+    const a4 = await startPaidGateway({
+      store,
+      sharedMint: b.mint,
+      env: A_ENV,
+      providersFile: () => ({ providers: [{ name: provider, base_url: b2.baseURL, payment: 'cashu' }] }),
+    });
+    try {
+      await b2.wallet.receive(await own.mintTokens(100, 'sat')); // B2's proofs at its primary, for change
+      await a4.wallet.receive(await a4.mintToken(100));
+      const { apiKey, balanceMsat } = await a4.fundKey(50);
+      const before = await proofsMsat(a4.wallet);
+      const paidBefore = await counter(upstreamPaidMsatsTotal, { provider });
+      const res = await fetch(`${a4.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        // A bound well above B2's price, so that there is change.
+        body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 500 }),
+      });
+      expect(res.status).toBe(200);
+      expect(await a4.available(apiKey)).toBe(balanceMsat - A_PRICE);
+      await until('A recorded the unredeemable change', async () => {
+        return (await counter(upstreamLostMsatsTotal, { provider, reason: 'change_unredeemable' })) > 0;
+      });
+      const lost = await counter(upstreamLostMsatsTotal, { provider, reason: 'change_unredeemable' });
+      const paid = (await counter(upstreamPaidMsatsTotal, { provider })) - paidBefore;
+      expect(paid).toBeGreaterThan(0);
+      // The whole token left A: B2's price plus the change A could not take; B2 kept only its price.
+      expect(await proofsMsat(a4.wallet)).toBe(before - paid - lost);
+      await a4.auditOk();
+      await b2.auditOk();
+    } finally {
+      await a4.close();
+      await b2.close();
+      await own.close();
     }
   });
 

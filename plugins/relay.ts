@@ -4,7 +4,7 @@ import { PROVIDER_PREFERENCE, type ProviderPreference, SERVED_BY } from '../core
 import { GatewayError } from '../core/errors.js';
 import { providerSeries } from '../core/metrics.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
-import { NodePayer, NodePayment } from '../core/providers/node-payment.js';
+import { NodePayer, NodePayment, RAISE_LIMIT } from '../core/providers/node-payment.js';
 import type { Provider } from '../core/providers/provider.js';
 import type { UpstreamResponse } from '../core/upstream/upstream-response.js';
 
@@ -65,6 +65,8 @@ export const relay: PluginFactory = (options, services): Plugin => {
       }
       let attempts = 0;
       let failure: unknown;
+      // A paid node's 402 naming a shortfall: that node is paid once more with the larger token.
+      let raise: { provider: Provider; atLeastMsat: number } | undefined;
       for (let i = 0; i < order.length && attempts < maxAttempts; i++) {
         const p = order[i]!;
         // An open breaker: nothing is sent to it (not even a timeout's worth of waiting); after its cool-down
@@ -78,13 +80,17 @@ export const relay: PluginFactory = (options, services): Plugin => {
         let payment: NodePayment | undefined;
         if (payer !== undefined && p.spec.payment === 'cashu') {
           try {
-            payment = await payer.pay(p, {
-              requestId: ctx.requestId,
-              model: ctx.model,
-              path: ctx.path,
-              body: ctx.body,
-              rawBytes: body === undefined ? 0 : Buffer.byteLength(body),
-            });
+            payment = await payer.pay(
+              p,
+              {
+                requestId: ctx.requestId,
+                model: ctx.model,
+                path: ctx.path,
+                body: ctx.body,
+                rawBytes: body === undefined ? 0 : Buffer.byteLength(body),
+              },
+              raise?.provider === p ? raise.atLeastMsat : 0,
+            );
           } catch (err) {
             // Nothing was sent. A wallet too poor is not the node's fault; a node that lists no price is.
             if ((err as GatewayError).code === 'operator_wallet_insufficient') p.breaker.abandon();
@@ -130,6 +136,20 @@ export const relay: PluginFactory = (options, services): Plugin => {
         // A node paid with eCash that refused the token (402, untrusted mint …) failed like a 5xx.
         const refused = payment !== undefined && NodePayment.refused(up);
         if (refused) payer?.forgetPrices(p);
+        if (payment !== undefined && up.status === 402 && raise === undefined) {
+          // The node wants more than its listed prices said (NUT-18 request for the shortfall): its token comes
+          // back with the 402, and the same node is asked again, once, with the larger token. Not a failure.
+          const short = NodePayment.shortfallMsat(up.headers);
+          if (short !== undefined && payment.amountMsat + short <= RAISE_LIMIT * payment.amountMsat) {
+            payment.settleHead(up);
+            up.abort();
+            p.breaker.abandon();
+            raise = { provider: p, atLeastMsat: payment.amountMsat + short };
+            attempts--;
+            i--;
+            continue;
+          }
+        }
         if (up.status >= 500 || up.status === 429 || refused) {
           p.breaker.failure();
           (refused ? m.error : up.status === 429 ? m.status429 : m.status5xx).n++;

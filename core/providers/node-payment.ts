@@ -1,3 +1,4 @@
+import { decodePaymentRequest } from '@cashu/cashu-ts';
 import { operatorSurplus } from '../account/operator-withdrawal.js';
 import { BackgroundRetry } from '../background-retry.js';
 import { GatewayError } from '../errors.js';
@@ -16,7 +17,8 @@ import type { Provider } from './provider.js';
  * node's change comes back into the wallet.
  *
  * - Price: the node's own `GET /v1/models` (`pricing.prompt_msats` / `completion_msats` per 1,000 tokens,
- *   `request_msats`, `context_length`), cached for PRICE_TTL_MS and refetched after a 402. The token covers
+ *   `request_msats`, `context_length`), cached for PRICE_TTL_MS and refetched after a 402. A 402 with a NUT-18
+ *   request for the shortfall gets one more token, larger by it (`shortfallMsat`, the relay; RAISE_LIMIT). The token covers
  *   the node's reservation bound, computed as the reserve stage computes one: the safe prompt-token bound +
  *   `max_tokens` (or, unset, the node's context length minus that bound) at the node's rates, plus its request
  *   price, rounded up to whole sats. More than the node charges is fine (the rest comes back as change).
@@ -42,6 +44,9 @@ import type { Provider } from './provider.js';
  *   per call (request id, provider, sent, change, cost). Not in the user's `X-Node-Cost`: what the operator
  *   pays a supplier is not the buyer's business.
  */
+
+/** A node's 402 may raise a call's token to at most this many times the first one (one raise per call). */
+export const RAISE_LIMIT = 4;
 
 /** How long a node's prices are reused. */
 export const PRICE_TTL_MS = 60_000;
@@ -177,9 +182,9 @@ export class NodePayer {
    * @throws GatewayError `operator_wallet_insufficient` (surplus or the primary mint's proofs too small),
    *   `upstream_error` (the node's price is unknown), and the wallet's send errors.
    */
-  async pay(p: Provider, call: NodeCall): Promise<NodePayment> {
+  async pay(p: Provider, call: NodeCall, atLeastMsat = 0): Promise<NodePayment> {
     const bound = nodeCallBoundMsat(await this.price(p, call.model), call);
-    const amountMsat = Math.max(1, Math.ceil(bound / 1000)) * 1000;
+    const amountMsat = Math.max(1, Math.ceil(Math.max(bound, atLeastMsat) / 1000)) * 1000;
     const run = this.gate.then(() => this.sendWithinSurplus(p, amountMsat));
     this.gate = run.catch(() => undefined);
     const token = await run;
@@ -300,6 +305,25 @@ export class NodePayment {
     readonly amountMsat: number,
     private readonly requestId: string,
   ) {}
+
+  /**
+   * What a node's 402 says is missing (its NUT-18 `X-Cashu-Payment-Request`, msats), or undefined. The relay
+   * then pays the node once more with this token's value plus the shortfall (at most RAISE_LIMIT times it).
+   */
+  static shortfallMsat(headers: Readonly<Record<string, string | string[]>>): number | undefined {
+    const v = headers['x-cashu-payment-request'];
+    const s = Array.isArray(v) ? v[0] : v;
+    if (typeof s !== 'string' || !s.startsWith('creq')) return undefined;
+    try {
+      const req = decodePaymentRequest(s);
+      const amount = req.amount?.toNumber();
+      const unit = req.unit ?? 'sat';
+      if (amount === undefined || amount <= 0 || !isCashuUnit(unit)) return undefined;
+      return toMsat(amount, unit);
+    } catch {
+      return undefined;
+    }
+  }
 
   /** The request header that pays the call. */
   get headers(): Record<string, string> {

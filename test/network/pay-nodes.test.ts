@@ -1,5 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { upstreamLostMsatsTotal, upstreamPaidMsatsTotal } from '../../core/metrics.js';
+import { readTokenMeta } from '../../core/wallet/token-codec.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { startTestMint } from '../support/dev-mint.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
@@ -250,6 +253,86 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
       await a4.close();
       await b2.close();
       await own.close();
+    }
+  });
+
+  it('a node whose 402 names a shortfall (NUT-18) is paid once more with the larger token', async () => {
+    // A stand-in node: lists 1 sat a call, then asks for 2 more with its first answer (402, the token back and
+    // a NUT-18 request made by a real wallet), and serves the second call, giving the whole token back.
+    const received: string[] = [];
+    const node = createServer((req, res) => {
+      if (req.method === 'GET' && req.url === '/v1/models') {
+        res.setHeader('content-type', 'application/json');
+        const pricing = { prompt_msats: 0, completion_msats: 0, request_msats: 1000 };
+        res.end(
+          JSON.stringify({ object: 'list', data: [{ id: 'mock-gpt', context_length: 8192, pricing }] }),
+        );
+        return;
+      }
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        res.statusCode = 404;
+        res.end();
+        return;
+      }
+      req.resume();
+      req.on('end', () => {
+        const token = String(req.headers['x-cashu']);
+        received.push(token);
+        res.setHeader('content-type', 'application/json');
+        res.setHeader('x-cashu', token);
+        if (received.length === 1) {
+          res.statusCode = 402;
+          res.setHeader(
+            'x-cashu-payment-request',
+            b.wallet.createPaymentRequest({ amountMsat: 2000, unit: 'sat' }),
+          );
+          res.end(
+            JSON.stringify({
+              error: { type: 'payment_required', code: 'payment_required', message: 'more' },
+            }),
+          );
+          return;
+        }
+        res.end(
+          JSON.stringify({
+            id: 'x',
+            object: 'chat.completion',
+            created: 0,
+            model: 'mock-gpt',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((r) => node.listen(0, '127.0.0.1', r));
+    const port = (node.address() as AddressInfo).port;
+    const provider = `short-${store}`;
+    const a5 = await startPaidGateway({
+      store,
+      sharedMint: b.mint,
+      env: A_ENV,
+      providersFile: () => ({
+        providers: [{ name: provider, base_url: `http://127.0.0.1:${port}/v1`, payment: 'cashu' }],
+      }),
+    });
+    try {
+      await a5.wallet.receive(await a5.mintToken(100));
+      const { apiKey, balanceMsat } = await a5.fundKey(50);
+      const before = await proofsMsat(a5.wallet);
+      const r = await a5
+        .openai(apiKey)
+        .chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 5 });
+      expect(r.choices[0]!.message.content).toBe('hi');
+      expect(received.map((t) => readTokenMeta(t).amount)).toEqual([1, 3]);
+      expect(await a5.available(apiKey)).toBe(balanceMsat - A_PRICE);
+      // Both tokens came back (the 402's and the free answer's change): nothing paid, nothing lost.
+      await until('both tokens are back in A’s wallet', async () => (await proofsMsat(a5.wallet)) === before);
+      expect(await counter(upstreamPaidMsatsTotal, { provider })).toBe(0);
+      await a5.auditOk();
+    } finally {
+      await a5.close();
+      await new Promise((r) => node.close(r));
     }
   });
 

@@ -345,11 +345,7 @@ export class NodePayment {
    * change from the head, else our token back.
    */
   settleHead(up: Pick<UpstreamResponse, 'headers'> | undefined): void {
-    void this.settle(
-      up === undefined ? undefined : changeHeader(up.headers),
-      false,
-      pendingHeader(up?.headers),
-    );
+    this.finish(up === undefined ? undefined : changeHeader(up.headers), false, pendingHeader(up?.headers));
   }
 
   /**
@@ -380,7 +376,7 @@ export class NodePayment {
       resume: () => up.resume(),
       abort() {
         up.abort();
-        void payment.settle(headChange ?? filter?.change, false, headPending ?? filter?.pending);
+        payment.finish(headChange ?? filter?.change, false, headPending ?? filter?.pending);
       },
       pipe(sink: UpstreamSink) {
         up.pipe({
@@ -395,16 +391,26 @@ export class NodePayment {
           onEnd() {
             const rest = held !== undefined ? withoutNodeCost(Buffer.concat(held)) : filter?.end();
             if (rest !== undefined && rest.length > 0) sink.onData(rest);
-            void payment.settle(headChange ?? filter?.change, true, headPending ?? filter?.pending);
+            payment.finish(headChange ?? filter?.change, true, headPending ?? filter?.pending);
             sink.onEnd();
           },
           onError(err) {
-            void payment.settle(headChange ?? filter?.change, false, headPending ?? filter?.pending);
+            payment.finish(headChange ?? filter?.change, false, headPending ?? filter?.pending);
             sink.onError(err);
           },
         });
       },
     };
+  }
+
+  /** Settles in the background (the answer is not held up); an unexpected failure is logged, never thrown. */
+  private finish(change: string | undefined, complete: boolean, pendingMsat: number | undefined): void {
+    this.settle(change, complete, pendingMsat).catch((err: unknown) => {
+      this.payer.log.error(
+        { requestId: this.requestId, provider: this.provider, err: (err as Error).message },
+        'node payment: settling failed',
+      );
+    });
   }
 
   /**

@@ -197,6 +197,11 @@ export const ERRORS = {
     type: 'service_unavailable',
     message: 'The eCash mint is unreachable or failing',
   },
+  operator_wallet_insufficient: {
+    status: 503,
+    type: 'service_unavailable',
+    message: "The operator's eCash surplus cannot pay the node that serves this model; nothing was charged",
+  },
   price_unavailable: {
     status: 503,
     type: 'service_unavailable',

@@ -111,6 +111,27 @@ export const unpricedDimensionTotal = new Counter({
   registers: [registry],
 });
 
+export const upstreamPaidMsatsTotal = new Counter({
+  name: 'gateway_upstream_paid_msats_total',
+  help: 'Millisatoshis the operator paid "payment: cashu" nodes for calls (token sent minus change redeemed), by provider',
+  labelNames: ['provider'] as const,
+  registers: [registry],
+});
+
+export const upstreamLostMsatsTotal = new Counter({
+  name: 'gateway_upstream_lost_msats_total',
+  help: 'Millisatoshis of eCash sent to "payment: cashu" nodes that came back neither as an answer nor as change (a node that failed after redeeming the token: no_answer; change the node could not make: change_pending; change this node could not redeem: change_unredeemable), by provider and reason',
+  labelNames: ['provider', 'reason'] as const,
+  registers: [registry],
+});
+
+export const upstreamChangeRetriesTotal = new Counter({
+  name: 'gateway_upstream_change_retries_total',
+  help: 'Change (or a refused token) from "payment: cashu" nodes that could not be redeemed at once and was handed to the background retry, by provider',
+  labelNames: ['provider'] as const,
+  registers: [registry],
+});
+
 export const overrunsTotal = new Counter({
   name: 'gateway_overruns_total',
   help: 'Settlements whose metered cost exceeded what could be charged',

@@ -4,6 +4,7 @@ import { PROVIDER_PREFERENCE, type ProviderPreference, SERVED_BY } from '../core
 import { GatewayError } from '../core/errors.js';
 import { providerSeries } from '../core/metrics.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
+import { NodePayer, NodePayment, RAISE_LIMIT } from '../core/providers/node-payment.js';
 import type { Provider } from '../core/providers/provider.js';
 import type { UpstreamResponse } from '../core/upstream/upstream-response.js';
 
@@ -37,6 +38,16 @@ export const relay: PluginFactory = (options, services): Plugin => {
   const providers = services.providers;
   const maxAttempts = providers.opts.maxAttempts;
   const skipOpen = providers.skipOpenBreakers;
+  // Nodes paid with eCash (`"payment": "cashu"`): each call there carries a token from the operator's wallet.
+  let payer: NodePayer | undefined;
+  if (providers.list.some((p) => p.spec.payment === 'cashu')) {
+    if (!services.wallet || !services.ledger) {
+      throw new ConfigError(
+        'relay: a "payment": "cashu" provider needs the wallet (CASHU_MINTS) and the store',
+      );
+    }
+    payer = new NodePayer({ wallet: services.wallet, ledger: services.ledger, log: services.log });
+  }
   return {
     name: 'relay',
     // The upstream call runs after every stage's request hook (core/plugin.ts onDispatch), so stages listed
@@ -54,6 +65,8 @@ export const relay: PluginFactory = (options, services): Plugin => {
       }
       let attempts = 0;
       let failure: unknown;
+      // A paid node's 402 naming a shortfall: that node is paid once more with the larger token.
+      let raise: { provider: Provider; atLeastMsat: number } | undefined;
       for (let i = 0; i < order.length && attempts < maxAttempts; i++) {
         const p = order[i]!;
         // An open breaker: nothing is sent to it (not even a timeout's worth of waiting); after its cool-down
@@ -64,6 +77,30 @@ export const relay: PluginFactory = (options, services): Plugin => {
           attempts === maxAttempts ||
           i === order.length - 1 ||
           (skipOpen && !order.slice(i + 1).some((q) => q.breaker.allows()));
+        let payment: NodePayment | undefined;
+        if (payer !== undefined && p.spec.payment === 'cashu') {
+          try {
+            payment = await payer.pay(
+              p,
+              {
+                requestId: ctx.requestId,
+                model: ctx.model,
+                path: ctx.path,
+                body: ctx.body,
+                rawBytes: body === undefined ? 0 : Buffer.byteLength(body),
+              },
+              raise?.provider === p ? raise.atLeastMsat : 0,
+            );
+          } catch (err) {
+            // Nothing was sent. A wallet too poor is not the node's fault; a node that lists no price is.
+            if ((err as GatewayError).code === 'operator_wallet_insufficient') p.breaker.abandon();
+            else p.breaker.failure();
+            if (last) throw err;
+            failure = err;
+            providerSeries(p.name).failover.inc();
+            continue;
+          }
+        }
         const sentAt = performance.now();
         let up: UpstreamResponse;
         try {
@@ -75,8 +112,11 @@ export const relay: PluginFactory = (options, services): Plugin => {
             headers: ctx.headers,
             body,
             cancel: ctx,
+            ...(payment !== undefined ? { extraHeaders: payment.headers } : {}),
           });
         } catch (err) {
+          // No answer: the token is taken back (or, if the node redeemed it and died, recorded as a loss).
+          payment?.settleHead(undefined);
           // The client went away: not the provider's failure, nothing to retry (a probe it held is freed).
           if (ctx.cancelled) {
             p.breaker.abandon();
@@ -93,16 +133,42 @@ export const relay: PluginFactory = (options, services): Plugin => {
         const headMs = performance.now() - sentAt;
         const m = providerSeries(p.name);
         m.head.observe(headMs / 1000);
-        if (up.status >= 500 || up.status === 429) {
-          p.breaker.failure();
-          (up.status === 429 ? m.status429 : m.status5xx).n++;
-          if (!last) {
-            // Nothing of this answer reached the client: drop it and ask the next provider.
+        // A node paid with eCash that refused the token (402, untrusted mint …) failed like a 5xx.
+        const refused = payment !== undefined && NodePayment.refused(up);
+        if (refused) payer?.forgetPrices(p);
+        if (payment !== undefined && up.status === 402 && raise === undefined) {
+          // The node wants more than its listed prices said (NUT-18 request for the shortfall): its token comes
+          // back with the 402, and the same node is asked again, once, with the larger token. Not a failure.
+          const short = NodePayment.shortfallMsat(up.headers);
+          if (short !== undefined && payment.amountMsat + short <= RAISE_LIMIT * payment.amountMsat) {
+            payment.settleHead(up);
             up.abort();
-            failure = new GatewayError('upstream_error', {
-              message: `The upstream provider answered ${up.status}`,
-              details: { upstream_status: up.status },
+            p.breaker.abandon();
+            raise = { provider: p, atLeastMsat: payment.amountMsat + short };
+            attempts--;
+            i--;
+            continue;
+          }
+        }
+        if (up.status >= 500 || up.status === 429 || refused) {
+          p.breaker.failure();
+          (refused ? m.error : up.status === 429 ? m.status429 : m.status5xx).n++;
+          if (!last || refused) {
+            // Nothing of this answer reached the client: drop it and ask the next provider. The node's change
+            // (its whole token back with the error) or our own token is redeemed.
+            payment?.settleHead(up);
+            up.abort();
+            const refusal = new GatewayError('upstream_error', {
+              message: `The node answered ${up.status}: it did not accept this gateway's eCash payment`,
+              details: { upstream_status: up.status, provider: p.name },
             });
+            if (last) throw refusal;
+            failure = refused
+              ? refusal
+              : new GatewayError('upstream_error', {
+                  message: `The upstream provider answered ${up.status}`,
+                  details: { upstream_status: up.status },
+                });
             m.failover.inc();
             continue;
           }
@@ -114,9 +180,11 @@ export const relay: PluginFactory = (options, services): Plugin => {
         ctx.timings.upstreamHeaders = performance.now();
         ctx.setLocal(SERVED_BY, p.name);
         if (up.status >= 500 || (up.status >= 400 && !isJson(up.headers['content-type']))) {
+          payment?.settleHead(up);
           throw await upstreamFailure(up);
         }
-        ctx.upstream = up;
+        // A paid node's change is taken out of the answer (header or SSE comment) and redeemed.
+        ctx.upstream = payment !== undefined ? payment.wrap(up) : up;
         return;
       }
       // A provider that looked available was taken by another call's probe meanwhile: the last failure stands.

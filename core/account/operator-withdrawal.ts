@@ -66,21 +66,33 @@ export async function checkSurplus(money: Partial<SurplusMoney>, invoice: string
       message: 'The invoice has no amount: ask for one with an amount',
     });
   }
-  const [lines, owed] = await Promise.all([wallet.balances(), ledger.totalUserBalancesMsat()]).catch(
-    (err: unknown) => {
-      throw new GatewayError('store_unavailable', { cause: err });
-    },
-  );
-  const proofsMsat = lines.reduce((s, l) => s + l.amountMsat, 0);
-  const surplusMsat = proofsMsat - owed;
+  const { proofsMsat, userBalancesMsat, surplusMsat } = await operatorSurplus({ wallet, ledger });
   const amountMsat = Number(amount);
   return {
     amountMsat,
     proofsMsat,
-    userBalancesMsat: owed,
+    userBalancesMsat,
     surplusMsat,
     allowed: amount <= BigInt(Math.max(0, surplusMsat)),
   };
+}
+
+/**
+ * The operator surplus: proofs held (store figures, all mints) minus what the ledger owes its users. The one
+ * computation behind every payment the operator makes from the wallet (withdrawals, paying other nodes).
+ * @throws GatewayError `store_unavailable`.
+ */
+export async function operatorSurplus(
+  money: SurplusMoney,
+): Promise<{ proofsMsat: number; userBalancesMsat: number; surplusMsat: number }> {
+  const [lines, owed] = await Promise.all([
+    money.wallet.balances(),
+    money.ledger.totalUserBalancesMsat(),
+  ]).catch((err: unknown) => {
+    throw new GatewayError('store_unavailable', { cause: err });
+  });
+  const proofsMsat = lines.reduce((s, l) => s + l.amountMsat, 0);
+  return { proofsMsat, userBalancesMsat: owed, surplusMsat: proofsMsat - owed };
 }
 
 /** Throws 400 `payout_exceeds_surplus` unless the check allows the payout. */

@@ -154,13 +154,16 @@ export async function discoverNodes(
   return { nodes, relayErrors };
 }
 
-/** A providers-file entry (docs/providers.md) for a usable node; its key goes in the named variable. */
+/**
+ * A providers-file entry (docs/providers.md) for a usable node: paid per call with eCash from the operator's
+ * wallet (`"payment": "cashu"`), since a usable node accepts one of our mints.
+ */
 export function providerEntry(n: DiscoveredNode): Record<string, unknown> {
   const name = `node-${n.listing.nodeId}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 63);
   return {
     name,
     base_url: `${n.url}/v1`,
-    api_key_env: `${name.toUpperCase().replace(/-/g, '_')}_API_KEY`,
+    payment: 'cashu',
     models: n.models.map((m) => m.id),
   };
 }

@@ -29,6 +29,9 @@ export interface ProviderSpec {
   api?: 'openai' | 'anthropic' | undefined;
   /** Per-model prices of this provider (USD decimal strings per token / per call), for `cheapest`. */
   pricing: Record<string, ModelPrice>;
+  /** How calls routed here are paid (`"payment"` in the file): with the API key (default), or `cashu` — another
+   *  Cashu-priced node, each call paid with an `X-Cashu` token from the operator's wallet (node-payment.ts). */
+  payment?: 'cashu' | undefined;
 }
 
 export interface BreakerOptions {

@@ -243,6 +243,7 @@ export function parseProvidersFile(
       'headers',
       'pricing',
       'api',
+      'payment',
     ]);
     for (const k of Object.keys(raw))
       if (!allowed.has(k)) throw new ConfigError(`${at}: unknown field "${k}"`);
@@ -279,6 +280,16 @@ export function parseProvidersFile(
         throw new ConfigError(`${at}: "api_key_env" must be a variable name`);
       apiKey = env[raw.api_key_env];
       if (!apiKey) throw new ConfigError(`${at}: the variable ${raw.api_key_env} (api_key_env) is not set`);
+    }
+    if (raw.payment !== undefined && raw.payment !== 'api_key' && raw.payment !== 'cashu') {
+      throw new ConfigError(`${at}: "payment" must be "api_key" (the default) or "cashu"`);
+    }
+    const cashu = raw.payment === 'cashu';
+    if (cashu && apiKey !== undefined) {
+      throw new ConfigError(`${at}: a "payment": "cashu" node is paid with eCash; give it no "api_key"`);
+    }
+    if (cashu && raw.api === 'anthropic') {
+      throw new ConfigError(`${at}: a "payment": "cashu" node speaks the gateway's own (openai) API`);
     }
     let models: '*' | string[] = '*';
     if (raw.models !== undefined) {
@@ -339,6 +350,7 @@ export function parseProvidersFile(
     return {
       name,
       ...(raw.api === 'anthropic' ? { api: 'anthropic' as const } : {}),
+      ...(cashu ? { payment: 'cashu' as const } : {}),
       baseUrl: baseUrl.replace(/\/+$/, ''),
       ...(apiKey !== undefined ? { apiKey } : {}),
       models,

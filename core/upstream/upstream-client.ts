@@ -40,6 +40,8 @@ export interface UpstreamRequest {
   body?: Buffer | string | FormData | undefined;
   /** Cancelling it cancels the upstream call at any point (the request context implements it). */
   cancel?: CancelSource;
+  /** Headers of this one request, set last (a `payment: cashu` node's `x-cashu` token, node-payment.ts). */
+  extraHeaders?: Record<string, string>;
 }
 
 /** Request headers never forwarded: hop-by-hop, the caller's credentials, and what undici sets itself. */
@@ -130,6 +132,7 @@ export class UpstreamClient {
   send(req: UpstreamRequest): Promise<UpstreamResponse> {
     const path = this.targetPath(req.path, req.rawQuery);
     const headers = this.forwardHeaders(req.headers);
+    if (req.extraHeaders !== undefined) Object.assign(headers, req.extraHeaders);
     return new Promise<UpstreamResponse>((resolve, reject) => {
       const call = new UpstreamCall(resolve, reject, this.mapError, req.cancel);
       try {

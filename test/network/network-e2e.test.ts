@@ -9,6 +9,7 @@ import * as nip19 from 'nostr-tools/nip19';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverNodes, providerEntry } from '../../core/network/discovery.js';
 import { parseListing } from '../../core/network/listing.js';
+import { parseProvidersFile } from '../../core/providers/providers.js';
 import { freePort } from '../support/global-setup.js';
 import { startTestRelay, type TestRelay } from '../support/nostr-relay.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
@@ -172,8 +173,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the node on the network (%s)', (s
     expect(file.providers).toHaveLength(1);
     expect(file.providers[0]).toMatchObject({
       base_url: `${h.gateway.url}/v1`,
+      payment: 'cashu',
       models: expect.arrayContaining(['mock-gpt', 'mock-mini']),
     });
+    // The printed file is a valid providers file as it stands (no key to fill in).
+    expect(
+      parseProvidersFile(entries.stdout, {}, { timeoutMs: 1000, maxConnections: 1 }).providers[0]!.payment,
+    ).toBe('cashu');
     // A node that accepts none of our mints is not usable, and says why.
     const other = await discoverNodes({
       relays: [relay.url],

@@ -44,6 +44,8 @@ export interface PaidGatewayOptions {
   /** A providers file (PROVIDERS_PATH) made from the mock upstream's base URL, written to a temp file. */
   providersFile?: (upstreamUrl: string) => object;
   mint?: DevMintOptions;
+  /** Use this running dev mint instead of starting one (two gateways on one mint); left open by `close`. */
+  sharedMint?: DevMint;
   /** Logger; default silent (or TEST_LOG_LEVEL). Pass a captured one to inspect logs. */
   log?: Logger;
   /** How the money services are built: inject a fake store step here (e.g. a ledger whose settle fails). */
@@ -81,7 +83,8 @@ export interface PaidGateway {
 }
 
 export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGateway> {
-  const mint = await startTestMint(opts.mint);
+  const mint = opts.sharedMint ?? (await startTestMint(opts.mint));
+  const closeMint = () => (opts.sharedMint ? Promise.resolve() : mint.close());
   const upstream = await startMockUpstream(opts.upstream);
   const storeEnv: Record<string, string> = {};
   let dataDir: string | undefined;
@@ -124,7 +127,7 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
       awaitCatalog: true,
     });
   } catch (err) {
-    await Promise.allSettled([mint.close(), upstream.close()]);
+    await Promise.allSettled([closeMint(), upstream.close()]);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     if (providersDir) rmSync(providersDir, { recursive: true, force: true });
     throw err;
@@ -185,7 +188,7 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
       if (closed) return;
       closed = true;
       await gateway.close(2000);
-      await Promise.allSettled([mint.close(), upstream.close()]);
+      await Promise.allSettled([closeMint(), upstream.close()]);
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
       if (providersDir) rmSync(providersDir, { recursive: true, force: true });
       if (prefix) await dropPrefix(process.env.TEST_REDIS_URL!, prefix);

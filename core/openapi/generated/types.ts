@@ -1655,7 +1655,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family (spec §7). `conflict` (409) and `not_implemented` (501) extend the spec's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -1858,7 +1858,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "service_unavailable";
                 /** @enum {string} */
-                code?: "service_unavailable" | "store_unavailable" | "mint_unavailable" | "price_unavailable";
+                code?: "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable";
             };
         };
         /** @description The error envelope of an HTTP 505 answer. */
@@ -3636,7 +3636,8 @@ export interface components {
         /**
          * @description A dependency is down (type `service_unavailable`). Codes: `service_unavailable`, `store_unavailable`
          *     (the balance store: no call is ever made unpaid), `mint_unavailable` (the eCash mint),
-         *     `price_unavailable` (no fresh BTC price to price the call).
+         *     `price_unavailable` (no fresh BTC price to price the call), `operator_wallet_insufficient` (the model is
+         *     served by another node paid with eCash and the operator's surplus cannot pay it; nothing was charged).
          */
         ServiceUnavailable: {
             headers: {

@@ -19,7 +19,7 @@ import {
 } from './report.js';
 
 /**
- * The soak (`npm run soak`, issue 27 "No creep"): paid traffic at a fixed rate for N minutes against one
+ * The soak (`npm run soak`; docs/benchmarks.md, "Soak"): paid traffic at a fixed rate for N minutes against one
  * gateway process on a fresh store, sampled every 10 s (RSS and CPU from /proc; heap, event-loop delay p99 and
  * active handles from the gateway's own /metrics; the window's answers and latency). Then the load stops, the
  * leases are left to report and return, and the money is checked with the project's audit (`ledger.audit()`,

@@ -15,7 +15,7 @@ import {
 import { GatewayError } from '../errors.js';
 
 /**
- * A `POST /v1/files` upload received as it streams, never held whole (issue 24): the multipart body is parsed with
+ * A `POST /v1/files` upload received as it streams, never held whole: the multipart body is parsed with
  * @fastify/busboy and its `file` part spooled to a temporary file (os.tmpdir(), mode 0600, removed in every
  * outcome) while, for `purpose: "batch"`, each JSONL line is checked and priced (core/batches/batch-input.ts). The
  * provider then gets a multipart body made of the fields and the spooled file, read from disk as it is sent, with

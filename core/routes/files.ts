@@ -8,7 +8,7 @@ import { withUpload } from './file-upload.js';
 import { objectCaller, ownList, ownObject, passOn } from './provider-objects.js';
 
 /**
- * The Files API (issue 24): paid-key routes relayed to the provider on the operator's key, each file recorded
+ * The Files API (docs/pricing.md, "Batches"): paid-key routes relayed to the provider on the operator's key, each file recorded
  * against the key that uploaded it (core/objects/). Another key's file — a batch's output and error files
  * included — answers 404 to every read and delete, and lists show only the key's own files.
  *

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { type Child, freePort, startChild, waitForHttp } from '../lib/processes.js';
-import { type BenchStore, COST_SATS } from '../targets/gateway.js';
+import { type BenchStore, benchGatewayEnv } from '../targets/gateway.js';
 
 /**
  * The gateway the soak runs against: one process, paid under fixed pricing on the bench store (fresh Redis
@@ -40,20 +40,7 @@ export async function startSoakGateway(
   const port = await freePort();
   const metricsToken = randomBytes(24).toString('hex');
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    UPSTREAM_BASE_URL: upstreamUrl,
-    UPSTREAM_CONNECTIONS: '1024',
-    FIXED_PRICING: 'true',
-    FIXED_COST_PER_REQUEST: String(COST_SATS),
-    // Limits far above the offered load: the soak watches the work, not refusals.
-    RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000000',
-    RATE_LIMIT_TOKENS_PER_HOUR: '1000000000000',
-    RATE_LIMIT_CONCURRENT: '1000000',
-    LOG_LEVEL: 'warn',
+    ...benchGatewayEnv(port, upstreamUrl, 1024),
     METRICS_TOKEN: metricsToken,
     ...store.env,
     ...extraEnv,

@@ -106,6 +106,33 @@ export async function openBenchStore(kind: StoreKind): Promise<BenchStore> {
   };
 }
 
+/**
+ * What every measured gateway process gets (bench targets, the soak): loopback on `port`, production mode, the
+ * mock upstream with `upstreamConnections` (enough for the open-streams scenario; the default pool is 256),
+ * fixed pricing at COST_SATS, and limits far above what a bench can offer (measure the work, not refusals).
+ */
+export function benchGatewayEnv(
+  port: number,
+  upstreamUrl: string,
+  upstreamConnections: number,
+): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    UPSTREAM_BASE_URL: upstreamUrl,
+    UPSTREAM_CONNECTIONS: String(upstreamConnections),
+    FIXED_PRICING: 'true',
+    FIXED_COST_PER_REQUEST: String(COST_SATS),
+    RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000000',
+    RATE_LIMIT_TOKENS_PER_HOUR: '1000000000000',
+    RATE_LIMIT_CONCURRENT: '1000000',
+    LOG_LEVEL: 'warn',
+  };
+}
+
 export function gatewayEntry(): string {
   return join(process.cwd(), 'dist/core/main.js');
 }
@@ -139,22 +166,8 @@ async function startOnce(o: GatewayStart): Promise<RunningTarget> {
   if (!existsSync(gatewayEntry())) throw new Error('dist/core/main.js is missing: run `npm run build`');
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
+    ...benchGatewayEnv(port, o.upstreamUrl, 2048),
     HTTP_ENGINE: o.engine,
-    UPSTREAM_BASE_URL: o.upstreamUrl,
-    // Enough upstream connections for the open-streams scenario (the default pool is 256).
-    UPSTREAM_CONNECTIONS: '2048',
-    FIXED_PRICING: 'true',
-    FIXED_COST_PER_REQUEST: String(COST_SATS),
-    // Limits far above what a bench can offer: measure the work, not the refusals.
-    RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000000',
-    RATE_LIMIT_TOKENS_PER_HOUR: '1000000000000',
-    RATE_LIMIT_CONCURRENT: '1000000',
-    LOG_LEVEL: 'warn',
     ...(o.store ? o.store.env : { PIPELINE: 'relay' }),
     ...o.extraEnv,
   };

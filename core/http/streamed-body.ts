@@ -42,6 +42,10 @@ export class StreamedBody {
     private readonly declared: number | undefined,
   ) {
     this.stream = new Readable({ highWaterMark: CHUNKS_HELD, read: () => this.resume() });
+    // The reader learns of a failure (413, the client gone) through its own read, which rejects with it. A body
+    // no one reads (the route refused the request first) must not turn that failure into an uncaught 'error'
+    // event: that ends the process.
+    this.stream.on('error', () => {});
   }
 
   private pause(): void {

@@ -7,6 +7,7 @@ import { createLedger } from '../../core/ledger/index.js';
 import { DEFAULT_LEASE_OPTIONS, LeasingLedger } from '../../core/ledger/leasing.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import { benchAdmitSettle } from './ledger-calls.js';
 
 /**
  * Micro-benchmark: admit+settle pairs per second per store, with 1 client and 64 concurrent clients,
@@ -19,7 +20,6 @@ import { openStore, type StoreConnection } from '../../core/store/connection.js'
 const argSeconds = process.argv.indexOf('--seconds');
 const SECONDS = argSeconds > 0 ? Number(process.argv[argSeconds + 1]) : 2;
 const REDIS_URL = process.env.REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const LIMITS = { requestsPerMinute: 1e12, tokensPerHour: 1e12, concurrent: 1e9 };
 const MAX_OPS = 2_000_000;
 const SQLITE_HOT_SYNC = process.argv.includes('--sqlite-full') ? 'full' : 'normal';
 
@@ -47,27 +47,7 @@ async function pairs(ledger: Ledger, clients: number): Promise<number> {
   const tag = randomBytes(4).toString('hex');
   return measure(clients, async (i) => {
     const requestId = `${tag}-${i}`;
-    const a = await ledger.admit({
-      credential: { apiKey: d.apiKey },
-      requestId,
-      model: 'm',
-      maxMsat: 5000,
-      minMsat: 100,
-      leaseMs: 60_000,
-      limits: LIMITS,
-    });
-    if (!a.ok) throw new Error(a.code);
-    const s = await ledger.settle({
-      accountId: a.accountId,
-      requestId,
-      costMsat: 1234,
-      promptTokens: 10,
-      completionTokens: 20,
-      model: 'm',
-      description: 'bench',
-      estimated: false,
-    });
-    if (!s.ok) throw new Error(s.code);
+    await benchAdmitSettle(ledger, d.apiKey, requestId);
   });
 }
 

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { openStore } from '../../core/store/connection.js';
+import { benchAdmit, benchSettle } from './ledger-calls.js';
 
 /**
  * Server-side cost of each Redis ledger script: runs admits, then settles, then admit+release, in rounds
@@ -18,7 +19,6 @@ const arg = (name: string, def: number): number => {
 const N = arg('n', 5000);
 const ROUNDS = arg('rounds', 3);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const LIMITS = { requestsPerMinute: 1e12, tokensPerHour: 1e12, concurrent: 1e9 };
 
 /** Redis main-thread CPU seconds (user + sys): unlike commandstats' wall time, not inflated by a busy host. */
 async function cpuSeconds(r: Redis): Promise<number> {
@@ -54,38 +54,14 @@ async function main(): Promise<void> {
       amountMsat: 1e15,
     });
     if (!d.ok) throw new Error(d.code);
-    const admit = async (requestId: string) => {
-      const a = await ledger.admit({
-        credential: { apiKey: d.apiKey },
-        requestId,
-        model: 'm',
-        maxMsat: 5000,
-        minMsat: 100,
-        leaseMs: 60_000,
-        limits: LIMITS,
-      });
-      if (!a.ok) throw new Error(a.code);
-      return a.accountId;
-    };
+    const admit = (requestId: string) => benchAdmit(ledger, d.apiKey, requestId);
     const accountId = await admit('warm');
     const refKey = `${prefix}:incr`;
     await phase(stats, 'reference INCRBY', N, async () => void (await stats.incrby(refKey, 1)));
     for (let round = 1; round <= ROUNDS; round++) {
       const tag = `${round}-${randomBytes(3).toString('hex')}`;
       await phase(stats, `round ${round} admit`, N, async (i) => void (await admit(`${tag}-${i}`)));
-      await phase(stats, `round ${round} settle`, N, async (i) => {
-        const s = await ledger.settle({
-          accountId,
-          requestId: `${tag}-${i}`,
-          costMsat: 1234,
-          promptTokens: 10,
-          completionTokens: 20,
-          model: 'm',
-          description: 'bench',
-          estimated: false,
-        });
-        if (!s.ok) throw new Error(s.code);
-      });
+      await phase(stats, `round ${round} settle`, N, (i) => benchSettle(ledger, accountId, `${tag}-${i}`));
       await phase(stats, `round ${round} admit+release`, N, async (i) => {
         const id = `${tag}-r${i}`;
         await admit(id);

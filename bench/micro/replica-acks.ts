@@ -5,6 +5,7 @@ import type { Ledger } from '../../core/ledger/types.js';
 import { openStore } from '../../core/store/connection.js';
 import { readRedisConfig } from '../../core/store/redis-config.js';
 import { startRedisCluster } from '../../scripts/lib/redis-topology.js';
+import { benchAdmitSettle } from './ledger-calls.js';
 
 /**
  * Micro-benchmark: what the replica-acknowledgement rule (WAIT after each money write, core/store/replica-acks.ts)
@@ -19,7 +20,6 @@ const arg = (name: string, def: number) => {
 };
 const SECONDS = arg('--seconds', 2);
 const ROUNDS = arg('--rounds', 2);
-const LIMITS = { requestsPerMinute: 1e12, tokensPerHour: 1e12, concurrent: 1e9 };
 const MAX_OPS = 2_000_000;
 
 async function pairs(ledger: Ledger, clients: number): Promise<number> {
@@ -36,27 +36,7 @@ async function pairs(ledger: Ledger, clients: number): Promise<number> {
     Array.from({ length: clients }, async () => {
       while (performance.now() < end && done < MAX_OPS) {
         const requestId = `${tag}-${done++}`;
-        const a = await ledger.admit({
-          credential: { apiKey: d.apiKey },
-          requestId,
-          model: 'm',
-          maxMsat: 5000,
-          minMsat: 100,
-          leaseMs: 60_000,
-          limits: LIMITS,
-        });
-        if (!a.ok) throw new Error(a.code);
-        const s = await ledger.settle({
-          accountId: a.accountId,
-          requestId,
-          costMsat: 1234,
-          promptTokens: 10,
-          completionTokens: 20,
-          model: 'm',
-          description: 'bench',
-          estimated: false,
-        });
-        if (!s.ok) throw new Error(s.code);
+        await benchAdmitSettle(ledger, d.apiKey, requestId);
       }
     }),
   );

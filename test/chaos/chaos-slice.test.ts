@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { runChaos } from '../../scripts/chaos/run.js';
 
 /**
- * The slice of `npm run chaos` (14 s on Redis, 10 s on SQLite) the test command runs: 3 gateway processes on their own Redis (AOF),
+ * The slice of `npm run chaos` (20 s on Redis, 12 s on SQLite) the test command runs: 3 gateway processes on their own Redis (AOF),
  * then on one shared SQLite file, under paid traffic in all three payment modes while gateways are killed -9
  * and restarted, Redis is killed and restarted, the mint and the upstream fail. The money must add up.
  */
 describe.each([
-  ['redis', 14],
-  ['sqlite', 10],
+  ['redis', 20],
+  ['sqlite', 12],
 ] as const)('chaos slice on %s', (store, seconds) => {
   it('nothing lost: audit, solvency, no reservation left, every paid token credited, every returned token redeems', async () => {
     const report = await runChaos({ store, seconds, processes: 3, faultEveryMs: 2_000 });

@@ -22,6 +22,7 @@ import {
   type UsageApi,
   usageOfBody,
 } from '../core/metering/usage.js';
+import { openAiUsageFromTail } from '../core/metering/usage-tail.js';
 import { recordCharge, recordOverrun, recordUnpricedDimension } from '../core/metrics.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { type CostResult, isUnitEndpoint, type PricedEndpoint } from '../core/pricing/types.js';
@@ -231,6 +232,10 @@ export const settle: PluginFactory = (options, services): Plugin => {
     if (state?.stream) return state.stream.result();
     if (state?.body && ended) {
       const raw = Buffer.concat(state.body);
+      if (usageApi(priced.endpoint) === 'openai') {
+        const fromTail = openAiUsageFromTail(raw);
+        if (fromTail !== null) return { usage: fromTail, estimated: false };
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(raw.toString('utf8'));

@@ -8,6 +8,8 @@
 #
 # Defaults: 3 rounds, 8 s measured (after 2 s warm-up), c=64, PIPELINE=relay, node:http, non-stream chat with 8
 # tokens against the mock upstream (bench/upstream/mock-upstream.ts). Loopback only; every run is bounded.
+# `-p paid`: the default (paid) pipeline on Redis (REDIS_URL, default 127.0.0.1:6379) under a fresh prefix, one
+# funded key (bench/profile/paid-key.ts), fixed pricing and limits far away as the bench's gw-redis-node target.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=3 DUR=8 CONNS=64 PIPE=relay
@@ -26,13 +28,26 @@ TICK=$(getconf CLK_TCK)
 start_upstream "$UP_PORT"
 GW=
 DATA=$(mktemp -d)
-trap 'kill $UP ${GW:-} 2>/dev/null || true; rm -rf "$DATA"' EXIT
+if [ "$PIPE" = paid ]; then
+  eval "$(node --import tsx bench/profile/paid-key.ts)"
+  export REDIS_URL="$REDIS_URL" REDIS_PREFIX="$REDIS_PREFIX" FIXED_PRICING=true FIXED_COST_PER_REQUEST=1 \
+    RATE_LIMIT_REQUESTS_PER_MINUTE=1000000000 RATE_LIMIT_TOKENS_PER_HOUR=1000000000000 \
+    RATE_LIMIT_CONCURRENT=1000000 NODE_ENV=production
+  PIPE=auth,rate-limit,reserve,relay,owner,meter,settle,change-token
+fi
+drop_prefix() {
+  [ -n "${REDIS_PREFIX:-}" ] || return 0
+  redis-cli -u "${REDIS_URL:-redis://127.0.0.1:6379}" --scan --pattern "${REDIS_PREFIX}*" |
+    xargs -r -n 500 redis-cli -u "${REDIS_URL:-redis://127.0.0.1:6379}" unlink >/dev/null
+}
+trap 'kill $UP ${GW:-} 2>/dev/null || true; rm -rf "$DATA"; drop_prefix' EXIT
 cpu() { awk -v t="$TICK" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
 for round in $(seq 1 "$ROUNDS"); do
   for dist in "$@"; do
     rm -rf "${DATA:?}"/*
     PIPELINE=$PIPE start_relay "$GW_PORT" "$UP_PORT" "$DATA" "$dist/core/main.js"
     relay_load "$GW_PORT"
+    [ -z "${KEY:-}" ] || LOAD+=(-H "authorization=Bearer $KEY")
     node_modules/.bin/autocannon -d 2 "${LOAD[@]}" >/dev/null 2>&1
     c0=$(cpu $GW)
     out=$(node_modules/.bin/autocannon -j -d "$DUR" "${LOAD[@]}" 2>/dev/null)

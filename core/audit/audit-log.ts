@@ -306,9 +306,22 @@ export function auditInputOf(ctx: RequestContext, status: number, ip: string): A
  * under (the end hook then records it as usual).
  */
 export function callAuditRecord(i: AuditInput): CallAuditRecord | undefined {
-  const { cost_msats: _m, cost_sats: _s, account, ...rest } = stored(i);
-  if (account === undefined) return undefined;
-  return { json: JSON.stringify(rest), atMs: i.atMs, status: i.status };
+  // The stored record without the charge and the account (the settle step adds those), built directly: this
+  // runs on every paid call.
+  const c = i.subject.credential !== undefined ? resolveCredential(i.subject.credential) : null;
+  if (c === null || i.subject.unknown) return undefined;
+  const rec: Omit<StoredAudit, 'cost_msats' | 'cost_sats' | 'account'> = {
+    timestamp: new Date(i.atMs).toISOString(),
+    request_id: i.requestId,
+    api_key_id: keyIdOf(c.keyHash),
+    endpoint: i.endpoint,
+    method: i.method,
+    ip_address: i.ip,
+    user_agent: i.userAgent === undefined ? null : i.userAgent.slice(0, 256),
+    response_status: i.status,
+    kind: i.subject.admin ? 'admin' : 'key',
+  };
+  return { json: JSON.stringify(rec), atMs: i.atMs, status: i.status };
 }
 
 /**

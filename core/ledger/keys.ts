@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { KeyLookup } from './types.js';
 
 /**
@@ -45,10 +46,18 @@ export function keyIdOf(keyHash: string): string {
 }
 
 export interface ResolvedCredential {
-  accountId: string;
-  keyHash: string;
-  kind: 'apiKey' | 'tokenHash';
+  readonly accountId: string;
+  readonly keyHash: string;
+  readonly kind: 'apiKey' | 'tokenHash';
 }
+
+/**
+ * Credentials this process resolved recently (raw API key, or `t:` + token hash → its ids). A paid call
+ * resolves its credential twice (admission and the audit record), and a client calls with the same key many
+ * times: each SHA-256 is taken once per process instead (docs/benchmarks.md, "The paid-path cuts"). The answer
+ * is a pure function of the credential, so nothing ever invalidates an entry; the bound caps the memory.
+ */
+const RESOLVED = new LRUCache<string, ResolvedCredential>({ max: 20_000 });
 
 /** Token-hash identities get a 32-char hex account id (never 10 chars, so never clashes with key ids). */
 export function accountIdForToken(tokenHash: string): string {
@@ -68,15 +77,28 @@ export function resolveCredential(c: KeyLookup): ResolvedCredential | null {
     return { accountId, keyHash, kind: 'apiKey' };
   }
   if ('apiKey' in c) {
-    if (typeof c.apiKey !== 'string' || !API_KEY_RE.test(c.apiKey)) return null;
-    return { accountId: c.apiKey.slice(3, 3 + ACCOUNT_ID_LEN), keyHash: sha256Hex(c.apiKey), kind: 'apiKey' };
+    if (typeof c.apiKey !== 'string') return null;
+    let r = RESOLVED.get(c.apiKey);
+    if (r === undefined) {
+      if (!API_KEY_RE.test(c.apiKey)) return null;
+      r = { accountId: c.apiKey.slice(3, 3 + ACCOUNT_ID_LEN), keyHash: sha256Hex(c.apiKey), kind: 'apiKey' };
+      RESOLVED.set(c.apiKey, r);
+    }
+    return r;
   }
-  if (typeof c.tokenHash !== 'string' || !/^[0-9a-fA-F]{16,128}$/.test(c.tokenHash)) return null;
-  return {
-    accountId: accountIdForToken(c.tokenHash),
-    keyHash: keyHashForToken(c.tokenHash),
-    kind: 'tokenHash',
-  };
+  if (typeof c.tokenHash !== 'string') return null;
+  const key = `t:${c.tokenHash}`;
+  let r = RESOLVED.get(key);
+  if (r === undefined) {
+    if (!/^[0-9a-fA-F]{16,128}$/.test(c.tokenHash)) return null;
+    r = {
+      accountId: accountIdForToken(c.tokenHash),
+      keyHash: keyHashForToken(c.tokenHash),
+      kind: 'tokenHash',
+    };
+    RESOLVED.set(key, r);
+  }
+  return r;
 }
 
 export function displayKey(apiKey: string): string {

@@ -306,22 +306,29 @@ export function auditInputOf(ctx: RequestContext, status: number, ip: string): A
  * under (the end hook then records it as usual).
  */
 export function callAuditRecord(i: AuditInput): CallAuditRecord | undefined {
-  // The stored record without the charge and the account (the settle step adds those), built directly: this
-  // runs on every paid call.
+  // The stored record without the charge and the account (the settle step adds those), written as JSON text
+  // directly: this runs on every paid call. The same text as JSON.stringify of the record, field for field
+  // (test/audit/audit-record-json.test.ts).
   const c = i.subject.credential !== undefined ? resolveCredential(i.subject.credential) : null;
   if (c === null || i.subject.unknown) return undefined;
-  const rec: Omit<StoredAudit, 'cost_msats' | 'cost_sats' | 'account'> = {
-    timestamp: new Date(i.atMs).toISOString(),
-    request_id: i.requestId,
-    api_key_id: keyIdOf(c.keyHash),
-    endpoint: i.endpoint,
-    method: i.method,
-    ip_address: i.ip,
-    user_agent: i.userAgent === undefined ? null : i.userAgent.slice(0, 256),
-    response_status: i.status,
-    kind: i.subject.admin ? 'admin' : 'key',
-  };
-  return { json: JSON.stringify(rec), atMs: i.atMs, status: i.status };
+  const ua = i.userAgent === undefined ? 'null' : JSON.stringify(i.userAgent.slice(0, 256));
+  const json =
+    `{"timestamp":"${isoTime(i.atMs)}","request_id":${JSON.stringify(i.requestId)},` +
+    `"api_key_id":"${keyIdOf(c.keyHash)}","endpoint":${JSON.stringify(i.endpoint)},` +
+    `"method":${JSON.stringify(i.method)},"ip_address":${JSON.stringify(i.ip)},"user_agent":${ua},` +
+    `"response_status":${i.status},"kind":"${i.subject.admin ? 'admin' : 'key'}"}`;
+  return { json, atMs: i.atMs, status: i.status };
+}
+
+/** `new Date(ms).toISOString()`, remembered for the last millisecond asked (calls arrive many per ms). */
+let isoMs = Number.NaN;
+let isoText = '';
+function isoTime(ms: number): string {
+  if (ms !== isoMs) {
+    isoText = new Date(ms).toISOString();
+    isoMs = ms;
+  }
+  return isoText;
 }
 
 /**

@@ -30,6 +30,25 @@ export interface CheckedCall extends LeaseCall {
   auditJson: string;
 }
 
+/** One reported call, checked; built field by field (no spread: a lease step reports hundreds of calls). */
+function checkCall(c: LeaseCall): CheckedCall {
+  const promptTokens = checkMsat('promptTokens', c.promptTokens);
+  const completionTokens = checkMsat('completionTokens', c.completionTokens);
+  return {
+    requestId: checkId('requestId', c.requestId),
+    costMsat: checkMsat('costMsat', c.costMsat),
+    promptTokens,
+    completionTokens,
+    model: c.model,
+    description: c.description,
+    estimated: c.estimated,
+    auditRecord: c.auditRecord,
+    auditJson: checkAuditRecord(c.auditRecord),
+    atMs: checkMsat('atMs', c.atMs),
+    tokens: promptTokens + completionTokens,
+  };
+}
+
 export function checkLease(input: LeaseInput): CheckedLease {
   const min = checkMsat('minMsat', input.minMsat);
   const want = input.close ? 0 : checkMsat('wantMsat', input.wantMsat);
@@ -44,14 +63,7 @@ export function checkLease(input: LeaseInput): CheckedLease {
     usedRequests: checkMsat('usedRequests', input.usedRequests),
     ttlMs: checkMsat('ttlMs', input.ttlMs, 1),
     limits: checkLimits(input.limits),
-    calls: input.calls.map((c) => ({
-      ...c,
-      requestId: checkId('requestId', c.requestId),
-      auditJson: checkAuditRecord(c.auditRecord),
-      costMsat: checkMsat('costMsat', c.costMsat),
-      atMs: checkMsat('atMs', c.atMs),
-      tokens: checkMsat('promptTokens', c.promptTokens) + checkMsat('completionTokens', c.completionTokens),
-    })),
+    calls: input.calls.map(checkCall),
     wantConcurrent: checkMsat('wantConcurrent', input.wantConcurrent ?? 1),
     openCalls: checkMsat('openCalls', input.openCalls ?? (input.wantConcurrent === undefined ? 1 : 0)),
     now: input.now ?? Date.now(),

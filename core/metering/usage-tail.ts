@@ -58,15 +58,18 @@ function atTopLevel(body: Buffer, from: number, last: number): boolean {
  * The raw value of the root object's last top-level `"key"` within the tail: `[start, stop)`, or null when the
  * key is absent from the tail (`absent`) or not provably top-level (`unknown`).
  */
+const USAGE = Buffer.from('"usage"');
+const SERVICE_TIER = Buffer.from('"service_tier"');
+
 function topLevelValue(
   body: Buffer,
-  key: string,
+  key: Buffer,
   tailStart: number,
   last: number,
 ): { start: number; stop: number } | 'absent' | 'unknown' {
-  const at = body.lastIndexOf(`"${key}"`, last);
+  const at = body.lastIndexOf(key, last);
   if (at < tailStart) return at < 0 ? 'absent' : 'unknown';
-  let i = at + key.length + 2;
+  let i = at + key.length;
   while (isSpace(body[i])) i++;
   if (body[i] !== COLON) return 'unknown';
   i++;
@@ -105,9 +108,9 @@ export function openAiUsageFromTail(body: Buffer): Usage | null {
   if (last <= first || body[first] !== OPEN_BRACE || body[last] !== CLOSE_BRACE) return null;
   const tailStart = Math.max(first + 1, body.length - TAIL_BYTES);
   // No usage in the body at all: the caller estimates from the parsed body's text.
-  const usage = topLevelValue(body, 'usage', tailStart, last);
+  const usage = topLevelValue(body, USAGE, tailStart, last);
   if (typeof usage !== 'object') return null;
-  const tier = topLevelValue(body, 'service_tier', tailStart, last);
+  const tier = topLevelValue(body, SERVICE_TIER, tailStart, last);
   if (tier === 'unknown') return null;
   try {
     const u = JSON.parse(body.toString('utf8', usage.start, usage.stop)) as unknown;

@@ -141,6 +141,9 @@ describe('derived metrics and targets', () => {
     const by = Object.fromEntries(evaluateTargets(rs).map((e) => [e.id, e]));
     expect(by['rps-vs-relay']).toMatchObject({ measured: '0.94×', pass: true });
     expect(by['sqlite-vs-nginx']).toMatchObject({ measured: '0.56×', pass: false });
+    // gw-redis-node 7,500 req/s in the sample: 8,000 / nginx and 5,000 / 7,500.
+    expect(by['relay-vs-nginx']).toMatchObject({ measured: '0.89×', pass: true });
+    expect(by['sqlite-vs-redis']).toMatchObject({ measured: '0.67×', pass: false });
     expect(by['hot-key']).toMatchObject({ measured: '0.93×', pass: true });
     expect(by['hot-key']!.description).toContain('10000 keys vs 1 hot key');
 

@@ -125,6 +125,20 @@ export class ListingPublisher {
     return this.running;
   }
 
+  /**
+   * The operator's "Publish now" (POST /admin/api/network/publish): one pass, after any pass in flight, that
+   * sends the current listing to every relay at once — one waiting out its backoff too, and one that holds the
+   * listing already (it answers OK again: it still has it). A failure extends that relay's backoff like any other.
+   */
+  async publishNow(): Promise<void> {
+    await this.running;
+    for (const r of this.relays.values()) {
+      r.nextAt = 0;
+      r.acceptedId = null;
+    }
+    return this.tick();
+  }
+
   private async pass(): Promise<void> {
     const fp = this.opts.source.fingerprint();
     if (

@@ -73,9 +73,9 @@ export class NodeNetwork {
     this.publisher.start();
   }
 
-  /** One publishing pass now (tests, and the admin action). */
+  /** The listing sent to every relay now, backoff or not (the console's "Publish now"). */
   publishNow(): Promise<void> {
-    return this.publisher.tick();
+    return this.publisher.publishNow();
   }
 
   close(): Promise<void> {

@@ -2,10 +2,9 @@ import type { OverheadSummary } from '../metrics.js';
 
 /**
  * The admin console's HTML (GET /admin/). The overview (node, gateway overhead, ledger totals, operator wallet,
- * settings) is
- * server-rendered with every value escaped, so it reads without script; the other views (charts, solvency,
- * providers, the settings form, operator actions) are filled by /admin/assets/console.js from the JSON
- * endpoints under /admin/api/. Every asset comes from the gateway itself (CSP `'self'`; uPlot is served from
+ * settings) is server-rendered with every value escaped, so it reads without script; the other views (charts,
+ * solvency, providers, the node on the network, the settings form, operator actions) are filled by
+ * /admin/assets/console.js from the JSON endpoints under /admin/api/. Every asset comes from the gateway itself (CSP `'self'`; uPlot is served from
  * the npm package); the login form's inline script runs under a per-response nonce.
  */
 
@@ -37,6 +36,7 @@ const VIEWS = [
   ['audit-log', 'Audit'],
   ['webhooks', 'Webhooks'],
   ['providers', 'Providers'],
+  ['network', 'Network'],
   ['settings-view', 'Settings'],
   ['actions', 'Actions'],
 ] as const;
@@ -185,6 +185,13 @@ export function dashboardPage(nonce: string, d: DashboardData): string {
 <p><button type="button" id="deliveries-more" hidden>Older deliveries</button></p>
 </section>
 <section id="providers" class="view"><h2>Providers</h2><div id="providers-table">…</div></section>
+<section id="network" class="view">
+<h2>Identity on Nostr</h2><div id="network-identity">…</div>
+<h2>Relays</h2>
+<p><button type="button" id="network-publish">Publish now</button> <span id="network-publish-result" role="status"></span></p>
+<div id="network-relays">…</div>
+<h2>Nodes paid as providers</h2><div id="network-paid">…</div>
+</section>
 <section id="settings-view" class="view">
 <p id="store-status" role="status"></p>
 <h2>Runtime settings</h2>

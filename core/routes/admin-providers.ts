@@ -14,8 +14,11 @@ import type { Services } from '../plugin.js';
 const OUTCOMES = ['ok', 'error', 'status_5xx', 'status_429'] as const;
 type Outcome = (typeof OUTCOMES)[number];
 
-/** Counter values by provider name (and outcome), from the process's registry. */
-async function counts(): Promise<{
+/** No call yet: every outcome 0. */
+export const noCalls = (): Record<Outcome, number> => ({ ok: 0, error: 0, status_5xx: 0, status_429: 0 });
+
+/** Counter values by provider name (and outcome), from the process's registry (also the Network view's). */
+export async function providerCounts(): Promise<{
   calls: Map<string, Record<Outcome, number>>;
   failovers: Map<string, number>;
 }> {
@@ -24,7 +27,7 @@ async function counts(): Promise<{
     const name = String(v.labels.provider);
     const outcome = v.labels.outcome as Outcome;
     if (!OUTCOMES.includes(outcome)) continue;
-    const row = calls.get(name) ?? { ok: 0, error: 0, status_5xx: 0, status_429: 0 };
+    const row = calls.get(name) ?? noCalls();
     row[outcome] += v.value;
     calls.set(name, row);
   }
@@ -38,7 +41,7 @@ async function counts(): Promise<{
 
 /** The JSON answer of GET /admin/api/providers (schema AdminProviders). */
 export async function providersView(services: Services, now = Date.now()) {
-  const { calls, failovers } = await counts();
+  const { calls, failovers } = await providerCounts();
   return {
     routing_policy: services.config.routingPolicy,
     providers: services.providers.list.map((p) => {
@@ -57,7 +60,7 @@ export async function providersView(services: Services, now = Date.now()) {
           opened_at: b.openedAtMs,
           retry_at: b.retryAtMs,
         },
-        calls: calls.get(p.name) ?? { ok: 0, error: 0, status_5xx: 0, status_429: 0 },
+        calls: calls.get(p.name) ?? noCalls(),
         failovers: failovers.get(p.name) ?? 0,
       };
     }),

@@ -260,11 +260,22 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
     return { headers: NO_STORE, json: await providersView(services) };
   });
 
-  route(router, 'GET', '/admin/api/network', async (ctx) => {
-    await requireAdmin(ctx, services);
+  const requireNetwork = () => {
     const n = services.network;
     if (!n) throw new GatewayError('service_unavailable', { message: 'No node network configured' });
-    return { headers: NO_STORE, json: networkView(n) };
+    return n;
+  };
+  route(router, 'GET', '/admin/api/network', async (ctx) => {
+    await requireAdmin(ctx, services);
+    return { headers: NO_STORE, json: await networkView(requireNetwork(), services.providers) };
+  });
+
+  // "Publish now": the listing to every relay at once, backoff or not; answers the view after the pass.
+  route(router, 'POST', '/admin/api/network/publish', async (ctx) => {
+    await requireAdmin(ctx, services);
+    const n = requireNetwork();
+    await n.publishNow();
+    return { headers: NO_STORE, json: await networkView(n, services.providers) };
   });
 
   route(router, 'POST', '/admin/api/keys/lookup', async (ctx, body) => {

@@ -10,12 +10,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverNodes, providerEntry } from '../../core/network/discovery.js';
 import { parseListing } from '../../core/network/listing.js';
 import { parseProvidersFile } from '../../core/providers/providers.js';
+import { call } from '../routes/http.js';
+import { assertDocumented } from '../routes/response-schema.js';
 import { freePort } from '../support/global-setup.js';
 import { startTestRelay, type TestRelay } from '../support/nostr-relay.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 
 const run = promisify(execFile);
 const PASSWORD = 'network-admin-secret';
+
+/** GET /admin/api/network (schema AdminNetwork), the fields these tests read. */
+interface NetworkView {
+  npub: string;
+  key_source: string;
+  listing: { id: string; tags: string[][] };
+  mints: string[];
+  last_published_at: string | null;
+  relays: Array<{
+    relay: string;
+    ok: boolean;
+    last_attempt_at: string | null;
+    last_success_at: string | null;
+    last_error: string | null;
+    next_attempt_at: string | null;
+    event_id: string | null;
+  }>;
+}
 
 /**
  * The node on the network, end to end on both stores: a real gateway publishes its signed listing to a real
@@ -79,6 +99,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the node on the network (%s)', (s
   });
 
   const info = async () => (await (await fetch(`${h.gateway.url}/v1/info`)).json()) as { npub: string };
+  const networkView = async () => {
+    const res = await call<NetworkView>(h.gateway.url, 'GET', '/admin/api/network', {
+      headers: { cookie: `admin_password=${PASSWORD}` },
+    });
+    expect(res.status).toBe(200);
+    return res.body;
+  };
   const ours = () => relay.events().filter((e) => e.kind === 38421);
 
   it('publishes a signed kind-38421 listing whose key is /v1/info.npub', async () => {
@@ -102,24 +129,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the node on the network (%s)', (s
 
   it('shows each relay in the console API and the metrics: accepted, and refused with a backoff', async () => {
     await expect.poll(() => refusing.received, { timeout: 10_000 }).toBeGreaterThan(0);
-    type View = {
-      npub: string;
-      key_source: string;
-      listing: { id: string };
-      relays: Array<{
-        relay: string;
-        ok: boolean;
-        last_error: string | null;
-        next_attempt_at: string | null;
-      }>;
-    };
-    const view = async () => {
-      const res = await fetch(`${h.gateway.url}/admin/api/network`, {
-        headers: { cookie: `admin_password=${PASSWORD}` },
-      });
-      expect(res.status).toBe(200);
-      return (await res.json()) as View;
-    };
+    const view = () => networkView();
     // The accepting relay holds the current listing (a republish may be in flight when first asked).
     const settled = async () => {
       const v = await view();
@@ -145,6 +155,72 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the node on the network (%s)', (s
     );
     // The secret key appears nowhere in the answer (only the public key).
     expect(JSON.stringify(body)).not.toContain('nsec');
+    // The identity the console shows: what the listing announces, and no paid node (no providers file).
+    assertDocumented('GET', '/admin/api/network', 200, body);
+    expect(body).toMatchObject({
+      display_npub: null,
+      name: 'Network test node',
+      public_urls: [h.gateway.url],
+      mints: [h.mint.url],
+      last_published_at: a!.last_success_at,
+      paid_nodes: [],
+    });
+    expect(body.listing.tags.filter((t) => t[0] === 'mint').map((t) => t[1])).toEqual(body.mints);
+  });
+
+  it('Publish now (POST /admin/api/network/publish) sends to every relay at once, the one in backoff too', async () => {
+    // The refusing relay waits out a backoff with at least 2 s left (else its next retry, 8 s or more, is awaited).
+    let before = await networkView();
+    await expect
+      .poll(
+        async () => {
+          before = await networkView();
+          return Date.parse(before.relays[1]!.next_attempt_at!) - Date.now();
+        },
+        { timeout: 15_000 },
+      )
+      .toBeGreaterThanOrEqual(2000);
+    const waiting = before.relays[1]!;
+    expect(waiting.ok).toBe(false);
+    const received = refusing.received;
+    const accepted = relay.received;
+    const admin = { cookie: `admin_password=${PASSWORD}` };
+    // The state change needs the confirmation, the admin cookie, and (from a browser) this origin.
+    expect(
+      (await call(h.gateway.url, 'POST', '/admin/api/network/publish', { headers: admin, body: {} })).status,
+    ).toBe(400);
+    const anonymous = await call(h.gateway.url, 'POST', '/admin/api/network/publish', {
+      body: { confirm: true },
+    });
+    expect(anonymous.status).toBe(401);
+    const foreign = await call(h.gateway.url, 'POST', '/admin/api/network/publish', {
+      headers: { ...admin, origin: 'https://elsewhere.example' },
+      body: { confirm: true },
+    });
+    expect(foreign.status).toBe(403);
+    expect(refusing.received).toBe(received);
+    const res = await call<NetworkView>(h.gateway.url, 'POST', '/admin/api/network/publish', {
+      headers: admin,
+      body: { confirm: true },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    assertDocumented('POST', '/admin/api/network/publish', 200, res.body);
+    // The refusing relay was asked again before its backoff ran out, and refused again; the accepting one
+    // answered for the listing it holds.
+    expect(refusing.received).toBe(received + 1);
+    expect(relay.received).toBe(accepted + 1);
+    const [a, b] = res.body.relays;
+    expect(a).toMatchObject({ ok: true, event_id: res.body.listing.id, last_error: null });
+    expect(Date.parse(a!.last_success_at!)).toBeGreaterThanOrEqual(
+      Date.parse(before.relays[0]!.last_success_at!),
+    );
+    expect(b).toMatchObject({ ok: false, last_error: 'blocked: test relay refuses' });
+    expect(Date.parse(b!.last_attempt_at!)).toBeGreaterThan(Date.parse(waiting.last_attempt_at!));
+    expect(Date.parse(b!.last_attempt_at!)).toBeLessThan(Date.parse(waiting.next_attempt_at!));
+    expect(Date.parse(b!.next_attempt_at!)).toBeGreaterThan(Date.parse(b!.last_attempt_at!));
+    expect(res.body.last_published_at).toBe(a!.last_success_at);
+    expect(ours().map((e) => e.id)).toContain(res.body.listing.id);
   });
 
   it('republishes when a price changes: the relay holds only the newer event', async () => {

@@ -1291,6 +1291,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/network/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the listing to every relay now (the Network view's "Publish now")
+         * @description One publication pass on the process that answers: the current listing (re-signed first when it changed or
+         *     is older than NOSTR_REFRESH_HOURS) goes to every relay of `NOSTR_RELAYS` at once — a relay waiting out its
+         *     backoff too, and a relay that holds it already (it answers OK again). A relay that fails gets its next
+         *     backoff step, as after any failure. Answers when every relay answered or timed out (5 s), with the network
+         *     view after the pass. Without relays nothing is sent. Needs `"confirm": true`.
+         */
+        post: operations["publishAdminNetworkListing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/keys/lookup": {
         parameters: {
             query?: never;
@@ -3017,14 +3041,31 @@ export interface components {
             sig: string;
         };
         AdminNetwork: {
+            /** @description The node key's public key (NIP-19), the author of the listing. */
             npub: string;
             pubkey: string;
-            /** @enum {string} */
+            /**
+             * @description Where the key came from: `config` NOSTR_NSEC; `store` made once and kept in the money store (every process and restart on it signs with it); `memory` made for this process only (no store).
+             * @enum {string}
+             */
             key_source: "config" | "store" | "memory";
+            /** @description NODE_NPUB (the `node_npub` setting) while `/v1/info` shows it instead of `npub`: set, and NOSTR_NSEC unset. A display value only: it names no key this node signs with. Null otherwise. */
+            display_npub: string | null;
             /** @description The listing's `d` tag (NOSTR_NODE_ID, else the first 12 hex characters of the public key). */
             node_id: string;
+            /** @description The listing content's `name` (NODE_NAME). */
+            name: string;
+            /** @description The listing content's `about` (NODE_DESCRIPTION). */
+            about: string;
             public_urls: string[];
+            /** @description The trusted mints the listing announces (its `mint` tags, CASHU_MINTS). */
+            mints: string[];
             listing: components["schemas"]["NostrEvent"];
+            /**
+             * Format: date-time
+             * @description When a relay last accepted the listing (the latest `last_success_at`); null before any did.
+             */
+            last_published_at: string | null;
             relays: {
                 /** @description The relay URL without credentials or query. */
                 relay: string;
@@ -3043,6 +3084,27 @@ export interface components {
                 /** @description The listing event the relay last accepted. */
                 event_id: string | null;
             }[];
+            /** @description Every provider of the providers file with a `payment` mode (another Cashu-priced node paid with eCash), in the file's order, with what it cost the operator. The figures are this process's since it started, read from the counters `/metrics` exposes (with WORKERS, `/metrics` sums every worker). */
+            paid_nodes: components["schemas"]["AdminPaidNode"][];
+        };
+        AdminPaidNode: {
+            name: string;
+            /** @description The base URL's scheme, host and port only (a path or query may carry a credential). */
+            origin: string;
+            /** @description The providers file's `payment` (`cashu`: a token from the operator's wallet per call). */
+            payment: string;
+            status: components["schemas"]["ProviderStatus"];
+            calls: components["schemas"]["ProviderCalls"];
+            /** @description What the node kept: tokens sent minus change redeemed, the operator's cost (`gateway_upstream_paid_msats_total`). */
+            paid_msats: number;
+            /** @description eCash sent to the node that came back neither as an answer nor as change (`gateway_upstream_lost_msats_total`, every reason). */
+            lost_msats: number;
+            /** @description `lost_msats` by reason: `no_answer` (the node redeemed the token and failed), `change_pending` (change the node could not make: it waits there), `change_unredeemable` (change this node cannot redeem, e.g. from a mint it does not trust). Reasons with no loss are absent. */
+            lost_by_reason: {
+                [key: string]: number;
+            };
+            /** @description Change (or a token taken back) that could not be redeemed at once and went to the background retry (`gateway_upstream_change_retries_total`). */
+            change_retries: number;
         };
         AdminProviders: {
             /**
@@ -3071,16 +3133,17 @@ export interface components {
                     /** @description ms since the epoch (while open). */
                     retry_at: number | null;
                 };
-                /** @description Calls sent to this provider by this process, by outcome. */
-                calls: {
-                    ok: number;
-                    error: number;
-                    status_5xx: number;
-                    status_429: number;
-                };
+                calls: components["schemas"]["ProviderCalls"];
                 /** @description Calls moved on to the next provider after this one failed before the first byte. */
                 failovers: number;
             }[];
+        };
+        /** @description Calls this process sent to a provider since it started, by outcome (`gateway_provider_requests_total`): `ok` a response head the call used, `error` no answer (connect error, timeout) or — for a node paid with eCash — its token refused, `status_5xx`, `status_429`. */
+        ProviderCalls: {
+            ok: number;
+            error: number;
+            status_5xx: number;
+            status_429: number;
         };
         /** @description Exactly one of `api_key` (the key itself) and `key_id` (its public id, as audit records, transactions, logs and the other admin answers show it). */
         AdminKeyLookup: {
@@ -5959,6 +6022,39 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    publishAdminNetworkListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminConfirm"];
+            };
+        };
+        responses: {
+            /** @description The node's network state after the pass. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminNetwork"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

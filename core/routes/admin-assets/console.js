@@ -216,6 +216,201 @@
     );
   };
 
+  // ---- network: the node's Nostr identity, each relay's last publication, the nodes it pays (GET /admin/api/network) ----
+  const iso = (s) => (s === null || s === undefined ? '—' : String(s).replace(/\.\d{3}Z$/, 'Z'));
+  const KEY_SOURCES = {
+    config: 'NOSTR_NSEC (configured)',
+    store: 'made once by this node, kept in the money store',
+    memory: 'made for this process only (no store): a new key at every start',
+  };
+
+  // A two-column table: one row per [label, value]; a value is text or a ready element.
+  function pairs(rows, id) {
+    const t = el('table');
+    t.id = id;
+    for (const [label, value] of rows) {
+      const tr = el('tr');
+      tr.appendChild(el('th', label));
+      const td = el('td');
+      if (value instanceof Node) td.appendChild(value);
+      else td.textContent = value === null || value === undefined || value === '' ? '—' : String(value);
+      tr.appendChild(td);
+      t.appendChild(tr);
+    }
+    return t;
+  }
+
+  // One value per line (URLs, mints).
+  function lines(values, none) {
+    if (values.length === 0) return el('span', none, 'muted');
+    const box = el('span', undefined, 'break');
+    values.forEach((v, i) => {
+      if (i > 0) box.appendChild(document.createElement('br'));
+      box.appendChild(document.createTextNode(String(v)));
+    });
+    return box;
+  }
+
+  // The clipboard needs a secure context (https, or loopback): elsewhere the text is selected for Ctrl+C.
+  async function copy(source, out) {
+    try {
+      await navigator.clipboard.writeText(source.textContent);
+      out.textContent = ' Copied.';
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents(source);
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      out.textContent = ' Selected: press Ctrl+C to copy.';
+    }
+  }
+
+  function renderNetwork(d) {
+    const npub = el('span');
+    const code = el('code', d.npub, 'break');
+    code.id = 'network-npub';
+    const button = el('button', 'Copy');
+    button.type = 'button';
+    button.id = 'network-copy';
+    const copied = el('span');
+    copied.id = 'network-copy-result';
+    copied.setAttribute('role', 'status');
+    button.addEventListener('click', () => copy(code, copied));
+    npub.append(code, ' ', button, copied);
+    const identity = $('network-identity');
+    identity.textContent = '';
+    identity.appendChild(
+      pairs(
+        [
+          ['npub', npub],
+          ['public key (hex)', el('code', d.pubkey, 'break')],
+          ['key', KEY_SOURCES[d.key_source] ?? d.key_source],
+          ...(d.display_npub === null
+            ? []
+            : [
+                [
+                  'shown in /v1/info',
+                  el(
+                    'span',
+                    `${d.display_npub} (NODE_NPUB: a display value only; this node cannot sign with it)`,
+                    'break',
+                  ),
+                ],
+              ]),
+          ['node id (d tag)', d.node_id],
+          ['name', d.name],
+          ['about', d.about],
+          ['public URLs', lines(d.public_urls, 'none (NODE_PUBLIC_URLS)')],
+          ['trusted mints announced', lines(d.mints, 'none (CASHU_MINTS)')],
+          ['listing event', el('code', d.listing.id, 'break')],
+          ['listing signed at', when(d.listing.created_at * 1000)],
+          ['last published', d.last_published_at === null ? 'never' : iso(d.last_published_at)],
+        ],
+        'network-identity-table',
+      ),
+    );
+
+    const relays = $('network-relays');
+    relays.textContent = '';
+    $('network-publish').disabled = d.relays.length === 0;
+    if (d.relays.length === 0) {
+      relays.appendChild(el('p', 'No relays (NOSTR_RELAYS): the listing is not published.', 'muted'));
+    } else {
+      const t = table(
+        ['relay', 'result', 'last attempt', 'last success', 'error', 'next retry', 'event accepted'],
+        [],
+        'network-relay-list',
+      );
+      for (const r of d.relays) {
+        const tr = el('tr');
+        const result = r.ok === null ? 'not tried yet' : r.ok ? 'ok' : 'failed';
+        for (const c of [
+          r.relay,
+          result,
+          iso(r.last_attempt_at),
+          iso(r.last_success_at),
+          r.last_error ?? '—',
+          iso(r.next_attempt_at),
+          r.event_id === null ? '—' : r.event_id === d.listing.id ? 'current' : r.event_id,
+        ])
+          tr.appendChild(el('td', c));
+        if (r.ok === false) tr.className = 'bad';
+        t.appendChild(tr);
+      }
+      relays.appendChild(scroll(t));
+    }
+
+    const paid = $('network-paid');
+    paid.textContent = '';
+    if (d.paid_nodes.length === 0) {
+      paid.appendChild(
+        el('p', 'No provider is paid with eCash (a providers-file entry with "payment": "cashu").', 'muted'),
+      );
+      return;
+    }
+    paid.appendChild(
+      el(
+        'p',
+        'What each node cost the operator, from this process since it started (the counters /metrics exposes).',
+        'muted',
+      ),
+    );
+    paid.appendChild(
+      scroll(
+        table(
+          [
+            'name',
+            'node',
+            'payment',
+            'status',
+            'calls answered',
+            'calls failed',
+            'paid msats',
+            'lost msats',
+            'losses by reason',
+            'change retried',
+          ],
+          d.paid_nodes.map((n) => [
+            n.name,
+            n.origin,
+            n.payment,
+            n.status,
+            fmt(n.calls.ok),
+            fmt(n.calls.error + n.calls.status_5xx + n.calls.status_429),
+            fmt(n.paid_msats),
+            fmt(n.lost_msats),
+            Object.entries(n.lost_by_reason)
+              .map(([reason, msats]) => `${reason}: ${fmt(msats)}`)
+              .join(', ') || '—',
+            fmt(n.change_retries),
+          ]),
+          'network-paid-list',
+        ),
+      ),
+    );
+  }
+  loaders.network = async () => renderNetwork(await api('GET', '/admin/api/network'));
+  $('network-publish').addEventListener('click', async () => {
+    const out = $('network-publish-result');
+    const button = $('network-publish');
+    button.disabled = true;
+    out.textContent = 'Publishing…';
+    out.className = '';
+    try {
+      const d = await api('POST', '/admin/api/network/publish', { confirm: true });
+      renderNetwork(d);
+      const ok = d.relays.filter((r) => r.ok === true).length;
+      out.textContent = `Sent to ${d.relays.length} relay(s): ${ok} accepted, ${d.relays.length - ok} failed.`;
+      out.className = ok === d.relays.length ? 'ok' : 'bad';
+    } catch (err) {
+      out.textContent = String(err.message);
+      out.className = 'bad';
+    } finally {
+      button.disabled = false;
+    }
+  });
+
   // ---- webhooks: the node's latest delivery attempts, filtered, paged by the `before` cursor ----
   let deliveriesQuery;
   let deliveriesLast;

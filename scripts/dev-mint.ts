@@ -51,7 +51,8 @@ const mint = await startDevMint({
 console.log(mint.url);
 console.error(
   `dev mint listening on ${mint.url} (units ${units.join(', ')}, input_fee_ppk ${inputFeePpk}` +
-    `${values.data ? `, state in ${values.data}` : ', in-memory'}); fake invoices: lnbcrt<amount>n1…` +
+    `${values.data ? `, state in ${values.data}` : ', in-memory'}); fake Lightning node ${mint.nodePubkey} ` +
+    '(signed regtest BOLT11 invoices, lnbcrt…)' +
     (values['manual-pay'] ? '; mint quotes stay UNPAID until POST /dev/pay/mint-quote/{quote}' : ''),
 );
 const stop = async (): Promise<void> => {

@@ -1,8 +1,8 @@
 /**
  * `npm run wallet:payout -- <bolt11 invoice> [--mint URL] [--unit sat|msat]`: pays operator funds out to a
  * Lightning invoice through a trusted mint (NUT-05 melt; the change comes back as proofs), only within the
- * operator surplus (core/account/operator-withdrawal.ts). Against the dev mint use one of its fake invoices
- * (`lnbcrt<amount>n1…`).
+ * operator surplus (core/account/operator-withdrawal.ts). Against the dev mint use an invoice of its fake
+ * Lightning (a signed regtest invoice, `lnbcrt…`: a mint quote's `request`, or another dev mint's).
  */
 import { parseArgs } from 'node:util';
 import { withdrawSurplus } from '../core/account/operator-withdrawal.js';

@@ -2,7 +2,7 @@ import { parseLnUrlPayResponse } from '@getalby/lightning-tools/lnurl';
 import { type Agent, request } from 'undici';
 import { GatewayError } from '../errors.js';
 import { checkedAddresses, guardedAgent, isPublicAddress, UnsafeUrlError } from '../events/ssrf.js';
-import { bolt11AmountMsat } from './operator-withdrawal.js';
+import { bolt11AmountMsat } from '../wallet/bolt11.js';
 
 /**
  * Lightning addresses (LUD-16 `name@host`) as refund destinations: resolving one to its LNURL-pay parameters

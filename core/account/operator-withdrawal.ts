@@ -1,12 +1,13 @@
 import { GatewayError } from '../errors.js';
 import type { Ledger } from '../ledger/types.js';
+import { bolt11AmountMsat } from '../wallet/bolt11.js';
 import type { CashuUnit, InvoicePayment, WalletService } from '../wallet/types.js';
 
 /**
  * The operator withdrawal's guard: an operator may pay out only the surplus — the proofs the wallet holds
  * (store figures, all mints) minus what the ledger owes its users — so a payout can never leave the node unable
- * to pay its users back. The invoice's amount is read from its BOLT11 human-readable part before anything is
- * paid.
+ * to pay its users back. The invoice's amount is read from it (core/wallet/bolt11.ts: a valid, signed BOLT11
+ * invoice) before anything is paid.
  *
  * Not covered: the mint's Lightning fee reserve is paid from the proofs on top of the amount (the payout's
  * answer shows the fee actually paid), and two payouts started at the same moment are each checked against the
@@ -17,29 +18,6 @@ import type { CashuUnit, InvoicePayment, WalletService } from '../wallet/types.j
 export interface SurplusMoney {
   wallet: WalletService;
   ledger: Pick<Ledger, 'totalUserBalancesMsat'>;
-}
-
-const MULTIPLIER_MSAT: Record<string, bigint> = { m: 100_000_000n, u: 100_000n, n: 100n };
-
-/**
- * The amount of a BOLT11 invoice in msats (BOLT 11: `ln<network><amount><multiplier>1<data>`); null for an
- * invoice without an amount; undefined when the string is not a BOLT11 invoice.
- */
-export function bolt11AmountMsat(invoice: string): bigint | null | undefined {
-  const s = invoice.trim().toLowerCase();
-  const sep = s.lastIndexOf('1');
-  if (!s.startsWith('ln') || sep < 3 || sep === s.length - 1) return undefined;
-  if (!/^[qpzry9x8gf2tvdw0s3jn54khce6mua7l]+$/.test(s.slice(sep + 1))) return undefined;
-  const m = /^ln[a-z]+?(\d*)([munp]?)$/.exec(s.slice(0, sep));
-  if (!m) return undefined;
-  const digits = m[1] ?? '';
-  const mult = m[2] ?? '';
-  if (digits === '') return mult === '' ? null : undefined;
-  if (digits.startsWith('0')) return undefined;
-  const n = BigInt(digits);
-  if (mult === '') return n * 100_000_000_000n;
-  if (mult === 'p') return n % 10n === 0n ? n / 10n : undefined;
-  return n * (MULTIPLIER_MSAT[mult] ?? 0n);
 }
 
 export interface PayoutCheck {
@@ -59,7 +37,8 @@ export async function checkSurplus(money: Partial<SurplusMoney>, invoice: string
   if (!wallet || !ledger) {
     throw new GatewayError('service_unavailable', { message: 'No eCash wallet or balance store configured' });
   }
-  const amount = bolt11AmountMsat(invoice);
+  // Whitespace around a pasted invoice is dropped here and by `withdrawSurplus`, which pays the same string.
+  const amount = bolt11AmountMsat(invoice.trim());
   if (amount === undefined) throw new GatewayError('invalid_request', { message: 'Not a Lightning invoice' });
   if (amount === null) {
     throw new GatewayError('invalid_request', {
@@ -121,5 +100,5 @@ export async function withdrawSurplus(
   opts: { mint?: string; unit?: CashuUnit } = {},
 ): Promise<InvoicePayment> {
   assertWithinSurplus(await checkSurplus(money, invoice));
-  return money.wallet.payInvoice(invoice, opts);
+  return money.wallet.payInvoice(invoice.trim(), opts);
 }

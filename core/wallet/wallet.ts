@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { PaymentRequest, setGlobalRequestOptions } from '@cashu/cashu-ts';
 import { GatewayError } from '../errors.js';
+import { decodeBolt11 } from './bolt11.js';
 import { MintClients, type WalletContext } from './context.js';
 import { swapForeignToken } from './foreign-swap.js';
 import { payoutId } from './journal.js';
@@ -29,9 +30,9 @@ function parseSeed(hex: string): Uint8Array {
   return new Uint8Array(Buffer.from(hex, 'hex'));
 }
 
-/** A BOLT11-shaped string, trimmed; 400 otherwise. */
+/** A valid BOLT11 invoice (core/wallet/bolt11.ts), trimmed; 400 otherwise, before the mint is asked anything. */
 function checkInvoice(invoice: unknown): string {
-  if (typeof invoice !== 'string' || !/^ln[a-z0-9]+$/i.test(invoice.trim())) {
+  if (typeof invoice !== 'string' || decodeBolt11(invoice.trim()) === undefined) {
     throw new GatewayError('invalid_request', { message: 'Not a Lightning invoice' });
   }
   return invoice.trim();

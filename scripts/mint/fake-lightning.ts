@@ -1,52 +1,115 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { bech32 } from '@scure/base';
+import { bolt11SigningHash } from '../../core/wallet/bolt11.js';
 
 /**
- * The dev mint's fake Lightning backend. Invoices are BOLT11-looking strings whose human-readable part
- * carries the amount exactly as BOLT11 does (`lnbcrt<amount><multiplier>1<data>`), so cashu-ts and any
- * BOLT11 amount parser read the right value; the data part is random bech32 characters (no signature, no
- * payment hash). Nothing is ever sent over a network: mint quotes are paid the moment they are created and
- * melt invoices are "paid" at once (or held pending / failed, for tests, see `LightningMode`).
+ * The dev mint's fake Lightning backend. Its invoices are real BOLT11 invoices (regtest, `lnbcrt…`): bech32 with
+ * the amount in the human-readable part, a fresh random payment hash and payment secret each, a description, a
+ * timestamp and an expiry, signed with a node key — so cashu-ts, the gateway's decoder (core/wallet/bolt11.ts)
+ * and any BOLT11 reader take them. Nothing is ever sent over a network: mint quotes are paid the moment they are
+ * created and melt invoices are "paid" at once (or held pending / failed, for tests, see `LightningMode`).
  */
-
-const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
 
 /** `pay`: melts succeed; `pending`: melts stay PENDING (inputs pending); `fail`: the payment fails. */
 export type LightningMode = 'pay' | 'pending' | 'fail';
 
-/** A fake invoice for `amountMsat` (> 0). Use `n` (0.1 sat) when possible, else `p` (0.1 msat). */
-export function fakeInvoice(amountMsat: number): string {
-  if (!Number.isSafeInteger(amountMsat) || amountMsat <= 0)
-    throw new Error('amountMsat must be a positive integer');
-  const hrpAmount = amountMsat % 100 === 0 ? `${amountMsat / 100}n` : `${amountMsat * 10}p`;
-  const bytes = randomBytes(52);
-  let data = '';
-  for (const b of bytes) data += BECH32[b & 31];
-  return `lnbcrt${hrpAmount}1${data}`;
+/** BOLT 11 tagged-field codes the dev mint writes. */
+const TAG = { paymentHash: 1, paymentSecret: 16, description: 13, expiry: 6 } as const;
+const MSAT_PER = { '': 100_000_000_000n, m: 100_000_000n, u: 100_000n, n: 100n } as const;
+
+export interface InvoiceFields {
+  /** `lnbcrt` (regtest, the default), `lnbc`, `lntb`… */
+  prefix?: string;
+  /** null: an invoice without an amount. */
+  amountMsat: bigint | null;
+  paymentHash: Uint8Array;
+  /** Omitted: no `s` field (legacy invoices, as the BOLT 11 examples). */
+  paymentSecret?: Uint8Array;
+  description: string;
+  /** Unix seconds. */
+  timestamp: number;
+  /** Omitted: no `x` field (BOLT 11 default 3600 s). */
+  expirySeconds?: number;
+  /** 32-byte secp256k1 secret key of the issuing node. */
+  nodeKey: Uint8Array;
 }
 
-const MULTIPLIER_MSAT: Record<string, bigint> = { m: 100_000_000n, u: 100_000n, n: 100n };
+/** The amount in the human-readable part: the largest multiplier that states it exactly (BOLT 11 "SHOULD"). */
+function hrpAmount(msat: bigint): string {
+  if (msat <= 0n) throw new Error('amountMsat must be positive');
+  for (const [mult, per] of Object.entries(MSAT_PER)) if (msat % per === 0n) return `${msat / per}${mult}`;
+  return `${msat * 10n}p`;
+}
+
+/** A non-negative integer as big-endian 5-bit words: exactly `len` of them, or as few as it needs. */
+function intWords(n: number, len?: number): number[] {
+  const words: number[] = [];
+  for (let v = n; v > 0 || words.length === 0; v = Math.floor(v / 32)) words.unshift(v % 32);
+  if (len !== undefined) {
+    if (words.length > len) throw new Error('value does not fit');
+    while (words.length < len) words.unshift(0);
+  }
+  return words;
+}
+
+function tagged(code: number, words: number[]): number[] {
+  return [code, ...intWords(words.length, 2), ...words];
+}
+
+/** Encodes and signs a BOLT11 invoice (the tagged fields in the order p, s, d, x). */
+export function encodeInvoice(f: InvoiceFields): string {
+  const hrp = `${f.prefix ?? 'lnbcrt'}${f.amountMsat === null ? '' : hrpAmount(f.amountMsat)}`;
+  const data = [
+    ...intWords(f.timestamp, 7),
+    ...tagged(TAG.paymentHash, bech32.toWords(f.paymentHash)),
+    ...(f.paymentSecret ? tagged(TAG.paymentSecret, bech32.toWords(f.paymentSecret)) : []),
+    ...tagged(TAG.description, bech32.toWords(new TextEncoder().encode(f.description))),
+    ...(f.expirySeconds === undefined ? [] : tagged(TAG.expiry, intWords(f.expirySeconds))),
+  ];
+  // noble's "recovered" form is recovery byte ‖ r ‖ s; BOLT 11 wants r ‖ s ‖ recovery byte.
+  const sig = secp256k1.sign(bolt11SigningHash(hrp, data), f.nodeKey, {
+    prehash: false,
+    format: 'recovered',
+  });
+  const signature = new Uint8Array(65);
+  signature.set(sig.subarray(1), 0);
+  signature[64] = sig[0] ?? 0;
+  return bech32.encode(hrp, [...data, ...bech32.toWords(signature)], false);
+}
+
+/** A dev node key derived from a seed (the mint's, so a mint kept in a data file keeps its node key). */
+export function nodeKeyFromSeed(seed: string): Uint8Array {
+  return new Uint8Array(createHash('sha256').update(`${seed}|lightning-node`).digest());
+}
+
+/** The compressed public key (hex) of a node key: the payee every invoice it signs recovers to. */
+export function nodePubkey(nodeKey: Uint8Array): string {
+  return Buffer.from(secp256k1.getPublicKey(nodeKey, true)).toString('hex');
+}
+
+/** The node key of invoices made outside any mint (`fakeInvoice` without one): a payee elsewhere on the network. */
+const elsewhere = nodeKeyFromSeed(randomBytes(32).toString('hex'));
 
 /**
- * The amount of a BOLT11(-looking) invoice in msats; `null` for an amountless invoice.
- * @throws Error when the string is not BOLT11-shaped.
+ * A fresh regtest invoice for `amountMsat` (> 0): random payment hash and secret, timestamp now, signed with
+ * `nodeKey` (default: a node elsewhere on the fake network, one per process).
  */
-export function invoiceAmountMsat(invoice: string): bigint | null {
-  const s = invoice.toLowerCase();
-  const sep = s.lastIndexOf('1');
-  if (!s.startsWith('ln') || sep < 3 || sep === s.length - 1) throw new Error('not a bolt11 invoice');
-  const m = /^ln[a-z]+?(\d*)([munp]?)$/.exec(s.slice(0, sep));
-  if (!m) throw new Error('not a bolt11 invoice');
-  const digits = m[1] ?? '';
-  const mult = m[2] ?? '';
-  if (digits === '') return null;
-  if (digits.startsWith('0')) throw new Error('invalid bolt11 amount');
-  const n = BigInt(digits);
-  if (mult === '') return n * 100_000_000_000n;
-  if (mult === 'p') {
-    if (n % 10n !== 0n) throw new Error('invalid bolt11 amount');
-    return n / 10n;
-  }
-  return n * (MULTIPLIER_MSAT[mult] ?? 0n);
+export function fakeInvoice(
+  amountMsat: number,
+  opts: { nodeKey?: Uint8Array; description?: string; expirySeconds?: number } = {},
+): string {
+  if (!Number.isSafeInteger(amountMsat) || amountMsat <= 0)
+    throw new Error('amountMsat must be a positive integer');
+  return encodeInvoice({
+    amountMsat: BigInt(amountMsat),
+    paymentHash: randomBytes(32),
+    paymentSecret: randomBytes(32),
+    description: opts.description ?? 'dev mint fake Lightning',
+    timestamp: Math.floor(Date.now() / 1000),
+    expirySeconds: opts.expirySeconds ?? 3600,
+    nodeKey: opts.nodeKey ?? elsewhere,
+  });
 }
 
 /**

@@ -8,7 +8,7 @@ import { createMintServer, type MintServerControls } from './server.js';
 import { freshState, loadState } from './state.js';
 import { attachWebSocket } from './websocket.js';
 
-export { fakeInvoice, invoiceAmountMsat, type LightningMode } from './fake-lightning.js';
+export { encodeInvoice, fakeInvoice, type LightningMode } from './fake-lightning.js';
 export type { MintUnit } from './keysets.js';
 
 /**
@@ -58,8 +58,13 @@ export interface DevMint {
   keysetIds: Partial<Record<MintUnit, string>>;
   /** Mints a fresh token of `amount` (in `unit`) through the public NUT-04 flow, using cashu-ts as a client. */
   mintTokens(amount: number, unit?: MintUnit, opts?: { version?: 3 | 4 }): Promise<string>;
-  /** A fake invoice the mint's Lightning backend will "pay" in melts. */
+  /**
+   * A fresh BOLT11 invoice of a node elsewhere on the fake network (not this mint's): the mint's Lightning
+   * backend "pays" it in melts.
+   */
   invoice(amountMsat: number): string;
+  /** The fake Lightning node key (compressed, hex) that signs this mint's mint-quote invoices. */
+  nodePubkey: string;
   /** Pays a mint quote's invoice (UNPAID → PAID), as the dev-only HTTP endpoint does. */
   payMintQuote(quote: string): void;
   /** The id of the mint quote whose invoice this is (tests: the gateway hands out only the invoice). */
@@ -131,7 +136,8 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
       const token = { mint: url, proofs, unit };
       return o.version === 3 ? encodeTokenV3(token) : getEncodedToken(token);
     },
-    invoice: fakeInvoice,
+    invoice: (amountMsat) => fakeInvoice(amountMsat),
+    nodePubkey: core.nodePubkey,
     payMintQuote(quote) {
       core.payMintQuote(quote);
     },

@@ -7,7 +7,14 @@ import {
   pointFromHex,
   verifyUnblindedSignature,
 } from '@cashu/cashu-ts';
-import { fakeInvoice, invoiceAmountMsat, type LightningMode, payOnFakeNetwork } from './fake-lightning.js';
+import { bolt11AmountMsat } from '../../core/wallet/bolt11.js';
+import {
+  fakeInvoice,
+  type LightningMode,
+  nodeKeyFromSeed,
+  nodePubkey,
+  payOnFakeNetwork,
+} from './fake-lightning.js';
 import { deriveKeyset, type MintKeyset, type MintUnit, planGenerations } from './keysets.js';
 import { type MeltQuote, type MintState, type SignedOutput, saveState } from './state.js';
 
@@ -82,6 +89,9 @@ function splitPow2(amount: number): number[] {
 export class MintCore {
   readonly keysets = new Map<string, MintKeyset>();
   readonly infoPubkey: string;
+  /** The fake Lightning node's key (from the seed, so a kept mint keeps it) and the payee of every invoice. */
+  private readonly nodeKey: Uint8Array;
+  readonly nodePubkey: string;
   lightningMode: LightningMode = 'pay';
 
   constructor(
@@ -95,6 +105,8 @@ export class MintCore {
     }
     const infoKey = createHash('sha256').update(`${state.seedHex}|info`).digest();
     this.infoPubkey = hex(getPubKeyFromPrivKey(new Uint8Array(infoKey)));
+    this.nodeKey = nodeKeyFromSeed(state.seedHex);
+    this.nodePubkey = nodePubkey(this.nodeKey);
     this.persist();
   }
 
@@ -286,14 +298,21 @@ export class MintCore {
     const unit = this.unitOf(body.unit);
     const amount = asInt(body.amount, 'amount');
     if (amount <= 0) throw new MintError(11006, 'amount outside of limit range');
+    const quote = randomBytes(16).toString('hex');
+    const ttlS = this.opts.mintQuoteTtlS ?? QUOTE_TTL_S;
     const q = {
-      quote: randomBytes(16).toString('hex'),
+      quote,
       unit,
       amount,
-      request: fakeInvoice(unit === 'sat' ? amount * 1000 : amount),
+      // A real BOLT11 invoice signed by this mint's node; it expires with the quote.
+      request: fakeInvoice(unit === 'sat' ? amount * 1000 : amount, {
+        nodeKey: this.nodeKey,
+        description: `dev mint quote ${quote}`,
+        expirySeconds: ttlS,
+      }),
       // The fake Lightning backend: paid on creation, or left UNPAID until told (payMintQuote).
       state: this.opts.mintQuotePayment === 'manual' ? ('UNPAID' as const) : ('PAID' as const),
-      expiry: Math.floor(Date.now() / 1000) + (this.opts.mintQuoteTtlS ?? QUOTE_TTL_S),
+      expiry: Math.floor(Date.now() / 1000) + ttlS,
     };
     this.state.mintQuotes.set(q.quote, q);
     this.persist();
@@ -368,13 +387,11 @@ export class MintCore {
   // ---------------------------------------------------------------- NUT-05 melt (bolt11) + NUT-08 change
   createMeltQuote(body: Record<string, unknown>): Record<string, unknown> {
     const unit = this.unitOf(body.unit);
-    let msat: bigint | null;
-    try {
-      msat = invoiceAmountMsat(String(body.request ?? ''));
-    } catch {
-      throw new MintError(11012, 'request is not a bolt11 invoice');
-    }
+    const request = typeof body.request === 'string' ? body.request : '';
+    const msat = bolt11AmountMsat(request);
+    if (msat === undefined) throw new MintError(11012, 'request is not a bolt11 invoice');
     if (msat === null) throw new MintError(11011, 'amountless invoice is not supported');
+    if (msat > BigInt(Number.MAX_SAFE_INTEGER)) throw new MintError(11006, 'amount outside of limit range');
     const msatN = Number(msat);
     const amount = unit === 'sat' ? Math.ceil(msatN / 1000) : msatN;
     const q: MeltQuote = {
@@ -382,7 +399,7 @@ export class MintCore {
       unit,
       amount,
       fee_reserve: Math.max(1, Math.ceil((amount * this.opts.feeReservePpk) / 1_000_000)),
-      request: String(body.request),
+      request,
       state: 'UNPAID',
       expiry: Math.floor(Date.now() / 1000) + QUOTE_TTL_S,
       payment_preimage: null,

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LightningAddresses } from '../../core/account/lightning-address.js';
+import { fakeInvoice } from '../../scripts/mint/index.js';
 
 /**
  * The Lightning address resolver under the webhook SSRF rules: without LIGHTNING_ADDRESS_ALLOW_PRIVATE a
@@ -56,9 +57,11 @@ describe('Lightning addresses under the SSRF rules', () => {
       minSendableMsat: 1000,
       maxSendableMsat: 10_000_000,
     });
-    pr = 'lnbcrt20n1qqqqqqqqqqqqqqqqqqqqqqqqq'; // 2 sats
+    pr = fakeInvoice(2000); // 2 sats
     await expect(open.invoice(pay, 3000)).rejects.toMatchObject({ code: 'refund_invoice_failed' });
     expect(await open.invoice(pay, 2000)).toBe(pr);
+    pr = `${pr.slice(0, -1)}${pr.endsWith('q') ? 'p' : 'q'}`; // the same, with a broken checksum
+    await expect(open.invoice(pay, 2000)).rejects.toMatchObject({ code: 'refund_invoice_failed' });
     callback = `http://user:pw@127.0.0.1:${port}/cb`;
     await expect(open.resolve(`alice@127.0.0.1:${port}`)).rejects.toMatchObject({
       code: 'refund_address_refused',

@@ -14,7 +14,8 @@ import {
 } from '@cashu/cashu-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { fakeInvoice, invoiceAmountMsat, startDevMint } from '../../scripts/mint/index.js';
+import { bolt11AmountMsat, decodeBolt11 } from '../../core/wallet/bolt11.js';
+import { fakeInvoice, startDevMint } from '../../scripts/mint/index.js';
 import type { DevMint } from '../support/dev-mint.js';
 
 /** True when the mint answers the NUT-17 WebSocket upgrade with an HTTP error instead of a socket. */
@@ -89,13 +90,23 @@ describe('dev mint', () => {
   it('mints sat and msat proofs through paid quotes, with valid DLEQ proofs (NUT-04, NUT-12)', async () => {
     const q = await sat.createMintQuoteBolt11(100);
     expect(q.state).toBe('PAID');
-    expect(invoiceAmountMsat(q.request)).toBe(100_000n);
+    // A real BOLT11 invoice for the quote, signed by this mint's fake Lightning node, expiring with the quote.
+    const invoice = decodeBolt11(q.request);
+    expect(invoice).toMatchObject({
+      prefix: 'lnbcrt',
+      amountMsat: 100_000n,
+      payee: mint.nodePubkey,
+      description: `dev mint quote ${q.quote}`,
+      expirySeconds: 3600,
+    });
+    expect(Math.abs((invoice?.timestamp ?? 0) - Date.now() / 1000)).toBeLessThan(60);
     const proofs = await sat.mintProofsBolt11(100, q);
     expect(proofs.reduce((s, p) => s + p.amount.toNumber(), 0)).toBe(100);
     for (const p of proofs) expect(hasValidDleq(p, sat.getKeyset(p.id))).toBe(true);
     expect(await mintCode(sat.mintProofsBolt11(100, q))).toBe(20002);
     const mq = await msat.createMintQuoteBolt11(1501);
-    expect(invoiceAmountMsat(mq.request)).toBe(1501n);
+    expect(decodeBolt11(mq.request)).toMatchObject({ amountMsat: 1501n, payee: mint.nodePubkey });
+    expect(decodeBolt11(mq.request)?.paymentHash).not.toBe(invoice?.paymentHash);
     const mp = await msat.mintProofsBolt11(1501, mq);
     expect(mp.reduce((s, p) => s + p.amount.toNumber(), 0)).toBe(1501);
   });
@@ -172,6 +183,23 @@ describe('dev mint', () => {
     expect(await mintCode(sat.meltProofsBolt11(q3, more))).toBe(20004);
     mint.setLightningMode('pay');
     expect((await sat.checkProofsStates(more)).every((s) => s.state === CheckStateEnum.UNSPENT)).toBe(true);
+
+    // A melt quote needs a valid BOLT11 invoice with an amount (11012 not an invoice, 11011 amountless).
+    const meltQuote = (request: unknown) =>
+      post(`${mint.url}/v1/melt/quote/bolt11`, { request, unit: 'sat' });
+    const good = fakeInvoice(1000);
+    const badChecksum = `${good.slice(0, -1)}${good.endsWith('q') ? 'p' : 'q'}`;
+    for (const bad of [
+      'lnbcrt1n1x',
+      badChecksum,
+      fakeInvoice(1000).toUpperCase().replace('LNBCRT', 'lnbcrt'),
+      42,
+    ]) {
+      expect((await meltQuote(bad)).json.code, String(bad)).toBe(11012);
+    }
+    const amountless =
+      'lnbc1pvjluezpp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdpl2pkx2ctnv5sxxmmwwd5kgetjypeh2ursdae8g6twvus8g6rfwvs8qun0dfjkxaq8rkx3yf5tcsyz3d73gafnh3cax9rn449d9p5uxz9ezhhypd0elx87sjle52x86fux2ypatgddc6k63n7erqz25le42c4u4ecky03ylcqca784w';
+    expect((await meltQuote(amountless)).json.code).toBe(11011);
   });
 
   it('restores deterministic outputs from a seed (NUT-09, NUT-13)', async () => {
@@ -309,13 +337,20 @@ describe('dev mint', () => {
     }
   });
 
-  it('makes fake invoices whose BOLT11 amount is exact', () => {
-    for (const msat of [1, 9, 10, 99, 100, 1000, 123_456, 21_000_000]) {
+  it('makes real, signed BOLT11 invoices: exact amount, a fresh payment hash each, one payee per process', () => {
+    const payees = new Set<string>();
+    const hashes = new Set<string>();
+    for (const msat of [1, 9, 10, 99, 100, 1000, 123_456, 21_000_000, 100_000_000_000]) {
       const inv = fakeInvoice(msat);
-      expect(inv).toMatch(/^lnbcrt\d+[np]1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]+$/);
-      expect(invoiceAmountMsat(inv)).toBe(BigInt(msat));
+      const d = decodeBolt11(inv);
+      expect(d, inv).toMatchObject({ prefix: 'lnbcrt', amountMsat: BigInt(msat), expirySeconds: 3600 });
+      expect(bolt11AmountMsat(inv)).toBe(BigInt(msat));
+      payees.add(d?.payee ?? '');
+      hashes.add(d?.paymentHash ?? '');
     }
-    expect(invoiceAmountMsat('lnbcrt1qqqqqq')).toBe(null);
-    expect(() => invoiceAmountMsat('hello')).toThrow();
+    expect(payees.size).toBe(1);
+    expect(payees.has(mint.nodePubkey)).toBe(false);
+    expect(hashes.size).toBe(9);
+    expect(() => fakeInvoice(0)).toThrow();
   });
 });

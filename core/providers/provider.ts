@@ -29,9 +29,22 @@ export interface ProviderSpec {
   api?: 'openai' | 'anthropic' | undefined;
   /** Per-model prices of this provider (USD decimal strings per token / per call), for `cheapest`. */
   pricing: Record<string, ModelPrice>;
-  /** How calls routed here are paid (`"payment"` in the file): with the API key (default), or `cashu` — another
-   *  Cashu-priced node, each call paid with an `X-Cashu` token from the operator's wallet (node-payment.ts). */
-  payment?: 'cashu' | undefined;
+  /** How calls routed here are paid (`"payment"` in the file): with the API key (default), `cashu` — another
+   *  Cashu-priced node, each call paid with an `X-Cashu` token from the operator's wallet (node-payment.ts) — or
+   *  `cashu-balance` — another node, paid from a prepaid key kept there and topped up from the wallet
+   *  (node-accounts.ts). */
+  payment?: 'cashu' | 'cashu-balance' | undefined;
+  /** `cashu-balance`: the key's top-up (`topup_sats`) and the balance below which it is topped up
+   *  (`min_balance_sats`), in msats. */
+  prepaid?: { topupMsat: number; minBalanceMsat: number } | undefined;
+  /** `"pricing": "auto"`: the calls it serves are charged at the node's advertised prices × `markup` (a decimal
+   *  string ≥ 1), core/pricing/node-rates.ts. Its `pricing` object is then empty. */
+  autoPricing?: { markup: string } | undefined;
+}
+
+/** The provider is another Cashu-priced node paid from the operator's wallet (per call or by a prepaid key). */
+export function isPaidNode(spec: ProviderSpec): boolean {
+  return spec.payment === 'cashu' || spec.payment === 'cashu-balance';
 }
 
 export interface BreakerOptions {

@@ -244,6 +244,9 @@ export function parseProvidersFile(
       'pricing',
       'api',
       'payment',
+      'topup_sats',
+      'min_balance_sats',
+      'markup',
     ]);
     for (const k of Object.keys(raw))
       if (!allowed.has(k)) throw new ConfigError(`${at}: unknown field "${k}"`);
@@ -281,16 +284,25 @@ export function parseProvidersFile(
       apiKey = env[raw.api_key_env];
       if (!apiKey) throw new ConfigError(`${at}: the variable ${raw.api_key_env} (api_key_env) is not set`);
     }
-    if (raw.payment !== undefined && raw.payment !== 'api_key' && raw.payment !== 'cashu') {
-      throw new ConfigError(`${at}: "payment" must be "api_key" (the default) or "cashu"`);
+    if (
+      raw.payment !== undefined &&
+      raw.payment !== 'api_key' &&
+      raw.payment !== 'cashu' &&
+      raw.payment !== 'cashu-balance'
+    ) {
+      throw new ConfigError(
+        `${at}: "payment" must be "api_key" (the default) or "cashu" (eCash per call) or "cashu-balance" (a prepaid key at the node)`,
+      );
     }
-    const cashu = raw.payment === 'cashu';
-    if (cashu && apiKey !== undefined) {
-      throw new ConfigError(`${at}: a "payment": "cashu" node is paid with eCash; give it no "api_key"`);
+    const payment = raw.payment === 'cashu' || raw.payment === 'cashu-balance' ? raw.payment : undefined;
+    if (payment !== undefined && apiKey !== undefined) {
+      throw new ConfigError(`${at}: a "payment": "${payment}" node is paid with eCash; give it no "api_key"`);
     }
-    if (cashu && raw.api === 'anthropic') {
-      throw new ConfigError(`${at}: a "payment": "cashu" node speaks the gateway's own (openai) API`);
+    if (payment !== undefined && raw.api === 'anthropic') {
+      throw new ConfigError(`${at}: a "payment": "${payment}" node speaks the gateway's own (openai) API`);
     }
+    const prepaid = parsePrepaid(at, raw, payment);
+    const autoPricing = parseAutoPricing(at, raw, payment);
     let models: '*' | string[] = '*';
     if (raw.models !== undefined) {
       const m = raw.models;
@@ -318,7 +330,7 @@ export function parseProvidersFile(
       }
     }
     const pricing: Record<string, ModelPrice> = {};
-    if (raw.pricing !== undefined) {
+    if (raw.pricing !== undefined && autoPricing === undefined) {
       if (!isObj(raw.pricing)) throw new ConfigError(`${at}: "pricing" must map model ids to prices`);
       for (const [model, p] of Object.entries(raw.pricing)) {
         if (!isObj(p)) throw new ConfigError(`${at}: pricing["${model}"] must be an object`);
@@ -350,7 +362,9 @@ export function parseProvidersFile(
     return {
       name,
       ...(raw.api === 'anthropic' ? { api: 'anthropic' as const } : {}),
-      ...(cashu ? { payment: 'cashu' as const } : {}),
+      ...(payment !== undefined ? { payment } : {}),
+      ...(prepaid !== undefined ? { prepaid } : {}),
+      ...(autoPricing !== undefined ? { autoPricing } : {}),
       baseUrl: baseUrl.replace(/\/+$/, ''),
       ...(apiKey !== undefined ? { apiKey } : {}),
       models,
@@ -374,6 +388,90 @@ export function parseProvidersFile(
     }
   }
   return { providers, routing };
+}
+
+/** The most a `topup_sats` or `min_balance_sats` may be: 1 BTC. */
+const MAX_PREPAID_SATS = 100_000_000;
+
+/**
+ * `"payment": "cashu-balance"`'s `topup_sats` (what the key is created with and each top-up adds) and
+ * `min_balance_sats` (the balance at the node below which it is topped up): both required there, refused
+ * elsewhere; the minimum below the top-up, so that one top-up lifts a balance that fell below it clear of it.
+ */
+function parsePrepaid(
+  at: string,
+  raw: Json,
+  payment: 'cashu' | 'cashu-balance' | undefined,
+): { topupMsat: number; minBalanceMsat: number } | undefined {
+  if (payment !== 'cashu-balance') {
+    for (const f of ['topup_sats', 'min_balance_sats']) {
+      if (raw[f] !== undefined) {
+        throw new ConfigError(`${at}: "${f}" is only for a "payment": "cashu-balance" node`);
+      }
+    }
+    return undefined;
+  }
+  const sats = (f: string): number => {
+    const v = raw[f];
+    if (v === undefined) {
+      throw new ConfigError(
+        `${at}: a "payment": "cashu-balance" node needs "${f}" (${f === 'topup_sats' ? 'what its prepaid key is created with and each top-up adds' : 'the balance below which its key is topped up'}, in sats)`,
+      );
+    }
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > MAX_PREPAID_SATS) {
+      throw new ConfigError(`${at}: "${f}" must be an integer from 1 to ${MAX_PREPAID_SATS} (sats)`);
+    }
+    return v;
+  };
+  const topup = sats('topup_sats');
+  const min = sats('min_balance_sats');
+  if (min >= topup) {
+    throw new ConfigError(
+      `${at}: "min_balance_sats" (${min}) must be below "topup_sats" (${topup}): a top-up must lift the balance clear of the minimum it was made for`,
+    );
+  }
+  return { topupMsat: topup * 1000, minBalanceMsat: min * 1000 };
+}
+
+/** The most a `markup` may be (a price × 100). */
+const MAX_MARKUP = 100;
+
+/**
+ * `"pricing": "auto"` (the node's advertised prices × `markup`, a decimal string from 1 to MAX_MARKUP with at most
+ * 6 decimals, default "1"): only for a node paid from the wallet, the one kind of provider that advertises its
+ * prices in msats. `markup` without it is refused.
+ */
+function parseAutoPricing(
+  at: string,
+  raw: Json,
+  payment: 'cashu' | 'cashu-balance' | undefined,
+): { markup: string } | undefined {
+  if (raw.pricing !== 'auto') {
+    if (raw.markup !== undefined) throw new ConfigError(`${at}: "markup" goes with "pricing": "auto"`);
+    if (typeof raw.pricing === 'string') {
+      throw new ConfigError(`${at}: "pricing" must be "auto" or map model ids to prices`);
+    }
+    return undefined;
+  }
+  if (payment === undefined) {
+    throw new ConfigError(
+      `${at}: "pricing": "auto" charges a node's advertised prices: only a "payment": "cashu" or "cashu-balance" node advertises them`,
+    );
+  }
+  const m = raw.markup ?? '1';
+  if (typeof m !== 'string' || !/^\d{1,3}(\.\d{1,6})?$/.test(m)) {
+    throw new ConfigError(
+      `${at}: "markup" must be a decimal string with at most 6 decimals, e.g. "1.05" (quoted, also in YAML)`,
+    );
+  }
+  // Validation only (the price is computed from the string, exactly: core/pricing/node-rates.ts).
+  if (Number(m) < 1) {
+    throw new ConfigError(
+      `${at}: "markup" must be at least "1" (the node's own price): "${m}" sells below cost`,
+    );
+  }
+  if (Number(m) > MAX_MARKUP) throw new ConfigError(`${at}: "markup" must be at most "${MAX_MARKUP}"`);
+  return { markup: m };
 }
 
 export function readProvidersFile(

@@ -6,10 +6,16 @@ import type { Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import { promptTokensUpperBound } from '../metering/prompt-bound.js';
 import { upstreamChangeRetriesTotal, upstreamLostMsatsTotal, upstreamPaidMsatsTotal } from '../metrics.js';
-import type { UpstreamResponse, UpstreamSink } from '../upstream/upstream-response.js';
+import type { UpstreamResponse } from '../upstream/upstream-response.js';
 import { isCashuUnit, readTokenMeta, toMsat } from '../wallet/token-codec.js';
 import type { WalletService } from '../wallet/types.js';
+import { ChangeCommentFilter, changeHeader, nodeAnswer, pendingHeader } from './node-answer.js';
+import { type NodePrice, NodePrices } from './node-prices.js';
 import type { Provider } from './provider.js';
+
+export type { NodePrice } from './node-prices.js';
+/** The SSE filter of a node's answer (node-answer.ts), where the tests of this module reach it. */
+export { ChangeCommentFilter };
 
 /**
  * Paying another Cashu-priced node (a providers-file entry with `"payment": "cashu"`, docs/providers.md): each
@@ -17,7 +23,7 @@ import type { Provider } from './provider.js';
  * node's change comes back into the wallet.
  *
  * - Price: the node's own `GET /v1/models` (`pricing.prompt_msats` / `completion_msats` per 1,000 tokens,
- *   `request_msats`, `context_length`), cached for PRICE_TTL_MS and refetched after a 402. A 402 with a NUT-18
+ *   `request_msats`, `context_length`; node-prices.ts), cached for PRICE_TTL_MS and refetched after a 402. A 402 with a NUT-18
  *   request for the shortfall gets one more token, larger by it (`shortfallMsat`, the relay; RAISE_LIMIT). The token covers
  *   the node's reservation bound, computed as the reserve stage computes one: the safe prompt-token bound +
  *   `max_tokens` (or, unset, the node's context length minus that bound) at the node's rates, plus its request
@@ -47,17 +53,6 @@ import type { Provider } from './provider.js';
 
 /** A node's 402 may raise a call's token to at most this many times the first one (one raise per call). */
 export const RAISE_LIMIT = 4;
-
-/** How long a node's prices are reused. */
-export const PRICE_TTL_MS = 60_000;
-
-/** A node's price of one model, from its `/v1/models`. */
-export interface NodePrice {
-  promptMsatPer1k: number;
-  completionMsatPer1k: number;
-  requestMsat: number;
-  contextLength: number | undefined;
-}
 
 const MAX_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const;
 
@@ -99,82 +94,81 @@ export function nodeCallBoundMsat(price: NodePrice, call: NodeCall): number {
   );
 }
 
+/**
+ * Tokens paid to other nodes out of the operator surplus (proofs held minus what the ledger owes its users,
+ * `operatorSurplus`): the one guard of every payment to a node — per-call tokens (`cashu`) and prepaid keys'
+ * creations and top-ups (`cashu-balance`, node-accounts.ts). Check and send are serialised in this process, so
+ * two payments cannot both spend the same surplus here.
+ */
+export class SurplusGate {
+  private gate: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: Pick<NodePayerDeps, 'wallet' | 'ledger'>) {}
+
+  /**
+   * A token of `amountMsat` (whole sats) from the primary mint, only when the surplus covers it.
+   * @throws GatewayError `operator_wallet_insufficient` (surplus or the primary mint's sat proofs too small),
+   *   and the wallet's send errors.
+   */
+  send(provider: string, amountMsat: number): Promise<string> {
+    const run = this.gate.then(() => this.sendWithinSurplus(provider, amountMsat));
+    this.gate = run.catch(() => undefined);
+    return run;
+  }
+
+  private async sendWithinSurplus(provider: string, amountMsat: number): Promise<string> {
+    const { wallet, ledger } = this.deps;
+    const s = await operatorSurplus({ wallet, ledger });
+    const poor = () =>
+      new GatewayError('operator_wallet_insufficient', {
+        details: { provider, needed_msat: amountMsat, surplus_msat: Math.max(0, s.surplusMsat) },
+      });
+    if (s.surplusMsat < amountMsat) throw poor();
+    try {
+      return (await wallet.send(amountMsat, { unit: 'sat' })).token;
+    } catch (err) {
+      // The surplus is spread over mints/units and the primary's sat proofs do not cover the token.
+      if ((err as GatewayError).code === 'service_unavailable') throw poor();
+      throw err;
+    }
+  }
+}
+
 export interface NodePayerDeps {
   wallet: WalletService;
   ledger: Pick<Ledger, 'totalUserBalancesMsat'>;
   log: Logger;
   /** The background retry of change redemption (tests pass short delays). */
   retry?: BackgroundRetry;
-  /** Prices fetch (tests may pass their own); default global fetch. */
+  /** Prices fetch (tests may pass their own); default global fetch. Unused when `prices` is given. */
   fetch?: typeof fetch;
+  /** The nodes' prices (shared with auto pricing); default a table of this payer's own. */
+  prices?: NodePrices;
+  /** The surplus guard (shared with the prepaid keys); default one of this payer's own. */
+  surplus?: SurplusGate;
 }
 
 export class NodePayer {
-  private readonly prices = new Map<string, { at: number; models: Map<string, NodePrice> }>();
-  private gate: Promise<unknown> = Promise.resolve();
   readonly retry: BackgroundRetry;
+  readonly prices: NodePrices;
+  private readonly surplus: SurplusGate;
 
   constructor(private readonly deps: NodePayerDeps) {
     this.retry = deps.retry ?? new BackgroundRetry(deps.log, 'node change redemption');
+    this.prices =
+      deps.prices ??
+      new NodePrices({ log: deps.log, ...(deps.fetch !== undefined ? { fetch: deps.fetch } : {}) });
+    this.surplus = deps.surplus ?? new SurplusGate(deps);
   }
 
   /** The node's price of `model` (its `/v1/models`, cached). @throws GatewayError `upstream_error`. */
-  async price(p: Provider, model: string | undefined): Promise<NodePrice> {
-    let hit = this.prices.get(p.name);
-    if (hit === undefined || Date.now() - hit.at > PRICE_TTL_MS) {
-      hit = { at: Date.now(), models: await this.fetchPrices(p) };
-      this.prices.set(p.name, hit);
-    }
-    const price = model === undefined ? undefined : hit.models.get(model);
-    if (price === undefined) {
-      throw new GatewayError('upstream_error', {
-        message: `The node ${p.name} lists no price for the model ${model ?? ''}`,
-        details: { provider: p.name },
-      });
-    }
-    return price;
+  price(p: Provider, model: string | undefined): Promise<NodePrice> {
+    return this.prices.price(p, model);
   }
 
-  /** Forgets a node's prices (it answered 402: they changed). */
+  /** A node's prices changed (it answered 402): read them again. */
   forgetPrices(p: Provider): void {
-    this.prices.delete(p.name);
-  }
-
-  private async fetchPrices(p: Provider): Promise<Map<string, NodePrice>> {
-    const f = this.deps.fetch ?? fetch;
-    let items: unknown;
-    try {
-      const res = await f(`${p.spec.baseUrl}/models`, {
-        headers: { accept: 'application/json', ...p.spec.headers },
-        signal: AbortSignal.timeout(Math.min(p.spec.timeoutMs, 10_000)),
-      });
-      if (!res.ok) throw new Error(`status ${res.status}`);
-      items = ((await res.json()) as { data?: unknown }).data;
-    } catch (err) {
-      throw new GatewayError('upstream_error', {
-        message: `The node ${p.name} did not list its prices (${(err as Error).message})`,
-        details: { provider: p.name },
-      });
-    }
-    const models = new Map<string, NodePrice>();
-    for (const item of Array.isArray(items) ? items : []) {
-      const m = item as { id?: unknown; context_length?: unknown; pricing?: Record<string, unknown> };
-      const pr = m.pricing;
-      if (typeof m.id !== 'string' || pr === undefined || pr === null) continue;
-      const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
-      const prompt = num(pr.prompt_msats);
-      const completion = num(pr.completion_msats);
-      const request = num(pr.request_msats);
-      // A null price (no fresh BTC price at the node) leaves the model unpriced: not paid blind.
-      if (prompt === undefined || completion === undefined || request === undefined) continue;
-      models.set(m.id, {
-        promptMsatPer1k: prompt,
-        completionMsatPer1k: completion,
-        requestMsat: request,
-        contextLength: num(m.context_length),
-      });
-    }
-    return models;
+    this.prices.stale(p);
   }
 
   /**
@@ -185,27 +179,8 @@ export class NodePayer {
   async pay(p: Provider, call: NodeCall, atLeastMsat = 0): Promise<NodePayment> {
     const bound = nodeCallBoundMsat(await this.price(p, call.model), call);
     const amountMsat = Math.max(1, Math.ceil(Math.max(bound, atLeastMsat) / 1000)) * 1000;
-    const run = this.gate.then(() => this.sendWithinSurplus(p, amountMsat));
-    this.gate = run.catch(() => undefined);
-    const token = await run;
+    const token = await this.surplus.send(p.name, amountMsat);
     return new NodePayment(this, p.name, token, amountMsat, call.requestId);
-  }
-
-  private async sendWithinSurplus(p: Provider, amountMsat: number): Promise<string> {
-    const { wallet, ledger } = this.deps;
-    const s = await operatorSurplus({ wallet, ledger });
-    const poor = () =>
-      new GatewayError('operator_wallet_insufficient', {
-        details: { provider: p.name, needed_msat: amountMsat, surplus_msat: Math.max(0, s.surplusMsat) },
-      });
-    if (s.surplusMsat < amountMsat) throw poor();
-    try {
-      return (await wallet.send(amountMsat, { unit: 'sat' })).token;
-    } catch (err) {
-      // The surplus is spread over mints/units and the primary's sat proofs do not cover the token.
-      if ((err as GatewayError).code === 'service_unavailable') throw poor();
-      throw err;
-    }
   }
 
   /**
@@ -264,32 +239,8 @@ function tokenMsat(token: string): number {
   }
 }
 
-/**
- * The node's own answer headers this gateway does not pass on: its change, and its cost (what the operator
- * pays is not the user's business; this gateway's settle stage states the user's own cost).
- */
-const NODE_HEADERS = new Set(['x-cashu', 'x-cashu-change', 'x-node-cost']);
-
-/** A JSON answer without the node's `x-node-cost` block (a body that is not a JSON object passes unchanged). */
-function withoutNodeCost(body: Buffer): Buffer {
-  try {
-    const doc = JSON.parse(body.toString('utf8')) as unknown;
-    if (doc === null || typeof doc !== 'object' || Array.isArray(doc) || !('x-node-cost' in doc)) return body;
-    delete (doc as Record<string, unknown>)['x-node-cost'];
-    return Buffer.from(JSON.stringify(doc));
-  } catch {
-    return body;
-  }
-}
-
-const COST_COMMENT = Buffer.from(': x-node-cost ');
-const CHANGE_COMMENT = Buffer.from(': x-cashu ');
 /** Why eCash sent to a node was lost (`gateway_upstream_lost_msats_total{reason}`). */
 type LossReason = 'no_answer' | 'change_pending' | 'change_unredeemable';
-
-const CHANGE_PENDING_COMMENT = Buffer.from(': x-cashu-change ');
-const LF = 0x0a;
-const COLON = 0x3a;
 
 /**
  * One payment to a node: the token sent, and what became of it. `settle` runs once, whichever way the call
@@ -349,58 +300,17 @@ export class NodePayment {
   }
 
   /**
-   * The answer as relayed to the user: without the change header, and for a stream without the change comment;
-   * the payment settles when the body ends (complete) or fails (broken).
+   * The answer as relayed to the user: without the node's change and cost (node-answer.ts); the payment settles
+   * when the body ends (complete) or fails (broken). `onCost`: what the call cost the operator — the token less
+   * the change the node returned — told once when the answer ends (the audit record's `upstream_msats`).
    */
-  wrap(up: UpstreamResponse): UpstreamResponse {
-    const ct = up.headers['content-type'];
-    const sse = typeof ct === 'string' && ct.includes('text/event-stream');
-    const json = !sse && typeof ct === 'string' && /\bjson\b/i.test(ct);
-    const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(up.headers)) {
-      if (k === 'content-length' && json) continue; // the node's cost block is taken out of the body
-      if (!NODE_HEADERS.has(k)) headers[k] = v;
-    }
-    const headChange = changeHeader(up.headers);
-    const headPending = pendingHeader(up.headers);
-    const filter = sse ? new ChangeCommentFilter() : undefined;
-    const held: Buffer[] | undefined = json ? [] : undefined;
-    const payment = this;
-    return {
-      status: up.status,
-      headers,
-      get finished() {
-        return up.finished;
-      },
-      pause: () => up.pause(),
-      resume: () => up.resume(),
-      abort() {
-        up.abort();
-        payment.finish(headChange ?? filter?.change, false, headPending ?? filter?.pending);
-      },
-      pipe(sink: UpstreamSink) {
-        up.pipe({
-          onData(chunk) {
-            if (held !== undefined) {
-              held.push(chunk);
-              return;
-            }
-            const out = filter ? filter.push(chunk) : chunk;
-            if (out.length > 0) sink.onData(out);
-          },
-          onEnd() {
-            const rest = held !== undefined ? withoutNodeCost(Buffer.concat(held)) : filter?.end();
-            if (rest !== undefined && rest.length > 0) sink.onData(rest);
-            payment.finish(headChange ?? filter?.change, true, headPending ?? filter?.pending);
-            sink.onEnd();
-          },
-          onError(err) {
-            payment.finish(headChange ?? filter?.change, false, headPending ?? filter?.pending);
-            sink.onError(err);
-          },
-        });
-      },
-    };
+  wrap(up: UpstreamResponse, onCost?: (msat: number) => void): UpstreamResponse {
+    return nodeAnswer(up, (end) => {
+      onCost?.(
+        this.amountMsat - (end.change === undefined ? 0 : Math.min(tokenMsat(end.change), this.amountMsat)),
+      );
+      this.finish(end.change, end.complete, end.pendingMsat);
+    });
   }
 
   /** Settles in the background (the answer is not held up); an unexpected failure is logged, never thrown. */
@@ -477,103 +387,4 @@ export class NodePayment {
       'node payment: eCash sent to the node came back neither as an answer nor as change (operator loss)',
     );
   }
-}
-
-function changeHeader(h: Readonly<Record<string, string | string[]>> | undefined): string | undefined {
-  const v = h?.['x-cashu'];
-  const s = Array.isArray(v) ? v[0] : v;
-  return typeof s === 'string' && s.startsWith('cashu') ? s.trim() : undefined;
-}
-
-function pendingHeader(h: Readonly<Record<string, string | string[]>> | undefined): number | undefined {
-  const v = h?.['x-cashu-change'];
-  const s = Array.isArray(v) ? v[0] : v;
-  if (typeof s !== 'string') return undefined;
-  const m = /msat=(\d+)/.exec(s);
-  return m ? Number(m[1]) : 0;
-}
-
-/**
- * Removes the node's change comment lines (`: x-cashu <token>`, `: x-cashu-change …`) and its cost comment
- * (`: x-node-cost {…}`), with the blank line after each, from an SSE body, passing every other byte through as it arrives: only a comment line (one starting with
- * `:`) is held until its end.
- */
-export class ChangeCommentFilter {
-  change: string | undefined;
-  pending: number | undefined;
-  private atLineStart = true;
-  private comment: Buffer[] | null = null;
-  private dropBlank = false;
-
-  push(chunk: Buffer): Buffer {
-    const out: Buffer[] = [];
-    let i = 0;
-    while (i < chunk.length) {
-      if (this.comment !== null) {
-        const nl = chunk.indexOf(LF, i);
-        if (nl < 0) {
-          this.comment.push(chunk.subarray(i));
-          break;
-        }
-        this.comment.push(chunk.subarray(i, nl + 1));
-        i = nl + 1;
-        const line = Buffer.concat(this.comment);
-        this.comment = null;
-        this.atLineStart = true;
-        if (!this.take(line)) out.push(line);
-        continue;
-      }
-      if (this.atLineStart && this.dropBlank) {
-        this.dropBlank = false;
-        if (chunk[i] === LF) {
-          i++;
-          continue;
-        }
-        if (chunk[i] === 0x0d && chunk[i + 1] === LF) {
-          i += 2;
-          continue;
-        }
-      }
-      if (this.atLineStart && chunk[i] === COLON) {
-        this.comment = [];
-        continue;
-      }
-      const nl = chunk.indexOf(LF, i);
-      if (nl < 0) {
-        out.push(chunk.subarray(i));
-        this.atLineStart = false;
-        break;
-      }
-      out.push(chunk.subarray(i, nl + 1));
-      this.atLineStart = true;
-      i = nl + 1;
-    }
-    return out.length === 1 ? out[0]! : Buffer.concat(out);
-  }
-
-  /** The body ended: a comment line without its newline is passed on (or taken). */
-  end(): Buffer | undefined {
-    if (this.comment === null) return undefined;
-    const line = Buffer.concat(this.comment);
-    this.comment = null;
-    return this.take(line) ? undefined : line;
-  }
-
-  /** A change (or the node's cost) comment line: remembered, and dropped (true) with the blank line after it. */
-  private take(line: Buffer): boolean {
-    if (startsWith(line, COST_COMMENT)) {
-      // The node's cost block: the operator's business, not relayed.
-    } else if (startsWith(line, CHANGE_PENDING_COMMENT)) {
-      const m = /msat=(\d+)/.exec(line.toString('utf8'));
-      this.pending = m ? Number(m[1]) : 0;
-    } else if (startsWith(line, CHANGE_COMMENT)) {
-      this.change = line.subarray(CHANGE_COMMENT.length).toString('utf8').trim();
-    } else return false;
-    this.dropBlank = true;
-    return true;
-  }
-}
-
-function startsWith(b: Buffer, prefix: Buffer): boolean {
-  return b.length >= prefix.length && b.subarray(0, prefix.length).equals(prefix);
 }

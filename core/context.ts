@@ -86,6 +86,12 @@ export interface ChargeInfo {
 export const AUTH = createLocalKey<AuthInfo>('auth');
 /** The provider that served the call (set by the relay stage; the settle stage names it in `x-node-cost`). */
 export const SERVED_BY = createLocalKey<string>('served-by');
+/**
+ * What the call cost the operator at the node that served it, msats — a provider paid from the operator's wallet
+ * (`"payment": "cashu"`: the token less the change returned; `"cashu-balance"`: the cost the node stated). Set by
+ * the relay stage when the answer ends; the audit record's `upstream_msats` (admin readers only).
+ */
+export const UPSTREAM_COST = createLocalKey<number>('upstream-cost');
 
 /**
  * A pricing policy's change to this call's price (plugin kit, `ctx.adjustPrice`): the price the node's pricing

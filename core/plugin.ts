@@ -30,6 +30,7 @@ import type { Logger } from './log.js';
 import type { NodeNetwork } from './network/node-network.js';
 import type { PricingHolder } from './pricing/holder.js';
 import type { BtcPriceSource } from './pricing/types.js';
+import type { PaidNodes } from './providers/paid-nodes.js';
 import type { Providers } from './providers/providers.js';
 import type { StoreConnection } from './store/connection.js';
 import type { StoreSignals } from './store/signals.js';
@@ -168,6 +169,10 @@ export interface Services {
   lifecycle?: { draining: boolean };
   /** The node's Nostr identity and listing (core/network/node-network.ts). */
   network?: NodeNetwork;
+  /** The other nodes it buys from, paid from the operator's wallet (`"payment": "cashu"` / `"cashu-balance"`):
+   *  their prices, per-call tokens and prepaid keys (core/providers/paid-nodes.ts). Only when the providers file
+   *  names such a node. */
+  nodes?: PaidNodes;
 }
 
 /** A plugin module's factory: validates `options` once, returns the plugin. */

@@ -20,6 +20,7 @@ import { createBtcPriceSource } from './pricing/btc-price.js';
 import { pricingMode } from './pricing/formula.js';
 import { PricingHolder } from './pricing/holder.js';
 import { createPricing } from './pricing/pricing.js';
+import { PaidNodes } from './providers/paid-nodes.js';
 import { Providers, providerName, readProvidersFile } from './providers/providers.js';
 import { applyPatch, loadPersistedSettings, reloadSettings } from './settings.js';
 import { SHUTDOWN_SQLITE_BUSY_MS, SHUTDOWN_STEP_MS, within } from './shutdown.js';
@@ -430,6 +431,21 @@ export async function buildServices(
       throw err;
     }
   }
+  // The nodes it buys from (paid from the wallet): their prices read now, so that a `"pricing": "auto"` node that
+  // advertises none stops the start.
+  const ownNodes = overrides.nodes === undefined;
+  let nodes = overrides.nodes;
+  if (ownNodes) {
+    try {
+      nodes = PaidNodes.build(providers.list, { wallet: m.wallet, ledger: m.ledger, store, log });
+      await nodes?.start(log);
+    } catch (err) {
+      await nodes?.close();
+      if (ownNetwork) await network?.close();
+      await m.close();
+      throw err;
+    }
+  }
   const services: Services = {
     ...overrides,
     config,
@@ -447,6 +463,7 @@ export async function buildServices(
     ...(m.signals !== undefined ? { signals: m.signals } : {}),
     lifecycle: overrides.lifecycle ?? { draining: false },
     ...(network !== undefined ? { network } : {}),
+    ...(nodes !== undefined ? { nodes } : {}),
     // Per-IP and admin-login limits, in the same store as the ledger (in memory without one).
     limiter: overrides.limiter ?? new WindowLimiter(store),
   };
@@ -496,6 +513,10 @@ export async function buildServices(
     draining: () => m.draining(),
     async close() {
       if (ownNetwork) await network?.close();
+      if (ownNodes) {
+        const left = await within(nodes?.close(), SHUTDOWN_STEP_MS);
+        if (left !== undefined) log.warn({ err: left }, 'closing the node payments failed or did not finish');
+      }
       catalog.stop();
       // Each step has its own deadline (core/shutdown.ts); the money services bound each of theirs.
       const jobs = await within(batches?.close(), SHUTDOWN_STEP_MS);

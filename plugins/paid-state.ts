@@ -6,6 +6,7 @@ import type { StreamMeter } from '../core/metering/stream-meter.js';
 import { pricedEndpointOf } from '../core/paid-routes.js';
 import type { Services } from '../core/plugin.js';
 import type { PricingHolder } from '../core/pricing/holder.js';
+import type { RateCard } from '../core/pricing/rate-card.js';
 import type { ImageVariant, PricedEndpoint } from '../core/pricing/types.js';
 import type { CashuUnit } from '../core/wallet/types.js';
 
@@ -35,6 +36,18 @@ export interface PricedCall {
   relayMsat?: number;
 }
 export const PRICED_CALL = createLocalKey<PricedCall>('paid.priced');
+
+/**
+ * The `"pricing": "auto"` providers a token-metered call was reserved for (reserve → relay → settle): the rate card
+ * of each (its node's advertised price × markup, core/pricing/node-rates.ts) as it was at admission, so the charge
+ * matches what was reserved. The relay sends the call to no auto-priced provider missing here; `only`: the price
+ * book does not price the model, so no other provider may serve it.
+ */
+export interface AutoPricedCall {
+  cards: ReadonlyMap<string, RateCard>;
+  only: boolean;
+}
+export const AUTO_PRICED = createLocalKey<AutoPricedCall>('paid.autoPriced');
 
 /**
  * msats in one whole unit of the X-Cashu token paying this call (reserve): 1,000 for a `sat` token, 1 for an

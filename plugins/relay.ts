@@ -1,12 +1,14 @@
 import { ConfigError } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
-import { PROVIDER_PREFERENCE, type ProviderPreference, SERVED_BY } from '../core/context.js';
+import { PROVIDER_PREFERENCE, type ProviderPreference, SERVED_BY, UPSTREAM_COST } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
 import { providerSeries } from '../core/metrics.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
-import { NodePayer, NodePayment, RAISE_LIMIT } from '../core/providers/node-payment.js';
-import type { Provider } from '../core/providers/provider.js';
+import { nodeAnswer } from '../core/providers/node-answer.js';
+import { NodePayment, RAISE_LIMIT } from '../core/providers/node-payment.js';
+import { isPaidNode, type Provider } from '../core/providers/provider.js';
 import type { UpstreamResponse } from '../core/upstream/upstream-response.js';
+import { AUTO_PRICED } from './paid-state.js';
 
 /**
  * The relay stage: forwards the request to a provider and attaches the upstream response to the context;
@@ -38,16 +40,16 @@ export const relay: PluginFactory = (options, services): Plugin => {
   const providers = services.providers;
   const maxAttempts = providers.opts.maxAttempts;
   const skipOpen = providers.skipOpenBreakers;
-  // Nodes paid with eCash (`"payment": "cashu"`): each call there carries a token from the operator's wallet.
-  let payer: NodePayer | undefined;
-  if (providers.list.some((p) => p.spec.payment === 'cashu')) {
-    if (!services.wallet || !services.ledger) {
-      throw new ConfigError(
-        'relay: a "payment": "cashu" provider needs the wallet (CASHU_MINTS) and the store',
-      );
-    }
-    payer = new NodePayer({ wallet: services.wallet, ledger: services.ledger, log: services.log });
+  // Nodes paid from the operator's wallet (core/providers/paid-nodes.ts): `"payment": "cashu"` calls carry a token
+  // each, `"cashu-balance"` calls the prepaid key kept at the node.
+  const nodes = services.nodes;
+  if (nodes === undefined && providers.list.some((p) => isPaidNode(p.spec))) {
+    throw new ConfigError(
+      'relay: a provider paid with eCash ("payment": "cashu" or "cashu-balance") needs the wallet (CASHU_MINTS) and the store',
+    );
   }
+  const payer = nodes?.payer;
+  const accounts = nodes?.accounts;
   return {
     name: 'relay',
     // The upstream call runs after every stage's request hook (core/plugin.ts onDispatch), so stages listed
@@ -67,8 +69,13 @@ export const relay: PluginFactory = (options, services): Plugin => {
       let failure: unknown;
       // A paid node's 402 naming a shortfall: that node is paid once more with the larger token.
       let raise: { provider: Provider; atLeastMsat: number } | undefined;
+      // `"pricing": "auto"` providers serve only calls whose reservation priced them (reserve stage).
+      const auto = ctx.local(AUTO_PRICED);
       for (let i = 0; i < order.length && attempts < maxAttempts; i++) {
         const p = order[i]!;
+        if (auto !== undefined && (p.spec.autoPricing !== undefined ? !auto.cards.has(p.name) : auto.only)) {
+          continue;
+        }
         // An open breaker: nothing is sent to it (not even a timeout's worth of waiting); after its cool-down
         // one call probes it and the others skip it meanwhile. A skipped provider costs no attempt.
         if (skipOpen && !p.breaker.acquire()) continue;
@@ -78,19 +85,24 @@ export const relay: PluginFactory = (options, services): Plugin => {
           i === order.length - 1 ||
           (skipOpen && !order.slice(i + 1).some((q) => q.breaker.allows()));
         let payment: NodePayment | undefined;
-        if (payer !== undefined && p.spec.payment === 'cashu') {
+        // `"cashu-balance"`: the request header with the node key (made first when none exists yet).
+        let prepaid: Record<string, string> | undefined;
+        if (p.spec.payment !== undefined) {
           try {
-            payment = await payer.pay(
-              p,
-              {
-                requestId: ctx.requestId,
-                model: ctx.model,
-                path: ctx.path,
-                body: ctx.body,
-                rawBytes: body === undefined ? 0 : Buffer.byteLength(body),
-              },
-              raise?.provider === p ? raise.atLeastMsat : 0,
-            );
+            if (p.spec.payment === 'cashu-balance') prepaid = await accounts!.headers(p);
+            else {
+              payment = await payer!.pay(
+                p,
+                {
+                  requestId: ctx.requestId,
+                  model: ctx.model,
+                  path: ctx.path,
+                  body: ctx.body,
+                  rawBytes: body === undefined ? 0 : Buffer.byteLength(body),
+                },
+                raise?.provider === p ? raise.atLeastMsat : 0,
+              );
+            }
           } catch (err) {
             // Nothing was sent. A wallet too poor is not the node's fault; a node that lists no price is.
             if ((err as GatewayError).code === 'operator_wallet_insufficient') p.breaker.abandon();
@@ -112,7 +124,11 @@ export const relay: PluginFactory = (options, services): Plugin => {
             headers: ctx.headers,
             body,
             cancel: ctx,
-            ...(payment !== undefined ? { extraHeaders: payment.headers } : {}),
+            ...(payment !== undefined
+              ? { extraHeaders: payment.headers }
+              : prepaid !== undefined
+                ? { extraHeaders: prepaid }
+                : {}),
           });
         } catch (err) {
           // No answer: the token is taken back (or, if the node redeemed it and died, recorded as a loss).
@@ -133,9 +149,13 @@ export const relay: PluginFactory = (options, services): Plugin => {
         const headMs = performance.now() - sentAt;
         const m = providerSeries(p.name);
         m.head.observe(headMs / 1000);
-        // A node paid with eCash that refused the token (402, untrusted mint …) failed like a 5xx.
-        const refused = payment !== undefined && NodePayment.refused(up);
-        if (refused) payer?.forgetPrices(p);
+        // A node paid with eCash that refused the token (402, untrusted mint …) failed like a 5xx; so did one
+        // that refused the prepaid key (401: unknown; 402: its balance is short, a top-up starts).
+        const refused =
+          (payment !== undefined && NodePayment.refused(up)) ||
+          (prepaid !== undefined && (up.status === 401 || up.status === 402));
+        if (refused && payment !== undefined) payer?.forgetPrices(p);
+        if (refused && prepaid !== undefined) accounts?.refused(p, up.status);
         if (payment !== undefined && up.status === 402 && raise === undefined) {
           // The node wants more than its listed prices said (NUT-18 request for the shortfall): its token comes
           // back with the 402, and the same node is asked again, once, with the larger token. Not a failure.
@@ -159,7 +179,10 @@ export const relay: PluginFactory = (options, services): Plugin => {
             payment?.settleHead(up);
             up.abort();
             const refusal = new GatewayError('upstream_error', {
-              message: `The node answered ${up.status}: it did not accept this gateway's eCash payment`,
+              message:
+                prepaid !== undefined
+                  ? `The node answered ${up.status}: it did not accept this gateway's prepaid key (${up.status === 402 ? 'its balance there is short; a top-up is under way' : 'unknown there'})`
+                  : `The node answered ${up.status}: it did not accept this gateway's eCash payment`,
               details: { upstream_status: up.status, provider: p.name },
             });
             if (last) throw refusal;
@@ -183,8 +206,16 @@ export const relay: PluginFactory = (options, services): Plugin => {
           payment?.settleHead(up);
           throw await upstreamFailure(up);
         }
-        // A paid node's change is taken out of the answer (header or SSE comment) and redeemed.
-        ctx.upstream = payment !== undefined ? payment.wrap(up) : up;
+        // A paid node's change is taken out of the answer (header or SSE comment) and redeemed; its cost, taken
+        // out too, is what the call cost the operator (the audit record's `upstream_msats`).
+        if (payment !== undefined) {
+          ctx.upstream = payment.wrap(up, (msat) => ctx.setLocal(UPSTREAM_COST, msat));
+        } else if (prepaid !== undefined) {
+          ctx.upstream = nodeAnswer(up, (end) => {
+            accounts?.spent(p, ctx.requestId, end.costMsat);
+            if (end.costMsat !== undefined) ctx.setLocal(UPSTREAM_COST, end.costMsat);
+          });
+        } else ctx.upstream = up;
         return;
       }
       // A provider that looked available was taken by another call's probe meanwhile: the last failure stands.

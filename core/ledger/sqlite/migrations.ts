@@ -299,6 +299,22 @@ CREATE TABLE refund_sweep_jobs (
 CREATE INDEX refund_sweep_jobs_due ON refund_sweep_jobs(due_at);
 `,
   },
+  {
+    version: 17,
+    name: 'prepaid keys at other nodes, their write-ahead payments and top-up lock (core/providers/node-account-store.ts)',
+    sql: `
+CREATE TABLE node_accounts (
+  base_url TEXT PRIMARY KEY,
+  api_key TEXT,
+  pending TEXT,
+  lock_owner TEXT,
+  lock_until INTEGER NOT NULL DEFAULT 0,
+  topups INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER,
+  updated_at INTEGER NOT NULL
+) STRICT;
+`,
+  },
 ];
 
 /**

@@ -18,14 +18,21 @@ import { limitAnonymous } from '../core/limits/request-limits.js';
 import { callUnits } from '../core/metering/call-units.js';
 import { promptTokensUpperBound } from '../core/metering/prompt-bound.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
+import { nodeAffordableTokens, nodeCallBound } from '../core/pricing/node-rates.js';
+import type { RateCard } from '../core/pricing/rate-card.js';
 import {
+  isTokenEndpoint,
   isUnitEndpoint,
   type PricedEndpoint,
   type ReservationResult,
+  type TokenEndpoint,
   type UsdRates,
 } from '../core/pricing/types.js';
+import type { Provider } from '../core/providers/provider.js';
 import {
   ADMISSION,
+  AUTO_PRICED,
+  type AutoPricedCall,
   CHARGE_STEP,
   CREDENTIAL,
   inWholeUnits,
@@ -129,7 +136,30 @@ export const reserve: PluginFactory = (options, services): Plugin => {
   noOptions('reserve', options);
   const ledger = needLedger('reserve', services);
   const pricing = needPricing('reserve', services);
-  const { catalog, config, wallet, providers } = services;
+  const { catalog, config, wallet, providers, nodes } = services;
+  const anyAuto = providers.list.some((p) => p.spec.autoPricing !== undefined);
+
+  /**
+   * The `"pricing": "auto"` providers serving a token-metered `model` (their node's advertised price × markup,
+   * core/pricing/node-rates.ts — in every pricing mode), with the rate card each has now; undefined when none
+   * serves it. `only`: every provider serving it is auto-priced.
+   */
+  function autoPricedFor(model: string, serving: readonly Provider[]): AutoPricedCall | undefined {
+    if (!anyAuto || nodes === undefined) return undefined;
+    const cards = new Map<string, RateCard>();
+    let autoServes = false;
+    let othersServe = false;
+    for (const p of serving) {
+      if (p.spec.autoPricing === undefined) {
+        othersServe = true;
+        continue;
+      }
+      autoServes = true;
+      const card = nodes.prices.autoCard(p, model);
+      if (card !== undefined) cards.set(p.name, card);
+    }
+    return autoServes ? { cards, only: !othersServe } : undefined;
+  }
 
   function refusal(ctx: RequestContext, r: AdmitRefusal): GatewayError {
     // A rate-limit refusal carries X-RateLimit-* and Retry-After (core/ledger/errors.ts, limitError).
@@ -209,31 +239,76 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       // book has none) is priced from them alone.
       const providerPriced = pricing.mode === 'model' && providers.priced;
       const base = providerPriced ? catalog.usdRates(model) : undefined;
-      let priced: ReservationResult | undefined = relay
-        ? {
-            maxMsat: relay.msat,
-            minMsat: relay.msat,
-            maxTokens: undefined,
-            lowered: false,
-            btcUsd: undefined,
-          }
-        : providerPriced && base === undefined
-          ? undefined
-          : pricing.reservation(request);
+      // `"pricing": "auto"` providers: priced from their nodes' advertised prices, reserved for like any other.
+      let auto =
+        relay === undefined && isTokenEndpoint(endpoint)
+          ? autoPricedFor(model, providers.serving(model))
+          : undefined;
+      let priced: ReservationResult | undefined;
       let pricedRates: UsdRates | undefined;
-      if (providerPriced && relay === undefined) {
-        for (const p of providers.serving(model)) {
-          const rates = p.ratesFor(model, base);
-          if (rates === undefined) continue;
-          const alt = pricing.reservation({ ...request, rates });
-          if (priced === undefined || alt.maxMsat > priced.maxMsat) {
-            priced = alt;
-            pricedRates = rates;
+      if (auto === undefined || !auto.only) {
+        try {
+          priced = relay
+            ? {
+                maxMsat: relay.msat,
+                minMsat: relay.msat,
+                maxTokens: undefined,
+                lowered: false,
+                btcUsd: undefined,
+              }
+            : providerPriced && base === undefined
+              ? undefined
+              : pricing.reservation(request);
+          if (providerPriced && relay === undefined) {
+            for (const p of providers.serving(model)) {
+              const rates = p.ratesFor(model, base);
+              if (rates === undefined) continue;
+              const alt = pricing.reservation({ ...request, rates });
+              if (priced === undefined || alt.maxMsat > priced.maxMsat) {
+                priced = alt;
+                pricedRates = rates;
+              }
+            }
           }
+          // Nobody prices it: the price book's refusal (not_found / model_not_priced), before any money moves.
+          priced ??= pricing.reservation(request);
+        } catch (err) {
+          // The price book does not price it, the auto-priced providers do: only they may serve the call.
+          if (auto === undefined || auto.cards.size === 0) throw err;
+          auto = { cards: auto.cards, only: true };
+          priced = undefined;
+          pricedRates = undefined;
         }
       }
-      // Nobody prices it: the price book's refusal (not_found / model_not_priced), before any money moves.
-      priced ??= pricing.reservation(request);
+      let autoCard: RateCard | undefined;
+      if (auto !== undefined) {
+        if (auto.cards.size === 0 && priced === undefined) {
+          throw new GatewayError('price_unavailable', {
+            message: `No price for model ${model} yet: the nodes that serve it ("pricing": "auto") have not advertised one`,
+          });
+        }
+        for (const card of auto.cards.values()) {
+          const b = nodeCallBound(card, {
+            endpoint: endpoint as TokenEndpoint,
+            promptTokensBound: bound,
+            maxTokens,
+            contextLength: request.contextLength,
+            webSearchCalls: tiered.webSearchCalls,
+          });
+          if (priced === undefined || b.maxMsat > priced.maxMsat) {
+            priced = { ...b, maxTokens, lowered: false, btcUsd: priced?.btcUsd };
+            autoCard = card;
+            pricedRates = undefined;
+          }
+        }
+        ctx.setLocal(AUTO_PRICED, auto);
+      }
+      if (priced === undefined) throw new GatewayError('internal_error', { message: 'reserve: no price' });
+      /** Completion tokens `availableMsat` affords at the price the reservation was made at. */
+      const affordable = (availableMsat: number, extra?: typeof tiered): number =>
+        autoCard !== undefined
+          ? nodeAffordableTokens(autoCard, bound, availableMsat, extra?.webSearchCalls ?? 0)
+          : pricing.affordableMaxTokens(model, bound, availableMsat, endpoint, pricedRates, extra);
       // A pricing policy's adjustment (plugin kit) applies to the bound and, in settle, to the charge.
       const adjustment = ctx.local(PRICE_ADJUSTMENT);
       // An X-Cashu call is charged in whole units of its token (CHARGE_STEP): bound and charge rounded up.
@@ -250,7 +325,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         maxTokens === undefined &&
         unit === undefined &&
         completes(endpoint) &&
-        pricing.mode !== 'fixed' &&
+        (pricing.mode !== 'fixed' || auto !== undefined) &&
         !config.clampMaxTokens;
       const r = await ledger.admit({
         credential,
@@ -272,7 +347,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         }
         const err = refusal(ctx, r);
         if (r.code === 'payment_required' && wholeMaximum) {
-          const afford = pricing.affordableMaxTokens(model, bound, r.balance, endpoint, pricedRates);
+          const afford = affordable(r.balance);
           throw affordableRefusal(err, Number.isFinite(afford) ? Math.max(0, Math.floor(afford)) : 0);
         }
         throw err;
@@ -286,7 +361,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         ...(unit?.variant !== undefined ? { variant: unit.variant } : {}),
         // Known now when nothing is metered afterwards (flat calls, audio, speech): X-Node-Cost can go in
         // the head even when the body streams. Images are charged for what comes back.
-        ...(pricing.mode === 'fixed' ||
+        ...((pricing.mode === 'fixed' && auto === undefined) ||
         endpoint === 'other' ||
         endpoint === 'free' ||
         endpoint === 'audio' ||
@@ -327,14 +402,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         ctx.body !== null &&
         typeof ctx.body === 'object'
       ) {
-        const afford = pricing.affordableMaxTokens(
-          model,
-          bound,
-          r.reservedMsat,
-          endpoint,
-          pricedRates,
-          tiered,
-        );
+        const afford = affordable(r.reservedMsat, tiered);
         if (Number.isFinite(afford) && afford >= 0) {
           (ctx.body as Record<string, unknown>)[maxTokensField(endpoint)] = afford;
           ctx.markBodyModified();

@@ -15,6 +15,7 @@ import type { CallAuditRecord } from '../core/ledger/types.js';
 import { requestClientAddress } from '../core/limits/request-limits.js';
 import { countPromptTokens, countTokens } from '../core/metering/tokens.js';
 import {
+  emptyUsage,
   inputTotal,
   outputTotal,
   simpleUsage,
@@ -25,8 +26,10 @@ import {
 import { openAiUsageFromTail } from '../core/metering/usage-tail.js';
 import { recordCharge, recordOverrun, recordUnpricedDimension } from '../core/metrics.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
+import { nodeCallCost } from '../core/pricing/node-rates.js';
 import { type CostResult, isUnitEndpoint, type PricedEndpoint } from '../core/pricing/types.js';
 import {
+  AUTO_PRICED,
   CHARGE_STEP,
   COST_BLOCK,
   inWholeUnits,
@@ -254,7 +257,8 @@ export const settle: PluginFactory = (options, services): Plugin => {
   }
 
   /** What `usage` of this call costs: at the serving provider's own prices when it declares them (model-based
-   *  pricing; see Providers.chargeRates), with a pricing policy's adjustment. */
+   *  pricing; see Providers.chargeRates) or advertises them (`"pricing": "auto"`, any pricing mode), with a pricing
+   *  policy's adjustment. */
   function costOf(ctx: RequestContext, priced: PricedCall, metered: Metered): CostResult {
     if (priced.relayMsat !== undefined) {
       // A RELAY_PATHS call: its listed price, all of it a fee (no tokens are metered).
@@ -267,6 +271,12 @@ export const settle: PluginFactory = (options, services): Plugin => {
         sats: Math.ceil(msat / 1000),
       };
       return adjustCost(flat, ctx.local(PRICE_ADJUSTMENT));
+    }
+    // A `"pricing": "auto"` provider served it: its node's price × markup, as reserved (core/pricing/node-rates.ts).
+    const card = ctx.local(AUTO_PRICED)?.cards.get(ctx.local(SERVED_BY) ?? '');
+    if (card !== undefined) {
+      const c = nodeCallCost(card, metered.usage ?? emptyUsage(), priced.btcUsd ?? services.btc?.peek()?.usd);
+      return inTokenUnits(adjustCost(c, ctx.local(PRICE_ADJUSTMENT)), ctx.local(CHARGE_STEP));
     }
     const providers = services.providers;
     const cost = adjustCost(

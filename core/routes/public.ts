@@ -4,6 +4,8 @@ import { limitAnonymous } from '../limits/request-limits.js';
 import { TEXT_ENDPOINTS } from '../paid-routes.js';
 import type { Services } from '../plugin.js';
 import { EXTRA_DIMENSION_KEYS } from '../pricing/dimensions.js';
+import { nodeCardPrices } from '../pricing/node-rates.js';
+import type { RateCard } from '../pricing/rate-card.js';
 import type { Pricing, UsdRates } from '../pricing/types.js';
 import type { Provider } from '../providers/provider.js';
 import type { CatalogModel, ModelPricing } from '../upstream/model-catalog.js';
@@ -185,12 +187,56 @@ function providerSummary(p: Provider, services: Services) {
   };
 }
 
+/** A model's `pricing` as an auto-priced provider charges it (the msats of its rate card; `mode` "auto"). */
+function autoListPricing(m: CatalogModel, card: RateCard): ModelListPricing {
+  const c = nodeCardPrices(card);
+  return {
+    ...(m.pricing === undefined
+      ? { prompt: null, completion: null, unit: '1k tokens' as const }
+      : listPricing(m.pricing)),
+    mode: 'auto',
+    prompt_msats: c.promptMsatPer1k,
+    completion_msats: c.completionMsatPer1k,
+    request_msats: c.requestMsat,
+    prompt_sats: c.promptMsatPer1k / 1000,
+    completion_sats: c.completionMsatPer1k / 1000,
+    request_sats: c.requestMsat / 1000,
+    dimension_msats: c.dimensionMsats,
+  };
+}
+
 /**
- * A model's price as this provider charges it: under model-based pricing, the provider's own `pricing` (USD per
- * token and per call, over the price book's) is what a call it serves is charged, so that is shown, with the
- * charged msats; otherwise the price book's USD prices, as /v1/models has them.
+ * /v1/models for a model that only `"pricing": "auto"` providers serve (a reseller's usual set-up): what a call
+ * is charged — the dearest of their prices, as the reservation is sized for — instead of this node's own pricing,
+ * which those calls do not use. Undefined when another provider serves it too, or no node priced it yet.
+ */
+function autoListed(m: CatalogModel, services: Services): ModelListItem | undefined {
+  const serving = services.providers.serving(m.id);
+  if (serving.length === 0 || serving.some((p) => p.spec.autoPricing === undefined)) return undefined;
+  let dearest: { card: RateCard; score: number } | undefined;
+  for (const p of serving) {
+    const card = services.nodes?.prices.autoCard(p, m.id);
+    if (card === undefined) continue;
+    const c = nodeCardPrices(card);
+    const score = c.promptMsatPer1k + c.completionMsatPer1k + c.requestMsat;
+    if (dearest === undefined || score > dearest.score) dearest = { card, score };
+  }
+  if (dearest === undefined) return undefined;
+  const item = renderModel(m);
+  item.pricing = autoListPricing(m, dearest.card);
+  return item;
+}
+
+/**
+ * A model's price as this provider charges it: `"pricing": "auto"`, its node's advertised msats × markup (any
+ * pricing mode); under model-based pricing, the provider's own `pricing` (USD per token and per call, over the
+ * price book's) is what a call it serves is charged, so that is shown, with the charged msats; otherwise the price
+ * book's USD prices, as /v1/models has them.
  */
 function providerPricing(p: Provider, m: CatalogModel, services: Services): { pricing?: ModelListPricing } {
+  // `"pricing": "auto"`: its node's advertised price × markup, in every pricing mode (core/pricing/node-rates.ts).
+  const card = p.spec.autoPricing !== undefined ? services.nodes?.prices.autoCard(p, m.id) : undefined;
+  if (card !== undefined) return { pricing: autoListPricing(m, card) };
   const own =
     services.pricing?.mode === 'model' ? p.ratesFor(m.id, services.catalog.usdRates(m.id)) : undefined;
   if (own === undefined) return m.pricing === undefined ? {} : { pricing: listPricing(m.pricing) };
@@ -215,8 +261,9 @@ export const publicRoutes: RouteModule = (router, services) => {
       return handler(ctx);
     });
 
+  const listed = (m: CatalogModel) => autoListed(m, services) ?? withPrice(renderModel(m), services.pricing);
   get('/v1/models', () => ({
-    json: { object: 'list', data: catalog.list().map((m) => withPrice(renderModel(m), services.pricing)) },
+    json: { object: 'list', data: catalog.list().map(listed) },
   }));
 
   // The SDKs' models.retrieve: public like the list. (Ids with a slash cannot be named in one path segment.)
@@ -224,7 +271,7 @@ export const publicRoutes: RouteModule = (router, services) => {
     const m = catalog.get(ctx.params.model ?? '');
     if (m === undefined)
       throw new GatewayError('not_found', { message: `Unknown model: ${ctx.params.model}` });
-    return { json: withPrice(renderModel(m), services.pricing) };
+    return { json: listed(m) };
   });
 
   get('/v1/info', () => {

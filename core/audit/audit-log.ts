@@ -1,5 +1,5 @@
 import type Database from 'libsql';
-import { CHARGE, createLocalKey, type RequestContext } from '../context.js';
+import { CHARGE, createLocalKey, type RequestContext, UPSTREAM_COST } from '../context.js';
 import { keyIdOf, resolveCredential } from '../ledger/keys.js';
 import { migrate } from '../ledger/sqlite/migrations.js';
 import type { CallAuditRecord, KeyLookup } from '../ledger/types.js';
@@ -297,6 +297,7 @@ export function auditInputOf(ctx: RequestContext, status: number, ip: string): A
     userAgent: ctx.headers['user-agent'],
     costMsat: ctx.local(CHARGE)?.msats ?? 0,
     status,
+    upstreamMsat: ctx.local(UPSTREAM_COST),
   };
 }
 
@@ -377,6 +378,7 @@ function stored(i: AuditInput): StoredAudit {
     cost_msats: i.costMsat,
     response_status: i.status,
     kind: i.subject.admin ? 'admin' : 'key',
+    ...(i.upstreamMsat !== undefined ? { upstream_msats: i.upstreamMsat } : {}),
     ...(account !== undefined ? { account } : {}),
   };
 }

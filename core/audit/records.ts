@@ -20,6 +20,19 @@ export interface AuditRecord {
   response_status: number;
   /** `key` (a request that named a key) or `admin` (an admin change or failed login). */
   kind: 'key' | 'admin';
+  /**
+   * A call served by another node paid from the operator's wallet (`"payment": "cashu"` or `"cashu-balance"`,
+   * docs/providers.md): what it cost the operator there, msats. Admin readers only: the key's own reader
+   * (`GET /v1/wallet/audit`) leaves it out (what the operator pays a supplier is not the buyer's business).
+   */
+  upstream_msats?: number;
+}
+
+/** A record as the key's own reader shows it: without the operator's cost (`upstream_msats`). */
+export function ownerRecord(r: AuditRecord): AuditRecord {
+  if (r.upstream_msats === undefined) return r;
+  const { upstream_msats: _operatorCost, ...rest } = r;
+  return rest;
 }
 
 /** What is stored (the reader adds the cursor id). */

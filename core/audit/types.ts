@@ -30,6 +30,8 @@ export interface AuditInput {
   userAgent: string | undefined;
   costMsat: number;
   status: number;
+  /** What the call cost the operator at the node that served it (a provider paid from the wallet), msats. */
+  upstreamMsat?: number | undefined;
 }
 
 /** The audit log as services expose it (core/plugin.ts `Services.audit`). */

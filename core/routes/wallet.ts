@@ -5,6 +5,7 @@ import type { LightningAddresses } from '../account/lightning-address.js';
 import { refundToLightning } from '../account/lightning-refund.js';
 import { HOLD_LEASE_MS } from '../account/pay-out.js';
 import { auditKey } from '../audit/audit-log.js';
+import { ownerRecord } from '../audit/records.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { type RouteHandler, type RouteModule, route } from '../http/router.js';
@@ -243,7 +244,8 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
       .catch((err: unknown) => {
         throw new GatewayError('store_unavailable', { cause: err });
       });
-    return { json: page };
+    // What the operator paid another node for a call is not the key owner's business.
+    return { json: { ...page, data: page.data.map(ownerRecord) } };
   });
 
   route(router, 'POST', '/v1/wallet/topup', async (ctx, body) => {

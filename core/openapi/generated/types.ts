@@ -2697,6 +2697,8 @@ export interface components {
             response_status: number;
             /** @enum {string} */
             kind: "key" | "admin";
+            /** @description Admin readers only (`/admin/api/audit`, a key's admin view): a call served by another node paid from the operator's wallet (a provider with `"payment": "cashu"` or `"cashu-balance"`, docs/providers.md) — what it cost the operator there (the token sent less the change returned, or the cost the node stated for the prepaid key). Absent for every other record and from the key's own reader (`/v1/wallet/audit`). */
+            upstream_msats?: number;
         };
         AuditList: {
             data: components["schemas"]["AuditRecord"][];

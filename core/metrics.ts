@@ -113,14 +113,14 @@ export const unpricedDimensionTotal = new Counter({
 
 export const upstreamPaidMsatsTotal = new Counter({
   name: 'gateway_upstream_paid_msats_total',
-  help: 'Millisatoshis the operator paid "payment: cashu" nodes for calls (token sent minus change redeemed), by provider',
+  help: 'Millisatoshis the operator paid other nodes for calls: "payment: cashu" (token sent minus change redeemed) and "payment: cashu-balance" (the cost the node stated, debited from the prepaid key), by provider',
   labelNames: ['provider'] as const,
   registers: [registry],
 });
 
 export const upstreamLostMsatsTotal = new Counter({
   name: 'gateway_upstream_lost_msats_total',
-  help: 'Millisatoshis of eCash sent to "payment: cashu" nodes that came back neither as an answer nor as change (a node that failed after redeeming the token: no_answer; change the node could not make: change_pending; change this node could not redeem: change_unredeemable), by provider and reason',
+  help: 'Millisatoshis of eCash sent to other nodes that came back neither as an answer nor as change (a node that failed after redeeming the token: no_answer; change the node could not make: change_pending; change this node could not redeem: change_unredeemable; a "payment: cashu-balance" key creation or top-up the node spent without confirming: prepaid_unconfirmed), by provider and reason',
   labelNames: ['provider', 'reason'] as const,
   registers: [registry],
 });

@@ -61,9 +61,11 @@ const topupMsatsTotal = new Counter({
 
 const balanceGauge = new Gauge({
   name: 'gateway_node_balance_msats',
-  help: 'The prepaid key balance at a "payment: cashu-balance" node as this process last knows it (read from the node, less the costs it stated since), by provider',
+  help: 'The prepaid key balance at a "payment: cashu-balance" node as last known (read from the node, less the costs it stated since; with WORKERS>1 the lowest of the workers), by provider',
   labelNames: ['provider'] as const,
   registers: [registry],
+  // Every worker knows the same key's balance (less its own calls since it read it): not a sum.
+  aggregator: 'min',
 });
 
 const keyRefusalsTotal = new Counter({

@@ -234,6 +234,47 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
     }
   });
 
+  it('a key creation a process died in is finished with the same token: the node credits it once', async () => {
+    const provider = `resumed-${store}`;
+    const s = sharedStore();
+    // A process made a 20-sat token, wrote it to the store, sent it to B (B made the key) and died before it
+    // recorded the answer: its lock is left to run out, its token is still in the store.
+    const token = await b.mintToken(20);
+    const made = await fetch(`${b.baseURL}/wallet/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ cashu_token: token }),
+    });
+    expect(made.status).toBe(201);
+    const key = ((await made.json()) as { api_key: string }).api_key;
+    const depositedBefore = (await b.ledger.audit()).totals.depositedMsat;
+    await s.withLedger(async (_ledger, conn) => {
+      const accounts = openNodeAccountStore(conn);
+      expect(await accounts.lock(b.baseURL, 'dead-process', 1)).toBe(true);
+      const pending = { kind: 'create' as const, token, amountMsat: 20_000, atMs: Date.now() };
+      expect(await accounts.write(b.baseURL, 'dead-process', { pending })).toBe(true);
+    });
+    const a = await nodeA(s, { name: provider, payment: 'cashu-balance', topup_sats: 20, min_balance_sats: 5 });
+    try {
+      const { apiKey, balanceMsat } = await a.fundKey(50);
+      const aBefore = await proofsMsat(a.wallet);
+      const call = await chat(a, apiKey);
+      expect(call.status).toBe(200);
+      // The same token again: B answered the key it had made, and credited nothing twice.
+      expect(await storedKey(a, b)).toBe(key);
+      expect((await openNodeAccountStore(a.gateway.services.store!).read(b.baseURL)).pending).toBeUndefined();
+      expect((await b.ledger.audit()).totals.depositedMsat).toBe(depositedBefore);
+      expect(await b.available(key)).toBe(20_000 - B_CHARGE);
+      // No new token was made from A's wallet.
+      expect(await proofsMsat(a.wallet)).toBe(aBefore);
+      expect(await a.available(apiKey)).toBe(balanceMsat - A_PRICE);
+      expect(await topups(provider, 'create', 'ok')).toBe(1);
+      await a.auditOk();
+    } finally {
+      await a.close();
+    }
+  });
+
   it('a wallet too poor to make the key: 503 operator_wallet_insufficient, the user charged nothing', async () => {
     const provider = `poor-${store}`;
     const a = await nodeA(sharedStore(), {

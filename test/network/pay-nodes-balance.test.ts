@@ -254,7 +254,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       const pending = { kind: 'create' as const, token, amountMsat: 20_000, atMs: Date.now() };
       expect(await accounts.write(b.baseURL, 'dead-process', { pending })).toBe(true);
     });
-    const a = await nodeA(s, { name: provider, payment: 'cashu-balance', topup_sats: 20, min_balance_sats: 5 });
+    const a = await nodeA(s, {
+      name: provider,
+      payment: 'cashu-balance',
+      topup_sats: 20,
+      min_balance_sats: 5,
+    });
     try {
       const { apiKey, balanceMsat } = await a.fundKey(50);
       const aBefore = await proofsMsat(a.wallet);

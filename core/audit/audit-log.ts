@@ -317,7 +317,9 @@ export function callAuditRecord(i: AuditInput): CallAuditRecord | undefined {
     `{"timestamp":"${isoTime(i.atMs)}","request_id":${JSON.stringify(i.requestId)},` +
     `"api_key_id":"${keyIdOf(c.keyHash)}","endpoint":${JSON.stringify(i.endpoint)},` +
     `"method":${JSON.stringify(i.method)},"ip_address":${JSON.stringify(i.ip)},"user_agent":${ua},` +
-    `"response_status":${i.status},"kind":"${i.subject.admin ? 'admin' : 'key'}"}`;
+    `"response_status":${i.status},"kind":"${i.subject.admin ? 'admin' : 'key'}"` +
+    // A call served by a node paid from the wallet: what it cost the operator there (admin readers only).
+    `${i.upstreamMsat !== undefined ? `,"upstream_msats":${i.upstreamMsat}` : ''}}`;
   return { json, atMs: i.atMs, status: i.status };
 }
 

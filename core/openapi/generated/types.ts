@@ -3093,7 +3093,7 @@ export interface components {
             name: string;
             /** @description The base URL's scheme, host and port only (a path or query may carry a credential). */
             origin: string;
-            /** @description The providers file's `payment` (`cashu`: a token from the operator's wallet per call). */
+            /** @description The providers file's `payment` (`cashu`: a token from the operator's wallet per call; `cashu-balance`: a prepaid key kept at the node, topped up from the wallet, whose `paid_msats` is the cost the node stated per call). */
             payment: string;
             status: components["schemas"]["ProviderStatus"];
             calls: components["schemas"]["ProviderCalls"];

@@ -19,7 +19,8 @@ const pauses = [];
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
     const kind = KINDS[e.detail?.kind ?? e.kind] ?? 'other';
-    const g = (gc[kind] ??= { n: 0, ms: 0, maxMs: 0, over1ms: 0, over5ms: 0 });
+    if (gc[kind] === undefined) gc[kind] = { n: 0, ms: 0, maxMs: 0, over1ms: 0, over5ms: 0 };
+    const g = gc[kind];
     g.n++;
     g.ms += e.duration;
     g.maxMs = Math.max(g.maxMs, e.duration);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { paidProcessesPerTest } from '../support/paid-process.js';
 import { until } from '../support/until.js';
 import { Receiver } from './support/receiver.js';
 
@@ -10,17 +10,15 @@ import { Receiver } from './support/receiver.js';
 describe.each(['sqlite', 'redis'] as const)(
   'webhook delivery resumes after a gateway restart (%s)',
   (store) => {
-    let rig: PaidProcesses | undefined;
+    const paidProcesses = paidProcessesPerTest();
     const rx = new Receiver();
-    afterEach(async () => {
+    afterEach(() => {
       rx.close();
-      await rig?.close();
     });
 
     it('retries the pending delivery from the new process', { timeout: 90_000 }, async () => {
       await rx.start();
       const procs = await paidProcesses(store);
-      rig = procs;
       const env = {
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         WEBHOOK_POLL_MS: '50',

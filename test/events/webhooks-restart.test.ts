@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { paidProcessesPerTest } from '../support/paid-process.js';
+import { paidProcessesPerTest, postJson, SMALL_CHAT } from '../support/paid-process.js';
 import { until } from '../support/until.js';
 import { Receiver } from './support/receiver.js';
 
@@ -27,23 +27,13 @@ describe.each(['sqlite', 'redis'] as const)(
       let gw = await procs.spawn(env);
       let base = `http://127.0.0.1:${gw.port}`;
       const apiKey = await procs.createKey(base, 100);
-      const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
       rx.plan.set('/r', [500]);
-      const alerts = await fetch(`${base}/v1/wallet/alerts`, {
-        method: 'POST',
-        headers: auth,
-        body: JSON.stringify({ low_balance_threshold: 1_000_000, webhook_url: `${rx.url}/r` }),
+      const alerts = await postJson(base, apiKey, '/v1/wallet/alerts', {
+        low_balance_threshold: 1_000_000,
+        webhook_url: `${rx.url}/r`,
       });
       expect(alerts.status).toBe(200);
-      const call = await fetch(`${base}/v1/chat/completions`, {
-        method: 'POST',
-        headers: auth,
-        body: JSON.stringify({
-          model: 'mock-gpt',
-          messages: [{ role: 'user', content: 'x' }],
-          max_tokens: 4,
-        }),
-      });
+      const call = await postJson(base, apiKey, '/v1/chat/completions', SMALL_CHAT);
       expect(call.status).toBe(200);
       await until('the first (failed) attempt', () => rx.on('/r').length >= 1);
       await gw.kill('SIGKILL');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Wallet } from '@cashu/cashu-ts';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import {
   type MockBehaviour,
   type MockUpstream,
@@ -194,6 +195,36 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
       if (prefix) await dropPrefix(process.env.TEST_REDIS_URL!, prefix);
     },
   };
+}
+
+/**
+ * One paid gateway for the enclosing describe block (or file): started before its tests (`opts` may be a
+ * function, called then, to use what earlier hooks started), audited after each test (`auditOk`, unless
+ * `auditEachTest` is false) and closed after all. The answer stands for that gateway: read it inside hooks and
+ * tests, never while the block is being declared (nothing is started yet then).
+ */
+export function paidGatewayPerSuite(
+  opts: PaidGatewayOptions | (() => PaidGatewayOptions | Promise<PaidGatewayOptions>),
+  { auditEachTest = true }: { auditEachTest?: boolean } = {},
+): PaidGateway {
+  let started: PaidGateway | undefined;
+  beforeAll(async () => {
+    started = await startPaidGateway(typeof opts === 'function' ? await opts() : opts);
+  });
+  if (auditEachTest) {
+    afterEach(async () => {
+      await started!.auditOk();
+    });
+  }
+  afterAll(async () => {
+    await started?.close();
+  });
+  return new Proxy({} as PaidGateway, {
+    get(_, prop) {
+      if (!started) throw new Error(`the paid gateway is not started (read: ${String(prop)})`);
+      return Reflect.get(started, prop);
+    },
+  });
 }
 
 /** Deletes every key under a test prefix (SCAN, bounded batches). */

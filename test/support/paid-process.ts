@@ -25,6 +25,18 @@ export interface PaidProcesses {
   close(): Promise<void>;
 }
 
+/** `POST base + path` with a JSON body and the bearer key (`auth`: an API key). */
+export function postJson(base: string, auth: string, path: string, body: unknown): Promise<Response> {
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+/** A chat call's body small enough for a 1-sat fixed price to be its whole cost. */
+export const SMALL_CHAT = { model: 'mock-gpt', messages: [{ role: 'user', content: 'x' }], max_tokens: 4 };
+
 /** A streamed answer (200 asserted) read past its first chunk, so that it is open at the gateway. */
 export interface OpenStream {
   /** Reads it to its end: the whole text, the first chunk included. */

@@ -2,7 +2,7 @@ import { toFile } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { Receiver } from '../events/support/receiver.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
 /**
@@ -39,19 +39,13 @@ function jsonl(lines: number, maxTokens = 20, model = 'mock-gpt'): string {
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
-  let h: PaidGateway;
   const rx = new Receiver();
-  beforeAll(async () => {
-    await rx.start();
-    h = await startPaidGateway({ store, env: ENV });
-  });
-  afterEach(async () => {
+  beforeAll(() => rx.start());
+  afterAll(() => rx.close());
+  const h = paidGatewayPerSuite({ store, env: ENV });
+  // Before the fixture's audit (after-hooks run last registered first).
+  afterEach(() => {
     h.upstream.setBehaviour({ batch: { delayMs: 0, outcome: 'completed', answered: 0, usage: undefined } });
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-    rx.close();
   });
 
   async function batchTx(apiKey: string) {

@@ -1,10 +1,10 @@
 import { Wallet } from '@cashu/cashu-ts';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, errorCode } from '../routes/http.js';
 import { assertDocumented } from '../routes/response-schema.js';
 import type { DevMint } from '../support/dev-mint.js';
 import { startTestMint } from '../support/dev-mint.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite, startPaidGateway } from '../support/paid-gateway.js';
 import { expectedSwap } from '../wallet/fixtures/swap-arithmetic.js';
 
 /**
@@ -28,22 +28,17 @@ async function spentAt(mintUrl: string, token: string): Promise<boolean> {
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('foreign-mint tokens swapped to the primary on %s', (store) => {
-  let h: PaidGateway;
   let foreign: DevMint;
   beforeAll(async () => {
     foreign = await startTestMint({ inputFeePpk: 100 });
-    h = await startPaidGateway({
-      store,
-      mint: { mintQuotePayment: 'manual' },
-      env: { FOREIGN_MINTS: 'swap', FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '3' },
-    });
-  });
-  afterEach(async () => {
-    await h.auditOk();
   });
   afterAll(async () => {
-    await h?.close();
     await foreign?.close();
+  });
+  const h = paidGatewayPerSuite({
+    store,
+    mint: { mintQuotePayment: 'manual' },
+    env: { FOREIGN_MINTS: 'swap', FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '3' },
   });
 
   const proofsOf = (token: string) => h.wallet.decodeToken(token).proofs;

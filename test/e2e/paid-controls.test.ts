@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
  * Key controls enforced from the admission step: expiry (401 key_expired + details.expired_at), allowed IPs
@@ -22,12 +22,7 @@ interface Answer {
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('key controls on %s', (store) => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store, env: ENV });
-  });
-  afterEach(async () => h.auditOk());
-  afterAll(async () => h?.close());
+  const h = paidGatewayPerSuite({ store, env: ENV });
 
   async function call(apiKey: string, opts: { model?: string; xff?: string } = {}): Promise<Answer> {
     const res = await fetch(`${h.baseURL}/chat/completions`, {
@@ -118,11 +113,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('key controls on %s', (store) => {
 });
 
 describe('node engine smoke (sqlite)', () => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store: 'sqlite', engine: 'node', env: { FIXED_COST_PER_REQUEST: '2' } });
-  });
-  afterAll(async () => h?.close());
+  const h = paidGatewayPerSuite(
+    { store: 'sqlite', engine: 'node', env: { FIXED_COST_PER_REQUEST: '2' } },
+    { auditEachTest: false },
+  );
 
   it('a paid streamed call and an X-Cashu call work on node:http too', async () => {
     expect(h.gateway.engine).toBe('node');

@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
  * The other metered endpoints with the official openai SDK: legacy completions and the Responses API,
@@ -21,16 +21,7 @@ const PROMPT_TEXT = 'Write a short poem about ecash.'; // 31 chars → 8 prompt 
 const PROMPT = 8;
 
 describe.each<PaidStore>(['sqlite', 'redis'])('metered endpoints on %s', (store) => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store, env: PRICING, upstream: { chunks: 6 } });
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = paidGatewayPerSuite({ store, env: PRICING, upstream: { chunks: 6 } });
 
   it('completions: charged from the usage, max_tokens honoured', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(50);

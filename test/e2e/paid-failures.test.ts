@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../core/errors.js';
 import { createLedger } from '../../core/ledger/index.js';
 import { overriding } from '../support/fakes.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
 /**
@@ -23,15 +23,11 @@ const cost = (p: number, c: number) => p + 100 * c;
 const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
 
 describe.each<PaidStore>(['sqlite', 'redis'])('failures on %s', (store) => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store, env: PRICING });
-  });
-  afterEach(async () => {
+  const h = paidGatewayPerSuite({ store, env: PRICING });
+  // Before the fixture's audit (after-hooks run last registered first).
+  afterEach(() => {
     h.upstream.setBehaviour({ chunks: 8, chunkDelayMs: 0, error: undefined, ignoreMaxTokens: false });
-    await h.auditOk();
   });
-  afterAll(async () => h?.close());
 
   it('a streamed call the client abandons is charged for what was produced, not the reservation', async () => {
     h.upstream.setBehaviour({ chunks: 200, chunkDelayMs: 10 });
@@ -109,34 +105,27 @@ describe.each<PaidStore>(['sqlite', 'redis'])('failures on %s', (store) => {
 });
 
 describe.each<PaidStore>(['sqlite', 'redis'])('a store that refuses settlements on %s', (store) => {
-  let h: PaidGateway;
   /** Settlements the store refuses before it answers again. */
   let refusals = 0;
-  beforeAll(async () => {
-    h = await startPaidGateway({
-      store,
-      // Without credit leases the settle stage's ledger.settle is the store's step, where the fault is.
-      env: { ...PRICING, LEDGER_LEASES: 'off' },
-      money: {
-        createLedger: async (conn, opts) => {
-          const real = await createLedger(conn, opts);
-          return overriding(real, {
-            settle: async (input) => {
-              if (refusals > 0) {
-                refusals--;
-                throw new GatewayError('store_unavailable');
-              }
-              return real.settle(input);
-            },
-          });
-        },
+  const h = paidGatewayPerSuite({
+    store,
+    // Without credit leases the settle stage's ledger.settle is the store's step, where the fault is.
+    env: { ...PRICING, LEDGER_LEASES: 'off' },
+    money: {
+      createLedger: async (conn, opts) => {
+        const real = await createLedger(conn, opts);
+        return overriding(real, {
+          settle: async (input) => {
+            if (refusals > 0) {
+              refusals--;
+              throw new GatewayError('store_unavailable');
+            }
+            return real.settle(input);
+          },
+        });
       },
-    });
+    },
   });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => h?.close());
 
   it('a settlement the store refuses after the answer is retried in the background and charged once', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);

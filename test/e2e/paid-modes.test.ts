@@ -1,6 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
  * The three payment modes end to end (API key, eCash token as bearer, X-Cashu per call), streamed and not,
@@ -22,16 +22,7 @@ const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
 const PROMPT = 6;
 
 describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store, env: PRICING, upstream: { chunks: 8 } });
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = paidGatewayPerSuite({ store, env: PRICING, upstream: { chunks: 8 } });
 
   it('API key: non-stream call charged exactly, with the x-node-cost block', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
@@ -168,11 +159,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
 });
 
 describe('racing first uses of one bearer token (redis)', () => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store: 'redis', env: PRICING });
-  });
-  afterAll(async () => h?.close());
+  const h = paidGatewayPerSuite({ store: 'redis', env: PRICING }, { auditEachTest: false });
 
   it('redeem and credit once; every call is charged once', async () => {
     const token = await h.mintToken(60);

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS } from '../../bench/upstream/mock-upstream.js';
 import { promptTokensUpperBound } from '../../core/metering/prompt-bound.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
  * Balances exact to the msat under fixed and model-based pricing (BTC_USD_PRICE pinned), checked against
@@ -40,20 +40,15 @@ async function post(h: PaidGateway, body: unknown, headers: Record<string, strin
 
 describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
   describe('fixed', () => {
-    let h: PaidGateway;
-    beforeAll(async () => {
-      h = await startPaidGateway({
-        store,
-        // The catch-all path listed at the flat price (RELAY_PATHS prices are msats).
-        env: {
-          FIXED_PRICING: 'true',
-          FIXED_COST_PER_REQUEST: '5',
-          RELAY_PATHS: 'GET /v1/some/other/path=5000,POST /v1/fine_tuning/jobs=2500',
-        },
-      });
+    const h = paidGatewayPerSuite({
+      store,
+      // The catch-all path listed at the flat price (RELAY_PATHS prices are msats).
+      env: {
+        FIXED_PRICING: 'true',
+        FIXED_COST_PER_REQUEST: '5',
+        RELAY_PATHS: 'GET /v1/some/other/path=5000,POST /v1/fine_tuning/jobs=2500',
+      },
     });
-    afterEach(async () => h.auditOk());
-    afterAll(async () => h?.close());
 
     it('charges the flat price per call, streamed or not, and per call on the catch-all', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(30);
@@ -140,12 +135,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
   });
 
   describe('model-based', () => {
-    let h: PaidGateway;
-    beforeAll(async () => {
-      h = await startPaidGateway({ store, env: MODEL_ENV });
-    });
-    afterEach(async () => h.auditOk());
-    afterAll(async () => h?.close());
+    const h = paidGatewayPerSuite({ store, env: MODEL_ENV });
 
     it('charges per-model USD rates × BTC price × fees, exact to the msat, streamed and not', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(500);
@@ -239,12 +229,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
   });
 
   describe('model-based, CLAMP_MAX_TOKENS=true', () => {
-    let h: PaidGateway;
-    beforeAll(async () => {
-      h = await startPaidGateway({ store, env: { ...MODEL_ENV, CLAMP_MAX_TOKENS: 'true' } });
-    });
-    afterEach(async () => h.auditOk());
-    afterAll(async () => h?.close());
+    const h = paidGatewayPerSuite({ store, env: { ...MODEL_ENV, CLAMP_MAX_TOKENS: 'true' } });
 
     it('lowers max_tokens to what the balance affords when the caller set none', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(20);

@@ -47,7 +47,8 @@ interface Rig {
 
 /**
  * Two mock providers, `a` and `b` (started with `mocks`), and a paid gateway whose providers file is what
- * `providers` makes of them (and of `refused`, a loopback port nothing listens on: connections are refused).
+ * `providers` makes of them (and of `refused`, a loopback port nothing listens on: connections are refused),
+ * with the price book `modelsFile` if given.
  */
 async function startRig(opts: {
   store: PaidStore;
@@ -55,6 +56,7 @@ async function startRig(opts: {
   env: Record<string, string>;
   providers: (a: MockUpstream, b: MockUpstream, refused: number) => object;
   mocks?: [Partial<MockBehaviour>, Partial<MockBehaviour>];
+  modelsFile?: object;
 }): Promise<Rig> {
   const a = await startMockUpstream(opts.mocks?.[0]);
   const b = await startMockUpstream(opts.mocks?.[1]);
@@ -64,6 +66,7 @@ async function startRig(opts: {
     ...(opts.engine ? { engine: opts.engine } : {}),
     env: opts.env,
     providersFile: () => opts.providers(a, b, refused),
+    ...(opts.modelsFile ? { modelsFile: opts.modelsFile } : {}),
   });
   return {
     a,
@@ -358,17 +361,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
     let b: MockUpstream;
     let h: PaidGateway;
     let close: (() => Promise<void>) | undefined;
-    let dir: string;
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'gw-provider-prices-'));
-      // The price book: speech at 0.015 USD per 1,000 characters (15 msat per character here).
-      const models = join(dir, 'models.json');
-      writeFileSync(
-        models,
-        JSON.stringify({ models: [{ id: 'tts-1', pricing: { speech_1k_chars: '0.015' } }] }),
-      );
       ({ a, b, h, close } = await startRig({
         store,
+        // The price book: speech at 0.015 USD per 1,000 characters (15 msat per character here).
+        modelsFile: { models: [{ id: 'tts-1', pricing: { speech_1k_chars: '0.015' } }] },
         // At BTC = $100,000 and no fees, 1 USD = 1,000,000 msat: alpha 10 + 20 msat per token, beta 20 + 40.
         providers: (a, b) => ({
           providers: [
@@ -394,7 +391,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
             },
           ],
         }),
-        env: { ...PRICED, MODELS_PATH: models },
+        env: PRICED,
       }));
     });
     beforeEach(() => {
@@ -406,10 +403,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
     afterEach(async () => {
       await h.auditOk();
     });
-    afterAll(async () => {
-      await close?.();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    afterAll(() => close?.());
 
     it('alpha serves at alpha\u2019s price; after failover beta serves at beta\u2019s, charged once', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(100);

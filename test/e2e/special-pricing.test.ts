@@ -1,9 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { toFile } from 'openai';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
  * Every call pays what it costs (issue 11): images per image returned (size × quality), audio in by the
@@ -67,26 +65,14 @@ function wav(ms: number): Buffer {
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) => {
-  let h: PaidGateway;
-  let dir: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gw-models-'));
-    writeFileSync(join(dir, 'models.json'), JSON.stringify(MODELS));
-    h = await startPaidGateway({
-      store,
-      // The catch-all call below, listed at the base fee.
-      env: { ...ENV, MODELS_PATH: join(dir, 'models.json'), RELAY_PATHS: `GET /v1/evals=${BASE}` },
-    });
+  const h = paidGatewayPerSuite({
+    store,
+    modelsFile: MODELS,
+    // The catch-all call below, listed at the base fee.
+    env: { ...ENV, RELAY_PATHS: `GET /v1/evals=${BASE}` },
   });
   beforeEach(() => {
     h.upstream.setBehaviour({ error: undefined, maxImages: undefined });
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('images: n=2 HD 1024×1024 at $0.08 is charged 2 × 84,420 msat + the base fee, shown in X-Node-Cost and the body', async () => {
@@ -536,24 +522,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
 
 /** The same special prices through the opt-in uWS engine (its own body and head handling), SQLite store. */
 describe('special pricing on uWS (sqlite)', () => {
-  let h: PaidGateway;
-  let dir: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gw-models-'));
-    writeFileSync(join(dir, 'models.json'), JSON.stringify(MODELS));
-    h = await startPaidGateway({
-      store: 'sqlite',
-      engine: 'uws',
-      env: { ...ENV, MODELS_PATH: join(dir, 'models.json') },
-    });
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const h = paidGatewayPerSuite({ store: 'sqlite', engine: 'uws', modelsFile: MODELS, env: ENV });
 
   it('images, audio (multipart, relayed byte for byte) and speech (binary) are charged exactly, X-Node-Cost in each head', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(500);

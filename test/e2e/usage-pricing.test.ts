@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
  * Every usage dimension charged as the provider bills it, end to end on both stores: the mock provider reports
@@ -73,23 +70,14 @@ async function unpricedCount(h: PaidGateway, dimension: string): Promise<number>
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', (store) => {
-  let h: PaidGateway;
-  let dir: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gw-usage-'));
-    writeFileSync(join(dir, 'models.json'), JSON.stringify(MODELS));
-    h = await startPaidGateway({
-      store,
-      env: { ...ENV, MODELS_PATH: join(dir, 'models.json'), RATE_LIMIT_IP_PER_MINUTE: '1000' },
-    });
+  const h = paidGatewayPerSuite({
+    store,
+    modelsFile: MODELS,
+    env: { ...ENV, RATE_LIMIT_IP_PER_MINUTE: '1000' },
   });
-  afterEach(async () => {
+  // Before the fixture's audit (after-hooks run last registered first).
+  afterEach(() => {
     h.upstream.setBehaviour({ usage: {}, chunkDelayMs: 0, stallAfterChunks: undefined, chunks: 8 });
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   // 6 prompt + 805 cache reads × 0.1 + 100 cache writes × 1.25 + 8 completion × 2 + 20 reasoning × 3

@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
 /**
@@ -27,17 +27,11 @@ const COST_8 = 2146;
 const PENDING_17 = 'pending;msat=17000;claim="POST /v1/balance/refund"';
 
 describe.each<PaidStore>(['sqlite', 'redis'])('X-Cashu change on %s', (store) => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store, env: PRICING, upstream: { chunks: 8 } });
-  });
-  afterEach(async () => {
+  const h = paidGatewayPerSuite({ store, env: PRICING, upstream: { chunks: 8 } });
+  // Before the fixture's audit (after-hooks run last registered first).
+  afterEach(() => {
     h.mint.setOutage(null);
     h.upstream.setBehaviour({ latencyMs: 0, chunkDelayMs: 0 });
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
   });
 
   const call = (token: string, body: Record<string, unknown>) =>

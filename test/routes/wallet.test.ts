@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redeemElsewhere } from '../support/dev-mint.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
 
 /**
@@ -14,26 +14,15 @@ import { call, errorCode } from './http.js';
 type Json = Record<string, any>;
 
 describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) => {
-  let h: PaidGateway;
-  let url: string;
-  const req = <T = Json>(method: string, path: string, opts = {}) => call<T>(url, method, path, opts);
+  const h = paidGatewayPerSuite({ store });
+  const req = <T = Json>(method: string, path: string, opts = {}) =>
+    call<T>(h.gateway.url, method, path, opts);
 
   async function newKey(sats: number): Promise<{ key: string; keyId: string }> {
     const r = await req('POST', '/v1/wallet/create', { body: { cashu_token: await h.mintToken(sats) } });
     expect(r.status).toBe(201);
     return { key: r.body.api_key, keyId: r.body.key_id };
   }
-
-  beforeAll(async () => {
-    h = await startPaidGateway({ store });
-    url = h.gateway.url;
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
 
   it('creates a key from a token (201, variant A) and a retry with the same token returns the same key', async () => {
     const token = await h.mintToken(100);

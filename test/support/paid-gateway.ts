@@ -44,6 +44,8 @@ export interface PaidGatewayOptions {
   upstream?: Partial<MockBehaviour>;
   /** A providers file (PROVIDERS_PATH) made from the mock upstream's base URL, written to a temp file. */
   providersFile?: (upstreamUrl: string) => object;
+  /** A price book (MODELS_PATH, `{ models: [...] }`), written to a temp file. */
+  modelsFile?: object;
   mint?: DevMintOptions;
   /** Use this running dev mint instead of starting one (two gateways on one mint); left open by `close`. */
   sharedMint?: DevMint;
@@ -100,12 +102,16 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
     dataDir = mkdtempSync(join(tmpdir(), 'gw-paid-'));
     storeEnv.DATA_DIR = dataDir;
   }
-  let providersDir: string | undefined;
-  if (opts.providersFile) {
-    providersDir = mkdtempSync(join(tmpdir(), 'gw-providers-'));
-    storeEnv.PROVIDERS_PATH = join(providersDir, 'providers.json');
-    writeFileSync(storeEnv.PROVIDERS_PATH, JSON.stringify(opts.providersFile(upstream.url)));
-  }
+  let filesDir: string | undefined;
+  const writeJson = (name: string, content: object): string => {
+    filesDir ??= mkdtempSync(join(tmpdir(), 'gw-files-'));
+    const path = join(filesDir, name);
+    writeFileSync(path, JSON.stringify(content));
+    return path;
+  };
+  if (opts.providersFile)
+    storeEnv.PROVIDERS_PATH = writeJson('providers.json', opts.providersFile(upstream.url));
+  if (opts.modelsFile) storeEnv.MODELS_PATH = writeJson('models.json', opts.modelsFile);
   const config = loadConfig({
     HOST: '127.0.0.1',
     PORT: '0',
@@ -130,7 +136,7 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
   } catch (err) {
     await Promise.allSettled([closeMint(), upstream.close()]);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    if (providersDir) rmSync(providersDir, { recursive: true, force: true });
+    if (filesDir) rmSync(filesDir, { recursive: true, force: true });
     throw err;
   }
   const ledger = gateway.services.ledger;
@@ -191,7 +197,7 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
       await gateway.close(2000);
       await Promise.allSettled([closeMint(), upstream.close()]);
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-      if (providersDir) rmSync(providersDir, { recursive: true, force: true });
+      if (filesDir) rmSync(filesDir, { recursive: true, force: true });
       if (prefix) await dropPrefix(process.env.TEST_REDIS_URL!, prefix);
     },
   };

@@ -13,6 +13,7 @@ import type { HttpEngine } from '../../core/config.js';
 import { call } from '../routes/http.js';
 import { assertDocumented } from '../routes/response-schema.js';
 import { freePort } from '../support/global-setup.js';
+import { lateBound } from '../support/late-bound.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
@@ -80,6 +81,32 @@ async function startRig(opts: {
   };
 }
 
+type RigOptions = Parameters<typeof startRig>[0];
+
+/**
+ * A rig for the enclosing describe block: started before its tests, the ledger audited after each (unless
+ * `auditEachTest` is false), closed after all. `a`, `b` and `h` stand for the started ones.
+ */
+function rigPerSuite(opts: RigOptions, { auditEachTest = true } = {}): Omit<Rig, 'close'> {
+  let rig: Rig | undefined;
+  beforeAll(async () => {
+    rig = await startRig(opts);
+  });
+  if (auditEachTest) {
+    afterEach(async () => {
+      await rig!.h.auditOk();
+    });
+  }
+  afterAll(async () => {
+    await rig?.close();
+  });
+  return {
+    a: lateBound(() => rig?.a, 'provider alpha'),
+    b: lateBound(() => rig?.b, 'provider beta'),
+    h: lateBound(() => rig?.h, 'the paid gateway'),
+  };
+}
+
 /** The charge block (`x-node-cost`) the SDK puts on an answer. */
 const costOf = (res: unknown) =>
   (res as Record<string, { msats: number; provider: string } | undefined>)['x-node-cost'];
@@ -94,24 +121,19 @@ async function streamText(
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('providers and failover on %s', (store) => {
-  let a: MockUpstream;
-  let b: MockUpstream;
-  let h: PaidGateway;
-  let close: (() => Promise<void>) | undefined;
-
-  beforeAll(async () => {
+  beforeAll(() => {
     process.env.BETA_KEY_FOR_TEST = 'sk-beta-secret-key';
-    ({ a, b, h, close } = await startRig({
-      store,
-      providers: (a, b, refused) => ({
-        providers: [
-          { name: 'gone', base_url: `http://127.0.0.1:${refused}/v1`, models: ['mock-mini'], priority: 0 },
-          { name: 'alpha', base_url: a.url, api_key: 'sk-alpha-secret-key', priority: 1, timeout_ms: 400 },
-          { name: 'beta', base_url: b.url, api_key_env: 'BETA_KEY_FOR_TEST', priority: 2 },
-        ],
-      }),
-      env: { ...FIXED, PROVIDER_BREAKER_FAILURES: '4', PROVIDER_BREAKER_COOLDOWN_MS: '1500' },
-    }));
+  });
+  const { a, b, h } = rigPerSuite({
+    store,
+    providers: (a, b, refused) => ({
+      providers: [
+        { name: 'gone', base_url: `http://127.0.0.1:${refused}/v1`, models: ['mock-mini'], priority: 0 },
+        { name: 'alpha', base_url: a.url, api_key: 'sk-alpha-secret-key', priority: 1, timeout_ms: 400 },
+        { name: 'beta', base_url: b.url, api_key_env: 'BETA_KEY_FOR_TEST', priority: 2 },
+      ],
+    }),
+    env: { ...FIXED, PROVIDER_BREAKER_FAILURES: '4', PROVIDER_BREAKER_COOLDOWN_MS: '1500' },
   });
   beforeEach(() => {
     for (const m of [a, b]) {
@@ -125,10 +147,6 @@ describe.each<PaidStore>(['sqlite', 'redis'])('providers and failover on %s', (s
       m.resetStats();
     }
   });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(() => close?.());
 
   const metric = async (series: string): Promise<number> => {
     const text = (await call(h.gateway.url, 'GET', '/metrics')).text;
@@ -265,12 +283,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('providers and failover on %s', (s
 });
 
 describe.each<PaidStore>(['sqlite', 'redis'])('the circuit breaker skips an open provider on %s', (store) => {
-  let a: MockUpstream;
-  let b: MockUpstream;
-  let h: PaidGateway;
-  let close: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    ({ a, b, h, close } = await startRig({
+  const { a, b, h } = rigPerSuite(
+    {
       store,
       // mock-mini is served by alpha alone; mock-gpt by alpha, then beta.
       providers: (a, b) => ({
@@ -288,9 +302,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the circuit breaker skips an open
         RATE_LIMIT_IP_PER_HOUR: '1000000',
         RATE_LIMIT_IP_PER_DAY: '1000000',
       },
-    }));
-  });
-  afterAll(() => close?.());
+    },
+    { auditEachTest: false },
+  );
 
   const chat = (apiKey: string, model: string) =>
     call(h.gateway.url, 'POST', '/v1/chat/completions', { auth: apiKey, body: { model, messages } });
@@ -357,42 +371,36 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the circuit breaker skips an open
 describe.each<PaidStore>(['sqlite', 'redis'])(
   'charged at the serving provider\u2019s own price on %s',
   (store) => {
-    let a: MockUpstream;
-    let b: MockUpstream;
-    let h: PaidGateway;
-    let close: (() => Promise<void>) | undefined;
-    beforeAll(async () => {
-      ({ a, b, h, close } = await startRig({
-        store,
-        // The price book: speech at 0.015 USD per 1,000 characters (15 msat per character here).
-        modelsFile: { models: [{ id: 'tts-1', pricing: { speech_1k_chars: '0.015' } }] },
-        // At BTC = $100,000 and no fees, 1 USD = 1,000,000 msat: alpha 10 + 20 msat per token, beta 20 + 40.
-        providers: (a, b) => ({
-          providers: [
-            {
-              name: 'alpha',
-              base_url: a.url,
-              priority: 1,
-              pricing: {
-                'mock-gpt': { prompt: '0.00001', completion: '0.00002' },
-                // Not in the price book (the mock lists mock-mini without a price): priced by alpha alone.
-                'mock-mini': { prompt: '0.00001', completion: '0.00002' },
-                'tts-1': { request: '0.000003' },
-              },
+    const { a, b, h } = rigPerSuite({
+      store,
+      // The price book: speech at 0.015 USD per 1,000 characters (15 msat per character here).
+      modelsFile: { models: [{ id: 'tts-1', pricing: { speech_1k_chars: '0.015' } }] },
+      // At BTC = $100,000 and no fees, 1 USD = 1,000,000 msat: alpha 10 + 20 msat per token, beta 20 + 40.
+      providers: (a, b) => ({
+        providers: [
+          {
+            name: 'alpha',
+            base_url: a.url,
+            priority: 1,
+            pricing: {
+              'mock-gpt': { prompt: '0.00001', completion: '0.00002' },
+              // Not in the price book (the mock lists mock-mini without a price): priced by alpha alone.
+              'mock-mini': { prompt: '0.00001', completion: '0.00002' },
+              'tts-1': { request: '0.000003' },
             },
-            {
-              name: 'beta',
-              base_url: b.url,
-              priority: 2,
-              pricing: {
-                'mock-gpt': { prompt: '0.00002', completion: '0.00004' },
-                'tts-1': { request: '0.000007' },
-              },
+          },
+          {
+            name: 'beta',
+            base_url: b.url,
+            priority: 2,
+            pricing: {
+              'mock-gpt': { prompt: '0.00002', completion: '0.00004' },
+              'tts-1': { request: '0.000007' },
             },
-          ],
-        }),
-        env: PRICED,
-      }));
+          },
+        ],
+      }),
+      env: PRICED,
     });
     beforeEach(() => {
       a.setBehaviour({ error: undefined });
@@ -400,23 +408,18 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
       a.resetStats();
       b.resetStats();
     });
-    afterEach(async () => {
-      await h.auditOk();
-    });
-    afterAll(() => close?.());
+    // The mock's prompt is 1 token (ceil(2 characters / 4)); max_tokens 5 gives 5 completion tokens.
+    const ask = (apiKey: string, model: string) =>
+      h.openai(apiKey).chat.completions.create({ model, messages, max_tokens: 5 });
 
     it('alpha serves at alpha\u2019s price; after failover beta serves at beta\u2019s, charged once', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(100);
-      const one = await h
-        .openai(apiKey)
-        .chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 5 });
+      const one = await ask(apiKey, 'mock-gpt');
       const p1 = one.usage!.prompt_tokens;
       const c1 = one.usage!.completion_tokens;
       expect(costOf(one)).toMatchObject({ provider: 'alpha', msats: 10 * p1 + 20 * c1 });
       a.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
-      const two = await h
-        .openai(apiKey)
-        .chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 5 });
+      const two = await ask(apiKey, 'mock-gpt');
       const p2 = two.usage!.prompt_tokens;
       const c2 = two.usage!.completion_tokens;
       expect(costOf(two)).toMatchObject({ provider: 'beta', msats: 20 * p2 + 40 * c2 });
@@ -428,16 +431,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
     it('a model only the providers price (none in the price book) is priced from them, also after failover', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(100);
       // 1 prompt token (mock: ceil(2 chars / 4)) × 10 + 5 completion tokens × 20 = 110 msat at alpha's price.
-      const one = await h
-        .openai(apiKey)
-        .chat.completions.create({ model: 'mock-mini', messages, max_tokens: 5 });
+      const one = await ask(apiKey, 'mock-mini');
       expect(costOf(one)).toMatchObject({ provider: 'alpha', msats: 110 });
       // Beta declares no price for it: the call it serves after failover is charged the price the reservation
       // was made at (the dearest declared, alpha's), never free.
       a.setBehaviour(fail500);
-      const two = await h
-        .openai(apiKey)
-        .chat.completions.create({ model: 'mock-mini', messages, max_tokens: 5 });
+      const two = await ask(apiKey, 'mock-mini');
       expect(costOf(two)).toMatchObject({ provider: 'beta', msats: 110 });
       expect(await h.available(apiKey)).toBe(balanceMsat - 220);
     });
@@ -510,55 +509,49 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
 );
 
 describe.each<PaidStore>(['sqlite', 'redis'])('routing and failover over real calls on %s', (store) => {
-  let a: MockUpstream;
-  let b: MockUpstream;
-  let h: PaidGateway;
-  let close: (() => Promise<void>) | undefined;
   // At BTC = $100,000 and no fees 1 USD = 1,000,000 msat: "cheap" is 10 + 20 msat per token, "dear" 20 + 40.
   const cheap = { prompt: '0.00001', completion: '0.00002' };
   const dear = { prompt: '0.00002', completion: '0.00004' };
-  beforeAll(async () => {
-    ({ a, b, h, close } = await startRig({
-      store,
-      // Different model lists: the catalogue is their union.
-      mocks: [
-        { models: [...DEFAULT_MODELS, { id: 'mock-nano' }, { id: 'only-alpha' }] },
-        { models: [...DEFAULT_MODELS, { id: 'mock-nano' }, { id: 'only-beta' }] },
+  const { a, b, h } = rigPerSuite({
+    store,
+    // Different model lists: the catalogue is their union.
+    mocks: [
+      { models: [...DEFAULT_MODELS, { id: 'mock-nano' }, { id: 'only-alpha' }] },
+      { models: [...DEFAULT_MODELS, { id: 'mock-nano' }, { id: 'only-beta' }] },
+    ],
+    providers: (a, b, refused) => ({
+      providers: [
+        {
+          name: 'gone',
+          base_url: `http://127.0.0.1:${refused}/v1`,
+          models: ['mock-gpt'],
+          priority: 0,
+          pricing: { 'mock-gpt': { prompt: '0.000001', completion: '0.000002' } },
+        },
+        {
+          name: 'alpha',
+          base_url: a.url,
+          priority: 1,
+          weight: 3,
+          timeout_ms: 400,
+          pricing: { 'mock-gpt': cheap, 'mock-mini': cheap, 'mock-nano': dear, 'only-alpha': cheap },
+        },
+        {
+          name: 'beta',
+          base_url: b.url,
+          priority: 2,
+          weight: 1,
+          pricing: { 'mock-gpt': dear, 'mock-mini': cheap, 'mock-nano': cheap, 'only-beta': cheap },
+        },
       ],
-      providers: (a, b, refused) => ({
-        providers: [
-          {
-            name: 'gone',
-            base_url: `http://127.0.0.1:${refused}/v1`,
-            models: ['mock-gpt'],
-            priority: 0,
-            pricing: { 'mock-gpt': { prompt: '0.000001', completion: '0.000002' } },
-          },
-          {
-            name: 'alpha',
-            base_url: a.url,
-            priority: 1,
-            weight: 3,
-            timeout_ms: 400,
-            pricing: { 'mock-gpt': cheap, 'mock-mini': cheap, 'mock-nano': dear, 'only-alpha': cheap },
-          },
-          {
-            name: 'beta',
-            base_url: b.url,
-            priority: 2,
-            weight: 1,
-            pricing: { 'mock-gpt': dear, 'mock-mini': cheap, 'mock-nano': cheap, 'only-beta': cheap },
-          },
-        ],
-        routing: { 'mock-mini': 'weighted', 'mock-nano': 'cheapest' },
-      }),
-      env: {
-        ...PRICED,
-        PROVIDER_MAX_ATTEMPTS: '3',
-        // The dead provider is asked first on every mock-gpt call: keep its breaker closed for these tests.
-        PROVIDER_BREAKER_FAILURES: '1000',
-      },
-    }));
+      routing: { 'mock-mini': 'weighted', 'mock-nano': 'cheapest' },
+    }),
+    env: {
+      ...PRICED,
+      PROVIDER_MAX_ATTEMPTS: '3',
+      // The dead provider is asked first on every mock-gpt call: keep its breaker closed for these tests.
+      PROVIDER_BREAKER_FAILURES: '1000',
+    },
   });
   beforeEach(() => {
     for (const m of [a, b]) {
@@ -566,10 +559,6 @@ describe.each<PaidStore>(['sqlite', 'redis'])('routing and failover over real ca
       m.resetStats();
     }
   });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(() => close?.());
   // The mock's prompt is 1 token (ceil(2 characters / 4)); max_tokens 5 gives 5 completion tokens.
   const ask = (apiKey: string, model: string) =>
     h.openai(apiKey).chat.completions.create({ model, messages, max_tokens: 5 });

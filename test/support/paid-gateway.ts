@@ -21,6 +21,7 @@ import type { WalletService } from '../../core/wallet/types.js';
 import type { PipelineEntry } from '../../plugins/index.js';
 import type { DevMint, DevMintOptions } from '../../scripts/mint/index.js';
 import { startTestMint } from './dev-mint.js';
+import { lateBound } from './late-bound.js';
 
 /**
  * The paid-call harness: a dev mint, the mock upstream and a gateway running the FULL default pipeline
@@ -225,12 +226,7 @@ export function paidGatewayPerSuite(
   afterAll(async () => {
     await started?.close();
   });
-  return new Proxy({} as PaidGateway, {
-    get(_, prop) {
-      if (!started) throw new Error(`the paid gateway is not started (read: ${String(prop)})`);
-      return Reflect.get(started, prop);
-    },
-  });
+  return lateBound(() => started, 'the paid gateway');
 }
 
 /** Deletes every key under a test prefix (SCAN, bounded batches). */

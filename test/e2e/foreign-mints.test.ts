@@ -102,11 +102,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('foreign-mint tokens swapped to th
   it('X-Cashu from a foreign mint: change comes back as a token of the primary mint', async () => {
     const token = await foreign.mintTokens(50);
     const a = expectedSats(50, proofsOf(token));
-    const raw = await fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 2 }),
-    });
+    const raw = await h.post(
+      '/chat/completions',
+      { model: 'mock-gpt', messages, max_tokens: 2 },
+      { 'x-cashu': token },
+    );
     expect(raw.status).toBe(200);
     const change = raw.headers.get('x-cashu');
     expect(change).toMatch(/^cashu/);

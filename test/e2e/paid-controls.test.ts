@@ -127,11 +127,7 @@ describe('node engine smoke (sqlite)', () => {
     expect(text.length).toBeGreaterThan(0);
     expect(await h.available(apiKey)).toBe(balanceMsat - 2000);
     const token = await h.mintToken(5);
-    const res = await fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', messages }),
-    });
+    const res = await h.post('/chat/completions', { model: 'mock-gpt', messages }, { 'x-cashu': token });
     expect(res.status).toBe(200);
     const w = await h.newWallet();
     const proofs = await w.receive(res.headers.get('x-cashu')!);

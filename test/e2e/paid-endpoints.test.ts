@@ -60,11 +60,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('metered endpoints on %s', (store)
 
   it('responses: streamed X-Cashu call gets its change at the end of the stream', async () => {
     const token = await h.mintToken(30);
-    const res = await fetch(`${h.baseURL}/responses`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', input: PROMPT_TEXT, stream: true }),
-    });
+    const res = await h.post(
+      '/responses',
+      { model: 'mock-gpt', input: PROMPT_TEXT, stream: true },
+      { 'x-cashu': token },
+    );
     expect(res.status).toBe(200);
     const body = await res.text();
     const change = /^: x-cashu (cashu[AB]\S+)$/m.exec(body)?.[1];

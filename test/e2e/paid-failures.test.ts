@@ -65,11 +65,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('failures on %s', (store) => {
   it('an upstream 500 before the first byte costs nothing', async () => {
     h.upstream.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
     const { apiKey, balanceMsat } = await h.fundKey(10);
-    const res = await fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-      body: JSON.stringify({ model: 'mock-gpt', messages, stream: true }),
-    });
+    const res = await h.post(
+      '/chat/completions',
+      { model: 'mock-gpt', messages, stream: true },
+      { authorization: `Bearer ${apiKey}` },
+    );
     expect(res.status).toBe(502);
     expect(res.headers.get('x-ratelimit-limit')).not.toBeNull();
     expect(await h.available(apiKey)).toBe(balanceMsat);
@@ -78,11 +78,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('failures on %s', (store) => {
   it('X-Cashu + upstream failure: the whole token value comes back as change', async () => {
     h.upstream.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
     const token = await h.mintToken(12);
-    const res = await fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', messages }),
-    });
+    const res = await h.post('/chat/completions', { model: 'mock-gpt', messages }, { 'x-cashu': token });
     expect(res.status).toBe(502);
     const change = res.headers.get('x-cashu');
     expect(change).toMatch(/^cashu/);

@@ -117,11 +117,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
 
   it('X-Cashu: non-stream change in the X-Cashu header, redeemable by a separate wallet', async () => {
     const token = await h.mintToken(20);
-    const raw = await fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 4 }),
-    });
+    const raw = await h.post(
+      '/chat/completions',
+      { model: 'mock-gpt', messages, max_tokens: 4 },
+      { 'x-cashu': token },
+    );
     expect(raw.status).toBe(200);
     const change = raw.headers.get('x-cashu');
     expect(change).toMatch(/^cashu/);
@@ -141,11 +141,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
 
   it('X-Cashu: streamed call gets its change as an SSE comment before [DONE]', async () => {
     const token = await h.mintToken(20);
-    const raw = await fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', messages, stream: true }),
-    });
+    const raw = await h.post(
+      '/chat/completions',
+      { model: 'mock-gpt', messages, stream: true },
+      { 'x-cashu': token },
+    );
     expect(raw.status).toBe(200);
     const text = await raw.text();
     const m = /\n: x-cashu (cashu\S+)\n\ndata: \[DONE\]\n\n$/.exec(text);

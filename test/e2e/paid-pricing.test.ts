@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS } from '../../bench/upstream/mock-upstream.js';
 import { promptTokensUpperBound } from '../../core/metering/prompt-bound.js';
-import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
  * Balances exact to the msat under fixed and model-based pricing (BTC_USD_PRICE pinned), checked against
@@ -28,14 +28,6 @@ const modelCost = (p: number, c: number) => 1000 + Math.ceil((21_105 * p + 42_21
 // The rates the hand calculation assumes are the mock provider's catalogue prices for mock-gpt.
 if (RATES.prompt !== '0.000001' || RATES.completion !== '0.000002' || RATES.request !== '0') {
   throw new Error('mock-gpt prices changed: rework modelCost by hand');
-}
-
-async function post(h: PaidGateway, body: unknown, headers: Record<string, string>) {
-  return fetch(`${h.baseURL}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
@@ -67,11 +59,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
 
     it('a RELAY_PATHS entry is relayed and charged its literal price (2,500 msat, not the flat 5 sats)', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(30);
-      const res = await fetch(`${h.baseURL}/fine_tuning/jobs`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'mock-gpt', training_file: 'file-1' }),
-      });
+      const res = await h.post(
+        '/fine_tuning/jobs',
+        { model: 'mock-gpt', training_file: 'file-1' },
+        { authorization: `Bearer ${apiKey}` },
+      );
       expect(res.status).toBe(200);
       expect(res.headers.get('x-node-cost')).toBe('2500');
       await res.arrayBuffer();
@@ -88,7 +80,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
 
     it('402 payment_required with balance, required and shortfall', async () => {
       const { apiKey } = await h.fundKey(3);
-      const res = await post(h, { model: 'mock-gpt', messages }, { authorization: `Bearer ${apiKey}` });
+      const res = await h.post(
+        '/chat/completions',
+        { model: 'mock-gpt', messages },
+        { authorization: `Bearer ${apiKey}` },
+      );
       expect(res.status).toBe(402);
       const body = (await res.json()) as { error: { code: string; details: unknown } };
       expect(body.error.code).toBe('payment_required');
@@ -98,7 +94,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
 
     it('an X-Cashu 402 gives the whole token value back in X-Cashu (stateless) and the shortfall as a NUT-18 request', async () => {
       const token = await h.mintToken(3);
-      const res = await post(h, { model: 'mock-gpt', messages }, { 'x-cashu': token });
+      const res = await h.post('/chat/completions', { model: 'mock-gpt', messages }, { 'x-cashu': token });
       expect(res.status).toBe(402);
       expect(res.headers.get('x-cashu-payment-request')).toMatch(/^creqA/);
       const back = res.headers.get('x-cashu');
@@ -116,7 +112,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
         error: { status: 400, body: '{"error":{"message":"bad request upstream"}}' },
       });
       try {
-        const res = await post(h, { model: 'mock-gpt', messages }, { 'x-cashu': token });
+        const res = await h.post('/chat/completions', { model: 'mock-gpt', messages }, { 'x-cashu': token });
         expect(res.status).toBe(400);
         const w = await h.newWallet();
         const proofs = await w.receive(res.headers.get('x-cashu')!);
@@ -128,7 +124,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
     });
 
     it('no credentials: 401 with a NUT-18 payment request in X-Cashu', async () => {
-      const res = await post(h, { model: 'mock-gpt', messages }, {});
+      const res = await h.post('/chat/completions', { model: 'mock-gpt', messages }, {});
       expect(res.status).toBe(401);
       expect(res.headers.get('x-cashu')).toMatch(/^creqA/);
     });
@@ -160,7 +156,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
     it('unknown model → 404 not_found before admission (nothing reserved or charged)', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(10);
       for (const model of ['no-such-model', 'mock-mini' /* listed, but no price */]) {
-        const res = await post(h, { model, messages }, { authorization: `Bearer ${apiKey}` });
+        const res = await h.post(
+          '/chat/completions',
+          { model, messages },
+          { authorization: `Bearer ${apiKey}` },
+        );
         expect(res.status).toBe(404);
         expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
       }
@@ -171,7 +171,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       const { apiKey, balanceMsat } = await h.fundKey(20);
       const before = h.upstream.stats.requests;
       const body = { model: 'mock-gpt', messages };
-      const res = await post(h, body, { authorization: `Bearer ${apiKey}` });
+      const res = await h.post('/chat/completions', body, { authorization: `Bearer ${apiKey}` });
       expect(res.status).toBe(402);
       const err = ((await res.json()) as { error: { code: string; message: string; details: unknown } })
         .error;
@@ -193,7 +193,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       expect(h.upstream.stats.requests).toBe(before);
       expect(await h.available(apiKey)).toBe(balanceMsat);
       // What it names is affordable: the same call with that max_tokens is served.
-      const ok = await post(h, { ...body, max_tokens: 4432 }, { authorization: `Bearer ${apiKey}` });
+      const ok = await h.post(
+        '/chat/completions',
+        { ...body, max_tokens: 4432 },
+        { authorization: `Bearer ${apiKey}` },
+      );
       expect(ok.status).toBe(200);
       expect(await h.available(apiKey)).toBe(balanceMsat - modelCost(PROMPT, 8));
     });
@@ -223,7 +227,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
 
     it('keeps the caller max_tokens when it is set', async () => {
       const { apiKey } = await h.fundKey(20);
-      await post(h, { model: 'mock-gpt', messages, max_tokens: 3 }, { authorization: `Bearer ${apiKey}` });
+      await h.post(
+        '/chat/completions',
+        { model: 'mock-gpt', messages, max_tokens: 3 },
+        { authorization: `Bearer ${apiKey}` },
+      );
       expect((h.upstream.stats.lastBody as { max_tokens?: number }).max_tokens).toBe(3);
     });
   });
@@ -234,7 +242,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
     it('lowers max_tokens to what the balance affords when the caller set none', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(20);
       const body = { model: 'mock-gpt', messages };
-      const res = await post(h, body, { authorization: `Bearer ${apiKey}` });
+      const res = await h.post('/chat/completions', body, { authorization: `Bearer ${apiKey}` });
       expect(res.status).toBe(200);
       const forwarded = h.upstream.stats.lastBody as { max_tokens?: number };
       const bound = promptTokensUpperBound(body, Buffer.byteLength(JSON.stringify(body)));

@@ -488,11 +488,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
     it('a metered stream: no X-Node-Cost header (unknown when the head goes); the final SSE block is the charge', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(100);
       a.setBehaviour(fail500);
-      const r = await fetch(`${h.baseURL}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5, stream: true }),
-      });
+      const r = await h.post(
+        '/chat/completions',
+        { model: 'mock-gpt', messages, max_tokens: 5, stream: true },
+        { authorization: `Bearer ${apiKey}` },
+      );
       expect(r.status).toBe(200);
       expect(r.headers.get('x-node-cost')).toBeNull();
       const text = await r.text();

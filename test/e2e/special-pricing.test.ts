@@ -121,11 +121,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
   it('images: stream: true is refused with 400 before anything is reserved or relayed (cannot be charged per image)', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(500);
     const before = h.upstream.stats.requests;
-    const res = await fetch(`${h.baseURL}/images/generations`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'dall-e-3', prompt: 'x', stream: true }),
-    });
+    const res = await h.post(
+      '/images/generations',
+      { model: 'dall-e-3', prompt: 'x', stream: true },
+      { authorization: `Bearer ${apiKey}` },
+    );
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('invalid_request');
@@ -228,11 +228,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
       [{ quality: 'ultra' }, /quality/],
     ];
     for (const [extra, message] of bodies) {
-      const res = await fetch(`${h.baseURL}/images/generations`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'dall-e-3', prompt: 'x', ...extra }),
-      });
+      const res = await h.post(
+        '/images/generations',
+        { model: 'dall-e-3', prompt: 'x', ...extra },
+        { authorization: `Bearer ${apiKey}` },
+      );
       expect(res.status).toBe(400);
       const { error } = (await res.json()) as { error: { code: string; message: string } };
       expect(error.code).toBe('validation_failed');
@@ -384,11 +384,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
     h.upstream.setBehaviour({ chunkDelayMs: 250 });
     try {
       const token = await h.mintToken(7);
-      const res = await fetch(`${h.baseURL}/audio/speech`, {
-        method: 'POST',
-        headers: { 'x-cashu': token, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'tts-1', input: 'Hello, wörld! 😀', voice: 'alloy' }),
-      });
+      const res = await h.post(
+        '/audio/speech',
+        { model: 'tts-1', input: 'Hello, wörld! 😀', voice: 'alloy' },
+        { 'x-cashu': token },
+      );
       expect(res.status).toBe(200);
       const change = res.headers.get('x-cashu');
       expect(change).toMatch(/^cashu/);
@@ -419,11 +419,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
 
   it('audio: allowed_models applies to multipart calls (403 naming the model)', async () => {
     const { apiKey } = await h.fundKey(100);
-    const sub = await fetch(`${h.baseURL}/wallet/create/subkey`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ allowed_models: ['tts-1'] }),
-    });
+    const sub = await h.post(
+      '/wallet/create/subkey',
+      { allowed_models: ['tts-1'] },
+      { authorization: `Bearer ${apiKey}` },
+    );
     expect(sub.status).toBe(201);
     const subKey = ((await sub.json()) as { api_key: string }).api_key;
     const err = await h

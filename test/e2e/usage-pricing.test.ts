@@ -46,12 +46,8 @@ const input = 'Say something, please.';
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field
 type Json = Record<string, any>;
 
-async function post(h: PaidGateway, path: string, key: string, body: unknown): Promise<Response> {
-  return fetch(`${h.baseURL}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify(body),
-  });
+function post(h: PaidGateway, path: string, key: string, body: unknown): Promise<Response> {
+  return h.post(path, body, { authorization: `Bearer ${key}` });
 }
 
 /** The `: x-node-cost {…}` SSE comment of a streamed answer. */

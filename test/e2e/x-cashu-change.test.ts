@@ -35,11 +35,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('X-Cashu change on %s', (store) =>
   });
 
   const call = (token: string, body: Record<string, unknown>) =>
-    fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', messages, ...body }),
-    });
+    h.post('/chat/completions', { model: 'mock-gpt', messages, ...body }, { 'x-cashu': token });
 
   const sats = async (token: string, unit: 'sat' | 'msat' = 'sat') =>
     (await (await h.newWallet(unit)).receive(token)).reduce((s, p) => s + Number(p.amount), 0);

@@ -69,11 +69,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a pricing policy from a file path
 
   it('the adjusted price is what admission checks: a key holding 5 sats is refused the 6,007 msat call', async () => {
     const { apiKey } = await h.fundKey(5);
-    const r = await fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'mock-gpt', messages }),
-    });
+    const r = await h.post(
+      '/chat/completions',
+      { model: 'mock-gpt', messages },
+      { authorization: `Bearer ${apiKey}` },
+    );
     expect(r.status).toBe(402);
     expect(await h.available(apiKey)).toBe(5_000);
   });

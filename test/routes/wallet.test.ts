@@ -315,11 +315,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
     const token = await h.mintToken(10);
     h.upstream.setBehaviour({ latencyMs: 800 });
     const seen = h.upstream.stats.requests;
-    const pending = fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }),
-    });
+    const pending = h.post(
+      '/chat/completions',
+      { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 },
+      { 'x-cashu': token },
+    );
     try {
       for (let i = 0; i < 200 && h.upstream.stats.requests === seen; i++)
         await new Promise((r) => setTimeout(r, 10));

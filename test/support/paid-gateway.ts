@@ -81,6 +81,8 @@ export interface PaidGateway {
   newWallet(unit?: 'sat' | 'msat'): Promise<Wallet>;
   /** An OpenAI client on the gateway with this API key (or `Bearer cashu…` token) and extra headers. */
   openai(apiKey: string, headers?: Record<string, string>): OpenAI;
+  /** `POST ${baseURL}${path}` with `body` as JSON and `headers` (how it pays: `authorization`, `x-cashu`). */
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
   /** Throws unless the ledger audit has no breach and the operator's wallet is solvent. */
   auditOk(): Promise<void>;
   close(): Promise<void>;
@@ -180,6 +182,12 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
     },
     openai: (apiKey, headers = {}) =>
       new OpenAI({ apiKey, baseURL, defaultHeaders: headers, maxRetries: 0, timeout: 20_000 }),
+    post: (path, body, headers = {}) =>
+      fetch(`${baseURL}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      }),
     async auditOk() {
       const report = await ledger.audit();
       if (!report.ok || report.breaches.length > 0) {

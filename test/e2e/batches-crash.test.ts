@@ -1,6 +1,7 @@
 import OpenAI, { toFile } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { paidProcessesPerTest } from '../support/paid-process.js';
+import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
@@ -10,11 +11,7 @@ import { until } from '../support/until.js';
  * charged exactly once, at the batch rate. Prices as in batches.test.ts: 3 lines × 13 msat = 39 msat.
  */
 const ENV = {
-  FIXED_PRICING: 'false',
-  BTC_USD_PRICE: '100000',
-  EXCHANGE_FEE: '1',
-  UPSTREAM_PROVIDER_FEE: '1',
-  FIXED_COST_PER_REQUEST: '0',
+  ...BOOK_PRICES,
   BATCH_POLL_MS: '50',
   ORPHAN_RELEASE_MS: '1500',
 };

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { Receiver } from '../events/support/receiver.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
@@ -17,11 +18,7 @@ import { until } from '../support/until.js';
 const ENV = {
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
   WEBHOOK_POLL_MS: '20',
-  FIXED_PRICING: 'false',
-  BTC_USD_PRICE: '100000',
-  EXCHANGE_FEE: '1',
-  UPSTREAM_PROVIDER_FEE: '1',
-  FIXED_COST_PER_REQUEST: '0',
+  ...BOOK_PRICES,
   BATCH_POLL_MS: '40',
 };
 

@@ -8,6 +8,7 @@ import type { HttpEngine } from '../../core/config.js';
 import { SPOOL_PREFIX } from '../../core/routes/file-upload.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
@@ -21,11 +22,7 @@ import { until } from '../support/until.js';
 
 const MiB = 1024 * 1024;
 const ENV = {
-  FIXED_PRICING: 'false',
-  BTC_USD_PRICE: '100000',
-  EXCHANGE_FEE: '1',
-  UPSTREAM_PROVIDER_FEE: '1',
-  FIXED_COST_PER_REQUEST: '0',
+  ...BOOK_PRICES,
   // A whole upload is 30 times this: the body is never read whole.
   MAX_BODY_BYTES: String(MiB),
 };

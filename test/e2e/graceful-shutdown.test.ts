@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { expectSettled, openStream, paidProcessesPerTest } from '../support/paid-process.js';
+import { expectSettled, openStream, paidProcessesPerTest, postJson } from '../support/paid-process.js';
 
 /**
  * Graceful shutdown of the real process (issue 9): SIGTERM while 50 paid streams are open. Every stream
@@ -8,11 +8,11 @@ import { expectSettled, openStream, paidProcessesPerTest } from '../support/paid
  * connections are refused as soon as the shutdown began, and the process exits 0. On SQLite and Redis.
  */
 const STREAMS = 50;
-const CHAT = JSON.stringify({
+const CHAT = {
   model: 'mock-gpt',
   stream: true,
   messages: [{ role: 'user', content: 'a long answer please' }],
-});
+};
 
 describe.each(['sqlite', 'redis'] as const)('SIGTERM during 50 open streams (%s)', (store) => {
   const paidProcesses = paidProcessesPerTest();
@@ -27,13 +27,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM during 50 open streams (%s)
     // 50 streams, each past its first chunk before the signal.
     const streams = await Promise.all(
       Array.from({ length: STREAMS }, async () =>
-        openStream(
-          await fetch(`${base}/v1/chat/completions`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-            body: CHAT,
-          }),
-        ),
+        openStream(await postJson(base, apiKey, '/v1/chat/completions', CHAT)),
       ),
     );
     const exited = gw.exited;

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { BOOK_PRICES } from '../support/prices.js';
 
 /**
  * POST /v1/messages (Anthropic's Messages API) with the official @anthropic-ai/sdk as the client (on this
@@ -59,13 +60,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('/v1/messages on %s', (store) => {
   const h = paidGatewayPerSuite({
     store,
     modelsFile: MODELS,
-    env: {
-      FIXED_PRICING: 'false',
-      FIXED_COST_PER_REQUEST: '0',
-      BTC_USD_PRICE: '100000',
-      EXCHANGE_FEE: '1',
-      UPSTREAM_PROVIDER_FEE: '1',
-    },
+    env: BOOK_PRICES,
     providersFile: (url) => ({
       providers: [{ name: 'anthropic-mock', base_url: url, api: 'anthropic', api_key: UPSTREAM_KEY }],
     }),

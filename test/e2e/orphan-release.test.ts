@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openStream, paidProcessesPerTest } from '../support/paid-process.js';
+import { openStream, paidProcessesPerTest, postJson } from '../support/paid-process.js';
 
 /**
  * No funds locked by a dead process (issue 16 item 4): kill -9 a gateway with 20 paid streams in flight. Its
@@ -23,20 +23,10 @@ describe.each(['sqlite', 'redis'] as const)('kill -9 with 20 streams in flight (
     const a = await procs.spawn(env);
     const base = `http://127.0.0.1:${a.port}`;
     const apiKey = await procs.createKey(base, 100);
-    const body = JSON.stringify({
-      model: 'mock-gpt',
-      stream: true,
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    const body = { model: 'mock-gpt', stream: true, messages: [{ role: 'user', content: 'x' }] };
     const streams = await Promise.all(
       Array.from({ length: STREAMS }, async () =>
-        openStream(
-          await fetch(`${base}/v1/chat/completions`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-            body,
-          }),
-        ),
+        openStream(await postJson(base, apiKey, '/v1/chat/completions', body)),
       ),
     );
 

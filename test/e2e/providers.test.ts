@@ -15,6 +15,7 @@ import { assertDocumented } from '../routes/response-schema.js';
 import { freePort } from '../support/global-setup.js';
 import { lateBound } from '../support/late-bound.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
@@ -29,14 +30,6 @@ const PRICE_MSAT = 5000;
 
 /** Fixed pricing: every call costs PRICE_MSAT. */
 const FIXED = { FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: String(PRICE_MSAT / 1000) };
-/** Token pricing at BTC = $100,000 and no fees: 1 USD = 1,000,000 msat. */
-const PRICED = {
-  FIXED_PRICING: 'false',
-  FIXED_COST_PER_REQUEST: '0',
-  BTC_USD_PRICE: '100000',
-  EXCHANGE_FEE: '1',
-  UPSTREAM_PROVIDER_FEE: '1',
-};
 
 interface Rig {
   a: MockUpstream;
@@ -400,7 +393,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
           },
         ],
       }),
-      env: PRICED,
+      env: BOOK_PRICES,
     });
     beforeEach(() => {
       a.setBehaviour({ error: undefined });
@@ -547,7 +540,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('routing and failover over real ca
       routing: { 'mock-mini': 'weighted', 'mock-nano': 'cheapest' },
     }),
     env: {
-      ...PRICED,
+      ...BOOK_PRICES,
       PROVIDER_MAX_ATTEMPTS: '3',
       // The dead provider is asked first on every mock-gpt call: keep its breaker closed for these tests.
       PROVIDER_BREAKER_FAILURES: '1000',

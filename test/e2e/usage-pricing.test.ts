@@ -1,6 +1,7 @@
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { BOOK_PRICES } from '../support/prices.js';
 
 /**
  * Every usage dimension charged as the provider bills it, end to end on both stores: the mock provider reports
@@ -12,13 +13,6 @@ import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../suppor
  * 10,000 msat per call, flex tier × 0.5. `mock-mini` has only prompt and completion prices.
  * The mock counts 6 prompt tokens for the message below and answers 8 completion tokens.
  */
-const ENV = {
-  FIXED_PRICING: 'false',
-  FIXED_COST_PER_REQUEST: '0',
-  BTC_USD_PRICE: '100000',
-  EXCHANGE_FEE: '1',
-  UPSTREAM_PROVIDER_FEE: '1',
-};
 const MODELS = {
   models: [
     {
@@ -69,7 +63,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
   const h = paidGatewayPerSuite({
     store,
     modelsFile: MODELS,
-    env: { ...ENV, RATE_LIMIT_IP_PER_MINUTE: '1000' },
+    env: { ...BOOK_PRICES, RATE_LIMIT_IP_PER_MINUTE: '1000' },
   });
   // Before the fixture's audit (after-hooks run last registered first).
   afterEach(() => {

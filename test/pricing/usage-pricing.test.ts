@@ -6,6 +6,7 @@ import { emptyUsage, type Usage } from '../../core/metering/usage.js';
 import { createBtcPriceSource } from '../../core/pricing/btc-price.js';
 import { createPricing } from '../../core/pricing/pricing.js';
 import type { UsdRates } from '../../core/pricing/types.js';
+import { BOOK_PRICES } from '../support/prices.js';
 
 /**
  * Every usage dimension priced at its own rate (OpenRouter's field names), rounded up once; absent prices at
@@ -42,14 +43,7 @@ const RATES: Record<string, UsdRates> = {
 };
 
 function pricingAt(env: Record<string, string> = {}) {
-  const config = loadConfig({
-    FIXED_PRICING: 'false',
-    BTC_USD_PRICE: '100000',
-    EXCHANGE_FEE: '1',
-    UPSTREAM_PROVIDER_FEE: '1',
-    FIXED_COST_PER_REQUEST: '0',
-    ...env,
-  }).pricing;
+  const config = loadConfig({ ...BOOK_PRICES, ...env }).pricing;
   return createPricing({ config, rates: (m) => RATES[m], btc: createBtcPriceSource({ config }) });
 }
 

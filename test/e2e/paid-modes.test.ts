@@ -1,6 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { TOKEN_PRICES } from '../support/prices.js';
 
 /**
  * The three payment modes end to end (API key, eCash token as bearer, X-Cashu per call), streamed and not,
@@ -8,10 +9,7 @@ import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js'
  * (FIXED_PER_1K_* sats) so every balance is checked to the msat against the formula.
  */
 const PRICING = {
-  FIXED_PRICING: 'false',
-  FIXED_COST_PER_REQUEST: '2',
-  FIXED_PER_1K_INPUT_TOKENS: '7',
-  FIXED_PER_1K_OUTPUT_TOKENS: '13',
+  ...TOKEN_PRICES,
   // These calls set no max_tokens on small balances: they test metering, not admission (the 402 naming the
   // affordable tokens is test/e2e/paid-pricing.test.ts), so the gateway lowers max_tokens as before.
   CLAMP_MAX_TOKENS: 'true',
@@ -131,10 +129,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
     expect(body['x-node-cost']?.msats).toBe(3000);
     expect(body['x-node-cost']?.breakdown.unit_rounding).toBe(906);
     expect(raw.headers.get('x-node-cost')).toBe('3000');
-    const w = await h.newWallet();
-    const proofs = await w.receive(change!);
-    const got = proofs.reduce((s, p) => s + Number(p.amount), 0);
-    expect(got).toBe(17);
+    expect(await h.redeem(change!)).toBe(17);
     // Nothing stays on the spent token's identity.
     expect(await h.available(token)).toBe(0);
   });
@@ -150,11 +145,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
     const text = await raw.text();
     const m = /\n: x-cashu (cashu\S+)\n\ndata: \[DONE\]\n\n$/.exec(text);
     expect(m).not.toBeNull();
-    const w = await h.newWallet();
-    const proofs = await w.receive(m![1]!);
-    expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(
-      Math.floor((20_000 - cost(PROMPT, 8)) / 1000),
-    );
+    expect(await h.redeem(m![1]!)).toBe(Math.floor((20_000 - cost(PROMPT, 8)) / 1000));
   });
 });
 

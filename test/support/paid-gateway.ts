@@ -79,6 +79,8 @@ export interface PaidGateway {
   available(credential: string): Promise<number | null>;
   /** A separate cashu-ts wallet on the dev mint (redeem change and refunds with `receive`). */
   newWallet(unit?: 'sat' | 'msat'): Promise<Wallet>;
+  /** Redeems `token` (change, a refund) with a new separate wallet: the amount received, in `unit` (default sat). */
+  redeem(token: string, unit?: 'sat' | 'msat'): Promise<number>;
   /** An OpenAI client on the gateway with this API key (or `Bearer cashu…` token) and extra headers. */
   openai(apiKey: string, headers?: Record<string, string>): OpenAI;
   /** `POST ${baseURL}${path}` with `body` as JSON and `headers` (how it pays: `authorization`, `x-cashu`). */
@@ -179,6 +181,11 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
       const w = new Wallet(mint.url, { unit });
       await w.loadMint();
       return w;
+    },
+    async redeem(token, unit = 'sat') {
+      const w = new Wallet(mint.url, { unit });
+      await w.loadMint();
+      return (await w.receive(token)).reduce((s, p) => s + Number(p.amount), 0);
     },
     openai: (apiKey, headers = {}) =>
       new OpenAI({ apiKey, baseURL, defaultHeaders: headers, maxRetries: 0, timeout: 20_000 }),

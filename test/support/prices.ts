@@ -9,3 +9,11 @@ export const BOOK_PRICES = {
   EXCHANGE_FEE: '1',
   UPSTREAM_PROVIDER_FEE: '1',
 };
+
+/** Token pricing by configuration, no price book: 2 sats a call + 7 sats per 1k prompt and 13 per 1k completion tokens. */
+export const TOKEN_PRICES = {
+  FIXED_PRICING: 'false',
+  FIXED_COST_PER_REQUEST: '2',
+  FIXED_PER_1K_INPUT_TOKENS: '7',
+  FIXED_PER_1K_OUTPUT_TOKENS: '13',
+};

@@ -21,11 +21,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('key controls on %s', (store) => {
   const req = <T = Json>(method: string, path: string, opts = {}) =>
     call<T>(h.gateway.url, method, path, opts);
 
-  async function newKey(sats: number): Promise<string> {
-    const r = await req('POST', '/v1/wallet/create', { body: { cashu_token: await h.mintToken(sats) } });
-    expect(r.status).toBe(201);
-    return r.body.api_key;
-  }
+  const newKey = async (sats: number) => (await h.createKey(sats)).apiKey;
 
   it('child keys: all or nothing — 50 refused when the parent can pay 49, then 49 created and paid', async () => {
     const parent = await newKey(49);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Wallet } from '@cashu/cashu-ts';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import {
   type MockBehaviour,
   type MockUpstream,
@@ -75,6 +75,8 @@ export interface PaidGateway {
     amountSat: number,
     opts?: { expiresAtMs?: number },
   ): Promise<{ apiKey: string; keyId: string; balanceMsat: number }>;
+  /** A key made through `POST /v1/wallet/create` with a fresh `amountSat` token (201 asserted). */
+  createKey(amountSat: number): Promise<{ apiKey: string; keyId: string }>;
   /** Available balance (msat) of a credential: an API key or an eCash token (its hash identity). */
   available(credential: string): Promise<number | null>;
   /** A separate cashu-ts wallet on the dev mint (redeem change and refunds with `receive`). */
@@ -151,6 +153,12 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
     throw new Error('the paid gateway started without a ledger or wallet');
   }
   const baseURL = `${gateway.url}/v1`;
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${baseURL}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
   let closed = false;
   return {
     gateway,
@@ -171,6 +179,12 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
       if (!r.ok) throw new Error(`createKeyFromDeposit refused: ${r.code}`);
       return { apiKey: r.apiKey, keyId: r.key.keyId, balanceMsat: r.balanceMsat };
     },
+    async createKey(amountSat) {
+      const r = await post('/wallet/create', { cashu_token: await mint.mintTokens(amountSat, 'sat') });
+      expect(r.status).toBe(201);
+      const body = (await r.json()) as { api_key: string; key_id: string };
+      return { apiKey: body.api_key, keyId: body.key_id };
+    },
     async available(credential) {
       const c = credential.startsWith('sk-')
         ? { apiKey: credential }
@@ -189,12 +203,7 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
     },
     openai: (apiKey, headers = {}) =>
       new OpenAI({ apiKey, baseURL, defaultHeaders: headers, maxRetries: 0, timeout: 20_000 }),
-    post: (path, body, headers = {}) =>
-      fetch(`${baseURL}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-      }),
+    post,
     async auditOk() {
       const report = await ledger.audit();
       if (!report.ok || report.breaches.length > 0) {
@@ -217,6 +226,14 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
       if (prefix) await dropPrefix(process.env.TEST_REDIS_URL!, prefix);
     },
   };
+}
+
+/** The change token in the X-Cashu header of an X-Cashu call's answer, which must have `status`. */
+export function changeOf(res: Response, status: number): string {
+  expect(res.status).toBe(status);
+  const change = res.headers.get('x-cashu');
+  expect(change).toMatch(/^cashu/);
+  return change!;
 }
 
 /**

@@ -1,20 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { creditToken, type MoneySteps } from '../../core/account/credit-token.js';
 import { payOut } from '../../core/account/pay-out.js';
 import { GatewayError } from '../../core/errors.js';
-import { createLedger } from '../../core/ledger/index.js';
-import type { Ledger } from '../../core/ledger/types.js';
-import type { StoreConnection } from '../../core/store/connection.js';
-import type { WalletService } from '../../core/wallet/types.js';
-import {
-  type DevMint,
-  dropStore,
-  redeemElsewhere,
-  type StoreKind,
-  startTestMint,
-  testStore,
-  testWallet,
-} from '../support/dev-mint.js';
+import { redeemElsewhere, type StoreKind } from '../support/dev-mint.js';
+import { balancedAfterEach, moneyRigPerSuite } from './support/money-rig.js';
 
 /**
  * Fault injection at every step of the two money steps (core/account/), on SQLite and Redis, with the real
@@ -50,30 +39,8 @@ function faulty<T extends object>(real: T, fault: Fault | undefined): T {
 }
 
 describe.each(['sqlite', 'redis'] as const)('money steps under injected faults (%s)', (kind: StoreKind) => {
-  let mint: DevMint;
-  let conn: StoreConnection;
-  let ledger: Ledger;
-  let wallet: WalletService;
-  beforeAll(async () => {
-    mint = await startTestMint();
-    conn = testStore(kind);
-    ledger = await createLedger(conn, {});
-    wallet = await testWallet(conn, [mint.url]);
-    // Operator float so pay-outs can be made from the operator's proofs.
-    await wallet.receive(await mint.mintTokens(5_000));
-  });
-  afterEach(async () => {
-    const audit = await ledger.audit();
-    expect(audit.breaches).toEqual([]);
-    const solvency = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
-    expect(solvency.solvent).toBe(true);
-  });
-  afterAll(async () => {
-    await wallet?.close();
-    await ledger?.close();
-    await dropStore(conn);
-    await mint?.close();
-  });
+  const { mint, ledger, wallet } = moneyRigPerSuite(kind);
+  balancedAfterEach(() => ({ ledger, wallet }));
 
   const steps = (l: Fault | undefined, w: Fault | undefined): MoneySteps => ({
     ledger: faulty(ledger, l),

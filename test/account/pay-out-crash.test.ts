@@ -1,23 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditToken, type MoneySteps } from '../../core/account/credit-token.js';
-import { payOut, settlePayoutRecord } from '../../core/account/pay-out.js';
+import { payOut } from '../../core/account/pay-out.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import type { StoreConnection } from '../../core/store/connection.js';
 import type { WalletService } from '../../core/wallet/types.js';
-import { createWallet } from '../../core/wallet/wallet.js';
-import {
-  captureLog,
-  crashStore,
-  type DevMint,
-  dropStore,
-  type StoreKind,
-  startTestMint,
-} from '../support/dev-mint.js';
+import { crashStore, type DevMint, dropStore, type StoreKind, startTestMint } from '../support/dev-mint.js';
 import { runChild } from '../wallet/crash-recovery-suite.js';
+import { balancedAfterEach, recoveringWallet } from './support/money-rig.js';
 
 /**
  * A payout killed between `wallet.send` (the token exists) and the end of the money step
@@ -39,30 +32,16 @@ describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind:
   let wallet: WalletService;
   let childEnv: Record<string, string>;
 
-  /** A wallet as services.ts builds it: payout records resolved with the ledger; `claimLeaseMs` = their age. */
-  const recoveringWallet = (claimLeaseMs: number) =>
-    createWallet({
-      conn,
-      mints: [mint.url],
-      log: captureLog().log,
-      claimLeaseMs,
-      payouts: (record, w) => settlePayoutRecord({ ledger, wallet: w }, record),
-    });
-
   beforeAll(async () => {
     mint = await startTestMint();
     dir = mkdtempSync(join(tmpdir(), 'payout-crash-'));
     ({ conn, childEnv } = crashStore(kind, dir, mint.url));
     ledger = await createLedger(conn, {});
     // A payout a live process is still making (younger than the claim lease) is not touched.
-    wallet = await recoveringWallet(600_000);
+    wallet = await recoveringWallet(conn, mint.url, ledger, 600_000);
     await wallet.receive(await mint.mintTokens(5_000));
   });
-  afterEach(async () => {
-    expect((await ledger.audit()).breaches).toEqual([]);
-    const solvency = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
-    expect(solvency).toMatchObject({ solvent: true, spentMsat: 0 });
-  });
+  balancedAfterEach(() => ({ ledger, wallet }), { solvent: true, spentMsat: 0 });
   afterAll(async () => {
     await wallet?.close();
     await ledger?.close();
@@ -98,7 +77,7 @@ describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind:
     expect(await wallet.recover()).toMatchObject({ examined: 0, payoutsResolved: 0 });
 
     // The restarted process: the record (seconds old by now) is older than its 1 ms claim lease.
-    const restarted = await recoveringWallet(1);
+    const restarted = await recoveringWallet(conn, mint.url, ledger, 1);
     expect(await restarted.recover()).toMatchObject({ examined: 1, payoutsResolved: 1, deferred: 0 });
     const a = await account(apiKey);
     expect(a.balanceMsat).toBe(50_000);
@@ -116,7 +95,7 @@ describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind:
   it('a recovery pass that resolves the record of a slow live payout stops its token from being handed out', async () => {
     const apiKey = await newKey(50);
     const operatorBefore = await total(wallet);
-    const other = await recoveringWallet(0);
+    const other = await recoveringWallet(conn, mint.url, ledger, 0);
     // Between the commit and finishPayout, another process's pass finds the record old enough and resolves it.
     const slow = new Proxy(wallet, {
       get(t, p) {

@@ -1,21 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { creditToken } from '../../core/account/credit-token.js';
-import { drainPayoutRetries, payOut, settlePayoutRecord } from '../../core/account/pay-out.js';
+import { drainPayoutRetries, payOut } from '../../core/account/pay-out.js';
 import { GatewayError } from '../../core/errors.js';
-import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
-import type { StoreConnection } from '../../core/store/connection.js';
-import type { WalletService } from '../../core/wallet/types.js';
-import { createWallet } from '../../core/wallet/wallet.js';
-import {
-  captureLog,
-  type DevMint,
-  dropStore,
-  type StoreKind,
-  startTestMint,
-  testStore,
-  testWallet,
-} from '../support/dev-mint.js';
+import type { StoreKind } from '../support/dev-mint.js';
+import { moneyRigPerSuite, recoveringWallet } from './support/money-rig.js';
 
 /**
  * Shutdown drain of the payout settlements waiting in the background (core/server.ts calls
@@ -25,20 +14,12 @@ import {
  */
 
 describe.each(['sqlite', 'redis'] as const)('payout retries at shutdown (%s)', (kind: StoreKind) => {
-  let mint: DevMint;
-  let conn: StoreConnection;
-  let ledger: Ledger;
-  let wallet: WalletService;
+  const { mint, conn, ledger, wallet } = moneyRigPerSuite(kind);
   let down = false;
   /** The ledger with commit and abort failing (nothing applied) while `down`. */
   let flaky: Ledger;
 
   beforeAll(async () => {
-    mint = await startTestMint();
-    conn = testStore(kind);
-    ledger = await createLedger(conn, {});
-    wallet = await testWallet(conn, [mint.url]);
-    await wallet.receive(await mint.mintTokens(5_000));
     flaky = new Proxy(ledger, {
       get(t, p) {
         const v = Reflect.get(t, p);
@@ -50,12 +31,6 @@ describe.each(['sqlite', 'redis'] as const)('payout retries at shutdown (%s)', (
         };
       },
     });
-  });
-  afterAll(async () => {
-    await wallet?.close();
-    await ledger?.close();
-    await dropStore(conn);
-    await mint?.close();
   });
 
   const total = async () => (await wallet.balances()).reduce((s, l) => s + l.amountMsat, 0);
@@ -95,13 +70,7 @@ describe.each(['sqlite', 'redis'] as const)('payout retries at shutdown (%s)', (
     down = false;
     // Nothing runs it in the background any more: the next process's recovery pass does.
     expect((await ledger.getKeyInfo({ apiKey }))!.account.reservedMsat).toBe(20_000);
-    const next = await createWallet({
-      conn,
-      mints: [mint.url],
-      log: captureLog().log,
-      claimLeaseMs: 0,
-      payouts: (record, w) => settlePayoutRecord({ ledger, wallet: w }, record),
-    });
+    const next = await recoveringWallet(conn, mint.url, ledger, 0);
     expect(await next.recover()).toMatchObject({ examined: 1, payoutsResolved: 1 });
     const k = (await ledger.getKeyInfo({ apiKey }))!;
     expect(k.account.reservedMsat).toBe(0);

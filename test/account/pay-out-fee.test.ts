@@ -1,19 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { creditToken, type MoneySteps } from '../../core/account/credit-token.js';
 import { payOut } from '../../core/account/pay-out.js';
 import { GatewayError } from '../../core/errors.js';
-import { createLedger } from '../../core/ledger/index.js';
-import type { Ledger } from '../../core/ledger/types.js';
-import type { StoreConnection } from '../../core/store/connection.js';
-import type { WalletService } from '../../core/wallet/types.js';
-import {
-  type DevMint,
-  dropStore,
-  type StoreKind,
-  startTestMint,
-  testStore,
-  testWallet,
-} from '../support/dev-mint.js';
+import type { StoreKind } from '../support/dev-mint.js';
+import { balancedAfterEach, moneyRigPerSuite } from './support/money-rig.js';
 
 /**
  * payOut on a mint that charges an input fee (100 ppk: 1 sat per swap of up to 10 proofs). When a token that
@@ -25,28 +15,8 @@ import {
  */
 
 describe.each(['sqlite', 'redis'] as const)('payOut on a fee-charging mint (%s)', (kind: StoreKind) => {
-  let mint: DevMint;
-  let conn: StoreConnection;
-  let ledger: Ledger;
-  let wallet: WalletService;
-  beforeAll(async () => {
-    mint = await startTestMint({ inputFeePpk: 100 });
-    conn = testStore(kind);
-    ledger = await createLedger(conn, {});
-    wallet = await testWallet(conn, [mint.url]);
-    await wallet.receive(await mint.mintTokens(5_000));
-  });
-  afterEach(async () => {
-    expect((await ledger.audit()).breaches).toEqual([]);
-    const solvency = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
-    expect(solvency).toMatchObject({ solvent: true, spentMsat: 0 });
-  });
-  afterAll(async () => {
-    await wallet?.close();
-    await ledger?.close();
-    await dropStore(conn);
-    await mint?.close();
-  });
+  const { mint, ledger, wallet } = moneyRigPerSuite(kind, { inputFeePpk: 100 });
+  balancedAfterEach(() => ({ ledger, wallet }), { solvent: true, spentMsat: 0 });
 
   /** `method` of `real` runs, then throws as if its answer was lost. */
   function answerLost<T extends object>(real: T, method: string): T {

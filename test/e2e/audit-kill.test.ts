@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../core/audit/audit-log.js';
-import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { paidProcessesPerTest } from '../support/paid-process.js';
 
 /**
  * A charged call always has its audit record (docs/ledger.md, "Audit records"): the record is written by the
@@ -18,14 +18,10 @@ describe.each([
   ['redis', 'on'],
   ['redis', 'off'],
 ] as const)('kill -9 with paid calls in flight (%s, leases %s)', (store, leases) => {
-  let rig: PaidProcesses | undefined;
-  afterEach(async () => {
-    await rig?.close();
-  });
+  const paidProcesses = paidProcessesPerTest();
 
   it('every charged call has its audit record, with the charged amount', async () => {
     const procs = await paidProcesses(store, { latencyMs: 5, chunks: 4 });
-    rig = procs;
     const gw = await procs.spawn({
       LEDGER_LEASES: leases,
       RATE_LIMIT_CONCURRENT: '100',

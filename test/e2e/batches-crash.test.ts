@@ -1,6 +1,7 @@
 import OpenAI, { toFile } from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { describe, expect, it } from 'vitest';
+import { paidProcessesPerTest } from '../support/paid-process.js';
+import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
@@ -10,11 +11,7 @@ import { until } from '../support/until.js';
  * charged exactly once, at the batch rate. Prices as in batches.test.ts: 3 lines × 13 msat = 39 msat.
  */
 const ENV = {
-  FIXED_PRICING: 'false',
-  BTC_USD_PRICE: '100000',
-  EXCHANGE_FEE: '1',
-  UPSTREAM_PROVIDER_FEE: '1',
-  FIXED_COST_PER_REQUEST: '0',
+  ...BOOK_PRICES,
   BATCH_POLL_MS: '50',
   ORPHAN_RELEASE_MS: '1500',
 };
@@ -29,16 +26,12 @@ const LINES = Array.from({ length: 3 }, (_, i) =>
 ).join('\n');
 
 describe.each(['sqlite', 'redis'] as const)('batch settlement across kill -9 (%s)', (store) => {
-  let rig: PaidProcesses | undefined;
-  afterEach(async () => {
-    await rig?.close();
-  });
+  const paidProcesses = paidProcessesPerTest();
 
   it('keeps the reservation through a dead process and charges exactly once after a crash mid-settlement', async () => {
     const procs = await paidProcesses(store, {
       batch: { delayMs: 600_000, outcome: 'completed', answered: 0, usage: undefined },
     });
-    rig = procs;
     const a = await procs.spawn(ENV);
     const base = `http://127.0.0.1:${a.port}`;
     const apiKey = await procs.createKey(base, 100);

@@ -2,7 +2,8 @@ import { toFile } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { Receiver } from '../events/support/receiver.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
@@ -17,11 +18,7 @@ import { until } from '../support/until.js';
 const ENV = {
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
   WEBHOOK_POLL_MS: '20',
-  FIXED_PRICING: 'false',
-  BTC_USD_PRICE: '100000',
-  EXCHANGE_FEE: '1',
-  UPSTREAM_PROVIDER_FEE: '1',
-  FIXED_COST_PER_REQUEST: '0',
+  ...BOOK_PRICES,
   BATCH_POLL_MS: '40',
 };
 
@@ -39,19 +36,13 @@ function jsonl(lines: number, maxTokens = 20, model = 'mock-gpt'): string {
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
-  let h: PaidGateway;
   const rx = new Receiver();
-  beforeAll(async () => {
-    await rx.start();
-    h = await startPaidGateway({ store, env: ENV });
-  });
-  afterEach(async () => {
+  beforeAll(() => rx.start());
+  afterAll(() => rx.close());
+  const h = paidGatewayPerSuite({ store, env: ENV });
+  // Before the fixture's audit (after-hooks run last registered first).
+  afterEach(() => {
     h.upstream.setBehaviour({ batch: { delayMs: 0, outcome: 'completed', answered: 0, usage: undefined } });
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-    rx.close();
   });
 
   async function batchTx(apiKey: string) {

@@ -6,8 +6,9 @@ import OpenAI, { APIError, toFile } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpEngine } from '../../core/config.js';
 import { SPOOL_PREFIX } from '../../core/routes/file-upload.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
@@ -21,11 +22,7 @@ import { until } from '../support/until.js';
 
 const MiB = 1024 * 1024;
 const ENV = {
-  FIXED_PRICING: 'false',
-  BTC_USD_PRICE: '100000',
-  EXCHANGE_FEE: '1',
-  UPSTREAM_PROVIDER_FEE: '1',
-  FIXED_COST_PER_REQUEST: '0',
+  ...BOOK_PRICES,
   // A whole upload is 30 times this: the body is never read whole.
   MAX_BODY_BYTES: String(MiB),
 };
@@ -70,17 +67,13 @@ describe.each<[HttpEngine, PaidStore]>([
   ['node', 'sqlite'],
   ['uws', 'redis'],
 ])('streamed uploads (%s engine, %s)', (engine, store) => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store, engine, env: ENV });
+  const h = paidGatewayPerSuite({ store, engine, env: ENV });
+  beforeAll(() => {
     expect(h.gateway.engine).toBe(engine);
   });
+  // Before the fixture's audit (after-hooks run last registered first).
   afterEach(async () => {
     await until('no spooled upload is left', () => spooled().length === 0);
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
   });
 
   it('a 30 MB batch file (30 × MAX_BODY_BYTES) goes through files.create; the provider stores exactly its bytes', async () => {
@@ -175,19 +168,12 @@ describe.each<[HttpEngine, PaidStore]>([
 });
 
 describe.each<HttpEngine>(['node', 'uws'])('upload limits and refusals (%s engine)', (engine) => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({
-      store: 'sqlite',
-      engine,
-      env: { ...ENV, FILES_MAX_BYTES: String(2 * MiB), BATCH_MAX_LINES: '3000' },
-    });
-  });
+  const h = paidGatewayPerSuite(
+    { store: 'sqlite', engine, env: { ...ENV, FILES_MAX_BYTES: String(2 * MiB), BATCH_MAX_LINES: '3000' } },
+    { auditEachTest: false },
+  );
   afterEach(async () => {
     await until('no spooled upload is left', () => spooled().length === 0);
-  });
-  afterAll(async () => {
-    await h?.close();
   });
 
   // On uWS this also guards the resume of a response never paused, which lost the body (the 413 never came).

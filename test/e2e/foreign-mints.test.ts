@@ -1,10 +1,10 @@
 import { Wallet } from '@cashu/cashu-ts';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, errorCode } from '../routes/http.js';
 import { assertDocumented } from '../routes/response-schema.js';
 import type { DevMint } from '../support/dev-mint.js';
 import { startTestMint } from '../support/dev-mint.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { changeOf, type PaidStore, paidGatewayPerSuite, startPaidGateway } from '../support/paid-gateway.js';
 import { expectedSwap } from '../wallet/fixtures/swap-arithmetic.js';
 
 /**
@@ -28,22 +28,17 @@ async function spentAt(mintUrl: string, token: string): Promise<boolean> {
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('foreign-mint tokens swapped to the primary on %s', (store) => {
-  let h: PaidGateway;
   let foreign: DevMint;
   beforeAll(async () => {
     foreign = await startTestMint({ inputFeePpk: 100 });
-    h = await startPaidGateway({
-      store,
-      mint: { mintQuotePayment: 'manual' },
-      env: { FOREIGN_MINTS: 'swap', FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '3' },
-    });
-  });
-  afterEach(async () => {
-    await h.auditOk();
   });
   afterAll(async () => {
-    await h?.close();
     await foreign?.close();
+  });
+  const h = paidGatewayPerSuite({
+    store,
+    mint: { mintQuotePayment: 'manual' },
+    env: { FOREIGN_MINTS: 'swap', FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '3' },
   });
 
   const proofsOf = (token: string) => h.wallet.decodeToken(token).proofs;
@@ -107,18 +102,14 @@ describe.each<PaidStore>(['sqlite', 'redis'])('foreign-mint tokens swapped to th
   it('X-Cashu from a foreign mint: change comes back as a token of the primary mint', async () => {
     const token = await foreign.mintTokens(50);
     const a = expectedSats(50, proofsOf(token));
-    const raw = await fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 2 }),
-    });
-    expect(raw.status).toBe(200);
-    const change = raw.headers.get('x-cashu');
-    expect(change).toMatch(/^cashu/);
-    expect(h.wallet.decodeToken(change!).mint).toBe(h.mint.url);
-    const w = await h.newWallet();
-    const got = (await w.receive(change!)).reduce((s, p) => s + Number(p.amount), 0);
-    expect(got).toBe(a - 3);
+    const raw = await h.post(
+      '/chat/completions',
+      { model: 'mock-gpt', messages, max_tokens: 2 },
+      { 'x-cashu': token },
+    );
+    const change = changeOf(raw, 200);
+    expect(h.wallet.decodeToken(change).mint).toBe(h.mint.url);
+    expect(await h.redeem(change)).toBe(a - 3);
   });
 
   it('a swap costing more than the bound is refused with swap_fee_too_high; nothing is spent', async () => {

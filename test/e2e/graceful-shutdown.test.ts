@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { describe, expect, it } from 'vitest';
+import { expectSettled, openStream, paidProcessesPerTest, postJson } from '../support/paid-process.js';
 
 /**
  * Graceful shutdown of the real process (issue 9): SIGTERM while 50 paid streams are open. Every stream
@@ -8,21 +8,17 @@ import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
  * connections are refused as soon as the shutdown began, and the process exits 0. On SQLite and Redis.
  */
 const STREAMS = 50;
-const CHAT = JSON.stringify({
+const CHAT = {
   model: 'mock-gpt',
   stream: true,
   messages: [{ role: 'user', content: 'a long answer please' }],
-});
+};
 
 describe.each(['sqlite', 'redis'] as const)('SIGTERM during 50 open streams (%s)', (store) => {
-  let rig: PaidProcesses | undefined;
-  afterEach(async () => {
-    await rig?.close();
-  });
+  const paidProcesses = paidProcessesPerTest();
 
   it('finishes and settles every stream, refuses new connections, exits 0, audit clean', async () => {
-    rig = await paidProcesses(store, { chunks: 20, chunkDelayMs: 100 });
-    const ps = rig.ps;
+    const rig = await paidProcesses(store, { chunks: 20, chunkDelayMs: 100 });
     const gw = await rig.spawn({ RATE_LIMIT_CONCURRENT: '200', SHUTDOWN_GRACE_MS: '20000' });
     const base = `http://127.0.0.1:${gw.port}`;
     const apiKey = await rig.createKey(base, 1_000);
@@ -30,17 +26,9 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM during 50 open streams (%s)
 
     // 50 streams, each past its first chunk before the signal.
     const streams = await Promise.all(
-      Array.from({ length: STREAMS }, async () => {
-        const res = await fetch(`${base}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-          body: CHAT,
-        });
-        expect(res.status).toBe(200);
-        const reader = res.body!.getReader();
-        const first = await reader.read();
-        return { reader, text: Buffer.from(first.value ?? []).toString('utf8') };
-      }),
+      Array.from({ length: STREAMS }, async () =>
+        openStream(await postJson(base, apiKey, '/v1/chat/completions', CHAT)),
+      ),
     );
     const exited = gw.exited;
     process.kill(gw.pid!, 'SIGTERM');
@@ -57,27 +45,12 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM during 50 open streams (%s)
     });
     expect(fresh).toBe('ECONNREFUSED');
 
-    const texts = await Promise.all(
-      streams.map(async (s) => {
-        let text = s.text;
-        for (;;) {
-          const { value, done } = await s.reader.read();
-          if (done) return text;
-          text += Buffer.from(value).toString('utf8');
-        }
-      }),
-    );
+    const texts = await Promise.all(streams.map((s) => s.finish()));
     for (const t of texts) expect(t).toContain('data: [DONE]');
     expect(await exited).toBe('exit code 0, signal null');
     expect(gw.logs()).toContain('shut down cleanly');
 
-    await ps.withLedger(async (ledger) => {
-      expect((await ledger.audit()).breaches).toEqual([]);
-      const info = await ledger.getKeyInfo({ apiKey });
-      // Fixed pricing: 1 sat per call, every call charged once, nothing left reserved.
-      expect(info!.account.requests).toBe(STREAMS);
-      expect(info!.account.reservedMsat).toBe(0);
-      expect(info!.account.balanceMsat).toBe(1_000_000 - STREAMS * 1000);
-    });
+    // Fixed pricing: 1 sat per call, every call charged once, nothing left reserved.
+    await expectSettled(rig.ps, apiKey, { requests: STREAMS, balanceMsat: 1_000_000 - STREAMS * 1000 });
   }, 90_000);
 });

@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { BOOK_PRICES } from '../support/prices.js';
 
 /**
  * POST /v1/messages (Anthropic's Messages API) with the official @anthropic-ai/sdk as the client (on this
@@ -59,37 +57,20 @@ async function settled(h: PaidGateway, apiKey: string, from: number): Promise<nu
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('/v1/messages on %s', (store) => {
-  let h: PaidGateway;
-  let dir: string;
+  const h = paidGatewayPerSuite({
+    store,
+    modelsFile: MODELS,
+    env: BOOK_PRICES,
+    providersFile: (url) => ({
+      providers: [{ name: 'anthropic-mock', base_url: url, api: 'anthropic', api_key: UPSTREAM_KEY }],
+    }),
+  });
+  // Before the fixture's audit (after-hooks run last registered first).
+  afterEach(() => {
+    h.upstream.setBehaviour({ usage: {}, chunkDelayMs: 0, stallAfterChunks: undefined, chunks: 8 });
+  });
   const client = (apiKey: string) =>
     new Anthropic({ apiKey, baseURL: h.gateway.url, maxRetries: 0, timeout: 20_000 });
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gw-messages-'));
-    writeFileSync(join(dir, 'models.json'), JSON.stringify(MODELS));
-    h = await startPaidGateway({
-      store,
-      env: {
-        FIXED_PRICING: 'false',
-        FIXED_COST_PER_REQUEST: '0',
-        BTC_USD_PRICE: '100000',
-        EXCHANGE_FEE: '1',
-        UPSTREAM_PROVIDER_FEE: '1',
-        MODELS_PATH: join(dir, 'models.json'),
-      },
-      providersFile: (url) => ({
-        providers: [{ name: 'anthropic-mock', base_url: url, api: 'anthropic', api_key: UPSTREAM_KEY }],
-      }),
-    });
-  });
-  afterEach(async () => {
-    h.upstream.setBehaviour({ usage: {}, chunkDelayMs: 0, stallAfterChunks: undefined, chunks: 8 });
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it('not streamed, through the SDK with x-api-key: cache reads, 5m and 1h writes charged exactly; body untouched', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { describe, expect, it } from 'vitest';
+import { paidProcessesPerTest } from '../support/paid-process.js';
 import { until } from '../support/until.js';
 
 /**
@@ -45,14 +45,10 @@ async function balanceOf(base: string, key: string): Promise<number> {
 }
 
 describe.each(['sqlite', 'redis'] as const)('operator controls across two gateways on %s', (store) => {
-  let rig: PaidProcesses | undefined;
-  afterEach(async () => {
-    await rig?.close();
-    rig = undefined;
-  });
+  const paidProcesses = paidProcessesPerTest();
 
   it('a key disabled on A is refused on B at once (leased slices too), balance exact; enable, refund + delete, owner delete', async () => {
-    rig = await paidProcesses(store);
+    const rig = await paidProcesses(store);
     const env = { ADMIN_PASSWORD: 'operator-secret', RATE_LIMIT_REQUESTS_PER_MINUTE: '100000' };
     const a = `http://127.0.0.1:${(await rig.spawn(env)).port}`;
     const b = `http://127.0.0.1:${(await rig.spawn(env)).port}`;
@@ -181,7 +177,7 @@ describe.each(['sqlite', 'redis'] as const)('operator controls across two gatewa
   }, 180_000);
 
   it('a price changed on A charges the next call on B the new price within 2 s; a session made on A works on B until logout', async () => {
-    rig = await paidProcesses(store);
+    const rig = await paidProcesses(store);
     const env = { ADMIN_PASSWORD: 'operator-secret' };
     const gwA = await rig.spawn(env);
     const gwB = await rig.spawn(env);

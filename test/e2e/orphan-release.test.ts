@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { describe, expect, it } from 'vitest';
+import { openStream, paidProcessesPerTest, postJson } from '../support/paid-process.js';
 
 /**
  * No funds locked by a dead process (issue 16 item 4): kill -9 a gateway with 20 paid streams in flight. Its
@@ -10,14 +10,10 @@ const STREAMS = 20;
 const ORPHAN_MS = 1_500;
 
 describe.each(['sqlite', 'redis'] as const)('kill -9 with 20 streams in flight (%s)', (store) => {
-  let rig: PaidProcesses | undefined;
-  afterEach(async () => {
-    await rig?.close();
-  });
+  const paidProcesses = paidProcessesPerTest();
 
   it('a restarted process releases the dead one’s reservations within ORPHAN_RELEASE_MS', async () => {
     const procs = await paidProcesses(store, { chunks: 40, chunkDelayMs: 500 });
-    rig = procs;
     const { ps } = procs;
     const env = {
       RATE_LIMIT_CONCURRENT: '100',
@@ -27,23 +23,11 @@ describe.each(['sqlite', 'redis'] as const)('kill -9 with 20 streams in flight (
     const a = await procs.spawn(env);
     const base = `http://127.0.0.1:${a.port}`;
     const apiKey = await procs.createKey(base, 100);
-    const body = JSON.stringify({
-      model: 'mock-gpt',
-      stream: true,
-      messages: [{ role: 'user', content: 'x' }],
-    });
-    const readers = await Promise.all(
-      Array.from({ length: STREAMS }, async () => {
-        const res = await fetch(`${base}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-          body,
-        });
-        expect(res.status).toBe(200);
-        const reader = res.body!.getReader();
-        await reader.read();
-        return reader;
-      }),
+    const body = { model: 'mock-gpt', stream: true, messages: [{ role: 'user', content: 'x' }] };
+    const streams = await Promise.all(
+      Array.from({ length: STREAMS }, async () =>
+        openStream(await postJson(base, apiKey, '/v1/chat/completions', body)),
+      ),
     );
 
     await ps.withLedger(async (ledger) => {
@@ -52,7 +36,7 @@ describe.each(['sqlite', 'redis'] as const)('kill -9 with 20 streams in flight (
 
       await a.kill('SIGKILL');
       const killedAt = Date.now();
-      for (const r of readers) await r.cancel().catch(() => undefined);
+      for (const s of streams) await s.cancel();
       // Still locked: nothing else runs yet, and the 15-minute lease is far away.
       expect(await reserved()).toBeGreaterThan(0);
 

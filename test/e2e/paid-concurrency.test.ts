@@ -23,14 +23,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('concurrency on %s', (store) => {
     const { apiKey } = await gw.fundKey(50);
     const statuses = await Promise.all(
       Array.from({ length: 200 }, () =>
-        fetch(`${gw.baseURL}/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-          body: JSON.stringify({ model: 'mock-gpt', messages }),
-        }).then(async (r) => {
-          await r.arrayBuffer();
-          return r.status;
-        }),
+        gw
+          .post('/chat/completions', { model: 'mock-gpt', messages }, { authorization: `Bearer ${apiKey}` })
+          .then(async (r) => {
+            await r.arrayBuffer();
+            return r.status;
+          }),
       ),
     );
     const served = statuses.filter((s) => s === 200).length;
@@ -65,28 +63,28 @@ describe('logs of a full run', () => {
         secrets.push(t, ...readTokenMeta(t).secrets);
       }
       await h.openai(bearer).chat.completions.create({ model: 'mock-gpt', messages });
-      const r = await fetch(`${h.baseURL}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-cashu': xcashu },
-        body: JSON.stringify({ model: 'mock-gpt', messages, stream: true }),
-      });
+      const r = await h.post(
+        '/chat/completions',
+        { model: 'mock-gpt', messages, stream: true },
+        { 'x-cashu': xcashu },
+      );
       const text = await r.text();
       const change = /: x-cashu (\S+)/.exec(text)![1]!;
       secrets.push(change, ...readTokenMeta(change).secrets);
       // Failures log too: a spent token, an upstream failure, a bad key.
       const w = await h.newWallet();
       await w.receive(spent);
-      await fetch(`${h.baseURL}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${spent}` },
-        body: JSON.stringify({ model: 'mock-gpt', messages }),
-      });
+      await h.post(
+        '/chat/completions',
+        { model: 'mock-gpt', messages },
+        { authorization: `Bearer ${spent}` },
+      );
       h.upstream.setBehaviour({ error: { status: 500, body: 'nope', contentType: 'text/plain' } });
-      await fetch(`${h.baseURL}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-        body: JSON.stringify({ model: 'mock-gpt', messages }),
-      });
+      await h.post(
+        '/chat/completions',
+        { model: 'mock-gpt', messages },
+        { authorization: `Bearer ${apiKey}` },
+      );
       await h.auditOk();
     } finally {
       await h.close();

@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
  * The other metered endpoints with the official openai SDK: legacy completions and the Responses API,
@@ -21,16 +21,7 @@ const PROMPT_TEXT = 'Write a short poem about ecash.'; // 31 chars → 8 prompt 
 const PROMPT = 8;
 
 describe.each<PaidStore>(['sqlite', 'redis'])('metered endpoints on %s', (store) => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store, env: PRICING, upstream: { chunks: 6 } });
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = paidGatewayPerSuite({ store, env: PRICING, upstream: { chunks: 6 } });
 
   it('completions: charged from the usage, max_tokens honoured', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(50);
@@ -69,18 +60,16 @@ describe.each<PaidStore>(['sqlite', 'redis'])('metered endpoints on %s', (store)
 
   it('responses: streamed X-Cashu call gets its change at the end of the stream', async () => {
     const token = await h.mintToken(30);
-    const res = await fetch(`${h.baseURL}/responses`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', input: PROMPT_TEXT, stream: true }),
-    });
+    const res = await h.post(
+      '/responses',
+      { model: 'mock-gpt', input: PROMPT_TEXT, stream: true },
+      { 'x-cashu': token },
+    );
     expect(res.status).toBe(200);
     const body = await res.text();
     const change = /^: x-cashu (cashu[AB]\S+)$/m.exec(body)?.[1];
     expect(change).toBeDefined();
     expect(body.indexOf('response.completed')).toBeLessThan(body.indexOf(': x-cashu'));
-    const received = await (await h.newWallet()).receive(change!);
-    const changeSats = received.reduce((s, p) => s + Number(p.amount), 0);
-    expect(changeSats).toBe(Math.floor((30_000 - cost(PROMPT, 6)) / 1000));
+    expect(await h.redeem(change!)).toBe(Math.floor((30_000 - cost(PROMPT, 6)) / 1000));
   });
 });

@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../core/errors.js';
 import { createLedger } from '../../core/ledger/index.js';
 import { overriding } from '../support/fakes.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { changeOf, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
 /**
@@ -23,15 +23,11 @@ const cost = (p: number, c: number) => p + 100 * c;
 const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
 
 describe.each<PaidStore>(['sqlite', 'redis'])('failures on %s', (store) => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store, env: PRICING });
-  });
-  afterEach(async () => {
+  const h = paidGatewayPerSuite({ store, env: PRICING });
+  // Before the fixture's audit (after-hooks run last registered first).
+  afterEach(() => {
     h.upstream.setBehaviour({ chunks: 8, chunkDelayMs: 0, error: undefined, ignoreMaxTokens: false });
-    await h.auditOk();
   });
-  afterAll(async () => h?.close());
 
   it('a streamed call the client abandons is charged for what was produced, not the reservation', async () => {
     h.upstream.setBehaviour({ chunks: 200, chunkDelayMs: 10 });
@@ -69,11 +65,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('failures on %s', (store) => {
   it('an upstream 500 before the first byte costs nothing', async () => {
     h.upstream.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
     const { apiKey, balanceMsat } = await h.fundKey(10);
-    const res = await fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-      body: JSON.stringify({ model: 'mock-gpt', messages, stream: true }),
-    });
+    const res = await h.post(
+      '/chat/completions',
+      { model: 'mock-gpt', messages, stream: true },
+      { authorization: `Bearer ${apiKey}` },
+    );
     expect(res.status).toBe(502);
     expect(res.headers.get('x-ratelimit-limit')).not.toBeNull();
     expect(await h.available(apiKey)).toBe(balanceMsat);
@@ -82,17 +78,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('failures on %s', (store) => {
   it('X-Cashu + upstream failure: the whole token value comes back as change', async () => {
     h.upstream.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
     const token = await h.mintToken(12);
-    const res = await fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', messages }),
-    });
-    expect(res.status).toBe(502);
-    const change = res.headers.get('x-cashu');
-    expect(change).toMatch(/^cashu/);
-    const w = await h.newWallet();
-    const proofs = await w.receive(change!);
-    expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(12);
+    const res = await h.post('/chat/completions', { model: 'mock-gpt', messages }, { 'x-cashu': token });
+    const change = changeOf(res, 502);
+    expect(await h.redeem(change)).toBe(12);
     expect(await h.available(token)).toBe(0);
   });
 
@@ -109,34 +97,27 @@ describe.each<PaidStore>(['sqlite', 'redis'])('failures on %s', (store) => {
 });
 
 describe.each<PaidStore>(['sqlite', 'redis'])('a store that refuses settlements on %s', (store) => {
-  let h: PaidGateway;
   /** Settlements the store refuses before it answers again. */
   let refusals = 0;
-  beforeAll(async () => {
-    h = await startPaidGateway({
-      store,
-      // Without credit leases the settle stage's ledger.settle is the store's step, where the fault is.
-      env: { ...PRICING, LEDGER_LEASES: 'off' },
-      money: {
-        createLedger: async (conn, opts) => {
-          const real = await createLedger(conn, opts);
-          return overriding(real, {
-            settle: async (input) => {
-              if (refusals > 0) {
-                refusals--;
-                throw new GatewayError('store_unavailable');
-              }
-              return real.settle(input);
-            },
-          });
-        },
+  const h = paidGatewayPerSuite({
+    store,
+    // Without credit leases the settle stage's ledger.settle is the store's step, where the fault is.
+    env: { ...PRICING, LEDGER_LEASES: 'off' },
+    money: {
+      createLedger: async (conn, opts) => {
+        const real = await createLedger(conn, opts);
+        return overriding(real, {
+          settle: async (input) => {
+            if (refusals > 0) {
+              refusals--;
+              throw new GatewayError('store_unavailable');
+            }
+            return real.settle(input);
+          },
+        });
       },
-    });
+    },
   });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => h?.close());
 
   it('a settlement the store refuses after the answer is retried in the background and charged once', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);

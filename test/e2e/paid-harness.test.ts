@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 describe.each<PaidStore>(['sqlite', 'redis'])('paid harness on %s', (store) => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = paidGatewayPerSuite({ store }, { auditEachTest: false });
 
   it('starts with a ledger of the chosen store, a recovered wallet on the dev mint, and a clean audit', async () => {
     expect(h.ledger.kind).toBe(store);

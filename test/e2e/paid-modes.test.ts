@@ -1,6 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { changeOf, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { TOKEN_PRICES } from '../support/prices.js';
 
 /**
  * The three payment modes end to end (API key, eCash token as bearer, X-Cashu per call), streamed and not,
@@ -8,10 +9,7 @@ import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/p
  * (FIXED_PER_1K_* sats) so every balance is checked to the msat against the formula.
  */
 const PRICING = {
-  FIXED_PRICING: 'false',
-  FIXED_COST_PER_REQUEST: '2',
-  FIXED_PER_1K_INPUT_TOKENS: '7',
-  FIXED_PER_1K_OUTPUT_TOKENS: '13',
+  ...TOKEN_PRICES,
   // These calls set no max_tokens on small balances: they test metering, not admission (the 402 naming the
   // affordable tokens is test/e2e/paid-pricing.test.ts), so the gateway lowers max_tokens as before.
   CLAMP_MAX_TOKENS: 'true',
@@ -22,16 +20,7 @@ const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
 const PROMPT = 6;
 
 describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store, env: PRICING, upstream: { chunks: 8 } });
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = paidGatewayPerSuite({ store, env: PRICING, upstream: { chunks: 8 } });
 
   it('API key: non-stream call charged exactly, with the x-node-cost block', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
@@ -126,53 +115,40 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
 
   it('X-Cashu: non-stream change in the X-Cashu header, redeemable by a separate wallet', async () => {
     const token = await h.mintToken(20);
-    const raw = await fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 4 }),
-    });
-    expect(raw.status).toBe(200);
-    const change = raw.headers.get('x-cashu');
-    expect(change).toMatch(/^cashu/);
+    const raw = await h.post(
+      '/chat/completions',
+      { model: 'mock-gpt', messages, max_tokens: 4 },
+      { 'x-cashu': token },
+    );
+    const change = changeOf(raw, 200);
     const body = (await raw.json()) as Record<string, { msats: number; breakdown: Record<string, number> }>;
     // Charged in whole sats of the sat token: 2,094 msats rounded up to 3,000, the rounding stated.
     expect(cost(PROMPT, 4)).toBe(2094);
     expect(body['x-node-cost']?.msats).toBe(3000);
     expect(body['x-node-cost']?.breakdown.unit_rounding).toBe(906);
     expect(raw.headers.get('x-node-cost')).toBe('3000');
-    const w = await h.newWallet();
-    const proofs = await w.receive(change!);
-    const got = proofs.reduce((s, p) => s + Number(p.amount), 0);
-    expect(got).toBe(17);
+    expect(await h.redeem(change)).toBe(17);
     // Nothing stays on the spent token's identity.
     expect(await h.available(token)).toBe(0);
   });
 
   it('X-Cashu: streamed call gets its change as an SSE comment before [DONE]', async () => {
     const token = await h.mintToken(20);
-    const raw = await fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', messages, stream: true }),
-    });
+    const raw = await h.post(
+      '/chat/completions',
+      { model: 'mock-gpt', messages, stream: true },
+      { 'x-cashu': token },
+    );
     expect(raw.status).toBe(200);
     const text = await raw.text();
     const m = /\n: x-cashu (cashu\S+)\n\ndata: \[DONE\]\n\n$/.exec(text);
     expect(m).not.toBeNull();
-    const w = await h.newWallet();
-    const proofs = await w.receive(m![1]!);
-    expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(
-      Math.floor((20_000 - cost(PROMPT, 8)) / 1000),
-    );
+    expect(await h.redeem(m![1]!)).toBe(Math.floor((20_000 - cost(PROMPT, 8)) / 1000));
   });
 });
 
 describe('racing first uses of one bearer token (redis)', () => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store: 'redis', env: PRICING });
-  });
-  afterAll(async () => h?.close());
+  const h = paidGatewayPerSuite({ store: 'redis', env: PRICING }, { auditEachTest: false });
 
   it('redeem and credit once; every call is charged once', async () => {
     const token = await h.mintToken(60);

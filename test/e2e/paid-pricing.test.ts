@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS } from '../../bench/upstream/mock-upstream.js';
 import { promptTokensUpperBound } from '../../core/metering/prompt-bound.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
  * Balances exact to the msat under fixed and model-based pricing (BTC_USD_PRICE pinned), checked against
@@ -30,30 +30,17 @@ if (RATES.prompt !== '0.000001' || RATES.completion !== '0.000002' || RATES.requ
   throw new Error('mock-gpt prices changed: rework modelCost by hand');
 }
 
-async function post(h: PaidGateway, body: unknown, headers: Record<string, string>) {
-  return fetch(`${h.baseURL}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-}
-
 describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
   describe('fixed', () => {
-    let h: PaidGateway;
-    beforeAll(async () => {
-      h = await startPaidGateway({
-        store,
-        // The catch-all path listed at the flat price (RELAY_PATHS prices are msats).
-        env: {
-          FIXED_PRICING: 'true',
-          FIXED_COST_PER_REQUEST: '5',
-          RELAY_PATHS: 'GET /v1/some/other/path=5000,POST /v1/fine_tuning/jobs=2500',
-        },
-      });
+    const h = paidGatewayPerSuite({
+      store,
+      // The catch-all path listed at the flat price (RELAY_PATHS prices are msats).
+      env: {
+        FIXED_PRICING: 'true',
+        FIXED_COST_PER_REQUEST: '5',
+        RELAY_PATHS: 'GET /v1/some/other/path=5000,POST /v1/fine_tuning/jobs=2500',
+      },
     });
-    afterEach(async () => h.auditOk());
-    afterAll(async () => h?.close());
 
     it('charges the flat price per call, streamed or not, and per call on the catch-all', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(30);
@@ -72,11 +59,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
 
     it('a RELAY_PATHS entry is relayed and charged its literal price (2,500 msat, not the flat 5 sats)', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(30);
-      const res = await fetch(`${h.baseURL}/fine_tuning/jobs`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'mock-gpt', training_file: 'file-1' }),
-      });
+      const res = await h.post(
+        '/fine_tuning/jobs',
+        { model: 'mock-gpt', training_file: 'file-1' },
+        { authorization: `Bearer ${apiKey}` },
+      );
       expect(res.status).toBe(200);
       expect(res.headers.get('x-node-cost')).toBe('2500');
       await res.arrayBuffer();
@@ -93,7 +80,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
 
     it('402 payment_required with balance, required and shortfall', async () => {
       const { apiKey } = await h.fundKey(3);
-      const res = await post(h, { model: 'mock-gpt', messages }, { authorization: `Bearer ${apiKey}` });
+      const res = await h.post(
+        '/chat/completions',
+        { model: 'mock-gpt', messages },
+        { authorization: `Bearer ${apiKey}` },
+      );
       expect(res.status).toBe(402);
       const body = (await res.json()) as { error: { code: string; details: unknown } };
       expect(body.error.code).toBe('payment_required');
@@ -103,14 +94,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
 
     it('an X-Cashu 402 gives the whole token value back in X-Cashu (stateless) and the shortfall as a NUT-18 request', async () => {
       const token = await h.mintToken(3);
-      const res = await post(h, { model: 'mock-gpt', messages }, { 'x-cashu': token });
+      const res = await h.post('/chat/completions', { model: 'mock-gpt', messages }, { 'x-cashu': token });
       expect(res.status).toBe(402);
       expect(res.headers.get('x-cashu-payment-request')).toMatch(/^creqA/);
       const back = res.headers.get('x-cashu');
       expect(back).toMatch(/^cashu/);
-      const w = await h.newWallet();
-      const proofs = await w.receive(back!);
-      expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(3);
+      expect(await h.redeem(back!)).toBe(3);
       // Nothing stays behind on the token's identity.
       expect(await h.available(token)).toBe(0);
     });
@@ -121,11 +110,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
         error: { status: 400, body: '{"error":{"message":"bad request upstream"}}' },
       });
       try {
-        const res = await post(h, { model: 'mock-gpt', messages }, { 'x-cashu': token });
+        const res = await h.post('/chat/completions', { model: 'mock-gpt', messages }, { 'x-cashu': token });
         expect(res.status).toBe(400);
-        const w = await h.newWallet();
-        const proofs = await w.receive(res.headers.get('x-cashu')!);
-        expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(10);
+        expect(await h.redeem(res.headers.get('x-cashu')!)).toBe(10);
         expect(await h.available(token)).toBe(0);
       } finally {
         h.upstream.setBehaviour({ error: undefined });
@@ -133,19 +120,14 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
     });
 
     it('no credentials: 401 with a NUT-18 payment request in X-Cashu', async () => {
-      const res = await post(h, { model: 'mock-gpt', messages }, {});
+      const res = await h.post('/chat/completions', { model: 'mock-gpt', messages }, {});
       expect(res.status).toBe(401);
       expect(res.headers.get('x-cashu')).toMatch(/^creqA/);
     });
   });
 
   describe('model-based', () => {
-    let h: PaidGateway;
-    beforeAll(async () => {
-      h = await startPaidGateway({ store, env: MODEL_ENV });
-    });
-    afterEach(async () => h.auditOk());
-    afterAll(async () => h?.close());
+    const h = paidGatewayPerSuite({ store, env: MODEL_ENV });
 
     it('charges per-model USD rates × BTC price × fees, exact to the msat, streamed and not', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(500);
@@ -170,7 +152,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
     it('unknown model → 404 not_found before admission (nothing reserved or charged)', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(10);
       for (const model of ['no-such-model', 'mock-mini' /* listed, but no price */]) {
-        const res = await post(h, { model, messages }, { authorization: `Bearer ${apiKey}` });
+        const res = await h.post(
+          '/chat/completions',
+          { model, messages },
+          { authorization: `Bearer ${apiKey}` },
+        );
         expect(res.status).toBe(404);
         expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
       }
@@ -181,7 +167,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       const { apiKey, balanceMsat } = await h.fundKey(20);
       const before = h.upstream.stats.requests;
       const body = { model: 'mock-gpt', messages };
-      const res = await post(h, body, { authorization: `Bearer ${apiKey}` });
+      const res = await h.post('/chat/completions', body, { authorization: `Bearer ${apiKey}` });
       expect(res.status).toBe(402);
       const err = ((await res.json()) as { error: { code: string; message: string; details: unknown } })
         .error;
@@ -203,7 +189,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       expect(h.upstream.stats.requests).toBe(before);
       expect(await h.available(apiKey)).toBe(balanceMsat);
       // What it names is affordable: the same call with that max_tokens is served.
-      const ok = await post(h, { ...body, max_tokens: 4432 }, { authorization: `Bearer ${apiKey}` });
+      const ok = await h.post(
+        '/chat/completions',
+        { ...body, max_tokens: 4432 },
+        { authorization: `Bearer ${apiKey}` },
+      );
       expect(ok.status).toBe(200);
       expect(await h.available(apiKey)).toBe(balanceMsat - modelCost(PROMPT, 8));
     });
@@ -233,23 +223,22 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
 
     it('keeps the caller max_tokens when it is set', async () => {
       const { apiKey } = await h.fundKey(20);
-      await post(h, { model: 'mock-gpt', messages, max_tokens: 3 }, { authorization: `Bearer ${apiKey}` });
+      await h.post(
+        '/chat/completions',
+        { model: 'mock-gpt', messages, max_tokens: 3 },
+        { authorization: `Bearer ${apiKey}` },
+      );
       expect((h.upstream.stats.lastBody as { max_tokens?: number }).max_tokens).toBe(3);
     });
   });
 
   describe('model-based, CLAMP_MAX_TOKENS=true', () => {
-    let h: PaidGateway;
-    beforeAll(async () => {
-      h = await startPaidGateway({ store, env: { ...MODEL_ENV, CLAMP_MAX_TOKENS: 'true' } });
-    });
-    afterEach(async () => h.auditOk());
-    afterAll(async () => h?.close());
+    const h = paidGatewayPerSuite({ store, env: { ...MODEL_ENV, CLAMP_MAX_TOKENS: 'true' } });
 
     it('lowers max_tokens to what the balance affords when the caller set none', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(20);
       const body = { model: 'mock-gpt', messages };
-      const res = await post(h, body, { authorization: `Bearer ${apiKey}` });
+      const res = await h.post('/chat/completions', body, { authorization: `Bearer ${apiKey}` });
       expect(res.status).toBe(200);
       const forwarded = h.upstream.stats.lastBody as { max_tokens?: number };
       const bound = promptTokensUpperBound(body, Buffer.byteLength(JSON.stringify(body)));

@@ -1,13 +1,21 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_MODELS, type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
+import {
+  DEFAULT_MODELS,
+  type MockBehaviour,
+  type MockUpstream,
+  startMockUpstream,
+} from '../../bench/upstream/mock-upstream.js';
+import type { HttpEngine } from '../../core/config.js';
 import { call } from '../routes/http.js';
 import { assertDocumented } from '../routes/response-schema.js';
+import { freePort } from '../support/global-setup.js';
+import { lateBound } from '../support/late-bound.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
@@ -20,76 +28,117 @@ import { until } from '../support/until.js';
 const messages = [{ role: 'user' as const, content: 'hi' }];
 const PRICE_MSAT = 5000;
 
-/** A loopback port nothing listens on (connections are refused). */
-async function deadPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
+/** Fixed pricing: every call costs PRICE_MSAT. */
+const FIXED = { FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: String(PRICE_MSAT / 1000) };
+
+interface Rig {
+  a: MockUpstream;
+  b: MockUpstream;
+  h: PaidGateway;
+  /** Closes the gateway, then both providers. */
+  close(): Promise<void>;
+}
+
+/**
+ * Two mock providers, `a` and `b` (started with `mocks`), and a paid gateway whose providers file is what
+ * `providers` makes of them (and of `refused`, a loopback port nothing listens on: connections are refused),
+ * with the price book `modelsFile` if given.
+ */
+async function startRig(opts: {
+  store: PaidStore;
+  engine?: HttpEngine;
+  env: Record<string, string>;
+  providers: (a: MockUpstream, b: MockUpstream, refused: number) => object;
+  mocks?: [Partial<MockBehaviour>, Partial<MockBehaviour>];
+  modelsFile?: object;
+}): Promise<Rig> {
+  const a = await startMockUpstream(opts.mocks?.[0]);
+  const b = await startMockUpstream(opts.mocks?.[1]);
+  const refused = await freePort();
+  const h = await startPaidGateway({
+    store: opts.store,
+    ...(opts.engine ? { engine: opts.engine } : {}),
+    env: opts.env,
+    providersFile: () => opts.providers(a, b, refused),
+    ...(opts.modelsFile ? { modelsFile: opts.modelsFile } : {}),
+  });
+  return {
+    a,
+    b,
+    h,
+    async close() {
+      await h.close();
+      await a.close();
+      await b.close();
+    },
+  };
+}
+
+type RigOptions = Parameters<typeof startRig>[0];
+
+/**
+ * A rig for the enclosing describe block: started before its tests, the ledger audited after each (unless
+ * `auditEachTest` is false), closed after all. `a`, `b` and `h` stand for the started ones.
+ */
+function rigPerSuite(opts: RigOptions, { auditEachTest = true } = {}): Omit<Rig, 'close'> {
+  let rig: Rig | undefined;
+  beforeAll(async () => {
+    rig = await startRig(opts);
+  });
+  if (auditEachTest) {
+    afterEach(async () => {
+      await rig!.h.auditOk();
+    });
+  }
+  afterAll(async () => {
+    await rig?.close();
+  });
+  return {
+    a: lateBound(() => rig?.a, 'provider alpha'),
+    b: lateBound(() => rig?.b, 'provider beta'),
+    h: lateBound(() => rig?.h, 'the paid gateway'),
+  };
+}
+
+/** The charge block (`x-node-cost`) the SDK puts on an answer. */
+const costOf = (res: unknown) =>
+  (res as Record<string, { msats: number; provider: string } | undefined>)['x-node-cost'];
+
+/** The text of a streamed chat answer, read to its end. */
+async function streamText(
+  stream: AsyncIterable<{ choices: Array<{ delta?: { content?: string | null } }> }>,
+) {
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+  return text;
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('providers and failover on %s', (store) => {
-  let a: MockUpstream;
-  let b: MockUpstream;
-  let h: PaidGateway;
-  let dir: string;
-  let refused: number;
-
-  beforeAll(async () => {
-    a = await startMockUpstream();
-    b = await startMockUpstream();
-    refused = await deadPort();
-    dir = mkdtempSync(join(tmpdir(), 'gw-providers-'));
-    const file = join(dir, 'providers.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        providers: [
-          { name: 'gone', base_url: `http://127.0.0.1:${refused}/v1`, models: ['mock-mini'], priority: 0 },
-          { name: 'alpha', base_url: a.url, api_key: 'sk-alpha-secret-key', priority: 1, timeout_ms: 400 },
-          { name: 'beta', base_url: b.url, api_key_env: 'BETA_KEY_FOR_TEST', priority: 2 },
-        ],
-      }),
-    );
+  beforeAll(() => {
     process.env.BETA_KEY_FOR_TEST = 'sk-beta-secret-key';
-    h = await startPaidGateway({
-      store,
-      env: {
-        PROVIDERS_PATH: file,
-        FIXED_PRICING: 'true',
-        FIXED_COST_PER_REQUEST: String(PRICE_MSAT / 1000),
-        PROVIDER_BREAKER_FAILURES: '4',
-        PROVIDER_BREAKER_COOLDOWN_MS: '1500',
-      },
-    });
+  });
+  const { a, b, h } = rigPerSuite({
+    store,
+    providers: (a, b, refused) => ({
+      providers: [
+        { name: 'gone', base_url: `http://127.0.0.1:${refused}/v1`, models: ['mock-mini'], priority: 0 },
+        { name: 'alpha', base_url: a.url, api_key: 'sk-alpha-secret-key', priority: 1, timeout_ms: 400 },
+        { name: 'beta', base_url: b.url, api_key_env: 'BETA_KEY_FOR_TEST', priority: 2 },
+      ],
+    }),
+    env: { ...FIXED, PROVIDER_BREAKER_FAILURES: '4', PROVIDER_BREAKER_COOLDOWN_MS: '1500' },
   });
   beforeEach(() => {
-    a.setBehaviour({
-      error: undefined,
-      hang: false,
-      reset: false,
-      stallAfterChunks: undefined,
-      chunkDelayMs: 0,
-    });
-    b.setBehaviour({
-      error: undefined,
-      hang: false,
-      reset: false,
-      stallAfterChunks: undefined,
-      chunkDelayMs: 0,
-    });
-    a.resetStats();
-    b.resetStats();
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-    await a?.close();
-    await b?.close();
-    rmSync(dir, { recursive: true, force: true });
+    for (const m of [a, b]) {
+      m.setBehaviour({
+        error: undefined,
+        hang: false,
+        reset: false,
+        stallAfterChunks: undefined,
+        chunkDelayMs: 0,
+      });
+      m.resetStats();
+    }
   });
 
   const metric = async (series: string): Promise<number> => {
@@ -97,9 +146,6 @@ describe.each<PaidStore>(['sqlite', 'redis'])('providers and failover on %s', (s
     const line = text.split('\n').find((l) => l.startsWith(`${series} `));
     return line ? Number(line.split(' ')[1]) : 0;
   };
-  const costOf = (res: unknown) =>
-    (res as Record<string, { msats: number; provider: string } | undefined>)['x-node-cost'];
-
   it('the first provider answers 500: the next serves the call, charged once, x-node-cost names it', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
     a.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
@@ -230,31 +276,18 @@ describe.each<PaidStore>(['sqlite', 'redis'])('providers and failover on %s', (s
 });
 
 describe.each<PaidStore>(['sqlite', 'redis'])('the circuit breaker skips an open provider on %s', (store) => {
-  let a: MockUpstream;
-  let b: MockUpstream;
-  let h: PaidGateway;
-  let dir: string;
-  beforeAll(async () => {
-    a = await startMockUpstream();
-    b = await startMockUpstream();
-    dir = mkdtempSync(join(tmpdir(), 'gw-breaker-'));
-    const file = join(dir, 'providers.json');
-    // mock-mini is served by alpha alone; mock-gpt by alpha, then beta.
-    writeFileSync(
-      file,
-      JSON.stringify({
+  const { a, b, h } = rigPerSuite(
+    {
+      store,
+      // mock-mini is served by alpha alone; mock-gpt by alpha, then beta.
+      providers: (a, b) => ({
         providers: [
           { name: 'alpha', base_url: a.url, priority: 1, timeout_ms: 3000 },
           { name: 'beta', base_url: b.url, priority: 2, models: ['mock-gpt'] },
         ],
       }),
-    );
-    h = await startPaidGateway({
-      store,
       env: {
-        PROVIDERS_PATH: file,
-        FIXED_PRICING: 'true',
-        FIXED_COST_PER_REQUEST: String(PRICE_MSAT / 1000),
+        ...FIXED,
         PROVIDER_BREAKER_FAILURES: '2',
         PROVIDER_BREAKER_COOLDOWN_MS: '800',
         // The test polls /v1/providers/{name} (per-IP limited) every 20 ms while it waits for the breaker.
@@ -262,14 +295,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the circuit breaker skips an open
         RATE_LIMIT_IP_PER_HOUR: '1000000',
         RATE_LIMIT_IP_PER_DAY: '1000000',
       },
-    });
-  });
-  afterAll(async () => {
-    await h?.close();
-    await a?.close();
-    await b?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+    },
+    { auditEachTest: false },
+  );
 
   const chat = (apiKey: string, model: string) =>
     call(h.gateway.url, 'POST', '/v1/chat/completions', { auth: apiKey, body: { model, messages } });
@@ -300,7 +328,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the circuit breaker skips an open
 
     // mock-gpt: alpha is skipped (no request, no timeout), beta serves and is charged.
     const served = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
-    expect((served as unknown as Record<string, { provider: string }>)['x-node-cost']?.provider).toBe('beta');
+    expect(costOf(served)?.provider).toBe('beta');
     expect(a.stats.requests).toBe(2);
     expect(b.stats.requests).toBe(1);
     expect(await h.available(apiKey)).toBe(balanceMsat - PRICE_MSAT);
@@ -324,7 +352,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the circuit breaker skips an open
     a.setBehaviour({ hang: false });
     await until('alpha\u2019s cool-down ended again', async () => (await statusOf('alpha')) === 'degraded');
     const ok = await h.openai(apiKey).chat.completions.create({ model: 'mock-mini', messages });
-    expect((ok as unknown as Record<string, { provider: string }>)['x-node-cost']?.provider).toBe('alpha');
+    expect(costOf(ok)?.provider).toBe('alpha');
     expect(await statusOf('alpha')).toBe('active');
     expect(a.stats.requests).toBe(4);
     // Charged: the beta call and the successful probe only.
@@ -336,61 +364,36 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the circuit breaker skips an open
 describe.each<PaidStore>(['sqlite', 'redis'])(
   'charged at the serving provider\u2019s own price on %s',
   (store) => {
-    let a: MockUpstream;
-    let b: MockUpstream;
-    let h: PaidGateway;
-    let dir: string;
-    beforeAll(async () => {
-      a = await startMockUpstream();
-      b = await startMockUpstream();
-      dir = mkdtempSync(join(tmpdir(), 'gw-provider-prices-'));
-      const file = join(dir, 'providers.json');
+    const { a, b, h } = rigPerSuite({
+      store,
       // The price book: speech at 0.015 USD per 1,000 characters (15 msat per character here).
-      const models = join(dir, 'models.json');
-      writeFileSync(
-        models,
-        JSON.stringify({ models: [{ id: 'tts-1', pricing: { speech_1k_chars: '0.015' } }] }),
-      );
+      modelsFile: { models: [{ id: 'tts-1', pricing: { speech_1k_chars: '0.015' } }] },
       // At BTC = $100,000 and no fees, 1 USD = 1,000,000 msat: alpha 10 + 20 msat per token, beta 20 + 40.
-      writeFileSync(
-        file,
-        JSON.stringify({
-          providers: [
-            {
-              name: 'alpha',
-              base_url: a.url,
-              priority: 1,
-              pricing: {
-                'mock-gpt': { prompt: '0.00001', completion: '0.00002' },
-                // Not in the price book (the mock lists mock-mini without a price): priced by alpha alone.
-                'mock-mini': { prompt: '0.00001', completion: '0.00002' },
-                'tts-1': { request: '0.000003' },
-              },
+      providers: (a, b) => ({
+        providers: [
+          {
+            name: 'alpha',
+            base_url: a.url,
+            priority: 1,
+            pricing: {
+              'mock-gpt': { prompt: '0.00001', completion: '0.00002' },
+              // Not in the price book (the mock lists mock-mini without a price): priced by alpha alone.
+              'mock-mini': { prompt: '0.00001', completion: '0.00002' },
+              'tts-1': { request: '0.000003' },
             },
-            {
-              name: 'beta',
-              base_url: b.url,
-              priority: 2,
-              pricing: {
-                'mock-gpt': { prompt: '0.00002', completion: '0.00004' },
-                'tts-1': { request: '0.000007' },
-              },
+          },
+          {
+            name: 'beta',
+            base_url: b.url,
+            priority: 2,
+            pricing: {
+              'mock-gpt': { prompt: '0.00002', completion: '0.00004' },
+              'tts-1': { request: '0.000007' },
             },
-          ],
-        }),
-      );
-      h = await startPaidGateway({
-        store,
-        env: {
-          PROVIDERS_PATH: file,
-          FIXED_PRICING: 'false',
-          FIXED_COST_PER_REQUEST: '0',
-          BTC_USD_PRICE: '100000',
-          EXCHANGE_FEE: '1',
-          UPSTREAM_PROVIDER_FEE: '1',
-          MODELS_PATH: models,
-        },
-      });
+          },
+        ],
+      }),
+      env: BOOK_PRICES,
     });
     beforeEach(() => {
       a.setBehaviour({ error: undefined });
@@ -398,54 +401,36 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
       a.resetStats();
       b.resetStats();
     });
-    afterEach(async () => {
-      await h.auditOk();
-    });
-    afterAll(async () => {
-      await h?.close();
-      await a?.close();
-      await b?.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    // The mock's prompt is 1 token (ceil(2 characters / 4)); max_tokens 5 gives 5 completion tokens.
+    const ask = (apiKey: string, model: string) =>
+      h.openai(apiKey).chat.completions.create({ model, messages, max_tokens: 5 });
 
     it('alpha serves at alpha\u2019s price; after failover beta serves at beta\u2019s, charged once', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(100);
-      const one = await h
-        .openai(apiKey)
-        .chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 5 });
+      const one = await ask(apiKey, 'mock-gpt');
       const p1 = one.usage!.prompt_tokens;
       const c1 = one.usage!.completion_tokens;
-      const block1 = (one as unknown as Record<string, { msats: number; provider: string }>)['x-node-cost'];
-      expect(block1).toMatchObject({ provider: 'alpha', msats: 10 * p1 + 20 * c1 });
+      expect(costOf(one)).toMatchObject({ provider: 'alpha', msats: 10 * p1 + 20 * c1 });
       a.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
-      const two = await h
-        .openai(apiKey)
-        .chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 5 });
+      const two = await ask(apiKey, 'mock-gpt');
       const p2 = two.usage!.prompt_tokens;
       const c2 = two.usage!.completion_tokens;
-      const block2 = (two as unknown as Record<string, { msats: number; provider: string }>)['x-node-cost'];
-      expect(block2).toMatchObject({ provider: 'beta', msats: 20 * p2 + 40 * c2 });
+      expect(costOf(two)).toMatchObject({ provider: 'beta', msats: 20 * p2 + 40 * c2 });
       expect(await h.available(apiKey)).toBe(balanceMsat - (10 * p1 + 20 * c1) - (20 * p2 + 40 * c2));
     });
 
     const fail500 = { error: { status: 500, body: '{"error":{"message":"boom"}}' } };
-    const blockOf = (res: unknown) =>
-      (res as Record<string, { msats: number; provider: string }>)['x-node-cost'];
 
     it('a model only the providers price (none in the price book) is priced from them, also after failover', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(100);
       // 1 prompt token (mock: ceil(2 chars / 4)) × 10 + 5 completion tokens × 20 = 110 msat at alpha's price.
-      const one = await h
-        .openai(apiKey)
-        .chat.completions.create({ model: 'mock-mini', messages, max_tokens: 5 });
-      expect(blockOf(one)).toMatchObject({ provider: 'alpha', msats: 110 });
+      const one = await ask(apiKey, 'mock-mini');
+      expect(costOf(one)).toMatchObject({ provider: 'alpha', msats: 110 });
       // Beta declares no price for it: the call it serves after failover is charged the price the reservation
       // was made at (the dearest declared, alpha's), never free.
       a.setBehaviour(fail500);
-      const two = await h
-        .openai(apiKey)
-        .chat.completions.create({ model: 'mock-mini', messages, max_tokens: 5 });
-      expect(blockOf(two)).toMatchObject({ provider: 'beta', msats: 110 });
+      const two = await ask(apiKey, 'mock-mini');
+      expect(costOf(two)).toMatchObject({ provider: 'beta', msats: 110 });
       expect(await h.available(apiKey)).toBe(balanceMsat - 220);
     });
 
@@ -496,11 +481,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
     it('a metered stream: no X-Node-Cost header (unknown when the head goes); the final SSE block is the charge', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(100);
       a.setBehaviour(fail500);
-      const r = await fetch(`${h.baseURL}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5, stream: true }),
-      });
+      const r = await h.post(
+        '/chat/completions',
+        { model: 'mock-gpt', messages, max_tokens: 5, stream: true },
+        { authorization: `Bearer ${apiKey}` },
+      );
       expect(r.status).toBe(200);
       expect(r.headers.get('x-node-cost')).toBeNull();
       const text = await r.text();
@@ -517,64 +502,49 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
 );
 
 describe.each<PaidStore>(['sqlite', 'redis'])('routing and failover over real calls on %s', (store) => {
-  let a: MockUpstream;
-  let b: MockUpstream;
-  let h: PaidGateway;
-  let dir: string;
   // At BTC = $100,000 and no fees 1 USD = 1,000,000 msat: "cheap" is 10 + 20 msat per token, "dear" 20 + 40.
   const cheap = { prompt: '0.00001', completion: '0.00002' };
   const dear = { prompt: '0.00002', completion: '0.00004' };
-  beforeAll(async () => {
+  const { a, b, h } = rigPerSuite({
+    store,
     // Different model lists: the catalogue is their union.
-    a = await startMockUpstream({ models: [...DEFAULT_MODELS, { id: 'mock-nano' }, { id: 'only-alpha' }] });
-    b = await startMockUpstream({ models: [...DEFAULT_MODELS, { id: 'mock-nano' }, { id: 'only-beta' }] });
-    const refused = await deadPort();
-    dir = mkdtempSync(join(tmpdir(), 'gw-routing-'));
-    const file = join(dir, 'providers.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        providers: [
-          {
-            name: 'gone',
-            base_url: `http://127.0.0.1:${refused}/v1`,
-            models: ['mock-gpt'],
-            priority: 0,
-            pricing: { 'mock-gpt': { prompt: '0.000001', completion: '0.000002' } },
-          },
-          {
-            name: 'alpha',
-            base_url: a.url,
-            priority: 1,
-            weight: 3,
-            timeout_ms: 400,
-            pricing: { 'mock-gpt': cheap, 'mock-mini': cheap, 'mock-nano': dear, 'only-alpha': cheap },
-          },
-          {
-            name: 'beta',
-            base_url: b.url,
-            priority: 2,
-            weight: 1,
-            pricing: { 'mock-gpt': dear, 'mock-mini': cheap, 'mock-nano': cheap, 'only-beta': cheap },
-          },
-        ],
-        routing: { 'mock-mini': 'weighted', 'mock-nano': 'cheapest' },
-      }),
-    );
-    h = await startPaidGateway({
-      store,
-      env: {
-        PROVIDERS_PATH: file,
-        FIXED_PRICING: 'false',
-        FIXED_COST_PER_REQUEST: '0',
-        BTC_USD_PRICE: '100000',
-        EXCHANGE_FEE: '1',
-        UPSTREAM_PROVIDER_FEE: '1',
-        PROVIDER_MAX_ATTEMPTS: '3',
-        // The dead provider is asked first on every mock-gpt call: keep its breaker closed for these tests.
-        PROVIDER_BREAKER_FAILURES: '1000',
-      },
-    });
+    mocks: [
+      { models: [...DEFAULT_MODELS, { id: 'mock-nano' }, { id: 'only-alpha' }] },
+      { models: [...DEFAULT_MODELS, { id: 'mock-nano' }, { id: 'only-beta' }] },
+    ],
+    providers: (a, b, refused) => ({
+      providers: [
+        {
+          name: 'gone',
+          base_url: `http://127.0.0.1:${refused}/v1`,
+          models: ['mock-gpt'],
+          priority: 0,
+          pricing: { 'mock-gpt': { prompt: '0.000001', completion: '0.000002' } },
+        },
+        {
+          name: 'alpha',
+          base_url: a.url,
+          priority: 1,
+          weight: 3,
+          timeout_ms: 400,
+          pricing: { 'mock-gpt': cheap, 'mock-mini': cheap, 'mock-nano': dear, 'only-alpha': cheap },
+        },
+        {
+          name: 'beta',
+          base_url: b.url,
+          priority: 2,
+          weight: 1,
+          pricing: { 'mock-gpt': dear, 'mock-mini': cheap, 'mock-nano': cheap, 'only-beta': cheap },
+        },
+      ],
+      routing: { 'mock-mini': 'weighted', 'mock-nano': 'cheapest' },
+    }),
+    env: {
+      ...BOOK_PRICES,
+      PROVIDER_MAX_ATTEMPTS: '3',
+      // The dead provider is asked first on every mock-gpt call: keep its breaker closed for these tests.
+      PROVIDER_BREAKER_FAILURES: '1000',
+    },
   });
   beforeEach(() => {
     for (const m of [a, b]) {
@@ -582,17 +552,6 @@ describe.each<PaidStore>(['sqlite', 'redis'])('routing and failover over real ca
       m.resetStats();
     }
   });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-    await a?.close();
-    await b?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const blockOf = (res: unknown) =>
-    (res as Record<string, { msats: number; provider: string }>)['x-node-cost'];
   // The mock's prompt is 1 token (ceil(2 characters / 4)); max_tokens 5 gives 5 completion tokens.
   const ask = (apiKey: string, model: string) =>
     h.openai(apiKey).chat.completions.create({ model, messages, max_tokens: 5 });
@@ -600,11 +559,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('routing and failover over real ca
   it('refused connections, then a hang past timeout_ms: the next provider serves, charged once at its price', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
     // gone refuses → alpha: 1 × 10 + 5 × 20 = 110 msat.
-    expect(blockOf(await ask(apiKey, 'mock-gpt'))).toMatchObject({ provider: 'alpha', msats: 110 });
+    expect(costOf(await ask(apiKey, 'mock-gpt'))).toMatchObject({ provider: 'alpha', msats: 110 });
     expect(await h.available(apiKey)).toBe(balanceMsat - 110);
     // gone refuses, alpha hangs past its 400 ms → beta: 1 × 20 + 5 × 40 = 220 msat.
     a.setBehaviour({ hang: true });
-    expect(blockOf(await ask(apiKey, 'mock-gpt'))).toMatchObject({ provider: 'beta', msats: 220 });
+    expect(costOf(await ask(apiKey, 'mock-gpt'))).toMatchObject({ provider: 'beta', msats: 220 });
     expect(a.stats.requests).toBe(2);
     expect(b.stats.requests).toBe(1);
     expect(await h.available(apiKey)).toBe(balanceMsat - 110 - 220);
@@ -613,7 +572,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('routing and failover over real ca
   it('cheapest: the provider with the lower price serves (not the one of higher priority) and charges its price', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
     for (let i = 0; i < 3; i++) {
-      expect(blockOf(await ask(apiKey, 'mock-nano'))).toMatchObject({ provider: 'beta', msats: 110 });
+      expect(costOf(await ask(apiKey, 'mock-nano'))).toMatchObject({ provider: 'beta', msats: 110 });
     }
     expect(a.stats.requests).toBe(0);
     expect(b.stats.requests).toBe(3);
@@ -624,7 +583,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('routing and failover over real ca
     const { apiKey, balanceMsat } = await h.fundKey(100);
     const served: Record<string, number> = { alpha: 0, beta: 0 };
     for (let i = 0; i < 300; i++) {
-      const block = blockOf(await ask(apiKey, 'mock-mini'));
+      const block = costOf(await ask(apiKey, 'mock-mini'));
       expect(block?.msats).toBe(110);
       served[block!.provider]!++;
     }
@@ -644,7 +603,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('routing and failover over real ca
       .sort();
     expect(ids).toEqual(['mock-gpt', 'mock-mini', 'mock-nano', 'only-alpha', 'only-beta']);
     const { apiKey } = await h.fundKey(10);
-    expect(blockOf(await ask(apiKey, 'only-beta'))?.msats).toBe(110);
+    expect(costOf(await ask(apiKey, 'only-beta'))?.msats).toBe(110);
     const unknown = await call(h.gateway.url, 'POST', '/v1/chat/completions', {
       auth: apiKey,
       body: { model: 'listed-by-nobody', messages },
@@ -678,104 +637,71 @@ describe.each<PaidStore>(['sqlite', 'redis'])('routing and failover over real ca
 });
 
 describe('failover on the uWebSockets.js engine', () => {
+  /** A rig on uWS for one test: funds a key, zeroes the providers' counts, checks the audit and closes after. */
+  async function onUws(
+    providers: (a: MockUpstream, b: MockUpstream, refused: number) => object,
+    env: Record<string, string>,
+    test: (rig: Rig, key: { apiKey: string; balanceMsat: number }) => Promise<void>,
+  ): Promise<void> {
+    const rig = await startRig({ store: 'sqlite', engine: 'uws', providers, env });
+    try {
+      const key = await rig.h.fundKey(100);
+      rig.a.resetStats();
+      rig.b.resetStats();
+      await test(rig, key);
+      await rig.h.auditOk();
+    } finally {
+      await rig.close();
+    }
+  }
+  const streamed = async (h: PaidGateway, apiKey: string) =>
+    streamText(await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages, stream: true }));
+
   it('the first provider answers 500 (streamed and not): the next serves it, charged once', async () => {
-    const a = await startMockUpstream();
-    const b = await startMockUpstream();
-    const dir = mkdtempSync(join(tmpdir(), 'gw-providers-uws-'));
-    const file = join(dir, 'providers.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
+    await onUws(
+      (a, b) => ({
         providers: [
           { name: 'alpha', base_url: a.url, priority: 1 },
           { name: 'beta', base_url: b.url, priority: 2 },
         ],
       }),
+      FIXED,
+      async ({ a, b, h }, { apiKey, balanceMsat }) => {
+        a.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
+        const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+        expect(costOf(res)?.provider).toBe('beta');
+        expect(await streamed(h, apiKey)).toBe('tok '.repeat(8));
+        expect(a.stats.requests).toBe(2);
+        expect(b.stats.requests).toBe(2);
+        expect(await h.available(apiKey)).toBe(balanceMsat - 2 * PRICE_MSAT);
+      },
     );
-    const h = await startPaidGateway({
-      store: 'sqlite',
-      engine: 'uws',
-      env: { PROVIDERS_PATH: file, FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: String(PRICE_MSAT / 1000) },
-    });
-    try {
-      const { apiKey, balanceMsat } = await h.fundKey(100);
-      a.resetStats();
-      b.resetStats();
-      a.setBehaviour({ error: { status: 500, body: '{"error":{"message":"boom"}}' } });
-      const res = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
-      expect((res as unknown as Record<string, { provider: string }>)['x-node-cost']?.provider).toBe('beta');
-      const stream = await h
-        .openai(apiKey)
-        .chat.completions.create({ model: 'mock-gpt', messages, stream: true });
-      let text = '';
-      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
-      expect(text).toBe('tok '.repeat(8));
-      expect(a.stats.requests).toBe(2);
-      expect(b.stats.requests).toBe(2);
-      expect(await h.available(apiKey)).toBe(balanceMsat - 2 * PRICE_MSAT);
-      await h.auditOk();
-    } finally {
-      await h.close();
-      await a.close();
-      await b.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 
   it('refused connections and a hang past timeout_ms (streamed and not): the next serves it, charged once', async () => {
-    const a = await startMockUpstream();
-    const b = await startMockUpstream();
-    const refused = await deadPort();
-    const dir = mkdtempSync(join(tmpdir(), 'gw-providers-uws-hang-'));
-    const file = join(dir, 'providers.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
+    await onUws(
+      (a, b, refused) => ({
         providers: [
           { name: 'gone', base_url: `http://127.0.0.1:${refused}/v1`, priority: 0 },
           { name: 'alpha', base_url: a.url, priority: 1, timeout_ms: 400 },
           { name: 'beta', base_url: b.url, priority: 2 },
         ],
       }),
-    );
-    const h = await startPaidGateway({
-      store: 'sqlite',
-      engine: 'uws',
-      env: {
-        PROVIDERS_PATH: file,
-        FIXED_PRICING: 'true',
-        FIXED_COST_PER_REQUEST: String(PRICE_MSAT / 1000),
-        PROVIDER_MAX_ATTEMPTS: '3',
-        PROVIDER_BREAKER_FAILURES: '1000',
+      { ...FIXED, PROVIDER_MAX_ATTEMPTS: '3', PROVIDER_BREAKER_FAILURES: '1000' },
+      async ({ a, b, h }, { apiKey, balanceMsat }) => {
+        // gone refuses → alpha serves.
+        const one = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+        expect(costOf(one)?.provider).toBe('alpha');
+        // gone refuses, alpha hangs past 400 ms → beta serves, streamed and not.
+        a.setBehaviour({ hang: true });
+        const two = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
+        expect(costOf(two)?.provider).toBe('beta');
+        expect(await streamed(h, apiKey)).toBe('tok '.repeat(8));
+        expect(a.stats.requests).toBe(3);
+        expect(b.stats.requests).toBe(2);
+        expect(await h.available(apiKey)).toBe(balanceMsat - 3 * PRICE_MSAT);
       },
-    });
-    try {
-      const { apiKey, balanceMsat } = await h.fundKey(100);
-      a.resetStats();
-      b.resetStats();
-      // gone refuses → alpha serves.
-      const one = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
-      expect((one as unknown as Record<string, { provider: string }>)['x-node-cost']?.provider).toBe('alpha');
-      // gone refuses, alpha hangs past 400 ms → beta serves, streamed and not.
-      a.setBehaviour({ hang: true });
-      const two = await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages });
-      expect((two as unknown as Record<string, { provider: string }>)['x-node-cost']?.provider).toBe('beta');
-      const stream = await h
-        .openai(apiKey)
-        .chat.completions.create({ model: 'mock-gpt', messages, stream: true });
-      let text = '';
-      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
-      expect(text).toBe('tok '.repeat(8));
-      expect(a.stats.requests).toBe(3);
-      expect(b.stats.requests).toBe(2);
-      expect(await h.available(apiKey)).toBe(balanceMsat - 3 * PRICE_MSAT);
-      await h.auditOk();
-    } finally {
-      await h.close();
-      await a.close();
-      await b.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    );
   });
 });
 
@@ -783,12 +709,7 @@ describe('the one-provider shorthand (UPSTREAM_BASE_URL, no providers file)', ()
   it('its breaker reports down but does not refuse calls: nothing to fail over to', async () => {
     const h = await startPaidGateway({
       store: 'sqlite',
-      env: {
-        FIXED_PRICING: 'true',
-        FIXED_COST_PER_REQUEST: String(PRICE_MSAT / 1000),
-        PROVIDER_BREAKER_FAILURES: '2',
-        PROVIDER_BREAKER_COOLDOWN_MS: '60000',
-      },
+      env: { ...FIXED, PROVIDER_BREAKER_FAILURES: '2', PROVIDER_BREAKER_COOLDOWN_MS: '60000' },
     });
     try {
       const { apiKey, balanceMsat } = await h.fundKey(100);

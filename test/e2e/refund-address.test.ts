@@ -8,7 +8,7 @@ import { createLogger } from '../../core/log.js';
 import { RedisJobQueue, SqliteJobQueue } from '../../core/store/job-queue.js';
 import type { DevMint } from '../../scripts/mint/index.js';
 import { startTestMint } from '../support/dev-mint.js';
-import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
+import { paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
  * Issue 25 item 2, on SQLite and Redis: a key's refund address (a Lightning address) is checked by resolving
@@ -86,7 +86,6 @@ async function until(what: string, fn: () => Promise<boolean> | boolean, ms = 10
 }
 
 describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s', (store) => {
-  let h: PaidGateway;
   let recipientMint: DevMint;
   let recipient: Wallet;
   let lnurl: LnurlServer;
@@ -98,18 +97,20 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
     await recipient.loadMint();
     lnurl = new LnurlServer(recipient);
     await lnurl.start();
-    h = await startPaidGateway({
+  });
+  afterAll(async () => {
+    await lnurl?.close();
+    await recipientMint?.close();
+  });
+  const h = paidGatewayPerSuite(
+    {
       store,
       // The routing fee equals the 1 % reserve: the whole hold is used and the balance goes to 0.
       mint: { feeReservePpk: 10_000, lightningFeePpk: 10_000 },
       env: { LIGHTNING_ADDRESS_ALLOW_PRIVATE: 'true', EXPIRED_KEY_SWEEP: 'false' },
-    });
-  });
-  afterAll(async () => {
-    await h?.close();
-    await lnurl?.close();
-    await recipientMint?.close();
-  });
+    },
+    { auditEachTest: false },
+  );
 
   async function post(key: string, path: string, body: unknown): Promise<{ status: number; json: Json }> {
     const r = await fetch(`${h.gateway.url}${path}`, {

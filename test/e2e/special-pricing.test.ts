@@ -1,9 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { toFile } from 'openai';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { changeOf, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
  * Every call pays what it costs (issue 11): images per image returned (size × quality), audio in by the
@@ -67,26 +65,14 @@ function wav(ms: number): Buffer {
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) => {
-  let h: PaidGateway;
-  let dir: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gw-models-'));
-    writeFileSync(join(dir, 'models.json'), JSON.stringify(MODELS));
-    h = await startPaidGateway({
-      store,
-      // The catch-all call below, listed at the base fee.
-      env: { ...ENV, MODELS_PATH: join(dir, 'models.json'), RELAY_PATHS: `GET /v1/evals=${BASE}` },
-    });
+  const h = paidGatewayPerSuite({
+    store,
+    modelsFile: MODELS,
+    // The catch-all call below, listed at the base fee.
+    env: { ...ENV, RELAY_PATHS: `GET /v1/evals=${BASE}` },
   });
   beforeEach(() => {
     h.upstream.setBehaviour({ error: undefined, maxImages: undefined });
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('images: n=2 HD 1024×1024 at $0.08 is charged 2 × 84,420 msat + the base fee, shown in X-Node-Cost and the body', async () => {
@@ -135,11 +121,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
   it('images: stream: true is refused with 400 before anything is reserved or relayed (cannot be charged per image)', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(500);
     const before = h.upstream.stats.requests;
-    const res = await fetch(`${h.baseURL}/images/generations`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'dall-e-3', prompt: 'x', stream: true }),
-    });
+    const res = await h.post(
+      '/images/generations',
+      { model: 'dall-e-3', prompt: 'x', stream: true },
+      { authorization: `Bearer ${apiKey}` },
+    );
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('invalid_request');
@@ -242,11 +228,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
       [{ quality: 'ultra' }, /quality/],
     ];
     for (const [extra, message] of bodies) {
-      const res = await fetch(`${h.baseURL}/images/generations`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'dall-e-3', prompt: 'x', ...extra }),
-      });
+      const res = await h.post(
+        '/images/generations',
+        { model: 'dall-e-3', prompt: 'x', ...extra },
+        { authorization: `Bearer ${apiKey}` },
+      );
       expect(res.status).toBe(400);
       const { error } = (await res.json()) as { error: { code: string; message: string } };
       expect(error.code).toBe('validation_failed');
@@ -388,9 +374,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
-    const w = await h.newWallet();
-    const proofs = await w.receive(res.headers.get('x-cashu')!);
-    expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(7);
+    expect(await h.redeem(res.headers.get('x-cashu')!)).toBe(7);
     expect(await h.available(token)).toBe(0);
   });
 
@@ -398,14 +382,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
     h.upstream.setBehaviour({ chunkDelayMs: 250 });
     try {
       const token = await h.mintToken(7);
-      const res = await fetch(`${h.baseURL}/audio/speech`, {
-        method: 'POST',
-        headers: { 'x-cashu': token, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'tts-1', input: 'Hello, wörld! 😀', voice: 'alloy' }),
-      });
-      expect(res.status).toBe(200);
-      const change = res.headers.get('x-cashu');
-      expect(change).toMatch(/^cashu/);
+      const res = await h.post(
+        '/audio/speech',
+        { model: 'tts-1', input: 'Hello, wörld! 😀', voice: 'alloy' },
+        { 'x-cashu': token },
+      );
+      const change = changeOf(res, 200);
       // 238 + 1,000 msat, charged in whole sats of the sat token: 2,000 (issue 25: nothing left below a sat).
       expect(238 + BASE).toBe(1238);
       expect(res.headers.get('x-node-cost')).toBe('2000');
@@ -422,9 +404,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
       expect(bytes).toBe(64 * 1024);
       expect(Date.now() - firstAt).toBeGreaterThan(400);
       // 7,000 − 2,000 = 5 whole sats of change; nothing stays on the token.
-      const w = await h.newWallet();
-      const proofs = await w.receive(change!);
-      expect(proofs.reduce((s, p) => s + Number(p.amount), 0)).toBe(5);
+      expect(await h.redeem(change)).toBe(5);
       expect(await h.available(token)).toBe(0);
     } finally {
       h.upstream.setBehaviour({ chunkDelayMs: 0 });
@@ -433,11 +413,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
 
   it('audio: allowed_models applies to multipart calls (403 naming the model)', async () => {
     const { apiKey } = await h.fundKey(100);
-    const sub = await fetch(`${h.baseURL}/wallet/create/subkey`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ allowed_models: ['tts-1'] }),
-    });
+    const sub = await h.post(
+      '/wallet/create/subkey',
+      { allowed_models: ['tts-1'] },
+      { authorization: `Bearer ${apiKey}` },
+    );
     expect(sub.status).toBe(201);
     const subKey = ((await sub.json()) as { api_key: string }).api_key;
     const err = await h
@@ -536,24 +516,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
 
 /** The same special prices through the opt-in uWS engine (its own body and head handling), SQLite store. */
 describe('special pricing on uWS (sqlite)', () => {
-  let h: PaidGateway;
-  let dir: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gw-models-'));
-    writeFileSync(join(dir, 'models.json'), JSON.stringify(MODELS));
-    h = await startPaidGateway({
-      store: 'sqlite',
-      engine: 'uws',
-      env: { ...ENV, MODELS_PATH: join(dir, 'models.json') },
-    });
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const h = paidGatewayPerSuite({ store: 'sqlite', engine: 'uws', modelsFile: MODELS, env: ENV });
 
   it('images, audio (multipart, relayed byte for byte) and speech (binary) are charged exactly, X-Node-Cost in each head', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(500);

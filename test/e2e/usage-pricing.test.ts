@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { BOOK_PRICES } from '../support/prices.js';
 
 /**
  * Every usage dimension charged as the provider bills it, end to end on both stores: the mock provider reports
@@ -15,13 +13,6 @@ import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/p
  * 10,000 msat per call, flex tier × 0.5. `mock-mini` has only prompt and completion prices.
  * The mock counts 6 prompt tokens for the message below and answers 8 completion tokens.
  */
-const ENV = {
-  FIXED_PRICING: 'false',
-  FIXED_COST_PER_REQUEST: '0',
-  BTC_USD_PRICE: '100000',
-  EXCHANGE_FEE: '1',
-  UPSTREAM_PROVIDER_FEE: '1',
-};
 const MODELS = {
   models: [
     {
@@ -49,12 +40,8 @@ const input = 'Say something, please.';
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field
 type Json = Record<string, any>;
 
-async function post(h: PaidGateway, path: string, key: string, body: unknown): Promise<Response> {
-  return fetch(`${h.baseURL}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify(body),
-  });
+function post(h: PaidGateway, path: string, key: string, body: unknown): Promise<Response> {
+  return h.post(path, body, { authorization: `Bearer ${key}` });
 }
 
 /** The `: x-node-cost {…}` SSE comment of a streamed answer. */
@@ -73,23 +60,14 @@ async function unpricedCount(h: PaidGateway, dimension: string): Promise<number>
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', (store) => {
-  let h: PaidGateway;
-  let dir: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gw-usage-'));
-    writeFileSync(join(dir, 'models.json'), JSON.stringify(MODELS));
-    h = await startPaidGateway({
-      store,
-      env: { ...ENV, MODELS_PATH: join(dir, 'models.json'), RATE_LIMIT_IP_PER_MINUTE: '1000' },
-    });
+  const h = paidGatewayPerSuite({
+    store,
+    modelsFile: MODELS,
+    env: { ...BOOK_PRICES, RATE_LIMIT_IP_PER_MINUTE: '1000' },
   });
-  afterEach(async () => {
+  // Before the fixture's audit (after-hooks run last registered first).
+  afterEach(() => {
     h.upstream.setBehaviour({ usage: {}, chunkDelayMs: 0, stallAfterChunks: undefined, chunks: 8 });
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   // 6 prompt + 805 cache reads × 0.1 + 100 cache writes × 1.25 + 8 completion × 2 + 20 reasoning × 3

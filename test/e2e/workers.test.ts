@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { describe, expect, it } from 'vitest';
+import { expectSettled, openStream, paidProcessesPerTest } from '../support/paid-process.js';
 
 /**
  * WORKERS=2 (issue 15 item 3): one port, two worker processes under a node:cluster primary. Both serve; /metrics
@@ -24,13 +24,10 @@ async function metric(base: string, series: string): Promise<number> {
 }
 
 describe.each(['sqlite', 'redis'] as const)('WORKERS=2 on %s', (store) => {
-  let rig: PaidProcesses | undefined;
-  afterEach(async () => {
-    await rig?.close();
-  });
+  const paidProcesses = paidProcessesPerTest();
 
   it('both workers serve, metrics aggregate, calls are charged once, a dead worker is replaced, SIGTERM drains all', async () => {
-    rig = await paidProcesses(store, { chunks: 10, chunkDelayMs: 100 });
+    const rig = await paidProcesses(store, { chunks: 10, chunkDelayMs: 100 });
     const { up, ps } = rig;
     const gw = await rig.spawn({ WORKERS: '2', SHUTDOWN_GRACE_MS: '20000' });
     const base = `http://127.0.0.1:${gw.port}`;
@@ -88,36 +85,13 @@ describe.each(['sqlite', 'redis'] as const)('WORKERS=2 on %s', (store) => {
 
     // SIGTERM to the primary while streams are open on the workers: all finish, settled, exit 0.
     up.setBehaviour({ chunkDelayMs: 100 });
-    const streams = await Promise.all(
-      Array.from({ length: 6 }, async () => {
-        const res = await chat(true);
-        expect(res.status).toBe(200);
-        const reader = res.body!.getReader();
-        const first = await reader.read();
-        return { reader, text: Buffer.from(first.value ?? []).toString('utf8') };
-      }),
-    );
+    const streams = await Promise.all(Array.from({ length: 6 }, async () => openStream(await chat(true))));
     const exited = gw.exited;
     process.kill(gw.pid!, 'SIGTERM');
-    const texts = await Promise.all(
-      streams.map(async (s) => {
-        let text = s.text;
-        for (;;) {
-          const { value, done } = await s.reader.read();
-          if (done) return text;
-          text += Buffer.from(value).toString('utf8');
-        }
-      }),
-    );
+    const texts = await Promise.all(streams.map((s) => s.finish()));
     for (const t of texts) expect(t).toContain('data: [DONE]');
     expect(await exited).toBe('exit code 0, signal null');
     expect(gw.logs()).toContain('all workers stopped');
-    await ps.withLedger(async (ledger) => {
-      expect((await ledger.audit()).breaches).toEqual([]);
-      const info = await ledger.getKeyInfo({ apiKey });
-      expect(info!.account.requests).toBe(16);
-      expect(info!.account.reservedMsat).toBe(0);
-      expect(info!.account.balanceMsat).toBe(100_000 - 16 * 1000);
-    });
+    await expectSettled(ps, apiKey, { requests: 16, balanceMsat: 100_000 - 16 * 1000 });
   }, 120_000);
 });

@@ -1,5 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { TOKEN_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
@@ -12,10 +13,7 @@ import { until } from '../support/until.js';
  *   token's identity, and is claimed with the same token at /v1/balance/refund once the mint is back.
  */
 const PRICING = {
-  FIXED_PRICING: 'false',
-  FIXED_COST_PER_REQUEST: '2',
-  FIXED_PER_1K_INPUT_TOKENS: '7',
-  FIXED_PER_1K_OUTPUT_TOKENS: '13',
+  ...TOKEN_PRICES,
   // The streamed calls name no max_tokens on a 20-sat token: the old clamp, not the 402 naming affordable tokens.
   CLAMP_MAX_TOKENS: 'true',
 };
@@ -27,28 +25,15 @@ const COST_8 = 2146;
 const PENDING_17 = 'pending;msat=17000;claim="POST /v1/balance/refund"';
 
 describe.each<PaidStore>(['sqlite', 'redis'])('X-Cashu change on %s', (store) => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store, env: PRICING, upstream: { chunks: 8 } });
-  });
-  afterEach(async () => {
+  const h = paidGatewayPerSuite({ store, env: PRICING, upstream: { chunks: 8 } });
+  // Before the fixture's audit (after-hooks run last registered first).
+  afterEach(() => {
     h.mint.setOutage(null);
     h.upstream.setBehaviour({ latencyMs: 0, chunkDelayMs: 0 });
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
   });
 
   const call = (token: string, body: Record<string, unknown>) =>
-    fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', messages, ...body }),
-    });
-
-  const sats = async (token: string, unit: 'sat' | 'msat' = 'sat') =>
-    (await (await h.newWallet(unit)).receive(token)).reduce((s, p) => s + Number(p.amount), 0);
+    h.post('/chat/completions', { model: 'mock-gpt', messages, ...body }, { 'x-cashu': token });
 
   it('an msat token is charged exactly and gets every other msat back', async () => {
     const token = await h.mintToken(20_000, 'msat');
@@ -57,7 +42,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('X-Cashu change on %s', (store) =>
     const body = (await res.json()) as Record<string, { msats: number; breakdown: Record<string, number> }>;
     expect(body['x-node-cost']?.msats).toBe(COST_4);
     expect(body['x-node-cost']?.breakdown.unit_rounding).toBeUndefined();
-    expect(await sats(res.headers.get('x-cashu')!, 'msat')).toBe(20_000 - COST_4);
+    expect(await h.redeem(res.headers.get('x-cashu')!, 'msat')).toBe(20_000 - COST_4);
     expect(await h.available(token)).toBe(0);
   });
 
@@ -71,7 +56,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('X-Cashu change on %s', (store) =>
     };
     expect(block.msats).toBe(3000);
     expect(block.breakdown.unit_rounding).toBe(3000 - COST_8);
-    expect(await sats(/\n: x-cashu (cashu\S+)\n/.exec(text)![1]!)).toBe(17);
+    expect(await h.redeem(/\n: x-cashu (cashu\S+)\n/.exec(text)![1]!)).toBe(17);
     expect(await h.available(token)).toBe(0);
   });
 
@@ -101,7 +86,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('X-Cashu change on %s', (store) =>
     expect(claim.status).toBe(200);
     const refund = (await claim.json()) as { cashu_token: string; amount: number; balance: number };
     expect(refund).toMatchObject({ amount: 17, balance: 0 });
-    expect(await sats(refund.cashu_token)).toBe(17);
+    expect(await h.redeem(refund.cashu_token)).toBe(17);
     expect(await h.available(token)).toBe(0);
   });
 
@@ -134,6 +119,6 @@ describe.each<PaidStore>(['sqlite', 'redis'])('X-Cashu change on %s', (store) =>
     expect(claim.status).toBe(200);
     const refund = (await claim.json()) as { cashu_token: string; unit: string; balance: number };
     expect(refund).toMatchObject({ unit: 'msat', balance: 0 });
-    expect(await sats(refund.cashu_token, 'msat')).toBe(20_000 - COST_8);
+    expect(await h.redeem(refund.cashu_token, 'msat')).toBe(20_000 - COST_8);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayProcess } from '../../scripts/lib/gateway-process.js';
-import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { type PaidProcesses, paidProcesses, postJson, SMALL_CHAT } from '../support/paid-process.js';
 import { until } from '../support/until.js';
 import { Receiver } from './support/receiver.js';
 
@@ -39,10 +39,9 @@ describe.each(['sqlite', 'redis'] as const)('balance.low with two gateway proces
     const base = (i: number) => `http://127.0.0.1:${gws[i % 2]!.port}`;
     const apiKey = await rig.createKey(base(0), 200);
     const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-    const alerts = await fetch(`${base(0)}/v1/wallet/alerts`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ low_balance_threshold: 190_000, webhook_url: `${rx.url}/low` }),
+    const alerts = await postJson(base(0), apiKey, '/v1/wallet/alerts', {
+      low_balance_threshold: 190_000,
+      webhook_url: `${rx.url}/low`,
     });
     expect(alerts.status).toBe(200);
 
@@ -51,15 +50,7 @@ describe.each(['sqlite', 'redis'] as const)('balance.low with two gateway proces
     // the other may still report more than 190,000: one event all the same.
     const stream = async (p: number, n: number) => {
       for (let i = 0; i < n; i++) {
-        const r = await fetch(`${base(p)}/v1/chat/completions`, {
-          method: 'POST',
-          headers: auth,
-          body: JSON.stringify({
-            model: 'mock-gpt',
-            messages: [{ role: 'user', content: 'x' }],
-            max_tokens: 4,
-          }),
-        });
+        const r = await postJson(base(p), apiKey, '/v1/chat/completions', SMALL_CHAT);
         expect(r.status).toBe(200);
         await r.arrayBuffer();
       }
@@ -82,10 +73,8 @@ describe.each(['sqlite', 'redis'] as const)('balance.low with two gateway proces
     // A top-up to 206,000 msat (≥ the threshold) re-arms. 32 more calls: 174,000 msat. A process's own view
     // (16 calls below what it last read) may stay at or above the threshold until it reads the other's calls;
     // at the latest the calls after both reported see the real balance. Either way: once.
-    const topup = await fetch(`${base(1)}/v1/wallet/topup`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ cashu_token: await rig.mint.mintTokens(40) }),
+    const topup = await postJson(base(1), apiKey, '/v1/wallet/topup', {
+      cashu_token: await rig.mint.mintTokens(40),
     });
     expect(topup.status).toBe(200);
     await calls(32);

@@ -3,14 +3,12 @@ import { newWebhookSecret } from '../../core/events/signing.js';
 import { registry } from '../../core/metrics.js';
 import { assertDocumented } from '../routes/response-schema.js';
 import { captureLog } from '../support/dev-mint.js';
-import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
+import { paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 import { Receiver } from './support/receiver.js';
+import { type Json, webhookClient } from './support/webhook-client.js';
 
 const ADMIN = 'contract-admin-password';
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are checked field by field
-type Json = any;
 
 async function metric(name: string, labels: string): Promise<number> {
   const text = await registry.metrics();
@@ -25,41 +23,12 @@ async function metric(name: string, labels: string): Promise<number> {
  */
 for (const store of ['sqlite', 'redis'] as const) {
   describe(`webhook contract (${store})`, () => {
-    let h: PaidGateway;
     const captured = captureLog();
     const rx = new Receiver();
-    /** Every secret registered in this file's tests: none may appear in the run's logs (last test). */
-    const secrets: string[] = [];
-    const newSecret = () => {
-      const s = newWebhookSecret();
-      secrets.push(s, s.slice('whsec_'.length));
-      return s;
-    };
-    const api = async (key: string, method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${h.gateway.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      return { status: r.status, json: (await r.json()) as Json };
-    };
-    /** The outbox still holds the event for a later attempt (after WEBHOOK_RETRY_BASE_MS ± jitter). */
-    const expectRetryPending = async (webhookId: string) => {
-      const outbox = h.gateway.services.events!.store;
-      const later = Date.now() + 2 * 600_000;
-      const due = (await outbox.claimDue(later, 1000, 1000)).filter((d) => d.webhookId === webhookId);
-      expect(due.map((d) => d.attempts)).toEqual([1]);
-    };
-    const paidCall = (key: string) =>
-      h.openai(key).chat.completions.create({
-        model: 'mock-gpt',
-        max_tokens: 8,
-        messages: [{ role: 'user', content: 'x' }],
-      });
-
-    beforeAll(async () => {
-      await rx.start();
-      h = await startPaidGateway({
+    beforeAll(() => rx.start());
+    afterAll(() => rx.close());
+    const h = paidGatewayPerSuite(
+      {
         store,
         log: captured.log,
         env: {
@@ -72,21 +41,34 @@ for (const store of ['sqlite', 'redis'] as const) {
           WEBHOOK_TIMEOUT_MS: '500',
           FIXED_COST_PER_REQUEST: '1',
         },
-      });
-    });
-    afterAll(async () => {
-      await h?.close();
-      rx.close();
-    });
+      },
+      { auditEachTest: false },
+    );
+    const { api, register, paidCall } = webhookClient(h);
+    /** Every secret registered in this file's tests: none may appear in the run's logs (last test). */
+    const secrets: string[] = [];
+    const newSecret = () => {
+      const s = newWebhookSecret();
+      secrets.push(s, s.slice('whsec_'.length));
+      return s;
+    };
+    /** The outbox still holds the event for a later attempt (after WEBHOOK_RETRY_BASE_MS ± jitter). */
+    const expectRetryPending = async (webhookId: string) => {
+      const outbox = h.gateway.services.events!.store;
+      const later = Date.now() + 2 * 600_000;
+      const due = (await outbox.claimDue(later, 1000, 1000)).filter((d) => d.webhookId === webhookId);
+      expect(due.map((d) => d.attempts)).toEqual([1]);
+    };
 
     it('answers match the OpenAPI schemas; no webhook or alert secret in any answer or log line', async () => {
       const { apiKey } = await h.fundKey(20);
       const secret = newSecret();
-      const created = await api(apiKey, 'POST', '/v1/webhooks', {
-        url: `${rx.url}/${store}/sec-hook`,
-        events: ['balance.low', 'spend.daily_limit', 'key.expired'],
+      const created = await register(
+        apiKey,
+        `${rx.url}/${store}/sec-hook`,
+        ['balance.low', 'spend.daily_limit', 'key.expired'],
         secret,
-      });
+      );
       expect(created.status).toBe(201);
       assertDocumented('POST', '/v1/webhooks', 201, created.json);
       const alerts = await api(apiKey, 'POST', '/v1/wallet/alerts', {
@@ -143,44 +125,35 @@ for (const store of ['sqlite', 'redis'] as const) {
       assertDocumented('DELETE', '/v1/webhooks/{id}', 200, del.json);
     });
 
-    it('a redirect (302) is not followed: a failed attempt, retried later', async () => {
+    /** A webhook at `path` whose receiver answers `status` (0: never) gets the first balance.low; its log. */
+    const firstAttempt = async (path: string, status: number, waitingFor: string) => {
       const { apiKey } = await h.fundKey(20);
-      rx.plan.set(`/${store}/moved`, [302]);
-      const created = await api(apiKey, 'POST', '/v1/webhooks', {
-        url: `${rx.url}/${store}/moved`,
-        events: ['balance.low'],
-        secret: newSecret(),
-      });
+      rx.plan.set(`/${store}/${path}`, [status]);
+      const created = await register(apiKey, `${rx.url}/${store}/${path}`, ['balance.low'], newSecret());
       await api(apiKey, 'POST', '/v1/wallet/alerts', { low_balance_threshold: 19_500 });
       await paidCall(apiKey);
       const log = async () =>
         (await api(apiKey, 'GET', `/v1/webhooks/${created.json.id}/deliveries`)).json.data as Json[];
-      await until('the attempt is logged', async () => (await log()).length >= 1);
-      expect(await log()).toEqual([{ attempt: 1, at: expect.any(String), status: 302, error: 'HTTP 302' }]);
+      await until(waitingFor, async () => (await log()).length >= 1);
+      return { apiKey, webhookId: created.json.id as string, log: await log() };
+    };
+
+    it('a redirect (302) is not followed: a failed attempt, retried later', async () => {
+      const { apiKey, webhookId, log } = await firstAttempt('moved', 302, 'the attempt is logged');
+      expect(log).toEqual([{ attempt: 1, at: expect.any(String), status: 302, error: 'HTTP 302' }]);
       expect(rx.on(`/${store}/moved`)).toHaveLength(1);
       expect(rx.on(`/${store}/moved/moved`)).toHaveLength(0);
       expect((await api(apiKey, 'GET', '/v1/webhooks')).json.data[0].disabled).toBe(false);
-      await expectRetryPending(created.json.id);
+      await expectRetryPending(webhookId);
     });
 
     it('a receiver that never answers times out after WEBHOOK_TIMEOUT_MS: no status, an error, retried later', async () => {
-      const { apiKey } = await h.fundKey(20);
-      rx.plan.set(`/${store}/silent`, [0]);
-      const created = await api(apiKey, 'POST', '/v1/webhooks', {
-        url: `${rx.url}/${store}/silent`,
-        events: ['balance.low'],
-        secret: newSecret(),
-      });
-      await api(apiKey, 'POST', '/v1/wallet/alerts', { low_balance_threshold: 19_500 });
-      await paidCall(apiKey);
-      const log = async () =>
-        (await api(apiKey, 'GET', `/v1/webhooks/${created.json.id}/deliveries`)).json.data as Json[];
-      await until('the timed-out attempt is logged', async () => (await log()).length >= 1);
-      const [entry] = await log();
+      const { webhookId, log } = await firstAttempt('silent', 0, 'the timed-out attempt is logged');
+      const [entry] = log;
       expect(entry).toMatchObject({ attempt: 1, status: null });
       expect(entry.error).toMatch(/timeout|aborted/i);
       expect(rx.on(`/${store}/silent`)).toHaveLength(1);
-      await expectRetryPending(created.json.id);
+      await expectRetryPending(webhookId);
     });
 
     it('a failing or hanging event store never fails or holds a paid call; the error is counted', async () => {

@@ -3,14 +3,12 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { assertDocumented } from '../routes/response-schema.js';
-import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
+import { paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 import { Receiver } from './support/receiver.js';
+import { type Json, webhookClient } from './support/webhook-client.js';
 
 const ADMIN = 'console-password-1';
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are checked field by field
-type Json = any;
 
 /**
  * Webhooks end to end on the paid gateway (real store, dev mint, OpenAI SDK): registration, alerts fired once
@@ -20,20 +18,11 @@ type Json = any;
 
 for (const store of ['sqlite', 'redis'] as const) {
   describe(`webhooks end to end (${store})`, () => {
-    let h: PaidGateway;
     const rx = new Receiver();
-    const api = async (key: string, method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${h.gateway.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      return { status: r.status, json: (await r.json()) as Json };
-    };
-
-    beforeAll(async () => {
-      await rx.start();
-      h = await startPaidGateway({
+    beforeAll(() => rx.start());
+    afterAll(() => rx.close());
+    const h = paidGatewayPerSuite(
+      {
         store,
         env: {
           WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
@@ -44,22 +33,16 @@ for (const store of ['sqlite', 'redis'] as const) {
           FIXED_COST_PER_REQUEST: '1',
           ALERT_SWEEP_MS: '100',
         },
-      });
-    });
-    afterAll(async () => {
-      await h?.close();
-      rx.close();
-    });
+      },
+      { auditEachTest: false },
+    );
+    const { api, register, paidCall } = webhookClient(h);
 
     it('balance.low fires once for 100 concurrent calls; both signatures verify; a 500 is retried with the same id', async () => {
       const { apiKey, keyId } = await h.fundKey(150);
       const secret = newWebhookSecret();
       rx.plan.set(`/${store}/hook`, [500, 200]);
-      const created = await api(apiKey, 'POST', '/v1/webhooks', {
-        url: `${rx.url}/${store}/hook`,
-        events: ['balance.low'],
-        secret,
-      });
+      const created = await register(apiKey, `${rx.url}/${store}/hook`, ['balance.low'], secret);
       expect(created.status).toBe(201);
       expect(created.json).toMatchObject({ url: `${rx.url}/${store}/hook`, events: ['balance.low'] });
       expect(JSON.stringify(created.json)).not.toContain(secret);
@@ -158,17 +141,9 @@ for (const store of ['sqlite', 'redis'] as const) {
     it('410 Gone disables the webhook', async () => {
       const { apiKey } = await h.fundKey(20);
       rx.plan.set(`/${store}/gone`, [410]);
-      const created = await api(apiKey, 'POST', '/v1/webhooks', {
-        url: `${rx.url}/${store}/gone`,
-        events: ['balance.low'],
-        secret: newWebhookSecret(),
-      });
+      const created = await register(apiKey, `${rx.url}/${store}/gone`, ['balance.low']);
       await api(apiKey, 'POST', '/v1/wallet/alerts', { low_balance_threshold: 19_500 });
-      await h.openai(apiKey).chat.completions.create({
-        model: 'mock-gpt',
-        max_tokens: 8,
-        messages: [{ role: 'user', content: 'x' }],
-      });
+      await paidCall(apiKey);
       await until('the 410', () => rx.on(`/${store}/gone`).length >= 1);
       await until(
         'disabled',
@@ -183,16 +158,8 @@ for (const store of ['sqlite', 'redis'] as const) {
       const sub = await api(apiKey, 'POST', '/v1/wallet/create/subkey', { name: 'kid' });
       expect(sub.status).toBe(201);
       const child: string = sub.json.api_key;
-      await api(apiKey, 'POST', '/v1/webhooks', {
-        url: `${rx.url}/${store}/parent`,
-        events: ['spend.daily_limit'],
-        secret: newWebhookSecret(),
-      });
-      const mine = await api(child, 'POST', '/v1/webhooks', {
-        url: `${rx.url}/${store}/child`,
-        events: ['spend.daily_limit'],
-        secret: newWebhookSecret(),
-      });
+      await register(apiKey, `${rx.url}/${store}/parent`, ['spend.daily_limit']);
+      const mine = await register(child, `${rx.url}/${store}/child`, ['spend.daily_limit']);
       expect(mine.status).toBe(201);
       expect((await api(child, 'GET', '/v1/webhooks')).json.data.map((w: Json) => w.id)).toEqual([
         mine.json.id,
@@ -202,13 +169,7 @@ for (const store of ['sqlite', 'redis'] as const) {
       expect((await api(apiKey, 'DELETE', `/v1/webhooks/${mine.json.id}`)).status).toBe(404);
       expect((await api(apiKey, 'GET', `/v1/webhooks/${mine.json.id}/deliveries`)).status).toBe(404);
       await api(child, 'POST', '/v1/wallet/alerts', { daily_spend_limit: 2000 });
-      const ai = h.openai(child);
-      for (let i = 0; i < 3; i++)
-        await ai.chat.completions.create({
-          model: 'mock-gpt',
-          max_tokens: 8,
-          messages: [{ role: 'user', content: 'x' }],
-        });
+      for (let i = 0; i < 3; i++) await paidCall(child);
       await until(
         'both deliveries',
         () => rx.on(`/${store}/parent`).length >= 1 && rx.on(`/${store}/child`).length >= 1,
@@ -223,11 +184,7 @@ for (const store of ['sqlite', 'redis'] as const) {
     it('key.expired fires once when the expiry passes (the sweep)', async () => {
       const { apiKey, keyId } = await h.fundKey(5, { expiresAtMs: Date.now() + 1500 });
       const secret = newWebhookSecret();
-      const r = await api(apiKey, 'POST', '/v1/webhooks', {
-        url: `${rx.url}/${store}/expired`,
-        events: ['key.expired'],
-        secret,
-      });
+      const r = await register(apiKey, `${rx.url}/${store}/expired`, ['key.expired'], secret);
       expect(r.status).toBe(201);
       await until('key.expired', () => rx.on(`/${store}/expired`).length >= 1);
       await new Promise((res) => setTimeout(res, 400));
@@ -258,11 +215,7 @@ for (const store of ['sqlite', 'redis'] as const) {
       // One child made before the parent has a webhook, one after, one that never expires.
       const before = await child(soon);
       const secret = newWebhookSecret();
-      const hook = await api(apiKey, 'POST', '/v1/webhooks', {
-        url: `${rx.url}/${store}/kids-expired`,
-        events: ['key.expired'],
-        secret,
-      });
+      const hook = await register(apiKey, `${rx.url}/${store}/kids-expired`, ['key.expired'], secret);
       expect(hook.status).toBe(201);
       const after = await child(soon);
       await child(null);
@@ -291,11 +244,7 @@ for (const store of ['sqlite', 'redis'] as const) {
           'http://[::ffff:10.0.0.1]/',
           'http://localhost/',
         ]) {
-          const r = await api(apiKey, 'POST', '/v1/webhooks', {
-            url,
-            events: ['key.expired'],
-            secret: newWebhookSecret(),
-          });
+          const r = await register(apiKey, url, ['key.expired']);
           expect(r.status).toBe(400);
           expect(r.json.error.message).toMatch(/webhook URL refused/);
           const a = await api(apiKey, 'POST', '/v1/wallet/alerts', { webhook_url: url });
@@ -304,11 +253,7 @@ for (const store of ['sqlite', 'redis'] as const) {
       } finally {
         cfg.allowPrivateUrls = true;
       }
-      const ftp = await api(apiKey, 'POST', '/v1/webhooks', {
-        url: 'ftp://example.com/',
-        events: ['key.expired'],
-        secret: newWebhookSecret(),
-      });
+      const ftp = await register(apiKey, 'ftp://example.com/', ['key.expired']);
       expect(ftp.status).toBe(400);
       expect((await fetch(`${h.gateway.url}/v1/webhooks`)).status).toBe(401);
     });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
+import { paidProcessesPerTest, postJson, SMALL_CHAT } from '../support/paid-process.js';
 import { until } from '../support/until.js';
 import { Receiver } from './support/receiver.js';
 
@@ -10,17 +10,15 @@ import { Receiver } from './support/receiver.js';
 describe.each(['sqlite', 'redis'] as const)(
   'webhook delivery resumes after a gateway restart (%s)',
   (store) => {
-    let rig: PaidProcesses | undefined;
+    const paidProcesses = paidProcessesPerTest();
     const rx = new Receiver();
-    afterEach(async () => {
+    afterEach(() => {
       rx.close();
-      await rig?.close();
     });
 
     it('retries the pending delivery from the new process', { timeout: 90_000 }, async () => {
       await rx.start();
       const procs = await paidProcesses(store);
-      rig = procs;
       const env = {
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         WEBHOOK_POLL_MS: '50',
@@ -29,23 +27,13 @@ describe.each(['sqlite', 'redis'] as const)(
       let gw = await procs.spawn(env);
       let base = `http://127.0.0.1:${gw.port}`;
       const apiKey = await procs.createKey(base, 100);
-      const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
       rx.plan.set('/r', [500]);
-      const alerts = await fetch(`${base}/v1/wallet/alerts`, {
-        method: 'POST',
-        headers: auth,
-        body: JSON.stringify({ low_balance_threshold: 1_000_000, webhook_url: `${rx.url}/r` }),
+      const alerts = await postJson(base, apiKey, '/v1/wallet/alerts', {
+        low_balance_threshold: 1_000_000,
+        webhook_url: `${rx.url}/r`,
       });
       expect(alerts.status).toBe(200);
-      const call = await fetch(`${base}/v1/chat/completions`, {
-        method: 'POST',
-        headers: auth,
-        body: JSON.stringify({
-          model: 'mock-gpt',
-          messages: [{ role: 'user', content: 'x' }],
-          max_tokens: 4,
-        }),
-      });
+      const call = await postJson(base, apiKey, '/v1/chat/completions', SMALL_CHAT);
       expect(call.status).toBe(200);
       await until('the first (failed) attempt', () => rx.on('/r').length >= 1);
       await gw.kill('SIGKILL');

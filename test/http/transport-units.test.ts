@@ -5,7 +5,7 @@ import { listen } from '../../core/http/engine.js';
 import { jsonErrorPosition } from '../../core/http/json-error-position.js';
 import { acceptsGzip, isCompressible } from '../../core/http/respond.js';
 import { parseJson } from '../../core/http/transport.js';
-import { createLogger } from '../../core/log.js';
+import { createLogger, type Logger } from '../../core/log.js';
 
 describe('JSON error position', () => {
   it.each([
@@ -103,10 +103,9 @@ describe('CORS', () => {
 });
 
 describe('engine selection', () => {
-  it('falls back to node:http with one warning when the uWS binary cannot load', async () => {
-    const lines: string[] = [];
-    const log = createLogger('info', { write: (l: string) => lines.push(l) });
-    const server = await listen(
+  /** The uWS engine asked for, answering every request `ok` on a free loopback port. */
+  const listenUws = (log?: Logger, load?: Parameters<typeof listen>[4]) =>
+    listen(
       'uws',
       (ex) => {
         ex.writeHead(200, {});
@@ -114,10 +113,15 @@ describe('engine selection', () => {
       },
       { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, maxHeaderBytes: 65536 },
       log,
-      () => {
-        throw new Error('ERR_DLOPEN_FAILED: GLIBC_2.38 not found');
-      },
+      load,
     );
+
+  it('falls back to node:http with one warning when the uWS binary cannot load', async () => {
+    const lines: string[] = [];
+    const log = createLogger('info', { write: (l: string) => lines.push(l) });
+    const server = await listenUws(log, () => {
+      throw new Error('ERR_DLOPEN_FAILED: GLIBC_2.38 not found');
+    });
     try {
       expect(server.engine).toBe('node');
       expect(await (await fetch(`http://127.0.0.1:${server.port}/`)).text()).toBe('ok');
@@ -129,14 +133,7 @@ describe('engine selection', () => {
   });
 
   it('serves with uWS when the binary loads', async () => {
-    const server = await listen(
-      'uws',
-      (ex) => {
-        ex.writeHead(200, {});
-        ex.end('ok');
-      },
-      { host: '127.0.0.1', port: 0, maxBodyBytes: 1024, maxHeaderBytes: 65536 },
-    );
+    const server = await listenUws();
     try {
       expect(server.engine).toBe('uws');
       expect(await (await fetch(`http://127.0.0.1:${server.port}/`)).text()).toBe('ok');

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LeasingLedger } from '../../core/ledger/leasing.js';
-import type { AdmitInput, RateLimits } from '../../core/ledger/types.js';
+import type { RateLimits } from '../../core/ledger/types.js';
 import { until } from '../support/until.js';
 import { callRecord } from './support/audit-records.js';
-import { BIG, fund, rid } from './support/conformance.js';
+import { admitInput, BIG, fund, settleInput } from './support/conformance.js';
 import { redisFactory, type StoreHarness, sqliteFactory } from './support/harness.js';
 
 /**
@@ -33,30 +33,21 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
     afterAll(() => factory.teardown());
 
     const admit = (m: LeasingLedger, apiKey: string, max: number, limits: RateLimits = BIG, min = 1) =>
-      m.admit({
-        credential: { apiKey },
-        requestId: rid(),
-        model: 'm',
-        clientIp: '10.1.2.3',
-        maxMsat: max,
-        minMsat: min,
-        leaseMs: 60_000,
-        limits,
-      } satisfies AdmitInput);
+      m.admit(
+        admitInput(apiKey, { clientIp: '10.1.2.3', maxMsat: max, minMsat: min, leaseMs: 60_000, limits }),
+      );
     async function call(m: LeasingLedger, apiKey: string, max: number, cost: number) {
       const a = await admit(m, apiKey, max);
       if (!a.ok) return a;
-      return m.settle({
-        accountId: a.accountId,
-        requestId: a.requestId,
-        costMsat: cost,
-        promptTokens: 5,
-        completionTokens: 7,
-        model: 'm',
-        description: 'm: 12 tokens',
-        estimated: false,
-        auditRecord: callRecord(apiKey, a.requestId, Date.now(), { ip: '10.1.2.3' }),
-      });
+      return m.settle(
+        settleInput(a, {
+          costMsat: cost,
+          promptTokens: 5,
+          completionTokens: 7,
+          description: 'm: 12 tokens',
+          auditRecord: callRecord(apiKey, a.requestId, Date.now(), { ip: '10.1.2.3' }),
+        }),
+      );
     }
 
     it('charges in-memory calls exactly, one transaction and audit record each, visible to the next read', async () => {

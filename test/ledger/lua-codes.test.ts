@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LEDGER_CODE_NAMES, LedgerCode } from '../../core/ledger/errors.js';
 import { createLedger } from '../../core/ledger/index.js';
 import { dropStore, testStore } from '../support/dev-mint.js';
+import { admitInput, holdInput, settleInput } from './support/conformance.js';
 
 /**
  * Every negative code a ledger script returns is a `LedgerCode` member with ONE meaning across all scripts,
@@ -73,17 +74,7 @@ describe('Redis ledger decoders refuse codes their script never returns', () => 
     it(`settle, release, commit and abort answer internal_error on ${JSON.stringify(reply)}, never ok`, async () => {
       const l = await answering(reply);
       const internal = { code: 'internal_error' };
-      await expect(
-        l.settle({
-          ...call,
-          costMsat: 1,
-          promptTokens: 0,
-          completionTokens: 0,
-          model: 'm',
-          description: 'd',
-          estimated: false,
-        }),
-      ).rejects.toMatchObject(internal);
+      await expect(l.settle(settleInput(call, { costMsat: 1 }))).rejects.toMatchObject(internal);
       await expect(l.release(call)).rejects.toMatchObject(internal);
       await expect(l.commitWithdrawal(ref)).rejects.toMatchObject(internal);
       await expect(l.abortWithdrawal(ref)).rejects.toMatchObject(internal);
@@ -113,38 +104,11 @@ describe('input checks shared by both ledgers (core/ledger/rules.ts)', () => {
       };
       messages[kind] = [
         await refusal(
-          l.admit({
-            credential: { apiKey },
-            requestId: 'r',
-            model: 'm',
-            maxMsat: 1,
-            minMsat: 2,
-            leaseMs: 1,
-            limits,
-          }),
+          l.admit(admitInput(apiKey, { requestId: 'r', maxMsat: 1, minMsat: 2, leaseMs: 1, limits })),
         ),
-        await refusal(
-          l.settle({
-            accountId: 'a b',
-            requestId: 'r',
-            costMsat: 1,
-            promptTokens: 0,
-            completionTokens: 0,
-            model: 'm',
-            description: 'd',
-            estimated: false,
-          }),
-        ),
+        await refusal(l.settle(settleInput({ accountId: 'a b', requestId: 'r' }, { costMsat: 1 }))),
         await refusal(l.release({ accountId: 'a', requestId: '' })),
-        await refusal(
-          l.holdWithdrawal({
-            credential: { apiKey },
-            amountMsat: 1,
-            holdId: 'h',
-            kind: 'withdrawal',
-            leaseMs: 0,
-          }),
-        ),
+        await refusal(l.holdWithdrawal(holdInput(apiKey, { amountMsat: 1, holdId: 'h', leaseMs: 0 }))),
         await refusal(l.commitWithdrawal({ accountId: 'a', holdId: '{h}' })),
         await refusal(l.abortWithdrawal({ accountId: '', holdId: 'h' })),
         await refusal(l.credit({ credential: { apiKey }, tokenHash: 'xyz', amountMsat: 1, kind: 'topup' })),

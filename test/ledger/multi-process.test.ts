@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import { dropStore } from '../support/dev-mint.js';
 import { randomTokenHash } from './support/harness.js';
 
 const WORKER = join(import.meta.dirname, 'support', 'admit-worker.ts');
@@ -52,13 +53,7 @@ async function race(ledger: Ledger, env: Record<string, string>) {
 const conns: StoreConnection[] = [];
 const dirs: string[] = [];
 afterAll(async () => {
-  for (const c of conns) {
-    if (c.kind === 'redis') {
-      const keys = await c.redis.keys(`${c.prefix}:*`);
-      if (keys.length > 0) for (const k of keys) await c.redis.del(k);
-    }
-    await c.close();
-  }
+  for (const c of conns) await dropStore(c);
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 

@@ -8,6 +8,7 @@ import { createLedger } from '../../core/ledger/index.js';
 import { openStore } from '../../core/store/connection.js';
 import { freePort } from '../support/global-setup.js';
 import { until } from '../support/until.js';
+import { admitInput, settleInput } from './support/conformance.js';
 import { randomTokenHash } from './support/harness.js';
 
 /**
@@ -66,28 +67,15 @@ describe('redis crash mid-run', () => {
         const requestId = `w${w}-${i}`;
         const cost = 1 + ((w * 7919 + i * 104_729) % 500);
         try {
-          const a = await ledger.admit({
-            credential: { apiKey: d.apiKey },
-            requestId,
-            model: 'm',
-            maxMsat: 1000,
-            minMsat: 1000,
-            leaseMs: 60_000,
-            limits,
-          });
+          const a = await ledger.admit(
+            admitInput(d.apiKey, { requestId, maxMsat: 1000, minMsat: 1000, leaseMs: 60_000, limits }),
+          );
           if (!a.ok) throw new Error(a.code);
           n++;
           try {
-            const s = await ledger.settle({
-              accountId: a.accountId,
-              requestId,
-              costMsat: cost,
-              promptTokens: 1,
-              completionTokens: 1,
-              model: 'm',
-              description: 'd',
-              estimated: false,
-            });
+            const s = await ledger.settle(
+              settleInput(a, { requestId, costMsat: cost, promptTokens: 1, completionTokens: 1 }),
+            );
             if (!s.ok) throw new Error(s.code);
             confirmed.push(s.chargedMsat);
           } catch (err) {
@@ -110,15 +98,9 @@ describe('redis crash mid-run', () => {
     for (const e of errors) expect(isGatewayError(e) && e.code).toBe('store_unavailable');
     // While down, calls fail fast with the same typed error (never a free call).
     await expect(
-      ledger.admit({
-        credential: { apiKey: d.apiKey },
-        requestId: 'down',
-        model: 'm',
-        maxMsat: 1,
-        minMsat: 1,
-        leaseMs: 1000,
-        limits,
-      }),
+      ledger.admit(
+        admitInput(d.apiKey, { requestId: 'down', maxMsat: 1, minMsat: 1, leaseMs: 1000, limits }),
+      ),
     ).rejects.toMatchObject({ code: 'store_unavailable' });
 
     proc = startRedis(port);
@@ -131,16 +113,12 @@ describe('redis crash mid-run', () => {
     // Retried settles apply once (or replay if the lost reply had applied).
     let retried = 0;
     for (const u of unsettled) {
-      const s = await ledger.settle({
-        accountId: d.key.accountId,
-        requestId: u.requestId,
-        costMsat: u.cost,
-        promptTokens: 1,
-        completionTokens: 1,
-        model: 'm',
-        description: 'd',
-        estimated: false,
-      });
+      const s = await ledger.settle(
+        settleInput(
+          { accountId: d.key.accountId, requestId: u.requestId },
+          { costMsat: u.cost, promptTokens: 1, completionTokens: 1 },
+        ),
+      );
       expect(s.ok).toBe(true);
       if (s.ok) retried += s.chargedMsat;
     }

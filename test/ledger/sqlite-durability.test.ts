@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger, LedgerOptions } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import { admitInput, holdInput, settleInput } from './support/conformance.js';
 import { randomTokenHash } from './support/harness.js';
 
 const LIMITS = { requestsPerMinute: 1000, tokensPerHour: 1e9, concurrent: 100 };
@@ -37,26 +38,13 @@ async function open(
 }
 
 async function pair(ledger: Ledger, apiKey: string, requestId: string): Promise<void> {
-  const a = await ledger.admit({
-    credential: { apiKey },
-    requestId,
-    model: 'm',
-    maxMsat: 100,
-    minMsat: 1,
-    leaseMs: 60_000,
-    limits: LIMITS,
-  });
+  const a = await ledger.admit(
+    admitInput(apiKey, { requestId, maxMsat: 100, minMsat: 1, leaseMs: 60_000, limits: LIMITS }),
+  );
   if (!a.ok) throw new Error(a.code);
-  const s = await ledger.settle({
-    accountId: a.accountId,
-    requestId,
-    costMsat: 10,
-    promptTokens: 1,
-    completionTokens: 1,
-    model: 'm',
-    description: 'd',
-    estimated: false,
-  });
+  const s = await ledger.settle(
+    settleInput(a, { requestId, costMsat: 10, promptTokens: 1, completionTokens: 1 }),
+  );
   expect(s.ok).toBe(true);
 }
 
@@ -80,13 +68,9 @@ describe('sqlite durability policy', () => {
       kind: 'topup',
     });
     expect(c.ok).toBe(true);
-    const h = await ledger.holdWithdrawal({
-      credential: { apiKey: d.apiKey },
-      holdId: 'w1',
-      amountMsat: 100,
-      kind: 'withdrawal',
-      leaseMs: 60_000,
-    });
+    const h = await ledger.holdWithdrawal(
+      holdInput(d.apiKey, { holdId: 'w1', amountMsat: 100, leaseMs: 60_000 }),
+    );
     if (!h.ok) throw new Error(h.code);
     await ledger.commitWithdrawal({ accountId: h.accountId, holdId: 'w1' });
     await ledger.createChildKeys({ parent: { apiKey: d.apiKey }, count: 1, feePerKeyMsat: 5 });

@@ -1,23 +1,20 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listOperations, serveDocs } from '../../core/openapi/index.js';
+import { keepWithin, launchChromium } from '../support/chromium.js';
 
 /**
  * The docs pages in a real browser (Debian's chromium driven by playwright-core): a tiny node:http server
  * answers with `serveDocs` only, and every request that would leave it is aborted and recorded, so the test
  * also proves the pages need no CDN.
  */
-const CHROMIUM = '/usr/bin/chromium';
 
 let server: Server;
 let base: string;
-let userDataDir: string;
 let browser: BrowserContext;
+let closeBrowser: (() => Promise<void>) | undefined;
 const leaked: string[] = [];
 
 beforeAll(async () => {
@@ -31,24 +28,17 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  userDataDir = await mkdtemp(join(tmpdir(), 'docs-browser-'));
-  browser = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-  await browser.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(base + '/')) return route.continue();
-    leaked.push(url);
-    return route.abort();
-  });
+  ({ browser, close: closeBrowser } = await launchChromium('docs-browser-', [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+  ]));
+  await keepWithin(browser, base, leaked);
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await closeBrowser?.();
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
 });
 
 describe('docs pages in chromium', () => {

@@ -1,13 +1,18 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
 import { ConfigError, loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/log.js';
 import { startGateway } from '../../core/server.js';
 import { resolvePipeline } from '../../plugins/index.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import {
+  type PaidGateway,
+  type PaidStore,
+  paidGatewayPerSuite,
+  startPaidGateway,
+} from '../support/paid-gateway.js';
 
 /**
  * The plugin kit (issue 14 item 5): PIPELINE entries naming module files, their options from PIPELINE_CONFIG,
@@ -39,26 +44,18 @@ function writeJson(name: string, doc: unknown): string {
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('a pricing policy from a file path (%s)', (store) => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({
-      store,
-      env: {
-        FIXED_PRICING: 'true',
-        FIXED_COST_PER_REQUEST: '4',
-        PIPELINE: ['auth', 'rate-limit', SURCHARGE, ...DEFAULT.slice(2)].join(','),
-        PIPELINE_CONFIG: writeJson(`surcharge-${store}.json`, {
-          [SURCHARGE]: { percent: { 'mock-gpt': 50, 'mock-mini': -100 }, fee_msat: 7 },
-        }),
-      },
-    });
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  // A function: the files it names are written once the file's temp dir exists.
+  const h = paidGatewayPerSuite(() => ({
+    store,
+    env: {
+      FIXED_PRICING: 'true',
+      FIXED_COST_PER_REQUEST: '4',
+      PIPELINE: ['auth', 'rate-limit', SURCHARGE, ...DEFAULT.slice(2)].join(','),
+      PIPELINE_CONFIG: writeJson(`surcharge-${store}.json`, {
+        [SURCHARGE]: { percent: { 'mock-gpt': 50, 'mock-mini': -100 }, fee_msat: 7 },
+      }),
+    },
+  }));
 
   it('charges 4 sats × 1.5 + 7 msat for mock-gpt and only the 7 msat fee for mock-mini (−100 %)', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
@@ -72,11 +69,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a pricing policy from a file path
 
   it('the adjusted price is what admission checks: a key holding 5 sats is refused the 6,007 msat call', async () => {
     const { apiKey } = await h.fundKey(5);
-    const r = await fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'mock-gpt', messages }),
-    });
+    const r = await h.post(
+      '/chat/completions',
+      { model: 'mock-gpt', messages },
+      { authorization: `Bearer ${apiKey}` },
+    );
     expect(r.status).toBe(402);
     expect(await h.available(apiKey)).toBe(5_000);
   });
@@ -85,30 +82,30 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a pricing policy from a file path
 describe('a routing policy from a file path', () => {
   let a: MockUpstream;
   let b: MockUpstream;
-  let h: PaidGateway;
   beforeAll(async () => {
     a = await startMockUpstream();
     b = await startMockUpstream();
-    const providers = writeJson('providers.json', {
-      providers: [
-        { name: 'alpha', base_url: a.url, priority: 1 },
-        { name: 'beta', base_url: b.url, priority: 2 },
-      ],
-    });
-    h = await startPaidGateway({
-      store: 'sqlite',
-      env: {
-        PROVIDERS_PATH: providers,
-        PIPELINE: [...DEFAULT.slice(0, 3), PIN, ...DEFAULT.slice(3)].join(','),
-        PIPELINE_CONFIG: writeJson('pin.json', { [PIN]: { allow: ['beta'], strict: true } }),
-      },
-    });
   });
   afterAll(async () => {
-    await h?.close();
     await a?.close();
     await b?.close();
   });
+  const h = paidGatewayPerSuite(
+    () => ({
+      store: 'sqlite',
+      env: {
+        PROVIDERS_PATH: writeJson('providers.json', {
+          providers: [
+            { name: 'alpha', base_url: a.url, priority: 1 },
+            { name: 'beta', base_url: b.url, priority: 2 },
+          ],
+        }),
+        PIPELINE: [...DEFAULT.slice(0, 3), PIN, ...DEFAULT.slice(3)].join(','),
+        PIPELINE_CONFIG: writeJson('pin.json', { [PIN]: { allow: ['beta'], strict: true } }),
+      },
+    }),
+    { auditEachTest: false },
+  );
 
   it('x-provider pins the call to an allowed provider; strict means no failover; others route as usual', async () => {
     const { apiKey } = await h.fundKey(100);
@@ -144,33 +141,33 @@ describe('a named routing policy registered by a plugin', () => {
   let a: MockUpstream;
   let b: MockUpstream;
   let c: MockUpstream;
-  let h: PaidGateway;
   beforeAll(async () => {
     [a, b, c] = await Promise.all([startMockUpstream(), startMockUpstream(), startMockUpstream()]);
-    const providers = writeJson('rr-providers.json', {
-      providers: [
-        { name: 'alpha', base_url: a.url, priority: 1 },
-        { name: 'beta', base_url: b.url, priority: 2 },
-        { name: 'gamma', base_url: c.url, priority: 3 },
-      ],
-      // Only mock-gpt is routed by the plugin's policy; mock-mini keeps ROUTING_POLICY (priority).
-      routing: { 'mock-gpt': 'turns' },
-    });
-    h = await startPaidGateway({
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close(), c?.close()]);
+  });
+  const h = paidGatewayPerSuite(
+    () => ({
       store: 'sqlite',
       env: {
-        PROVIDERS_PATH: providers,
+        PROVIDERS_PATH: writeJson('rr-providers.json', {
+          providers: [
+            { name: 'alpha', base_url: a.url, priority: 1 },
+            { name: 'beta', base_url: b.url, priority: 2 },
+            { name: 'gamma', base_url: c.url, priority: 3 },
+          ],
+          // Only mock-gpt is routed by the plugin's policy; mock-mini keeps ROUTING_POLICY (priority).
+          routing: { 'mock-gpt': 'turns' },
+        }),
         FIXED_PRICING: 'true',
         FIXED_COST_PER_REQUEST: '1',
         PIPELINE: [...DEFAULT.slice(0, 3), ROUND_ROBIN, ...DEFAULT.slice(3)].join(','),
         PIPELINE_CONFIG: writeJson('rr.json', { [ROUND_ROBIN]: { name: 'turns' } }),
       },
-    });
-  });
-  afterAll(async () => {
-    await h?.close();
-    await Promise.all([a?.close(), b?.close(), c?.close()]);
-  });
+    }),
+    { auditEachTest: false },
+  );
 
   it('the providers file names it for a model: calls go to each provider in turn; other models keep priority', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);

@@ -6,6 +6,7 @@ import { emptyUsage, type Usage } from '../../core/metering/usage.js';
 import { createBtcPriceSource } from '../../core/pricing/btc-price.js';
 import { createPricing } from '../../core/pricing/pricing.js';
 import type { UsdRates } from '../../core/pricing/types.js';
+import { BOOK_PRICES } from '../support/prices.js';
 
 /**
  * Every usage dimension priced at its own rate (OpenRouter's field names), rounded up once; absent prices at
@@ -42,14 +43,7 @@ const RATES: Record<string, UsdRates> = {
 };
 
 function pricingAt(env: Record<string, string> = {}) {
-  const config = loadConfig({
-    FIXED_PRICING: 'false',
-    BTC_USD_PRICE: '100000',
-    EXCHANGE_FEE: '1',
-    UPSTREAM_PROVIDER_FEE: '1',
-    FIXED_COST_PER_REQUEST: '0',
-    ...env,
-  }).pricing;
+  const config = loadConfig({ ...BOOK_PRICES, ...env }).pricing;
   return createPricing({ config, rates: (m) => RATES[m], btc: createBtcPriceSource({ config }) });
 }
 
@@ -207,37 +201,19 @@ describe('pricing a usage record', () => {
 
   it('reservation: the prompt bound at the dearest input price, the cap at the dearest output price, a raising tier', () => {
     // dearest input: 1-hour writes at 2 msat; dearest output: reasoning at 3 msat
-    const r = pricing.reservation({
-      model: 'cached',
-      endpoint: 'chat',
-      promptTokensBound: 100,
-      maxTokens: 10,
-    });
-    expect(r.maxMsat).toBe(230);
-    const pri = pricing.reservation({
-      model: 'cached',
-      endpoint: 'chat',
-      promptTokensBound: 100,
-      maxTokens: 10,
-      serviceTier: 'priority',
-    });
-    expect(pri.maxMsat).toBe(460);
-    const flex = pricing.reservation({
-      model: 'cached',
-      endpoint: 'chat',
-      promptTokensBound: 100,
-      maxTokens: 10,
-      serviceTier: 'flex',
-    });
-    expect(flex.maxMsat).toBe(230); // a discount tier the provider may not grant does not shrink the bound
-    const ws = pricing.reservation({
-      model: 'cached',
-      endpoint: 'responses',
-      promptTokensBound: 100,
-      maxTokens: 10,
-      webSearchCalls: 1,
-    });
-    expect(ws.maxMsat).toBe(10_230);
+    const reserve = (over: Partial<Parameters<typeof pricing.reservation>[0]> = {}) =>
+      pricing.reservation({
+        model: 'cached',
+        endpoint: 'chat',
+        promptTokensBound: 100,
+        maxTokens: 10,
+        ...over,
+      });
+    expect(reserve().maxMsat).toBe(230);
+    expect(reserve({ serviceTier: 'priority' }).maxMsat).toBe(460);
+    // A discount tier the provider may not grant does not shrink the bound.
+    expect(reserve({ serviceTier: 'flex' }).maxMsat).toBe(230);
+    expect(reserve({ endpoint: 'responses', webSearchCalls: 1 }).maxMsat).toBe(10_230);
     expect(pricing.affordableMaxTokens('cached', 100, 260, 'chat')).toBe(20);
   });
 

@@ -1,8 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dismissNextDialog, launchChromium, pageProblems } from '../support/chromium.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { call } from './http.js';
 
@@ -12,47 +10,29 @@ import { call } from './http.js';
  * is asked first; dismissed, nothing changes — and the key's next paid call is refused with 401
  * `key_disabled`, its balance untouched; enabled again, it is served.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'keys-browser-pw';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field by the assertions
 type Json = Record<string, any>;
 
 let h: PaidGateway;
-let userDataDir: string;
 let browser: BrowserContext;
+let closeBrowser: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   h = await startPaidGateway({
     store: 'sqlite',
     env: { ADMIN_PASSWORD: PASSWORD, FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '2' },
   });
-  userDataDir = await mkdtemp(join(tmpdir(), 'admin-browser-keys-'));
-  browser = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  ({ browser, close: closeBrowser } = await launchChromium('admin-browser-keys-'));
   // The gateway serves no favicon; chromium's own request for it is not the page's problem.
   await browser.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }));
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await closeBrowser?.();
   await h?.close();
-  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
 });
-
-/** Page errors, console errors and CSP violations of `page`, collected. */
-function problems(page: Page): string[] {
-  const out: string[] = [];
-  page.on('pageerror', (e) => out.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error' || /Content Security Policy/i.test(m.text()))
-      out.push(`${m.type()}: ${m.text()}`);
-  });
-  return out;
-}
 
 describe('the Keys view in chromium', () => {
   it('the Keys view disables a key after a confirmation; the key then gets 401 key_disabled; enable again', async () => {
@@ -64,7 +44,7 @@ describe('the Keys view in chromium', () => {
       });
     expect((await chat()).status).toBe(200);
     const page = await browser.newPage();
-    const errors = problems(page);
+    const errors = pageProblems(page);
     // Logged in through the form: the session cookie is HttpOnly, the page's script sees no cookie.
     await page.goto(`${h.gateway.url}/admin/`);
     await page.fill('#password', PASSWORD);
@@ -83,11 +63,7 @@ describe('the Keys view in chromium', () => {
     expect(await page.locator('#key-state').textContent()).toBe('Enabled. ');
     expect(await page.locator('#key-toggle').textContent()).toBe('Disable');
     // Dismissed: nothing changes.
-    const asked: string[] = [];
-    page.once('dialog', (d) => {
-      asked.push(d.message());
-      void d.dismiss();
-    });
+    const asked = dismissNextDialog(page);
     await page.click('#key-toggle');
     await expect.poll(() => page.locator('#key-action-result').textContent()).toBe(' Cancelled.');
     expect(asked[0]).toBe(

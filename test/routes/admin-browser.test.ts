@@ -1,10 +1,10 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { Receiver } from '../events/support/receiver.js';
+import { dismissNextDialog, keepWithin, launchChromium, pageProblems } from '../support/chromium.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 import { call } from './http.js';
@@ -19,12 +19,13 @@ import { call } from './http.js';
  * fail the test. Every view is checked at a phone's width (390×844): the page never scrolls sideways.
  * Screenshots of every view (wide and narrow) go to the test's temp dir.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'browser-admin-pw';
 
 let h: PaidGateway;
-let userDataDir: string;
 let browser: BrowserContext;
+/** The browser's profile: the screenshots go there too. */
+let userDataDir: string;
+let closeBrowser: (() => Promise<void>) | undefined;
 const leaked: string[] = [];
 let apiKey: string;
 let watchedKeyId: string;
@@ -88,31 +89,20 @@ beforeAll(async () => {
     const d = await adminApi('/admin/api/webhooks/deliveries', { limit: 10 });
     return d.data.length >= 3;
   });
-  userDataDir = await mkdtemp(join(tmpdir(), 'admin-browser-'));
-  browser = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-  await browser.route('**/*', (route) => {
-    const u = route.request().url();
-    if (u.startsWith(`${h.gateway.url}/`)) return route.continue();
-    leaked.push(u);
-    return route.abort();
-  });
+  ({ browser, dir: userDataDir, close: closeBrowser } = await launchChromium('admin-browser-'));
+  await keepWithin(browser, h.gateway.url, leaked);
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await closeBrowser?.();
   await h?.close();
   rx.close();
-  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
 });
 
 describe('admin dashboard in chromium', () => {
   it('a wrong password shows an error; the right one logs in; the overview shows the API figures', async () => {
     const page = await browser.newPage();
-    const errors = problems(page);
+    const errors = pageProblems(page);
     await page.goto(`${h.gateway.url}/admin/`);
     await page.locator('#login').waitFor();
 
@@ -186,7 +176,7 @@ describe('admin dashboard in chromium', () => {
   it('each console view shows the numbers of its API; deliveries, settings form and actions work', async () => {
     const page = await browser.newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
-    const errors = problems(page);
+    const errors = pageProblems(page);
     await page.goto(`${h.gateway.url}/admin/`);
     await page.locator('#dashboard').waitFor();
     await shot(page, 'overview');
@@ -242,11 +232,7 @@ describe('admin dashboard in chromium', () => {
       );
     // Within it: the dialog names the amount and the surplus; dismissed → nothing paid, accepted → paid.
     await page.fill('#payout-invoice', h.mint.invoice(3_000));
-    const dialogs: string[] = [];
-    page.once('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
+    const dialogs = dismissNextDialog(page);
     await page.click('#payout-form button[type=submit]');
     await expect.poll(() => page.locator('#action-result').textContent()).toBe('Cancelled.');
     expect(dialogs[0]).toBe(
@@ -397,7 +383,7 @@ describe('admin dashboard in chromium', () => {
   it('at a phone width (390×844) every view stays usable: no sideways page scroll, tables scroll in place', async () => {
     const page = await browser.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
-    const errors = problems(page);
+    const errors = pageProblems(page);
     await page.goto(`${h.gateway.url}/admin/#charts`);
     await page.locator('#chart-calls canvas').waitFor();
     // The views with wide tables get their data first.
@@ -454,17 +440,6 @@ describe('admin dashboard in chromium', () => {
     await page.close();
   });
 });
-
-/** Page errors, console errors and CSP violations of `page`, collected (each test expects none). */
-function problems(page: Page): string[] {
-  const out: string[] = [];
-  page.on('pageerror', (e) => out.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error' || /Content Security Policy/i.test(m.text()))
-      out.push(`${m.type()}: ${m.text()}`);
-  });
-  return out;
-}
 
 /** A table's cells, row by row (header row included), as text. */
 async function tableRows(page: Page, selector: string): Promise<string[][]> {

@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/log.js';
 import { AdminStats } from '../../core/stats/admin-stats.js';
 import { SPAN_MS } from '../../core/stats/stats-store.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
 
@@ -38,31 +38,20 @@ const ADMIN_API = [
 ] as const;
 
 describe.each<PaidStore>(['sqlite', 'redis'])('admin console API on %s', (store) => {
-  let h: PaidGateway;
-  let url: string;
-  const req = <T = Json>(method: string, path: string, opts = {}) => call<T>(url, method, path, opts);
+  const h = paidGatewayPerSuite({
+    store,
+    env: {
+      ADMIN_PASSWORD: PASSWORD,
+      FIXED_PRICING: 'true',
+      FIXED_COST_PER_REQUEST: '3',
+      // Receivers on loopback (never called here: no event fires).
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    },
+  });
+  const req = <T = Json>(method: string, path: string, opts = {}) =>
+    call<T>(h.gateway.url, method, path, opts);
   const admin = <T = Json>(method: string, path: string, opts: Json = {}) =>
-    call<T>(url, method, path, { ...opts, headers: cookie });
-
-  beforeAll(async () => {
-    h = await startPaidGateway({
-      store,
-      env: {
-        ADMIN_PASSWORD: PASSWORD,
-        FIXED_PRICING: 'true',
-        FIXED_COST_PER_REQUEST: '3',
-        // Receivers on loopback (never called here: no event fires).
-        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      },
-    });
-    url = h.gateway.url;
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+    call<T>(h.gateway.url, method, path, { ...opts, headers: cookie });
 
   it('every /admin/api endpoint needs the cookie', async () => {
     for (const [method, path] of ADMIN_API) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { Receiver } from '../events/support/receiver.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
@@ -19,18 +19,14 @@ type Json = Record<string, any>;
 const PASSWORD = 'deliveries-pw';
 
 describe.each<PaidStore>(['sqlite', 'redis'])('admin webhook deliveries on %s', (store) => {
-  let h: PaidGateway;
   const rx = new Receiver();
-  const admin = (query: Record<string, string | number> = {}) =>
-    call<Json>(h.gateway.url, 'GET', '/admin/api/webhooks/deliveries', {
-      query,
-      headers: { cookie: `admin_password=${PASSWORD}` },
-    });
-
   beforeAll(async () => {
     await rx.start();
     rx.plan.set('/a-fails', [500]);
-    h = await startPaidGateway({
+  });
+  afterAll(() => rx.close());
+  const h = paidGatewayPerSuite(
+    {
       store,
       env: {
         ADMIN_PASSWORD: PASSWORD,
@@ -41,12 +37,14 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin webhook deliveries on %s', 
         FIXED_PRICING: 'true',
         FIXED_COST_PER_REQUEST: '1',
       },
+    },
+    { auditEachTest: false },
+  );
+  const admin = (query: Record<string, string | number> = {}) =>
+    call<Json>(h.gateway.url, 'GET', '/admin/api/webhooks/deliveries', {
+      query,
+      headers: { cookie: `admin_password=${PASSWORD}` },
     });
-  });
-  afterAll(async () => {
-    await h?.close();
-    rx.close();
-  });
 
   /** A funded key whose webhook at `path` gets balance.low once its first paid call crosses 19,500 msats. */
   async function watchedKey(path: string): Promise<{ apiKey: string; keyId: string }> {

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
+import { freePort } from '../support/global-setup.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
@@ -29,27 +26,18 @@ const messages = [{ role: 'user' as const, content: 'hi' }];
 
 let h: PaidGateway;
 let up: MockUpstream;
-let dir: string;
-
-async function deadPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 beforeAll(async () => {
   up = await startMockUpstream();
-  dir = mkdtempSync(join(tmpdir(), 'gw-admin-providers-'));
-  const file = join(dir, 'providers.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
+  // A free loopback port: nothing listens there, connections are refused.
+  const refused = await freePort();
+  h = await startPaidGateway({
+    store: 'sqlite',
+    providersFile: () => ({
       providers: [
         {
           name: DEAD,
-          base_url: `http://127.0.0.1:${await deadPort()}/v1`,
+          base_url: `http://127.0.0.1:${refused}/v1`,
           api_key: 'sk-dead-provider-secret',
           models: ['mock-gpt'],
           priority: 0,
@@ -64,12 +52,8 @@ beforeAll(async () => {
         },
       ],
     }),
-  );
-  h = await startPaidGateway({
-    store: 'sqlite',
     env: {
       ADMIN_PASSWORD: PASSWORD,
-      PROVIDERS_PATH: file,
       FIXED_PRICING: 'true',
       FIXED_COST_PER_REQUEST: '1',
       PROVIDER_BREAKER_FAILURES: '2',
@@ -81,7 +65,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
   await up?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 async function providers(): Promise<Json> {

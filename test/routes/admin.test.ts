@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../core/config.js';
 import { createLogger, redactUrl } from '../../core/log.js';
 import { type Gateway, startGateway } from '../../core/server.js';
 import { loadSettings } from '../../core/store/settings-store.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
 
 /**
@@ -29,31 +29,22 @@ describe('redactUrl', () => {
 });
 
 describe.each<PaidStore>(['sqlite', 'redis'])('admin on %s', (store) => {
-  let h: PaidGateway;
-  let url: string;
+  const h = paidGatewayPerSuite({
+    store,
+    env: {
+      ADMIN_PASSWORD: PASSWORD,
+      FIXED_PRICING: 'false',
+      FIXED_PER_1K_INPUT_TOKENS: '2',
+      FIXED_PER_1K_OUTPUT_TOKENS: '4',
+      ...SECRETS,
+    },
+  });
   let pristine: Config;
-  const req = <T = Json>(method: string, path: string, opts = {}) => call<T>(url, method, path, opts);
-
-  beforeAll(async () => {
-    h = await startPaidGateway({
-      store,
-      env: {
-        ADMIN_PASSWORD: PASSWORD,
-        FIXED_PRICING: 'false',
-        FIXED_PER_1K_INPUT_TOKENS: '2',
-        FIXED_PER_1K_OUTPUT_TOKENS: '4',
-        ...SECRETS,
-      },
-    });
-    url = h.gateway.url;
+  beforeAll(() => {
     pristine = structuredClone(h.gateway.services.config);
   });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const req = <T = Json>(method: string, path: string, opts = {}) =>
+    call<T>(h.gateway.url, method, path, opts);
 
   it('settings need the right cookie (401 otherwise) and redact every secret', async () => {
     const none = await req('GET', '/admin/api/settings');
@@ -155,13 +146,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin on %s', (store) => {
   });
 
   it('GET /admin/ shows a login form without the cookie and the dashboard with it', async () => {
-    const login = await call(url, 'GET', '/admin/');
+    const login = await call(h.gateway.url, 'GET', '/admin/');
     expect(login.status).toBe(200);
     expect(login.headers.get('content-type')).toMatch(/^text\/html/);
     expect(login.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
     expect(login.text).toContain('id="login"');
     expect(login.text).not.toContain('id="dashboard"');
-    const dash = await call(url, 'GET', '/admin/', { headers: cookie(PASSWORD) });
+    const dash = await call(h.gateway.url, 'GET', '/admin/', { headers: cookie(PASSWORD) });
     expect(dash.status).toBe(200);
     expect(dash.text).toContain('id="dashboard"');
     expect(dash.text).toContain('Ledger audit: OK');
@@ -174,11 +165,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin on %s', (store) => {
     const saved = config.adminPassword;
     config.adminPassword = undefined;
     try {
-      expect((await call(url, 'GET', '/admin/', { headers: cookie(PASSWORD) })).status).toBe(404);
-      const api = await call(url, 'GET', '/admin/api/settings', { headers: cookie(PASSWORD) });
+      expect((await call(h.gateway.url, 'GET', '/admin/', { headers: cookie(PASSWORD) })).status).toBe(404);
+      const api = await call(h.gateway.url, 'GET', '/admin/api/settings', { headers: cookie(PASSWORD) });
       expect(api.status).toBe(403);
       expect(errorCode(api)).toBe('forbidden');
-      expect((await call(url, 'GET', '/admin/api/settings', { headers: cookie('') })).status).toBe(403);
+      expect((await call(h.gateway.url, 'GET', '/admin/api/settings', { headers: cookie('') })).status).toBe(
+        403,
+      );
     } finally {
       config.adminPassword = saved;
     }

@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
 
 /**
@@ -18,33 +18,22 @@ const SECRETS = {
 };
 
 describe.each<PaidStore>(['sqlite', 'redis'])('estimate, models and metrics on %s', (store) => {
-  let h: PaidGateway;
-  let url: string;
-  const req = <T = Json>(method: string, path: string, opts = {}) => call<T>(url, method, path, opts);
-
-  beforeAll(async () => {
-    h = await startPaidGateway({
-      store,
-      env: {
-        FIXED_PRICING: 'false',
-        FIXED_COST_PER_REQUEST: '1',
-        FIXED_PER_1K_INPUT_TOKENS: '2',
-        FIXED_PER_1K_OUTPUT_TOKENS: '4',
-        // Its paid call names no max_tokens on a 20-sat key: the clamp, not the 402 naming affordable tokens.
-        CLAMP_MAX_TOKENS: 'true',
-        // The catch-all request below must reach the pipeline (unlisted paths answer 404 before it).
-        RELAY_PATHS: 'POST /v1/some/other/path=0',
-        ...SECRETS,
-      },
-    });
-    url = h.gateway.url;
+  const h = paidGatewayPerSuite({
+    store,
+    env: {
+      FIXED_PRICING: 'false',
+      FIXED_COST_PER_REQUEST: '1',
+      FIXED_PER_1K_INPUT_TOKENS: '2',
+      FIXED_PER_1K_OUTPUT_TOKENS: '4',
+      // Its paid call names no max_tokens on a 20-sat key: the clamp, not the 402 naming affordable tokens.
+      CLAMP_MAX_TOKENS: 'true',
+      // The catch-all request below must reach the pipeline (unlisted paths answer 404 before it).
+      RELAY_PATHS: 'POST /v1/some/other/path=0',
+      ...SECRETS,
+    },
   });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const req = <T = Json>(method: string, path: string, opts = {}) =>
+    call<T>(h.gateway.url, method, path, opts);
 
   it('estimates a call exactly (msats, sats rounded up, breakdown summing to the total)', async () => {
     const r = await req('POST', '/v1/estimate', {

@@ -1,16 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { type PaidGateway, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { assertDocumented } from './response-schema.js';
+
+/** GET /readyz of `h` answering 503 service_unavailable: the checks it names. */
+async function unreadyChecks(h: PaidGateway): Promise<Record<string, string>> {
+  const res = await fetch(`${h.gateway.url}/readyz`);
+  expect(res.status).toBe(503);
+  const body = (await res.json()) as {
+    error: { code: string; details: { checks: Record<string, string> } };
+  };
+  expect(body.error.code).toBe('service_unavailable');
+  return body.error.details.checks;
+}
 
 /** GET /healthz and /readyz (issue 9): readiness follows the store, the primary mint and the shutdown. */
 describe('health probes', () => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store: 'sqlite' });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = paidGatewayPerSuite({ store: 'sqlite' }, { auditEachTest: false });
 
   it('healthz is 200 while the process runs', async () => {
     const res = await fetch(`${h.gateway.url}/healthz`);
@@ -30,13 +35,7 @@ describe('health probes', () => {
     await new Promise((r) => setTimeout(r, 1100)); // past the one-second cache
     h.mint.setOutage(500);
     try {
-      const res = await fetch(`${h.gateway.url}/readyz`);
-      expect(res.status).toBe(503);
-      const body = (await res.json()) as {
-        error: { code: string; details: { checks: Record<string, string> } };
-      };
-      expect(body.error.code).toBe('service_unavailable');
-      expect(body.error.details.checks).toEqual({ store: 'ok', mint: 'failing' });
+      expect(await unreadyChecks(h)).toEqual({ store: 'ok', mint: 'failing' });
     } finally {
       h.mint.setOutage(null);
     }
@@ -58,26 +57,14 @@ describe('health probes', () => {
 
 /** The store itself away: this gateway's own Redis connection is closed (other clients of Redis are untouched). */
 describe('readyz with the store down', () => {
-  let h: PaidGateway;
-  beforeAll(async () => {
-    h = await startPaidGateway({ store: 'redis' });
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = paidGatewayPerSuite({ store: 'redis' }, { auditEachTest: false });
 
   it('is 503 naming the store while the money store does not answer, and 200 again once it does', async () => {
     const store = h.gateway.services.store;
     if (store?.kind !== 'redis') throw new Error('expected the Redis store');
     store.redis.disconnect();
     try {
-      const res = await fetch(`${h.gateway.url}/readyz`);
-      expect(res.status).toBe(503);
-      const body = (await res.json()) as {
-        error: { code: string; details: { checks: Record<string, string> } };
-      };
-      expect(body.error.code).toBe('service_unavailable');
-      expect(body.error.details.checks).toEqual({ store: 'failing', mint: 'ok' });
+      expect(await unreadyChecks(h)).toEqual({ store: 'failing', mint: 'ok' });
     } finally {
       await store.redis.connect();
     }

@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redeemElsewhere } from '../support/dev-mint.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
 
@@ -14,29 +14,14 @@ import { assertDocumented } from './response-schema.js';
 type Json = Record<string, any>;
 
 describe.each<PaidStore>(['sqlite', 'redis'])('key controls on %s', (store) => {
-  let h: PaidGateway;
-  let url: string;
-  const req = <T = Json>(method: string, path: string, opts = {}) => call<T>(url, method, path, opts);
+  const h = paidGatewayPerSuite({
+    store,
+    env: { CHILD_KEY_COST_MSATS: '1000', TRUSTED_PROXIES: '127.0.0.1' },
+  });
+  const req = <T = Json>(method: string, path: string, opts = {}) =>
+    call<T>(h.gateway.url, method, path, opts);
 
-  async function newKey(sats: number): Promise<string> {
-    const r = await req('POST', '/v1/wallet/create', { body: { cashu_token: await h.mintToken(sats) } });
-    expect(r.status).toBe(201);
-    return r.body.api_key;
-  }
-
-  beforeAll(async () => {
-    h = await startPaidGateway({
-      store,
-      env: { CHILD_KEY_COST_MSATS: '1000', TRUSTED_PROXIES: '127.0.0.1' },
-    });
-    url = h.gateway.url;
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const newKey = async (sats: number) => (await h.createKey(sats)).apiKey;
 
   it('child keys: all or nothing — 50 refused when the parent can pay 49, then 49 created and paid', async () => {
     const parent = await newKey(49);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog, openAuditBackend } from '../../core/audit/audit-log.js';
 import type { AuditQuery, StoredAudit } from '../../core/audit/types.js';
 import { newWebhookSecret } from '../../core/events/signing.js';
@@ -10,7 +10,7 @@ import { createLogger } from '../../core/log.js';
 import { registry } from '../../core/metrics.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
 import { overriding } from '../support/fakes.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { type CallOptions, call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
 
@@ -38,33 +38,21 @@ async function metric(name: string, labels = ''): Promise<number> {
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) => {
-  let h: PaidGateway;
-  let url: string;
   const METRICS_TOKEN = 'limits-metrics-token';
+  const h = paidGatewayPerSuite({
+    store,
+    env: {
+      TRUSTED_PROXIES: '127.0.0.1',
+      RATE_LIMIT_IP_PER_MINUTE: '3',
+      RATE_LIMIT_REQUESTS_PER_MINUTE: '5',
+      ADMIN_PASSWORD: PASSWORD,
+      ADMIN_LOGIN_ATTEMPTS_PER_MINUTE: '2',
+      // The callers here are forwarded clients, not loopback: /metrics needs its token (issue 25).
+      METRICS_TOKEN: METRICS_TOKEN,
+    },
+  });
   const req = <T = Json>(method: string, path: string, ip: string, opts: CallOptions = {}) =>
-    call<T>(url, method, path, { ...opts, headers: { 'x-forwarded-for': ip, ...opts.headers } });
-
-  beforeAll(async () => {
-    h = await startPaidGateway({
-      store,
-      env: {
-        TRUSTED_PROXIES: '127.0.0.1',
-        RATE_LIMIT_IP_PER_MINUTE: '3',
-        RATE_LIMIT_REQUESTS_PER_MINUTE: '5',
-        ADMIN_PASSWORD: PASSWORD,
-        ADMIN_LOGIN_ATTEMPTS_PER_MINUTE: '2',
-        // The callers here are forwarded clients, not loopback: /metrics needs its token (issue 25).
-        METRICS_TOKEN: METRICS_TOKEN,
-      },
-    });
-    url = h.gateway.url;
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+    call<T>(h.gateway.url, method, path, { ...opts, headers: { 'x-forwarded-for': ip, ...opts.headers } });
 
   function expectLimited(r: { status: number; headers: Headers }, limit: number): void {
     expect(r.status).toBe(429);
@@ -240,11 +228,27 @@ describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) =>
 });
 
 describe.each<PaidStore>(['sqlite', 'redis'])('audit log on %s', (store) => {
-  let h: PaidGateway;
-  let url: string;
+  /** While true the audit store refuses every write (a fake injected where the audit backend is built). */
+  let auditDown = false;
+  const h = paidGatewayPerSuite({
+    store,
+    env: { TRUSTED_PROXIES: '127.0.0.1', ADMIN_PASSWORD: PASSWORD, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    money: {
+      createAuditBackend: (conn) => {
+        const real = openAuditBackend(conn);
+        return overriding(real, {
+          write: (...args) =>
+            auditDown ? Promise.reject(new Error('audit store down')) : real.write(...args),
+        });
+      },
+    },
+  });
   // Each request from its own address: the per-IP limit stays out of the way.
   const req = <T = Json>(method: string, path: string, opts: CallOptions = {}) =>
-    call<T>(url, method, path, { ...opts, headers: { 'x-forwarded-for': freshIp(), ...opts.headers } });
+    call<T>(h.gateway.url, method, path, {
+      ...opts,
+      headers: { 'x-forwarded-for': freshIp(), ...opts.headers },
+    });
   const admin = { cookie: `admin_password=${encodeURIComponent(PASSWORD)}` };
   const chat = (auth: string) =>
     req('POST', '/v1/chat/completions', {
@@ -252,32 +256,6 @@ describe.each<PaidStore>(['sqlite', 'redis'])('audit log on %s', (store) => {
       headers: { 'user-agent': 'audit-test/1.0' },
       body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
     });
-
-  /** While true the audit store refuses every write (a fake injected where the audit backend is built). */
-  let auditDown = false;
-
-  beforeAll(async () => {
-    h = await startPaidGateway({
-      store,
-      env: { TRUSTED_PROXIES: '127.0.0.1', ADMIN_PASSWORD: PASSWORD, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
-      money: {
-        createAuditBackend: (conn) => {
-          const real = openAuditBackend(conn);
-          return overriding(real, {
-            write: (...args) =>
-              auditDown ? Promise.reject(new Error('audit store down')) : real.write(...args),
-          });
-        },
-      },
-    });
-    url = h.gateway.url;
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
 
   it('the readers return paid calls (admitted and refused) and wallet operations of the key, newest first', async () => {
     const { apiKey, keyId } = await h.fundKey(20);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redeemElsewhere } from '../support/dev-mint.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
 
 /**
@@ -14,26 +14,9 @@ import { call, errorCode } from './http.js';
 type Json = Record<string, any>;
 
 describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) => {
-  let h: PaidGateway;
-  let url: string;
-  const req = <T = Json>(method: string, path: string, opts = {}) => call<T>(url, method, path, opts);
-
-  async function newKey(sats: number): Promise<{ key: string; keyId: string }> {
-    const r = await req('POST', '/v1/wallet/create', { body: { cashu_token: await h.mintToken(sats) } });
-    expect(r.status).toBe(201);
-    return { key: r.body.api_key, keyId: r.body.key_id };
-  }
-
-  beforeAll(async () => {
-    h = await startPaidGateway({ store });
-    url = h.gateway.url;
-  });
-  afterEach(async () => {
-    await h.auditOk();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = paidGatewayPerSuite({ store });
+  const req = <T = Json>(method: string, path: string, opts = {}) =>
+    call<T>(h.gateway.url, method, path, opts);
 
   it('creates a key from a token (201, variant A) and a retry with the same token returns the same key', async () => {
     const token = await h.mintToken(100);
@@ -62,7 +45,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
   });
 
   it('reads balance, account and info; 401 without or with a wrong credential', async () => {
-    const { key, keyId } = await newKey(64);
+    const { apiKey: key, keyId } = await h.createKey(64);
     const bal = await req('GET', '/v1/wallet/balance', { auth: key });
     expect(bal.status).toBe(200);
     expect(bal.body).toMatchObject({
@@ -121,7 +104,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
   });
 
   it('tops up from the body or the query (exactly one), credits a token once, refuses a token of another key', async () => {
-    const { key } = await newKey(100);
+    const { apiKey: key } = await h.createKey(100);
     const body = await req('POST', '/v1/wallet/topup', {
       auth: key,
       body: { cashu_token: await h.mintToken(50) },
@@ -137,13 +120,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
     const again = await req('POST', '/v1/wallet/topup', { auth: key, query: { cashu_token: qToken } });
     expect(again.status).toBe(200);
     expect(again.body.new_balance).toBe(175_000);
-    const other = await newKey(10);
+    const other = await h.createKey(10);
     const elsewhere = await req('POST', '/v1/wallet/topup', {
-      auth: other.key,
+      auth: other.apiKey,
       body: { cashu_token: qToken },
     });
     expect(elsewhere.status).toBe(409);
-    expect((await req('GET', '/v1/wallet/balance', { auth: other.key })).body.balance).toBe(10_000);
+    expect((await req('GET', '/v1/wallet/balance', { auth: other.apiKey })).body.balance).toBe(10_000);
 
     const both = await req('POST', '/v1/wallet/topup', {
       auth: key,
@@ -157,7 +140,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
   });
 
   it('lists transactions newest first with balance_after, limit/offset pagination, has_more and total', async () => {
-    const { key } = await newKey(10);
+    const { apiKey: key } = await h.createKey(10);
     for (const sats of [20, 30]) {
       const r = await req('POST', '/v1/wallet/topup', {
         auth: key,
@@ -191,7 +174,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
   });
 
   it('a paid call shows up as a usage transaction and in the balance totals', async () => {
-    const { key } = await newKey(10);
+    const { apiKey: key } = await h.createKey(10);
     const completion = await h.openai(key).chat.completions.create({
       model: 'mock-gpt',
       messages: [{ role: 'user', content: 'hello' }],
@@ -217,7 +200,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
   });
 
   it('withdraws an amount as a token another wallet redeems; refuses more than the balance and untrusted mints', async () => {
-    const { key } = await newKey(100);
+    const { apiKey: key } = await h.createKey(100);
     const w = await req('POST', '/v1/wallet/withdraw', { auth: key, body: { amount: 30 } });
     expect(w.status).toBe(200);
     expect(w.body).toMatchObject({ amount: 30, mint: h.mint.url, balance: 70_000 });
@@ -249,7 +232,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
   });
 
   it('a failing mint debits nothing: the hold is aborted and the balance is intact', async () => {
-    const { key } = await newKey(20);
+    const { apiKey: key } = await h.createKey(20);
     h.mint.setOutage(500);
     try {
       const r = await req('POST', '/v1/wallet/withdraw', { auth: key, body: { amount: 5 } });
@@ -282,7 +265,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
   });
 
   it('refunds raced 5× pay out the balance once (the others 402), nothing lost or doubled', async () => {
-    const { key } = await newKey(50);
+    const { apiKey: key } = await h.createKey(50);
     const results = await Promise.all(
       Array.from({ length: 5 }, () => req('POST', '/v1/wallet/refund', { auth: key })),
     );
@@ -326,11 +309,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
     const token = await h.mintToken(10);
     h.upstream.setBehaviour({ latencyMs: 800 });
     const seen = h.upstream.stats.requests;
-    const pending = fetch(`${h.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cashu': token },
-      body: JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }),
-    });
+    const pending = h.post(
+      '/chat/completions',
+      { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 },
+      { 'x-cashu': token },
+    );
     try {
       for (let i = 0; i < 200 && h.upstream.stats.requests === seen; i++)
         await new Promise((r) => setTimeout(r, 10));
@@ -358,7 +341,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
   });
 
   it('alerts and webhooks are served (test/events covers them end to end)', async () => {
-    const { key } = await newKey(5);
+    const { apiKey: key } = await h.createKey(5);
     const alerts = await req('POST', '/v1/wallet/alerts', { auth: key, body: { low_balance_threshold: 10 } });
     expect(alerts.status, alerts.text).toBe(200);
     expect(alerts.body).toEqual({ low_balance_threshold: 10, daily_spend_limit: null, webhook_url: null });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
 import { loadSettings, saveSettings } from '../../core/store/settings-store.js';
+import { dropStore } from '../support/dev-mint.js';
 
 /**
  * Persisted operator settings: a save merges into what is stored in one atomic step, so two processes (here
@@ -14,13 +15,7 @@ import { loadSettings, saveSettings } from '../../core/store/settings-store.js';
 const conns: StoreConnection[] = [];
 const dirs: string[] = [];
 afterAll(async () => {
-  for (const c of conns) {
-    if (c.kind === 'redis') {
-      const keys = await c.redis.keys(`${c.prefix}:*`);
-      for (const k of keys) await c.redis.del(k);
-    }
-    await c.close();
-  }
+  for (const c of conns) await dropStore(c);
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Wallet } from '@cashu/cashu-ts';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import {
   type MockBehaviour,
   type MockUpstream,
@@ -20,6 +21,7 @@ import type { WalletService } from '../../core/wallet/types.js';
 import type { PipelineEntry } from '../../plugins/index.js';
 import type { DevMint, DevMintOptions } from '../../scripts/mint/index.js';
 import { startTestMint } from './dev-mint.js';
+import { lateBound } from './late-bound.js';
 
 /**
  * The paid-call harness: a dev mint, the mock upstream and a gateway running the FULL default pipeline
@@ -43,6 +45,8 @@ export interface PaidGatewayOptions {
   upstream?: Partial<MockBehaviour>;
   /** A providers file (PROVIDERS_PATH) made from the mock upstream's base URL, written to a temp file. */
   providersFile?: (upstreamUrl: string) => object;
+  /** A price book (MODELS_PATH, `{ models: [...] }`), written to a temp file. */
+  modelsFile?: object;
   mint?: DevMintOptions;
   /** Use this running dev mint instead of starting one (two gateways on one mint); left open by `close`. */
   sharedMint?: DevMint;
@@ -71,12 +75,18 @@ export interface PaidGateway {
     amountSat: number,
     opts?: { expiresAtMs?: number },
   ): Promise<{ apiKey: string; keyId: string; balanceMsat: number }>;
+  /** A key made through `POST /v1/wallet/create` with a fresh `amountSat` token (201 asserted). */
+  createKey(amountSat: number): Promise<{ apiKey: string; keyId: string }>;
   /** Available balance (msat) of a credential: an API key or an eCash token (its hash identity). */
   available(credential: string): Promise<number | null>;
   /** A separate cashu-ts wallet on the dev mint (redeem change and refunds with `receive`). */
   newWallet(unit?: 'sat' | 'msat'): Promise<Wallet>;
+  /** Redeems `token` (change, a refund) with a new separate wallet: the amount received, in `unit` (default sat). */
+  redeem(token: string, unit?: 'sat' | 'msat'): Promise<number>;
   /** An OpenAI client on the gateway with this API key (or `Bearer cashu…` token) and extra headers. */
   openai(apiKey: string, headers?: Record<string, string>): OpenAI;
+  /** `POST ${baseURL}${path}` with `body` as JSON and `headers` (how it pays: `authorization`, `x-cashu`). */
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
   /** Throws unless the ledger audit has no breach and the operator's wallet is solvent. */
   auditOk(): Promise<void>;
   close(): Promise<void>;
@@ -99,12 +109,16 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
     dataDir = mkdtempSync(join(tmpdir(), 'gw-paid-'));
     storeEnv.DATA_DIR = dataDir;
   }
-  let providersDir: string | undefined;
-  if (opts.providersFile) {
-    providersDir = mkdtempSync(join(tmpdir(), 'gw-providers-'));
-    storeEnv.PROVIDERS_PATH = join(providersDir, 'providers.json');
-    writeFileSync(storeEnv.PROVIDERS_PATH, JSON.stringify(opts.providersFile(upstream.url)));
-  }
+  let filesDir: string | undefined;
+  const writeJson = (name: string, content: object): string => {
+    filesDir ??= mkdtempSync(join(tmpdir(), 'gw-files-'));
+    const path = join(filesDir, name);
+    writeFileSync(path, JSON.stringify(content));
+    return path;
+  };
+  if (opts.providersFile)
+    storeEnv.PROVIDERS_PATH = writeJson('providers.json', opts.providersFile(upstream.url));
+  if (opts.modelsFile) storeEnv.MODELS_PATH = writeJson('models.json', opts.modelsFile);
   const config = loadConfig({
     HOST: '127.0.0.1',
     PORT: '0',
@@ -129,7 +143,7 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
   } catch (err) {
     await Promise.allSettled([closeMint(), upstream.close()]);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    if (providersDir) rmSync(providersDir, { recursive: true, force: true });
+    if (filesDir) rmSync(filesDir, { recursive: true, force: true });
     throw err;
   }
   const ledger = gateway.services.ledger;
@@ -139,6 +153,12 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
     throw new Error('the paid gateway started without a ledger or wallet');
   }
   const baseURL = `${gateway.url}/v1`;
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${baseURL}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
   let closed = false;
   return {
     gateway,
@@ -159,6 +179,12 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
       if (!r.ok) throw new Error(`createKeyFromDeposit refused: ${r.code}`);
       return { apiKey: r.apiKey, keyId: r.key.keyId, balanceMsat: r.balanceMsat };
     },
+    async createKey(amountSat) {
+      const r = await post('/wallet/create', { cashu_token: await mint.mintTokens(amountSat, 'sat') });
+      expect(r.status).toBe(201);
+      const body = (await r.json()) as { api_key: string; key_id: string };
+      return { apiKey: body.api_key, keyId: body.key_id };
+    },
     async available(credential) {
       const c = credential.startsWith('sk-')
         ? { apiKey: credential }
@@ -170,8 +196,14 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
       await w.loadMint();
       return w;
     },
+    async redeem(token, unit = 'sat') {
+      const w = new Wallet(mint.url, { unit });
+      await w.loadMint();
+      return (await w.receive(token)).reduce((s, p) => s + Number(p.amount), 0);
+    },
     openai: (apiKey, headers = {}) =>
       new OpenAI({ apiKey, baseURL, defaultHeaders: headers, maxRetries: 0, timeout: 20_000 }),
+    post,
     async auditOk() {
       const report = await ledger.audit();
       if (!report.ok || report.breaches.length > 0) {
@@ -190,10 +222,43 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
       await gateway.close(2000);
       await Promise.allSettled([closeMint(), upstream.close()]);
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-      if (providersDir) rmSync(providersDir, { recursive: true, force: true });
+      if (filesDir) rmSync(filesDir, { recursive: true, force: true });
       if (prefix) await dropPrefix(process.env.TEST_REDIS_URL!, prefix);
     },
   };
+}
+
+/** The change token in the X-Cashu header of an X-Cashu call's answer, which must have `status`. */
+export function changeOf(res: Response, status: number): string {
+  expect(res.status).toBe(status);
+  const change = res.headers.get('x-cashu');
+  expect(change).toMatch(/^cashu/);
+  return change!;
+}
+
+/**
+ * One paid gateway for the enclosing describe block (or file): started before its tests (`opts` may be a
+ * function, called then, to use what earlier hooks started), audited after each test (`auditOk`, unless
+ * `auditEachTest` is false) and closed after all. The answer stands for that gateway: read it inside hooks and
+ * tests, never while the block is being declared (nothing is started yet then).
+ */
+export function paidGatewayPerSuite(
+  opts: PaidGatewayOptions | (() => PaidGatewayOptions | Promise<PaidGatewayOptions>),
+  { auditEachTest = true }: { auditEachTest?: boolean } = {},
+): PaidGateway {
+  let started: PaidGateway | undefined;
+  beforeAll(async () => {
+    started = await startPaidGateway(typeof opts === 'function' ? await opts() : opts);
+  });
+  if (auditEachTest) {
+    afterEach(async () => {
+      await started!.auditOk();
+    });
+  }
+  afterAll(async () => {
+    await started?.close();
+  });
+  return lateBound(() => started, 'the paid gateway');
 }
 
 /** Deletes every key under a test prefix (SCAN, bounded batches). */

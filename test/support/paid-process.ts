@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import {
   type MockBehaviour,
   type MockUpstream,
@@ -23,6 +23,58 @@ export interface PaidProcesses {
   /** `POST /v1/wallet/create` at `base` with a fresh `sats` token from the mint (201 asserted): the API key. */
   createKey(base: string, sats: number): Promise<string>;
   close(): Promise<void>;
+}
+
+/** `POST base + path` with a JSON body and the bearer key (`auth`: an API key). */
+export function postJson(base: string, auth: string, path: string, body: unknown): Promise<Response> {
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+/** A chat call's body small enough for a 1-sat fixed price to be its whole cost. */
+export const SMALL_CHAT = { model: 'mock-gpt', messages: [{ role: 'user', content: 'x' }], max_tokens: 4 };
+
+/** A streamed answer (200 asserted) read past its first chunk, so that it is open at the gateway. */
+export interface OpenStream {
+  /** Reads it to its end: the whole text, the first chunk included. */
+  finish(): Promise<string>;
+  /** Drops it unread (the connection goes away). */
+  cancel(): Promise<void>;
+}
+
+export async function openStream(res: Response): Promise<OpenStream> {
+  expect(res.status).toBe(200);
+  const reader = res.body!.getReader();
+  const first = await reader.read();
+  let text = Buffer.from(first.value ?? []).toString('utf8');
+  return {
+    async finish() {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return text;
+        text += Buffer.from(value).toString('utf8');
+      }
+    },
+    cancel: () => reader.cancel().catch(() => undefined),
+  };
+}
+
+/** The store's audit passes and the key made `requests` calls, has nothing left reserved and `balanceMsat` left. */
+export async function expectSettled(
+  ps: ProcessStore,
+  apiKey: string,
+  want: { requests: number; balanceMsat: number },
+): Promise<void> {
+  await ps.withLedger(async (ledger) => {
+    expect((await ledger.audit()).breaches).toEqual([]);
+    const info = await ledger.getKeyInfo({ apiKey });
+    expect(info!.account.requests).toBe(want.requests);
+    expect(info!.account.reservedMsat).toBe(0);
+    expect(info!.account.balanceMsat).toBe(want.balanceMsat);
+  });
 }
 
 export async function paidProcesses(
@@ -64,5 +116,21 @@ export async function paidProcesses(
       await Promise.allSettled(spawned.map((g) => g.kill('SIGKILL')));
       await Promise.allSettled([mint.close(), up.close(), ps.drop()]);
     },
+  };
+}
+
+/**
+ * For a describe block whose tests each start their own processes: registers an `afterEach` that closes what
+ * they started, and returns the `paidProcesses` a test calls.
+ */
+export function paidProcessesPerTest(): typeof paidProcesses {
+  const started: PaidProcesses[] = [];
+  afterEach(async () => {
+    for (const rig of started.splice(0)) await rig.close();
+  });
+  return async (...args) => {
+    const rig = await paidProcesses(...args);
+    started.push(rig);
+    return rig;
   };
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { AuditLog } from '../../core/audit/audit-log.js';
 import { createLedger } from '../../core/ledger/index.js';
-import type { Ledger } from '../../core/ledger/types.js';
+import type { Ledger, LedgerOptions } from '../../core/ledger/types.js';
 import { createLogger } from '../../core/log.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
 import { readRedisConfig } from '../../core/store/redis-config.js';
@@ -42,35 +42,11 @@ export function processStore(kind: ProcessStoreKind): ProcessStore {
   if (redis && !redisUrl) throw new Error('TEST_REDIS_URL is not set (global setup)');
   return {
     env: prefix ? { REDIS_URL: redisUrl!, REDIS_PREFIX: prefix } : { DATA_DIR: dataDir! },
-    async withLedger(fn) {
-      const conn = prefix
-        ? openStore({ redisUrl: redisUrl!, redisPrefix: prefix })
-        : openStore({ dataDir: dataDir! });
-      try {
-        if (conn.kind === 'redis') await conn.ready();
-        const ledger = await createLedger(conn, { prefix: prefix ?? 'gw' });
-        try {
-          return await fn(ledger, conn);
-        } finally {
-          await ledger.close();
-        }
-      } finally {
-        await conn.close();
-      }
-    },
-    async withAuditLog(fn) {
-      const conn = prefix
-        ? openStore({ redisUrl: redisUrl!, redisPrefix: prefix })
-        : openStore({ dataDir: dataDir! });
-      if (conn.kind === 'redis') await conn.ready();
-      const audit = new AuditLog(conn, { retentionDays: 30, log: createLogger('silent') });
-      try {
-        return await fn(audit);
-      } finally {
-        await audit.close();
-        await conn.close();
-      }
-    },
+    ...readers(
+      () =>
+        prefix ? openStore({ redisUrl: redisUrl!, redisPrefix: prefix }) : openStore({ dataDir: dataDir! }),
+      { prefix: prefix ?? 'gw' },
+    ),
     async drop() {
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
       if (prefix) {
@@ -93,34 +69,46 @@ function topologyStore(topo: RedisTopology): ProcessStore {
   const env = { ...topo.env, REDIS_PREFIX: prefix };
   return {
     env,
-    async withLedger(fn) {
-      const conn = openStore({ redis: readRedisConfig(env), redisPrefix: prefix });
-      try {
-        if (conn.kind === 'redis') await conn.ready();
-        const ledger = await createLedger(conn, { prefix, warn: () => {} });
+    ...readers(() => openStore({ redis: readRedisConfig(env), redisPrefix: prefix }), {
+      prefix,
+      warn: () => {},
+    }),
+    async drop() {},
+  };
+}
+
+/** `withLedger` and `withAuditLog` on a fresh connection from `open` each time (ready first, closed after). */
+function readers(
+  open: () => StoreConnection,
+  ledgerOptions: LedgerOptions,
+): Pick<ProcessStore, 'withLedger' | 'withAuditLog'> {
+  async function withConn<T>(fn: (conn: StoreConnection) => Promise<T>): Promise<T> {
+    const conn = open();
+    try {
+      if (conn.kind === 'redis') await conn.ready();
+      return await fn(conn);
+    } finally {
+      await conn.close();
+    }
+  }
+  return {
+    withLedger: (fn) =>
+      withConn(async (conn) => {
+        const ledger = await createLedger(conn, ledgerOptions);
         try {
           return await fn(ledger, conn);
         } finally {
           await ledger.close();
         }
-      } finally {
-        await conn.close();
-      }
-    },
-    async withAuditLog(fn) {
-      const conn = openStore({ redis: readRedisConfig(env), redisPrefix: prefix });
-      try {
-        if (conn.kind === 'redis') await conn.ready();
+      }),
+    withAuditLog: (fn) =>
+      withConn(async (conn) => {
         const audit = new AuditLog(conn, { retentionDays: 30, log: createLogger('silent') });
         try {
           return await fn(audit);
         } finally {
           await audit.close();
         }
-      } finally {
-        await conn.close();
-      }
-    },
-    async drop() {},
+      }),
   };
 }

@@ -1,5 +1,15 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Admission, Ledger, LedgerOptions, RateLimits } from '../../../core/ledger/types.js';
+import type {
+  Admission,
+  AdmitInput,
+  Credential,
+  CreditInput,
+  HoldInput,
+  Ledger,
+  LedgerOptions,
+  RateLimits,
+  SettleInput,
+} from '../../../core/ledger/types.js';
 import { callRecord } from './audit-records.js';
 import { creditLeaseSuite } from './credit-leases.js';
 import { randomTokenHash, type StoreFactory, type StoreHarness } from './harness.js';
@@ -38,6 +48,53 @@ export function rid(): string {
   return `req-${process.pid}-${seq}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
+/**
+ * An admit as the suites write one: the key (or another credential), a fresh request id, model 'm' and limits
+ * that never bind; `over` names the amounts, the lease and whatever else a case changes.
+ */
+export function admitInput(
+  credential: string | Credential,
+  over: Pick<AdmitInput, 'maxMsat' | 'minMsat' | 'leaseMs'> & Partial<AdmitInput>,
+): AdmitInput {
+  return {
+    credential: typeof credential === 'string' ? { apiKey: credential } : credential,
+    requestId: rid(),
+    model: 'm',
+    limits: BIG,
+    ...over,
+  };
+}
+
+/** A settle of an admitted call as the suites write one: model 'm', description 'd', no tokens, not estimated. */
+export function settleInput(
+  call: { accountId: string; requestId: string },
+  over: Pick<SettleInput, 'costMsat'> & Partial<SettleInput>,
+): SettleInput {
+  return {
+    accountId: call.accountId,
+    requestId: call.requestId,
+    promptTokens: 0,
+    completionTokens: 0,
+    model: 'm',
+    description: 'd',
+    estimated: false,
+    ...over,
+  };
+}
+
+/** A withdrawal hold on a key, as the suites write one (kind 'withdrawal' unless `over` names another). */
+export function holdInput(
+  apiKey: string,
+  over: Pick<HoldInput, 'amountMsat' | 'holdId' | 'leaseMs'> & Partial<HoldInput>,
+): HoldInput {
+  return { credential: { apiKey }, kind: 'withdrawal', ...over };
+}
+
+/** The first deposit of a token-hash identity (`bearer`): the credit creates it. */
+function bearerDeposit(bearer: string, amountMsat: number, now?: number): CreditInput {
+  return { credential: { tokenHash: bearer }, tokenHash: bearer, amountMsat, kind: 'deposit', now };
+}
+
 export async function admitOk(
   ledger: Ledger,
   apiKey: string,
@@ -45,16 +102,7 @@ export async function admitOk(
   min = 0,
   now = T0,
 ): Promise<Admission> {
-  const r = await ledger.admit({
-    credential: { apiKey },
-    requestId: rid(),
-    model: 'm',
-    maxMsat: max,
-    minMsat: min,
-    leaseMs: 60_000,
-    limits: BIG,
-    now,
-  });
+  const r = await ledger.admit(admitInput(apiKey, { maxMsat: max, minMsat: min, leaseMs: 60_000, now }));
   if (!r.ok) throw new Error(`admit refused: ${r.code}`);
   return r;
 }
@@ -151,48 +199,21 @@ export function conformance(factory: StoreFactory): void {
     it('a token-hash identity is created by its first credit and can be admitted and settled', async () => {
       const { ledger } = await ctx.open();
       const bearer = randomTokenHash();
-      const c = await ledger.credit({
-        credential: { tokenHash: bearer },
-        tokenHash: bearer,
-        amountMsat: 2000,
-        kind: 'deposit',
-        now: T0,
-      });
+      const c = await ledger.credit(bearerDeposit(bearer, 2000, T0));
       expect(c).toMatchObject({ ok: true, balanceMsat: 2000, replay: false });
-      const a = await ledger.admit({
-        credential: { tokenHash: bearer },
-        requestId: rid(),
-        model: 'm',
-        maxMsat: 500,
-        minMsat: 100,
-        leaseMs: 1000,
-        limits: BIG,
-        now: T0,
-      });
+      const a = await ledger.admit(
+        admitInput({ tokenHash: bearer }, { maxMsat: 500, minMsat: 100, leaseMs: 1000, now: T0 }),
+      );
       expect(a).toMatchObject({ ok: true, reservedMsat: 500, availableMsat: 1500 });
       if (!a.ok) return;
-      const s = await ledger.settle({
-        accountId: a.accountId,
-        requestId: a.requestId,
-        costMsat: 300,
-        promptTokens: 1,
-        completionTokens: 2,
-        model: 'm',
-        description: 'x',
-        estimated: false,
-        now: T0,
-      });
+      const s = await ledger.settle(
+        settleInput(a, { costMsat: 300, promptTokens: 1, completionTokens: 2, description: 'x', now: T0 }),
+      );
       expect(s).toMatchObject({ ok: true, chargedMsat: 300, balanceMsat: 1700 });
       expect(
-        await ledger.admit({
-          credential: { tokenHash: randomTokenHash() },
-          requestId: rid(),
-          model: 'm',
-          maxMsat: 1,
-          minMsat: 1,
-          leaseMs: 1000,
-          limits: BIG,
-        }),
+        await ledger.admit(
+          admitInput({ tokenHash: randomTokenHash() }, { maxMsat: 1, minMsat: 1, leaseMs: 1000 }),
+        ),
       ).toEqual({ ok: false, code: 'invalid_api_key' });
     });
 
@@ -203,17 +224,10 @@ export function conformance(factory: StoreFactory): void {
       const near = `${k.apiKey.slice(0, -1)}${k.apiKey.endsWith('x') ? 'y' : 'x'}`;
       const bad = [`sk-${'a'.repeat(29)}`, 'sk-short', 'nope', near];
       for (const apiKey of bad) {
-        expect(
-          await ledger.admit({
-            credential: { apiKey },
-            requestId: rid(),
-            model: 'm',
-            maxMsat: 1,
-            minMsat: 0,
-            leaseMs: 1000,
-            limits: BIG,
-          }),
-        ).toEqual({ ok: false, code: 'invalid_api_key' });
+        expect(await ledger.admit(admitInput(apiKey, { maxMsat: 1, minMsat: 0, leaseMs: 1000 }))).toEqual({
+          ok: false,
+          code: 'invalid_api_key',
+        });
       }
       expect(
         await ledger.credit({
@@ -224,17 +238,10 @@ export function conformance(factory: StoreFactory): void {
         }),
       ).toEqual({ ok: false, code: 'invalid_api_key' });
       expect(await ledger.deleteKey({ credential: { apiKey: k.apiKey } })).toMatchObject({ ok: true });
-      expect(
-        await ledger.admit({
-          credential: { apiKey: k.apiKey },
-          requestId: rid(),
-          model: 'm',
-          maxMsat: 1,
-          minMsat: 0,
-          leaseMs: 1000,
-          limits: BIG,
-        }),
-      ).toEqual({ ok: false, code: 'invalid_api_key' });
+      expect(await ledger.admit(admitInput(k.apiKey, { maxMsat: 1, minMsat: 0, leaseMs: 1000 }))).toEqual({
+        ok: false,
+        code: 'invalid_api_key',
+      });
       expect(await ledger.getKeyInfo({ apiKey: k.apiKey })).toBeNull();
     });
 
@@ -249,12 +256,7 @@ export function conformance(factory: StoreFactory): void {
       });
       if (!children.ok) throw new Error(children.code);
       const bearer = randomTokenHash();
-      const c = await ledger.credit({
-        credential: { tokenHash: bearer },
-        tokenHash: bearer,
-        amountMsat: 10,
-        kind: 'deposit',
-      });
+      const c = await ledger.credit(bearerDeposit(bearer, 10));
       expect(c.ok).toBe(true);
       const parent = await ledger.getKeyInfo({ apiKey: k.apiKey });
       const token = await ledger.getKeyInfo({ tokenHash: bearer });
@@ -349,27 +351,13 @@ export function conformance(factory: StoreFactory): void {
       });
       const b = await admitOk(ledger, k.apiKey, 700, 100);
       expect(b).toMatchObject({ reservedMsat: 300, availableMsat: 0 });
-      const c = await ledger.admit({
-        credential: { apiKey: k.apiKey },
-        requestId: rid(),
-        model: 'm',
-        maxMsat: 700,
-        minMsat: 100,
-        leaseMs: 1000,
-        limits: BIG,
-        now: T0,
-      });
+      const c = await ledger.admit(
+        admitInput(k.apiKey, { maxMsat: 700, minMsat: 100, leaseMs: 1000, now: T0 }),
+      );
       expect(c).toEqual({ ok: false, code: 'payment_required', balance: 0, required: 100, shortfall: 100 });
-      const dup = await ledger.admit({
-        credential: { apiKey: k.apiKey },
-        requestId: a.requestId,
-        model: 'm',
-        maxMsat: 0,
-        minMsat: 0,
-        leaseMs: 1000,
-        limits: BIG,
-        now: T0,
-      });
+      const dup = await ledger.admit(
+        admitInput(k.apiKey, { requestId: a.requestId, maxMsat: 0, minMsat: 0, leaseMs: 1000, now: T0 }),
+      );
       expect(dup).toEqual({ ok: false, code: 'duplicate_request' });
       await ledger.release({ accountId: a.accountId, requestId: a.requestId });
       await ledger.release({ accountId: b.accountId, requestId: b.requestId });
@@ -385,16 +373,9 @@ export function conformance(factory: StoreFactory): void {
         ok: true,
         rateLimit: { type: 'requests_per_minute', limit: 3, remaining: 2, resetUnix: T0 / 1000 + 60 },
       });
-      const a = await ledger.admit({
-        credential: { apiKey: k.apiKey },
-        requestId: rid(),
-        model: 'm',
-        maxMsat: 100,
-        minMsat: 0,
-        leaseMs: 60_000,
-        limits,
-        now: T0,
-      });
+      const a = await ledger.admit(
+        admitInput(k.apiKey, { maxMsat: 100, minMsat: 0, leaseMs: 60_000, limits, now: T0 }),
+      );
       expect(a).toMatchObject({ ok: true, rateLimit: { remaining: 1 } });
       expect(await count()).toMatchObject({ ok: true, rateLimit: { remaining: 0 } });
       const refused = {
@@ -403,16 +384,9 @@ export function conformance(factory: StoreFactory): void {
         rateLimit: { type: 'requests_per_minute', limit: 3, remaining: 0, resetUnix: T0 / 1000 + 60 },
       };
       expect(await count()).toEqual(refused);
-      const b = await ledger.admit({
-        credential: { apiKey: k.apiKey },
-        requestId: rid(),
-        model: 'm',
-        maxMsat: 100,
-        minMsat: 0,
-        leaseMs: 60_000,
-        limits,
-        now: T0,
-      });
+      const b = await ledger.admit(
+        admitInput(k.apiKey, { maxMsat: 100, minMsat: 0, leaseMs: 60_000, limits, now: T0 }),
+      );
       expect(b).toEqual(refused);
       // Nothing was reserved by counting: only the admitted call's 100 msat is held.
       const info = await ledger.getKeyInfo({ apiKey: k.apiKey }, T0);
@@ -515,17 +489,7 @@ export function conformance(factory: StoreFactory): void {
       const k = await fund(ledger, 1000);
       const a = await admitOk(ledger, k.apiKey, 200, 0);
       const b = await admitOk(ledger, k.apiKey, 300, 0);
-      const s = await ledger.settle({
-        accountId: a.accountId,
-        requestId: a.requestId,
-        costMsat: 5000,
-        promptTokens: 0,
-        completionTokens: 0,
-        model: 'm',
-        description: 'd',
-        estimated: true,
-        now: T0,
-      });
+      const s = await ledger.settle(settleInput(a, { costMsat: 5000, estimated: true, now: T0 }));
       // 200 reserved + 500 free (300 still held by b) = 700.
       expect(s).toMatchObject({
         ok: true,
@@ -542,95 +506,49 @@ export function conformance(factory: StoreFactory): void {
         replay: true,
         releasedMsat: 300,
       });
-      expect(
-        await ledger.settle({
-          accountId: b.accountId,
-          requestId: b.requestId,
-          costMsat: 1,
-          promptTokens: 0,
-          completionTokens: 0,
-          model: 'm',
-          description: 'd',
-          estimated: false,
-        }),
-      ).toEqual({ ok: false, code: 'already_released' });
-      expect(
-        await ledger.settle({
-          accountId: b.accountId,
-          requestId: 'nope',
-          costMsat: 1,
-          promptTokens: 0,
-          completionTokens: 0,
-          model: 'm',
-          description: 'd',
-          estimated: false,
-        }),
-      ).toEqual({ ok: false, code: 'unknown_reservation' });
+      expect(await ledger.settle(settleInput(b, { costMsat: 1 }))).toEqual({
+        ok: false,
+        code: 'already_released',
+      });
+      expect(await ledger.settle(settleInput(b, { requestId: 'nope', costMsat: 1 }))).toEqual({
+        ok: false,
+        code: 'unknown_reservation',
+      });
     });
 
     it('an expired lease is released by the next admit and by the sweep; a late settle charges what is available', async () => {
       const { ledger } = await ctx.open();
       const k = await fund(ledger, 1000);
       const lease = async (now: number) => {
-        const r = await ledger.admit({
-          credential: { apiKey: k.apiKey },
-          requestId: rid(),
-          model: 'm',
-          maxMsat: 1000,
-          minMsat: 1000,
-          leaseMs: 1000,
-          limits: BIG,
-          now,
-        });
+        const r = await ledger.admit(
+          admitInput(k.apiKey, { maxMsat: 1000, minMsat: 1000, leaseMs: 1000, now }),
+        );
         if (!r.ok) throw new Error(r.code);
         return r;
       };
       const a = await lease(T0);
       expect(
         (
-          await ledger.admit({
-            credential: { apiKey: k.apiKey },
-            requestId: rid(),
-            model: 'm',
-            maxMsat: 1000,
-            minMsat: 1000,
-            leaseMs: 1000,
-            limits: BIG,
-            now: T0 + 999,
-          })
+          await ledger.admit(
+            admitInput(k.apiKey, { maxMsat: 1000, minMsat: 1000, leaseMs: 1000, now: T0 + 999 }),
+          )
         ).ok,
       ).toBe(false);
       const b = await lease(T0 + 1000); // a's lease ran out: released inside this admit
       expect(await ledger.sweepExpired(T0 + 1500)).toBe(0);
       expect(await ledger.sweepExpired(T0 + 2000)).toBe(1);
       expect((await ledger.getKeyInfo({ apiKey: k.apiKey }, T0 + 2000))?.account.reservedMsat).toBe(0);
-      const late = await ledger.settle({
-        accountId: a.accountId,
-        requestId: a.requestId,
-        costMsat: 400,
-        promptTokens: 0,
-        completionTokens: 0,
-        model: 'm',
-        description: 'late',
-        estimated: false,
-        now: T0 + 3000,
-      });
+      const late = await ledger.settle(
+        settleInput(a, { costMsat: 400, description: 'late', now: T0 + 3000 }),
+      );
       expect(late).toMatchObject({ ok: true, chargedMsat: 400, releasedMsat: 0, balanceMsat: 600 });
       expect(
         await ledger.release({ accountId: b.accountId, requestId: b.requestId, now: T0 + 3000 }),
       ).toMatchObject({ ok: true, replay: true });
-      expect(
-        await ledger.settle({
-          accountId: b.accountId,
-          requestId: b.requestId,
-          costMsat: 1,
-          promptTokens: 0,
-          completionTokens: 0,
-          model: 'm',
-          description: 'd',
-          estimated: false,
-        }),
-      ).toEqual({ ok: false, code: 'already_released' });
+      expect(await ledger.settle(settleInput(b, { costMsat: 1 }))).toEqual({
+        ok: false,
+        code: 'already_released',
+      });
     });
 
     it('refuses expired keys with expired_at and models a key may not use', async () => {
@@ -643,16 +561,7 @@ export function conformance(factory: StoreFactory): void {
       });
       if (!r.ok) throw new Error(r.code);
       const at = (now: number, model = 'm') =>
-        ledger.admit({
-          credential: { apiKey: r.apiKey },
-          requestId: rid(),
-          model,
-          maxMsat: 1,
-          minMsat: 0,
-          leaseMs: 1000,
-          limits: BIG,
-          now,
-        });
+        ledger.admit(admitInput(r.apiKey, { model, maxMsat: 1, minMsat: 0, leaseMs: 1000, now }));
       expect((await at(T0 + 9)).ok).toBe(true);
       expect(await at(T0 + 10)).toEqual({ ok: false, code: 'key_expired', expiredAtMs: T0 + 10 });
       const { ledger: l2 } = { ledger };
@@ -667,16 +576,7 @@ export function conformance(factory: StoreFactory): void {
       if (!ch.ok) throw new Error(ch.code);
       const child = ch.apiKeys[0]!;
       const adm = (model: string) =>
-        l2.admit({
-          credential: { apiKey: child },
-          requestId: rid(),
-          model,
-          maxMsat: 1,
-          minMsat: 0,
-          leaseMs: 1000,
-          limits: BIG,
-          now: T0,
-        });
+        l2.admit(admitInput(child, { model, maxMsat: 1, minMsat: 0, leaseMs: 1000, now: T0 }));
       expect(await adm('bad')).toEqual({ ok: false, code: 'model_not_allowed', model: 'bad' });
       const ok = await adm('good');
       expect(ok.ok).toBe(true);
@@ -689,54 +589,23 @@ export function conformance(factory: StoreFactory): void {
       const { ledger } = await ctx.open();
       const k = await fund(ledger, 100_000);
       const limits = { ...BIG, tokensPerHour: 100 };
-      const a = await ledger.admit({
-        credential: { apiKey: k.apiKey },
-        requestId: rid(),
-        model: 'm',
-        maxMsat: 10,
-        minMsat: 0,
-        leaseMs: 1000,
-        limits,
-        now: T0,
-      });
+      const a = await ledger.admit(
+        admitInput(k.apiKey, { maxMsat: 10, minMsat: 0, leaseMs: 1000, limits, now: T0 }),
+      );
       if (!a.ok) throw new Error(a.code);
-      await ledger.settle({
-        accountId: a.accountId,
-        requestId: a.requestId,
-        costMsat: 10,
-        promptTokens: 60,
-        completionTokens: 40,
-        model: 'm',
-        description: 'd',
-        estimated: false,
-        now: T0,
-      });
-      const b = await ledger.admit({
-        credential: { apiKey: k.apiKey },
-        requestId: rid(),
-        model: 'm',
-        maxMsat: 10,
-        minMsat: 0,
-        leaseMs: 1000,
-        limits,
-        now: T0 + 1,
-      });
+      await ledger.settle(settleInput(a, { costMsat: 10, promptTokens: 60, completionTokens: 40, now: T0 }));
+      const b = await ledger.admit(
+        admitInput(k.apiKey, { maxMsat: 10, minMsat: 0, leaseMs: 1000, limits, now: T0 + 1 }),
+      );
       const hour = Math.floor(T0 / 3_600_000);
       expect(b).toEqual({
         ok: false,
         code: 'rate_limit_exceeded',
         rateLimit: { type: 'tokens_per_hour', limit: 100, remaining: 0, resetUnix: (hour + 1) * 3600 },
       });
-      const c = await ledger.admit({
-        credential: { apiKey: k.apiKey },
-        requestId: rid(),
-        model: 'm',
-        maxMsat: 10,
-        minMsat: 0,
-        leaseMs: 1000,
-        limits,
-        now: (hour + 1) * 3_600_000,
-      });
+      const c = await ledger.admit(
+        admitInput(k.apiKey, { maxMsat: 10, minMsat: 0, leaseMs: 1000, limits, now: (hour + 1) * 3_600_000 }),
+      );
       expect(c.ok).toBe(true);
       if (c.ok) await ledger.release({ accountId: c.accountId, requestId: c.requestId });
     });
@@ -749,29 +618,28 @@ export function conformance(factory: StoreFactory): void {
       const live = 'a11ce0000002';
       const k = await fund(ledger, 10_000);
       const admitAs = async (owner: string, n: number) => {
-        const r = await ledger.admit({
-          credential: { apiKey: k.apiKey },
-          requestId: `r~${owner}~${n}-${rid()}`,
-          model: 'm',
-          maxMsat: 1_000,
-          minMsat: 0,
-          leaseMs: 3_600_000,
-          limits: BIG,
-          now: T0,
-        });
+        const r = await ledger.admit(
+          admitInput(k.apiKey, {
+            requestId: `r~${owner}~${n}-${rid()}`,
+            maxMsat: 1_000,
+            minMsat: 0,
+            leaseMs: 3_600_000,
+            now: T0,
+          }),
+        );
         if (!r.ok) throw new Error(r.code);
       };
       await admitAs(dead, 1);
       await admitAs(dead, 2);
       await admitAs(live, 3);
-      const hold = await ledger.holdWithdrawal({
-        credential: { apiKey: k.apiKey },
-        amountMsat: 2_000,
-        holdId: `withdrawal~${dead}~h`,
-        kind: 'withdrawal',
-        leaseMs: 3_600_000,
-        now: T0,
-      });
+      const hold = await ledger.holdWithdrawal(
+        holdInput(k.apiKey, {
+          amountMsat: 2_000,
+          holdId: `withdrawal~${dead}~h`,
+          leaseMs: 3_600_000,
+          now: T0,
+        }),
+      );
       expect(hold.ok).toBe(true);
       expect((await ledger.getKeyInfo({ apiKey: k.apiKey }, T0))!.availableMsat).toBe(5_000);
       await ledger.heartbeat(dead, T0);
@@ -880,27 +748,10 @@ export function conformance(factory: StoreFactory): void {
       const child = r.apiKeys[0]!;
       const a = await admitOk(ledger, child, 10_000, 1, T0);
       expect(a.reservedMsat).toBe(500);
-      await ledger.settle({
-        accountId: a.accountId,
-        requestId: a.requestId,
-        costMsat: 450,
-        promptTokens: 1,
-        completionTokens: 1,
-        model: 'm',
-        description: 'd',
-        estimated: false,
-        now: T0,
-      });
-      const b = await ledger.admit({
-        credential: { apiKey: child },
-        requestId: rid(),
-        model: 'm',
-        maxMsat: 100,
-        minMsat: 100,
-        leaseMs: 1000,
-        limits: BIG,
-        now: T0 + 1,
-      });
+      await ledger.settle(settleInput(a, { costMsat: 450, promptTokens: 1, completionTokens: 1, now: T0 }));
+      const b = await ledger.admit(
+        admitInput(child, { maxMsat: 100, minMsat: 100, leaseMs: 1000, now: T0 + 1 }),
+      );
       expect(b).toEqual({ ok: false, code: 'payment_required', balance: 50, required: 100, shortfall: 50 });
       const nextDay = await admitOk(ledger, child, 10_000, 1, T0 + 86_400_000);
       expect(nextDay.reservedMsat).toBe(500);
@@ -910,16 +761,9 @@ export function conformance(factory: StoreFactory): void {
         now: T0 + 86_400_000,
       });
       expect(
-        await ledger.admit({
-          credential: { apiKey: child },
-          requestId: rid(),
-          model: 'm',
-          maxMsat: 1,
-          minMsat: 0,
-          leaseMs: 1000,
-          limits: BIG,
-          now: T0 + 3 * 86_400_000,
-        }),
+        await ledger.admit(
+          admitInput(child, { maxMsat: 1, minMsat: 0, leaseMs: 1000, now: T0 + 3 * 86_400_000 }),
+        ),
       ).toEqual({ ok: false, code: 'key_expired', expiredAtMs: T0 + 3 * 86_400_000 });
       const pi = await ledger.getKeyInfo({ apiKey: k.apiKey }, T0 + 86_400_000);
       expect(pi?.children[0]?.usage).toMatchObject({
@@ -935,36 +779,17 @@ export function conformance(factory: StoreFactory): void {
     it('holds, commits and aborts withdrawals idempotently; held money is not spendable; expired holds abort', async () => {
       const { ledger } = await ctx.open();
       const k = await fund(ledger, 1000);
-      const h = await ledger.holdWithdrawal({
-        credential: { apiKey: k.apiKey },
-        amountMsat: 600,
-        holdId: 'w1',
-        kind: 'withdrawal',
-        leaseMs: 60_000,
-        now: T0,
-      });
+      const h = await ledger.holdWithdrawal(
+        holdInput(k.apiKey, { amountMsat: 600, holdId: 'w1', leaseMs: 60_000, now: T0 }),
+      );
       expect(h).toMatchObject({ ok: true, heldMsat: 600, availableMsat: 400, replay: false });
       expect(
-        await ledger.holdWithdrawal({
-          credential: { apiKey: k.apiKey },
-          amountMsat: 600,
-          holdId: 'w1',
-          kind: 'withdrawal',
-          leaseMs: 60_000,
-          now: T0,
-        }),
+        await ledger.holdWithdrawal(
+          holdInput(k.apiKey, { amountMsat: 600, holdId: 'w1', leaseMs: 60_000, now: T0 }),
+        ),
       ).toMatchObject({ ok: true, replay: true, heldMsat: 600 });
       expect(
-        await ledger.admit({
-          credential: { apiKey: k.apiKey },
-          requestId: rid(),
-          model: 'm',
-          maxMsat: 500,
-          minMsat: 500,
-          leaseMs: 1000,
-          limits: BIG,
-          now: T0,
-        }),
+        await ledger.admit(admitInput(k.apiKey, { maxMsat: 500, minMsat: 500, leaseMs: 1000, now: T0 })),
       ).toMatchObject({ ok: false, code: 'payment_required', balance: 400 });
       const c = await ledger.commitWithdrawal({ accountId: k.accountId, holdId: 'w1', now: T0 });
       expect(c).toMatchObject({
@@ -983,23 +808,13 @@ export function conformance(factory: StoreFactory): void {
         code: 'already_committed',
       });
       expect(
-        await ledger.holdWithdrawal({
-          credential: { apiKey: k.apiKey },
-          amountMsat: 1,
-          holdId: 'w1',
-          kind: 'withdrawal',
-          leaseMs: 1,
-          now: T0,
-        }),
+        await ledger.holdWithdrawal(
+          holdInput(k.apiKey, { amountMsat: 1, holdId: 'w1', leaseMs: 1, now: T0 }),
+        ),
       ).toEqual({ ok: false, code: 'duplicate_request' });
-      const h2 = await ledger.holdWithdrawal({
-        credential: { apiKey: k.apiKey },
-        amountMsat: 'all',
-        holdId: 'w2',
-        kind: 'refund',
-        leaseMs: 60_000,
-        now: T0,
-      });
+      const h2 = await ledger.holdWithdrawal(
+        holdInput(k.apiKey, { amountMsat: 'all', holdId: 'w2', kind: 'refund', leaseMs: 60_000, now: T0 }),
+      );
       expect(h2).toMatchObject({ ok: true, heldMsat: 400, availableMsat: 0 });
       expect(await ledger.abortWithdrawal({ accountId: k.accountId, holdId: 'w2' })).toEqual({
         ok: true,
@@ -1017,14 +832,9 @@ export function conformance(factory: StoreFactory): void {
         ok: false,
         code: 'already_aborted',
       });
-      await ledger.holdWithdrawal({
-        credential: { apiKey: k.apiKey },
-        amountMsat: 300,
-        holdId: 'w3',
-        kind: 'refund',
-        leaseMs: 1000,
-        now: T0,
-      });
+      await ledger.holdWithdrawal(
+        holdInput(k.apiKey, { amountMsat: 300, holdId: 'w3', kind: 'refund', leaseMs: 1000, now: T0 }),
+      );
       expect(await ledger.sweepExpired(T0 + 1000)).toBe(1);
       expect((await ledger.getKeyInfo({ apiKey: k.apiKey }))?.account.reservedMsat).toBe(0);
       // an expired hold still commits when the money is there (the token may have gone out)
@@ -1034,13 +844,7 @@ export function conformance(factory: StoreFactory): void {
       const types = (await ledger.listTransactions({ apiKey: k.apiKey }))?.transactions.map((t) => t.type);
       expect(types).toEqual(['refund', 'withdrawal', 'deposit']);
       expect(
-        await ledger.holdWithdrawal({
-          credential: { apiKey: k.apiKey },
-          amountMsat: 101,
-          holdId: 'w4',
-          kind: 'withdrawal',
-          leaseMs: 1000,
-        }),
+        await ledger.holdWithdrawal(holdInput(k.apiKey, { amountMsat: 101, holdId: 'w4', leaseMs: 1000 })),
       ).toEqual({ ok: false, code: 'payment_required', balance: 100, required: 101, shortfall: 1 });
       const info = await ledger.getKeyInfo({ apiKey: k.apiKey });
       expect(info?.account).toMatchObject({ withdrawnMsat: 900, depositedMsat: 1000, balanceMsat: 100 });
@@ -1050,14 +854,9 @@ export function conformance(factory: StoreFactory): void {
       const { ledger } = await ctx.open();
       const k = await fund(ledger, 10_000);
       const hold = (holdId: string, leaseMs = 60_000) =>
-        ledger.holdWithdrawal({
-          credential: { apiKey: k.apiKey },
-          amountMsat: 'all',
-          holdId,
-          kind: 'refund',
-          leaseMs,
-          now: T0,
-        });
+        ledger.holdWithdrawal(
+          holdInput(k.apiKey, { amountMsat: 'all', holdId, kind: 'refund', leaseMs, now: T0 }),
+        );
       expect(await hold('p1')).toMatchObject({ ok: true, heldMsat: 10_000 });
       const c = await ledger.commitWithdrawal({
         accountId: k.accountId,
@@ -1091,17 +890,7 @@ export function conformance(factory: StoreFactory): void {
       const k = await fund(ledger, 100_000);
       for (let i = 1; i <= 7; i++) {
         const a = await admitOk(ledger, k.apiKey, 100, 0, T0 + i);
-        await ledger.settle({
-          accountId: a.accountId,
-          requestId: a.requestId,
-          costMsat: i,
-          promptTokens: 0,
-          completionTokens: 0,
-          model: 'm',
-          description: `#${i}`,
-          estimated: false,
-          now: T0 + i,
-        });
+        await ledger.settle(settleInput(a, { costMsat: i, description: `#${i}`, now: T0 + i }));
       }
       const p1 = await ledger.listTransactions({ apiKey: k.apiKey }, { limit: 2 });
       expect(p1?.transactions.map((t) => t.description)).toEqual(['#7', '#6']);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { LeaseCall, LeaseInput, LeaseResult, Ledger, RateLimits } from '../../../core/ledger/types.js';
 import { callRecord } from './audit-records.js';
-import { admitOk, BIG, type Ctx, fund, rid, T0 } from './conformance.js';
+import { admitInput, admitOk, BIG, type Ctx, fund, rid, T0 } from './conformance.js';
 
 const PID = 'abcdef012345';
 
@@ -80,16 +80,9 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
         reservedMsat: 3000,
       });
       // Another caller cannot take what the lease holds.
-      const other = await ledger.admit({
-        credential: { apiKey: k.apiKey },
-        requestId: rid(),
-        model: 'm',
-        maxMsat: 7001,
-        minMsat: 7001,
-        leaseMs: 1000,
-        limits: BIG,
-        now: T0,
-      });
+      const other = await ledger.admit(
+        admitInput(k.apiKey, { maxMsat: 7001, minMsat: 7001, leaseMs: 1000, now: T0 }),
+      );
       expect(other).toEqual({
         ok: false,
         code: 'payment_required',
@@ -256,16 +249,16 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
       const L: RateLimits = { ...BIG, concurrent: 5 };
       // Plain calls of another process (the exact path, also through the lease wrapper).
       const plain = (now = T0) =>
-        ledger.admit({
-          credential: { apiKey: k.apiKey },
-          requestId: `r~0123456789ab~${randomUUID()}`,
-          model: 'm',
-          maxMsat: 10,
-          minMsat: 10,
-          leaseMs: 60_000,
-          limits: L,
-          now,
-        });
+        ledger.admit(
+          admitInput(k.apiKey, {
+            requestId: `r~0123456789ab~${randomUUID()}`,
+            maxMsat: 10,
+            minMsat: 10,
+            leaseMs: 60_000,
+            limits: L,
+            now,
+          }),
+        );
       const full = {
         ok: false,
         code: 'rate_limit_exceeded',
@@ -325,16 +318,15 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
       await step(ledger, k.apiKey, mine, 1, { wantMsat: 300, ttlMs: 1000 });
       await step(ledger, k.apiKey, theirs, 1, { wantMsat: 300, ttlMs: 2000 });
       // A plain reservation (of the other process: through the lease wrapper too it stays one) is no lease.
-      const plain = await ledger.admit({
-        credential: { apiKey: k.apiKey },
-        requestId: `r~${other}~${randomUUID()}`,
-        model: 'm',
-        maxMsat: 100,
-        minMsat: 100,
-        leaseMs: 60_000,
-        limits: BIG,
-        now: T0,
-      });
+      const plain = await ledger.admit(
+        admitInput(k.apiKey, {
+          requestId: `r~${other}~${randomUUID()}`,
+          maxMsat: 100,
+          minMsat: 100,
+          leaseMs: 60_000,
+          now: T0,
+        }),
+      );
       expect(plain).toMatchObject({ ok: true, reservedMsat: 100 });
       expect(await ledger.otherLeases(k.accountId, PID, T0)).toEqual([
         { id: theirs, expiresAtMs: T0 + 2000 },

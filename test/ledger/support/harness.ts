@@ -80,6 +80,30 @@ async function deletePrefix(nodes: Redis[], prefix: string): Promise<void> {
   }
 }
 
+/** A ledger on a Redis client (one server or a cluster) under `prefix`, with the harness's ways in. */
+async function redisHarness(
+  c: Redis | Cluster,
+  prefix: string,
+  form: 'single' | 'cluster',
+  opts?: LedgerOptions,
+): Promise<StoreHarness> {
+  const ledger = await createRedisLedger(c, prefix, { warn: () => {}, ...opts });
+  return {
+    ledger,
+    async tamper(accountId, delta) {
+      await c.hincrby(accountKeys(prefix, accountId).acct, 'balance', delta);
+    },
+    async forgetIndexes() {
+      await c.del(keyIdIndexKey(prefix));
+    },
+    auditLog(l = ledger) {
+      // The audit log takes the store's client as it is (its Redis backend works on a Cluster client too).
+      return auditLogOver(storeOver(c, prefix, form), l);
+    },
+    async close() {},
+  };
+}
+
 export function redisFactory(url = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'): StoreFactory {
   let client: Redis | undefined;
   const prefixes: string[] = [];
@@ -89,21 +113,7 @@ export function redisFactory(url = process.env.TEST_REDIS_URL ?? 'redis://127.0.
       client ??= new Redis(url, { enableOfflineQueue: true, maxRetriesPerRequest: 1 });
       const prefix = `t${randomBytes(6).toString('hex')}`;
       prefixes.push(prefix);
-      const c = client;
-      const ledger = await createRedisLedger(c, prefix, { warn: () => {}, ...opts });
-      return {
-        ledger,
-        async tamper(accountId, delta) {
-          await c.hincrby(accountKeys(prefix, accountId).acct, 'balance', delta);
-        },
-        async forgetIndexes() {
-          await c.del(keyIdIndexKey(prefix));
-        },
-        auditLog(l = ledger) {
-          return auditLogOver(storeOver(c, prefix, 'single'), l);
-        },
-        async close() {},
-      };
+      return redisHarness(client, prefix, 'single', opts);
     },
     async teardown() {
       if (!client) return;
@@ -122,22 +132,7 @@ export function clusterFactory(getNodes: () => Array<{ host: string; port: numbe
       client ??= new Cluster(getNodes(), { redisOptions: { maxRetriesPerRequest: 1 } });
       const prefix = `t${randomBytes(6).toString('hex')}`;
       prefixes.push(prefix);
-      const c = client;
-      const ledger = await createRedisLedger(c, prefix, { warn: () => {}, ...opts });
-      return {
-        ledger,
-        async tamper(accountId, delta) {
-          await c.hincrby(accountKeys(prefix, accountId).acct, 'balance', delta);
-        },
-        async forgetIndexes() {
-          await c.del(keyIdIndexKey(prefix));
-        },
-        auditLog(l = ledger) {
-          // The audit log takes the store's client as it is (its Redis backend works on a Cluster client too).
-          return auditLogOver(storeOver(c, prefix, 'cluster'), l);
-        },
-        async close() {},
-      };
+      return redisHarness(client, prefix, 'cluster', opts);
     },
     async teardown() {
       if (!client) return;

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Ledger } from '../../../core/ledger/types.js';
-import { BIG, type Ctx, fund, rid, T0 } from './conformance.js';
+import { admitInput, type Ctx, fund, holdInput, rid, T0 } from './conformance.js';
 
 async function admitAt(ledger: Ledger, apiKey: string, msat: number, leaseMs: number, now: number) {
-  return ledger.admit({
-    credential: { apiKey },
-    requestId: rid(),
-    model: 'm',
-    maxMsat: msat,
-    minMsat: msat,
-    leaseMs,
-    limits: BIG,
-    now,
-  });
+  return ledger.admit(admitInput(apiKey, { maxMsat: msat, minMsat: msat, leaseMs, now }));
 }
 
 /**
@@ -57,14 +48,9 @@ export function leaseSuite(name: string, ctx: Ctx): void {
       const { ledger } = await ctx.open();
       const k = await fund(ledger, 1000);
       expect((await admitAt(ledger, k.apiKey, 100, 60_000, T0)).ok).toBe(true);
-      const h = await ledger.holdWithdrawal({
-        credential: { apiKey: k.apiKey },
-        holdId: rid(),
-        amountMsat: 900,
-        kind: 'withdrawal',
-        leaseMs: 1000,
-        now: T0 + 1,
-      });
+      const h = await ledger.holdWithdrawal(
+        holdInput(k.apiKey, { holdId: rid(), amountMsat: 900, leaseMs: 1000, now: T0 + 1 }),
+      );
       expect(h.ok).toBe(true);
       expect((await admitAt(ledger, k.apiKey, 900, 1000, T0 + 500)).ok).toBe(false);
       expect(await admitAt(ledger, k.apiKey, 900, 1000, T0 + 1001)).toMatchObject({

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Admission, Ledger } from '../../../core/ledger/types.js';
-import { type Ctx, rid, T0 } from './conformance.js';
+import { admitInput, type Ctx, holdInput, settleInput, T0 } from './conformance.js';
 import { randomTokenHash } from './harness.js';
 
 type Op =
@@ -64,33 +64,18 @@ async function runSequence(ledger: Ledger, ops: Op[]): Promise<void> {
         break;
       case 'admit': {
         const key = keys[o.who % keys.length]!;
-        const r = await ledger.admit({
-          credential: { apiKey: key },
-          requestId: rid(),
-          model: 'm',
-          maxMsat: Math.max(o.max, o.min),
-          minMsat: o.min,
-          leaseMs: o.lease,
-          limits,
-          now,
-        });
+        const r = await ledger.admit(
+          admitInput(key, { maxMsat: Math.max(o.max, o.min), minMsat: o.min, leaseMs: o.lease, limits, now }),
+        );
         if (r.ok) adm.push(r);
         break;
       }
       case 'settle': {
         const a = adm[o.which % Math.max(1, adm.length)];
         if (a)
-          await ledger.settle({
-            accountId: a.accountId,
-            requestId: a.requestId,
-            costMsat: o.cost,
-            promptTokens: 1,
-            completionTokens: 1,
-            model: 'm',
-            description: 'p',
-            estimated: false,
-            now,
-          });
+          await ledger.settle(
+            settleInput(a, { costMsat: o.cost, promptTokens: 1, completionTokens: 1, description: 'p', now }),
+          );
         break;
       }
       case 'release': {
@@ -101,14 +86,9 @@ async function runSequence(ledger: Ledger, ops: Op[]): Promise<void> {
       case 'hold': {
         const p = parents[o.who]!;
         const holdId = `h${holds.length}`;
-        const r = await ledger.holdWithdrawal({
-          credential: { apiKey: p.apiKey },
-          amountMsat: o.amount,
-          holdId,
-          kind: 'withdrawal',
-          leaseMs: 3000,
-          now,
-        });
+        const r = await ledger.holdWithdrawal(
+          holdInput(p.apiKey, { amountMsat: o.amount, holdId, leaseMs: 3000, now }),
+        );
         if (r.ok) holds.push({ accountId: p.accountId, holdId });
         break;
       }

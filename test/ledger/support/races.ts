@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Ledger, RateLimits } from '../../../core/ledger/types.js';
-import { BIG, type Ctx, fund, rid, T0 } from './conformance.js';
+import { admitInput, BIG, type Ctx, fund, settleInput, T0 } from './conformance.js';
 
 async function burst(ledger: Ledger, apiKey: string, n: number, msat: number, limits: RateLimits = BIG) {
   return Promise.all(
     Array.from({ length: n }, () =>
-      ledger.admit({
-        credential: { apiKey },
-        requestId: rid(),
-        model: 'm',
-        maxMsat: msat,
-        minMsat: msat,
-        leaseMs: 60_000,
-        limits,
-        now: T0,
-      }),
+      ledger.admit(admitInput(apiKey, { maxMsat: msat, minMsat: msat, leaseMs: 60_000, limits, now: T0 })),
     ),
   );
 }
@@ -35,19 +26,7 @@ export function raceSuite(name: string, ctx: Ctx): void {
       const settled = await Promise.all(
         results.flatMap((r) =>
           r.ok
-            ? [
-                ledger.settle({
-                  accountId: r.accountId,
-                  requestId: r.requestId,
-                  costMsat: 37,
-                  promptTokens: 1,
-                  completionTokens: 1,
-                  model: 'm',
-                  description: 'd',
-                  estimated: false,
-                  now: T0,
-                }),
-              ]
+            ? [ledger.settle(settleInput(r, { costMsat: 37, promptTokens: 1, completionTokens: 1, now: T0 }))]
             : [],
         ),
       );

@@ -1,0 +1,88 @@
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { settlePayoutRecord } from '../../../core/account/pay-out.js';
+import { createLedger } from '../../../core/ledger/index.js';
+import type { Ledger } from '../../../core/ledger/types.js';
+import type { StoreConnection } from '../../../core/store/connection.js';
+import type { WalletService } from '../../../core/wallet/types.js';
+import { createWallet } from '../../../core/wallet/wallet.js';
+import type { DevMintOptions } from '../../../scripts/mint/index.js';
+import {
+  captureLog,
+  type DevMint,
+  dropStore,
+  type StoreKind,
+  startTestMint,
+  testStore,
+  testWallet,
+} from '../../support/dev-mint.js';
+import { lateBound } from '../../support/late-bound.js';
+
+/** The real money services of one store: what the money steps (core/account/) are given. */
+export interface MoneyRig {
+  readonly mint: DevMint;
+  readonly conn: StoreConnection;
+  readonly ledger: Ledger;
+  readonly wallet: WalletService;
+}
+
+/**
+ * For a describe block: a dev mint (`mintOptions`), a fresh store of `kind`, its ledger and the operator's wallet
+ * holding a 5,000-sat float (so pay-outs can be made from the operator's proofs), started before the tests and
+ * closed (the store dropped) after them. The fields stand for the started ones.
+ */
+export function moneyRigPerSuite(kind: StoreKind, mintOptions: DevMintOptions = {}): MoneyRig {
+  let mint: DevMint | undefined;
+  let conn: StoreConnection | undefined;
+  let ledger: Ledger | undefined;
+  let wallet: WalletService | undefined;
+  beforeAll(async () => {
+    mint = await startTestMint(mintOptions);
+    conn = testStore(kind);
+    ledger = await createLedger(conn, {});
+    wallet = await testWallet(conn, [mint.url]);
+    await wallet.receive(await mint.mintTokens(5_000));
+  });
+  afterAll(async () => {
+    await wallet?.close();
+    await ledger?.close();
+    await dropStore(conn!);
+    await mint?.close();
+  });
+  return {
+    mint: lateBound(() => mint, 'the dev mint'),
+    conn: lateBound(() => conn, 'the store'),
+    ledger: lateBound(() => ledger, 'the ledger'),
+    wallet: lateBound(() => wallet, 'the wallet'),
+  };
+}
+
+/** After each test: the ledger audit finds no breach and the wallet's solvency check matches `solvency`. */
+export function balancedAfterEach(
+  money: () => { ledger: Ledger; wallet: WalletService },
+  solvency: object = { solvent: true },
+): void {
+  afterEach(async () => {
+    const { ledger, wallet } = money();
+    expect((await ledger.audit()).breaches).toEqual([]);
+    expect(await wallet.checkSolvency(() => ledger.totalUserBalancesMsat())).toMatchObject(solvency);
+  });
+}
+
+/**
+ * A wallet as core/services.ts builds it, on `conn` and the mint at `mintUrl`: payout records are resolved with
+ * `ledger` by its recovery pass once older than `claimLeaseMs`.
+ */
+export function recoveringWallet(
+  conn: StoreConnection,
+  mintUrl: string,
+  ledger: Ledger,
+  claimLeaseMs: number,
+): Promise<WalletService> {
+  return createWallet({
+    conn,
+    mints: [mintUrl],
+    log: captureLog().log,
+    claimLeaseMs,
+    payouts: (record, w) => settlePayoutRecord({ ledger, wallet: w }, record),
+  });
+}

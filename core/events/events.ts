@@ -17,6 +17,8 @@ import {
   type WebhookStore,
 } from './types.js';
 
+/** Open calls remembered for their spend event (the `calls` map below). */
+const MAX_OPEN_CALLS = 100_000;
 /**
  * Events (docs/webhooks.md): the one hook where money changes meet alerts, the outbox worker and the
  * key.expired sweep.
@@ -47,7 +49,13 @@ export function retryDelayMs(attempt: number, baseMs: number, rand = Math.random
 
 export class Events implements WebhookEvents {
   private readonly agent: Agent;
-  private readonly calls = new LRUCache<string, KeyMeta>({ max: 100_000 });
+  /**
+   * Calls admitted and not yet settled or released (`account/requestId` → key), oldest first, at most
+   * MAX_OPEN_CALLS (the oldest is dropped: its spend event is then skipped). A plain Map, not an LRU cache:
+   * lru-cache clears its whole preallocated store (O(max)) when its last entry is deleted, which a gateway
+   * with one call at a time did on every settle (≈ 0.3 ms per call; docs/benchmarks.md, "The paid-path cuts").
+   */
+  private readonly calls = new Map<string, KeyMeta>();
   /** account id → has watched keys (cached a few seconds; set at once on this process's own changes). */
   private readonly watched = new LRUCache<string, boolean>({ max: 100_000, ttl: 5_000 });
   private timers: NodeJS.Timeout[] = [];
@@ -137,7 +145,10 @@ export class Events implements WebhookEvents {
     const hooks: Partial<Ledger> = {
       admit: async (input) => {
         const r = await ledger.admit(input);
-        if (r.ok) calls.set(`${r.accountId}/${input.requestId}`, r.key);
+        if (r.ok) {
+          if (calls.size >= MAX_OPEN_CALLS) calls.delete(calls.keys().next().value as string);
+          calls.set(`${r.accountId}/${input.requestId}`, r.key);
+        }
         // First use after the expiry: fire key.expired now rather than at the next sweep.
         else if (r.code === 'key_expired') this.background('sweep', () => this.store.sweepExpired());
         return r;

@@ -97,7 +97,7 @@ export interface Config {
   adminLoginAttemptsPerMinute: number;
   /** Audit records older than this are pruned (hourly). */
   auditRetentionDays: number;
-  reservationLeaseMs: number;
+  reservationExpiryMs: number;
   cashu: { mints: string[]; seed: string | undefined };
   /** eCash from mints not in CASHU_MINTS: refused, or swapped to the primary mint over Lightning. */
   foreignMints: { mode: 'refuse' | 'swap'; maxFeePercent: number; maxSats: number };
@@ -356,7 +356,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     adminLoginAttemptsPerMinute: num(env, 'ADMIN_LOGIN_ATTEMPTS_PER_MINUTE', 10, { min: 1, int: true }),
     auditRetentionDays: num(env, 'AUDIT_RETENTION_DAYS', 30, { min: 1, int: true }),
-    reservationLeaseMs: num(env, 'RESERVATION_LEASE_MS', 15 * 60_000, { min: 1000, int: true }),
+    reservationExpiryMs: num(env, 'RESERVATION_LEASE_MS', 15 * 60_000, { min: 1000, int: true }),
     cashu: { mints, seed: optStr(env, 'CASHU_SEED') },
     foreignMints: {
       mode: foreignMode,

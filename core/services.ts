@@ -278,7 +278,7 @@ export async function openMoneyServices(
       closers.push(() => clearInterval(timer));
     }
 
-    const every = opts.sweepEveryMs ?? Math.min(60_000, Math.floor(config.reservationLeaseMs / 4));
+    const every = opts.sweepEveryMs ?? Math.min(60_000, Math.floor(config.reservationExpiryMs / 4));
     if (every > 0) {
       const l = ledger;
       let running = false;

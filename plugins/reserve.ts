@@ -334,7 +334,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         clientIp: ctx.clientIp,
         maxMsat,
         minMsat: wholeMaximum ? maxMsat : Math.min(price(priced.minMsat), maxMsat),
-        leaseMs: config.reservationLeaseMs,
+        expiresInMs: config.reservationExpiryMs,
         limits: config.limits,
         // Pay-per-call tokens are spent once; their change is computed while the call runs (change-token).
         ...(auth.method === 'x_cashu' ? { exactPath: true } : {}),

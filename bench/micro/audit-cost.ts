@@ -67,7 +67,7 @@ async function main(): Promise<void> {
         clientIp: '10.0.0.1',
         maxMsat: 5000,
         minMsat: 100,
-        leaseMs: 60_000,
+        expiresInMs: 60_000,
         limits: LIMITS,
       });
       if (!a.ok) throw new Error(a.code);

@@ -16,7 +16,7 @@ export async function benchAdmit(ledger: Ledger, apiKey: string, requestId: stri
     model: 'm',
     maxMsat: 5000,
     minMsat: 100,
-    leaseMs: 60_000,
+    expiresInMs: 60_000,
     limits: LIMITS,
   });
   if (!a.ok) throw new Error(a.code);

@@ -30,7 +30,7 @@ export interface CloseKeyRequest {
   /** Whether a failed delete after a pay-out leaves the key disabled (operator) or enables it again (owner). */
   keepDisabled: boolean;
   /** Hold lease of the pay-out. */
-  leaseMs: number;
+  expiresInMs: number;
 }
 
 export interface CloseKeyResult {
@@ -80,7 +80,7 @@ export async function closeKey(
       if (amountMsat > 0) {
         refund = await payOut(
           { ledger, wallet: money.wallet! },
-          { credential: req.self, amountMsat, kind: 'refund', leaseMs: req.leaseMs },
+          { credential: req.self, amountMsat, kind: 'refund', expiresInMs: req.expiresInMs },
         );
         leftMsat = refund.balanceMsat;
       }

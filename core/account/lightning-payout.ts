@@ -10,7 +10,7 @@ import type { MoneySteps } from './credit-token.js';
  * paying process and a recovery pass (CreateWalletOptions.payouts) may both run it.
  *
  * The hold of a Lightning refund names no process (its id has no owner, core/ledger/owner.ts), so orphan
- * release never frees it under a melt that may have paid: only this step, or its lease (HOLD_LEASE_MS), does.
+ * release never frees it under a melt that may have paid: only this step, or its lease (HOLD_EXPIRY_MS), does.
  * A commit after the lease still debits when the balance covers it; when it does not (the mint was away longer
  * than the lease, the process died, and the key spent the money meanwhile) the invoice stays paid and the
  * shortfall is the operator's: logged as an error, and visible to the solvency check.

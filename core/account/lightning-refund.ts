@@ -7,7 +7,7 @@ import type { MeltQuoteInfo } from '../wallet/types.js';
 import type { MoneySteps } from './credit-token.js';
 import type { LightningAddresses, LnurlPay } from './lightning-address.js';
 import { settleLightningPayout } from './lightning-payout.js';
-import { HOLD_LEASE_MS } from './pay-out.js';
+import { HOLD_EXPIRY_MS } from './pay-out.js';
 
 /**
  * A key's balance paid to its Lightning address (POST /v1/wallet/refund `{"to": "refund_address"}` and the
@@ -35,7 +35,7 @@ export interface LightningRefundRequest {
   credential: KeyLookup;
   /** The key's refund address (`name@host`). */
   address: string;
-  leaseMs?: number;
+  expiresInMs?: number;
 }
 
 export interface LightningRefundResult {
@@ -69,7 +69,7 @@ export async function refundToLightning(
     amountMsat: 'all',
     holdId,
     kind: 'refund',
-    leaseMs: req.leaseMs ?? HOLD_LEASE_MS,
+    expiresInMs: req.expiresInMs ?? HOLD_EXPIRY_MS,
   });
   if (!hold.ok) throw ledgerRefusalToError(hold);
   const ref: HoldRef = { accountId: hold.accountId, holdId };

@@ -41,8 +41,8 @@ export interface PayOutRequest {
   unit?: CashuUnit;
   /** Mint to pay from (default the primary). */
   mint?: string;
-  /** How long the hold may stay open before the ledger gives it up (default HOLD_LEASE_MS). */
-  leaseMs?: number;
+  /** How long the hold may stay open before the ledger gives it up (default HOLD_EXPIRY_MS). */
+  expiresInMs?: number;
 }
 
 /**
@@ -50,7 +50,7 @@ export interface PayOutRequest {
  * never expires while its token is being made. A hold of a process that died is released sooner by orphan
  * release (core/ledger/owner.ts); the lease is the last resort.
  */
-export const HOLD_LEASE_MS = 5 * 60_000;
+export const HOLD_EXPIRY_MS = 5 * 60_000;
 
 export interface PayOutResult {
   token: string;
@@ -72,7 +72,7 @@ export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<Pay
       amountMsat: req.amountMsat,
       holdId,
       kind: req.kind,
-      leaseMs: req.leaseMs ?? HOLD_LEASE_MS,
+      expiresInMs: req.expiresInMs ?? HOLD_EXPIRY_MS,
     });
   } catch (err) {
     // The store may have applied the hold and lost only its answer: release it as soon as the store answers.

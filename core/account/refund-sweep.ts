@@ -10,7 +10,7 @@ import type { WalletService } from '../wallet/types.js';
 import type { MoneySteps } from './credit-token.js';
 import { LightningAddresses } from './lightning-address.js';
 import { type LightningRefundResult, refundToLightning } from './lightning-refund.js';
-import { HOLD_LEASE_MS } from './pay-out.js';
+import { HOLD_EXPIRY_MS } from './pay-out.js';
 
 /**
  * The expired-key sweep (EXPIRED_KEY_SWEEP, default on): a key that expires with a balance and a refund
@@ -103,7 +103,7 @@ export class RefundSweep {
   /** One pass: claims the due jobs and works on each (also called by tests). Returns how many were claimed. */
   async tick(max = 20): Promise<number> {
     // The lease outlives a refund (LNURL requests, melt quote, melt): no other process takes the key meanwhile.
-    const jobs = await this.opts.jobs.claim(this.now(), HOLD_LEASE_MS, max);
+    const jobs = await this.opts.jobs.claim(this.now(), HOLD_EXPIRY_MS, max);
     for (const job of jobs) {
       try {
         await this.handle(job);

@@ -50,11 +50,11 @@ export class BatchWatcher {
   private running: Promise<void> | undefined;
   private readonly now: () => number;
   /** A claim outlives a pass over one batch (its output file read and priced) by a wide margin. */
-  private readonly leaseMs: number;
+  private readonly claimMs: number;
 
   constructor(private readonly opts: BatchWatcherOptions) {
     this.now = opts.now ?? Date.now;
-    this.leaseMs = Math.max(2_000, 5 * opts.pollMs);
+    this.claimMs = Math.max(2_000, 5 * opts.pollMs);
   }
 
   start(): void {
@@ -78,7 +78,7 @@ export class BatchWatcher {
 
   /** One pass: claims the due jobs and handles each (also called by tests). */
   async tick(max = 50): Promise<number> {
-    const jobs = await this.opts.jobs.claim(this.now(), this.leaseMs, max);
+    const jobs = await this.opts.jobs.claim(this.now(), this.claimMs, max);
     for (const job of jobs) {
       try {
         await this.handle(job);

@@ -320,7 +320,7 @@ export class RedisWebhookStore implements WebhookStore {
     return n;
   }
 
-  async claimDue(now: number, leaseMs: number, max: number): Promise<Delivery[]> {
+  async claimDue(now: number, claimMs: number, max: number): Promise<Delivery[]> {
     let accounts: string[];
     if (Date.now() - this.lastFullScan >= FULL_SCAN_MS) {
       this.lastFullScan = Date.now();
@@ -335,7 +335,7 @@ export class RedisWebhookStore implements WebhookStore {
       const r = (await this.run(
         'claim',
         [k.hooks, k.out, k.due],
-        [String(now), String(leaseMs), String(max - out.length)],
+        [String(now), String(claimMs), String(max - out.length)],
       )) as string[];
       // The last element: the account's next due time after this claim ('' = nothing left).
       const next = r.pop();

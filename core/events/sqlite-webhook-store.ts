@@ -346,7 +346,7 @@ export class SqliteWebhookStore implements WebhookStore {
     });
   }
 
-  async claimDue(now: number, leaseMs: number, max: number): Promise<Delivery[]> {
+  async claimDue(now: number, claimMs: number, max: number): Promise<Delivery[]> {
     return this.tx(() => {
       const rows = this.db
         .prepare(
@@ -356,7 +356,7 @@ export class SqliteWebhookStore implements WebhookStore {
         )
         .all(now, now, max) as Record<string, unknown>[];
       const lease = this.db.prepare('UPDATE ev_outbox SET lease_until = ? WHERE id = ?');
-      for (const r of rows) lease.run(now + leaseMs, r.id);
+      for (const r of rows) lease.run(now + claimMs, r.id);
       return rows.map((r) => ({
         id: String(r.id),
         accountId: r.account_id as string,

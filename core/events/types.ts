@@ -155,8 +155,8 @@ export interface WebhookStore {
   ): Promise<number>;
   /** Fires key.expired for every watched key whose expiry has passed (once per key). */
   sweepExpired(now?: number, max?: number): Promise<number>;
-  /** Claims up to `max` due deliveries for `leaseMs` (other processes skip them meanwhile). */
-  claimDue(now: number, leaseMs: number, max: number): Promise<Delivery[]>;
+  /** Claims up to `max` due deliveries for `claimMs` (other processes skip them meanwhile). */
+  claimDue(now: number, claimMs: number, max: number): Promise<Delivery[]>;
   finishAttempt(d: Delivery, outcome: AttemptOutcome): Promise<void>;
   /** The webhook's delivery log, newest first. */
   listDeliveries(accountId: string, webhookId: string, limit: number): Promise<DeliveryLogEntry[]>;

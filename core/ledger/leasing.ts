@@ -326,7 +326,7 @@ export class LeasingLedger implements Ledger {
    */
   private leasable(input: AdmitInput): boolean {
     const owner = ownerOf(input.requestId);
-    return (owner === undefined || owner === this.processId) && input.leaseMs >= this.opts.ttlMs;
+    return (owner === undefined || owner === this.processId) && input.expiresInMs >= this.opts.ttlMs;
   }
 
   private get processId(): string {

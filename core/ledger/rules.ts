@@ -264,15 +264,15 @@ export function checkAdmitInput(input: AdmitInput): {
   requestId: string;
   max: number;
   min: number;
-  leaseMs: number;
+  expiresInMs: number;
   limits: RateLimits;
 } {
   const requestId = checkId('requestId', input.requestId);
   const max = checkMsat('maxMsat', input.maxMsat);
   const min = checkMsat('minMsat', input.minMsat);
   if (min > max) throw bad('minMsat must be ≤ maxMsat');
-  const leaseMs = checkMsat('leaseMs', input.leaseMs, 1);
-  return { requestId, max, min, leaseMs, limits: checkLimits(input.limits) };
+  const expiresInMs = checkMsat('expiresInMs', input.expiresInMs, 1);
+  return { requestId, max, min, expiresInMs, limits: checkLimits(input.limits) };
 }
 
 export function checkCountRequestInput(input: { requestsPerMinute: number }): number {
@@ -331,11 +331,15 @@ export function checkReleaseInput(input: Pick<ReleaseInput, 'accountId' | 'reque
   };
 }
 
-export function checkHoldInput(input: HoldInput): { holdId: string; want: number | 'all'; leaseMs: number } {
+export function checkHoldInput(input: HoldInput): {
+  holdId: string;
+  want: number | 'all';
+  expiresInMs: number;
+} {
   return {
     holdId: checkId('holdId', input.holdId),
     want: input.amountMsat === 'all' ? 'all' : checkMsat('amountMsat', input.amountMsat, 1),
-    leaseMs: checkMsat('leaseMs', input.leaseMs, 1),
+    expiresInMs: checkMsat('expiresInMs', input.expiresInMs, 1),
   };
 }
 

@@ -171,8 +171,8 @@ export interface AdmitInput {
   maxMsat: number;
   /** Below this the call is refused with `payment_required` (usually the cost of the prompt). */
   minMsat: number;
-  /** The reservation lease: after `now + leaseMs` it is released by the next admit or sweep. */
-  leaseMs: number;
+  /** The reservation lease: after `now + expiresInMs` it is released by the next admit or sweep. */
+  expiresInMs: number;
   limits: RateLimits;
   /**
    * Admit on the exact per-call path, never from a credit lease (core/ledger/leasing.ts): for pay-per-call
@@ -415,7 +415,7 @@ export interface HoldInput {
   holdId: string;
   kind: WithdrawalKind;
   /** Hold lease; an expired hold is aborted by admit / sweep. */
-  leaseMs: number;
+  expiresInMs: number;
   now?: number;
 }
 

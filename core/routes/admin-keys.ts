@@ -1,5 +1,5 @@
 import { closeKey } from '../account/close-key.js';
-import { HOLD_LEASE_MS } from '../account/pay-out.js';
+import { HOLD_EXPIRY_MS } from '../account/pay-out.js';
 import { AUDIT_SUBJECT } from '../audit/audit-log.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
@@ -81,7 +81,7 @@ export function adminKeyRoutes(
     auditKeyAction(ctx, ref);
     const r = await closeKey(
       { ledger, wallet: services.wallet },
-      { target, self: ref, refund: refundParam === 'true', keepDisabled: true, leaseMs: HOLD_LEASE_MS },
+      { target, self: ref, refund: refundParam === 'true', keepDisabled: true, expiresInMs: HOLD_EXPIRY_MS },
     );
     services.log.info(
       { keyId: r.key.keyId, deleted: r.deleted, refundedMsat: r.refund?.amountMsat ?? 0 },

@@ -65,7 +65,7 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       clientIp: ctx.clientIp,
       maxMsat: summary.boundMsat,
       minMsat: summary.boundMsat,
-      leaseMs: BATCH_RESERVATION_MS,
+      expiresInMs: BATCH_RESERVATION_MS,
       limits: services.config.limits,
       exactPath: true,
     });

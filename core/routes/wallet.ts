@@ -3,7 +3,7 @@ import { closeKey } from '../account/close-key.js';
 import { creditToken } from '../account/credit-token.js';
 import type { LightningAddresses } from '../account/lightning-address.js';
 import { refundToLightning } from '../account/lightning-refund.js';
-import { HOLD_LEASE_MS } from '../account/pay-out.js';
+import { HOLD_EXPIRY_MS } from '../account/pay-out.js';
 import { auditKey } from '../audit/audit-log.js';
 import { ownerRecord } from '../audit/records.js';
 import type { RequestContext } from '../context.js';
@@ -188,7 +188,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
       self: caller.credential,
       refund: true,
       keepDisabled: false,
-      leaseMs: HOLD_LEASE_MS,
+      expiresInMs: HOLD_EXPIRY_MS,
     });
     return {
       json: {

@@ -6,7 +6,7 @@ import { defineScriptSet, loadScriptFiles, type ScriptRunner, scriptDirOf } from
 /**
  * A durable job list in the money store, shared by every process: the batch settlement watcher's jobs
  * (core/batches/) and the expired-key sweep's (core/account/refund-sweep.ts). Claims are leases: a claimed job is
- * invisible to every process until `now + leaseMs`, so one process works on a job at a time, and a job whose
+ * invisible to every process until `now + claimMs`, so one process works on a job at a time, and a job whose
  * process died is claimed again when its lease runs out. The work a job does must be idempotent (a second pass
  * after a crash must never pay or charge twice); the queue only decides whose turn it is.
  */
@@ -14,8 +14,8 @@ export interface JobQueue<T extends { id: string }> {
   /** Creates or replaces the job, due at `dueAtMs`. */
   put(job: T, dueAtMs: number): Promise<void>;
   get(id: string): Promise<T | null>;
-  /** Up to `max` jobs due at `now`, each leased until `now + leaseMs`. */
-  claim(now: number, leaseMs: number, max: number): Promise<T[]>;
+  /** Up to `max` jobs due at `now`, each claimed until `now + claimMs`. */
+  claim(now: number, claimMs: number, max: number): Promise<T[]>;
   /** Removes a finished (or abandoned) job. */
   remove(id: string): Promise<void>;
 }
@@ -41,14 +41,14 @@ export class SqliteJobQueue<T extends { id: string }> implements JobQueue<T> {
     return r === undefined ? null : (JSON.parse(r.job) as T);
   }
 
-  async claim(now: number, leaseMs: number, max: number): Promise<T[]> {
+  async claim(now: number, claimMs: number, max: number): Promise<T[]> {
     this.db.exec('BEGIN IMMEDIATE');
     try {
       const rows = this.db
         .prepare(`SELECT id, job FROM ${this.table} WHERE due_at <= ? ORDER BY due_at LIMIT ?`)
         .all(now, max) as Array<{ id: string; job: string }>;
       const lease = this.db.prepare(`UPDATE ${this.table} SET due_at = ? WHERE id = ?`);
-      for (const r of rows) lease.run(now + leaseMs, r.id);
+      for (const r of rows) lease.run(now + claimMs, r.id);
       this.db.exec('COMMIT');
       return rows.map((r) => JSON.parse(r.job) as T);
     } catch (err) {
@@ -105,8 +105,8 @@ export class RedisJobQueue<T extends { id: string }> implements JobQueue<T> {
     return raw === null ? null : (JSON.parse(raw) as T);
   }
 
-  async claim(now: number, leaseMs: number, max: number): Promise<T[]> {
-    const out = (await this.run('claim-jobs', [this.jobsKey, this.dueKey], [now, leaseMs, max])) as string[];
+  async claim(now: number, claimMs: number, max: number): Promise<T[]> {
+    const out = (await this.run('claim-jobs', [this.jobsKey, this.dueKey], [now, claimMs, max])) as string[];
     return out.map((raw) => JSON.parse(raw) as T);
   }
 

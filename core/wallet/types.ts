@@ -204,7 +204,7 @@ export interface WalletService {
 
   /**
    * Start-up recovery: finishes or rolls back every journalled operation a crash left behind (NUT-07 state
-   * check + NUT-09 restore of our deterministic outputs), and hands payout records at least `claimLeaseMs` old
+   * check + NUT-09 restore of our deterministic outputs), and hands payout records at least `claimStaleAfterMs` old
    * to the `payouts` settler. Call once before serving; safe to call again. Entries whose mint (or, for a
    * payout record, the ledger) is unreachable stay in the journal for the next pass.
    */
@@ -324,12 +324,12 @@ export interface CreateWalletOptions {
    * How long a journalled receive may belong to a live process before another process treats it as left by a
    * crash and recovers it (default 2 × mintTimeoutMs). Meanwhile a second caller with the same token waits.
    */
-  claimLeaseMs?: number;
+  claimStaleAfterMs?: number;
   /** eCash from mints not in `mints`: refused (default) or swapped to the primary mint over Lightning. */
   foreignMints?: ForeignMintPolicy;
   /**
    * Resolves payout records left behind (a process killed between making a withdrawal token and committing
-   * its hold). `recover()` hands it every record at least `claimLeaseMs` old; without it, such records
+   * its hold). `recover()` hands it every record at least `claimStaleAfterMs` old; without it, such records
    * stay in the journal (counted as deferred) until a wallet that has one runs.
    */
   payouts?: PayoutSettler;

@@ -60,7 +60,7 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
     mints,
     seedId,
     clients: new MintClients(seed, store),
-    staleAfterMs: opts.claimLeaseMs ?? timeout * 2,
+    staleAfterMs: opts.claimStaleAfterMs ?? timeout * 2,
   };
   const inflight = new Map<string, Promise<ReceiveReceipt>>();
 

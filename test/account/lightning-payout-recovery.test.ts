@@ -44,7 +44,7 @@ describe.each(['sqlite', 'redis'] as const)('Lightning payout recovery (%s)', (k
       log: captureLog().log,
       mintTimeoutMs: 5000,
       // Every record is due at once (a live payout would have finished long before in real life).
-      claimLeaseMs: 0,
+      claimStaleAfterMs: 0,
       payouts: (record, w) => settlePayoutRecord({ ledger, wallet: w }, record),
     });
   });
@@ -65,7 +65,7 @@ describe.each(['sqlite', 'redis'] as const)('Lightning payout recovery (%s)', (k
       amountMsat: 'all',
       holdId,
       kind: 'refund',
-      leaseMs: 300_000,
+      expiresInMs: 300_000,
     });
     if (!hold.ok) throw new Error(hold.code);
     const invoice = (await recipient.createMintQuoteBolt11(sats - 10)).request;

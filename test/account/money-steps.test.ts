@@ -126,7 +126,7 @@ describe.each(['sqlite', 'redis'] as const)('money steps under injected faults (
       credential: { apiKey },
       amountMsat,
       kind: 'withdrawal' as const,
-      leaseMs: 60_000,
+      expiresInMs: 60_000,
     });
 
     it('no fault: the token is delivered and debited', async () => {

@@ -110,7 +110,7 @@ describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind:
     await expect(
       payOut(
         { ledger, wallet: slow },
-        { credential: { apiKey }, amountMsat: 20_000, kind: 'withdrawal', leaseMs: 60_000 },
+        { credential: { apiKey }, amountMsat: 20_000, kind: 'withdrawal', expiresInMs: 60_000 },
       ),
     ).rejects.toMatchObject({ code: 'service_unavailable' });
     // Committed, then credited back by the pass: the user has the whole balance, the operator the token.

@@ -42,7 +42,7 @@ describe.each(['sqlite', 'redis'] as const)('payout retries at shutdown (%s)', (
     await expect(
       payOut(
         { ledger: flaky, wallet },
-        { credential: { apiKey }, amountMsat: 20_000, kind: 'withdrawal', leaseMs: 60_000 },
+        { credential: { apiKey }, amountMsat: 20_000, kind: 'withdrawal', expiresInMs: 60_000 },
       ),
     ).rejects.toMatchObject({ code: 'store_unavailable' });
     // The mint answered, so the token is already back in the operator's proofs; the hold could not be

@@ -42,7 +42,7 @@ describe.each(['sqlite', 'redis'] as const)('payOut on a fee-charging mint (%s)'
     credential: { apiKey },
     amountMsat: 20_000,
     kind: 'withdrawal' as const,
-    leaseMs: 60_000,
+    expiresInMs: 60_000,
   });
   const key = async (apiKey: string) => (await ledger.getKeyInfo({ apiKey }))!;
 

@@ -179,7 +179,7 @@ describe.each(backends)('batch stores on %s', (_name, make) => {
       model: 'mock-gpt',
       maxMsat: 4_000,
       minMsat: 4_000,
-      leaseMs: 48 * 3_600_000,
+      expiresInMs: 48 * 3_600_000,
       limits,
       exactPath: true,
     });
@@ -235,7 +235,7 @@ describe.each(backends)('batch stores on %s', (_name, make) => {
       model: 'm',
       maxMsat: 3_000,
       minMsat: 3_000,
-      leaseMs: 3_600_000,
+      expiresInMs: 3_600_000,
       limits,
       exactPath: true,
     });

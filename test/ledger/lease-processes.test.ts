@@ -230,7 +230,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
         model: 'm',
         maxMsat: 41,
         minMsat: 41,
-        leaseMs: 60_000,
+        expiresInMs: 60_000,
         limits,
       });
       if (!a.ok) {
@@ -353,7 +353,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
         model: 'm',
         maxMsat: 1000,
         minMsat: 1000,
-        leaseMs: 60_000,
+        expiresInMs: 60_000,
         limits,
       });
       if (!a.ok) {

@@ -34,7 +34,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
 
     const admit = (m: LeasingLedger, apiKey: string, max: number, limits: RateLimits = BIG, min = 1) =>
       m.admit(
-        admitInput(apiKey, { clientIp: '10.1.2.3', maxMsat: max, minMsat: min, leaseMs: 60_000, limits }),
+        admitInput(apiKey, { clientIp: '10.1.2.3', maxMsat: max, minMsat: min, expiresInMs: 60_000, limits }),
       );
     async function call(m: LeasingLedger, apiKey: string, max: number, cost: number) {
       const a = await admit(m, apiKey, max);

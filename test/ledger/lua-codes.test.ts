@@ -104,11 +104,11 @@ describe('input checks shared by both ledgers (core/ledger/rules.ts)', () => {
       };
       messages[kind] = [
         await refusal(
-          l.admit(admitInput(apiKey, { requestId: 'r', maxMsat: 1, minMsat: 2, leaseMs: 1, limits })),
+          l.admit(admitInput(apiKey, { requestId: 'r', maxMsat: 1, minMsat: 2, expiresInMs: 1, limits })),
         ),
         await refusal(l.settle(settleInput({ accountId: 'a b', requestId: 'r' }, { costMsat: 1 }))),
         await refusal(l.release({ accountId: 'a', requestId: '' })),
-        await refusal(l.holdWithdrawal(holdInput(apiKey, { amountMsat: 1, holdId: 'h', leaseMs: 0 }))),
+        await refusal(l.holdWithdrawal(holdInput(apiKey, { amountMsat: 1, holdId: 'h', expiresInMs: 0 }))),
         await refusal(l.commitWithdrawal({ accountId: 'a', holdId: '{h}' })),
         await refusal(l.abortWithdrawal({ accountId: '', holdId: 'h' })),
         await refusal(l.credit({ credential: { apiKey }, tokenHash: 'xyz', amountMsat: 1, kind: 'topup' })),
@@ -121,7 +121,7 @@ describe('input checks shared by both ledgers (core/ledger/rules.ts)', () => {
       'invalid_request: minMsat must be ≤ maxMsat',
       'invalid_request: accountId must be a non-empty string of at most 200 chars without braces or spaces',
       'invalid_request: requestId must be a non-empty string of at most 200 chars without braces or spaces',
-      'invalid_request: leaseMs must be an integer ≥ 1',
+      'invalid_request: expiresInMs must be an integer ≥ 1',
       'invalid_request: holdId must be a non-empty string of at most 200 chars without braces or spaces',
       'invalid_request: accountId must be a non-empty string of at most 200 chars without braces or spaces',
       'invalid_request: tokenHash must be 16–128 hex chars',

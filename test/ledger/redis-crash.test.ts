@@ -68,7 +68,7 @@ describe('redis crash mid-run', () => {
         const cost = 1 + ((w * 7919 + i * 104_729) % 500);
         try {
           const a = await ledger.admit(
-            admitInput(d.apiKey, { requestId, maxMsat: 1000, minMsat: 1000, leaseMs: 60_000, limits }),
+            admitInput(d.apiKey, { requestId, maxMsat: 1000, minMsat: 1000, expiresInMs: 60_000, limits }),
           );
           if (!a.ok) throw new Error(a.code);
           n++;
@@ -99,7 +99,7 @@ describe('redis crash mid-run', () => {
     // While down, calls fail fast with the same typed error (never a free call).
     await expect(
       ledger.admit(
-        admitInput(d.apiKey, { requestId: 'down', maxMsat: 1, minMsat: 1, leaseMs: 1000, limits }),
+        admitInput(d.apiKey, { requestId: 'down', maxMsat: 1, minMsat: 1, expiresInMs: 1000, limits }),
       ),
     ).rejects.toMatchObject({ code: 'store_unavailable' });
 

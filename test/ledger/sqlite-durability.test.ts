@@ -39,7 +39,7 @@ async function open(
 
 async function pair(ledger: Ledger, apiKey: string, requestId: string): Promise<void> {
   const a = await ledger.admit(
-    admitInput(apiKey, { requestId, maxMsat: 100, minMsat: 1, leaseMs: 60_000, limits: LIMITS }),
+    admitInput(apiKey, { requestId, maxMsat: 100, minMsat: 1, expiresInMs: 60_000, limits: LIMITS }),
   );
   if (!a.ok) throw new Error(a.code);
   const s = await ledger.settle(
@@ -69,7 +69,7 @@ describe('sqlite durability policy', () => {
     });
     expect(c.ok).toBe(true);
     const h = await ledger.holdWithdrawal(
-      holdInput(d.apiKey, { holdId: 'w1', amountMsat: 100, leaseMs: 60_000 }),
+      holdInput(d.apiKey, { holdId: 'w1', amountMsat: 100, expiresInMs: 60_000 }),
     );
     if (!h.ok) throw new Error(h.code);
     await ledger.commitWithdrawal({ accountId: h.accountId, holdId: 'w1' });

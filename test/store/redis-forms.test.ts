@@ -129,7 +129,7 @@ describe('every store on a 3-master, 3-replica Redis Cluster', () => {
       model: 'm',
       maxMsat: 3000,
       minMsat: 3000,
-      leaseMs: 60_000,
+      expiresInMs: 60_000,
       limits,
     });
     expect(a.ok).toBe(true);
@@ -170,7 +170,7 @@ describe('every store on a 3-master, 3-replica Redis Cluster', () => {
         model: 'm',
         maxMsat: 4000,
         minMsat: 4000,
-        leaseMs: 60_000,
+        expiresInMs: 60_000,
         limits,
       }),
     ).rejects.toMatchObject({ code: 'store_unavailable' });

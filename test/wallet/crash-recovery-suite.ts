@@ -113,7 +113,12 @@ export function crashRecoverySuite(kind: 'sqlite' | 'redis'): void {
       const before = await total(wallet);
       // No recover() call: the live process's retry finds the dead owner's claim, waits out the lease and
       // then settles it from the journal itself.
-      const live = await createWallet({ conn, mints: [mint.url], log: captureLog().log, claimLeaseMs: 300 });
+      const live = await createWallet({
+        conn,
+        mints: [mint.url],
+        log: captureLog().log,
+        claimStaleAfterMs: 300,
+      });
       const r = await live.receive(token);
       expect(r.amountMsat).toBe(
         (300 - Math.ceil((getTokenMetadata(token).proofAmounts.length * 100) / 1000)) * 1000,

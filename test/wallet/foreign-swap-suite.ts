@@ -40,14 +40,14 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
     let dir: string;
     let conn: StoreConnection;
     let childEnv: Record<string, string>;
-    const open = (policy: ForeignMintPolicy = SWAP, claimLeaseMs?: number) =>
+    const open = (policy: ForeignMintPolicy = SWAP, claimStaleAfterMs?: number) =>
       createWallet({
         conn,
         mints: [primary.url],
         log: captureLog().log,
         mintTimeoutMs: 5000,
         foreignMints: policy,
-        ...(claimLeaseMs ? { claimLeaseMs } : {}),
+        ...(claimStaleAfterMs ? { claimStaleAfterMs } : {}),
       });
 
     beforeAll(async () => {

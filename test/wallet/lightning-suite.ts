@@ -114,7 +114,12 @@ export function lightningSuite(kind: 'sqlite' | 'redis'): void {
         WALLET_TEST_CRASH_AT: 'after-mint',
       });
       expect(child.signal).toBe('SIGKILL');
-      const live = await createWallet({ conn, mints: [mint.url], log: captureLog().log, claimLeaseMs: 200 });
+      const live = await createWallet({
+        conn,
+        mints: [mint.url],
+        log: captureLog().log,
+        claimStaleAfterMs: 200,
+      });
       // The dead process's claim is older than the lease by now (a child process takes longer to start).
       await new Promise((r) => setTimeout(r, 250));
       expect((await live.mintLightningQuote(q.quote, 77)).amountMsat).toBe(77_000);

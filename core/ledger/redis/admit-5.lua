@@ -5,7 +5,7 @@
 
   KEYS[1] acct   KEYS[2] keys   KEYS[3] res   KEYS[4] lease   KEYS[5] fin
   ARGV[1] keyHash  [2] requestId  [3] model  [4] clientIp ('' = none)  [5] maxMsat  [6] minMsat
-  [7] leaseMs  [8] requests/min  [9] tokens/hour  [10] concurrent  [11] now (ms)
+  [7] expiresInMs  [8] requests/min  [9] tokens/hour  [10] concurrent  [11] now (ms)
   [12] daily period id  [13] weekly period id  [14] monthly period id  [15] sweep limit
 
   Returns {1, reserved, available, keyMetaJson, rpmRemaining, rpmResetUnix}

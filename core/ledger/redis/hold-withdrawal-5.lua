@@ -3,7 +3,7 @@
   commit-withdrawal or abort-withdrawal (or lease expiry, which aborts it). Idempotent by holdId.
 
   KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] lease  KEYS[5] fin
-  ARGV[1] keyHash  [2] holdId  [3] amountMsat or 'all'  [4] leaseMs  [5] now  [6] kind
+  ARGV[1] keyHash  [2] holdId  [3] amountMsat or 'all'  [4] expiresInMs  [5] now  [6] kind
   ('withdrawal' | 'refund')  [7] sweep limit
 
   Returns {1, replay 0|1, held, available} | {-1} invalid key | {-10} child key | {-6} id already in use (holdId

@@ -287,7 +287,7 @@ export class RedisLedger extends RedisReads {
   }
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
-    const { requestId, max, min, leaseMs, limits: l } = checkAdmitInput(input);
+    const { requestId, max, min, expiresInMs, limits: l } = checkAdmitInput(input);
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
@@ -303,7 +303,7 @@ export class RedisLedger extends RedisReads {
         input.clientIp ?? '',
         max,
         min,
-        leaseMs,
+        expiresInMs,
         l.requestsPerMinute,
         l.tokensPerHour,
         l.concurrent,
@@ -489,7 +489,7 @@ export class RedisLedger extends RedisReads {
   }
 
   async holdWithdrawal(input: HoldInput): Promise<HoldResult> {
-    const { holdId, want, leaseMs } = checkHoldInput(input);
+    const { holdId, want, expiresInMs } = checkHoldInput(input);
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
@@ -497,7 +497,7 @@ export class RedisLedger extends RedisReads {
     const r = (await this.run(
       'hold-withdrawal',
       [ak.acct, ak.keys, ak.res, ak.lease, ak.fin],
-      [c.keyHash, holdId, want, leaseMs, now, input.kind, SWEEP_PER_ADMIT],
+      [c.keyHash, holdId, want, expiresInMs, now, input.kind, SWEEP_PER_ADMIT],
     )) as Reply;
     switch (r[0]) {
       case 1:

@@ -182,7 +182,7 @@ export class SqliteLedger extends SqliteReads {
   }
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
-    const { requestId, max, min, leaseMs, limits } = checkAdmitInput(input);
+    const { requestId, max, min, expiresInMs, limits } = checkAdmitInput(input);
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
@@ -216,7 +216,7 @@ export class SqliteLedger extends SqliteReads {
         kind: 'call',
         amount,
         status: 'open',
-        expires_at: now + leaseMs,
+        expires_at: now + expiresInMs,
         client_ip: input.clientIp ?? null,
         note: null,
         result: null,
@@ -358,7 +358,7 @@ export class SqliteLedger extends SqliteReads {
   }
 
   async holdWithdrawal(input: HoldInput): Promise<HoldResult> {
-    const { holdId, want, leaseMs } = checkHoldInput(input);
+    const { holdId, want, expiresInMs } = checkHoldInput(input);
     const now = input.now ?? Date.now();
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
@@ -396,7 +396,7 @@ export class SqliteLedger extends SqliteReads {
         kind: 'hold',
         amount,
         status: 'open',
-        expires_at: now + leaseMs,
+        expires_at: now + expiresInMs,
         client_ip: null,
         note: input.kind,
         result: null,

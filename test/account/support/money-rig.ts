@@ -70,19 +70,19 @@ export function balancedAfterEach(
 
 /**
  * A wallet as core/services.ts builds it, on `conn` and the mint at `mintUrl`: payout records are resolved with
- * `ledger` by its recovery pass once older than `claimLeaseMs`.
+ * `ledger` by its recovery pass once older than `claimStaleAfterMs`.
  */
 export function recoveringWallet(
   conn: StoreConnection,
   mintUrl: string,
   ledger: Ledger,
-  claimLeaseMs: number,
+  claimStaleAfterMs: number,
 ): Promise<WalletService> {
   return createWallet({
     conn,
     mints: [mintUrl],
     log: captureLog().log,
-    claimLeaseMs,
+    claimStaleAfterMs,
     payouts: (record, w) => settlePayoutRecord({ ledger, wallet: w }, record),
   });
 }

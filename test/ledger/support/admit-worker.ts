@@ -24,7 +24,7 @@ const results = await Promise.all(
       model: 'm',
       maxMsat: msat,
       minMsat: msat,
-      leaseMs: 600_000,
+      expiresInMs: 600_000,
       limits,
       now,
     }),

@@ -54,7 +54,7 @@ export function rid(): string {
  */
 export function admitInput(
   credential: string | Credential,
-  over: Pick<AdmitInput, 'maxMsat' | 'minMsat' | 'leaseMs'> & Partial<AdmitInput>,
+  over: Pick<AdmitInput, 'maxMsat' | 'minMsat' | 'expiresInMs'> & Partial<AdmitInput>,
 ): AdmitInput {
   return {
     credential: typeof credential === 'string' ? { apiKey: credential } : credential,
@@ -85,7 +85,7 @@ export function settleInput(
 /** A withdrawal hold on a key, as the suites write one (kind 'withdrawal' unless `over` names another). */
 export function holdInput(
   apiKey: string,
-  over: Pick<HoldInput, 'amountMsat' | 'holdId' | 'leaseMs'> & Partial<HoldInput>,
+  over: Pick<HoldInput, 'amountMsat' | 'holdId' | 'expiresInMs'> & Partial<HoldInput>,
 ): HoldInput {
   return { credential: { apiKey }, kind: 'withdrawal', ...over };
 }
@@ -102,7 +102,7 @@ export async function admitOk(
   min = 0,
   now = T0,
 ): Promise<Admission> {
-  const r = await ledger.admit(admitInput(apiKey, { maxMsat: max, minMsat: min, leaseMs: 60_000, now }));
+  const r = await ledger.admit(admitInput(apiKey, { maxMsat: max, minMsat: min, expiresInMs: 60_000, now }));
   if (!r.ok) throw new Error(`admit refused: ${r.code}`);
   return r;
 }
@@ -202,7 +202,7 @@ export function conformance(factory: StoreFactory): void {
       const c = await ledger.credit(bearerDeposit(bearer, 2000, T0));
       expect(c).toMatchObject({ ok: true, balanceMsat: 2000, replay: false });
       const a = await ledger.admit(
-        admitInput({ tokenHash: bearer }, { maxMsat: 500, minMsat: 100, leaseMs: 1000, now: T0 }),
+        admitInput({ tokenHash: bearer }, { maxMsat: 500, minMsat: 100, expiresInMs: 1000, now: T0 }),
       );
       expect(a).toMatchObject({ ok: true, reservedMsat: 500, availableMsat: 1500 });
       if (!a.ok) return;
@@ -212,7 +212,7 @@ export function conformance(factory: StoreFactory): void {
       expect(s).toMatchObject({ ok: true, chargedMsat: 300, balanceMsat: 1700 });
       expect(
         await ledger.admit(
-          admitInput({ tokenHash: randomTokenHash() }, { maxMsat: 1, minMsat: 1, leaseMs: 1000 }),
+          admitInput({ tokenHash: randomTokenHash() }, { maxMsat: 1, minMsat: 1, expiresInMs: 1000 }),
         ),
       ).toEqual({ ok: false, code: 'invalid_api_key' });
     });
@@ -224,10 +224,12 @@ export function conformance(factory: StoreFactory): void {
       const near = `${k.apiKey.slice(0, -1)}${k.apiKey.endsWith('x') ? 'y' : 'x'}`;
       const bad = [`sk-${'a'.repeat(29)}`, 'sk-short', 'nope', near];
       for (const apiKey of bad) {
-        expect(await ledger.admit(admitInput(apiKey, { maxMsat: 1, minMsat: 0, leaseMs: 1000 }))).toEqual({
-          ok: false,
-          code: 'invalid_api_key',
-        });
+        expect(await ledger.admit(admitInput(apiKey, { maxMsat: 1, minMsat: 0, expiresInMs: 1000 }))).toEqual(
+          {
+            ok: false,
+            code: 'invalid_api_key',
+          },
+        );
       }
       expect(
         await ledger.credit({
@@ -238,10 +240,12 @@ export function conformance(factory: StoreFactory): void {
         }),
       ).toEqual({ ok: false, code: 'invalid_api_key' });
       expect(await ledger.deleteKey({ credential: { apiKey: k.apiKey } })).toMatchObject({ ok: true });
-      expect(await ledger.admit(admitInput(k.apiKey, { maxMsat: 1, minMsat: 0, leaseMs: 1000 }))).toEqual({
-        ok: false,
-        code: 'invalid_api_key',
-      });
+      expect(await ledger.admit(admitInput(k.apiKey, { maxMsat: 1, minMsat: 0, expiresInMs: 1000 }))).toEqual(
+        {
+          ok: false,
+          code: 'invalid_api_key',
+        },
+      );
       expect(await ledger.getKeyInfo({ apiKey: k.apiKey })).toBeNull();
     });
 
@@ -352,11 +356,11 @@ export function conformance(factory: StoreFactory): void {
       const b = await admitOk(ledger, k.apiKey, 700, 100);
       expect(b).toMatchObject({ reservedMsat: 300, availableMsat: 0 });
       const c = await ledger.admit(
-        admitInput(k.apiKey, { maxMsat: 700, minMsat: 100, leaseMs: 1000, now: T0 }),
+        admitInput(k.apiKey, { maxMsat: 700, minMsat: 100, expiresInMs: 1000, now: T0 }),
       );
       expect(c).toEqual({ ok: false, code: 'payment_required', balance: 0, required: 100, shortfall: 100 });
       const dup = await ledger.admit(
-        admitInput(k.apiKey, { requestId: a.requestId, maxMsat: 0, minMsat: 0, leaseMs: 1000, now: T0 }),
+        admitInput(k.apiKey, { requestId: a.requestId, maxMsat: 0, minMsat: 0, expiresInMs: 1000, now: T0 }),
       );
       expect(dup).toEqual({ ok: false, code: 'duplicate_request' });
       await ledger.release({ accountId: a.accountId, requestId: a.requestId });
@@ -374,7 +378,7 @@ export function conformance(factory: StoreFactory): void {
         rateLimit: { type: 'requests_per_minute', limit: 3, remaining: 2, resetUnix: T0 / 1000 + 60 },
       });
       const a = await ledger.admit(
-        admitInput(k.apiKey, { maxMsat: 100, minMsat: 0, leaseMs: 60_000, limits, now: T0 }),
+        admitInput(k.apiKey, { maxMsat: 100, minMsat: 0, expiresInMs: 60_000, limits, now: T0 }),
       );
       expect(a).toMatchObject({ ok: true, rateLimit: { remaining: 1 } });
       expect(await count()).toMatchObject({ ok: true, rateLimit: { remaining: 0 } });
@@ -385,7 +389,7 @@ export function conformance(factory: StoreFactory): void {
       };
       expect(await count()).toEqual(refused);
       const b = await ledger.admit(
-        admitInput(k.apiKey, { maxMsat: 100, minMsat: 0, leaseMs: 60_000, limits, now: T0 }),
+        admitInput(k.apiKey, { maxMsat: 100, minMsat: 0, expiresInMs: 60_000, limits, now: T0 }),
       );
       expect(b).toEqual(refused);
       // Nothing was reserved by counting: only the admitted call's 100 msat is held.
@@ -521,7 +525,7 @@ export function conformance(factory: StoreFactory): void {
       const k = await fund(ledger, 1000);
       const lease = async (now: number) => {
         const r = await ledger.admit(
-          admitInput(k.apiKey, { maxMsat: 1000, minMsat: 1000, leaseMs: 1000, now }),
+          admitInput(k.apiKey, { maxMsat: 1000, minMsat: 1000, expiresInMs: 1000, now }),
         );
         if (!r.ok) throw new Error(r.code);
         return r;
@@ -530,7 +534,7 @@ export function conformance(factory: StoreFactory): void {
       expect(
         (
           await ledger.admit(
-            admitInput(k.apiKey, { maxMsat: 1000, minMsat: 1000, leaseMs: 1000, now: T0 + 999 }),
+            admitInput(k.apiKey, { maxMsat: 1000, minMsat: 1000, expiresInMs: 1000, now: T0 + 999 }),
           )
         ).ok,
       ).toBe(false);
@@ -561,7 +565,7 @@ export function conformance(factory: StoreFactory): void {
       });
       if (!r.ok) throw new Error(r.code);
       const at = (now: number, model = 'm') =>
-        ledger.admit(admitInput(r.apiKey, { model, maxMsat: 1, minMsat: 0, leaseMs: 1000, now }));
+        ledger.admit(admitInput(r.apiKey, { model, maxMsat: 1, minMsat: 0, expiresInMs: 1000, now }));
       expect((await at(T0 + 9)).ok).toBe(true);
       expect(await at(T0 + 10)).toEqual({ ok: false, code: 'key_expired', expiredAtMs: T0 + 10 });
       const { ledger: l2 } = { ledger };
@@ -576,7 +580,7 @@ export function conformance(factory: StoreFactory): void {
       if (!ch.ok) throw new Error(ch.code);
       const child = ch.apiKeys[0]!;
       const adm = (model: string) =>
-        l2.admit(admitInput(child, { model, maxMsat: 1, minMsat: 0, leaseMs: 1000, now: T0 }));
+        l2.admit(admitInput(child, { model, maxMsat: 1, minMsat: 0, expiresInMs: 1000, now: T0 }));
       expect(await adm('bad')).toEqual({ ok: false, code: 'model_not_allowed', model: 'bad' });
       const ok = await adm('good');
       expect(ok.ok).toBe(true);
@@ -590,12 +594,12 @@ export function conformance(factory: StoreFactory): void {
       const k = await fund(ledger, 100_000);
       const limits = { ...BIG, tokensPerHour: 100 };
       const a = await ledger.admit(
-        admitInput(k.apiKey, { maxMsat: 10, minMsat: 0, leaseMs: 1000, limits, now: T0 }),
+        admitInput(k.apiKey, { maxMsat: 10, minMsat: 0, expiresInMs: 1000, limits, now: T0 }),
       );
       if (!a.ok) throw new Error(a.code);
       await ledger.settle(settleInput(a, { costMsat: 10, promptTokens: 60, completionTokens: 40, now: T0 }));
       const b = await ledger.admit(
-        admitInput(k.apiKey, { maxMsat: 10, minMsat: 0, leaseMs: 1000, limits, now: T0 + 1 }),
+        admitInput(k.apiKey, { maxMsat: 10, minMsat: 0, expiresInMs: 1000, limits, now: T0 + 1 }),
       );
       const hour = Math.floor(T0 / 3_600_000);
       expect(b).toEqual({
@@ -604,7 +608,13 @@ export function conformance(factory: StoreFactory): void {
         rateLimit: { type: 'tokens_per_hour', limit: 100, remaining: 0, resetUnix: (hour + 1) * 3600 },
       });
       const c = await ledger.admit(
-        admitInput(k.apiKey, { maxMsat: 10, minMsat: 0, leaseMs: 1000, limits, now: (hour + 1) * 3_600_000 }),
+        admitInput(k.apiKey, {
+          maxMsat: 10,
+          minMsat: 0,
+          expiresInMs: 1000,
+          limits,
+          now: (hour + 1) * 3_600_000,
+        }),
       );
       expect(c.ok).toBe(true);
       if (c.ok) await ledger.release({ accountId: c.accountId, requestId: c.requestId });
@@ -623,7 +633,7 @@ export function conformance(factory: StoreFactory): void {
             requestId: `r~${owner}~${n}-${rid()}`,
             maxMsat: 1_000,
             minMsat: 0,
-            leaseMs: 3_600_000,
+            expiresInMs: 3_600_000,
             now: T0,
           }),
         );
@@ -636,7 +646,7 @@ export function conformance(factory: StoreFactory): void {
         holdInput(k.apiKey, {
           amountMsat: 2_000,
           holdId: `withdrawal~${dead}~h`,
-          leaseMs: 3_600_000,
+          expiresInMs: 3_600_000,
           now: T0,
         }),
       );
@@ -750,7 +760,7 @@ export function conformance(factory: StoreFactory): void {
       expect(a.reservedMsat).toBe(500);
       await ledger.settle(settleInput(a, { costMsat: 450, promptTokens: 1, completionTokens: 1, now: T0 }));
       const b = await ledger.admit(
-        admitInput(child, { maxMsat: 100, minMsat: 100, leaseMs: 1000, now: T0 + 1 }),
+        admitInput(child, { maxMsat: 100, minMsat: 100, expiresInMs: 1000, now: T0 + 1 }),
       );
       expect(b).toEqual({ ok: false, code: 'payment_required', balance: 50, required: 100, shortfall: 50 });
       const nextDay = await admitOk(ledger, child, 10_000, 1, T0 + 86_400_000);
@@ -762,7 +772,7 @@ export function conformance(factory: StoreFactory): void {
       });
       expect(
         await ledger.admit(
-          admitInput(child, { maxMsat: 1, minMsat: 0, leaseMs: 1000, now: T0 + 3 * 86_400_000 }),
+          admitInput(child, { maxMsat: 1, minMsat: 0, expiresInMs: 1000, now: T0 + 3 * 86_400_000 }),
         ),
       ).toEqual({ ok: false, code: 'key_expired', expiredAtMs: T0 + 3 * 86_400_000 });
       const pi = await ledger.getKeyInfo({ apiKey: k.apiKey }, T0 + 86_400_000);
@@ -780,16 +790,16 @@ export function conformance(factory: StoreFactory): void {
       const { ledger } = await ctx.open();
       const k = await fund(ledger, 1000);
       const h = await ledger.holdWithdrawal(
-        holdInput(k.apiKey, { amountMsat: 600, holdId: 'w1', leaseMs: 60_000, now: T0 }),
+        holdInput(k.apiKey, { amountMsat: 600, holdId: 'w1', expiresInMs: 60_000, now: T0 }),
       );
       expect(h).toMatchObject({ ok: true, heldMsat: 600, availableMsat: 400, replay: false });
       expect(
         await ledger.holdWithdrawal(
-          holdInput(k.apiKey, { amountMsat: 600, holdId: 'w1', leaseMs: 60_000, now: T0 }),
+          holdInput(k.apiKey, { amountMsat: 600, holdId: 'w1', expiresInMs: 60_000, now: T0 }),
         ),
       ).toMatchObject({ ok: true, replay: true, heldMsat: 600 });
       expect(
-        await ledger.admit(admitInput(k.apiKey, { maxMsat: 500, minMsat: 500, leaseMs: 1000, now: T0 })),
+        await ledger.admit(admitInput(k.apiKey, { maxMsat: 500, minMsat: 500, expiresInMs: 1000, now: T0 })),
       ).toMatchObject({ ok: false, code: 'payment_required', balance: 400 });
       const c = await ledger.commitWithdrawal({ accountId: k.accountId, holdId: 'w1', now: T0 });
       expect(c).toMatchObject({
@@ -809,11 +819,17 @@ export function conformance(factory: StoreFactory): void {
       });
       expect(
         await ledger.holdWithdrawal(
-          holdInput(k.apiKey, { amountMsat: 1, holdId: 'w1', leaseMs: 1, now: T0 }),
+          holdInput(k.apiKey, { amountMsat: 1, holdId: 'w1', expiresInMs: 1, now: T0 }),
         ),
       ).toEqual({ ok: false, code: 'duplicate_request' });
       const h2 = await ledger.holdWithdrawal(
-        holdInput(k.apiKey, { amountMsat: 'all', holdId: 'w2', kind: 'refund', leaseMs: 60_000, now: T0 }),
+        holdInput(k.apiKey, {
+          amountMsat: 'all',
+          holdId: 'w2',
+          kind: 'refund',
+          expiresInMs: 60_000,
+          now: T0,
+        }),
       );
       expect(h2).toMatchObject({ ok: true, heldMsat: 400, availableMsat: 0 });
       expect(await ledger.abortWithdrawal({ accountId: k.accountId, holdId: 'w2' })).toEqual({
@@ -833,7 +849,7 @@ export function conformance(factory: StoreFactory): void {
         code: 'already_aborted',
       });
       await ledger.holdWithdrawal(
-        holdInput(k.apiKey, { amountMsat: 300, holdId: 'w3', kind: 'refund', leaseMs: 1000, now: T0 }),
+        holdInput(k.apiKey, { amountMsat: 300, holdId: 'w3', kind: 'refund', expiresInMs: 1000, now: T0 }),
       );
       expect(await ledger.sweepExpired(T0 + 1000)).toBe(1);
       expect((await ledger.getKeyInfo({ apiKey: k.apiKey }))?.account.reservedMsat).toBe(0);
@@ -844,7 +860,9 @@ export function conformance(factory: StoreFactory): void {
       const types = (await ledger.listTransactions({ apiKey: k.apiKey }))?.transactions.map((t) => t.type);
       expect(types).toEqual(['refund', 'withdrawal', 'deposit']);
       expect(
-        await ledger.holdWithdrawal(holdInput(k.apiKey, { amountMsat: 101, holdId: 'w4', leaseMs: 1000 })),
+        await ledger.holdWithdrawal(
+          holdInput(k.apiKey, { amountMsat: 101, holdId: 'w4', expiresInMs: 1000 }),
+        ),
       ).toEqual({ ok: false, code: 'payment_required', balance: 100, required: 101, shortfall: 1 });
       const info = await ledger.getKeyInfo({ apiKey: k.apiKey });
       expect(info?.account).toMatchObject({ withdrawnMsat: 900, depositedMsat: 1000, balanceMsat: 100 });
@@ -853,9 +871,9 @@ export function conformance(factory: StoreFactory): void {
     it('commits part of a hold (a Lightning refund debits the fee paid, not the reserve) and releases the rest in the same step', async () => {
       const { ledger } = await ctx.open();
       const k = await fund(ledger, 10_000);
-      const hold = (holdId: string, leaseMs = 60_000) =>
+      const hold = (holdId: string, expiresInMs = 60_000) =>
         ledger.holdWithdrawal(
-          holdInput(k.apiKey, { amountMsat: 'all', holdId, kind: 'refund', leaseMs, now: T0 }),
+          holdInput(k.apiKey, { amountMsat: 'all', holdId, kind: 'refund', expiresInMs, now: T0 }),
         );
       expect(await hold('p1')).toMatchObject({ ok: true, heldMsat: 10_000 });
       const c = await ledger.commitWithdrawal({

@@ -81,7 +81,7 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
       });
       // Another caller cannot take what the lease holds.
       const other = await ledger.admit(
-        admitInput(k.apiKey, { maxMsat: 7001, minMsat: 7001, leaseMs: 1000, now: T0 }),
+        admitInput(k.apiKey, { maxMsat: 7001, minMsat: 7001, expiresInMs: 1000, now: T0 }),
       );
       expect(other).toEqual({
         ok: false,
@@ -254,7 +254,7 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
             requestId: `r~0123456789ab~${randomUUID()}`,
             maxMsat: 10,
             minMsat: 10,
-            leaseMs: 60_000,
+            expiresInMs: 60_000,
             limits: L,
             now,
           }),
@@ -323,7 +323,7 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
           requestId: `r~${other}~${randomUUID()}`,
           maxMsat: 100,
           minMsat: 100,
-          leaseMs: 60_000,
+          expiresInMs: 60_000,
           now: T0,
         }),
       );

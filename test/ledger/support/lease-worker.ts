@@ -104,7 +104,7 @@ async function lane(): Promise<void> {
       model: 'm',
       maxMsat: msat,
       minMsat: msat,
-      leaseMs: Number(env.W_LEASE_MS ?? 600_000),
+      expiresInMs: Number(env.W_LEASE_MS ?? 600_000),
       limits,
     });
     if (!a.ok) {

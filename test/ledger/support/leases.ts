@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Ledger } from '../../../core/ledger/types.js';
 import { admitInput, type Ctx, fund, holdInput, rid, T0 } from './conformance.js';
 
-async function admitAt(ledger: Ledger, apiKey: string, msat: number, leaseMs: number, now: number) {
-  return ledger.admit(admitInput(apiKey, { maxMsat: msat, minMsat: msat, leaseMs, now }));
+async function admitAt(ledger: Ledger, apiKey: string, msat: number, expiresInMs: number, now: number) {
+  return ledger.admit(admitInput(apiKey, { maxMsat: msat, minMsat: msat, expiresInMs, now }));
 }
 
 /**
@@ -49,7 +49,7 @@ export function leaseSuite(name: string, ctx: Ctx): void {
       const k = await fund(ledger, 1000);
       expect((await admitAt(ledger, k.apiKey, 100, 60_000, T0)).ok).toBe(true);
       const h = await ledger.holdWithdrawal(
-        holdInput(k.apiKey, { holdId: rid(), amountMsat: 900, leaseMs: 1000, now: T0 + 1 }),
+        holdInput(k.apiKey, { holdId: rid(), amountMsat: 900, expiresInMs: 1000, now: T0 + 1 }),
       );
       expect(h.ok).toBe(true);
       expect((await admitAt(ledger, k.apiKey, 900, 1000, T0 + 500)).ok).toBe(false);

@@ -65,7 +65,13 @@ async function runSequence(ledger: Ledger, ops: Op[]): Promise<void> {
       case 'admit': {
         const key = keys[o.who % keys.length]!;
         const r = await ledger.admit(
-          admitInput(key, { maxMsat: Math.max(o.max, o.min), minMsat: o.min, leaseMs: o.lease, limits, now }),
+          admitInput(key, {
+            maxMsat: Math.max(o.max, o.min),
+            minMsat: o.min,
+            expiresInMs: o.lease,
+            limits,
+            now,
+          }),
         );
         if (r.ok) adm.push(r);
         break;
@@ -87,7 +93,7 @@ async function runSequence(ledger: Ledger, ops: Op[]): Promise<void> {
         const p = parents[o.who]!;
         const holdId = `h${holds.length}`;
         const r = await ledger.holdWithdrawal(
-          holdInput(p.apiKey, { amountMsat: o.amount, holdId, leaseMs: 3000, now }),
+          holdInput(p.apiKey, { amountMsat: o.amount, holdId, expiresInMs: 3000, now }),
         );
         if (r.ok) holds.push({ accountId: p.accountId, holdId });
         break;

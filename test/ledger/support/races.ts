@@ -5,7 +5,9 @@ import { admitInput, BIG, type Ctx, fund, settleInput, T0 } from './conformance.
 async function burst(ledger: Ledger, apiKey: string, n: number, msat: number, limits: RateLimits = BIG) {
   return Promise.all(
     Array.from({ length: n }, () =>
-      ledger.admit(admitInput(apiKey, { maxMsat: msat, minMsat: msat, leaseMs: 60_000, limits, now: T0 })),
+      ledger.admit(
+        admitInput(apiKey, { maxMsat: msat, minMsat: msat, expiresInMs: 60_000, limits, now: T0 }),
+      ),
     ),
   );
 }

@@ -1,11 +1,10 @@
 import type { Usage } from '../metering/usage.js';
-import { DIMENSIONS, type DimensionKey, dimensionCount, type ExtraDimensionKey } from './dimensions.js';
+import { DIMENSIONS, type DimensionKey, type ExtraDimensionKey } from './dimensions.js';
 import {
   affordableTokens,
   boundUnits,
+  cardCharge,
   modelCard,
-  partMsat,
-  providerUnits,
   type RateCard,
   unitsMsat,
 } from './rate-card.js';
@@ -75,38 +74,10 @@ export function nodeRateCard(rates: NodeRates, markup: string): RateCard {
  * dimension floored, `fees` the request price and the one rounding up). `btcUsd`: for the display `usd` only.
  */
 export function nodeCallCost(card: RateCard, usage: Usage, btcUsd: string | undefined): CostResult {
-  const msat = unitsMsat(card, providerUnits(card, usage));
-  const dimensions: CostResult['breakdown']['dimensions'] = {};
-  let prompt = 0;
-  let completion = 0;
-  let used = 0;
-  const fallbacks: DimensionKey[] = [];
-  for (let i = 0; i < DIMENSIONS.length; i++) {
-    const k = dimensionCount(usage, i);
-    if (k === 0) continue;
-    const d = DIMENSIONS[i]!;
-    const part = partMsat(card, k, card.u[i]!);
-    dimensions[d.key] = part;
-    used += part;
-    if (d.direction === 'input') prompt += part;
-    else if (d.direction === 'output') completion += part;
-    if ((card.fallback & (1 << i)) !== 0) fallbacks.push(d.key);
-  }
-  if (card.request > 0n) {
-    const part = partMsat(card, 1, card.request);
-    dimensions.request = part;
-    used += part;
-  }
-  dimensions.fees = msat - used;
+  const charge = cardCharge(card, usage);
+  const msat = charge.msat;
   return {
-    msat,
-    breakdown: {
-      promptMsat: prompt,
-      completionMsat: completion,
-      feesMsat: msat - prompt - completion,
-      dimensions,
-    },
-    fallbacks,
+    ...charge,
     // Display only (docs/pricing.md): the charge is `msat`.
     usd: btcUsd === undefined ? 0 : (msat * Number(btcUsd)) / 100_000_000_000,
     sats: Math.ceil(msat / 1000),

@@ -6,7 +6,7 @@
 
 import { GatewayError } from '../errors.js';
 import { emptyUsage, type Usage } from '../metering/usage.js';
-import { DIMENSIONS, type DimensionKey, dimensionCount } from './dimensions.js';
+import { DIMENSIONS, type DimensionKey } from './dimensions.js';
 import {
   MissingPriceError,
   msatPerUsd,
@@ -20,10 +20,10 @@ import {
 import {
   affordableTokens,
   boundUnits,
+  cardCharge,
   MissingRateError,
   modelCard,
-  partMsat,
-  providerUnits,
+  NO_FALLBACKS,
   type RateCard,
   tokenCard,
   unitsMsat,
@@ -113,7 +113,6 @@ export function unitUsd(
 
 const MSAT_PER_BTC = 100_000_000_000;
 
-const NO_FALLBACKS: readonly DimensionKey[] = Object.freeze([]);
 /** `/v1/messages/count_tokens` and other unpaid relays: nothing in any mode. */
 const FREE_TERMS: PriceTerms = {
   fixed: ZERO,
@@ -229,46 +228,8 @@ export function createPricing(opts: PricingOptions): Pricing {
     extra: string | undefined,
     btcUsd: string | undefined,
   ): CostResult {
-    const m = multiplierOf(card, usage.serviceTier, extra);
-    const msat = unitsMsat(card, providerUnits(card, usage), m);
-    const dimensions: CostResult['breakdown']['dimensions'] = {};
-    let prompt = 0;
-    let completion = 0;
-    let used = 0;
-    let fallbacks: DimensionKey[] | undefined;
-    for (let i = 0; i < DIMENSIONS.length; i++) {
-      const k = dimensionCount(usage, i);
-      if (k === 0) continue;
-      const d = DIMENSIONS[i]!;
-      const part = partMsat(card, k, card.u[i]!, m);
-      dimensions[d.key] = part;
-      used += part;
-      if (d.direction === 'input') prompt += part;
-      else if (d.direction === 'output') completion += part;
-      if ((card.fallback & (1 << i)) !== 0) {
-        fallbacks ??= [];
-        fallbacks.push(d.key);
-      }
-    }
-    if (card.request > 0n) {
-      const part = partMsat(card, 1, card.request, m);
-      dimensions.request = part;
-      used += part;
-    }
-    // The base fee and the one rounding up: what makes the parts sum to the charge.
-    dimensions.fees = msat - used;
-    return {
-      msat,
-      breakdown: {
-        promptMsat: prompt,
-        completionMsat: completion,
-        feesMsat: msat - prompt - completion,
-        dimensions,
-      },
-      fallbacks: fallbacks ?? NO_FALLBACKS,
-      usd: usdOf(msat, btcUsd),
-      sats: Math.ceil(msat / 1000),
-    };
+    const charge = cardCharge(card, usage, multiplierOf(card, usage.serviceTier, extra));
+    return { ...charge, usd: usdOf(charge.msat, btcUsd), sats: Math.ceil(charge.msat / 1000) };
   }
 
   /** A requested tier's multiplier sizes the reservation only when it raises the price. */

@@ -1,9 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
+import { launchChromium, pageProblems } from '../support/chromium.js';
 import { startTestRelay, type TestRelay } from '../support/nostr-relay.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
@@ -19,7 +17,6 @@ import { call } from './http.js';
  * run. Nothing is requested from outside the gateway; console errors and CSP violations fail the test; at a
  * phone's width the page never scrolls sideways.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'network-browser-pw';
 const HOSTILE = {
   name: 'Net <script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> node',
@@ -64,8 +61,8 @@ let relay: TestRelay;
 let refusing: Awaited<ReturnType<typeof startRefusingRelay>>;
 let b: PaidGateway;
 let a: PaidGateway;
-let userDataDir: string;
 let browser: BrowserContext;
+let closeBrowser: (() => Promise<void>) | undefined;
 const leaked: string[] = [];
 
 async function networkApi(): Promise<Json> {
@@ -119,12 +116,7 @@ beforeAll(async () => {
     const v = await networkApi();
     return v.relays[0].ok === true && v.relays[1].ok === false && v.paid_nodes[0].paid_msats === B_CHARGE;
   });
-  userDataDir = await mkdtemp(join(tmpdir(), 'admin-browser-network-'));
-  browser = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  ({ browser, close: closeBrowser } = await launchChromium('admin-browser-network-'));
   await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: a.gateway.url });
   await browser.route('**/*', (route) => {
     const u = route.request().url();
@@ -137,24 +129,12 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await closeBrowser?.();
   await a?.close();
   await b?.close();
   await relay?.close();
   await refusing?.close();
-  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
 });
-
-/** Page errors, console errors and CSP violations of `page`, collected. */
-function problems(page: Page): string[] {
-  const out: string[] = [];
-  page.on('pageerror', (e) => out.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error' || /Content Security Policy/i.test(m.text()))
-      out.push(`${m.type()}: ${m.text()}`);
-  });
-  return out;
-}
 
 /** A table's cells, row by row (header row included), as text. */
 async function tableRows(page: Page, selector: string): Promise<string[][]> {
@@ -173,7 +153,7 @@ describe('the Network view in chromium', () => {
   it('shows the identity, each relay’s result and the paid node; copies the npub; Publish now; hostile values stay text', async () => {
     const api = await networkApi();
     const page = await browser.newPage();
-    const errors = problems(page);
+    const errors = pageProblems(page);
     await page.goto(`${a.gateway.url}/admin/`);
     await page.fill('#password', PASSWORD);
     await Promise.all([page.waitForEvent('load'), page.click('#login button[type=submit]')]);

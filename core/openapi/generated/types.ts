@@ -726,7 +726,7 @@ export interface paths {
         /**
          * The key's audit log, newest first
          * @description One record per request that named this key (paid calls admitted or refused, wallet and balance
-         *     operations, child keys, sub-keys, updates), with the spec §2.7 fields and the request id. A parent key
+         *     operations, child keys, sub-keys, updates), with the audit fields and the request id. A parent key
          *     sees its whole account (its children's records too); a child key only its own. Records are written in
          *     batches a fraction of a second after the request ended and kept for AUDIT_RETENTION_DAYS.
          */
@@ -1681,7 +1681,7 @@ export interface components {
          */
         ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
-         * @description The error's family (spec §7). `conflict` (409) and `not_implemented` (501) extend the spec's list;
+         * @description The error's family. `conflict` (409) and `not_implemented` (501) extend the interface's list;
          *     the spec's untyped 503 is `service_unavailable`.
          * @enum {string}
          */
@@ -1696,7 +1696,7 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** @description The error envelope of every error answer (spec §7). */
+        /** @description The error envelope of every error answer. */
         Error: {
             error: components["schemas"]["ErrorObject"];
         };
@@ -2311,7 +2311,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description What the caller pays per 1,000 tokens, in US dollars (spec §2.6; the multiplier of the pricing model
+         * @description What the caller pays per 1,000 tokens, in US dollars (the multiplier of the pricing model
          *     included). Display only: calls are charged in msats at the BTC price of the moment.
          */
         ModelPricing: {
@@ -2541,7 +2541,7 @@ export interface components {
          * @enum {string|null}
          */
         LimitReset: "daily" | "weekly" | "monthly" | null;
-        /** @description Key information (spec §2.4). Amounts in msats. */
+        /** @description Key information. Amounts in msats. */
         BalanceInfo: {
             /** @description The key, shortened (e.g. `sk-abcd…wxyz`). */
             api_key: string;
@@ -2678,7 +2678,7 @@ export interface components {
             /** Format: date-time */
             timestamp: string;
         };
-        /** @description One audit record (spec §2.7 field names, plus `request_id`, `cost_msats`, `kind` and the cursor `id`). */
+        /** @description One audit record (the interface's field names, plus `request_id`, `cost_msats`, `kind` and the cursor `id`). */
         AuditRecord: {
             /** @description Cursor of this record (pass as `before`). */
             id: string;
@@ -3328,7 +3328,7 @@ export interface components {
             quote: string;
         };
         /**
-         * @description The operator settings (spec §1.9 and the other operator variables), named after their environment
+         * @description The operator settings (the interface's operator variables and the others), named after their environment
          *     variables in lower case. Secrets (`admin_password`, `upstream_api_key`, `cashu_seed`, passwords inside
          *     `redis_url` / `upstream_base_url`) are `"[redacted]"` when set and null when not, never their value.
          *     `runtime_changeable` lists what PATCH may change; the rest needs the variable set and a restart.
@@ -4637,7 +4637,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The key's information (spec §2.4). */
+            /** @description The key's information. */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

@@ -81,10 +81,15 @@ export class StreamedBody {
     if (!this.stream.push(chunk)) this.pause();
   }
 
-  /** Engine: the body ended. */
+  /**
+   * Engine: the body ended. The socket is read again if the last chunk paused it: nothing would resume it (the
+   * reader asks for no more after the end), and on uWS a connection left paused never reads its next request
+   * (its idle timeout resets it).
+   */
   end(): void {
     if (this.done) return;
     this.done = true;
+    this.resume();
     if (this.dropping) this.settle(false);
     else if (!this.stream.destroyed) this.stream.push(null);
   }

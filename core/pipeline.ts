@@ -1,4 +1,4 @@
-import { AUTH, CHARGE, type RequestContext, runnerAccess } from './context.js';
+import { type RequestContext, runnerAccess } from './context.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { planBody, ResponseBodyWriter } from './http/body-writer.js';
 import type { Exchange } from './http/exchange.js';
@@ -7,12 +7,23 @@ import { isEventStream, relayedHeaders } from './http/relay-head.js';
 import { acceptsGzip, sendComplete, sendFailure } from './http/respond.js';
 import type { Logger } from './log.js';
 import type { Plugin } from './plugin.js';
-import { callHook, checkStages, closePlugins, type Hook, isPromise } from './stages.js';
+import {
+  type ChunkHook,
+  callHook,
+  callSafely,
+  checkStages,
+  closePlugins,
+  type Hook,
+  hookTable,
+  isPromise,
+  passChunk,
+  traceRequestEnd,
+  traceRequestStart,
+} from './stages.js';
 import { requestEndChannel, requestStartChannel, stageChannel } from './tracing.js';
 import type { UpstreamResponse } from './upstream/upstream-response.js';
 
 const ADMISSION = ['onRequest', 'onDispatch'] as const;
-type ChunkHook = (ctx: RequestContext, chunk: Uint8Array) => Uint8Array | null | undefined;
 
 /**
  * The pipeline runner: runs the stages' hooks in PIPELINE order and nothing else. It knows the plugin contract
@@ -30,15 +41,7 @@ export class Pipeline {
     private readonly log?: Logger,
   ) {
     checkStages(plugins);
-    const having = (h: Hook) => plugins.filter((p) => p[h] !== undefined);
-    this.hooks = {
-      onRequest: having('onRequest'),
-      onDispatch: having('onDispatch'),
-      onResponseHead: having('onResponseHead'),
-      onResponseEnd: having('onResponseEnd'),
-      onError: having('onError'),
-      onFinally: having('onFinally'),
-    };
+    this.hooks = hookTable(plugins);
     this.chunkHooks = plugins.filter((p) => p.onResponseChunk).map((p) => p.onResponseChunk!.bind(p));
   }
 
@@ -49,9 +52,7 @@ export class Pipeline {
 
   /** Runs one request through the stages and answers it on `ex`. Never rejects. */
   async run(ex: Exchange, ctx: RequestContext): Promise<void> {
-    if (requestStartChannel.hasSubscribers) {
-      requestStartChannel.publish({ requestId: ctx.requestId, method: ctx.method, path: ctx.path });
-    }
+    if (requestStartChannel.hasSubscribers) traceRequestStart(ctx);
     let chunkMs = 0;
     try {
       // Request hooks until one answers (a local reply or `stop`), then the one dispatching stage.
@@ -88,21 +89,8 @@ export class Pipeline {
       if (ctx.upstream !== undefined && !ctx.upstream.finished) ctx.upstream.abort();
       ctx.cancel();
       ctx.timings.end = performance.now();
-      for (const p of this.hooks.onFinally) await this.guarded(ctx, p, 'onFinally');
-      if (requestEndChannel.hasSubscribers) {
-        requestEndChannel.publish({
-          requestId: ctx.requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.response.status,
-          outcome: ctx.outcome,
-          durationMs: performance.now() - ctx.timings.start,
-          timings: ctx.timings,
-          chunkMs,
-          charge: ctx.local(CHARGE),
-          keyId: ctx.local(AUTH)?.keyId,
-        });
-      }
+      for (const p of this.hooks.onFinally) await callSafely(ctx, p, 'onFinally', this.log);
+      if (requestEndChannel.hasSubscribers) traceRequestEnd(ctx, chunkMs);
     }
   }
 
@@ -140,13 +128,8 @@ export class Pipeline {
       }
       await pumpBody(up, writer, (chunk) => {
         const t0 = traced ? performance.now() : 0;
-        if (ctx.timings.firstChunk === undefined) ctx.timings.firstChunk = performance.now();
-        let c: Uint8Array = chunk;
-        for (let i = 0; i < hooks.length; i++) {
-          const r = hooks[i]!(ctx, c);
-          if (r === null) return null;
-          if (r !== undefined) c = r;
-        }
+        ctx.timings.firstChunk ??= performance.now();
+        const c = passChunk(ctx, hooks, chunk);
         if (traced) chunkMs += performance.now() - t0;
         return c;
       });
@@ -169,19 +152,9 @@ export class Pipeline {
       this.log?.error({ err: ge.cause ?? ge, requestId: ctx.requestId }, 'request failed');
     }
     runnerAccess.setOutcome(ctx, 'error', ge);
-    for (const p of this.hooks.onError) await this.guarded(ctx, p, 'onError');
+    for (const p of this.hooks.onError) await callSafely(ctx, p, 'onError', this.log);
     if (ex.ended) return;
     ctx.response.status = ge.status;
     sendFailure(ex, ctx.response.headers, ge, ctx.responseIsSse);
-  }
-
-  /** An error or final hook: what it throws is logged, never answered (the answer is already decided). */
-  private async guarded(ctx: RequestContext, p: Plugin, hook: 'onError' | 'onFinally'): Promise<void> {
-    try {
-      const r = callHook(ctx, p, hook);
-      if (isPromise(r)) await r;
-    } catch (err) {
-      this.log?.error({ err, plugin: p.name, requestId: ctx.requestId }, `${hook} hook threw`);
-    }
   }
 }

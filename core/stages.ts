@@ -1,8 +1,8 @@
-import type { RequestContext } from './context.js';
+import { AUTH, CHARGE, type RequestContext } from './context.js';
 import type { Logger } from './log.js';
 import type { Plugin } from './plugin.js';
 import { SHUTDOWN_STEP_MS, within } from './shutdown.js';
-import { type StageEvent, stageChannel } from './tracing.js';
+import { requestEndChannel, requestStartChannel, type StageEvent, stageChannel } from './tracing.js';
 
 export type Hook = StageEvent['hook'];
 
@@ -100,5 +100,68 @@ function invoke(ctx: RequestContext, p: Plugin, hook: Hook): unknown {
       return p.onError!(ctx, ctx.error!);
     default:
       return p[hook]!(ctx);
+  }
+}
+
+/** Each hook's stages, in PIPELINE order (only those that have it). */
+export function hookTable(plugins: readonly Plugin[]): Record<Hook, Plugin[]> {
+  const having = (h: Hook) => plugins.filter((p) => p[h] !== undefined);
+  return {
+    onRequest: having('onRequest'),
+    onDispatch: having('onDispatch'),
+    onResponseHead: having('onResponseHead'),
+    onResponseEnd: having('onResponseEnd'),
+    onError: having('onError'),
+    onFinally: having('onFinally'),
+  };
+}
+
+/** `gateway:request:start` (core/tracing.ts); the runner calls it only when someone subscribes. */
+export function traceRequestStart(ctx: RequestContext): void {
+  requestStartChannel.publish({ requestId: ctx.requestId, method: ctx.method, path: ctx.path });
+}
+
+/** `gateway:request:end` after the final hooks (`chunkMs`: time in the chunk hooks when traced). */
+export function traceRequestEnd(ctx: RequestContext, chunkMs: number): void {
+  requestEndChannel.publish({
+    requestId: ctx.requestId,
+    method: ctx.method,
+    path: ctx.path,
+    status: ctx.response.status,
+    outcome: ctx.outcome,
+    durationMs: performance.now() - ctx.timings.start,
+    timings: ctx.timings,
+    chunkMs,
+    charge: ctx.local(CHARGE),
+    keyId: ctx.local(AUTH)?.keyId,
+  });
+}
+
+/** What a stage's `onResponseChunk` returns: the chunk to pass on, null to drop it, undefined to keep it. */
+export type ChunkHook = (ctx: RequestContext, chunk: Uint8Array) => Uint8Array | null | undefined;
+
+/** One response chunk through the chunk hooks in order: what to write, or null when a hook dropped it. */
+export function passChunk(ctx: RequestContext, hooks: ChunkHook[], chunk: Uint8Array): Uint8Array | null {
+  let c = chunk;
+  for (let i = 0; i < hooks.length; i++) {
+    const r = hooks[i]!(ctx, c);
+    if (r === null) return null;
+    if (r !== undefined) c = r;
+  }
+  return c;
+}
+
+/** An error or final hook: what it throws is logged, never answered (the answer is already decided). */
+export async function callSafely(
+  ctx: RequestContext,
+  p: Plugin,
+  hook: 'onError' | 'onFinally',
+  log: Logger | undefined,
+): Promise<void> {
+  try {
+    const r = callHook(ctx, p, hook);
+    if (isPromise(r)) await r;
+  } catch (err) {
+    log?.error({ err, plugin: p.name, requestId: ctx.requestId }, `${hook} hook threw`);
   }
 }

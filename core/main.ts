@@ -1,9 +1,8 @@
-import closeWithGrace from 'close-with-grace';
 import { isClusterWorker, runPrimary } from './cluster.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, redactUrl, setLogger } from './log.js';
 import { startGateway } from './server.js';
-import { SHUTDOWN_BOUND_MS } from './shutdown.js';
+import { closeOnSignals } from './shutdown.js';
 
 /**
  * `npm start` entry: reads the environment, starts the gateway, and shuts down gracefully on SIGINT/SIGTERM
@@ -44,20 +43,8 @@ async function main(): Promise<void> {
   });
   // SIGTERM/SIGINT: stop accepting, let calls in flight finish and settle (SHUTDOWN_GRACE_MS), close the
   // stores, exit 0 when everything settled, 1 when something was left behind (each wait has its own
-  // deadline, core/shutdown.ts). A second signal ends the process at once (exit 1); so does close-with-grace's
-  // last timer at the grace plus SHUTDOWN_BOUND_MS (a ref'd timer, created before the shutdown starts: it fires
-  // even when nothing else is left on the event loop).
-  closeWithGrace(
-    { delay: config.shutdownGraceMs + SHUTDOWN_BOUND_MS, logger: log },
-    async ({ signal, err }) => {
-      if (err) log.error({ err }, 'fatal error; shutting down');
-      else log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
-      if (!(await gateway.close(config.shutdownGraceMs))) {
-        throw new Error('shut down with work left behind (see the errors above)');
-      }
-      log.info('shut down cleanly');
-    },
-  );
+  // deadline, and a last timer at the grace plus SHUTDOWN_BOUND_MS ends the process: core/shutdown.ts).
+  closeOnSignals({ graceMs: config.shutdownGraceMs, log, close: (graceMs) => gateway.close(graceMs) });
 }
 
 main().catch((err) => {

@@ -1,3 +1,6 @@
+import closeWithGrace from 'close-with-grace';
+import type { Logger } from './log.js';
+
 /**
  * The shutdown bound (docs/architecture.md, "Lifecycle and shutdown"): after SIGTERM or SIGINT the process
  * exits within SHUTDOWN_GRACE_MS + SHUTDOWN_BOUND_MS whatever fails around it (a log reader gone, a store or
@@ -42,4 +45,35 @@ export function within(work: Promise<unknown> | unknown, ms: number): Promise<Er
       },
     );
   });
+}
+
+export interface SignalShutdown {
+  graceMs: number;
+  log: Logger;
+  /** The shutdown itself: resolves true when everything settled (exit 0), false when work was left (exit 1). */
+  close(graceMs: number): Promise<boolean>;
+  /** How long after the grace the last timer ends the process. Default SHUTDOWN_BOUND_MS (tests shorten it). */
+  boundMs?: number;
+}
+
+/**
+ * SIGTERM/SIGINT (and a fatal error): runs `close` and exits 0 when it settled everything, 1 otherwise. A
+ * second signal ends the process at once (exit 1); so does close-with-grace's last timer at the grace plus
+ * the bound, whatever `close` still waits for (a ref'd timer started with the shutdown, ahead of `close`: it
+ * fires even when nothing else is left on the event loop, and a step that ignores its own deadline cannot
+ * hold it off).
+ */
+export function closeOnSignals(opts: SignalShutdown): void {
+  const { graceMs, log } = opts;
+  closeWithGrace(
+    { delay: graceMs + (opts.boundMs ?? SHUTDOWN_BOUND_MS), logger: log },
+    async ({ signal, err }) => {
+      if (err) log.error({ err }, 'fatal error; shutting down');
+      else log.info({ signal, graceMs }, 'shutting down');
+      if (!(await opts.close(graceMs))) {
+        throw new Error('shut down with work left behind (see the errors above)');
+      }
+      log.info('shut down cleanly');
+    },
+  );
 }

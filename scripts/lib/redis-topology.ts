@@ -32,6 +32,12 @@ export interface RedisTopology {
   masters(): Promise<number[]>;
   kill(port: number): Promise<void>;
   restart(port: number): Promise<void>;
+  /**
+   * Freezes a node (SIGSTOP) without closing its connections: it answers nothing, and a master still counts
+   * a frozen replica as in sync until its replication timeout. `resume` (SIGCONT) lets it catch up.
+   */
+  pause(port: number): void;
+  resume(port: number): void;
   /** Waits until every slot (cluster) or the master (sentinel) is served again and writes reach a replica. */
   waitHealthy(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -91,6 +97,11 @@ class Processes {
   }
   restart(port: number): void {
     this.start(port, this.argv.get(port)!);
+  }
+  signal(port: number, signal: 'SIGSTOP' | 'SIGCONT'): void {
+    const p = this.procs.get(port);
+    if (!p || p.exitCode !== null || p.signalCode !== null) throw new Error(`node ${port} is not running`);
+    p.kill(signal);
   }
   async stop(): Promise<void> {
     await Promise.all([...this.procs.keys()].map((p) => this.kill(p)));
@@ -177,6 +188,8 @@ export async function startRedisCluster(
         return [];
       },
       kill: (port) => ps.kill(port),
+      pause: (port) => ps.signal(port, 'SIGSTOP'),
+      resume: (port) => ps.signal(port, 'SIGCONT'),
       async restart(port) {
         ps.restart(port);
         await waitFor(async () => (await ask(port, 'PING')) === 'PONG', `node ${port} back`);
@@ -281,6 +294,8 @@ export async function startRedisSentinel(opts: { downAfterMs?: number } = {}): P
         return m === 0 ? [] : [m];
       },
       kill: (port) => ps.kill(port),
+      pause: (port) => ps.signal(port, 'SIGSTOP'),
+      resume: (port) => ps.signal(port, 'SIGCONT'),
       async restart(port) {
         ps.restart(port);
         await waitFor(async () => (await ask(port, 'PING')) === 'PONG', `node ${port} back`);

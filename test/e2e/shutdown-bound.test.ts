@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import Database from 'libsql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
 import type { Ledger } from '../../core/ledger/types.js';
+import { projectRoot } from '../../core/openapi/document.js';
 import { SHUTDOWN_BOUND_MS } from '../../core/shutdown.js';
 import { type RedisProcess, startRedisProcess } from '../../scripts/chaos/redis-process.js';
 import type { GatewayProcess } from '../../scripts/lib/gateway-process.js';
@@ -153,12 +155,14 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     expect(exit).toBe('exit code 1, signal null');
     expect(ms).toBeLessThan(BOUND_MS);
     expect(gw.logs()).toMatch(/"plugin":"never-closes"[^\n]*plugin close failed or did not finish/);
-    await rig.ps.withLedger(async (ledger) => {
-      expect((await ledger.audit()).breaches).toEqual([]);
-      const info = await ledger.getKeyInfo({ apiKey });
-      expect(info!.account.balanceMsat).toBe(99_000);
-      expect(info!.account.reservedMsat).toBe(0);
-    });
+
+    // The store was let go: the next start serves the same key, and the money adds up (100 sat funded, two
+    // calls at 1 sat, the operator's eCash covering the balance).
+    const again = await rig.spawn();
+    expect(await paidCall(`http://127.0.0.1:${again.port}`, apiKey)).toBe(200);
+    await again.kill('SIGTERM');
+    expect(again.exitInfo()).toBe('exit code 0, signal null');
+    await moneyConsistent(rig.ps, [rig.mint.url], apiKey, 98_000);
   }, 120_000);
 
   it('the store unreachable mid-settlement: exits 1 within the bound; the next start releases the reservation', async () => {
@@ -332,4 +336,43 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     // 100 sat funded, one call; 20 sat by X-Cashu, one call, 19 sat paid back out.
     await moneyConsistent(rig.ps, [rig.mint.url], apiKey, 99_000);
   }, 120_000);
+});
+
+describe('the last timer', () => {
+  it('ends a process whose shutdown step never finishes and ignores its deadline: exit 1 at the grace + the bound, its output pipes without a reader', async () => {
+    // A shortened bound (the production one is SHUTDOWN_BOUND_MS, the same code path): the timer, not the
+    // step, must end the process, and at that moment, not before.
+    const grace = 500;
+    const bound = 1_500;
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, 'support', 'hung-shutdown-worker.ts')],
+      {
+        cwd: projectRoot(),
+        env: { ...process.env, GRACE_MS: String(grace), BOUND_MS: String(bound) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const exited = new Promise<string>((resolve) =>
+      child.once('exit', (code, signal) => resolve(`exit code ${code}, signal ${signal}`)),
+    );
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+    });
+    try {
+      await until('the worker ready', () => out.includes('"msg":"ready"'), 30_000);
+      // The reader goes away first (a supervisor that exited): every later log line meets EPIPE.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      const t0 = Date.now();
+      child.kill('SIGTERM');
+      expect(await exited).toBe('exit code 1, signal null');
+      const ms = Date.now() - t0;
+      expect(ms).toBeGreaterThanOrEqual(grace + bound - 50);
+      expect(ms).toBeLessThan(grace + bound + 3_000);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  }, 60_000);
 });

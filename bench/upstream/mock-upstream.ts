@@ -250,6 +250,7 @@ export async function startMockUpstream(
       if (path === '/v1/completions' && req.method === 'POST') {
         const { n, truncated } = completionTokens(body, b);
         const pt = promptTokens(body);
+        if (body.stream === true) return streamedCompletion(res, body, b, n, pt, truncated, seq++);
         return json(res, 200, {
           id: `cmpl-mock-${seq++}`,
           object: 'text_completion',
@@ -509,6 +510,36 @@ function messages(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: nu
     }),
   );
   events.push(ev('message_stop', {}));
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  sendEvents(res, events, b);
+}
+
+/**
+ * A streamed legacy completion: one `text_completion` event per token ("tok "), the finish event, the usage
+ * event (`choices: []`) when `stream_options.include_usage` asks for it, then `data: [DONE]`.
+ */
+function streamedCompletion(
+  res: ServerResponse,
+  body: ChatBody,
+  b: MockBehaviour,
+  n: number,
+  pt: number,
+  truncated: boolean,
+  seq: number,
+): void {
+  const head = `data: {"id":"cmpl-mock-${seq}","object":"text_completion","created":${Math.floor(Date.now() / 1000)},"model":${JSON.stringify(typeof body.model === 'string' ? body.model : 'mock-gpt')},"choices":[`;
+  const events: string[] = [];
+  for (let i = 0; i < n; i++) {
+    events.push(`${head}{"text":"tok ","index":0,"logprobs":null,"finish_reason":null}]}\n\n`);
+  }
+  events.push(
+    `${head}{"text":"","index":0,"logprobs":null,"finish_reason":"${truncated ? 'length' : 'stop'}"}]}\n\n`,
+  );
+  if (body.stream_options?.include_usage === true) {
+    const usage = { prompt_tokens: pt, completion_tokens: n, total_tokens: pt + n };
+    events.push(`${head}],"usage":${JSON.stringify(usage)}}\n\n`);
+  }
+  events.push('data: [DONE]\n\n');
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   sendEvents(res, events, b);
 }

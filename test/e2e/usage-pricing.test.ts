@@ -291,8 +291,14 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
    * final was reported, so the rule charges the prompt (counted from the request) and the output that passed
    * (counted from the text: "tok tok tok " is 4 o200k tokens, the trailing space being one).
    */
-  async function leaveAfterThree(path: string, body: object, apiKey: string, marker: RegExp): Promise<void> {
-    h.upstream.setBehaviour({ chunks: 50, chunkDelayMs: 1, stallAfterChunks: 3 });
+  async function leaveAfterThree(
+    path: string,
+    body: object,
+    apiKey: string,
+    marker: RegExp,
+    stallAfterChunks = 3,
+  ): Promise<void> {
+    h.upstream.setBehaviour({ chunks: 50, chunkDelayMs: 1, stallAfterChunks });
     const ac = new AbortController();
     const aborted = h.upstream.waitForAborted(undefined, 10_000);
     const res = await fetch(`${h.baseURL}${path}`, {
@@ -345,6 +351,30 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
     );
     // prompt: "Say something, please." = 5 o200k tokens × 1 msat; output 4 × 2 msat
     expect(encode(input).length).toBe(5);
+    expect(await chargedOnce(apiKey, balanceMsat)).toBe(5 + 8);
+  });
+
+  it('completions, streamed: metered from the usage chunk the gateway asked for (6 + 8 × 2 = 22 msat)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const res = await post(h, '/completions', apiKey, { model: 'mock-gpt', prompt: input, stream: true });
+    const text = await res.text();
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(text).not.toContain('"usage"'); // asked for on the client's behalf, not passed on
+    expect(costComment(text)).toMatchObject({ msats: 22, estimated: false });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 22);
+  });
+
+  it('completions, streamed, client leaves early: charged by the same rule', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    // Every event of a legacy completion stream carries text: the mock sends 3 ("tok " each) and stalls.
+    await leaveAfterThree(
+      '/completions',
+      { model: 'mock-gpt', prompt: input, stream: true },
+      apiKey,
+      /"text":"tok "/g,
+      2,
+    );
+    // prompt: "Say something, please." = 5 o200k tokens × 1 msat; output "tok tok tok " 4 × 2 msat
     expect(await chargedOnce(apiKey, balanceMsat)).toBe(5 + 8);
   });
 

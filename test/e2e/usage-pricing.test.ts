@@ -407,3 +407,74 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
     });
   });
 });
+
+/**
+ * A provider's own `pricing` (providers file) prices the calls it serves, every dimension and its service tiers
+ * included, over the price book's: the book prices mock-gpt at 1 / 2 msat per token with no cache prices and no
+ * tiers; the provider at 2 / 4, cache reads 0.2, cache writes 2.5, flex × 0.5. mock-image has no price in the
+ * book; the provider sells it at $0.02 an image.
+ */
+describe.each<PaidStore>(['sqlite', 'redis'])("a provider's own prices on %s", (store) => {
+  const h = paidGatewayPerSuite({
+    store,
+    modelsFile: {
+      models: [
+        { id: 'mock-gpt', context_length: 8192, pricing: { prompt: '0.000001', completion: '0.000002' } },
+        { id: 'mock-image' },
+      ],
+    },
+    providersFile: (url) => ({
+      providers: [
+        {
+          name: 'own-prices',
+          base_url: url,
+          pricing: {
+            'mock-gpt': {
+              prompt: '0.000002',
+              completion: '0.000004',
+              input_cache_read: '0.0000002',
+              input_cache_write: '0.0000025',
+              service_tiers: { flex: '0.5' },
+              source: 'test',
+            },
+            'mock-image': { image: '0.02' },
+          },
+        },
+      ],
+    }),
+    env: BOOK_PRICES,
+  });
+  afterEach(() => {
+    h.upstream.setBehaviour({ usage: {} });
+  });
+
+  it('a flex chat call with cache reads and writes: each dimension at the provider rate, halved (227 msat)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    h.upstream.setBehaviour({ usage: { cachedTokens: 800, cacheWriteTokens: 100, serviceTier: 'flex' } });
+    const res = await post(h, '/chat/completions', apiKey, {
+      model: 'mock-gpt',
+      messages,
+      service_tier: 'flex',
+    });
+    expect(res.status).toBe(200);
+    // (6 × 2 + 800 × 0.2 + 100 × 2.5 + 8 × 4) × 0.5 = (12 + 160 + 250 + 32) × 0.5 = 227 msat
+    // (at the book's prices, with no tier and the cache at the prompt rate: 6 + 800 + 100 + 16 = 922)
+    expect(res.headers.get('x-node-cost')).toBe('227');
+    expect(((await res.json()) as Json)['x-node-cost'].breakdown.dimensions).toEqual({
+      prompt: 6,
+      input_cache_read: 80,
+      input_cache_write: 125,
+      completion: 16,
+      fees: 0,
+    });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 227);
+  });
+
+  it('an image model only the provider prices: its image price (2 × $0.02 = 40,000 msat)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const res = await post(h, '/images/generations', apiKey, { model: 'mock-image', prompt: 'a cat', n: 2 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-node-cost')).toBe('40000');
+    expect(await h.available(apiKey)).toBe(balanceMsat - 40_000);
+  });
+});

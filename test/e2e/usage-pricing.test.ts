@@ -189,6 +189,22 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
     expect(await unpricedCount(h, 'internal_reasoning')).toBe(reasoning + 1);
   });
 
+  it('a web search reported on a model with no web_search price: at its request price, here 0, and counted', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const searches = await unpricedCount(h, 'web_search');
+    // No tool declared (a declared one is refused for this model): the provider searched on its own.
+    h.upstream.setBehaviour({ usage: { webSearchCalls: 2 } });
+    const res = await post(h, '/responses', apiKey, { model: 'mock-mini', input });
+    expect(res.status).toBe(200);
+    // mock-mini has no web_search and no request price: the two searches cost 0; 6 + 8 × 2 = 22 msat
+    expect(((await res.json()) as Json)['x-node-cost']).toMatchObject({
+      msats: 22,
+      breakdown: { dimensions: { prompt: 6, completion: 16, web_search: 0, fees: 0 } },
+    });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 22);
+    expect(await unpricedCount(h, 'web_search')).toBe(searches + 1);
+  });
+
   it('Responses, streamed, ended by response.incomplete: metered from that terminal event (6 + 3 × 2 = 12 msat)', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
     const s = await post(h, '/responses', apiKey, {

@@ -4,6 +4,7 @@ import {
   AUTH,
   adjustedPrice,
   PRICE_ADJUSTMENT,
+  type PriceAdjustment,
   RESERVATION,
   type RequestContext,
   type ReservationInfo,
@@ -110,6 +111,9 @@ export function tierAndSearch(body: unknown): { serviceTier?: string; webSearchC
   };
 }
 
+/** The bytes `max_completion_tokens` adds to a retry's prompt bound (core/metering/prompt-bound.ts counts keys). */
+const RETRY_FIELD_BYTES = 'max_completion_tokens'.length;
+
 /** APIs whose answer is bounded by a max_tokens field (the 402 / clamp rule applies to them). */
 function completes(endpoint: PricedEndpoint): boolean {
   return endpoint === 'chat' || endpoint === 'completions' || endpoint === 'responses';
@@ -125,6 +129,28 @@ function affordableRefusal(err: GatewayError, afford: number): GatewayError {
     details: { ...err.details, affordable_max_tokens: afford },
     ...(err.headers !== undefined ? { headers: err.headers } : {}),
   });
+}
+
+/**
+ * The largest price before the adjustment and the charge step (`inWholeUnits(adjustedPrice(m))`) that stays
+ * within `availableMsat`: what the pricing service may spend so that the reserved amount fits the balance.
+ */
+export function unadjustedBudget(
+  availableMsat: number,
+  adjustment: PriceAdjustment | undefined,
+  step: number | undefined,
+): number {
+  const a = Math.max(0, Math.floor(availableMsat));
+  // inWholeUnits(x) ≤ a ⟺ x ≤ the last whole step within a.
+  const stepped = step === undefined || step <= 1 ? a : Math.floor(a / step) * step;
+  if (adjustment === undefined) return stepped;
+  // max(0, ceil(m × ppm / 10⁶) + add) ≤ s ⟺ m × ppm ≤ (s − add) × 10⁶ (an integer bound on an integer m).
+  const room = stepped - (adjustment.addMsat ?? 0);
+  if (room < 0) return -1;
+  const ppm = adjustment.multiplierPpm ?? 1_000_000;
+  if (ppm <= 0) return Number.MAX_SAFE_INTEGER;
+  const m = (BigInt(room) * 1_000_000n) / BigInt(Math.ceil(ppm));
+  return m > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(m);
 }
 
 /** The body field that bounds the completion for this API. */
@@ -304,17 +330,34 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         ctx.setLocal(AUTO_PRICED, auto);
       }
       if (priced === undefined) throw new GatewayError('internal_error', { message: 'reserve: no price' });
-      /** Completion tokens `availableMsat` affords at the price the reservation was made at. */
-      const affordable = (availableMsat: number, extra?: typeof tiered): number =>
-        autoCard !== undefined
-          ? nodeAffordableTokens(autoCard, bound, availableMsat, extra?.webSearchCalls ?? 0)
-          : pricing.affordableMaxTokens(model, bound, availableMsat, endpoint, pricedRates, extra);
       // A pricing policy's adjustment (plugin kit) applies to the bound and, in settle, to the charge.
       const adjustment = ctx.local(PRICE_ADJUSTMENT);
       // An X-Cashu call is charged in whole units of its token (CHARGE_STEP): bound and charge rounded up.
       const step = auth.method === 'x_cashu' ? unitStep(perCallUnit(ctx, services.wallet)) : undefined;
       if (step !== undefined) ctx.setLocal(CHARGE_STEP, step);
       const price = (msat: number) => inWholeUnits(adjustedPrice(msat, adjustment), step);
+      /**
+       * The completion tokens `availableMsat` affords for THIS call: its prompt bound, its declared web search
+       * call and its requested tier's multiplier, at the price the reservation was made at, after the
+       * adjustment and the charge step. The one computation behind the 402's `affordable_max_tokens` and the
+       * CLAMP_MAX_TOKENS clamp, so a retry with the number named is reserved in full.
+       */
+      const affordable = (availableMsat: number, promptBound = bound): number => {
+        const raw = unadjustedBudget(availableMsat, adjustment, step);
+        return autoCard !== undefined
+          ? nodeAffordableTokens(autoCard, promptBound, raw, tiered.webSearchCalls)
+          : pricing.affordableMaxTokens(model, promptBound, raw, endpoint, pricedRates, tiered);
+      };
+      /**
+       * What the 402 names: the tokens a retry that adds `"max_completion_tokens": N` (the longest of the
+       * fields, so any of them fits) affords — the field's bytes count in that retry's prompt bound. Two passes:
+       * N's digits at one digit, then at the first answer's digits (more bytes never afford more tokens).
+       */
+      const affordableOnRetry = (availableMsat: number): number => {
+        const first = affordable(availableMsat, bound + RETRY_FIELD_BYTES + 1);
+        if (!Number.isFinite(first) || first < 10) return first;
+        return affordable(availableMsat, bound + RETRY_FIELD_BYTES + String(first).length);
+      };
       // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies.
       const requestId = ownedId('r');
       const maxMsat = price(priced.maxMsat);
@@ -347,7 +390,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         }
         const err = refusal(ctx, r);
         if (r.code === 'payment_required' && wholeMaximum) {
-          const afford = affordable(r.balance);
+          const afford = affordableOnRetry(r.balance);
           throw affordableRefusal(err, Number.isFinite(afford) ? Math.max(0, Math.floor(afford)) : 0);
         }
         throw err;
@@ -402,7 +445,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         ctx.body !== null &&
         typeof ctx.body === 'object'
       ) {
-        const afford = affordable(r.reservedMsat, tiered);
+        const afford = affordable(r.reservedMsat);
         if (Number.isFinite(afford) && afford >= 0) {
           (ctx.body as Record<string, unknown>)[maxTokensField(endpoint)] = afford;
           ctx.markBodyModified();

@@ -54,6 +54,8 @@ export interface MockBehaviour {
   batch: MockBatchBehaviour;
   /** Extra usage every chat, Responses and Messages answer reports (each in its API's shape). */
   usage: MockUsage;
+  /** Keep the bytes of each response body sent in `stats.lastResponse` (off by default: benchmarks). */
+  recordResponses: boolean;
 }
 
 /** Usage beyond plain prompt/completion tokens, reported on top of the counted ones. */
@@ -84,6 +86,8 @@ export interface MockStats {
   lastBody: unknown;
   /** The last request body's bytes, as received. */
   lastRaw: Buffer | undefined;
+  /** The last response body's bytes, as sent, once it ended (only with `recordResponses`). */
+  lastResponse: Buffer | undefined;
 }
 
 export interface MockUpstream {
@@ -125,6 +129,7 @@ function defaults(): MockBehaviour {
     speechBytes: 64 * 1024,
     batch: defaultBatchBehaviour(),
     usage: {},
+    recordResponses: false,
   };
 }
 
@@ -178,6 +183,7 @@ export async function startMockUpstream(
     lastHeaders: undefined,
     lastBody: undefined,
     lastRaw: undefined,
+    lastResponse: undefined,
   };
   let abortWaiters: Array<() => void> = [];
   let seq = 0;
@@ -223,6 +229,7 @@ export async function startMockUpstream(
       abortWaiters = [];
       for (const cb of w) cb();
     });
+    if (b.recordResponses) recordBody(res, (sent) => (stats.lastResponse = sent));
     if (b.reset) {
       req.socket.destroy();
       return;
@@ -250,6 +257,7 @@ export async function startMockUpstream(
       if (path === '/v1/completions' && req.method === 'POST') {
         const { n, truncated } = completionTokens(body, b);
         const pt = promptTokens(body);
+        if (body.stream === true) return streamedCompletion(res, body, b, n, pt, truncated, seq++);
         return json(res, 200, {
           id: `cmpl-mock-${seq++}`,
           object: 'text_completion',
@@ -352,7 +360,7 @@ export async function startMockUpstream(
         lastMethod: undefined,
         lastPath: undefined,
       });
-      Object.assign(stats, { lastHeaders: undefined, lastBody: undefined });
+      Object.assign(stats, { lastHeaders: undefined, lastBody: undefined, lastResponse: undefined });
     },
     waitForAborted(count = stats.aborted + 1, timeoutMs = 5000) {
       return new Promise<void>((resolve, reject) => {
@@ -382,6 +390,26 @@ export async function startMockUpstream(
       });
     },
   };
+}
+
+/** Collects the body bytes a response writes and hands them over when it finished. */
+function recordBody(res: ServerResponse, done: (sent: Buffer) => void): void {
+  const sent: Buffer[] = [];
+  const keep = (chunk: unknown) => {
+    if (typeof chunk === 'string') sent.push(Buffer.from(chunk));
+    else if (chunk instanceof Uint8Array) sent.push(Buffer.from(chunk));
+  };
+  const write = res.write;
+  const end = res.end;
+  res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    keep(chunk);
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof res.write;
+  res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+    if (typeof chunk !== 'function') keep(chunk);
+    return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+  } as typeof res.end;
+  res.once('finish', () => done(Buffer.concat(sent)));
 }
 
 /** The text fields of a multipart body (enough for a test double: name="x" then the value). */
@@ -509,6 +537,36 @@ function messages(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: nu
     }),
   );
   events.push(ev('message_stop', {}));
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  sendEvents(res, events, b);
+}
+
+/**
+ * A streamed legacy completion: one `text_completion` event per token ("tok "), the finish event, the usage
+ * event (`choices: []`) when `stream_options.include_usage` asks for it, then `data: [DONE]`.
+ */
+function streamedCompletion(
+  res: ServerResponse,
+  body: ChatBody,
+  b: MockBehaviour,
+  n: number,
+  pt: number,
+  truncated: boolean,
+  seq: number,
+): void {
+  const head = `data: {"id":"cmpl-mock-${seq}","object":"text_completion","created":${Math.floor(Date.now() / 1000)},"model":${JSON.stringify(typeof body.model === 'string' ? body.model : 'mock-gpt')},"choices":[`;
+  const events: string[] = [];
+  for (let i = 0; i < n; i++) {
+    events.push(`${head}{"text":"tok ","index":0,"logprobs":null,"finish_reason":null}]}\n\n`);
+  }
+  events.push(
+    `${head}{"text":"","index":0,"logprobs":null,"finish_reason":"${truncated ? 'length' : 'stop'}"}]}\n\n`,
+  );
+  if (body.stream_options?.include_usage === true) {
+    const usage = { prompt_tokens: pt, completion_tokens: n, total_tokens: pt + n };
+    events.push(`${head}],"usage":${JSON.stringify(usage)}}\n\n`);
+  }
+  events.push('data: [DONE]\n\n');
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   sendEvents(res, events, b);
 }

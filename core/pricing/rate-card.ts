@@ -165,10 +165,14 @@ export function modelCard(
   return build(prices, parseDecimal(rates.requestUsd), msatPerUsdMultiplied, baseFee, tiers, requireOutput);
 }
 
-/** Token mode: every input dimension at `perInput`, every output one at `perOutput` msats per token. */
+/**
+ * Token mode: every input dimension at `perInput`, every output one at `perOutput` msats per token. Per-call
+ * dimensions (web search) have no price here: left to the fallback, they cost the request price (none) and a
+ * reported one counts in `gateway_unpriced_dimension_total`.
+ */
 export function tokenCard(perInput: Rational, perOutput: Rational, baseFee: Rational): RateCard {
   const prices = DIMENSIONS.map((d) =>
-    d.direction === 'input' ? perInput : d.direction === 'output' ? perOutput : { n: 0n, d: 1n },
+    d.direction === 'input' ? perInput : d.direction === 'output' ? perOutput : undefined,
   );
   return build(prices, { n: 0n, d: 1n }, { n: 1n, d: 1n }, baseFee, new Map(), true);
 }

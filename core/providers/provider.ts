@@ -9,10 +9,9 @@ import { UpstreamClient } from '../upstream/upstream-client.js';
 
 export type ProviderStatus = 'active' | 'degraded' | 'down';
 
-/** A provider's price of one model: the price book's token fields (models.json names), each optional. */
-export type ModelPrice = Partial<
-  Omit<ModelPricing, 'image' | 'image_sizes' | 'audio_minute' | 'speech_1k_chars'>
->;
+/** A provider's price of one model: the price book's token fields and `image` (models.json names), each
+ *  optional. */
+export type ModelPrice = Partial<Omit<ModelPricing, 'image_sizes' | 'audio_minute' | 'speech_1k_chars'>>;
 
 export interface ProviderSpec {
   name: string;
@@ -178,6 +177,8 @@ export class Provider {
       ...(p.prompt !== undefined ? { promptUsdPerToken: p.prompt } : {}),
       ...(p.completion !== undefined ? { completionUsdPerToken: p.completion } : {}),
       requestUsd: p.request ?? base?.requestUsd ?? '0',
+      // The provider's own image price replaces the price book's, sizes included (they would override it).
+      ...(p.image !== undefined ? { imageUsd: p.image, imageSizes: undefined } : {}),
       ...(own !== undefined ? { dimensions: { ...base?.dimensions, ...own } } : {}),
       ...(p.service_tiers !== undefined ? { serviceTiers: p.service_tiers } : {}),
     };

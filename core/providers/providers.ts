@@ -40,6 +40,7 @@ const PROVIDER_PRICE_FIELDS = new Set([
   'output_audio',
   'input_image',
   'web_search',
+  'image',
   'service_tiers',
   'source',
   'updated_at',
@@ -338,12 +339,23 @@ export function parseProvidersFile(
           if (!PROVIDER_PRICE_FIELDS.has(k)) {
             throw new ConfigError(`${at}: pricing["${model}"]: unknown field "${k}"`);
           }
-          if (
-            k !== 'service_tiers' &&
-            k !== 'source' &&
-            k !== 'updated_at' &&
-            (typeof v !== 'string' || !/^\d+(\.\d+)?$/.test(v))
-          ) {
+          if (k === 'service_tiers') {
+            if (!isObj(v)) {
+              throw new ConfigError(
+                `${at}: pricing["${model}"].service_tiers must map tier names to multipliers (e.g. {"flex": "0.5", "priority": "2"})`,
+              );
+            }
+            for (const [tier, m] of Object.entries(v)) {
+              if (typeof m !== 'string' || !/^\d+(\.\d+)?$/.test(m) || Number(m) <= 0) {
+                throw new ConfigError(
+                  `${at}: pricing["${model}"].service_tiers["${tier}"] must be a multiplier > 0 as a decimal string (quoted in YAML, e.g. "0.5")`,
+                );
+              }
+            }
+          } else if (k === 'source' || k === 'updated_at') {
+            if (typeof v !== 'string')
+              throw new ConfigError(`${at}: pricing["${model}"].${k} must be a string`);
+          } else if (typeof v !== 'string' || !/^\d+(\.\d+)?$/.test(v)) {
             throw new ConfigError(
               `${at}: pricing["${model}"].${k} must be a USD decimal string (quoted in YAML, e.g. "0.000001")`,
             );

@@ -2,6 +2,7 @@ import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { ConfigError } from '../config.js';
 import type { Logger } from '../log.js';
 import { EXTRA_DIMENSION_KEYS, type ExtraDimensionKey } from '../pricing/dimensions.js';
+import { parseDecimal } from '../pricing/rational.js';
 import type { UsdRates } from '../pricing/types.js';
 
 /**
@@ -263,9 +264,21 @@ export class ModelCatalog {
 }
 
 function asDecimal(v: unknown): string | undefined {
-  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return String(v);
-  if (typeof v === 'string' && DECIMAL.test(v.trim())) return v.trim();
-  return undefined;
+  const d =
+    typeof v === 'number' && Number.isFinite(v) && v >= 0
+      ? String(v)
+      : typeof v === 'string' && DECIMAL.test(v.trim())
+        ? v.trim()
+        : undefined;
+  if (d === undefined) return undefined;
+  // What the pricing service will parse (core/pricing/rational.ts: at most 60 digits, exponent in range):
+  // refused here, at load, not by every call of the model.
+  try {
+    parseDecimal(d);
+  } catch {
+    return undefined;
+  }
+  return d;
 }
 
 const PRICE_FIELDS = [
@@ -318,7 +331,10 @@ export function parsePricing(v: unknown, fromProvider = false): ModelPricing | s
     const tiers: Record<string, string> = {};
     for (const [tier, m] of Object.entries(o.service_tiers as Record<string, unknown>)) {
       const d = asDecimal(m);
-      if (d === undefined) return `service_tiers.${tier} must be a decimal string (a multiplier)`;
+      // A 0 multiplier would make every call of that tier free.
+      if (d === undefined || Number(d) <= 0) {
+        return `service_tiers.${tier} must be a decimal string > 0 (a multiplier, e.g. "0.5")`;
+      }
       tiers[tier] = d;
     }
     p.service_tiers = tiers;

@@ -67,7 +67,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('/v1/messages on %s', (store) => {
   });
   // Before the fixture's audit (after-hooks run last registered first).
   afterEach(() => {
-    h.upstream.setBehaviour({ usage: {}, chunkDelayMs: 0, stallAfterChunks: undefined, chunks: 8 });
+    h.upstream.setBehaviour({
+      usage: {},
+      chunkDelayMs: 0,
+      stallAfterChunks: undefined,
+      chunks: 8,
+      recordResponses: false,
+    });
   });
   const client = (apiKey: string) =>
     new Anthropic({ apiKey, baseURL: h.gateway.url, maxRetries: 0, timeout: 20_000 });
@@ -131,6 +137,70 @@ describe.each<PaidStore>(['sqlite', 'redis'])('/v1/messages on %s', (store) => {
     expect(JSON.parse(m![1]!)).toMatchObject({
       msats: CHARGE,
       breakdown: { dimensions: DIMENSIONS },
+      estimated: false,
+    });
+  });
+
+  it('a balance that cannot cover max_tokens and the prompt bound: 402 in the Anthropic shape, nothing relayed', async () => {
+    // The bound: the prompt bound of {"model","max_tokens":10,"messages"} (153, core/metering/prompt-bound.ts)
+    // at the dearest input rate (1-hour cache write, 6 msat) + 10 tokens at the completion rate (15 msat):
+    // 918 + 150 = 1,068 msat, more than the 1,000 msat of the key. (max_tokens below the minimal answer of 16
+    // tokens: the bound is also the least the ledger admits.)
+    const { apiKey, balanceMsat } = await h.fundKey(1);
+    const before = h.upstream.stats.requests;
+    const err = await client(apiKey)
+      .messages.create({ model: 'mock-claude', max_tokens: 10, messages })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.APIError);
+    const api = err as InstanceType<typeof Anthropic.APIError>;
+    expect(api.status).toBe(402);
+    expect(api.error).toEqual({
+      type: 'error',
+      error: {
+        type: 'billing_error',
+        code: 'payment_required',
+        message: expect.any(String),
+        details: { balance: 1000, required: 1068, shortfall: 68 },
+      },
+    });
+    expect(h.upstream.stats.requests).toBe(before);
+    expect(await h.available(apiKey)).toBe(balanceMsat);
+    expect((await h.ledger.getKeyInfo({ apiKey }))!.usage.reservedMsat).toBe(0);
+  });
+
+  it('not streamed: the body reaches the client byte for byte as the provider sent it', async () => {
+    const { apiKey } = await h.fundKey(100);
+    h.upstream.setBehaviour({ usage: CACHE, recordResponses: true });
+    const res = await fetch(`${h.gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ model: 'mock-claude', max_tokens: 100, messages }),
+    });
+    expect(res.status).toBe(200);
+    const got = Buffer.from(await res.arrayBuffer());
+    const sent = h.upstream.stats.lastResponse!;
+    expect(sent.length).toBeGreaterThan(100);
+    expect(got.equals(sent)).toBe(true);
+    expect(res.headers.get('x-node-cost')).toBe(String(CHARGE));
+  });
+
+  it('streamed: the events reach the client byte for byte as the provider sent them, then only the cost comment', async () => {
+    const { apiKey } = await h.fundKey(100);
+    // One write per event: the relay sees the stream in pieces, as from a real provider.
+    h.upstream.setBehaviour({ usage: CACHE, recordResponses: true, chunkDelayMs: 1 });
+    const res = await fetch(`${h.gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ model: 'mock-claude', max_tokens: 100, messages, stream: true }),
+    });
+    const got = Buffer.from(await res.arrayBuffer());
+    const sent = h.upstream.stats.lastResponse!;
+    expect(sent.toString()).toContain('event: message_stop');
+    expect(got.subarray(0, sent.length).equals(sent)).toBe(true);
+    const rest = got.subarray(sent.length).toString();
+    expect(rest).toMatch(/^: x-node-cost \{[^\n]*\}\n\n$/);
+    expect(JSON.parse(rest.slice(': x-node-cost '.length))).toMatchObject({
+      msats: CHARGE,
       estimated: false,
     });
   });

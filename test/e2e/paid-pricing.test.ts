@@ -172,28 +172,29 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       const err = ((await res.json()) as { error: { code: string; message: string; details: unknown } })
         .error;
       expect(err.code).toBe('payment_required');
-      // Prompt bound 138 tokens; the model's maximum (8192 − 138 completion tokens) costs 35,288 msat; 20 sats
-      // cover at most 4,432 completion tokens (19,999 msat; 4,433 would cost 20,003).
+      // Prompt bound 138 tokens; the model's maximum (8192 − 138 completion tokens) costs 35,288 msat. The number
+      // named is counted for the retry, whose `"max_completion_tokens": N` adds 21 + 4 bytes to the bound: 164
+      // tokens, with which 20 sats cover at most 4,419 completion tokens (19,999 msat; 4,420 would cost 20,003).
       const bound = promptTokensUpperBound(body, Buffer.byteLength(JSON.stringify(body)));
       expect(bound).toBe(138);
-      expect([modelCost(bound, 8192 - bound), modelCost(bound, 4432), modelCost(bound, 4433)]).toEqual([
+      expect([modelCost(bound, 8192 - bound), modelCost(164, 4419), modelCost(164, 4420)]).toEqual([
         35_288, 19_999, 20_003,
       ]);
       expect(err.details).toEqual({
         balance: 20_000,
         required: 35_288,
         shortfall: 15_288,
-        affordable_max_tokens: 4432,
+        affordable_max_tokens: 4419,
       });
-      expect(err.message).toMatch(/at most 4432 completion tokens/);
+      expect(err.message).toMatch(/at most 4419 completion tokens/);
       expect(h.upstream.stats.requests).toBe(before);
       expect(await h.available(apiKey)).toBe(balanceMsat);
-      // What it names is affordable: the same call with that max_tokens is served.
-      const ok = await h.post(
-        '/chat/completions',
-        { ...body, max_tokens: 4432 },
-        { authorization: `Bearer ${apiKey}` },
-      );
+      // What it names is affordable: the same call with that max_tokens is served, its bound (prompt bound 152
+      // with `"max_tokens":4419`) covered in full.
+      const retry = { ...body, max_tokens: 4419 };
+      expect(promptTokensUpperBound(retry, Buffer.byteLength(JSON.stringify(retry)))).toBe(152);
+      expect(modelCost(152, 4419)).toBe(19_974);
+      const ok = await h.post('/chat/completions', retry, { authorization: `Bearer ${apiKey}` });
       expect(ok.status).toBe(200);
       expect(await h.available(apiKey)).toBe(balanceMsat - modelCost(PROMPT, 8));
     });
@@ -244,7 +245,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       const bound = promptTokensUpperBound(body, Buffer.byteLength(JSON.stringify(body)));
       // The model's maximum (context 8192 − prompt bound) is not affordable with 20 sats…
       expect(modelCost(bound, 8192 - bound)).toBeGreaterThan(balanceMsat);
-      // …so the forwarded max_tokens is the largest completion the balance covers: 4,432 (see above).
+      // …so the forwarded max_tokens is the largest completion the balance covers with this call's own bound
+      // (the reservation is made before the field is added): 4,432 (19,999 msat; 4,433 would cost 20,003).
+      expect([modelCost(bound, 4432), modelCost(bound, 4433)]).toEqual([19_999, 20_003]);
       expect(forwarded.max_tokens).toBe(4432);
       expect(await h.available(apiKey)).toBe(balanceMsat - modelCost(PROMPT, 8));
     });

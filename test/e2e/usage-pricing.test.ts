@@ -10,7 +10,7 @@ import { BOOK_PRICES } from '../support/prices.js';
  *
  * Prices (models.json) at BTC $100,000, fees 1, no base fee, so 1 micro-USD = 1 msat: prompt 1 msat/token,
  * completion 2, cache read 0.1, cache write 1.25, 1-hour cache write 2, reasoning 3, web search $0.01 =
- * 10,000 msat per call, flex tier × 0.5. `mock-mini` has only prompt and completion prices.
+ * 10,000 msat per call, flex tier × 0.5, priority × 2. `mock-mini` has only prompt and completion prices.
  * The mock counts 6 prompt tokens for the message below and answers 8 completion tokens.
  */
 const MODELS = {
@@ -26,7 +26,7 @@ const MODELS = {
         input_cache_write_1h: '0.000002',
         internal_reasoning: '0.000003',
         web_search: '0.01',
-        service_tiers: { flex: '0.5' },
+        service_tiers: { flex: '0.5', priority: '2' },
         source: 'test',
         updated_at: '2026-11-25',
       },
@@ -189,6 +189,22 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
     expect(await unpricedCount(h, 'internal_reasoning')).toBe(reasoning + 1);
   });
 
+  it('a web search reported on a model with no web_search price: at its request price, here 0, and counted', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const searches = await unpricedCount(h, 'web_search');
+    // No tool declared (a declared one is refused for this model): the provider searched on its own.
+    h.upstream.setBehaviour({ usage: { webSearchCalls: 2 } });
+    const res = await post(h, '/responses', apiKey, { model: 'mock-mini', input });
+    expect(res.status).toBe(200);
+    // mock-mini has no web_search and no request price: the two searches cost 0; 6 + 8 × 2 = 22 msat
+    expect(((await res.json()) as Json)['x-node-cost']).toMatchObject({
+      msats: 22,
+      breakdown: { dimensions: { prompt: 6, completion: 16, web_search: 0, fees: 0 } },
+    });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 22);
+    expect(await unpricedCount(h, 'web_search')).toBe(searches + 1);
+  });
+
   it('Responses, streamed, ended by response.incomplete: metered from that terminal event (6 + 3 × 2 = 12 msat)', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
     const s = await post(h, '/responses', apiKey, {
@@ -204,12 +220,101 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
   });
 
   /**
+   * The 402 for a call without max_tokens names the completion tokens the balance affords for THAT call — its
+   * tier's multiplier and declared web search call included — counted with the bytes the retry's
+   * `max_completion_tokens` field adds to the prompt bound; a retry with that number is reserved in full and
+   * settled exactly even when the provider answers every one of those tokens.
+   *
+   * The bound prices the prompt at the dearest input rate (1-hour cache write, 2 msat) and the answer at the
+   * dearest output rate (reasoning, 3 msat). Prompt bounds (core/metering/prompt-bound.ts): the chat body 138
+   * bytes-tokens, 158 with `service_tier`, the Responses body with a web_search tool 667; + 22 for
+   * `"max_completion_tokens"` and one digit, then the answer's 4 digits: + 25.
+   */
+  async function namedThenRetried(
+    path: string,
+    body: Json,
+    sats: number,
+    named: number,
+    field: string,
+  ): Promise<{ apiKey: string; balanceMsat: number; retry: Response }> {
+    const { apiKey, balanceMsat } = await h.fundKey(sats);
+    const before = h.upstream.stats.requests;
+    const refused = await post(h, path, apiKey, body);
+    expect(refused.status).toBe(402);
+    const err = ((await refused.json()) as Json).error;
+    expect(err.code).toBe('payment_required');
+    expect(err.details.affordable_max_tokens).toBe(named);
+    expect(err.message).toContain(`at most ${named} completion tokens`);
+    expect(h.upstream.stats.requests).toBe(before);
+    expect(await h.available(apiKey)).toBe(balanceMsat);
+    // The provider answers as many tokens as it is allowed.
+    h.upstream.setBehaviour({ chunks: 100_000 });
+    const retry = await post(h, path, apiKey, { ...body, [field]: named });
+    expect(retry.status).toBe(200);
+    return { apiKey, balanceMsat, retry };
+  }
+
+  it('402 without max_tokens names what the balance affords; a retry with it is served and charged exactly', async () => {
+    // 10,000 msat: (10,000 − 2 × (138 + 25)) / 3 = 3,224 tokens (3,226 is the retry's bound at one digit).
+    const { apiKey, balanceMsat, retry } = await namedThenRetried(
+      '/chat/completions',
+      { model: 'mock-gpt', messages },
+      10,
+      3224,
+      'max_tokens',
+    );
+    // 6 prompt + 3,224 × 2 = 6,454 msat
+    expect(((await retry.json()) as Json).usage.completion_tokens).toBe(3224);
+    expect(retry.headers.get('x-node-cost')).toBe('6454');
+    expect(await h.available(apiKey)).toBe(balanceMsat - 6454);
+  });
+
+  it('402 with service_tier priority (× 2) names half as many tokens; the retry at that tier fits the balance', async () => {
+    // 10,000 msat / 2 = 5,000: (5,000 − 2 × (158 + 25)) / 3 = 1,544 tokens (the multiplier ignored: 3,228).
+    h.upstream.setBehaviour({ usage: { serviceTier: 'priority' } });
+    const { apiKey, balanceMsat, retry } = await namedThenRetried(
+      '/chat/completions',
+      { model: 'mock-gpt', messages, service_tier: 'priority' },
+      10,
+      1544,
+      'max_tokens',
+    );
+    // (6 + 1,544 × 2) × 2 = 6,188 msat (3,228 tokens would have cost 12,924: more than the balance)
+    expect(((await retry.json()) as Json)['x-node-cost']).toMatchObject({ msats: 6188, estimated: false });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 6188);
+  });
+
+  it('402 with a declared web search tool reserves its call: the tokens named leave room for it', async () => {
+    // 20,000 msat − 10,000 for the search: (10,000 − 2 × (667 + 25)) / 3 = 2,872 tokens (ignoring it: 6,222).
+    h.upstream.setBehaviour({ usage: { webSearchCalls: 1 } });
+    const { apiKey, balanceMsat, retry } = await namedThenRetried(
+      '/responses',
+      { model: 'mock-gpt', input, tools: [{ type: 'web_search' }] },
+      20,
+      2872,
+      'max_output_tokens',
+    );
+    // 6 + 2,872 × 2 + 10,000 = 15,750 msat
+    expect(((await retry.json()) as Json)['x-node-cost']).toMatchObject({
+      msats: 15_750,
+      breakdown: { dimensions: { prompt: 6, completion: 5744, web_search: 10_000, fees: 0 } },
+    });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 15_750);
+  });
+
+  /**
    * Early disconnects: the provider streams 3 tokens and stalls; the client reads them and leaves. Nothing
    * final was reported, so the rule charges the prompt (counted from the request) and the output that passed
    * (counted from the text: "tok tok tok " is 4 o200k tokens, the trailing space being one).
    */
-  async function leaveAfterThree(path: string, body: object, apiKey: string, marker: RegExp): Promise<void> {
-    h.upstream.setBehaviour({ chunks: 50, chunkDelayMs: 1, stallAfterChunks: 3 });
+  async function leaveAfterThree(
+    path: string,
+    body: object,
+    apiKey: string,
+    marker: RegExp,
+    stallAfterChunks = 3,
+  ): Promise<void> {
+    h.upstream.setBehaviour({ chunks: 50, chunkDelayMs: 1, stallAfterChunks });
     const ac = new AbortController();
     const aborted = h.upstream.waitForAborted(undefined, 10_000);
     const res = await fetch(`${h.baseURL}${path}`, {
@@ -265,6 +370,30 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
     expect(await chargedOnce(apiKey, balanceMsat)).toBe(5 + 8);
   });
 
+  it('completions, streamed: metered from the usage chunk the gateway asked for (6 + 8 × 2 = 22 msat)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const res = await post(h, '/completions', apiKey, { model: 'mock-gpt', prompt: input, stream: true });
+    const text = await res.text();
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(text).not.toContain('"usage"'); // asked for on the client's behalf, not passed on
+    expect(costComment(text)).toMatchObject({ msats: 22, estimated: false });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 22);
+  });
+
+  it('completions, streamed, client leaves early: charged by the same rule', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    // Every event of a legacy completion stream carries text: the mock sends 3 ("tok " each) and stalls.
+    await leaveAfterThree(
+      '/completions',
+      { model: 'mock-gpt', prompt: input, stream: true },
+      apiKey,
+      /"text":"tok "/g,
+      2,
+    );
+    // prompt: "Say something, please." = 5 o200k tokens × 1 msat; output "tok tok tok " 4 × 2 msat
+    expect(await chargedOnce(apiKey, balanceMsat)).toBe(5 + 8);
+  });
+
   it('/v1/models shows every priced dimension and what it is charged', async () => {
     const res = await fetch(`${h.baseURL}/models`);
     const gpt = ((await res.json()) as Json).data.find((m: Json) => m.id === 'mock-gpt');
@@ -276,7 +405,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
       input_cache_write_1h: 0.002,
       internal_reasoning: 0.003,
       web_search: 0.01,
-      service_tiers: { flex: 0.5 },
+      service_tiers: { flex: 0.5, priority: 2 },
       source: 'test',
       updated_at: '2026-11-25',
       dimension_msats: {
@@ -292,5 +421,76 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
         web_search: 10_000,
       },
     });
+  });
+});
+
+/**
+ * A provider's own `pricing` (providers file) prices the calls it serves, every dimension and its service tiers
+ * included, over the price book's: the book prices mock-gpt at 1 / 2 msat per token with no cache prices and no
+ * tiers; the provider at 2 / 4, cache reads 0.2, cache writes 2.5, flex × 0.5. mock-image has no price in the
+ * book; the provider sells it at $0.02 an image.
+ */
+describe.each<PaidStore>(['sqlite', 'redis'])("a provider's own prices on %s", (store) => {
+  const h = paidGatewayPerSuite({
+    store,
+    modelsFile: {
+      models: [
+        { id: 'mock-gpt', context_length: 8192, pricing: { prompt: '0.000001', completion: '0.000002' } },
+        { id: 'mock-image' },
+      ],
+    },
+    providersFile: (url) => ({
+      providers: [
+        {
+          name: 'own-prices',
+          base_url: url,
+          pricing: {
+            'mock-gpt': {
+              prompt: '0.000002',
+              completion: '0.000004',
+              input_cache_read: '0.0000002',
+              input_cache_write: '0.0000025',
+              service_tiers: { flex: '0.5' },
+              source: 'test',
+            },
+            'mock-image': { image: '0.02' },
+          },
+        },
+      ],
+    }),
+    env: BOOK_PRICES,
+  });
+  afterEach(() => {
+    h.upstream.setBehaviour({ usage: {} });
+  });
+
+  it('a flex chat call with cache reads and writes: each dimension at the provider rate, halved (227 msat)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    h.upstream.setBehaviour({ usage: { cachedTokens: 800, cacheWriteTokens: 100, serviceTier: 'flex' } });
+    const res = await post(h, '/chat/completions', apiKey, {
+      model: 'mock-gpt',
+      messages,
+      service_tier: 'flex',
+    });
+    expect(res.status).toBe(200);
+    // (6 × 2 + 800 × 0.2 + 100 × 2.5 + 8 × 4) × 0.5 = (12 + 160 + 250 + 32) × 0.5 = 227 msat
+    // (at the book's prices, with no tier and the cache at the prompt rate: 6 + 800 + 100 + 16 = 922)
+    expect(res.headers.get('x-node-cost')).toBe('227');
+    expect(((await res.json()) as Json)['x-node-cost'].breakdown.dimensions).toEqual({
+      prompt: 6,
+      input_cache_read: 80,
+      input_cache_write: 125,
+      completion: 16,
+      fees: 0,
+    });
+    expect(await h.available(apiKey)).toBe(balanceMsat - 227);
+  });
+
+  it('an image model only the provider prices: its image price (2 × $0.02 = 40,000 msat)', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const res = await post(h, '/images/generations', apiKey, { model: 'mock-image', prompt: 'a cat', n: 2 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-node-cost')).toBe('40000');
+    expect(await h.available(apiKey)).toBe(balanceMsat - 40_000);
   });
 });

@@ -137,6 +137,45 @@ describe('pricing a usage record', () => {
     });
   });
 
+  it('a reported web search on a model with no web_search price and request "0" is free, and reported as a fallback', () => {
+    const free: UsdRates = {
+      promptUsdPerToken: '0.000001',
+      completionUsdPerToken: '0.000002',
+      requestUsd: '0',
+    };
+    const config = loadConfig(BOOK_PRICES).pricing;
+    const p = createPricing({ config, rates: () => free, btc: createBtcPriceSource({ config }) });
+    const c = p.cost({
+      model: 'free-search',
+      endpoint: 'responses',
+      usage: u({ input: 6, output: 8, webSearch: 2 }),
+    });
+    expect(c.msat).toBe(6 + 16);
+    expect(c.breakdown.dimensions).toEqual({ prompt: 6, completion: 16, web_search: 0, fees: 0 });
+    expect(c.fallbacks).toEqual(['web_search']);
+  });
+
+  it('token pricing has no per-call price: a reported web search costs nothing there and is reported as a fallback', () => {
+    const config = loadConfig({
+      FIXED_PRICING: 'false',
+      FIXED_COST_PER_REQUEST: '0',
+      FIXED_PER_1K_INPUT_TOKENS: '1',
+      FIXED_PER_1K_OUTPUT_TOKENS: '2',
+    }).pricing;
+    const p = createPricing({ config });
+    const c = p.cost({
+      model: 'any',
+      endpoint: 'chat',
+      usage: u({ input: 10, cacheRead: 5, output: 4, webSearch: 3 }),
+    });
+    // every input token at 1 msat, every output token at 2, the searches at nothing
+    expect(c.msat).toBe(15 + 8);
+    expect(c.fallbacks).toEqual(['web_search']);
+    expect(p.cost({ model: 'any', endpoint: 'chat', usage: u({ input: 10, output: 4 }) }).fallbacks).toEqual(
+      [],
+    );
+  });
+
   it('the breakdown always sums to the charge, and the number path equals exact rationals (fast-check)', () => {
     const fees = pricingAt({
       EXCHANGE_FEE: '1.005',

@@ -251,6 +251,37 @@ describe('providers file', () => {
         { providers: [{ name: 'a', base_url: 'http://x/v1', pricing: { m: { prompt: 1 } } }] },
         /pricing\["m"\]\.prompt must be a USD decimal string/,
       ],
+      ...(
+        [
+          [{ flex: 0.5 }, 'a number (YAML would round it)'],
+          [{ flex: '0' }, 'free'],
+          [{ flex: '1e-999' }, 'an exponent the pricing service does not parse'],
+          [{ flex: 'fast' }, 'not a number'],
+        ] as const
+      ).map(([tiers]): [object, RegExp] => [
+        {
+          providers: [
+            { name: 'a', base_url: 'http://x/v1', pricing: { m: { prompt: '1', service_tiers: tiers } } },
+          ],
+        },
+        /\("a"\): pricing\["m"\]\.service_tiers\["flex"\] must be a multiplier > 0 as a decimal string \(quoted in YAML, e\.g\. "0\.5"\)/,
+      ]),
+      [
+        { providers: [{ name: 'a', base_url: 'http://x/v1', pricing: { m: { service_tiers: ['flex'] } } }] },
+        /pricing\["m"\]\.service_tiers must map tier names to multipliers/,
+      ],
+      [
+        { providers: [{ name: 'a', base_url: 'http://x/v1', pricing: { m: { prompt: '1', source: 5 } } }] },
+        /pricing\["m"\]\.source must be a string/,
+      ],
+      [
+        { providers: [{ name: 'a', base_url: 'http://x/v1', pricing: { m: { image_sizes: {} } } }] },
+        /pricing\["m"\]: unknown field "image_sizes"/,
+      ],
+      [
+        { providers: [{ name: 'a', base_url: 'http://x/v1', pricing: { m: { source: 'me' } } }] },
+        /pricing\["m"\]\.has no price/,
+      ],
       [
         { providers: [{ name: 'a', base_url: 'http://x/v1' }], routing: { m: 'not a name' } },
         /routing\["m"\] must be a routing policy name/,
@@ -269,6 +300,56 @@ describe('providers file', () => {
       expect((err as Error).message, text).toMatch(re);
     }
     expect(() => parseProvidersFile('{', {}, DEFAULTS)).toThrow(/not valid JSON/);
+  });
+});
+
+describe("a provider's own prices", () => {
+  it('every price book field is read at start, image included, and ratesFor lays them over the price book', () => {
+    const f = parseProvidersFile(
+      JSON.stringify({
+        providers: [
+          {
+            name: 'a',
+            base_url: 'http://x/v1',
+            pricing: {
+              m: {
+                prompt: '0.000002',
+                input_cache_read: '0.0000002',
+                input_cache_write: '0.0000025',
+                service_tiers: { flex: '0.5', priority: '2' },
+                source: 'https://provider.example/pricing',
+                updated_at: '2026-11-27',
+              },
+              img: { image: '0.02' },
+            },
+          },
+        ],
+      }),
+      {},
+      DEFAULTS,
+    );
+    const p = providers(f.providers, 'priority').list[0]!;
+    const base = {
+      promptUsdPerToken: '0.000001',
+      completionUsdPerToken: '0.000004',
+      requestUsd: '0.001',
+      imageUsd: '0.04',
+      imageSizes: { '1024x1024': { standard: '0.05' } },
+      dimensions: { input_cache_read: '0.0000001', web_search: '0.01' },
+    };
+    expect(p.ratesFor('m', base)).toEqual({
+      ...base,
+      promptUsdPerToken: '0.000002',
+      dimensions: { input_cache_read: '0.0000002', input_cache_write: '0.0000025', web_search: '0.01' },
+      serviceTiers: { flex: '0.5', priority: '2' },
+    });
+    // The provider's own image price replaces the book's, its sizes included (they would override it).
+    expect(p.ratesFor('img', base)).toMatchObject({
+      imageUsd: '0.02',
+      imageSizes: undefined,
+      requestUsd: '0.001',
+    });
+    expect(p.ratesFor('other', base)).toBeUndefined();
   });
 });
 

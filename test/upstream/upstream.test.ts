@@ -195,7 +195,7 @@ describe('the documented price book example', () => {
     expect(catalog.usdRates('tts-1')?.speech1kCharsUsd).toBe('0.015');
     expect(catalog.usdRates('text-embedding-3-small')).toMatchObject({ promptUsdPerToken: '0.00000002' });
     expect(catalog.usdRates('text-embedding-3-small')?.completionUsdPerToken).toBeUndefined();
-    // The usage dimensions and tiers of the issue-23 price book fields.
+    // The usage dimensions and tiers of the price book.
     expect(catalog.usdRates('claude-sonnet-4-5')).toMatchObject({
       dimensions: {
         input_cache_read: '0.0000003',
@@ -205,6 +205,7 @@ describe('the documented price book example', () => {
       },
     });
     expect(catalog.usdRates('gpt-4o-mini')?.serviceTiers).toEqual({ flex: '0.5', priority: '2' });
+    expect(catalog.usdRates('gpt-4o-mini')?.dimensions).toMatchObject({ input_image: '0.00000015' });
     expect(catalog.get('gpt-4o-mini')?.pricing).toMatchObject({ source: 'https://openai.com/api/pricing' });
   });
 });

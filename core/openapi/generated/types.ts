@@ -1724,7 +1724,8 @@ export interface components {
             shortfall: number;
             /**
              * @description Chat, completions and responses calls without `max_tokens`: the most completion tokens the balance
-             *     pays for with this prompt (0: not even the prompt and a minimal answer). Absent otherwise.
+             *     pays for with this prompt, at the requested `service_tier` and with a declared web search call (0:
+             *     not even the prompt and a minimal answer). Absent otherwise.
              */
             affordable_max_tokens?: number;
         };
@@ -3482,8 +3483,9 @@ export interface components {
          * @description The balance (or the X-Cashu token) does not cover the call (type `insufficient_balance`, code
          *     `payment_required`); details `balance`, `required`, `shortfall` in msats, and for a chat, completions
          *     or responses call without `max_tokens` whose balance cannot cover the model's maximum,
-         *     `affordable_max_tokens`: the most completion tokens the balance pays for (the message says so; set
-         *     `max_tokens` to it or less). For an X-Cashu call the
+         *     `affordable_max_tokens`: the most completion tokens the balance pays for, at the call's requested
+         *     `service_tier` and with its declared web search call (the message says so; a retry with `max_tokens`
+         *     set to it or less is reserved in full). For an X-Cashu call the
          *     whole token value comes back as a fresh token in `X-Cashu` (nothing is kept) and the NUT-18 request
          *     for the shortfall is in `X-Cashu-Payment-Request`.
          */

@@ -27,10 +27,12 @@ afterAll(() => {
 
 /** Starts the gateway and a MONITOR connection counting ledger script runs (EVALSHA) on the funded account. */
 async function start(env: Record<string, string>) {
-  h = await startPaidGateway({ store: 'redis', env });
-  const prefix = h.gateway.services.config.redisPrefix;
+  // MONITOR starts before the gateway: ioredis fails a monitor connection ("Command queue state error") when
+  // monitored commands arrive in the same read as the MONITOR command's own OK, which traffic makes likely.
   const monitor = await new Redis(URL).monitor();
   clients.push(monitor as unknown as Redis);
+  h = await startPaidGateway({ store: 'redis', env });
+  const prefix = h.gateway.services.config.redisPrefix;
   let scripts = 0;
   let account = '';
   monitor.on('monitor', (_time: string, args: string[]) => {

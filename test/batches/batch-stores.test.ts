@@ -256,6 +256,7 @@ describe.each(backends)('batch stores on %s', (_name, make) => {
       upstream,
       log: createLogger('silent'),
       pollMs: 50,
+      reconcilePolls: 3,
     });
     expect(await watcher.tick()).toBe(1);
     await upstream.close();

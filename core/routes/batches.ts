@@ -147,12 +147,10 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
 
   route(router, 'GET', '/v1/batches', async (ctx) => {
     const c = await objectCaller(ctx, services);
-    const r = await providerCall(services.upstream, {
-      method: 'GET',
-      path: '/v1/batches',
-      rawQuery: ctx.rawQuery,
-    });
-    return ownList(c, r, 'batch', 'GET /v1/batches');
+    // The key's batches, paged from the ownership store; their output and error files become the key's too.
+    return ownList(c, services.upstream, ctx.rawQuery, 'batch', (b) =>
+      recordBatchFiles(c.objects, c.info.key, b),
+    );
   });
 
   route(router, 'GET', '/v1/batches/{batch_id}', async (ctx) => {

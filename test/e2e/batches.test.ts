@@ -506,4 +506,87 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     expect(await h.available(apiKey)).toBe(balanceMsat - BOUND_2_LINES);
     expect(await reservedOf(apiKey)).toBe(0);
   });
+
+  it('lists each key’s own files and batches, newest first, paged with limit and after, whatever other keys made in between', async () => {
+    const keys = [await h.fundKey(100), await h.fundKey(100)];
+    const files: string[][] = [[], []];
+    for (let i = 0; i < 3; i++) {
+      for (const k of [0, 1]) files[k]!.push((await upload(keys[k]!.apiKey, 1)).file.id);
+    }
+    const page = async (apiKey: string, what: 'files' | 'batches', query: string) => {
+      const r = await fetch(`${h.baseURL}/${what}?${query}`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      expect(r.status).toBe(200);
+      const body = (await r.json()) as {
+        object: string;
+        data: Array<{ id: string }>;
+        first_id: string | null;
+        last_id: string | null;
+        has_more: boolean;
+      };
+      return { ...body, ids: body.data.map((o) => o.id) };
+    };
+    const pagesOf = async (apiKey: string, what: 'files' | 'batches', own: string[]) => {
+      const [x1, x2, x3] = own;
+      const first = await page(apiKey, what, 'limit=2');
+      expect(first).toMatchObject({
+        object: 'list',
+        ids: [x3, x2],
+        first_id: x3,
+        last_id: x2,
+        has_more: true,
+      });
+      const second = await page(apiKey, what, `limit=2&after=${x2}`);
+      expect(second).toMatchObject({ ids: [x1], first_id: x1, last_id: x1, has_more: false });
+      expect((await page(apiKey, what, `limit=2&after=${x1}`)).ids).toEqual([]);
+      // Another key's id as the cursor names nothing of this key's.
+      const other = own === files[0] ? files[1]! : files[0]!;
+      if (what === 'files') expect((await page(apiKey, what, `after=${other[0]}`)).ids).toEqual([]);
+    };
+    for (const k of [0, 1]) {
+      await pagesOf(keys[k]!.apiKey, 'files', files[k]!);
+      // The SDK's auto-pagination follows after/has_more.
+      const all: string[] = [];
+      for await (const f of h.openai(keys[k]!.apiKey).files.list({ limit: 2 })) all.push(f.id);
+      expect(all).toEqual([...files[k]!].reverse());
+    }
+
+    // Batches, made interleaved from those files, still running.
+    h.upstream.setBehaviour({
+      batch: { delayMs: 600_000, outcome: 'completed', answered: 0, usage: undefined },
+    });
+    const batches: string[][] = [[], []];
+    for (let i = 0; i < 3; i++) {
+      for (const k of [0, 1]) {
+        const b = await h.openai(keys[k]!.apiKey).batches.create({
+          input_file_id: files[k]![i]!,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+        });
+        batches[k]!.push(b.id);
+      }
+    }
+    for (const k of [0, 1]) {
+      await pagesOf(keys[k]!.apiKey, 'batches', batches[k]!);
+      const listed = await page(keys[k]!.apiKey, 'batches', '');
+      expect(listed.data.map((b) => (b as { input_file_id?: string }).input_file_id)).toEqual(
+        [...files[k]!].reverse(),
+      );
+    }
+    // Refused rather than ignored: a limit out of range, a filter the store cannot apply.
+    for (const q of ['limit=0', 'limit=101', 'limit=x', 'purpose=batch', 'order=asc']) {
+      const r = await fetch(`${h.baseURL}/files?${q}`, {
+        headers: { authorization: `Bearer ${keys[0]!.apiKey}` },
+      });
+      expect(r.status, q).toBe(400);
+      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
+    }
+
+    h.upstream.setBehaviour({ batch: { delayMs: 0, outcome: 'completed', answered: 0, usage: undefined } });
+    for (const k of [0, 1]) {
+      await until('the key’s batches are settled', async () => (await batchTx(keys[k]!.apiKey)).length === 3);
+      expect(await h.available(keys[k]!.apiKey)).toBe(keys[k]!.balanceMsat - 3 * 13);
+    }
+  });
 });

@@ -480,7 +480,11 @@ export interface paths {
         };
         /**
          * List the calling key's files
-         * @description The provider's list (query relayed) with only the calling key's files kept.
+         * @description The calling key's files, newest first, answered from the gateway's ownership records (never the
+         *     provider's list, which holds every key's objects): `limit` of them after the `after` cursor, with
+         *     `has_more` when more follow; each object's current state is read from the provider (one it no longer
+         *     has is left out of the page). `order` other than `desc` and other filters (e.g. `purpose`) are
+         *     refused with 400.
          */
         get: operations["listFiles"];
         put?: never;
@@ -562,7 +566,11 @@ export interface paths {
         };
         /**
          * List the calling key's batches
-         * @description The provider's list (query relayed) with only the calling key's batches kept.
+         * @description The calling key's batches, newest first, answered from the gateway's ownership records (never the
+         *     provider's list, which holds every key's objects): `limit` of them after the `after` cursor, with
+         *     `has_more` when more follow; each object's current state is read from the provider (one it no longer
+         *     has is left out of the page). Their output and error files become readable by the key. `order` other than `desc` and other filters (e.g. `purpose`) are
+         *     refused with 400.
          */
         get: operations["listBatches"];
         put?: never;
@@ -2607,6 +2615,12 @@ export interface components {
             /** @example list */
             object?: string;
             data: components["schemas"]["FileObject"][];
+            /** @description The page's first id. */
+            first_id?: string | null;
+            /** @description The page's last id (the next page's `after`). */
+            last_id?: string | null;
+            /** @description More of the key's objects follow this page. */
+            has_more?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -2662,6 +2676,12 @@ export interface components {
             /** @example list */
             object?: string;
             data: components["schemas"]["BatchObject"][];
+            /** @description The page's first id. */
+            first_id?: string | null;
+            /** @description The page's last id (the next page's `after`). */
+            last_id?: string | null;
+            /** @description More of the key's objects follow this page. */
+            has_more?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -4667,7 +4687,12 @@ export interface operations {
     };
     listFiles: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description The last id of the previous page. */
+                after?: string;
+                order?: "desc";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4838,7 +4863,12 @@ export interface operations {
     };
     listBatches: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description The last id of the previous page. */
+                after?: string;
+                order?: "desc";
+            };
             header?: never;
             path?: never;
             cookie?: never;

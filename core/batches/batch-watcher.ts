@@ -23,9 +23,9 @@ import type { BatchJob, BatchJobs } from './types.js';
 export const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
 
 /**
- * A pending job (the provider never answered the create call, or the process died first) is released after this:
- * 10 minutes, and at least twice the provider timeout, so a create call still waiting for its answer is never
- * released under it.
+ * A pending job (the process that sent the create call died before its answer) is reconciled after this: 10
+ * minutes, and at least twice the provider timeout, so a create call still waiting for its answer is never taken
+ * over under it.
  */
 export function pendingMs(upstreamTimeoutMs: number): number {
   return Math.max(10 * 60_000, 2 * upstreamTimeoutMs);

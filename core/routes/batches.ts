@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { BatchInputSummary } from '../batches/batch-input.js';
 import { pendingMs, recordBatchFiles } from '../batches/batch-watcher.js';
 import { type ProviderReply, providerCall } from '../batches/provider-call.js';
-import type { BatchJob } from '../batches/types.js';
+import type { BatchJob, BatchJobs } from '../batches/types.js';
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
@@ -71,7 +71,7 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       inputFileId: file.id,
     };
     // Durable first: a process killed after the reservation and before the provider answered leaves a job the
-    // watcher releases after `pendingMs`.
+    // watcher reconciles after `pendingMs` (the provider may have made the batch).
     await jobs.put(job, now + pendingMs(services.upstream.timeoutMs));
     const admitted = await ledger.admit({
       credential: c.credential,
@@ -105,7 +105,7 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       }
       // Sent, and no answer: the provider may have made the batch. The reservation stays until the watcher
       // finds it (then it is settled as usual) or is sure it was never made.
-      return reconcileLater(job, attemptAtMs, err);
+      return reconcileLater(jobs, job, attemptAtMs, err);
     }
     if (r.status < 200 || r.status >= 300) {
       // The provider answered no: nothing was made.
@@ -120,7 +120,7 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       id = undefined;
     }
     // A 2xx the gateway cannot read may still be a batch made.
-    if (typeof id !== 'string' || id === '') return reconcileLater(job, attemptAtMs, undefined);
+    if (typeof id !== 'string' || id === '') return reconcileLater(jobs, job, attemptAtMs, undefined);
     await c.objects.record({
       id,
       kind: 'batch',
@@ -133,8 +133,13 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
     return passOn(r, 'POST /v1/batches');
   });
 
-  async function reconcileLater(job: BatchJob, attemptAtMs: number, cause: unknown): Promise<never> {
-    await services.batchJobs!.put(
+  async function reconcileLater(
+    jobs: BatchJobs,
+    job: BatchJob,
+    attemptAtMs: number,
+    cause: unknown,
+  ): Promise<never> {
+    await jobs.put(
       { ...job, state: 'reconcile', attemptAtMs, reconcilePolls: 0 },
       Date.now() + services.config.batches.pollMs,
     );

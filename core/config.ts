@@ -131,6 +131,11 @@ export interface Config {
     priceFactor: string;
     /** How often the watcher polls each open batch at the provider (BATCH_POLL_MS). */
     pollMs: number;
+    /**
+     * Polls of the provider's batch list (one per BATCH_POLL_MS) looking for a batch whose creation had no clear
+     * answer before its reservation is released (BATCH_RECONCILE_POLLS).
+     */
+    reconcilePolls: number;
     /** Uploads with a purpose other than `batch` are relayed (FILES_OTHER_PURPOSES). */
     otherPurposes: boolean;
     /** Largest `POST /v1/files` request body (FILES_MAX_BYTES): streamed through, never held whole. */
@@ -387,6 +392,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxLines: num(env, 'BATCH_MAX_LINES', 50_000, { min: 1, int: true }),
       priceFactor: decimalFactor(env, 'BATCH_PRICE_FACTOR', '0.5'),
       pollMs: num(env, 'BATCH_POLL_MS', 30_000, { min: 10, int: true }),
+      reconcilePolls: num(env, 'BATCH_RECONCILE_POLLS', 10, { min: 1, int: true }),
       otherPurposes: bool(env, 'FILES_OTHER_PURPOSES', false),
       filesMaxBytes: num(env, 'FILES_MAX_BYTES', 200 * 1024 * 1024, { min: 1, int: true }),
     },

@@ -179,6 +179,12 @@ export const ERRORS = {
   not_implemented: { status: 501, type: 'not_implemented', message: 'Not implemented yet' },
   // 502
   upstream_error: { status: 502, type: 'upstream_error', message: 'The upstream provider failed' },
+  batch_outcome_unknown: {
+    status: 502,
+    type: 'upstream_error',
+    message:
+      'The provider did not answer the batch creation clearly; the outcome is being reconciled: if the provider made the batch, it appears in GET /v1/batches and is charged as usual, otherwise its reservation is released',
+  },
   // 505
   http_version_not_supported: {
     status: 505,

@@ -13,6 +13,11 @@ import { Busboy } from '@fastify/busboy';
  *
  * An answered line's usage is the mock's deterministic count for its body (prompt = ceil(chars / 4),
  * completion = min(chunks, max_tokens)), or `usage` when set.
+ *
+ * Lists are newest first and page like the provider's (`limit`: files default and at most 10,000, batches default
+ * 20 and at most 100; `after` = the last id of the previous page; `has_more`). `create` makes POST /v1/batches misbehave: refuse it (400 JSON), fail it
+ * (500), drop the connection without making the batch, or make the batch and then drop the connection or never
+ * answer (the gateway cannot know whether it was made).
  */
 
 export interface MockBatchBehaviour {
@@ -23,6 +28,8 @@ export interface MockBatchBehaviour {
   answered: number;
   /** Every answered line reports this usage instead of the deterministic count. */
   usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+  /** How POST /v1/batches answers; default `accept`. */
+  create?: 'accept' | 'refuse' | 'fail' | 'drop' | 'accept-then-drop' | 'accept-then-hang';
 }
 
 export function defaultBatchBehaviour(): MockBatchBehaviour {
@@ -63,6 +70,26 @@ function send(res: ServerResponse, status: number, value: unknown): void {
   const payload = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
   res.end(payload);
+}
+
+/** One page of a newest-first list, as the provider pages it. */
+function page<T extends { id: string }>(
+  all: T[],
+  query: URLSearchParams,
+  defaultLimit: number,
+  maxLimit: number,
+) {
+  const limit = Math.min(maxLimit, Math.max(1, Number(query.get('limit') ?? defaultLimit) || defaultLimit));
+  const after = query.get('after');
+  const start = after === null ? 0 : all.findIndex((o) => o.id === after) + 1;
+  const data = start === 0 && after !== null ? [] : all.slice(start, start + limit);
+  return {
+    object: 'list',
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data.at(-1)?.id ?? null,
+    has_more: start + limit < all.length,
+  };
 }
 
 function notFound(res: ServerResponse, what: string): void {
@@ -217,11 +244,13 @@ export function createMockBatches(behaviour: () => MockBatchBehaviour, lineUsage
     raw: Buffer,
   ): boolean {
     const m = req.method;
+    const q = (req.url ?? '').indexOf('?');
+    const query = new URLSearchParams(q === -1 ? '' : (req.url ?? '').slice(q + 1));
     const fileMatch = /^\/v1\/files\/([^/]+)(\/content)?$/.exec(path);
     const batchMatch = /^\/v1\/batches\/([^/]+)(\/cancel)?$/.exec(path);
     if (path === '/v1/files' && m === 'POST') upload(req, res, raw);
     else if (path === '/v1/files' && m === 'GET')
-      send(res, 200, { object: 'list', data: [...files.values()].map(fileView) });
+      send(res, 200, page([...files.values()].reverse().map(fileView), query, 10_000, 10_000));
     else if (fileMatch) {
       const r = fileMatch;
       const f = files.get(decodeURIComponent(r[1]!));
@@ -239,6 +268,19 @@ export function createMockBatches(behaviour: () => MockBatchBehaviour, lineUsage
         notFound(res, 'file');
         return true;
       }
+      const create = behaviour().create ?? 'accept';
+      if (create === 'refuse') {
+        send(res, 400, { error: { message: 'Batch refused', type: 'invalid_request_error', code: null } });
+        return true;
+      }
+      if (create === 'fail') {
+        send(res, 500, { error: { message: 'Internal error', type: 'server_error', code: null } });
+        return true;
+      }
+      if (create === 'drop') {
+        req.socket.destroy();
+        return true;
+      }
       const batch: MockBatch = {
         id: `batch_mock${++seq}`,
         endpoint: String(body.endpoint),
@@ -248,9 +290,11 @@ export function createMockBatches(behaviour: () => MockBatchBehaviour, lineUsage
         cancelled: false,
       };
       batches.set(batch.id, batch);
-      send(res, 200, { ...view(batch), status: 'validating' });
+      if (create === 'accept-then-drop') req.socket.destroy();
+      else if (create === 'accept') send(res, 200, { ...view(batch), status: 'validating' });
+      // accept-then-hang: never answers.
     } else if (path === '/v1/batches' && m === 'GET')
-      send(res, 200, { object: 'list', data: [...batches.values()].map(view), has_more: false });
+      send(res, 200, page([...batches.values()].reverse().map(view), query, 20, 100));
     else if (batchMatch) {
       const r = batchMatch;
       const batch = batches.get(decodeURIComponent(r[1]!));

@@ -34,6 +34,7 @@ export function startBatchServices(
     upstream: services.upstream,
     log: services.log,
     pollMs: services.config.batches.pollMs,
+    reconcilePolls: services.config.batches.reconcilePolls,
     onSettled: (s) => onSettled(services, s),
   });
   watcher.start();

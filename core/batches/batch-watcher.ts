@@ -5,6 +5,7 @@ import type { Pricing } from '../pricing/types.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { crashPoint } from '../wallet/context.js';
 import { providerCall, providerJson } from './provider-call.js';
+import { findCreatedBatch } from './reconcile.js';
 import { type BatchOutcome, priceOutput, settleBatch } from './settle-batch.js';
 import type { BatchJob, BatchJobs } from './types.js';
 
@@ -13,14 +14,18 @@ import type { BatchJob, BatchJobs } from './types.js';
  * store and each claim is a lease, so one process polls a batch at a time, a restarted or surviving process picks
  * up what a dead one held once its lease ran out, and the reservation of a batch is settled within one poll
  * after the provider reports a terminal state.
+ *
+ * Cadence: a pass runs every `pollMs`; a job polled in a pass is due again `pollMs` after that pass's claim (not
+ * after the provider answered), and a pass claims the jobs due within half a poll of it, so the timer's jitter and
+ * the provider's latency never push a job to the pass after next: each open batch is asked about once per pass.
  */
 
 export const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
 
 /**
- * A pending job (the provider never answered the create call, or the process died first) is released after this:
- * 10 minutes, and at least twice the provider timeout, so a create call still waiting for its answer is never
- * released under it.
+ * A pending job (the process that sent the create call died before its answer) is reconciled after this: 10
+ * minutes, and at least twice the provider timeout, so a create call still waiting for its answer is never taken
+ * over under it.
  */
 export function pendingMs(upstreamTimeoutMs: number): number {
   return Math.max(10 * 60_000, 2 * upstreamTimeoutMs);
@@ -40,6 +45,8 @@ export interface BatchWatcherOptions {
   upstream: UpstreamClient;
   log: Logger;
   pollMs: number;
+  /** Searches of the provider's batch list for a batch whose creation had no clear answer (./reconcile.ts). */
+  reconcilePolls: number;
   /** After a settlement (also its replay after a crash): webhook and audit record. */
   onSettled?: (s: BatchSettled) => void | Promise<void>;
   now?: () => number;
@@ -78,10 +85,11 @@ export class BatchWatcher {
 
   /** One pass: claims the due jobs and handles each (also called by tests). */
   async tick(max = 50): Promise<number> {
-    const jobs = await this.opts.jobs.claim(this.now(), this.claimMs, max);
+    const at = this.now();
+    const jobs = await this.opts.jobs.claim(at + Math.floor(this.opts.pollMs / 2), this.claimMs, max);
     for (const job of jobs) {
       try {
-        await this.handle(job);
+        await this.handle(job, at);
       } catch (err) {
         // Left claimed: retried when the lease runs out.
         this.opts.log.warn({ err, batch: job.batchId, job: job.id }, 'batch settlement step failed');
@@ -90,22 +98,55 @@ export class BatchWatcher {
     return jobs.length;
   }
 
-  private async handle(job: BatchJob): Promise<void> {
-    const { jobs, ledger, upstream } = this.opts;
-    if (job.state === 'pending' || job.batchId === null) {
-      // The create call never completed here: give the reservation back (the job was due only after `pendingMs`).
-      await ledger.release({ accountId: job.accountId, requestId: job.id });
-      await jobs.remove(job.id);
+  /** `at`: the pass's claim time; the job's next poll is due a poll after it. */
+  private async handle(job: BatchJob, at: number): Promise<void> {
+    if (job.state === 'open' && job.batchId !== null) return this.poll(job, job.batchId, at);
+    if (job.state === 'pending' && job.inputFileId === undefined) {
+      // A job from before reconciliation existed: nothing to search the provider's list with.
+      await this.opts.ledger.release({ accountId: job.accountId, requestId: job.id });
+      await this.opts.jobs.remove(job.id);
       this.opts.log.warn({ job: job.id }, 'batch creation never completed: reservation released');
       return;
     }
+    // `pending` (the process that sent the create call died before the answer; due only after `pendingMs`) or
+    // `reconcile`: the provider may have made the batch.
+    return this.reconcile(
+      { ...job, state: 'reconcile', attemptAtMs: job.attemptAtMs ?? job.createdAtMs },
+      at,
+    );
+  }
+
+  private async reconcile(job: BatchJob, at: number): Promise<void> {
+    const { jobs, ledger, upstream, objects, log } = this.opts;
+    const batchId = await findCreatedBatch(upstream, objects, job);
+    if (batchId !== null) {
+      const open: BatchJob = { ...job, state: 'open', batchId };
+      await jobs.put(open, at + this.opts.pollMs);
+      log.warn({ job: job.id, batch: batchId }, 'batch creation reconciled: the provider made the batch');
+      return this.poll(open, batchId, at);
+    }
+    const polls = (job.reconcilePolls ?? 0) + 1;
+    if (polls < this.opts.reconcilePolls) {
+      await jobs.put({ ...job, reconcilePolls: polls }, at + this.opts.pollMs);
+      return;
+    }
+    await ledger.release({ accountId: job.accountId, requestId: job.id });
+    await jobs.remove(job.id);
+    log.warn(
+      { job: job.id, polls },
+      'batch creation reconciled: the provider never made the batch, reservation released',
+    );
+  }
+
+  private async poll(job: BatchJob, batchId: string, at: number): Promise<void> {
+    const { jobs, ledger, upstream } = this.opts;
     const batch = providerJson(
-      await providerCall(upstream, { method: 'GET', path: `/v1/batches/${encodeURIComponent(job.batchId)}` }),
+      await providerCall(upstream, { method: 'GET', path: `/v1/batches/${encodeURIComponent(batchId)}` }),
       'GET /v1/batches/{id}',
     );
     const status = String(batch.status);
     if (!TERMINAL.has(status)) {
-      await jobs.put(job, this.now() + this.opts.pollMs);
+      await jobs.put(job, at + this.opts.pollMs);
       return;
     }
     await recordBatchFiles(this.opts.objects, job, batch);

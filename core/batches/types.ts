@@ -7,12 +7,15 @@ import type { JobQueue } from '../store/job-queue.js';
  * `releaseOrphans` leaves it alone; its lease outlives the provider's completion window.
  *
  * States: `pending` (reserved, the provider has not answered the create call yet: a crash here leaves a job
- * the watcher releases after `pendingMs`: 10 minutes, at least twice the provider timeout), `open` (the provider has the batch: polled every BATCH_POLL_MS
- * until it ends, then settled once).
+ * the watcher reconciles after `pendingMs`: 10 minutes, at least twice the provider timeout), `reconcile` (the
+ * create call was sent but had no clear answer, a timeout or a dropped connection: the provider may have made the
+ * batch, so the reservation is kept and the watcher looks for it in the provider's batch list, once per
+ * BATCH_POLL_MS, at most BATCH_RECONCILE_POLLS times, before releasing it), `open` (the provider has the batch:
+ * polled every BATCH_POLL_MS until it ends, then settled once).
  */
 export interface BatchJob {
   id: string;
-  state: 'pending' | 'open';
+  state: 'pending' | 'reconcile' | 'open';
   accountId: string;
   keyId: string;
   /** The key's parent (child keys): its webhooks see the child's batch.completed too. */
@@ -28,6 +31,12 @@ export interface BatchJob {
   reservedMsat: number;
   lines: number;
   createdAtMs: number;
+  /** The input file (absent in jobs written before reconciliation existed: such a pending job is released). */
+  inputFileId?: string;
+  /** When the create call was sent: a batch the provider made for it was made at or after this. */
+  attemptAtMs?: number;
+  /** `reconcile`: the provider's batch list was searched this many times without finding the batch. */
+  reconcilePolls?: number;
 }
 
 /**

@@ -30,8 +30,25 @@ export class RedisObjectOwners implements ObjectOwners {
     return raw === null ? null : (JSON.parse(raw) as OwnedObject);
   }
 
-  async list(keyId: string, kind: ObjectKind, limit: number): Promise<string[]> {
-    return this.redis.zrevrange(this.listKey(keyId, kind), 0, Math.max(0, limit - 1));
+  async list(keyId: string, kind: ObjectKind, limit: number, after?: string): Promise<string[]> {
+    if (limit < 1) return [];
+    const key = this.listKey(keyId, kind);
+    if (after === undefined) return this.redis.zrevrange(key, 0, limit - 1);
+    // By score, not rank: objects recorded or forgotten meanwhile shift ranks, never scores. ZREVRANGEBYSCORE
+    // orders equal scores by member, descending: the SQLite store's order.
+    const score = await this.redis.zscore(key, after);
+    if (score === null) return [];
+    const ties = (await this.redis.zrevrangebyscore(key, score, score)).filter((id) => id < after);
+    if (ties.length >= limit) return ties.slice(0, limit);
+    const older = await this.redis.zrevrangebyscore(
+      key,
+      `(${score}`,
+      '-inf',
+      'LIMIT',
+      0,
+      limit - ties.length,
+    );
+    return [...ties, ...older];
   }
 
   async forget(o: Pick<OwnedObject, 'id' | 'kind' | 'keyId'>): Promise<void> {

@@ -37,12 +37,26 @@ export class SqliteObjectOwners implements ObjectOwners {
     };
   }
 
-  async list(keyId: string, kind: ObjectKind, limit: number): Promise<string[]> {
+  async list(keyId: string, kind: ObjectKind, limit: number, after?: string): Promise<string[]> {
+    if (after === undefined) {
+      const rows = this.db
+        .prepare(
+          'SELECT id FROM provider_objects WHERE key_id = ? AND kind = ? ORDER BY created_at DESC, id DESC LIMIT ?',
+        )
+        .all(keyId, kind, limit) as Array<{ id: string }>;
+      return rows.map((r) => r.id);
+    }
+    const from = this.db
+      .prepare('SELECT created_at FROM provider_objects WHERE id = ? AND key_id = ? AND kind = ?')
+      .get(after, keyId, kind) as { created_at: number } | undefined;
+    if (from === undefined) return [];
     const rows = this.db
       .prepare(
-        'SELECT id FROM provider_objects WHERE key_id = ? AND kind = ? ORDER BY created_at DESC, id DESC LIMIT ?',
+        `SELECT id FROM provider_objects WHERE key_id = ? AND kind = ?
+           AND (created_at < ? OR (created_at = ? AND id < ?))
+         ORDER BY created_at DESC, id DESC LIMIT ?`,
       )
-      .all(keyId, kind, limit) as Array<{ id: string }>;
+      .all(keyId, kind, from.created_at, from.created_at, after, limit) as Array<{ id: string }>;
     return rows.map((r) => r.id);
   }
 

@@ -27,8 +27,11 @@ export interface ObjectOwners {
   /** Records the owner. The first record of an id wins (a repeat changes nothing). */
   record(o: OwnedObject): Promise<void>;
   get(id: string): Promise<OwnedObject | null>;
-  /** Ids of `kind` the key owns, newest first, at most `limit`. */
-  list(keyId: string, kind: ObjectKind, limit: number): Promise<string[]>;
+  /**
+   * Ids of `kind` the key owns, newest first (creation time, then id, both descending), at most `limit`; with
+   * `after`, only those after that id in this order (none when the key owns no such id).
+   */
+  list(keyId: string, kind: ObjectKind, limit: number, after?: string): Promise<string[]>;
   /** Forgets an object (after the provider deleted it). */
   forget(o: Pick<OwnedObject, 'id' | 'kind' | 'keyId'>): Promise<void>;
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { BatchInputSummary } from '../batches/batch-input.js';
 import { pendingMs, recordBatchFiles } from '../batches/batch-watcher.js';
-import { providerCall } from '../batches/provider-call.js';
-import type { BatchJob } from '../batches/types.js';
+import { type ProviderReply, providerCall } from '../batches/provider-call.js';
+import type { BatchJob, BatchJobs } from '../batches/types.js';
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
@@ -15,9 +15,23 @@ import { objectCaller, ownList, ownObject, passOn } from './provider-objects.js'
  * upload) BEFORE the provider sees the batch: a balance that cannot cover it gets 402 with the bound as
  * `details.required`. The reservation is the ledger's call reservation (`admit` on the exact path) with an id no
  * process owns (`b_<uuid>`: `releaseOrphans` never touches it) and a lease longer than the provider's completion
- * window; the durable watcher (core/batches/batch-watcher.ts) settles it once the batch ends. A provider failure
- * releases it at once. Retrieve, list and cancel answer only for the key that created the batch (404 otherwise).
+ * window; the durable watcher (core/batches/batch-watcher.ts) settles it once the batch ends. A provider that
+ * answers no (any non-2xx), or a call that never reached it, releases it at once. A call sent and then left without
+ * a clear answer (a timeout, a dropped connection, an unreadable 2xx) keeps it: the provider may have made the
+ * batch, so the job turns `reconcile` and the watcher searches the provider's batch list for it
+ * (core/batches/reconcile.ts), settling it as usual if found and releasing it if not; the client gets 502
+ * `batch_outcome_unknown`. Retrieve, list and cancel answer only for the key that created the batch (404
+ * otherwise).
  */
+
+/** Failures before any byte of the request could reach the provider: nothing can have been made. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function neverSent(err: unknown): boolean {
+  const cause = err instanceof Error && err.cause !== undefined ? err.cause : err;
+  const code = (cause as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && NOT_SENT.has(code);
+}
 
 /** The providers' completion window (24 h) plus a day: a batch's reservation never expires while it is open. */
 export const BATCH_RESERVATION_MS = 48 * 3_600_000;
@@ -54,9 +68,10 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       reservedMsat: summary.boundMsat,
       lines: summary.lines,
       createdAtMs: now,
+      inputFileId: file.id,
     };
     // Durable first: a process killed after the reservation and before the provider answered leaves a job the
-    // watcher releases after `pendingMs`.
+    // watcher reconciles after `pendingMs` (the provider may have made the batch).
     await jobs.put(job, now + pendingMs(services.upstream.timeoutMs));
     const admitted = await ledger.admit({
       credential: c.credential,
@@ -73,55 +88,74 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       await jobs.remove(job.id);
       throw ledgerRefusalToError(admitted);
     }
-    let created: { id?: unknown } | undefined;
+    const attemptAtMs = Date.now();
+    let r: ProviderReply;
     try {
-      const r = await providerCall(services.upstream, {
+      r = await providerCall(services.upstream, {
         method: 'POST',
         path: '/v1/batches',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: ctx.rawBody,
       });
-      const reply = passOn(r, 'POST /v1/batches');
-      if (r.status >= 200 && r.status < 300)
-        created = JSON.parse(r.body.toString('utf8')) as { id?: unknown };
-      if (created === undefined || typeof created.id !== 'string' || created.id === '') {
-        await ledger.release({ accountId: job.accountId, requestId: job.id });
-        await jobs.remove(job.id);
-        if (created !== undefined) {
-          throw new GatewayError('upstream_error', {
-            message: 'The provider answered a batch without an id',
-          });
-        }
-        return reply;
-      }
-      const batchId = created.id;
-      await jobs.put({ ...job, state: 'open', batchId }, Date.now() + services.config.batches.pollMs);
-      await c.objects.record({
-        id: batchId,
-        kind: 'batch',
-        accountId: job.accountId,
-        keyId: job.keyId,
-        createdAtMs: now,
-        meta: JSON.stringify({ job: job.id }),
-      });
-      return reply;
     } catch (err) {
-      if (created === undefined) {
+      if (neverSent(err)) {
         await ledger.release({ accountId: job.accountId, requestId: job.id });
         await jobs.remove(job.id);
+        throw err;
       }
-      throw err;
+      // Sent, and no answer: the provider may have made the batch. The reservation stays until the watcher
+      // finds it (then it is settled as usual) or is sure it was never made.
+      return reconcileLater(jobs, job, attemptAtMs, err);
     }
+    if (r.status < 200 || r.status >= 300) {
+      // The provider answered no: nothing was made.
+      await ledger.release({ accountId: job.accountId, requestId: job.id });
+      await jobs.remove(job.id);
+      return passOn(r, 'POST /v1/batches');
+    }
+    let id: unknown;
+    try {
+      id = (JSON.parse(r.body.toString('utf8')) as { id?: unknown } | null)?.id;
+    } catch {
+      id = undefined;
+    }
+    // A 2xx the gateway cannot read may still be a batch made.
+    if (typeof id !== 'string' || id === '') return reconcileLater(jobs, job, attemptAtMs, undefined);
+    await c.objects.record({
+      id,
+      kind: 'batch',
+      accountId: job.accountId,
+      keyId: job.keyId,
+      createdAtMs: now,
+      meta: JSON.stringify({ job: job.id }),
+    });
+    await jobs.put({ ...job, state: 'open', batchId: id }, Date.now() + services.config.batches.pollMs);
+    return passOn(r, 'POST /v1/batches');
   });
+
+  async function reconcileLater(
+    jobs: BatchJobs,
+    job: BatchJob,
+    attemptAtMs: number,
+    cause: unknown,
+  ): Promise<never> {
+    await jobs.put(
+      { ...job, state: 'reconcile', attemptAtMs, reconcilePolls: 0 },
+      Date.now() + services.config.batches.pollMs,
+    );
+    services.log.warn({ job: job.id, err: cause }, 'batch creation had no clear answer: reconciling');
+    throw new GatewayError('batch_outcome_unknown', {
+      details: { input_file_id: job.inputFileId ?? null },
+      cause,
+    });
+  }
 
   route(router, 'GET', '/v1/batches', async (ctx) => {
     const c = await objectCaller(ctx, services);
-    const r = await providerCall(services.upstream, {
-      method: 'GET',
-      path: '/v1/batches',
-      rawQuery: ctx.rawQuery,
-    });
-    return ownList(c, r, 'batch', 'GET /v1/batches');
+    // The key's batches, paged from the ownership store; their output and error files become the key's too.
+    return ownList(c, services.upstream, ctx.rawQuery, 'batch', (b) =>
+      recordBatchFiles(c.objects, c.info.key, b),
+    );
   });
 
   route(router, 'GET', '/v1/batches/{batch_id}', async (ctx) => {

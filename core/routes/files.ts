@@ -10,7 +10,8 @@ import { objectCaller, ownList, ownObject, passOn } from './provider-objects.js'
 /**
  * The Files API (docs/pricing.md, "Batches"): paid-key routes relayed to the provider on the operator's key, each file recorded
  * against the key that uploaded it (core/objects/). Another key's file — a batch's output and error files
- * included — answers 404 to every read and delete, and lists show only the key's own files.
+ * included — answers 404 to every read and delete, and the list is the key's own files, paged from the ownership
+ * store (./provider-objects.ts, `ownList`).
  *
  * Uploads (`multipart/form-data`, fields `purpose` and `file`) stream through, never held whole
  * (./file-upload.ts): the body, at most FILES_MAX_BYTES, is spooled to a temporary file while, for
@@ -80,12 +81,7 @@ export const filesRoutes: RouteModule = (router, services: Services) => {
 
   route(router, 'GET', '/v1/files', async (ctx) => {
     const c = await objectCaller(ctx, services);
-    const r = await providerCall(services.upstream, {
-      method: 'GET',
-      path: '/v1/files',
-      rawQuery: ctx.rawQuery,
-    });
-    return ownList(c, r, 'file', 'GET /v1/files');
+    return ownList(c, services.upstream, ctx.rawQuery, 'file');
   });
 
   route(router, 'GET', '/v1/files/{file_id}', async (ctx) => {

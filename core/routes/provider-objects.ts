@@ -1,4 +1,4 @@
-import type { ProviderReply } from '../batches/provider-call.js';
+import { type ProviderReply, providerCall, providerJson } from '../batches/provider-call.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { RouteReply } from '../http/router.js';
@@ -6,6 +6,7 @@ import type { Credential, KeyInfo } from '../ledger/types.js';
 import type { ObjectKind, ObjectOwners, OwnedObject } from '../objects/types.js';
 import { ownedBy } from '../objects/types.js';
 import type { Services } from '../plugin.js';
+import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { callerOf, loadKey, moneyServices } from './account.js';
 
 /**
@@ -67,28 +68,76 @@ export function passOn(r: ProviderReply, what: string): RouteReply {
   });
 }
 
-/** Keeps only the caller's objects in a provider list (`{object: 'list', data: [{id…}]}`). */
+/** Page size of `GET /v1/files` and `GET /v1/batches`: default and largest `limit`. */
+export const LIST_DEFAULT_LIMIT = 20;
+export const LIST_MAX_LIMIT = 100;
+/** Provider reads in flight per list answer. */
+const LIST_FETCHES = 8;
+
+/**
+ * A page of the caller's own objects (`{object: 'list', data, first_id, last_id, has_more}`), answered from the
+ * ownership store — the key's ids, newest first, `limit` (1 … 100, default 20) after `after` — never from the
+ * provider's list, which holds every key's objects. Each object's current state is read from the provider (at most
+ * 8 at a time); one the provider no longer has (404, e.g. an expired file) is left out of the page. `order`
+ * other than `desc` and the provider's other filters (`purpose`) are refused with 400 rather than ignored.
+ */
 export async function ownList(
   c: ObjectCaller,
-  r: ProviderReply,
+  upstream: UpstreamClient,
+  rawQuery: string,
   kind: ObjectKind,
-  what: string,
+  onObject?: (o: Record<string, unknown>) => Promise<void>,
 ): Promise<RouteReply> {
-  const reply = passOn(r, what);
-  if (r.status !== 200) return reply;
-  let doc: { data?: unknown; first_id?: unknown; last_id?: unknown };
-  try {
-    doc = JSON.parse(r.body.toString('utf8')) as typeof doc;
-  } catch (err) {
-    throw new GatewayError('upstream_error', {
-      message: `The provider sent invalid JSON for ${what}`,
-      cause: err,
-    });
+  const query = new URLSearchParams(rawQuery);
+  let limit = LIST_DEFAULT_LIMIT;
+  const rawLimit = query.get('limit');
+  if (rawLimit !== null) {
+    limit = Number(rawLimit);
+    if (!/^\d+$/.test(rawLimit) || limit < 1 || limit > LIST_MAX_LIMIT) {
+      throw new GatewayError('invalid_request', {
+        message: `limit must be an integer from 1 to ${LIST_MAX_LIMIT} (got ${rawLimit})`,
+      });
+    }
   }
-  const mine = new Set(await c.objects.list(c.info.key.keyId, kind, 10_000));
-  const data = (Array.isArray(doc.data) ? doc.data : []).filter((o: { id?: unknown }) =>
-    mine.has(String(o?.id)),
-  );
-  const ids = data.map((o: { id?: unknown }) => String(o.id));
-  return { status: 200, json: { ...doc, data, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null } };
+  const order = query.get('order');
+  if (order !== null && order !== 'desc') {
+    throw new GatewayError('invalid_request', { message: 'order: only "desc" (newest first) is supported' });
+  }
+  for (const name of query.keys()) {
+    if (name !== 'limit' && name !== 'after' && name !== 'order' && name !== 'api_key') {
+      throw new GatewayError('invalid_request', { message: `Unsupported list parameter: ${name}` });
+    }
+  }
+  const after = query.get('after') ?? undefined;
+  const ids = await c.objects.list(c.info.key.keyId, kind, limit + 1, after === '' ? undefined : after);
+  const page = ids.slice(0, limit);
+  const base = kind === 'batch' ? '/v1/batches' : kind === 'file' ? '/v1/files' : '/v1/responses';
+  const what = `GET ${base}/{id}`;
+  const found: Array<Record<string, unknown> | null> = new Array(page.length).fill(null);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < page.length) {
+      const i = next++;
+      const r = await providerCall(upstream, {
+        method: 'GET',
+        path: `${base}/${encodeURIComponent(page[i]!)}`,
+      });
+      if (r.status === 404) continue;
+      const o = providerJson(r, what);
+      await onObject?.(o);
+      found[i] = o;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LIST_FETCHES, page.length) }, worker));
+  const data = found.filter((o): o is Record<string, unknown> => o !== null);
+  return {
+    status: 200,
+    json: {
+      object: 'list',
+      data,
+      first_id: page[0] ?? null,
+      last_id: page.at(-1) ?? null,
+      has_more: ids.length > limit,
+    },
+  };
 }

@@ -12,6 +12,7 @@ import type { RenderedRequest } from './requests.js';
 const DEPENDENCY_5XX = new Set([
   'upstream_error',
   'upstream_timeout',
+  'batch_outcome_unknown',
   'store_unavailable',
   'mint_unavailable',
   'service_unavailable',

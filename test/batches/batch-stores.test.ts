@@ -146,6 +146,28 @@ describe.each(backends)('batch stores on %s', (_name, make) => {
     expect(await owners.list('kA', 'file', 10)).toEqual(['file-1']);
   });
 
+  it('pages a key’s objects newest first after a cursor, equal creation times ordered by id, across inserts', async () => {
+    const base = { kind: 'batch' as const, accountId: 'a1', keyId: 'kP', meta: null };
+    const at = { p1: 100, p2: 200, p3a: 200, p3b: 200, p4: 300 };
+    for (const [id, createdAtMs] of Object.entries(at)) await owners.record({ ...base, id, createdAtMs });
+    await owners.record({ ...base, keyId: 'kQ', id: 'q1', createdAtMs: 250 });
+    // Newest first; 200 ties by id descending: p3b, p3a, p2.
+    const all = ['p4', 'p3b', 'p3a', 'p2', 'p1'];
+    expect(await owners.list('kP', 'batch', 10)).toEqual(all);
+    expect(await owners.list('kP', 'batch', 2, 'p4')).toEqual(['p3b', 'p3a']);
+    expect(await owners.list('kP', 'batch', 2, 'p3b')).toEqual(['p3a', 'p2']);
+    expect(await owners.list('kP', 'batch', 1, 'p3a')).toEqual(['p2']);
+    expect(await owners.list('kP', 'batch', 10, 'p2')).toEqual(['p1']);
+    expect(await owners.list('kP', 'batch', 10, 'p1')).toEqual([]);
+    // Another key's id, or an id of another kind, is no cursor here.
+    expect(await owners.list('kP', 'batch', 10, 'q1')).toEqual([]);
+    expect(await owners.list('kP', 'file', 10, 'p2')).toEqual([]);
+    // A newer object recorded between two pages shifts nothing.
+    await owners.record({ ...base, id: 'p5', createdAtMs: 400 });
+    expect(await owners.list('kP', 'batch', 2, 'p3a')).toEqual(['p2', 'p1']);
+    expect(await owners.list('kP', 'batch', 10)).toEqual(['p5', ...all]);
+  });
+
   it('claims each due job once per lease, even under concurrent claims, and again after the lease', async () => {
     const now = 1_000_000;
     await jobs.put(job('j1'), now - 1);
@@ -256,6 +278,7 @@ describe.each(backends)('batch stores on %s', (_name, make) => {
       upstream,
       log: createLogger('silent'),
       pollMs: 50,
+      reconcilePolls: 3,
     });
     expect(await watcher.tick()).toBe(1);
     await upstream.close();

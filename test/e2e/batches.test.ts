@@ -1,5 +1,6 @@
 import { toFile } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { MockBatchBehaviour } from '../../bench/upstream/mock-batches.js';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { Receiver } from '../events/support/receiver.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
@@ -20,7 +21,16 @@ const ENV = {
   WEBHOOK_POLL_MS: '20',
   ...BOOK_PRICES,
   BATCH_POLL_MS: '40',
+  BATCH_RECONCILE_POLLS: '3',
+  // The create call the mock never answers times out in 3 s.
+  UPSTREAM_TIMEOUT_MS: '3000',
 };
+
+/**
+ * What the 2 lines of jsonl(2) (max_tokens 20) reserve: each line's synchronous bound (its prompt-token bound from
+ * the line's bytes, 1 msat each, plus 20 completion tokens at 2 msat) is 208 msat, 104 msat at the batch factor 0.5.
+ */
+const BOUND_2_LINES = 208;
 
 function jsonl(lines: number, maxTokens = 20, model = 'mock-gpt'): string {
   let out = '';
@@ -44,6 +54,34 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
   afterEach(() => {
     h.upstream.setBehaviour({ batch: { delayMs: 0, outcome: 'completed', answered: 0, usage: undefined } });
   });
+
+  type Create = NonNullable<MockBatchBehaviour['create']>;
+  function creating(create: Create, delayMs = 0): void {
+    h.upstream.setBehaviour({
+      batch: { delayMs, outcome: 'completed', answered: 0, usage: undefined, create },
+    });
+  }
+
+  const errorOf = (p: Promise<unknown>) =>
+    p.then(
+      () => {
+        throw new Error('expected an error');
+      },
+      (e: { status: number; error: { code: string; message: string; details?: unknown } }) => e,
+    );
+
+  async function reservedOf(apiKey: string): Promise<number> {
+    return (await h.ledger.getKeyInfo({ apiKey }))!.account.reservedMsat;
+  }
+
+  async function upload(apiKey: string, lines: number, maxTokens = 20) {
+    const client = h.openai(apiKey);
+    const file = await client.files.create({
+      file: await toFile(Buffer.from(jsonl(lines, maxTokens)), 'input.jsonl'),
+      purpose: 'batch',
+    });
+    return { client, file };
+  }
 
   async function batchTx(apiKey: string) {
     const page = await h.ledger.listTransactions({ apiKey });
@@ -317,5 +355,238 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     await until('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
     // (100 + 50 × 2) × 0.5 = 100 msat per line.
     expect(await h.available(apiKey)).toBe(balanceMsat - 200);
+  });
+
+  it.each([
+    ['drops the connection', 'accept-then-drop'],
+    ['never answers', 'accept-then-hang'],
+  ] as const)(
+    'a batch the provider made but whose creation %s keeps its reservation, is found by reconciliation and charged exactly once',
+    async (_what, create) => {
+      creating(create, 200);
+      const { apiKey, balanceMsat } = await h.fundKey(100);
+      const { client, file } = await upload(apiKey, 3);
+      const err = await errorOf(
+        client.batches.create({
+          input_file_id: file.id,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+        }),
+      );
+      expect(err.status).toBe(502);
+      expect(err.error.code).toBe('batch_outcome_unknown');
+      expect(err.error.message).toContain('appears in GET /v1/batches');
+      expect(err.error.details).toEqual({ input_file_id: file.id });
+      await until('the batch is found and settled', async () => (await batchTx(apiKey)).length === 1);
+      // 3 lines × 13 msat, once; nothing left reserved.
+      const txs = await batchTx(apiKey);
+      expect(txs.map((t) => t.amountMsat)).toEqual([-39]);
+      expect(await reservedOf(apiKey)).toBe(0);
+      expect(await h.available(apiKey)).toBe(balanceMsat - 39);
+      // The batch is the key's: listed and readable by it, 404 for another key.
+      const listed = (await client.batches.list()).data;
+      expect(listed.map((b) => b.input_file_id)).toEqual([file.id]);
+      const batchId = listed[0]!.id;
+      expect(txs[0]!.description).toBe(`Batch ${batchId} completed: 3 of 3 lines answered, 0 failed`);
+      expect((await client.batches.retrieve(batchId)).status).toBe('completed');
+      const other = await h.fundKey(1);
+      expect((await errorOf(h.openai(other.apiKey).batches.retrieve(batchId))).status).toBe(404);
+    },
+    20_000,
+  );
+
+  it('a creation whose connection drops before the provider made the batch keeps its reservation while reconciling, then releases it', async () => {
+    creating('drop');
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const { client, file } = await upload(apiKey, 3);
+    const err = await errorOf(
+      client.batches.create({
+        input_file_id: file.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      }),
+    );
+    expect(err.status).toBe(502);
+    expect(err.error.code).toBe('batch_outcome_unknown');
+    const reserved = await reservedOf(apiKey);
+    expect(reserved).toBeGreaterThan(3 * 13);
+    await until('the reservation is released', async () => (await reservedOf(apiKey)) === 0);
+    expect(await h.available(apiKey)).toBe(balanceMsat);
+    expect(await batchTx(apiKey)).toEqual([]);
+    expect((await client.batches.list()).data).toEqual([]);
+  });
+
+  it.each([
+    ['refuses it (400)', 'refuse', 400, 'Batch refused'],
+    ['fails it (500)', 'fail', 502, 'The provider answered 500 to POST /v1/batches'],
+  ] as const)(
+    'a provider that %s releases the reservation at once',
+    async (_what, create, status, message) => {
+      creating(create);
+      const { apiKey, balanceMsat } = await h.fundKey(100);
+      const { client, file } = await upload(apiKey, 3);
+      const err = await errorOf(
+        client.batches.create({
+          input_file_id: file.id,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+        }),
+      );
+      expect(err.status).toBe(status);
+      expect(err.error.message).toBe(message);
+      // Released before the answer: no poll needed.
+      expect(await reservedOf(apiKey)).toBe(0);
+      expect(await h.available(apiKey)).toBe(balanceMsat);
+      expect((await client.batches.list()).data).toEqual([]);
+    },
+  );
+
+  it('another key cannot create a batch from someone else’s input file: 404, nothing reserved, nothing relayed', async () => {
+    const a = await h.fundKey(100);
+    const b = await h.fundKey(100);
+    const { file } = await upload(a.apiKey, 2);
+    const before = h.upstream.stats.requests;
+    const err = await errorOf(
+      h.openai(b.apiKey).batches.create({
+        input_file_id: file.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      }),
+    );
+    expect(err.status).toBe(404);
+    expect(err.error.code).toBe('not_found');
+    expect(h.upstream.stats.requests).toBe(before);
+    expect(await reservedOf(b.apiKey)).toBe(0);
+    expect(await h.available(b.apiKey)).toBe(b.balanceMsat);
+    expect(await reservedOf(a.apiKey)).toBe(0);
+  });
+
+  it('a batch’s error file is its key’s: 404 for another key', async () => {
+    h.upstream.setBehaviour({ batch: { delayMs: 0, outcome: 'failed', answered: 1, usage: undefined } });
+    const a = await h.fundKey(100);
+    const b = await h.fundKey(100);
+    const { client, batch } = await submit(a.apiKey, 3);
+    await until('the batch is settled', async () => (await batchTx(a.apiKey)).length === 1);
+    const done = await client.batches.retrieve(batch.id);
+    expect(done.error_file_id).toEqual(expect.any(String));
+    const other = h.openai(b.apiKey);
+    expect((await errorOf(other.files.content(done.error_file_id!))).status).toBe(404);
+    expect((await errorOf(other.files.retrieve(done.error_file_id!))).status).toBe(404);
+    expect((await errorOf(other.files.delete(done.error_file_id!))).status).toBe(404);
+    const errors = await (await client.files.content(done.error_file_id!)).text();
+    expect(errors.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('charges exactly the reservation when the reported usage costs more', async () => {
+    h.upstream.setBehaviour({
+      batch: {
+        delayMs: 600_000,
+        outcome: 'completed',
+        answered: 0,
+        usage: { prompt_tokens: 1_000_000, completion_tokens: 1_000_000 },
+      },
+    });
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const { batch } = await submit(apiKey, 2);
+    // The bound of 2 lines, each reserved at its synchronous bound × 0.5 (rounded up).
+    expect(await reservedOf(apiKey)).toBe(BOUND_2_LINES);
+    h.upstream.setBehaviour({
+      batch: {
+        delayMs: 0,
+        outcome: 'completed',
+        answered: 0,
+        usage: { prompt_tokens: 1_000_000, completion_tokens: 1_000_000 },
+      },
+    });
+    await until('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
+    // (1,000,000 + 2,000,000) × 0.5 = 1,500,000 msat per line would be due; the reservation caps it.
+    const [tx] = await batchTx(apiKey);
+    expect(tx!.amountMsat).toBe(-BOUND_2_LINES);
+    expect(tx!.description).toBe(`Batch ${batch.id} completed: 2 of 2 lines answered, 0 failed`);
+    expect(await h.available(apiKey)).toBe(balanceMsat - BOUND_2_LINES);
+    expect(await reservedOf(apiKey)).toBe(0);
+  });
+
+  it('lists each key’s own files and batches, newest first, paged with limit and after, whatever other keys made in between', async () => {
+    const keys = [await h.fundKey(100), await h.fundKey(100)];
+    const files: string[][] = [[], []];
+    for (let i = 0; i < 3; i++) {
+      for (const k of [0, 1]) files[k]!.push((await upload(keys[k]!.apiKey, 1)).file.id);
+    }
+    const page = async (apiKey: string, what: 'files' | 'batches', query: string) => {
+      const r = await fetch(`${h.baseURL}/${what}?${query}`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      expect(r.status).toBe(200);
+      const body = (await r.json()) as {
+        object: string;
+        data: Array<{ id: string }>;
+        first_id: string | null;
+        last_id: string | null;
+        has_more: boolean;
+      };
+      return { ...body, ids: body.data.map((o) => o.id) };
+    };
+    const pagesOf = async (apiKey: string, what: 'files' | 'batches', own: string[]) => {
+      const [x1, x2, x3] = own;
+      const first = await page(apiKey, what, 'limit=2');
+      expect(first).toMatchObject({
+        object: 'list',
+        ids: [x3, x2],
+        first_id: x3,
+        last_id: x2,
+        has_more: true,
+      });
+      const second = await page(apiKey, what, `limit=2&after=${x2}`);
+      expect(second).toMatchObject({ ids: [x1], first_id: x1, last_id: x1, has_more: false });
+      expect((await page(apiKey, what, `limit=2&after=${x1}`)).ids).toEqual([]);
+      // Another key's id as the cursor names nothing of this key's.
+      const other = own === files[0] ? files[1]! : files[0]!;
+      if (what === 'files') expect((await page(apiKey, what, `after=${other[0]}`)).ids).toEqual([]);
+    };
+    for (const k of [0, 1]) {
+      await pagesOf(keys[k]!.apiKey, 'files', files[k]!);
+      // The SDK's auto-pagination follows after/has_more.
+      const all: string[] = [];
+      for await (const f of h.openai(keys[k]!.apiKey).files.list({ limit: 2 })) all.push(f.id);
+      expect(all).toEqual([...files[k]!].reverse());
+    }
+
+    // Batches, made interleaved from those files, still running.
+    h.upstream.setBehaviour({
+      batch: { delayMs: 600_000, outcome: 'completed', answered: 0, usage: undefined },
+    });
+    const batches: string[][] = [[], []];
+    for (let i = 0; i < 3; i++) {
+      for (const k of [0, 1]) {
+        const b = await h.openai(keys[k]!.apiKey).batches.create({
+          input_file_id: files[k]![i]!,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+        });
+        batches[k]!.push(b.id);
+      }
+    }
+    for (const k of [0, 1]) {
+      await pagesOf(keys[k]!.apiKey, 'batches', batches[k]!);
+      const listed = await page(keys[k]!.apiKey, 'batches', '');
+      expect(listed.data.map((b) => (b as { input_file_id?: string }).input_file_id)).toEqual(
+        [...files[k]!].reverse(),
+      );
+    }
+    // Refused rather than ignored: a limit out of range, a filter the store cannot apply.
+    for (const q of ['limit=0', 'limit=101', 'limit=x', 'purpose=batch', 'order=asc']) {
+      const r = await fetch(`${h.baseURL}/files?${q}`, {
+        headers: { authorization: `Bearer ${keys[0]!.apiKey}` },
+      });
+      expect(r.status, q).toBe(400);
+      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
+    }
+
+    h.upstream.setBehaviour({ batch: { delayMs: 0, outcome: 'completed', answered: 0, usage: undefined } });
+    for (const k of [0, 1]) {
+      await until('the key’s batches are settled', async () => (await batchTx(keys[k]!.apiKey)).length === 3);
+      expect(await h.available(keys[k]!.apiKey)).toBe(keys[k]!.balanceMsat - 3 * 13);
+    }
   });
 });

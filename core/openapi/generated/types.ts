@@ -480,7 +480,11 @@ export interface paths {
         };
         /**
          * List the calling key's files
-         * @description The provider's list (query relayed) with only the calling key's files kept.
+         * @description The calling key's files, newest first, answered from the gateway's ownership records (never the
+         *     provider's list, which holds every key's objects): `limit` of them after the `after` cursor, with
+         *     `has_more` when more follow; each object's current state is read from the provider (one it no longer
+         *     has is left out of the page). `order` other than `desc` and other filters (e.g. `purpose`) are
+         *     refused with 400.
          */
         get: operations["listFiles"];
         put?: never;
@@ -562,7 +566,11 @@ export interface paths {
         };
         /**
          * List the calling key's batches
-         * @description The provider's list (query relayed) with only the calling key's batches kept.
+         * @description The calling key's batches, newest first, answered from the gateway's ownership records (never the
+         *     provider's list, which holds every key's objects): `limit` of them after the `after` cursor, with
+         *     `has_more` when more follow; each object's current state is read from the provider (one it no longer
+         *     has is left out of the page). Their output and error files become readable by the key. `order` other than `desc` and other filters (e.g. `purpose`) are
+         *     refused with 400.
          */
         get: operations["listBatches"];
         put?: never;
@@ -571,7 +579,12 @@ export interface paths {
          * @description Reserves the input file's bound (every line's reservation bound at the batch price: the model's
          *     `pricing.batch` multiplier, else `BATCH_PRICE_FACTOR`) BEFORE the provider sees the batch: a balance
          *     that cannot cover it gets 402 with `details.required` = the bound and nothing is relayed. A provider
-         *     failure releases the reservation. When the batch ends (completed, failed, expired, cancelled) the
+         *     that answers no (any non-2xx), or a call that never reached it, releases the reservation at once. A call
+         *     sent and left without a clear answer (a timeout, a dropped connection, an unreadable 2xx) keeps it: the
+         *     provider may have made the batch. The answer is then 502 `batch_outcome_unknown` (`details.input_file_id`)
+         *     and the gateway searches the provider's batch list for a batch made from that file at or after the call
+         *     (once per `BATCH_POLL_MS`, at most `BATCH_RECONCILE_POLLS` times): found, it becomes the key's batch (it
+         *     appears in `GET /v1/batches`) and is settled as usual; not found, the reservation is released. When the batch ends (completed, failed, expired, cancelled) the
          *     settlement watcher charges the answered lines of the output file from their `usage` at the batch price,
          *     never more than the reservation, as one `batch` transaction; error lines are free. See docs/pricing.md.
          */
@@ -1679,7 +1692,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family. `conflict` (409) and `not_implemented` (501) extend the interface's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -1874,7 +1887,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "upstream_error";
                 /** @enum {string} */
-                code?: "upstream_error" | "refund_invoice_failed";
+                code?: "upstream_error" | "refund_invoice_failed" | "batch_outcome_unknown";
             };
         };
         /** @description The error envelope of an HTTP 503 answer. */
@@ -2603,6 +2616,12 @@ export interface components {
             /** @example list */
             object?: string;
             data: components["schemas"]["FileObject"][];
+            /** @description The page's first id. */
+            first_id?: string | null;
+            /** @description The page's last id (the next page's `after`). */
+            last_id?: string | null;
+            /** @description More of the key's objects follow this page. */
+            has_more?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -2658,6 +2677,12 @@ export interface components {
             /** @example list */
             object?: string;
             data: components["schemas"]["BatchObject"][];
+            /** @description The page's first id. */
+            first_id?: string | null;
+            /** @description The page's last id (the next page's `after`). */
+            last_id?: string | null;
+            /** @description More of the key's objects follow this page. */
+            has_more?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -3687,7 +3712,9 @@ export interface components {
         /**
          * @description The upstream provider failed: connection refused or reset, or a non-JSON error (type and code
          *     `upstream_error`). Upstream JSON errors are relayed with the upstream's own status and body. Nothing
-         *     is charged; X-Cashu calls get their token's value back in `X-Cashu`.
+         *     is charged; X-Cashu calls get their token's value back in `X-Cashu`. `batch_outcome_unknown`
+         *     (`POST /v1/batches` only): the call was sent and its answer never came; the batch's reservation is kept
+         *     while the gateway looks for it in the provider's list (see createBatch).
          */
         BadGateway: {
             headers: {
@@ -4662,7 +4689,12 @@ export interface operations {
     };
     listFiles: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description The last id of the previous page. */
+                after?: string;
+                order?: "desc";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4833,7 +4865,12 @@ export interface operations {
     };
     listBatches: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description The last id of the previous page. */
+                after?: string;
+                order?: "desc";
+            };
             header?: never;
             path?: never;
             cookie?: never;

@@ -2013,8 +2013,9 @@ export interface components {
                 fees: number;
                 dimensions?: components["schemas"]["CostDimensions"];
                 /**
-                 * @description X-Cashu calls paid with a `sat` token: msats added to round the charge up to whole sats (the
-                 *     change is then all the rest; see the X-Cashu-Change header). Absent when nothing was rounded.
+                 * @description Calls paid with a `sat` token (X-Cashu, or the token as the bearer): msats added to round the
+                 *     charge up to whole sats (the X-Cashu change, or a refund of the token at POST
+                 *     /v1/balance/refund, is then all the rest). Absent when nothing was rounded.
                  */
                 unit_rounding?: number;
             };

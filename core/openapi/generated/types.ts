@@ -3762,7 +3762,7 @@ export interface components {
          *     whole sats, the rounding shown as `breakdown.unit_rounding` in `x-node-cost` and included in
          *     `X-Node-Cost`; an `msat` token: exact), and the change is all the rest, in the token's unit — nothing is
          *     left on the token's identity. For streams the change is in the body instead (SSE comment
-         *     `: x-cashu <token>`). When the change cannot be made, `X-Cashu-Change-Status` says so instead.
+         *     `: x-cashu <token>`). When the change cannot be made, the `X-Cashu-Change` header says so instead.
          */
         "X-Cashu-Change": string;
         /**

@@ -7,7 +7,8 @@ import { AUTH, type RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
-import { CREDENTIAL, needLedger, noOptions } from './paid-state.js';
+import type { CashuUnit } from '../core/wallet/types.js';
+import { CREDENTIAL, needLedger, noOptions, TOKEN_UNIT } from './paid-state.js';
 
 /**
  * The auth stage: who pays for this call. FAILS CLOSED: no credential, or one that cannot be checked, ends
@@ -46,22 +47,26 @@ export const auth: PluginFactory = (options, services): Plugin => {
   }
 
   /** Redeems a token (first use) and credits its hash identity; returns the hash (the account's identity). */
-  async function redeem(token: string): Promise<{ tokenHash: string }> {
+  async function redeem(token: string): Promise<{ tokenHash: string; unit: CashuUnit }> {
     if (!wallet) {
       throw new GatewayError('invalid_api_key', { message: 'eCash payment is not enabled on this node' });
     }
     const decoded = wallet.decodeToken(token); // invalid_token / mint_not_trusted / unsupported_unit
-    const tokenHash = decoded.tokenHash;
-    if (credited.has(tokenHash)) return { tokenHash };
+    const { tokenHash, unit } = decoded;
+    if (credited.has(tokenHash)) return { tokenHash, unit };
     await creditToken({ ledger, wallet }, token, { kind: 'token' });
     credited.set(tokenHash, true);
-    return { tokenHash };
+    return { tokenHash, unit };
   }
 
-  /** A token credential (bearer or X-Cashu): redeemed and credited on first use; its hash is the identity. */
+  /**
+   * A token credential (bearer or X-Cashu): redeemed and credited on first use; its hash is the identity. Its
+   * unit is kept for the reserve stage: the call is charged in whole units of it (CHARGE_STEP).
+   */
   async function identifyToken(ctx: RequestContext, token: string): Promise<void> {
-    const { tokenHash } = await redeem(token);
+    const { tokenHash, unit } = await redeem(token);
     ctx.setLocal(CREDENTIAL, { tokenHash });
+    ctx.setLocal(TOKEN_UNIT, unit);
     auditKey(ctx, { tokenHash });
   }
 

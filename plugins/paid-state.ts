@@ -50,21 +50,30 @@ export interface AutoPricedCall {
 export const AUTO_PRICED = createLocalKey<AutoPricedCall>('paid.autoPriced');
 
 /**
- * msats in one whole unit of the X-Cashu token paying this call (reserve): 1,000 for a `sat` token, 1 for an
- * `msat` token, unset for every other credential. The call is CHARGED in whole units of it (reservation, charge
- * and X-Node-Cost rounded up once, the rounding stated in x-node-cost as `breakdown.unit_rounding`), so the
- * token's identity keeps whole units only and the change-token stage returns all of it: no sub-unit remainder
- * is left where nobody can withdraw it.
+ * msats in one whole unit of the eCash token paying this call — X-Cashu or a token as bearer — (reserve): 1,000
+ * for a `sat` token, 1 for an `msat` token, unset for an API key. The call is CHARGED in whole units of it
+ * (reservation, charge and X-Node-Cost rounded up once, the rounding stated in x-node-cost as
+ * `breakdown.unit_rounding`), so the token's identity keeps whole units only: the change-token stage returns all
+ * of it, and a refund of the identity (POST /v1/balance/refund, paid in the token's unit) takes all of it. No
+ * sub-unit remainder is left where nobody can withdraw it.
  */
 export const CHARGE_STEP = createLocalKey<number>('paid.chargeStep');
+
+/** The unit of the eCash token that is the call's credential, bearer or X-Cashu (auth, once decoded). */
+export const TOKEN_UNIT = createLocalKey<CashuUnit>('paid.tokenUnit');
 
 /** `msat` rounded up to whole units of `step` msats. */
 export function inWholeUnits(msat: number, step: number | undefined): number {
   return step === undefined || step <= 1 ? msat : Math.ceil(msat / step) * step;
 }
 
-/** The unit of the X-Cashu token paying this call (`sat` when it cannot be read: the coarser rule). */
+/**
+ * The unit of the eCash token paying this call, X-Cashu or bearer: as the auth stage decoded it (TOKEN_UNIT), else
+ * read from the X-Cashu header (`sat` when it cannot be read: the coarser rule).
+ */
 export function perCallUnit(ctx: RequestContext, wallet: Services['wallet']): CashuUnit {
+  const known = ctx.local(TOKEN_UNIT);
+  if (known !== undefined) return known;
   const token = ctx.headers['x-cashu'];
   if (token === undefined || wallet === undefined) return 'sat';
   try {

@@ -332,8 +332,9 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       if (priced === undefined) throw new GatewayError('internal_error', { message: 'reserve: no price' });
       // A pricing policy's adjustment (plugin kit) applies to the bound and, in settle, to the charge.
       const adjustment = ctx.local(PRICE_ADJUSTMENT);
-      // An X-Cashu call is charged in whole units of its token (CHARGE_STEP): bound and charge rounded up.
-      const step = auth.method === 'x_cashu' ? unitStep(perCallUnit(ctx, services.wallet)) : undefined;
+      // A call paid with an eCash token (X-Cashu or bearer) is charged in whole units of it (CHARGE_STEP):
+      // bound and charge rounded up, so its identity never keeps a sub-unit rest that no refund can pay.
+      const step = auth.method === 'api_key' ? undefined : unitStep(perCallUnit(ctx, services.wallet));
       if (step !== undefined) ctx.setLocal(CHARGE_STEP, step);
       const price = (msat: number) => inWholeUnits(adjustedPrice(msat, adjustment), step);
       /**

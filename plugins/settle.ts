@@ -158,8 +158,9 @@ function adjustCost(c: CostResult, a: PriceAdjustment | undefined): CostResult {
 }
 
 /**
- * An X-Cashu call's cost in whole units of its token (CHARGE_STEP, paid-state.ts): rounded up once; the
- * rounding is its own breakdown part (`unit_rounding` in x-node-cost), so the parts still sum to the charge.
+ * The cost of a call paid with an eCash token (X-Cashu or bearer) in whole units of it (CHARGE_STEP,
+ * paid-state.ts): rounded up once; the rounding is its own breakdown part (`unit_rounding` in x-node-cost),
+ * so the parts still sum to the charge.
  */
 function inTokenUnits(c: CostResult, step: number | undefined): CostResult {
   const msat = inWholeUnits(c.msat, step);

@@ -153,8 +153,8 @@ export interface CostResult {
    *  (multipliers included) of the input and output dimensions, each rounded down (unit endpoints: the units'
    *  un-multiplied cost is `promptMsat`); fees are the rest: request fee, web search calls, base fee, rounding.
    *  `dimensions` names each charged dimension (OpenRouter names, plus `request` and `fees` = base fee and
-   *  rounding); its values sum to `msat`. `unitRoundingMsat`: an X-Cashu call's rounding up to whole units of
-   *  its token (plugins/settle.ts), counted in `fees` of `dimensions` too. */
+   *  rounding); its values sum to `msat`. `unitRoundingMsat`: the rounding up to whole units of the eCash
+   *  token paying the call, X-Cashu or bearer (plugins/settle.ts), counted in `fees` of `dimensions` too. */
   breakdown: {
     promptMsat: number;
     completionMsat: number;

@@ -138,7 +138,8 @@ export function dashboardPage(nonce: string, d: DashboardData): string {
   ).join('');
   return page(
     `${d.node.name} — admin`,
-    `<header><h1 id="dashboard">${escapeHtml(d.node.name)} — admin</h1><nav id="nav">${nav}</nav></header>
+    `<header><h1 id="dashboard">${escapeHtml(d.node.name)} — admin</h1><nav id="nav">${nav}</nav>
+<span><button type="button" id="logout">Log out</button><span id="logout-result" class="bad" role="status"></span></span></header>
 <main>
 <section id="overview" class="view">
 <h2>Node</h2><table id="node">${rows({ ...d.node })}</table>

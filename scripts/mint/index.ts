@@ -69,6 +69,8 @@ export interface DevMint {
   payMintQuote(quote: string): void;
   /** The id of the mint quote whose invoice this is (tests: the gateway hands out only the invoice). */
   quoteForInvoice(invoice: string): string | undefined;
+  /** The state of the melt quote (newest) for this invoice: UNPAID, PENDING, PAID; undefined when none. */
+  meltQuoteState(invoice: string): string | undefined;
   /** pay (default) | pending (melts hang PENDING) | fail (melts fail with 20004). */
   setLightningMode(mode: LightningMode): void;
   /**
@@ -144,6 +146,11 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
     quoteForInvoice(invoice) {
       for (const q of state.mintQuotes.values()) if (q.request === invoice) return q.quote;
       return undefined;
+    },
+    meltQuoteState(invoice) {
+      let found: string | undefined;
+      for (const q of state.meltQuotes.values()) if (q.request === invoice) found = q.state;
+      return found;
     },
     setLightningMode(mode) {
       core.lightningMode = mode;

@@ -6,7 +6,9 @@ import { TOKEN_PRICES } from '../support/prices.js';
 /**
  * The three payment modes end to end (API key, eCash token as bearer, X-Cashu per call), streamed and not,
  * with the official openai SDK against the dev mint and the mock upstream, on both stores. Token pricing
- * (FIXED_PER_1K_* sats) so every balance is checked to the msat against the formula.
+ * (FIXED_PER_1K_* sats) so every balance is checked to the msat against the formula. A call paid with a `sat`
+ * token (X-Cashu or bearer) is charged in whole sats of it, an `msat` token to the msat: a refund of the token's
+ * identity then leaves nothing behind.
  */
 const PRICING = {
   ...TOKEN_PRICES,
@@ -96,11 +98,18 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
     expect(await h.available(apiKey)).toBe(balanceMsat - cost(3, 0));
   });
 
-  it('eCash token as bearer: first use redeems and credits, later uses spend from it', async () => {
+  it('eCash token as bearer: first use redeems and credits, later uses spend from it, in whole sats of the token', async () => {
     const token = await h.mintToken(50);
     const client = h.openai(token);
-    await client.chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 3 });
-    expect(await h.available(token)).toBe(50_000 - cost(PROMPT, 3));
+    const res = await client.chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 3 });
+    // Charged in whole sats of the sat token, as an X-Cashu call is: 2,081 msats rounded up to 3,000.
+    expect(cost(PROMPT, 3)).toBe(2081);
+    const block = (res as unknown as Record<string, { msats: number; breakdown: Record<string, number> }>)[
+      'x-node-cost'
+    ];
+    expect(block?.msats).toBe(3000);
+    expect(block?.breakdown.unit_rounding).toBe(919);
+    expect(await h.available(token)).toBe(47_000);
     const s = await client.chat.completions.create({
       model: 'mock-gpt',
       messages,
@@ -110,7 +119,33 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
     let usage: unknown;
     for await (const c of s) if (c.usage) usage = c.usage;
     expect(usage).toMatchObject({ completion_tokens: 8 });
-    expect(await h.available(token)).toBe(50_000 - cost(PROMPT, 3) - cost(PROMPT, 8));
+    // 2,146 msats → 3,000.
+    expect(cost(PROMPT, 8)).toBe(2146);
+    expect(await h.available(token)).toBe(44_000);
+    // The refund (in the token's unit) takes everything: nothing stays on the identity.
+    const refund = await h.post('/balance/refund', {}, { authorization: `Bearer ${token}` });
+    expect(refund.status).toBe(200);
+    const body = (await refund.json()) as { cashu_token: string; amount: number; balance: number };
+    expect(body).toMatchObject({ amount: 44, balance: 0 });
+    expect(await h.redeem(body.cashu_token)).toBe(44);
+    expect(await h.available(token)).toBe(0);
+  });
+
+  it('an msat token as bearer is charged to the msat and refunded to the msat: nothing stays behind', async () => {
+    const token = await h.mintToken(50_000, 'msat');
+    const res = await h.openai(token).chat.completions.create({ model: 'mock-gpt', messages, max_tokens: 3 });
+    const block = (res as unknown as Record<string, { msats: number; breakdown: Record<string, number> }>)[
+      'x-node-cost'
+    ];
+    expect(block?.msats).toBe(2081);
+    expect(block?.breakdown.unit_rounding).toBeUndefined();
+    expect(await h.available(token)).toBe(47_919);
+    const refund = await h.post('/balance/refund', {}, { authorization: `Bearer ${token}` });
+    expect(refund.status).toBe(200);
+    const body = (await refund.json()) as { cashu_token: string; unit: string; balance: number };
+    expect(body).toMatchObject({ unit: 'msat', balance: 0 });
+    expect(await h.redeem(body.cashu_token, 'msat')).toBe(47_919);
+    expect(await h.available(token)).toBe(0);
   });
 
   it('X-Cashu: non-stream change in the X-Cashu header, redeemable by a separate wallet', async () => {
@@ -164,7 +199,8 @@ describe('racing first uses of one bearer token (redis)', () => {
     for (const r of results) {
       if (r.status === 'rejected') expect((r.reason as { status?: number }).status).toBe(409);
     }
-    expect(await h.available(token)).toBe(60_000 - ok * cost(PROMPT, 2));
+    // Each charged in whole sats of the token: 2,068 msats → 3,000.
+    expect(await h.available(token)).toBe(60_000 - ok * 3000);
     const txs = await h.ledger.listTransactions({ tokenHash: h.wallet.tokenHash(token) });
     expect(txs!.transactions.filter((t) => t.type === 'deposit')).toHaveLength(1);
     await h.auditOk();

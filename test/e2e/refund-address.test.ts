@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Wallet } from '@cashu/cashu-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LightningAddresses } from '../../core/account/lightning-address.js';
@@ -8,74 +6,21 @@ import { createLogger } from '../../core/log.js';
 import { RedisJobQueue, SqliteJobQueue } from '../../core/store/job-queue.js';
 import type { DevMint } from '../../scripts/mint/index.js';
 import { startTestMint } from '../support/dev-mint.js';
+import { LnurlServer } from '../support/lnurl-server.js';
 import { paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
- * Issue 25 item 2, on SQLite and Redis: a key's refund address (a Lightning address) is checked by resolving
+ * Refund addresses, on SQLite and Redis: a key's refund address (a Lightning address) is checked by resolving
  * its LNURL-pay endpoint — a real LNURL server on loopback whose callback answers with an invoice of a second dev
  * mint (the recipient's wallet, its quotes paid only by a payment) — and the balance is paid there through the
  * gateway's mint: the recipient's quote turns PAID, the key is debited the amount plus the fee the mint charged,
  * and the answer shows the fee paid and the reserve. No address → 400; a failed payment releases the hold; an
- * expired key is swept there exactly once by two sweep runners on one store. Audit clean, wallet solvent.
+ * expired key is swept there exactly once by two sweep runners on one store (and by the gateways' own sweep,
+ * across processes: test/e2e/refund-sweep-processes.test.ts). Audit clean, wallet solvent.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field by the assertions
 type Json = Record<string, any>;
-
-/** A minimal LNURL-pay server (LUD-06/16) on loopback: `alice` pays into the recipient mint; `withdraw` is not payRequest. */
-class LnurlServer {
-  server!: Server;
-  port = 0;
-  /** Invoices the callback handed out. */
-  readonly invoices: string[] = [];
-  requests = 0;
-  constructor(private readonly recipient: Wallet) {}
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      this.requests++;
-      const url = new URL(req.url ?? '/', `http://127.0.0.1:${this.port}`);
-      const send = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      if (url.pathname === '/.well-known/lnurlp/alice') {
-        send(200, {
-          tag: 'payRequest',
-          callback: `http://127.0.0.1:${this.port}/cb/alice`,
-          minSendable: 1000,
-          maxSendable: 100_000_000,
-          metadata: JSON.stringify([
-            ['text/plain', 'alice'],
-            ['text/identifier', 'alice@test'],
-          ]),
-        });
-      } else if (url.pathname === '/.well-known/lnurlp/withdraw') {
-        send(200, { tag: 'withdrawRequest', callback: `http://127.0.0.1:${this.port}/w`, k1: 'x' });
-      } else if (url.pathname === '/cb/alice') {
-        const msat = Number(url.searchParams.get('amount'));
-        this.recipient.createMintQuoteBolt11(msat / 1000).then(
-          (q) => {
-            this.invoices.push(q.request);
-            send(200, { pr: q.request, routes: [] });
-          },
-          () => send(200, { status: 'ERROR', reason: 'no invoice' }),
-        );
-      } else send(404, { status: 'ERROR', reason: 'unknown user' });
-    });
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  address(name: string): string {
-    return `${name}@127.0.0.1:${this.port}`;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((r) => this.server.close(() => r()));
-  }
-}
 
 async function until(what: string, fn: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
   const t0 = Date.now();

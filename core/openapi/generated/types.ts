@@ -2027,8 +2027,9 @@ export interface components {
                 fees: number;
                 dimensions?: components["schemas"]["CostDimensions"];
                 /**
-                 * @description X-Cashu calls paid with a `sat` token: msats added to round the charge up to whole sats (the
-                 *     change is then all the rest; see the X-Cashu-Change header). Absent when nothing was rounded.
+                 * @description Calls paid with a `sat` token (X-Cashu, or the token as the bearer): msats added to round the
+                 *     charge up to whole sats (the X-Cashu change, or a refund of the token at POST
+                 *     /v1/balance/refund, is then all the rest). Absent when nothing was rounded.
                  */
                 unit_rounding?: number;
             };
@@ -3790,7 +3791,7 @@ export interface components {
          *     whole sats, the rounding shown as `breakdown.unit_rounding` in `x-node-cost` and included in
          *     `X-Node-Cost`; an `msat` token: exact), and the change is all the rest, in the token's unit — nothing is
          *     left on the token's identity. For streams the change is in the body instead (SSE comment
-         *     `: x-cashu <token>`). When the change cannot be made, `X-Cashu-Change-Status` says so instead.
+         *     `: x-cashu <token>`). When the change cannot be made, the `X-Cashu-Change` header says so instead.
          */
         "X-Cashu-Change": string;
         /**

@@ -17,10 +17,31 @@
     const json = await r.json().catch(() => null);
     if (!r.ok) {
       const e = json?.error;
+      // The session expired (ADMIN_SESSION_HOURS) or was ended elsewhere: back to the login form.
+      if (r.status === 401 && e?.code === 'admin_auth_required') toLogin();
       throw new Error(e ? `${r.status} ${e.code}: ${e.message}` : `HTTP ${r.status}`);
     }
     return json;
   }
+
+  // GET /admin/ without a live session answers the login form.
+  function toLogin() {
+    location.replace('/admin/');
+  }
+
+  // Log out: the session ends in the store (POST /admin/logout clears the cookie), then the login form.
+  $('logout').addEventListener('click', async () => {
+    const button = $('logout');
+    button.disabled = true;
+    try {
+      const r = await fetch('/admin/logout', { method: 'POST', credentials: 'same-origin' });
+      if (r.status !== 204) throw new Error(`HTTP ${r.status}`);
+      toLogin();
+    } catch (err) {
+      button.disabled = false;
+      $('logout-result').textContent = ` Logout failed: ${err.message}`;
+    }
+  });
 
   function el(tag, text, cls) {
     const e = document.createElement(tag);
@@ -496,10 +517,17 @@
       try {
         const r = await api(method, path, body);
         if (method === 'DELETE') {
-          out.textContent = ` Deleted. ${
-            r.refund ? `Refund token (${fmt(r.refund.amount)} sats): ${r.refund.cashu_token}` : 'No refund.'
-          }`;
-          out.className = 'ok';
+          const token = r.refund
+            ? `Refund token (${fmt(r.refund.amount)} sats): ${r.refund.cashu_token}`
+            : 'No refund.';
+          if (r.deleted) {
+            out.textContent = ` Deleted. ${token}`;
+            out.className = 'ok';
+          } else {
+            // The token was made and the balance debited, but the delete failed: the key stays disabled.
+            out.textContent = ` Not deleted: the key could not be deleted and stays disabled; try again. ${token}`;
+            out.className = 'bad';
+          }
           return;
         }
         await reload();

@@ -98,7 +98,11 @@ export interface Config {
   /** Audit records older than this are pruned (hourly). */
   auditRetentionDays: number;
   reservationExpiryMs: number;
-  cashu: { mints: string[]; seed: string | undefined };
+  /**
+   * CASHU_MINTS, CASHU_SEED; WALLET_RECOVERY_MS: how often the wallet's recovery pass runs (sends left ambiguous
+   * by a mint outage, payouts another process left pending at the mint).
+   */
+  cashu: { mints: string[]; seed: string | undefined; recoveryMs: number };
   /** eCash from mints not in CASHU_MINTS: refused, or swapped to the primary mint over Lightning. */
   foreignMints: { mode: 'refuse' | 'swap'; maxFeePercent: number; maxSats: number };
   /** Lightning deposits (POST /v1/wallet/create/lightning, /v1/wallet/topup/lightning). */
@@ -362,7 +366,11 @@ export function loadConfig(env: Env = process.env): Config {
     adminLoginAttemptsPerMinute: num(env, 'ADMIN_LOGIN_ATTEMPTS_PER_MINUTE', 10, { min: 1, int: true }),
     auditRetentionDays: num(env, 'AUDIT_RETENTION_DAYS', 30, { min: 1, int: true }),
     reservationExpiryMs: num(env, 'RESERVATION_LEASE_MS', 15 * 60_000, { min: 1000, int: true }),
-    cashu: { mints, seed: optStr(env, 'CASHU_SEED') },
+    cashu: {
+      mints,
+      seed: optStr(env, 'CASHU_SEED'),
+      recoveryMs: num(env, 'WALLET_RECOVERY_MS', 60_000, { min: 100, int: true }),
+    },
     foreignMints: {
       mode: foreignMode,
       maxFeePercent: num(env, 'FOREIGN_MINT_MAX_FEE_PERCENT', 5, { min: 0 }),

@@ -186,7 +186,7 @@ export async function openMoneyServices(
       wallet = built;
       // Repeat the pass now and then: a send that failed on a mint outage keeps its proofs journalled (not
       // spendable) until a pass resolves it, and a payout pending at the mint finishes only in a pass.
-      const everyRecover = opts.recoverEveryMs ?? 60_000;
+      const everyRecover = opts.recoverEveryMs ?? config.cashu.recoveryMs;
       if (everyRecover > 0) {
         let recovering = false;
         const timer = setInterval(() => {

@@ -33,6 +33,8 @@ const SWEEP_ENV = {
   LIGHTNING_ADDRESS_ALLOW_PRIVATE: 'true',
   EXPIRED_KEY_SWEEP: 'true',
   EXPIRED_KEY_SWEEP_MS: '100',
+  // The survivor's recovery pass finishes a dead process's melt: every second here instead of every minute.
+  WALLET_RECOVERY_MS: '1000',
 };
 /** The routing fee equals the 1 % reserve: 300 sats pay 297 + 3 and leave 0. */
 const MINT = { feeReservePpk: 10_000, lightningFeePpk: 10_000 };
@@ -209,7 +211,7 @@ describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep
     // The payment completes on the Lightning network after the gateway died.
     rig.mint.setStall(null);
     rig.mint.setLightningMode('pay');
-    // The survivor's wallet recovery pass (every 60 s, on journal entries older than their claim) decides the
+    // The survivor's wallet recovery pass (WALLET_RECOVERY_MS, on journal entries older than their claim) decides the
     // melt against the mint and commits the hold.
     await until(
       'the melt settled by the other gateway',

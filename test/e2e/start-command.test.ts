@@ -20,7 +20,8 @@ let mint: DevMint;
 let upstream: MockUpstream;
 
 beforeAll(async () => {
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'pipe' });
+  // As `npm start` does: build only when the sources changed (the full test command has built already).
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-changed'], { cwd: root, stdio: 'pipe' });
   mint = await startDevMint({ port: 0 });
   upstream = await startMockUpstream({ port: 0 });
 }, 120_000);

@@ -190,7 +190,7 @@ export function renderMarkdown(report: BenchReport): string {
     `Each measurement: ${report.warmupS} s warm-up (discarded), then ${report.durationS} s measured; loopback only; ` +
       'the load generator, the mock upstream and the target share the same cores.',
     '',
-    '## Targets (issues 6 and 15: PASS / FAIL in this run)',
+    '## Targets (PASS / FAIL in this run)',
     '',
     evaluationTable(report.evaluations),
     '',

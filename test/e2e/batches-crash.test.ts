@@ -5,7 +5,7 @@ import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
- * A batch survives its process (issue 24, money rules): kill -9 while the batch runs (a restarted process's
+ * A batch survives its process (the money rules): kill -9 while the batch runs (a restarted process's
  * orphan release must NOT release the batch's reservation: no process owns it), then a process killed by the
  * crash hook right after the settlement (before the job is removed), then a third process resumes: the batch is
  * charged exactly once, at the batch rate. Prices as in batches.test.ts: 3 lines × 13 msat = 39 msat.

@@ -8,7 +8,7 @@ import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
- * The Batch API and Files end to end with the official openai SDK, on SQLite and Redis (issue 24).
+ * The Batch API and Files end to end with the official openai SDK, on SQLite and Redis.
  *
  * Prices: model pricing with BTC pinned at 100,000 USD (1 USD = 1,000,000 msat), fees 1, no base fee; the mock's
  * mock-gpt costs 0.000001 USD per prompt token (1 msat) and 0.000002 per completion token (2 msat). Each line has a

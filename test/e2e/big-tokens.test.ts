@@ -6,7 +6,7 @@ import { paidGatewayPerSuite } from '../support/paid-gateway.js';
 /**
  * Tokens with many proofs make big request heads: a 100-proof token is ~30 KB of `Authorization` or `X-Cashu`.
  * Real networks deliver such a head in many TCP segments; the default engine must take it whole and charge the
- * call exactly (issue 10). Sent as raw bytes in 60 writes, 2 ms apart, on both stores.
+ * call exactly. Sent as raw bytes in 60 writes, 2 ms apart, on both stores.
  */
 const CHAT = JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] });
 

@@ -12,7 +12,7 @@ import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
- * Uploads stream through the gateway (issue 24, "Uploads stream to the provider"): a batch input file far larger
+ * Uploads stream through the gateway : a batch input file far larger
  * than MAX_BODY_BYTES goes through `client.files.create` of the official openai SDK, is checked line by line while
  * it streams, spooled to a temporary file and relayed; the mock provider stores exactly the bytes sent. A bad line
  * near the end of a large file is refused with 400 naming it and nothing reaches the provider; a client that

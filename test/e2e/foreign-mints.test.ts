@@ -8,7 +8,7 @@ import { changeOf, type PaidStore, paidGatewayPerSuite, startPaidGateway } from 
 import { expectedSwap } from '../wallet/fixtures/swap-arithmetic.js';
 
 /**
- * eCash from a mint the gateway does not trust, with FOREIGN_MINTS=swap (issue 13 item 6), through every door
+ * eCash from a mint the gateway does not trust, with FOREIGN_MINTS=swap, through every door
  * a token comes in — POST /v1/wallet/create, /v1/wallet/topup, `Authorization: Bearer cashu…` and `X-Cashu` —
  * on both stores. Two dev mints share a fake Lightning network; the gateway's primary leaves its invoices
  * unpaid until the foreign mint's melt pays them; the foreign mint charges an input fee. The answers say what

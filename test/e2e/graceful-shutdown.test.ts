@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { expectSettled, openStream, paidProcessesPerTest, postJson } from '../support/paid-process.js';
 
 /**
- * Graceful shutdown of the real process (issue 9): SIGTERM while 50 paid streams are open. Every stream
+ * Graceful shutdown of the real process: SIGTERM while 50 paid streams are open. Every stream
  * completes with its `[DONE]`, every call is settled (charged once, nothing left reserved, audit clean), new
  * connections are refused as soon as the shutdown began, and the process exits 0. On SQLite and Redis.
  */

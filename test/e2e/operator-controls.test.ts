@@ -3,7 +3,7 @@ import { paidProcessesPerTest } from '../support/paid-process.js';
 import { until } from '../support/until.js';
 
 /**
- * Issue 25 items 1 and 3 across processes (two gateways on one store, credit leases on — the default): a key
+ * Key lifecycle and settings across processes (two gateways on one store, credit leases on — the default): a key
  * disabled on gateway A is refused on gateway B by the first call B starts after A answered, with its child;
  * its balance is exactly what the calls served cost; it can be enabled again, refunded and deleted by the
  * operator, or closed by its owner. A price changed on A charges B's next call the new price within 2 s, and

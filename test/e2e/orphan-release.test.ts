@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { openStream, paidProcessesPerTest, postJson } from '../support/paid-process.js';
 
 /**
- * No funds locked by a dead process (issue 16 item 4): kill -9 a gateway with 20 paid streams in flight. Its
+ * No funds locked by a dead process: kill -9 a gateway with 20 paid streams in flight. Its
  * 20 reservations (15-minute lease) are released by a restarted gateway on the same store within
  * ORPHAN_RELEASE_MS of the last heartbeat — not after the lease — exactly once, and the audit stays clean.
  */

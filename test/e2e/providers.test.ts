@@ -19,7 +19,7 @@ import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
- * Several providers (issue 14): three mock providers behind one gateway, from a providers file. A provider
+ * Several providers: three mock providers behind one gateway, from a providers file. A provider
  * that answers 500, hangs past its timeout or refuses connections is skipped before the first byte and the
  * call is served by the next, charged once (fixed price); a failure after the first byte is not retried; the
  * breaker opens (the provider shows `down` and gets no calls), then a probe closes it again. Both stores.

@@ -18,7 +18,7 @@ import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
 import type { ProcessStore } from '../support/process-store.js';
 
 /**
- * Issue 30: after SIGTERM the gateway process exits within SHUTDOWN_GRACE_MS + SHUTDOWN_BOUND_MS whatever fails
+ * After SIGTERM the gateway process exits within SHUTDOWN_GRACE_MS + SHUTDOWN_BOUND_MS whatever fails
  * around it, and the money is consistent when it starts again (audit without breaches, solvent). Each case runs
  * a real gateway process on SQLite and on Redis.
  */

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { changeOf, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
- * Every call pays what it costs (issue 11): images per image returned (size × quality), audio in by the
+ * Every call pays what it costs: images per image returned (size × quality), audio in by the
  * measured duration of the upload, speech by characters of input — model-priced from models.json at a pinned
  * BTC price, with the fee multipliers — and X-Node-Cost on every charged answer. Real clients: the openai SDK
  * (images.generate, audio.transcriptions.create with a WAV upload, audio.speech.create) on both stores.
@@ -388,7 +388,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
         { 'x-cashu': token },
       );
       const change = changeOf(res, 200);
-      // 238 + 1,000 msat, charged in whole sats of the sat token: 2,000 (issue 25: nothing left below a sat).
+      // 238 + 1,000 msat, charged in whole sats of the sat token: 2,000 (nothing is left below a sat).
       expect(238 + BASE).toBe(1238);
       expect(res.headers.get('x-node-cost')).toBe('2000');
       // Four chunks 250 ms apart upstream: streamed, the first arrives well before the last.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { expectSettled, openStream, paidProcessesPerTest } from '../support/paid-process.js';
 
 /**
- * WORKERS=2 (issue 15 item 3): one port, two worker processes under a node:cluster primary. Both serve; /metrics
+ * WORKERS=2: one port, two worker processes under a node:cluster primary. Both serve; /metrics
  * on either counts what both did; paid calls spread over both are each charged once and the balance read on
  * either is exact; a worker killed with SIGKILL is replaced; SIGTERM to the primary lets open streams on both
  * workers finish and settle, then every process exits 0. On SQLite and Redis.

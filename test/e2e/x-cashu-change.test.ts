@@ -4,7 +4,7 @@ import { TOKEN_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 
 /**
- * Honest X-Cashu change (issue 25 item 6), on both stores with the dev mint:
+ * Honest X-Cashu change, on both stores with the dev mint:
  * - one rule for sub-unit remainders: an X-Cashu call is charged in whole units of its token (a sat token's
  *   charge rounded up to whole sats, stated as `unit_rounding` in x-node-cost), the change is all the rest, and
  *   nothing stays on the spent token's identity; an msat token gets exact change;

@@ -17,7 +17,7 @@ async function metric(name: string, labels: string): Promise<number> {
 }
 
 /**
- * The webhook contract around the deliveries (issue 12): the answers match openapi.yaml; no secret is ever in
+ * The webhook contract around the deliveries: the answers match openapi.yaml; no secret is ever in
  * an answer or a log line; a redirect is not followed and a receiver that never answers times out (both
  * failed attempts, retried later); a failing or hanging event store never fails or holds a paid call.
  */

@@ -106,7 +106,7 @@ for (const store of ['sqlite', 'redis'] as const) {
       ]);
       expect(log.json.data[1].error).toBe('HTTP 500');
 
-      // The operator's console lists the same attempts node-wide (issue 17): key, origin only, failed filter.
+      // The operator's console lists the same attempts node-wide: key, origin only, failed filter.
       const admin = (query: string, cookie = true) =>
         fetch(`${h.gateway.url}/admin/api/webhooks/deliveries${query}`, {
           headers: cookie ? { cookie: `admin_password=${ADMIN}` } : {},

@@ -5,7 +5,7 @@ import { type RawResponse, rawRequest } from '../../scripts/fuzz/raw-http.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 /**
- * The hostile-HTTP regression suite (issue 10): raw bytes over a socket, often in many small segments, with
+ * The hostile-HTTP regression suite: raw bytes over a socket, often in many small segments, with
  * the answer RFC 9110/9112 requires — never an unanswered or held socket. Runs in full on the default engine
  * (node:http). On the opt-in uWS engine (@trufflesuite/uws-js-unofficial 20.30) it runs every case the adapter
  * can see and fix; the cases its C++ parser drops before any JS runs are listed in UWS_KNOWN_LIMITS (and in
@@ -249,7 +249,7 @@ const CASES: Case[] = [
 ];
 
 /**
- * Refused framing followed by more bytes (issue 25): the refused request's body must never be read as a
+ * Refused framing followed by more bytes: the refused request's body must never be read as a
  * second request and answered. Exactly one answer (the 400), then the connection closes.
  */
 const SMUGGLED = `GET /v1/info HTTP/1.1\r\n${H}\r\n`;

@@ -7,7 +7,7 @@ import { rawRequest } from '../../scripts/fuzz/raw-http.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 /**
- * A body over MAX_BODY_BYTES sent by a client that is still sending when the gateway decides (issue 25 item 7):
+ * A body over MAX_BODY_BYTES sent by a client that is still sending when the gateway decides:
  * the 413 must reach it, never an EPIPE/ECONNRESET that makes the OpenAI SDK retry a call that cannot succeed.
  * The gateway reads and discards the rest of the body (core/http/body-limit.ts) before answering, on both
  * engines; 20 tries each, none may fail.

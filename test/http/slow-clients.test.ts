@@ -7,7 +7,7 @@ import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-pro
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 /**
- * Slow and abusive clients on the default engine (issue 16 item 2): a head or a body that trickles in gets 408
+ * Slow and abusive clients on the default engine: a head or a body that trickles in gets 408
  * and the socket closes (HEADERS_TIMEOUT_MS, BODY_TIMEOUT_MS); idle keep-alive connections are closed
  * (KEEP_ALIVE_TIMEOUT_MS); connections over MAX_CONNECTIONS are closed at once; 10,000 idle connections
  * neither stop the gateway from serving nor grow its memory without bound, and are shed by the head timeout.

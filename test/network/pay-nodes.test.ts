@@ -9,7 +9,7 @@ import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/p
 import { until } from '../support/until.js';
 
 /**
- * Reselling another node (issue 28 item 4): two real gateways chained on one dev mint. B is a paid gateway in
+ * Reselling another node: two real gateways chained on one dev mint. B is a paid gateway in
  * front of the mock upstream (model-based pricing, charged in whole sats to an X-Cashu token); A's providers
  * file names B with `"payment": "cashu"`, so A pays every call with a token from its operator wallet and
  * redeems B's change. The user pays A's flat price; A's proofs drop by exactly what B kept (B's proofs rise by

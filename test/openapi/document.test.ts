@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ERRORS } from '../../core/errors.js';
 import { documentedErrorCodes, listOperations, loadOpenApiDocument } from '../../core/openapi/index.js';
 
-/** Every endpoint of spec §4 (method and path as the spec writes them; `/{path}` is under the /v1 base). */
+/** Every endpoint of the interface (method and path as the interface writes them; `/{path}` is under the /v1 base). */
 const SPEC_ENDPOINTS: [string, string][] = [
   ['post', '/v1/chat/completions'],
   ['post', '/v1/completions'],
@@ -154,7 +154,7 @@ describe('openapi/openapi.yaml', () => {
     expect(Object.keys(unauthorized)).toContain('X-Cashu');
   });
 
-  it('documents the auth schemes of spec §5', () => {
+  it("documents the interface's auth schemes", () => {
     const schemes = (doc.components as { securitySchemes: Record<string, Obj> }).securitySchemes;
     expect(schemes.BearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(schemes.CashuToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Cashu' });

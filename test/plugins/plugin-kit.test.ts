@@ -15,7 +15,7 @@ import {
 } from '../support/paid-gateway.js';
 
 /**
- * The plugin kit (issue 14 item 5): PIPELINE entries naming module files, their options from PIPELINE_CONFIG,
+ * The plugin kit: PIPELINE entries naming module files, their options from PIPELINE_CONFIG,
  * the two tested examples in examples/plugins/ — a pricing policy that changes what a call is charged (both
  * stores) and a routing policy that pins a call to a provider — and the start refusing a plugin that cannot load
  * or refuses its options, with a message naming it.

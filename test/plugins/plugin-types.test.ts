@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * The plugin kit's types as a plugin author gets them (issue 14 item 5): the package's own build configuration
+ * The plugin kit's types as a plugin author gets them: the package's own build configuration
  * (tsconfig.build.json, what `npm run build` compiles) emits declarations into a copy of the package — its real
  * `exports` map — and a consumer project that imports `prepaid-model-gateway/plugin` type-checks: a TypeScript
  * plugin (a hook with a bare `return;`, a registered routing policy) and the JavaScript examples under checkJs.

@@ -4,7 +4,7 @@ import { priceMsat } from '../../core/pricing/formula.js';
 import { parseDecimal, toDecimalString } from '../../core/pricing/rational.js';
 
 /**
- * An independent reference of spec §2.8, written from the spec's words with every decimal scaled to
+ * An independent reference of the pricing formula (docs/pricing.md), written from its words with every decimal scaled to
  * 10^18 (all inputs in these tests have at most 18 fraction digits):
  *   base USD = p/1000 × (1000·promptRate) + c/1000 × (1000·completionRate) + request fee
  *   sats = base USD / BTC × 10^8;  final = sats × EXCHANGE_FEE × UPSTREAM_PROVIDER_FEE;  msat = final × 1000
@@ -51,7 +51,7 @@ const rate = fc
   .tuple(fc.integer({ min: 0, max: 99_999 }), fc.integer({ min: 4, max: 12 }))
   .map(([d, s]) => toDecimalString({ n: BigInt(d), d: 10n ** BigInt(s) }));
 
-describe('pricing formula (spec §2.8), exact to the msat', () => {
+describe('pricing formula, exact to the msat', () => {
   it('model-based: equals the independent BigInt reference', () => {
     fc.assert(
       fc.property(

@@ -4,7 +4,7 @@ import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { call } from './http.js';
 
 /**
- * Issue 25 item 4: /metrics behind METRICS_TOKEN (401 without it) or, unset, loopback clients only (403 for
+ * Closed doors: /metrics behind METRICS_TOKEN (401 without it) or, unset, loopback clients only (403 for
  * any other client, also one a trusted proxy forwards); the admin login (session cookie flags, `Secure` only
  * behind an https proxy in TRUSTED_PROXIES, failed logins rate-limited, no password in any cookie) and the
  * same-origin check of state-changing admin requests.

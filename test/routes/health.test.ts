@@ -13,7 +13,7 @@ async function unreadyChecks(h: PaidGateway): Promise<Record<string, string>> {
   return body.error.details.checks;
 }
 
-/** GET /healthz and /readyz (issue 9): readiness follows the store, the primary mint and the shutdown. */
+/** GET /healthz and /readyz: readiness follows the store, the primary mint and the shutdown. */
 describe('health probes', () => {
   const h = paidGatewayPerSuite({ store: 'sqlite' }, { auditEachTest: false });
 

@@ -5,7 +5,7 @@ import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
 
 /**
- * The Lightning deposit endpoints over HTTP (issue 13 items 1-3), on both stores, against the dev mint with
+ * The Lightning deposit endpoints over HTTP, on both stores, against the dev mint with
  * manual invoice payment: create → pending → (invoice paid) → the server issues the key without the client
  * asking → GET returns it, the balance is exactly amount × 1000 msat; top-up of an existing key; limits;
  * an unknown id; a create id is not a top-up id.

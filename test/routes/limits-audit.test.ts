@@ -15,7 +15,7 @@ import { type CallOptions, call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
 
 /**
- * Request limits on every endpoint (issue 12 item 7) on each store: per client IP for callers with no usable
+ * Request limits on every endpoint on each store: per client IP for callers with no usable
  * credential, a key's requests/min counted by the wallet endpoints too, failed admin logins per IP.
  * The gateway trusts 127.0.0.1 as a proxy, so each test names its own client address in X-Forwarded-For.
  */
@@ -47,7 +47,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) =>
       RATE_LIMIT_REQUESTS_PER_MINUTE: '5',
       ADMIN_PASSWORD: PASSWORD,
       ADMIN_LOGIN_ATTEMPTS_PER_MINUTE: '2',
-      // The callers here are forwarded clients, not loopback: /metrics needs its token (issue 25).
+      // The callers here are forwarded clients, not loopback: /metrics needs its token.
       METRICS_TOKEN: METRICS_TOKEN,
     },
   });

@@ -11,8 +11,8 @@ import { runChild } from './crash-recovery-suite.js';
 import { expectedSwap } from './fixtures/swap-arithmetic.js';
 
 /**
- * eCash from a mint this node does not trust, swapped to the primary mint over Lightning (FOREIGN_MINTS=swap,
- * issue 13 item 6), against two dev mints on one fake Lightning network: the primary leaves its mint quotes
+ * eCash from a mint this node does not trust, swapped to the primary mint over Lightning (FOREIGN_MINTS=swap),
+ * against two dev mints on one fake Lightning network: the primary leaves its mint quotes
  * UNPAID until the foreign mint's melt pays the invoice, and the foreign mint charges an input fee. Credited =
  * what the quote left after the input fee and the fee reserve, plus the reserve's unused part (NUT-08 change)
  * brought over by a second swap (fixtures/swap-arithmetic.ts works every amount by hand); the foreign proofs end
@@ -264,7 +264,7 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
       expect(await total(live)).toBe(before + receipt.amountMsat);
     });
 
-    describe('a foreign mint without NUT-09 restore (issue 25 item 8)', () => {
+    describe('a foreign mint without NUT-09 restore', () => {
       let bare: DevMint;
       beforeAll(async () => {
         bare = await startTestMint({ inputFeePpk: 100, nut09: false });

@@ -18,7 +18,7 @@ import {
 import { runChild } from './crash-recovery-suite.js';
 
 /**
- * A process killed with SIGKILL while it finishes a paid Lightning deposit (issue 13: "a process killed between
+ * A process killed with SIGKILL while it finishes a paid Lightning deposit ("a process killed between
  * paid and issued finishes after restart, once"). A real child process (fixtures/deposit-child.ts) runs the
  * watcher over the shared store and dies at a test kill point; a fresh wallet + finisher on the same store then
  * does what a restarted gateway does (recovery pass, then the watcher) and must end with exactly one key (create)

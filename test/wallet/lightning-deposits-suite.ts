@@ -15,7 +15,7 @@ import {
 import { until } from '../support/until.js';
 
 /**
- * Lightning deposits the server finishes (issue 13 items 1-4, service part; the HTTP side is
+ * Lightning deposits the server finishes (the service part; the HTTP side is
  * test/routes/lightning.test.ts, a real kill is lightning-deposits-crash-suite.ts): quotes persisted in the
  * store, a watcher that mints and credits without the client, once across several instances on one store
  * (processes), NUT-17 pushes and the polling fallback (a mint without NUT-17, a dropped socket, an outage that

@@ -19,7 +19,7 @@ import {
 import { runChild } from './crash-recovery-suite.js';
 
 /**
- * Lightning deposits into the wallet (issue 13, wallet part): a NUT-04 quote at the primary mint stays UNPAID
+ * Lightning deposits into the wallet (the wallet part): a NUT-04 quote at the primary mint stays UNPAID
  * until the dev mint is told it was paid; minting it stores exactly its value once — concurrent calls in one
  * or several wallets on the same store, a repeat after ISSUED, and a process killed right after the mint
  * signed (recovered from the journal by NUT-09 restore of the deterministic outputs).

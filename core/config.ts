@@ -53,6 +53,12 @@ export interface Config {
   logLevel: string;
   /** Ordered plugin names of the paid-call pipeline. */
   pipeline: string[];
+  /**
+   * NODE_COST_UPSTREAM: a call served by a node paid from the wallet (`"payment": "cashu"` / `"cashu-balance"`)
+   * shows what it cost the operator there in its `x-node-cost` block (`upstream_msats`). Off by default: every
+   * caller would see the reseller's cost.
+   */
+  nodeCostUpstream: boolean;
   /** RELAY_PATHS: the extra `/v1/*` paths the catch-all relays, each with its price (core/http/relay-paths.ts). */
   relayPaths: RelayPath[];
   /**
@@ -328,6 +334,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxies: list(env, 'TRUSTED_PROXIES', []),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     pipeline: list(env, 'PIPELINE', DEFAULT_PIPELINE),
+    nodeCostUpstream: bool(env, 'NODE_COST_UPSTREAM', false),
     relayPaths,
     clampMaxTokens: bool(env, 'CLAMP_MAX_TOKENS', false),
     workers,

@@ -10,6 +10,7 @@ import {
   RESERVATION,
   type RequestContext,
   SERVED_BY,
+  UPSTREAM_COST,
 } from '../core/context.js';
 import type { CallAuditRecord } from '../core/ledger/types.js';
 import { requestClientAddress } from '../core/limits/request-limits.js';
@@ -384,6 +385,8 @@ export const settle: PluginFactory = (options, services): Plugin => {
         );
       }
       const servedBy = ctx.local(SERVED_BY);
+      // What a paid node charged the operator for this call, shown only where the operator asked for it.
+      const upstreamMsat = services.config.nodeCostUpstream ? ctx.local(UPSTREAM_COST) : undefined;
       ctx.setLocal(COST_BLOCK, {
         sats: c.sats,
         msats: c.msat,
@@ -397,6 +400,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
         },
         estimated: usage.estimated,
         ...(servedBy !== undefined ? { provider: servedBy } : {}),
+        ...(upstreamMsat !== undefined ? { upstream_msats: upstreamMsat } : {}),
       });
     } catch (err) {
       // Left unsettled: the final hook tries once more; after that it is retried in the background

@@ -41,11 +41,16 @@ async function counter(c: typeof upstreamPaidMsatsTotal, labels: Record<string, 
   return v?.value ?? 0;
 }
 
-function nodeA(store: PaidStore, b: PaidGateway, name: string): Promise<PaidGateway> {
+function nodeA(
+  store: PaidStore,
+  b: PaidGateway,
+  name: string,
+  env: Record<string, string> = {},
+): Promise<PaidGateway> {
   return startPaidGateway({
     store,
     sharedMint: b.mint,
-    env: A_ENV,
+    env: { ...A_ENV, ...env },
     providersFile: () => ({ providers: [{ name, base_url: b.baseURL, payment: 'cashu' }] }),
   });
 }
@@ -87,6 +92,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     const body = JSON.parse(raw) as { choices: unknown[]; 'x-node-cost': { msats: number } };
     expect(body.choices.length).toBe(1);
     expect(body['x-node-cost'].msats).toBe(A_PRICE);
+    // What B cost A stays out of the user's block unless the operator asks for it (NODE_COST_UPSTREAM).
+    expect(body['x-node-cost']).not.toHaveProperty('upstream_msats');
     expect(await a.available(apiKey)).toBe(balanceMsat - A_PRICE);
     await until('A recorded what it paid B', async () => {
       return (await counter(upstreamPaidMsatsTotal, { provider })) === paidBefore + B_CHARGE;
@@ -120,6 +127,32 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     });
     expect(await proofsMsat(a.wallet)).toBe(aBefore - B_CHARGE);
     expect(await proofsMsat(b.wallet)).toBe(bBefore + B_CHARGE);
+  });
+
+  it('NODE_COST_UPSTREAM=true: x-node-cost shows what B cost the operator (upstream_msats), JSON and stream', async () => {
+    const shown = await nodeA(store, b, `shown-${store}`, { NODE_COST_UPSTREAM: 'true' });
+    try {
+      await shown.wallet.receive(await shown.mintToken(20));
+      const { apiKey, balanceMsat } = await shown.fundKey(50);
+      const post = (stream: boolean) =>
+        fetch(`${shown.baseURL}/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5, stream }),
+        });
+      const json = (await (await post(false)).json()) as { 'x-node-cost': Record<string, unknown> };
+      expect(json['x-node-cost']).toMatchObject({ msats: A_PRICE, upstream_msats: B_CHARGE });
+      const text = await (await post(true)).text();
+      const comment = text.split('\n').find((l) => l.startsWith(': x-node-cost '));
+      expect(JSON.parse(comment!.slice(': x-node-cost '.length))).toMatchObject({
+        msats: A_PRICE,
+        upstream_msats: B_CHARGE,
+      });
+      expect(await shown.available(apiKey)).toBe(balanceMsat - 2 * A_PRICE);
+      await shown.auditOk();
+    } finally {
+      await shown.close();
+    }
   });
 
   it('an operator wallet with no surplus: 503 operator_wallet_insufficient, the user charged nothing', async () => {

@@ -2036,6 +2036,12 @@ export interface components {
             estimated: boolean;
             /** @description The provider that served the call (after any failover), as /v1/providers names it. */
             provider?: string;
+            /**
+             * @description Only with NODE_COST_UPSTREAM=true (off by default: every caller would see the reseller's cost): what a
+             *     call served by another node paid from this node's wallet (`"payment": "cashu"` or `"cashu-balance"`)
+             *     cost the operator there. The admin audit records carry it whatever the setting.
+             */
+            upstream_msats?: number;
         };
         ChatCompletion: {
             id: string;

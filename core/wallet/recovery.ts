@@ -1,9 +1,9 @@
 import { isGatewayError } from '../errors.js';
 import type { WalletContext } from './context.js';
 import { resolveSwap } from './foreign-swap.js';
-import { type Outcome, payoutId, resolveOp } from './journal.js';
+import { isStale, type Outcome, payoutId, resolveOp } from './journal.js';
 import type { JournalEntry } from './store/proof-store.js';
-import type { PayoutSettler, RecoveryReport, WalletService } from './types.js';
+import type { PayoutSettler, RecoverOptions, RecoveryReport, WalletService } from './types.js';
 
 /**
  * The recovery pass: finishing or undoing every journalled operation a crash or an unreachable mint left
@@ -66,10 +66,11 @@ function payoutDue(ctx: WalletContext, entry: JournalEntry, now: number): boolea
   return now - entry.createdAt >= ctx.staleAfterMs;
 }
 
-/** One pass over the whole journal (start-up, or on demand). */
+/** One pass over the whole journal (start-up, periodically, or on demand); `staleOnly`: see RecoverOptions. */
 export async function recoverAll(
   ctx: WalletContext,
   payouts?: { settle: PayoutSettler; wallet: WalletService },
+  opts: RecoverOptions = {},
 ): Promise<RecoveryReport> {
   const report: RecoveryReport = {
     examined: 0,
@@ -78,10 +79,17 @@ export async function recoverAll(
     outputsRestored: 0,
     deferred: 0,
     payoutsResolved: 0,
+    fresh: 0,
   };
   const now = Date.now();
   for (const entry of await ctx.store.listOps()) {
     if (entry.kind === 'payout' && !payoutDue(ctx, entry, now)) continue;
+    if (opts.staleOnly && entry.kind !== 'payout' && !isStale(ctx, entry, now)) {
+      report.fresh++;
+      const staleIn = entry.createdAt + ctx.staleAfterMs + 1 - now;
+      report.nextStaleInMs = Math.min(report.nextStaleInMs ?? staleIn, staleIn);
+      continue;
+    }
     report.examined++;
     let outcome: Outcome;
     try {

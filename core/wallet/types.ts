@@ -152,6 +152,24 @@ export interface RecoveryReport {
   deferred: number;
   /** Payout records of payouts nobody finished, resolved (token back in our proofs, hold undone). */
   payoutsResolved: number;
+  /**
+   * `staleOnly`: entries not examined because a live process (this one or another sharing the store) may still
+   * be working on them — neither abandoned nor `claimStaleAfterMs` old.
+   */
+  fresh: number;
+  /** `staleOnly` with fresh entries: in how many ms the youngest of them counts as left by a dead process. */
+  nextStaleInMs?: number;
+}
+
+export interface RecoverOptions {
+  /**
+   * Examine only the entries no live process can still be working on: abandoned by their owner, or older than
+   * `claimStaleAfterMs`. A running gateway's passes use this: deciding a fresh entry against the mint while its
+   * owner is mid-operation (its melt or swap not yet at the mint) would roll back what the mint then performs —
+   * proofs spent at the mint back in the wallet, a paid Lightning refund's hold released. Off (every entry): a
+   * tool run while no gateway uses the store.
+   */
+  staleOnly?: boolean;
 }
 
 /**
@@ -208,7 +226,7 @@ export interface WalletService {
    * to the `payouts` settler. Call once before serving; safe to call again. Entries whose mint (or, for a
    * payout record, the ledger) is unreachable stay in the journal for the next pass.
    */
-  recover(): Promise<RecoveryReport>;
+  recover(opts?: RecoverOptions): Promise<RecoveryReport>;
 
   /** Proofs held per mint and unit, from the store (no mint call). */
   balances(): Promise<BalanceLine[]>;

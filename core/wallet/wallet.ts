@@ -130,7 +130,7 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
       const req = new PaymentRequest([], undefined, amount, unit, [...mints], o.description, true);
       return req.toEncodedCreqA();
     },
-    recover: () => recoverAll(ctx, opts.payouts && { settle: opts.payouts, wallet: service }),
+    recover: (o) => recoverAll(ctx, opts.payouts && { settle: opts.payouts, wallet: service }, o),
     balances: () => balances(ctx),
     checkSolvency: (total) => checkSolvency(ctx, total),
     async payInvoice(invoice, o = {}) {

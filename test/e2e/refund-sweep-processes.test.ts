@@ -161,7 +161,11 @@ describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep
         return w.balance === 0 && w.reserved === 0;
       },
       20_000,
-    );
+    ).catch((err: Error) => {
+      throw new Error(
+        `${err.message}\n--- a ---\n${a.logs().slice(-4000)}\n--- b ---\n${b.logs().slice(-4000)}`,
+      );
+    });
     // One invoice paid (two asked: 300 sats do not cover 300 + a 3-sat reserve; 297 sats were sent).
     expect((await paidSince(from)).length).toBe(1);
     expect(lnurl.invoices.length - from).toBe(2);

@@ -180,9 +180,12 @@ export async function openMoneyServices(
         payouts: (record, w) => settlePayoutRecord({ ledger: payoutLedger, wallet: w }, record),
       });
       closers.push(() => built.close());
-      // Finish or roll back what a crash left half-done before any new money moves. Every pass of a running
-      // gateway leaves alone the entries a live process may still be working on (another process sharing the
-      // store, or this one): only abandoned or `claimStaleAfterMs`-old entries are decided (RecoverOptions).
+      // Finish or roll back what a crash left half-done before any new money moves: every entry, as a process
+      // that starts finds them. The passes that follow, while this process (and maybe others sharing the store)
+      // is serving, leave alone what a live process may still be working on (RecoverOptions.staleOnly).
+      const report = await built.recover();
+      if (report.examined > 0) log.info({ recovery: report }, 'wallet recovery pass');
+      wallet = built;
       let recovering = false;
       const pass = () => {
         if (recovering) return Promise.resolve(undefined);
@@ -197,17 +200,6 @@ export async function openMoneyServices(
             recovering = false;
           });
       };
-      const report = await pass();
-      wallet = built;
-      // Entries left fresh at start (a process of this store died moments ago, or another is mid-operation) are
-      // decided once they count as left: one more pass then, not a whole period later.
-      if (report?.nextStaleInMs !== undefined) {
-        const soon = setTimeout(() => {
-          pass().catch((err: unknown) => log.warn({ err }, 'wallet recovery pass failed'));
-        }, report.nextStaleInMs);
-        soon.unref();
-        closers.push(() => clearTimeout(soon));
-      }
       // Repeat the pass now and then: a send that failed on a mint outage keeps its proofs journalled (not
       // spendable) until a pass resolves it, and a payout pending at the mint finishes only in a pass.
       const everyRecover = opts.recoverEveryMs ?? config.cashu.recoveryMs;

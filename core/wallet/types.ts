@@ -164,7 +164,7 @@ export interface RecoveryReport {
 export interface RecoverOptions {
   /**
    * Examine only the entries no live process can still be working on: abandoned by their owner, or older than
-   * `claimStaleAfterMs`. A running gateway's passes use this: deciding a fresh entry against the mint while its
+   * `claimStaleAfterMs`. A gateway's passes while it serves use this: deciding a fresh entry against the mint while its
    * owner is mid-operation (its melt or swap not yet at the mint) would roll back what the mint then performs —
    * proofs spent at the mint back in the wallet, a paid Lightning refund's hold released. Off (every entry): a
    * tool run while no gateway uses the store.

@@ -79,6 +79,23 @@ export async function ask(port: number, ...args: string[]): Promise<string> {
   }
 }
 
+/**
+ * Loopback ports for one topology, each handed out once: the kernel may give a just-closed port back, and two
+ * nodes (or a node and its bus) on one port leave one of them unable to start.
+ */
+function portPicker(): () => Promise<number> {
+  const taken = new Set<number>();
+  return async () => {
+    for (;;) {
+      const port = await freePort();
+      if (!taken.has(port)) {
+        taken.add(port);
+        return port;
+      }
+    }
+  };
+}
+
 class Processes {
   readonly dir = mkdtempSync(join(tmpdir(), 'gw-redis-'));
   private readonly procs = new Map<number, ChildProcess>();
@@ -133,11 +150,12 @@ export async function startRedisCluster(
 ): Promise<RedisTopology> {
   const replicas = opts.replicas ?? 0;
   const ps = new Processes();
+  const nextPort = portPicker();
   const ports: number[] = [];
   try {
     for (let i = 0; i < 3 * (1 + replicas); i++) {
-      const port = await freePort();
-      const bus = await freePort();
+      const port = await nextPort();
+      const bus = await nextPort();
       ps.start(port, [
         '--port',
         String(port),
@@ -232,9 +250,10 @@ export const SENTINEL_MASTER = 'gwmaster';
  */
 export async function startRedisSentinel(opts: { downAfterMs?: number } = {}): Promise<RedisTopology> {
   const ps = new Processes();
+  const nextPort = portPicker();
   try {
-    const master = await freePort();
-    const replica = await freePort();
+    const master = await nextPort();
+    const replica = await nextPort();
     ps.start(master, ['--port', String(master), ...EPHEMERAL, '--dir', ps.dir]);
     ps.start(replica, [
       '--port',
@@ -254,7 +273,7 @@ export async function startRedisSentinel(opts: { downAfterMs?: number } = {}): P
     );
     const sentinels: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const port = await freePort();
+      const port = await nextPort();
       const conf = join(ps.dir, `sentinel-${port}.conf`);
       writeFileSync(
         conf,

@@ -207,9 +207,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the node on the network (%s)', (s
     expect(res.headers.get('cache-control')).toBe('no-store');
     assertDocumented('POST', '/admin/api/network/publish', 200, res.body);
     // The refusing relay was asked again before its backoff ran out, and refused again; the accepting one
-    // answered for the listing it holds.
+    // answered for the listing it holds (at least once: a change check every NOSTR_CHECK_MS may publish too).
     expect(refusing.received).toBe(received + 1);
-    expect(relay.received).toBe(accepted + 1);
+    expect(relay.received).toBeGreaterThanOrEqual(accepted + 1);
     const [a, b] = res.body.relays;
     expect(a).toMatchObject({ ok: true, event_id: res.body.listing.id, last_error: null });
     expect(Date.parse(a!.last_success_at!)).toBeGreaterThanOrEqual(

@@ -186,26 +186,23 @@ export async function openMoneyServices(
       const report = await built.recover();
       if (report.examined > 0) log.info({ recovery: report }, 'wallet recovery pass');
       wallet = built;
-      let recovering = false;
-      const pass = () => {
-        if (recovering) return Promise.resolve(undefined);
-        recovering = true;
-        return built
-          .recover({ staleOnly: true })
-          .then((r) => {
-            if (r.examined > 0) log.info({ recovery: r }, 'wallet recovery pass');
-            return r;
-          })
-          .finally(() => {
-            recovering = false;
-          });
-      };
       // Repeat the pass now and then: a send that failed on a mint outage keeps its proofs journalled (not
       // spendable) until a pass resolves it, and a payout pending at the mint finishes only in a pass.
       const everyRecover = opts.recoverEveryMs ?? config.cashu.recoveryMs;
       if (everyRecover > 0) {
+        let recovering = false;
         const timer = setInterval(() => {
-          pass().catch((err: unknown) => log.warn({ err }, 'wallet recovery pass failed'));
+          if (recovering) return;
+          recovering = true;
+          built
+            .recover({ staleOnly: true })
+            .then((r) => {
+              if (r.examined > 0) log.info({ recovery: r }, 'wallet recovery pass');
+            })
+            .catch((err: unknown) => log.warn({ err }, 'wallet recovery pass failed'))
+            .finally(() => {
+              recovering = false;
+            });
         }, everyRecover);
         timer.unref();
         closers.push(() => clearInterval(timer));

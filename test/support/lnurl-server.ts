@@ -21,7 +21,8 @@ export class LnurlServer {
   requests = 0;
   constructor(private readonly recipient: Wallet) {}
 
-  async start(): Promise<void> {
+  /** `port` 0 (default): a free one; `npm run lnurl:dev` (scripts/dev-lnurl.ts) names one. */
+  async start(port = 0): Promise<void> {
     this.server = createServer((req, res) => {
       this.requests++;
       const url = new URL(req.url ?? '/', `http://127.0.0.1:${this.port}`);
@@ -57,7 +58,7 @@ export class LnurlServer {
         );
       } else send(404, { status: 'ERROR', reason: 'unknown user' });
     });
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    await new Promise<void>((r) => this.server.listen(port, '127.0.0.1', r));
     this.port = (this.server.address() as AddressInfo).port;
   }
 

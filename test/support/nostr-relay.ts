@@ -50,10 +50,11 @@ export interface TestRelay {
   close(): Promise<void>;
 }
 
-export async function startTestRelay(): Promise<TestRelay> {
+/** `port` 0 (default): a free one; `npm run relay:dev` (scripts/dev-relay.ts) names one. */
+export async function startTestRelay(port = 0): Promise<TestRelay> {
   const repo = new MemoryRepository();
   const relay = new NostrRelay(repo);
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  const wss = new WebSocketServer({ host: '127.0.0.1', port });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   const t: TestRelay = {
     url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}`,

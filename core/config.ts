@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseRelayPaths, type RelayPath } from './http/relay-paths.js';
 import { type RedisConfig, readRedisConfig } from './store/redis-config.js';
@@ -250,6 +251,28 @@ export const DEFAULT_PIPELINE = [
   'settle',
   'change-token',
 ];
+
+/**
+ * ENV_FILE (default `.env` in the working directory): when the file exists, its variables are read into the
+ * environment before the configuration is (Node's process.loadEnvFile; a variable already set in the environment
+ * wins). The gateway (`npm start`) and the operator tools (wallet:*, audit, models:sync, nostr:listing,
+ * nodes:discover) call this first, so one file configures them all. Returns the path read, if any; an ENV_FILE
+ * that names a missing file is a ConfigError.
+ */
+export function readEnvFile(env: Env = process.env): string | undefined {
+  const named = env.ENV_FILE;
+  const path = named !== undefined && named !== '' ? named : '.env';
+  if (!existsSync(path)) {
+    if (named) throw new ConfigError(`ENV_FILE names ${named}, which does not exist`);
+    return undefined;
+  }
+  try {
+    process.loadEnvFile(path);
+  } catch (err) {
+    throw new ConfigError(`${path} could not be read: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return path;
+}
 
 export function loadConfig(env: Env = process.env): Config {
   const foreignMode = str(env, 'FOREIGN_MINTS', 'refuse');

@@ -1,5 +1,5 @@
 import { isClusterWorker, runPrimary } from './cluster.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, readEnvFile } from './config.js';
 import { createLogger, redactUrl, setLogger } from './log.js';
 import { startGateway } from './server.js';
 import { closeOnSignals } from './shutdown.js';
@@ -12,6 +12,7 @@ import { closeOnSignals } from './shutdown.js';
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   try {
+    readEnvFile();
     config = loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {

@@ -10,14 +10,14 @@ import { SqliteWebhookStore } from './events/sqlite-webhook-store.js';
 import type { WebhookEvents } from './events/types.js';
 import { createLedger } from './ledger/index.js';
 import { LeasingLedger } from './ledger/leasing.js';
-import { PROCESS_ID } from './ledger/owner.js';
+import { orphanReport, PROCESS_ID } from './ledger/owner.js';
 import type { Ledger, LedgerOptions } from './ledger/types.js';
 import { WindowLimiter } from './limits/window-limiter.js';
 import type { Logger } from './log.js';
 import { NodeNetwork } from './network/node-network.js';
 import type { Services } from './plugin.js';
 import { createBtcPriceSource } from './pricing/btc-price.js';
-import { pricingMode } from './pricing/formula.js';
+import { pricingMode, tickersNeeded } from './pricing/formula.js';
 import { PricingHolder } from './pricing/holder.js';
 import { createPricing } from './pricing/pricing.js';
 import { PaidNodes } from './providers/paid-nodes.js';
@@ -231,9 +231,9 @@ export async function openMoneyServices(
       const built = createBtcPriceSource({ config: config.pricing, log });
       closers.push(() => built.close());
       // Model-based prices depend on the tickers: the first price is awaited before the gateway listens.
-      // Fixed and token pricing only show `usd` (and price unit-priced calls in token mode): the tickers run
-      // in the background, never delaying the start.
-      if (config.pricing.btcUsdPrice === undefined) {
+      // Token pricing only prices unit-priced calls with it: the tickers run in the background, never delaying
+      // the start. Fixed pricing needs none: no ticker runs (tickersNeeded).
+      if (tickersNeeded(config.pricing)) {
         if (pricingMode(config.pricing) === 'model') {
           await built.refresh().catch((err: unknown) => {
             log.warn(
@@ -260,7 +260,8 @@ export async function openMoneyServices(
       const beat = async () => {
         await l.heartbeat(PROCESS_ID);
         const r = await l.releaseOrphans(orphanMs);
-        if (r.processes > 0) log.warn(r, 'released what stopped processes held');
+        const report = orphanReport(r);
+        if (report) log[report.level](r, report.msg);
       };
       await beat().catch((err: unknown) => log.warn({ err }, 'heartbeat failed'));
       let beating = false;

@@ -1,6 +1,7 @@
 import { GatewayError } from './errors.js';
 import { REDACTED, redactUrl } from './log.js';
 import type { Services } from './plugin.js';
+import { tickersNeeded } from './pricing/formula.js';
 import { createPricing } from './pricing/pricing.js';
 import type { PricingConfig } from './pricing/types.js';
 import type { StoreConnection } from './store/connection.js';
@@ -211,9 +212,9 @@ function applyPrepared(
     // every stage holding the holder prices with the new terms from the next call on.
     Object.assign(c.pricing, nextPricing);
     services.pricing?.swap(built);
-    if (built.mode === 'model' && services.btc !== undefined && c.pricing.btcUsdPrice === undefined) {
-      // The ticker refresh only runs in model mode; switching to it starts it.
-      services.btc.refresh().catch(() => undefined);
+    if (services.btc !== undefined && tickersNeeded(c.pricing)) {
+      // Fixed pricing runs no ticker (core/services.ts); switching to token or model pricing starts it (a no-op
+      // when it runs already; it fetches a first price when it has none).
       services.btc.start();
     }
   }

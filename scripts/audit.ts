@@ -1,4 +1,4 @@
-import { loadConfig } from '../core/config.js';
+import { loadConfig, readEnvFile } from '../core/config.js';
 import { createLedger } from '../core/ledger/index.js';
 import { openStore } from '../core/store/connection.js';
 
@@ -8,6 +8,7 @@ import { openStore } from '../core/store/connection.js';
  * fees), 0 ≤ reserved ≤ balance, reserved = sum of open reservations. Prints the report as JSON and exits
  * 1 when there is any breach, 2 when the store cannot be read.
  */
+readEnvFile();
 const config = loadConfig();
 const conn = openStore({
   redis: config.redis,

@@ -3,10 +3,11 @@
  * (UPSTREAM_BASE_URL, UPSTREAM_API_KEY), keeping every price and field the operator set. Default path:
  * MODELS_PATH, else ./models.json. The running gateway picks the new file up by itself (it watches it).
  */
-import { ConfigError, loadConfig } from '../core/config.js';
-import { syncModels } from './lib/models-sync.js';
+import { ConfigError, loadConfig, readEnvFile } from '../core/config.js';
+import { ModelsSyncError, syncModels } from './lib/models-sync.js';
 
 try {
+  readEnvFile();
   const config = loadConfig();
   const i = process.argv.indexOf('--out');
   const path = i !== -1 ? process.argv[i + 1] : (config.modelsPath ?? './models.json');
@@ -16,6 +17,8 @@ try {
     `${path}: ${r.total} models (${r.added.length} new from the upstream, ${r.kept} already there)`,
   );
 } catch (err) {
-  console.error(err instanceof ConfigError ? `Configuration error: ${err.message}` : err);
+  if (err instanceof ConfigError) console.error(`Configuration error: ${err.message}`);
+  else if (err instanceof ModelsSyncError) console.error(`models:sync: ${err.message}`);
+  else console.error(err);
   process.exit(1);
 }

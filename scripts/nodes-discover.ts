@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../core/config.js';
+import { loadConfig, readEnvFile } from '../core/config.js';
 import { type DiscoveredNode, discoverNodes, providerEntry } from '../core/network/discovery.js';
 
 /**
@@ -18,6 +18,7 @@ const { values } = parseArgs({
     all: { type: 'boolean', default: false },
   },
 });
+readEnvFile();
 const config = loadConfig();
 const relays = values.relays
   ? values.relays

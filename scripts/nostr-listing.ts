@@ -1,4 +1,4 @@
-import { loadConfig } from '../core/config.js';
+import { loadConfig, readEnvFile } from '../core/config.js';
 import { createLedger } from '../core/ledger/index.js';
 import { signListing } from '../core/network/listing.js';
 import { listingFor } from '../core/network/node-network.js';
@@ -10,6 +10,7 @@ import { openStore } from '../core/store/connection.js';
  * the running gateway publishes it, without publishing anything. The key is NOSTR_NSEC, else the one kept in
  * the configured money store (made there now if the node never started). Exit 2 when it cannot be made.
  */
+readEnvFile();
 const config = loadConfig();
 const conn = openStore({
   redis: config.redis,

@@ -1,4 +1,4 @@
-import { loadConfig } from '../core/config.js';
+import { loadConfig, readEnvFile } from '../core/config.js';
 import { createLogger } from '../core/log.js';
 import { openStore, type StoreConnection } from '../core/store/connection.js';
 import { createWallet, type WalletService } from '../core/wallet/wallet.js';
@@ -9,8 +9,13 @@ import { createWallet, type WalletService } from '../core/wallet/wallet.js';
  * Logs go to stderr at warn level; stdout carries only the script's result.
  */
 export async function openOperatorWallet(): Promise<{ wallet: WalletService; conn: StoreConnection }> {
+  readEnvFile();
   const config = loadConfig();
-  if (config.cashu.mints.length === 0) throw new Error('CASHU_MINTS is empty: set the trusted mint URLs');
+  if (config.cashu.mints.length === 0) {
+    throw new Error(
+      'CASHU_MINTS is empty: set it (and REDIS_URL or DATA_DIR) as the gateway has them, in the environment or in .env (ENV_FILE)',
+    );
+  }
   const conn = openStore({
     redis: config.redis,
     redisPrefix: config.redisPrefix,

@@ -21,3 +21,16 @@ export function ownerOf(id: string): string | undefined {
   const m = /^[^~]*~([0-9a-f]{12})~/.exec(id);
   return m?.[1];
 }
+
+/**
+ * How a heartbeat pass reports `Ledger.releaseOrphans`: a warning only when reservations or holds were released
+ * (a process died holding money); stopped processes that held nothing (a clean stop, a restart) are an info line.
+ */
+export function orphanReport(r: {
+  processes: number;
+  released: number;
+}): { level: 'warn' | 'info'; msg: string } | undefined {
+  if (r.released > 0) return { level: 'warn', msg: 'released what stopped processes held' };
+  if (r.processes > 0) return { level: 'info', msg: 'forgot stopped processes (they held nothing)' };
+  return undefined;
+}

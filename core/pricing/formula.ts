@@ -63,6 +63,15 @@ export function pricingMode(config: PricingConfig): PricingMode {
   return 'model';
 }
 
+/**
+ * Whether the BTC tickers run: only a mode that converts USD prices into msats needs a BTC price (model pricing,
+ * and token pricing for unit-priced calls). Fixed pricing charges sats as configured, so no ticker runs and an
+ * offline node logs no ticker failures (its `usd` display figures are then left out); BTC_USD_PRICE pins a price.
+ */
+export function tickersNeeded(config: PricingConfig): boolean {
+  return config.btcUsdPrice === undefined && pricingMode(config) !== 'fixed';
+}
+
 /** The multiplier EXCHANGE_FEE × UPSTREAM_PROVIDER_FEE, exact. */
 export function multiplier(exchangeFee: Decimal = 1.005, upstreamProviderFee: Decimal = 1.05): Rational {
   return mul(parseDecimal(exchangeFee), parseDecimal(upstreamProviderFee));

@@ -35,8 +35,12 @@ export interface RouteMoney extends MoneySteps {
 export function moneyServices(services: Services): RouteMoney {
   const { ledger, wallet } = services;
   if (ledger === undefined || wallet === undefined) {
+    // The gateway always opens its store; the wallet only when CASHU_MINTS names a mint (core/services.ts).
     throw new GatewayError('service_unavailable', {
-      message: 'This node has no balance store or eCash wallet configured',
+      message:
+        wallet === undefined
+          ? 'This node has no eCash wallet: set CASHU_MINTS to the URLs of the mints it trusts (comma-separated) and restart it'
+          : 'This node has no balance store configured',
     });
   }
   return { ledger, wallet, services };

@@ -10,6 +10,11 @@ import { parseProviderList } from '../../core/upstream/model-catalog.js';
 
 type Entry = Record<string, unknown> & { id: string };
 
+/** What went wrong, worded for the operator: the URL tried and the setting to change (no stack needed). */
+export class ModelsSyncError extends Error {
+  override name = 'ModelsSyncError';
+}
+
 export interface SyncResult {
   added: string[];
   kept: number;
@@ -23,12 +28,33 @@ export async function syncModels(opts: {
   fetchImpl?: typeof fetch;
 }): Promise<SyncResult> {
   const f = opts.fetchImpl ?? fetch;
-  const res = await f(`${opts.baseUrl.replace(/\/+$/, '')}/models`, {
-    headers: opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {},
-    signal: AbortSignal.timeout(20_000),
-  });
-  if (!res.ok) throw new Error(`GET ${opts.baseUrl}/models answered ${res.status}`);
-  const upstream = parseProviderList(await res.json(), 'upstream', Math.floor(Date.now() / 1000));
+  const url = `${opts.baseUrl.replace(/\/+$/, '')}/models`;
+  let res: Response;
+  let body: unknown;
+  try {
+    res = await f(url, {
+      headers: opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {},
+      signal: AbortSignal.timeout(20_000),
+    });
+    body = res.ok ? await res.json() : undefined;
+  } catch (err) {
+    const e = err as { cause?: { code?: string; message?: string }; message?: string; name?: string };
+    const why =
+      e.cause?.code ?? e.cause?.message ?? (e.name === 'TimeoutError' ? 'no answer in 20 s' : e.message);
+    throw new ModelsSyncError(
+      `could not read the model list at ${url} (${why}). Set UPSTREAM_BASE_URL to the provider's ` +
+        'OpenAI-compatible base URL (e.g. https://api.openai.com/v1), and UPSTREAM_API_KEY if it needs a key, ' +
+        'in the environment or in the .env file the gateway reads',
+    );
+  }
+  if (!res.ok) {
+    const hint =
+      res.status === 401 || res.status === 403
+        ? 'Set UPSTREAM_API_KEY to a key this provider accepts'
+        : 'Check UPSTREAM_BASE_URL: it should be the base URL that /models and /chat/completions hang off';
+    throw new ModelsSyncError(`GET ${url} answered ${res.status}. ${hint}`);
+  }
+  const upstream = parseProviderList(body, 'upstream', Math.floor(Date.now() / 1000));
   const existing: Entry[] = existsSync(opts.path)
     ? ((JSON.parse(readFileSync(opts.path, 'utf8')) as { models?: Entry[] }).models ?? [])
     : [];

@@ -26,7 +26,7 @@ import { applyPatch, loadPersistedSettings, reloadSettings } from './settings.js
 import { SHUTDOWN_SQLITE_BUSY_MS, SHUTDOWN_STEP_MS, within } from './shutdown.js';
 import { openStore, type StoreConnection } from './store/connection.js';
 import { StoreSignals } from './store/signals.js';
-import { ModelCatalog } from './upstream/model-catalog.js';
+import { ModelCatalog, PartialModelList } from './upstream/model-catalog.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import { LightningDeposits } from './wallet/lightning-deposits.js';
 import type { CreateWalletOptions, WalletService } from './wallet/types.js';
@@ -396,6 +396,13 @@ async function unionOfModels(providers: Providers): Promise<unknown> {
     }
   });
   if (!answered && data.length === 0) throw (answers[0] as PromiseRejectedResult).reason;
+  // A provider without named models whose list did not come: use what came, and let the catalogue retry.
+  const failed = providers.list.filter((p, i) => answers[i]!.status === 'rejected' && !p.namedModels?.length);
+  if (failed.length > 0)
+    throw new PartialModelList(
+      { object: 'list', data },
+      failed.map((p) => p.name),
+    );
   return { object: 'list', data };
 }
 

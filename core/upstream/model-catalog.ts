@@ -75,9 +75,29 @@ export interface ModelCatalogOptions {
   modelsPath?: string | undefined;
   /** Refresh period of the provider list; default 10 minutes. */
   refreshMs?: number;
+  /**
+   * After a failed fetch, the list is fetched again after this delay, doubling on each failure up to
+   * `retryMaxMs` (default the smaller of 60 s and `refreshMs`), until it answers: a gateway whose upstream
+   * started after it lists the upstream's models within seconds, not at the next periodic refresh. Default 1 s.
+   */
+  retryMs?: number;
+  retryMaxMs?: number;
   /** `owned_by` for models that do not say. */
   ownedBy?: string;
   log?: Logger;
+}
+
+/**
+ * Thrown by `fetchModels` when some providers answered and others did not: the list of those that answered is
+ * used now, and the fetch is retried (with backoff) until every provider answers.
+ */
+export class PartialModelList extends Error {
+  constructor(
+    readonly doc: unknown,
+    readonly failed: readonly string[],
+  ) {
+    super(`no model list from ${failed.join(', ')}`);
+  }
 }
 
 /** More than this many models from a provider are ignored (bounded memory). */
@@ -90,6 +110,10 @@ export class ModelCatalog {
   private merged = new Map<string, CatalogModel>();
   private readonly ratesCache = new WeakMap<ModelPricing, UsdRates>();
   private timer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  /** Failed fetches in a row (0: the last one answered). */
+  private failures = 0;
+  private stopped = false;
   private watching: string | undefined;
   private readonly startedAt = Math.floor(Date.now() / 1000);
   /** When the provider list was last fetched successfully (ms epoch), if ever. */
@@ -111,8 +135,11 @@ export class ModelCatalog {
   }
 
   stop(): void {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     if (this.watching !== undefined) unwatchFile(this.watching);
     this.watching = undefined;
   }
@@ -147,22 +174,55 @@ export class ModelCatalog {
     });
   }
 
-  /** Re-fetches the provider list; returns false (keeping the old list) when that fails. */
+  /**
+   * Re-fetches the provider list; returns false (keeping the old list, or taking the part that answered) when
+   * that fails, and schedules a retry with backoff (`retryMs`) until a fetch answers.
+   */
   async refresh(): Promise<boolean> {
     if (this.opts.fetchModels === undefined) return false;
     try {
       const doc = await this.opts.fetchModels();
-      this.upstreamModels = parseProviderList(doc, this.opts.ownedBy ?? 'upstream', this.startedAt);
-      this.lastRefresh = Date.now();
-      this.rebuild();
+      this.take(doc);
+      if (this.failures > 0) {
+        this.opts.log?.info({ attempts: this.failures + 1 }, 'upstream model list fetched');
+      }
+      this.failures = 0;
+      if (this.retryTimer) clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
       return true;
     } catch (err) {
-      this.opts.log?.warn(
-        { reason: err instanceof Error ? err.message : String(err) },
-        'could not fetch the upstream model list; keeping the last known list',
+      if (err instanceof PartialModelList) this.take(err.doc);
+      const delay = this.scheduleRetry();
+      // The first failure of a streak is a warning; the retries that follow it are debug lines.
+      this.opts.log?.[this.failures === 1 ? 'warn' : 'debug'](
+        { reason: err instanceof Error ? err.message : String(err), retryInMs: delay },
+        'could not fetch the upstream model list; keeping the last known list and retrying',
       );
       return false;
     }
+  }
+
+  private take(doc: unknown): void {
+    this.upstreamModels = parseProviderList(doc, this.opts.ownedBy ?? 'upstream', this.startedAt);
+    this.lastRefresh = Date.now();
+    this.rebuild();
+  }
+
+  /** Counts the failure and arms the one retry timer (unless one is armed already); returns its delay. */
+  private scheduleRetry(): number | undefined {
+    this.failures++;
+    if (this.stopped) return undefined;
+    const first = this.opts.retryMs ?? 1000;
+    const max = this.opts.retryMaxMs ?? Math.min(60_000, this.opts.refreshMs ?? 10 * 60_000);
+    const delay = Math.min(max, first * 2 ** Math.min(this.failures - 1, 30));
+    if (this.retryTimer === undefined && delay > 0) {
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        void this.refresh();
+      }, delay);
+      this.retryTimer.unref();
+    }
+    return delay;
   }
 
   /** Reads and validates models.json; a broken file stops the start with a message naming it. */

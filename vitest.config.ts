@@ -19,6 +19,8 @@ const SERIAL = [
   'test/ledger/lease-config.test.ts',
   'test/routes/prometheus.test.ts',
   'test/**/*browser*.test.ts',
+  // Each README walkthrough starts several servers (up to six Redis nodes, two gateways) under a time limit.
+  'test/docs/readme-walkthroughs.test.ts',
 ];
 const workers = Number(process.env.TEST_WORKERS ?? 3);
 

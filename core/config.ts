@@ -260,8 +260,8 @@ export const DEFAULT_PIPELINE = [
  * that names a missing file is a ConfigError.
  */
 export function readEnvFile(env: Env = process.env): string | undefined {
-  const named = env.ENV_FILE;
-  const path = named !== undefined && named !== '' ? named : '.env';
+  const named = optStr(env, 'ENV_FILE');
+  const path = named ?? '.env';
   if (!existsSync(path)) {
     if (named) throw new ConfigError(`ENV_FILE names ${named}, which does not exist`);
     return undefined;

@@ -96,6 +96,12 @@ const CASES: Record<string, Case> = {
   },
 };
 
+const FORBIDDEN = [
+  /BTC price ticker failed/,
+  /released what stopped processes held/,
+  /\n\s+at .*\(.*:\d+:\d+\)/,
+];
+
 /** A free port whose cluster bus port (+10000) is free too. */
 async function clusterPort(taken: Set<number>): Promise<number> {
   for (;;) {
@@ -222,6 +228,9 @@ describe('README walkthroughs', () => {
           const want = new RegExp(swap(e.source), e.flags);
           expect(output, `${name} did not print ${want}:\n${output.slice(-6000)}`).toMatch(want);
         }
+        // Messages a newcomer should not meet on a healthy local run: ticker failures under fixed (or pinned)
+        // pricing, a restart warning about releases that released nothing, a raw stack.
+        for (const f of FORBIDDEN) expect(output, `${name} printed ${f}`).not.toMatch(f);
         expect(
           git(dir, 'status', '--porcelain', '--untracked-files=all'),
           `${name} left files git sees`,

@@ -8,8 +8,10 @@ cd "$(dirname "$0")/.."
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 [ -x /usr/bin/prometheus ] || missing+=(prometheus)
+# The README walkthroughs (test/docs/readme-walkthroughs.test.ts) read JSON answers with jq, as the README does.
+command -v jq >/dev/null 2>&1 || missing+=(jq)
 if [ "${#missing[@]}" -gt 0 ]; then
-  echo "== installing Debian ${missing[*]} for the browser and Prometheus tests"
+  echo "== installing Debian ${missing[*]} for the browser, Prometheus and README tests"
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else

@@ -40,6 +40,7 @@ const upstreamUrl = `http://127.0.0.1:${upstreamPort}/v1`;
 const gatewayUrl = `http://127.0.0.1:${port}`;
 const children: Array<{ name: string; child: ChildProcess; exited: Promise<void> }> = [];
 let stopping = false;
+let stopped: Promise<never> | undefined;
 
 /** A child in its own process group (detached), its output in `<dir>/<name>.log`. */
 function start(name: string, args: string[], env: Record<string, string> = {}): void {
@@ -71,29 +72,35 @@ function tail(name: string): string {
   }
 }
 
-/** Signals each child's whole process group, waits up to 10 s for the exits, then SIGKILLs what is left. */
-async function stop(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    const signal = (c: ChildProcess, s: NodeJS.Signals) => {
-      try {
-        if (c.pid !== undefined) process.kill(-c.pid, s);
-      } catch {
-        // the group is gone already
-      }
-    };
-    for (const { child } of children) signal(child, 'SIGTERM');
-    const all = Promise.all(children.map((c) => c.exited));
-    const late = await Promise.race([all.then(() => false), new Promise((r) => setTimeout(r, 10_000, true))]);
-    if (late) for (const { child } of children) signal(child, 'SIGKILL');
-    for (const { child } of children) signal(child, 'SIGKILL'); // workers or grandchildren left in a group
-    rmSync(dir, { recursive: true, force: true });
-    console.error('demo stopped: dev mint, mock provider and gateway');
-  }
+/**
+ * Signals each child's whole process group, waits up to 10 s for the exits, then SIGKILLs what is left; once,
+ * however many signals come (Ctrl-C reaches this process from the terminal and again from npm, which forwards it).
+ */
+function stop(code: number): Promise<never> {
+  stopped ??= stopAll(code);
+  return stopped;
+}
+
+async function stopAll(code: number): Promise<never> {
+  stopping = true;
+  const signal = (c: ChildProcess, s: NodeJS.Signals) => {
+    try {
+      if (c.pid !== undefined) process.kill(-c.pid, s);
+    } catch {
+      // the group is gone already
+    }
+  };
+  for (const { child } of children) signal(child, 'SIGTERM');
+  const all = Promise.all(children.map((c) => c.exited));
+  const late = await Promise.race([all.then(() => false), new Promise((r) => setTimeout(r, 10_000, true))]);
+  if (late) for (const { child } of children) signal(child, 'SIGKILL');
+  for (const { child } of children) signal(child, 'SIGKILL'); // workers or grandchildren left in a group
+  rmSync(dir, { recursive: true, force: true });
+  console.error('demo stopped: dev mint, mock provider and gateway');
   process.exit(code);
 }
-process.once('SIGINT', () => void stop(0));
-process.once('SIGTERM', () => void stop(0));
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
 
 async function ready(what: string, url: string, name: string): Promise<void> {
   const late = await waitReady([url], { timeoutMs: 120_000 });

@@ -46,55 +46,64 @@ describe('npm run demo', () => {
     child = undefined;
   });
 
-  it('serves a paid call with the key it prints, then SIGTERM stops all three and removes its store', async () => {
-    const [port, mintPort, upstreamPort] = [await freePort(), await freePort(), await freePort()];
-    child = spawn(
-      'npm',
-      [
-        'run',
-        'demo',
-        '--',
-        '--port',
-        `${port}`,
-        '--mint-port',
-        `${mintPort}`,
-        '--upstream-port',
-        `${upstreamPort}`,
-      ],
-      { cwd: projectRoot(), env: env() },
-    );
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr?.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    await until('the demo prints its key', () => out.includes('Ctrl-C stops all three.'), 240_000, 200);
-    const key = /KEY=(sk-\S+)/.exec(out)?.[1];
-    const store = /SQLite store in (\S+)\)/.exec(out)?.[1];
-    expect(key).toBeDefined();
-    expect(out).toContain(`gateway        http://127.0.0.1:${port}`);
-    expect(out).toContain(`(1000 sats: 1000000 msats)`);
-    const openai = new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: key! });
-    const r = await openai.chat.completions.create({
-      model: 'mock-gpt',
-      messages: [{ role: 'user', content: 'hi' }],
-    });
-    expect(r.choices[0]?.message.content).toBeTruthy();
-    const balance = (await (
-      await fetch(`http://127.0.0.1:${port}/v1/wallet/balance`, {
-        headers: { authorization: `Bearer ${key}` },
-      })
-    ).json()) as { balance: number };
-    expect(balance.balance).toBe(999_000);
+  it.each([
+    ['Ctrl-C (SIGINT to the terminal process group)', 'group'],
+    ['SIGTERM to npm', 'npm'],
+  ] as const)(
+    'serves a paid call with the key it prints; %s stops all three and removes its store',
+    async (_how, target) => {
+      const [port, mintPort, upstreamPort] = [await freePort(), await freePort(), await freePort()];
+      child = spawn(
+        'npm',
+        [
+          'run',
+          'demo',
+          '--',
+          '--port',
+          `${port}`,
+          '--mint-port',
+          `${mintPort}`,
+          '--upstream-port',
+          `${upstreamPort}`,
+        ],
+        // Its own process group, as a shell in a terminal gives a foreground job: Ctrl-C signals the whole group.
+        { cwd: projectRoot(), env: env(), detached: true },
+      );
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      child.stderr?.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      await until('the demo prints its key', () => out.includes('Ctrl-C stops all three.'), 240_000, 200);
+      const key = /KEY=(sk-\S+)/.exec(out)?.[1];
+      const store = /SQLite store in (\S+)\)/.exec(out)?.[1];
+      expect(key).toBeDefined();
+      expect(out).toContain(`gateway        http://127.0.0.1:${port}`);
+      expect(out).toContain(`(1000 sats: 1000000 msats)`);
+      const openai = new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: key! });
+      const r = await openai.chat.completions.create({
+        model: 'mock-gpt',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      expect(r.choices[0]?.message.content).toBeTruthy();
+      const balance = (await (
+        await fetch(`http://127.0.0.1:${port}/v1/wallet/balance`, {
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).json()) as { balance: number };
+      expect(balance.balance).toBe(999_000);
 
-    child.kill('SIGTERM');
-    expect(await exited(child)).toBe(0);
-    for (const p of [port, mintPort, upstreamPort]) expect(await canListen(p), `port ${p} free`).toBe(true);
-    expect(existsSync(store!)).toBe(false);
-    expect(out).toContain('demo stopped: dev mint, mock provider and gateway');
-  }, 300_000);
+      if (target === 'group') process.kill(-child.pid!, 'SIGINT');
+      else child.kill('SIGTERM');
+      expect(await exited(child)).toBe(0);
+      for (const p of [port, mintPort, upstreamPort]) expect(await canListen(p), `port ${p} free`).toBe(true);
+      expect(existsSync(store!)).toBe(false);
+      expect(out).toContain('demo stopped: dev mint, mock provider and gateway');
+    },
+    300_000,
+  );
 
   it.each([
     ['mint:dev', '/v1/info'],

@@ -160,7 +160,6 @@ try {
   await stop(1);
 }
 
-const auth = `-H "authorization: Bearer ${apiKey!}"`;
 console.log(`dev mint       ${mintUrl}        (fake Lightning: quotes are paid at once)
 mock provider  ${upstreamUrl}
 gateway        ${gatewayUrl}        (SQLite store in ${join(dir, 'data')})
@@ -172,7 +171,7 @@ Try:
     -d '{"model":"mock-gpt","messages":[{"role":"user","content":"hi"}]}'
   curl -s ${gatewayUrl}/v1/wallet/balance -H "authorization: Bearer $KEY"
   curl -s ${gatewayUrl}/v1/models
-  TOKEN=$(npm run -s token -- 500 --mint ${mintUrl}); curl -s ${gatewayUrl}/v1/wallet/topup ${auth} \\
+  TOKEN=$(npm run -s token -- 500 --mint ${mintUrl}); curl -s ${gatewayUrl}/v1/wallet/topup -H "authorization: Bearer $KEY" \\
     -H 'content-type: application/json' -d "{\\"cashu_token\\":\\"$TOKEN\\"}"
 
 Ctrl-C stops all three.`);

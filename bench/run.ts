@@ -208,7 +208,10 @@ function describe(r: ScenarioResult): string {
     const s = r.streams;
     return `${r.target} ${r.scenario}: ${s.peakOpen}/${s.requested} open, RSS +${s.rssGrowthMb} MB, first byte p50 ${s.firstByte.p50} ms${s.settled ? `, settled: ${s.settled.detail}` : ''}`;
   }
-  return `${r.target} ${r.scenario}: ${r.rps} req/s, p50 ${r.latency.p50} p99 ${r.latency.p99} ms, CPU ${r.usage?.cpuPercent}%`;
+  const rt = r.runtime
+    ? `; loop delay p99 ≤${r.runtime.loopDelayP99Ms} ms, GC ${r.runtime.gcPauses} pauses (${r.runtime.gcOver5ms} over 5 ms, longest ≤${r.runtime.gcLongestMs} ms)`
+    : '';
+  return `${r.target} ${r.scenario}: ${r.rps} req/s, p50 ${r.latency.p50} p99 ${r.latency.p99} ms, CPU ${r.usage?.cpuPercent}%${rt}`;
 }
 
 async function runBreakdown(
@@ -316,7 +319,13 @@ async function main(): Promise<void> {
           for (const s of scenarios) results.push(failedResult(id, s, reason));
           continue;
         }
-        const target: LoadTarget = { id, baseUrl: t.baseUrl, pid: t.pid, headers: (i, k) => t.headers(i, k) };
+        const target: LoadTarget = {
+          id,
+          baseUrl: t.baseUrl,
+          pid: t.pid,
+          headers: (i, k) => t.headers(i, k),
+          runtimeMetrics: id.startsWith('gw-'),
+        };
         try {
           for (const s of scenarios) {
             let r: ScenarioResult;

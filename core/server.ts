@@ -10,7 +10,7 @@ import { type RouteModule, Router } from './http/router.js';
 import { type DocsLookup, Transport, type ValidatorLookup } from './http/transport.js';
 import { requestClientAddress } from './limits/request-limits.js';
 import { log as defaultLog, type Logger } from './log.js';
-import { getRequestValidator, serveDocs } from './openapi/index.js';
+import { getRequestValidator, serveDocs, warmRequestValidators } from './openapi/index.js';
 import { PAID_ROUTES } from './paid-routes.js';
 import { Pipeline } from './pipeline.js';
 import type { Services } from './plugin.js';
@@ -123,6 +123,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   let pipeline: Pipeline;
   let transport: Transport;
   let server: EngineServer;
+  let stopWarming = (): void => {};
   try {
     const entries = await resolvePipeline(opts.pipeline ?? config.pipeline, {
       configPath: config.pipelineConfigPath,
@@ -139,6 +140,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       docs: opts.docs === null ? undefined : (opts.docs ?? serveDocs),
       onRequestEnd: auditHook(services),
     });
+    // The paid routes' validators compiled before the first call needs them; the rest in the background.
+    if (opts.validatorFor === undefined)
+      stopWarming = warmRequestValidators(PAID_ROUTES.filter((r) => !r.multipart));
     const catalogStart = services.catalog.start();
     // models.json edits apply without a restart (also on SIGHUP, see core/main.ts).
     services.catalog.watch();
@@ -160,6 +164,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     );
   } catch (err) {
     // A bad pipeline or a port in use must not leave the store, wallet or timers open.
+    stopWarming();
     await built.close();
     throw err;
   }
@@ -178,6 +183,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       // its deadline is logged and left behind (its money is recovered by the next start: reservations expire
       // or are released as orphans, payouts stay in their records).
       closing ??= (async () => {
+        stopWarming();
         const deadline = Date.now() + graceMs;
         const left = () => Math.max(0, deadline - Date.now());
         if (services.lifecycle) services.lifecycle.draining = true;

@@ -101,7 +101,7 @@ export const METER = createLocalKey<MeterState>('paid.meter');
 /** Settlement progress (settle): set before the ledger call, so the final hook never settles twice. */
 export const SETTLED = createLocalKey<'settling' | 'settled' | 'released'>('paid.settled');
 
-/** The spec's per-response cost block of a settled call (settle), for the body splice. */
+/** The `x-node-cost` block of a settled call (settle), spliced into the JSON body or sent as the SSE cost comment. */
 export const COST_BLOCK = createLocalKey<Record<string, unknown>>('paid.costBlock');
 
 /** Which metered API a route is (core/paid-routes.ts); anything else is a per-request-priced `other` call. */

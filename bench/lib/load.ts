@@ -4,6 +4,7 @@ import type { LoadScenario } from './args.js';
 import { runPaced } from './paced.js';
 import { ProcSampler } from './proc-sampler.js';
 import type { ProcessUsage, ScenarioResult } from './results.js';
+import { scrapeRuntime, summarize } from './runtime-scrape.js';
 import { LatencyRecorder } from './stats.js';
 
 /**
@@ -55,6 +56,8 @@ export interface LoadTarget {
   baseUrl: string;
   pid: number;
   headers(i: number, keyCount?: number): Record<string, string>;
+  /** The target serves the gateway's /metrics: its loop delay and GC pauses are read around the window. */
+  runtimeMetrics?: boolean;
 }
 
 async function sampleCheck(t: LoadTarget, s: LoadScenario, count: number): Promise<string | undefined> {
@@ -203,10 +206,12 @@ export async function measureLoad(
     };
   }
   if (o.warmupS > 0) await runOnce(t, s, o.warmupS);
+  const scrapeBefore = t.runtimeMetrics ? await scrapeRuntime(t.baseUrl) : undefined;
   const sampler = new ProcSampler(t.pid);
   sampler.start();
   const run = await runOnce(t, s, o.durationS);
   const u = sampler.stop();
+  const scrapeAfter = scrapeBefore ? await scrapeRuntime(t.baseUrl) : undefined;
   const after = await sampleCheck(t, s, 2);
   const usage: ProcessUsage = {
     cpuPercent: u.cpuPercent,
@@ -227,6 +232,7 @@ export async function measureLoad(
     usage,
     ...(run.lateP99Ms !== undefined ? { generatorLateP99Ms: run.lateP99Ms } : {}),
     ...(run.missed !== undefined ? { missed: run.missed } : {}),
+    ...(scrapeBefore && scrapeAfter ? { runtime: summarize(scrapeBefore, scrapeAfter) } : {}),
   };
   const bad = run.non2xx + run.errors + run.timeouts;
   if (run.ok === 0)

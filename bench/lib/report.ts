@@ -105,6 +105,40 @@ export function loadTable(report: BenchReport): string {
   );
 }
 
+/** The gateway's event-loop delay and GC pauses in each measured window that has them (from its /metrics). */
+export function runtimeTable(report: BenchReport): string {
+  const rows = report.results
+    .filter((r) => r.runtime !== undefined && r.failed === undefined)
+    .map((r) => {
+      const rt = r.runtime!;
+      return [
+        label(report, r.target),
+        scenarioLabel(r),
+        fmt(r.latency.p99, 3),
+        String(rt.loopSamples),
+        `≤ ${fmt(rt.loopDelayP99Ms, 1)}`,
+        `≤ ${fmt(rt.loopDelayMaxMs, 1)}`,
+        String(rt.gcPauses),
+        String(rt.gcOver5ms),
+        `≤ ${fmt(rt.gcLongestMs, 1)}`,
+      ];
+    });
+  return table(
+    [
+      'Target',
+      'Scenario',
+      'p99 ms',
+      'loop samples',
+      'loop delay p99 ms',
+      'loop delay max ms',
+      'GC pauses',
+      'GC > 5 ms',
+      'longest GC ms',
+    ],
+    rows,
+  );
+}
+
 export function streamsTable(report: BenchReport): string {
   const rows = report.results
     .filter((r) => r.kind === 'streams')
@@ -202,6 +236,17 @@ export function renderMarkdown(report: BenchReport): string {
     loadTable(report),
     '',
   ];
+  if (report.results.some((r) => r.runtime !== undefined)) {
+    parts.push(
+      '## Event-loop delay and GC pauses (gateway /metrics, measured window)',
+      '',
+      'Read from `gateway_event_loop_delay_seconds` (a sample every 5 ms) and `nodejs_gc_duration_seconds` before and after ' +
+        'the window; each figure is the upper bound of the histogram bucket it falls in.',
+      '',
+      runtimeTable(report),
+      '',
+    );
+  }
   if (report.results.some((r) => r.kind === 'streams')) {
     parts.push('## Concurrent open streams', '', streamsTable(report), '');
   }

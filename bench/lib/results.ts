@@ -1,3 +1,4 @@
+import type { RuntimeSummary } from './runtime-scrape.js';
 import type { LatencySummary } from './stats.js';
 
 /**
@@ -55,6 +56,8 @@ export interface ScenarioResult {
   failed?: string;
   /** Open-streams scenario only. */
   streams?: StreamsResult;
+  /** Gateway targets: event-loop delay and GC pauses in the measured window, from its /metrics. */
+  runtime?: RuntimeSummary;
 }
 
 export interface StreamsResult {
@@ -248,6 +251,24 @@ export function evaluateTargets(results: ScenarioResult[], headline = HEADLINE):
       (v) => v >= 0.6,
       (v) => `${v.toFixed(2)}×`,
       `not measured (${missingReason(results, 'gw-sqlite-node', 'chat-c64')})`,
+    ),
+    evaluation(
+      'loop-delay-p99',
+      `${headline} event-loop delay p99 at 1,000 req/s (gateway_event_loop_delay_seconds, bucket bound)`,
+      '< 2 ms',
+      rate?.runtime?.loopDelayP99Ms,
+      (v) => v < 2,
+      (v) => `≤ ${v} ms`,
+      rate ? 'not measured (no /metrics scrape)' : why('chat-rate1000'),
+    ),
+    evaluation(
+      'gc-pauses',
+      `${headline} GC pauses over 5 ms at 1,000 req/s (nodejs_gc_duration_seconds)`,
+      '0',
+      rate?.runtime?.gcOver5ms,
+      (v) => v === 0,
+      (v) => `${v} (longest ≤ ${rate?.runtime?.gcLongestMs} ms)`,
+      rate ? 'not measured (no /metrics scrape)' : why('chat-rate1000'),
     ),
     hotKeyEvaluation(results, headline),
     evaluation(

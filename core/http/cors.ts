@@ -2,7 +2,7 @@ import type { OutgoingHeaders } from './exchange.js';
 import { addVary } from './respond.js';
 
 /**
- * CORS per the spec (§8): configurable origins (`CORS_ORIGINS`, default `*`), methods GET, POST, PUT,
+ * CORS for browser clients: configurable origins (`CORS_ORIGINS`, default `*`), methods GET, POST, PUT,
  * DELETE, OPTIONS (plus PATCH for the admin settings), the headers a client sends, Max-Age 86400, and the
  * response headers a browser client needs to read (X-Cashu change, request id, rate limits).
  */

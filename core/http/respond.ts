@@ -88,7 +88,7 @@ export function sendJson(
   return sendComplete(ex, status, headers, JSON.stringify(value), gzipAllowed);
 }
 
-/** The spec's error envelope (Anthropic's error shape on the Messages routes) with the error's status and
+/** The gateway's error envelope, `{ error: { code, message, … } }` (Anthropic's error shape on the Messages routes) with the error's status and
  *  extra headers. */
 export function sendError(ex: Exchange, baseHeaders: OutgoingHeaders, err: unknown): GatewayError {
   const ge = toGatewayError(err);

@@ -14,9 +14,9 @@ import type { Route, Router } from './router.js';
 /**
  * The HTTP front door shared by both engines: request id, CORS and preflight, docs pages, routing, body
  * reading (413 before reading too much), JSON parsing (400 `invalid_json` with the position), media type
- * (415 `unsupported_media_type` for a non-JSON body on a JSON route: the spec says Content-Type must be
- * application/json), schema validation, then the pipeline or a route handler. Every failure is the spec's
- * error envelope.
+ * (415 `unsupported_media_type` for a non-JSON body on a JSON route: the JSON endpoints take Content-Type
+ * application/json only), schema validation, then the pipeline or a route handler. Every failure is the one
+ * error envelope (`{ error: { code, message, … } }`, core/errors.ts).
  */
 
 export type ValidatorLookup = (method: string, template: string) => ((body: unknown) => void) | undefined;

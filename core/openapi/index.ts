@@ -13,4 +13,4 @@ export {
   openApiYamlPath,
   projectRoot,
 } from './document.js';
-export { getRequestValidator, toJsonSchema } from './validators.js';
+export { getRequestValidator, toJsonSchema, warmRequestValidators } from './validators.js';

@@ -7,7 +7,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { GatewayError } from '../errors.js';
-import { loadOpenApiDocument } from './document.js';
+import { listOperations, loadOpenApiDocument } from './document.js';
 
 // ajv-formats ships CommonJS with `exports.default`; under NodeNext the default import is the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -203,6 +203,41 @@ export function getRequestValidator(
     cache.set(key, entry); // bounded: one entry per (method, path) asked for, and callers ask for routes
   }
   return entry ?? undefined;
+}
+
+/**
+ * Compiles validators before the requests that need them: `now` at once (the paid routes: otherwise a process's
+ * first paid call parses the document and compiles its schema, 16 ms on a quiet machine), then every other
+ * documented operation one per event-loop turn, so that no turn holds the loop for long. Returns a stop for
+ * shutdown. A schema that fails to compile in the background is left to its first request, which reports it.
+ */
+export function warmRequestValidators(now: ReadonlyArray<{ method: string; path: string }>): () => void {
+  for (const r of now) getRequestValidator(r.method, r.path);
+  const rest = listOperations();
+  let i = 0;
+  let handle: NodeJS.Immediate | undefined;
+  const step = (): void => {
+    handle = undefined;
+    const op = rest[i++];
+    if (op === undefined) return;
+    try {
+      getRequestValidator(op.method, op.path);
+    } catch {
+      // reported by the request that needs it
+    }
+    handle = setImmediate(step);
+  };
+  handle = setImmediate(step);
+  return () => {
+    if (handle !== undefined) clearImmediate(handle);
+    handle = undefined;
+    i = rest.length;
+  };
+}
+
+/** Whether this operation's validator was already looked up and compiled (tests of the warm-up). */
+export function validatorCompiled(method: string, pathTemplate: string): boolean {
+  return cache.has(method.toUpperCase() + ' ' + pathTemplate);
 }
 
 function makeValidator(spec: BodySpec): (body: unknown) => void {

@@ -1,6 +1,7 @@
 import { metricsGuard } from '../http/metrics-guard.js';
 import type { RouteModule } from '../http/router.js';
 import { installPipelineMetrics, metricsText, registry } from '../metrics.js';
+import { installRuntimeMetrics } from '../runtime-metrics.js';
 
 /**
  * GET /metrics, behind a closed door (core/http/metrics-guard.ts): METRICS_TOKEN as a bearer token when set,
@@ -8,6 +9,7 @@ import { installPipelineMetrics, metricsText, registry } from '../metrics.js';
  */
 export const metricsRoutes: RouteModule = (router, services) => {
   installPipelineMetrics();
+  installRuntimeMetrics();
   const guard = metricsGuard(services.config);
   if (services.config.metricsToken === undefined) {
     services.log.info(

@@ -183,6 +183,8 @@ describe('a real Prometheus scraping the gateway', () => {
       'CPU (process_cpu_seconds_total)',
       'Resident memory',
       'Event loop lag p99',
+      'Event-loop delay p99 / max bucket (gateway_event_loop_delay_seconds)',
+      'GC pauses by kind: p99 and pauses over 5 ms per minute',
       // gateway_overrun_msats_total has no labels: it exists (at 0) from the start.
       'Overruns and store errors',
       'Provider calls by outcome, and failovers',

@@ -1,0 +1,87 @@
+/**
+ * The gateway's own view of its tail, read from its /metrics before and after a measured window: event-loop
+ * delay (`gateway_event_loop_delay_seconds`) and GC pauses (`nodejs_gc_duration_seconds`, every kind). The
+ * difference of two scrapes is the window's histogram; percentiles are read from its buckets.
+ */
+
+/** Cumulative bucket counts by `le` (seconds; Infinity for +Inf), one series. */
+type Buckets = Map<number, number>;
+
+export interface RuntimeScrape {
+  loop: Buckets;
+  /** Every GC kind summed. */
+  gc: Buckets;
+}
+
+export interface RuntimeSummary {
+  /** Loop samples in the window (one per 5 ms of wall time when the loop keeps up). */
+  loopSamples: number;
+  /** Upper bound of the bucket holding the 99th percentile of loop delay, ms (bucket resolution). */
+  loopDelayP99Ms: number;
+  /** Upper bound of the bucket holding the largest loop delay, ms (Infinity: above the last bucket). */
+  loopDelayMaxMs: number;
+  gcPauses: number;
+  /** GC pauses longer than 5 ms in the window. */
+  gcOver5ms: number;
+  /** Upper bound of the bucket holding the longest GC pause, ms. */
+  gcLongestMs: number;
+}
+
+const LINE = /^(gateway_event_loop_delay_seconds|nodejs_gc_duration_seconds)_bucket\{([^}]*)\} (\S+)/;
+
+/** Parses the two histograms out of a Prometheus text exposition (pure; tested). */
+export function parseRuntime(text: string): RuntimeScrape {
+  const loop: Buckets = new Map();
+  const gc: Buckets = new Map();
+  for (const line of text.split('\n')) {
+    const m = LINE.exec(line);
+    if (m === null) continue;
+    const le = /le="([^"]+)"/.exec(m[2]!)?.[1];
+    if (le === undefined) continue;
+    const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
+    const into = m[1] === 'gateway_event_loop_delay_seconds' ? loop : gc;
+    into.set(bound, (into.get(bound) ?? 0) + Number(m[3]));
+  }
+  return { loop, gc };
+}
+
+function delta(a: Buckets, b: Buckets): Array<[number, number]> {
+  return [...b.entries()]
+    .map(([le, n]) => [le, n - (a.get(le) ?? 0)] as [number, number])
+    .sort((x, y) => x[0] - y[0]);
+}
+
+/** The smallest bound whose cumulative count reaches `share` of the total, ms (0 when there is nothing). */
+function quantileMs(cumulative: Array<[number, number]>, share: number): number {
+  const total = cumulative.at(-1)?.[1] ?? 0;
+  if (total === 0) return 0;
+  for (const [le, n] of cumulative) if (n >= total * share) return le * 1000;
+  return Number.POSITIVE_INFINITY;
+}
+
+/** What happened between two scrapes (pure; tested). */
+export function summarize(before: RuntimeScrape, after: RuntimeScrape): RuntimeSummary {
+  const loop = delta(before.loop, after.loop);
+  const gc = delta(before.gc, after.gc);
+  const gcTotal = gc.at(-1)?.[1] ?? 0;
+  const gcWithin5 = gc.find(([le]) => Math.abs(le - 0.005) < 1e-9)?.[1] ?? gcTotal;
+  return {
+    loopSamples: loop.at(-1)?.[1] ?? 0,
+    loopDelayP99Ms: quantileMs(loop, 0.99),
+    loopDelayMaxMs: quantileMs(loop, 1),
+    gcPauses: gcTotal,
+    gcOver5ms: gcTotal - gcWithin5,
+    gcLongestMs: quantileMs(gc, 1),
+  };
+}
+
+/** GET /metrics (loopback: the gateway answers loopback scrapes without a token). */
+export async function scrapeRuntime(baseUrl: string): Promise<RuntimeScrape | undefined> {
+  try {
+    const res = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(5000) });
+    if (!res.ok) return undefined;
+    return parseRuntime(await res.text());
+  } catch {
+    return undefined;
+  }
+}

@@ -10,6 +10,7 @@ import { SqliteWebhookStore } from './events/sqlite-webhook-store.js';
 import type { WebhookEvents } from './events/types.js';
 import { createLedger } from './ledger/index.js';
 import { LeasingLedger } from './ledger/leasing.js';
+import { isClusterWorker } from './cluster.js';
 import { PROCESS_ID } from './ledger/owner.js';
 import type { Ledger, LedgerOptions } from './ledger/types.js';
 import { WindowLimiter } from './limits/window-limiter.js';
@@ -178,13 +179,21 @@ export async function openMoneyServices(
         foreignMints: config.foreignMints,
         // Payouts a dead process left between making the token and committing (core/account/pay-out.ts).
         payouts: (record, w) => settlePayoutRecord({ ledger: payoutLedger, wallet: w }, record),
+        // The owner of this process's journal entries (core/wallet/owners.ts). A cluster worker is its own
+        // instance (a worker's respawn is not its predecessor: its entries wait for the heartbeat to go stale).
+        instance: {
+          id: PROCESS_ID,
+          name: isClusterWorker() ? `${config.cashu.instanceName}#${PROCESS_ID}` : config.cashu.instanceName,
+          ...(config.orphanReleaseMs > 0 ? { deadAfterMs: config.orphanReleaseMs } : {}),
+        },
       });
       closers.push(() => built.close());
-      // Finish or roll back what a crash left half-done before any new money moves: every entry, as a process
-      // that starts finds them. The passes that follow, while this process (and maybe others sharing the store)
-      // is serving, leave alone what a live process may still be working on (RecoverOptions.staleOnly).
-      const report = await built.recover();
-      if (report.examined > 0) log.info({ recovery: report }, 'wallet recovery pass');
+      // Finish or roll back what a crash left half-done before any new money moves — but only what is no live
+      // process's: entries of a gone owner or of this instance's predecessor (same INSTANCE_NAME). A live
+      // neighbour's entry is its own, even at start (deciding it while its melt is on the way to the mint paid
+      // refunds twice); the same rule holds for every later pass (RecoverOptions.ownerCheck).
+      const report = await built.recover({ ownerCheck: true });
+      if (report.examined > 0 || report.liveOwners > 0) log.info({ recovery: report }, 'wallet recovery pass');
       wallet = built;
       // Repeat the pass now and then: a send that failed on a mint outage keeps its proofs journalled (not
       // spendable) until a pass resolves it, and a payout pending at the mint finishes only in a pass.
@@ -195,9 +204,9 @@ export async function openMoneyServices(
           if (recovering) return;
           recovering = true;
           built
-            .recover({ staleOnly: true })
+            .recover({ ownerCheck: true })
             .then((r) => {
-              if (r.examined > 0) log.info({ recovery: r }, 'wallet recovery pass');
+              if (r.examined > 0 || r.liveOwners > 0) log.info({ recovery: r }, 'wallet recovery pass');
             })
             .catch((err: unknown) => log.warn({ err }, 'wallet recovery pass failed'))
             .finally(() => {

@@ -367,8 +367,8 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
   route(router, 'POST', '/admin/api/actions/recovery', async (ctx) => {
     await requireAdmin(ctx, services);
     const { wallet } = requireWallet(services);
-    // The gateway is serving: entries a live process may still be working on are left alone.
-    const r = await wallet.recover({ staleOnly: true });
+    // The gateway is serving: entries a live process may still be working on are left alone (and counted).
+    const r = await wallet.recover({ ownerCheck: true });
     services.log.info({ report: r }, 'admin: recovery pass run');
     return {
       headers: NO_STORE,
@@ -378,6 +378,7 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
         rolled_back: r.rolledBack,
         outputs_restored: r.outputsRestored,
         deferred: r.deferred,
+        live_owners: r.liveOwners,
       },
     };
   });

@@ -383,7 +383,11 @@ export function loadConfig(env: Env = process.env): Config {
       mints,
       seed: optStr(env, 'CASHU_SEED'),
       recoveryMs: num(env, 'WALLET_RECOVERY_MS', 60_000, { min: 100, int: true }),
-      instanceName: str(env, 'INSTANCE_NAME', `${hostname()}:${num(env, 'PORT', 8000, { min: 0, int: true })}`),
+      instanceName: str(
+        env,
+        'INSTANCE_NAME',
+        `${hostname()}:${num(env, 'PORT', 8000, { min: 0, int: true })}`,
+      ),
     },
     foreignMints: {
       mode: foreignMode,

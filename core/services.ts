@@ -3,6 +3,7 @@ import { startRefundServices } from './account/refund-sweep.js';
 import { AuditLog } from './audit/audit-log.js';
 import type { AuditBackend } from './audit/records.js';
 import { startBatchServices } from './batches/batch-services.js';
+import { isClusterWorker } from './cluster.js';
 import type { Config } from './config.js';
 import { Events } from './events/events.js';
 import { RedisWebhookStore } from './events/redis-webhook-store.js';
@@ -10,7 +11,6 @@ import { SqliteWebhookStore } from './events/sqlite-webhook-store.js';
 import type { WebhookEvents } from './events/types.js';
 import { createLedger } from './ledger/index.js';
 import { LeasingLedger } from './ledger/leasing.js';
-import { isClusterWorker } from './cluster.js';
 import { PROCESS_ID } from './ledger/owner.js';
 import type { Ledger, LedgerOptions } from './ledger/types.js';
 import { WindowLimiter } from './limits/window-limiter.js';
@@ -193,7 +193,8 @@ export async function openMoneyServices(
       // neighbour's entry is its own, even at start (deciding it while its melt is on the way to the mint paid
       // refunds twice); the same rule holds for every later pass (RecoverOptions.ownerCheck).
       const report = await built.recover({ ownerCheck: true });
-      if (report.examined > 0 || report.liveOwners > 0) log.info({ recovery: report }, 'wallet recovery pass');
+      if (report.examined > 0 || report.liveOwners > 0)
+        log.info({ recovery: report }, 'wallet recovery pass');
       wallet = built;
       // Repeat the pass now and then: a send that failed on a mint outage keeps its proofs journalled (not
       // spendable) until a pass resolves it, and a payout pending at the mint finishes only in a pass.

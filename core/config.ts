@@ -112,8 +112,11 @@ export interface Config {
     mints: string[];
     seed: string | undefined;
     recoveryMs: number;
-    /** INSTANCE_NAME: this gateway's name as the owner of wallet journal entries, stable across restarts. */
-    instanceName: string;
+    /**
+     * INSTANCE_NAME: this gateway's name as the owner of wallet journal entries, stable across restarts (default
+     * `<hostname>:<PORT>`; undefined with PORT=0: the process is an instance of its own).
+     */
+    instanceName: string | undefined;
   };
   /** eCash from mints not in CASHU_MINTS: refused, or swapped to the primary mint over Lightning. */
   foreignMints: { mode: 'refuse' | 'swap'; maxFeePercent: number; maxSats: number };
@@ -383,11 +386,12 @@ export function loadConfig(env: Env = process.env): Config {
       mints,
       seed: optStr(env, 'CASHU_SEED'),
       recoveryMs: num(env, 'WALLET_RECOVERY_MS', 60_000, { min: 100, int: true }),
-      instanceName: str(
-        env,
-        'INSTANCE_NAME',
-        `${hostname()}:${num(env, 'PORT', 8000, { min: 0, int: true })}`,
-      ),
+      // A port the kernel picks (PORT=0) names nothing stable: such a process is an instance of its own.
+      instanceName:
+        optStr(env, 'INSTANCE_NAME') ??
+        (num(env, 'PORT', 8000, { min: 0, int: true }) === 0
+          ? undefined
+          : `${hostname()}:${num(env, 'PORT', 8000, { min: 0, int: true })}`),
     },
     foreignMints: {
       mode: foreignMode,

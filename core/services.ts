@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { settlePayoutRecord } from './account/pay-out.js';
 import { startRefundServices } from './account/refund-sweep.js';
 import { AuditLog } from './audit/audit-log.js';
@@ -15,6 +16,7 @@ import { PROCESS_ID } from './ledger/owner.js';
 import type { Ledger, LedgerOptions } from './ledger/types.js';
 import { WindowLimiter } from './limits/window-limiter.js';
 import type { Logger } from './log.js';
+import { setOpenPayoutSource } from './metrics.js';
 import { NodeNetwork } from './network/node-network.js';
 import type { Services } from './plugin.js';
 import { createBtcPriceSource } from './pricing/btc-price.js';
@@ -183,11 +185,16 @@ export async function openMoneyServices(
         // instance (a worker's respawn is not its predecessor: its entries wait for the heartbeat to go stale).
         instance: {
           id: PROCESS_ID,
-          name: isClusterWorker() ? `${config.cashu.instanceName}#${PROCESS_ID}` : config.cashu.instanceName,
+          name:
+            config.cashu.instanceName === undefined || isClusterWorker()
+              ? `${config.cashu.instanceName ?? hostname()}#${PROCESS_ID}`
+              : config.cashu.instanceName,
           ...(config.orphanReleaseMs > 0 ? { deadAfterMs: config.orphanReleaseMs } : {}),
         },
       });
       closers.push(() => built.close());
+      setOpenPayoutSource(() => built.openPayouts());
+      closers.push(() => setOpenPayoutSource(undefined));
       // Finish or roll back what a crash left half-done before any new money moves — but only what is no live
       // process's: entries of a gone owner or of this instance's predecessor (same INSTANCE_NAME). A live
       // neighbour's entry is its own, even at start (deciding it while its melt is on the way to the mint paid

@@ -295,6 +295,12 @@ export interface WalletService {
   ): Promise<(() => void) | null>;
   mintLightningQuote(quote: string, amountSats: number): Promise<ReceiveReceipt>;
 
+  /**
+   * The Lightning payouts of ledger holds not finished yet (a melt undecided at the mint, or decided and its hold
+   * not yet settled), from the journal, oldest first: the open-payouts metric and the console.
+   */
+  openPayouts(): Promise<OpenPayoutEntry[]>;
+
   /** The payout record of a hold (see `SendOptions.payout`), or null when there is none (any more). */
   getPayout(holdId: string): Promise<PayoutRecord | null>;
 
@@ -328,6 +334,16 @@ export interface LightningQuote {
   state: 'UNPAID' | 'PAID' | 'ISSUED';
   /** Unix ms, or null when the mint gives no expiry. */
   expiresAt: number | null;
+}
+
+/** An open Lightning payout as the journal shows it (`WalletService.openPayouts`). */
+export interface OpenPayoutEntry {
+  holdId: string;
+  accountId: string;
+  /** When its journal entry was written, ms. */
+  sinceMs: number;
+  /** `pending`: the melt is not decided; `paid` / `failed`: decided, the hold being settled. */
+  state: 'pending' | 'paid' | 'failed';
 }
 
 export interface CreateWalletOptions {

@@ -15,7 +15,14 @@ import type { ProofStore } from './store/proof-store.js';
 import { RedisProofStore } from './store/redis-store.js';
 import { SqliteProofStore } from './store/sqlite-store.js';
 import { hashSecrets, isCashuUnit, normalizeMint, readTokenMeta, toMsat, UNIT_MSAT } from './token-codec.js';
-import type { CashuUnit, CreateWalletOptions, DecodedToken, ReceiveReceipt, WalletService } from './types.js';
+import type {
+  CashuUnit,
+  CreateWalletOptions,
+  DecodedToken,
+  OpenPayoutEntry,
+  ReceiveReceipt,
+  WalletService,
+} from './types.js';
 
 export type * from './types.js';
 
@@ -139,6 +146,16 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
       return (await store.getOp(payoutId(holdId)))?.payout ?? null;
     },
     finishPayout: (holdId) => store.deleteOp(payoutId(holdId)),
+    async openPayouts() {
+      const open: OpenPayoutEntry[] = [];
+      for (const e of await store.listOps()) {
+        const l = e.lightning;
+        if (l === undefined || (e.kind !== 'melt' && e.kind !== 'payout')) continue;
+        const state = l.paid === undefined ? 'pending' : l.paid ? 'paid' : 'failed';
+        open.push({ holdId: l.holdId, accountId: l.accountId, sinceMs: e.createdAt, state });
+      }
+      return open.sort((a, b) => a.sinceMs - b.sinceMs);
+    },
     createPaymentRequest(o = {}) {
       const unit = o.unit ?? 'sat';
       const amount = o.amountMsat === undefined ? undefined : Math.ceil(o.amountMsat / UNIT_MSAT[unit]);

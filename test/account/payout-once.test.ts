@@ -7,6 +7,7 @@ import { refundToLightning } from '../../core/account/lightning-refund.js';
 import { HOLD_EXPIRY_MS, payOut, settlePayoutRecord } from '../../core/account/pay-out.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { KeyLookup, Ledger } from '../../core/ledger/types.js';
+import { metricsText, setOpenPayoutSource } from '../../core/metrics.js';
 import type { StoreConnection } from '../../core/store/connection.js';
 import type { CreateWalletOptions, WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
@@ -161,6 +162,11 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout happens once (%s store)'
     await expect(
       refundToLightning(money, addresses, { credential, address: lnurl.address('alice') }),
     ).rejects.toMatchObject(refused);
+    // Counted as an open payout (the metric reads the journal).
+    setOpenPayoutSource(() => wallet.openPayouts());
+    expect(await wallet.openPayouts()).toMatchObject([{ holdId, state: 'pending' }]);
+    expect(await metricsText()).toMatch(/^gateway_open_payouts 1$/m);
+    expect(await metricsText()).toMatch(/^gateway_open_payout_oldest_seconds \d/m);
     // The pass keeps asking while the mint says pending.
     expect((await wallet.recover({ ownerCheck: true })).deferred).toBe(1);
     expect((await ledger.getKeyInfo(credential))?.account.reservedMsat).toBe(1_000_000);
@@ -170,6 +176,8 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout happens once (%s store)'
     expect((await wallet.recover({ ownerCheck: true })).payoutsResolved).toBe(1);
     await paidOnceAndDebited(money, credential, from);
     expect((await wallet.recover({ ownerCheck: true })).examined).toBe(0);
+    expect(await metricsText()).toMatch(/^gateway_open_payouts 0$/m);
+    setOpenPayoutSource(undefined);
     // The account is free again: the 5 sats left go out as a token.
     const rest = await payOut(money, { credential, amountMsat: 5_000, kind: 'withdrawal' });
     expect(rest.balanceMsat).toBe(0);

@@ -427,7 +427,7 @@ async function readOpenPayouts(): Promise<{ count: number; oldestSeconds: number
 
 // The journal is the store's, shared by every process: with WORKERS the primary keeps the largest reading, not
 // the sum of the same figure counted by each worker.
-export const openPayoutsGauge = new Gauge({
+new Gauge({
   name: 'gateway_open_payouts',
   help: 'Lightning payouts of held balances not decided or not settled yet (the wallet journal), store-wide',
   registers: [registry],
@@ -437,7 +437,7 @@ export const openPayoutsGauge = new Gauge({
   },
 });
 
-export const openPayoutOldestGauge = new Gauge({
+new Gauge({
   name: 'gateway_open_payout_oldest_seconds',
   help: 'Age of the oldest open Lightning payout (0 when none): a melt the mint has not decided for long',
   registers: [registry],

@@ -1,4 +1,4 @@
-import { type GatewayError, isGatewayError } from '../errors.js';
+import type { GatewayError } from '../errors.js';
 import { type LedgerRefusal, ledgerRefusalToError, payoutInProgress } from '../ledger/errors.js';
 import type { OpenPayout } from '../ledger/types.js';
 import type { WalletService } from '../wallet/types.js';
@@ -48,7 +48,3 @@ export async function holdRefusalToError(
   }
   return ledgerRefusalToError(refusal);
 }
-
-/** True for the 409 a payout in progress answers. */
-export const isPayoutInProgress = (err: unknown): boolean =>
-  isGatewayError(err) && err.code === 'payout_in_progress';

@@ -3335,7 +3335,7 @@ export interface components {
             outputs_restored: number;
             /** @description Entries left for a later pass. */
             deferred: number;
-            /** @description Entries left to the live process that wrote them (another gateway sharing the store). */
+            /** @description Entries left to the live gateway that wrote them. */
             live_owners?: number;
         };
         AdminSolvencyReport: {

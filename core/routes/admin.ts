@@ -123,6 +123,16 @@ async function dashboardData(services: Services): Promise<DashboardData> {
     } catch {
       data.wallet = { error: 'The wallet store is unavailable' };
     }
+    // A melt the mint has not decided keeps its key's balance held and its payouts refused (payout-guard.ts).
+    try {
+      data.open_payouts = (await services.wallet.openPayouts()).map((p) => ({
+        payout_id: p.holdId,
+        state: p.state,
+        since: new Date(p.sinceMs).toISOString(),
+      }));
+    } catch {
+      data.open_payouts = { error: 'The wallet store is unavailable' };
+    }
   }
   return data;
 }

@@ -3303,6 +3303,14 @@ export interface components {
                 reserved: number;
                 proofs: number;
             }[] | components["schemas"]["AdminPartError"];
+            /** @description Lightning payouts of held balances (refunds to a Lightning address, the expired-key sweep) whose melt is undecided or whose hold is not settled yet, oldest first; absent without a wallet. */
+            open_payouts?: {
+                payout_id: string;
+                /** @enum {string} */
+                state: "pending" | "paid" | "failed";
+                /** Format: date-time */
+                since: string;
+            }[] | components["schemas"]["AdminPartError"];
         };
         AdminPartError: {
             /** @description Why this part has no figures (store or wallet unavailable or absent). */

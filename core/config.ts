@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { parseRelayPaths, type RelayPath } from './http/relay-paths.js';
 import { type RedisConfig, readRedisConfig } from './store/redis-config.js';
 /** How a call's providers are ordered (core/providers/providers.ts). */
@@ -109,7 +109,16 @@ export interface Config {
    * CASHU_MINTS, CASHU_SEED; WALLET_RECOVERY_MS: how often the wallet's recovery pass runs (sends left ambiguous
    * by a mint outage, payouts another process left pending at the mint).
    */
-  cashu: { mints: string[]; seed: string | undefined; recoveryMs: number };
+  cashu: {
+    mints: string[];
+    seed: string | undefined;
+    recoveryMs: number;
+    /**
+     * INSTANCE_NAME: this gateway's name as the owner of wallet journal entries, stable across restarts (default
+     * `<hostname>:<PORT>`; undefined with PORT=0: the process is an instance of its own).
+     */
+    instanceName: string | undefined;
+  };
   /** eCash from mints not in CASHU_MINTS: refused, or swapped to the primary mint over Lightning. */
   foreignMints: { mode: 'refuse' | 'swap'; maxFeePercent: number; maxSats: number };
   /** Lightning deposits (POST /v1/wallet/create/lightning, /v1/wallet/topup/lightning). */
@@ -400,6 +409,12 @@ export function loadConfig(env: Env = process.env): Config {
       mints,
       seed: optStr(env, 'CASHU_SEED'),
       recoveryMs: num(env, 'WALLET_RECOVERY_MS', 60_000, { min: 100, int: true }),
+      // A port the kernel picks (PORT=0) names nothing stable: such a process is an instance of its own.
+      instanceName:
+        optStr(env, 'INSTANCE_NAME') ??
+        (num(env, 'PORT', 8000, { min: 0, int: true }) === 0
+          ? undefined
+          : `${hostname()}:${num(env, 'PORT', 8000, { min: 0, int: true })}`),
     },
     foreignMints: {
       mode: foreignMode,

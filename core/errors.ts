@@ -157,6 +157,11 @@ export const ERRORS = {
     message: 'The eCash token is pending at the mint; try again later',
   },
   conflict: { status: 409, type: 'conflict', message: 'The request conflicts with the current state' },
+  payout_in_progress: {
+    status: 409,
+    type: 'conflict',
+    message: "A payout of this key's balance is not decided yet; try again when it is",
+  },
   // 413
   payload_too_large: { status: 413, type: 'invalid_request', message: 'The request body is too large' },
   // 415

@@ -1,5 +1,5 @@
 import { subscribe } from 'node:diagnostics_channel';
-import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { clusterMetricsText, isClusterWorker } from './cluster.js';
 import type { Timings } from './context.js';
 import { overheadMs } from './http/server-timing.js';
@@ -413,3 +413,41 @@ function quantileMs(sorted: [number, number][], total: number, q: number): numbe
   }
   return lower * 1000;
 }
+
+/** What the open-payout gauges read at each scrape (the wallet's journal; set by core/services.ts). */
+type OpenPayoutSource = () => Promise<ReadonlyArray<{ sinceMs: number }>>;
+let openPayoutSource: OpenPayoutSource | undefined;
+
+/** The wallet's open payouts feed `gateway_open_payouts` and `gateway_open_payout_oldest_seconds`. */
+export function setOpenPayoutSource(source: OpenPayoutSource | undefined): void {
+  openPayoutSource = source;
+}
+
+async function readOpenPayouts(): Promise<{ count: number; oldestSeconds: number }> {
+  if (openPayoutSource === undefined) return { count: 0, oldestSeconds: 0 };
+  const open = await openPayoutSource();
+  const oldest = open.reduce((m, p) => Math.min(m, p.sinceMs), Number.POSITIVE_INFINITY);
+  return { count: open.length, oldestSeconds: open.length === 0 ? 0 : (Date.now() - oldest) / 1000 };
+}
+
+// The journal is the store's, shared by every process: with WORKERS the primary keeps the largest reading, not
+// the sum of the same figure counted by each worker.
+new Gauge({
+  name: 'gateway_open_payouts',
+  help: 'Lightning payouts of held balances not decided or not settled yet (the wallet journal), store-wide',
+  registers: [registry],
+  aggregator: 'max',
+  async collect() {
+    this.set((await readOpenPayouts().catch(() => ({ count: 0 }))).count);
+  },
+});
+
+new Gauge({
+  name: 'gateway_open_payout_oldest_seconds',
+  help: 'Age of the oldest open Lightning payout (0 when none): a melt the mint has not decided for long',
+  registers: [registry],
+  aggregator: 'max',
+  async collect() {
+    this.set((await readOpenPayouts().catch(() => ({ oldestSeconds: 0 }))).oldestSeconds);
+  },
+});

@@ -1,8 +1,10 @@
+import { hostname } from 'node:os';
 import { settlePayoutRecord } from './account/pay-out.js';
 import { startRefundServices } from './account/refund-sweep.js';
 import { AuditLog } from './audit/audit-log.js';
 import type { AuditBackend } from './audit/records.js';
 import { startBatchServices } from './batches/batch-services.js';
+import { isClusterWorker } from './cluster.js';
 import type { Config } from './config.js';
 import { Events } from './events/events.js';
 import { RedisWebhookStore } from './events/redis-webhook-store.js';
@@ -14,6 +16,7 @@ import { orphanReport, PROCESS_ID } from './ledger/owner.js';
 import type { Ledger, LedgerOptions } from './ledger/types.js';
 import { WindowLimiter } from './limits/window-limiter.js';
 import type { Logger } from './log.js';
+import { setOpenPayoutSource } from './metrics.js';
 import { NodeNetwork } from './network/node-network.js';
 import type { Services } from './plugin.js';
 import { createBtcPriceSource } from './pricing/btc-price.js';
@@ -178,13 +181,27 @@ export async function openMoneyServices(
         foreignMints: config.foreignMints,
         // Payouts a dead process left between making the token and committing (core/account/pay-out.ts).
         payouts: (record, w) => settlePayoutRecord({ ledger: payoutLedger, wallet: w }, record),
+        // The owner of this process's journal entries (core/wallet/owners.ts). A cluster worker is its own
+        // instance (a worker's respawn is not its predecessor: its entries wait for the heartbeat to go stale).
+        instance: {
+          id: PROCESS_ID,
+          name:
+            config.cashu.instanceName === undefined || isClusterWorker()
+              ? `${config.cashu.instanceName ?? hostname()}#${PROCESS_ID}`
+              : config.cashu.instanceName,
+          ...(config.orphanReleaseMs > 0 ? { deadAfterMs: config.orphanReleaseMs } : {}),
+        },
       });
       closers.push(() => built.close());
-      // Finish or roll back what a crash left half-done before any new money moves: every entry, as a process
-      // that starts finds them. The passes that follow, while this process (and maybe others sharing the store)
-      // is serving, leave alone what a live process may still be working on (RecoverOptions.staleOnly).
-      const report = await built.recover();
-      if (report.examined > 0) log.info({ recovery: report }, 'wallet recovery pass');
+      setOpenPayoutSource(() => built.openPayouts());
+      closers.push(() => setOpenPayoutSource(undefined));
+      // Finish or roll back what a crash left half-done before any new money moves — but only what is no live
+      // process's: entries of a gone owner or of this instance's predecessor (same INSTANCE_NAME). A live
+      // neighbour's entry is its own, even at start (deciding it while its melt is on the way to the mint paid
+      // refunds twice); the same rule holds for every later pass (RecoverOptions.ownerCheck).
+      const report = await built.recover({ ownerCheck: true });
+      if (report.examined > 0 || report.liveOwners > 0)
+        log.info({ recovery: report }, 'wallet recovery pass');
       wallet = built;
       // Repeat the pass now and then: a send that failed on a mint outage keeps its proofs journalled (not
       // spendable) until a pass resolves it, and a payout pending at the mint finishes only in a pass.
@@ -195,9 +212,9 @@ export async function openMoneyServices(
           if (recovering) return;
           recovering = true;
           built
-            .recover({ staleOnly: true })
+            .recover({ ownerCheck: true })
             .then((r) => {
-              if (r.examined > 0) log.info({ recovery: r }, 'wallet recovery pass');
+              if (r.examined > 0 || r.liveOwners > 0) log.info({ recovery: r }, 'wallet recovery pass');
             })
             .catch((err: unknown) => log.warn({ err }, 'wallet recovery pass failed'))
             .finally(() => {

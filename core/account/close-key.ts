@@ -3,6 +3,7 @@ import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { KeyLookup, KeyMeta, KeyTarget, Ledger } from '../ledger/types.js';
 import type { WalletService } from '../wallet/types.js';
 import { type PayOutResult, payOut } from './pay-out.js';
+import { payoutInProgressError } from './payout-guard.js';
 
 /**
  * Deleting a key, with its balance paid out first when asked (the owner's DELETE /v1/wallet/, the operator's
@@ -15,6 +16,9 @@ import { type PayOutResult, payOut } from './pay-out.js';
  *    reservation still open (a call or a withdrawal in flight) answers 409 `conflict` and changes nothing:
  *    what it would give back later would stay on a deleted account;
  * 3. delete the key (a parent takes its account, so every child, with it).
+ *
+ * An undecided payout of the account (a Lightning refund or sweep whose melt the mint has not decided) answers
+ * 409 `payout_in_progress` before anything changes (payout-guard.ts).
  *
  * A failure before the pay-out enables the key again (if it was enabled) and changes nothing else. Once a
  * token is made it is always handed back: a delete failing after it answers `deleted: false` with the token
@@ -53,6 +57,7 @@ export async function closeKey(
       message: "A child key draws on its parent's balance: refund the parent key",
     });
   }
+  if (before.account.payout) throw await payoutInProgressError(money.wallet, before.account.payout);
   if (req.refund && money.wallet === undefined) {
     throw new GatewayError('service_unavailable', { message: 'No eCash wallet configured (CASHU_MINTS)' });
   }
@@ -69,6 +74,7 @@ export async function closeKey(
     const info = await ledger.getKeyInfo(req.self);
     if (info === null) throw new GatewayError('not_found', { message: 'No such key (or it was deleted)' });
     leftMsat = info.key.isChild ? 0 : info.account.balanceMsat;
+    if (info.account.payout) throw await payoutInProgressError(money.wallet, info.account.payout);
     if (req.refund) {
       if (info.account.reservedMsat > 0) {
         throw new GatewayError('conflict', {

@@ -9,11 +9,10 @@ import type { MoneySteps } from './credit-token.js';
  * same ledger step); not paid → the hold is aborted. Then the record is deleted. Each step is idempotent, so the
  * paying process and a recovery pass (CreateWalletOptions.payouts) may both run it.
  *
- * The hold of a Lightning refund names no process (its id has no owner, core/ledger/owner.ts), so orphan
- * release never frees it under a melt that may have paid: only this step, or its lease (HOLD_EXPIRY_MS), does.
- * A commit after the lease still debits when the balance covers it; when it does not (the mint was away longer
- * than the lease, the process died, and the key spent the money meanwhile) the invoice stays paid and the
- * shortfall is the operator's: logged as an error, and visible to the solvency check.
+ * The hold of a Lightning refund is a payout hold (HoldInput `expiresInMs: null`): it names no process (orphan
+ * release never frees it) and never expires, so the balance stays held however long the mint takes, and the
+ * account can start no other payout meanwhile (payout-guard.ts). Only this step ends it. A refused commit would
+ * mean the hold was ended by something else (an operator's tool): logged as an error, visible to solvency.
  *
  * Returns the commit (paid), null (not paid: aborted), or undefined (the melt is not decided yet: nothing done).
  */

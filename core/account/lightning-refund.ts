@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors.js';
-import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { HoldRef, KeyLookup } from '../ledger/types.js';
 import { log } from '../log.js';
 import type { MeltQuoteInfo } from '../wallet/types.js';
 import type { MoneySteps } from './credit-token.js';
 import type { LightningAddresses, LnurlPay } from './lightning-address.js';
 import { settleLightningPayout } from './lightning-payout.js';
-import { HOLD_EXPIRY_MS } from './pay-out.js';
+import { holdRefusalToError } from './payout-guard.js';
 
 /**
  * A key's balance paid to its Lightning address (POST /v1/wallet/refund `{"to": "refund_address"}` and the
@@ -15,8 +14,10 @@ import { HOLD_EXPIRY_MS } from './pay-out.js';
  * token:
  *
  * 1. resolve the address's LNURL-pay parameters (nothing held yet: a bad address changes nothing);
- * 2. hold everything available (kind `refund`), under an id that names no process, so orphan release never
- *    frees it under a melt that may have paid (lightning-payout.ts);
+ * 2. hold everything available (kind `refund`) as a PAYOUT HOLD: no expiry, an id that names no process (so
+ *    orphan release never frees it), and while it is open the account's other holds — refunds, withdrawals,
+ *    key closes, the sweep — are refused `payout_in_progress` (payout-guard.ts). Only the melt's decision
+ *    ends it, however long the mint takes;
  * 3. find the amount: whole sats such that amount + the mint's fee reserve fits the hold — an invoice from the
  *    address's callback and a melt quote for it, at most three rounds (a smaller amount never has a larger
  *    reserve); nothing fits → the hold is aborted, 402 `refund_below_fee_reserve`;
@@ -35,7 +36,6 @@ export interface LightningRefundRequest {
   credential: KeyLookup;
   /** The key's refund address (`name@host`). */
   address: string;
-  expiresInMs?: number;
 }
 
 export interface LightningRefundResult {
@@ -62,16 +62,16 @@ export async function refundToLightning(
 ): Promise<LightningRefundResult> {
   const pay = await addresses.resolve(req.address);
   const { ledger, wallet } = money;
-  // No process in the id (core/ledger/owner.ts): only the melt's decision, or the lease, releases it.
+  // No process in the id (core/ledger/owner.ts) and no expiry: only the melt's decision releases or commits it.
   const holdId = `lnrefund-${randomUUID()}`;
   const hold = await ledger.holdWithdrawal({
     credential: req.credential,
     amountMsat: 'all',
     holdId,
     kind: 'refund',
-    expiresInMs: req.expiresInMs ?? HOLD_EXPIRY_MS,
+    expiresInMs: null,
   });
-  if (!hold.ok) throw ledgerRefusalToError(hold);
+  if (!hold.ok) throw await holdRefusalToError(wallet, hold);
   const ref: HoldRef = { accountId: hold.accountId, holdId };
 
   let fit: { invoice: string; quote: MeltQuoteInfo };
@@ -156,7 +156,8 @@ async function afterFailedMelt(money: MoneySteps, ref: HoldRef): Promise<void> {
     if (record === null) await money.ledger.abortWithdrawal(ref);
     else await settleLightningPayout(money, record);
   } catch (err) {
-    // The store is away: the record (if any) is settled by the recovery pass, a bare hold by its lease.
+    // The store is away: the record (if any) is settled by the recovery pass. A bare hold (no record: the melt
+    // never reached the journal) stays until an operator aborts it; it is counted as an open payout.
     log.warn({ err, holdId: ref.holdId }, 'refund hold left to recovery after a failed melt');
   }
 }

@@ -10,6 +10,7 @@ import { crashPoint } from '../wallet/context.js';
 import type { CashuUnit, LightningPayoutRecord, PayoutRecord } from '../wallet/types.js';
 import { creditOrPark, type MoneySteps } from './credit-token.js';
 import { settleLightningPayout } from './lightning-payout.js';
+import { holdRefusalToError } from './payout-guard.js';
 
 /**
  * The ONE implementation of "balance becomes an eCash token": hold the amount in the ledger → mint the token
@@ -80,7 +81,7 @@ export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<Pay
     if (accountId !== undefined) await settleSoon(money, { accountId, holdId });
     throw err;
   }
-  if (!hold.ok) throw ledgerRefusalToError(hold);
+  if (!hold.ok) throw await holdRefusalToError(wallet, hold);
   const ref: HoldRef = { accountId: hold.accountId, holdId };
   const payout = { holdId, accountId: ref.accountId, heldMsat: hold.heldMsat, credential: req.credential };
 

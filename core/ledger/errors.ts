@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js';
-import type { RateLimitInfo } from './types.js';
+import type { OpenPayout, RateLimitInfo } from './types.js';
 
 /**
  * The one place where ledger outcomes become catalogue errors. Lua scripts return negative codes mirrored
@@ -29,6 +29,8 @@ export enum LedgerCode {
   LeaseUnsupported = -18,
   /** The key, or the parent key of its account, is disabled by the operator. */
   KeyDisabled = -19,
+  /** A payout hold of the account is open (its melt undecided): no other hold now. */
+  PayoutInProgress = -20,
 }
 
 /** Refusal codes as they appear in results (snake_case), keyed by the Lua code. */
@@ -52,6 +54,7 @@ export const LEDGER_CODE_NAMES: Record<LedgerCode, string> = {
   [LedgerCode.AlreadyCommitted]: 'already_committed',
   [LedgerCode.LeaseUnsupported]: 'lease_unsupported',
   [LedgerCode.KeyDisabled]: 'key_disabled',
+  [LedgerCode.PayoutInProgress]: 'payout_in_progress',
 };
 
 /** Any `{ ok: false }` result of the ledger. */
@@ -66,6 +69,7 @@ export interface LedgerRefusal {
   shortfall?: number;
   availableMsat?: number;
   message?: string;
+  payout?: OpenPayout;
 }
 
 /** The X-RateLimit-* header values for a rate-limit window. */
@@ -127,9 +131,26 @@ export function ledgerRefusalToError(r: LedgerRefusal): GatewayError {
       return new GatewayError('conflict', { message: 'This request id is already in use' });
     case 'hold_expired':
       return new GatewayError('conflict', { message: 'The withdrawal hold expired; try again' });
+    case 'payout_in_progress':
+      return payoutInProgress(r.payout);
     default:
       return new GatewayError('conflict', { message: `Ledger refused: ${r.code}` });
   }
+}
+
+/**
+ * 409 `payout_in_progress`: a payout of the account is undecided (its hold open until the mint decides the melt).
+ * `state` says what is known of it: `open` from the ledger alone; the payout steps name the melt's state
+ * (core/account/payout-guard.ts).
+ */
+export function payoutInProgress(payout: OpenPayout | undefined, state = 'open'): GatewayError {
+  return new GatewayError('payout_in_progress', {
+    details: {
+      payout_id: payout?.holdId ?? null,
+      state,
+      since: payout ? new Date(payout.sinceMs).toISOString() : null,
+    },
+  });
 }
 
 /** Transport failure (store down, timeout, connection closed): 503, the call is never made unpaid. */

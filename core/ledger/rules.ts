@@ -334,12 +334,13 @@ export function checkReleaseInput(input: Pick<ReleaseInput, 'accountId' | 'reque
 export function checkHoldInput(input: HoldInput): {
   holdId: string;
   want: number | 'all';
-  expiresInMs: number;
+  /** null: a payout hold, which never expires (HoldInput). */
+  expiresInMs: number | null;
 } {
   return {
     holdId: checkId('holdId', input.holdId),
     want: input.amountMsat === 'all' ? 'all' : checkMsat('amountMsat', input.amountMsat, 1),
-    expiresInMs: checkMsat('expiresInMs', input.expiresInMs, 1),
+    expiresInMs: input.expiresInMs === null ? null : checkMsat('expiresInMs', input.expiresInMs, 1),
   };
 }
 

@@ -414,9 +414,21 @@ export interface HoldInput {
   /** Idempotency key of the withdrawal (unique per account). */
   holdId: string;
   kind: WithdrawalKind;
-  /** Hold lease; an expired hold is aborted by admit / sweep. */
-  expiresInMs: number;
+  /**
+   * Hold lease; an expired hold is aborted by admit / sweep. `null`: a PAYOUT HOLD (a Lightning payout whose
+   * melt decides it, core/account/lightning-refund.ts): it MUST never expire — no sweep, admit, next hold or
+   * orphan release frees it; only `commitWithdrawal` / `abortWithdrawal` end it — and while it is open every
+   * other hold of the account is refused `payout_in_progress` (one undecided payout per account at a time).
+   */
+  expiresInMs: number | null;
   now?: number;
+}
+
+/** The account's open payout hold (a hold made with `expiresInMs: null`), named by a refusal or key info. */
+export interface OpenPayout {
+  holdId: string;
+  /** When the hold was made, ms. */
+  sinceMs: number;
 }
 
 export type HoldResult =
@@ -434,7 +446,9 @@ export type HoldResult =
   | { ok: false; code: 'child_key_forbidden' }
   | { ok: false; code: 'payment_required'; balance: number; required: number; shortfall: number }
   /** The holdId was already committed or aborted. */
-  | { ok: false; code: 'duplicate_request' };
+  | { ok: false; code: 'duplicate_request' }
+  /** A payout hold of the account is still open (undecided): nothing held. */
+  | { ok: false; code: 'payout_in_progress'; payout: OpenPayout };
 
 export interface HoldRef {
   accountId: string;
@@ -549,6 +563,8 @@ export interface AccountTotals {
   feesMsat: number;
   requests: number;
   createdAtMs: number;
+  /** The account's open payout hold (HoldInput `expiresInMs: null`), if any. */
+  payout?: OpenPayout;
 }
 
 export interface KeyInfo {
@@ -598,7 +614,7 @@ export interface AuditBreach {
 export interface AuditReport {
   ok: boolean;
   accounts: number;
-  totals: Omit<AccountTotals, 'accountId' | 'createdAtMs'>;
+  totals: Omit<AccountTotals, 'accountId' | 'createdAtMs' | 'payout'>;
   breaches: AuditBreach[];
 }
 

@@ -1,5 +1,6 @@
 import { creditToken, type MoneySteps } from '../account/credit-token.js';
 import { payOut } from '../account/pay-out.js';
+import { payoutInProgressError } from '../account/payout-guard.js';
 import { parseCredential } from '../auth/credentials.js';
 import { allowListPermits } from '../auth/ip-match.js';
 import type { RequestContext } from '../context.js';
@@ -162,6 +163,8 @@ export async function withdraw(
   if (mint !== undefined && !money.wallet.mints.includes(mint.replace(/\/+$/, ''))) {
     throw new GatewayError('mint_not_trusted', { message: 'This node does not use that mint' });
   }
+  // One undecided payout per account (core/account/payout-guard.ts): 409 before a 402 for the held balance.
+  if (info.account.payout) throw await payoutInProgressError(money.wallet, info.account.payout);
   let amountMsat: number;
   if (amountSat === 'all') {
     if (info.key.isChild) throw new GatewayError('child_key_forbidden');

@@ -102,6 +102,8 @@ export interface DashboardData {
   settings: Record<string, unknown>;
   /** The gateway's own share of paid calls (gateway_overhead_seconds), since start. */
   overhead: OverheadSummary;
+  /** Lightning payouts of held balances not finished yet (the wallet journal), oldest first; absent: no wallet. */
+  open_payouts?: Array<{ payout_id: string; state: string; since: string }> | { error: string };
 }
 
 function rows(obj: Record<string, unknown>, numeric = false): string {
@@ -133,6 +135,21 @@ export function dashboardPage(nonce: string, d: DashboardData): string {
                 `<tr><td>${escapeHtml(w.mint)}</td><td>${escapeHtml(w.unit)}</td><td class="n">${w.amount}</td><td class="n">${w.reserved}</td><td class="n">${w.proofs}</td></tr>`,
             )
             .join('')}</table>`;
+  const payouts =
+    d.open_payouts === undefined
+      ? ''
+      : `<h2>Open payouts</h2>${
+          'error' in d.open_payouts
+            ? `<p class="bad">${escapeHtml(d.open_payouts.error)}</p>`
+            : d.open_payouts.length === 0
+              ? '<p id="open-payouts">None: every payout is decided and settled.</p>'
+              : `<table id="open-payouts"><tr><th>payout</th><th>state</th><th>since</th></tr>${d.open_payouts
+                  .map(
+                    (p) =>
+                      `<tr><td>${escapeHtml(p.payout_id)}</td><td>${escapeHtml(p.state)}</td><td>${escapeHtml(p.since)}</td></tr>`,
+                  )
+                  .join('')}</table>`
+        }`;
   const nav = VIEWS.map(
     ([id, label]) => `<a href="#${id}" data-view="${id}" id="nav-${id}">${escapeHtml(label)}</a>`,
   ).join('');
@@ -146,6 +163,7 @@ export function dashboardPage(nonce: string, d: DashboardData): string {
 <h2>Gateway overhead per paid call (since start)</h2><table id="overhead">${rows({ calls: d.overhead.calls, 'p50 ms': d.overhead.p50_ms, 'p99 ms': d.overhead.p99_ms }, true)}</table>
 <h2>Totals (msats)</h2>${audit}
 <h2>Operator wallet</h2>${wallet}
+${payouts}
 <h2>Settings</h2><table id="settings">${rows(d.settings)}</table>
 </section>
 <section id="charts" class="view">

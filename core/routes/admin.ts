@@ -123,6 +123,16 @@ async function dashboardData(services: Services): Promise<DashboardData> {
     } catch {
       data.wallet = { error: 'The wallet store is unavailable' };
     }
+    // A melt the mint has not decided keeps its key's balance held and its payouts refused (payout-guard.ts).
+    try {
+      data.open_payouts = (await services.wallet.openPayouts()).map((p) => ({
+        payout_id: p.holdId,
+        state: p.state,
+        since: new Date(p.sinceMs).toISOString(),
+      }));
+    } catch {
+      data.open_payouts = { error: 'The wallet store is unavailable' };
+    }
   }
   return data;
 }
@@ -367,8 +377,8 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
   route(router, 'POST', '/admin/api/actions/recovery', async (ctx) => {
     await requireAdmin(ctx, services);
     const { wallet } = requireWallet(services);
-    // The gateway is serving: entries a live process may still be working on are left alone.
-    const r = await wallet.recover({ staleOnly: true });
+    // The gateway is serving: entries a live process may still be working on are left alone (and counted).
+    const r = await wallet.recover({ ownerCheck: true });
     services.log.info({ report: r }, 'admin: recovery pass run');
     return {
       headers: NO_STORE,
@@ -378,6 +388,7 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
         rolled_back: r.rolledBack,
         outputs_restored: r.outputsRestored,
         deferred: r.deferred,
+        live_owners: r.liveOwners,
       },
     };
   });

@@ -4,6 +4,7 @@ import { creditToken } from '../account/credit-token.js';
 import type { LightningAddresses } from '../account/lightning-address.js';
 import { refundToLightning } from '../account/lightning-refund.js';
 import { HOLD_EXPIRY_MS } from '../account/pay-out.js';
+import { payoutInProgressError } from '../account/payout-guard.js';
 import { auditKey } from '../audit/audit-log.js';
 import { ownerRecord } from '../audit/records.js';
 import type { RequestContext } from '../context.js';
@@ -296,6 +297,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
     // To the key's Lightning address, through the mint (core/account/lightning-refund.ts).
     if (info.key.isChild) throw new GatewayError('child_key_forbidden');
     if (info.key.refundAddress === null) throw new GatewayError('refund_address_missing');
+    if (info.account.payout) throw await payoutInProgressError(money.wallet, info.account.payout);
     const r = await refundToLightning(money, lightningAddresses(services), {
       credential: caller.credential,
       address: info.key.refundAddress,

@@ -8,7 +8,7 @@ import {
 } from '@cashu/cashu-ts';
 import type { Logger } from '../log.js';
 import { mapMintError } from './mint-errors.js';
-import type { CounterRange, JournalEntry, ProofStore, StoredProof } from './store/proof-store.js';
+import type { CounterRange, EntryOwner, JournalEntry, ProofStore, StoredProof } from './store/proof-store.js';
 import type { CashuUnit } from './types.js';
 
 /**
@@ -24,6 +24,10 @@ export interface WalletContext {
   clients: MintClients;
   /** A journal entry older than this is treated as abandoned by a dead process. */
   staleAfterMs: number;
+  /** This process as the owner of the entries it writes (core/wallet/owners.ts); absent for offline tools. */
+  owner?: EntryOwner;
+  /** An owner whose heartbeat is older than this is gone. */
+  ownerDeadAfterMs: number;
 }
 
 export class MintClients {
@@ -137,5 +141,6 @@ export function newEntry(
     inputTotal: 0,
     counters: [],
     submitted: false,
+    ...(ctx.owner ? { owner: ctx.owner } : {}),
   };
 }

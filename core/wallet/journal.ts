@@ -1,5 +1,6 @@
 import { CheckStateEnum, type Proof, type Wallet } from '@cashu/cashu-ts';
 import { newEntry, proofY, toStored, type WalletContext } from './context.js';
+import { mayBeInFlight } from './mint-errors.js';
 import type { JournalEntry, StoredProof } from './store/proof-store.js';
 import { toMsat } from './token-codec.js';
 import type { LightningPayoutRecord, ReceiveReceipt } from './types.js';
@@ -123,6 +124,31 @@ async function resolveMint(
 }
 
 /**
+ * Whether "nothing happened at the mint" may still change: the request can be on its way there (queued in a
+ * proxy, a slow mint, a dead owner's last request). A melt the mint never answered for is not given up while its
+ * quote can still be paid (UNPAID before the quote's expiry); a swap's inputs count as in flight for
+ * `staleAfterMs` (twice the mint timeout) after its answer was lost, or after it was written. Rolling back then
+ * would release what the mint performs a moment later: a Lightning refund paid and not debited.
+ */
+function mayStillArrive(
+  ctx: WalletContext,
+  entry: JournalEntry,
+  quoteExpiry: number | undefined,
+  now: number,
+): boolean {
+  // Its writer saw the mint's answer (this process's own entry, no lost answer): nothing is on its way. An entry
+  // with no owner (offline tools, older versions) keeps the rule it was written under.
+  const lost =
+    entry.ambiguousAt !== undefined || (entry.owner !== undefined && entry.owner.id !== ctx.owner?.id);
+  if (!lost) return false;
+  if (entry.kind === 'melt') {
+    if (entry.seenAtMint) return false;
+    return quoteExpiry === undefined || quoteExpiry * 1000 > now;
+  }
+  return now - (entry.ambiguousAt ?? entry.createdAt) <= ctx.staleAfterMs;
+}
+
+/**
  * Resolves one receive, mint, send or melt entry against its mint. Throws (GatewayError mint_unavailable) when
  * the mint cannot be asked. Payout records and swaps are not decided here: only the ledger can decide a payout
  * (recovery.ts), and a swap decides for itself through its own `mint:` step (foreign-swap.ts).
@@ -142,14 +168,24 @@ export async function resolveOp(ctx: WalletContext, entry: JournalEntry): Promis
   const client = await ctx.clients.get(entry.mint, entry.unit);
   if (entry.kind === 'mint' && entry.quote) return resolveMint(ctx, entry, client, entry.quote);
   // A melt's quote first: it is the payment's own state, and asking it is what settles it at some mints.
+  let quoteExpiry: number | undefined;
   if (entry.kind === 'melt' && entry.quote) {
     const q = await client.checkMeltQuoteBolt11(entry.quote);
-    if (q.state === 'PENDING') return 'deferred';
+    if (q.state === 'PENDING') {
+      // The mint has it: an UNPAID answer later means the payment failed (NUT-05), not "not arrived yet".
+      if (!entry.seenAtMint && (await ctx.store.getOp(entry.id))) {
+        await ctx.store.putOp({ ...entry, seenAtMint: true });
+      }
+      return 'deferred';
+    }
+    quoteExpiry = typeof q.expiry === 'number' ? q.expiry : undefined;
   }
   const st = await states(client, entry.inputYs);
   if (st.includes(CheckStateEnum.PENDING)) return 'deferred';
   const spentYs = entry.inputYs.filter((_, i) => st[i] === CheckStateEnum.SPENT);
   if (spentYs.length === 0) {
+    // Nothing happened at the mint — yet? Left open while the request may still get there; a later pass decides.
+    if (mayStillArrive(ctx, entry, quoteExpiry, Date.now())) return 'deferred';
     await rollBack(ctx, entry);
     return 'rolled-back';
   }
@@ -177,16 +213,31 @@ export async function resolveOp(ctx: WalletContext, entry: JournalEntry): Promis
 }
 
 /**
- * After a mint call whose outcome is unknown (timeout, reset): decide the entry now if the mint answers, and
- * return the receipt it stored (receives and mints); otherwise mark the entry abandoned so the next claimant or
- * the recovery pass decides it without waiting for it to go stale. The caller then throws the mint error.
+ * After a mint call whose outcome is unknown (an answered 5xx; or a timeout or reset, marked `ambiguousAt`: the
+ * request may still be on its way, mint-errors.ts `mayBeInFlight`): the entry is given up
+ * (`abandoned`: the next claimant or this process's recovery pass decides it without waiting for it to go stale),
+ * then decided now if the mint already shows the outcome — a completed swap or a paid melt; "nothing happened"
+ * is not believed while the request may still be on its way (see `mayStillArrive`): the entry stays open for a
+ * later pass. Returns the receipt it stored (receives and mints). The caller then throws the mint error.
  */
 export async function afterAmbiguousFailure(
   ctx: WalletContext,
   entry: JournalEntry,
+  err: unknown,
 ): Promise<ReceiveReceipt | undefined> {
+  const marked: JournalEntry = {
+    ...entry,
+    abandoned: true,
+    ...(mayBeInFlight(err) ? { ambiguousAt: Date.now() } : {}),
+  };
   try {
-    await resolveOp(ctx, entry);
+    // Only while it is still there (never bring back an entry something settled meanwhile).
+    if (await ctx.store.getOp(entry.id)) await ctx.store.putOp(marked);
+  } catch {
+    /* the store is away: the entry stays as written, decided by a later pass */
+  }
+  try {
+    await resolveOp(ctx, marked);
     if (entry.tokenHash !== undefined) {
       const receipt = await ctx.store.getReceipt(entry.tokenHash);
       if (receipt) return receipt;
@@ -194,6 +245,5 @@ export async function afterAmbiguousFailure(
   } catch {
     /* mint still unreachable: the recovery pass finishes it */
   }
-  if (await ctx.store.getOp(entry.id)) await ctx.store.putOp({ ...entry, abandoned: true });
   return undefined;
 }

@@ -22,6 +22,17 @@ export function classifyMintFailure(err: unknown): MintFailureKind {
   return 'ambiguous';
 }
 
+/**
+ * An ambiguous failure without the mint's answer — a timeout, a reset, a gateway timeout (504) or 408: the
+ * request may still be on its way to the mint (queued in a proxy, a slow mint), so "nothing happened" read from
+ * the mint now is no proof (journal.ts, `mayStillArrive`). An answered 5xx is not one of these.
+ */
+export function mayBeInFlight(err: unknown): boolean {
+  if (classifyMintFailure(err) !== 'ambiguous') return false;
+  if (err instanceof HttpResponseError) return err.status === 504 || err.status === 408;
+  return true;
+}
+
 /** True when the request provably never reached the mint (TCP connection refused). */
 export function isConnectionRefused(err: unknown): boolean {
   let e: unknown = err;

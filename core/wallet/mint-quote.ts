@@ -136,7 +136,7 @@ export async function mintPaidQuote(
       if (code === 20001) throw new QuoteNotPaidError();
       throw mapMintError(err);
     }
-    const receipt = await afterAmbiguousFailure(ctx, entry);
+    const receipt = await afterAmbiguousFailure(ctx, entry, err);
     if (receipt) return receipt;
     throw mapMintError(err);
   }

@@ -136,7 +136,7 @@ async function redeemClaimed(
       throw mapMintError(err);
     }
     // The mint may have swapped: settle from the journal now if it answers, else leave it for recovery.
-    const receipt = await afterAmbiguousFailure(ctx, entry);
+    const receipt = await afterAmbiguousFailure(ctx, entry, err);
     if (receipt) return receipt;
     throw mapMintError(err);
   }

@@ -1,7 +1,8 @@
 import { isGatewayError } from '../errors.js';
 import type { WalletContext } from './context.js';
 import { resolveSwap } from './foreign-swap.js';
-import { isStale, type Outcome, payoutId, resolveOp } from './journal.js';
+import { type Outcome, payoutId, resolveOp } from './journal.js';
+import { mayDecide, ownerBeats, whoseEntry } from './owners.js';
 import type { JournalEntry } from './store/proof-store.js';
 import type { PayoutSettler, RecoverOptions, RecoveryReport, WalletService } from './types.js';
 
@@ -66,7 +67,7 @@ function payoutDue(ctx: WalletContext, entry: JournalEntry, now: number): boolea
   return now - entry.createdAt >= ctx.staleAfterMs;
 }
 
-/** One pass over the whole journal (start-up, periodically, or on demand); `staleOnly`: see RecoverOptions. */
+/** One pass over the whole journal (start-up, periodically, or on demand); `ownerCheck`: see RecoverOptions. */
 export async function recoverAll(
   ctx: WalletContext,
   payouts?: { settle: PayoutSettler; wallet: WalletService },
@@ -80,12 +81,23 @@ export async function recoverAll(
     deferred: 0,
     payoutsResolved: 0,
     fresh: 0,
+    liveOwners: 0,
   };
   const now = Date.now();
-  for (const entry of await ctx.store.listOps()) {
+  const entries = await ctx.store.listOps();
+  const beats = opts.ownerCheck && entries.length > 0 ? await ownerBeats(ctx) : new Map();
+  for (const entry of entries) {
     if (entry.kind === 'payout' && !payoutDue(ctx, entry, now)) continue;
-    if (opts.staleOnly && entry.kind !== 'payout' && !isStale(ctx, entry, now)) {
+    if (opts.ownerCheck && entry.kind !== 'payout' && !mayDecide(ctx, entry, beats, now)) {
       report.fresh++;
+      if (whoseEntry(ctx, entry, beats, now) === 'live') {
+        report.liveOwners++;
+        ctx.log.info(
+          { op: entry.id, kind: entry.kind, owner: entry.owner?.name },
+          'wallet recovery left an entry to its live owner',
+        );
+        continue;
+      }
       const staleIn = entry.createdAt + ctx.staleAfterMs + 1 - now;
       report.nextStaleInMs = Math.min(report.nextStaleInMs ?? staleIn, staleIn);
       continue;

@@ -12,6 +12,7 @@ import {
 } from './context.js';
 import { afterAmbiguousFailure, isStale, meltDecision, payoutId } from './journal.js';
 import { classifyMintFailure, mapMintError } from './mint-errors.js';
+import { mayDecide, ownerBeats } from './owners.js';
 import { resolveEntry } from './recovery.js';
 import type { JournalEntry, StoredProof } from './store/proof-store.js';
 import { encodeTokenV3, toMsat, UNIT_MSAT } from './token-codec.js';
@@ -40,9 +41,19 @@ function maxFeePpk(client: Wallet): number {
  */
 async function settleLeftovers(ctx: WalletContext, mint: string, unit: CashuUnit): Promise<void> {
   const now = Date.now();
-  for (const e of await ctx.store.listOps()) {
-    if (e.mint !== mint || e.unit !== unit || e.kind === 'receive' || e.kind === 'payout') continue;
-    if (!isStale(ctx, e, now)) continue;
+  const candidates = (await ctx.store.listOps()).filter(
+    (e) =>
+      e.mint === mint &&
+      e.unit === unit &&
+      e.kind !== 'receive' &&
+      e.kind !== 'payout' &&
+      isStale(ctx, e, now),
+  );
+  if (candidates.length === 0) return;
+  // Stale by age is not enough: a live neighbour's entry is its own (owners.ts).
+  const beats = await ownerBeats(ctx);
+  for (const e of candidates) {
+    if (!mayDecide(ctx, e, beats, now)) continue;
     await resolveEntry(ctx, e).catch(() => undefined);
   }
 }
@@ -70,7 +81,7 @@ async function onMintFailure(ctx: WalletContext, entry: JournalEntry, err: unkno
     const next = meltDecision(ctx, entry, false);
     await ctx.store.settleOp(entry, { spentYs: [], add: [], ...(next ? { next } : {}) });
   } else {
-    await afterAmbiguousFailure(ctx, entry);
+    await afterAmbiguousFailure(ctx, entry, err);
   }
   throw mapMintError(err);
 }
@@ -221,7 +232,12 @@ export async function payInvoice(
   crashPoint('after-melt');
   const paid = res.quote as unknown as MeltQuoteBolt11Response;
   if (paid.state !== 'PAID') {
-    // Still in flight at the mint: the journal keeps the proofs reserved until recovery sees the outcome.
+    // Still in flight at the mint: the journal keeps the proofs reserved until recovery sees the outcome (PAID, or
+    // UNPAID again: failed — the mint has seen this melt, so that answer is final). This process is done with it
+    // (abandoned): its own next pass asks the mint, however long the payment takes.
+    if (await ctx.store.getOp(submitted.id).catch(() => null)) {
+      await ctx.store.putOp({ ...submitted, seenAtMint: true, abandoned: true }).catch(() => undefined);
+    }
     throw new GatewayError('service_unavailable', {
       message: 'The Lightning payment is pending at the mint; recovery will settle it',
       details: { quote: q.quote },

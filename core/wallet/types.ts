@@ -153,23 +153,28 @@ export interface RecoveryReport {
   /** Payout records of payouts nobody finished, resolved (token back in our proofs, hold undone). */
   payoutsResolved: number;
   /**
-   * `staleOnly`: entries not examined because a live process (this one or another sharing the store) may still
-   * be working on them — neither abandoned nor `claimStaleAfterMs` old.
+   * `ownerCheck`: entries not examined because a live process may still be working on them — this process's own
+   * entries neither abandoned nor `claimStaleAfterMs` old, and every entry of a live neighbour (`liveOwners`).
    */
   fresh: number;
-  /** `staleOnly` with fresh entries: in how many ms the youngest of them counts as left by a dead process. */
+  /** `ownerCheck`: of `fresh`, the entries of other live instances sharing the store (left to them). */
+  liveOwners: number;
+  /** `ownerCheck` with fresh entries: in how many ms the youngest of this process's own counts as stale. */
   nextStaleInMs?: number;
 }
 
 export interface RecoverOptions {
   /**
-   * Examine only the entries no live process can still be working on: abandoned by their owner, or older than
-   * `claimStaleAfterMs`. A gateway's passes while it serves use this: deciding a fresh entry against the mint while its
-   * owner is mid-operation (its melt or swap not yet at the mint) would roll back what the mint then performs —
-   * proofs spent at the mint back in the wallet, a paid Lightning refund's hold released. Off (every entry): a
-   * tool run while no gateway uses the store.
+   * Decide only the entries whose owner is gone (core/wallet/owners.ts): written by an instance whose heartbeat is
+   * stale or missing, or by this instance's predecessor (same instance name, earlier start); this process's own
+   * entries only once abandoned or `claimStaleAfterMs` old; entries with no owner by the age rule. A live
+   * neighbour's entry is left alone and counted (`liveOwners`): deciding it against the mint while its owner is
+   * mid-operation (its melt or swap not yet at the mint) would roll back what the mint then performs — proofs
+   * spent at the mint back in the wallet, a paid Lightning refund's hold released. Every pass of a gateway uses
+   * this (start, WALLET_RECOVERY_MS, the console's action). Off (every entry): a tool run while no gateway uses
+   * the store.
    */
-  staleOnly?: boolean;
+  ownerCheck?: boolean;
 }
 
 /**
@@ -290,6 +295,12 @@ export interface WalletService {
   ): Promise<(() => void) | null>;
   mintLightningQuote(quote: string, amountSats: number): Promise<ReceiveReceipt>;
 
+  /**
+   * The Lightning payouts of ledger holds not finished yet (a melt undecided at the mint, or decided and its hold
+   * not yet settled), from the journal, oldest first: the open-payouts metric and the console.
+   */
+  openPayouts(): Promise<OpenPayoutEntry[]>;
+
   /** The payout record of a hold (see `SendOptions.payout`), or null when there is none (any more). */
   getPayout(holdId: string): Promise<PayoutRecord | null>;
 
@@ -325,6 +336,16 @@ export interface LightningQuote {
   expiresAt: number | null;
 }
 
+/** An open Lightning payout as the journal shows it (`WalletService.openPayouts`). */
+export interface OpenPayoutEntry {
+  holdId: string;
+  accountId: string;
+  /** When its journal entry was written, ms. */
+  sinceMs: number;
+  /** `pending`: the melt is not decided; `paid` / `failed`: decided, the hold being settled. */
+  state: 'pending' | 'paid' | 'failed';
+}
+
 export interface CreateWalletOptions {
   /** The money store shared with the ledger; the wallet keeps its own keys/tables in it. */
   conn: StoreConnection;
@@ -351,6 +372,13 @@ export interface CreateWalletOptions {
    * stay in the journal (counted as deferred) until a wallet that has one runs.
    */
   payouts?: PayoutSettler;
+  /**
+   * This process as the owner of the journal entries it writes (core/wallet/owners.ts): `id` new at every start,
+   * `name` stable across restarts (INSTANCE_NAME). The wallet records a heartbeat in the store every
+   * `heartbeatMs` (default deadAfterMs / 3) and forgets it at close; an instance whose heartbeat is older than
+   * `deadAfterMs` (default claimStaleAfterMs) is gone. Without it entries carry no owner (offline tools).
+   */
+  instance?: { id: string; name: string; deadAfterMs?: number; heartbeatMs?: number };
 }
 
 /** FOREIGN_MINTS, FOREIGN_MINT_MAX_FEE_PERCENT, FOREIGN_MINT_MAX_SATS. */

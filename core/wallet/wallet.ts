@@ -6,6 +6,7 @@ import { MintClients, type WalletContext } from './context.js';
 import { swapForeignToken } from './foreign-swap.js';
 import { payoutId } from './journal.js';
 import { checkMintQuote, createMintQuote, mintPaidQuote, subscribeMintQuotes } from './mint-quote.js';
+import { beat } from './owners.js';
 import { receiveToken } from './receive.js';
 import { recoverAll } from './recovery.js';
 import { payInvoice, quoteInvoice, sendToken } from './send.js';
@@ -14,7 +15,14 @@ import type { ProofStore } from './store/proof-store.js';
 import { RedisProofStore } from './store/redis-store.js';
 import { SqliteProofStore } from './store/sqlite-store.js';
 import { hashSecrets, isCashuUnit, normalizeMint, readTokenMeta, toMsat, UNIT_MSAT } from './token-codec.js';
-import type { CashuUnit, CreateWalletOptions, DecodedToken, ReceiveReceipt, WalletService } from './types.js';
+import type {
+  CashuUnit,
+  CreateWalletOptions,
+  DecodedToken,
+  OpenPayoutEntry,
+  ReceiveReceipt,
+  WalletService,
+} from './types.js';
 
 export type * from './types.js';
 
@@ -61,7 +69,21 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
     seedId,
     clients: new MintClients(seed, store),
     staleAfterMs: opts.claimStaleAfterMs ?? timeout * 2,
+    ownerDeadAfterMs: opts.instance?.deadAfterMs ?? opts.claimStaleAfterMs ?? timeout * 2,
+    ...(opts.instance
+      ? { owner: { id: opts.instance.id, name: opts.instance.name, startedAt: Date.now() } }
+      : {}),
   };
+  // This instance's heartbeat (owners.ts): recorded before any entry names it, then kept fresh.
+  let beating: NodeJS.Timeout | undefined;
+  if (ctx.owner) {
+    await beat(ctx);
+    const every = opts.instance?.heartbeatMs ?? Math.max(100, Math.floor(ctx.ownerDeadAfterMs / 3));
+    beating = setInterval(() => {
+      beat(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'wallet heartbeat failed'));
+    }, every);
+    beating.unref();
+  }
   const inflight = new Map<string, Promise<ReceiveReceipt>>();
 
   function assertTrusted(mint: string): string {
@@ -124,6 +146,16 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
       return (await store.getOp(payoutId(holdId)))?.payout ?? null;
     },
     finishPayout: (holdId) => store.deleteOp(payoutId(holdId)),
+    async openPayouts() {
+      const open: OpenPayoutEntry[] = [];
+      for (const e of await store.listOps()) {
+        const l = e.lightning;
+        if (l === undefined || (e.kind !== 'melt' && e.kind !== 'payout')) continue;
+        const state = l.paid === undefined ? 'pending' : l.paid ? 'paid' : 'failed';
+        open.push({ holdId: l.holdId, accountId: l.accountId, sinceMs: e.createdAt, state });
+      }
+      return open.sort((a, b) => a.sinceMs - b.sinceMs);
+    },
     createPaymentRequest(o = {}) {
       const unit = o.unit ?? 'sat';
       const amount = o.amountMsat === undefined ? undefined : Math.ceil(o.amountMsat / UNIT_MSAT[unit]);
@@ -161,6 +193,9 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
       subscribeMintQuotes(ctx, mints[0] as string, quotes, onChange, onError),
     async close() {
       inflight.clear();
+      if (beating) clearInterval(beating);
+      // A clean stop: what this process left is anyone's at once (owners.ts).
+      if (ctx.owner) await store.forgetOwner(ctx.owner.id).catch(() => undefined);
       await ctx.clients.closeSockets();
     },
   };

@@ -219,7 +219,8 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     // fake Lightning network; the primary leaves its invoices unpaid until the foreign melt pays them.
     foreign = await startDevMint({ port: 0 });
     rig = await paidProcesses(store, {}, { mintQuotePayment: 'manual' });
-    const env = { FOREIGN_MINTS: 'swap', FOREIGN_MINT_MAX_FEE_PERCENT: '50' };
+    // The restart is the same instance (INSTANCE_NAME): its start pass finishes its predecessor's swap at once.
+    const env = { FOREIGN_MINTS: 'swap', FOREIGN_MINT_MAX_FEE_PERCENT: '50', INSTANCE_NAME: 'stuck-swap-gw' };
     const gw = await rig.spawn({ SHUTDOWN_GRACE_MS: String(GRACE_MS), ...env });
     const base = `http://127.0.0.1:${gw.port}`;
     const apiKey = await rig.createKey(base, 10);

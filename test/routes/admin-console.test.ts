@@ -243,6 +243,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin console API on %s', (store)
     assertDocumented('GET', '/admin/api/overview', 200, r.body);
     expect(r.body.audit.ok).toBe(true);
     expect(r.body.wallet[0]).toMatchObject({ mint: h.mint.url, unit: 'sat' });
+    // No Lightning payout is open (a pending one is listed: test/account/payout-once.test.ts checks the journal).
+    expect(r.body.open_payouts).toEqual([]);
     expect(r.body.settings).toBeUndefined();
     expect(r.text).not.toContain(PASSWORD);
   });

@@ -18,7 +18,7 @@ import { until } from '../support/until.js';
 
 /**
  * A running gateway's recovery pass never decides an operation a live process is still performing
- * (RecoverOptions.staleOnly, docs/wallet.md "Crash safety and recovery"). The case: process A journals a send and
+ * (RecoverOptions.ownerCheck, docs/wallet.md "Crash safety and recovery"). The case: process A journals a send and
  * its swap request is on its way to the mint (held here by a proxy, so the mint has not seen it: the inputs are
  * unspent); process B's pass runs meanwhile. Deciding A's fresh entry against the mint would roll it back and make
  * its inputs spendable again, and the mint would then perform the swap anyway: proofs the mint spent counted in
@@ -111,8 +111,8 @@ describe.each<StoreKind>(['sqlite', 'redis'])('recovery beside a live operation 
     await until('the send journalled and its swap on the way to the mint', () => gate.waiting() === 1);
 
     // The pass a running gateway makes: the entry is fresh, so it is not decided (old rule: rolled back here).
-    const report = await other.recover({ staleOnly: true });
-    expect(report).toMatchObject({ examined: 0, rolledBack: 0, fresh: 1 });
+    const report = await other.recover({ ownerCheck: true });
+    expect(report).toMatchObject({ examined: 0, rolledBack: 0, fresh: 1, liveOwners: 0 });
     expect(report.nextStaleInMs).toBeGreaterThan(0);
 
     gate.hold(false);

@@ -15,6 +15,8 @@ local r = cjson.decode(raw)
 if r.k ~= 'hold' then return {-7} end
 if r.s == 'committed' then return {-17} end
 local now = tonumber(ARGV[2])
+-- A payout hold ends here (hold-withdrawal-5.lua): the account may hold again.
+if redis.call('HGET', KEYS[1], 'payout') == id then redis.call('HDEL', KEYS[1], 'payout', 'payoutAt') end
 local amt = tonumber(r.a)
 if r.s ~= 'open' then
   if r.s == 'expired' then finish(KEYS[2], KEYS[4], KEYS[3], id, r, 'aborted', now, tonumber(ARGV[3])) end

@@ -21,6 +21,8 @@ if r.k ~= 'hold' then return {-7} end
 if r.s == 'committed' then return {1, 1, r.r} end
 if r.s == 'aborted' then return {-16} end
 local now = tonumber(ARGV[2])
+-- A payout hold ends here (hold-withdrawal-5.lua): the account may hold again.
+if redis.call('HGET', KEYS[1], 'payout') == id then redis.call('HDEL', KEYS[1], 'payout', 'payoutAt') end
 local a = loadAcct(KEYS[1])
 local held = 0
 if r.s == 'open' then held = tonumber(r.a) end

@@ -1,14 +1,17 @@
 --[[
   Hold an amount for a withdrawal or refund: it stays in the balance but is not spendable until
   commit-withdrawal or abort-withdrawal (or lease expiry, which aborts it). Idempotent by holdId.
+  A payout hold (ARGV[4] 'never'): no expiry (its lease score is NEVER, so no sweep reaches it); the account's
+  'payout' and 'payoutAt' fields name it until it is committed or aborted, and while they do every other
+  hold of the account is refused.
 
   KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] lease  KEYS[5] fin
-  ARGV[1] keyHash  [2] holdId  [3] amountMsat or 'all'  [4] expiresInMs  [5] now  [6] kind
+  ARGV[1] keyHash  [2] holdId  [3] amountMsat or 'all'  [4] expiresInMs or 'never'  [5] now  [6] kind
   ('withdrawal' | 'refund')  [7] sweep limit
 
   Returns {1, replay 0|1, held, available} | {-1} invalid key | {-10} child key | {-6} id already in use (holdId
     committed, aborted or another kind of record)
-    | {-5, available, required, shortfall}
+    | {-5, available, required, shortfall} | {-20, payout holdId, payout since (ms)} a payout is open
 ]]
 --- @include "common"
 --- @include "sweep"
@@ -30,6 +33,8 @@ if prior then
   if p.k ~= 'hold' or p.s ~= 'open' then return {-6} end
   return {1, 1, tonumber(p.a), free}
 end
+local open = redis.call('HMGET', KEYS[1], 'payout', 'payoutAt')
+if open[1] then return {-20, open[1], open[2]} end
 local amount
 if ARGV[3] == 'all' then amount = free else amount = tonumber(ARGV[3]) end
 if amount <= 0 or amount > free then
@@ -38,7 +43,13 @@ if amount <= 0 or amount > free then
   return {-5, free, required, required - free}
 end
 a.reserved = a.reserved + amount
-local expires = now + tonumber(ARGV[4])
+local expires
+if ARGV[4] == 'never' then
+  expires = NEVER
+  redis.call('HSET', KEYS[1], 'payout', ARGV[2], 'payoutAt', ARGV[5])
+else
+  expires = now + tonumber(ARGV[4])
+end
 local r = {k = 'hold', s = 'open', a = S(amount), h = ARGV[1], e = S(expires), n = ARGV[6]}
 redis.call('HSET', KEYS[3], ARGV[2], cjson.encode(r))
 redis.call('ZADD', KEYS[4], S(expires), ARGV[2])

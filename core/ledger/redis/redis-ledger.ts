@@ -497,7 +497,7 @@ export class RedisLedger extends RedisReads {
     const r = (await this.run(
       'hold-withdrawal',
       [ak.acct, ak.keys, ak.res, ak.lease, ak.fin],
-      [c.keyHash, holdId, want, expiresInMs, now, input.kind, SWEEP_PER_ADMIT],
+      [c.keyHash, holdId, want, expiresInMs ?? 'never', now, input.kind, SWEEP_PER_ADMIT],
     )) as Reply;
     switch (r[0]) {
       case 1:
@@ -514,6 +514,12 @@ export class RedisLedger extends RedisReads {
         return { ok: false, code: 'child_key_forbidden' };
       case LedgerCode.DuplicateRequest:
         return { ok: false, code: 'duplicate_request' };
+      case LedgerCode.PayoutInProgress:
+        return {
+          ok: false,
+          code: 'payout_in_progress',
+          payout: { holdId: String(r[1]), sinceMs: Number(r[2]) },
+        };
       case LedgerCode.PaymentRequired:
         return paymentRequired(r);
       case LedgerCode.InvalidApiKey:

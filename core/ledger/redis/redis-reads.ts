@@ -141,6 +141,7 @@ export class RedisReads {
         feesMsat: n('fees'),
         requests: n('requests'),
         createdAtMs: n('created'),
+        ...(a.has('payout') ? { payout: { holdId: a.get('payout')!, sinceMs: n('payoutAt') } } : {}),
       },
       availableMsat: Math.max(0, Math.min(n('balance') - n('reserved'), keyFree(k, now))),
       children: children.map((x) => ({ key: toMeta(x), usage: toUsage(x, now) })),

@@ -68,7 +68,7 @@ import type {
 import { sqliteLeaseStep } from './sqlite-lease.js';
 import { SqliteReads } from './sqlite-reads.js';
 import type { AccountRow } from './sqlite-store.js';
-import { SqliteStore } from './sqlite-store.js';
+import { NEVER, SqliteStore } from './sqlite-store.js';
 
 const INVALID = { ok: false, code: 'invalid_api_key' } as const;
 const DISABLED = { ok: false, code: 'key_disabled' } as const;
@@ -383,6 +383,8 @@ export class SqliteLedger extends SqliteReads {
           replay: true,
         };
       }
+      const payout = s.openPayout(a.id);
+      if (payout) return { ok: false, code: 'payout_in_progress', payout };
       const amount = want === 'all' ? free : want;
       if (amount <= 0 || amount > free) {
         const required = Math.max(1, amount);
@@ -396,10 +398,11 @@ export class SqliteLedger extends SqliteReads {
         kind: 'hold',
         amount,
         status: 'open',
-        expires_at: now + expiresInMs,
+        // A payout hold never expires (HoldInput); its start is kept where the commit's result goes later.
+        expires_at: expiresInMs === null ? NEVER : now + expiresInMs,
         client_ip: null,
         note: input.kind,
-        result: null,
+        result: expiresInMs === null ? JSON.stringify({ since: now }) : null,
         finished_at: null,
       });
       s.saveAccount(a);

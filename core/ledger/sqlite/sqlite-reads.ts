@@ -8,6 +8,7 @@ import type {
   KeyLookup,
   KeyRef,
   LeaseRecall,
+  OpenPayout,
   OtherLease,
   Page,
   RecallKind,
@@ -151,6 +152,7 @@ export class SqliteReads {
   }
 
   async getKeyInfo(credential: KeyLookup, now = Date.now()): Promise<KeyInfo | null> {
+    const payoutOf = (p: OpenPayout | undefined) => (p ? { payout: p } : {});
     const c = resolveCredential(credential);
     if (!c) return null;
     const s = this.s;
@@ -178,6 +180,7 @@ export class SqliteReads {
           feesMsat: a.fees,
           requests: a.requests,
           createdAtMs: a.created_at,
+          ...(a.reserved > 0 ? payoutOf(s.openPayout(a.id)) : {}),
         },
         availableMsat: Math.max(0, Math.min(a.balance - a.reserved, keyFree(k, now))),
         children,

@@ -5,7 +5,7 @@ import { storeUnavailable } from '../errors.js';
 import { keyIdOf } from '../keys.js';
 import type { KeyState } from '../rules.js';
 import { auditJsonWithCost } from '../rules.js';
-import type { BalanceLimitReset, CallAuditRecord, TransactionType } from '../types.js';
+import type { BalanceLimitReset, CallAuditRecord, OpenPayout, TransactionType } from '../types.js';
 import { migrate } from './migrations.js';
 
 /**
@@ -13,6 +13,9 @@ import { migrate } from './migrations.js';
  * and audit records, and the one transaction helper every state change goes through (`BEGIN IMMEDIATE`, so
  * two processes sharing the file serialise on the write lock instead of failing on upgrade).
  */
+
+/** The lease of a payout hold: never reached by `expires_at <= now` (same value as the Redis scripts' NEVER). */
+export const NEVER = Number.MAX_SAFE_INTEGER;
 
 export interface AccountRow {
   id: string;
@@ -489,6 +492,19 @@ export class SqliteStore {
         "DELETE FROM ledger_reservations WHERE rowid IN (SELECT rowid FROM ledger_reservations WHERE status != 'open' AND finished_at < ? LIMIT 40)",
       ).run(now - this.retention.finishedMs);
     }
+  }
+
+  /**
+   * The account's open payout hold (a hold whose lease is NEVER: HoldInput `expiresInMs: null`); its `result`
+   * holds `{"since": ms}` until the commit writes the commit's result there.
+   */
+  openPayout(accountId: string): OpenPayout | undefined {
+    const r = this.q(
+      "SELECT request_id, result FROM ledger_reservations WHERE account_id = ? AND status = 'open' AND expires_at = ? AND kind = 'hold' LIMIT 1",
+    ).get(accountId, NEVER) as { request_id: string; result: string | null } | undefined;
+    if (!r) return undefined;
+    const since = r.result === null ? 0 : Number((JSON.parse(r.result) as { since?: number }).since ?? 0);
+    return { holdId: r.request_id, sinceMs: since };
   }
 
   expiredOpen(accountId: string, now: number, limit: number): ResRow[] {

@@ -1692,7 +1692,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payout_in_progress" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family. `conflict` (409) and `not_implemented` (501) extend the interface's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -1823,7 +1823,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "conflict";
                 /** @enum {string} */
-                code?: "token_pending" | "conflict";
+                code?: "token_pending" | "conflict" | "payout_in_progress";
             };
         };
         /** @description The error envelope of an HTTP 413 answer. */
@@ -3303,6 +3303,14 @@ export interface components {
                 reserved: number;
                 proofs: number;
             }[] | components["schemas"]["AdminPartError"];
+            /** @description Lightning payouts of held balances (refunds to a Lightning address, the expired-key sweep) whose melt is undecided or whose hold is not settled yet, oldest first; absent without a wallet. */
+            open_payouts?: {
+                payout_id: string;
+                /** @enum {string} */
+                state: "pending" | "paid" | "failed";
+                /** Format: date-time */
+                since: string;
+            }[] | components["schemas"]["AdminPartError"];
         };
         AdminPartError: {
             /** @description Why this part has no figures (store or wallet unavailable or absent). */
@@ -3335,6 +3343,8 @@ export interface components {
             outputs_restored: number;
             /** @description Entries left for a later pass. */
             deferred: number;
+            /** @description Entries left to the live gateway that wrote them. */
+            live_owners?: number;
         };
         AdminSolvencyReport: {
             solvent: boolean;
@@ -3598,7 +3608,8 @@ export interface components {
         };
         /**
          * @description Type `conflict`. Codes: `token_pending` (the eCash token is pending at the mint; retry later),
-         *     `conflict` (the request conflicts with the current state).
+         *     `conflict` (the request conflicts with the current state), `payout_in_progress` (a payout of the
+         *     account is undecided; `details` names it: `payout_id`, `state`, `since`).
          */
         Conflict: {
             headers: {

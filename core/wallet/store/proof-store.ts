@@ -58,6 +58,15 @@ export interface JournalEntry {
   submitted: boolean;
   /** Set when a live process gave up on an ambiguous answer: any process may recover it at once. */
   abandoned?: boolean;
+  /**
+   * When the mint call's answer was lost (timeout, reset), ms: the request may still be queued on its way to the
+   * mint, so the entry is not rolled back on "nothing happened" until that can no longer be so (journal.ts).
+   */
+  ambiguousAt?: number;
+  /** A melt the mint has answered for (PENDING seen): from then on an UNPAID quote means the payment failed. */
+  seenAtMint?: boolean;
+  /** The process instance that wrote the entry (absent: written by an offline tool or an older version). */
+  owner?: EntryOwner;
   tokenHash?: string;
   faceMsat?: number;
   quote?: string;
@@ -102,6 +111,20 @@ export interface SettleInput {
   next?: JournalEntry;
 }
 
+/** A process instance writing journal entries: who decides an entry is judged by it (core/wallet/owners.ts). */
+export interface EntryOwner {
+  /** Random per process start. */
+  id: string;
+  /** Stable across restarts of the same instance (INSTANCE_NAME): a restarted gateway finishes its predecessor's. */
+  name: string;
+  startedAt: number;
+}
+
+/** An instance's heartbeat as the store keeps it. */
+export interface OwnerBeat extends EntryOwner {
+  beatAt: number;
+}
+
 export interface ProofStore {
   readonly kind: 'redis' | 'sqlite';
   /** Applies migrations / loads scripts. Idempotent. */
@@ -133,4 +156,10 @@ export interface ProofStore {
    */
   settleOp(entry: JournalEntry, input: SettleInput): Promise<void>;
   listProofs(): Promise<HeldProof[]>;
+  /** Records the instance's heartbeat (`beat.beatAt`). */
+  beat(beat: OwnerBeat): Promise<void>;
+  /** Every instance heartbeat recorded (and not forgotten). */
+  owners(): Promise<OwnerBeat[]>;
+  /** Forgets an instance's heartbeat (a clean stop: its entries are anyone's at once). */
+  forgetOwner(id: string): Promise<void>;
 }

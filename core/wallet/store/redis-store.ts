@@ -8,7 +8,14 @@ import {
   scriptDirOf,
 } from '../../store/lua-scripts.js';
 import type { CashuUnit, ReceiveReceipt } from '../types.js';
-import type { HeldProof, JournalEntry, ProofStore, SettleInput, StoredProof } from './proof-store.js';
+import type {
+  HeldProof,
+  JournalEntry,
+  OwnerBeat,
+  ProofStore,
+  SettleInput,
+  StoredProof,
+} from './proof-store.js';
 
 /**
  * Proof store on Redis. Every key lives under `${prefix}:{wallet}:` — one hash slot, so the multi-key Lua
@@ -19,6 +26,7 @@ import type { HeldProof, JournalEntry, ProofStore, SettleInput, StoredProof } fr
  *   reserved                           hash y -> opId \n pool \n proof JSON
  *   pools                              set of pool names
  *   lnd:<idHash>, lnd:open             Lightning deposit records (core/wallet/lightning-deposits.ts)
+ *   owners                             hash instance id -> heartbeat JSON (core/wallet/owners.ts)
  *
  * Proofs are money: a step that stores or spends them waits for the replica acknowledgement
  * (core/store/replica-acks.ts) before it counts as done.
@@ -175,5 +183,17 @@ export class RedisProofStore implements ProofStore {
       out.push({ ...(JSON.parse(json) as StoredProof), ...split(pool), reservedBy: op });
     }
     return out;
+  }
+
+  async beat(beat: OwnerBeat): Promise<void> {
+    await this.r.hset(this.k('owners'), beat.id, JSON.stringify(beat));
+  }
+
+  async owners(): Promise<OwnerBeat[]> {
+    return Object.values(await this.r.hgetall(this.k('owners'))).map((v) => JSON.parse(v) as OwnerBeat);
+  }
+
+  async forgetOwner(id: string): Promise<void> {
+    await this.r.hdel(this.k('owners'), id);
   }
 }

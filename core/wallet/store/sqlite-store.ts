@@ -1,6 +1,13 @@
 import type Database from 'libsql';
 import type { CashuUnit, ReceiveReceipt } from '../types.js';
-import type { HeldProof, JournalEntry, ProofStore, SettleInput, StoredProof } from './proof-store.js';
+import type {
+  HeldProof,
+  JournalEntry,
+  OwnerBeat,
+  ProofStore,
+  SettleInput,
+  StoredProof,
+} from './proof-store.js';
 
 /**
  * Proof store on the embedded SQLite database (tables `wallet_*`, own migrations table `wallet_migrations`).
@@ -199,5 +206,23 @@ export class SqliteProofStore implements ProofStore {
       unit: r.unit as CashuUnit,
       reservedBy: r.reserved_by,
     }));
+  }
+
+  // Heartbeats live in wallet_meta under `owner:<id>` (no migration: a key-value table).
+  async beat(beat: OwnerBeat): Promise<void> {
+    this.db
+      .prepare('INSERT OR REPLACE INTO wallet_meta (key, value) VALUES (?, ?)')
+      .run(`owner:${beat.id}`, JSON.stringify(beat));
+  }
+
+  async owners(): Promise<OwnerBeat[]> {
+    const rows = this.db.prepare("SELECT value FROM wallet_meta WHERE key LIKE 'owner:%'").all() as Array<{
+      value: string;
+    }>;
+    return rows.map((r) => JSON.parse(r.value) as OwnerBeat);
+  }
+
+  async forgetOwner(id: string): Promise<void> {
+    this.db.prepare('DELETE FROM wallet_meta WHERE key = ?').run(`owner:${id}`);
   }
 }

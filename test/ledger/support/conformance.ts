@@ -903,6 +903,94 @@ export function conformance(factory: StoreFactory): void {
       expect((await ledger.audit()).ok).toBe(true);
     });
 
+    it('a payout hold never expires and refuses every other hold of the account until its decision', async () => {
+      const { ledger } = await ctx.open();
+      const k = await fund(ledger, 100_000);
+      const other = await fund(ledger, 5_000);
+      const payout = await ledger.holdWithdrawal(
+        holdInput(k.apiKey, {
+          amountMsat: 'all',
+          holdId: 'lnrefund-a',
+          kind: 'refund',
+          expiresInMs: null,
+          now: T0,
+        }),
+      );
+      expect(payout).toMatchObject({ ok: true, heldMsat: 100_000, availableMsat: 0, replay: false });
+      // Its replay is still the hold (idempotent by id), not a refusal.
+      expect(
+        await ledger.holdWithdrawal(
+          holdInput(k.apiKey, { amountMsat: 'all', holdId: 'lnrefund-a', kind: 'refund', expiresInMs: null }),
+        ),
+      ).toMatchObject({ ok: true, replay: true, heldMsat: 100_000 });
+      // A year later: no sweep, no admit and no next hold of the account releases it.
+      const later = T0 + 365 * 86_400_000;
+      expect(await ledger.sweepExpired(later)).toBe(0);
+      expect(
+        await ledger.admit(admitInput(k.apiKey, { maxMsat: 1, minMsat: 1, expiresInMs: 1000, now: later })),
+      ).toMatchObject({ ok: false, code: 'payment_required', balance: 0 });
+      const refused = {
+        ok: false,
+        code: 'payout_in_progress',
+        payout: { holdId: 'lnrefund-a', sinceMs: T0 },
+      };
+      for (const [holdId, amountMsat, expiresInMs] of [
+        ['w-token', 1_000, 60_000],
+        ['lnrefund-b', 'all', null],
+      ] as const) {
+        expect(
+          await ledger.holdWithdrawal(holdInput(k.apiKey, { amountMsat, holdId, expiresInMs, now: later })),
+        ).toEqual(refused);
+      }
+      expect((await ledger.getKeyInfo({ apiKey: k.apiKey }, later))?.account).toMatchObject({
+        balanceMsat: 100_000,
+        reservedMsat: 100_000,
+        payout: { holdId: 'lnrefund-a', sinceMs: T0 },
+      });
+      // Another account is not concerned.
+      expect(
+        await ledger.holdWithdrawal(
+          holdInput(other.apiKey, { amountMsat: 1_000, holdId: 'w-other', expiresInMs: 60_000, now: later }),
+        ),
+      ).toMatchObject({ ok: true, heldMsat: 1_000 });
+      await ledger.abortWithdrawal({ accountId: other.accountId, holdId: 'w-other' });
+      // The melt's decision commits it, past any old lease, for the amount paid plus the fee.
+      expect(
+        await ledger.commitWithdrawal({
+          accountId: k.accountId,
+          holdId: 'lnrefund-a',
+          debitMsat: 98_000,
+          now: later,
+        }),
+      ).toMatchObject({ ok: true, withdrawnMsat: 98_000, balanceMsat: 2_000 });
+      const after = (await ledger.getKeyInfo({ apiKey: k.apiKey }, later))?.account;
+      expect(after).toMatchObject({ balanceMsat: 2_000, reservedMsat: 0 });
+      expect(after?.payout).toBeUndefined();
+      // Then the account may hold again; an aborted payout hold frees it the same way.
+      expect(
+        await ledger.holdWithdrawal(
+          holdInput(k.apiKey, {
+            amountMsat: 'all',
+            holdId: 'lnrefund-c',
+            kind: 'refund',
+            expiresInMs: null,
+            now: later,
+          }),
+        ),
+      ).toMatchObject({ ok: true, heldMsat: 2_000 });
+      expect(await ledger.abortWithdrawal({ accountId: k.accountId, holdId: 'lnrefund-c' })).toMatchObject({
+        ok: true,
+        releasedMsat: 2_000,
+      });
+      expect(
+        await ledger.holdWithdrawal(
+          holdInput(k.apiKey, { amountMsat: 1_000, holdId: 'w-after', expiresInMs: 60_000, now: later }),
+        ),
+      ).toMatchObject({ ok: true, heldMsat: 1_000 });
+      await ledger.abortWithdrawal({ accountId: k.accountId, holdId: 'w-after' });
+      expect((await ledger.audit()).ok).toBe(true);
+    });
+
     it('paginates transactions newest first', async () => {
       const { ledger } = await ctx.open({ txRetention: 5 });
       const k = await fund(ledger, 100_000);

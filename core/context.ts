@@ -16,7 +16,7 @@ export interface AuthInfo {
   /** Stable id of the credential used (never the credential itself). */
   keyId: string;
   /** How the caller authenticated. */
-  method: 'api_key' | 'bearer_token' | 'x_cashu';
+  method: 'api_key' | 'bearer_token' | 'x_cashu' | 'l402' | 'mpp';
   /** True for a child key drawing on its parent's balance. */
   isChild: boolean;
 }

@@ -4,6 +4,7 @@ import { AuditLog } from './audit/audit-log.js';
 import type { AuditBackend } from './audit/records.js';
 import { startBatchServices } from './batches/batch-services.js';
 import type { Config } from './config.js';
+import { PaymentDoors } from './doors/payment-doors.js';
 import { Events } from './events/events.js';
 import { RedisWebhookStore } from './events/redis-webhook-store.js';
 import { SqliteWebhookStore } from './events/sqlite-webhook-store.js';
@@ -66,6 +67,8 @@ export interface MoneyServices {
   btc: NonNullable<Services['btc']>;
   store: StoreConnection | undefined;
   lightning: LightningDeposits | undefined;
+  /** The payment doors an unpaid call is offered (core/doors/); with a wallet, a store and Lightning deposits. */
+  doors: PaymentDoors | undefined;
   events: WebhookEvents | undefined;
   /** Cross-process signals (settings changes, lease recalls) through the store; with a store. */
   signals: StoreSignals | undefined;
@@ -226,6 +229,23 @@ export async function openMoneyServices(
       lightning = built;
     }
 
+    // The payment doors: their secrets (L402 root key, MPP challenge key) made once in the store.
+    let doors = base.doors;
+    if (!doors && wallet && store && lightning) {
+      doors = await PaymentDoors.open({
+        config: {
+          doors: config.doors.offered,
+          minSats: config.doors.minSats,
+          l402ExpiryS: config.doors.l402ExpiryS,
+          realm: doorRealm(config),
+        },
+        store,
+        wallet,
+        deposits: lightning,
+        log,
+      });
+    }
+
     let btc = base.btc;
     if (!btc) {
       const built = createBtcPriceSource({ config: config.pricing, log });
@@ -307,6 +327,7 @@ export async function openMoneyServices(
       btc,
       store,
       lightning,
+      doors,
       events,
       signals,
       draining: () => draining(),
@@ -460,6 +481,7 @@ export async function buildServices(
     pricing: m.pricing,
     btc: m.btc,
     ...(m.lightning !== undefined ? { lightning: m.lightning } : {}),
+    ...(m.doors !== undefined ? { doors: m.doors } : {}),
     ...(m.events !== undefined ? { events: m.events } : {}),
     ...(store !== undefined ? { store } : {}),
     ...(m.signals !== undefined ? { signals: m.signals } : {}),
@@ -540,4 +562,17 @@ export async function buildServices(
       return settled;
     },
   };
+}
+
+/** The MPP realm: the host of the node's first public URL, else the service name. */
+function doorRealm(config: Config): string {
+  const first = config.network.publicUrls[0];
+  if (first !== undefined) {
+    try {
+      return new URL(first).host;
+    } catch {
+      /* the service name below */
+    }
+  }
+  return 'prepaid-model-gateway';
 }

@@ -60,6 +60,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     const invoice = /invoice="([^"]+)"/.exec(www)?.[1] as string;
     expect(decodeBolt11(invoice)?.amountMsat).toBe(50_000n);
     expect(h.upstream.stats.requests).toBe(before);
+    // /v1/info lists the doors offered.
+    const info = (await (await fetch(`${h.baseURL}/info`)).json()) as { payment_doors: string[] };
+    expect(info.payment_doors).toEqual(['cashu', 'l402', 'mpp']);
   });
 
   it('fetchWithL402 pays and gets its answer first try; a second call on the same token; balance exact; refund', async () => {

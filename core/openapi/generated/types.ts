@@ -2434,6 +2434,12 @@ export interface components {
             npub: string;
             /** @description The Cashu mints whose tokens this node accepts. */
             mints: string[];
+            /**
+             * @description How an unpaid call can be paid here (`PAYMENT_DOORS`, README "Paying"): `cashu` (NUT-24 `X-Cashu`),
+             *     `l402` (`WWW-Authenticate: L402`), `mpp` (`WWW-Authenticate: Payment`, Lightning `charge`). Empty
+             *     on a node without a wallet.
+             */
+            payment_doors?: ("cashu" | "l402" | "mpp")[];
             /** @description The models, keyed by id. */
             models: {
                 [key: string]: components["schemas"]["Model"];

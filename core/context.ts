@@ -75,6 +75,8 @@ export interface ChargeInfo {
   units?: number;
   /** True when the gateway counted the tokens (the provider reported no usage). */
   estimated: boolean;
+  /** The paying account's balance after the charge, msats (the signed receipt's `balance_msats`). */
+  balanceMsat?: number;
 }
 
 /*

@@ -1,8 +1,11 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
 import { fetchWithL402 } from '@getalby/lightning-tools/402/l402';
 import { fetchWithMpp } from '@getalby/lightning-tools/402/mpp';
 import { describe, expect, it } from 'vitest';
 import { doorIdentity } from '../../core/doors/payment-doors.js';
+import { verifyCallReceipt } from '../../core/receipts/call-receipt.js';
 import { decodeBolt11 } from '../../core/wallet/bolt11.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { TOKEN_PRICES } from '../support/prices.js';
@@ -96,6 +99,62 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     const refunded = (await refund.json()) as { cashu_token: string };
     expect(await h.redeem(refunded.cashu_token)).toBe(44);
     expect(await balanceOf(credentials.value)).toBe(0);
+  });
+
+  it("Prefer: receipt — a receipt signed with the node key (header, and the stream's last comment) verifies with receipt:verify, and fails with one field changed", async () => {
+    const info = (await (await fetch(`${h.baseURL}/info`)).json()) as { npub: string };
+    const first = await fetchWithL402(
+      url(),
+      { ...init(), headers: { 'content-type': 'application/json', prefer: 'receipt' } },
+      { wallet },
+    );
+    expect(first.status).toBe(200);
+    await first.body?.cancel();
+    const encoded = first.headers.get('x-receipt') ?? '';
+    const checked = verifyCallReceipt(encoded, info.npub);
+    expect(checked.ok).toBe(true);
+    if (!checked.ok) return;
+    expect(checked.receipt).toMatchObject({
+      request_id: first.headers.get('x-request-id'),
+      model: 'mock-gpt',
+      msats: CALL,
+      balance_msats: INVOICE - CALL,
+    });
+    expect(checked.receipt.usage).toMatchObject({ output: 4 });
+    expect(Math.abs(checked.receipt.time - Date.now() / 1000)).toBeLessThan(60);
+
+    const credentials = first.payment!.credentials;
+    const streamed = await fetch(url(), {
+      ...init({ stream: true }),
+      headers: { 'content-type': 'application/json', prefer: 'receipt', authorization: credentials.value },
+    });
+    const text = await streamed.text();
+    const comments = [...text.matchAll(/^: ([\w-]+) /gm)].map((m) => m[1]);
+    expect(comments.at(-1)).toBe('x-receipt');
+    const inStream = /\n: x-receipt (\S+)\n/.exec(text)![1]!;
+    const streamedReceipt = verifyCallReceipt(inStream, info.npub);
+    expect(streamedReceipt.ok && streamedReceipt.receipt.balance_msats).toBe(INVOICE - 2 * CALL);
+
+    // The documented tool, against the npub in /v1/info: 0 when it verifies, 1 with one field changed.
+    const run = promisify(execFile);
+    const ok = await run('npx', ['tsx', 'scripts/receipt-verify.ts', encoded, '--url', h.gateway.url]);
+    expect(JSON.parse(ok.stdout).receipt.msats).toBe(CALL);
+    const event = JSON.parse(Buffer.from(encoded, 'base64url').toString()) as { content: string };
+    const forged = Buffer.from(
+      JSON.stringify({ ...event, content: event.content.replace(`"msats":${CALL}`, '"msats":1') }),
+    ).toString('base64url');
+    expect(verifyCallReceipt(forged, info.npub)).toMatchObject({ ok: false });
+    const refused = await run('npx', [
+      'tsx',
+      'scripts/receipt-verify.ts',
+      forged,
+      '--url',
+      h.gateway.url,
+    ]).then(
+      () => 0,
+      (err: { code?: number }) => err.code,
+    );
+    expect(refused).toBe(1);
   });
 
   it('fetchWithMpp pays a Lightning charge; the answer carries Payment-Receipt; the credential draws on the rest', async () => {

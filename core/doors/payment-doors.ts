@@ -26,7 +26,6 @@ import { challengeHeader, issueChallenge, receiptHeader, verifyCredential } from
  */
 
 export type DoorName = 'cashu' | 'l402' | 'mpp';
-export const DOOR_NAMES: readonly DoorName[] = ['cashu', 'l402', 'mpp'];
 
 /** The `service` caveat of this gateway's macaroons. */
 export const L402_SERVICE = 'prepaid-model-gateway';

@@ -144,6 +144,31 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning door credentials on %s'
     expect(await credited(o.paymentHash)).toBe(INVOICE - CALL);
   });
 
+  it('a balance short for the call: 402 payment_required with the ledger numbers and a fresh invoice for the bound', async () => {
+    const o = await offer();
+    const { preimage } = await h.mint.payInvoice(o.invoice);
+    // No max_tokens: the balance must cover the model's maximum answer, far above the 50 sats the invoice paid.
+    const res = await fetch(`${h.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: l402(o.macaroon, preimage) },
+      body: JSON.stringify({ model: 'mock-gpt', messages }),
+    });
+    expect(res.status).toBe(402);
+    const err = ((await res.json()) as { error: { code: string; details: Record<string, number> } }).error;
+    const { required = 0, amount_sats: sats = 0 } = err.details;
+    expect(err.code).toBe('payment_required');
+    expect(err.details.balance).toBe(INVOICE);
+    expect(err.details.shortfall).toBe(required - INVOICE);
+    expect(err.details.affordable_max_tokens).toBeGreaterThan(0);
+    expect(sats).toBe(Math.ceil(required / 1000));
+    const fresh = /invoice="([^"]+)"/.exec(res.headers.get('www-authenticate') ?? '')?.[1];
+    expect(fresh).toBeDefined();
+    expect(fresh).not.toBe(o.invoice);
+    expect(decodeBolt11(fresh!)?.amountMsat).toBe(BigInt(sats * 1000));
+    // Nothing was charged.
+    expect(await credited(o.paymentHash)).toBe(INVOICE);
+  });
+
   it('the same preimage presented twice at once (L402 and MPP for one invoice): credited once', async () => {
     const o = await offer();
     const { preimage } = await h.mint.payInvoice(o.invoice);

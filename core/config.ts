@@ -123,6 +123,11 @@ export interface Config {
   foreignMints: { mode: 'refuse' | 'swap'; maxFeePercent: number; maxSats: number };
   /** Lightning deposits (POST /v1/wallet/create/lightning, /v1/wallet/topup/lightning). */
   lightning: { minSats: number; maxSats: number; pollMs: number; createPerMinute: number };
+  /**
+   * The payment doors an unpaid call's 402 offers (core/doors/, docs/paying.md): PAYMENT_DOORS (`cashu`, `l402`,
+   * `mpp`), L402_MIN_SATS (the smallest invoice offered), L402_EXPIRY_S (how long an L402 token pays calls).
+   */
+  doors: { offered: Array<'cashu' | 'l402' | 'mpp'>; minSats: number; l402ExpiryS: number };
   /** Webhooks and alerts (core/events/). */
   webhooks: {
     maxAttempts: number;
@@ -284,6 +289,10 @@ export function readEnvFile(env: Env = process.env): string | undefined {
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  const doorsOffered = list(env, 'PAYMENT_DOORS', ['cashu', 'l402', 'mpp']);
+  for (const d of doorsOffered)
+    if (d !== 'cashu' && d !== 'l402' && d !== 'mpp')
+      throw new ConfigError('PAYMENT_DOORS must list cashu, l402 and/or mpp');
   const foreignMode = str(env, 'FOREIGN_MINTS', 'refuse');
   if (foreignMode !== 'refuse' && foreignMode !== 'swap')
     throw new ConfigError('FOREIGN_MINTS must be refuse or swap');
@@ -426,6 +435,11 @@ export function loadConfig(env: Env = process.env): Config {
       maxSats: num(env, 'LIGHTNING_MAX_SATS', 1_000_000, { min: 1, int: true }),
       pollMs: num(env, 'LIGHTNING_POLL_MS', 2000, { min: 50, int: true }),
       createPerMinute: num(env, 'LIGHTNING_CREATE_PER_MINUTE', 30, { min: 1, int: true }),
+    },
+    doors: {
+      offered: doorsOffered as Array<'cashu' | 'l402' | 'mpp'>,
+      minSats: num(env, 'L402_MIN_SATS', 10, { min: 1, int: true }),
+      l402ExpiryS: num(env, 'L402_EXPIRY_S', 2_592_000, { min: 60, int: true }),
     },
     webhooks: {
       maxAttempts: num(env, 'WEBHOOK_MAX_ATTEMPTS', 16, { min: 1, int: true }),

@@ -16,7 +16,7 @@ export interface AuthInfo {
   /** Stable id of the credential used (never the credential itself). */
   keyId: string;
   /** How the caller authenticated. */
-  method: 'api_key' | 'bearer_token' | 'x_cashu';
+  method: 'api_key' | 'bearer_token' | 'x_cashu' | 'l402' | 'mpp';
   /** True for a child key drawing on its parent's balance. */
   isChild: boolean;
 }
@@ -75,6 +75,8 @@ export interface ChargeInfo {
   units?: number;
   /** True when the gateway counted the tokens (the provider reported no usage). */
   estimated: boolean;
+  /** The paying account's balance after the charge, msats (the signed receipt's `balance_msats`). */
+  balanceMsat?: number;
 }
 
 /*

@@ -95,6 +95,17 @@ export const ERRORS = {
     message: 'The API key is unknown or deleted',
   },
   key_expired: { status: 401, type: 'authentication_failed', message: 'The API key has expired' },
+  invalid_payment_credential: {
+    status: 401,
+    type: 'authentication_failed',
+    message:
+      'The L402 token or MPP credential does not verify (signature, challenge binding, service or preimage)',
+  },
+  payment_credential_expired: {
+    status: 401,
+    type: 'authentication_failed',
+    message: 'The L402 token or MPP challenge has expired: pay a fresh challenge',
+  },
   key_disabled: {
     status: 401,
     type: 'authentication_failed',
@@ -115,6 +126,11 @@ export const ERRORS = {
     status: 402,
     type: 'insufficient_balance',
     message: 'The balance does not cover the cost of this request',
+  },
+  invoice_not_paid: {
+    status: 402,
+    type: 'insufficient_balance',
+    message: 'The mint does not report the invoice of this credential as paid',
   },
   refund_below_fee_reserve: {
     status: 402,

@@ -23,6 +23,7 @@ import type { ObjectOwners } from './objects/types.js';
 
 import type { Config } from './config.js';
 import type { RequestContext } from './context.js';
+import type { PaymentDoors } from './doors/payment-doors.js';
 import type { GatewayError } from './errors.js';
 import type { WebhookEvents } from './events/types.js';
 import type { Ledger } from './ledger/types.js';
@@ -145,6 +146,8 @@ export interface Services {
   pricing?: PricingHolder;
   /** Lightning deposits the server finishes (core/wallet/lightning-deposits.ts); with a wallet and a store. */
   lightning?: LightningDeposits;
+  /** The payment doors an unpaid call is offered: Cashu, L402, MPP (core/doors/); with a wallet and a store. */
+  doors?: PaymentDoors;
   /** BTC/USD price source behind model-based pricing and the `usd` display fields. */
   btc?: BtcPriceSource;
   /** The store connection the ledger and wallet share (admin settings are persisted in it). */

@@ -6,6 +6,7 @@ import type { AuditBackend } from './audit/records.js';
 import { startBatchServices } from './batches/batch-services.js';
 import { isClusterWorker } from './cluster.js';
 import type { Config } from './config.js';
+import { PaymentDoors } from './doors/payment-doors.js';
 import { Events } from './events/events.js';
 import { RedisWebhookStore } from './events/redis-webhook-store.js';
 import { SqliteWebhookStore } from './events/sqlite-webhook-store.js';
@@ -69,6 +70,8 @@ export interface MoneyServices {
   btc: NonNullable<Services['btc']>;
   store: StoreConnection | undefined;
   lightning: LightningDeposits | undefined;
+  /** The payment doors an unpaid call is offered (core/doors/); with a wallet, a store and Lightning deposits. */
+  doors: PaymentDoors | undefined;
   events: WebhookEvents | undefined;
   /** Cross-process signals (settings changes, lease recalls) through the store; with a store. */
   signals: StoreSignals | undefined;
@@ -243,6 +246,23 @@ export async function openMoneyServices(
       lightning = built;
     }
 
+    // The payment doors: their secrets (L402 root key, MPP challenge key) made once in the store.
+    let doors = base.doors;
+    if (!doors && wallet && store && lightning) {
+      doors = await PaymentDoors.open({
+        config: {
+          doors: config.doors.offered,
+          minSats: config.doors.minSats,
+          l402ExpiryS: config.doors.l402ExpiryS,
+          realm: doorRealm(config),
+        },
+        store,
+        wallet,
+        deposits: lightning,
+        log,
+      });
+    }
+
     let btc = base.btc;
     if (!btc) {
       const built = createBtcPriceSource({ config: config.pricing, log });
@@ -325,6 +345,7 @@ export async function openMoneyServices(
       btc,
       store,
       lightning,
+      doors,
       events,
       signals,
       draining: () => draining(),
@@ -485,6 +506,7 @@ export async function buildServices(
     pricing: m.pricing,
     btc: m.btc,
     ...(m.lightning !== undefined ? { lightning: m.lightning } : {}),
+    ...(m.doors !== undefined ? { doors: m.doors } : {}),
     ...(m.events !== undefined ? { events: m.events } : {}),
     ...(store !== undefined ? { store } : {}),
     ...(m.signals !== undefined ? { signals: m.signals } : {}),
@@ -565,4 +587,17 @@ export async function buildServices(
       return settled;
     },
   };
+}
+
+/** The MPP realm: the host of the node's first public URL, else the service name. */
+function doorRealm(config: Config): string {
+  const first = config.network.publicUrls[0];
+  if (first !== undefined) {
+    try {
+      return new URL(first).host;
+    } catch {
+      /* the service name below */
+    }
+  }
+  return 'prepaid-model-gateway';
 }

@@ -3,12 +3,13 @@ import { creditToken } from '../core/account/credit-token.js';
 import { auditKey } from '../core/audit/audit-log.js';
 import { parseCredential } from '../core/auth/credentials.js';
 import { clientAddress, compileIpList } from '../core/auth/ip-match.js';
-import { AUTH, type RequestContext } from '../core/context.js';
+import { AUTH, createLocalKey, type RequestContext } from '../core/context.js';
+import type { DoorCaller } from '../core/doors/payment-doors.js';
 import { GatewayError } from '../core/errors.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import type { CashuUnit } from '../core/wallet/types.js';
-import { CREDENTIAL, needLedger, noOptions, TOKEN_UNIT } from './paid-state.js';
+import { CREDENTIAL, DOOR_OFFER, needLedger, noOptions, TOKEN_UNIT, UNPAID } from './paid-state.js';
 
 /**
  * The auth stage: who pays for this call. FAILS CLOSED: no credential, or one that cannot be checked, ends
@@ -25,7 +26,15 @@ import { CREDENTIAL, needLedger, noOptions, TOKEN_UNIT } from './paid-state.js';
  *   an LRU, so later uses cost no extra round trip.
  * - `X-Cashu: <token>` → the same redeem + credit; the change-token stage returns
  *   the rest of the token's value as change.
+ * - `Authorization: L402 <macaroon>:<preimage>` / `Payment <credential>` (core/doors/) → the invoice's identity,
+ *   credited on first use; an MPP-paid answer carries `Payment-Receipt`. A short balance is offered a fresh
+ *   invoice with the 402 (reserve stage).
+ * - No credential and a Lightning door offered (PAYMENT_DOORS) → marked unpaid: the reserve stage prices the call
+ *   and answers 402 with every door's offer for its bound (X-Cashu request, L402 and Payment challenges).
  */
+
+/** The Lightning door that paid this call (an MPP answer carries its Payment-Receipt). */
+const DOOR_CALLER = createLocalKey<DoorCaller>('auth.doorCaller');
 
 /** Token hashes this process has seen credited (a hit skips receive + credit). */
 const CREDITED_CACHE_SIZE = 100_000;
@@ -37,8 +46,42 @@ export const auth: PluginFactory = (options, services): Plugin => {
   const trusted = compileIpList(services.config.trustedProxies);
   const credited = new LRUCache<string, true>({ max: CREDITED_CACHE_SIZE });
 
+  const doors = services.doors;
+
+  /** The doors' offer for a bound, or null when the mint gives no quote now (logged, never thrown). */
+  function offerFor(ctx: RequestContext) {
+    return async (amountMsat: number) => {
+      if (!doors) return null;
+      try {
+        return await doors.offer(amountMsat, ctx.model);
+      } catch (err) {
+        services.log.warn(
+          { code: (err as GatewayError).code ?? 'error' },
+          'no Lightning offer for an unpaid call',
+        );
+        return null;
+      }
+    };
+  }
+
+  /** An L402 / MPP credential: the invoice's identity (credited on its first use). */
+  async function identifyDoor(ctx: RequestContext, authorization: string): Promise<void> {
+    const caller = doors ? await doors.identify(authorization, { model: ctx.model }) : null;
+    if (caller === null) {
+      throw new GatewayError('invalid_payment_credential', {
+        message: 'This node offers no such payment door',
+      });
+    }
+    const credential = { tokenHash: caller.tokenHash };
+    ctx.setLocal(CREDENTIAL, credential);
+    ctx.setLocal(AUTH, { accountId: '', keyId: '', method: caller.door, isChild: false });
+    ctx.setLocal(DOOR_CALLER, caller);
+    ctx.setLocal(DOOR_OFFER, offerFor(ctx));
+    auditKey(ctx, credential);
+  }
+
   function missing(): GatewayError {
-    if (!wallet) return new GatewayError('missing_credentials');
+    if (!wallet || (doors && !doors.offers('cashu'))) return new GatewayError('missing_credentials');
     return new GatewayError('missing_credentials', {
       headers: {
         'X-Cashu': wallet.createPaymentRequest({ description: 'Pay per call with an eCash token (X-Cashu)' }),
@@ -80,11 +123,16 @@ export const auth: PluginFactory = (options, services): Plugin => {
         queryApiKey:
           ctx.method === 'GET' && ctx.rawQuery.includes('api_key') ? ctx.query.get('api_key') : null,
       });
-      // No usable credential: limited per client IP (RATE_LIMIT_IP_*), then 401.
+      // No usable credential: limited per client IP (RATE_LIMIT_IP_*), then 402 with the doors' offers (the
+      // reserve stage prices the call), or 401 when no Lightning door is offered.
       if (!cred)
         return limitAnonymous(ctx, services).then(() => {
-          throw missing();
+          if (!doors?.lightning) throw missing();
+          ctx.setLocal(UNPAID, true);
+          ctx.setLocal(DOOR_OFFER, offerFor(ctx));
+          return undefined;
         });
+      if (cred.kind === 'door') return identifyDoor(ctx, cred.authorization).then(() => undefined);
       // Filled completely by the reserve stage once the ledger has identified the account.
       ctx.setLocal(AUTH, { accountId: '', keyId: '', method: cred.kind, isChild: false });
       if (cred.kind === 'api_key') {
@@ -94,6 +142,12 @@ export const auth: PluginFactory = (options, services): Plugin => {
         return undefined;
       }
       return identifyToken(ctx, cred.token).then(() => undefined);
+    },
+    onResponseHead(ctx, head) {
+      const caller = ctx.local(DOOR_CALLER);
+      // MPP: a paid answer carries the Payment-Receipt of the invoice that paid it.
+      if (caller?.door === 'mpp' && head.status < 400 && doors)
+        head.headers['Payment-Receipt'] = doors.receipt(caller);
     },
   };
 };

@@ -18,6 +18,22 @@ import type { CashuUnit } from '../core/wallet/types.js';
 /** The ledger credential of the caller (auth). Holds secrets (API key): never log it. */
 export const CREDENTIAL = createLocalKey<Credential>('paid.credential');
 
+/**
+ * The payment doors' offer for this call (auth → reserve), set when the call came without a credential and the
+ * node offers a Lightning door, or with a Lightning door's credential (a short balance is offered a fresh
+ * invoice): the 402's headers and details for a call whose bound is `amountMsat`. Resolves to null when no offer
+ * can be made now (the mint gives no quote).
+ */
+export const DOOR_OFFER =
+  createLocalKey<
+    (
+      amountMsat: number,
+    ) => Promise<{ headers: Record<string, string>; details: Record<string, unknown> } | null>
+  >('paid.doorOffer');
+
+/** The call came with no credential: the reserve stage answers 402 with the doors' offer for its bound. */
+export const UNPAID = createLocalKey<true>('paid.unpaid');
+
 /** The admission result (reserve): key metadata and the rate-limit window for the X-RateLimit headers. */
 export const ADMISSION = createLocalKey<Admission>('paid.admission');
 

@@ -36,6 +36,7 @@ import {
   type AutoPricedCall,
   CHARGE_STEP,
   CREDENTIAL,
+  DOOR_OFFER,
   inWholeUnits,
   needLedger,
   needPricing,
@@ -43,6 +44,7 @@ import {
   PRICED_CALL,
   perCallUnit,
   pricedEndpoint,
+  UNPAID,
   unitStep,
   withHeaders,
 } from './paid-state.js';
@@ -203,13 +205,56 @@ export const reserve: PluginFactory = (options, services): Plugin => {
     return err;
   }
 
+  /**
+   * The 402 of a call that came without a credential (the auth stage marked it UNPAID): every door's offer for
+   * its bound, or today's 401 with the NUT-18 request when no invoice can be offered now (the mint gives no quote).
+   */
+  async function unpaidRefusal(ctx: RequestContext, maxMsat: number): Promise<GatewayError> {
+    const offer = await ctx.local(DOOR_OFFER)?.(maxMsat);
+    if (!offer) {
+      return new GatewayError('missing_credentials', {
+        ...(wallet
+          ? {
+              headers: {
+                'X-Cashu': wallet.createPaymentRequest({
+                  description: 'Pay per call with an eCash token (X-Cashu)',
+                }),
+              },
+            }
+          : {}),
+      });
+    }
+    return new GatewayError('payment_required', {
+      message: `This call needs payment: pay one of the offers (${(offer.details.payment_options as Array<{ door: string }>).map((o) => o.door).join(', ')}) for ${offer.details.amount_sats as number} sats, or send an API key`,
+      // An unpaid call holds nothing: the whole bound is missing.
+      details: { balance: 0, required: maxMsat, shortfall: Math.max(1, maxMsat), ...offer.details },
+      headers: offer.headers,
+    });
+  }
+
+  /** A Lightning door's balance is short: its 402 also offers a fresh invoice for the call's bound. */
+  async function withFreshOffer(
+    ctx: RequestContext,
+    err: GatewayError,
+    maxMsat: number,
+  ): Promise<GatewayError> {
+    const offer = await ctx.local(DOOR_OFFER)?.(maxMsat);
+    if (!offer) return err;
+    return new GatewayError(err.code, {
+      message: err.message,
+      details: { ...err.details, ...offer.details },
+      headers: { ...err.headers, ...offer.headers },
+    });
+  }
+
   return {
     name: 'reserve',
     after: ['auth'],
     async onRequest(ctx) {
+      const unpaid = ctx.local(UNPAID) === true;
       const credential = ctx.local(CREDENTIAL);
       const auth = ctx.local(AUTH);
-      if (!credential || !auth) {
+      if (!unpaid && (!credential || !auth)) {
         throw new GatewayError('internal_error', { message: 'reserve: the auth stage must run before it' });
       }
       const endpoint = pricedEndpoint(ctx);
@@ -334,7 +379,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       const adjustment = ctx.local(PRICE_ADJUSTMENT);
       // A call paid with an eCash token (X-Cashu or bearer) is charged in whole units of it (CHARGE_STEP):
       // bound and charge rounded up, so its identity never keeps a sub-unit rest that no refund can pay.
-      const step = auth.method === 'api_key' ? undefined : unitStep(perCallUnit(ctx, services.wallet));
+      const step = auth?.method === 'api_key' ? undefined : unitStep(perCallUnit(ctx, services.wallet));
       if (step !== undefined) ctx.setLocal(CHARGE_STEP, step);
       const price = (msat: number) => inWholeUnits(adjustedPrice(msat, adjustment), step);
       /**
@@ -371,6 +416,8 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         completes(endpoint) &&
         (pricing.mode !== 'fixed' || auto !== undefined) &&
         !config.clampMaxTokens;
+      // No credential: nothing to admit; the 402 offers every door for this call's bound (before any money moves).
+      if (unpaid || !credential || !auth) throw await unpaidRefusal(ctx, maxMsat);
       const r = await ledger.admit({
         credential,
         requestId,
@@ -389,7 +436,11 @@ export const reserve: PluginFactory = (options, services): Plugin => {
           auditUnknownKey(ctx);
           await limitAnonymous(ctx, services);
         }
-        const err = refusal(ctx, r);
+        let err = refusal(ctx, r);
+        // A Lightning door's balance is short: the next invoice is offered beside the refusal.
+        if (r.code === 'payment_required' && ctx.local(DOOR_OFFER) !== undefined) {
+          err = await withFreshOffer(ctx, err, maxMsat);
+        }
         if (r.code === 'payment_required' && wholeMaximum) {
           const afford = affordableOnRetry(r.balance);
           throw affordableRefusal(err, Number.isFinite(afford) ? Math.max(0, Math.floor(afford)) : 0);

@@ -4,6 +4,7 @@ import {
   AUTH,
   adjustedPrice,
   CHARGE,
+  type ChargeInfo,
   createLocalKey,
   PRICE_ADJUSTMENT,
   type PriceAdjustment,
@@ -29,6 +30,7 @@ import { recordCharge, recordOverrun, recordUnpricedDimension } from '../core/me
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { nodeCallCost } from '../core/pricing/node-rates.js';
 import { type CostResult, isUnitEndpoint, type PricedEndpoint } from '../core/pricing/types.js';
+import { signCallReceipt, wantsReceipt } from '../core/receipts/call-receipt.js';
 import {
   AUTO_PRICED,
   CHARGE_STEP,
@@ -377,6 +379,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
         ...(tokens !== undefined ? { usage: tokens } : {}),
         ...(usage.units !== undefined ? { units: usage.units } : {}),
         estimated: usage.estimated,
+        balanceMsat: r.balanceMsat,
       });
       if (r.overrunMsat > 0) {
         log.warn(
@@ -414,6 +417,25 @@ export const settle: PluginFactory = (options, services): Plugin => {
     }
   }
 
+  /** The signed receipt of a charged call; undefined without the node's key (no network identity). */
+  function receiptOf(ctx: RequestContext, charge: ChargeInfo): string | undefined {
+    const identity = services.network?.identity;
+    if (identity === undefined) return undefined;
+    return signCallReceipt(identity.secretKey, {
+      request_id: ctx.requestId,
+      model: charge.model,
+      usage:
+        charge.usage !== undefined
+          ? { ...charge.usage }
+          : charge.units !== undefined
+            ? { units: charge.units }
+            : {},
+      msats: charge.msats,
+      balance_msats: charge.balanceMsat ?? 0,
+      time: Math.floor(Date.now() / 1000),
+    });
+  }
+
   return {
     name: 'settle',
     after: ['reserve'],
@@ -446,6 +468,15 @@ export const settle: PluginFactory = (options, services): Plugin => {
         if (!ctx.headWritten) ctx.response.headers['X-Node-Cost'] = String(charge.msats);
         else if (ctx.responseIsSse && ctx.holdSseDone && block !== undefined) {
           ctx.appendToBody(`: x-node-cost ${JSON.stringify(block)}\n\n`);
+        }
+        // `Prefer: receipt`: the charge signed with the node's key (core/receipts/): a header, or the stream's
+        // comment after the cost block.
+        const receipt = wantsReceipt(ctx.headers.prefer) ? receiptOf(ctx, charge) : undefined;
+        if (receipt !== undefined) {
+          if (!ctx.headWritten) {
+            ctx.response.headers['X-Receipt'] = receipt;
+            ctx.response.headers['Preference-Applied'] = 'receipt';
+          } else if (ctx.responseIsSse && ctx.holdSseDone) ctx.appendToBody(`: x-receipt ${receipt}\n\n`);
         }
       }
       const state = ctx.local(METER);

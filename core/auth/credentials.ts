@@ -15,7 +15,12 @@ import { GatewayError } from '../errors.js';
 export type ParsedCredential =
   | { kind: 'api_key'; apiKey: string }
   | { kind: 'bearer_token'; token: string }
-  | { kind: 'x_cashu'; token: string };
+  | { kind: 'x_cashu'; token: string }
+  /** `Authorization: L402 <macaroon>:<preimage>` or `Payment <credential>` (core/doors/, checked there). */
+  | { kind: 'door'; authorization: string };
+
+/** The Lightning doors' schemes (L402, its older name LSAT, and MPP's Payment). */
+const DOOR_SCHEME = /^(L402|LSAT|Payment)\s/i;
 
 export interface CredentialSource {
   method: string;
@@ -62,6 +67,7 @@ export function parseCredential(src: CredentialSource): ParsedCredential | undef
     return { kind: 'x_cashu', token: xCashu };
   }
   if (authorization) {
+    if (DOOR_SCHEME.test(authorization)) return { kind: 'door', authorization };
     const m = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (!m) {
       throw new GatewayError('invalid_api_key', {

@@ -8,9 +8,9 @@ import { addVary } from './respond.js';
  */
 const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 const ALLOW_HEADERS =
-  'Authorization, Content-Type, X-Cashu, X-Request-ID, X-Api-Key, Anthropic-Version, Anthropic-Beta';
+  'Authorization, Content-Type, X-Cashu, X-Request-ID, X-Api-Key, Anthropic-Version, Anthropic-Beta, Prefer';
 const EXPOSE_HEADERS =
-  'X-Cashu, X-Cashu-Change, X-Cashu-Payment-Request, X-Node-Cost, X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Type, Retry-After';
+  'X-Cashu, X-Cashu-Change, X-Cashu-Payment-Request, X-Node-Cost, X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Type, Retry-After, WWW-Authenticate, Payment-Receipt, X-Receipt';
 
 export class Cors {
   private readonly any: boolean;

@@ -92,6 +92,20 @@ export async function callerOf(ctx: RequestContext, money: RouteMoney): Promise<
       message: 'X-Cashu pays for a single model call; wallet endpoints take Authorization: Bearer',
     });
   }
+  if (parsed.kind === 'door') {
+    // L402 / MPP: the invoice's balance, credited on its first use here as in the paid pipeline. An expired token
+    // may still read and refund it (an expiry never locks money).
+    const doors = services.doors;
+    const caller = doors ? await doors.identify(parsed.authorization, { allowExpired: true }) : null;
+    if (caller === null) {
+      throw new GatewayError('invalid_payment_credential', {
+        message: 'This node offers no such payment door',
+      });
+    }
+    const credential = { tokenHash: caller.tokenHash };
+    await countKeyRequest(ctx, services, credential);
+    return { credential, method: 'bearer_token', unit: 'sat' };
+  }
   const credential = { tokenHash: money.wallet.tokenHash(parsed.token) };
   if ((await money.ledger.getKeyInfo(credential)) === null) {
     await creditToken(money, parsed.token, { kind: 'token' });

@@ -284,6 +284,13 @@ export const publicRoutes: RouteModule = (router, services) => {
         version: packageVersion(),
         npub: services.network?.npub ?? config.node.npub,
         mints: config.cashu.mints,
+        // The ways an unpaid call can be paid here (README "Paying"): the Lightning doors need the doors service
+        // (a wallet and a store), the Cashu door a wallet.
+        payment_doors: services.doors
+          ? [...services.doors.config.doors]
+          : services.wallet && config.doors.offered.includes('cashu')
+            ? ['cashu']
+            : [],
         models,
       },
     };

@@ -1,9 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { creditOrPark } from '../account/credit-token.js';
+import { GatewayError } from '../errors.js';
 import { migrate } from '../ledger/sqlite/migrations.js';
 import type { Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import type { RedisStore, StoreConnection } from '../store/connection.js';
+import { decodeBolt11 } from './bolt11.js';
 import { crashPoint } from './context.js';
 import { QuoteNotPaidError } from './mint-quote.js';
 import { walletScripts } from './store/redis-store.js';
@@ -31,7 +33,8 @@ export type DepositStatus = 'pending' | 'paid' | 'issued' | 'expired';
 
 export interface DepositRecord {
   idHash: string;
-  kind: 'create' | 'topup';
+  /** `door`: an invoice an unpaid call was offered (L402, MPP: core/doors/), credited to `doorIdentity`. */
+  kind: 'create' | 'topup' | 'door';
   quote: string;
   request: string;
   amountSats: number;
@@ -41,6 +44,8 @@ export interface DepositRecord {
   status: DepositStatus;
   name?: string | null;
   topupApiKey?: string;
+  /** `door` records: the token-hash identity the invoice's value is credited to (from its payment hash). */
+  doorIdentity?: string;
   creditedMsat?: number;
   /** Once issued: the hash identity of the minted proofs, from which the `create` key is derived (status()
    *  reads the key back from it, without asking the mint again). */
@@ -59,6 +64,9 @@ export interface DepositStore {
 }
 
 const OPEN = new Set<DepositStatus>(['pending', 'paid']);
+
+/** A door invoice whose quote has no expiry is checked by the watcher after this long (a day). */
+const DOOR_CHECK_WITHOUT_EXPIRY_MS = 86_400_000;
 
 class SqliteDepositStore implements DepositStore {
   constructor(private readonly db: Extract<StoreConnection, { kind: 'sqlite' }>['db']) {}
@@ -141,6 +149,11 @@ export function depositIdHash(id: string): string {
   return createHash('sha256').update(`lightning-deposit|${id}`).digest('hex');
 }
 
+/** The record of a door invoice, by its payment hash (public: the record is reachable only through the doors). */
+export function doorIdHash(paymentHash: string): string {
+  return depositIdHash(`door|${paymentHash}`);
+}
+
 export interface DepositView {
   status: DepositStatus;
   amountSats: number;
@@ -179,6 +192,11 @@ export class LightningDeposits {
   private stopped = false;
   /** Records being finished because of a push (one at a time per record). */
   private readonly pushing = new Map<string, Promise<unknown>>();
+  /** Door invoices being finished for a caller in this process (two first uses at once share one). */
+  private readonly doorFinishing = new Map<
+    string,
+    Promise<{ record: DepositRecord; failed: boolean } | null>
+  >();
 
   constructor(private readonly opts: LightningDepositsOptions) {
     this.store = openDepositStore(opts.conn);
@@ -219,6 +237,71 @@ export class LightningDeposits {
     await this.store.put(record);
     this.watch(record);
     return { id, record };
+  }
+
+  /**
+   * An invoice offered through a payment door (core/doors/): a quote at the primary mint and its record, keyed
+   * by the invoice's payment hash and credited to `identity` once paid. Nobody polls it while it waits (an unpaid
+   * call's offer is mostly never paid): the holder's first use finishes it (`finishDoor`), and the watcher checks
+   * it once when the quote expires — crediting it then if it was paid and never presented.
+   */
+  async openDoor(input: {
+    amountSats: number;
+    identity: (paymentHash: string) => string;
+  }): Promise<{ record: DepositRecord; paymentHash: string }> {
+    const q = await this.opts.wallet.createLightningQuote(input.amountSats);
+    const paymentHash = decodeBolt11(q.request)?.paymentHash;
+    if (paymentHash === undefined) {
+      throw new GatewayError('mint_unavailable', {
+        message: 'The mint answered a quote without a valid invoice',
+      });
+    }
+    const now = this.now();
+    const record: DepositRecord = {
+      idHash: doorIdHash(paymentHash),
+      kind: 'door',
+      quote: q.quote,
+      request: q.request,
+      amountSats: input.amountSats,
+      expiresAt: q.expiresAt,
+      createdAt: now,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: q.expiresAt ?? now + DOOR_CHECK_WITHOUT_EXPIRY_MS,
+      doorIdentity: input.identity(paymentHash),
+    };
+    await this.store.put(record);
+    return { record, paymentHash };
+  }
+
+  /**
+   * Finishes the door invoice with this payment hash now (the holder presented its preimage): null when no such
+   * invoice was offered here; `failed`: the attempt failed (mint unreachable), not that the invoice is unpaid. Two
+   * first uses at once in this process share one finish; across processes every step is idempotent (the mint
+   * claim, the credit by the minted proofs' hash). `checkMint: false` only reads the record.
+   */
+  finishDoor(
+    paymentHash: string,
+    o: { checkMint?: boolean } = {},
+  ): Promise<{ record: DepositRecord; failed: boolean } | null> {
+    const idHash = doorIdHash(paymentHash);
+    if (o.checkMint === false) {
+      return this.store
+        .get(idHash)
+        .then((rec) => (rec === null || rec.kind !== 'door' ? null : { record: rec, failed: false }));
+    }
+    const running = this.doorFinishing.get(idHash);
+    if (running) return running;
+    const run = this.store
+      .get(idHash)
+      .then(async (rec) => {
+        if (rec === null || rec.kind !== 'door') return null;
+        const record = await this.finish(rec);
+        return { record, failed: record.attempts > rec.attempts };
+      })
+      .finally(() => this.doorFinishing.delete(idHash));
+    this.doorFinishing.set(idHash, run);
+    return run;
   }
 
   /** Subscribes to the record's quote over NUT-17 (once; never throws: polling is the fallback). */
@@ -323,7 +406,14 @@ export class LightningDeposits {
         const next: DepositRecord =
           rec.expiresAt !== null && rec.expiresAt <= now
             ? { ...rec, status: 'expired' }
-            : { ...rec, nextAttemptAt: now + this.pollMs };
+            : // A door invoice is checked again by the watcher only when it expires (its holder asks meanwhile).
+              {
+                ...rec,
+                nextAttemptAt:
+                  rec.kind === 'door'
+                    ? (rec.expiresAt ?? now + DOOR_CHECK_WITHOUT_EXPIRY_MS)
+                    : now + this.pollMs,
+              };
         await this.store.put(next);
         return next;
       }
@@ -334,6 +424,16 @@ export class LightningDeposits {
       crashPoint('deposit-before-credit');
       if (rec.kind === 'create') {
         await this.depositKey(rec, receipt.tokenHash, receipt.amountMsat);
+      } else if (rec.kind === 'door') {
+        // The invoice's own identity (a token-hash account made on the first credit), credited once by the
+        // minted proofs' hash: the same credit step as a bearer token's.
+        await creditOrPark(
+          ledger,
+          { tokenHash: rec.doorIdentity ?? '' },
+          receipt.tokenHash,
+          receipt.amountMsat,
+          'deposit',
+        );
       } else {
         // The one credit step (core/account/credit-token.ts): a key that vanished meanwhile gets the value
         // parked on the deposit's own identity (refundable), never lost.

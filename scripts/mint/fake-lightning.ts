@@ -88,6 +88,19 @@ export function nodePubkey(nodeKey: Uint8Array): string {
   return Buffer.from(secp256k1.getPublicKey(nodeKey, true)).toString('hex');
 }
 
+/**
+ * A fresh preimage and its payment hash (sha256), as a Lightning node makes them for an invoice it issues: the
+ * payer learns the preimage only by paying (the dev mint's `POST /dev/pay` answers it, as a wallet's pay call
+ * does), so it proves the payment (L402, MPP).
+ */
+export function freshPreimage(): { preimage: string; paymentHash: Uint8Array } {
+  const preimage = randomBytes(32);
+  return {
+    preimage: preimage.toString('hex'),
+    paymentHash: new Uint8Array(createHash('sha256').update(preimage).digest()),
+  };
+}
+
 /** The node key of invoices made outside any mint (`fakeInvoice` without one): a payee elsewhere on the network. */
 const elsewhere = nodeKeyFromSeed(randomBytes(32).toString('hex'));
 
@@ -97,13 +110,13 @@ const elsewhere = nodeKeyFromSeed(randomBytes(32).toString('hex'));
  */
 export function fakeInvoice(
   amountMsat: number,
-  opts: { nodeKey?: Uint8Array; description?: string; expirySeconds?: number } = {},
+  opts: { nodeKey?: Uint8Array; description?: string; expirySeconds?: number; paymentHash?: Uint8Array } = {},
 ): string {
   if (!Number.isSafeInteger(amountMsat) || amountMsat <= 0)
     throw new Error('amountMsat must be a positive integer');
   return encodeInvoice({
     amountMsat: BigInt(amountMsat),
-    paymentHash: randomBytes(32),
+    paymentHash: opts.paymentHash ?? randomBytes(32),
     paymentSecret: randomBytes(32),
     description: opts.description ?? 'dev mint fake Lightning',
     timestamp: Math.floor(Date.now() / 1000),
@@ -121,10 +134,32 @@ export function fakeInvoice(
  */
 const network = new Set<(invoice: string) => boolean>();
 
-/** Registers a mint's "receive a payment" handler; returns the function that removes it. */
-export function joinFakeNetwork(receive: (invoice: string) => boolean): () => void {
+/** The preimage lookups of the mints in this process (an issuing node tells the payer its invoice's preimage). */
+const preimages = new Set<(invoice: string) => string | undefined>();
+
+/**
+ * Registers a mint's "receive a payment" handler (and, optionally, how it tells a paid invoice's preimage);
+ * returns the function that removes them.
+ */
+export function joinFakeNetwork(
+  receive: (invoice: string) => boolean,
+  preimageOf?: (invoice: string) => string | undefined,
+): () => void {
   network.add(receive);
-  return () => network.delete(receive);
+  if (preimageOf) preimages.add(preimageOf);
+  return () => {
+    network.delete(receive);
+    if (preimageOf) preimages.delete(preimageOf);
+  };
+}
+
+/** The preimage a payment of `invoice` revealed, when a dev mint of this process issued it and it is paid. */
+export function preimageOnFakeNetwork(invoice: string): string | undefined {
+  for (const lookup of preimages) {
+    const p = lookup(invoice);
+    if (p !== undefined) return p;
+  }
+  return undefined;
 }
 
 /** Dev mints in other processes (`npm run mint:dev -- --peer <url>`) whose `POST /dev/pay` gets our payments. */

@@ -67,6 +67,16 @@ export interface DevMint {
   nodePubkey: string;
   /** Pays a mint quote's invoice (UNPAID → PAID), as the dev-only HTTP endpoint does. */
   payMintQuote(quote: string): void;
+  /**
+   * Pays the mint quote whose invoice this is, as a Lightning wallet pays (the dev-only `POST /dev/pay`):
+   * resolves to the preimage whose sha256 is the invoice's payment hash.
+   */
+  payInvoice(invoice: string): Promise<{ preimage: string }>;
+  /**
+   * Tests only: the preimage of one of this mint's invoices WITHOUT paying it (what no payer can know; checks
+   * that a gateway asks the mint whether the invoice was paid).
+   */
+  preimageOf(invoice: string): string | undefined;
   /** The id of the mint quote whose invoice this is (tests: the gateway hands out only the invoice). */
   quoteForInvoice(invoice: string): string | undefined;
   /** The state of the melt quote (newest) for this invoice: UNPAID, PENDING, PAID; undefined when none. */
@@ -103,7 +113,10 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
     nut17: opts.nut17 ?? true,
     nut09: opts.nut09 ?? true,
   });
-  const leaveNetwork = joinFakeNetwork((invoice) => core.receivePayment(invoice));
+  const leaveNetwork = joinFakeNetwork(
+    (invoice) => core.receivePayment(invoice),
+    (invoice) => core.paidPreimage(invoice),
+  );
   const controls: MintServerControls = { outageStatus: null };
   const server = createMintServer(core, controls, { nut09: opts.nut09 ?? true });
   const ws = attachWebSocket(server, core, () => controls.outageStatus !== null || opts.nut17 === false);
@@ -142,6 +155,16 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
     nodePubkey: core.nodePubkey,
     payMintQuote(quote) {
       core.payMintQuote(quote);
+    },
+    async payInvoice(invoice) {
+      const paid = core.payInvoice(invoice);
+      const preimage = paid.payment_preimage;
+      if (typeof preimage !== 'string') throw new Error('dev mint: the quote has no preimage');
+      return { preimage };
+    },
+    preimageOf(invoice) {
+      for (const q of state.mintQuotes.values()) if (q.request === invoice) return q.preimage;
+      return undefined;
     },
     quoteForInvoice(invoice) {
       for (const q of state.mintQuotes.values()) if (q.request === invoice) return q.quote;

@@ -10,10 +10,12 @@ import {
 import { bolt11AmountMsat } from '../../core/wallet/bolt11.js';
 import {
   fakeInvoice,
+  freshPreimage,
   type LightningMode,
   nodeKeyFromSeed,
   nodePubkey,
   payOnFakeNetwork,
+  preimageOnFakeNetwork,
 } from './fake-lightning.js';
 import { deriveKeyset, type MintKeyset, type MintUnit, planGenerations } from './keysets.js';
 import { type MeltQuote, type MintState, type SignedOutput, saveState } from './state.js';
@@ -300,6 +302,8 @@ export class MintCore {
     if (amount <= 0) throw new MintError(11006, 'amount outside of limit range');
     const quote = randomBytes(16).toString('hex');
     const ttlS = this.opts.mintQuoteTtlS ?? QUOTE_TTL_S;
+    // The payment hash is sha256 of a preimage the node keeps: paying the invoice reveals it (POST /dev/pay).
+    const { preimage, paymentHash } = freshPreimage();
     const q = {
       quote,
       unit,
@@ -309,7 +313,9 @@ export class MintCore {
         nodeKey: this.nodeKey,
         description: `dev mint quote ${quote}`,
         expirySeconds: ttlS,
+        paymentHash,
       }),
+      preimage,
       // The fake Lightning backend: paid on creation, or left UNPAID until told (payMintQuote).
       state: this.opts.mintQuotePayment === 'manual' ? ('UNPAID' as const) : ('PAID' as const),
       expiry: Math.floor(Date.now() / 1000) + ttlS,
@@ -322,8 +328,10 @@ export class MintCore {
   mintQuoteView(id: string): MintQuoteView {
     const q = this.state.mintQuotes.get(id);
     if (!q) throw new MintError(20007, 'quote is not known');
+    // The preimage is the payer's proof of payment: never in the NUT-04 view.
+    const { preimage: _preimage, ...view } = q;
     return {
-      ...q,
+      ...view,
       amount_paid: q.state === 'UNPAID' ? 0 : q.amount,
       amount_issued: q.state === 'ISSUED' ? q.amount : 0,
     };
@@ -365,7 +373,15 @@ export class MintCore {
       this.persist();
       this.mintQuoteChanged(id);
     }
-    return this.mintQuoteView(id);
+    // The payer's answer, as a Lightning wallet's pay call gives it: the preimage proves the payment.
+    return { ...this.mintQuoteView(id), ...(q.preimage ? { payment_preimage: q.preimage } : {}) };
+  }
+
+  /** The preimage of one of our mint-quote invoices, once it is paid (the fake network's payer learns it). */
+  paidPreimage(invoice: string): string | undefined {
+    for (const q of this.state.mintQuotes.values())
+      if (q.request === invoice && q.state !== 'UNPAID') return q.preimage;
+    return undefined;
   }
 
   mint(body: Record<string, unknown>): Record<string, unknown> {
@@ -456,8 +472,9 @@ export class MintCore {
     } else {
       for (const y of ys) this.state.proofStates.set(y, 'SPENT');
       q.state = 'PAID';
-      q.payment_preimage = randomBytes(32).toString('hex');
       payOnFakeNetwork(q.request);
+      // A dev mint of this process issued it: the payer learns its real preimage, as over Lightning.
+      q.payment_preimage = preimageOnFakeNetwork(q.request) ?? randomBytes(32).toString('hex');
       // The fake routing fee (lightningFeePpk, default 0) is taken from the reserve; the rest of the
       // overpayment comes back as NUT-08 change on as many of the blank outputs as it needs.
       q.fee_paid = this.routingFee(q);

@@ -21,6 +21,11 @@ export interface MintQuote {
   request: string;
   state: 'UNPAID' | 'PAID' | 'ISSUED';
   expiry: number;
+  /**
+   * The preimage of the invoice's payment hash (hex), kept by the fake Lightning node that issued it and told
+   * only to whoever pays it (`POST /dev/pay`). Never part of the NUT-04 quote view. Absent in older data files.
+   */
+  preimage?: string;
 }
 
 export interface MeltQuote {

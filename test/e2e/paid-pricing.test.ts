@@ -119,9 +119,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       }
     });
 
-    it('no credentials: 401 with a NUT-18 payment request in X-Cashu', async () => {
+    it('no credentials: a NUT-18 payment request in X-Cashu (402 beside the Lightning doors, README "Paying")', async () => {
       const res = await h.post('/chat/completions', { model: 'mock-gpt', messages }, {});
-      expect(res.status).toBe(401);
+      expect(res.status).toBe(402);
       expect(res.headers.get('x-cashu')).toMatch(/^creqA/);
     });
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -287,6 +288,43 @@ describe('dev mint', () => {
       expect([r.status, r.json.code]).toEqual([400, 20007]);
     } finally {
       await expiring.close();
+    }
+  });
+
+  it("pays like a Lightning wallet: /dev/pay answers the preimage whose sha256 is the payment hash, and a melt of another dev mint's invoice reveals it", async () => {
+    const manual = await startDevMint({ mintQuotePayment: 'manual' });
+    try {
+      const w = new Wallet(manual.url, { unit: 'sat' });
+      await w.loadMint();
+      const q = await w.createMintQuoteBolt11(8);
+      const hash = decodeBolt11(q.request)?.paymentHash;
+      expect(hash).toMatch(/^[0-9a-f]{64}$/);
+      // The NUT-04 view never tells the preimage (it proves the payment).
+      const before = await fetch(`${manual.url}/v1/mint/quote/bolt11/${q.quote}`).then((r) => r.json());
+      expect(before).not.toHaveProperty('preimage');
+      expect(before).not.toHaveProperty('payment_preimage');
+      const paid = await post(`${manual.url}/dev/pay`, { invoice: q.request });
+      expect(paid.json.state).toBe('PAID');
+      const preimage = paid.json.payment_preimage as string;
+      expect(createHash('sha256').update(Buffer.from(preimage, 'hex')).digest('hex')).toBe(hash);
+      // The in-process helper pays the same way; paying again answers the same preimage.
+      expect(await manual.payInvoice(q.request)).toEqual({ preimage });
+      // Another dev mint melting this invoice (the fake network) gets the same preimage in its melt answer.
+      const q2 = await w.createMintQuoteBolt11(5);
+      const payer = new Wallet(mint.url, { unit: 'sat' });
+      await payer.loadMint();
+      const meltQuote = await payer.createMeltQuoteBolt11(q2.request);
+      // Enough for amount + fee reserve + the suite mint's input fee; the rest comes back as change.
+      const funds = getDecodedToken(await mint.mintTokens(64), [mint.keysetIds.sat as string]).proofs;
+      const melted = await payer.meltProofsBolt11(meltQuote, funds);
+      expect(melted.quote.state).toBe('PAID');
+      const revealed = melted.quote.payment_preimage as string;
+      expect(createHash('sha256').update(Buffer.from(revealed, 'hex')).digest('hex')).toBe(
+        decodeBolt11(q2.request)?.paymentHash,
+      );
+      expect((await w.checkMintQuoteBolt11(q2.quote)).state).toBe('PAID');
+    } finally {
+      await manual.close();
     }
   });
 

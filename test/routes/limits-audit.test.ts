@@ -49,6 +49,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('request limits on %s', (store) =>
       ADMIN_LOGIN_ATTEMPTS_PER_MINUTE: '2',
       // The callers here are forwarded clients, not loopback: /metrics needs its token.
       METRICS_TOKEN: METRICS_TOKEN,
+      // Unpaid calls keep the 401 of a node offering only the Cashu door: this suite is about the per-IP limits
+      // (the 402 of the Lightning doors is test/doors/).
+      PAYMENT_DOORS: 'cashu',
     },
   });
   const req = <T = Json>(method: string, path: string, ip: string, opts: CallOptions = {}) =>

@@ -1692,7 +1692,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payout_in_progress" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "invalid_payment_credential" | "payment_credential_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "invoice_not_paid" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payout_in_progress" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family. `conflict` (409) and `not_implemented` (501) extend the interface's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -1741,6 +1741,34 @@ export interface components {
              *     not even the prompt and a minimal answer). Absent otherwise.
              */
             affordable_max_tokens?: number;
+            /**
+             * @description An unpaid call (or a Lightning door's short balance) on a node offering a Lightning door: the amount
+             *     each offer asks, sats — the call's reservation bound, at least `L402_MIN_SATS` (README "Paying").
+             */
+            amount_sats?: number;
+            /** @description `amount_sats` in msats. */
+            amount_msats?: number;
+            /**
+             * @description One entry per payment door offered (`PAYMENT_DOORS`), in the order of the answer's headers: `cashu`
+             *     (the NUT-18 request also in `X-Cashu`), `mpp` and `l402` (their challenges in `WWW-Authenticate`; one
+             *     invoice for both).
+             */
+            payment_options?: components["schemas"]["PaymentOption"][];
+        };
+        /** @description One way to pay an unpaid call (README "Paying"). */
+        PaymentOption: {
+            /** @enum {string} */
+            door: "cashu" | "l402" | "mpp";
+            /** @description The response header carrying this offer (`X-Cashu` or `WWW-Authenticate`). */
+            header: string;
+            /** @description The `WWW-Authenticate` scheme (`L402`, `Payment`). */
+            scheme?: string;
+            /** @description `cashu`: the NUT-18 payment request (`creqA…`). */
+            payment_request?: string;
+            /** @description `l402`, `mpp`: the BOLT11 invoice (a quote of the primary mint). */
+            invoice?: string;
+            /** @description `l402`: the macaroon to present with the preimage (`Authorization: L402 <macaroon>:<preimage>`). */
+            macaroon?: string;
         };
         /** @description Details of `rate_limit_exceeded`. */
         RateLimitDetails: {
@@ -1767,7 +1795,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "authentication_failed";
                 /** @enum {string} */
-                code?: "missing_credentials" | "invalid_api_key" | "key_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required";
+                code?: "missing_credentials" | "invalid_api_key" | "key_expired" | "invalid_payment_credential" | "payment_credential_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required";
                 details?: components["schemas"]["KeyExpiredDetails"];
             };
         };
@@ -1777,7 +1805,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "insufficient_balance";
                 /** @enum {string} */
-                code?: "payment_required" | "refund_below_fee_reserve";
+                code?: "payment_required" | "refund_below_fee_reserve" | "invoice_not_paid";
                 details?: components["schemas"]["PaymentRequiredDetails"];
             };
         };
@@ -2406,6 +2434,12 @@ export interface components {
             npub: string;
             /** @description The Cashu mints whose tokens this node accepts. */
             mints: string[];
+            /**
+             * @description How an unpaid call can be paid here (`PAYMENT_DOORS`, README "Paying"): `cashu` (NUT-24 `X-Cashu`),
+             *     `l402` (`WWW-Authenticate: L402`), `mpp` (`WWW-Authenticate: Payment`, Lightning `charge`). Empty
+             *     on a node without a wallet.
+             */
+            payment_doors?: ("cashu" | "l402" | "mpp")[];
             /** @description The models, keyed by id. */
             models: {
                 [key: string]: components["schemas"]["Model"];

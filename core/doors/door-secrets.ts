@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { migrate } from '../ledger/sqlite/migrations.js';
+import type { StoreConnection } from '../store/connection.js';
+
+/**
+ * The doors' secrets (the L402 macaroon root key, the MPP challenge key): 32 random bytes made once and kept in
+ * the money store, so every process on that store and every restart verifies what another issued. Made atomically
+ * by whichever process comes first (Redis `SET NX GET`, SQLite `INSERT OR IGNORE` into `node_secrets`), as the
+ * node's Nostr key is (core/network/nostr-identity.ts). Never logged, answered or counted.
+ */
+
+/** One key, alone in its slot (single-key commands are cluster-safe); the tag keeps node secrets together. */
+const redisKey = (prefix: string, name: string) => `${prefix}:{node}:secret:${name}`;
+
+/** The secret `name` as 64 hex characters; made now when the store has none. */
+export async function loadDoorSecret(store: StoreConnection, name: string): Promise<string> {
+  const fresh = randomBytes(32).toString('hex');
+  if (store.kind === 'redis') {
+    // NX with GET answers the value already there (another process was first) or null (ours was stored).
+    const before = (await store.redis.call('SET', redisKey(store.prefix, name), fresh, 'NX', 'GET')) as
+      | string
+      | null;
+    return before ?? fresh;
+  }
+  migrate(store.db);
+  store.db
+    .prepare('INSERT OR IGNORE INTO node_secrets (name, value, created_at) VALUES (?, ?, ?)')
+    .run(name, fresh, Date.now());
+  const row = store.db.prepare('SELECT value FROM node_secrets WHERE name = ?').get(name) as {
+    value: string;
+  };
+  return row.value;
+}

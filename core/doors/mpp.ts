@@ -1,0 +1,157 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { GatewayError } from '../errors.js';
+
+/**
+ * The MPP door (`WWW-Authenticate: Payment`, draft-ryan-httpauth-payment, Lightning `charge` intent as
+ * draft-lightning-charge-00 and Alby's `fetchWithMpp` implement it). A challenge names one invoice; its `id` is an
+ * HMAC of every other challenge parameter with a secret kept in the money store, so a credential echoing an
+ * altered challenge (another invoice, realm, intent or expiry) or one this node never issued does not verify.
+ *
+ * - Challenge: `Payment id="…", realm="…", method="lightning", intent="charge", request="<b64url JSON>",
+ *   expires="<RFC 3339>"`; the request is `{ amount, currency: "sat", description, methodDetails: { invoice,
+ *   paymentHash, network } }`.
+ * - Credential: `Authorization: Payment <b64url JCS JSON { challenge: {…echo…}, payload: { preimage } }>`.
+ * - Receipt: `Payment-Receipt: <b64url JSON { status: "success", method: "lightning", timestamp, reference }>`,
+ *   the reference being the invoice's payment hash.
+ */
+
+export interface MppChallenge {
+  id: string;
+  realm: string;
+  method: string;
+  intent: string;
+  request: string;
+  expires?: string;
+}
+
+export interface ChargeRequest {
+  amount: string;
+  currency: string;
+  description?: string;
+  methodDetails: { invoice: string; paymentHash: string; network?: string };
+}
+
+const b64url = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
+const unb64url = (s: string) => Buffer.from(s, 'base64url').toString('utf8');
+
+/** The binding of a challenge: HMAC-SHA256 over its parameters in a fixed order, base64url. */
+function bindingId(secret: string, c: Omit<MppChallenge, 'id'>): string {
+  const text = [c.realm, c.method, c.intent, c.request, c.expires ?? ''].join('\n');
+  return createHmac('sha256', secret).update(text).digest('base64url');
+}
+
+export function issueChallenge(
+  secret: string,
+  input: { realm: string; request: ChargeRequest; expiresAt: number },
+): MppChallenge {
+  const c = {
+    realm: input.realm,
+    method: 'lightning',
+    intent: 'charge',
+    request: b64url(JSON.stringify(input.request)),
+    expires: new Date(input.expiresAt).toISOString(),
+  };
+  return { id: bindingId(secret, c), ...c };
+}
+
+const quoted = (v: string) => `"${v.replace(/["\\]/g, '')}"`;
+
+export function challengeHeader(c: MppChallenge): string {
+  const params = [
+    `id=${quoted(c.id)}`,
+    `realm=${quoted(c.realm)}`,
+    `method=${quoted(c.method)}`,
+    `intent=${quoted(c.intent)}`,
+    `request=${quoted(c.request)}`,
+    ...(c.expires !== undefined ? [`expires=${quoted(c.expires)}`] : []),
+  ];
+  return `Payment ${params.join(', ')}`;
+}
+
+export interface VerifiedCharge {
+  challenge: MppChallenge;
+  request: ChargeRequest;
+  preimage: string;
+  /** Unix ms; NaN when the challenge named none. */
+  expiresAt: number;
+}
+
+const bad = (message: string) => new GatewayError('invalid_payment_credential', { message });
+
+/**
+ * Reads and checks an `Authorization: Payment …` credential: null for another scheme. @throws
+ * `invalid_payment_credential` when it is malformed, not a Lightning charge, of another realm, or its challenge
+ * was not issued with `secret` exactly as echoed.
+ */
+export function verifyCredential(
+  secret: string,
+  realm: string,
+  authorization: string,
+): VerifiedCharge | null {
+  const m = /^Payment\s+([A-Za-z0-9_-]+=*)$/i.exec(authorization.trim());
+  if (!m) {
+    if (/^Payment(\s|$)/i.test(authorization.trim()))
+      throw bad('Authorization must be "Payment <credential>"');
+    return null;
+  }
+  let cred: { challenge?: Partial<MppChallenge>; payload?: { preimage?: unknown } };
+  try {
+    cred = JSON.parse(unb64url(m[1] as string)) as typeof cred;
+  } catch {
+    throw bad('The Payment credential is not base64url JSON');
+  }
+  const c = cred.challenge;
+  const preimage = cred.payload?.preimage;
+  if (
+    c === undefined ||
+    typeof c.id !== 'string' ||
+    typeof c.realm !== 'string' ||
+    typeof c.method !== 'string' ||
+    typeof c.intent !== 'string' ||
+    typeof c.request !== 'string' ||
+    (c.expires !== undefined && typeof c.expires !== 'string') ||
+    typeof preimage !== 'string'
+  ) {
+    throw bad('The Payment credential lacks its challenge or preimage');
+  }
+  const challenge: MppChallenge = {
+    id: c.id,
+    realm: c.realm,
+    method: c.method,
+    intent: c.intent,
+    request: c.request,
+    ...(c.expires !== undefined ? { expires: c.expires } : {}),
+  };
+  const expected = Buffer.from(bindingId(secret, challenge));
+  const given = Buffer.from(challenge.id);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    throw bad('The Payment challenge was not issued by this node, or was altered');
+  }
+  if (challenge.realm !== realm || challenge.method !== 'lightning' || challenge.intent !== 'charge') {
+    throw bad('The Payment challenge is not a Lightning charge of this node');
+  }
+  let request: ChargeRequest;
+  try {
+    request = JSON.parse(unb64url(challenge.request)) as ChargeRequest;
+  } catch {
+    throw bad('The Payment challenge request is not base64url JSON');
+  }
+  return {
+    challenge,
+    request,
+    preimage,
+    expiresAt: challenge.expires === undefined ? Number.NaN : Date.parse(challenge.expires),
+  };
+}
+
+/** The `Payment-Receipt` header value of a call paid through the MPP door. */
+export function receiptHeader(paymentHash: string, now: number): string {
+  return b64url(
+    JSON.stringify({
+      status: 'success',
+      method: 'lightning',
+      timestamp: new Date(now).toISOString(),
+      reference: paymentHash,
+    }),
+  );
+}

@@ -1,0 +1,259 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { StoreConnection } from '../store/connection.js';
+import type { LightningDeposits } from '../wallet/lightning-deposits.js';
+import type { WalletService } from '../wallet/types.js';
+import { loadDoorSecret } from './door-secrets.js';
+import { issueMacaroon, l402Challenge, parseL402Credential, verifyMacaroon } from './l402.js';
+import { challengeHeader, issueChallenge, receiptHeader, verifyCredential } from './mpp.js';
+
+/**
+ * The payment doors (docs/paying.md): every way an unpaid call can be paid, offered together in one 402, and the
+ * Lightning doors' credentials turned into the ledger identity that pays.
+ *
+ * - `cashu`: NUT-24 `X-Cashu` (the auth stage redeems the token; here only its NUT-18 request is offered).
+ * - `l402`: `WWW-Authenticate: L402 macaroon="…", invoice="…"`; `Authorization: L402 <macaroon>:<preimage>`.
+ * - `mpp`: `WWW-Authenticate: Payment …` (Lightning `charge`); `Authorization: Payment <credential>`.
+ *
+ * Both Lightning doors sell the same thing: an invoice of the primary mint (a NUT-04 mint quote) whose value,
+ * once the mint says it is paid, is minted into the operator's wallet and credited ONCE to a token-hash identity
+ * derived from the invoice's payment hash — through the Lightning deposit path (core/wallet/lightning-deposits.ts,
+ * `kind: 'door'`): journalled mint, credit idempotent by the minted proofs' hash, recovered after a crash. Calls
+ * are then charged from that balance like a bearer token's; the rest stays for the next call with the same
+ * credential, and can be read and refunded (`GET /v1/wallet/balance`, `POST /v1/wallet/refund`).
+ */
+
+export type DoorName = 'cashu' | 'l402' | 'mpp';
+
+/** The `service` caveat of this gateway's macaroons. */
+export const L402_SERVICE = 'prepaid-model-gateway';
+
+export interface DoorsConfig {
+  doors: readonly DoorName[];
+  /** The smallest invoice a Lightning door offers, sats. */
+  minSats: number;
+  /** How long an L402 token pays calls, seconds. */
+  l402ExpiryS: number;
+  /** The MPP challenges' realm. */
+  realm: string;
+}
+
+/** What pays a call that came through a Lightning door. */
+export interface DoorCaller {
+  door: 'l402' | 'mpp';
+  /** The ledger identity (a token hash) of the invoice's balance. */
+  tokenHash: string;
+  paymentHash: string;
+}
+
+/** An unpaid call's offers: the headers and the JSON body's `details`. */
+export interface DoorOffer {
+  headers: Record<string, string>;
+  details: Record<string, unknown>;
+}
+
+/** The ledger identity of a door invoice: its payment hash, under a prefix of its own. */
+export function doorIdentity(paymentHash: string): string {
+  return createHash('sha256').update(`lightning-door|${paymentHash}`).digest('hex');
+}
+
+const sha256Hex = (hex: string) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex');
+
+/** Payment hashes credited in this process (a hit skips the store and the mint). */
+const CREDITED_CACHE_SIZE = 100_000;
+
+export class PaymentDoors {
+  private readonly credited = new LRUCache<string, true>({ max: CREDITED_CACHE_SIZE });
+
+  private constructor(
+    readonly config: DoorsConfig,
+    private readonly rootKey: string,
+    private readonly mppSecret: string,
+    private readonly wallet: WalletService,
+    private readonly deposits: LightningDeposits,
+    private readonly log: Logger,
+    private readonly now: () => number,
+  ) {}
+
+  static async open(opts: {
+    config: DoorsConfig;
+    store: StoreConnection;
+    wallet: WalletService;
+    deposits: LightningDeposits;
+    log: Logger;
+    now?: () => number;
+  }): Promise<PaymentDoors> {
+    const [rootKey, mppSecret] = await Promise.all([
+      loadDoorSecret(opts.store, 'l402_root_key'),
+      loadDoorSecret(opts.store, 'mpp_challenge_key'),
+    ]);
+    return new PaymentDoors(
+      opts.config,
+      rootKey,
+      mppSecret,
+      opts.wallet,
+      opts.deposits,
+      opts.log,
+      opts.now ?? Date.now,
+    );
+  }
+
+  offers(door: DoorName): boolean {
+    return this.config.doors.includes(door);
+  }
+
+  /** True when an unpaid call is offered a Lightning invoice (L402 or MPP). */
+  get lightning(): boolean {
+    return this.offers('l402') || this.offers('mpp');
+  }
+
+  /**
+   * The offers for a call whose bound is `amountMsat`: one invoice of max(bound, minSats) sats shared by the L402
+   * and MPP challenges (one payment hash, one identity), and the NUT-18 request beside them. @throws GatewayError
+   * `mint_unavailable` when the mint gives no quote.
+   */
+  async offer(amountMsat: number, model: string | undefined): Promise<DoorOffer> {
+    const sats = Math.max(Math.ceil(amountMsat / 1000), this.config.minSats);
+    const headers: Record<string, string> = {};
+    const options: Array<Record<string, unknown>> = [];
+    if (this.offers('cashu')) {
+      const request = this.wallet.createPaymentRequest({
+        amountMsat: sats * 1000,
+        description: 'Pay per call with an eCash token (X-Cashu)',
+      });
+      headers['X-Cashu'] = request;
+      options.push({ door: 'cashu', header: 'X-Cashu', payment_request: request });
+    }
+    if (this.lightning) {
+      const { record, paymentHash } = await this.deposits.openDoor({
+        amountSats: sats,
+        identity: doorIdentity,
+      });
+      const challenges: string[] = [];
+      // `Payment` first: fetchWithMpp reads the joined WWW-Authenticate only when it starts with it; L402 clients
+      // find their parameters anywhere in it.
+      if (this.offers('mpp')) {
+        const challenge = issueChallenge(this.mppSecret, {
+          realm: this.config.realm,
+          expiresAt: record.expiresAt ?? this.now() + this.config.l402ExpiryS * 1000,
+          request: {
+            amount: String(sats),
+            currency: 'sat',
+            description: 'Prepaid model gateway balance',
+            methodDetails: { invoice: record.request, paymentHash },
+          },
+        });
+        challenges.push(challengeHeader(challenge));
+        options.push({ door: 'mpp', header: 'WWW-Authenticate', scheme: 'Payment', invoice: record.request });
+      }
+      if (this.offers('l402')) {
+        const macaroon = await issueMacaroon(this.rootKey, {
+          paymentHash,
+          service: L402_SERVICE,
+          expires: Math.floor(this.now() / 1000) + this.config.l402ExpiryS,
+          ...(model ? { models: [model] } : {}),
+        });
+        challenges.push(l402Challenge(macaroon, record.request));
+        options.push({
+          door: 'l402',
+          header: 'WWW-Authenticate',
+          scheme: 'L402',
+          invoice: record.request,
+          macaroon,
+        });
+      }
+      headers['WWW-Authenticate'] = challenges.join(', ');
+    }
+    return { headers, details: { amount_sats: sats, amount_msats: sats * 1000, payment_options: options } };
+  }
+
+  /**
+   * The caller an `Authorization: L402 …` or `Payment …` credential names (null for another scheme), its invoice
+   * credited first when this is its first use. `allowExpired`: an expired token may still read and refund its
+   * balance (an expiry never locks money). @throws GatewayError `invalid_payment_credential`,
+   * `payment_credential_expired`, `invoice_not_paid`, `model_not_allowed`, `token_pending`, `mint_unavailable`.
+   */
+  async identify(
+    authorization: string,
+    o: { model?: string | undefined; allowExpired?: boolean } = {},
+  ): Promise<DoorCaller | null> {
+    const l402 = parseL402Credential(authorization);
+    if (l402 !== null) {
+      if (!this.offers('l402'))
+        throw new GatewayError('invalid_payment_credential', { message: 'L402 is not offered here' });
+      const caveats = await verifyMacaroon(this.rootKey, l402.macaroon);
+      if (caveats.service !== L402_SERVICE) {
+        throw new GatewayError('invalid_payment_credential', {
+          message: 'The L402 macaroon is for another service',
+        });
+      }
+      if (!o.allowExpired && caveats.expires * 1000 <= this.now())
+        throw new GatewayError('payment_credential_expired');
+      if (o.model !== undefined && caveats.models !== undefined && !caveats.models.includes(o.model)) {
+        throw new GatewayError('model_not_allowed', {
+          message: `This L402 token may not pay for model ${o.model}`,
+        });
+      }
+      return this.credit('l402', caveats.paymentHash, l402.preimage, false);
+    }
+    const mpp = verifyCredential(this.mppSecret, this.config.realm, authorization);
+    if (mpp === null) return null;
+    if (!this.offers('mpp'))
+      throw new GatewayError('invalid_payment_credential', { message: 'MPP is not offered here' });
+    const paymentHash = mpp.request.methodDetails?.paymentHash;
+    if (typeof paymentHash !== 'string' || !/^[0-9a-f]{64}$/.test(paymentHash)) {
+      throw new GatewayError('invalid_payment_credential', {
+        message: 'The Payment challenge names no invoice',
+      });
+    }
+    // The challenge's expiry bounds its payment: a credential first presented after it pays nothing; once
+    // credited, its balance pays until spent.
+    const expired = !(mpp.expiresAt > this.now());
+    return this.credit('mpp', paymentHash, mpp.preimage, expired && !o.allowExpired);
+  }
+
+  /** The `Payment-Receipt` of a call an MPP credential paid. */
+  receipt(caller: DoorCaller): string {
+    return receiptHeader(caller.paymentHash, this.now());
+  }
+
+  private async credit(
+    door: DoorCaller['door'],
+    paymentHash: string,
+    preimage: string,
+    refuseUncredited: boolean,
+  ): Promise<DoorCaller> {
+    if (!/^[0-9a-fA-F]{64}$/.test(preimage) || sha256Hex(preimage) !== paymentHash) {
+      throw new GatewayError('invalid_payment_credential', {
+        message: "The preimage does not match the invoice's payment hash",
+      });
+    }
+    const caller: DoorCaller = { door, tokenHash: doorIdentity(paymentHash), paymentHash };
+    if (this.credited.has(paymentHash)) return caller;
+    const done = await this.deposits.finishDoor(paymentHash, { checkMint: !refuseUncredited });
+    if (done === null) {
+      throw new GatewayError('invalid_payment_credential', {
+        message: 'No invoice of this credential was offered here',
+      });
+    }
+    const { record, failed } = done;
+    if (record.status === 'issued') {
+      this.credited.set(paymentHash, true);
+      return caller;
+    }
+    if (refuseUncredited || record.status === 'expired') {
+      throw new GatewayError('payment_credential_expired', {
+        message: 'The invoice of this credential expired before it was credited: pay a fresh challenge',
+      });
+    }
+    if (record.status === 'paid') {
+      // Paid, not minted yet: another process is minting it, or the mint failed mid-way (retried in the background).
+      throw new GatewayError('token_pending', { message: 'The payment is being credited; retry shortly' });
+    }
+    if (failed) throw new GatewayError('mint_unavailable');
+    this.log.debug({ door }, 'door credential for an unpaid invoice');
+    throw new GatewayError('invoice_not_paid');
+  }
+}

@@ -1,0 +1,180 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { fetchWithL402 } from '@getalby/lightning-tools/402/l402';
+import { fetchWithMpp } from '@getalby/lightning-tools/402/mpp';
+import { describe, expect, it } from 'vitest';
+import { doorIdentity } from '../../core/doors/payment-doors.js';
+import { verifyCallReceipt } from '../../core/receipts/call-receipt.js';
+import { decodeBolt11 } from '../../core/wallet/bolt11.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { TOKEN_PRICES } from '../support/prices.js';
+
+/**
+ * The Lightning doors end to end, on both stores, with Alby's clients (`fetchWithL402`, `fetchWithMpp` from
+ * @getalby/lightning-tools) and a wallet that pays through the dev mint (its `POST /dev/pay` answers the preimage,
+ * as a Lightning wallet's pay call does). The dev mint leaves quotes unpaid until paid (manual), so "the mint says
+ * paid" is checked for real.
+ *
+ * Prices: 2 sats a call + 7 msat per prompt token + 13 per completion token; a call with max_tokens 4 costs 2,094
+ * msats, charged in whole sats (a door's balance is in sats): 3,000. L402_MIN_SATS 50: every invoice is 50 sats.
+ */
+const ENV = { ...TOKEN_PRICES, L402_MIN_SATS: '50' };
+const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
+const CALL = 3000;
+const INVOICE = 50_000;
+
+describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) => {
+  const h = paidGatewayPerSuite({
+    store,
+    env: ENV,
+    mint: { mintQuotePayment: 'manual' },
+    upstream: { chunks: 8 },
+  });
+  const wallet = { payInvoice: ({ invoice }: { invoice: string }) => h.mint.payInvoice(invoice) };
+  const url = () => `${h.baseURL}/chat/completions`;
+  const init = (body: Record<string, unknown> = {}): RequestInit => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 4, ...body }),
+  });
+  const balanceOf = async (authorization: string) => {
+    const r = await fetch(`${h.baseURL}/wallet/balance`, { headers: { authorization } });
+    expect(r.status).toBe(200);
+    return ((await r.json()) as { balance: number }).balance;
+  };
+
+  it('an unpaid call gets one 402 offering every door: X-Cashu request, Payment and L402 challenges, one body', async () => {
+    const before = h.upstream.stats.requests;
+    const res = await fetch(url(), init());
+    expect(res.status).toBe(402);
+    expect(res.headers.get('x-cashu')).toMatch(/^creqA/);
+    const www = res.headers.get('www-authenticate') ?? '';
+    expect(www).toMatch(/^Payment id="[^"]+", realm="[^"]+", method="lightning", intent="charge", request="/);
+    expect(www).toMatch(/L402 macaroon="[^"]+", invoice="lnbcrt[^"]+"/);
+    const body = (await res.json()) as { error: { code: string; details: Record<string, unknown> } };
+    expect(body.error.code).toBe('payment_required');
+    expect(body.error.details.amount_sats).toBe(50);
+    expect(body.error.details.amount_msats).toBe(INVOICE);
+    const doors = (body.error.details.payment_options as Array<{ door: string; invoice?: string }>).map(
+      (o) => o.door,
+    );
+    expect(doors).toEqual(['cashu', 'mpp', 'l402']);
+    const invoice = /invoice="([^"]+)"/.exec(www)?.[1] as string;
+    expect(decodeBolt11(invoice)?.amountMsat).toBe(50_000n);
+    expect(h.upstream.stats.requests).toBe(before);
+    // /v1/info lists the doors offered.
+    const info = (await (await fetch(`${h.baseURL}/info`)).json()) as { payment_doors: string[] };
+    expect(info.payment_doors).toEqual(['cashu', 'l402', 'mpp']);
+  });
+
+  it('fetchWithL402 pays and gets its answer first try; a second call on the same token; balance exact; refund', async () => {
+    const first = await fetchWithL402(url(), init(), { wallet });
+    expect(first.status).toBe(200);
+    expect(first.payment?.paid).toBe(true);
+    expect(first.payment?.amountSat).toBe(50);
+    const credentials = first.payment!.credentials;
+    expect(credentials.value).toMatch(/^L402 [^:]+:[0-9a-f]{64}$/);
+    const body = (await first.json()) as Record<string, { msats: number }>;
+    expect(body['x-node-cost']?.msats).toBe(CALL);
+    expect(await balanceOf(credentials.value)).toBe(INVOICE - CALL);
+
+    // The same token again (the client never pays twice with credentials): charged from its balance. Streamed.
+    const second = await fetchWithL402(url(), init({ stream: true }), { wallet, credentials });
+    expect(second.status).toBe(200);
+    expect(second.payment?.paid).toBe(false);
+    const text = await second.text();
+    expect(text).toContain('data: [DONE]');
+    const streamed = JSON.parse(/\n: x-node-cost (\{.*\})\n/.exec(text)![1]!) as { msats: number };
+    expect(streamed.msats).toBe(CALL);
+    expect(await balanceOf(credentials.value)).toBe(INVOICE - 2 * CALL);
+
+    // Refund the rest with the same header: a token worth it, and nothing left.
+    const refund = await fetch(`${h.baseURL}/wallet/refund`, {
+      method: 'POST',
+      headers: { authorization: credentials.value, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(refund.status).toBe(200);
+    const refunded = (await refund.json()) as { cashu_token: string };
+    expect(await h.redeem(refunded.cashu_token)).toBe(44);
+    expect(await balanceOf(credentials.value)).toBe(0);
+  });
+
+  it("Prefer: receipt — a receipt signed with the node key (header, and the stream's last comment) verifies with receipt:verify, and fails with one field changed", async () => {
+    const info = (await (await fetch(`${h.baseURL}/info`)).json()) as { npub: string };
+    const first = await fetchWithL402(
+      url(),
+      { ...init(), headers: { 'content-type': 'application/json', prefer: 'receipt' } },
+      { wallet },
+    );
+    expect(first.status).toBe(200);
+    await first.body?.cancel();
+    const encoded = first.headers.get('x-receipt') ?? '';
+    const checked = verifyCallReceipt(encoded, info.npub);
+    expect(checked.ok).toBe(true);
+    if (!checked.ok) return;
+    expect(checked.receipt).toMatchObject({
+      request_id: first.headers.get('x-request-id'),
+      model: 'mock-gpt',
+      msats: CALL,
+      balance_msats: INVOICE - CALL,
+    });
+    expect(checked.receipt.usage).toMatchObject({ output: 4 });
+    expect(Math.abs(checked.receipt.time - Date.now() / 1000)).toBeLessThan(60);
+
+    const credentials = first.payment!.credentials;
+    const streamed = await fetch(url(), {
+      ...init({ stream: true }),
+      headers: { 'content-type': 'application/json', prefer: 'receipt', authorization: credentials.value },
+    });
+    const text = await streamed.text();
+    const comments = [...text.matchAll(/^: ([\w-]+) /gm)].map((m) => m[1]);
+    expect(comments.at(-1)).toBe('x-receipt');
+    const inStream = /\n: x-receipt (\S+)\n/.exec(text)![1]!;
+    const streamedReceipt = verifyCallReceipt(inStream, info.npub);
+    expect(streamedReceipt.ok && streamedReceipt.receipt.balance_msats).toBe(INVOICE - 2 * CALL);
+
+    // The documented tool, against the npub in /v1/info: 0 when it verifies, 1 with one field changed.
+    const run = promisify(execFile);
+    const ok = await run('npx', ['tsx', 'scripts/receipt-verify.ts', encoded, '--url', h.gateway.url]);
+    expect(JSON.parse(ok.stdout).receipt.msats).toBe(CALL);
+    const event = JSON.parse(Buffer.from(encoded, 'base64url').toString()) as { content: string };
+    const forged = Buffer.from(
+      JSON.stringify({ ...event, content: event.content.replace(`"msats":${CALL}`, '"msats":1') }),
+    ).toString('base64url');
+    expect(verifyCallReceipt(forged, info.npub)).toMatchObject({ ok: false });
+    const refused = await run('npx', [
+      'tsx',
+      'scripts/receipt-verify.ts',
+      forged,
+      '--url',
+      h.gateway.url,
+    ]).then(
+      () => 0,
+      (err: { code?: number }) => err.code,
+    );
+    expect(refused).toBe(1);
+  });
+
+  it('fetchWithMpp pays a Lightning charge; the answer carries Payment-Receipt; the credential draws on the rest', async () => {
+    const first = await fetchWithMpp(url(), init({ stream: true }), { wallet });
+    expect(first.status).toBe(200);
+    const receipt = JSON.parse(
+      Buffer.from(first.headers.get('payment-receipt') ?? '', 'base64url').toString(),
+    ) as Record<string, string>;
+    expect(receipt.status).toBe('success');
+    expect(receipt.method).toBe('lightning');
+    const preimage = first.payment!.preimage!;
+    expect(receipt.reference).toBe(createHash('sha256').update(Buffer.from(preimage, 'hex')).digest('hex'));
+    expect(await first.text()).toContain('data: [DONE]');
+    const credentials = first.payment!.credentials;
+    expect(credentials.value).toMatch(/^Payment [A-Za-z0-9_-]+$/);
+    expect(await balanceOf(credentials.value)).toBe(INVOICE - CALL);
+    const second = await fetchWithMpp(url(), init(), { wallet, credentials });
+    expect(second.status).toBe(200);
+    expect(((await second.json()) as Record<string, { msats: number }>)['x-node-cost']?.msats).toBe(CALL);
+    expect(await balanceOf(credentials.value)).toBe(INVOICE - 2 * CALL);
+    expect(await h.ledger.getKeyInfo({ tokenHash: doorIdentity(receipt.reference!) })).not.toBeNull();
+  });
+});

@@ -53,8 +53,9 @@ export interface Exchange {
   timing: CallTimes | undefined;
 
   /**
-   * Reads the whole request body. Rejects with `GatewayError('payload_too_large')` when the declared
-   * Content-Length or the bytes counted exceed `limit`: once the rest of the body was read and discarded, so
+   * Reads the whole request body. Rejects with `GatewayError('payload_too_large')` at once when the declared
+   * Content-Length exceeds `limit` (the rest is read and discarded after the answer, core/http/body-limit.ts);
+   * when the bytes counted exceed it: once the rest of the body was read and discarded, so
    * that a client still sending reads the 413 (core/http/body-limit.ts); at once, with the connection closed
    * after the 413, when the body is too large to drain.
    */

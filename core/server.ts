@@ -163,6 +163,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     await built.close();
     throw err;
   }
+  if (server.fallback !== undefined && services.lifecycle) {
+    services.lifecycle.engineFallback = { requested: 'uws', serving: 'node', reason: server.fallback };
+  }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   let closing: Promise<boolean> | undefined;
   return {

@@ -111,6 +111,8 @@ export interface ListenOptions {
 export interface EngineServer {
   /** The engine actually serving (may differ from the one asked for after a fallback). */
   readonly engine: HttpEngine;
+  /** Why uWS was asked for and node:http serves (its binary could not load here), when it happened. */
+  fallback?: string;
   readonly port: number;
   /** Stops accepting new connections; requests in flight go on. */
   stopAccepting(): void;

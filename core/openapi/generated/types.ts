@@ -1674,6 +1674,18 @@ export interface components {
                 [key: string]: "ok" | "failing" | "not_configured" | "draining";
             };
             redis?: components["schemas"]["RedisNodes"];
+            /**
+             * @description Present when `HTTP_ENGINE=uws` was asked for and node:http serves instead: the uWebSockets.js binary
+             *     could not load on this platform (no uWS build on the npm registry loads on Node 22 or 24 with glibc
+             *     2.36; README, "HTTP engines"). `reason` says why (the Node version, ABI and the loader's error).
+             */
+            engine?: {
+                /** @enum {string} */
+                requested: "uws";
+                /** @enum {string} */
+                serving: "node";
+                reason: string;
+            };
         };
         /**
          * @description The Redis of the money store (absent on SQLite): `form` is `single` (REDIS_URL), `cluster`

@@ -6,6 +6,7 @@ import type { CallAuditRecord, KeyLookup } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import { auditDroppedTotal, auditWriteFailuresTotal } from '../metrics.js';
 import type { StoreConnection } from '../store/connection.js';
+import { CALL_TRACE } from '../trace-context.js';
 import {
   AUDIT_ORDER_WINDOW_MS,
   AUDIT_SCAN_BUDGET,
@@ -323,6 +324,7 @@ export function auditInputOf(ctx: RequestContext, status: number, ip: string): A
     costMsat: ctx.local(CHARGE)?.msats ?? 0,
     status,
     upstreamMsat: ctx.local(UPSTREAM_COST),
+    traceId: ctx.local(CALL_TRACE)?.traceId,
   };
 }
 
@@ -344,7 +346,9 @@ export function callAuditRecord(i: AuditInput): CallAuditRecord | undefined {
     `"method":${JSON.stringify(i.method)},"ip_address":${JSON.stringify(i.ip)},"user_agent":${ua},` +
     `"response_status":${i.status},"kind":"${i.subject.admin ? 'admin' : 'key'}"` +
     // A call served by a node paid from the wallet: what it cost the operator there (admin readers only).
-    `${i.upstreamMsat !== undefined ? `,"upstream_msats":${i.upstreamMsat}` : ''}}`;
+    `${i.upstreamMsat !== undefined ? `,"upstream_msats":${i.upstreamMsat}` : ''}` +
+    // With OpenTelemetry on: the trace the call's spans belong to (README, "Tracing").
+    `${i.traceId !== undefined ? `,"trace_id":"${i.traceId}"` : ''}}`;
   return { json, atMs: i.atMs, status: i.status };
 }
 
@@ -406,6 +410,7 @@ function stored(i: AuditInput): StoredAudit {
     response_status: i.status,
     kind: i.subject.admin ? 'admin' : 'key',
     ...(i.upstreamMsat !== undefined ? { upstream_msats: i.upstreamMsat } : {}),
+    ...(i.traceId !== undefined ? { trace_id: i.traceId } : {}),
     ...(account !== undefined ? { account } : {}),
   };
 }

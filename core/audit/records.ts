@@ -26,6 +26,8 @@ export interface AuditRecord {
    * (`GET /v1/wallet/audit`) leaves it out (what the operator pays a supplier is not the buyer's business).
    */
   upstream_msats?: number;
+  /** The request's OpenTelemetry trace id when tracing is on (README, "Tracing"). */
+  trace_id?: string;
 }
 
 /** A record as the key's own reader shows it: without the operator's cost (`upstream_msats`). */

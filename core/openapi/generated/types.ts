@@ -2744,6 +2744,8 @@ export interface components {
             kind: "key" | "admin";
             /** @description Admin readers only (`/admin/api/audit`, a key's admin view): a call served by another node paid from the operator's wallet (a provider with `"payment": "cashu"` or `"cashu-balance"`, docs/providers.md) — what it cost the operator there (the token sent less the change returned, or the cost the node stated for the prepaid key). Absent for every other record and from the key's own reader (`/v1/wallet/audit`). */
             upstream_msats?: number;
+            /** @description The request's OpenTelemetry trace id (README, "Tracing"): present when tracing is on (an OTLP endpoint set), the client's own when it sent a `traceparent`. */
+            trace_id?: string;
         };
         AuditList: {
             data: components["schemas"]["AuditRecord"][];

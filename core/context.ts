@@ -75,6 +75,8 @@ export interface ChargeInfo {
   units?: number;
   /** True when the gateway counted the tokens (the provider reported no usage). */
   estimated: boolean;
+  /** The account's balance after the charge, msats, as the ledger's settle step answered it. */
+  balanceAfterMsat?: number;
 }
 
 /*

@@ -300,6 +300,7 @@ function callAttributes(ctx: RequestContext, operation: string | undefined, e: E
   const charge = ctx.local(CHARGE);
   if (charge !== undefined) {
     a['gateway.msats.charged'] = charge.msats;
+    if (charge.balanceAfterMsat !== undefined) a['gateway.msats.balance_after'] = charge.balanceAfterMsat;
     a['gateway.usage.estimated'] = charge.estimated;
     a['gen_ai.response.model'] = charge.model;
     a['gen_ai.usage.input_tokens'] = charge.promptTokens;

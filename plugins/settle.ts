@@ -377,6 +377,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
         ...(tokens !== undefined ? { usage: tokens } : {}),
         ...(usage.units !== undefined ? { units: usage.units } : {}),
         estimated: usage.estimated,
+        balanceAfterMsat: r.balanceMsat,
       });
       if (r.overrunMsat > 0) {
         log.warn(

@@ -116,7 +116,7 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
   }
 
   it('a chat call in the client trace: GenAI attributes, money attributes, reserve/relay/settle, traceparent to the provider, trace id in the audit record', async () => {
-    const { apiKey, keyId } = await h.fundKey(100);
+    const { apiKey, keyId, balanceMsat } = await h.fundKey(100);
     const traceId = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
     const clientSpan = '0123456789abcdef';
     const client = h.openai(apiKey, { traceparent: `00-${traceId}-${clientSpan}-01` });
@@ -141,6 +141,7 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
       'gateway.payment.method': 'api_key',
       'gateway.key_id': keyId,
       'gateway.msats.charged': charged,
+      'gateway.msats.balance_after': balanceMsat - charged,
       'gateway.failovers': 0,
       'http.response.status_code': 200,
     });

@@ -19,8 +19,8 @@ import { requestEndChannel, requestStartChannel, type StageEvent, stageChannel }
 
 /**
  * OpenTelemetry traces (README, "Tracing"): loaded by core/server.ts only when an OTLP endpoint is set
- * (core/trace-context.ts `otelTracesEnabled`), so with tracing off nothing of it is imported and the hot path
- * publishes nothing (the diagnostics channels have no subscriber). Built on the gateway's tracing channels
+ * (core/trace-context.ts `otelTracesEnabled`), so with tracing off nothing of it is imported and it subscribes
+ * to no diagnostics channel (the start and stage events are then not published at all). Built on the gateway's tracing channels
  * (core/tracing.ts), not on instrumentation of node:http or undici:
  *
  * - at a pipeline request's start: the sampling decision (OTEL_TRACES_SAMPLER / _ARG, parent-based by default,

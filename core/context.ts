@@ -75,8 +75,8 @@ export interface ChargeInfo {
   units?: number;
   /** True when the gateway counted the tokens (the provider reported no usage). */
   estimated: boolean;
-  /** The paying account's balance after the charge, msats (the signed receipt's `balance_msats`). */
-  balanceMsat?: number;
+  /** The account's balance after the charge, msats, as the ledger's settle step answered it (traces, the signed receipt's `balance_msats`). */
+  balanceAfterMsat?: number;
 }
 
 /*

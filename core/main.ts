@@ -1,6 +1,7 @@
 import { isClusterWorker, runPrimary } from './cluster.js';
 import { ConfigError, loadConfig, readEnvFile } from './config.js';
 import { createLogger, redactUrl, setLogger } from './log.js';
+import { nodeSupport } from './node-version.js';
 import { startGateway } from './server.js';
 import { closeOnSignals } from './shutdown.js';
 
@@ -10,6 +11,11 @@ import { closeOnSignals } from './shutdown.js';
  * With WORKERS > 1 this process is the cluster primary and each worker runs the same entry (core/cluster.ts).
  */
 async function main(): Promise<void> {
+  const support = nodeSupport(process.version);
+  if (support.kind === 'refused') {
+    console.error(support.message);
+    process.exit(1);
+  }
   let config: ReturnType<typeof loadConfig>;
   try {
     readEnvFile();
@@ -23,6 +29,7 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   setLogger(log);
+  if (support.kind === 'end_of_life' && !isClusterWorker()) log.warn(support.message);
   if (config.workers > 1 && !isClusterWorker()) {
     await runPrimary(config, log);
     return;

@@ -169,7 +169,11 @@ export interface Services {
   /** The expired-key sweep (core/account/refund-sweep.ts); with a store, a ledger and a wallet. */
   refundSweep?: RefundSweep;
   /** Process lifecycle: `draining` turns true when a shutdown began (GET /readyz then answers 503). */
-  lifecycle?: { draining: boolean };
+  lifecycle?: {
+    draining: boolean;
+    /** Set once listening when HTTP_ENGINE=uws could not load and node:http serves instead (GET /readyz says so). */
+    engineFallback?: { requested: 'uws'; serving: 'node'; reason: string };
+  };
   /** The node's Nostr identity and listing (core/network/node-network.ts). */
   network?: NodeNetwork;
   /** The other nodes it buys from, paid from the operator's wallet (`"payment": "cashu"` / `"cashu-balance"`):

@@ -28,6 +28,7 @@ import { walletRoutes } from './routes/wallet.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { buildServices, type MoneyServiceOptions } from './services.js';
 import { SHUTDOWN_STEP_MS, within } from './shutdown.js';
+import { otelTracesEnabled } from './trace-context.js';
 
 /**
  * The composition root: builds the services, the router (public routes + route modules + the paid routes
@@ -168,6 +169,13 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     await built.close();
     throw err;
   }
+  // OpenTelemetry traces: loaded only when an OTLP endpoint is set (nothing of it is imported otherwise).
+  const otel = otelTracesEnabled(process.env)
+    ? (await import('./otel-tracing.js')).startOtelTracing(process.env, log)
+    : undefined;
+  if (server.fallback !== undefined && services.lifecycle) {
+    services.lifecycle.engineFallback = { requested: 'uws', serving: 'node', reason: server.fallback };
+  }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   let closing: Promise<boolean> | undefined;
   return {
@@ -203,6 +211,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         const listener = await within(server.close(), SHUTDOWN_STEP_MS);
         if (listener !== undefined) log.warn({ err: listener }, 'closing the listener did not finish');
         settled = payouts === undefined && listener === undefined && settled;
+        if (otel !== undefined) await within(otel.close(), SHUTDOWN_STEP_MS);
         return (await built.close()) && settled;
       })();
       return closing;

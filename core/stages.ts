@@ -118,7 +118,7 @@ export function hookTable(plugins: readonly Plugin[]): Record<Hook, Plugin[]> {
 
 /** `gateway:request:start` (core/tracing.ts); the runner calls it only when someone subscribes. */
 export function traceRequestStart(ctx: RequestContext): void {
-  requestStartChannel.publish({ requestId: ctx.requestId, method: ctx.method, path: ctx.path });
+  requestStartChannel.publish({ requestId: ctx.requestId, method: ctx.method, path: ctx.path, ctx });
 }
 
 /** `gateway:request:end` after the final hooks (`chunkMs`: time in the chunk hooks when traced). */
@@ -134,6 +134,7 @@ export function traceRequestEnd(ctx: RequestContext, chunkMs: number): void {
     chunkMs,
     charge: ctx.local(CHARGE),
     keyId: ctx.local(AUTH)?.keyId,
+    ctx,
   });
 }
 

@@ -5,11 +5,12 @@ import { channel } from 'node:diagnostics_channel';
  * because every publish is guarded by `hasSubscribers`. The benchmark helper subscribes for a per-stage
  * time breakdown. Payloads are plain objects; times are milliseconds from `performance.now()`.
  *
- * - `gateway:request:start` → `{ requestId, method, path }` when a pipeline request starts.
+ * - `gateway:request:start` → `{ requestId, method, path, ctx }` when a pipeline request starts (`ctx`: the
+ *   RequestContext, for a subscriber that keeps state on it: core/otel-tracing.ts sets CALL_TRACE there).
  * - `gateway:stage` → `{ requestId, plugin, hook, durationMs }` after each plugin hook (chunk hooks excluded:
  *   they are per chunk; see `gateway:request:end`'s `chunkMs`).
  * - `gateway:request:end` → `{ requestId, method, path, status, outcome, durationMs, timings, chunkMs, keyId,
- *   charge }` after the final hooks ran. `keyId`: the paying key's id when one was identified; `charge`: what the
+ *   charge, ctx }` after the final hooks ran. `keyId`: the paying key's id when one was identified; `charge`: what the
  *   call was charged (`ChargeInfo` of core/context.ts: msats, usd, model, tokens, estimated) when it was settled
  *   with a charge — where metrics and the audit log read a call's cost and usage.
  */

@@ -7,6 +7,7 @@ import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { nodeAnswer } from '../core/providers/node-answer.js';
 import { NodePayment, RAISE_LIMIT } from '../core/providers/node-payment.js';
 import { isPaidNode, type Provider } from '../core/providers/provider.js';
+import { CALL_TRACE, providerTraceparent } from '../core/trace-context.js';
 import type { UpstreamResponse } from '../core/upstream/upstream-response.js';
 import { AUTO_PRICED } from './paid-state.js';
 
@@ -71,6 +72,8 @@ export const relay: PluginFactory = (options, services): Plugin => {
       let raise: { provider: Provider; atLeastMsat: number } | undefined;
       // `"pricing": "auto"` providers serve only calls whose reservation priced them (reserve stage).
       const auto = ctx.local(AUTO_PRICED);
+      // With OpenTelemetry on (core/otel-tracing.ts): the provider's traceparent names the relay span.
+      const callTrace = ctx.local(CALL_TRACE);
       for (let i = 0; i < order.length && attempts < maxAttempts; i++) {
         const p = order[i]!;
         if (auto !== undefined && (p.spec.autoPricing !== undefined ? !auto.cards.has(p.name) : auto.only)) {
@@ -80,6 +83,7 @@ export const relay: PluginFactory = (options, services): Plugin => {
         // one call probes it and the others skip it meanwhile. A skipped provider costs no attempt.
         if (skipOpen && !p.breaker.acquire()) continue;
         attempts++;
+        if (callTrace !== undefined) callTrace.attempts = attempts;
         const last =
           attempts === maxAttempts ||
           i === order.length - 1 ||
@@ -124,11 +128,19 @@ export const relay: PluginFactory = (options, services): Plugin => {
             headers: ctx.headers,
             body,
             cancel: ctx,
-            ...(payment !== undefined
-              ? { extraHeaders: payment.headers }
-              : prepaid !== undefined
-                ? { extraHeaders: prepaid }
-                : {}),
+            ...(callTrace !== undefined
+              ? {
+                  extraHeaders: {
+                    ...payment?.headers,
+                    ...prepaid,
+                    traceparent: providerTraceparent(callTrace),
+                  },
+                }
+              : payment !== undefined
+                ? { extraHeaders: payment.headers }
+                : prepaid !== undefined
+                  ? { extraHeaders: prepaid }
+                  : {}),
           });
         } catch (err) {
           // No answer: the token is taken back (or, if the node redeemed it and died, recorded as a loss).

@@ -379,7 +379,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
         ...(tokens !== undefined ? { usage: tokens } : {}),
         ...(usage.units !== undefined ? { units: usage.units } : {}),
         estimated: usage.estimated,
-        balanceMsat: r.balanceMsat,
+        balanceAfterMsat: r.balanceMsat,
       });
       if (r.overrunMsat > 0) {
         log.warn(
@@ -431,7 +431,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
             ? { units: charge.units }
             : {},
       msats: charge.msats,
-      balance_msats: charge.balanceMsat ?? 0,
+      balance_msats: charge.balanceAfterMsat ?? 0,
       time: Math.floor(Date.now() / 1000),
     });
   }

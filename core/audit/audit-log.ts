@@ -6,7 +6,9 @@ import type { CallAuditRecord, KeyLookup } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import { auditDroppedTotal, auditWriteFailuresTotal } from '../metrics.js';
 import type { StoreConnection } from '../store/connection.js';
+import { CALL_TRACE } from '../trace-context.js';
 import {
+  AUDIT_ORDER_WINDOW_MS,
   AUDIT_SCAN_BUDGET,
   type AuditBackend,
   type AuditPage,
@@ -114,15 +116,27 @@ class SqliteAudit implements AuditBackend {
       args.push(q.untilMs);
     }
     if (q.before !== undefined) {
-      where.push('id < ?');
-      args.push(Number(q.before) || 0);
+      // `<ts>-<rowid>`; a bare number is an id of the write-ordered reader of before (its record's time looked up).
+      const [a, b] = q.before.split('-');
+      if (b !== undefined) args.push(Number(a) || 0, Number(a) || 0, Number(b) || 0);
+      else {
+        const row = this.db.prepare('SELECT ts FROM audit_records WHERE id = ?').get(Number(a) || 0) as
+          | { ts: number }
+          | undefined;
+        args.push(row?.ts ?? 0, row?.ts ?? 0, Number(a) || 0);
+      }
+      where.push('(ts < ? OR (ts = ? AND id < ?))');
     }
+    // The records' time order (a record written off the request path lands after later ones), stable within a
+    // millisecond by write order; the indexes on (account, ts), (key_id, ts) and (ts) carry the rowid.
     const rows = this.db
       .prepare(
-        `SELECT id, record FROM audit_records ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`,
+        `SELECT id, ts, record FROM audit_records ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ts DESC, id DESC LIMIT ?`,
       )
-      .all(...args, q.limit + 1) as { id: number; record: string }[];
-    const matched = rows.map((row) => publicRecord(String(row.id), JSON.parse(row.record) as StoredAudit));
+      .all(...args, q.limit + 1) as { id: number; ts: number; record: string }[];
+    const matched = rows.map((row) =>
+      publicRecord(`${row.ts}-${row.id}`, JSON.parse(row.record) as StoredAudit),
+    );
     return pageOf(matched, q.limit);
   }
   async prune(cutoffMs: number): Promise<void> {
@@ -131,27 +145,36 @@ class SqliteAudit implements AuditBackend {
 }
 
 class MemoryAudit implements AuditBackend {
-  private readonly rows: { id: number; r: StoredAudit }[] = [];
+  /** In the readers' order reversed: oldest first by (record time, write order). */
+  private readonly rows: { id: number; ts: number; r: StoredAudit }[] = [];
   private seq = 0;
   async write(batch: readonly StoredAudit[]): Promise<void> {
-    for (const r of batch) this.rows.push({ id: ++this.seq, r });
+    for (const r of batch) {
+      const row = { id: ++this.seq, ts: Date.parse(r.timestamp), r };
+      // Mostly appended: a record written late moves back past the few newer ones.
+      let i = this.rows.length;
+      while (i > 0 && this.rows[i - 1]!.ts > row.ts) i--;
+      this.rows.splice(i, 0, row);
+    }
     if (this.rows.length > 100_000) this.rows.splice(0, this.rows.length - 100_000);
   }
   async list(q: AuditQuery): Promise<AuditPage> {
     const out: AuditRecord[] = [];
-    const before = q.before !== undefined ? Number(q.before) : Number.POSITIVE_INFINITY;
+    const [a, b] = q.before !== undefined ? q.before.split('-') : [];
+    const beforeTs = a !== undefined ? Number(a) : Number.POSITIVE_INFINITY;
+    const beforeId = b !== undefined ? Number(b) : 0;
     for (let i = this.rows.length - 1; i >= 0; i--) {
-      const { id, r } = this.rows[i]!;
-      if (id >= before) continue;
+      const { id, ts, r } = this.rows[i]!;
+      if (ts > beforeTs || (ts === beforeTs && id >= beforeId)) continue;
       if (q.account !== undefined && r.account !== q.account) continue;
       if (!matches(r, q)) continue;
-      out.push(publicRecord(String(id), r));
+      out.push(publicRecord(`${ts}-${id}`, r));
       if (out.length > q.limit) break;
     }
     return pageOf(out, q.limit);
   }
   async prune(cutoffMs: number): Promise<void> {
-    const keep = this.rows.filter((x) => Date.parse(x.r.timestamp) >= cutoffMs);
+    const keep = this.rows.filter((x) => x.ts >= cutoffMs);
     this.rows.splice(0, this.rows.length, ...keep);
   }
 }
@@ -164,6 +187,8 @@ export interface AuditLogOptions {
   maxBuffered?: number;
   /** Redis: stream entries one read scans at most (default AUDIT_SCAN_BUDGET). */
   scanBudget?: number;
+  /** Redis: how long after its time a record may be written and still be placed at its time (tests). */
+  orderWindowMs?: number;
   /**
    * Before a read: has the ledger write the calls it settled and still holds in memory (credit leases), for
    * the account read or, without one, for this process (`Ledger.reportCalls`).
@@ -177,8 +202,9 @@ export interface AuditLogOptions {
 export function openAuditBackend(
   store: StoreConnection | undefined,
   scanBudget = AUDIT_SCAN_BUDGET,
+  orderWindowMs = AUDIT_ORDER_WINDOW_MS,
 ): AuditBackend {
-  if (store?.kind === 'redis') return new RedisAudit(store.redis, store.prefix, scanBudget);
+  if (store?.kind === 'redis') return new RedisAudit(store.redis, store.prefix, scanBudget, orderWindowMs);
   if (store?.kind === 'sqlite') return new SqliteAudit(store.db);
   return new MemoryAudit();
 }
@@ -199,7 +225,7 @@ export class AuditLog implements AuditTrail {
   private readonly beforeRead: AuditLogOptions['beforeRead'];
 
   constructor(store: StoreConnection | undefined, opts: AuditLogOptions) {
-    this.backend = opts.backend ?? openAuditBackend(store, opts.scanBudget);
+    this.backend = opts.backend ?? openAuditBackend(store, opts.scanBudget, opts.orderWindowMs);
     this.flushMs = opts.flushMs ?? 250;
     this.batchSize = opts.batchSize ?? 500;
     this.maxBuffered = opts.maxBuffered ?? 50_000;
@@ -298,6 +324,7 @@ export function auditInputOf(ctx: RequestContext, status: number, ip: string): A
     costMsat: ctx.local(CHARGE)?.msats ?? 0,
     status,
     upstreamMsat: ctx.local(UPSTREAM_COST),
+    traceId: ctx.local(CALL_TRACE)?.traceId,
   };
 }
 
@@ -319,7 +346,9 @@ export function callAuditRecord(i: AuditInput): CallAuditRecord | undefined {
     `"method":${JSON.stringify(i.method)},"ip_address":${JSON.stringify(i.ip)},"user_agent":${ua},` +
     `"response_status":${i.status},"kind":"${i.subject.admin ? 'admin' : 'key'}"` +
     // A call served by a node paid from the wallet: what it cost the operator there (admin readers only).
-    `${i.upstreamMsat !== undefined ? `,"upstream_msats":${i.upstreamMsat}` : ''}}`;
+    `${i.upstreamMsat !== undefined ? `,"upstream_msats":${i.upstreamMsat}` : ''}` +
+    // With OpenTelemetry on: the trace the call's spans belong to (README, "Tracing").
+    `${i.traceId !== undefined ? `,"trace_id":"${i.traceId}"` : ''}}`;
   return { json, atMs: i.atMs, status: i.status };
 }
 
@@ -381,6 +410,7 @@ function stored(i: AuditInput): StoredAudit {
     response_status: i.status,
     kind: i.subject.admin ? 'admin' : 'key',
     ...(i.upstreamMsat !== undefined ? { upstream_msats: i.upstreamMsat } : {}),
+    ...(i.traceId !== undefined ? { trace_id: i.traceId } : {}),
     ...(account !== undefined ? { account } : {}),
   };
 }

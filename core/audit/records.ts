@@ -26,6 +26,8 @@ export interface AuditRecord {
    * (`GET /v1/wallet/audit`) leaves it out (what the operator pays a supplier is not the buyer's business).
    */
   upstream_msats?: number;
+  /** The request's OpenTelemetry trace id when tracing is on (README, "Tracing"). */
+  trace_id?: string;
 }
 
 /** A record as the key's own reader shows it: without the operator's cost (`upstream_msats`). */
@@ -48,7 +50,7 @@ export interface AuditQuery {
   status?: number;
   sinceMs?: number;
   untilMs?: number;
-  /** Cursor: records strictly older than this record id. */
+  /** Cursor: records strictly after this record id in the readers' order (older, or as old and written before). */
   before?: string;
   limit: number;
 }
@@ -69,6 +71,18 @@ export interface AuditBackend {
   list(q: AuditQuery): Promise<AuditPage>;
   prune(cutoffMs: number): Promise<void>;
 }
+
+/**
+ * Both readers answer in the records' time order (newest first), whatever order they were written in: a
+ * charged call's record is written by the ledger in the step that charges it, the others by the batch writer
+ * up to 250 ms later (longer while the store fails), so write order is not time order. SQLite and memory sort
+ * by the record's time. A Redis stream is in write order (stream ids are write times, at or after the
+ * record's time): its reader looks ahead and reorders, treating a record written more than this long after its
+ * time (a store that failed for longer) as if it were this old when written — its place is then its write
+ * time less this window. A page after a cursor rescans this window above it (the cost of a page, beside the
+ * page itself: the records written in this many ms).
+ */
+export const AUDIT_ORDER_WINDOW_MS = 10_000;
 
 /** Stream entries one Redis reader call scans at most (a filtered page stops there, with a cursor). */
 export const AUDIT_SCAN_BUDGET = 20_000;

@@ -10,6 +10,7 @@ import {
   scriptDirOf,
 } from '../store/lua-scripts.js';
 import {
+  AUDIT_ORDER_WINDOW_MS,
   type AuditBackend,
   type AuditPage,
   type AuditQuery,
@@ -55,12 +56,46 @@ function posOf(streamId: string, tag: string): Pos {
   return { ms: Number(streamId.slice(0, dash)), seq: Number(streamId.slice(dash + 1)), tag };
 }
 
-/** `<ms>[-<seq>[-<tag>]]` (route-checked). A bare `<ms>` means: older than that millisecond. */
-function parseCursor(before: string): Pos {
-  const [ms, seq, ...tag] = before.split('-');
-  return seq === undefined
-    ? { ms: Number(ms), seq: -1, tag: '' }
-    : { ms: Number(ms), seq: Number(seq), tag: tag.join('-') };
+/** A record's place in the readers' order: its time (clamped to its write window), then its stream position. */
+interface Place {
+  k: number;
+  pos: Pos;
+}
+
+interface Placed extends Place {
+  record: AuditRecord;
+}
+
+/** > 0 when `a` comes before `b` (newer). */
+function placeCmp(a: Place, b: Place): number {
+  if (a.k !== b.k) return a.k - b.k;
+  return cmp(a.pos, b.pos);
+}
+
+/** A record's id: its place, `<k>-<ms>-<seq>[-<tag>]` (the stream id and the stream's tag). */
+function idOf(k: number, pos: Pos): string {
+  return pos.tag === '' ? `${k}-${pos.ms}-${pos.seq}` : `${k}-${pos.ms}-${pos.seq}-${pos.tag}`;
+}
+
+/** Keeps `list` newest place first (records mostly arrive in order: searched from the end). */
+function insertPlaced(list: Placed[], p: Placed): void {
+  let i = list.length;
+  while (i > 0 && placeCmp(list[i - 1]!, p) < 0) i--;
+  list.splice(i, 0, p);
+}
+
+/**
+ * A record id (route-checked) as a place. A bare `<ms>` means: placed before that millisecond; `<ms>-<seq>`
+ * (an id of the write-ordered reader of before) is read as placed at its write time.
+ */
+function parseCursor(before: string): Place {
+  const [a, b, c, ...tag] = before.split('-');
+  if (b === undefined) return { k: Number(a), pos: { ms: -1, seq: -1, tag: '' } };
+  if (c === undefined || !/^\d+$/.test(c)) {
+    const rest = c === undefined ? tag : [c, ...tag];
+    return { k: Number(a), pos: { ms: Number(a), seq: Number(b), tag: rest.join('-') } };
+  }
+  return { k: Number(a), pos: { ms: Number(b), seq: Number(c), tag: tag.join('-') } };
 }
 
 /** XREVRANGE end for a stream tagged `tag`: its entries strictly before `c` in the merged order. */
@@ -141,6 +176,7 @@ export class RedisAudit implements AuditBackend {
     private readonly redis: Client,
     private readonly prefix: string,
     private readonly scanBudget: number,
+    private readonly orderWindowMs = AUDIT_ORDER_WINDOW_MS,
   ) {
     this.index = new AuditIndex(redis, prefix);
     this.nodeKey = auditNodeKey(prefix);
@@ -176,14 +212,21 @@ export class RedisAudit implements AuditBackend {
   }
 
   /**
-   * Newest first, filters applied to each entry. Stream ids are write times, at or after the record's own
-   * time: `since` bounds the range (nothing at or after it is skipped), `until` cannot (a record of 12:00:00
-   * may be written at 12:00:01) and is only filtered. Complete by construction: when `scanBudget` entries
-   * (and stream reads) were spent before the page filled, the answer says `has_more` with the last scanned id
-   * as the cursor, never a silently short page.
+   * Newest first in the records' time order, filters applied to each entry. The streams are merged in write
+   * order (stream ids are write times, at or after the record's own time) and reordered on the way out: a
+   * record's place is its time, clamped to [write time − AUDIT_ORDER_WINDOW_MS, write time], then its stream
+   * id and stream; a matching record waits until the merge has passed below its place (nothing unread can
+   * then come before it). A cursor is the last record's place; the next page rescans the window above it.
+   * `since` bounds the range (stream ids are at or after the record's time), `until` is only filtered.
+   * Complete by construction: when `scanBudget` entries (and stream reads) were spent before the page filled,
+   * the answer says `has_more` with a cursor (the last record given, or the merge's place), never a silently
+   * short page.
    */
   async list(q: AuditQuery): Promise<AuditPage> {
     const cursor = q.before !== undefined ? parseCursor(q.before) : undefined;
+    // Records placed before the cursor were written at most the window after their place.
+    const scanFrom: Pos | undefined =
+      cursor === undefined ? undefined : { ms: cursor.k + this.orderWindowMs + 1, seq: -1, tag: '' };
     const start = q.sinceMs !== undefined ? String(q.sinceMs) : '-';
     const candidates: Omit<Source, 'rows' | 'i' | 'end' | 'chunk' | 'more'>[] = [];
     if (q.account !== undefined) {
@@ -216,8 +259,25 @@ export class RedisAudit implements AuditBackend {
     };
     const heap = new Heap();
     const out: AuditRecord[] = [];
+    // Matching records read but not yet given, newest place first.
+    const waiting: Placed[] = [];
+    const full = (): AuditPage => {
+      const data = out.slice(0, q.limit);
+      return { data, has_more: true, next_before: data[data.length - 1]!.id };
+    };
+    /**
+     * Gives the waiting records placed at or after `fromMs` (all of them when undefined): once the merge read
+     * the entry written at `fromMs`, every unread entry is placed before them (written no later, so placed no
+     * later, and after them in the stream). True once the page is full.
+     */
+    const release = (fromMs: number | undefined): boolean => {
+      while (waiting.length > 0 && (fromMs === undefined || waiting[0]!.k >= fromMs)) {
+        out.push(waiting.shift()!.record);
+        if (out.length > q.limit) return true;
+      }
+      return false;
+    };
     let next = 0;
-    let last: string | null = null;
     for (;;) {
       // Open every stream that may hold an entry as new as the merge's next one (in one batch of reads).
       const opening: Source[] = [];
@@ -227,7 +287,14 @@ export class RedisAudit implements AuditBackend {
         (heap.size + opening.length === 0 || candidates[next]!.bound >= top)
       ) {
         const c = candidates[next++]!;
-        opening.push({ ...c, rows: [], i: 0, end: endBefore(cursor, c.tag), chunk: FIRST_CHUNK, more: true });
+        opening.push({
+          ...c,
+          rows: [],
+          i: 0,
+          end: endBefore(scanFrom, c.tag),
+          chunk: FIRST_CHUNK,
+          more: true,
+        });
         if (heap.size === 0) break;
       }
       if (opening.length > 0) {
@@ -236,19 +303,30 @@ export class RedisAudit implements AuditBackend {
         if (heap.size === 0 || next < candidates.length) continue;
       }
       const s = heap.pop();
-      if (s === undefined) return { data: out, has_more: false, next_before: null };
-      if (last !== null && spent >= this.scanBudget) {
-        return { data: out, has_more: true, next_before: last };
+      if (s === undefined) {
+        if (release(undefined)) return full();
+        return { data: out, has_more: false, next_before: null };
       }
       const [streamId, fields] = s.rows[s.i++]!;
-      const id = s.tag === '' ? streamId : `${streamId}-${s.tag}`;
+      const pos = posOf(streamId, s.tag);
       const r = JSON.parse(fields[1] ?? '{}') as StoredAudit;
-      if (matches(r, q)) {
-        if (out.length === q.limit) return { data: out, has_more: true, next_before: last };
-        out.push(publicRecord(id, r));
+      const ts = Date.parse(r.timestamp);
+      const k = Math.min(pos.ms, Math.max(pos.ms - this.orderWindowMs, Number.isFinite(ts) ? ts : pos.ms));
+      if ((cursor === undefined || placeCmp({ k, pos }, cursor) < 0) && matches(r, q)) {
+        insertPlaced(waiting, { k, pos, record: publicRecord(idOf(k, pos), r) });
       }
-      spent++;
-      last = id;
+      // The budget counts what no earlier page read (the window above a cursor is read again).
+      if (cursor === undefined || cmp(pos, cursor.pos) < 0) spent++;
+      if (release(pos.ms)) return full();
+      if (spent >= this.scanBudget && waiting.length === 0) {
+        // Every record placed after (pos.ms, this entry) was read, and the matching ones given: that place is
+        // the cursor. Not while records wait to be given (the next page would read them again: the scan goes
+        // on, at most one window further).
+        const at: Place = { k: pos.ms, pos };
+        if (cursor === undefined || placeCmp(at, cursor) < 0) {
+          return { data: out, has_more: true, next_before: idOf(at.k, at.pos) };
+        }
+      }
       if (s.i < s.rows.length) heap.push(s);
       else if (s.more) {
         await fill(s);

@@ -32,6 +32,8 @@ export interface AuditInput {
   status: number;
   /** What the call cost the operator at the node that served it (a provider paid from the wallet), msats. */
   upstreamMsat?: number | undefined;
+  /** The request's OpenTelemetry trace id, when tracing is on (core/trace-context.ts). */
+  traceId?: string | undefined;
 }
 
 /** The audit log as services expose it (core/plugin.ts `Services.audit`). */

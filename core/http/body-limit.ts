@@ -1,7 +1,8 @@
 import { GatewayError } from '../errors.js';
 
 /**
- * What both engines do with a request body over `MAX_BODY_BYTES` (RFC 9110 §15.5.14).
+ * What both engines do with a request body over `MAX_BODY_BYTES` (RFC 9110 §15.5.14). A declared one: see
+ * LINGER_IDLE_MS. A counted one (chunked, no declared length):
  *
  * Closing the connection while the client is still sending makes the kernel answer its next bytes with a
  * reset, and a reset can destroy the 413 before the client read it: `fetch` (undici, and so the OpenAI SDKs)
@@ -12,6 +13,14 @@ import { GatewayError } from '../errors.js';
  * The body timeout bounds how long a slow sender can hold the drain.
  */
 export const OVERSIZE_DRAIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A declared Content-Length over the limit is answered at once, before the upload (a client that declares
+ * 11 MiB and waits learns at once); the rest is then read and discarded ("lingering close", as nginx does)
+ * for at most the body timeout and OVERSIZE_DRAIN_BYTES, and while the client keeps sending: a gap of this
+ * long with nothing received ends it (nginx's `lingering_timeout` default).
+ */
+export const LINGER_IDLE_MS = 5_000;
 
 /** True when an oversize body is small enough to be drained (`bytes` counted or declared in total). */
 export function drainable(bytes: number, limit: number): boolean {

@@ -17,15 +17,22 @@ export async function listen(
 ): Promise<EngineServer> {
   if (engine === 'uws') {
     let uws: ReturnType<typeof loadUws> | undefined;
+    let reason = '';
     try {
       uws = load();
     } catch (err) {
+      reason = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
       log?.warn(
-        { reason: err instanceof Error ? err.message.split('\n')[0] : String(err) },
+        { reason },
         'uWebSockets.js binary could not load on this platform; falling back to the node:http engine',
       );
     }
     if (uws !== undefined) return listenUws(uws, handler, opts);
+    const server = await listenNode(handler, opts);
+    // Said by GET /readyz (core/routes/health.ts): no uWS build on the npm registry loads on Node 22 or 24 with
+    // glibc 2.36 (README, "HTTP engines").
+    server.fallback = `uWebSockets.js could not load on Node ${process.versions.node} (${process.platform}-${process.arch}, ABI ${process.versions.modules}): ${reason.slice(0, 200)}`;
+    return server;
   }
   return listenNode(handler, opts);
 }

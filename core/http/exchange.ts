@@ -53,8 +53,9 @@ export interface Exchange {
   timing: CallTimes | undefined;
 
   /**
-   * Reads the whole request body. Rejects with `GatewayError('payload_too_large')` when the declared
-   * Content-Length or the bytes counted exceed `limit`: once the rest of the body was read and discarded, so
+   * Reads the whole request body. Rejects with `GatewayError('payload_too_large')` at once when the declared
+   * Content-Length exceeds `limit` (the rest is read and discarded after the answer, core/http/body-limit.ts);
+   * when the bytes counted exceed it: once the rest of the body was read and discarded, so
    * that a client still sending reads the 413 (core/http/body-limit.ts); at once, with the connection closed
    * after the 413, when the body is too large to drain.
    */
@@ -110,6 +111,8 @@ export interface ListenOptions {
 export interface EngineServer {
   /** The engine actually serving (may differ from the one asked for after a fallback). */
   readonly engine: HttpEngine;
+  /** Why uWS was asked for and node:http serves (its binary could not load here), when it happened. */
+  fallback?: string;
   readonly port: number;
   /** Stops accepting new connections; requests in flight go on. */
   stopAccepting(): void;

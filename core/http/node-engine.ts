@@ -8,7 +8,7 @@ import {
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors.js';
-import { drainable, tooLarge } from './body-limit.js';
+import { drainable, LINGER_IDLE_MS, OVERSIZE_DRAIN_BYTES, tooLarge } from './body-limit.js';
 import type { EngineServer, Exchange, ExchangeHandler, ListenOptions, OutgoingHeaders } from './exchange.js';
 import { framingError, framingProblem, originForm } from './framing.js';
 import { normaliseIp } from './remote-address.js';
@@ -37,10 +37,13 @@ class NodeExchange implements Exchange {
   private closeAfter = false;
   private abortCbs: (() => void)[] | undefined;
   private streamed: StreamedBody | undefined;
+  /** Set when a declared oversize body was refused before it arrived: the answer's end waits for the rest. */
+  private linger: { bytes: number } | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
+    private readonly lingerMs: number,
   ) {
     this.method = (req.method ?? 'GET').toUpperCase();
     const url = originForm(req.url ?? '/');
@@ -71,7 +74,7 @@ class NodeExchange implements Exchange {
 
   readBody(limit: number): Promise<Buffer> {
     const declared = Number(this.headers['content-length'] ?? Number.NaN);
-    if (declared > limit) return this.refuseOversize(limit, 0);
+    if (declared > limit) return this.refuseDeclared(limit, declared);
     if (declared === 0 || (Number.isNaN(declared) && this.headers['transfer-encoding'] === undefined)) {
       return Promise.resolve(Buffer.alloc(0));
     }
@@ -122,6 +125,54 @@ class NodeExchange implements Exchange {
 
   async discardBody(): Promise<void> {
     if (this.streamed !== undefined && (await this.streamed.discard())) this.closeAfter = true;
+  }
+
+  /**
+   * The 413 for a declared Content-Length over `limit`: at once, before the client uploads (core/http/body-limit.ts).
+   * The answer's bytes go out at once; its end waits while the rest of the body is read and discarded
+   * (`lingerThenEnd`), so a client still sending reads it and, when the body was small enough to drain, the
+   * connection serves its next request. A body too large to drain is answered with `Connection: close`.
+   */
+  private refuseDeclared(limit: number, declared: number): Promise<never> {
+    const whole = drainable(declared, limit);
+    if (!whole) this.closeAfter = true;
+    if (!this.req.readableEnded && !this.aborted)
+      this.linger = { bytes: whole ? declared : OVERSIZE_DRAIN_BYTES };
+    return Promise.reject(tooLarge(limit));
+  }
+
+  /**
+   * Lingering close (as nginx's): the answer is written now, and `res.end` (which lets node close or reuse the
+   * connection) waits until the refused body ended. Bounded: at most `linger.bytes` are read, for at most the
+   * body timeout, while data keeps coming (LINGER_IDLE_MS); past a bound, or when the client leaves, the connection is destroyed (the client had the
+   * answer all that time).
+   */
+  private lingerThenEnd(bytes: number, chunk: Uint8Array | string | undefined): void {
+    if (!this.headSent) this.sendHead(chunk === undefined ? 0 : Buffer.byteLength(chunk));
+    if (chunk !== undefined) this.res.write(chunk);
+    const req = this.req;
+    let read = 0;
+    const idle = setTimeout(() => stop(false), LINGER_IDLE_MS);
+    const onData = (c: Buffer) => {
+      read += c.length;
+      if (read > bytes) return stop(false);
+      idle.refresh();
+    };
+    const stop = (complete: boolean) => {
+      clearTimeout(timer);
+      clearTimeout(idle);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onGone);
+      if (complete) this.res.end();
+      else this.res.destroy();
+    };
+    const onEnd = () => stop(true);
+    const onGone = () => stop(false);
+    const timer = setTimeout(onGone, this.lingerMs);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onGone);
   }
 
   /**
@@ -197,6 +248,10 @@ class NodeExchange implements Exchange {
   end(chunk?: Uint8Array | string): void {
     if (this.ended) return;
     this.ended = true;
+    if (this.linger !== undefined && !this.req.readableEnded && !this.aborted) {
+      this.lingerThenEnd(this.linger.bytes, chunk);
+      return;
+    }
     if (!this.headSent) {
       this.sendHead(chunk === undefined ? 0 : Buffer.byteLength(chunk));
     }
@@ -298,7 +353,7 @@ export async function listenNode(handler: ExchangeHandler, opts: ListenOptions):
       insecureHTTPParser: false,
     },
     (req, res) => {
-      handler(new NodeExchange(req, res));
+      handler(new NodeExchange(req, res, opts.bodyTimeoutMs ?? 240_000));
     },
   );
   // Parser rejections (malformed heads, oversize heads, unknown versions, TLS on the plain port …) get the

@@ -162,7 +162,13 @@ class UwsExchange implements Exchange {
     if (this.bodyOverflow || this.bodyBytes > w.limit) {
       this.bodyChunks = [];
       const cut = !drainable(Math.max(this.bodyBytes, this.declaredBytes()), w.limit);
-      if (!this.bodyDone && !cut) return;
+      // A declared Content-Length over the limit is answered at once (the client learns before it uploads);
+      // uWS goes on reading and dropping the rest of the body (`onBodyData`) after the answer.
+      // Not when the request said `Connection: close`: uWS closes the connection as the answer ends, and a client
+      // still sending would receive a reset instead of the answer (node's engine lingers; this build cannot).
+      const declaredOver =
+        this.declaredBytes() > w.limit && !/\bclose\b/i.test(this.headers.connection ?? '');
+      if (!this.bodyDone && !cut && !declaredOver) return;
       this.bodyWaiter = undefined;
       if (cut) this.closeAfter = true;
       w.reject(tooLarge(w.limit));

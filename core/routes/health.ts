@@ -84,7 +84,11 @@ export const healthRoutes: RouteModule = (router, services) => {
         cached = { at: Date.now(), checks: { store, mint }, ...(redis !== undefined ? { redis } : {}) };
       }
       const { checks, redis } = cached;
-      const extra = redis !== undefined ? { redis } : {};
+      const fallback = services.lifecycle?.engineFallback;
+      const extra = {
+        ...(redis !== undefined ? { redis } : {}),
+        ...(fallback !== undefined ? { engine: fallback } : {}),
+      };
       if (Object.values(checks).includes('failing')) {
         throw new GatewayError('service_unavailable', {
           message: 'Not ready',

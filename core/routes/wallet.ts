@@ -101,8 +101,9 @@ function transactionView(t: Transaction) {
 export function auditCursor(ctx: RequestContext): string | undefined {
   const raw = ctx.query.get('before');
   if (raw === null) return undefined;
-  // SQLite ids are numbers; Redis ids are stream ids, tagged with the account for account records.
-  if (!/^\d{1,20}(?:-\d{1,20}(?:-[0-9A-Za-z]{1,40})?)?$/.test(raw)) {
+  // SQLite ids are `<time>-<row>`; Redis ids are `<time>-<stream id>`, tagged with the account for account
+  // records (core/audit/records.ts AUDIT_ORDER_WINDOW_MS); the readers' ids of before still page.
+  if (!/^\d{1,20}(?:-\d{1,20}){0,2}(?:-[0-9A-Za-z]{1,40})?$/.test(raw)) {
     throw new GatewayError('validation_failed', {
       message: 'before: must be a record id from a previous page',
     });

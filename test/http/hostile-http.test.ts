@@ -371,6 +371,27 @@ describe.each(['node', 'uws'] as const)('hostile HTTP (%s engine)', (engine) => 
     });
   }
 
+  it.each([1, 4])(
+    'a client that declares a body over MAX_BODY_BYTES and sends none of it gets its 413 at once (%i segment(s))',
+    async (segments) => {
+      // 11 MiB declared (the limit is 10 MiB), nothing sent: the answer must not wait for the upload (the body
+      // timeout is minutes). The connection stays open for the body the client announced.
+      const head = `POST /v1/chat/completions HTTP/1.1\r\n${H}Authorization: Bearer sk-x\r\nContent-Type: application/json\r\nContent-Length: ${11 * 1024 * 1024}\r\n\r\n`;
+      const res = await rawRequest(head, {
+        port: gw.port,
+        segments,
+        segmentDelayMs: 3,
+        timeoutMs: 5_000,
+        endAfterWrite: false,
+        stopAfterAnswer: true,
+      });
+      expect(res.timedOut, 'no answer before the upload').toBe(false);
+      expect(res.status).toBe(413);
+      expect(envelopeCode(res)).toBe('payload_too_large');
+      expect(up.stats.lastPath ?? '').not.toBe('/v1/chat/completions');
+    },
+  );
+
   it('413 is readable by the client: the body is drained before the connection closes', async () => {
     const limit = 10 * 1024 * 1024;
     const body = Buffer.alloc(limit + 100_000, 0x61);

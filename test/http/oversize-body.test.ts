@@ -2,9 +2,10 @@ import { connect } from 'node:net';
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { OVERSIZE_DRAIN_BYTES } from '../../core/http/body-limit.js';
+import { LINGER_IDLE_MS, OVERSIZE_DRAIN_BYTES } from '../../core/http/body-limit.js';
 import { rawRequest } from '../../scripts/fuzz/raw-http.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { until } from '../support/until.js';
 
 /**
  * A body over MAX_BODY_BYTES sent by a client that is still sending when the gateway decides:
@@ -91,15 +92,42 @@ describe.each(['node', 'uws'] as const)('oversize body (%s engine)', (engine) =>
     expect(statuses).toEqual(['HTTP/1.1 413', 'HTTP/1.1 200']);
   });
 
-  it('a body too large to drain is answered at once, and the connection closes', async () => {
-    // Declared beyond the drain bound, 1 KB sent: the 413 comes without waiting for the rest.
+  it('a body too large to drain is answered at once, and the connection closes once the client stops sending', async () => {
+    // Declared beyond the drain bound, 1 KB sent: the 413 comes without waiting for the rest, and the
+    // connection closes after LINGER_IDLE_MS with nothing more received (node's engine lingers; uWS closes).
     const declared = LIMIT + OVERSIZE_DRAIN_BYTES + 1;
     const bytes = `POST /v1/chat/completions HTTP/1.1\r\nHost: gw.test\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n${'x'.repeat(1024)}`;
-    const res = await rawRequest(bytes, { port: gw.port, timeoutMs: 5_000, endAfterWrite: false });
+    const res = await rawRequest(bytes, {
+      port: gw.port,
+      timeoutMs: LINGER_IDLE_MS + 10_000,
+      endAfterWrite: false,
+    });
     expect(res.timedOut).toBe(false);
     expect(res.status).toBe(413);
+    expect(res.elapsedMs).toBeLessThan(LINGER_IDLE_MS);
     expect(res.headers.connection).toBe('close');
     expect(res.closed).toBe(true);
+  });
+
+  it('a declared oversize body is answered before it is sent, and the connection then serves the next request', async () => {
+    // The 413 arrives while the client has sent only the head; it then sends the body it announced and a
+    // second request on the same connection, which is answered (the body was read and discarded).
+    const big = 'x'.repeat(LIMIT + 1000);
+    const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: gw.test\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`;
+    const sock = connect({ host: '127.0.0.1', port: gw.port });
+    let received = '';
+    sock.on('data', (d: Buffer) => {
+      received += d.toString('latin1');
+    });
+    try {
+      sock.write(head);
+      await until('the 413 before the body', () => /HTTP\/1\.1 413/.test(received), 5_000);
+      sock.write(`${big}GET /v1/info HTTP/1.1\r\nHost: gw.test\r\nConnection: close\r\n\r\n`);
+      await until('the next answer', () => /HTTP\/1\.1 200/.test(received), 5_000);
+      expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 413', 'HTTP/1.1 200']);
+    } finally {
+      sock.destroy();
+    }
   });
 
   async function fetchOutcome(body: () => string | ReadableStream<Uint8Array>): Promise<string> {

@@ -5,6 +5,7 @@ import { listen } from '../../core/http/engine.js';
 import { jsonErrorPosition } from '../../core/http/json-error-position.js';
 import { acceptsGzip, isCompressible } from '../../core/http/respond.js';
 import { parseJson } from '../../core/http/transport.js';
+import { loadUws } from '../../core/http/uws-engine.js';
 import { createLogger, type Logger } from '../../core/log.js';
 
 describe('JSON error position', () => {
@@ -127,15 +128,27 @@ describe('engine selection', () => {
       expect(await (await fetch(`http://127.0.0.1:${server.port}/`)).text()).toBe('ok');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/falling back to the node:http engine/);
+      // What GET /readyz says (core/routes/health.ts): the Node version, its ABI and the loader's reason.
+      expect(server.fallback).toBe(
+        `uWebSockets.js could not load on Node ${process.versions.node} (${process.platform}-${process.arch}, ABI ${process.versions.modules}): ERR_DLOPEN_FAILED: GLIBC_2.38 not found`,
+      );
     } finally {
       await server.close();
     }
   });
 
-  it('serves with uWS when the binary loads', async () => {
+  it('serves with uWS where the binary loads (Node 20 here; no build loads on Node 22/24 with glibc 2.36)', async () => {
+    let loads = true;
+    try {
+      loadUws();
+    } catch {
+      loads = false;
+    }
+    expect(loads).toBe(Number(process.versions.modules) === 115);
     const server = await listenUws();
     try {
-      expect(server.engine).toBe('uws');
+      expect(server.engine).toBe(loads ? 'uws' : 'node');
+      expect(server.fallback === undefined).toBe(loads);
       expect(await (await fetch(`http://127.0.0.1:${server.port}/`)).text()).toBe('ok');
     } finally {
       await server.close();

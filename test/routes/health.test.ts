@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { loadUws } from '../../core/http/uws-engine.js';
+import { startTestGateway } from '../support/gateway.js';
 import { type PaidGateway, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { assertDocumented } from './response-schema.js';
 
@@ -77,5 +79,40 @@ describe('readyz with the store down', () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(status).toBe(200);
+  });
+});
+
+/**
+ * HTTP_ENGINE=uws where no uWS build loads (Node 22 and 24 with glibc 2.36: README, "HTTP engines"): node:http
+ * serves, and GET /readyz says so and why. Where the binary loads (Node 20 here), uWS serves and readyz is silent.
+ */
+describe('readyz names the engine serving when uWS was asked for', () => {
+  it('says node:http serves, and why, exactly when the uWS binary cannot load here', async () => {
+    let loadError: string | undefined;
+    try {
+      loadUws();
+    } catch (err) {
+      loadError = (err as Error).message.split('\n')[0];
+    }
+    const gw = await startTestGateway({ engine: 'uws' });
+    try {
+      const res = await fetch(`${gw.url}/readyz`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { engine?: { requested: string; serving: string; reason: string } };
+      assertDocumented('GET', '/readyz', 200, body);
+      if (loadError === undefined) {
+        expect(gw.engine).toBe('uws');
+        expect(body.engine).toBeUndefined();
+      } else {
+        expect(gw.engine).toBe('node');
+        expect(body.engine).toEqual({
+          requested: 'uws',
+          serving: 'node',
+          reason: `uWebSockets.js could not load on Node ${process.versions.node} (${process.platform}-${process.arch}, ABI ${process.versions.modules}): ${loadError.slice(0, 200)}`,
+        });
+      }
+    } finally {
+      await gw.close();
+    }
   });
 });

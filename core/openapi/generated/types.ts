@@ -1674,6 +1674,18 @@ export interface components {
                 [key: string]: "ok" | "failing" | "not_configured" | "draining";
             };
             redis?: components["schemas"]["RedisNodes"];
+            /**
+             * @description Present when `HTTP_ENGINE=uws` was asked for and node:http serves instead: the uWebSockets.js binary
+             *     could not load on this platform (no uWS build on the npm registry loads on Node 22 or 24 with glibc
+             *     2.36; README, "HTTP engines"). `reason` says why (the Node version, ABI and the loader's error).
+             */
+            engine?: {
+                /** @enum {string} */
+                requested: "uws";
+                /** @enum {string} */
+                serving: "node";
+                reason: string;
+            };
         };
         /**
          * @description The Redis of the money store (absent on SQLite): `form` is `single` (REDIS_URL), `cluster`
@@ -2766,6 +2778,8 @@ export interface components {
             kind: "key" | "admin";
             /** @description Admin readers only (`/admin/api/audit`, a key's admin view): a call served by another node paid from the operator's wallet (a provider with `"payment": "cashu"` or `"cashu-balance"`, docs/providers.md) — what it cost the operator there (the token sent less the change returned, or the cost the node stated for the prepaid key). Absent for every other record and from the key's own reader (`/v1/wallet/audit`). */
             upstream_msats?: number;
+            /** @description The request's OpenTelemetry trace id (README, "Tracing"): present when tracing is on (an OTLP endpoint set), the client's own when it sent a `traceparent`. */
+            trace_id?: string;
         };
         AuditList: {
             data: components["schemas"]["AuditRecord"][];

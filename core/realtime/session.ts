@@ -220,7 +220,12 @@ export class RealtimeSession {
     this.inbox.push({ data: buf, event });
     this.inboxBytes += buf.length;
     if (this.inboxBytes > this.deps.limits.maxBufferedBytes) this.client.pause();
-    this.drainInbox();
+    try {
+      this.drainInbox();
+    } catch (err) {
+      // A bound that cannot be priced (a transcription model without a price): nothing is relayed unpaid.
+      this.fail(err);
+    }
   }
 
   /** Relays the client's events in order, each once the reservation covers what it adds. */
@@ -234,7 +239,7 @@ export class RealtimeSession {
         this.extend(need, added).then(
           (ok) => {
             this.stepDone();
-            if (ok) this.drainInbox();
+            if (ok) this.drainSafely();
           },
           (err) => {
             this.stepDone();
@@ -250,6 +255,14 @@ export class RealtimeSession {
     }
     if (this.client.isPaused && this.inboxBytes <= this.deps.limits.maxBufferedBytes / 2)
       this.client.resume();
+  }
+
+  private drainSafely(): void {
+    try {
+      this.drainInbox();
+    } catch (err) {
+      this.fail(err);
+    }
   }
 
   /** What an event adds to the next response's bound (not applied until it is relayed). */
@@ -376,7 +389,11 @@ export class RealtimeSession {
       return;
     }
     if (e === undefined) return;
-    this.onProviderEvent(e);
+    try {
+      this.onProviderEvent(e);
+    } catch (err) {
+      this.fail(err);
+    }
   }
 
   private onProviderEvent(e: Obj): void {
@@ -440,7 +457,7 @@ export class RealtimeSession {
       () => {
         this.stepDone();
         this.doneWaiter?.();
-        this.drainInbox();
+        this.drainSafely();
       },
       (err) => {
         this.stepDone();

@@ -327,3 +327,50 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Realtime over WebSocket on %s', (
     expect(((await secrets.json()) as { error: { code: string } }).error.code).toBe('endpoint_not_enabled');
   });
 });
+
+describe('Realtime session limits and lifecycle (sqlite)', () => {
+  const h = paidGatewayPerSuite({
+    store: 'sqlite',
+    modelsFile: MODELS,
+    env: { ...ENV, REALTIME_IDLE_TIMEOUT_MS: '600', REALTIME_SESSIONS_PER_KEY: '1' },
+  });
+
+  it('a second session of the same key is refused 429 too_many_sessions before the upgrade', async () => {
+    const { apiKey } = await h.fundKey(1000);
+    const first = await connect(h, apiKey);
+    await expect(connect(h, apiKey)).rejects.toThrow(/429/);
+    first.rt.close();
+    await first.waitClosed();
+    expect(await settledBalance(h, apiKey)).toBe(1_000_000);
+  });
+
+  it('an idle session closes with 4000 and releases its reservation, nothing charged', async () => {
+    const { apiKey } = await h.fundKey(1000);
+    const c = await connect(h, apiKey);
+    expect((await c.waitClosed()).code).toBe(4000);
+    expect(await settledBalance(h, apiKey)).toBe(1_000_000);
+  });
+});
+
+describe('Realtime sessions at shutdown (sqlite)', () => {
+  // The gateway is closed by the test: no audit after it (its store is closed); the charge is read from the
+  // gateway.cost event, sent only once the store step charged it.
+  const h = paidGatewayPerSuite({ store: 'sqlite', modelsFile: MODELS, env: ENV }, { auditEachTest: false });
+
+  it('shutdown: a response in flight is settled, then the client gets 1001', async () => {
+    const { apiKey } = await h.fundKey(1000);
+    h.upstream.realtime.behaviour = { ...h.upstream.realtime.behaviour, textTokens: 10, deltaDelayMs: 20 };
+    const c = await connect(h, apiKey);
+    c.send(userText('Hello there, how are you?'));
+    c.send({ type: 'response.create' });
+    await c.waitFor('response.output_text.delta');
+    const closed = h.gateway.close(10_000);
+    expect((await c.waitClosed()).code).toBe(1001);
+    // 7 × 4 + 10 × 16 = 188, settled before the close.
+    const cost = c.events.find((e) => e.type === 'gateway.cost');
+    expect(cost?.msats).toBe(188);
+    // Nothing reserved any more: what the key can spend is its balance.
+    expect(cost?.balance_msats).toBe(1_000_000 - 188);
+    expect(await closed).toBe(true);
+  });
+});

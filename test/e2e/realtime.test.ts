@@ -1,6 +1,7 @@
 import { connect as netConnect } from 'node:net';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import type { PaidGateway, PaidStore } from '../support/paid-gateway.js';
 import { paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
@@ -296,6 +297,33 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Realtime over WebSocket on %s', (
       expect(await settledBalance(h, apiKey)).toBe(1_000_000 - 156);
     },
   );
+
+  it('a browser’s key subprotocol authenticates (the answer names `realtime`, never the key); an eCash token pays in whole sats', async () => {
+    const { apiKey } = await h.fundKey(1000);
+    const u = new URL(h.gateway.url);
+    const ws = new WebSocket(`ws://${u.host}/v1/realtime?model=mock-realtime`, [
+      'realtime',
+      `openai-insecure-api-key.${apiKey}`,
+    ]);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    expect(ws.protocol).toBe('realtime');
+    ws.close();
+    await new Promise((r) => ws.once('close', r));
+    expect(await settledBalance(h, apiKey)).toBe(1_000_000);
+
+    // A bearer eCash token of 300 sats: 156 msats are charged as 1,000 (whole units of the token's sat).
+    const token = await h.mintToken(300);
+    const c = await connect(h, token);
+    c.send(userText('Hello there, how are you?'));
+    c.send({ type: 'response.create' });
+    expect((await c.waitFor('gateway.cost')).msats).toBe(1000);
+    c.rt.close();
+    await c.waitClosed();
+    await until('the token identity settled', async () => (await h.available(token)) === 299_000);
+  });
 
   it('refuses before the upgrade: no credential 401, unknown model 404, client_secrets stays refused', async () => {
     const res = await fetch(`${h.gateway.url}/v1/realtime?model=mock-realtime`, {

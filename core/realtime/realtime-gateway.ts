@@ -171,7 +171,18 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
       const up = upstream;
       const first = { id, msat: r.reservedMsat };
       const accountId = r.accountId;
+      // A client gone before its upgrade completes (ws then destroys the socket and never calls back): what was
+      // reserved and opened for it is given back.
+      const gone = () => {
+        uncount();
+        up.terminate();
+        ledger!.release({ accountId, requestId: id }).catch((err: unknown) => {
+          log.error({ err }, 'realtime: releasing the reservation of a client gone at the upgrade failed');
+        });
+      };
+      socket.once('close', gone);
       wss.handleUpgrade(req, socket, head, (client) => {
+        socket.off('close', gone);
         up.off('message', hold);
         const sessionId = randomUUID();
         realtimeSessionsOpen.inc();

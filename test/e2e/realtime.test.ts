@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { connect as netConnect } from 'node:net';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -370,6 +371,33 @@ describe('Realtime session limits and lifecycle (sqlite)', () => {
     first.rt.close();
     await first.waitClosed();
     expect(await settledBalance(h, apiKey)).toBe(1_000_000);
+  });
+
+  it('a request asking for another upgrade (curl --http2 sends Upgrade: h2c) is answered as the plain request it is', async () => {
+    const u = new URL(h.gateway.url);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest({
+        host: u.hostname,
+        port: u.port,
+        path: '/healthz',
+        headers: {
+          connection: 'Upgrade, HTTP2-Settings',
+          upgrade: 'h2c',
+          'http2-settings': 'AAMAAABkAAQCAAAAAAIAAAAA',
+        },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (d) => {
+          body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('ok');
   });
 
   it('an idle session closes with 4000 and releases its reservation, nothing charged', async () => {

@@ -73,6 +73,15 @@ export interface SessionSummary {
 
 type Obj = Record<string, unknown>;
 
+/** What a client event adds to the next response's bound. */
+interface Added {
+  text: number;
+  audio: number;
+  maxOutput?: number;
+  /** 1 for a `response.create`: one more response the reservation must cover while others run. */
+  responses?: number;
+}
+
 /** A limit without bound for the later reservations of an admitted session (its first one counted them). */
 const UNLIMITED: RateLimits = {
   requestsPerMinute: Number.MAX_SAFE_INTEGER,
@@ -123,6 +132,10 @@ export class RealtimeSession {
   private pendingUsage: Usage = emptyUsage();
   /** A response is in flight at the provider (response.created or a server-VAD commit, until response.done). */
   private active = false;
+  /** Responses the provider runs now (response.created, not done) and ones asked for and not yet created:
+   *  out-of-band responses (`conversation: "none"`) may run side by side, each needs its bound. */
+  private running = 0;
+  private requested = 0;
   private outTextDeltas = 0;
   private outAudioBytes = 0;
   /** Client events waiting for a money step (a reservation, a settlement). */
@@ -266,14 +279,14 @@ export class RealtimeSession {
   }
 
   /** What an event adds to the next response's bound (not applied until it is relayed). */
-  private account(e: Obj): { text: number; audio: number; maxOutput?: number } {
+  private account(e: Obj): Added {
     const type = e.type as string;
     if (type === 'input_audio_buffer.append') {
       const audio = typeof e.audio === 'string' ? e.audio : '';
       const bytes = Math.floor((audio.length * 3) / 4);
       return { text: 0, audio: Math.ceil(bytes / bytesPerMs(this.audioFormat)) };
     }
-    const added: { text: number; audio: number; maxOutput?: number } = {
+    const added: Added = {
       text: JSON.stringify(e).length,
       audio: 0,
     };
@@ -286,6 +299,7 @@ export class RealtimeSession {
       if (limit !== undefined) added.maxOutput = limit;
       // A session that lowers its maximum keeps the one reserved for until it is relayed (never below).
     } else if (type === 'response.create') {
+      added.responses = 1;
       const r = obj(e.response);
       const limit = outputLimit(
         r?.max_output_tokens ?? r?.max_response_output_tokens,
@@ -296,20 +310,22 @@ export class RealtimeSession {
     return added;
   }
 
-  private commit(added: { text: number; audio: number; maxOutput?: number }): void {
+  private commit(added: Added): void {
     this.textTokens += added.text;
     this.audioMs += added.audio;
     if (added.maxOutput !== undefined) this.maxOutput = Math.max(added.maxOutput, this.maxOutput);
+    this.requested += added.responses ?? 0;
   }
 
   /** The bound the reservation must cover with `added` relayed (allowance: audio reserved ahead). */
-  private need(added: { text: number; audio: number; maxOutput?: number }, allowanceMs = 0): number {
+  private need(added: Added, allowanceMs = 0): number {
     const { audioTokensPerSecond } = this.deps.limits;
     const audioMs = this.audioMs + added.audio + allowanceMs;
     const audioTokens = Math.ceil((audioMs * audioTokensPerSecond) / 1000);
     const input = this.contextTokens + this.textTokens + added.text + audioTokens;
     const output = Math.max(this.maxOutput, added.maxOutput ?? 0);
-    let bound = this.deps.pricer.responseBound(input, output) + this.pendingMsat;
+    const responses = Math.max(1, this.running + this.requested + (added.responses ?? 0));
+    let bound = this.deps.pricer.responseBound(input, output) * responses + this.pendingMsat;
     if (this.transcriptionModel !== undefined) {
       bound += this.deps.pricer.transcriptionBound(this.transcriptionModel, audioTokens, audioMs);
     }
@@ -317,10 +333,7 @@ export class RealtimeSession {
   }
 
   /** One more reservation so that `need` is covered (with the audio allowance when it affords it). */
-  private async extend(
-    need: number,
-    added: { text: number; audio: number; maxOutput?: number },
-  ): Promise<boolean> {
+  private async extend(need: number, added: Added): Promise<boolean> {
     const want = Math.max(need, this.need(added, this.deps.limits.audioAllowanceMs));
     return this.reserve(want - this.reservedMsat, need - this.reservedMsat);
   }
@@ -415,6 +428,8 @@ export class RealtimeSession {
       }
       case 'response.created':
         this.active = true;
+        this.running++;
+        if (this.requested > 0) this.requested--;
         this.snapshot = { text: this.textTokens, audio: this.audioMs };
         this.outTextDeltas = 0;
         this.outAudioBytes = 0;
@@ -425,6 +440,13 @@ export class RealtimeSession {
       case 'conversation.item.input_audio_transcription.completed':
         this.transcribed(e.usage);
         return;
+      case 'error': {
+        // A response.create the provider refused (one already runs) will not be created: it needs no bound.
+        const code = obj(e.error)?.code;
+        if (typeof code === 'string' && code.includes('active_response') && this.requested > 0)
+          this.requested--;
+        return;
+      }
     }
   }
 
@@ -443,7 +465,8 @@ export class RealtimeSession {
 
   private responseDone(response: Obj | undefined): void {
     const usage = responseUsage(response?.usage);
-    this.active = false;
+    this.running = Math.max(0, this.running - 1);
+    this.active = this.running > 0;
     this.responses++;
     const snap = this.snapshot ?? { text: this.textTokens, audio: this.audioMs };
     this.snapshot = undefined;
@@ -692,6 +715,7 @@ const INTERESTING = new Set([
   'response.created',
   'response.done',
   'conversation.item.input_audio_transcription.completed',
+  'error',
 ]);
 
 /** Decoded bytes of an audio delta's base64 `delta` (read without parsing the frame). */

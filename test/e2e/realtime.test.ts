@@ -3,6 +3,7 @@ import { connect as netConnect } from 'node:net';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { realtimeSessionMsats } from '../../core/metrics.js';
 import type { PaidGateway, PaidStore } from '../support/paid-gateway.js';
 import { paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
@@ -104,6 +105,11 @@ const userText = (text: string) => ({
   item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
 });
 
+async function sessionMsatsSum(): Promise<number> {
+  const m = await realtimeSessionMsats.get();
+  return m.values.find((v) => v.metricName === 'gateway_realtime_session_msats_sum')?.value ?? 0;
+}
+
 async function settledBalance(h: PaidGateway, apiKey: string): Promise<number> {
   await until('nothing reserved', async () => {
     const info = await h.ledger.getKeyInfo({ apiKey });
@@ -174,9 +180,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Realtime over WebSocket on %s', (
       fees: 0,
     });
     expect(cost3.session_msats).toBe(2642);
+    const before = await sessionMsatsSum();
     c.rt.close();
     await c.waitClosed();
     expect(await settledBalance(h, apiKey)).toBe(1_000_000 - 2642);
+    // The session's charge in gateway_realtime_session_msats (one observation of 2,642).
+    await until('the session metric', async () => (await sessionMsatsSum()) - before === 2642);
     // Nothing but the three responses was charged: three usage transactions.
     const page = await h.ledger.listTransactions({ apiKey }, { limit: 10 });
     const usage = page!.transactions.filter((t) => t.type === 'usage' && t.amountMsat !== 0);

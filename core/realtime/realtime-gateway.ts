@@ -13,6 +13,7 @@ import type { Credential } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import { realtimeSessionsOpen, recordRealtimeSession } from '../metrics.js';
 import type { Services } from '../plugin.js';
+import type { Provider } from '../providers/provider.js';
 import { CLOSE } from './close-codes.js';
 import { RealtimePricer } from './realtime-pricer.js';
 import { RealtimeSession, type SessionLimits, type SessionSummary } from './session.js';
@@ -144,8 +145,23 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
     let upstream: WebSocket | undefined;
     try {
       // Throws not_found / model_not_priced / price_unavailable before any money moves; fixes the BTC price.
-      const quote = pricing!.reservation({ model, endpoint: 'chat', promptTokensBound: 0, maxTokens: 1 });
-      const pricer = new RealtimePricer(pricing!, model, quote.btcUsd, step);
+      const provider = providers.serving(model)[0] ?? providers.list[0];
+      if (provider === undefined) {
+        throw new GatewayError('upstream_error', { message: 'No provider serves this model' });
+      }
+      // The serving provider's own prices when the providers file gives it some (model-based pricing).
+      const rates =
+        pricing!.mode === 'model' && providers.priced
+          ? providers.chargeRates(model, provider.spec.name, catalog.usdRates(model))
+          : undefined;
+      const quote = pricing!.reservation({
+        model,
+        endpoint: 'chat',
+        promptTokensBound: 0,
+        maxTokens: 1,
+        ...(rates !== undefined ? { rates } : {}),
+      });
+      const pricer = new RealtimePricer(pricing!, model, quote.btcUsd, step, rates);
       const allowanceTokens = Math.ceil((rc.audioAllowanceMs * rc.audioTokensPerSecond) / 1000);
       const minMsat = pricer.responseBound(0, REALTIME_MAX_OUTPUT_TOKENS);
       const maxMsat = Math.max(minMsat, pricer.responseBound(allowanceTokens, REALTIME_MAX_OUTPUT_TOKENS));
@@ -164,7 +180,7 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
       if (!r.ok) throw ledgerRefusalToError(r);
       reserved = { accountId: r.accountId, id };
       if (!allowListPermits(r.key.allowedIps, ip)) throw new GatewayError('ip_not_allowed');
-      const connected = await connectUpstream(model, req);
+      const connected = await connectUpstream(provider, model, req);
       upstream = connected.ws;
       const { early, hold } = connected;
       if (socket.destroyed) throw new GatewayError('invalid_request', { message: 'the client left' });
@@ -236,14 +252,12 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
     }
   }
 
-  /** The gateway's own WebSocket to the provider serving `model`, open (or a 502). */
+  /** The gateway's own WebSocket to `provider` for `model`, open (or a 502). */
   function connectUpstream(
+    provider: Provider,
     model: string,
     req: IncomingMessage,
   ): Promise<{ ws: WebSocket; early: [RawData, boolean][]; hold: (d: RawData, b: boolean) => void }> {
-    const provider = providers.serving(model)[0] ?? providers.list[0];
-    if (provider === undefined)
-      throw new GatewayError('upstream_error', { message: 'No provider serves this model' });
     const base = provider.spec.baseUrl.replace(/^http/, 'ws').replace(/\/+$/, '');
     const headers: Record<string, string> = { ...provider.spec.headers };
     if (provider.spec.apiKey !== undefined) headers.authorization = `Bearer ${provider.spec.apiKey}`;

@@ -1,5 +1,5 @@
 import { emptyUsage, type Usage } from '../metering/usage.js';
-import type { CostResult, Pricing } from '../pricing/types.js';
+import type { CostResult, Pricing, UsdRates } from '../pricing/types.js';
 
 /**
  * Prices one Realtime session: each response from its usage, each input-audio transcription at its
@@ -18,6 +18,8 @@ export class RealtimePricer {
     private readonly btcUsd: string | undefined,
     /** Charges rounded up to whole units of the eCash token paying the session (1000 for sat), else 1. */
     private readonly step: number,
+    /** The serving provider's rates for the session's model, when it has its own (else the price book's). */
+    private readonly rates?: UsdRates | undefined,
   ) {}
 
   private whole(msat: number): number {
@@ -93,7 +95,14 @@ export class RealtimePricer {
         const u = emptyUsage();
         u[i] = inputTokens;
         u[o] = outputTokens;
-        const msat = this.pricing.cost({ model, endpoint: 'chat', usage: u, btcUsd: this.btcUsd }).msat;
+        const rates = model === this.model ? this.rates : undefined;
+        const msat = this.pricing.cost({
+          model,
+          endpoint: 'chat',
+          usage: u,
+          btcUsd: this.btcUsd,
+          rates,
+        }).msat;
         if (msat > max) max = msat;
       }
     }

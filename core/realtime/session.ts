@@ -95,8 +95,9 @@ function bytesPerMs(format: string | undefined): number {
   return 8; // G.711 μ-law / A-law: 8 kHz, 8-bit; and anything unknown
 }
 
-/** The event type at the start of a JSON text frame, without parsing it (`undefined`: look further). */
-const TYPE_AT_HEAD = /^\s*\{\s*"type"\s*:\s*"([^"\\]{1,100})"/;
+/** The event type at the start of a JSON text frame (after an optional `event_id`, as OpenAI sends it), without
+ *  parsing it (`undefined`: the frame is parsed). */
+const TYPE_AT_HEAD = /^\s*\{\s*(?:"event_id"\s*:\s*"[^"\\]{0,200}"\s*,\s*)?"type"\s*:\s*"([^"\\]{1,100})"/;
 
 function obj(v: unknown): Obj | undefined {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined;
@@ -386,22 +387,24 @@ export class RealtimeSession {
         this.slow(this.client, this.upstream);
     }
     if (isBinary) return;
-    const head = TYPE_AT_HEAD.exec(buf.subarray(0, 160).toString('latin1'));
-    const type = head?.[1];
-    if (type !== undefined && !INTERESTING.has(type)) {
-      if (type === 'response.output_text.delta' || type === 'response.text.delta') this.outTextDeltas++;
-      else if (type === 'response.output_audio.delta' || type === 'response.audio.delta') {
-        this.outAudioBytes += audioDeltaBytes(buf);
-      }
-      return;
-    }
+    const head = TYPE_AT_HEAD.exec(buf.subarray(0, 400).toString('latin1'));
+    let type = head?.[1];
     let e: Obj | undefined;
-    try {
-      e = obj(JSON.parse(buf.toString('utf8')));
-    } catch {
-      return;
+    if (type === undefined || INTERESTING.has(type)) {
+      try {
+        e = obj(JSON.parse(buf.toString('utf8')));
+      } catch {
+        return;
+      }
+      if (e === undefined) return;
+      type = typeof e.type === 'string' ? e.type : undefined;
     }
-    if (e === undefined) return;
+    // What arrived of a response, for the charge when the provider never reports its usage.
+    if (type === 'response.output_text.delta' || type === 'response.text.delta') this.outTextDeltas++;
+    else if (type === 'response.output_audio.delta' || type === 'response.audio.delta') {
+      this.outAudioBytes += audioDeltaBytes(buf);
+    }
+    if (e === undefined || type === undefined || !INTERESTING.has(type)) return;
     try {
       this.onProviderEvent(e);
     } catch (err) {
@@ -686,7 +689,8 @@ export class RealtimeSession {
   /** A response the provider never finished: its input (the context and what was appended) and the output seen. */
   private estimate(): Usage {
     const u = emptyUsage();
-    u.input = this.contextTokens + (this.snapshot?.text ?? this.textTokens);
+    // Event bytes bound the tokens; as an estimate, 4 characters a token.
+    u.input = this.contextTokens + Math.ceil((this.snapshot?.text ?? this.textTokens) / 4);
     const audioMs = this.snapshot?.audio ?? this.audioMs;
     u.inputAudio = Math.ceil((audioMs * this.deps.limits.audioTokensPerSecond) / 1000);
     u.output = this.outTextDeltas;

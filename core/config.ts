@@ -105,6 +105,26 @@ export interface Config {
   /** Audit records older than this are pruned (hourly). */
   auditRetentionDays: number;
   reservationExpiryMs: number;
+  /** Realtime sessions over WebSocket (core/realtime/, README "Realtime"). */
+  realtime: {
+    /** REALTIME_SESSIONS_PER_KEY / REALTIME_SESSIONS_PER_IP: open sessions at once, per process. */
+    sessionsPerKey: number;
+    sessionsPerIp: number;
+    /** REALTIME_IDLE_TIMEOUT_MS: a session the client sent nothing in for this long is closed (4000). */
+    idleTimeoutMs: number;
+    /** REALTIME_MAX_SESSION_MS: a session is closed after this long (4001). */
+    maxSessionMs: number;
+    /** REALTIME_MAX_FRAME_BYTES: a bigger client frame closes the session (1009). */
+    maxFrameBytes: number;
+    /** REALTIME_MAX_BUFFERED_BYTES: bytes queued towards a slow reader before the other side is paused. */
+    maxBufferedBytes: number;
+    /** REALTIME_SLOW_READER_MS: a reader that stays over the buffer bound this long is closed (4008). */
+    slowReaderMs: number;
+    /** REALTIME_AUDIO_TOKENS_PER_SECOND: audio tokens a second of audio is reserved at (an upper bound). */
+    audioTokensPerSecond: number;
+    /** REALTIME_AUDIO_ALLOWANCE_MS: audio reserved for ahead of what was appended (fewer reservation steps). */
+    audioAllowanceMs: number;
+  };
   /**
    * CASHU_MINTS, CASHU_SEED; WALLET_RECOVERY_MS: how often the wallet's recovery pass runs (sends left ambiguous
    * by a mint outage, payouts another process left pending at the mint).
@@ -414,6 +434,17 @@ export function loadConfig(env: Env = process.env): Config {
     adminLoginAttemptsPerMinute: num(env, 'ADMIN_LOGIN_ATTEMPTS_PER_MINUTE', 10, { min: 1, int: true }),
     auditRetentionDays: num(env, 'AUDIT_RETENTION_DAYS', 30, { min: 1, int: true }),
     reservationExpiryMs: num(env, 'RESERVATION_LEASE_MS', 15 * 60_000, { min: 1000, int: true }),
+    realtime: {
+      sessionsPerKey: num(env, 'REALTIME_SESSIONS_PER_KEY', 4, { min: 1, int: true }),
+      sessionsPerIp: num(env, 'REALTIME_SESSIONS_PER_IP', 32, { min: 1, int: true }),
+      idleTimeoutMs: num(env, 'REALTIME_IDLE_TIMEOUT_MS', 5 * 60_000, { min: 100, int: true }),
+      maxSessionMs: num(env, 'REALTIME_MAX_SESSION_MS', 60 * 60_000, { min: 1000, int: true }),
+      maxFrameBytes: num(env, 'REALTIME_MAX_FRAME_BYTES', 2 * 1024 * 1024, { min: 1024, int: true }),
+      maxBufferedBytes: num(env, 'REALTIME_MAX_BUFFERED_BYTES', 4 * 1024 * 1024, { min: 1024, int: true }),
+      slowReaderMs: num(env, 'REALTIME_SLOW_READER_MS', 10_000, { min: 100, int: true }),
+      audioTokensPerSecond: num(env, 'REALTIME_AUDIO_TOKENS_PER_SECOND', 20, { min: 1, int: true }),
+      audioAllowanceMs: num(env, 'REALTIME_AUDIO_ALLOWANCE_MS', 60_000, { min: 0, int: true }),
+    },
     cashu: {
       mints,
       seed: optStr(env, 'CASHU_SEED'),

@@ -132,6 +132,11 @@ export const ERRORS = {
     type: 'insufficient_balance',
     message: 'The mint does not report the invoice of this credential as paid',
   },
+  insufficient_balance: {
+    status: 402,
+    type: 'insufficient_balance',
+    message: 'The balance cannot cover the next response of this Realtime session',
+  },
   refund_below_fee_reserve: {
     status: 402,
     type: 'insufficient_balance',
@@ -194,6 +199,11 @@ export const ERRORS = {
   },
   // 429
   rate_limit_exceeded: { status: 429, type: 'rate_limit_exceeded', message: 'Rate limit exceeded' },
+  too_many_sessions: {
+    status: 429,
+    type: 'rate_limit_exceeded',
+    message: 'Too many open Realtime sessions for this key or address',
+  },
   // 500
   internal_error: { status: 500, type: 'internal_error', message: 'Internal server error' },
   // 501

@@ -149,6 +149,33 @@ export const overrunMsatsTotal = new Counter({
   registers: [registry],
 });
 
+export const realtimeSessionsOpen = new Gauge({
+  name: 'gateway_realtime_sessions_open',
+  help: 'Realtime WebSocket sessions open now',
+  registers: [registry],
+});
+
+export const realtimeSessionSeconds = new Histogram({
+  name: 'gateway_realtime_session_seconds',
+  help: 'Length of ended Realtime sessions, seconds',
+  buckets: [1, 5, 15, 60, 300, 900, 1800, 3600],
+  registers: [registry],
+});
+
+export const realtimeSessionMsats = new Histogram({
+  name: 'gateway_realtime_session_msats',
+  help: 'Millisatoshis charged per ended Realtime session',
+  buckets: [0, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000],
+  registers: [registry],
+});
+
+/** A Realtime session ended: its length and charge (`gateway_realtime_session_*`) and the charge counter. */
+export function recordRealtimeSession(seconds: number, msats: number): void {
+  realtimeSessionSeconds.observe(seconds);
+  realtimeSessionMsats.observe(msats);
+  if (msats > 0) recordCharge(msats, '/v1/realtime');
+}
+
 export const upstreamErrorsTotal = new Counter({
   name: 'gateway_upstream_errors_total',
   help: 'Paid calls answered with an upstream error (502) or timeout (504)',

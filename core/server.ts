@@ -14,6 +14,7 @@ import { getRequestValidator, serveDocs, warmRequestValidators } from './openapi
 import { PAID_ROUTES } from './paid-routes.js';
 import { Pipeline } from './pipeline.js';
 import type { Services } from './plugin.js';
+import { createRealtime } from './realtime/realtime-gateway.js';
 import { adminRoutes } from './routes/admin.js';
 import { balanceRoutes } from './routes/balance.js';
 import { batchesRoutes } from './routes/batches.js';
@@ -125,6 +126,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   let transport: Transport;
   let server: EngineServer;
   let stopWarming = (): void => {};
+  // Realtime sessions over WebSocket (core/realtime/): with a money store only.
+  let realtime: ReturnType<typeof createRealtime>;
   try {
     const entries = await resolvePipeline(opts.pipeline ?? config.pipeline, {
       configPath: config.pipelineConfigPath,
@@ -144,6 +147,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     // The paid routes' validators compiled before the first call needs them; the rest in the background.
     if (opts.validatorFor === undefined)
       stopWarming = warmRequestValidators(PAID_ROUTES.filter((r) => !r.multipart));
+    realtime = createRealtime(services, log);
     const catalogStart = services.catalog.start();
     // models.json edits apply without a restart (also on SIGHUP, see core/main.ts).
     services.catalog.watch();
@@ -160,6 +164,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         bodyTimeoutMs: config.bodyTimeoutMs,
         keepAliveTimeoutMs: config.keepAliveTimeoutMs,
         maxConnections: config.maxConnections,
+        ...(realtime !== undefined ? { onUpgrade: realtime.handleUpgrade } : {}),
       },
       log,
     );
@@ -198,10 +203,13 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         // SQLite lock waits shortened (they stop the event loop, and every deadline with it).
         built.draining();
         server.stopAccepting();
-        await transport.idle(graceMs);
+        // Realtime sessions end with 1001 once what they used is settled.
+        const sessionsSettled = (await realtime?.close(left())) ?? true;
+        if (!sessionsSettled) log.error('realtime sessions still open at the end of the grace period');
+        await transport.idle(left());
         const inflight = transport.inflightRequests;
         if (inflight > 0) log.error({ inflight }, 'requests still in flight at the end of the grace period');
-        let settled = inflight === 0;
+        let settled = inflight === 0 && sessionsSettled;
         settled = (await pipeline.close(left())) && settled;
         // Payout settlements still waiting for the mint or store (what is left stays in its payout record).
         const payouts = await within(

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createMockBatches, defaultBatchBehaviour, type MockBatchBehaviour } from './mock-batches.js';
+import { createMockRealtime, type MockRealtime } from './mock-realtime.js';
 
 /**
  * A fast, deterministic OpenAI-compatible provider for tests and benchmarks (the one test double).
@@ -95,6 +96,8 @@ export interface MockUpstream {
   readonly url: string;
   readonly port: number;
   readonly stats: MockStats;
+  /** The Realtime API double (its behaviour, the bills it sent). */
+  readonly realtime: MockRealtime;
   setBehaviour(b: Partial<MockBehaviour>): void;
   resetStats(): void;
   /** Resolves when `stats.aborted` reaches `count` (default: one more than now), or rejects after `timeoutMs`. */
@@ -343,12 +346,16 @@ export async function startMockUpstream(
     else respond();
   }
 
+  // The Realtime API over WebSocket (./mock-realtime.ts).
+  const realtime = createMockRealtime();
+  server.on('upgrade', realtime.handleUpgrade);
   await new Promise<void>((resolve) => server.listen(wantPort ?? 0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/v1`,
     port,
     stats,
+    realtime,
     setBehaviour(p) {
       behaviour = { ...behaviour, ...p };
     },
@@ -384,6 +391,7 @@ export async function startMockUpstream(
       });
     },
     close() {
+      realtime.close();
       return new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

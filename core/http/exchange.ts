@@ -12,7 +12,8 @@
  * - `end(body)` without a previous `write` sends `Content-Length`; a `write` first switches to chunked.
  */
 
-import type { Readable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex, Readable } from 'node:stream';
 import type { HttpEngine } from '../config.js';
 import type { GatewayError } from '../errors.js';
 import type { CallTimes } from './server-timing.js';
@@ -106,7 +107,16 @@ export interface ListenOptions {
   keepAliveTimeoutMs?: number;
   /** 0 or absent: no cap. */
   maxConnections?: number;
+  /**
+   * WebSocket upgrades (`Upgrade: websocket`), handed over with the raw socket (the Realtime sessions,
+   * core/realtime/). Absent: an upgrade request is answered as a plain request. node:http only for now: the
+   * uWS engine answers them as plain requests.
+   */
+  onUpgrade?: UpgradeHandler;
 }
+
+/** Takes over a WebSocket upgrade request: answers it on `socket` (a 101, or a refusal) and owns the socket. */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 export interface EngineServer {
   /** The engine actually serving (may differ from the one asked for after a fallback). */

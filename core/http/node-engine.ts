@@ -1,10 +1,4 @@
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-  STATUS_CODES,
-} from 'node:http';
+import { createServer, type IncomingMessage, type Server, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors.js';
@@ -375,6 +369,24 @@ export async function listenNode(handler: ExchangeHandler, opts: ListenOptions):
         `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   });
+  const onUpgrade = opts.onUpgrade;
+  if (onUpgrade !== undefined) {
+    // With an 'upgrade' listener node hands every request that asks for an upgrade here; only WebSocket ones
+    // are taken over, any other (`Upgrade: h2c` from curl --http2 …) is answered as the plain request it also
+    // is, on a connection that closes after it.
+    server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      if (req.headers.upgrade?.toLowerCase() === 'websocket') {
+        onUpgrade(req, socket, head);
+        return;
+      }
+      if (head.length > 0) socket.unshift(head);
+      const res = new ServerResponse(req);
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket);
+      res.once('finish', () => socket.end());
+      handler(new NodeExchange(req, res, opts.bodyTimeoutMs ?? 240_000));
+    });
+  }
   if (opts.maxConnections) server.maxConnections = opts.maxConnections;
   const silentMs = opts.headersTimeoutMs ?? 60_000;
   server.on('connection', (s: Socket) => {

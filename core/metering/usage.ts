@@ -30,6 +30,8 @@ export interface Usage {
   cacheWrite1h: number;
   /** Audio input tokens (`input_audio`). */
   inputAudio: number;
+  /** Audio input tokens read from the prompt cache (`input_audio_cache_read`; the Realtime API's cached audio). */
+  cacheReadAudio: number;
   /** Image input tokens (`input_image`). */
   inputImage: number;
   /** Text output tokens, not reasoning, not audio (`completion`). */
@@ -54,6 +56,7 @@ export function emptyUsage(): Usage {
     cacheWrite: 0,
     cacheWrite1h: 0,
     inputAudio: 0,
+    cacheReadAudio: 0,
     inputImage: 0,
     output: 0,
     reasoning: 0,
@@ -72,7 +75,9 @@ export function simpleUsage(input: number, output: number): Usage {
 
 /** Every input token, as a provider's input total counts them (for the ledger and rate limits). */
 export function inputTotal(u: Usage): number {
-  return u.input + u.cacheRead + u.cacheWrite + u.cacheWrite1h + u.inputAudio + u.inputImage;
+  return (
+    u.input + u.cacheRead + u.cacheWrite + u.cacheWrite1h + u.inputAudio + u.cacheReadAudio + u.inputImage
+  );
 }
 
 /** Every output token, reasoning and audio included. */

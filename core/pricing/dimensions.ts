@@ -13,6 +13,7 @@ export const DIMENSIONS = [
   { key: 'input_cache_write', field: 'cacheWrite', direction: 'input' },
   { key: 'input_cache_write_1h', field: 'cacheWrite1h', direction: 'input' },
   { key: 'input_audio', field: 'inputAudio', direction: 'input' },
+  { key: 'input_audio_cache_read', field: 'cacheReadAudio', direction: 'input' },
   { key: 'input_image', field: 'inputImage', direction: 'input' },
   { key: 'completion', field: 'output', direction: 'output' },
   { key: 'internal_reasoning', field: 'reasoning', direction: 'output' },

@@ -75,6 +75,9 @@ function safe(v: bigint): number {
   return v <= SAFE_N ? Number(v) : -1;
 }
 
+const PROMPT_INDEX = DIMENSIONS.findIndex((d) => d.key === 'prompt');
+const COMPLETION_INDEX = DIMENSIONS.findIndex((d) => d.key === 'completion');
+
 /**
  * Builds a card. `prices[i]` is dimension i's exact price (USD or msat per unit) or undefined (then the
  * direction's base rate: `prompt` for input, `completion` for output, `request` per call); `factor` turns
@@ -88,8 +91,8 @@ function build(
   tiers: ReadonlyMap<string, Rational>,
   requireOutput: boolean,
 ): RateCard {
-  const prompt = prices[0];
-  const completion = prices[6];
+  const prompt = prices[PROMPT_INDEX];
+  const completion = prices[COMPLETION_INDEX];
   if (prompt === undefined) throw new MissingRateError('prompt');
   if (completion === undefined && requireOutput) throw new MissingRateError('completion');
   let fallback = 0;

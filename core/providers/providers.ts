@@ -37,6 +37,7 @@ const PROVIDER_PRICE_FIELDS = new Set([
   'input_cache_write_1h',
   'internal_reasoning',
   'input_audio',
+  'input_audio_cache_read',
   'output_audio',
   'input_image',
   'web_search',

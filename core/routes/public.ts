@@ -49,6 +49,7 @@ export interface ModelListPricing {
   input_cache_write_1h?: number;
   internal_reasoning?: number;
   input_audio?: number;
+  input_audio_cache_read?: number;
   output_audio?: number;
   input_image?: number;
   web_search?: number;

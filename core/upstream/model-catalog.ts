@@ -43,6 +43,8 @@ export interface ModelPricing {
   input_cache_write_1h?: string;
   internal_reasoning?: string;
   input_audio?: string;
+  /** Cached audio input (the Realtime API's `cached_tokens_details.audio_tokens`). */
+  input_audio_cache_read?: string;
   output_audio?: string;
   input_image?: string;
   /** USD per web search call. */

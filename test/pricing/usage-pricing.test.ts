@@ -279,6 +279,7 @@ describe('pricing a usage record', () => {
       input_cache_write: 1000,
       input_cache_write_1h: 1000,
       input_audio: 1000,
+      input_audio_cache_read: 1000,
       input_image: 1000,
       completion: 2000,
       internal_reasoning: 2000,

@@ -135,6 +135,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/realtime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A Realtime session over WebSocket, metered per response and paid as it goes
+         * @description Send `Upgrade: websocket` (node:http engine). The gateway authenticates (`Authorization: Bearer sk-…` or an
+         *     eCash token, or the `openai-insecure-api-key.<key>` subprotocol; the answer names the `realtime`
+         *     subprotocol when offered, never the key), reserves the first response, opens its own WebSocket to the
+         *     provider with the operator's key and answers 101; from then on the Realtime API's events are relayed both
+         *     ways in order. Refusals come before the upgrade, as HTTP error envelopes.
+         *
+         *     The gateway adds two server events (schemas `RealtimeGatewayCost`, `RealtimeGatewayError`): a
+         *     `gateway.cost` after each `response.done` (the response's charge, its dimensions, the transcriptions
+         *     charged with it and the balance left), and `error` events of its own (`insufficient_balance` with
+         *     `details.balance` and `details.needed` in msats, `upstream_error`, `invalid_json`, `invalid_request`).
+         *     Close codes: 1000 client closed, 1001 shutdown, 1003 binary frame, 1007 invalid event, 1009 frame over
+         *     REALTIME_MAX_FRAME_BYTES, 1011 store failure, 1014 provider closed, 4000 idle, 4001 maximum length,
+         *     4008 slow reader, 4402 insufficient balance (README "Realtime").
+         *     `POST /v1/realtime/client_secrets` is not served (404 `endpoint_not_enabled`): WebRTC media would
+         *     bypass the gateway.
+         */
+        get: operations["realtimeSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/images/generations": {
         parameters: {
             query?: never;
@@ -1704,7 +1738,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "invalid_payment_credential" | "payment_credential_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "invoice_not_paid" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payout_in_progress" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "invalid_payment_credential" | "payment_credential_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "invoice_not_paid" | "insufficient_balance" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payout_in_progress" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "too_many_sessions" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family. `conflict` (409) and `not_implemented` (501) extend the interface's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -1817,7 +1851,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "insufficient_balance";
                 /** @enum {string} */
-                code?: "payment_required" | "refund_below_fee_reserve" | "invoice_not_paid";
+                code?: "payment_required" | "insufficient_balance" | "refund_below_fee_reserve" | "invoice_not_paid";
                 details?: components["schemas"]["PaymentRequiredDetails"];
             };
         };
@@ -1899,7 +1933,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "rate_limit_exceeded";
                 /** @enum {string} */
-                code?: "rate_limit_exceeded";
+                code?: "rate_limit_exceeded" | "too_many_sessions";
                 details?: components["schemas"]["RateLimitDetails"];
             };
         };
@@ -1955,6 +1989,45 @@ export interface components {
                 type?: "upstream_error";
                 /** @enum {string} */
                 code?: "upstream_timeout";
+            };
+        };
+        /** @description The `gateway.cost` server event a Realtime session gets after each `response.done`. */
+        RealtimeGatewayCost: {
+            /** @enum {string} */
+            type: "gateway.cost";
+            event_id: string;
+            /** @description What the response and the transcriptions since were charged. */
+            msats: number;
+            sats: number;
+            /** @description true when the provider never reported the response's usage (its socket dropped). */
+            estimated: boolean;
+            breakdown: {
+                prompt_cost?: number;
+                completion_cost?: number;
+                fees?: number;
+                dimensions?: components["schemas"]["CostDimensions"];
+            };
+            transcription_msats?: number;
+            /** @description Charged in this session so far. */
+            session_msats: number;
+            /** @description What the key can still spend, after the next response's reservation. */
+            balance_msats?: number | null;
+        };
+        /** @description An `error` server event of the gateway's own (then the socket closes with the code named in /v1/realtime). */
+        RealtimeGatewayError: {
+            /** @enum {string} */
+            type: "error";
+            event_id?: string;
+            error: {
+                /** @enum {string} */
+                type: "gateway_error";
+                /** @description `insufficient_balance`, `upstream_error`, `invalid_json`, `invalid_request`, or a store error code. */
+                code: string;
+                message: string;
+                details?: {
+                    balance?: number;
+                    needed?: number;
+                };
             };
         };
         /**
@@ -2390,6 +2463,8 @@ export interface components {
             internal_reasoning?: number;
             /** @description USD per 1,000 audio input tokens */
             input_audio?: number;
+            /** @description USD per 1,000 audio input tokens read from the prompt cache (Realtime sessions) */
+            input_audio_cache_read?: number;
             /** @description USD per 1,000 audio output tokens */
             output_audio?: number;
             /** @description USD per 1,000 image input tokens */
@@ -2508,7 +2583,7 @@ export interface components {
         /**
          * @description Each charged dimension in msats, named as the price book names its prices (OpenRouter's names):
          *     `prompt` (uncached input), `input_cache_read`, `input_cache_write`, `input_cache_write_1h`, `input_audio`,
-         *     `input_image`, `completion` (text output), `internal_reasoning`, `output_audio`, `web_search` (calls),
+         *     `input_audio_cache_read` (Realtime), `input_image`, `completion` (text output), `internal_reasoning`, `output_audio`, `web_search` (calls),
          *     `request`, `units` (images, audio milliseconds, speech characters) and `fees` (the base fee
          *     `FIXED_COST_PER_REQUEST` and the one rounding up). Only the dimensions a call used appear; the values
          *     sum to the charge. Each is charged at the multiplied rate (fees and service tier included), rounded down.
@@ -4176,6 +4251,34 @@ export interface operations {
             502: components["responses"]["AnthropicError"];
             503: components["responses"]["AnthropicError"];
             504: components["responses"]["AnthropicError"];
+        };
+    };
+    realtimeSession: {
+        parameters: {
+            query: {
+                model: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching Protocols; the WebSocket session begins. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createImage: {

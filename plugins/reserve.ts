@@ -18,6 +18,14 @@ import type { AdmitRefusal } from '../core/ledger/types.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
 import { callUnits } from '../core/metering/call-units.js';
 import { promptTokensUpperBound } from '../core/metering/prompt-bound.js';
+import {
+  callerMaxTokens,
+  type DeclaredTools,
+  declaredTools,
+  outputChoices,
+  storedContext,
+} from '../core/metering/request-bound.js';
+import { storedTokens } from '../core/objects/types.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { nodeAffordableTokens, nodeCallBound } from '../core/pricing/node-rates.js';
 import type { RateCard } from '../core/pricing/rate-card.js';
@@ -66,7 +74,6 @@ import {
  * - X-Cashu calls refused with 402 carry a NUT-18 payment request for the shortfall in `X-Cashu`.
  */
 
-const MAX_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const;
 const IMAGE_PART_TYPES = new Set(['image_url', 'input_image', 'image']);
 
 /** True when a chat/responses body carries an image part (messages[].content[] or input[](.content[])). */
@@ -83,16 +90,6 @@ export function hasImageParts(body: unknown): boolean {
       return Array.isArray(content) && content.some(isImage);
     });
   return anyPart(b.messages) || anyPart(b.input);
-}
-
-function callerMaxTokens(body: unknown): number | undefined {
-  if (body === null || typeof body !== 'object') return undefined;
-  const b = body as Record<string, unknown>;
-  for (const f of MAX_TOKEN_FIELDS) {
-    const v = b[f];
-    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
-  }
-  return undefined;
 }
 
 /** Tool types that make the provider run web searches (billed per call): OpenAI Responses, Anthropic. */
@@ -187,6 +184,39 @@ export const reserve: PluginFactory = (options, services): Plugin => {
     return autoServes ? { cards, only: !othersServe } : undefined;
   }
 
+  /**
+   * Input tokens of the stored context a Responses call refers to: a continued response's billed input + output
+   * (its own input already holds the chain before it). A response the gateway did not record answers 404, as the
+   * owner stage would; one recorded without its tokens, a `conversation` or a stored `prompt` are bounded by
+   * STORED_CONTEXT_MAX_TOKENS, else refused (`context_not_bounded`) before anything is reserved.
+   */
+  async function storedContextTokens(body: unknown, endpoint: TokenEndpoint): Promise<number> {
+    const c = storedContext(body, endpoint);
+    let tokens = 0;
+    const unbounded = (what: string): number => {
+      if (config.storedContextMaxTokens === undefined) {
+        throw new GatewayError('context_not_bounded', {
+          message: `The call refers to ${what}, whose tokens this node cannot bound (STORED_CONTEXT_MAX_TOKENS is unset)`,
+        });
+      }
+      return config.storedContextMaxTokens;
+    };
+    if (c.previousResponseId !== undefined && services.objects !== undefined) {
+      const o = await services.objects.get(c.previousResponseId);
+      if (o === null || o.kind !== 'response') {
+        throw new GatewayError('not_found', { message: `No such response: ${c.previousResponseId}` });
+      }
+      const t = storedTokens(o);
+      tokens +=
+        t === undefined
+          ? unbounded('a stored response recorded without its tokens')
+          : t.input_tokens + t.output_tokens;
+    }
+    if (c.unseen !== undefined)
+      tokens += unbounded(c.unseen === 'prompt' ? 'a stored prompt' : 'a conversation');
+    return tokens;
+  }
+
   function refusal(ctx: RequestContext, r: AdmitRefusal): GatewayError {
     // A rate-limit refusal carries X-RateLimit-* and Retry-After (core/ledger/errors.ts, limitError).
     const err = ledgerRefusalToError(r);
@@ -242,12 +272,24 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       if (ctx.routeTemplate === CATCH_ALL_TEMPLATE && relay === undefined) {
         throw new GatewayError('endpoint_not_enabled');
       }
+      const tokenCall = relay === undefined && isTokenEndpoint(endpoint);
+      // Stored context the provider reads as input (docs/pricing.md "The bound"): a continued response's billed
+      // tokens; what the gateway did not see only within STORED_CONTEXT_MAX_TOKENS.
+      const contextTokens = tokenCall ? await storedContextTokens(ctx.body, endpoint) : 0;
       const bound =
-        endpoint === 'other' || unit !== undefined ? 0 : promptTokensUpperBound(ctx.body, ctx.rawBody.length);
+        endpoint === 'other' || unit !== undefined
+          ? 0
+          : promptTokensUpperBound(ctx.body, ctx.rawBody.length) + contextTokens;
       const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
-      // The tier the call asks for (its multiplier sizes the bound when it raises the price) and a declared
-      // web search tool (one call reserved; a model without a web_search price is refused).
+      // The tier the call asks for (its multiplier sizes the bound when it raises the price; a tier the book does
+      // not price is refused), the choices it asks for, and the server-side tools it declares (each priced, or
+      // refused; the bound holds the most calls the provider may make, written into the body).
       const tiered = tierAndSearch(ctx.body);
+      const choices = tokenCall ? outputChoices(ctx.body, endpoint) : 1;
+      const tools: DeclaredTools | undefined = tokenCall
+        ? declaredTools(ctx.body, endpoint, model, config.hostedToolCallsMax)
+        : undefined;
+      const hostedTools = tools?.hosted;
       // Throws not_found (model pricing, unknown model) or price_unavailable — before any money moves.
       const request = {
         model,
@@ -258,7 +300,8 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         units: unit?.units,
         variant: unit?.variant,
         serviceTier: tiered.serviceTier,
-        webSearchCalls: tiered.webSearchCalls,
+        choices,
+        hostedTools,
       };
       // Providers with their own prices (model-based pricing): reserve for the dearest that may serve the call,
       // since failover can move it; settle charges the one that did. A model only providers price (the price
@@ -319,7 +362,8 @@ export const reserve: PluginFactory = (options, services): Plugin => {
             promptTokensBound: bound,
             maxTokens,
             contextLength: request.contextLength,
-            webSearchCalls: tiered.webSearchCalls,
+            webSearchCalls: hostedTools === undefined ? 0 : hostedTools.calls,
+            choices,
           });
           if (priced === undefined || b.maxMsat > priced.maxMsat) {
             priced = { ...b, maxTokens, lowered: false, btcUsd: priced?.btcUsd };
@@ -346,8 +390,19 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       const affordable = (availableMsat: number, promptBound = bound): number => {
         const raw = unadjustedBudget(availableMsat, adjustment, step);
         return autoCard !== undefined
-          ? nodeAffordableTokens(autoCard, promptBound, raw, tiered.webSearchCalls)
-          : pricing.affordableMaxTokens(model, promptBound, raw, endpoint, pricedRates, tiered);
+          ? Math.floor(
+              nodeAffordableTokens(
+                autoCard,
+                promptBound,
+                raw,
+                hostedTools === undefined ? 0 : hostedTools.calls,
+              ) / choices,
+            )
+          : pricing.affordableMaxTokens(model, promptBound, raw, endpoint, pricedRates, {
+              serviceTier: tiered.serviceTier,
+              choices,
+              hostedTools,
+            });
       };
       /**
        * What the 402 names: the tokens a retry that adds `"max_completion_tokens": N` (the longest of the
@@ -413,6 +468,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
           ? { exactMsat: price(priced.maxMsat) }
           : {}),
         ...(relay !== undefined ? { relayMsat: relay.msat } : {}),
+        ...(tools?.searchPerCall ? { searchPerCall: true } : {}),
       });
       ctx.setLocal(AUTH, {
         accountId: r.accountId,
@@ -432,6 +488,12 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         await ledger.release({ accountId: r.accountId, requestId });
         ctx.setLocal(RESERVATION, undefined);
         throw new GatewayError('ip_not_allowed');
+      }
+
+      // The hosted-tool calls the bound holds, written into the body so the provider keeps to them.
+      if (tools?.limit !== undefined && ctx.body !== null && typeof ctx.body === 'object') {
+        tools.limit(ctx.body as Record<string, unknown>);
+        ctx.markBodyModified();
       }
 
       // CLAMP_MAX_TOKENS=true: the balance cannot cover the model's maximum and the caller set no limit:

@@ -18,9 +18,15 @@ export const DIMENSIONS = [
   { key: 'internal_reasoning', field: 'reasoning', direction: 'output' },
   { key: 'output_audio', field: 'outputAudio', direction: 'output' },
   { key: 'web_search', field: 'webSearch', direction: 'call' },
+  // Hosted tools (server-side, billed by the provider beside the tokens; docs/pricing.md "The bound"):
+  // image output tokens of the Responses `image_generation` tool (`tool_usage.image_gen.output_tokens`),
+  // `code_interpreter` containers and `file_search` calls.
+  { key: 'image_output', field: 'imageOutput', direction: 'output' },
+  { key: 'code_interpreter', field: 'codeInterpreter', direction: 'call' },
+  { key: 'file_search', field: 'fileSearch', direction: 'call' },
 ] as const satisfies readonly {
   key: string;
-  field: keyof Omit<Usage, 'serviceTier'>;
+  field: keyof Omit<Usage, 'serviceTier' | 'unreportedOutput'>;
   direction: 'input' | 'output' | 'call';
 }[];
 

@@ -33,6 +33,7 @@ import {
   isTokenEndpoint,
   isUnitEndpoint,
   type PricedEndpoint,
+  type ReservationInput,
   type ReservationResult,
   type TokenEndpoint,
   type UsdRates,
@@ -62,9 +63,9 @@ import {
  *
  * - Unknown model → 404 `not_found` before admission (model-based pricing knows no price for it, or the
  *   catalogue is non-empty and does not list it).
- * - The bound: safe prompt-token upper bound (bytes) + `max_tokens` (or the model's maximum when unset),
- *   priced by `pricing.reservation`. The ledger reserves min(bound, what the key can afford) and refuses
- *   (402 with {balance, required, shortfall}) only below the cost of a minimal answer.
+ * - The bound: safe prompt-token upper bound (bytes, plus stored context) + `max_tokens` × choices (or the
+ *   model's maximum when unset) + hosted tool calls, priced by `pricing.reservation` (docs/pricing.md "The
+ *   bound"). A token-metered call is reserved in full or refused (402 with {balance, required, shortfall}).
  * - When the caller set no `max_tokens` (chat, completions, responses), the balance must cover the model's
  *   maximum: else 402 `payment_required` with `details.affordable_max_tokens` (no silent shortening). With
  *   CLAMP_MAX_TOKENS=true the forwarded request gets the `max_tokens` the reservation affords instead.
@@ -217,6 +218,20 @@ export const reserve: PluginFactory = (options, services): Plugin => {
     return tokens;
   }
 
+  /**
+   * The price book's bound. With providers' own prices, a tier or tool only they price is no refusal yet: each
+   * provider's bound decides (one that prices it with the book's rates refuses it there).
+   */
+  function bookBound(request: ReservationInput, providerPriced: boolean): ReservationResult | undefined {
+    try {
+      return pricing.reservation(request);
+    } catch (err) {
+      const code = err instanceof GatewayError ? err.code : undefined;
+      if (providerPriced && (code === 'service_tier_not_priced' || code === 'tool_not_priced')) return undefined;
+      throw err;
+    }
+  }
+
   function refusal(ctx: RequestContext, r: AdmitRefusal): GatewayError {
     // A rate-limit refusal carries X-RateLimit-* and Retry-After (core/ledger/errors.ts, limitError).
     const err = ledgerRefusalToError(r);
@@ -327,7 +342,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
               }
             : providerPriced && base === undefined
               ? undefined
-              : pricing.reservation(request);
+              : bookBound(request, providerPriced);
           if (providerPriced && relay === undefined) {
             for (const p of providers.serving(model)) {
               const rates = p.ratesFor(model, base);
@@ -432,7 +447,13 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         model,
         clientIp: ctx.clientIp,
         maxMsat,
-        minMsat: wholeMaximum ? maxMsat : Math.min(price(priced.minMsat), maxMsat),
+        // The bound is a bound (docs/pricing.md "The bound"): a token-metered call whose cap the caller set is
+        // reserved in full or refused, never admitted on part of it (the provider may bill all of it). Only
+        // CLAMP_MAX_TOKENS, which lowers the forwarded cap to what is reserved, admits less than the maximum.
+        minMsat:
+          wholeMaximum || (maxTokens !== undefined && tokenCall)
+            ? maxMsat
+            : Math.min(price(priced.minMsat), maxMsat),
         expiresInMs: config.reservationExpiryMs,
         limits: config.limits,
         // Pay-per-call tokens are spent once; their change is computed while the call runs (change-token).

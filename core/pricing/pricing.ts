@@ -487,7 +487,9 @@ export function createPricing(opts: PricingOptions): Pricing {
       if (mode !== 'model' || (card.fallback & (1 << i)) !== 0) {
         const what = `${DIMENSIONS[i]!.key} (${tool === 'image_generation' ? 'USD per image output token' : 'USD per call'}) for calls declaring ${declaredAs}`;
         // A web search tool in `tools` keeps the refusal it always had.
-        if (tool === 'web_search' && /^web_search/.test(declaredAs)) throw notPriced(input.model, what);
+        if (tool === 'web_search' && /^web_search/.test(declaredAs) && declaredAs !== 'web_search_options') {
+          throw notPriced(input.model, what);
+        }
         throw new GatewayError('tool_not_priced', {
           message: `No price for model ${input.model}: ${what} (set it in models.json)`,
         });

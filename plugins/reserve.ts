@@ -227,7 +227,8 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       return pricing.reservation(request);
     } catch (err) {
       const code = err instanceof GatewayError ? err.code : undefined;
-      if (providerPriced && (code === 'service_tier_not_priced' || code === 'tool_not_priced')) return undefined;
+      if (providerPriced && (code === 'service_tier_not_priced' || code === 'tool_not_priced'))
+        return undefined;
       throw err;
     }
   }

@@ -372,6 +372,13 @@ export const reserve: PluginFactory = (options, services): Plugin => {
             message: `No price for model ${model} yet: the nodes that serve it ("pricing": "auto") have not advertised one`,
           });
         }
+        // Nodes advertise a web search price and no other tool's: another hosted tool cannot be bounded there.
+        const unbounded = hostedTools?.tools.find((t) => t.tool !== 'web_search');
+        if (unbounded !== undefined && hostedTools!.calls > 0) {
+          throw new GatewayError('tool_not_priced', {
+            message: `No price for ${unbounded.declaredAs} on model ${model}: the nodes serving it advertise none`,
+          });
+        }
         for (const card of auto.cards.values()) {
           const b = nodeCallBound(card, {
             endpoint: endpoint as TokenEndpoint,

@@ -67,6 +67,18 @@ export interface Config {
    * forward the max_tokens the balance affords (true) instead of answering 402 with `affordable_max_tokens`.
    */
   clampMaxTokens: boolean;
+  /**
+   * HOSTED_TOOL_CALLS_MAX: the most server-side tool calls (web search, image generation, code interpreter, file
+   * search) a call that declares such a tool and sets no limit of its own is reserved for; the gateway forwards it
+   * as the Responses `max_tool_calls` (Anthropic: each server tool's `max_uses`) so the provider keeps to it.
+   */
+  hostedToolCallsMax: number;
+  /**
+   * STORED_CONTEXT_MAX_TOKENS: the input tokens the bound allows for stored context the gateway did not see (a
+   * stored `prompt`, a `conversation`, a stored response recorded without its tokens). Unset: such calls are
+   * refused with 400 `context_not_bounded`.
+   */
+  storedContextMaxTokens: number | undefined;
   /** Gateway processes on the port (WORKERS; `auto` = the machine's cores). */
   workers: number;
   /** JSON file: PIPELINE entry → its options (plugin kit). */
@@ -240,6 +252,12 @@ function optNum(env: Env, name: string, opts: { min?: number } = {}): number | u
   return num(env, name, 0, opts);
 }
 
+function optInt(env: Env, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  return num(env, name, 0, { min: 0, int: true });
+}
+
 function bool(env: Env, name: string, def: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
@@ -398,6 +416,8 @@ export function loadConfig(env: Env = process.env): Config {
     nodeCostUpstream: bool(env, 'NODE_COST_UPSTREAM', false),
     relayPaths,
     clampMaxTokens: bool(env, 'CLAMP_MAX_TOKENS', false),
+    hostedToolCallsMax: num(env, 'HOSTED_TOOL_CALLS_MAX', 1, { min: 1, int: true }),
+    storedContextMaxTokens: optInt(env, 'STORED_CONTEXT_MAX_TOKENS'),
     workers,
     pipelineConfigPath: optStr(env, 'PIPELINE_CONFIG'),
     node: {

@@ -43,6 +43,22 @@ export const ERRORS = {
     type: 'invalid_request',
     message: 'This node has no price for this model on this endpoint',
   },
+  tool_not_priced: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'This node has no price for a server-side tool this call declares',
+  },
+  service_tier_not_priced: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'This node has no price for the service tier this call asks for',
+  },
+  context_not_bounded: {
+    status: 400,
+    type: 'invalid_request',
+    message:
+      'The call refers to stored context this node cannot bound (a stored prompt or conversation it did not see)',
+  },
   token_amount_too_small: {
     status: 400,
     type: 'invalid_request',

@@ -109,6 +109,12 @@ export const chargedMsatsTotal = new Counter({
   registers: [registry],
 });
 
+export const unreportedOutputTokensTotal = new Counter({
+  name: 'gateway_unreported_output_tokens_total',
+  help: 'Output tokens a provider counted in total_tokens but in neither its prompt nor completion count (reasoning it left out), charged as reasoning',
+  registers: [registry],
+});
+
 export const unpricedDimensionTotal = new Counter({
   name: 'gateway_unpriced_dimension_total',
   help: 'Settled calls that used a usage dimension the price book has no price for, charged at its direction base rate (prompt, completion or request), by dimension',
@@ -257,6 +263,11 @@ export function recordCharge(msats: number, path = '/v1/{path}'): void {
  *  label is one of the fixed dimension names (core/pricing/dimensions.ts). */
 export function recordUnpricedDimension(dimension: string): void {
   unpricedDimensionTotal.inc({ dimension });
+}
+
+/** Counts output tokens the provider billed in `total_tokens` without itemising them. */
+export function recordUnreportedOutput(tokens: number): void {
+  if (Number.isFinite(tokens) && tokens > 0) unreportedOutputTokensTotal.inc(tokens);
 }
 
 /** Records an overrun: `msats` of metered cost that could not be charged. */

@@ -2,7 +2,7 @@ import { AUTH, createLocalKey } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
 import { ownedBy } from '../core/objects/types.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
-import { noOptions } from './paid-state.js';
+import { noOptions, STORED_RESPONSE } from './paid-state.js';
 
 /**
  * The owner stage: records which key created a Responses API object, so `GET/DELETE /v1/responses/{id}` and
@@ -66,6 +66,8 @@ export const owner: PluginFactory = (options, services): Plugin => {
         createdAtMs: Date.now(),
         meta: null,
       });
+      // The settle stage (after this one) writes the tokens it charged into the record.
+      ctx.setLocal(STORED_RESPONSE, id);
     },
   };
 };

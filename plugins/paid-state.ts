@@ -50,6 +50,9 @@ export interface PricedCall {
   exactMsat?: number;
   /** A catch-all call: the RELAY_PATHS price of its path, charged as it is (before a pricing policy's adjustment). */
   relayMsat?: number;
+  /** Chat web search declared (`web_search_options`, OpenRouter's web plugin, `:online`): billed per call, so a
+   *  usage that counts no search is charged one (core/metering/request-bound.ts). */
+  searchPerCall?: boolean;
 }
 export const PRICED_CALL = createLocalKey<PricedCall>('paid.priced');
 
@@ -64,6 +67,12 @@ export interface AutoPricedCall {
   only: boolean;
 }
 export const AUTO_PRICED = createLocalKey<AutoPricedCall>('paid.autoPriced');
+
+/**
+ * The id of the stored response this call created (owner stage, once recorded): the settle stage writes the
+ * tokens it charged into the record, which bound the calls that continue it (`previous_response_id`).
+ */
+export const STORED_RESPONSE = createLocalKey<string>('paid.storedResponse');
 
 /**
  * msats in one whole unit of the eCash token paying this call — X-Cashu or a token as bearer — (reserve): 1,000

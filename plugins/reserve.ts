@@ -18,6 +18,14 @@ import type { AdmitRefusal } from '../core/ledger/types.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
 import { callUnits } from '../core/metering/call-units.js';
 import { promptTokensUpperBound } from '../core/metering/prompt-bound.js';
+import {
+  callerMaxTokens,
+  type DeclaredTools,
+  declaredTools,
+  outputChoices,
+  storedContext,
+} from '../core/metering/request-bound.js';
+import { storedTokens } from '../core/objects/types.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { nodeAffordableTokens, nodeCallBound } from '../core/pricing/node-rates.js';
 import type { RateCard } from '../core/pricing/rate-card.js';
@@ -25,6 +33,7 @@ import {
   isTokenEndpoint,
   isUnitEndpoint,
   type PricedEndpoint,
+  type ReservationInput,
   type ReservationResult,
   type TokenEndpoint,
   type UsdRates,
@@ -56,9 +65,9 @@ import {
  *
  * - Unknown model → 404 `not_found` before admission (model-based pricing knows no price for it, or the
  *   catalogue is non-empty and does not list it).
- * - The bound: safe prompt-token upper bound (bytes) + `max_tokens` (or the model's maximum when unset),
- *   priced by `pricing.reservation`. The ledger reserves min(bound, what the key can afford) and refuses
- *   (402 with {balance, required, shortfall}) only below the cost of a minimal answer.
+ * - The bound: safe prompt-token upper bound (bytes, plus stored context) + `max_tokens` × choices (or the
+ *   model's maximum when unset) + hosted tool calls, priced by `pricing.reservation` (docs/pricing.md "The
+ *   bound"). A token-metered call is reserved in full or refused (402 with {balance, required, shortfall}).
  * - When the caller set no `max_tokens` (chat, completions, responses), the balance must cover the model's
  *   maximum: else 402 `payment_required` with `details.affordable_max_tokens` (no silent shortening). With
  *   CLAMP_MAX_TOKENS=true the forwarded request gets the `max_tokens` the reservation affords instead.
@@ -68,7 +77,6 @@ import {
  * - X-Cashu calls refused with 402 carry a NUT-18 payment request for the shortfall in `X-Cashu`.
  */
 
-const MAX_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const;
 const IMAGE_PART_TYPES = new Set(['image_url', 'input_image', 'image']);
 
 /** True when a chat/responses body carries an image part (messages[].content[] or input[](.content[])). */
@@ -85,16 +93,6 @@ export function hasImageParts(body: unknown): boolean {
       return Array.isArray(content) && content.some(isImage);
     });
   return anyPart(b.messages) || anyPart(b.input);
-}
-
-function callerMaxTokens(body: unknown): number | undefined {
-  if (body === null || typeof body !== 'object') return undefined;
-  const b = body as Record<string, unknown>;
-  for (const f of MAX_TOKEN_FIELDS) {
-    const v = b[f];
-    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
-  }
-  return undefined;
 }
 
 /** Tool types that make the provider run web searches (billed per call): OpenAI Responses, Anthropic. */
@@ -187,6 +185,54 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       if (card !== undefined) cards.set(p.name, card);
     }
     return autoServes ? { cards, only: !othersServe } : undefined;
+  }
+
+  /**
+   * Input tokens of the stored context a Responses call refers to: a continued response's billed input + output
+   * (its own input already holds the chain before it). A response the gateway did not record answers 404, as the
+   * owner stage would; one recorded without its tokens, a `conversation` or a stored `prompt` are bounded by
+   * STORED_CONTEXT_MAX_TOKENS, else refused (`context_not_bounded`) before anything is reserved.
+   */
+  async function storedContextTokens(body: unknown, endpoint: TokenEndpoint): Promise<number> {
+    const c = storedContext(body, endpoint);
+    let tokens = 0;
+    const unbounded = (what: string): number => {
+      if (config.storedContextMaxTokens === undefined) {
+        throw new GatewayError('context_not_bounded', {
+          message: `The call refers to ${what}, whose tokens this node cannot bound (STORED_CONTEXT_MAX_TOKENS is unset)`,
+        });
+      }
+      return config.storedContextMaxTokens;
+    };
+    if (c.previousResponseId !== undefined && services.objects !== undefined) {
+      const o = await services.objects.get(c.previousResponseId);
+      if (o === null || o.kind !== 'response') {
+        throw new GatewayError('not_found', { message: `No such response: ${c.previousResponseId}` });
+      }
+      const t = storedTokens(o);
+      tokens +=
+        t === undefined
+          ? unbounded('a stored response recorded without its tokens')
+          : t.input_tokens + t.output_tokens;
+    }
+    if (c.unseen !== undefined)
+      tokens += unbounded(c.unseen === 'prompt' ? 'a stored prompt' : 'a conversation');
+    return tokens;
+  }
+
+  /**
+   * The price book's bound. With providers' own prices, a tier or tool only they price is no refusal yet: each
+   * provider's bound decides (one that prices it with the book's rates refuses it there).
+   */
+  function bookBound(request: ReservationInput, providerPriced: boolean): ReservationResult | undefined {
+    try {
+      return pricing.reservation(request);
+    } catch (err) {
+      const code = err instanceof GatewayError ? err.code : undefined;
+      if (providerPriced && (code === 'service_tier_not_priced' || code === 'tool_not_priced'))
+        return undefined;
+      throw err;
+    }
   }
 
   function refusal(ctx: RequestContext, r: AdmitRefusal): GatewayError {
@@ -287,12 +333,24 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       if (ctx.routeTemplate === CATCH_ALL_TEMPLATE && relay === undefined) {
         throw new GatewayError('endpoint_not_enabled');
       }
+      const tokenCall = relay === undefined && isTokenEndpoint(endpoint);
+      // Stored context the provider reads as input (docs/pricing.md "The bound"): a continued response's billed
+      // tokens; what the gateway did not see only within STORED_CONTEXT_MAX_TOKENS.
+      const contextTokens = tokenCall ? await storedContextTokens(ctx.body, endpoint) : 0;
       const bound =
-        endpoint === 'other' || unit !== undefined ? 0 : promptTokensUpperBound(ctx.body, ctx.rawBody.length);
+        endpoint === 'other' || unit !== undefined
+          ? 0
+          : promptTokensUpperBound(ctx.body, ctx.rawBody.length) + contextTokens;
       const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
-      // The tier the call asks for (its multiplier sizes the bound when it raises the price) and a declared
-      // web search tool (one call reserved; a model without a web_search price is refused).
+      // The tier the call asks for (its multiplier sizes the bound when it raises the price; a tier the book does
+      // not price is refused), the choices it asks for, and the server-side tools it declares (each priced, or
+      // refused; the bound holds the most calls the provider may make, written into the body).
       const tiered = tierAndSearch(ctx.body);
+      const choices = tokenCall ? outputChoices(ctx.body, endpoint) : 1;
+      const tools: DeclaredTools | undefined = tokenCall
+        ? declaredTools(ctx.body, endpoint, model, config.hostedToolCallsMax)
+        : undefined;
+      const hostedTools = tools?.hosted;
       // Throws not_found (model pricing, unknown model) or price_unavailable — before any money moves.
       const request = {
         model,
@@ -303,7 +361,8 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         units: unit?.units,
         variant: unit?.variant,
         serviceTier: tiered.serviceTier,
-        webSearchCalls: tiered.webSearchCalls,
+        choices,
+        hostedTools,
       };
       // Providers with their own prices (model-based pricing): reserve for the dearest that may serve the call,
       // since failover can move it; settle charges the one that did. A model only providers price (the price
@@ -329,7 +388,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
               }
             : providerPriced && base === undefined
               ? undefined
-              : pricing.reservation(request);
+              : bookBound(request, providerPriced);
           if (providerPriced && relay === undefined) {
             for (const p of providers.serving(model)) {
               const rates = p.ratesFor(model, base);
@@ -358,13 +417,21 @@ export const reserve: PluginFactory = (options, services): Plugin => {
             message: `No price for model ${model} yet: the nodes that serve it ("pricing": "auto") have not advertised one`,
           });
         }
+        // Nodes advertise a web search price and no other tool's: another hosted tool cannot be bounded there.
+        const unbounded = hostedTools?.tools.find((t) => t.tool !== 'web_search');
+        if (unbounded !== undefined && hostedTools!.calls > 0) {
+          throw new GatewayError('tool_not_priced', {
+            message: `No price for ${unbounded.declaredAs} on model ${model}: the nodes serving it advertise none`,
+          });
+        }
         for (const card of auto.cards.values()) {
           const b = nodeCallBound(card, {
             endpoint: endpoint as TokenEndpoint,
             promptTokensBound: bound,
             maxTokens,
             contextLength: request.contextLength,
-            webSearchCalls: tiered.webSearchCalls,
+            webSearchCalls: hostedTools === undefined ? 0 : hostedTools.calls,
+            choices,
           });
           if (priced === undefined || b.maxMsat > priced.maxMsat) {
             priced = { ...b, maxTokens, lowered: false, btcUsd: priced?.btcUsd };
@@ -391,8 +458,19 @@ export const reserve: PluginFactory = (options, services): Plugin => {
       const affordable = (availableMsat: number, promptBound = bound): number => {
         const raw = unadjustedBudget(availableMsat, adjustment, step);
         return autoCard !== undefined
-          ? nodeAffordableTokens(autoCard, promptBound, raw, tiered.webSearchCalls)
-          : pricing.affordableMaxTokens(model, promptBound, raw, endpoint, pricedRates, tiered);
+          ? Math.floor(
+              nodeAffordableTokens(
+                autoCard,
+                promptBound,
+                raw,
+                hostedTools === undefined ? 0 : hostedTools.calls,
+              ) / choices,
+            )
+          : pricing.affordableMaxTokens(model, promptBound, raw, endpoint, pricedRates, {
+              serviceTier: tiered.serviceTier,
+              choices,
+              hostedTools,
+            });
       };
       /**
        * What the 402 names: the tokens a retry that adds `"max_completion_tokens": N` (the longest of the
@@ -424,7 +502,13 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         model,
         clientIp: ctx.clientIp,
         maxMsat,
-        minMsat: wholeMaximum ? maxMsat : Math.min(price(priced.minMsat), maxMsat),
+        // The bound is a bound (docs/pricing.md "The bound"): a token-metered call whose cap the caller set is
+        // reserved in full or refused, never admitted on part of it (the provider may bill all of it). Only
+        // CLAMP_MAX_TOKENS, which lowers the forwarded cap to what is reserved, admits less than the maximum.
+        minMsat:
+          wholeMaximum || (maxTokens !== undefined && tokenCall)
+            ? maxMsat
+            : Math.min(price(priced.minMsat), maxMsat),
         expiresInMs: config.reservationExpiryMs,
         limits: config.limits,
         // Pay-per-call tokens are spent once; their change is computed while the call runs (change-token).
@@ -464,6 +548,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
           ? { exactMsat: price(priced.maxMsat) }
           : {}),
         ...(relay !== undefined ? { relayMsat: relay.msat } : {}),
+        ...(tools?.searchPerCall ? { searchPerCall: true } : {}),
       });
       ctx.setLocal(AUTH, {
         accountId: r.accountId,
@@ -483,6 +568,12 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         await ledger.release({ accountId: r.accountId, requestId });
         ctx.setLocal(RESERVATION, undefined);
         throw new GatewayError('ip_not_allowed');
+      }
+
+      // The hosted-tool calls the bound holds, written into the body so the provider keeps to them.
+      if (tools?.limit !== undefined && ctx.body !== null && typeof ctx.body === 'object') {
+        tools.limit(ctx.body as Record<string, unknown>);
+        ctx.markBodyModified();
       }
 
       // CLAMP_MAX_TOKENS=true: the balance cannot cover the model's maximum and the caller set no limit:

@@ -26,7 +26,12 @@ import {
   usageOfBody,
 } from '../core/metering/usage.js';
 import { openAiUsageFromTail } from '../core/metering/usage-tail.js';
-import { recordCharge, recordOverrun, recordUnpricedDimension } from '../core/metrics.js';
+import {
+  recordCharge,
+  recordOverrun,
+  recordUnpricedDimension,
+  recordUnreportedOutput,
+} from '../core/metrics.js';
 import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { nodeCallCost } from '../core/pricing/node-rates.js';
 import { type CostResult, isUnitEndpoint, type PricedEndpoint } from '../core/pricing/types.js';
@@ -44,6 +49,7 @@ import {
   PRICED_CALL,
   type PricedCall,
   SETTLED,
+  STORED_RESPONSE,
 } from './paid-state.js';
 
 /**
@@ -335,6 +341,10 @@ export const settle: PluginFactory = (options, services): Plugin => {
         ctx.setLocal(SETTLED, 'released');
         return;
       }
+      // Chat web search is billed per call and not counted in usage: one search when none is reported.
+      if (priced.searchPerCall && usage.usage !== undefined && usage.usage.webSearch === 0) {
+        usage.usage.webSearch = 1;
+      }
       const c = costOf(ctx, priced, usage);
       const tokens = usage.usage;
       const promptTokens = tokens ? inputTotal(tokens) : 0;
@@ -369,6 +379,18 @@ export const settle: PluginFactory = (options, services): Plugin => {
         recordCharge(charged, ctx.path);
         recordOverrun(r.overrunMsat);
         for (const d of c.fallbacks) recordUnpricedDimension(d);
+        recordUnreportedOutput(tokens?.unreportedOutput ?? 0);
+      }
+      // A stored response: the tokens charged bound the calls that continue it (plugins/reserve.ts).
+      const stored = ctx.local(STORED_RESPONSE);
+      if (stored !== undefined && services.objects !== undefined && tokens !== undefined) {
+        // Not part of the charge: a store error here leaves the record without tokens (a follow-up is then
+        // bounded by STORED_CONTEXT_MAX_TOKENS or refused), never settles twice.
+        await services.objects
+          .annotate(stored, JSON.stringify({ input_tokens: promptTokens, output_tokens: completionTokens }))
+          .catch((err: unknown) =>
+            log.warn({ err, requestId: ctx.requestId }, 'stored response tokens not recorded'),
+          );
       }
       ctx.setLocal(CHARGE, {
         msats: charged,

@@ -73,6 +73,17 @@ export interface MockUsage {
   webSearchCalls?: number;
   /** The service tier reported. */
   serviceTier?: string;
+  /** Output tokens counted in `total_tokens` only (chat, Responses): reasoning a provider leaves out. */
+  unreportedTokens?: number;
+  /**
+   * Bill the most the request allows, as a hostile client's provider would: every choice and every built-in
+   * tool call the request permits (Responses `max_tool_calls`, Anthropic `max_uses`, 1 otherwise; each call of
+   * the tool types declared, in turn), `imageTokens` image output tokens per image_generation call, the
+   * requested service tier (`auto` as `priority`), OpenRouter web searches as one reported search.
+   */
+  billMax?: boolean;
+  /** Image output tokens of one image_generation call (default 6,240). */
+  imageTokens?: number;
 }
 
 export interface MockStats {
@@ -138,6 +149,13 @@ function defaults(): MockBehaviour {
 
 interface ChatBody {
   model?: unknown;
+  n?: unknown;
+  best_of?: unknown;
+  tools?: unknown;
+  max_tool_calls?: unknown;
+  service_tier?: unknown;
+  previous_response_id?: unknown;
+  plugins?: unknown;
   messages?: Array<{ content?: unknown }>;
   max_tokens?: unknown;
   max_completion_tokens?: unknown;
@@ -160,13 +178,40 @@ function promptTokens(body: ChatBody): number {
   return Math.max(1, Math.ceil(chars / 4));
 }
 
+/** Choices generated and billed: chat `n`, completions `max(n, best_of)`. */
+function choicesOf(body: ChatBody): number {
+  const v = (x: unknown) => (typeof x === 'number' && Number.isSafeInteger(x) && x >= 1 ? x : 1);
+  return Math.max(v(body.n), v(body.best_of));
+}
+
+/** The tier reported: the behaviour's, else (billMax) the requested one, `auto` served as `priority`. */
+function reportedTier(body: ChatBody, b: MockBehaviour): string | undefined {
+  if (b.usage.serviceTier !== undefined) return b.usage.serviceTier;
+  if (!b.usage.billMax || typeof body.service_tier !== 'string') return undefined;
+  return body.service_tier === 'auto' ? 'priority' : body.service_tier;
+}
+
+const HOSTED_TYPES = /^(web_search|image_generation$|code_interpreter$|file_search$|code_execution)/;
+
+/** billMax: the built-in tool calls the request allows, each of the declared types in turn. */
+function hostedCalls(body: ChatBody): { type: string; maxUses?: number }[] {
+  const tools = Array.isArray(body.tools)
+    ? (body.tools as Array<{ type?: unknown; max_uses?: unknown }>)
+    : [];
+  return tools
+    .filter((t) => typeof t?.type === 'string' && HOSTED_TYPES.test(t.type))
+    .map((t) => ({
+      type: t.type as string,
+      ...(typeof t.max_uses === 'number' ? { maxUses: t.max_uses } : {}),
+    }));
+}
+
 function completionTokens(body: ChatBody, b: MockBehaviour): { n: number; truncated: boolean } {
-  const cap =
-    typeof body.max_tokens === 'number'
-      ? body.max_tokens
-      : typeof body.max_completion_tokens === 'number'
-        ? body.max_completion_tokens
-        : body.max_output_tokens;
+  // Several max-tokens fields: the provider may read any; this one reads the largest.
+  const caps = [body.max_tokens, body.max_completion_tokens, body.max_output_tokens].filter(
+    (v): v is number => typeof v === 'number',
+  );
+  const cap = caps.length > 0 ? Math.max(...caps) : undefined;
   if (typeof cap === 'number' && cap < b.chunks && !b.ignoreMaxTokens)
     return { n: Math.max(0, cap), truncated: true };
   return { n: b.chunks, truncated: false };
@@ -190,6 +235,8 @@ export async function startMockUpstream(
   };
   let abortWaiters: Array<() => void> = [];
   let seq = 0;
+  /** Stored responses' tokens (input + output), read again as input by a call that continues one. */
+  const stored = new Map<string, number>();
   const batches = createMockBatches(
     () => behaviour.batch,
     (body) => ({
@@ -260,6 +307,8 @@ export async function startMockUpstream(
       if (path === '/v1/completions' && req.method === 'POST') {
         const { n, truncated } = completionTokens(body, b);
         const pt = promptTokens(body);
+        // best_of candidates are all generated and billed; `n` of them are returned.
+        const billed = choicesOf(body) * n;
         if (body.stream === true) return streamedCompletion(res, body, b, n, pt, truncated, seq++);
         return json(res, 200, {
           id: `cmpl-mock-${seq++}`,
@@ -274,10 +323,10 @@ export async function startMockUpstream(
               finish_reason: truncated ? 'length' : 'stop',
             },
           ],
-          usage: { prompt_tokens: pt, completion_tokens: n, total_tokens: pt + n },
+          usage: { prompt_tokens: pt, completion_tokens: billed, total_tokens: pt + billed },
         });
       }
-      if (path === '/v1/responses' && req.method === 'POST') return responses(res, body, b, ++seq);
+      if (path === '/v1/responses' && req.method === 'POST') return responses(res, body, b, ++seq, stored);
       if (path === '/v1/messages' && req.method === 'POST') return messages(res, body, b, ++seq);
       if (path === '/v1/messages/count_tokens' && req.method === 'POST') {
         return json(res, 200, { input_tokens: promptTokens(body) });
@@ -444,25 +493,65 @@ function json(res: ServerResponse, status: number, value: unknown): void {
 
 /** The Responses API: JSON with `usage.input_tokens/output_tokens`, or typed SSE events ending with
  * `response.completed` (which carries the usage; there is no `[DONE]`). */
-function responses(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: number): void {
+function responses(
+  res: ServerResponse,
+  body: ChatBody,
+  b: MockBehaviour,
+  seq: number,
+  stored: Map<string, number>,
+): void {
   const { n, truncated } = completionTokens(body, b);
-  const pt = promptTokens(body);
+  // A continued response: the provider reads the whole stored conversation again, as input.
+  const chain =
+    typeof body.previous_response_id === 'string' ? (stored.get(body.previous_response_id) ?? 0) : 0;
+  const pt = promptTokens(body) + chain;
   const model = typeof body.model === 'string' ? body.model : 'mock-gpt';
   const x = b.usage;
   const cached = x.cachedTokens ?? 0;
   const reasoning = x.reasoningTokens ?? 0;
-  const searches = Array.from({ length: x.webSearchCalls ?? 0 }, (_, i) => ({
+  const searches: object[] = Array.from({ length: x.webSearchCalls ?? 0 }, (_, i) => ({
     type: 'web_search_call',
     id: `ws_mock_${seq}_${i}`,
     status: 'completed',
   }));
+  let imageGen: { input_tokens: number; output_tokens: number } | undefined;
+  if (x.billMax) {
+    const declared = hostedCalls(body);
+    const limit = typeof body.max_tool_calls === 'number' ? body.max_tool_calls : 1;
+    for (let i = 0; declared.length > 0 && i < limit; i++) {
+      const type = declared[i % declared.length]!.type;
+      const id = `tc_mock_${seq}_${i}`;
+      if (type.startsWith('web_search')) searches.push({ type: 'web_search_call', id, status: 'completed' });
+      else if (type === 'file_search') searches.push({ type: 'file_search_call', id, status: 'completed' });
+      // A new container per call: the most a provider can bill.
+      else if (type === 'code_interpreter')
+        searches.push({
+          type: 'code_interpreter_call',
+          id,
+          container_id: `cntr_${seq}_${i}`,
+          status: 'completed',
+        });
+      else if (type === 'image_generation') {
+        searches.push({ type: 'image_generation_call', id, status: 'completed', result: '' });
+        imageGen ??= { input_tokens: 0, output_tokens: 0 };
+        // The image model reads the prompt and the model's text; it writes one image.
+        imageGen.input_tokens += pt + n;
+        imageGen.output_tokens += x.imageTokens ?? 6240;
+      }
+    }
+  }
+  const unreported = x.unreportedTokens ?? 0;
+  const tier = reportedTier(body, b);
+  const id = `resp_mock_${seq}`;
+  stored.set(id, pt + cached + n + reasoning + unreported);
   const response = {
-    id: `resp_mock_${seq}`,
+    id,
     object: 'response',
     created_at: Math.floor(Date.now() / 1000),
     model,
     status: truncated ? 'incomplete' : 'completed',
-    ...(x.serviceTier !== undefined ? { service_tier: x.serviceTier } : {}),
+    ...(tier !== undefined ? { service_tier: tier } : {}),
+    ...(imageGen !== undefined ? { tool_usage: { image_gen: imageGen } } : {}),
     output: [
       ...searches,
       {
@@ -478,7 +567,7 @@ function responses(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: n
       input_tokens_details: { cached_tokens: cached },
       output_tokens: n + reasoning,
       output_tokens_details: { reasoning_tokens: reasoning },
-      total_tokens: pt + cached + n + reasoning,
+      total_tokens: pt + cached + n + reasoning + unreported,
     },
   };
   if (body.stream !== true) {
@@ -505,13 +594,22 @@ function messages(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: nu
   const w5 = x.cacheWriteTokens ?? 0;
   const w1 = x.cacheWrite1hTokens ?? 0;
   const output = n + (x.reasoningTokens ?? 0);
+  const searches = x.billMax
+    ? hostedCalls(body)
+        .filter((t) => t.type.startsWith('web_search'))
+        .reduce((a, t) => a + (t.maxUses ?? 1), 0)
+    : x.webSearchCalls;
+  const tier = reportedTier(body, b);
   const inputUsage = {
     input_tokens: pt,
     cache_creation_input_tokens: w5 + w1,
     cache_read_input_tokens: x.cachedTokens ?? 0,
     cache_creation: { ephemeral_5m_input_tokens: w5, ephemeral_1h_input_tokens: w1 },
-    ...(x.webSearchCalls !== undefined ? { server_tool_use: { web_search_requests: x.webSearchCalls } } : {}),
-    ...(x.serviceTier !== undefined ? { service_tier: x.serviceTier } : {}),
+    ...(searches !== undefined && searches > 0 ? { server_tool_use: { web_search_requests: searches } } : {}),
+    ...(x.webSearchCalls !== undefined && !x.billMax
+      ? { server_tool_use: { web_search_requests: x.webSearchCalls } }
+      : {}),
+    ...(tier !== undefined ? { service_tier: tier } : {}),
   };
   const message = {
     id: `msg_mock_${seq}`,
@@ -571,7 +669,8 @@ function streamedCompletion(
     `${head}{"text":"","index":0,"logprobs":null,"finish_reason":"${truncated ? 'length' : 'stop'}"}]}\n\n`,
   );
   if (body.stream_options?.include_usage === true) {
-    const usage = { prompt_tokens: pt, completion_tokens: n, total_tokens: pt + n };
+    const billed = choicesOf(body) * n;
+    const usage = { prompt_tokens: pt, completion_tokens: billed, total_tokens: pt + billed };
     events.push(`${head}],"usage":${JSON.stringify(usage)}}\n\n`);
   }
   events.push('data: [DONE]\n\n');
@@ -607,13 +706,21 @@ function chat(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: number
   const created = Math.floor(Date.now() / 1000);
   const model = typeof body.model === 'string' ? body.model : 'mock-gpt';
   const x = b.usage;
+  // `n` choices, each answered in full and billed.
+  const k = choicesOf(body);
   // OpenAI counts cache reads and writes inside prompt_tokens, reasoning inside completion_tokens.
   const extraIn = (x.cachedTokens ?? 0) + (x.cacheWriteTokens ?? 0);
   const reasoning = x.reasoningTokens ?? 0;
+  const unreported = x.unreportedTokens ?? 0;
+  // OpenRouter's web plugin and `:online` models report their search as Anthropic does.
+  const openRouterSearch =
+    x.billMax &&
+    (model.endsWith(':online') ||
+      (Array.isArray(body.plugins) && body.plugins.some((p) => (p as { id?: unknown })?.id === 'web')));
   const usage = {
     prompt_tokens: pt + extraIn,
-    completion_tokens: n + reasoning,
-    total_tokens: pt + extraIn + n + reasoning,
+    completion_tokens: k * n + reasoning,
+    total_tokens: pt + extraIn + k * n + reasoning + unreported,
     ...(extraIn > 0
       ? {
           prompt_tokens_details: {
@@ -623,30 +730,39 @@ function chat(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: number
         }
       : {}),
     ...(reasoning > 0 ? { completion_tokens_details: { reasoning_tokens: reasoning } } : {}),
+    ...(openRouterSearch ? { server_tool_use: { web_search_requests: 1 } } : {}),
   };
   const finish = truncated ? 'length' : 'stop';
-  const tier = x.serviceTier !== undefined ? `"service_tier":${JSON.stringify(x.serviceTier)},` : '';
+  const reported = reportedTier(body, b);
+  const tier = reported !== undefined ? `"service_tier":${JSON.stringify(reported)},` : '';
   if (body.stream !== true) {
     json(res, 200, {
       id,
       object: 'chat.completion',
       created,
       model,
-      ...(x.serviceTier !== undefined ? { service_tier: x.serviceTier } : {}),
-      choices: [
-        { index: 0, message: { role: 'assistant', content: 'tok '.repeat(n) }, finish_reason: finish },
-      ],
+      ...(reported !== undefined ? { service_tier: reported } : {}),
+      choices: Array.from({ length: k }, (_, index) => ({
+        index,
+        message: { role: 'assistant', content: 'tok '.repeat(n) },
+        finish_reason: finish,
+      })),
       usage,
     });
     return;
   }
   const head = `data: {"id":"${id}","object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},${tier}"choices":[`;
-  const events: string[] = [
-    `${head}{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n`,
-  ];
-  const tokenEvent = `${head}{"index":0,"delta":{"content":"tok "},"finish_reason":null}]}\n\n`;
-  for (let i = 0; i < n; i++) events.push(tokenEvent);
-  events.push(`${head}{"index":0,"delta":{},"finish_reason":"${finish}"}]}\n\n`);
+  const events: string[] = [];
+  for (let c = 0; c < k; c++) {
+    events.push(`${head}{"index":${c},"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n`);
+  }
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < k; c++) {
+      events.push(`${head}{"index":${c},"delta":{"content":"tok "},"finish_reason":null}]}\n\n`);
+    }
+  }
+  for (let c = 0; c < k; c++)
+    events.push(`${head}{"index":${c},"delta":{},"finish_reason":"${finish}"}]}\n\n`);
   if (body.stream_options?.include_usage === true)
     events.push(`${head}],"usage":${JSON.stringify(usage)}}\n\n`);
   events.push('data: [DONE]\n\n');

@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors.js';
 import { promptTokensUpperBound } from '../metering/prompt-bound.js';
+import { callerMaxTokens, outputChoices } from '../metering/request-bound.js';
 import type { PricedEndpoint, Pricing } from '../pricing/types.js';
 import type { ModelCatalog } from '../upstream/model-catalog.js';
 import { atBatchPrice } from './batch-price.js';
@@ -20,8 +21,6 @@ export const BATCH_URLS: Readonly<Record<string, PricedEndpoint>> = {
   '/v1/responses': 'responses',
 };
 
-const MAX_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const;
-
 /** The priced summary of a checked input file, recorded with its ownership (meta). */
 export interface BatchInputSummary {
   url: string;
@@ -39,14 +38,6 @@ function refuse(line: number, message: string): GatewayError {
     message: `Batch input line ${line}: ${message}`,
     details: { line },
   });
-}
-
-function callerMaxTokens(body: Record<string, unknown>): number | undefined {
-  for (const f of MAX_TOKEN_FIELDS) {
-    const v = body[f];
-    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
-  }
-  return undefined;
 }
 
 export interface CheckBatchInputOptions {
@@ -152,7 +143,10 @@ export class BatchInputChecker {
         model,
         endpoint,
         promptTokensBound: promptTokensUpperBound(b, raw.length),
+        // The largest max-tokens field, every choice (`n`, `best_of`) and the tier asked for, as a call's bound.
         maxTokens: callerMaxTokens(b),
+        choices: outputChoices(b, endpoint),
+        serviceTier: typeof b.service_tier === 'string' ? b.service_tier : undefined,
         contextLength: opts.catalog.get(model)?.context_length,
       });
     } catch (err) {

@@ -42,6 +42,17 @@ export interface Usage {
   outputAudio: number;
   /** Server-side web search calls (`web_search`, priced per call). */
   webSearch: number;
+  /** Image output tokens of the Responses `image_generation` tool (`tool_usage.image_gen.output_tokens`). */
+  imageOutput: number;
+  /** Code interpreter containers the provider ran (`code_interpreter_call` items, distinct containers). */
+  codeInterpreter: number;
+  /** File search calls (`file_search_call` output items). */
+  fileSearch: number;
+  /**
+   * Output tokens the provider counted in `total_tokens` but in neither prompt nor completion (reasoning some
+   * OpenAI-compatible providers leave out): already added to `reasoning`, named here for the metric.
+   */
+  unreportedOutput?: number | undefined;
   /** The service tier the provider says it used (`flex`, `priority`, …), when it says. */
   serviceTier?: string | undefined;
 }
@@ -62,6 +73,9 @@ export function emptyUsage(): Usage {
     reasoning: 0,
     outputAudio: 0,
     webSearch: 0,
+    imageOutput: 0,
+    codeInterpreter: 0,
+    fileSearch: 0,
   };
 }
 
@@ -82,7 +96,20 @@ export function inputTotal(u: Usage): number {
 
 /** Every output token, reasoning and audio included. */
 export function outputTotal(u: Usage): number {
-  return u.output + u.reasoning + u.outputAudio;
+  return u.output + u.reasoning + u.outputAudio + u.imageOutput;
+}
+
+/**
+ * Reasoning the provider left out: when `total` exceeds the input and output it itemised, the rest is output it
+ * billed and did not name (some OpenAI-compatible providers report `completion_tokens` without reasoning).
+ * Charged as reasoning (an output dimension) and named in `unreportedOutput` for the metric.
+ */
+function addUnreported(u: Usage, total: unknown, input: number, output: number): void {
+  const t = count(total);
+  if (t === undefined || t <= input + output) return;
+  const gap = t - input - output;
+  u.reasoning += gap;
+  u.unreportedOutput = gap;
 }
 
 type Obj = Record<string, unknown>;
@@ -125,6 +152,9 @@ export function usageFromOpenAi(usage: unknown, serviceTier?: unknown): Usage | 
   // Accepted and rejected prediction tokens are inside completion_tokens and billed as output: they stay there.
   u.output = Math.max(0, n(o.completion_tokens) - u.reasoning - u.outputAudio);
   u.serviceTier = tier(serviceTier);
+  addUnreported(u, o.total_tokens, inputTotal(u), outputTotal(u));
+  // OpenRouter's web plugin and `:online` models report their searches like Anthropic does.
+  u.webSearch = n(obj(o.server_tool_use)?.web_search_requests);
   return u;
 }
 
@@ -147,8 +177,31 @@ export function usageFromResponse(response: unknown): Usage | undefined {
   u.reasoning = n(od?.reasoning_tokens);
   u.outputAudio = n(od?.audio_tokens);
   u.output = Math.max(0, n(o.output_tokens) - u.reasoning - u.outputAudio);
+  addUnreported(u, o.total_tokens, inputTotal(u), outputTotal(u));
   if (Array.isArray(r.output)) {
-    for (const item of r.output) if (obj(item)?.type === 'web_search_call') u.webSearch++;
+    const containers = new Set<string>();
+    for (const item of r.output) {
+      const it = obj(item);
+      const type = it?.type;
+      if (type === 'web_search_call') u.webSearch++;
+      else if (type === 'file_search_call') u.fileSearch++;
+      else if (type === 'code_interpreter_call') {
+        // Billed per container: calls that share one are one charge; a call naming none is its own.
+        const c = typeof it?.container_id === 'string' ? it.container_id : undefined;
+        if (c === undefined) u.codeInterpreter++;
+        else if (!containers.has(c)) {
+          containers.add(c);
+          u.codeInterpreter++;
+        }
+      }
+    }
+  }
+  // The image_generation tool is billed outside `usage`: its image model's input (text and images, priced as
+  // input here) and image output tokens.
+  const gen = obj(obj(r.tool_usage)?.image_gen);
+  if (gen !== undefined) {
+    u.input += n(gen.input_tokens);
+    u.imageOutput += n(gen.output_tokens);
   }
   u.serviceTier = tier(r.service_tier);
   return u;

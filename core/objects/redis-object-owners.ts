@@ -51,6 +51,14 @@ export class RedisObjectOwners implements ObjectOwners {
     return [...ties, ...older];
   }
 
+  async annotate(id: string, meta: string): Promise<void> {
+    // One writer per object (the request that created it), so read-modify-write needs no transaction; XX never
+    // brings back a record forgotten meanwhile.
+    const o = await this.get(id);
+    if (o === null) return;
+    await this.redis.set(this.objKey(id), JSON.stringify({ ...o, meta }), 'XX');
+  }
+
   async forget(o: Pick<OwnedObject, 'id' | 'kind' | 'keyId'>): Promise<void> {
     await this.redis.del(this.objKey(o.id));
     await this.redis.zrem(this.listKey(o.keyId, o.kind), o.id);

@@ -60,6 +60,10 @@ export class SqliteObjectOwners implements ObjectOwners {
     return rows.map((r) => r.id);
   }
 
+  async annotate(id: string, meta: string): Promise<void> {
+    this.db.prepare('UPDATE provider_objects SET meta = ? WHERE id = ?').run(meta, id);
+  }
+
   async forget(o: Pick<OwnedObject, 'id'>): Promise<void> {
     this.db.prepare('DELETE FROM provider_objects WHERE id = ?').run(o.id);
   }

@@ -32,8 +32,36 @@ export interface ObjectOwners {
    * `after`, only those after that id in this order (none when the key owns no such id).
    */
   list(keyId: string, kind: ObjectKind, limit: number, after?: string): Promise<string[]>;
+  /**
+   * Sets the `meta` of a recorded object (a stored response's billed tokens, written by the settle stage once the
+   * call is charged). Nothing when the id is not recorded. Only the request that created the object writes it.
+   */
+  annotate(id: string, meta: string): Promise<void>;
   /** Forgets an object (after the provider deleted it). */
   forget(o: Pick<OwnedObject, 'id' | 'kind' | 'keyId'>): Promise<void>;
+}
+
+/**
+ * A stored response's `meta`: the input and output tokens its call was billed for. The provider bills them all
+ * as input to a call that continues it (`previous_response_id`): input already includes the earlier chain.
+ */
+export interface StoredTokens {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** The billed tokens a stored response's record carries, or undefined (recorded without them). */
+export function storedTokens(o: OwnedObject): StoredTokens | undefined {
+  if (o.meta === null) return undefined;
+  try {
+    const m = JSON.parse(o.meta) as Partial<StoredTokens> | null;
+    const ok = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+    return m !== null && ok(m.input_tokens) && ok(m.output_tokens)
+      ? { input_tokens: m.input_tokens, output_tokens: m.output_tokens }
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The object when `keyId` owns it, else null: the one ownership check of every route. */

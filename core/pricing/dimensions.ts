@@ -19,10 +19,18 @@ export const DIMENSIONS = [
   { key: 'internal_reasoning', field: 'reasoning', direction: 'output' },
   { key: 'output_audio', field: 'outputAudio', direction: 'output' },
   { key: 'web_search', field: 'webSearch', direction: 'call' },
+  // Hosted tools (server-side, billed by the provider beside the tokens; docs/pricing.md "The bound"):
+  // image output tokens of the Responses `image_generation` tool (`tool_usage.image_gen.output_tokens`),
+  // `code_interpreter` containers and `file_search` calls.
+  // `tool`: billed only when the call declares the tool, bounded per tool call (not at the dearest token price).
+  { key: 'image_output', field: 'imageOutput', direction: 'output', tool: true },
+  { key: 'code_interpreter', field: 'codeInterpreter', direction: 'call', tool: true },
+  { key: 'file_search', field: 'fileSearch', direction: 'call', tool: true },
 ] as const satisfies readonly {
   key: string;
-  field: keyof Omit<Usage, 'serviceTier'>;
+  field: keyof Omit<Usage, 'serviceTier' | 'unreportedOutput'>;
   direction: 'input' | 'output' | 'call';
+  tool?: true;
 }[];
 
 export type DimensionKey = (typeof DIMENSIONS)[number]['key'];

@@ -48,7 +48,7 @@ export class PricingHolder implements Pricing {
     availableMsat: number,
     endpoint?: PricedEndpoint,
     rates?: UsdRates,
-    extra?: { serviceTier?: string | undefined; webSearchCalls?: number | undefined },
+    extra?: Parameters<Pricing['affordableMaxTokens']>[5],
   ): number {
     return this.current.affordableMaxTokens(model, promptTokensBound, availableMsat, endpoint, rates, extra);
   }

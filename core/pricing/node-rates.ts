@@ -33,6 +33,8 @@ export interface NodeRates {
   dimensionMsats?: Partial<Record<DimensionKey, number>> | undefined;
 }
 
+const HOSTED_KEYS = new Set<string>(['image_output', 'code_interpreter', 'file_search']);
+
 /** The completion of a "minimal answer" and the cap without max_tokens or context length (pricing.ts defaults). */
 const MIN_COMPLETION_TOKENS = 16;
 const DEFAULT_MAX_COMPLETION_TOKENS = 4096;
@@ -91,6 +93,8 @@ export interface NodeBoundInput {
   maxTokens?: number | undefined;
   contextLength?: number | undefined;
   webSearchCalls?: number | undefined;
+  /** Output choices (`n`, `best_of`): the completion cap is bounded this many times. */
+  choices?: number | undefined;
 }
 
 /**
@@ -101,7 +105,8 @@ export interface NodeBoundInput {
 export function nodeCallBound(card: RateCard, input: NodeBoundInput): { maxMsat: number; minMsat: number } {
   const ws = input.webSearchCalls ?? 0;
   const pb = input.promptTokensBound;
-  const at = (completion: number) => unitsMsat(card, boundUnits(card, pb, completion, ws));
+  const k = Math.max(1, input.choices ?? 1);
+  const at = (completion: number) => unitsMsat(card, boundUnits(card, pb, completion * k, ws));
   if (input.endpoint === 'embeddings') {
     const flat = at(0);
     return { maxMsat: flat, minMsat: flat };
@@ -137,6 +142,8 @@ export function nodeCardPrices(card: RateCard): {
 } {
   const dimensionMsats: Partial<Record<DimensionKey, number>> = {};
   DIMENSIONS.forEach((d, i) => {
+    // Hosted tools a node does not price are not sold through it (shown only when priced).
+    if (HOSTED_KEYS.has(d.key) && (card.fallback & (1 << i)) !== 0) return;
     const per = d.direction === 'call' ? 1n : 1000n;
     dimensionMsats[d.key] = Number(ceil(mul(card.f, { n: card.u[i]! * per, d: 1n })));
   });

@@ -48,6 +48,8 @@ import type {
   CostResult,
   EstimateInput,
   EstimateResult,
+  HostedTool,
+  HostedTools,
   ImageVariant,
   ModelPrice,
   PricedEndpoint,
@@ -122,6 +124,29 @@ const FREE_TERMS: PriceTerms = {
   perCompletionBase: ZERO,
 };
 const WEB_SEARCH_INDEX = DIMENSIONS.findIndex((d) => d.key === 'web_search');
+/** The dimension each hosted tool is billed in. */
+const TOOL_DIMENSION: Record<HostedTool, number> = {
+  web_search: WEB_SEARCH_INDEX,
+  image_generation: DIMENSIONS.findIndex((d) => d.key === 'image_output'),
+  code_interpreter: DIMENSIONS.findIndex((d) => d.key === 'code_interpreter'),
+  file_search: DIMENSIONS.findIndex((d) => d.key === 'file_search'),
+};
+/** The hosted tools' own dimensions (web_search aside, which predates them and is shown at its base rate). */
+const HOSTED_DIMENSIONS = new Set([
+  TOOL_DIMENSION.image_generation,
+  TOOL_DIMENSION.code_interpreter,
+  TOOL_DIMENSION.file_search,
+]);
+/** Image output tokens one image_generation call is bounded by when the price book sets none: gpt-image-1's
+ *  largest high-quality image (1024×1536, 6,240 tokens). */
+export const DEFAULT_IMAGE_OUTPUT_MAX_TOKENS = 6240;
+
+/** The dearest tier multiplier a card knows, never below the standard price (1). */
+function highestTier(card: RateCard): Rational {
+  let best: Rational = { n: 1n, d: 1n };
+  for (const t of card.tiers.values()) if (t.n * best.d > best.n * t.d) best = t;
+  return best;
+}
 
 export function createPricing(opts: PricingOptions): Pricing {
   const { config } = opts;
@@ -207,8 +232,7 @@ export function createPricing(opts: PricingOptions): Pricing {
     tier: string | undefined,
     extra: string | undefined,
   ): Rational | undefined {
-    const t = tier === undefined ? undefined : card.tiers.get(tier);
-    let m = t;
+    let m = chargedTier(card, tier);
     if (extra !== undefined) {
       let e: Rational;
       try {
@@ -229,13 +253,45 @@ export function createPricing(opts: PricingOptions): Pricing {
     btcUsd: string | undefined,
   ): CostResult {
     const charge = cardCharge(card, usage, multiplierOf(card, usage.serviceTier, extra));
-    return { ...charge, usd: usdOf(charge.msat, btcUsd), sats: Math.ceil(charge.msat / 1000) };
+    const unknownTier = !knownTier(card, usage.serviceTier);
+    return {
+      ...charge,
+      ...(unknownTier ? { fallbacks: [...charge.fallbacks, 'service_tier' as const] } : {}),
+      usd: usdOf(charge.msat, btcUsd),
+      sats: Math.ceil(charge.msat / 1000),
+    };
   }
 
-  /** A requested tier's multiplier sizes the reservation only when it raises the price. */
-  function reserveMultiplier(card: RateCard, tier: string | undefined): Rational | undefined {
-    const t = tier === undefined ? undefined : card.tiers.get(tier);
-    return t !== undefined && t.n > t.d ? t : undefined;
+  /**
+   * A requested tier's multiplier sizes the reservation only when it raises the price. `default` (or none) is
+   * the standard price; `auto` lets the provider choose, so it is bounded by the dearest tier the book knows; a
+   * tier the book does not price is refused before anything is reserved (`service_tier_not_priced`).
+   */
+  function reserveMultiplier(card: RateCard, model: string, tier: string | undefined): Rational | undefined {
+    if (tier === undefined || tier === 'default') return undefined;
+    const t = tier === 'auto' ? highestTier(card) : card.tiers.get(tier);
+    if (t === undefined) {
+      throw new GatewayError('service_tier_not_priced', {
+        message: `No price for service_tier "${tier.slice(0, 64)}" on model ${model}: its price book's service_tiers price ${
+          card.tiers.size > 0 ? [...card.tiers.keys()].join(', ') : 'none'
+        } (set it in models.json, or ask for the default tier)`,
+      });
+    }
+    return t.n > t.d ? t : undefined;
+  }
+
+  /** A tier the book prices (or the standard one): charged at its own multiplier, not counted. */
+  function knownTier(card: RateCard, tier: string | undefined): boolean {
+    return tier === undefined || tier === 'default' || card.tiers.has(tier);
+  }
+
+  /**
+   * The tier multiplier a charge uses: the reported tier's; a tier the book does not know is charged at the
+   * dearest tier it knows (never below the standard price) and counted as an unpriced dimension.
+   */
+  function chargedTier(card: RateCard, tier: string | undefined): Rational | undefined {
+    if (tier === undefined || tier === 'default') return undefined;
+    return card.tiers.get(tier) ?? highestTier(card);
   }
 
   function ratesOf(model: string): UsdRates {
@@ -365,17 +421,22 @@ export function createPricing(opts: PricingOptions): Pricing {
   }
 
   /** The bound of a token-metered call: prompt bound at the dearest input price + the completion cap at
-   *  the dearest output price (+ declared web search calls), at the requested tier's multiplier when above 1. */
+   *  the dearest output price (× the choices asked for; + declared web search calls and hosted tool calls), at
+   *  the requested tier's multiplier when above 1. */
   function tokenReservation(input: ReservationInput, endpoint: TokenEndpoint): ReservationResult {
     const { card, btcUsd } = cardFor(input.model, endpoint, undefined, input.rates);
     const ws = input.webSearchCalls ?? 0;
     if (ws > 0 && mode === 'model' && (card.fallback & (1 << WEB_SEARCH_INDEX)) !== 0) {
       throw notPriced(input.model, 'web_search (USD per call) for calls with a web search tool');
     }
-    const m = reserveMultiplier(card, input.serviceTier);
+    const m = reserveMultiplier(card, input.model, input.serviceTier);
     const pb = input.promptTokensBound;
     const callerMax = input.maxTokens;
-    const at = (completion: number) => unitsMsat(card, boundUnits(card, pb, completion, ws), m);
+    const line = boundLine(card, input, ws);
+    const at = (completion: number) =>
+      line === undefined
+        ? unitsMsat(card, boundUnits(card, pb, completion, ws), m)
+        : unitsMsat(card, line.fixed + BigInt(completion) * line.perToken, m);
     if (endpoint === 'embeddings') {
       const flat = at(0);
       return { maxMsat: flat, minMsat: flat, maxTokens: callerMax, lowered: false, btcUsd };
@@ -393,9 +454,84 @@ export function createPricing(opts: PricingOptions): Pricing {
       return { maxMsat, minMsat, maxTokens: callerMax, lowered: false, btcUsd };
     }
     // The balance cannot cover the model's maximum and the caller set no limit: forward a lower max_tokens.
-    const afford = affordableTokens(card, pb, ws, available, m);
+    const afford =
+      line === undefined
+        ? affordableTokens(card, pb, ws, available, m)
+        : affordableOnLine(card, line, available, m);
     const lowered = afford >= minTokens ? Math.min(afford, cap) : minTokens;
     return { maxMsat: at(lowered), minMsat, maxTokens: lowered, lowered: true, btcUsd };
+  }
+
+  /**
+   * The bound's provider units as a line in the completion cap c: `fixed + c × perToken`, for a call with several
+   * choices or hosted tools (undefined otherwise: the plain bound, boundUnits). Each choice may use the whole cap;
+   * each hosted-tool call may be the dearest declared one; an image_generation call bills its image output bound
+   * and, as input, what its image model may read (the prompt bound and the choices' output).
+   */
+  function boundLine(
+    card: RateCard,
+    input: ReservationInput,
+    ws: number,
+  ): { fixed: bigint; perToken: bigint } | undefined {
+    const k = input.choices ?? 1;
+    const tools = input.hostedTools;
+    if (k <= 1 && (tools === undefined || tools.tools.length === 0)) return undefined;
+    const pb = BigInt(input.promptTokensBound);
+    let fixed = BigInt(boundUnits(card, input.promptTokensBound, 0, ws));
+    const perToken = BigInt(Math.max(1, k)) * card.maxOut;
+    if (tools === undefined || tools.tools.length === 0 || tools.calls <= 0) return { fixed, perToken };
+    let callFixed = 0n;
+    let callPerToken = 0n;
+    for (const { tool, declaredAs } of tools.tools) {
+      const i = TOOL_DIMENSION[tool];
+      if (mode !== 'model' || (card.fallback & (1 << i)) !== 0) {
+        const what = `${DIMENSIONS[i]!.key} (${tool === 'image_generation' ? 'USD per image output token' : 'USD per call'}) for calls declaring ${declaredAs}`;
+        // A web search tool in `tools` keeps the refusal it always had.
+        if (tool === 'web_search' && /^web_search/.test(declaredAs) && declaredAs !== 'web_search_options') {
+          throw notPriced(input.model, what);
+        }
+        throw new GatewayError('tool_not_priced', {
+          message: `No price for model ${input.model}: ${what} (set it in models.json)`,
+        });
+      }
+      if (tool === 'image_generation') {
+        const images = BigInt(imageOutputMaxTokens(input)) * card.u[i]!;
+        const f = images + pb * card.maxIn;
+        const per = BigInt(Math.max(1, k)) * card.maxIn;
+        // Each term at its largest over the declared tools: a bound of any one tool's call.
+        callFixed = f > callFixed ? f : callFixed;
+        callPerToken = per > callPerToken ? per : callPerToken;
+      } else if (card.u[i]! > callFixed) {
+        callFixed = card.u[i]!;
+      }
+    }
+    const calls = BigInt(tools.calls);
+    fixed += calls * callFixed;
+    return { fixed, perToken: perToken + calls * callPerToken };
+  }
+
+  function imageOutputMaxTokens(input: ReservationInput): number {
+    const rates = input.rates ?? opts.rates?.(input.model);
+    return rates?.imageOutputMaxTokens ?? DEFAULT_IMAGE_OUTPUT_MAX_TOKENS;
+  }
+
+  /** The most completion tokens whose bound on `line` costs at most `availableMsat`; -1 when none fit. */
+  function affordableOnLine(
+    card: RateCard,
+    line: { fixed: bigint; perToken: bigint },
+    availableMsat: number,
+    multiplier: Rational | undefined,
+  ): number {
+    const mm = multiplier ?? { n: 1n, d: 1n };
+    const rest = BigInt(Math.max(0, Math.floor(availableMsat))) * card.baseFee.d - card.baseFee.n;
+    if (rest < 0n) return -1;
+    if (card.f.n === 0n || mm.n === 0n) return Number.POSITIVE_INFINITY;
+    const maxS = (rest * card.f.d * mm.d) / (card.baseFee.d * card.f.n * mm.n);
+    const left = maxS - line.fixed;
+    if (left < 0n) return -1;
+    if (line.perToken === 0n) return Number.POSITIVE_INFINITY;
+    const q = left / line.perToken;
+    return q > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(q);
   }
 
   function affordableMaxTokens(
@@ -404,17 +540,32 @@ export function createPricing(opts: PricingOptions): Pricing {
     availableMsat: number,
     endpoint: PricedEndpoint = 'chat',
     rates?: UsdRates,
-    extra?: { serviceTier?: string | undefined; webSearchCalls?: number | undefined },
+    extra?: {
+      serviceTier?: string | undefined;
+      webSearchCalls?: number | undefined;
+      choices?: number | undefined;
+      hostedTools?: HostedTools | undefined;
+    },
   ): number {
     if (mode !== 'fixed' && isTokenEndpoint(endpoint)) {
       const { card } = cardFor(model, endpoint, undefined, rates);
-      return affordableTokens(
+      const ws = extra?.webSearchCalls ?? 0;
+      const m = reserveMultiplier(card, model, extra?.serviceTier);
+      const line = boundLine(
         card,
-        promptTokensBound,
-        extra?.webSearchCalls ?? 0,
-        availableMsat,
-        reserveMultiplier(card, extra?.serviceTier),
+        {
+          model,
+          endpoint,
+          promptTokensBound,
+          rates,
+          choices: extra?.choices,
+          hostedTools: extra?.hostedTools,
+        },
+        ws,
       );
+      return line === undefined
+        ? affordableTokens(card, promptTokensBound, ws, availableMsat, m)
+        : affordableOnLine(card, line, availableMsat, m);
     }
     return affordableWith(
       resolve(model, endpoint, undefined, undefined, rates).terms,
@@ -458,6 +609,8 @@ export function createPricing(opts: PricingOptions): Pricing {
   function cardPrices(card: RateCard): Partial<Record<DimensionKey, number>> {
     const out: Partial<Record<DimensionKey, number>> = {};
     DIMENSIONS.forEach((d, i) => {
+      // A hosted tool without its own price is refused, not charged at a base rate: not shown.
+      if (HOSTED_DIMENSIONS.has(i) && (card.fallback & (1 << i)) !== 0) return;
       const per = d.direction === 'call' ? 1n : 1000n;
       out[d.key] = toSafe(ceil(mul(card.f, { n: card.u[i]! * per, d: 1n })));
     });

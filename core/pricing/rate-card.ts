@@ -113,6 +113,8 @@ function build(
   let maxIn = 0n;
   let maxOut = 0n;
   DIMENSIONS.forEach((d, i) => {
+    // A hosted tool's tokens are bounded per declared tool call (pricing.ts boundLine), not as every token.
+    if ('tool' in d) return;
     if (d.direction === 'input' && u[i]! > maxIn) maxIn = u[i]!;
     if (d.direction === 'output' && u[i]! > maxOut) maxOut = u[i]!;
   });

@@ -55,6 +55,20 @@ export interface UsdRates {
   dimensions?: Readonly<Partial<Record<ExtraDimensionKey, string>>> | undefined;
   /** Multiplier on the provider price of the whole call by the service tier the provider reports. */
   serviceTiers?: Readonly<Record<string, string>> | undefined;
+  /** The most image output tokens one `image_generation` tool call bills (models.json `image_output_max_tokens`;
+   *  default DEFAULT_IMAGE_OUTPUT_MAX_TOKENS). */
+  imageOutputMaxTokens?: number | undefined;
+}
+
+/** Server-side tools the provider bills beside the tokens (docs/pricing.md "The bound"). */
+export type HostedTool = 'web_search' | 'image_generation' | 'code_interpreter' | 'file_search';
+
+/** The hosted tools a call declares and the most calls the provider may make to them (all tools together). */
+export interface HostedTools {
+  /** Each declared tool with the request field that declared it (named in a refusal). */
+  tools: readonly { tool: HostedTool; declaredAs: string }[];
+  /** The most hosted-tool calls the provider may make for this call (`max_tool_calls`, `max_uses`, or 1). */
+  calls: number;
 }
 
 /** The size and quality of an image call (image_sizes lookup; quality `standard` when the call names none). */
@@ -164,7 +178,7 @@ export interface CostResult {
   };
   /** Dimensions this call used that have no price of their own and were charged at their direction's base
    *  rate (counted in `gateway_unpriced_dimension_total`). */
-  fallbacks: readonly DimensionKey[];
+  fallbacks: readonly (DimensionKey | 'service_tier')[];
   /** Approximate USD value of `msat` (float, display only); 0 when no BTC price is known (fixed/token mode). */
   usd: number;
   /** `msat` in whole sats, rounded up (display only; `msat` is authoritative). */
@@ -194,6 +208,11 @@ export interface ReservationInput {
   serviceTier?: string | undefined;
   /** Web search calls to reserve for (the call declares a web search tool). */
   webSearchCalls?: number | undefined;
+  /** Output choices (`n`, `best_of`): the completion cap is reserved this many times. Default 1. */
+  choices?: number | undefined;
+  /** Hosted tools the call declares: each needs its price (else `tool_not_priced`); the bound adds `calls` times
+   *  the dearest one's call (an image_generation call: its image output bound and its input). */
+  hostedTools?: HostedTools | undefined;
 }
 
 /** Result of `Pricing.reservation`. The caller answers 402 when `minMsat > availableMsat`. */
@@ -267,7 +286,12 @@ export interface Pricing {
     /** Rates to use instead of the price book's (the provider's prices the reservation was made at). */
     rates?: UsdRates,
     /** The reservation's service tier and web search calls (ReservationInput). */
-    extra?: { serviceTier?: string | undefined; webSearchCalls?: number | undefined },
+    extra?: {
+      serviceTier?: string | undefined;
+      webSearchCalls?: number | undefined;
+      choices?: number | undefined;
+      hostedTools?: HostedTools | undefined;
+    },
   ): number;
   /** POST /v1/estimate. */
   estimate(input: EstimateInput): EstimateResult;

@@ -53,6 +53,9 @@ export interface ModelListPricing {
   output_audio?: number;
   input_image?: number;
   web_search?: number;
+  image_output?: number;
+  code_interpreter?: number;
+  file_search?: number;
   service_tiers?: Record<string, number>;
   source?: string;
   updated_at?: string;
@@ -138,7 +141,7 @@ export function listPricing(p: ModelPricing): ModelListPricing {
   for (const k of EXTRA_DIMENSION_KEYS) {
     const v = p[k];
     if (v === undefined) continue;
-    out[k] = k === 'web_search' ? Number(v) : per1k(v)!;
+    out[k] = k === 'web_search' || k === 'code_interpreter' || k === 'file_search' ? Number(v) : per1k(v)!;
   }
   if (p.service_tiers !== undefined) {
     out.service_tiers = Object.fromEntries(Object.entries(p.service_tiers).map(([t, m]) => [t, Number(m)]));

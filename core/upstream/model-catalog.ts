@@ -49,6 +49,14 @@ export interface ModelPricing {
   input_image?: string;
   /** USD per web search call. */
   web_search?: string;
+  /** Hosted tools: USD per image output token of the `image_generation` tool, per `code_interpreter` container,
+   *  per `file_search` call. A call declaring a tool its model has no price for is refused (`tool_not_priced`). */
+  image_output?: string;
+  code_interpreter?: string;
+  file_search?: string;
+  /** The most image output tokens one `image_generation` call can bill (the bound; default 6,240, gpt-image-1's
+   *  largest high-quality image). A decimal string of a positive integer. */
+  image_output_max_tokens?: string;
   /** Multiplier on the whole call's provider price by the service tier the provider reports. */
   service_tiers?: Record<string, string>;
   /** Where the prices came from (free text, e.g. "openrouter" or a URL) and when (ISO date). */
@@ -299,6 +307,9 @@ export class ModelCatalog {
         speech1kCharsUsd: p.speech_1k_chars,
         dimensions: dimensionPrices(p),
         serviceTiers: p.service_tiers,
+        ...(p.image_output_max_tokens !== undefined
+          ? { imageOutputMaxTokens: Number(p.image_output_max_tokens) }
+          : {}),
       };
       // One object per price book: the pricing service caches its exact terms per rates object.
       this.ratesCache.set(p, rates);
@@ -424,6 +435,13 @@ export function parsePricing(v: unknown, fromProvider = false): ModelPricing | s
       sizes[size] = q;
     }
     p.image_sizes = sizes;
+  }
+  if (o.image_output_max_tokens !== undefined && o.image_output_max_tokens !== null) {
+    const d = asDecimal(o.image_output_max_tokens);
+    if (d === undefined || !/^[1-9][0-9]{0,8}$/.test(d)) {
+      return 'image_output_max_tokens must be a positive integer (image output tokens per image_generation call)';
+    }
+    p.image_output_max_tokens = d;
   }
   if (o.batch !== undefined && o.batch !== null) {
     const d = asDecimal(o.batch);

@@ -63,6 +63,28 @@ describe('the batch input check (BatchInputChecker)', () => {
     });
   });
 
+  it('a line bounds every choice it asks for and its largest max-tokens field (token pricing)', () => {
+    // 1 msat per input and output token (7/13 sats per 1k would hide it in rounding): the bound is the prompt
+    // bytes + the completion cap × n, at the batch price.
+    const tokenPricing = createPricing({
+      config: loadConfig({
+        FIXED_PRICING: 'false',
+        FIXED_COST_PER_REQUEST: '0',
+        FIXED_PER_1K_INPUT_TOKENS: '1',
+        FIXED_PER_1K_OUTPUT_TOKENS: '1',
+      }).pricing,
+    });
+    const o = { ...opts, pricing: tokenPricing };
+    const body = (extra: Record<string, unknown>) =>
+      line(0, { body: { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra } });
+    const one = checkBatchInput(Buffer.from(body({ max_tokens: 1000 })), o).boundMsat;
+    const eight = checkBatchInput(Buffer.from(body({ max_tokens: 1000, n: 8 })), o).boundMsat;
+    // (7 × 1,000 more output tokens + 2 prompt-bound tokens for `n` and `8`) × 0.5
+    expect(eight - one).toBe(3501);
+    const largest = checkBatchInput(Buffer.from(body({ max_tokens: 10, max_completion_tokens: 1000 })), o);
+    expect(largest.boundMsat).toBeGreaterThan(one);
+  });
+
   it('names the line of every refusal', () => {
     expect(refusal(`${line(0)}\n${line(1)}\n${line(2)}\n${line(3)}`)).toBe(
       'Batch input line 4: more than 3 requests (BATCH_MAX_LINES)',

@@ -14,7 +14,7 @@ import type { Ledger } from '../../core/ledger/types.js';
 import { createLogger } from '../../core/log.js';
 import { RedisObjectOwners } from '../../core/objects/redis-object-owners.js';
 import { SqliteObjectOwners } from '../../core/objects/sqlite-object-owners.js';
-import { type ObjectOwners, ownedBy } from '../../core/objects/types.js';
+import { type ObjectOwners, ownedBy, storedTokens } from '../../core/objects/types.js';
 import { createPricing } from '../../core/pricing/pricing.js';
 import type { StoreConnection } from '../../core/store/connection.js';
 import { UpstreamClient } from '../../core/upstream/upstream-client.js';
@@ -144,6 +144,28 @@ describe.each(backends)('batch stores on %s', (_name, make) => {
     await owners.forget({ id: 'file-2', kind: 'file', keyId: 'kA' });
     expect(await owners.get('file-2')).toBeNull();
     expect(await owners.list('kA', 'file', 10)).toEqual(['file-1']);
+  });
+
+  it('annotates a stored response with its billed tokens; an unknown or forgotten id stays unknown', async () => {
+    const o = {
+      id: 'resp_t1',
+      kind: 'response' as const,
+      accountId: 'a1',
+      keyId: 'kT',
+      createdAtMs: 20,
+      meta: null,
+    };
+    await owners.record(o);
+    expect(storedTokens((await owners.get('resp_t1'))!)).toBeUndefined();
+    await owners.annotate('resp_t1', JSON.stringify({ input_tokens: 1000, output_tokens: 8 }));
+    const got = (await owners.get('resp_t1'))!;
+    expect(got).toEqual({ ...o, meta: '{"input_tokens":1000,"output_tokens":8}' });
+    expect(storedTokens(got)).toEqual({ input_tokens: 1000, output_tokens: 8 });
+    await owners.annotate('resp_none', '{}');
+    expect(await owners.get('resp_none')).toBeNull();
+    await owners.forget(o);
+    await owners.annotate('resp_t1', '{}');
+    expect(await owners.get('resp_t1')).toBeNull();
   });
 
   it('pages a key’s objects newest first after a cursor, equal creation times ordered by id, across inserts', async () => {

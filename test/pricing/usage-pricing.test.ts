@@ -226,7 +226,13 @@ describe('pricing a usage record', () => {
           addUsd(output, r.completionUsdPerToken!);
           addUsd(reasoning, price(d.internal_reasoning, r.completionUsdPerToken!));
           addUsd(1, r.requestUsd);
-          const t = model === 'cached' && tier === 'flex' ? [1n, 2n] : [1n, 1n];
+          // A tier the book does not know ('x') is charged at the dearest it knows (cached: priority × 2).
+          const t =
+            model === 'cached' && tier === 'flex'
+              ? [1n, 2n]
+              : model === 'cached' && tier === 'x'
+                ? [2n, 1n]
+                : [1n, 1n];
           // msat = num/10^12 × 10^13/9712345 × 42210/40000 × t + 300
           const n2 = num * 10n ** 13n * 42210n * t[0]! + 300n * den * 9712345n * 40000n * t[1]!;
           const d2 = den * 9712345n * 40000n * t[1]!;

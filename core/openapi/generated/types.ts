@@ -1738,7 +1738,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "invalid_payment_credential" | "payment_credential_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "invoice_not_paid" | "insufficient_balance" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payout_in_progress" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "too_many_sessions" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "tool_not_priced" | "service_tier_not_priced" | "context_not_bounded" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "invalid_payment_credential" | "payment_credential_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "invoice_not_paid" | "insufficient_balance" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payout_in_progress" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "too_many_sessions" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family. `conflict` (409) and `not_implemented` (501) extend the interface's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -1832,7 +1832,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "invalid_request";
                 /** @enum {string} */
-                code?: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "model_not_priced" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing";
+                code?: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "model_not_priced" | "tool_not_priced" | "service_tier_not_priced" | "context_not_bounded" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing";
             };
         };
         /** @description The error envelope of an HTTP 401 answer. */
@@ -2471,6 +2471,12 @@ export interface components {
             input_image?: number;
             /** @description USD per web search call */
             web_search?: number;
+            /** @description USD per 1,000 image output tokens of the image_generation tool */
+            image_output?: number;
+            /** @description USD per code_interpreter container */
+            code_interpreter?: number;
+            /** @description USD per file_search call */
+            file_search?: number;
             /** @description Multiplier on the whole call's provider price by the service tier the provider reports. */
             service_tiers?: {
                 [key: string]: number;
@@ -2584,6 +2590,7 @@ export interface components {
          * @description Each charged dimension in msats, named as the price book names its prices (OpenRouter's names):
          *     `prompt` (uncached input), `input_cache_read`, `input_cache_write`, `input_cache_write_1h`, `input_audio`,
          *     `input_audio_cache_read` (Realtime), `input_image`, `completion` (text output), `internal_reasoning`, `output_audio`, `web_search` (calls),
+         *     `image_output` (image_generation tool output tokens), `code_interpreter` (containers), `file_search` (calls),
          *     `request`, `units` (images, audio milliseconds, speech characters) and `fees` (the base fee
          *     `FIXED_COST_PER_REQUEST` and the one rounding up). Only the dimensions a call used appear; the values
          *     sum to the charge. Each is charged at the multiplied rate (fees and service tier included), rounded down.

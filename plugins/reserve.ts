@@ -401,6 +401,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         endpoint,
         model,
         btcUsd: priced.btcUsd,
+        ...(bound > 0 ? { promptTokensBound: bound } : {}),
         ...(unit !== undefined ? { units: unit.units } : {}),
         ...(unit?.variant !== undefined ? { variant: unit.variant } : {}),
         // Known now when nothing is metered afterwards (flat calls, audio, speech): X-Node-Cost can go in

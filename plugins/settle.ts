@@ -66,6 +66,38 @@ interface Metered {
   /** Unit endpoints: images returned, milliseconds of audio, characters of speech input. */
   units?: number;
   estimated: boolean;
+  /** The client left and no usage came (abandoned calls): charged at least this, the reservation, for a model
+   *  that reasons (its hidden reasoning is unknown). */
+  atLeastMsat?: number;
+}
+
+/** Request fields that ask a model to reason (OpenAI chat and Responses, OpenRouter, Anthropic). */
+function asksForReasoning(body: unknown): boolean {
+  const b = body as Record<string, unknown> | null;
+  if (b === null || typeof b !== 'object') return false;
+  if (typeof b.reasoning_effort === 'string' && b.reasoning_effort !== 'none') return true;
+  const r = b.reasoning as { effort?: unknown; enabled?: unknown; max_tokens?: unknown } | null | undefined;
+  if (r !== null && typeof r === 'object' && r.enabled !== false && r.effort !== 'none') return true;
+  const t = b.thinking as { type?: unknown } | null | undefined;
+  return t !== null && typeof t === 'object' && t.type !== 'disabled';
+}
+
+/** The cost raised to `msat` when below it; the difference is counted as (hidden) reasoning. */
+function raisedTo(c: CostResult, msat: number): CostResult {
+  if (c.msat >= msat) return c;
+  const extra = msat - c.msat;
+  const d = c.breakdown.dimensions;
+  return {
+    msat,
+    breakdown: {
+      ...c.breakdown,
+      completionMsat: c.breakdown.completionMsat + extra,
+      dimensions: { ...d, internal_reasoning: (d.internal_reasoning ?? 0) + extra },
+    },
+    fallbacks: c.fallbacks,
+    usd: c.msat === 0 ? c.usd : (c.usd * msat) / c.msat,
+    sats: Math.ceil(msat / 1000),
+  };
 }
 
 /** The provider API whose usage shape an endpoint's answers carry. */
@@ -222,7 +254,9 @@ export const settle: PluginFactory = (options, services): Plugin => {
   ): Metered | undefined {
     if (ctx.upstream === undefined || state?.failed) return undefined;
     const started = ctx.timings.firstChunk !== undefined;
-    if (!started && !ended) return undefined; // failed or abandoned before the upstream's first byte
+    // The client left and the answer was read on (drainAfterAbortMs): the provider had the call and answered.
+    const abandoned = ctx.clientAborted && ctx.drainAfterAbortMs !== undefined;
+    if (!started && !ended && !abandoned) return undefined; // failed or abandoned before the upstream's first byte
     const model = priced.model;
     if (isUnitEndpoint(priced.endpoint)) {
       const reserved = priced.units ?? 0;
@@ -234,7 +268,10 @@ export const settle: PluginFactory = (options, services): Plugin => {
       return { units: returned ?? reserved, estimated: false };
     }
     if (priced.endpoint === 'other' || priced.endpoint === 'free') return { estimated: false };
-    if (state?.stream) return state.stream.result();
+    if (state?.stream) {
+      const r = state.stream.result();
+      return r.estimated && abandoned ? abandonedUsage(ctx, priced, r.usage) : r;
+    }
     if (state?.body && ended) {
       const raw = Buffer.concat(state.body);
       if (usageApi(priced.endpoint) === 'openai') {
@@ -254,8 +291,28 @@ export const settle: PluginFactory = (options, services): Plugin => {
         estimated: true,
       };
     }
-    // Abandoned or failed after the upstream started answering: the prompt was processed.
+    if (abandoned) return abandonedUsage(ctx, priced, simpleUsage(0, 0));
+    // Failed after the upstream started answering: the prompt was processed.
     return { usage: simpleUsage(countPromptTokens(ctx.body, model), 0), estimated: true };
+  }
+
+  /**
+   * A call the client left whose usage never came within the drain (docs/pricing.md, "A call that reached the
+   * provider is never free"): the prompt at its bound (what the reservation counted) plus the output seen; a
+   * model that reasons (asked to, or priced for internal reasoning) its whole reservation, its hidden reasoning
+   * being unknown.
+   */
+  function abandonedUsage(ctx: RequestContext, priced: PricedCall, seen: Usage): Metered {
+    const bound = priced.promptTokensBound ?? countPromptTokens(ctx.body, priced.model);
+    const usage = { ...seen, input: seen.input + Math.max(0, bound - inputTotal(seen)) };
+    const reasoningPrice = services.catalog.get(priced.model)?.pricing?.internal_reasoning;
+    const reasons = asksForReasoning(ctx.body) || Number(reasoningPrice ?? 0) > 0;
+    const reserved = ctx.local(RESERVATION)?.amountMsats;
+    return {
+      usage,
+      estimated: true,
+      ...(reasons && reserved !== undefined ? { atLeastMsat: reserved } : {}),
+    };
   }
 
   /** What `usage` of this call costs: at the serving provider's own prices when it declares them (model-based
@@ -333,7 +390,8 @@ export const settle: PluginFactory = (options, services): Plugin => {
         ctx.setLocal(SETTLED, 'released');
         return;
       }
-      const c = costOf(ctx, priced, usage);
+      const metered = costOf(ctx, priced, usage);
+      const c = usage.atLeastMsat !== undefined ? raisedTo(metered, usage.atLeastMsat) : metered;
       const tokens = usage.usage;
       const promptTokens = tokens ? inputTotal(tokens) : 0;
       const completionTokens = tokens ? outputTotal(tokens) : 0;
@@ -346,7 +404,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
         model: priced.model,
         description: isUnitEndpoint(priced.endpoint)
           ? `${priced.model}: ${usage.units ?? 0} ${UNIT_NAMES[priced.endpoint]}`
-          : `${priced.model || ctx.path}: ${tokens ? describeUsage(tokens) : '0 tokens'}${usage.estimated ? ' (estimated)' : ''}`,
+          : `${priced.model || ctx.path}: ${tokens ? describeUsage(tokens) : '0 tokens'}${usage.estimated ? ' (estimated)' : ''}${usage.atLeastMsat !== undefined ? ' (client left, reservation)' : ''}`,
         estimated: usage.estimated,
         auditRecord: auditRecordOf(ctx, status ?? ctx.response.status),
       };
@@ -463,10 +521,20 @@ export const settle: PluginFactory = (options, services): Plugin => {
       const sent = ctx.headWritten;
       await finish(ctx, false, false, sent ? ctx.response.status : err.status);
     },
+    onRequest(ctx) {
+      // A call the provider gets is charged even when its client leaves (docs/pricing.md): the runner reads its
+      // answer on — a stream for ABANDONED_DRAIN_MS, a whole answer within the upstream timeout.
+      const priced = ctx.local(PRICED_CALL);
+      if (ctx.local(RESERVATION) === undefined || priced === undefined || priced.endpoint === 'free') return;
+      ctx.drainAfterAbortMs = ctx.stream
+        ? services.config.abandonedDrainMs
+        : services.config.upstreamTimeoutMs;
+    },
     async onFinally(ctx) {
       if (ctx.local(SETTLED) !== undefined) return;
       const pending = ctx.local(PENDING_OP);
-      if (!pending) return await finish(ctx, false, true);
+      // The whole answer was read (a client that left while it was read on) or not.
+      if (!pending) return await finish(ctx, ctx.timings.upstreamEnd !== undefined, true);
       // Retry exactly what failed (the usage was measured then; the buffered body is gone now).
       try {
         await pending();

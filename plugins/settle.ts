@@ -1,5 +1,7 @@
 import { AUDIT_SUBJECT, auditInputOf, callAuditRecord } from '../core/audit/audit-log.js';
 import { BackgroundRetry } from '../core/background-retry.js';
+import { isBackgroundResponse, runningResponse } from '../core/batches/background-responses.js';
+import type { BatchJob } from '../core/batches/types.js';
 import {
   AUTH,
   adjustedPrice,
@@ -30,6 +32,7 @@ import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { nodeCallCost } from '../core/pricing/node-rates.js';
 import { type CostResult, isUnitEndpoint, type PricedEndpoint } from '../core/pricing/types.js';
 import {
+  ADMISSION,
   AUTO_PRICED,
   CHARGE_STEP,
   COST_BLOCK,
@@ -297,6 +300,51 @@ export const settle: PluginFactory = (options, services): Plugin => {
   }
 
   /**
+   * The watcher's job for a background response the provider answered as still running (queued, in progress):
+   * undefined for any other answer (docs/pricing.md, "Background responses").
+   */
+  function backgroundJob(ctx: RequestContext, priced: PricedCall): BatchJob | undefined {
+    const state = ctx.local(METER);
+    const res = ctx.local(RESERVATION);
+    const admission = ctx.local(ADMISSION);
+    if (
+      services.batchJobs === undefined ||
+      state?.body === undefined ||
+      state.failed ||
+      res === undefined ||
+      admission === undefined ||
+      !isBackgroundResponse(priced.endpoint, ctx.body)
+    )
+      return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.concat(state.body).toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    const running = runningResponse(parsed);
+    if (running === undefined) return undefined;
+    const step = ctx.local(CHARGE_STEP);
+    return {
+      id: res.id,
+      kind: 'response',
+      state: 'open',
+      accountId: admission.accountId,
+      keyId: admission.key.keyId,
+      parentKeyId: admission.key.parentKeyId,
+      batchId: running.id,
+      model: priced.model,
+      endpoint: 'responses',
+      factor: '1',
+      btcUsd: priced.btcUsd,
+      reservedMsat: res.amountMsats,
+      lines: 1,
+      createdAtMs: Date.now(),
+      ...(step !== undefined && step > 1 ? { chargeStep: step } : {}),
+    };
+  }
+
+  /**
    * A call the client left whose usage never came within the drain (docs/pricing.md, "A call that reached the
    * provider is never free"): the prompt at its bound (what the reservation counted) plus the output seen; a
    * model that reasons (asked to, or priced for internal reasoning) its whole reservation, its hidden reasoning
@@ -306,7 +354,11 @@ export const settle: PluginFactory = (options, services): Plugin => {
     const bound = priced.promptTokensBound ?? countPromptTokens(ctx.body, priced.model);
     const usage = { ...seen, input: seen.input + Math.max(0, bound - inputTotal(seen)) };
     const reasoningPrice = services.catalog.get(priced.model)?.pricing?.internal_reasoning;
-    const reasons = asksForReasoning(ctx.body) || Number(reasoningPrice ?? 0) > 0;
+    // A background response cut short runs on at the provider (billed unseen): its reservation too.
+    const reasons =
+      asksForReasoning(ctx.body) ||
+      Number(reasoningPrice ?? 0) > 0 ||
+      isBackgroundResponse(priced.endpoint, ctx.body);
     const reserved = ctx.local(RESERVATION)?.amountMsats;
     return {
       usage,
@@ -381,6 +433,15 @@ export const settle: PluginFactory = (options, services): Plugin => {
     ctx.setLocal(SETTLED, 'settling');
     let op: (() => Promise<unknown>) | undefined;
     try {
+      // A background response still running at the provider: its reservation stays, the watcher settles it.
+      const job = ended ? backgroundJob(ctx, priced) : undefined;
+      if (job !== undefined) {
+        const jobs = services.batchJobs!;
+        op = () => jobs.put(job, Date.now() + services.config.batches.pollMs);
+        await op();
+        ctx.setLocal(SETTLED, 'settled');
+        return;
+      }
       const usage = usageOf(ctx, ctx.local(METER), priced, ended);
       if (!usage) {
         // Nothing charged: the call's record is the end hook's, as for any request.

@@ -4,6 +4,7 @@ import type { ObjectOwners } from '../objects/types.js';
 import type { Pricing } from '../pricing/types.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { crashPoint } from '../wallet/context.js';
+import { pollBackgroundResponse } from './background-responses.js';
 import { providerCall, providerJson } from './provider-call.js';
 import { findCreatedBatch } from './reconcile.js';
 import { type BatchOutcome, priceOutput, settleBatch } from './settle-batch.js';
@@ -100,6 +101,7 @@ export class BatchWatcher {
 
   /** `at`: the pass's claim time; the job's next poll is due a poll after it. */
   private async handle(job: BatchJob, at: number): Promise<void> {
+    if (job.kind === 'response') return this.pollResponse(job, at);
     if (job.state === 'open' && job.batchId !== null) return this.poll(job, job.batchId, at);
     if (job.state === 'pending' && job.inputFileId === undefined) {
       // A job from before reconciliation existed: nothing to search the provider's list with.
@@ -136,6 +138,30 @@ export class BatchWatcher {
       { job: job.id, polls },
       'batch creation reconciled: the provider never made the batch, reservation released',
     );
+  }
+
+  /** A background response: polled until it ended, then settled once (./background-responses.ts). */
+  private async pollResponse(job: BatchJob, at: number): Promise<void> {
+    const { jobs, log } = this.opts;
+    const r = await pollBackgroundResponse(this.opts, job);
+    if (r.running) {
+      await jobs.put(job, at + this.opts.pollMs);
+      return;
+    }
+    crashPoint('batch-settled');
+    if (r.result.ok) {
+      log.info(
+        {
+          response: job.batchId,
+          status: r.status,
+          chargedMsat: r.result.chargedMsat,
+          replay: r.result.replay,
+        },
+        'background response settled',
+      );
+    } else
+      log.warn({ job: job.id, code: r.result.code }, 'background response reservation was no longer open');
+    await jobs.remove(job.id);
   }
 
   private async poll(job: BatchJob, batchId: string, at: number): Promise<void> {

@@ -7,7 +7,8 @@ import type { BatchJob } from './types.js';
 /**
  * Settles one ended batch from its output file: every answered line (a 2xx `response` with `usage`) is priced at
  * the batch price (core/batches/batch-price.ts); error lines and the error file are free. The total is charged
- * once, capped at the reservation, as ONE `batch` transaction (its description names the batch id and line
+ * once, capped at the reservation (then, for a batch paid from a `sat` token, rounded up to whole sats), as ONE
+ * `batch` transaction (its description names the batch id and line
  * counts); the rest of the reservation is released. Idempotent on the reservation id (= the job id): a second
  * pass after a crash replays the ledger's stored answer and charges nothing more.
  */
@@ -68,11 +69,16 @@ export function batchDescription(batchId: string, o: BatchOutcome): string {
   return `Batch ${batchId} ${o.status}: ${o.answered} of ${o.lines} lines answered, ${o.failed} failed`;
 }
 
+/** `msat` rounded up to whole units of `step` msats (a `sat` token: 1,000), once. */
+function inWholeSteps(msat: number, step: number | undefined): number {
+  return step === undefined || step <= 1 ? msat : Math.ceil(msat / step) * step;
+}
+
 export async function settleBatch(ledger: Ledger, job: BatchJob, o: BatchOutcome): Promise<SettleResult> {
   return ledger.settle({
     accountId: job.accountId,
     requestId: job.id,
-    costMsat: Math.min(o.costMsat, job.reservedMsat),
+    costMsat: inWholeSteps(Math.min(o.costMsat, job.reservedMsat), job.chargeStep),
     // Not counted in the key's tokens/hour window: a batch runs at the provider's own batch limits, and a large
     // one would lock the key's synchronous calls for the rest of the hour.
     promptTokens: 0,

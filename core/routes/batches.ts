@@ -70,6 +70,8 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       lines: summary.lines,
       createdAtMs: now,
       inputFileId: file.id,
+      // Paid from a `sat` token's identity: settled in whole sats, so no sub-sat rest is left that no refund pays.
+      ...(c.unit === 'sat' ? { chargeStep: 1000 } : {}),
     };
     // Durable first: a process killed after the reservation and before the provider answered leaves a job the
     // watcher reconciles after `pendingMs` (the provider may have made the batch).

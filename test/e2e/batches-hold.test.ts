@@ -69,6 +69,17 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches that hold on %s', (store)
     expect((await h.ledger.getKeyInfo({ apiKey }))!.account.reservedMsat).toBe(0);
   });
 
+  it('a batch paid from a sat token (bearer) is settled in whole sats: 39 msat of lines charge 1 sat', async () => {
+    const token = await h.mintToken(100);
+    const { client, batch } = await submit(token, 3);
+    expect(await h.available(token)).toBe(100_000 - BOUND_3_LINES);
+    expect((await client.batches.retrieve(batch.id)).status).toBe('completed');
+    const page = await h.ledger.listTransactions({ tokenHash: h.wallet.tokenHash(token) });
+    expect(page!.transactions.filter((t) => t.type === 'batch').map((t) => t.amountMsat)).toEqual([-1_000]);
+    // Whole sats left: a refund of the token pays all of it.
+    expect(await h.available(token)).toBe(99_000);
+  });
+
   it('a batch whose output cannot be read (gone at the provider) is charged its reservation, not retried forever', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
     const { client, batch } = await submit(apiKey, 3);

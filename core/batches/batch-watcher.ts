@@ -5,9 +5,9 @@ import type { Pricing } from '../pricing/types.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { crashPoint } from '../wallet/context.js';
 import { pollBackgroundResponse } from './background-responses.js';
-import { providerCall, providerJson } from './provider-call.js';
+import { providerCall, providerJson, providerLines } from './provider-call.js';
 import { findCreatedBatch } from './reconcile.js';
-import { type BatchOutcome, priceOutput, settleBatch } from './settle-batch.js';
+import { type BatchOutcome, OutputPricer, settleBatch } from './settle-batch.js';
 import type { BatchJob, BatchJobs } from './types.js';
 
 /**
@@ -196,25 +196,25 @@ export class BatchWatcher {
       await jobs.put(job, at + this.opts.pollMs);
       return;
     }
-    let output: Buffer | null = null;
+    // The output file is priced line by line as it arrives: never held whole (a 200 MB output is fine).
+    const pricer = new OutputPricer(this.opts.pricing, job);
     /** The output file exists and cannot be read: the whole reservation (the lines ran, unseen). */
     let unreadable = false;
     if (typeof batch.output_file_id === 'string' && batch.output_file_id !== '') {
-      let r: Awaited<ReturnType<typeof providerCall>> | undefined;
+      let status: number | undefined;
       try {
-        r = await providerCall(upstream, {
-          method: 'GET',
-          path: `/v1/files/${encodeURIComponent(batch.output_file_id)}/content`,
-          headers: {},
-        });
+        status = await providerLines(
+          upstream,
+          `/v1/files/${encodeURIComponent(batch.output_file_id)}/content`,
+          (line) => pricer.line(line),
+        );
       } catch (err) {
         if (!(await this.outputFailed(job, at, err))) return;
         unreadable = true;
       }
-      if (r !== undefined && r.status === 200) output = r.body;
-      else if (r !== undefined) {
+      if (status !== undefined && status !== 200) {
         // Gone (deleted, expired: any 4xx) is final; a 5xx is retried a bounded number of times.
-        if (r.status >= 500 && !(await this.outputFailed(job, at, `status ${r.status}`))) return;
+        if (status >= 500 && !(await this.outputFailed(job, at, `status ${status}`))) return;
         unreadable = true;
       }
     }
@@ -226,7 +226,7 @@ export class BatchWatcher {
           promptTokens: 0,
           completionTokens: 0,
         }
-      : priceOutput(this.opts.pricing, job, output);
+      : pricer.result();
     const counts = batch.request_counts as { failed?: unknown } | undefined;
     const failed = typeof counts?.failed === 'number' ? counts.failed : job.lines - priced.answered;
     const outcome: BatchOutcome = {

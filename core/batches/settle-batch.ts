@@ -23,31 +23,50 @@ export interface BatchOutcome {
   completionTokens: number;
 }
 
-/** Reads the output JSONL and prices the answered lines. */
+/** Reads the output JSONL and prices the answered lines (a whole file in memory: tests; the watcher streams). */
 export function priceOutput(
   pricing: Pricing,
   job: BatchJob,
   output: Buffer | null,
 ): Omit<BatchOutcome, 'status' | 'failed'> {
-  let answered = 0;
-  let costMsat = 0;
-  let promptTokens = 0;
-  let completionTokens = 0;
-  // A line answered without a usable usage is charged its share of the bound: never free.
-  const share = Math.ceil(job.reservedMsat / Math.max(1, job.lines));
+  const p = new OutputPricer(pricing, job);
   const text = output?.toString('utf8') ?? '';
-  for (const raw of text.split('\n')) {
-    if (raw.trim() === '') continue;
+  for (const raw of text.split('\n')) p.line(raw);
+  return p.result();
+}
+
+/**
+ * Prices an output file line by line as it is read (the watcher streams it: only one line is held): every
+ * answered line (a 2xx `response` with `usage`) at the batch price, at the BTC price of the batch's bound.
+ */
+export class OutputPricer {
+  private answered = 0;
+  private costMsat = 0;
+  private promptTokens = 0;
+  private completionTokens = 0;
+  /** A line answered without a usable usage is charged its share of the bound: never free. */
+  private readonly share: number;
+
+  constructor(
+    private readonly pricing: Pricing,
+    private readonly job: BatchJob,
+  ) {
+    this.share = Math.ceil(job.reservedMsat / Math.max(1, job.lines));
+  }
+
+  line(raw: string): void {
+    if (raw.trim() === '') return;
     let line: { response?: { status_code?: unknown; body?: { usage?: unknown } | null } | null };
     try {
       line = JSON.parse(raw) as typeof line;
     } catch {
-      continue;
+      return;
     }
     const status = line.response?.status_code;
-    if (typeof status !== 'number' || status < 200 || status >= 300) continue;
-    answered++;
-    const priced = priceBatchLine(pricing, {
+    if (typeof status !== 'number' || status < 200 || status >= 300) return;
+    this.answered++;
+    const job = this.job;
+    const priced = priceBatchLine(this.pricing, {
       model: job.model,
       endpoint: job.endpoint,
       usage: line.response?.body?.usage,
@@ -55,14 +74,23 @@ export function priceOutput(
       btcUsd: job.btcUsd,
     });
     if (priced === undefined) {
-      costMsat += share;
-      continue;
+      this.costMsat += this.share;
+      return;
     }
-    costMsat += priced.msat;
-    promptTokens += priced.promptTokens;
-    completionTokens += priced.completionTokens;
+    this.costMsat += priced.msat;
+    this.promptTokens += priced.promptTokens;
+    this.completionTokens += priced.completionTokens;
   }
-  return { answered, lines: job.lines, costMsat, promptTokens, completionTokens };
+
+  result(): Omit<BatchOutcome, 'status' | 'failed'> {
+    return {
+      answered: this.answered,
+      lines: this.job.lines,
+      costMsat: this.costMsat,
+      promptTokens: this.promptTokens,
+      completionTokens: this.completionTokens,
+    };
+  }
 }
 
 export function batchDescription(batchId: string, o: BatchOutcome): string {

@@ -56,7 +56,9 @@ export class OutputPricer {
 
   line(raw: string): void {
     if (raw.trim() === '') return;
-    let line: { response?: { status_code?: unknown; body?: { usage?: unknown } | null } | null };
+    let line: {
+      response?: { status_code?: unknown; body?: { usage?: unknown; output?: unknown } | null } | null;
+    };
     try {
       line = JSON.parse(raw) as typeof line;
     } catch {
@@ -70,6 +72,8 @@ export class OutputPricer {
       model: job.model,
       endpoint: job.endpoint,
       usage: line.response?.body?.usage,
+      // Responses lines: their web searches (`web_search_call` output items) are priced per call.
+      body: line.response?.body,
       factor: job.factor,
       btcUsd: job.btcUsd,
     });

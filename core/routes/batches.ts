@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BatchInputSummary } from '../batches/batch-input.js';
+import { boundAtCreation } from '../batches/batch-price.js';
 import { pendingMs, recordBatchFiles } from '../batches/batch-watcher.js';
 import { type ProviderReply, providerCall } from '../batches/provider-call.js';
 import type { BatchJob, BatchJobs } from '../batches/types.js';
@@ -55,6 +56,11 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       });
     }
     const now = Date.now();
+    // Priced at the BTC price of the creation, not of the (possibly old) upload.
+    const priced = boundAtCreation(
+      summary,
+      summary.btcUsd === undefined ? undefined : services.btc?.peek()?.usd,
+    );
     const job: BatchJob = {
       id: `b_${randomUUID()}`,
       state: 'pending',
@@ -65,8 +71,8 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       model: summary.model,
       endpoint: summary.endpoint,
       factor: summary.factor,
-      btcUsd: summary.btcUsd,
-      reservedMsat: summary.boundMsat,
+      btcUsd: priced.btcUsd,
+      reservedMsat: priced.boundMsat,
       lines: summary.lines,
       createdAtMs: now,
       inputFileId: file.id,
@@ -81,8 +87,8 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       requestId: job.id,
       model: summary.model,
       clientIp: ctx.clientIp,
-      maxMsat: summary.boundMsat,
-      minMsat: summary.boundMsat,
+      maxMsat: priced.boundMsat,
+      minMsat: priced.boundMsat,
       expiresInMs: BATCH_RESERVATION_MS,
       limits: services.config.limits,
       exactPath: true,

@@ -80,6 +80,54 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches that hold on %s', (store)
     expect(await h.available(token)).toBe(99_000);
   });
 
+  it("a line naming another key's file or response is refused (404 naming the line) before the provider sees the file", async () => {
+    const a = await h.fundKey(100);
+    const b = await h.fundKey(100);
+    const { file: aFile } = await submit(a.apiKey, 1);
+    const before = h.upstream.stats.requests;
+    const line = (body: object, url = '/v1/chat/completions') =>
+      `${JSON.stringify({ custom_id: 'r0', method: 'POST', url, body })}\n`;
+    const upload = async (text: string) =>
+      h
+        .openai(b.apiKey)
+        .files.create({ file: await toFile(Buffer.from(text), 'in.jsonl'), purpose: 'batch' })
+        .then(
+          () => undefined,
+          (e: { status: number; error: { code: string; details: unknown } }) => e,
+        );
+    const fileRef = await upload(
+      line({
+        model: 'mock-gpt',
+        max_tokens: 20,
+        messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: aFile.id } }] }],
+      }),
+    );
+    expect(fileRef).toMatchObject({ status: 404, error: { code: 'not_found', details: { line: 1 } } });
+    const responseRef = await upload(
+      line(
+        { model: 'mock-gpt', input: 'hi', max_output_tokens: 20, previous_response_id: 'resp_not_yours' },
+        '/v1/responses',
+      ),
+    );
+    expect(responseRef).toMatchObject({ status: 404, error: { code: 'not_found', details: { line: 1 } } });
+    expect(h.upstream.stats.requests).toBe(before);
+    // Its own file is fine.
+    const own = await h.openai(a.apiKey).files.create({
+      file: await toFile(
+        Buffer.from(
+          line({
+            model: 'mock-gpt',
+            max_tokens: 20,
+            messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: aFile.id } }] }],
+          }),
+        ),
+        'in.jsonl',
+      ),
+      purpose: 'batch',
+    });
+    expect(own.id).toMatch(/^file/);
+  });
+
   it('a batch whose output cannot be read (gone at the provider) is charged its reservation, not retried forever', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
     const { client, batch } = await submit(apiKey, 3);

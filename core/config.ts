@@ -21,6 +21,8 @@ export interface Config {
   upstreamApiKey: string | undefined;
   upstreamTimeoutMs: number;
   upstreamConnections: number;
+  /** A streamed call whose client left: how long the gateway reads on for the provider's usage, ms. */
+  abandonedDrainMs: number;
   /** Providers file (JSON); absent = the one provider UPSTREAM_BASE_URL names. */
   providersPath: string | undefined;
   /** A routing policy name: built-in, or registered by a plugin (checked once the plugins are built). */
@@ -385,6 +387,7 @@ export function loadConfig(env: Env = process.env): Config {
     upstreamApiKey: optStr(env, 'UPSTREAM_API_KEY'),
     upstreamTimeoutMs: num(env, 'UPSTREAM_TIMEOUT_MS', 300_000, { min: 1, int: true }),
     upstreamConnections: num(env, 'UPSTREAM_CONNECTIONS', 256, { min: 1, int: true }),
+    abandonedDrainMs: num(env, 'ABANDONED_DRAIN_MS', 5_000, { min: 0, int: true }),
     providersPath: optStr(env, 'PROVIDERS_PATH'),
     routingPolicy,
     providerMaxAttempts: num(env, 'PROVIDER_MAX_ATTEMPTS', 2, { min: 1, int: true }),

@@ -198,6 +198,14 @@ export class RequestContext {
    * at the end of a chunk (how providers send it).
    */
   holdSseDone = false;
+  /**
+   * Set by a request hook of a stage that charges the answer: when the client leaves after the request reached
+   * the provider (its bytes were sent), the upstream call is NOT cancelled; the runner reads the answer on, through
+   * the chunk hooks, for at most this many ms (nothing more is written to the client), so the call is charged from
+   * what the provider reports. The end hooks do not run then; the final hooks see `timings.upstreamEnd` set when
+   * the whole answer was read. Undefined (the default): the client leaving cancels the upstream call at once.
+   */
+  drainAfterAbortMs: number | undefined = undefined;
   /** The upstream response; attached by the dispatching stage (the relay) in `onDispatch`. */
   upstream: UpstreamResponse | undefined = undefined;
   readonly timings: Timings = { start: performance.now() };

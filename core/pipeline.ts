@@ -68,6 +68,10 @@ export class Pipeline {
         }
       }
       if (ctx.clientAborted) {
+        // The provider has the call and a stage charges its answer: read it on (nobody to write to).
+        if (ctx.upstream !== undefined && ctx.drainAfterAbortMs !== undefined) {
+          chunkMs = await this.relay(ex, ctx, ctx.upstream);
+        }
         runnerAccess.setOutcome(ctx, 'aborted');
       } else if (ctx.localReply !== undefined) {
         const r = ctx.localReply;
@@ -100,10 +104,11 @@ export class Pipeline {
     head.status = up.status;
     head.headers = relayedHeaders(up.headers, head.headers);
     runnerAccess.setResponseIsSse(ctx, isEventStream(head.headers['content-type']));
+    const drainMs = ctx.drainAfterAbortMs;
     for (const p of this.hooks.onResponseHead) {
       const r = callHook(ctx, p, 'onResponseHead');
       if (isPromise(r)) await r;
-      if (ctx.clientAborted) return 0;
+      if (ctx.clientAborted && drainMs === undefined) return 0;
     }
     const plan = planBody({
       requestHeaders: ctx.headers,
@@ -113,30 +118,43 @@ export class Pipeline {
       requested: ctx.bufferResponse,
       holdSseDone: ctx.holdSseDone,
     });
-    const writer = new ResponseBodyWriter(ex, head, plan);
-    if (!plan.hold) runnerAccess.markHeadWritten(ctx);
+    // A client already gone (a drained call) gets nothing written: the chunks only go through the hooks.
+    const writer = ctx.clientAborted ? undefined : new ResponseBodyWriter(ex, head, plan);
+    if (writer !== undefined && !plan.hold) runnerAccess.markHeadWritten(ctx);
 
     let chunkMs = 0;
     const traced = stageChannel.hasSubscribers;
     const hooks = this.chunkHooks;
-    const cancel = () => up.abort(); // whatever relay produced the response, a client that leaves cancels it
+    // Whatever relay produced the response, a client that leaves cancels it — unless a stage charges the
+    // answer (drainAfterAbortMs): then it is read on for that long, written nowhere, and cancelled after.
+    let drainTimer: NodeJS.Timeout | undefined;
+    const drain = () => {
+      up.resume(); // it may wait for a client that will never drain
+      drainTimer ??= setTimeout(() => up.abort(), drainMs);
+    };
+    const cancel = drainMs === undefined ? () => up.abort() : drain;
     ctx.onCancel(cancel);
     try {
       if (ctx.cancelled) {
-        up.abort();
-        throw new GatewayError('upstream_error', { message: 'The request was cancelled' });
+        if (drainMs === undefined) {
+          up.abort();
+          throw new GatewayError('upstream_error', { message: 'The request was cancelled' });
+        }
+        drain();
       }
       await pumpBody(up, writer, (chunk) => {
         const t0 = traced ? performance.now() : 0;
         ctx.timings.firstChunk ??= performance.now();
         const c = passChunk(ctx, hooks, chunk);
         if (traced) chunkMs += performance.now() - t0;
-        return c;
+        return ctx.clientAborted ? null : c;
       });
     } finally {
       ctx.offCancel(cancel);
+      if (drainTimer !== undefined) clearTimeout(drainTimer);
     }
     ctx.timings.upstreamEnd = performance.now();
+    if (writer === undefined || ctx.clientAborted) return chunkMs;
     for (const p of this.hooks.onResponseEnd) {
       const r = callHook(ctx, p, 'onResponseEnd');
       if (isPromise(r)) await r;

@@ -164,6 +164,8 @@ export interface Services {
   objects?: ObjectOwners;
   /** The batch settlement jobs (core/batches/), in the money store. With a store. */
   batchJobs?: BatchJobs;
+  /** Settles a batch job now when its batch ended (the GET that first sees it ended). With a store and a ledger. */
+  batchWatcher?: { settleIfEnded(jobId: string): Promise<void> };
   /** Lightning addresses as refund destinations, resolved under the SSRF rules (core/account/lightning-address.ts). */
   lightningAddresses?: LightningAddresses;
   /** The expired-key sweep (core/account/refund-sweep.ts); with a store, a ledger and a wallet. */

@@ -535,6 +535,7 @@ export async function buildServices(
   if (batches !== undefined) {
     services.objects ??= batches.objects;
     services.batchJobs ??= batches.jobs;
+    services.batchWatcher ??= batches.watcher;
   }
   // Refunds to Lightning addresses and the expired-key sweep (core/account/refund-sweep.ts).
   const refunds = startRefundServices(services, store);

@@ -92,7 +92,8 @@ export const changeToken: PluginFactory = (options, services): Plugin => {
   return {
     name: 'change-token',
     async onResponseHead(ctx, head) {
-      if (!isPerCall(ctx) || ctx.responseIsSse) return;
+      // A client gone (its answer read on only to charge it) gets no change now; the rest stays on the identity.
+      if (!isPerCall(ctx) || ctx.responseIsSse || ctx.clientAborted) return;
       if (head.status < 400 && ctx.local(PRICED_CALL)?.exactMsat !== undefined) {
         // What is left after the reservation (exactly the cost) is the change: known now.
         changeHeaders(head.headers, await tryChange(ctx));

@@ -48,6 +48,9 @@ export interface PricedCall {
   variant?: ImageVariant;
   /** The cost is known at admission (flat and per-unit calls other than images): msats, for X-Node-Cost. */
   exactMsat?: number;
+  /** Token endpoints: the prompt tokens the reservation counted (its bound): what an abandoned call whose usage
+   *  never came is charged for its prompt (settle). */
+  promptTokensBound?: number;
   /** A catch-all call: the RELAY_PATHS price of its path, charged as it is (before a pricing policy's adjustment). */
   relayMsat?: number;
   /** Chat web search declared (`web_search_options`, OpenRouter's web plugin, `:online`): billed per call, so a

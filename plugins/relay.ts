@@ -76,6 +76,9 @@ export const relay: PluginFactory = (options, services): Plugin => {
       const callTrace = ctx.local(CALL_TRACE);
       for (let i = 0; i < order.length && attempts < maxAttempts; i++) {
         const p = order[i]!;
+        // The client left while an earlier provider failed: nobody is asked again for it.
+        if (ctx.clientAborted)
+          throw failure ?? new GatewayError('upstream_error', { message: 'The request was cancelled' });
         if (auto !== undefined && (p.spec.autoPricing !== undefined ? !auto.cards.has(p.name) : auto.only)) {
           continue;
         }
@@ -128,6 +131,8 @@ export const relay: PluginFactory = (options, services): Plugin => {
             headers: ctx.headers,
             body,
             cancel: ctx,
+            // A stage that charges the answer keeps the call once the provider has it (core/context.ts).
+            keepOnceSent: ctx.drainAfterAbortMs !== undefined,
             ...(callTrace !== undefined
               ? {
                   extraHeaders: {

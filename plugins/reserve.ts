@@ -1,6 +1,11 @@
 import { auditUnknownKey } from '../core/audit/audit-log.js';
 import { allowListPermits } from '../core/auth/ip-match.js';
 import {
+  BACKGROUND_RESERVATION_MS,
+  backgroundReservationId,
+  isBackgroundResponse,
+} from '../core/batches/background-responses.js';
+import {
   AUTH,
   adjustedPrice,
   PRICE_ADJUSTMENT,
@@ -482,8 +487,11 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         if (!Number.isFinite(first) || first < 10) return first;
         return affordable(availableMsat, bound + RETRY_FIELD_BYTES + String(first).length);
       };
-      // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies.
-      const requestId = ownedId('r');
+      // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies. A background
+      // response's is owned by none and lives as long as a batch's: the watcher settles it once the provider
+      // ends the response (core/batches/background-responses.ts).
+      const background = isBackgroundResponse(endpoint, ctx.body);
+      const requestId = background ? backgroundReservationId() : ownedId('r');
       const maxMsat = price(priced.maxMsat);
       // Money honesty (docs/pricing.md): with no max_tokens from the caller, the balance must cover the
       // model's maximum, else 402 naming what it affords; CLAMP_MAX_TOKENS=true forwards that lower
@@ -509,10 +517,11 @@ export const reserve: PluginFactory = (options, services): Plugin => {
           wholeMaximum || (maxTokens !== undefined && tokenCall)
             ? maxMsat
             : Math.min(price(priced.minMsat), maxMsat),
-        expiresInMs: config.reservationExpiryMs,
+        expiresInMs: background ? BACKGROUND_RESERVATION_MS : config.reservationExpiryMs,
         limits: config.limits,
-        // Pay-per-call tokens are spent once; their change is computed while the call runs (change-token).
-        ...(auth.method === 'x_cashu' ? { exactPath: true } : {}),
+        // Pay-per-call tokens are spent once; their change is computed while the call runs (change-token). A
+        // background response outlives the call: never from a credit lease.
+        ...(auth.method === 'x_cashu' || background ? { exactPath: true } : {}),
       });
       if (!r.ok) {
         // An unknown key is no usable credential: limited per client IP like a missing one.
@@ -536,6 +545,7 @@ export const reserve: PluginFactory = (options, services): Plugin => {
         endpoint,
         model,
         btcUsd: priced.btcUsd,
+        ...(bound > 0 ? { promptTokensBound: bound } : {}),
         ...(unit !== undefined ? { units: unit.units } : {}),
         ...(unit?.variant !== undefined ? { variant: unit.variant } : {}),
         // Known now when nothing is metered afterwards (flat calls, audio, speech): X-Node-Cost can go in

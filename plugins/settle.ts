@@ -1,5 +1,7 @@
 import { AUDIT_SUBJECT, auditInputOf, callAuditRecord } from '../core/audit/audit-log.js';
 import { BackgroundRetry } from '../core/background-retry.js';
+import { isBackgroundResponse, runningResponse } from '../core/batches/background-responses.js';
+import type { BatchJob } from '../core/batches/types.js';
 import {
   AUTH,
   adjustedPrice,
@@ -37,6 +39,7 @@ import { nodeCallCost } from '../core/pricing/node-rates.js';
 import { type CostResult, isUnitEndpoint, type PricedEndpoint } from '../core/pricing/types.js';
 import { signCallReceipt, wantsReceipt } from '../core/receipts/call-receipt.js';
 import {
+  ADMISSION,
   AUTO_PRICED,
   CHARGE_STEP,
   COST_BLOCK,
@@ -74,6 +77,38 @@ interface Metered {
   /** Unit endpoints: images returned, milliseconds of audio, characters of speech input. */
   units?: number;
   estimated: boolean;
+  /** The client left and no usage came (abandoned calls): charged at least this, the reservation, for a model
+   *  that reasons (its hidden reasoning is unknown). */
+  atLeastMsat?: number;
+}
+
+/** Request fields that ask a model to reason (OpenAI chat and Responses, OpenRouter, Anthropic). */
+function asksForReasoning(body: unknown): boolean {
+  const b = body as Record<string, unknown> | null;
+  if (b === null || typeof b !== 'object') return false;
+  if (typeof b.reasoning_effort === 'string' && b.reasoning_effort !== 'none') return true;
+  const r = b.reasoning as { effort?: unknown; enabled?: unknown; max_tokens?: unknown } | null | undefined;
+  if (r !== null && typeof r === 'object' && r.enabled !== false && r.effort !== 'none') return true;
+  const t = b.thinking as { type?: unknown } | null | undefined;
+  return t !== null && typeof t === 'object' && t.type !== 'disabled';
+}
+
+/** The cost raised to `msat` when below it; the difference is counted as (hidden) reasoning. */
+function raisedTo(c: CostResult, msat: number): CostResult {
+  if (c.msat >= msat) return c;
+  const extra = msat - c.msat;
+  const d = c.breakdown.dimensions;
+  return {
+    msat,
+    breakdown: {
+      ...c.breakdown,
+      completionMsat: c.breakdown.completionMsat + extra,
+      dimensions: { ...d, internal_reasoning: (d.internal_reasoning ?? 0) + extra },
+    },
+    fallbacks: c.fallbacks,
+    usd: c.msat === 0 ? c.usd : (c.usd * msat) / c.msat,
+    sats: Math.ceil(msat / 1000),
+  };
 }
 
 /** The provider API whose usage shape an endpoint's answers carry. */
@@ -230,7 +265,9 @@ export const settle: PluginFactory = (options, services): Plugin => {
   ): Metered | undefined {
     if (ctx.upstream === undefined || state?.failed) return undefined;
     const started = ctx.timings.firstChunk !== undefined;
-    if (!started && !ended) return undefined; // failed or abandoned before the upstream's first byte
+    // The client left and the answer was read on (drainAfterAbortMs): the provider had the call and answered.
+    const abandoned = ctx.clientAborted && ctx.drainAfterAbortMs !== undefined;
+    if (!started && !ended && !abandoned) return undefined; // failed or abandoned before the upstream's first byte
     const model = priced.model;
     if (isUnitEndpoint(priced.endpoint)) {
       const reserved = priced.units ?? 0;
@@ -242,7 +279,10 @@ export const settle: PluginFactory = (options, services): Plugin => {
       return { units: returned ?? reserved, estimated: false };
     }
     if (priced.endpoint === 'other' || priced.endpoint === 'free') return { estimated: false };
-    if (state?.stream) return state.stream.result();
+    if (state?.stream) {
+      const r = state.stream.result();
+      return r.estimated && abandoned ? abandonedUsage(ctx, priced, r.usage) : r;
+    }
     if (state?.body && ended) {
       const raw = Buffer.concat(state.body);
       if (usageApi(priced.endpoint) === 'openai') {
@@ -262,8 +302,77 @@ export const settle: PluginFactory = (options, services): Plugin => {
         estimated: true,
       };
     }
-    // Abandoned or failed after the upstream started answering: the prompt was processed.
+    if (abandoned) return abandonedUsage(ctx, priced, simpleUsage(0, 0));
+    // Failed after the upstream started answering: the prompt was processed.
     return { usage: simpleUsage(countPromptTokens(ctx.body, model), 0), estimated: true };
+  }
+
+  /**
+   * The watcher's job for a background response the provider answered as still running (queued, in progress):
+   * undefined for any other answer (docs/pricing.md, "Background responses").
+   */
+  function backgroundJob(ctx: RequestContext, priced: PricedCall): BatchJob | undefined {
+    const state = ctx.local(METER);
+    const res = ctx.local(RESERVATION);
+    const admission = ctx.local(ADMISSION);
+    if (
+      services.batchJobs === undefined ||
+      state?.body === undefined ||
+      state.failed ||
+      res === undefined ||
+      admission === undefined ||
+      !isBackgroundResponse(priced.endpoint, ctx.body)
+    )
+      return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.concat(state.body).toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    const running = runningResponse(parsed);
+    if (running === undefined) return undefined;
+    const step = ctx.local(CHARGE_STEP);
+    return {
+      id: res.id,
+      kind: 'response',
+      state: 'open',
+      accountId: admission.accountId,
+      keyId: admission.key.keyId,
+      parentKeyId: admission.key.parentKeyId,
+      batchId: running.id,
+      model: priced.model,
+      endpoint: 'responses',
+      factor: '1',
+      btcUsd: priced.btcUsd,
+      reservedMsat: res.amountMsats,
+      lines: 1,
+      createdAtMs: Date.now(),
+      ...(step !== undefined && step > 1 ? { chargeStep: step } : {}),
+    };
+  }
+
+  /**
+   * A call the client left whose usage never came within the drain (docs/pricing.md, "A call that reached the
+   * provider is never free"): the prompt at its bound (what the reservation counted) plus the output seen; a
+   * model that reasons (asked to, or priced for internal reasoning) its whole reservation, its hidden reasoning
+   * being unknown.
+   */
+  function abandonedUsage(ctx: RequestContext, priced: PricedCall, seen: Usage): Metered {
+    const bound = priced.promptTokensBound ?? countPromptTokens(ctx.body, priced.model);
+    const usage = { ...seen, input: seen.input + Math.max(0, bound - inputTotal(seen)) };
+    const reasoningPrice = services.catalog.get(priced.model)?.pricing?.internal_reasoning;
+    // A background response cut short runs on at the provider (billed unseen): its reservation too.
+    const reasons =
+      asksForReasoning(ctx.body) ||
+      Number(reasoningPrice ?? 0) > 0 ||
+      isBackgroundResponse(priced.endpoint, ctx.body);
+    const reserved = ctx.local(RESERVATION)?.amountMsats;
+    return {
+      usage,
+      estimated: true,
+      ...(reasons && reserved !== undefined ? { atLeastMsat: reserved } : {}),
+    };
   }
 
   /** What `usage` of this call costs: at the serving provider's own prices when it declares them (model-based
@@ -332,6 +441,15 @@ export const settle: PluginFactory = (options, services): Plugin => {
     ctx.setLocal(SETTLED, 'settling');
     let op: (() => Promise<unknown>) | undefined;
     try {
+      // A background response still running at the provider: its reservation stays, the watcher settles it.
+      const job = ended ? backgroundJob(ctx, priced) : undefined;
+      if (job !== undefined) {
+        const jobs = services.batchJobs!;
+        op = () => jobs.put(job, Date.now() + services.config.batches.pollMs);
+        await op();
+        ctx.setLocal(SETTLED, 'settled');
+        return;
+      }
       const usage = usageOf(ctx, ctx.local(METER), priced, ended);
       if (!usage) {
         // Nothing charged: the call's record is the end hook's, as for any request.
@@ -345,7 +463,8 @@ export const settle: PluginFactory = (options, services): Plugin => {
       if (priced.searchPerCall && usage.usage !== undefined && usage.usage.webSearch === 0) {
         usage.usage.webSearch = 1;
       }
-      const c = costOf(ctx, priced, usage);
+      const metered = costOf(ctx, priced, usage);
+      const c = usage.atLeastMsat !== undefined ? raisedTo(metered, usage.atLeastMsat) : metered;
       const tokens = usage.usage;
       const promptTokens = tokens ? inputTotal(tokens) : 0;
       const completionTokens = tokens ? outputTotal(tokens) : 0;
@@ -358,7 +477,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
         model: priced.model,
         description: isUnitEndpoint(priced.endpoint)
           ? `${priced.model}: ${usage.units ?? 0} ${UNIT_NAMES[priced.endpoint]}`
-          : `${priced.model || ctx.path}: ${tokens ? describeUsage(tokens) : '0 tokens'}${usage.estimated ? ' (estimated)' : ''}`,
+          : `${priced.model || ctx.path}: ${tokens ? describeUsage(tokens) : '0 tokens'}${usage.estimated ? ' (estimated)' : ''}${usage.atLeastMsat !== undefined ? ' (client left, reservation)' : ''}`,
         estimated: usage.estimated,
         auditRecord: auditRecordOf(ctx, status ?? ctx.response.status),
       };
@@ -516,10 +635,20 @@ export const settle: PluginFactory = (options, services): Plugin => {
       const sent = ctx.headWritten;
       await finish(ctx, false, false, sent ? ctx.response.status : err.status);
     },
+    onRequest(ctx) {
+      // A call the provider gets is charged even when its client leaves (docs/pricing.md): the runner reads its
+      // answer on — a stream for ABANDONED_DRAIN_MS, a whole answer within the upstream timeout.
+      const priced = ctx.local(PRICED_CALL);
+      if (ctx.local(RESERVATION) === undefined || priced === undefined || priced.endpoint === 'free') return;
+      ctx.drainAfterAbortMs = ctx.stream
+        ? services.config.abandonedDrainMs
+        : services.config.upstreamTimeoutMs;
+    },
     async onFinally(ctx) {
       if (ctx.local(SETTLED) !== undefined) return;
       const pending = ctx.local(PENDING_OP);
-      if (!pending) return await finish(ctx, false, true);
+      // The whole answer was read (a client that left while it was read on) or not.
+      if (!pending) return await finish(ctx, ctx.timings.upstreamEnd !== undefined, true);
       // Retry exactly what failed (the usage was measured then; the buffered body is gone now).
       try {
         await pending();

@@ -16,8 +16,8 @@ import { Busboy } from '@fastify/busboy';
  *
  * Lists are newest first and page like the provider's (`limit`: files default and at most 10,000, batches default
  * 20 and at most 100; `after` = the last id of the previous page; `has_more`). `create` makes POST /v1/batches misbehave: refuse it (400 JSON), fail it
- * (500), drop the connection without making the batch, or make the batch and then drop the connection or never
- * answer (the gateway cannot know whether it was made).
+ * (500), drop the connection without making the batch, or make the batch and then drop the connection, answer 502 or
+ * never answer (the gateway cannot know whether it was made).
  */
 
 export interface MockBatchBehaviour {
@@ -29,7 +29,14 @@ export interface MockBatchBehaviour {
   /** Every answered line reports this usage instead of the deterministic count. */
   usage: { prompt_tokens: number; completion_tokens: number } | undefined;
   /** How POST /v1/batches answers; default `accept`. */
-  create?: 'accept' | 'refuse' | 'fail' | 'drop' | 'accept-then-drop' | 'accept-then-hang';
+  create?:
+    | 'accept'
+    | 'refuse'
+    | 'fail'
+    | 'drop'
+    | 'accept-then-drop'
+    | 'accept-then-hang'
+    | 'accept-then-502';
 }
 
 export function defaultBatchBehaviour(): MockBatchBehaviour {
@@ -291,6 +298,9 @@ export function createMockBatches(behaviour: () => MockBatchBehaviour, lineUsage
       };
       batches.set(batch.id, batch);
       if (create === 'accept-then-drop') req.socket.destroy();
+      // A proxy in front of the provider that lost the answer: 502, the batch made all the same.
+      else if (create === 'accept-then-502')
+        send(res, 502, { error: { message: 'Bad gateway', type: 'server_error' } });
       else if (create === 'accept') send(res, 200, { ...view(batch), status: 'validating' });
       // accept-then-hang: never answers.
     } else if (path === '/v1/batches' && m === 'GET')

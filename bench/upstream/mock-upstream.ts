@@ -16,6 +16,8 @@ import { createMockRealtime, type MockRealtime } from './mock-realtime.js';
  * - POST /v1/audio/speech → binary audio (audio/mpeg, `speechBytes` in four chunks, no Content-Length).
  * - /v1/files and /v1/batches → the Files and Batch APIs (./mock-batches.ts: configurable delay, outcome,
  *   partial output, per-line usage).
+ * - POST /v1/responses with `background: true` → `queued`, then `in_progress`, then ended with its usage as GET
+ *   /v1/responses/{id} reads it (`backgroundPolls`); POST …/cancel, DELETE (BackgroundResponses below).
  * - POST /v1/messages (Anthropic Messages API) → a `message` JSON, or its SSE events (`message_start` with the
  *   input and cache counts, text deltas, the last `message_delta` with the output total); POST
  *   /v1/messages/count_tokens → `{input_tokens}`.
@@ -57,6 +59,11 @@ export interface MockBehaviour {
   usage: MockUsage;
   /** Keep the bytes of each response body sent in `stats.lastResponse` (off by default: benchmarks). */
   recordResponses: boolean;
+  /**
+   * Background responses (`background: true`): the GET that reads one for the `backgroundPolls`-th time finds it
+   * ended; the earlier ones find it `queued` (the first) then `in_progress`. Default 2.
+   */
+  backgroundPolls: number;
 }
 
 /** Usage beyond plain prompt/completion tokens, reported on top of the counted ones. */
@@ -144,6 +151,7 @@ function defaults(): MockBehaviour {
     batch: defaultBatchBehaviour(),
     usage: {},
     recordResponses: false,
+    backgroundPolls: 2,
   };
 }
 
@@ -237,6 +245,7 @@ export async function startMockUpstream(
   let seq = 0;
   /** Stored responses' tokens (input + output), read again as input by a call that continues one. */
   const stored = new Map<string, number>();
+  const background = new BackgroundResponses();
   const batches = createMockBatches(
     () => behaviour.batch,
     (body) => ({
@@ -326,7 +335,9 @@ export async function startMockUpstream(
           usage: { prompt_tokens: pt, completion_tokens: billed, total_tokens: pt + billed },
         });
       }
-      if (path === '/v1/responses' && req.method === 'POST') return responses(res, body, b, ++seq, stored);
+      if (path === '/v1/responses' && req.method === 'POST')
+        return responses(res, body, b, ++seq, stored, background);
+      if (path.startsWith('/v1/responses/') && background.handle(req, res, path, b)) return;
       if (path === '/v1/messages' && req.method === 'POST') return messages(res, body, b, ++seq);
       if (path === '/v1/messages/count_tokens' && req.method === 'POST') {
         return json(res, 200, { input_tokens: promptTokens(body) });
@@ -499,6 +510,7 @@ function responses(
   b: MockBehaviour,
   seq: number,
   stored: Map<string, number>,
+  background: BackgroundResponses,
 ): void {
   const { n, truncated } = completionTokens(body, b);
   // A continued response: the provider reads the whole stored conversation again, as input.
@@ -570,6 +582,10 @@ function responses(
       total_tokens: pt + cached + n + reasoning + unreported,
     },
   };
+  if ((body as { background?: unknown }).background === true && body.stream !== true) {
+    json(res, 200, background.start(response, pt, n));
+    return;
+  }
   if (body.stream !== true) {
     json(res, 200, response);
     return;
@@ -581,6 +597,79 @@ function responses(
   events.push(ev(truncated ? 'response.incomplete' : 'response.completed', { response }));
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   sendEvents(res, events, b);
+}
+
+/**
+ * Background responses as a provider runs them: created `queued`, then `in_progress`, then ended with the answer
+ * and its usage (`backgroundPolls`); `POST …/cancel` stops one (`cancelled`, billed the input and the output made so
+ * far: half of it once in progress); `DELETE` forgets it (a later GET is 404). Ids it never made fall through.
+ */
+class BackgroundResponses {
+  private readonly runs = new Map<
+    string,
+    { final: Record<string, unknown>; polls: number; input: number; output: number; cancelled?: true }
+  >();
+  private readonly deleted = new Set<string>();
+
+  start(final: Record<string, unknown>, input: number, output: number): Record<string, unknown> {
+    this.runs.set(String(final.id), { final, polls: 0, input, output });
+    return { ...final, status: 'queued', background: true, output: [], usage: null };
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse, path: string, b: MockBehaviour): boolean {
+    const m = /^\/v1\/responses\/([^/]+)(\/cancel)?$/.exec(path);
+    if (m === null) return false;
+    const id = decodeURIComponent(m[1]!);
+    if (this.deleted.has(id)) {
+      json(res, 404, {
+        error: { message: `No response found with id '${id}'.`, type: 'invalid_request_error' },
+      });
+      return true;
+    }
+    const run = this.runs.get(id);
+    if (run === undefined) return false;
+    if (req.method === 'DELETE' && m[2] === undefined) {
+      this.runs.delete(id);
+      this.deleted.add(id);
+      json(res, 200, { id, object: 'response', deleted: true });
+      return true;
+    }
+    if (req.method === 'POST' && m[2] !== undefined) {
+      if (run.polls < b.backgroundPolls) run.cancelled = true;
+      json(res, 200, this.view(id, run, b));
+      return true;
+    }
+    if (req.method !== 'GET' || m[2] !== undefined) return false;
+    run.polls++;
+    json(res, 200, this.view(id, run, b));
+    return true;
+  }
+
+  private view(
+    id: string,
+    run: { final: Record<string, unknown>; polls: number; input: number; output: number; cancelled?: true },
+    b: MockBehaviour,
+  ): Record<string, unknown> {
+    if (run.cancelled) {
+      const made = Math.floor(run.output / 2);
+      return {
+        ...run.final,
+        id,
+        status: 'cancelled',
+        background: true,
+        output: [],
+        usage: { input_tokens: run.input, output_tokens: made, total_tokens: run.input + made },
+      };
+    }
+    if (run.polls >= b.backgroundPolls) return { ...run.final, background: true };
+    return {
+      ...run.final,
+      status: run.polls <= 1 ? 'queued' : 'in_progress',
+      background: true,
+      output: [],
+      usage: null,
+    };
+  }
 }
 
 /**

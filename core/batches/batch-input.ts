@@ -31,6 +31,33 @@ export interface BatchInputSummary {
   /** Σ of the lines' bounds at the batch price (msat): what a batch of this file reserves. */
   boundMsat: number;
   btcUsd: string | undefined;
+  /**
+   * Stored objects the lines name (`previous_response_id`, `file_id` anywhere in a body): each must be the
+   * uploading key's (checked before the file is relayed; not kept with the file's record).
+   */
+  refs?: BatchInputRef[];
+}
+
+export interface BatchInputRef {
+  line: number;
+  id: string;
+  kind: 'response' | 'file';
+}
+
+/** Referenced objects a file may name in all (each is one ownership read at upload). */
+const MAX_REFS = 10_000;
+
+/** `file_id` strings anywhere in `v` (content parts, tool resources), depth-bounded. */
+function fileIds(v: unknown, out: string[], depth = 0): void {
+  if (depth > 32 || v === null || typeof v !== 'object') return;
+  if (Array.isArray(v)) {
+    for (const x of v) fileIds(x, out, depth + 1);
+    return;
+  }
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (k === 'file_id' && typeof x === 'string' && x !== '') out.push(x);
+    else fileIds(x, out, depth + 1);
+  }
 }
 
 function refuse(line: number, message: string): GatewayError {
@@ -153,6 +180,13 @@ export class BatchInputChecker {
       if (err instanceof GatewayError && err.status < 500) throw refuse(lineNo, err.message);
       throw err;
     }
+    const refs: BatchInputRef[] = [];
+    if (typeof b.previous_response_id === 'string' && b.previous_response_id !== '') {
+      refs.push({ line: lineNo, id: b.previous_response_id, kind: 'response' });
+    }
+    const files: string[] = [];
+    fileIds(b, files);
+    for (const id of files) refs.push({ line: lineNo, id, kind: 'file' });
     this.ids.add(custom_id);
     this.summary ??= {
       url: url as string,
@@ -164,6 +198,13 @@ export class BatchInputChecker {
       btcUsd: bound.btcUsd,
     };
     const s = this.summary;
+    if (refs.length > 0) {
+      s.refs ??= [];
+      if (s.refs.length + refs.length > MAX_REFS) {
+        throw refuse(lineNo, `more than ${MAX_REFS} referenced responses and files in one file`);
+      }
+      s.refs.push(...refs);
+    }
     s.lines++;
     s.boundMsat += atBatchPrice(bound.maxMsat, s.factor);
   }

@@ -27,6 +27,8 @@ export interface BatchLineInput {
   endpoint: PricedEndpoint;
   /** The provider's `usage` object of the answered line, as it reported it. */
   usage: unknown;
+  /** The line's whole answer body: a Responses answer's `web_search_call` output items are priced per call. */
+  body?: unknown;
   factor: string;
   btcUsd: string | undefined;
 }
@@ -41,7 +43,7 @@ export function priceBatchLine(
 ): { msat: number; promptTokens: number; completionTokens: number } | undefined {
   // The normalised usage record (core/metering/usage.ts): a chat/embeddings line's OpenAI usage, or a
   // Responses line's; each dimension (cache reads, reasoning, …) priced at its own rate.
-  const usage = usageFromOpenAi(line.usage) ?? usageFromResponse({ usage: line.usage });
+  const usage = usageFromOpenAi(line.usage) ?? usageFromResponse(line.body ?? { usage: line.usage });
   if (usage === undefined) return undefined;
   const cost = pricing.cost({ model: line.model, endpoint: line.endpoint, usage, btcUsd: line.btcUsd });
   return {
@@ -49,4 +51,23 @@ export function priceBatchLine(
     promptTokens: inputTotal(usage),
     completionTokens: outputTotal(usage),
   };
+}
+
+/**
+ * A batch's bound and the BTC price its lines are priced at, at the BTC price of the batch's creation (`usd`, the
+ * current price; undefined: none known, or fixed pricing) rather than the input file's upload, however old the file
+ * is. A price in msat is inversely proportional to the BTC price, so the upload's bound is rescaled, rounded up,
+ * plus 1 msat per line for the per-line rounding: still an upper bound of every line at the new price.
+ */
+export function boundAtCreation(
+  summary: { boundMsat: number; btcUsd: string | undefined; lines: number },
+  usd: string | undefined,
+): { boundMsat: number; btcUsd: string | undefined } {
+  if (summary.btcUsd === undefined || usd === undefined || usd === summary.btcUsd) {
+    return { boundMsat: summary.boundMsat, btcUsd: summary.btcUsd };
+  }
+  const then = Number(summary.btcUsd);
+  const now = Number(usd);
+  if (!(then > 0) || !(now > 0)) return { boundMsat: summary.boundMsat, btcUsd: summary.btcUsd };
+  return { boundMsat: Math.ceil((summary.boundMsat * then) / now) + summary.lines, btcUsd: usd };
 }

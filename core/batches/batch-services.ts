@@ -15,7 +15,7 @@ import type { BatchJobs } from './types.js';
 export function startBatchServices(
   services: Services,
   store: StoreConnection,
-): { objects: ObjectOwners; jobs: BatchJobs; close(): Promise<void> } {
+): { objects: ObjectOwners; jobs: BatchJobs; watcher?: BatchWatcher; close(): Promise<void> } {
   const objects =
     store.kind === 'redis'
       ? new RedisObjectOwners(store.redis, store.prefix)
@@ -38,7 +38,7 @@ export function startBatchServices(
     onSettled: (s) => onSettled(services, s),
   });
   watcher.start();
-  return { objects, jobs, close: () => watcher.stop() };
+  return { objects, jobs, watcher, close: () => watcher.stop() };
 }
 
 /** A settled batch: the audit trail's record and the `batch.completed` webhook event. */

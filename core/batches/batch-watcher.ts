@@ -4,9 +4,10 @@ import type { ObjectOwners } from '../objects/types.js';
 import type { Pricing } from '../pricing/types.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { crashPoint } from '../wallet/context.js';
-import { providerCall, providerJson } from './provider-call.js';
+import { pollBackgroundResponse } from './background-responses.js';
+import { providerCall, providerJson, providerLines } from './provider-call.js';
 import { findCreatedBatch } from './reconcile.js';
-import { type BatchOutcome, priceOutput, settleBatch } from './settle-batch.js';
+import { type BatchOutcome, OutputPricer, settleBatch } from './settle-batch.js';
 import type { BatchJob, BatchJobs } from './types.js';
 
 /**
@@ -100,6 +101,7 @@ export class BatchWatcher {
 
   /** `at`: the pass's claim time; the job's next poll is due a poll after it. */
   private async handle(job: BatchJob, at: number): Promise<void> {
+    if (job.kind === 'response') return this.pollResponse(job, at);
     if (job.state === 'open' && job.batchId !== null) return this.poll(job, job.batchId, at);
     if (job.state === 'pending' && job.inputFileId === undefined) {
       // A job from before reconciliation existed: nothing to search the provider's list with.
@@ -138,6 +140,51 @@ export class BatchWatcher {
     );
   }
 
+  /** A failed read of an ended batch's output: false (due again after a poll) until it failed `reconcilePolls` times. */
+  private async outputFailed(job: BatchJob, at: number, err: unknown): Promise<boolean> {
+    const reads = (job.outputReads ?? 0) + 1;
+    this.opts.log.warn({ job: job.id, batch: job.batchId, reads, err }, 'batch output could not be read');
+    if (reads >= this.opts.reconcilePolls) return true;
+    await this.opts.jobs.put({ ...job, outputReads: reads }, at + this.opts.pollMs);
+    return false;
+  }
+
+  /** A background response: polled until it ended, then settled once (./background-responses.ts). */
+  private async pollResponse(job: BatchJob, at: number): Promise<void> {
+    const { jobs, log } = this.opts;
+    const r = await pollBackgroundResponse(this.opts, job);
+    if (r.running) {
+      await jobs.put(job, at + this.opts.pollMs);
+      return;
+    }
+    crashPoint('batch-settled');
+    if (r.result.ok) {
+      log.info(
+        {
+          response: job.batchId,
+          status: r.status,
+          chargedMsat: r.result.chargedMsat,
+          replay: r.result.replay,
+        },
+        'background response settled',
+      );
+    } else
+      log.warn({ job: job.id, code: r.result.code }, 'background response reservation was no longer open');
+    await jobs.remove(job.id);
+  }
+
+  /**
+   * Settles the job's batch now when the provider says it ended (the `GET /v1/batches/{id}` that first sees it
+   * ended, before it answers: its files are named to the key only once it is settled). No job (settled already)
+   * or a batch still running: nothing. Settlement is idempotent, so a watcher pass doing the same meanwhile
+   * charges nothing twice.
+   */
+  async settleIfEnded(jobId: string): Promise<void> {
+    const job = await this.opts.jobs.get(jobId);
+    if (job === null || job.kind === 'response' || job.state !== 'open' || job.batchId === null) return;
+    await this.poll(job, job.batchId, this.now());
+  }
+
   private async poll(job: BatchJob, batchId: string, at: number): Promise<void> {
     const { jobs, ledger, upstream } = this.opts;
     const batch = providerJson(
@@ -149,22 +196,47 @@ export class BatchWatcher {
       await jobs.put(job, at + this.opts.pollMs);
       return;
     }
-    await recordBatchFiles(this.opts.objects, job, batch);
-    let output: Buffer | null = null;
+    // The output file is priced line by line as it arrives: never held whole (a 200 MB output is fine).
+    const pricer = new OutputPricer(this.opts.pricing, job);
+    /** The output file exists and cannot be read: the whole reservation (the lines ran, unseen). */
+    let unreadable = false;
     if (typeof batch.output_file_id === 'string' && batch.output_file_id !== '') {
-      const r = await providerCall(upstream, {
-        method: 'GET',
-        path: `/v1/files/${encodeURIComponent(batch.output_file_id)}/content`,
-        headers: {},
-      });
-      if (r.status !== 200) providerJson(r, 'GET /v1/files/{id}/content');
-      output = r.body;
+      let status: number | undefined;
+      try {
+        status = await providerLines(
+          upstream,
+          `/v1/files/${encodeURIComponent(batch.output_file_id)}/content`,
+          (line) => pricer.line(line),
+        );
+      } catch (err) {
+        if (!(await this.outputFailed(job, at, err))) return;
+        unreadable = true;
+      }
+      if (status !== undefined && status !== 200) {
+        // Gone (deleted, expired: any 4xx) is final; a 5xx is retried a bounded number of times.
+        if (status >= 500 && !(await this.outputFailed(job, at, `status ${status}`))) return;
+        unreadable = true;
+      }
     }
-    const priced = priceOutput(this.opts.pricing, job, output);
+    const priced = unreadable
+      ? {
+          answered: job.lines,
+          lines: job.lines,
+          costMsat: job.reservedMsat,
+          promptTokens: 0,
+          completionTokens: 0,
+        }
+      : pricer.result();
     const counts = batch.request_counts as { failed?: unknown } | undefined;
     const failed = typeof counts?.failed === 'number' ? counts.failed : job.lines - priced.answered;
-    const outcome: BatchOutcome = { status, failed, ...priced };
+    const outcome: BatchOutcome = {
+      status: unreadable ? `${status} (output unreadable)` : status,
+      failed,
+      ...priced,
+    };
     const result = await settleBatch(ledger, job, outcome);
+    // Only now are its output and error files the key's (readable and deletable by it).
+    await recordBatchFiles(this.opts.objects, job, batch);
     crashPoint('batch-settled');
     if (result.ok) {
       this.opts.log.info(

@@ -80,3 +80,60 @@ export function providerJson(r: ProviderReply, what: string): Record<string, unk
     details: { upstream_status: r.status },
   });
 }
+
+/** Longest output line held while it arrives: 64 MiB (one line is one answer; providers' are far smaller). */
+export const PROVIDER_LINE_MAX = 64 * 1024 * 1024;
+
+/**
+ * A GET whose 200 body is handed to `onLine` one line at a time as it arrives (a batch's output file: never held
+ * whole; only the line being read is). Resolves with the status; a non-200 answer's body is read and dropped.
+ * A line longer than `maxLine` fails the read (upstream_error).
+ */
+export function providerLines(
+  client: UpstreamClient,
+  path: string,
+  onLine: (line: string) => void,
+  maxLine = PROVIDER_LINE_MAX,
+): Promise<number> {
+  return client.send({ method: 'GET', path, rawQuery: '', headers: {} }).then(
+    (up) =>
+      new Promise<number>((resolve, reject) => {
+        const ok = up.status === 200;
+        let held: Buffer[] = [];
+        let heldBytes = 0;
+        let failed = false;
+        up.pipe({
+          onData(chunk) {
+            if (!ok || failed) return;
+            let from = 0;
+            for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
+              const part = chunk.subarray(from, nl);
+              const line = held.length === 0 ? part : Buffer.concat([...held, part]);
+              held = [];
+              heldBytes = 0;
+              onLine(line.toString('utf8'));
+              from = nl + 1;
+            }
+            if (from < chunk.length) {
+              heldBytes += chunk.length - from;
+              if (heldBytes > maxLine) {
+                failed = true;
+                up.abort();
+                reject(new GatewayError('upstream_error', { message: 'A provider file line is too long' }));
+                return;
+              }
+              held.push(Buffer.from(chunk.subarray(from))); // a copy: the chunk's memory may be reused
+            }
+          },
+          onEnd() {
+            if (failed) return;
+            if (ok && heldBytes > 0) onLine(Buffer.concat(held).toString('utf8'));
+            resolve(up.status);
+          },
+          onError(err) {
+            if (!failed) reject(err);
+          },
+        });
+      }),
+  );
+}

@@ -37,6 +37,15 @@ export interface BatchJob {
   attemptAtMs?: number;
   /** `reconcile`: the provider's batch list was searched this many times without finding the batch. */
   reconcilePolls?: number;
+  /** Failed reads of an ended batch's output file (5xx, no answer): after BATCH_RECONCILE_POLLS, its reservation. */
+  outputReads?: number;
+  /**
+   * `response`: a background response (core/batches/background-responses.ts), not a batch: `batchId` is the
+   * provider's response id, polled with `GET /v1/responses/{id}` and settled from its usage.
+   */
+  kind?: 'response';
+  /** msats in one whole unit of the eCash token that paid it (1,000 for `sat`): the charge is rounded up to it. */
+  chargeStep?: number;
 }
 
 /**

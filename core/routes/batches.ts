@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BatchInputSummary } from '../batches/batch-input.js';
+import { boundAtCreation } from '../batches/batch-price.js';
 import { pendingMs, recordBatchFiles } from '../batches/batch-watcher.js';
 import { type ProviderReply, providerCall } from '../batches/provider-call.js';
 import type { BatchJob, BatchJobs } from '../batches/types.js';
@@ -7,6 +8,7 @@ import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
+import type { ObjectOwners } from '../objects/types.js';
 import type { Services } from '../plugin.js';
 import { objectCaller, ownList, ownObject, passOn } from './provider-objects.js';
 
@@ -54,6 +56,11 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       });
     }
     const now = Date.now();
+    // Priced at the BTC price of the creation, not of the (possibly old) upload.
+    const priced = boundAtCreation(
+      summary,
+      summary.btcUsd === undefined ? undefined : services.btc?.peek()?.usd,
+    );
     const job: BatchJob = {
       id: `b_${randomUUID()}`,
       state: 'pending',
@@ -64,11 +71,13 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       model: summary.model,
       endpoint: summary.endpoint,
       factor: summary.factor,
-      btcUsd: summary.btcUsd,
-      reservedMsat: summary.boundMsat,
+      btcUsd: priced.btcUsd,
+      reservedMsat: priced.boundMsat,
       lines: summary.lines,
       createdAtMs: now,
       inputFileId: file.id,
+      // Paid from a `sat` token's identity: settled in whole sats, so no sub-sat rest is left that no refund pays.
+      ...(c.unit === 'sat' ? { chargeStep: 1000 } : {}),
     };
     // Durable first: a process killed after the reservation and before the provider answered leaves a job the
     // watcher reconciles after `pendingMs` (the provider may have made the batch).
@@ -78,8 +87,8 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       requestId: job.id,
       model: summary.model,
       clientIp: ctx.clientIp,
-      maxMsat: summary.boundMsat,
-      minMsat: summary.boundMsat,
+      maxMsat: priced.boundMsat,
+      minMsat: priced.boundMsat,
       expiresInMs: BATCH_RESERVATION_MS,
       limits: services.config.limits,
       exactPath: true,
@@ -107,6 +116,11 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       // finds it (then it is settled as usual) or is sure it was never made.
       return reconcileLater(jobs, job, attemptAtMs, err);
     }
+    if (r.status === 502 || r.status === 504) {
+      // A proxy's or gateway's 502/504 in front of the provider: the create call may have reached it and made
+      // the batch. An unknown outcome, reconciled like a dropped connection.
+      return reconcileLater(jobs, job, attemptAtMs, new Error(`the provider answered ${r.status}`));
+    }
     if (r.status < 200 || r.status >= 300) {
       // The provider answered no: nothing was made.
       await ledger.release({ accountId: job.accountId, requestId: job.id });
@@ -133,6 +147,15 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
     return passOn(r, 'POST /v1/batches');
   });
 
+  /** The settlement job of a batch the key owns while it is not settled yet, else undefined. */
+  async function openJobOf(objects: ObjectOwners, batchId: string): Promise<string | undefined> {
+    const o = await objects.get(batchId);
+    if (o === null || o.meta === null || services.batchJobs === undefined) return undefined;
+    const jobId = (JSON.parse(o.meta) as { job?: unknown }).job;
+    if (typeof jobId !== 'string') return undefined;
+    return (await services.batchJobs.get(jobId)) === null ? undefined : jobId;
+  }
+
   async function reconcileLater(
     jobs: BatchJobs,
     job: BatchJob,
@@ -153,21 +176,36 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
   route(router, 'GET', '/v1/batches', async (ctx) => {
     const c = await objectCaller(ctx, services);
     // The key's batches, paged from the ownership store; their output and error files become the key's too.
-    return ownList(c, services.upstream, ctx.rawQuery, 'batch', (b) =>
-      recordBatchFiles(c.objects, c.info.key, b),
-    );
+    // Only a settled batch's (its job is gone); the watcher, or the GET of the batch, settles the others first.
+    return ownList(c, services.upstream, ctx.rawQuery, 'batch', async (b) => {
+      if (typeof b.id !== 'string' || (await openJobOf(c.objects, b.id)) !== undefined) return;
+      await recordBatchFiles(c.objects, c.info.key, b);
+    });
   });
 
   route(router, 'GET', '/v1/batches/{batch_id}', async (ctx) => {
     const c = await objectCaller(ctx, services);
     const o = await ownObject(c, ctx.params.batch_id, 'batch');
+    // The GET that first sees the batch ended settles it before answering (its output cannot be deleted, or read
+    // for free, before it is priced): the watcher's step, idempotent.
+    const jobId = await openJobOf(c.objects, o.id);
+    if (jobId !== undefined) {
+      try {
+        await services.batchWatcher?.settleIfEnded(jobId);
+      } catch (err) {
+        // Not settled yet (the watcher retries): its files stay unnamed to the key meanwhile.
+        services.log.warn({ err, batch: o.id }, 'batch not settled at GET');
+      }
+    }
     const r = await providerCall(services.upstream, {
       method: 'GET',
       path: `/v1/batches/${encodeURIComponent(o.id)}`,
     });
     const reply = passOn(r, 'GET /v1/batches/{batch_id}');
-    // Its output and error files are the key's: readable by it (and only by it) as soon as they exist.
-    if (r.status === 200) await recordBatchFiles(c.objects, o, JSON.parse(r.body.toString('utf8')));
+    // Its output and error files are the key's (readable and deletable by it, and only by it) once it is settled.
+    if (r.status === 200 && (await openJobOf(c.objects, o.id)) === undefined) {
+      await recordBatchFiles(c.objects, o, JSON.parse(r.body.toString('utf8')));
+    }
     return reply;
   });
 

@@ -3,6 +3,7 @@ import { providerCall } from '../batches/provider-call.js';
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
+import { ownedBy } from '../objects/types.js';
 import type { Services } from '../plugin.js';
 import { withUpload } from './file-upload.js';
 import { objectCaller, ownList, ownObject, passOn } from './provider-objects.js';
@@ -49,6 +50,16 @@ export const filesRoutes: RouteModule = (router, services: Services) => {
         otherPurposes: services.config.batches.otherPurposes,
       };
       return withUpload(body, options, async (upload) => {
+        // A line naming another key's stored response or file: refused (404, as the call itself would be) before
+        // the provider sees the file.
+        for (const ref of upload.batch?.refs ?? []) {
+          if ((await ownedBy(c.objects, ref.id, ref.kind, c.info.key.keyId)) === null) {
+            throw new GatewayError('not_found', {
+              message: `Batch input line ${ref.line}: no such ${ref.kind}: ${ref.id}`,
+              details: { line: ref.line },
+            });
+          }
+        }
         const r = await providerCall(services.upstream, {
           method: 'POST',
           path: '/v1/files',
@@ -70,7 +81,7 @@ export const filesRoutes: RouteModule = (router, services: Services) => {
             accountId: c.info.key.accountId,
             keyId: c.info.key.keyId,
             createdAtMs: Date.now(),
-            meta: upload.batch === undefined ? null : JSON.stringify(upload.batch),
+            meta: upload.batch === undefined ? null : JSON.stringify({ ...upload.batch, refs: undefined }),
           });
         }
         return reply;

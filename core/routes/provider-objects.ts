@@ -7,7 +7,7 @@ import type { ObjectKind, ObjectOwners, OwnedObject } from '../objects/types.js'
 import { ownedBy } from '../objects/types.js';
 import type { Services } from '../plugin.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
-import { callerOf, loadKey, moneyServices } from './account.js';
+import { type Caller, callerOf, loadKey, moneyServices } from './account.js';
 
 /**
  * What the Files, Batches and Responses object routes share: the calling key (a bearer `sk-` key or an eCash
@@ -20,6 +20,8 @@ export interface ObjectCaller {
   credential: Credential;
   info: KeyInfo;
   objects: ObjectOwners;
+  /** An eCash token names the account (bearer): its unit (a batch it pays is charged in whole units of it). */
+  unit?: Caller['unit'];
 }
 
 export async function objectCaller(ctx: RequestContext, services: Services): Promise<ObjectCaller> {
@@ -30,7 +32,12 @@ export async function objectCaller(ctx: RequestContext, services: Services): Pro
   }
   const caller = await callerOf(ctx, money);
   const info = await loadKey(ctx, services, money, caller.credential);
-  return { credential: caller.credential, info, objects };
+  return {
+    credential: caller.credential,
+    info,
+    objects,
+    ...(caller.unit !== undefined ? { unit: caller.unit } : {}),
+  };
 }
 
 /** The object when the caller's key owns it; 404 otherwise (never saying whether it exists). */

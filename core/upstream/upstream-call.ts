@@ -41,14 +41,19 @@ export class UpstreamCall implements UpstreamResponse, Dispatcher.DispatchHandle
   private queued: Buffer[] | undefined;
   private ended = false;
   private failure: GatewayError | undefined;
-  /** Bound once: registered with the cancel source. */
-  private readonly onCancelled = (): void => this.abort();
+  /** All of the request's bytes went to the provider (undici's onRequestSent). */
+  private sent = false;
+  /** Bound once: registered with the cancel source. Ignored once sent when the call is kept (keepOnceSent). */
+  private readonly onCancelled = (): void => {
+    if (!(this.keepOnceSent && this.sent)) this.abort();
+  };
 
   constructor(
     private readonly resolve: (r: UpstreamResponse) => void,
     private readonly reject: (e: GatewayError) => void,
     private readonly mapError: (err: unknown) => GatewayError,
     private readonly cancelSource: CancelSource | undefined,
+    private readonly keepOnceSent = false,
   ) {}
 
   get finished(): boolean {
@@ -91,6 +96,10 @@ export class UpstreamCall implements UpstreamResponse, Dispatcher.DispatchHandle
     this.abortFn = abort;
     if (this.cancelSource?.cancelled) this.abort();
     else this.cancelSource?.onCancel(this.onCancelled);
+  }
+
+  onRequestSent(): void {
+    this.sent = true;
   }
 
   onHeaders(status: number, rawHeaders: Buffer[], resume: () => void): boolean {

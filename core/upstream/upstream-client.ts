@@ -40,6 +40,12 @@ export interface UpstreamRequest {
   body?: Buffer | string | FormData | undefined;
   /** Cancelling it cancels the upstream call at any point (the request context implements it). */
   cancel?: CancelSource;
+  /**
+   * Once the request's bytes were all sent to the provider, a cancel no longer cancels the call: the provider
+   * has it and bills it, so the caller reads the answer on (abandoned calls, core/context.ts
+   * `drainAfterAbortMs`). Before that, a cancel cancels it as usual.
+   */
+  keepOnceSent?: boolean;
   /** Headers of this one request, set last (a `payment: cashu` node's `x-cashu` token, node-payment.ts). */
   extraHeaders?: Record<string, string>;
 }
@@ -134,7 +140,7 @@ export class UpstreamClient {
     const headers = this.forwardHeaders(req.headers);
     if (req.extraHeaders !== undefined) Object.assign(headers, req.extraHeaders);
     return new Promise<UpstreamResponse>((resolve, reject) => {
-      const call = new UpstreamCall(resolve, reject, this.mapError, req.cancel);
+      const call = new UpstreamCall(resolve, reject, this.mapError, req.cancel, req.keepOnceSent === true);
       try {
         this.pool.dispatch(
           { path, method: req.method as Dispatcher.HttpMethod, headers, body: req.body ?? null },

@@ -17,6 +17,8 @@ const PRICING = {
   FIXED_PER_1K_OUTPUT_TOKENS: '100',
   // Calls name no max_tokens on small balances: the old clamp, not the 402 naming affordable tokens.
   CLAMP_MAX_TOKENS: 'true',
+  // A client that leaves: its stream is not read on for the usage (test/e2e/abandoned-calls.test.ts does).
+  ABANDONED_DRAIN_MS: '0',
 };
 /** Independent of the production formula: 1 msat per prompt token + 100 per completion token. */
 const cost = (p: number, c: number) => p + 100 * c;

@@ -63,7 +63,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
   const h = paidGatewayPerSuite({
     store,
     modelsFile: MODELS,
-    env: { ...BOOK_PRICES, RATE_LIMIT_IP_PER_MINUTE: '1000' },
+    // A client that leaves: its stream is not read on (the stalled provider would send nothing more).
+    env: { ...BOOK_PRICES, RATE_LIMIT_IP_PER_MINUTE: '1000', ABANDONED_DRAIN_MS: '0' },
   });
   // Before the fixture's audit (after-hooks run last registered first).
   afterEach(() => {
@@ -304,8 +305,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
 
   /**
    * Early disconnects: the provider streams 3 tokens and stalls; the client reads them and leaves. Nothing
-   * final was reported, so the rule charges the prompt (counted from the request) and the output that passed
-   * (counted from the text: "tok tok tok " is 4 o200k tokens, the trailing space being one).
+   * final was reported, so the rule charges the prompt at its bound (what the reservation counted for it,
+   * core/metering/prompt-bound.ts) and the output that passed (counted from the text: "tok tok tok " is 4 o200k
+   * tokens, the trailing space being one). `mock-mini`: a model that does not reason (`mock-gpt` prices
+   * internal reasoning, so a cut stream of it pays its reservation; test/e2e/abandoned-calls.test.ts).
    */
   async function leaveAfterThree(
     path: string,
@@ -343,31 +346,29 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
     return from - left;
   }
 
-  it('chat, streamed, client leaves early: charged by the rule (prompt counted + output that passed)', async () => {
+  it('chat, streamed, client leaves early: charged by the rule (prompt bound + output that passed)', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
     await leaveAfterThree(
       '/chat/completions',
-      { model: 'mock-gpt', messages, stream: true },
+      { model: 'mock-mini', messages, stream: true },
       apiKey,
       /"tok "/g,
     );
-    // prompt: 3 per message + 3 reply priming + "user\nSay something, please." (7 o200k tokens) = 13 × 1 msat;
-    // output 4 × 2 msat
-    expect(encode('user\nSay something, please.').length).toBe(7);
-    expect(await chargedOnce(apiKey, balanceMsat)).toBe(13 + 8);
+    // prompt bound of the body: 149 tokens × 1 msat; output 4 × 2 msat
+    expect(encode('tok tok tok ').length).toBe(4);
+    expect(await chargedOnce(apiKey, balanceMsat)).toBe(149 + 8);
   });
 
   it('Responses, streamed, client leaves before the terminal event: charged by the same rule', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
     await leaveAfterThree(
       '/responses',
-      { model: 'mock-gpt', input, stream: true },
+      { model: 'mock-mini', input, stream: true },
       apiKey,
       /output_text\.delta/g,
     );
-    // prompt: "Say something, please." = 5 o200k tokens × 1 msat; output 4 × 2 msat
-    expect(encode(input).length).toBe(5);
-    expect(await chargedOnce(apiKey, balanceMsat)).toBe(5 + 8);
+    // prompt bound of the body: 115 tokens × 1 msat; output 4 × 2 msat
+    expect(await chargedOnce(apiKey, balanceMsat)).toBe(115 + 8);
   });
 
   it('completions, streamed: metered from the usage chunk the gateway asked for (6 + 8 × 2 = 22 msat)', async () => {
@@ -385,13 +386,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
     // Every event of a legacy completion stream carries text: the mock sends 3 ("tok " each) and stalls.
     await leaveAfterThree(
       '/completions',
-      { model: 'mock-gpt', prompt: input, stream: true },
+      { model: 'mock-mini', prompt: input, stream: true },
       apiKey,
       /"text":"tok "/g,
       2,
     );
-    // prompt: "Say something, please." = 5 o200k tokens × 1 msat; output "tok tok tok " 4 × 2 msat
-    expect(await chargedOnce(apiKey, balanceMsat)).toBe(5 + 8);
+    // prompt bound of the body: 116 tokens × 1 msat; output "tok tok tok " 4 × 2 msat
+    expect(await chargedOnce(apiKey, balanceMsat)).toBe(116 + 8);
   });
 
   it('/v1/models shows every priced dimension and what it is charged', async () => {

@@ -701,6 +701,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses/{response_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a background response created by the calling key
+         * @description Relayed to the provider only for the key that created the response; 404 for any other key. Not charged
+         *     itself: the response's reservation is settled by the watcher once the provider reports it cancelled, at
+         *     what the provider billed (docs/pricing.md, "Background responses").
+         */
+        post: operations["cancelResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/responses/{response_id}/input_items": {
         parameters: {
             query?: never;
@@ -5247,6 +5271,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider's response object. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Type": components["headers"]["X-RateLimit-Type"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderObject"];
                 };
             };
             401: components["responses"]["Unauthorized"];

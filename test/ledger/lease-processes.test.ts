@@ -223,6 +223,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     expect(held!.account.reservedMsat).toBeGreaterThanOrEqual(41 * 10); // a slice of ≥ 10 calls is leased
     const here = new LeasingLedger(ledger, { flushMs: 20, idleMs: 300, ttlMs: 5000, recallWaitMs: 3000 });
     let served = 0;
+    let inTransit = 0;
     for (let i = 0; i < 200; i++) {
       const a = await here.admit({
         credential: { apiKey },
@@ -233,6 +234,13 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
         expiresInMs: 60_000,
         limits,
       });
+      if (!a.ok && a.code === 'balance_in_transit' && inTransit < 10) {
+        // The holder did not answer within the wait (a loaded machine): not a refusal; a client retries after
+        // Retry-After, and so does this one (bounded).
+        inTransit++;
+        await new Promise((r) => setTimeout(r, a.retryAfterMs));
+        continue;
+      }
       if (!a.ok) {
         expect(a.code).toBe('payment_required');
         break;
@@ -241,6 +249,8 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
       served++;
     }
     // Not one call refused while money sat in the other lease: 98 = 100 − the holder's 2.
+    if (inTransit > 0)
+      console.log(`${store.name}: ${inTransit} answers balance_in_transit before the recall ended`);
     expect(served).toBe(98);
     await here.close();
     holder.child.send('stop');

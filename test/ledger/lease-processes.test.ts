@@ -179,6 +179,10 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
       W_PARALLEL: '10',
       W_DELAY_MS: '30',
       W_CONCURRENT: '4',
+      // A lease's slots return to the store when it expires: a process whose event loop a busy machine stalls
+      // for LEASE_TTL_MS (5 s by default here) could see its slots taken while its calls are still open. The
+      // TTL is a stall tolerance, not what this test measures: 60 s, beyond any stall a loaded machine makes.
+      W_TTL_MS: '60000',
       W_GO: '1',
       W_COUNTER: counterKey,
       W_COUNTER_URL: counterUrl,

@@ -12,7 +12,8 @@ describe.each([
 ] as const)('chaos slice on %s', (store, seconds) => {
   it('nothing lost: audit, solvency, no reservation left, every paid token credited, every returned token redeems', async () => {
     // What the checks need (more than 20 calls served, at least 2 faults) is waited for: on a busy machine the
-    // traffic runs past its seconds until it has them, at most 120 s.
+    // traffic runs past its seconds until it has them, at most 120 s. The test's bound (10 min) covers three
+    // gateway starts, the token pool and the verification on a machine at load 40 (6 min did not).
     const report = await runChaos({
       store,
       seconds,
@@ -31,5 +32,5 @@ describe.each([
     expect(report.reservedAfterMsat).toBe(0);
     expect(report.auditOk && report.solvent).toBe(true);
     expect(report.returnedRedeemed).toBe(report.returnedTokens);
-  }, 360_000);
+  }, 600_000);
 });

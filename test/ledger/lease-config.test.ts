@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { createLedgerOnRedis } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
+import { type RedisProcess, startRedisProcess } from '../../scripts/chaos/redis-process.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
@@ -12,7 +16,19 @@ import { until } from '../support/until.js';
  * MONITOR counts the ledger scripts run under this gateway's prefix, and a plain store ledger (no lease
  * wrapper) reads what is reserved and spent.
  */
-const URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * A redis-server of this file's own (loopback, a free port): MONITOR on the shared one also sees every other
+ * suite's commands, and ioredis fails a monitor connection ("Command queue state error") when such commands
+ * arrive in the same read as MONITOR's own OK — which a busy machine made happen.
+ */
+let own: RedisProcess;
+let ownDir: string;
+let URL = '';
+beforeAll(async () => {
+  ownDir = mkdtempSync(join(tmpdir(), 'gw-lease-config-'));
+  own = await startRedisProcess(ownDir);
+  URL = own.url;
+}, 60_000);
 
 let h: PaidGateway | undefined;
 const clients: Redis[] = [];
@@ -21,8 +37,10 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-afterAll(() => {
+afterAll(async () => {
   for (const c of clients) c.disconnect();
+  await own?.stop();
+  rmSync(ownDir, { recursive: true, force: true });
 });
 
 /** Starts the gateway and a MONITOR connection counting ledger script runs (EVALSHA) on the funded account. */
@@ -31,7 +49,7 @@ async function start(env: Record<string, string>) {
   // monitored commands arrive in the same read as the MONITOR command's own OK, which traffic makes likely.
   const monitor = await new Redis(URL).monitor();
   clients.push(monitor as unknown as Redis);
-  h = await startPaidGateway({ store: 'redis', env });
+  h = await startPaidGateway({ store: 'redis', env: { ...env, REDIS_URL: URL } });
   const prefix = h.gateway.services.config.redisPrefix;
   let scripts = 0;
   let account = '';

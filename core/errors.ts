@@ -245,6 +245,12 @@ export const ERRORS = {
     type: 'service_unavailable',
     message: 'The balance store is unavailable; no call is made unpaid',
   },
+  balance_in_transit: {
+    status: 503,
+    type: 'service_unavailable',
+    message:
+      "Part of this key's balance is held by another gateway process that has not given it back yet; retry after Retry-After",
+  },
   mint_unavailable: {
     status: 503,
     type: 'service_unavailable',

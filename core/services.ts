@@ -146,11 +146,18 @@ export async function openMoneyServices(
                     void signals
                       .bump('recall')
                       .catch((err: unknown) => log.warn({ err }, 'recall signal failed')),
+                  answered: () =>
+                    void signals
+                      .bump('recall-answered')
+                      .catch((err: unknown) => log.warn({ err }, 'recall answer signal failed')),
                 }
               : {}),
           })
         : built;
-      if (leased instanceof LeasingLedger) signals?.on('recall', () => leased.wake());
+      if (leased instanceof LeasingLedger) {
+        signals?.on('recall', () => leased.wake());
+        signals?.on('recall-answered', () => leased.recallAnswered());
+      }
       closers.push(() => leased.close());
       ledger = leased;
     }

@@ -68,6 +68,8 @@ export interface LedgerRefusal {
   required?: number;
   shortfall?: number;
   availableMsat?: number;
+  retryAfterMs?: number;
+  heldUntilMs?: number;
   message?: string;
   payout?: OpenPayout;
 }
@@ -116,6 +118,17 @@ export function ledgerRefusalToError(r: LedgerRefusal): GatewayError {
     case 'payment_required':
       return new GatewayError('payment_required', {
         details: { balance: r.balance ?? 0, required: r.required ?? 0, shortfall: r.shortfall ?? 0 },
+      });
+    case 'balance_in_transit':
+      // Other processes' credit leases may hold the money and did not give it back in time: never a 402.
+      return new GatewayError('balance_in_transit', {
+        details: {
+          balance: r.balance ?? 0,
+          required: r.required ?? 0,
+          shortfall: r.shortfall ?? 0,
+          held_until: r.heldUntilMs ?? 0,
+        },
+        headers: { 'Retry-After': String(Math.max(1, Math.ceil((r.retryAfterMs ?? 1000) / 1000))) },
       });
     case 'child_key_forbidden':
       return new GatewayError('child_key_forbidden');

@@ -5,6 +5,7 @@ import { modelAllowed } from './rules.js';
 import type {
   AbortResult,
   AdmitInput,
+  AdmitRefusal,
   AdmitResult,
   AuditReport,
   ChildKeysInput,
@@ -78,8 +79,17 @@ export interface LeaseOptions {
   now?: () => number;
   /** Called when a background step fails (the step is resent at the next tick). */
   onError?: (err: unknown) => void;
-  /** Longest wait for other processes to answer a recall (ms). Default: `idleMs`. */
+  /**
+   * Longest wait for other processes to answer a recall (ms). Default: `idleMs`. A call still refused for money
+   * after a wait that ran out answers `balance_in_transit` (retry later), never `payment_required`.
+   */
   recallWaitMs?: number;
+  /**
+   * How often a recall in progress reads the store for answers besides the signal (`answered`): a backstop for a
+   * lost notification or a process that does not signal. Default: 100 ms with `answered`, else
+   * min(20, flushMs / 2) ms.
+   */
+  recallPollMs?: number;
   /** This process's id in lease ids (tests run several "processes" in one). Default: PROCESS_ID. */
   processId?: string;
   /**
@@ -87,6 +97,20 @@ export interface LeaseOptions {
    * `recall`), and their `wake()` answers without waiting for the next recall poll.
    */
   notify?: () => void;
+  /**
+   * Called after this process answered a recall (its leases of the account stepped: reported, given back or
+   * closed): tells every process at once (core/store/signals.ts, `recall-answer`), and the recalling process's
+   * `recallAnswered()` reads the answers without waiting for its next poll.
+   */
+  answered?: () => void;
+}
+
+/** What a recall came to (see recallOthers). */
+interface RecallOutcome {
+  /** Whether other processes held leases of the account at the recall. */
+  any: boolean;
+  /** Their leases that were neither stepped after the recall nor gone when the wait ran out. */
+  unanswered: OtherLease[];
 }
 
 export const DEFAULT_LEASE_OPTIONS: LeaseOptions = { flushMs: 50, idleMs: 1000, ttlMs: 10_000 };
@@ -181,7 +205,10 @@ export class LeasingLedger implements Ledger {
   /** Recalls: polled from `recallsFrom` (overlapping by RECALL_SLACK_MS); those already answered. */
   private recallsFrom: number;
   private polling = false;
+  private pollAgain = false;
   private readonly answered = new Map<string, number>();
+  /** Recalls of this process waiting for answers: woken by `recallAnswered()` (another process answered). */
+  private readonly waiting = new Set<() => void>();
 
   constructor(
     readonly inner: Ledger,
@@ -272,6 +299,8 @@ export class LeasingLedger implements Ledger {
    */
   private async exact(l: KeyLease, input: AdmitInput): Promise<AdmitResult> {
     let recalls = 0;
+    /** Leases of other processes that did not answer a recall within its wait (they may hold the money). */
+    let inTransit: OtherLease[] = [];
     for (let attempt = 0; ; attempt++) {
       if (l.id || l.pending || l.queue.length > 0) await this.step(l, l.open.size === 0, 0, true);
       const r = await this.inner.admit(input);
@@ -283,40 +312,93 @@ export class LeasingLedger implements Ledger {
         return r;
       }
       if (r.code !== 'payment_required' && r.code !== 'rate_limit_exceeded') return r;
+      // A recall's wait ran out and the store still refuses: the money may be in those leases. Not a 402.
+      if (inTransit.length > 0) return r.code === 'payment_required' ? this.inTransit(r, inTransit) : r;
       // The money (or requests/min slots) may sit in other processes' leases: recall them and try again
       // when their holders have given them back (or the wait ran out). Up to 3 times: a holder's renewal in
       // flight at the recall can take the money once more before it answers.
       if (recalls < 3) {
         recalls++;
-        if (await this.recallOthers(l.accountId, 'money')) continue;
+        const recall = await this.recallOthers(l.accountId, 'money');
+        inTransit = recall.unanswered;
+        if (recall.any) continue;
       }
       // A renewal of another caller may have taken the rest again meanwhile: give it back, once more.
       if (attempt > recalls || !l.id) return r;
     }
   }
 
+  /** The refusal for money while other processes' leases that may hold it have not answered a recall. */
+  private inTransit(r: AdmitRefusal & { code: 'payment_required' }, leases: OtherLease[]): AdmitRefusal {
+    const now = this.now();
+    const heldUntilMs = Math.max(...leases.map((o) => o.expiresAtMs));
+    // A live holder answers at its next recall poll or step; a dead one's lease is gone when it expires. A retry
+    // recalls again, so one more wait (at least a second) is the honest estimate, capped by the expiry.
+    const retryAfterMs = Math.max(1000, Math.min(heldUntilMs - now, this.recallWaitMs));
+    return {
+      ok: false,
+      code: 'balance_in_transit',
+      retryAfterMs,
+      heldUntilMs,
+      balance: r.balance,
+      required: r.required,
+      shortfall: r.shortfall,
+    };
+  }
+
+  private get recallWaitMs(): number {
+    return this.opts.recallWaitMs ?? this.opts.idleMs;
+  }
+
   /**
    * Cross-process recall (docs/ledger.md, "Recall"): when other processes hold leases of the account, asks
    * them to report their calls (and, for `money`, to give their slices back) and waits, at most
    * `recallWaitMs`, until each of those leases was stepped after the recall (its expiry moved beyond
-   * recall time + ttl) or is gone. Answers whether there were any.
+   * recall time + ttl) or is gone. The wait reads the store when a holder signals its answer
+   * (`recallAnswered`), and every `recallPollMs` besides. Answers whether there were any, and those that
+   * had not answered when the wait ran out.
    */
-  private async recallOthers(accountId: string, kind: RecallKind): Promise<boolean> {
+  private async recallOthers(accountId: string, kind: RecallKind): Promise<RecallOutcome> {
     const t0 = this.now();
     let others = await this.inner.otherLeases(accountId, this.processId, t0);
-    if (others.length === 0) return false;
-    await this.inner.recallLeases(accountId, kind, t0);
+    if (others.length === 0) return { any: false, unanswered: [] };
+    // The recall's time is taken just before it is written: holders poll recalls from their last poll's
+    // time minus an overlap, so a recall stamped well before it reaches the store could be missed.
+    const at = this.now();
+    await this.inner.recallLeases(accountId, kind, at);
     this.opts.notify?.();
-    const fresh = t0 + this.opts.ttlMs;
-    const deadline = t0 + (this.opts.recallWaitMs ?? this.opts.idleMs);
-    const pause = Math.max(2, Math.min(20, this.opts.flushMs / 2));
-    // Bounded by the clock and by a count (a test's frozen clock must not make it spin).
-    for (let n = Math.ceil((deadline - t0) / pause); n > 0 && this.now() < deadline; n--) {
-      if (!others.some((o) => o.expiresAtMs <= fresh)) break;
-      await new Promise((r) => setTimeout(r, pause));
+    const fresh = at + this.opts.ttlMs;
+    const deadline = at + this.recallWaitMs;
+    const poll =
+      this.opts.recallPollMs ?? (this.opts.answered ? 100 : Math.max(2, Math.min(20, this.opts.flushMs / 2)));
+    let unanswered = others.filter((o) => o.expiresAtMs <= fresh);
+    // Bounded by the clock and by a count (a test's frozen clock must not make it spin; signals wake it early).
+    for (let n = 2 * Math.ceil(this.recallWaitMs / poll) + 8; n > 0 && unanswered.length > 0; n--) {
+      const left = deadline - this.now();
+      if (left <= 0) break;
+      await this.nap(Math.min(poll, left));
       others = await this.inner.otherLeases(accountId, this.processId, this.now());
+      unanswered = others.filter((o) => o.expiresAtMs <= fresh);
     }
-    return true;
+    return { any: true, unanswered };
+  }
+
+  /** Sleeps `ms`, or less when another process signals a recall answered. */
+  private nap(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.waiting.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.waiting.add(wake);
+    });
+  }
+
+  /** Another process answered a recall (core/store/signals.ts, `recall-answer`): recalls waiting here look now. */
+  recallAnswered(): void {
+    for (const wake of [...this.waiting]) wake();
   }
 
   /**
@@ -449,9 +531,19 @@ export class LeasingLedger implements Ledger {
     // Disabling: the store refuses the key first, then every lease of the account is stepped — here and, through
     // a recall, in every other process — before this answers. A step of a disabled key's lease closes it (its
     // calls reported), so no process admits the key from a slice any more once the operator has the answer.
+    // Holders that did not answer within the wait are named in the answer: they apply it at their next step, at
+    // the latest when their lease expires.
     const r = await this.inner.updateKey(target, update);
-    if (r.ok) await this.returnAccount(target.credential, 'money');
-    return r;
+    if (!r.ok) return r;
+    const { unanswered } = await this.returnAccount(target.credential, 'money');
+    if (unanswered.length === 0) return r;
+    return {
+      ...r,
+      pendingLeases: {
+        count: unanswered.length,
+        appliedByMs: Math.max(...unanswered.map((o) => o.expiresAtMs)),
+      },
+    };
   }
   async deleteKey(target: KeyTarget): Promise<KeyChangeResult> {
     await this.returnAccount(target.credential);
@@ -782,9 +874,9 @@ export class LeasingLedger implements Ledger {
     await Promise.all(mine.map((l) => this.step(l, l.open.size === 0, 0, true)));
   }
 
-  private async returnAccount(credential: KeyLookup, kind: RecallKind = 'report'): Promise<void> {
+  private async returnAccount(credential: KeyLookup, kind: RecallKind = 'report'): Promise<RecallOutcome> {
     const c = resolveCredential(credential);
-    if (!c) return;
+    if (!c) return { any: false, unanswered: [] };
     const mine = [...this.leases.values()].filter((l) => l.accountId === c.accountId);
     await Promise.all(
       mine.map(async (l) => {
@@ -798,17 +890,16 @@ export class LeasingLedger implements Ledger {
       }),
     );
     // Calls answered by other processes: their holders report them first (money changes get the slices back).
-    await this.recallOthers(c.accountId, kind);
+    return this.recallOthers(c.accountId, kind);
   }
 
   /** Polls the recalls of other processes (only while this process holds a lease) and answers them. */
   private async pollRecalls(now: number): Promise<void> {
     const recalls = await this.inner.recalledSince(this.recallsFrom);
-    this.recallsFrom = now - RECALL_SLACK_MS;
+    let stepped = false;
     for (const r of recalls) {
       const id = `${r.kind}:${r.accountId}`;
       if ((this.answered.get(id) ?? -1) >= r.atMs) continue;
-      this.answered.set(id, r.atMs);
       for (const l of this.leases.values()) {
         if (l.accountId !== r.accountId || (!l.id && !l.pending && l.queue.length === 0)) continue;
         if (r.kind === 'money') {
@@ -818,18 +909,27 @@ export class LeasingLedger implements Ledger {
         } else {
           await this.step(l, false, 0);
         }
+        stepped = true;
       }
+      // Answered only once its steps went through: a failed step leaves the recall to the next poll.
+      this.answered.set(id, r.atMs);
     }
+    this.recallsFrom = now - RECALL_SLACK_MS;
+    // The recalling process reads the answers now instead of at its next poll.
+    if (stepped) this.opts.answered?.();
     for (const [id, at] of this.answered) if (at < now - 2 * RECALL_SLACK_MS) this.answered.delete(id);
   }
 
   /** Answers recalls now (another process signalled one) instead of at the next poll. */
   wake(): void {
+    // A poll already reading may have read before the recall was written: poll once more after it.
+    if (this.polling) this.pollAgain = true;
     this.recallTick();
   }
 
   private recallTick(): void {
     if (this.polling || this.closed) return;
+    this.pollAgain = false;
     let holding = false;
     for (const l of this.leases.values()) if (l.id !== null || l.queue.length > 0) holding = true;
     if (!holding) return;
@@ -838,6 +938,7 @@ export class LeasingLedger implements Ledger {
       .catch((err) => this.opts.onError?.(err))
       .finally(() => {
         this.polling = false;
+        if (this.pollAgain) this.recallTick();
       });
   }
 

@@ -211,7 +211,21 @@ export type AdmitRefusal =
       shortfall: number;
     }
   /** The requestId is already used on this account (open or finished). */
-  | { ok: false; code: 'duplicate_request' };
+  | { ok: false; code: 'duplicate_request' }
+  /**
+   * Credit leases only (core/ledger/leasing.ts): the store refused for money while leases of other processes
+   * that may hold it did not answer the recall within its wait. Not a refusal for money: retry after
+   * `retryAfterMs`; `heldUntilMs` is when the last of those leases expires unless its holder steps it.
+   */
+  | {
+      ok: false;
+      code: 'balance_in_transit';
+      retryAfterMs: number;
+      heldUntilMs: number;
+      balance: number;
+      required: number;
+      shortfall: number;
+    };
 
 export type AdmitResult = Admission | AdmitRefusal;
 
@@ -537,7 +551,16 @@ export interface KeyTarget {
 }
 
 export type KeyChangeResult =
-  | { ok: true; key: KeyMeta }
+  | {
+      ok: true;
+      key: KeyMeta;
+      /**
+       * Credit leases only (core/ledger/leasing.ts, a key disabled): leases of the account in other processes
+       * that did not answer the recall within its wait. Each applies the change at its holder's next step, at
+       * the latest when it expires (`appliedByMs`); absent when every process applied it before the answer.
+       */
+      pendingLeases?: { count: number; appliedByMs: number };
+    }
   | { ok: false; code: 'invalid_api_key' }
   | { ok: false; code: 'not_found' }
   | { ok: false; code: 'child_key_forbidden' };

@@ -13,7 +13,8 @@ import { keyView, payoutView } from './admin-views.js';
  * The operator's key lifecycle (docs/endpoints.md, "Key lifecycle"):
  * - PATCH /admin/api/keys/{key_id} `{"disabled": bool}`: the store refuses a disabled key (and every child of
  *   a disabled parent) with 401 `key_disabled` from that step on, and the credit leases of its account are
- *   closed on every process before the answer (core/ledger/leasing.ts, updateKey). The balance stays.
+ *   closed on every process before the answer (core/ledger/leasing.ts, updateKey); `applied_everywhere: false`
+ *   (with `applied_by`) when a process did not answer that recall within its wait. The balance stays.
  * - DELETE /admin/api/keys/{key_id}[?refund=true]: core/account/close-key.ts (disable, pay out, delete).
  * Both are audited as admin records naming the key (its owner's audit reader shows them too).
  */
@@ -66,8 +67,19 @@ export function adminKeyRoutes(
     if (!r.ok) throw ledgerRefusalToError(r);
     const info = await ledger.getKeyInfo(ref).catch(storeFailure);
     if (info === null) throw new GatewayError('not_found', { message: 'The key was deleted meanwhile' });
-    services.log.info({ keyId: r.key.keyId, disabled: body.disabled }, 'admin: key disabled or enabled');
-    return { headers: NO_STORE, json: keyView(info.key, info.usage) };
+    services.log.info(
+      { keyId: r.key.keyId, disabled: body.disabled, pendingLeases: r.pendingLeases?.count ?? 0 },
+      'admin: key disabled or enabled',
+    );
+    return {
+      headers: NO_STORE,
+      json: {
+        ...keyView(info.key, info.usage),
+        // Credit leases of other processes that did not answer the recall in time apply it by their expiry.
+        applied_everywhere: r.pendingLeases === undefined,
+        applied_by: r.pendingLeases?.appliedByMs ?? null,
+      },
+    };
   });
 
   route(router, 'DELETE', '/admin/api/keys/{key_id}', async (ctx) => {

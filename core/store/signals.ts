@@ -10,6 +10,8 @@ import type { StoreConnection } from './connection.js';
  * - `recall`: a process asked the holders of an account's credit leases to report or give them back
  *   (core/ledger/leasing.ts: a key disabled, a withdrawal, money short); holders answer at once instead of at
  *   their next recall poll.
+ * - `recall-answered`: a holder answered a recall (its leases of the account reported, given back or closed);
+ *   the recalling process reads the answers at once instead of waiting for its next read of the leases.
  *
  * The version in the store is the truth; a notification only says "look now". Redis: the versions are one key
  * each under one hash tag (`<prefix>:{signals}:<name>`, so one MGET reads them on Redis Cluster too), a bump is
@@ -21,8 +23,8 @@ import type { StoreConnection } from './connection.js';
  * (250 ms by default).
  */
 
-export type SignalName = 'settings' | 'recall';
-const NAMES: readonly SignalName[] = ['settings', 'recall'];
+export type SignalName = 'settings' | 'recall' | 'recall-answered';
+const NAMES: readonly SignalName[] = ['settings', 'recall', 'recall-answered'];
 
 type Listener = (version: number) => void;
 
@@ -115,7 +117,7 @@ export class StoreSignals {
   }
 
   private async read(): Promise<Record<SignalName, number>> {
-    const out = { settings: 0, recall: 0 };
+    const out: Record<SignalName, number> = { settings: 0, recall: 0, 'recall-answered': 0 };
     const store = this.store;
     if (store.kind === 'redis') {
       const vals = await store.redis.mget(...NAMES.map((n) => versionKey(store.prefix, n)));

@@ -58,6 +58,15 @@ export interface ChaosOptions {
   cluster?: boolean;
   seed?: number;
   log?: (line: string) => void;
+  /**
+   * Traffic runs `seconds`, and then on until this many calls were served (200) and `minFaults` faults were
+   * injected, at most `maxSeconds` in all: on a busy machine the gateways serve fewer calls per second, and the
+   * run waits for what it needs to check instead of ending with too little (default 0: `seconds` only).
+   */
+  minServed?: number;
+  minFaults?: number;
+  /** Upper bound of the traffic when `minServed` / `minFaults` are not reached (default 10 × `seconds`). */
+  maxSeconds?: number;
 }
 
 export interface ChaosReport {
@@ -188,9 +197,16 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     };
 
     let stop = false;
-    const until = Date.now() + opts.seconds * 1000;
+    const minEnd = Date.now() + opts.seconds * 1000;
+    const maxEnd = Date.now() + (opts.maxSeconds ?? 10 * opts.seconds) * 1000;
+    const faultCount = () => Object.values(report.faults).reduce((a, b) => a + (b ?? 0), 0);
+    const enough = () =>
+      report.counts.served >= (opts.minServed ?? 0) && faultCount() >= (opts.minFaults ?? 0);
+    /** Traffic goes on for `seconds`, then until it has what it needs (bounded by `maxSeconds`). */
+    const running = (marginMs = 0) =>
+      !stop && Date.now() < maxEnd - marginMs && (Date.now() < minEnd - marginMs || !enough());
     const client = async () => {
-      while (!stop && Date.now() < until) {
+      while (running()) {
         const roll = random();
         const mode: PayMode = roll < 0.5 ? 'key' : roll < 0.75 ? 'bearer' : 'x-cashu';
         let credential: string;
@@ -230,9 +246,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
     const faults = async () => {
       const every = opts.faultEveryMs ?? 2_500;
-      while (!stop && Date.now() < until - 1_000) {
+      // No fault starts in the last second of the traffic: the clients see it healed.
+      while (running(1_000)) {
         await new Promise((r) => setTimeout(r, every * (0.5 + random())));
-        if (stop || Date.now() >= until - 1_000) break;
+        if (!running(1_000)) break;
         const kinds: FaultKind[] = [
           'kill-gateway',
           'mint-outage',
@@ -344,8 +361,9 @@ async function verify(report: ChaosReport, v: VerifyInput): Promise<void> {
     // What a restarted process does at start-up: finish what crashes left half-done.
     await wallet.recover();
     // Background work of the live processes (a settlement or payout take-back retried after a Redis restart,
-    // the orphan release of a killed process) finishes within seconds: wait for it, bounded.
-    const until = Date.now() + 20_000;
+    // the orphan release of a killed process) finishes within seconds: wait for it, bounded (a minute: seconds
+    // at idle, many times that on a busy machine).
+    const until = Date.now() + 60_000;
     for (;;) {
       await ledger.sweepExpired();
       report.reservedAfterLeaseMsat = (await ledger.audit()).totals.reservedMsat;

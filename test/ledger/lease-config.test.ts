@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { createLedgerOnRedis } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
+import { type RedisProcess, startRedisProcess } from '../../scripts/chaos/redis-process.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
@@ -12,7 +16,19 @@ import { until } from '../support/until.js';
  * MONITOR counts the ledger scripts run under this gateway's prefix, and a plain store ledger (no lease
  * wrapper) reads what is reserved and spent.
  */
-const URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * A redis-server of this file's own (loopback, a free port): MONITOR on the shared one also sees every other
+ * suite's commands, and ioredis fails a monitor connection ("Command queue state error") when such commands
+ * arrive in the same read as MONITOR's own OK — which a busy machine made happen.
+ */
+let own: RedisProcess;
+let ownDir: string;
+let URL = '';
+beforeAll(async () => {
+  ownDir = mkdtempSync(join(tmpdir(), 'gw-lease-config-'));
+  own = await startRedisProcess(ownDir);
+  URL = own.url;
+}, 60_000);
 
 let h: PaidGateway | undefined;
 const clients: Redis[] = [];
@@ -21,8 +37,10 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-afterAll(() => {
+afterAll(async () => {
   for (const c of clients) c.disconnect();
+  await own?.stop();
+  rmSync(ownDir, { recursive: true, force: true });
 });
 
 /** Starts the gateway and a MONITOR connection counting ledger script runs (EVALSHA) on the funded account. */
@@ -31,7 +49,7 @@ async function start(env: Record<string, string>) {
   // monitored commands arrive in the same read as the MONITOR command's own OK, which traffic makes likely.
   const monitor = await new Redis(URL).monitor();
   clients.push(monitor as unknown as Redis);
-  h = await startPaidGateway({ store: 'redis', env });
+  h = await startPaidGateway({ store: 'redis', env: { ...env, REDIS_URL: URL } });
   const prefix = h.gateway.services.config.redisPrefix;
   let scripts = 0;
   let account = '';
@@ -64,7 +82,8 @@ async function start(env: Record<string, string>) {
     };
     monitor.on('monitor', onMarker);
     await plain.get(marker);
-    await until('the MONITOR marker', () => done, 5000);
+    // A condition, not a window: the bound only catches a MONITOR that lost the marker (30 s, any load).
+    await until('the MONITOR marker', () => done, 30_000);
     monitor.off('monitor', onMarker);
     return scripts;
   };
@@ -91,10 +110,11 @@ describe('lease settings (Redis, end to end)', () => {
     // Nothing waits in memory: the store already has the 5 calls, and nothing is reserved.
     const info = (await g.store.getKeyInfo({ apiKey: g.apiKey }))!;
     expect(info.account).toMatchObject({ requests: 5, reservedMsat: 0 });
-  });
+  }, 120_000);
 
   it('leases on: 5 calls are one store step; LEASE_FLUSH_MS holds the report back; LEASE_TTL_MS is the expiry', async () => {
-    const g = await start({ LEASE_FLUSH_MS: '60000', LEASE_IDLE_MS: '60000', LEASE_TTL_MS: '40000' });
+    // TTL 120 s: no renewal (at half the TTL) can fall among the 5 calls, however slow the machine.
+    const g = await start({ LEASE_FLUSH_MS: '60000', LEASE_IDLE_MS: '60000', LEASE_TTL_MS: '120000' });
     const first = await g.seen();
     // A cold key's first call goes the exact way (admit and settle in the store): a lease would cost more.
     await g.call();
@@ -112,8 +132,8 @@ describe('lease settings (Redis, end to end)', () => {
     // The lease expires LEASE_TTL_MS after the step that opened it (no step since).
     const leases = await g.store.otherLeases(g.accountId, 'none');
     expect(leases).toHaveLength(1);
-    expect(leases[0]!.expiresAtMs).toBeGreaterThanOrEqual(t0 + 40_000);
-    expect(leases[0]!.expiresAtMs).toBeLessThanOrEqual(t1 + 40_000);
+    expect(leases[0]!.expiresAtMs).toBeGreaterThanOrEqual(t0 + 120_000);
+    expect(leases[0]!.expiresAtMs).toBeLessThanOrEqual(t1 + 120_000);
     // A balance read through the gateway's ledger reports them (read-your-writes) and returns the lease.
     const read = (await h!.ledger.getKeyInfo({ apiKey: g.apiKey }))!;
     expect(read.account).toMatchObject({ requests: 6, reservedMsat: 0 });
@@ -122,20 +142,22 @@ describe('lease settings (Redis, end to end)', () => {
       reservedMsat: 0,
       spentMsat: read.account.spentMsat,
     });
-  });
+  }, 120_000);
 
   it('LEASE_IDLE_MS: an idle key shows nothing reserved in the store soon after its last call', async () => {
-    const g = await start({ LEASE_FLUSH_MS: '20', LEASE_IDLE_MS: '300' });
+    // A TTL far beyond the wait below: the lease can only come back through the idle timer, not by expiring.
+    const g = await start({ LEASE_FLUSH_MS: '20', LEASE_IDLE_MS: '300', LEASE_TTL_MS: '600000' });
     for (let i = 0; i < 3; i++) await g.call();
     expect((await g.store.getKeyInfo({ apiKey: g.apiKey }))!.account.reservedMsat).toBeGreaterThan(0);
-    // Returned by the idle timer alone (no read through the gateway): 300 ms plus a margin for a loaded box.
+    // Returned by the idle timer alone (no read through the gateway, no expiry): waited for as a condition; the
+    // bound (60 s, a tenth of the TTL) only catches a timer that never fires, at any load.
     await until(
       'the idle lease returned',
       async () => (await g.store.getKeyInfo({ apiKey: g.apiKey }))!.account.reservedMsat === 0,
-      300 + 3000,
+      60_000,
     );
     expect((await g.store.getKeyInfo({ apiKey: g.apiKey }))!.account.requests).toBe(3);
     // (The first of the 3 calls went the exact way, a cold key's; the other two through the lease.)
     expect(await g.store.otherLeases(g.accountId, 'none')).toEqual([]);
-  });
+  }, 120_000);
 });

@@ -40,7 +40,9 @@ function start(env: Record<string, string>): {
     stdio: 'inherit',
   });
   let last: Report | undefined;
-  const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+  // A bound only for a worker that hangs: on a busy machine a worker's calls take many times their idle time
+  // (36 s for a test whose timeout was 60 s): the tests' bounds are 3 times what they were.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
   const holding = new Promise<Report>((resolve) => {
     child.on('message', (m) => {
       if ((m as Report).holding) resolve(m as Report);
@@ -162,7 +164,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     expect(ok).toBe(100);
     expect(info?.account).toMatchObject({ spentMsat: charged, balanceMsat: 4100 - charged, reservedMsat: 0 });
     expect((await ledger.audit()).breaches).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('concurrency is leased too (RATE_LIMIT_CONCURRENT=4, 3 processes): never more than 4 calls of the key open in all', async () => {
     const { ledger, env } = await store.open();
@@ -179,6 +181,10 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
       W_PARALLEL: '10',
       W_DELAY_MS: '30',
       W_CONCURRENT: '4',
+      // A lease's slots return to the store when it expires: a process whose event loop a busy machine stalls
+      // for LEASE_TTL_MS (5 s by default here) could see its slots taken while its calls are still open. The
+      // TTL is a stall tolerance, not what this test measures: 60 s, beyond any stall a loaded machine makes.
+      W_TTL_MS: '60000',
       W_GO: '1',
       W_COUNTER: counterKey,
       W_COUNTER_URL: counterUrl,
@@ -203,7 +209,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
       reservedMsat: 0,
     });
     expect((await ledger.audit()).breaches).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('recall: the last msats are spent by one process while another holds a lease of the key', async () => {
     const { ledger, env } = await store.open();
@@ -223,6 +229,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     expect(held!.account.reservedMsat).toBeGreaterThanOrEqual(41 * 10); // a slice of ≥ 10 calls is leased
     const here = new LeasingLedger(ledger, { flushMs: 20, idleMs: 300, ttlMs: 5000, recallWaitMs: 3000 });
     let served = 0;
+    let inTransit = 0;
     for (let i = 0; i < 200; i++) {
       const a = await here.admit({
         credential: { apiKey },
@@ -233,6 +240,13 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
         expiresInMs: 60_000,
         limits,
       });
+      if (!a.ok && a.code === 'balance_in_transit' && inTransit < 10) {
+        // The holder did not answer within the wait (a loaded machine): not a refusal; a client retries after
+        // Retry-After, and so does this one (bounded).
+        inTransit++;
+        await new Promise((r) => setTimeout(r, a.retryAfterMs));
+        continue;
+      }
       if (!a.ok) {
         expect(a.code).toBe('payment_required');
         break;
@@ -241,6 +255,8 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
       served++;
     }
     // Not one call refused while money sat in the other lease: 98 = 100 − the holder's 2.
+    if (inTransit > 0)
+      console.log(`${store.name}: ${inTransit} answers balance_in_transit before the recall ended`);
     expect(served).toBe(98);
     await here.close();
     holder.child.send('stop');
@@ -248,7 +264,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     const info = await ledger.getKeyInfo({ apiKey });
     expect(info?.account).toMatchObject({ spentMsat: 4100, balanceMsat: 0, reservedMsat: 0 });
     expect((await ledger.audit()).breaches).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('read-your-writes across processes: a read here reports the calls another process has not yet', async () => {
     const { ledger, env } = await store.open();
@@ -276,7 +292,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     holder.child.send('stop');
     await holder.done;
     expect((await ledger.audit()).breaches).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('kill -9 under load (3 processes, a balance they overdraw): no overspend, the dead lease is released after its TTL, the loss is only the unreported calls', async () => {
     const { ledger, env } = await store.open();
@@ -285,7 +301,10 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     const deposit = 300 * 1000;
     const apiKey = await fundKey(ledger, deposit);
     const accountId = (await ledger.getKeyInfo({ apiKey }))!.key.accountId;
-    const ttlMs = 3000;
+    // The lease TTL and the calls' reservation expiry: a survivor whose event loop a busy machine stalls longer
+    // than this sees its own reservation expire under an open call (then charged less than it answered): 12 s
+    // holds far beyond the stalls seen at load 40 (3 s did not). The dead lease is waited for past it.
+    const ttlMs = 12_000;
     const dir = mkdtempSync(join(tmpdir(), 'gw-kill-'));
     dirs.push(dir);
     const snapshot = join(dir, 'victim.json');
@@ -305,7 +324,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     const all = [victim, ...others];
     await Promise.all(all.map((p) => p.ready));
     for (const p of all) p.child.send('go');
-    await until('each process answered calls', () => all.every((p) => (p.last()?.ok ?? 0) >= 5), 30_000);
+    await until('each process answered calls', () => all.every((p) => (p.last()?.ok ?? 0) >= 5), 120_000);
     // Under that load, freeze it while it holds a lease (it writes what it answered and has not reported,
     // then stops dead; asked again until it holds one), then kill -9.
     await until(
@@ -315,7 +334,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
         victim.child.send('freeze');
         return false;
       },
-      30_000,
+      120_000,
     );
     const v = JSON.parse(readFileSync(snapshot, 'utf8')) as {
       processId: string;
@@ -342,7 +361,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     await until(
       "the dead lease's TTL",
       async () => !(await ledger.otherLeases(accountId, 'none')).some((o) => o.id.includes(v.processId)),
-      30_000,
+      ttlMs + 60_000,
     );
     const here = new LeasingLedger(ledger, { flushMs: 20, idleMs: 300, ttlMs: 5000, recallWaitMs: 3000 });
     let hereCharged = 0;
@@ -384,5 +403,5 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     console.log(
       `${store.name}: victim answered ${v.ok} calls, recorded ${victimRecorded}, lost ${lost} (unreported at the kill: ${v.queued})`,
     );
-  }, 90_000);
+  }, 240_000);
 });

@@ -16,7 +16,16 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the generator script as `npm run gen:check` does (through tsx), bounded to 60 s. */
+/**
+ * Each test runs the generator (a tsx process that loads the OpenAPI tooling: several seconds of CPU), up to
+ * three at once. On a busy machine that takes far longer than on an idle one, so the bounds are generous: a
+ * run is killed after RUN_MS (a hung generator still fails the test, by its exit code), and each test's own
+ * timeout leaves room for that.
+ */
+const RUN_MS = 150_000;
+const TEST_MS = RUN_MS + 30_000;
+
+/** Runs the generator script as `npm run gen:check` does (through tsx), bounded to RUN_MS. */
 function runGen(args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root });
@@ -28,7 +37,7 @@ function runGen(args: string[]): Promise<Run> {
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_MS);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -46,52 +55,64 @@ afterAll(async () => {
 });
 
 describe('scripts/gen-openapi-types.ts', () => {
-  it('generates deterministically, with the do-not-edit header, exactly the committed file', async () => {
-    const a = await generateTypes(openApiYamlPath());
-    const b = await generateTypes(openApiYamlPath());
-    expect(a).toBe(b);
-    expect(a.startsWith(HEADER)).toBe(true);
-    expect(a).toContain('generated — do not edit; run npm run gen');
-    expect(a).toBe(await readFile(committed, 'utf8'));
-  });
+  it(
+    'generates deterministically, with the do-not-edit header, exactly the committed file',
+    async () => {
+      const a = await generateTypes(openApiYamlPath());
+      const b = await generateTypes(openApiYamlPath());
+      expect(a).toBe(b);
+      expect(a.startsWith(HEADER)).toBe(true);
+      expect(a).toContain('generated — do not edit; run npm run gen');
+      expect(a).toBe(await readFile(committed, 'utf8'));
+    },
+    TEST_MS,
+  );
 
-  it('--check passes on the committed yaml and types, and fails with a clear message on drift', async () => {
-    const drifted = join(dir, 'drifted.yaml');
-    const yaml = await readFile(openApiYamlPath(), 'utf8');
-    // A new optional field on the chat request: the committed types no longer match.
-    const changed = yaml.replace(
-      '        messages:\n          type: array\n          minItems: 1\n',
-      '        drift_probe:\n          type: string\n        messages:\n          type: array\n          minItems: 1\n',
-    );
-    expect(changed).not.toBe(yaml);
-    await writeFile(drifted, changed);
-    const missingOut = join(dir, 'nowhere', 'types.ts');
+  it(
+    '--check passes on the committed yaml and types, and fails with a clear message on drift',
+    async () => {
+      const drifted = join(dir, 'drifted.yaml');
+      const yaml = await readFile(openApiYamlPath(), 'utf8');
+      // A new optional field on the chat request: the committed types no longer match.
+      const changed = yaml.replace(
+        '        messages:\n          type: array\n          minItems: 1\n',
+        '        drift_probe:\n          type: string\n        messages:\n          type: array\n          minItems: 1\n',
+      );
+      expect(changed).not.toBe(yaml);
+      await writeFile(drifted, changed);
+      const missingOut = join(dir, 'nowhere', 'types.ts');
 
-    const [clean, drift, missing] = await Promise.all([
-      runGen(['--check']),
-      runGen(['--check', '--spec', drifted]),
-      runGen(['--check', '--out', missingOut]),
-    ]);
-    expect(clean.code, clean.stderr).toBe(0);
-    expect(clean.stdout).toContain('up to date');
-    expect(drift.code).toBe(1);
-    expect(drift.stderr).toContain('is out of date');
-    expect(drift.stderr).toContain('npm run gen');
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('is missing');
-  });
+      const [clean, drift, missing] = await Promise.all([
+        runGen(['--check']),
+        runGen(['--check', '--spec', drifted]),
+        runGen(['--check', '--out', missingOut]),
+      ]);
+      expect(clean.code, clean.stderr).toBe(0);
+      expect(clean.stdout).toContain('up to date');
+      expect(drift.code).toBe(1);
+      expect(drift.stderr).toContain('is out of date');
+      expect(drift.stderr).toContain('npm run gen');
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('is missing');
+    },
+    TEST_MS,
+  );
 
-  it('writes to --out and a hand edit of the output is drift too', async () => {
-    const out = join(dir, 'types.ts');
-    const written = await runGen(['--out', out]);
-    expect(written.code, written.stderr).toBe(0);
-    expect(await readFile(out, 'utf8')).toBe(await readFile(committed, 'utf8'));
-    await writeFile(
-      out,
-      (await readFile(out, 'utf8')).replace('export interface paths', 'export interface Paths'),
-    );
-    const edited = await runGen(['--check', '--out', out]);
-    expect(edited.code).toBe(1);
-    expect(edited.stderr).toContain('is out of date');
-  });
+  it(
+    'writes to --out and a hand edit of the output is drift too',
+    async () => {
+      const out = join(dir, 'types.ts');
+      const written = await runGen(['--out', out]);
+      expect(written.code, written.stderr).toBe(0);
+      expect(await readFile(out, 'utf8')).toBe(await readFile(committed, 'utf8'));
+      await writeFile(
+        out,
+        (await readFile(out, 'utf8')).replace('export interface paths', 'export interface Paths'),
+      );
+      const edited = await runGen(['--check', '--out', out]);
+      expect(edited.code).toBe(1);
+      expect(edited.stderr).toContain('is out of date');
+    },
+    TEST_MS,
+  );
 });

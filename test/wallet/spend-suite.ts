@@ -20,8 +20,13 @@ import {
  * (fake) Lightning invoice, concurrent sends never sharing a proof, solvency consistent with every credit and
  * debit, and logs free of tokens and secrets.
  */
+/** The funding hook's bound (see beforeAll). */
+const HOOK_MS = 240_000;
+const TEST_MS = 180_000;
+
 export function spendSuite(kind: StoreKind): void {
-  describe(`wallet send / payout / solvency (${kind} store)`, () => {
+  // Each test is several mint round trips of blind signing: bounded by TEST_MS, not the default 30 s.
+  describe(`wallet send / payout / solvency (${kind} store)`, { timeout: TEST_MS }, () => {
     const PPK = 100;
     let mint: DevMint;
     let conn: StoreConnection;
@@ -31,6 +36,8 @@ export function spendSuite(kind: StoreKind): void {
     /** What users were credited (receipts) minus what left as tokens and payouts: the user balances. */
     let userMsat = 0;
 
+    // Minting and receiving the three funding tokens is blind signing in JavaScript: seconds at idle, a minute
+    // or more on a busy machine. The hook waits for it (bounded by HOOK_MS) instead of the default 60 s.
     beforeAll(async () => {
       mint = await startTestMint({ inputFeePpk: PPK });
       conn = testStore(kind);
@@ -45,7 +52,7 @@ export function spendSuite(kind: StoreKind): void {
         tokensSeen.push(token);
         userMsat += (await wallet.receive(token)).amountMsat;
       }
-    });
+    }, HOOK_MS);
 
     afterAll(async () => {
       await mint.close();

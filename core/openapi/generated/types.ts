@@ -1481,6 +1481,9 @@ export interface paths {
          *     `key_disabled` on every process at once: the store refuses it from this step on, and every process's
          *     credit leases of the account are closed (their calls reported) before the answer. The balance is
          *     untouched (refund it with DELETE ?refund=true). `{"disabled": false}` enables it again. Audited.
+         *     With credit leases, `applied_everywhere` says whether every process holding a lease of the account
+         *     answered the recall before this answer; `false`: a process that did not answer in time may still admit
+         *     calls of the key from its slice until its next lease step, at the latest until `applied_by`.
          */
         patch: operations["updateAdminKey"];
         trace?: never;
@@ -1762,7 +1765,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "tool_not_priced" | "service_tier_not_priced" | "context_not_bounded" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "invalid_payment_credential" | "payment_credential_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "invoice_not_paid" | "insufficient_balance" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payout_in_progress" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "too_many_sessions" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "tool_not_priced" | "service_tier_not_priced" | "context_not_bounded" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "invalid_payment_credential" | "payment_credential_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "invoice_not_paid" | "insufficient_balance" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payout_in_progress" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "too_many_sessions" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "balance_in_transit" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family. `conflict` (409) and `not_implemented` (501) extend the interface's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -1994,7 +1997,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "service_unavailable";
                 /** @enum {string} */
-                code?: "service_unavailable" | "store_unavailable" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable";
+                code?: "service_unavailable" | "store_unavailable" | "balance_in_transit" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable";
             };
         };
         /** @description The error envelope of an HTTP 505 answer. */
@@ -3345,6 +3348,13 @@ export interface components {
              */
             limit: number;
         } & (unknown | unknown);
+        /** @description The key after a PATCH (AdminKeyMeta), and whether every gateway process has applied the change. */
+        AdminKeyPatchResult: components["schemas"]["AdminKeyMeta"] & {
+            /** @description true when every process holding a credit lease of the key's account answered the recall before this answer (a disabled key is then admitted nowhere); false when some did not within the wait. */
+            applied_everywhere: boolean;
+            /** @description When applied_everywhere is false: ms since the epoch by which the last unanswered lease expires, so every process has applied the change (null otherwise). */
+            applied_by: number | null;
+        };
         AdminKeyMeta: {
             key_id: string;
             /** @description Disabled by the operator (PATCH /admin/api/keys/{key_id}); a disabled parent key also refuses its children. */
@@ -3901,13 +3911,16 @@ export interface components {
         };
         /**
          * @description A dependency is down (type `service_unavailable`). Codes: `service_unavailable`, `store_unavailable`
-         *     (the balance store: no call is ever made unpaid), `mint_unavailable` (the eCash mint),
+         *     (the balance store: no call is ever made unpaid), `balance_in_transit` (part of the key's balance sits
+         *     in another gateway process's credit lease that did not answer its recall in time: not a refusal for
+         *     money, `Retry-After` says when to call again), `mint_unavailable` (the eCash mint),
          *     `price_unavailable` (no fresh BTC price to price the call), `operator_wallet_insufficient` (the model is
          *     served by another node paid with eCash and the operator's surplus cannot pay it; nothing was charged).
          */
         ServiceUnavailable: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Retry-After": components["headers"]["Retry-After"];
                 "X-Cashu": components["headers"]["X-Cashu-Change"];
                 "X-Cashu-Change": components["headers"]["X-Cashu-Change-Status"];
                 [name: string]: unknown;
@@ -6476,14 +6489,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The key after the change. */
+            /** @description The key after the change, and whether every process has applied it. */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminKeyMeta"];
+                    "application/json": components["schemas"]["AdminKeyPatchResult"];
                 };
             };
             400: components["responses"]["BadRequest"];

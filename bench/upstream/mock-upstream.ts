@@ -95,6 +95,8 @@ export interface MockUsage {
 
 export interface MockStats {
   requests: number;
+  /** Of `requests`, the model-list reads (GET /v1/models: the gateway's catalogue fetches and retries). */
+  modelLists: number;
   /** Requests whose client (the gateway) went away before the response ended. */
   aborted: number;
   completed: number;
@@ -232,6 +234,7 @@ export async function startMockUpstream(
   let behaviour: MockBehaviour = { ...defaults(), ...initial };
   const stats: MockStats = {
     requests: 0,
+    modelLists: 0,
     aborted: 0,
     completed: 0,
     lastMethod: undefined,
@@ -266,6 +269,7 @@ export async function startMockUpstream(
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
+    if (path === '/v1/models' && req.method === 'GET') stats.modelLists++;
     stats.lastMethod = req.method;
     stats.lastPath = url;
     stats.lastHeaders = req.headers;
@@ -422,6 +426,7 @@ export async function startMockUpstream(
     resetStats() {
       Object.assign(stats, {
         requests: 0,
+        modelLists: 0,
         aborted: 0,
         completed: 0,
         lastMethod: undefined,

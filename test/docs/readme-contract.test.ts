@@ -9,6 +9,10 @@ const configSource = ['../../core/config.ts', '../../core/store/redis-config.ts'
   .map((f) => readFileSync(new URL(f, import.meta.url), 'utf8'))
   .join('\n');
 
+const otelSource = ['../../core/otel-tracing.ts', '../../core/trace-context.ts']
+  .map((f) => readFileSync(new URL(f, import.meta.url), 'utf8'))
+  .join('\n');
+
 function tableRows(heading: string): string[][] {
   const start = readme.indexOf(`## ${heading}`);
   expect(start, `README has a "${heading}" section`).toBeGreaterThanOrEqual(0);
@@ -28,7 +32,14 @@ describe('README stays true to the code', () => {
   it('documents exactly the environment variables config.ts reads', () => {
     const read = new Set([...configSource.matchAll(/\(env, '([A-Z0-9_]+)'/g)].map((m) => m[1]));
     const documented = new Set(tableRows('Configuration').map((r) => r[0]!.replaceAll('`', '')));
-    expect([...documented].sort()).toEqual([...read].sort());
+    // The standard OpenTelemetry variables are read by core/otel-tracing.ts and core/trace-context.ts (the SDK's own names), not config.ts:
+    // each one documented must be one that module reads.
+    const otel = new Set([...otelSource.matchAll(/env\.(OTEL_[A-Z0-9_]+)/g)].map((m) => m[1]));
+    const documentedOtel = [...documented].filter((v) => v.startsWith('OTEL_'));
+    expect(documentedOtel.length).toBeGreaterThan(0);
+    for (const v of documentedOtel)
+      expect(otel.has(v), `${v} is read by core/otel-tracing.ts or core/trace-context.ts`).toBe(true);
+    expect([...documented].filter((v) => !v.startsWith('OTEL_')).sort()).toEqual([...read].sort());
   });
 
   it('documents every error code with its status, and no other', () => {

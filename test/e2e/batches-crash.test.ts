@@ -52,8 +52,10 @@ describe.each(['sqlite', 'redis'] as const)('batch settlement across kill -9 (%s
 
     await a.kill('SIGKILL');
     const b = await procs.spawn({ ...ENV, WALLET_TEST_CRASH_AT: 'batch-settled' });
+    // The orphan pass has run over the dead process (it held nothing of its own: the batch's reservation is
+    // owned by no process, so the pass logs the info line, not the warning).
     await until('the dead process is released as an orphan', () =>
-      b.logs().includes('released what stopped processes held'),
+      /released what stopped processes held|forgot stopped processes/.test(b.logs()),
     );
     // The batch is still open at the provider: its reservation is kept.
     expect((await info()).account.reservedMsat).toBe(reserved);

@@ -86,7 +86,7 @@ describe('CORS', () => {
     expect(h['access-control-allow-origin']).toBe('*');
     expect(h['access-control-allow-methods']).toBe('GET, POST, PUT, PATCH, DELETE, OPTIONS');
     expect(h['access-control-allow-headers']).toBe(
-      'Authorization, Content-Type, X-Cashu, X-Request-ID, X-Api-Key, Anthropic-Version, Anthropic-Beta',
+      'Authorization, Content-Type, X-Cashu, X-Request-ID, X-Api-Key, Anthropic-Version, Anthropic-Beta, Prefer',
     );
     expect(h['access-control-max-age']).toBe('86400');
   });

@@ -118,7 +118,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('estimate, models and metrics on %
       body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
     });
     expect(paid.status).toBe(200);
-    // A paid-pipeline request (no credentials → 401 from the auth stage).
+    // A paid-pipeline request without credentials: 402 with every payment door's offer (a wallet is configured).
     await req('POST', '/v1/some/other/path', { body: {} });
     await req('POST', '/v1/estimate', { body: { model: 'mock-gpt', prompt_tokens: 1, max_tokens: 1 } });
 
@@ -131,7 +131,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('estimate, models and metrics on %
     expect(m.text).toMatch(
       /gateway_requests_total\{route="\/v1\/balance\/info",method="GET",status="401"\} \d+/,
     );
-    expect(m.text).toMatch(/gateway_requests_total\{route="\/v1\/\{path\}",method="POST",status="401"\} \d+/);
+    expect(m.text).toMatch(/gateway_requests_total\{route="\/v1\/\{path\}",method="POST",status="402"\} \d+/);
     expect(m.text).toMatch(/gateway_request_duration_seconds_bucket\{le="[\d.+Inf]+",route="\/v1\/estimate"/);
     const charged = /gateway_charged_msats_total\{endpoint="\/v1\/chat\/completions"\} (\d+)/.exec(m.text);
     expect(Number(charged?.[1])).toBeGreaterThan(0);

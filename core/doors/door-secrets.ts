@@ -31,3 +31,28 @@ export async function loadDoorSecret(store: StoreConnection, name: string): Prom
   };
   return row.value;
 }
+
+/**
+ * Marks `name` used, atomically across every process on the store: true for the one caller that marked it, false
+ * for every other (concurrent or later). Kept beside the secrets (Redis `SET NX` with a lifetime of `ttlS`; SQLite
+ * `INSERT OR IGNORE` into `node_secrets`). The MPP `charge` door consumes a challenge with it (consume-once).
+ */
+export async function claimOnce(store: StoreConnection, name: string, ttlS: number): Promise<boolean> {
+  const now = Date.now();
+  if (store.kind === 'redis') {
+    const set = await store.redis.call(
+      'SET',
+      redisKey(store.prefix, `used:${name}`),
+      String(now),
+      'NX',
+      'EX',
+      String(Math.max(1, Math.ceil(ttlS))),
+    );
+    return set === 'OK';
+  }
+  // node_secrets exists: loadDoorSecret made it when the doors opened.
+  const r = store.db
+    .prepare('INSERT OR IGNORE INTO node_secrets (name, value, created_at) VALUES (?, ?, ?)')
+    .run(`used:${name}`, String(now), now);
+  return r.changes === 1;
+}

@@ -7,12 +7,16 @@ import { GatewayError } from '../errors.js';
  * HMAC of every other challenge parameter with a secret kept in the money store, so a credential echoing an
  * altered challenge (another invoice, realm, intent or expiry) or one this node never issued does not verify.
  *
- * - Challenge: `Payment id="…", realm="…", method="lightning", intent="charge", request="<b64url JSON>",
+ * - Challenge: `Payment id="…", realm="…", method="lightning", intent="charge", request="<b64url JCS JSON>",
  *   expires="<RFC 3339>"`; the request is `{ amount, currency: "sat", description, methodDetails: { invoice,
- *   paymentHash, network } }`.
- * - Credential: `Authorization: Payment <b64url JCS JSON { challenge: {…echo…}, payload: { preimage } }>`.
- * - Receipt: `Payment-Receipt: <b64url JSON { status: "success", method: "lightning", timestamp, reference }>`,
- *   the reference being the invoice's payment hash.
+ *   paymentHash } }`.
+ * - Credential: `Authorization: Payment <b64url JSON { challenge: {…echo…}, payload: { preimage } }>` (padding
+ *   accepted, `source` ignored).
+ * - Receipt: `Payment-Receipt: <b64url JCS JSON { challengeId, method: "lightning", reference, status: "success",
+ *   timestamp }>`, the reference being the invoice's payment hash (never the preimage).
+ *
+ * JSON carried in headers is JCS-serialized (RFC 8785): for the strings and plain objects used here, that is
+ * `JSON.stringify` with every object's keys sorted; base64url without padding.
  */
 
 export interface MppChallenge {
@@ -32,6 +36,18 @@ export interface ChargeRequest {
 }
 
 const b64url = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
+
+/** JCS (RFC 8785) for JSON made of strings, integers, arrays and plain objects: keys sorted at every level. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
 const unb64url = (s: string) => Buffer.from(s, 'base64url').toString('utf8');
 
 /** The binding of a challenge: HMAC-SHA256 over its parameters in a fixed order, base64url. */
@@ -48,7 +64,7 @@ export function issueChallenge(
     realm: input.realm,
     method: 'lightning',
     intent: 'charge',
-    request: b64url(JSON.stringify(input.request)),
+    request: b64url(canonicalJson(input.request)),
     expires: new Date(input.expiresAt).toISOString(),
   };
   return { id: bindingId(secret, c), ...c };
@@ -144,14 +160,15 @@ export function verifyCredential(
   };
 }
 
-/** The `Payment-Receipt` header value of a call paid through the MPP door. */
-export function receiptHeader(paymentHash: string, now: number): string {
+/** The `Payment-Receipt` header value of a call paid through the MPP door (draft-lightning-charge-00). */
+export function receiptHeader(challengeId: string, paymentHash: string, now: number): string {
   return b64url(
-    JSON.stringify({
-      status: 'success',
+    canonicalJson({
+      challengeId,
       method: 'lightning',
-      timestamp: new Date(now).toISOString(),
       reference: paymentHash,
+      status: 'success',
+      timestamp: new Date(now).toISOString(),
     }),
   );
 }

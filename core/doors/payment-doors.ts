@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import type { StoreConnection } from '../store/connection.js';
 import type { LightningDeposits } from '../wallet/lightning-deposits.js';
 import type { WalletService } from '../wallet/types.js';
-import { loadDoorSecret } from './door-secrets.js';
+import { claimOnce, loadDoorSecret } from './door-secrets.js';
 import { issueMacaroon, l402Challenge, parseL402Credential, verifyMacaroon } from './l402.js';
 import { challengeHeader, issueChallenge, receiptHeader, verifyCredential } from './mpp.js';
 
@@ -46,6 +46,8 @@ export interface DoorCaller {
   /** The ledger identity (a token hash) of the invoice's balance. */
   tokenHash: string;
   paymentHash: string;
+  /** MPP: the id of the challenge the credential echoes (its receipt names it). */
+  challengeId?: string;
 }
 
 /** An unpaid call's offers: the headers and the JSON body's `details`. */
@@ -64,6 +66,9 @@ const sha256Hex = (hex: string) => createHash('sha256').update(Buffer.from(hex, 
 /** Payment hashes credited in this process (a hit skips the store and the mint). */
 const CREDITED_CACHE_SIZE = 100_000;
 
+/** How long past its challenge's expiry a consumed `charge` credential stays marked (expired ones are refused). */
+const CONSUMED_MARGIN_S = 3600;
+
 export class PaymentDoors {
   private readonly credited = new LRUCache<string, true>({ max: CREDITED_CACHE_SIZE });
 
@@ -73,6 +78,7 @@ export class PaymentDoors {
     private readonly mppSecret: string,
     private readonly wallet: WalletService,
     private readonly deposits: LightningDeposits,
+    private readonly store: StoreConnection,
     private readonly log: Logger,
     private readonly now: () => number,
   ) {}
@@ -95,6 +101,7 @@ export class PaymentDoors {
       mppSecret,
       opts.wallet,
       opts.deposits,
+      opts.store,
       opts.log,
       opts.now ?? Date.now,
     );
@@ -116,7 +123,8 @@ export class PaymentDoors {
    */
   async offer(amountMsat: number, model: string | undefined): Promise<DoorOffer> {
     const sats = Math.max(Math.ceil(amountMsat / 1000), this.config.minSats);
-    const headers: Record<string, string> = {};
+    // A challenge names a single-use invoice: never cached (draft-lightning-charge-00).
+    const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
     const options: Array<Record<string, unknown>> = [];
     if (this.offers('cashu')) {
       const request = this.wallet.createPaymentRequest({
@@ -208,15 +216,29 @@ export class PaymentDoors {
         message: 'The Payment challenge names no invoice',
       });
     }
-    // The challenge's expiry bounds its payment: a credential first presented after it pays nothing; once
-    // credited, its balance pays until spent.
+    // `charge` is consume-once (draft-lightning-charge-00): a call is paid by a credential only before its
+    // challenge expires, and only once — the first call to claim it wins, atomically across processes; a replay
+    // (or a concurrent twin) is refused. The invoice's value is credited to its balance first, so whatever the
+    // call leaves (the invoice is max(bound, L402_MIN_SATS)) is read and refunded with the same header
+    // (`allowExpired`: balance and refund, which never consume it).
     const expired = !(mpp.expiresAt > this.now());
-    return this.credit('mpp', paymentHash, mpp.preimage, expired && !o.allowExpired);
+    if (expired && !o.allowExpired) throw new GatewayError('payment_credential_expired');
+    const caller = await this.credit('mpp', paymentHash, mpp.preimage, expired);
+    if (!o.allowExpired) {
+      const ttlS = (mpp.expiresAt - this.now()) / 1000 + CONSUMED_MARGIN_S;
+      if (!(await claimOnce(this.store, `mpp-charge:${paymentHash}`, ttlS))) {
+        throw new GatewayError('invalid_payment_credential', {
+          message:
+            'This Payment credential was already used (a charge pays one call): its rest is refundable with it at /v1/wallet/refund; pay a fresh challenge',
+        });
+      }
+    }
+    return { ...caller, challengeId: mpp.challenge.id };
   }
 
   /** The `Payment-Receipt` of a call an MPP credential paid. */
   receipt(caller: DoorCaller): string {
-    return receiptHeader(caller.paymentHash, this.now());
+    return receiptHeader(caller.challengeId ?? '', caller.paymentHash, this.now());
   }
 
   private async credit(

@@ -157,12 +157,14 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     expect(refused).toBe(1);
   });
 
-  it('fetchWithMpp pays a Lightning charge; the answer carries Payment-Receipt; the credential draws on the rest', async () => {
+  it('fetchWithMpp pays a Lightning charge; Payment-Receipt names challenge and payment hash; the credential is consume-once, its rest refundable', async () => {
     const first = await fetchWithMpp(url(), init({ stream: true }), { wallet });
     expect(first.status).toBe(200);
-    const receipt = JSON.parse(
-      Buffer.from(first.headers.get('payment-receipt') ?? '', 'base64url').toString(),
-    ) as Record<string, string>;
+    const rawReceipt = first.headers.get('payment-receipt') ?? '';
+    expect(rawReceipt).not.toContain('=');
+    const receipt = JSON.parse(Buffer.from(rawReceipt, 'base64url').toString()) as Record<string, string>;
+    // JCS: keys sorted.
+    expect(Object.keys(receipt)).toEqual(['challengeId', 'method', 'reference', 'status', 'timestamp']);
     expect(receipt.status).toBe('success');
     expect(receipt.method).toBe('lightning');
     const preimage = first.payment!.preimage!;
@@ -170,11 +172,67 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     expect(await first.text()).toContain('data: [DONE]');
     const credentials = first.payment!.credentials;
     expect(credentials.value).toMatch(/^Payment [A-Za-z0-9_-]+$/);
+    const echoed = JSON.parse(Buffer.from(credentials.value.slice(8), 'base64url').toString()) as {
+      challenge: { id: string };
+    };
+    expect(receipt.challengeId).toBe(echoed.challenge.id);
+    expect(receipt.timestamp).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(await balanceOf(credentials.value)).toBe(INVOICE - CALL);
-    const second = await fetchWithMpp(url(), init(), { wallet, credentials });
-    expect(second.status).toBe(200);
-    expect(((await second.json()) as Record<string, { msats: number }>)['x-node-cost']?.msats).toBe(CALL);
-    expect(await balanceOf(credentials.value)).toBe(INVOICE - 2 * CALL);
+
+    // The same credential again, twice at once: consumed by the first call, both refused, nothing charged or sent.
+    const upstreamBefore = h.upstream.stats.requests;
+    const replays = await Promise.all([1, 2].map(() => fetchWithMpp(url(), init(), { wallet, credentials })));
+    for (const r of replays) {
+      expect(r.status).toBe(401);
+      expect(r.payment?.paid).toBe(false);
+      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('invalid_payment_credential');
+    }
+    expect(h.upstream.stats.requests).toBe(upstreamBefore);
+    expect(await balanceOf(credentials.value)).toBe(INVOICE - CALL);
     expect(await h.ledger.getKeyInfo({ tokenHash: doorIdentity(receipt.reference!) })).not.toBeNull();
+
+    // The rest (the invoice was L402_MIN_SATS, more than the call) is refunded with the same header.
+    const refund = await fetch(`${h.baseURL}/wallet/refund`, {
+      method: 'POST',
+      headers: { authorization: credentials.value, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(refund.status).toBe(200);
+    const refunded = (await refund.json()) as { cashu_token: string };
+    expect(await h.redeem(refunded.cashu_token)).toBe(47);
+    expect(await balanceOf(credentials.value)).toBe(0);
+  });
+
+  it('a fresh MPP charge presented twice at once pays exactly one call', async () => {
+    const unpaid = await fetch(url(), init());
+    expect(unpaid.status).toBe(402);
+    expect(unpaid.headers.get('cache-control')).toBe('no-store');
+    const www = unpaid.headers.get('www-authenticate') ?? '';
+    await unpaid.body?.cancel();
+    const param = (k: string) => new RegExp(`${k}="([^"]*)"`).exec(www)![1]!;
+    const challenge = {
+      id: param('id'),
+      realm: param('realm'),
+      method: param('method'),
+      intent: param('intent'),
+      request: param('request'),
+      expires: param('expires'),
+    };
+    const request = JSON.parse(Buffer.from(challenge.request, 'base64url').toString()) as {
+      methodDetails: { invoice: string };
+    };
+    const { preimage } = await wallet.payInvoice({ invoice: request.methodDetails.invoice });
+    const authorization = `Payment ${Buffer.from(JSON.stringify({ challenge, payload: { preimage } })).toString('base64url')}`;
+    const calls = await Promise.all(
+      [1, 2].map(() =>
+        fetch(url(), { ...init(), headers: { 'content-type': 'application/json', authorization } }),
+      ),
+    );
+    // Exactly one pays; the other is refused as used (401), or told the payment is being credited (409).
+    const statuses = calls.map((r) => r.status).sort();
+    expect(statuses[0]).toBe(200);
+    expect([401, 409]).toContain(statuses[1]);
+    await Promise.all(calls.map((r) => r.body?.cancel()));
+    expect(await balanceOf(authorization)).toBe(INVOICE - CALL);
   });
 });

@@ -56,14 +56,33 @@ function bindingId(secret: string, c: Omit<MppChallenge, 'id'>): string {
   return createHmac('sha256', secret).update(text).digest('base64url');
 }
 
+/**
+ * The `session` intent's request (draft-lightning-session-00): `amount` the price of one unit (here one call, its
+ * reservation bound), the deposit invoice to open the session with, and its payment hash (the session id).
+ */
+export interface SessionRequest {
+  amount: string;
+  currency: string;
+  description?: string;
+  unitType?: string;
+  depositInvoice: string;
+  depositAmount?: string;
+  paymentHash: string;
+}
+
 export function issueChallenge(
   secret: string,
-  input: { realm: string; request: ChargeRequest; expiresAt: number },
+  input: {
+    realm: string;
+    request: ChargeRequest | SessionRequest;
+    expiresAt: number;
+    intent?: 'charge' | 'session';
+  },
 ): MppChallenge {
   const c = {
     realm: input.realm,
     method: 'lightning',
-    intent: 'charge',
+    intent: input.intent ?? 'charge',
     request: b64url(canonicalJson(input.request)),
     expires: new Date(input.expiresAt).toISOString(),
   };
@@ -94,41 +113,49 @@ export interface VerifiedCharge {
 
 const bad = (message: string) => new GatewayError('invalid_payment_credential', { message });
 
+/** A credential whose challenge this node issued, as echoed: its intent, decoded request and payload. */
+export interface MppCredential {
+  challenge: MppChallenge;
+  request: Record<string, unknown>;
+  payload: Record<string, unknown>;
+  /** Unix ms; NaN when the challenge named none. */
+  expiresAt: number;
+}
+
 /**
  * Reads and checks an `Authorization: Payment …` credential: null for another scheme. @throws
- * `invalid_payment_credential` when it is malformed, not a Lightning charge, of another realm, or its challenge
- * was not issued with `secret` exactly as echoed.
+ * `invalid_payment_credential` when it is malformed, not a Lightning `charge` or `session`, of another realm, or
+ * its challenge was not issued with `secret` exactly as echoed.
  */
-export function verifyCredential(
-  secret: string,
-  realm: string,
-  authorization: string,
-): VerifiedCharge | null {
+export function readCredential(secret: string, realm: string, authorization: string): MppCredential | null {
   const m = /^Payment\s+([A-Za-z0-9_-]+=*)$/i.exec(authorization.trim());
   if (!m) {
     if (/^Payment(\s|$)/i.test(authorization.trim()))
       throw bad('Authorization must be "Payment <credential>"');
     return null;
   }
-  let cred: { challenge?: Partial<MppChallenge>; payload?: { preimage?: unknown } };
+  let cred: { challenge?: Partial<MppChallenge>; payload?: unknown };
   try {
     cred = JSON.parse(unb64url(m[1] as string)) as typeof cred;
   } catch {
     throw bad('The Payment credential is not base64url JSON');
   }
-  const c = cred.challenge;
-  const preimage = cred.payload?.preimage;
+  const c = cred?.challenge;
+  const payload = cred?.payload;
   if (
     c === undefined ||
+    c === null ||
     typeof c.id !== 'string' ||
     typeof c.realm !== 'string' ||
     typeof c.method !== 'string' ||
     typeof c.intent !== 'string' ||
     typeof c.request !== 'string' ||
     (c.expires !== undefined && typeof c.expires !== 'string') ||
-    typeof preimage !== 'string'
+    payload === null ||
+    typeof payload !== 'object' ||
+    Array.isArray(payload)
   ) {
-    throw bad('The Payment credential lacks its challenge or preimage');
+    throw bad('The Payment credential lacks its challenge or payload');
   }
   const challenge: MppChallenge = {
     id: c.id,
@@ -143,25 +170,55 @@ export function verifyCredential(
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
     throw bad('The Payment challenge was not issued by this node, or was altered');
   }
-  if (challenge.realm !== realm || challenge.method !== 'lightning' || challenge.intent !== 'charge') {
-    throw bad('The Payment challenge is not a Lightning charge of this node');
+  if (
+    challenge.realm !== realm ||
+    challenge.method !== 'lightning' ||
+    (challenge.intent !== 'charge' && challenge.intent !== 'session')
+  ) {
+    throw bad('The Payment challenge is not a Lightning charge or session of this node');
   }
-  let request: ChargeRequest;
+  let request: Record<string, unknown>;
   try {
-    request = JSON.parse(unb64url(challenge.request)) as ChargeRequest;
+    request = JSON.parse(unb64url(challenge.request)) as Record<string, unknown>;
   } catch {
     throw bad('The Payment challenge request is not base64url JSON');
   }
   return {
     challenge,
     request,
-    preimage,
+    payload: payload as Record<string, unknown>,
     expiresAt: challenge.expires === undefined ? Number.NaN : Date.parse(challenge.expires),
   };
 }
 
-/** The `Payment-Receipt` header value of a call paid through the MPP door (draft-lightning-charge-00). */
-export function receiptHeader(challengeId: string, paymentHash: string, now: number): string {
+/**
+ * A `charge` credential (null for another scheme). @throws `invalid_payment_credential` as `readCredential`, and
+ * for another intent or a payload without its preimage.
+ */
+export function verifyCredential(
+  secret: string,
+  realm: string,
+  authorization: string,
+): VerifiedCharge | null {
+  const cred = readCredential(secret, realm, authorization);
+  if (cred === null) return null;
+  if (cred.challenge.intent !== 'charge') throw bad('The Payment challenge is not a Lightning charge');
+  const preimage = cred.payload.preimage;
+  if (typeof preimage !== 'string') throw bad('The Payment credential lacks its challenge or preimage');
+  return {
+    challenge: cred.challenge,
+    request: cred.request as unknown as ChargeRequest,
+    preimage,
+    expiresAt: cred.expiresAt,
+  };
+}
+
+/**
+ * The `Payment-Receipt` header value of a call paid through the MPP door: `charge` names its challenge
+ * (draft-lightning-charge-00); `session` has no challengeId, its reference is the session id
+ * (draft-lightning-session-00).
+ */
+export function receiptHeader(challengeId: string | undefined, paymentHash: string, now: number): string {
   return b64url(
     canonicalJson({
       challengeId,

@@ -375,4 +375,20 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
       INVOICE - CALL,
     );
   });
+
+  it('MPP session: the same open presented twice at once opens one session, credits the deposit once, pays one call', async () => {
+    const { challenge, request } = await sessionChallenge();
+    const { preimage } = await h.mint.payInvoice(request.depositInvoice!);
+    const sessionId = request.paymentHash!;
+    const openAuth = paymentAuth(challenge, { action: 'open', preimage, returnInvoice: returnInvoice() });
+    const opens = await Promise.all([callWith(openAuth), callWith(openAuth)]);
+    const statuses = opens.map((r) => r.status).sort();
+    await Promise.all(opens.map((r) => r.body?.cancel()));
+    // One opens; the other is refused as a second open (401), or told the deposit is being credited (409).
+    expect(statuses[0]).toBe(200);
+    expect([401, 409]).toContain(statuses[1]);
+    expect(await balanceOf(paymentAuth(challenge, { action: 'bearer', sessionId, preimage }))).toBe(
+      INVOICE - CALL,
+    );
+  });
 });

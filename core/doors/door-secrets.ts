@@ -31,3 +31,42 @@ export async function loadDoorSecret(store: StoreConnection, name: string): Prom
   };
   return row.value;
 }
+
+/**
+ * Marks `name` used, atomically across every process on the store: true for the one caller that marked it, false
+ * for every other (concurrent or later). Kept beside the secrets (Redis `SET NX`, with a lifetime of `ttlS` or
+ * none when null; SQLite `INSERT OR IGNORE` into `node_secrets`). `value`: what `readMark` answers for it. The MPP
+ * `charge` door consumes a challenge with it (consume-once); a `session` is opened with it (value: the return
+ * invoice).
+ */
+export async function claimOnce(
+  store: StoreConnection,
+  name: string,
+  ttlS: number | null,
+  value: string = String(Date.now()),
+): Promise<boolean> {
+  if (store.kind === 'redis') {
+    const key = redisKey(store.prefix, `used:${name}`);
+    const set =
+      ttlS === null
+        ? await store.redis.call('SET', key, value, 'NX')
+        : await store.redis.call('SET', key, value, 'NX', 'EX', String(Math.max(1, Math.ceil(ttlS))));
+    return set === 'OK';
+  }
+  // node_secrets exists: loadDoorSecret made it when the doors opened.
+  const r = store.db
+    .prepare('INSERT OR IGNORE INTO node_secrets (name, value, created_at) VALUES (?, ?, ?)')
+    .run(`used:${name}`, value, Date.now());
+  return r.changes === 1;
+}
+
+/** The value `claimOnce` stored under `name`, or null when none is (never claimed, or its lifetime ended). */
+export async function readMark(store: StoreConnection, name: string): Promise<string | null> {
+  if (store.kind === 'redis') {
+    return (await store.redis.call('GET', redisKey(store.prefix, `used:${name}`))) as string | null;
+  }
+  const row = store.db.prepare('SELECT value FROM node_secrets WHERE name = ?').get(`used:${name}`) as
+    | { value: string }
+    | undefined;
+  return row?.value ?? null;
+}

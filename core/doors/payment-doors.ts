@@ -3,11 +3,12 @@ import { LRUCache } from 'lru-cache';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { StoreConnection } from '../store/connection.js';
+import { decodeBolt11 } from '../wallet/bolt11.js';
 import type { LightningDeposits } from '../wallet/lightning-deposits.js';
 import type { WalletService } from '../wallet/types.js';
-import { loadDoorSecret } from './door-secrets.js';
+import { claimOnce, loadDoorSecret, readMark } from './door-secrets.js';
 import { issueMacaroon, l402Challenge, parseL402Credential, verifyMacaroon } from './l402.js';
-import { challengeHeader, issueChallenge, receiptHeader, verifyCredential } from './mpp.js';
+import { challengeHeader, issueChallenge, type MppCredential, readCredential, receiptHeader } from './mpp.js';
 
 /**
  * The payment doors (docs/paying.md): every way an unpaid call can be paid, offered together in one 402, and the
@@ -46,6 +47,10 @@ export interface DoorCaller {
   /** The ledger identity (a token hash) of the invoice's balance. */
   tokenHash: string;
   paymentHash: string;
+  /** MPP `charge`: the id of the challenge the credential echoes (its receipt names it). */
+  challengeId?: string;
+  /** MPP `session`: the session id (the deposit invoice's payment hash); the receipt's reference. */
+  sessionId?: string;
 }
 
 /** An unpaid call's offers: the headers and the JSON body's `details`. */
@@ -61,8 +66,14 @@ export function doorIdentity(paymentHash: string): string {
 
 const sha256Hex = (hex: string) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex');
 
+/** A BOLT11 invoice's network, from its human-readable prefix (`lnbcrt` before `lnbc`, `lntbs` before `lntb`). */
+const network = (invoice: string) => /^ln(bcrt|bc|tbs|tb)/i.exec(invoice)?.[1]?.toLowerCase() ?? '';
+
 /** Payment hashes credited in this process (a hit skips the store and the mint). */
 const CREDITED_CACHE_SIZE = 100_000;
+
+/** How long past its challenge's expiry a consumed `charge` credential stays marked (expired ones are refused). */
+const CONSUMED_MARGIN_S = 3600;
 
 export class PaymentDoors {
   private readonly credited = new LRUCache<string, true>({ max: CREDITED_CACHE_SIZE });
@@ -73,6 +84,7 @@ export class PaymentDoors {
     private readonly mppSecret: string,
     private readonly wallet: WalletService,
     private readonly deposits: LightningDeposits,
+    private readonly store: StoreConnection,
     private readonly log: Logger,
     private readonly now: () => number,
   ) {}
@@ -95,6 +107,7 @@ export class PaymentDoors {
       mppSecret,
       opts.wallet,
       opts.deposits,
+      opts.store,
       opts.log,
       opts.now ?? Date.now,
     );
@@ -116,7 +129,8 @@ export class PaymentDoors {
    */
   async offer(amountMsat: number, model: string | undefined): Promise<DoorOffer> {
     const sats = Math.max(Math.ceil(amountMsat / 1000), this.config.minSats);
-    const headers: Record<string, string> = {};
+    // A challenge names a single-use invoice: never cached (draft-lightning-charge-00).
+    const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
     const options: Array<Record<string, unknown>> = [];
     if (this.offers('cashu')) {
       const request = this.wallet.createPaymentRequest({
@@ -133,8 +147,25 @@ export class PaymentDoors {
       });
       const challenges: string[] = [];
       // `Payment` first: fetchWithMpp reads the joined WWW-Authenticate only when it starts with it; L402 clients
-      // find their parameters anywhere in it.
+      // find their parameters anywhere in it. The `session` challenge comes before the `charge` one: fetchWithMpp
+      // reads every parameter of the header and keeps the last of each name, so the charge's must come last.
       if (this.offers('mpp')) {
+        const expiresAt = record.expiresAt ?? this.now() + this.config.l402ExpiryS * 1000;
+        const session = issueChallenge(this.mppSecret, {
+          realm: this.config.realm,
+          intent: 'session',
+          expiresAt,
+          request: {
+            amount: String(sats),
+            currency: 'sat',
+            description: 'Prepaid model gateway session',
+            unitType: 'request',
+            depositInvoice: record.request,
+            depositAmount: String(sats),
+            paymentHash,
+          },
+        });
+        challenges.push(challengeHeader(session));
         const challenge = issueChallenge(this.mppSecret, {
           realm: this.config.realm,
           expiresAt: record.expiresAt ?? this.now() + this.config.l402ExpiryS * 1000,
@@ -146,7 +177,13 @@ export class PaymentDoors {
           },
         });
         challenges.push(challengeHeader(challenge));
-        options.push({ door: 'mpp', header: 'WWW-Authenticate', scheme: 'Payment', invoice: record.request });
+        options.push({
+          door: 'mpp',
+          header: 'WWW-Authenticate',
+          scheme: 'Payment',
+          intents: ['session', 'charge'],
+          invoice: record.request,
+        });
       }
       if (this.offers('l402')) {
         const macaroon = await issueMacaroon(this.rootKey, {
@@ -198,25 +235,117 @@ export class PaymentDoors {
       }
       return this.credit('l402', caveats.paymentHash, l402.preimage, false);
     }
-    const mpp = verifyCredential(this.mppSecret, this.config.realm, authorization);
-    if (mpp === null) return null;
+    const cred = readCredential(this.mppSecret, this.config.realm, authorization);
+    if (cred === null) return null;
     if (!this.offers('mpp'))
       throw new GatewayError('invalid_payment_credential', { message: 'MPP is not offered here' });
-    const paymentHash = mpp.request.methodDetails?.paymentHash;
+    if (cred.challenge.intent === 'session') return this.session(cred, o.allowExpired === true);
+    const preimage = cred.payload.preimage;
+    if (typeof preimage !== 'string') {
+      throw new GatewayError('invalid_payment_credential', {
+        message: 'The Payment credential has no preimage',
+      });
+    }
+    const mpp = { ...cred, preimage };
+    const methodDetails = cred.request.methodDetails as { paymentHash?: unknown } | undefined;
+    const paymentHash = methodDetails?.paymentHash;
     if (typeof paymentHash !== 'string' || !/^[0-9a-f]{64}$/.test(paymentHash)) {
       throw new GatewayError('invalid_payment_credential', {
         message: 'The Payment challenge names no invoice',
       });
     }
-    // The challenge's expiry bounds its payment: a credential first presented after it pays nothing; once
-    // credited, its balance pays until spent.
+    // `charge` is consume-once (draft-lightning-charge-00): a call is paid by a credential only before its
+    // challenge expires, and only once — the first call to claim it wins, atomically across processes; a replay
+    // (or a concurrent twin) is refused. The invoice's value is credited to its balance first, so whatever the
+    // call leaves (the invoice is max(bound, L402_MIN_SATS)) is read and refunded with the same header
+    // (`allowExpired`: balance and refund, which never consume it).
     const expired = !(mpp.expiresAt > this.now());
-    return this.credit('mpp', paymentHash, mpp.preimage, expired && !o.allowExpired);
+    if (expired && !o.allowExpired) throw new GatewayError('payment_credential_expired');
+    const caller = await this.credit('mpp', paymentHash, mpp.preimage, expired);
+    if (!o.allowExpired) {
+      const ttlS = (mpp.expiresAt - this.now()) / 1000 + CONSUMED_MARGIN_S;
+      if (!(await claimOnce(this.store, `mpp-charge:${paymentHash}`, ttlS))) {
+        throw new GatewayError('invalid_payment_credential', {
+          message:
+            'This Payment credential was already used (a charge pays one call): its rest is refundable with it at /v1/wallet/refund; pay a fresh challenge',
+        });
+      }
+    }
+    return { ...caller, challengeId: mpp.challenge.id };
+  }
+
+  /**
+   * An MPP `session` credential (draft-lightning-session-00), mapped onto the same accounts: the session's balance
+   * is the deposit invoice's (`doorIdentity(sessionId)`), credited once through the deposit path like a charge's.
+   *
+   * - `open` (`preimage`, `returnInvoice`): the deposit challenge unexpired, sha256(preimage) its paymentHash, the
+   *   return invoice a BOLT11 of the deposit's network with no amount; the invoice is credited, then the session
+   *   is opened ONCE (its record, the return invoice, claimed atomically): a replayed open is refused. The open
+   *   request is itself the session's first call.
+   * - `bearer` (`sessionId`, `preimage`): sha256(preimage) = sessionId, the session opened here; each call is
+   *   charged from the balance. The challenge it echoes must be one of ours (any session challenge: a session has
+   *   no expiry here).
+   * - `topUp`, `close`: not built (400 `invalid_request`); the rest of the balance is refunded with the bearer
+   *   credential at `POST /v1/wallet/refund`.
+   *
+   * `allowExpired` (balance, refund): a bearer credential of an opened session reads and refunds; an open
+   * credential there credits the deposit but opens nothing.
+   */
+  private async session(cred: MppCredential, allowExpired: boolean): Promise<DoorCaller> {
+    const p = cred.payload;
+    const refuse = (message: string) => new GatewayError('invalid_payment_credential', { message });
+    const hex64 = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+    if (p.action === 'open') {
+      const paymentHash = cred.request.paymentHash;
+      const deposit = cred.request.depositInvoice;
+      if (!hex64(paymentHash) || typeof deposit !== 'string')
+        throw refuse('The session challenge names no deposit invoice');
+      if (typeof p.preimage !== 'string') throw refuse('The session open has no preimage');
+      if (!allowExpired && !(cred.expiresAt > this.now()))
+        throw new GatewayError('payment_credential_expired');
+      const returnInvoice = p.returnInvoice;
+      const decoded = typeof returnInvoice === 'string' ? decodeBolt11(returnInvoice) : undefined;
+      if (
+        typeof returnInvoice !== 'string' ||
+        decoded === undefined ||
+        (decoded.amountMsat !== null && decoded.amountMsat !== 0n) ||
+        network(returnInvoice) !== network(deposit)
+      ) {
+        throw new GatewayError('invalid_request', {
+          message: 'returnInvoice must be a BOLT11 invoice with no amount, on the deposit invoice network',
+        });
+      }
+      const caller = await this.credit('mpp', paymentHash, p.preimage, false);
+      if (
+        !allowExpired &&
+        !(await claimOnce(this.store, `mpp-session:${paymentHash}`, null, returnInvoice))
+      ) {
+        throw refuse('This MPP session is already open: send bearer credentials');
+      }
+      return { ...caller, sessionId: paymentHash };
+    }
+    if (p.action === 'bearer') {
+      const sessionId = p.sessionId;
+      if (!hex64(sessionId) || typeof p.preimage !== 'string')
+        throw refuse('The session bearer lacks its fields');
+      if (!/^[0-9a-f]{64}$/.test(p.preimage) || sha256Hex(p.preimage) !== sessionId)
+        throw refuse("The preimage is not the session's");
+      if ((await readMark(this.store, `mpp-session:${sessionId}`)) === null)
+        throw refuse('No MPP session of this id is open here');
+      return { door: 'mpp', tokenHash: doorIdentity(sessionId), paymentHash: sessionId, sessionId };
+    }
+    if (p.action === 'topUp' || p.action === 'close') {
+      throw new GatewayError('invalid_request', {
+        message: `MPP session ${p.action} is not supported here: refund the rest with the bearer credential at POST /v1/wallet/refund`,
+      });
+    }
+    throw refuse('Unknown MPP session action');
   }
 
   /** The `Payment-Receipt` of a call an MPP credential paid. */
   receipt(caller: DoorCaller): string {
-    return receiptHeader(caller.paymentHash, this.now());
+    if (caller.sessionId !== undefined) return receiptHeader(undefined, caller.sessionId, this.now());
+    return receiptHeader(caller.challengeId ?? '', caller.paymentHash, this.now());
   }
 
   private async credit(

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { fetchWithL402 } from '@getalby/lightning-tools/402/l402';
 import { fetchWithMpp } from '@getalby/lightning-tools/402/mpp';
@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { doorIdentity } from '../../core/doors/payment-doors.js';
 import { verifyCallReceipt } from '../../core/receipts/call-receipt.js';
 import { decodeBolt11 } from '../../core/wallet/bolt11.js';
+import { encodeInvoice, nodeKeyFromSeed } from '../../scripts/mint/fake-lightning.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { TOKEN_PRICES } from '../support/prices.js';
 
@@ -50,7 +51,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     expect(res.status).toBe(402);
     expect(res.headers.get('x-cashu')).toMatch(/^creqA/);
     const www = res.headers.get('www-authenticate') ?? '';
-    expect(www).toMatch(/^Payment id="[^"]+", realm="[^"]+", method="lightning", intent="charge", request="/);
+    expect(www).toMatch(
+      /^Payment id="[^"]+", realm="[^"]+", method="lightning", intent="session", request="/,
+    );
+    expect(www).toMatch(
+      /, Payment id="[^"]+", realm="[^"]+", method="lightning", intent="charge", request="/,
+    );
+    expect(res.headers.get('cache-control')).toBe('no-store');
     expect(www).toMatch(/L402 macaroon="[^"]+", invoice="lnbcrt[^"]+"/);
     const body = (await res.json()) as { error: { code: string; details: Record<string, unknown> } };
     expect(body.error.code).toBe('payment_required');
@@ -157,12 +164,14 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     expect(refused).toBe(1);
   });
 
-  it('fetchWithMpp pays a Lightning charge; the answer carries Payment-Receipt; the credential draws on the rest', async () => {
+  it('fetchWithMpp pays a Lightning charge; Payment-Receipt names challenge and payment hash; the credential is consume-once, its rest refundable', async () => {
     const first = await fetchWithMpp(url(), init({ stream: true }), { wallet });
     expect(first.status).toBe(200);
-    const receipt = JSON.parse(
-      Buffer.from(first.headers.get('payment-receipt') ?? '', 'base64url').toString(),
-    ) as Record<string, string>;
+    const rawReceipt = first.headers.get('payment-receipt') ?? '';
+    expect(rawReceipt).not.toContain('=');
+    const receipt = JSON.parse(Buffer.from(rawReceipt, 'base64url').toString()) as Record<string, string>;
+    // JCS: keys sorted.
+    expect(Object.keys(receipt)).toEqual(['challengeId', 'method', 'reference', 'status', 'timestamp']);
     expect(receipt.status).toBe('success');
     expect(receipt.method).toBe('lightning');
     const preimage = first.payment!.preimage!;
@@ -170,11 +179,216 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     expect(await first.text()).toContain('data: [DONE]');
     const credentials = first.payment!.credentials;
     expect(credentials.value).toMatch(/^Payment [A-Za-z0-9_-]+$/);
+    const echoed = JSON.parse(Buffer.from(credentials.value.slice(8), 'base64url').toString()) as {
+      challenge: { id: string };
+    };
+    expect(receipt.challengeId).toBe(echoed.challenge.id);
+    expect(receipt.timestamp).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(await balanceOf(credentials.value)).toBe(INVOICE - CALL);
-    const second = await fetchWithMpp(url(), init(), { wallet, credentials });
-    expect(second.status).toBe(200);
-    expect(((await second.json()) as Record<string, { msats: number }>)['x-node-cost']?.msats).toBe(CALL);
-    expect(await balanceOf(credentials.value)).toBe(INVOICE - 2 * CALL);
+
+    // The same credential again, twice at once: consumed by the first call, both refused, nothing charged or sent.
+    const upstreamBefore = h.upstream.stats.requests;
+    const replays = await Promise.all([1, 2].map(() => fetchWithMpp(url(), init(), { wallet, credentials })));
+    for (const r of replays) {
+      expect(r.status).toBe(401);
+      expect(r.payment?.paid).toBe(false);
+      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('invalid_payment_credential');
+    }
+    expect(h.upstream.stats.requests).toBe(upstreamBefore);
+    expect(await balanceOf(credentials.value)).toBe(INVOICE - CALL);
     expect(await h.ledger.getKeyInfo({ tokenHash: doorIdentity(receipt.reference!) })).not.toBeNull();
+
+    // The rest (the invoice was L402_MIN_SATS, more than the call) is refunded with the same header.
+    const refund = await fetch(`${h.baseURL}/wallet/refund`, {
+      method: 'POST',
+      headers: { authorization: credentials.value, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(refund.status).toBe(200);
+    const refunded = (await refund.json()) as { cashu_token: string };
+    expect(await h.redeem(refunded.cashu_token)).toBe(47);
+    expect(await balanceOf(credentials.value)).toBe(0);
+  });
+
+  it('a fresh MPP charge presented twice at once pays exactly one call', async () => {
+    const unpaid = await fetch(url(), init());
+    expect(unpaid.status).toBe(402);
+    expect(unpaid.headers.get('cache-control')).toBe('no-store');
+    const www = unpaid.headers.get('www-authenticate') ?? '';
+    await unpaid.body?.cancel();
+    const challenge = paymentChallenges(www).find((c) => c.intent === 'charge') as Record<string, string>;
+    const request = JSON.parse(Buffer.from(challenge.request ?? '', 'base64url').toString()) as {
+      methodDetails: { invoice: string };
+    };
+    const { preimage } = await wallet.payInvoice({ invoice: request.methodDetails.invoice });
+    const authorization = `Payment ${Buffer.from(JSON.stringify({ challenge, payload: { preimage } })).toString('base64url')}`;
+    const calls = await Promise.all(
+      [1, 2].map(() =>
+        fetch(url(), { ...init(), headers: { 'content-type': 'application/json', authorization } }),
+      ),
+    );
+    // Exactly one pays; the other is refused as used (401), or told the payment is being credited (409).
+    const statuses = calls.map((r) => r.status).sort();
+    expect(statuses[0]).toBe(200);
+    expect([401, 409]).toContain(statuses[1]);
+    await Promise.all(calls.map((r) => r.body?.cancel()));
+    expect(await balanceOf(authorization)).toBe(INVOICE - CALL);
+  });
+
+  /**
+   * A session client written to draft-lightning-session-00: it reads the `intent="session"` challenge of the 402,
+   * pays its deposit invoice, opens with the preimage and an amountless return invoice, then sends bearer
+   * credentials. JSON in headers is JCS (keys sorted) and base64url without padding.
+   */
+  const jcs = (v: unknown): string =>
+    Array.isArray(v)
+      ? `[${v.map(jcs).join(',')}]`
+      : v !== null && typeof v === 'object'
+        ? `{${Object.keys(v)
+            .sort()
+            .map((k) => `${JSON.stringify(k)}:${jcs((v as Record<string, unknown>)[k])}`)
+            .join(',')}}`
+        : JSON.stringify(v);
+  const paymentAuth = (challenge: Record<string, string>, payload: Record<string, unknown>) =>
+    `Payment ${Buffer.from(jcs({ challenge, payload })).toString('base64url')}`;
+  /** The `Payment` challenges of a WWW-Authenticate value, each as its parameters. */
+  const paymentChallenges = (www: string) =>
+    www
+      .split(/,\s*(?=(?:Payment|L402)\s)/)
+      .filter((c) => c.startsWith('Payment '))
+      .map((c) => Object.fromEntries([...c.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]])));
+  const sessionChallenge = async () => {
+    const res = await fetch(url(), init());
+    expect(res.status).toBe(402);
+    await res.body?.cancel();
+    const c = paymentChallenges(res.headers.get('www-authenticate') ?? '').find(
+      (p) => p.intent === 'session',
+    );
+    expect(c).toBeDefined();
+    const request = JSON.parse(Buffer.from(c!.request!, 'base64url').toString()) as Record<string, string>;
+    return { challenge: c as Record<string, string>, request };
+  };
+  const returnInvoice = () =>
+    encodeInvoice({
+      amountMsat: null,
+      paymentHash: randomBytes(32),
+      paymentSecret: randomBytes(32),
+      description: 'session refund',
+      timestamp: Math.floor(Date.now() / 1000),
+      expirySeconds: 30 * 86_400,
+      nodeKey: nodeKeyFromSeed('session-client'),
+    });
+  const callWith = (authorization: string, body: Record<string, unknown> = {}) =>
+    fetch(url(), { ...init(body), headers: { 'content-type': 'application/json', authorization } });
+
+  it('MPP session (spec client): open pays the first call, a streamed bearer call, each charged exactly; the rest refunded', async () => {
+    const { challenge, request } = await sessionChallenge();
+    expect(request).toMatchObject({
+      amount: '50',
+      currency: 'sat',
+      depositAmount: '50',
+      unitType: 'request',
+    });
+    expect(decodeBolt11(request.depositInvoice!)?.paymentHash).toBe(request.paymentHash);
+    const { preimage } = await h.mint.payInvoice(request.depositInvoice!);
+    const sessionId = request.paymentHash!;
+    const upstreamBefore = h.upstream.stats.requests;
+
+    const open = await callWith(
+      paymentAuth(challenge, { action: 'open', preimage, returnInvoice: returnInvoice() }),
+    );
+    expect(open.status).toBe(200);
+    const receipt = JSON.parse(
+      Buffer.from(open.headers.get('payment-receipt') ?? '', 'base64url').toString(),
+    ) as Record<string, string>;
+    expect(Object.keys(receipt)).toEqual(['method', 'reference', 'status', 'timestamp']);
+    expect(receipt).toMatchObject({ method: 'lightning', reference: sessionId, status: 'success' });
+    expect(((await open.json()) as Record<string, { msats: number }>)['x-node-cost']?.msats).toBe(CALL);
+
+    const bearer = paymentAuth(challenge, { action: 'bearer', sessionId, preimage });
+    expect(await balanceOf(bearer)).toBe(INVOICE - CALL);
+    const streamed = await callWith(bearer, { stream: true });
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers.get('payment-receipt')).toBeTruthy();
+    const text = await streamed.text();
+    expect(text).toContain('data: [DONE]');
+    expect((JSON.parse(/\n: x-node-cost (\{.*\})\n/.exec(text)![1]!) as { msats: number }).msats).toBe(CALL);
+    expect(await balanceOf(bearer)).toBe(INVOICE - 2 * CALL);
+    expect(h.upstream.stats.requests).toBe(upstreamBefore + 2);
+    // The session's balance is the deposit invoice's account.
+    expect(await h.ledger.getKeyInfo({ tokenHash: doorIdentity(sessionId) })).not.toBeNull();
+
+    // close and topUp are not built here: 400, nothing moves; the rest is refunded with the bearer credential.
+    const close = await callWith(paymentAuth(challenge, { action: 'close', sessionId, preimage }));
+    expect(close.status).toBe(400);
+    expect(((await close.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
+    expect(await balanceOf(bearer)).toBe(INVOICE - 2 * CALL);
+    const refund = await fetch(`${h.baseURL}/wallet/refund`, {
+      method: 'POST',
+      headers: { authorization: bearer, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(refund.status).toBe(200);
+    expect(await h.redeem(((await refund.json()) as { cashu_token: string }).cashu_token)).toBe(44);
+    expect(await balanceOf(bearer)).toBe(0);
+  });
+
+  it('MPP session: a replayed open, an altered challenge, a wrong preimage, an unopened session and an amount on the return invoice are refused; nothing charged', async () => {
+    const { challenge, request } = await sessionChallenge();
+    const { preimage } = await h.mint.payInvoice(request.depositInvoice!);
+    const sessionId = request.paymentHash!;
+    const codeOf = async (r: Response) => [
+      r.status,
+      ((await r.json()) as { error: { code: string } }).error.code,
+    ];
+
+    // A return invoice with an amount: 400, nothing credited or opened.
+    const withAmount = await callWith(
+      paymentAuth(challenge, { action: 'open', preimage, returnInvoice: request.depositInvoice }),
+    );
+    expect(await codeOf(withAmount)).toEqual([400, 'invalid_request']);
+    expect(await h.ledger.getKeyInfo({ tokenHash: doorIdentity(sessionId) })).toBeNull();
+    // A bearer before the session is open: 401.
+    const early = await callWith(paymentAuth(challenge, { action: 'bearer', sessionId, preimage }));
+    expect(await codeOf(early)).toEqual([401, 'invalid_payment_credential']);
+
+    const openAuth = paymentAuth(challenge, { action: 'open', preimage, returnInvoice: returnInvoice() });
+    const open = await callWith(openAuth);
+    expect(open.status).toBe(200);
+    await open.body?.cancel();
+    const upstreamBefore = h.upstream.stats.requests;
+    // The same open again: 401, the session opens once.
+    expect(await codeOf(await callWith(openAuth))).toEqual([401, 'invalid_payment_credential']);
+    // The challenge altered (another price): the binding no longer holds.
+    const cheaper = Buffer.from(jcs({ ...request, amount: '1' })).toString('base64url');
+    const altered = await callWith(
+      paymentAuth({ ...challenge, request: cheaper }, { action: 'bearer', sessionId, preimage }),
+    );
+    expect(await codeOf(altered)).toEqual([401, 'invalid_payment_credential']);
+    // A preimage that is not the session's.
+    const wrong = await callWith(
+      paymentAuth(challenge, { action: 'bearer', sessionId, preimage: randomBytes(32).toString('hex') }),
+    );
+    expect(await codeOf(wrong)).toEqual([401, 'invalid_payment_credential']);
+    expect(h.upstream.stats.requests).toBe(upstreamBefore);
+    expect(await balanceOf(paymentAuth(challenge, { action: 'bearer', sessionId, preimage }))).toBe(
+      INVOICE - CALL,
+    );
+  });
+
+  it('MPP session: the same open presented twice at once opens one session, credits the deposit once, pays one call', async () => {
+    const { challenge, request } = await sessionChallenge();
+    const { preimage } = await h.mint.payInvoice(request.depositInvoice!);
+    const sessionId = request.paymentHash!;
+    const openAuth = paymentAuth(challenge, { action: 'open', preimage, returnInvoice: returnInvoice() });
+    const opens = await Promise.all([callWith(openAuth), callWith(openAuth)]);
+    const statuses = opens.map((r) => r.status).sort();
+    await Promise.all(opens.map((r) => r.body?.cancel()));
+    // One opens; the other is refused as a second open (401), or told the deposit is being credited (409).
+    expect(statuses[0]).toBe(200);
+    expect([401, 409]).toContain(statuses[1]);
+    expect(await balanceOf(paymentAuth(challenge, { action: 'bearer', sessionId, preimage }))).toBe(
+      INVOICE - CALL,
+    );
   });
 });

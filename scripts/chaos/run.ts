@@ -358,8 +358,16 @@ async function verify(report: ChaosReport, v: VerifyInput): Promise<void> {
   const wallet = await createWallet({ conn, mints: [v.mint.url], seed: v.seed, log: createLogger('silent') });
   try {
     ledger = await createLedger(conn, { prefix: v.prefix });
-    // What a restarted process does at start-up: finish what crashes left half-done.
-    await wallet.recover();
+    // What a restarted process does at start-up: finish what crashes left half-done. An entry a killed process
+    // left after a mint call whose answer was lost may still have been on its way to the mint: it is decided only
+    // once the wallet's stale time has passed since (core/wallet/journal.ts, mayStillArrive), so the pass runs
+    // again until nothing is deferred (bounded: two minutes).
+    const recoverUntil = Date.now() + 120_000;
+    for (;;) {
+      const r = await wallet.recover();
+      if (r.deferred === 0 || Date.now() > recoverUntil) break;
+      await new Promise((res) => setTimeout(res, 1000));
+    }
     // Background work of the live processes (a settlement or payout take-back retried after a Redis restart,
     // the orphan release of a killed process) finishes within seconds: wait for it, bounded (a minute: seconds
     // at idle, many times that on a busy machine).

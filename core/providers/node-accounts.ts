@@ -42,6 +42,8 @@ const LOCK_TTL_MS = 30_000;
 const KEY_WAIT_MS = 20_000;
 /** The node's balance is read again at least this often while calls flow. */
 const BALANCE_REFRESH_MS = 60_000;
+/** How soon a key known to be short is checked again when another process held its lock. */
+const RECHECK_BUSY_MS = 250;
 /** Delays before a failed top-up is tried again (the last one repeats). */
 export const TOPUP_RETRY_MS: readonly number[] = [1000, 2000, 5000, 10_000, 30_000, 60_000, 300_000];
 
@@ -95,8 +97,14 @@ interface Account {
   /** The node's balance for the key as last read, less the costs stated since (msats). */
   balanceMsat: number | undefined;
   readAt: number;
+  /** Every cost the node stated for the key in this process (msats, only grows): a read's answer is lowered by
+   *  the costs stated while it was on its way (the node may have counted them or not: the lower figure is kept,
+   *  and a check it prompts reads again). */
+  spentMsat: number;
   /** A balance check (and top-up) in flight. */
   checking: Promise<void> | undefined;
+  /** A check was asked for while one was in flight (its read may predate the costs stated since). */
+  again: boolean;
   failures: number;
   retryAt: number;
   retryTimer: NodeJS.Timeout | undefined;
@@ -123,7 +131,9 @@ export class NodeAccounts {
         loading: undefined,
         balanceMsat: undefined,
         readAt: 0,
+        spentMsat: 0,
         checking: undefined,
+        again: false,
         failures: 0,
         retryAt: 0,
         retryTimer: undefined,
@@ -156,6 +166,7 @@ export class NodeAccounts {
     upstreamPaidMsatsTotal.labels({ provider: p.name }).inc(costMsat);
     this.deps.log.info({ requestId, provider: p.name, costMsat }, 'node paid');
     const a = this.account(p);
+    a.spentMsat += costMsat;
     if (a.balanceMsat === undefined) return;
     a.balanceMsat -= costMsat;
     balanceGauge.labels({ provider: p.name }).set(a.balanceMsat);
@@ -182,10 +193,32 @@ export class NodeAccounts {
   /** The balance check (and top-up) of `p`, in the background: one at a time here, one process at a time. */
   check(p: Provider): void {
     const a = this.account(p);
-    if (this.closed || a.checking !== undefined || a.key === undefined || Date.now() < a.retryAt) return;
+    if (a.checking !== undefined) {
+      a.again = true;
+      return;
+    }
+    if (this.closed || a.key === undefined || Date.now() < a.retryAt) return;
+    a.again = false;
+    let busy = false;
     a.checking = this.checkNow(p, a)
+      .then((done) => {
+        busy = !done;
+      })
       .catch((err: unknown) => this.failed(p, a, 'topup', err))
-      .finally(() => (a.checking = undefined));
+      .finally(() => {
+        a.checking = undefined;
+        // The balance as known now is below the minimum, and the check just made did not settle it: it read the
+        // balance before costs stated since, or another process held the lock (it may have read the node's
+        // balance before this process's calls and topped up nothing). Checked again, so a key left short
+        // does not wait for the next call's refresh (BALANCE_REFRESH_MS).
+        const short = a.balanceMsat !== undefined && a.balanceMsat < p.spec.prepaid!.minBalanceMsat;
+        const again = a.again;
+        a.again = false;
+        if (this.closed || !short || !(again || busy)) return;
+        if (!busy) return this.check(p);
+        const t = setTimeout(() => this.check(p), RECHECK_BUSY_MS);
+        t.unref();
+      });
   }
 
   /** Waits for the checks in flight (tests, shutdown). */
@@ -251,22 +284,28 @@ export class NodeAccounts {
     }
   }
 
-  /** Under the lock: finish a payment left in flight, read the balance, top up when it is below the minimum. */
-  private async checkNow(p: Provider, a: Account): Promise<void> {
+  /**
+   * Under the lock: finish a payment left in flight, read the balance, top up when it is below the minimum.
+   * @returns false when another process held the lock (it is at it).
+   */
+  private async checkNow(p: Provider, a: Account): Promise<boolean> {
     const url = p.spec.baseUrl;
-    if (!(await this.deps.store.lock(url, this.owner, LOCK_TTL_MS))) return; // another process is at it
+    if (!(await this.deps.store.lock(url, this.owner, LOCK_TTL_MS))) return false;
     try {
       const rec = await this.deps.store.read(url);
       if (rec.pending !== undefined) await this.deliver(p, rec.pending, a.key);
-      const balance = await this.readBalance(p, a.key!);
+      let spent = a.spentMsat;
+      const balance = (await this.readBalance(p, a.key!)) - (a.spentMsat - spent);
       this.known(p, a, balance);
       if (balance < p.spec.prepaid!.minBalanceMsat) {
+        spent = a.spentMsat;
         const pending = await this.prepare(p, 'topup');
         const r = await this.deliver(p, pending, a.key);
-        this.known(p, a, r.balanceMsat ?? (await this.readBalance(p, a.key!)));
+        this.known(p, a, (r.balanceMsat ?? (await this.readBalance(p, a.key!))) - (a.spentMsat - spent));
       }
       a.failures = 0;
       a.retryAt = 0;
+      return true;
     } finally {
       await this.deps.store.unlock(url, this.owner);
     }

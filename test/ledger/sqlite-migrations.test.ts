@@ -1,6 +1,6 @@
 import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS, migrate } from '../../core/ledger/sqlite/migrations.js';
+import { MIGRATIONS, migrate } from '../../core/store/sqlite-migrations.js';
 
 /**
  * Every SQLite table is made by the numbered migrations. Before migrations 10 to 15, six stores ran their own

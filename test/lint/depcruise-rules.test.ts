@@ -36,6 +36,14 @@ async function cruiseFixture(rule: string): Promise<IViolation[]> {
 const pairs = (vs: IViolation[]): string[] => vs.map((v) => `${v.from} → ${v.to}`).sort();
 const between = (v: IViolation): string[] => (v.via ?? []).map((m) => m.name).slice(0, -1);
 
+/** The fixture of `rule` breaks that rule alone, with exactly the `expected` imports (from → to). */
+async function expectBroken(rule: string, expected: string[]): Promise<IViolation[]> {
+  const vs = await cruiseFixture(rule);
+  expect(new Set(vs.map((v) => v.rule.name))).toEqual(new Set([rule]));
+  expect(pairs(vs)).toEqual(expected);
+  return vs;
+}
+
 describe('dependency-cruiser rules: each fixture breaks its rule', () => {
   it('every rule has a fixture tree, and every fixture tree a rule', () => {
     const rules = (config.forbidden ?? []).map((r) => r.name).sort();
@@ -54,26 +62,20 @@ describe('dependency-cruiser rules: each fixture breaks its rule', () => {
   });
 
   it('no-plugin-imports-plugin: settle importing reserve (paid-state and the registry are allowed)', async () => {
-    const vs = await cruiseFixture('no-plugin-imports-plugin');
-    expect(vs.map((v) => v.rule.name)).toEqual(['no-plugin-imports-plugin']);
-    expect(pairs(vs)).toEqual(['plugins/settle.ts → plugins/reserve.ts']);
+    await expectBroken('no-plugin-imports-plugin', ['plugins/settle.ts → plugins/reserve.ts']);
   });
 
   it('money-reaches-no-http: the account layer reaching core/http/ through metrics, not directly', async () => {
-    const vs = await cruiseFixture('money-reaches-no-http');
-    expect(vs.map((v) => v.rule.name)).toEqual(['money-reaches-no-http']);
-    expect(pairs(vs)).toEqual(['core/account/pay-out.ts → core/http/server-timing.ts']);
+    const vs = await expectBroken('money-reaches-no-http', [
+      'core/account/pay-out.ts → core/http/server-timing.ts',
+    ]);
     // Transitive: the rule sees through the module in between (a direct-only rule would pass this tree).
     expect(between(vs[0]!)).toEqual(['core/metrics.ts']);
   });
 
   it('pipeline-reaches-no-money-implementation: the contract naming a pricing module; the runner reaches it through the contract', async () => {
-    const vs = await cruiseFixture('pipeline-reaches-no-money-implementation');
-    expect(new Set(vs.map((v) => v.rule.name))).toEqual(
-      new Set(['pipeline-reaches-no-money-implementation']),
-    );
     // core/context.ts → core/metering/types.ts is a types module: allowed, so context.ts is not named.
-    expect(pairs(vs)).toEqual([
+    const vs = await expectBroken('pipeline-reaches-no-money-implementation', [
       'core/plugin.ts → core/pricing/holder.ts',
       'core/stages.ts → core/pricing/holder.ts',
     ]);
@@ -81,15 +83,11 @@ describe('dependency-cruiser rules: each fixture breaks its rule', () => {
   });
 
   it('engines-know-only-the-exchange: an engine importing the router (exchange and Server-Timing allowed)', async () => {
-    const vs = await cruiseFixture('engines-know-only-the-exchange');
-    expect(vs.map((v) => v.rule.name)).toEqual(['engines-know-only-the-exchange']);
-    expect(pairs(vs)).toEqual(['core/http/node-engine.ts → core/http/router.ts']);
+    await expectBroken('engines-know-only-the-exchange', ['core/http/node-engine.ts → core/http/router.ts']);
   });
 
   it('config-knows-no-http: config reaching core/http/ through the relay-path parser', async () => {
-    const vs = await cruiseFixture('config-knows-no-http');
-    expect(vs.map((v) => v.rule.name)).toEqual(['config-knows-no-http']);
-    expect(pairs(vs)).toEqual(['core/config.ts → core/http/router.ts']);
+    const vs = await expectBroken('config-knows-no-http', ['core/config.ts → core/http/router.ts']);
     expect(between(vs[0]!)).toEqual(['core/relay-paths.ts']);
   });
 });

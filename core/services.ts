@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { creditRecovered } from './account/credit-token.js';
 import { LightningDeposits } from './account/lightning-deposits.js';
 import { settlePayoutRecord } from './account/pay-out.js';
 import { startRefundServices } from './account/refund-sweep.js';
@@ -191,6 +192,9 @@ export async function openMoneyServices(
         foreignMints: config.foreignMints,
         // Payouts a dead process left between making the token and committing (core/account/pay-out.ts).
         payouts: (record, w) => settlePayoutRecord({ ledger: payoutLedger, wallet: w }, record),
+        // Receives a dead process (or a lost mint answer) left for a recovery pass: credited where their caller
+        // meant to (core/account/credit-token.ts), not only when the client presents the token again.
+        receipts: (receipt, intent) => creditRecovered(payoutLedger, receipt, intent),
         // The owner of this process's journal entries (core/wallet/owners.ts). A cluster worker is its own
         // instance (a worker's respawn is not its predecessor: its entries wait for the heartbeat to go stale).
         instance: {

@@ -385,6 +385,7 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
       json: {
         examined: r.examined,
         receives_completed: r.receivesCompleted,
+        receipts_credited: r.receiptsCredited,
         rolled_back: r.rolledBack,
         outputs_restored: r.outputsRestored,
         deferred: r.deferred,

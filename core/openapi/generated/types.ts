@@ -3503,6 +3503,8 @@ export interface components {
         AdminRecoveryReport: {
             examined: number;
             receives_completed: number;
+            /** @description Of the receives completed, those credited where their caller meant to (the caller's process had died or lost the mint's answer): no need for the client to present the token again. */
+            receipts_credited?: number;
             rolled_back: number;
             outputs_restored: number;
             /** @description Entries left for a later pass. */

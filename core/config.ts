@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
-import { parseRelayPaths, type RelayPath } from './http/relay-paths.js';
+import { parseRelayPaths, type RelayPath } from './relay-paths.js';
 import { type RedisConfig, readRedisConfig } from './store/redis-config.js';
 /** How a call's providers are ordered (core/providers/providers.ts). */
 
@@ -62,7 +62,7 @@ export interface Config {
    * caller would see the reseller's cost.
    */
   nodeCostUpstream: boolean;
-  /** RELAY_PATHS: the extra `/v1/*` paths the catch-all relays, each with its price (core/http/relay-paths.ts). */
+  /** RELAY_PATHS: the extra `/v1/*` paths the catch-all relays, each with its price (core/relay-paths.ts). */
   relayPaths: RelayPath[];
   /**
    * CLAMP_MAX_TOKENS: when the caller set no max_tokens and the balance cannot cover the model's maximum,

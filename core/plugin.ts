@@ -4,6 +4,7 @@ import type { AuditTrail } from './audit/types.js';
 import type { BatchJobs } from './batches/types.js';
 import type { WindowLimiter } from './limits/window-limiter.js';
 import type { ObjectOwners } from './objects/types.js';
+
 /**
  * The plugin contract: the public API for plugin authors. Modelled on Envoy's HTTP filters (request hooks
  * that return a status, response hooks by direction, a final hook that always runs) and undici's dispatch
@@ -21,6 +22,7 @@ import type { ObjectOwners } from './objects/types.js';
  * then onFinally. On a client disconnect: no more hooks except onFinally (`ctx.outcome === 'aborted'`).
  */
 
+import type { LightningDeposits } from './account/lightning-deposits.js';
 import type { Config } from './config.js';
 import type { RequestContext } from './context.js';
 import type { PaymentDoors } from './doors/payment-doors.js';
@@ -37,7 +39,6 @@ import type { StoreConnection } from './store/connection.js';
 import type { StoreSignals } from './store/signals.js';
 import type { ModelCatalog } from './upstream/model-catalog.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
-import type { LightningDeposits } from './wallet/lightning-deposits.js';
 import type { WalletService } from './wallet/types.js';
 
 // The rest of the plugin kit's types (package export `prepaid-model-gateway/plugin`; see docs/plugins.md).

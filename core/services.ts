@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { creditRecovered } from './account/credit-token.js';
+import { LightningDeposits } from './account/lightning-deposits.js';
 import { settlePayoutRecord } from './account/pay-out.js';
 import { startRefundServices } from './account/refund-sweep.js';
 import { AuditLog } from './audit/audit-log.js';
@@ -33,7 +34,6 @@ import { openStore, type StoreConnection } from './store/connection.js';
 import { StoreSignals } from './store/signals.js';
 import { ModelCatalog, PartialModelList } from './upstream/model-catalog.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
-import { LightningDeposits } from './wallet/lightning-deposits.js';
 import type { CreateWalletOptions, WalletService } from './wallet/types.js';
 import { createWallet } from './wallet/wallet.js';
 

@@ -15,7 +15,6 @@ import {
   type ReservationInfo,
 } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
-import { matchRelayPath } from '../core/http/relay-paths.js';
 import { CATCH_ALL_TEMPLATE } from '../core/http/router.js';
 import { ledgerRefusalToError } from '../core/ledger/errors.js';
 import { ownedId } from '../core/ledger/owner.js';
@@ -44,6 +43,7 @@ import {
   type UsdRates,
 } from '../core/pricing/types.js';
 import type { Provider } from '../core/providers/provider.js';
+import { matchRelayPath } from '../core/relay-paths.js';
 import {
   ADMISSION,
   AUTO_PRICED,

@@ -16,7 +16,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex, Readable } from 'node:stream';
 import type { HttpEngine } from '../config.js';
 import type { GatewayError } from '../errors.js';
-import type { CallTimes } from './server-timing.js';
+import type { CallTimes } from '../server-timing.js';
 
 /** Response headers: lowercase names; a string array repeats the header (e.g. `vary`). */
 export type OutgoingHeaders = Record<string, string | string[]>;
@@ -49,7 +49,7 @@ export interface Exchange {
   readonly refusal: GatewayError | undefined;
   /**
    * When the request's steps happened (set by the transport once the request is accepted): every head written
-   * after that carries `Server-Timing` (core/http/server-timing.ts).
+   * after that carries `Server-Timing` (core/server-timing.ts).
    */
   timing: CallTimes | undefined;
 

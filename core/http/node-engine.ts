@@ -2,11 +2,11 @@ import { createServer, type IncomingMessage, type Server, ServerResponse, STATUS
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors.js';
+import { type CallTimes, serverTiming } from '../server-timing.js';
 import { drainable, LINGER_IDLE_MS, OVERSIZE_DRAIN_BYTES, tooLarge } from './body-limit.js';
 import type { EngineServer, Exchange, ExchangeHandler, ListenOptions, OutgoingHeaders } from './exchange.js';
 import { framingError, framingProblem, originForm } from './framing.js';
 import { normaliseIp } from './remote-address.js';
-import { type CallTimes, serverTiming } from './server-timing.js';
 import { StreamedBody } from './streamed-body.js';
 
 /**

@@ -3,11 +3,11 @@ import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors.js';
+import { type CallTimes, serverTiming } from '../server-timing.js';
 import { drainable, tooLarge } from './body-limit.js';
 import type { EngineServer, Exchange, ExchangeHandler, ListenOptions, OutgoingHeaders } from './exchange.js';
 import { framingError, framingProblem } from './framing.js';
 import { normaliseIp } from './remote-address.js';
-import { type CallTimes, serverTiming } from './server-timing.js';
 import { StreamedBody } from './streamed-body.js';
 
 type UwsModule = typeof import('uWebSockets.js');

@@ -1,4 +1,4 @@
-import type { Usage } from '../metering/usage.js';
+import type { Usage } from '../metering/types.js';
 import { DIMENSIONS, type DimensionKey, type ExtraDimensionKey } from './dimensions.js';
 import {
   affordableTokens,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDepositStore } from '../../core/account/lightning-deposits.js';
 import { AuditLog } from '../../core/audit/audit-log.js';
 import { loadConfig } from '../../core/config.js';
 import { GatewayError } from '../../core/errors.js';
@@ -17,7 +18,6 @@ import { openStore, type RedisStore } from '../../core/store/connection.js';
 import { describeRedis, readRedisConfig } from '../../core/store/redis-config.js';
 import { loadSettings, saveSettings } from '../../core/store/settings-store.js';
 import { StoreSignals } from '../../core/store/signals.js';
-import { openDepositStore } from '../../core/wallet/lightning-deposits.js';
 import type { JournalEntry, StoredProof } from '../../core/wallet/store/proof-store.js';
 import { RedisProofStore } from '../../core/wallet/store/redis-store.js';
 import { ask } from '../../scripts/lib/redis-topology.js';

@@ -207,7 +207,7 @@ export async function resolvePipeline(
  * naming it (a module plugin in JavaScript has no type check to tell it). A declaration that is not a
  * `PluginNeeds`, names an unknown service, or needs one this gateway has not built stops the start.
  */
-export function grant(source: string, needs: unknown, services: Services): Readonly<Record<string, unknown>> {
+function grant(source: string, needs: unknown, services: Services): Readonly<Record<string, unknown>> {
   const { required, optional } = checkNeeds(source, needs);
   const granted: Record<string, unknown> = {};
   for (const name of required) {

@@ -30,7 +30,7 @@ import {
   storedContext,
 } from '../core/metering/request-bound.js';
 import { storedTokens } from '../core/objects/types.js';
-import type { Plugin, PluginFactory } from '../core/plugin.js';
+import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { nodeAffordableTokens, nodeCallBound } from '../core/pricing/node-rates.js';
 import type { RateCard } from '../core/pricing/rate-card.js';
 import {
@@ -52,8 +52,6 @@ import {
   CREDENTIAL,
   DOOR_OFFER,
   inWholeUnits,
-  needLedger,
-  needPricing,
   noOptions,
   PRICED_CALL,
   perCallUnit,
@@ -163,11 +161,15 @@ function maxTokensField(endpoint: PricedEndpoint): string {
   return endpoint === 'responses' ? 'max_output_tokens' : 'max_tokens';
 }
 
-export const reserve: PluginFactory = (options, services): Plugin => {
+/** The services reserve uses: plugins/index.ts hands it these alone (a required one missing stops the start). */
+export const reserveNeeds = {
+  required: ['ledger', 'pricing', 'catalog', 'config', 'providers', 'log'],
+  optional: ['wallet', 'nodes', 'objects', 'limiter'],
+} as const satisfies PluginNeeds;
+
+export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): Plugin => {
   noOptions('reserve', options);
-  const ledger = needLedger('reserve', services);
-  const pricing = needPricing('reserve', services);
-  const { catalog, config, wallet, providers, nodes } = services;
+  const { ledger, pricing, catalog, config, wallet, providers, nodes } = services;
   const anyAuto = providers.list.some((p) => p.spec.autoPricing !== undefined);
 
   /**

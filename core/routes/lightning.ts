@@ -3,7 +3,7 @@ import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { type RouteModule, route } from '../http/router.js';
 import { limitAnonymous, limitByIp } from '../limits/request-limits.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import { callerOf, loadKey, moneyServices } from './account.js';
 
 /**

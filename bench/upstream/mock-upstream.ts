@@ -651,7 +651,8 @@ function responses(
   }
   // The search results each web search call read, billed as input.
   const searchContent =
-    (x.searchContentTokens ?? 0) * searches.filter((s) => (s as { type?: string }).type === 'web_search_call').length;
+    (x.searchContentTokens ?? 0) *
+    searches.filter((s) => (s as { type?: string }).type === 'web_search_call').length;
   pt += searchContent;
   const unreported = x.unreportedTokens ?? 0;
   const tier = reportedTier(body, b);
@@ -789,8 +790,7 @@ function messages(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: nu
         .reduce((a, t) => a + (t.maxUses ?? 1), 0)
     : x.webSearchCalls;
   const tier = reportedTier(body, b);
-  const pt =
-    promptTokens(body) + mediaTokens(body, x, true) + (x.searchContentTokens ?? 0) * (searches ?? 0);
+  const pt = promptTokens(body) + mediaTokens(body, x, true) + (x.searchContentTokens ?? 0) * (searches ?? 0);
   const inputUsage = {
     input_tokens: pt,
     cache_creation_input_tokens: w5 + w1,
@@ -901,7 +901,8 @@ function chat(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: number
     (body as { web_search_options?: unknown }).web_search_options != null ||
     model.endsWith(':online') ||
     (Array.isArray(body.plugins) && body.plugins.some((p) => (p as { id?: unknown })?.id === 'web'));
-  const pt = promptTokens(body) + mediaTokens(body, x, false) + (chatSearch ? (x.searchContentTokens ?? 0) : 0);
+  const pt =
+    promptTokens(body) + mediaTokens(body, x, false) + (chatSearch ? (x.searchContentTokens ?? 0) : 0);
   // `n` choices, each answered in full and billed.
   const k = choicesOf(body);
   // OpenAI counts cache reads and writes inside prompt_tokens, reasoning inside completion_tokens.

@@ -1,9 +1,4 @@
-import {
-  type ImageTokenRule,
-  imageTokens,
-  inlineImageSize,
-  maxImageTokens,
-} from './image-bound.js';
+import { type ImageTokenRule, imageTokens, inlineImageSize, maxImageTokens } from './image-bound.js';
 
 /**
  * A cheap, safe upper bound of a request's prompt tokens, for the reservation (no tokenizer on the hot path).

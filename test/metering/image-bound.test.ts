@@ -20,7 +20,12 @@ describe('imageSizeOfDataUrl: the size from the header only', () => {
     ['PNG', png, 'image/png', 2 ** 31 - 1],
     ['GIF', gif, 'image/gif', 65535],
     ['JPEG', jpeg, 'image/jpeg', 65535],
-    ['JPEG progressive with EXIF', (w, h) => jpeg(w, h, { exifBytes: 60_000, progressive: true, fill: true }), 'image/jpeg', 65535],
+    [
+      'JPEG progressive with EXIF',
+      (w, h) => jpeg(w, h, { exifBytes: 60_000, progressive: true, fill: true }),
+      'image/jpeg',
+      65535,
+    ],
     ['WebP lossy', webpLossy, 'image/webp', 16383],
     ['WebP lossless', webpLossless, 'image/webp', 16384],
     ['WebP extended', webpExtended, 'image/webp', 2 ** 24],
@@ -128,7 +133,9 @@ describe('imageTokens: the providers published formulas, as an upper bound', () 
       maxTokens: 1600,
     });
     expect(parseImageTokenRule({ formula: 'fixed', tokens: 1 })).toEqual({ formula: 'fixed', tokens: 1 });
-    expect(parseImageTokenRule({ formula: 'tiles', base: 85 })).toBe('image_tokens.tile must be a positive integer');
+    expect(parseImageTokenRule({ formula: 'tiles', base: 85 })).toBe(
+      'image_tokens.tile must be a positive integer',
+    );
     expect(parseImageTokenRule({ formula: 'sqrt' })).toMatch(/formula must be/);
   });
 });
@@ -142,12 +149,19 @@ describe('promptTokensUpperBound with an image rule and references', () => {
   it('an inline image by its size and detail; a remote or unreadable one at the most for its detail', () => {
     const big = dataUrl(jpeg(1024, 1024, { exifBytes: 2000 }), 'image/jpeg');
     const small = dataUrl(png(200, 100));
-    expect(bound(body([{ type: 'image_url', image_url: { url: big, detail: 'high' } }])) - empty).toBe(25_501 + 16);
-    expect(bound(body([{ type: 'image_url', image_url: { url: big, detail: 'low' } }])) - empty).toBe(2833 + 16);
+    expect(bound(body([{ type: 'image_url', image_url: { url: big, detail: 'high' } }])) - empty).toBe(
+      25_501 + 16,
+    );
+    expect(bound(body([{ type: 'image_url', image_url: { url: big, detail: 'low' } }])) - empty).toBe(
+      2833 + 16,
+    );
     // 200 × 100: counted as scaled up to 1536 × 768 (3 × 2 tiles).
-    expect(bound(body([{ type: 'image_url', image_url: { url: small } }])) - empty).toBe(2833 + 6 * 5667 + 16);
+    expect(bound(body([{ type: 'image_url', image_url: { url: small } }])) - empty).toBe(
+      2833 + 6 * 5667 + 16,
+    );
     expect(
-      bound(body([{ type: 'image_url', image_url: { url: 'https://example.com/x.png', detail: 'high' } }])) - empty,
+      bound(body([{ type: 'image_url', image_url: { url: 'https://example.com/x.png', detail: 'high' } }])) -
+        empty,
     ).toBe(2833 + 8 * 5667 + 16);
     expect(bound(body([{ type: 'image_url', image_url: 'https://example.com/x.png' }])) - empty).toBe(
       2833 + 8 * 5667 + 16,
@@ -158,11 +172,18 @@ describe('promptTokensUpperBound with an image rule and references', () => {
     expect(responses([{ type: 'input_image', image_url: big, detail: 'high' }]) - r0).toBe(25_501 + 16);
     expect(responses([{ type: 'input_image', file_id: 'file-1', detail: 'low' }]) - r0).toBe(2833 + 16);
     const anthropic = promptTokensUpperBound(
-      body([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(1092, 1092).toString('base64') } }]),
+      body([
+        {
+          type: 'image',
+          source: { type: 'base64', media_type: 'image/png', data: png(1092, 1092).toString('base64') },
+        },
+      ]),
       0,
       { imageRule: ANTHROPIC_IMAGE_RULE },
     );
-    expect(anthropic - promptTokensUpperBound(body([]), 0, { imageRule: ANTHROPIC_IMAGE_RULE })).toBe(1590 + 16);
+    expect(anthropic - promptTokensUpperBound(body([]), 0, { imageRule: ANTHROPIC_IMAGE_RULE })).toBe(
+      1590 + 16,
+    );
   });
 
   it('the base64 text of an inline image is never counted as text', () => {
@@ -191,8 +212,8 @@ describe('promptTokensUpperBound with an image rule and references', () => {
       4 * 8 + 2833 + 8 * 5667 + 16,
     );
     const pdf = Buffer.alloc(300, 7).toString('base64');
-    expect(bound(body([{ type: 'input_file', file_data: `data:application/pdf;base64,${pdf}` }]), []) - empty).toBe(
-      4 * (pdf.length + 28) + 2833 + 8 * 5667 + 16,
-    );
+    expect(
+      bound(body([{ type: 'input_file', file_data: `data:application/pdf;base64,${pdf}` }]), []) - empty,
+    ).toBe(4 * (pdf.length + 28) + 2833 + 8 * 5667 + 16);
   });
 });

@@ -104,7 +104,12 @@ function riff(chunk: string, payload: Buffer): Buffer {
 export function webpLossy(width: number, height: number): Buffer {
   return riff(
     'VP8 ',
-    Buffer.concat([Buffer.from([0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a]), u16le(width), u16le(height), Buffer.alloc(16)]),
+    Buffer.concat([
+      Buffer.from([0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a]),
+      u16le(width),
+      u16le(height),
+      Buffer.alloc(16),
+    ]),
   );
 }
 

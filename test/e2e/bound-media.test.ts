@@ -24,6 +24,7 @@ const MODELS = {
       image_tokens: { formula: 'tiles', base: 2833, tile: 5667 },
       pricing: { prompt: '0.000001', completion: '0.000002' },
     },
+    { id: 'claude-mock', context_length: 100_000, pricing: { prompt: '0.000001', completion: '0.000002' } },
     {
       id: 'mock-gpt',
       context_length: 8192,
@@ -159,6 +160,46 @@ describe.each<PaidStore>(['sqlite', 'redis'])('images, files and search results 
     // 1 + 1,000 input tokens, 8 output tokens.
     expect(((await res.json()) as Json)['x-node-cost'].msats).toBe(1001 + 16);
     expect(await h.available(apiKey)).toBe(balanceMsat - 1017);
+    expect(await overrunMsats(h)).toBe(overrun);
+  });
+
+  it('Anthropic image blocks by w × h / 750 (1092² = 1,590 tokens; a larger one at most 4,800) and a document by URL at REFERENCE_MAX_TOKENS', async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(20);
+    const overrun = await overrunMsats(h);
+    const message = (block: Json) => ({
+      model: 'claude-mock',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Describe.' }, block] }],
+    });
+    const image = (w: number, hgt: number) => ({
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data: png(w, hgt).toString('base64') },
+    });
+    const rule = { formula: 'area', pixelsPerToken: 750, maxTokens: 4800 } as const;
+    const empty = promptTokensUpperBound(
+      { ...message({}), messages: [{ role: 'user', content: [{ type: 'text', text: 'Describe.' }] }] },
+      0,
+      { imageRule: rule },
+    );
+    expect(promptTokensUpperBound(message(image(1092, 1092)), 0, { imageRule: rule }) - empty).toBe(
+      1590 + 16,
+    );
+    expect(promptTokensUpperBound(message(image(3000, 3000)), 0, { imageRule: rule }) - empty).toBe(
+      4800 + 16,
+    );
+    const charges: number[] = [];
+    for (const block of [
+      image(1092, 1092),
+      image(3000, 3000),
+      { type: 'document', source: { type: 'url', url: 'https://files.example/a.pdf' } },
+    ]) {
+      const res = await post(apiKey, '/messages', message(block));
+      expect(res.status).toBe(200);
+      charges.push(Number(res.headers.get('x-node-cost')));
+    }
+    // 1 text token + 1,590 / 1,600 (the provider's resize) / 1,000 (the file), and 8 output tokens × 2.
+    expect(charges).toEqual([1607, 1617, 1017]);
+    expect(await h.available(apiKey)).toBe(balanceMsat - 1607 - 1617 - 1017);
     expect(await overrunMsats(h)).toBe(overrun);
   });
 

@@ -22,7 +22,6 @@ import { ownedId } from '../core/ledger/owner.js';
 import type { AdmitRefusal } from '../core/ledger/types.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
 import { callUnits } from '../core/metering/call-units.js';
-import { imageRuleFor } from '../core/metering/image-bound.js';
 import { type FileReference, promptTokensUpperBound } from '../core/metering/prompt-bound.js';
 import {
   callerMaxTokens,
@@ -241,8 +240,13 @@ export const reserve: PluginFactory = (options, services): Plugin => {
     hosted: HostedTools | undefined,
   ): number {
     const references: FileReference[] = [];
-    const imageRule = imageRuleFor(model, endpoint, catalog.get(model)?.image_tokens, config.imageMaxTokens);
-    let tokens = promptTokensUpperBound(body, rawBytes, { imageRule, references });
+    const imageModel = {
+      model,
+      endpoint,
+      book: catalog.get(model)?.image_tokens,
+      fallbackTokens: config.imageMaxTokens,
+    };
+    let tokens = promptTokensUpperBound(body, rawBytes, { imageModel, references });
     if (references.length > 0) {
       if (config.referenceMaxTokens === undefined) {
         const r = references[0]!;

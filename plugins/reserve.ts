@@ -21,7 +21,7 @@ import { ownedId } from '../core/ledger/owner.js';
 import type { AdmitRefusal } from '../core/ledger/types.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
 import { callUnits } from '../core/metering/call-units.js';
-import { promptTokensUpperBound } from '../core/metering/prompt-bound.js';
+import { type FileReference, promptTokensUpperBound } from '../core/metering/prompt-bound.js';
 import {
   callerMaxTokens,
   type DeclaredTools,
@@ -34,6 +34,7 @@ import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { nodeAffordableTokens, nodeCallBound } from '../core/pricing/node-rates.js';
 import type { RateCard } from '../core/pricing/rate-card.js';
 import {
+  type HostedTools,
   isTokenEndpoint,
   isUnitEndpoint,
   type PricedEndpoint,
@@ -228,6 +229,41 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
   }
 
   /**
+   * The prompt bound of a token-metered call (docs/pricing.md "The bound"): the body's bytes, each image by its
+   * model's image rule (models.json `image_tokens`, a built-in rule, else IMAGE_MAX_TOKENS), each file the body
+   * refers to by id or URL at REFERENCE_MAX_TOKENS (unset: refused, `reference_not_bounded`), and the search
+   * results of each web search call the call may make at WEB_SEARCH_CONTENT_TOKENS.
+   */
+  function promptBound(
+    body: unknown,
+    rawBytes: number,
+    model: string,
+    endpoint: PricedEndpoint,
+    hosted: HostedTools | undefined,
+  ): number {
+    const references: FileReference[] = [];
+    const imageModel = {
+      model,
+      endpoint,
+      book: catalog.get(model)?.image_tokens,
+      fallbackTokens: config.imageMaxTokens,
+    };
+    let tokens = promptTokensUpperBound(body, rawBytes, { imageModel, references });
+    if (references.length > 0) {
+      if (config.referenceMaxTokens === undefined) {
+        const r = references[0]!;
+        throw new GatewayError('reference_not_bounded', {
+          message: `The call refers to a file by ${r.by === 'url' ? 'URL' : 'id'}, whose tokens this node cannot bound (REFERENCE_MAX_TOKENS is unset): send its content inline`,
+          details: { references: references.length },
+        });
+      }
+      tokens += references.length * config.referenceMaxTokens;
+    }
+    const searches = hosted?.tools.some((t) => t.tool === 'web_search') ? hosted.calls : 0;
+    return tokens + searches * config.webSearchContentTokens;
+  }
+
+  /**
    * The price book's bound. With providers' own prices, a tier or tool only they price is no refusal yet: each
    * provider's bound decides (one that prices it with the book's rates refuses it there).
    */
@@ -344,11 +380,6 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
       // Stored context the provider reads as input (docs/pricing.md "The bound"): a continued response's billed
       // tokens; what the gateway did not see only within STORED_CONTEXT_MAX_TOKENS.
       const contextTokens = tokenCall ? await storedContextTokens(ctx.body, endpoint) : 0;
-      const bound =
-        endpoint === 'other' || unit !== undefined
-          ? 0
-          : promptTokensUpperBound(ctx.body, ctx.rawBody.length) + contextTokens;
-      const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
       // The tier the call asks for (its multiplier sizes the bound when it raises the price; a tier the book does
       // not price is refused), the choices it asks for, and the server-side tools it declares (each priced, or
       // refused; the bound holds the most calls the provider may make, written into the body).
@@ -358,6 +389,11 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
         ? declaredTools(ctx.body, endpoint, model, config.hostedToolCallsMax)
         : undefined;
       const hostedTools = tools?.hosted;
+      const bound =
+        endpoint === 'other' || unit !== undefined
+          ? 0
+          : promptBound(ctx.body, ctx.rawBody.length, model, endpoint, hostedTools) + contextTokens;
+      const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
       // Throws not_found (model pricing, unknown model) or price_unavailable — before any money moves.
       const request = {
         model,

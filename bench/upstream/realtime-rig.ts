@@ -126,6 +126,14 @@ export function openRealtime(
       ws.on('error', () => undefined);
       resolve(c);
     });
+    // A refusal: its status and error envelope.
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => {
+        body += d.toString();
+      });
+      res.on('end', () => reject(new Error(`HTTP ${res.statusCode}: ${body.slice(0, 300)}`)));
+    });
     ws.once('error', reject);
   });
 }

@@ -292,6 +292,17 @@ describe.each(STORES_ENGINES)('Realtime over WebSocket on %s, %s engine', (store
     },
   );
 
+  it('a frame over twice REALTIME_MAX_FRAME_BYTES: 1009 on node:http; on uWS cut before the gateway sees it (1006); nothing charged twice', async () => {
+    const { apiKey } = await h.fundKey(1000);
+    const c = await connect(h, apiKey);
+    c.send(userText('Hello there, how are you?'));
+    c.send({ type: 'response.create' });
+    expect((await c.waitFor('gateway.cost')).msats).toBe(156);
+    c.rt.socket.send(JSON.stringify({ type: 'x', pad: 'a'.repeat(200_000) }));
+    expect((await c.waitClosed()).code).toBe(engine === 'uws' ? 1006 : 1009);
+    expect(await settledBalance(h, apiKey)).toBe(1_000_000 - 156);
+  });
+
   it('a browser’s key subprotocol authenticates (the answer names `realtime`, never the key); an eCash token pays in whole sats', async () => {
     const { apiKey } = await h.fundKey(1000);
     const u = new URL(h.gateway.url);

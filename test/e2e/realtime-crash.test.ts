@@ -17,7 +17,7 @@ import { until } from '../support/until.js';
  * reservations (owned by the dead process, held for the whole session: a long lease) are released by the
  * orphan pass of a restarted process within ORPHAN_RELEASE_MS of the last heartbeat; the response settled
  * before the kill stays charged once, the one in flight is never charged (the documented loss is the
- * operator's unreported usage, never the user's money), and the audit holds. On both stores.
+ * operator's unreported usage, never the user's money), and the audit holds. On both stores and both engines.
  */
 const ORPHAN_MS = 1_500;
 const dir = mkdtempSync(join(tmpdir(), 'rt-crash-'));
@@ -30,7 +30,11 @@ async function waitFor(c: RawRealtimeClient, type: string, n = 1) {
   return c.events.filter((e) => e.type === type)[n - 1]!;
 }
 
-describe.each(['sqlite', 'redis'] as const)('kill -9 with a Realtime session open (%s)', (store) => {
+describe.each(
+  (['sqlite', 'redis'] as const).flatMap((store) =>
+    (['node', 'uws'] as const).map((e) => [store, e] as const),
+  ),
+)('kill -9 with a Realtime session open (%s, %s engine)', (store, engine) => {
   const paidProcesses = paidProcessesPerTest();
 
   it('a restarted process releases the dead session’s reservation; what was settled stays charged once', async () => {
@@ -38,11 +42,15 @@ describe.each(['sqlite', 'redis'] as const)('kill -9 with a Realtime session ope
     const { ps, up } = procs;
     const env = {
       ...REALTIME_PRICING_ENV,
+      HTTP_ENGINE: engine,
       MODELS_PATH: modelsPath,
       RESERVATION_LEASE_MS: '900000',
       ORPHAN_RELEASE_MS: String(ORPHAN_MS),
     };
     const a = await procs.spawn(env);
+    // The engine asked for serves (uWS names itself in a `uWebSockets` header).
+    const health = await fetch(`http://127.0.0.1:${a.port}/healthz`);
+    expect(health.headers.has('uwebsockets')).toBe(engine === 'uws');
     const apiKey = await procs.createKey(`http://127.0.0.1:${a.port}`, 1000);
     const c = await openRealtime(`127.0.0.1:${a.port}`, apiKey);
     // One response settled: 7 × 4 + 8 × 16 = 156.

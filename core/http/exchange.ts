@@ -136,7 +136,7 @@ export interface WebSocketUpgrade {
   readonly remoteAddress: string;
   /** True once the client left before the upgrade was answered. */
   readonly aborted: boolean;
-  /** Runs once if the client leaves before `refuse` or `accept` answered it. */
+  /** Runs once if the client leaves before `refuse` or `accept` answered it (at once when it already left). */
   onAborted(cb: () => void): void;
   /** Answers with an HTTP status instead of the 101 and closes the connection. */
   refuse(status: number, headers: OutgoingHeaders, body: string): void;

@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * A Realtime session over WebSocket, metered per response and paid as it goes
-         * @description Send `Upgrade: websocket` (node:http engine). The gateway authenticates (`Authorization: Bearer sk-…` or an
+         * @description Send `Upgrade: websocket` (either engine). The gateway authenticates (`Authorization: Bearer sk-…` or an
          *     eCash token, or the `openai-insecure-api-key.<key>` subprotocol; the answer names the `realtime`
          *     subprotocol when offered, never the key), reserves the first response, opens its own WebSocket to the
          *     provider with the operator's key and answers 101; from then on the Realtime API's events are relayed both

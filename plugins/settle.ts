@@ -38,6 +38,7 @@ import type { Plugin, PluginFactory } from '../core/plugin.js';
 import { nodeCallCost } from '../core/pricing/node-rates.js';
 import { type CostResult, isUnitEndpoint, type PricedEndpoint } from '../core/pricing/types.js';
 import { signCallReceipt, wantsReceipt } from '../core/receipts/call-receipt.js';
+import { CALL_TRACE, callTraceparent } from '../core/trace-context.js';
 import {
   ADMISSION,
   AUTO_PRICED,
@@ -333,6 +334,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
     const running = runningResponse(parsed);
     if (running === undefined) return undefined;
     const step = ctx.local(CHARGE_STEP);
+    const trace = ctx.local(CALL_TRACE);
     return {
       id: res.id,
       kind: 'response',
@@ -349,6 +351,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
       lines: 1,
       createdAtMs: Date.now(),
       ...(step !== undefined && step > 1 ? { chargeStep: step } : {}),
+      ...(trace !== undefined ? { traceparent: callTraceparent(trace) } : {}),
     };
   }
 

@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
+import { Wallet } from '@cashu/cashu-ts';
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../core/audit/audit-log.js';
 import { freePort } from '../../scripts/lib/net.js';
+import type { DevMint } from '../../scripts/mint/index.js';
+import { startTestMint } from '../support/dev-mint.js';
+import { LnurlServer } from '../support/lnurl-server.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
@@ -106,20 +110,38 @@ const childrenOf = (s: OtlpSpan) =>
 describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HTTP on %s', (store) => {
   let h: PaidGateway;
   const saved = { ...process.env };
+  /** A Lightning address to refund to: an LNURL server whose invoices are a second dev mint's quotes. */
+  let recipientMint: DevMint;
+  let lnurl: LnurlServer;
 
   beforeAll(async () => {
+    recipientMint = await startTestMint({ mintQuotePayment: 'manual' });
+    const recipient = new Wallet(recipientMint.url, { unit: 'sat' });
+    await recipient.loadMint();
+    lnurl = new LnurlServer(recipient);
+    await lnurl.start();
     // The standard settings, read by the gateway at start (core/server.ts) and by the OTLP exporter.
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${receiverPort}`;
     process.env.OTEL_SERVICE_NAME = 'gw-under-test';
     process.env.OTEL_BSP_SCHEDULE_DELAY = '100';
     h = await startPaidGateway({
       store,
-      env: { FIXED_PRICING: 'false', BTC_USD_PRICE: '100000', BATCH_POLL_MS: '50' },
+      env: {
+        FIXED_PRICING: 'false',
+        BTC_USD_PRICE: '100000',
+        BATCH_POLL_MS: '50',
+        LIGHTNING_ADDRESS_ALLOW_PRIVATE: 'true',
+        EXPIRED_KEY_SWEEP: 'false',
+      },
+      // The routing fee equals the 1 % reserve (a refund to a Lightning address).
+      mint: { feeReservePpk: 10_000, lightningFeePpk: 10_000 },
       upstream: { chunks: 5, usage: { cachedTokens: 3, reasoningTokens: 2 } },
     });
   }, 60_000);
   afterAll(async () => {
     await h?.close();
+    await lnurl?.close();
+    await recipientMint?.close();
     process.env = saved;
   });
 
@@ -465,6 +487,44 @@ describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HT
     expect(p['gateway.msats.paid']).toBe(30_000 - (attrs(call)['gateway.msats.charged'] as number));
     expect(await h.redeem(change!)).toBe((p['gateway.msats.paid'] as number) / 1000);
     expectNoSecret(apiKey, token, change!, withdrawal.cashu_token);
+  });
+
+  it('a refund to a Lightning address: a payout span with hold, quote, melt and settle, no invoice or preimage', async () => {
+    const { apiKey, keyId } = await h.fundKey(1000);
+    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+    const set = await fetch(`${h.baseURL}/wallet/update`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ refund_address: lnurl.address('alice') }),
+    });
+    expect(set.status).toBe(200);
+    const traceId = newTraceId();
+    const clientSpan = newSpanId();
+    const before = lnurl.invoices.length;
+    const r = await fetch(`${h.baseURL}/wallet/refund`, {
+      method: 'POST',
+      headers: { ...headers, traceparent: `00-${traceId}-${clientSpan}-01` },
+      body: JSON.stringify({ to: 'refund_address' }),
+    });
+    const refund = (await r.json()) as { amount_msats: number; fee_msats: number; payment_preimage: string };
+    expect(r.status).toBe(200);
+    // 1,000 sats do not cover 1,000 + a 10-sat reserve: 990 sats sent, the 10-sat reserve charged as the fee.
+    expect(refund).toMatchObject({ amount_msats: 990_000, fee_msats: 10_000 });
+    const payout = await spanNamed('payout', (s) => s.traceId === traceId);
+    expect(payout.parentSpanId).toBe(clientSpan);
+    expect(attrs(payout)).toMatchObject({
+      'gateway.payout.kind': 'refund',
+      'gateway.payout.method': 'lightning',
+      'gateway.key_id': keyId,
+      'gateway.msats.held': 1_000_000,
+      'gateway.msats.paid': 990_000,
+      'gateway.msats.fee': 10_000,
+      'gateway.msats.fee_reserve': 10_000,
+      'gateway.msats.balance_after': 0,
+    });
+    await until('the refund steps', () => childrenOf(payout).length === 4, 15_000);
+    expect(childrenOf(payout).map((x) => x.name)).toEqual(['hold', 'quote', 'melt', 'settle']);
+    expectNoSecret(apiKey, refund.payment_preimage, ...lnurl.invoices.slice(before));
   });
 
   it('without a traceparent a call starts its own trace, and its audit record names it', async () => {

@@ -157,7 +157,8 @@ function errorCode(err: unknown): string {
 }
 
 /**
- * Starts an operation span when tracing is on (undefined otherwise). `parent`: the `traceparent` of the request
+ * Starts an operation span when tracing is on (undefined otherwise; `attributes` as a function is then not even
+ * called). `parent`: the `traceparent` of the request
  * that started the work (a client's or a call's), making this span its child in the same trace; `link`: the
  * `traceparent` of earlier work this one follows from (a batch's creation), making this span the root of a trace
  * of its own linked to it. Without either (or with `parent` absent), the request's `traceparent` of a handler route
@@ -165,7 +166,7 @@ function errorCode(err: unknown): string {
  */
 export function startOpSpan(
   name: string,
-  attributes: OpSpanAttributes,
+  attributes: OpSpanAttributes | (() => OpSpanAttributes),
   opts: { parent?: string; link?: string } = {},
 ): OpSpan | undefined {
   if (!opSpanChannel.hasSubscribers) return undefined;
@@ -174,7 +175,7 @@ export function startOpSpan(
   return new OpSpan(
     name,
     parent?.traceId ?? randomBytes(16).toString('hex'),
-    attributes,
+    typeof attributes === 'function' ? attributes() : attributes,
     parent?.spanId,
     parent?.sampled,
     linked !== undefined ? [{ traceId: linked.traceId, spanId: linked.spanId }] : [],

@@ -61,16 +61,16 @@ const FIT_ROUNDS = 3;
  * Traced (README, "Tracing") as a `payout` span (method `lightning`) with the steps `hold`, `quote` (the invoice
  * and melt quote that fit), `melt` and `settle`: money attributes in msats, never the invoice or the preimage.
  */
-export function refundToLightning(
+export async function refundToLightning(
   money: MoneySteps,
   addresses: LightningAddresses,
   req: LightningRefundRequest,
 ): Promise<LightningRefundResult> {
-  const span = startOpSpan('payout', {
+  const span = startOpSpan('payout', () => ({
     'gateway.payout.kind': 'refund',
     'gateway.payout.method': 'lightning',
     'gateway.key_id': keyIdOfCredential(req.credential),
-  });
+  }));
   return inSpan(span, (s) => refundSteps(money, addresses, req, s));
 }
 

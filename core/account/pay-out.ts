@@ -69,15 +69,15 @@ export interface PayOutResult {
  * Traced (README, "Tracing") as a `payout` span with the steps `hold`, `send` and `settle` (commit, record
  * deleted; or, on a failure after the hold, the hold undone): money attributes in msats, never the token.
  */
-export function payOut(money: MoneySteps, req: PayOutRequest): Promise<PayOutResult> {
+export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<PayOutResult> {
   const span = startOpSpan(
     'payout',
-    {
+    () => ({
       'gateway.payout.kind': req.kind,
       'gateway.payout.method': 'token',
       'gateway.key_id': keyIdOfCredential(req.credential),
       'gateway.msats.requested': req.amountMsat,
-    },
+    }),
     { parent: req.traceparent },
   );
   return inSpan(span, (s) => payOutSteps(money, req, s));

@@ -154,7 +154,7 @@ export class BatchWatcher {
   private async pollResponse(job: BatchJob, at: number): Promise<void> {
     const { jobs, log } = this.opts;
     // Traced when it settles (README, "Tracing"): a `response settle` span linked to the call that started it.
-    const span = startOpSpan('response settle', jobAttributes(job), { link: job.traceparent });
+    const span = startOpSpan('response settle', () => jobAttributes(job), { link: job.traceparent });
     let r: Awaited<ReturnType<typeof pollBackgroundResponse>>;
     try {
       r = await pollBackgroundResponse(this.opts, job);
@@ -199,7 +199,7 @@ export class BatchWatcher {
   private async poll(job: BatchJob, batchId: string, at: number): Promise<void> {
     // Traced when it settles (README, "Tracing"): a `batch settle` span linked to the batch's creation, with the
     // steps `output` (the output file read and priced) and `settle` (the ledger's charge).
-    const span = startOpSpan('batch settle', jobAttributes(job), { link: job.traceparent });
+    const span = startOpSpan('batch settle', () => jobAttributes(job), { link: job.traceparent });
     try {
       await this.pollTraced(job, batchId, at, span);
     } catch (err) {

@@ -39,7 +39,12 @@ import {
  *   semantic conventions' attributes and the gateway's own under `gateway.*` (payment method, key id — never
  *   the key —, msats reserved and charged, the breakdown's token dimensions, provider, failovers), and child
  *   spans `reserve`, `relay` (CLIENT: dispatch to the provider's last byte, an event at its first) and `settle`
- *   — the phases of Server-Timing. Exported in batches over OTLP/HTTP (the OTEL_EXPORTER_OTLP_* settings).
+ *   — the phases of Server-Timing. Exported in batches over OTLP/HTTP (the OTEL_EXPORTER_OTLP_* settings);
+ * - for each chunk of a sampled call's answer (`gateway:response:chunk`): the answer's `gen_ai.response.id` and
+ *   `gen_ai.response.finish_reasons`, read as it passes (core/otel-response.ts);
+ * - for each operation span (`gateway:span`, core/trace-context.ts `startOpSpan`): a batch's creation and
+ *   settlement, a background response's settlement, a payout and its steps, exported as INTERNAL spans with the
+ *   same sampling rule (parent-based on the request that started them, else by trace id).
  */
 
 const OPERATIONS: Record<string, string> = {

@@ -12,10 +12,19 @@ import {
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type IdGenerator, TracerProvider } from '@opentelemetry/sdk-trace';
+import { CALL_TRACE } from './call-trace.js';
 import { AUTH, CHARGE, RESERVATION, type RequestContext, SERVED_BY, UPSTREAM_COST } from './context.js';
 import type { Logger } from './log.js';
-import { CALL_TRACE, type CallTrace, parseTraceparent } from './trace-context.js';
-import { requestEndChannel, requestStartChannel, type StageEvent, stageChannel } from './tracing.js';
+import { type AnswerFacts, AnswerReader, answerApiOf } from './otel-response.js';
+import { type CallTrace, type OpSpanEvent, parseTraceparent } from './trace-context.js';
+import {
+  opSpanChannel,
+  requestEndChannel,
+  requestStartChannel,
+  responseChunkChannel,
+  type StageEvent,
+  stageChannel,
+} from './tracing.js';
 
 /**
  * OpenTelemetry traces (README, "Tracing"): loaded by core/server.ts only when an OTLP endpoint is set
@@ -31,7 +40,12 @@ import { requestEndChannel, requestStartChannel, type StageEvent, stageChannel }
  *   semantic conventions' attributes and the gateway's own under `gateway.*` (payment method, key id — never
  *   the key —, msats reserved and charged, the breakdown's token dimensions, provider, failovers), and child
  *   spans `reserve`, `relay` (CLIENT: dispatch to the provider's last byte, an event at its first) and `settle`
- *   — the phases of Server-Timing. Exported in batches over OTLP/HTTP (the OTEL_EXPORTER_OTLP_* settings).
+ *   — the phases of Server-Timing. Exported in batches over OTLP/HTTP (the OTEL_EXPORTER_OTLP_* settings);
+ * - for each chunk of a sampled call's answer (`gateway:response:chunk`): the answer's `gen_ai.response.id` and
+ *   `gen_ai.response.finish_reasons`, read as it passes (core/otel-response.ts);
+ * - for each operation span (`gateway:span`, core/trace-context.ts `startOpSpan`): a batch's creation and
+ *   settlement, a background response's settlement, a payout and its steps, exported as INTERNAL spans with the
+ *   same sampling rule (parent-based on the request that started them, else by trace id).
  */
 
 const OPERATIONS: Record<string, string> = {
@@ -89,6 +103,8 @@ export function samplerFromEnv(env: Record<string, string | undefined>): {
 interface StageTimes {
   reserve?: [number, number];
   settle?: [number, number];
+  /** The answer's id and finish reasons as they pass (core/otel-response.ts); null: nothing to read. */
+  answer?: AnswerReader | null;
 }
 
 interface EndEvent {
@@ -137,6 +153,19 @@ export function startOtelTracing(env: Record<string, string | undefined>, log: L
     };
     ctx.setLocal(CALL_TRACE, t);
     if (sampled) stages.set(ctx.requestId, {});
+  };
+
+  const onChunk = (msg: unknown) => {
+    const { ctx, chunk } = msg as { ctx: RequestContext; chunk: Uint8Array };
+    const s = stages.get(ctx.requestId);
+    if (s === undefined || s.answer === null) return;
+    if (s.answer === undefined) {
+      const api = answerApiOf(ctx.path);
+      s.answer =
+        api === undefined || ctx.response.status >= 400 ? null : new AnswerReader(api, ctx.responseIsSse);
+      if (s.answer === null) return;
+    }
+    s.answer.push(chunk);
   };
 
   const onStage = (msg: unknown) => {
@@ -197,7 +226,7 @@ export function startOtelTracing(env: Record<string, string | undefined>, log: L
       name,
       SpanKind.SERVER,
       e.timings.start,
-      callAttributes(ctx, operation, e),
+      callAttributes(ctx, operation, e, times.answer?.result()),
       parent,
       t.traceId,
       t.callSpanId,
@@ -251,22 +280,71 @@ export function startOtelTracing(env: Record<string, string | undefined>, log: L
     call.end(at(endMs));
   }
 
+  /** A batch's, a background response's or a payout's span (core/trace-context.ts `startOpSpan`). */
+  const onOpSpan = (msg: unknown) => {
+    const e = msg as OpSpanEvent;
+    const sampled =
+      e.parentSampled !== undefined && sampler.parentBased ? e.parentSampled : sampler.root(e.traceId);
+    if (!sampled) return;
+    try {
+      const parent =
+        e.parentSpanId !== undefined
+          ? trace.setSpanContext(ROOT_CONTEXT, {
+              traceId: e.traceId,
+              spanId: e.parentSpanId,
+              traceFlags: TraceFlags.SAMPLED,
+              isRemote: true,
+            })
+          : ROOT_CONTEXT;
+      ids.traceId = e.traceId;
+      ids.spanId = e.spanId;
+      const span = tracer.startSpan(
+        e.name,
+        {
+          kind: SpanKind.INTERNAL,
+          startTime: e.startMs,
+          attributes: definedOnly(e.attributes),
+          links: e.links.map((l) => ({
+            context: { traceId: l.traceId, spanId: l.spanId, traceFlags: TraceFlags.SAMPLED },
+          })),
+        },
+        parent,
+      );
+      if (e.error !== undefined) {
+        span.setAttribute('error.type', e.error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end(e.endMs);
+    } catch (err) {
+      log.warn({ err }, 'an operation span could not be made');
+    }
+  };
+
   // From now on the runner publishes for every pipeline request (each publish is guarded by hasSubscribers).
   requestStartChannel.subscribe(onStart);
   stageChannel.subscribe(onStage);
+  responseChunkChannel.subscribe(onChunk);
   requestEndChannel.subscribe(onEnd);
+  opSpanChannel.subscribe(onOpSpan);
   return {
     async close() {
       requestStartChannel.unsubscribe(onStart);
       stageChannel.unsubscribe(onStage);
+      responseChunkChannel.unsubscribe(onChunk);
       requestEndChannel.unsubscribe(onEnd);
+      opSpanChannel.unsubscribe(onOpSpan);
       await provider.shutdown();
     },
   };
 }
 
 /** The GenAI semantic conventions' attributes and the gateway's own (`gateway.*`): never a credential. */
-function callAttributes(ctx: RequestContext, operation: string | undefined, e: EndEvent): Attributes {
+function callAttributes(
+  ctx: RequestContext,
+  operation: string | undefined,
+  e: EndEvent,
+  answer: AnswerFacts | undefined,
+): Attributes {
   const a: Attributes = {
     'http.request.method': ctx.method,
     'http.route': ctx.routeTemplate ?? ctx.path,
@@ -284,6 +362,8 @@ function callAttributes(ctx: RequestContext, operation: string | undefined, e: E
     if (typeof max === 'number') a['gen_ai.request.max_tokens'] = max;
     if (typeof body.stream === 'boolean') a['gateway.stream'] = body.stream;
   }
+  if (answer?.id !== undefined) a['gen_ai.response.id'] = answer.id;
+  if (answer?.finishReasons !== undefined) a['gen_ai.response.finish_reasons'] = answer.finishReasons;
   const auth = ctx.local(AUTH);
   if (auth !== undefined) {
     a['gateway.payment.method'] = auth.method;
@@ -323,4 +403,10 @@ function callAttributes(ctx: RequestContext, operation: string | undefined, e: E
     }
   }
   return a;
+}
+
+function definedOnly(a: OpSpanEvent['attributes']): Attributes {
+  const out: Attributes = {};
+  for (const [k, v] of Object.entries(a)) if (v !== undefined) out[k] = v;
+  return out;
 }

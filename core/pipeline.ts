@@ -20,7 +20,7 @@ import {
   traceRequestEnd,
   traceRequestStart,
 } from './stages.js';
-import { requestEndChannel, requestStartChannel, stageChannel } from './tracing.js';
+import { requestEndChannel, requestStartChannel, responseChunkChannel, stageChannel } from './tracing.js';
 import type { UpstreamResponse } from './upstream/upstream-response.js';
 
 const ADMISSION = ['onRequest', 'onDispatch'] as const;
@@ -124,6 +124,7 @@ export class Pipeline {
 
     let chunkMs = 0;
     const traced = stageChannel.hasSubscribers;
+    const observed = responseChunkChannel.hasSubscribers;
     const hooks = this.chunkHooks;
     // Whatever relay produced the response, a client that leaves cancels it — unless a stage charges the
     // answer (drainAfterAbortMs): then it is read on for that long, written nowhere, and cancelled after.
@@ -145,6 +146,7 @@ export class Pipeline {
       await pumpBody(up, writer, (chunk) => {
         const t0 = traced ? performance.now() : 0;
         ctx.timings.firstChunk ??= performance.now();
+        if (observed) responseChunkChannel.publish({ ctx, chunk });
         const c = passChunk(ctx, hooks, chunk);
         if (traced) chunkMs += performance.now() - t0;
         return ctx.clientAborted ? null : c;

@@ -1,7 +1,9 @@
 import { payOut } from '../core/account/pay-out.js';
+import { CALL_TRACE } from '../core/call-trace.js';
 import { AUTH, createLocalKey, type RequestContext } from '../core/context.js';
 import type { GatewayError } from '../core/errors.js';
 import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
+import { callTraceparent } from '../core/trace-context.js';
 import { CREDENTIAL, noOptions, PRICED_CALL, perCallUnit, unitStep } from './paid-state.js';
 
 /** Set when the change went out in the response head (cost fixed at admission): nothing more at the end. */
@@ -74,9 +76,16 @@ export const changeToken: PluginFactory<typeof changeTokenNeeds> = (options, ser
       amount = Math.floor(info.availableMsat / unitStep(unit)) * unitStep(unit);
       if (amount <= 0) return {};
       // The one pay-out step: the token is handed out and debited, or taken back and not debited.
+      const trace = ctx.local(CALL_TRACE);
       const r = await payOut(
         { ledger, wallet: wallet! },
-        { credential, amountMsat: amount, kind: 'refund', unit },
+        {
+          credential,
+          amountMsat: amount,
+          kind: 'refund',
+          unit,
+          ...(trace !== undefined ? { traceparent: callTraceparent(trace) } : {}),
+        },
       );
       return { token: r.token };
     } catch (err) {

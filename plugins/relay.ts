@@ -1,3 +1,4 @@
+import { CALL_TRACE } from '../core/call-trace.js';
 import { ConfigError } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { PROVIDER_PREFERENCE, type ProviderPreference, SERVED_BY, UPSTREAM_COST } from '../core/context.js';
@@ -7,7 +8,7 @@ import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { nodeAnswer } from '../core/providers/node-answer.js';
 import { NodePayment, RAISE_LIMIT } from '../core/providers/node-payment.js';
 import { isPaidNode, type Provider } from '../core/providers/provider.js';
-import { CALL_TRACE, providerTraceparent } from '../core/trace-context.js';
+import { providerTraceparent } from '../core/trace-context.js';
 import type { UpstreamResponse } from '../core/upstream/upstream-response.js';
 import { AUTO_PRICED } from './paid-state.js';
 

@@ -2,6 +2,7 @@ import { AUDIT_SUBJECT, auditInputOf, callAuditRecord } from '../core/audit/audi
 import { BackgroundRetry } from '../core/background-retry.js';
 import { isBackgroundResponse, runningResponse } from '../core/batches/background-responses.js';
 import type { BatchJob } from '../core/batches/types.js';
+import { CALL_TRACE } from '../core/call-trace.js';
 import {
   AUTH,
   adjustedPrice,
@@ -38,6 +39,7 @@ import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { nodeCallCost } from '../core/pricing/node-rates.js';
 import { type CostResult, isUnitEndpoint, type PricedEndpoint } from '../core/pricing/types.js';
 import { signCallReceipt, wantsReceipt } from '../core/receipts/call-receipt.js';
+import { callTraceparent } from '../core/trace-context.js';
 import {
   ADMISSION,
   AUTO_PRICED,
@@ -335,6 +337,7 @@ export const settle: PluginFactory<typeof settleNeeds> = (options, services): Pl
     const running = runningResponse(parsed);
     if (running === undefined) return undefined;
     const step = ctx.local(CHARGE_STEP);
+    const trace = ctx.local(CALL_TRACE);
     return {
       id: res.id,
       kind: 'response',
@@ -351,6 +354,7 @@ export const settle: PluginFactory<typeof settleNeeds> = (options, services): Pl
       lines: 1,
       createdAtMs: Date.now(),
       ...(step !== undefined && step > 1 ? { chargeStep: step } : {}),
+      ...(trace !== undefined ? { traceparent: callTraceparent(trace) } : {}),
     };
   }
 

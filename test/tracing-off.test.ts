@@ -1,8 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { samplerFromEnv } from '../core/otel-tracing.js';
-import { otelTracesEnabled, parseTraceparent } from '../core/trace-context.js';
-import { requestEndChannel, requestStartChannel, stageChannel } from '../core/tracing.js';
+import { otelTracesEnabled, parseTraceparent, startOpSpan } from '../core/trace-context.js';
+import {
+  opSpanChannel,
+  requestEndChannel,
+  requestStartChannel,
+  responseChunkChannel,
+  stageChannel,
+} from '../core/tracing.js';
 import { startTestGateway, type TestGateway } from './support/gateway.js';
 
 /**
@@ -24,6 +30,10 @@ describe('tracing off by default', () => {
     expect((await fetch(`${gw.url}/v1/info`)).status).toBe(200);
     expect(requestStartChannel.hasSubscribers).toBe(false);
     expect(stageChannel.hasSubscribers).toBe(false);
+    expect(responseChunkChannel.hasSubscribers).toBe(false);
+    expect(opSpanChannel.hasSubscribers).toBe(false);
+    // Batches, background responses and payouts make no span object at all.
+    expect(startOpSpan('payout', { 'gateway.msats.held': 1 })).toBeUndefined();
     // The end channel always has the metrics and console statistics (core/metrics.ts): OpenTelemetry adds none.
     expect(requestEndChannel.hasSubscribers).toBe(true);
   });

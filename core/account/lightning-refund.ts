@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors.js';
 import type { HoldRef, KeyLookup } from '../ledger/types.js';
 import { log } from '../log.js';
+import { inSpan, type OpSpan, spanStep, startOpSpan } from '../trace-context.js';
 import type { MeltQuoteInfo } from '../wallet/types.js';
 import type { MoneySteps } from './credit-token.js';
 import type { LightningAddresses, LnurlPay } from './lightning-address.js';
 import { settleLightningPayout } from './lightning-payout.js';
+import { keyIdOfCredential } from './pay-out.js';
 import { holdRefusalToError } from './payout-guard.js';
 
 /**
@@ -55,38 +57,65 @@ export interface LightningRefundResult {
 /** Rounds of "invoice, melt quote" before the amount fits the hold with its fee reserve. */
 const FIT_ROUNDS = 3;
 
+/**
+ * Traced (README, "Tracing") as a `payout` span (method `lightning`) with the steps `hold`, `quote` (the invoice
+ * and melt quote that fit), `melt` and `settle`: money attributes in msats, never the invoice or the preimage.
+ */
 export async function refundToLightning(
   money: MoneySteps,
   addresses: LightningAddresses,
   req: LightningRefundRequest,
 ): Promise<LightningRefundResult> {
+  const span = startOpSpan('payout', () => ({
+    'gateway.payout.kind': 'refund',
+    'gateway.payout.method': 'lightning',
+    'gateway.key_id': keyIdOfCredential(req.credential),
+  }));
+  return inSpan(span, (s) => refundSteps(money, addresses, req, s));
+}
+
+async function refundSteps(
+  money: MoneySteps,
+  addresses: LightningAddresses,
+  req: LightningRefundRequest,
+  span: OpSpan | undefined,
+): Promise<LightningRefundResult> {
   const pay = await addresses.resolve(req.address);
   const { ledger, wallet } = money;
   // No process in the id (core/ledger/owner.ts) and no expiry: only the melt's decision releases or commits it.
   const holdId = `lnrefund-${randomUUID()}`;
-  const hold = await ledger.holdWithdrawal({
-    credential: req.credential,
-    amountMsat: 'all',
-    holdId,
-    kind: 'refund',
-    expiresInMs: null,
-  });
+  const hold = await spanStep(span, 'hold', () =>
+    ledger.holdWithdrawal({
+      credential: req.credential,
+      amountMsat: 'all',
+      holdId,
+      kind: 'refund',
+      expiresInMs: null,
+    }),
+  );
   if (!hold.ok) throw await holdRefusalToError(wallet, hold);
+  span?.set({ 'gateway.msats.held': hold.heldMsat });
   const ref: HoldRef = { accountId: hold.accountId, holdId };
 
   let fit: { invoice: string; quote: MeltQuoteInfo };
   try {
-    fit = await fitInvoice(money, addresses, pay, hold.heldMsat);
+    fit = await spanStep(span, 'quote', () => fitInvoice(money, addresses, pay, hold.heldMsat));
   } catch (err) {
     await ledger.abortWithdrawal(ref).catch(() => undefined);
     throw err;
   }
+  span?.set({
+    'gateway.msats.paid': fit.quote.amountMsat,
+    'gateway.msats.fee_reserve': fit.quote.feeReserveMsat,
+  });
 
   try {
-    await wallet.payInvoice(fit.invoice, {
-      quote: fit.quote,
-      hold: { holdId, accountId: ref.accountId, heldMsat: hold.heldMsat, credential: req.credential },
-    });
+    await spanStep(span, 'melt', () =>
+      wallet.payInvoice(fit.invoice, {
+        quote: fit.quote,
+        hold: { holdId, accountId: ref.accountId, heldMsat: hold.heldMsat, credential: req.credential },
+      }),
+    );
   } catch (err) {
     await afterFailedMelt(money, ref);
     throw err;
@@ -98,7 +127,14 @@ export async function refundToLightning(
       message: 'The refund was settled by the recovery pass; see GET /v1/wallet/transactions',
     });
   }
-  const commit = await settleLightningPayout(money, record);
+  const commit = await spanStep(span, 'settle', () => settleLightningPayout(money, record));
+  if (commit?.ok) {
+    span?.set({
+      'gateway.msats.paid': record.amountMsat,
+      'gateway.msats.fee': record.feeMsat ?? 0,
+      'gateway.msats.balance_after': commit.balanceMsat,
+    });
+  }
   if (!commit?.ok) {
     throw new GatewayError('internal_error', {
       message: 'The invoice was paid but the balance could not be debited; the operator is told',

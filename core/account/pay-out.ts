@@ -1,11 +1,12 @@
 import { BackgroundRetry } from '../background-retry.js';
 import { GatewayError } from '../errors.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
-import { resolveCredential } from '../ledger/keys.js';
+import { keyIdOf, resolveCredential } from '../ledger/keys.js';
 import { ownedId } from '../ledger/owner.js';
 import type { HoldRef, KeyLookup, WithdrawalKind } from '../ledger/types.js';
 import { log } from '../log.js';
 import { recordStoreError } from '../metrics.js';
+import { inSpan, type OpSpan, spanStep, startOpSpan } from '../trace-context.js';
 import { crashPoint } from '../wallet/context.js';
 import type { CashuUnit, LightningPayoutRecord, PayoutRecord } from '../wallet/types.js';
 import { creditOrPark, type MoneySteps } from './credit-token.js';
@@ -44,6 +45,8 @@ export interface PayOutRequest {
   mint?: string;
   /** How long the hold may stay open before the ledger gives it up (default HOLD_EXPIRY_MS). */
   expiresInMs?: number;
+  /** The `traceparent` of the call that pays out (its change); a handler route's is found by itself. */
+  traceparent?: string;
 }
 
 /**
@@ -62,60 +65,98 @@ export interface PayOutResult {
   balanceMsat: number;
 }
 
+/**
+ * Traced (README, "Tracing") as a `payout` span with the steps `hold`, `send` and `settle` (commit, record
+ * deleted; or, on a failure after the hold, the hold undone): money attributes in msats, never the token.
+ */
 export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<PayOutResult> {
+  const span = startOpSpan(
+    'payout',
+    () => ({
+      'gateway.payout.kind': req.kind,
+      'gateway.payout.method': 'token',
+      'gateway.key_id': keyIdOfCredential(req.credential),
+      'gateway.msats.requested': req.amountMsat,
+    }),
+    { parent: req.traceparent },
+  );
+  return inSpan(span, (s) => payOutSteps(money, req, s));
+}
+
+/** The public id of a credential's key (never the credential), for spans. */
+export function keyIdOfCredential(c: KeyLookup): string | undefined {
+  const r = resolveCredential(c);
+  return r === null ? undefined : keyIdOf(r.keyHash);
+}
+
+async function payOutSteps(money: MoneySteps, req: PayOutRequest, span?: OpSpan): Promise<PayOutResult> {
   const { ledger, wallet } = money;
   // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies mid-payout.
   const holdId = ownedId(req.kind);
   let hold: Awaited<ReturnType<typeof ledger.holdWithdrawal>>;
   try {
-    hold = await ledger.holdWithdrawal({
-      credential: req.credential,
-      amountMsat: req.amountMsat,
-      holdId,
-      kind: req.kind,
-      expiresInMs: req.expiresInMs ?? HOLD_EXPIRY_MS,
-    });
+    hold = await spanStep(span, 'hold', () =>
+      ledger.holdWithdrawal({
+        credential: req.credential,
+        amountMsat: req.amountMsat,
+        holdId,
+        kind: req.kind,
+        expiresInMs: req.expiresInMs ?? HOLD_EXPIRY_MS,
+      }),
+    );
   } catch (err) {
     // The store may have applied the hold and lost only its answer: release it as soon as the store answers.
     const accountId = resolveCredential(req.credential)?.accountId;
-    if (accountId !== undefined) await settleSoon(money, { accountId, holdId });
+    if (accountId !== undefined) await settleSoon(money, { accountId, holdId }, undefined, span);
     throw err;
   }
   if (!hold.ok) throw await holdRefusalToError(wallet, hold);
+  span?.set({ 'gateway.msats.held': hold.heldMsat });
   const ref: HoldRef = { accountId: hold.accountId, holdId };
   const payout = { holdId, accountId: ref.accountId, heldMsat: hold.heldMsat, credential: req.credential };
 
   let sent: Awaited<ReturnType<typeof wallet.send>>;
   try {
-    sent = await wallet.send(hold.heldMsat, {
-      ...(req.unit ? { unit: req.unit } : {}),
-      ...(req.mint ? { mint: req.mint } : {}),
-      payout,
-    });
+    sent = await spanStep(span, 'send', () =>
+      wallet.send(hold.heldMsat, {
+        ...(req.unit ? { unit: req.unit } : {}),
+        ...(req.mint ? { mint: req.mint } : {}),
+        payout,
+      }),
+    );
   } catch (err) {
     // The swap may have happened (and the record been written) before the failure: settle whatever is there.
-    await settleSoon(money, ref);
+    await settleSoon(money, ref, undefined, span);
     throw err;
   }
+  span?.set({
+    'gateway.msats.paid': sent.amountMsat,
+    'gateway.cashu.unit': sent.unit,
+    'gateway.cashu.mint': sent.mint,
+  });
   crashPoint('payout-after-send');
   // The durable record holds the same; this copy also covers a record whose deletion applied but answered an error.
   const made: PayoutRecord = { ...payout, token: sent.token };
   if (sent.amountMsat !== hold.heldMsat) {
     // Whole units were asked for, so this cannot happen with sat or msat keysets; never debit another amount.
-    await settleSoon(money, ref, made);
+    await settleSoon(money, ref, made, span);
     throw new GatewayError('internal_error', { message: 'The payout token has an unexpected value' });
   }
 
+  // The settle step: the hold committed and the record deleted (the token may then leave).
+  const settle = span?.child('settle');
   let commit: Awaited<ReturnType<typeof ledger.commitWithdrawal>>;
   try {
     commit = await ledger.commitWithdrawal(ref);
   } catch (err) {
+    settle?.end(err);
     if ((err as { code?: unknown }).code === 'store_unavailable') recordStoreError('withdraw_commit');
-    await settleSoon(money, ref, made);
+    await settleSoon(money, ref, made, span);
     throw err;
   }
   if (!commit.ok) {
-    await settleSoon(money, ref, made);
+    settle?.end({ code: commit.code });
+    await settleSoon(money, ref, made, span);
     throw ledgerRefusalToError(commit);
   }
   crashPoint('payout-after-commit');
@@ -123,15 +164,19 @@ export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<Pay
   try {
     finished = await wallet.finishPayout(holdId);
   } catch (err) {
+    settle?.end(err);
     // The record may stay, so the token must not leave: it is taken back and the committed hold credited back.
-    await settleSoon(money, ref, made);
+    await settleSoon(money, ref, made, span);
     throw err;
   }
   if (!finished) {
+    settle?.end({ code: 'service_unavailable' });
     throw new GatewayError('service_unavailable', {
       message: 'The payout was cancelled by recovery; the balance is unchanged, try again',
     });
   }
+  settle?.end();
+  span?.set({ 'gateway.msats.balance_after': commit.balanceMsat });
   return {
     token: sent.token,
     amountMsat: sent.amountMsat,
@@ -201,9 +246,15 @@ async function settleTokenPayout(money: MoneySteps, record: PayoutRecord): Promi
 }
 
 /** Settles a payout now, or in the background while the mint or the store is away (every step is idempotent). */
-async function settleSoon(money: MoneySteps, ref: HoldRef, made?: PayoutRecord): Promise<void> {
+async function settleSoon(
+  money: MoneySteps,
+  ref: HoldRef,
+  made?: PayoutRecord,
+  span?: OpSpan,
+): Promise<void> {
   const step = () => settlePayout(money, ref, made);
-  await step().catch(() => retries().schedule(`payout ${ref.holdId}`, step));
+  // Traced as the payout's `undo` step (the retries in the background are not).
+  await spanStep(span, 'undo', step).catch(() => retries().schedule(`payout ${ref.holdId}`, step));
 }
 
 let retryQueue: BackgroundRetry | undefined;

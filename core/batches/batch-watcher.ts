@@ -2,6 +2,7 @@ import type { Ledger, SettleResult } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import type { ObjectOwners } from '../objects/types.js';
 import type { Pricing } from '../pricing/types.js';
+import { type OpSpan, type OpSpanAttributes, spanStep, startOpSpan } from '../trace-context.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { crashPoint } from '../wallet/context.js';
 import { pollBackgroundResponse } from './background-responses.js';
@@ -152,11 +153,21 @@ export class BatchWatcher {
   /** A background response: polled until it ended, then settled once (./background-responses.ts). */
   private async pollResponse(job: BatchJob, at: number): Promise<void> {
     const { jobs, log } = this.opts;
-    const r = await pollBackgroundResponse(this.opts, job);
+    // Traced when it settles (README, "Tracing"): a `response settle` span linked to the call that started it.
+    const span = startOpSpan('response settle', () => jobAttributes(job), { link: job.traceparent });
+    let r: Awaited<ReturnType<typeof pollBackgroundResponse>>;
+    try {
+      r = await pollBackgroundResponse(this.opts, job);
+    } catch (err) {
+      span?.end(err);
+      throw err;
+    }
     if (r.running) {
       await jobs.put(job, at + this.opts.pollMs);
       return;
     }
+    span?.set({ 'gateway.response.status': r.status, ...settledAttributes(r.result) });
+    span?.end(r.result.ok ? undefined : { code: r.result.code });
     crashPoint('batch-settled');
     if (r.result.ok) {
       log.info(
@@ -186,6 +197,23 @@ export class BatchWatcher {
   }
 
   private async poll(job: BatchJob, batchId: string, at: number): Promise<void> {
+    // Traced when it settles (README, "Tracing"): a `batch settle` span linked to the batch's creation, with the
+    // steps `output` (the output file read and priced) and `settle` (the ledger's charge).
+    const span = startOpSpan('batch settle', () => jobAttributes(job), { link: job.traceparent });
+    try {
+      await this.pollTraced(job, batchId, at, span);
+    } catch (err) {
+      span?.end(err);
+      throw err;
+    }
+  }
+
+  private async pollTraced(
+    job: BatchJob,
+    batchId: string,
+    at: number,
+    span: OpSpan | undefined,
+  ): Promise<void> {
     const { jobs, ledger, upstream } = this.opts;
     const batch = providerJson(
       await providerCall(upstream, { method: 'GET', path: `/v1/batches/${encodeURIComponent(batchId)}` }),
@@ -196,6 +224,7 @@ export class BatchWatcher {
       await jobs.put(job, at + this.opts.pollMs);
       return;
     }
+    const output = span?.child('output');
     // The output file is priced line by line as it arrives: never held whole (a 200 MB output is fine).
     const pricer = new OutputPricer(this.opts.pricing, job);
     /** The output file exists and cannot be read: the whole reservation (the lines ran, unseen). */
@@ -218,6 +247,7 @@ export class BatchWatcher {
         unreadable = true;
       }
     }
+    output?.end();
     const priced = unreadable
       ? {
           answered: job.lines,
@@ -234,7 +264,16 @@ export class BatchWatcher {
       failed,
       ...priced,
     };
-    const result = await settleBatch(ledger, job, outcome);
+    const result = await spanStep(span, 'settle', () => settleBatch(ledger, job, outcome));
+    span?.set({
+      'gateway.batch.status': outcome.status,
+      'gateway.batch.answered': outcome.answered,
+      'gateway.batch.failed': outcome.failed,
+      'gen_ai.usage.input_tokens': outcome.promptTokens,
+      'gen_ai.usage.output_tokens': outcome.completionTokens,
+      'gateway.msats.cost': outcome.costMsat,
+      ...settledAttributes(result),
+    });
     // Only now are its output and error files the key's (readable and deletable by it).
     await recordBatchFiles(this.opts.objects, job, batch);
     crashPoint('batch-settled');
@@ -246,7 +285,33 @@ export class BatchWatcher {
       await this.opts.onSettled?.({ job, outcome, result });
     } else this.opts.log.warn({ job: job.id, code: result.code }, 'batch reservation was no longer open');
     await jobs.remove(job.id);
+    span?.end(result.ok ? undefined : { code: result.code });
   }
+}
+
+/** What a settlement span says of its job: ids, model and the reservation (never a credential). */
+function jobAttributes(job: BatchJob): OpSpanAttributes {
+  return {
+    'gateway.job_id': job.id,
+    'gateway.key_id': job.keyId,
+    'gen_ai.request.model': job.model,
+    'gateway.msats.reserved': job.reservedMsat,
+    ...(job.kind === 'response'
+      ? { 'gen_ai.response.id': job.batchId ?? undefined }
+      : { 'gateway.batch.id': job.batchId ?? undefined, 'gateway.batch.lines': job.lines }),
+  };
+}
+
+/** The ledger's answer to a settlement, in msats. */
+function settledAttributes(r: SettleResult): OpSpanAttributes {
+  return r.ok
+    ? {
+        'gateway.msats.charged': r.chargedMsat,
+        'gateway.msats.released': r.releasedMsat,
+        'gateway.msats.balance_after': r.balanceMsat,
+        'gateway.settle.replay': r.replay,
+      }
+    : { 'gateway.settle.refused': r.code };
 }
 
 /** The batch's output and error files belong to the batch's key (the provider made them under the shared key). */

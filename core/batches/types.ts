@@ -46,6 +46,11 @@ export interface BatchJob {
   kind?: 'response';
   /** msats in one whole unit of the eCash token that paid it (1,000 for `sat`): the charge is rounded up to it. */
   chargeStep?: number;
+  /**
+   * The W3C `traceparent` of the span that made the job (the batch's creation, the background response's call),
+   * when tracing was on: the settlement's span links to it (README, "Tracing"). Not a secret.
+   */
+  traceparent?: string;
 }
 
 /**

@@ -3,6 +3,8 @@ import { recordRequest, recordStoreError } from '../metrics.js';
 import type { paths } from '../openapi/generated/types.js';
 import { matchRelayPath, type RelayPath } from '../relay-paths.js';
 import type { Services } from '../service-types.js';
+import { withRouteTrace } from '../trace-context.js';
+import { opSpanChannel } from '../tracing.js';
 import type { OutgoingHeaders } from './exchange.js';
 
 /**
@@ -71,7 +73,10 @@ function timedRoute(route: string, method: string, handler: RouteHandler): Route
     const t0 = performance.now();
     let status = 500;
     try {
-      const reply = await handler(ctx);
+      // Tracing on: the operation spans the handler starts (payouts) find the client's trace.
+      const reply = await (opSpanChannel.hasSubscribers
+        ? withRouteTrace(ctx.headers.traceparent, () => handler(ctx))
+        : handler(ctx));
       status = reply.status ?? 200;
       return reply;
     } catch (err) {

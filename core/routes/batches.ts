@@ -4,12 +4,14 @@ import { boundAtCreation } from '../batches/batch-price.js';
 import { pendingMs, recordBatchFiles } from '../batches/batch-watcher.js';
 import { type ProviderReply, providerCall } from '../batches/provider-call.js';
 import type { BatchJob, BatchJobs } from '../batches/types.js';
+import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import type { RouteModule } from '../http/router.js';
+import type { JsonBodyOf, RouteModule, RouteReply } from '../http/router.js';
 import { route } from '../http/router.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { ObjectOwners } from '../objects/types.js';
 import type { Services } from '../service-types.js';
+import { inSpan, type OpSpan, startOpSpan } from '../trace-context.js';
 import { objectCaller, ownList, ownObject, passOn } from './provider-objects.js';
 
 /**
@@ -39,7 +41,19 @@ function neverSent(err: unknown): boolean {
 export const BATCH_RESERVATION_MS = 48 * 3_600_000;
 
 export const batchesRoutes: RouteModule = (router, services: Services) => {
-  route(router, 'POST', '/v1/batches', async (ctx, body) => {
+  // Traced (README, "Tracing") as a `batch create` span in the client's trace; the job keeps its traceparent so
+  // that the watcher's settlement span links back to it.
+  route(router, 'POST', '/v1/batches', (ctx, body) =>
+    inSpan(startOpSpan('batch create', {}, { parent: ctx.headers.traceparent }), (span) =>
+      createBatch(ctx, body, span),
+    ),
+  );
+
+  async function createBatch(
+    ctx: RequestContext,
+    body: JsonBodyOf<'/v1/batches', 'POST'>,
+    span: OpSpan | undefined,
+  ): Promise<RouteReply> {
     const c = await objectCaller(ctx, services);
     const { ledger, batchJobs: jobs } = services;
     if (ledger === undefined || jobs === undefined) throw new GatewayError('service_unavailable');
@@ -78,7 +92,16 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       inputFileId: file.id,
       // Paid from a `sat` token's identity: settled in whole sats, so no sub-sat rest is left that no refund pays.
       ...(c.unit === 'sat' ? { chargeStep: 1000 } : {}),
+      ...(span !== undefined ? { traceparent: span.traceparent() } : {}),
     };
+    span?.set({
+      'gateway.job_id': job.id,
+      'gateway.key_id': job.keyId,
+      'gen_ai.request.model': job.model,
+      'gateway.batch.endpoint': body.endpoint,
+      'gateway.batch.lines': job.lines,
+      'gateway.msats.reserved': job.reservedMsat,
+    });
     // Durable first: a process killed after the reservation and before the provider answered leaves a job the
     // watcher reconciles after `pendingMs` (the provider may have made the batch).
     await jobs.put(job, now + pendingMs(services.upstream.timeoutMs));
@@ -144,8 +167,9 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
       meta: JSON.stringify({ job: job.id }),
     });
     await jobs.put({ ...job, state: 'open', batchId: id }, Date.now() + services.config.batches.pollMs);
+    span?.set({ 'gateway.batch.id': id });
     return passOn(r, 'POST /v1/batches');
-  });
+  }
 
   /** The settlement job of a batch the key owns while it is not settled yet, else undefined. */
   async function openJobOf(objects: ObjectOwners, batchId: string): Promise<string | undefined> {

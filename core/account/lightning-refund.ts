@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors.js';
+import { resolveCredential } from '../ledger/keys.js';
 import type { HoldRef, KeyLookup } from '../ledger/types.js';
 import { log } from '../log.js';
 import { inSpan, type OpSpan, spanStep, startOpSpan } from '../trace-context.js';
+import { crashPoint } from '../wallet/context.js';
 import type { MeltQuoteInfo } from '../wallet/types.js';
 import type { MoneySteps } from './credit-token.js';
 import type { LightningAddresses, LnurlPay } from './lightning-address.js';
@@ -84,6 +86,11 @@ async function refundSteps(
   const { ledger, wallet } = money;
   // No process in the id (core/ledger/owner.ts) and no expiry: only the melt's decision releases or commits it.
   const holdId = `lnrefund-${randomUUID()}`;
+  // Journalled before the hold: a process that dies before its melt is journalled leaves this entry, and a recovery
+  // pass aborts the hold once the process is gone (a hold that never expires must never be left to nothing).
+  const resolved = resolveCredential(req.credential);
+  if (resolved === null) throw new GatewayError('invalid_api_key');
+  await wallet.startPayout(holdId, resolved.accountId);
   const hold = await spanStep(span, 'hold', () =>
     ledger.holdWithdrawal({
       credential: req.credential,
@@ -93,16 +100,33 @@ async function refundSteps(
       expiresInMs: null,
     }),
   );
-  if (!hold.ok) throw await holdRefusalToError(wallet, hold);
+  if (!hold.ok) {
+    await wallet.endPayoutStart(holdId).catch(() => undefined);
+    throw await holdRefusalToError(wallet, hold);
+  }
   span?.set({ 'gateway.msats.held': hold.heldMsat });
+  crashPoint('lnrefund-after-hold');
   const ref: HoldRef = { accountId: hold.accountId, holdId };
 
   let fit: { invoice: string; quote: MeltQuoteInfo };
   try {
     fit = await spanStep(span, 'quote', () => fitInvoice(money, addresses, pay, hold.heldMsat));
   } catch (err) {
-    await ledger.abortWithdrawal(ref).catch(() => undefined);
+    // The start entry goes only once the hold is surely aborted (else a recovery pass aborts it).
+    if (
+      await ledger.abortWithdrawal(ref).then(
+        () => true,
+        () => false,
+      )
+    )
+      await wallet.endPayoutStart(holdId).catch(() => undefined);
     throw err;
+  }
+  // Slow invoice servers: a recovery pass may have given the start up meanwhile (its hold aborted). Then no melt.
+  if (!(await wallet.payoutStarted(holdId))) {
+    throw new GatewayError('service_unavailable', {
+      message: 'The refund took too long to start and was given up; the balance is unchanged, try again',
+    });
   }
   span?.set({
     'gateway.msats.paid': fit.quote.amountMsat,
@@ -117,9 +141,12 @@ async function refundSteps(
       }),
     );
   } catch (err) {
+    // The start entry stays: a recovery pass removes it (the melt's entry or record decides the hold) or aborts the
+    // hold if the melt never reached the journal and this step could not.
     await afterFailedMelt(money, ref);
     throw err;
   }
+
   const record = await wallet.getLightningPayout(holdId);
   if (record?.paid !== true) {
     // A recovery pass settled it under us (it found the record first): the answer is still the payment made.

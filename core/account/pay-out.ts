@@ -8,7 +8,7 @@ import { log } from '../log.js';
 import { recordStoreError } from '../metrics.js';
 import { inSpan, type OpSpan, spanStep, startOpSpan } from '../trace-context.js';
 import { crashPoint } from '../wallet/context.js';
-import type { CashuUnit, LightningPayoutRecord, PayoutRecord } from '../wallet/types.js';
+import type { CashuUnit, LightningPayoutRecord, PayoutRecord, PayoutStart } from '../wallet/types.js';
 import { creditOrPark, type MoneySteps } from './credit-token.js';
 import { settleLightningPayout } from './lightning-payout.js';
 import { holdRefusalToError } from './payout-guard.js';
@@ -213,8 +213,15 @@ export async function settlePayout(money: MoneySteps, ref: HoldRef, made?: Payou
  */
 export async function settlePayoutRecord(
   money: MoneySteps,
-  record: PayoutRecord | LightningPayoutRecord,
+  record: PayoutRecord | LightningPayoutRecord | PayoutStart,
 ): Promise<void> {
+  if ('started' in record) {
+    // A Lightning payout whose process died before its melt was journalled: nothing reached the mint.
+    const r = await money.ledger.abortWithdrawal({ accountId: record.accountId, holdId: record.holdId });
+    if (r.ok && !r.replay)
+      log.warn({ holdId: record.holdId }, 'payout start left by a gone process: hold aborted');
+    return;
+  }
   if (!('token' in record)) {
     await settleLightningPayout(money, record);
     return;

@@ -62,6 +62,8 @@ export function receiptFor(entry: JournalEntry, add: readonly StoredProof[]): Re
 
 /** Journal id of a hold's payout record (a withdrawal token, or a decided Lightning payout). */
 export const payoutId = (holdId: string): string => `payout:${holdId}`;
+/** The start entry of a Lightning payout (JournalEntry.payoutStart). */
+export const payoutStartId = (holdId: string): string => `lnstart:${holdId}`;
 
 /**
  * The entry that replaces a hold's melt entry (`lightning` set) in the step that settles it: the Lightning payout

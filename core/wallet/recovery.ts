@@ -35,6 +35,7 @@ async function resolvePayout(
   entry: JournalEntry,
   payouts: { settle: PayoutSettler; wallet: WalletService } | undefined,
 ): Promise<Outcome> {
+  if (entry.payoutStart) return resolvePayoutStart(ctx, entry, payouts);
   const record = entry.payout ?? entry.lightning;
   if (!record || !payouts) {
     ctx.log.warn({ op: entry.id }, 'wallet payout record left: no ledger to resolve it here');
@@ -42,6 +43,31 @@ async function resolvePayout(
   }
   await payouts.settle(record, payouts.wallet);
   return 'completed';
+}
+
+/**
+ * A payout start whose owner is gone (or, without the owner check, old enough): when its melt was journalled, the
+ * melt's entry (or its decided record) settles the hold and the start entry is only removed; otherwise the process
+ * died while making the hold or fetching the invoice — nothing reached the mint — so the hold is aborted (the balance
+ * back on the key), then the entry removed.
+ */
+async function resolvePayoutStart(
+  ctx: WalletContext,
+  entry: JournalEntry,
+  payouts: { settle: PayoutSettler; wallet: WalletService } | undefined,
+): Promise<Outcome> {
+  const start = entry.payoutStart!;
+  const melt =
+    (await ctx.store.getOp(`melt:${start.holdId}`)) ?? (await ctx.store.getOp(payoutId(start.holdId)));
+  if (melt === null) {
+    if (!payouts) {
+      ctx.log.warn({ op: entry.id }, 'wallet payout start left: no ledger to abort its hold here');
+      return 'deferred';
+    }
+    await payouts.settle({ holdId: start.holdId, accountId: start.accountId, started: true }, payouts.wallet);
+  }
+  await ctx.store.deleteOp(entry.id);
+  return melt === null ? 'rolled-back' : 'completed';
 }
 
 /**
@@ -127,7 +153,10 @@ export async function recoverAll(
   const beats = opts.ownerCheck && entries.length > 0 ? await ownerBeats(ctx) : new Map();
   for (const entry of entries) {
     if (entry.kind === 'payout' && !payoutDue(ctx, entry, now)) continue;
-    if (opts.ownerCheck && entry.kind !== 'payout' && !mayDecide(ctx, entry, beats, now)) {
+    // A payout start is decided by its owner being gone, as a mint operation is (its owner may still be fetching
+    // the invoice, however long that takes); payout records by their age.
+    const owned = entry.kind !== 'payout' || entry.payoutStart !== undefined;
+    if (opts.ownerCheck && owned && !mayDecide(ctx, entry, beats, now)) {
       report.fresh++;
       if (whoseEntry(ctx, entry, beats, now) === 'live') {
         report.liveOwners++;

@@ -10,7 +10,7 @@ import {
   toStored,
   type WalletContext,
 } from './context.js';
-import { afterAmbiguousFailure, isStale, meltDecision, payoutId } from './journal.js';
+import { afterAmbiguousFailure, isStale, meltDecision, payoutId, payoutStartId } from './journal.js';
 import { classifyMintFailure, mapMintError } from './mint-errors.js';
 import { mayDecide, ownerBeats } from './owners.js';
 import { resolveEntry } from './recovery.js';
@@ -211,6 +211,9 @@ export async function payInvoice(
     };
   }
   const proofs = await reserve(ctx, entry, need, maxFeePpk(client));
+  // The melt is journalled under the hold: the payout's start entry (lightning-refund.ts) is done with; if this
+  // delete fails, a recovery pass removes it on finding the melt's entry.
+  if (opts.hold) await ctx.store.deleteOp(payoutStartId(opts.hold.holdId)).catch(() => undefined);
   const held = (await ctx.store.getOp(entry.id)) ?? entry;
   const counters = counterCollector();
   const preview = await client

@@ -291,6 +291,17 @@ export interface WalletService {
   getLightningPayout(holdId: string): Promise<LightningPayoutRecord | null>;
 
   /**
+   * A Lightning payout is starting (core/account/lightning-refund.ts): journalled BEFORE its hold is made, so that a
+   * process that dies before its melt is journalled leaves something a recovery pass decides (its hold aborted, once
+   * the owner is gone; see `PayoutStart`).
+   */
+  startPayout(holdId: string, accountId: string): Promise<void>;
+  /** Whether the payout's start entry is still there (false: a recovery pass gave it up: do not melt). */
+  payoutStarted(holdId: string): Promise<boolean>;
+  /** The start entry is done with (its melt journalled, or the start given up). */
+  endPayoutStart(holdId: string): Promise<void>;
+
+  /**
    * Lightning deposit, step 1: a NUT-04 bolt11 mint quote for `amountSats` at the primary mint; its `request`
    * is the invoice to pay. @throws GatewayError `mint_unavailable`.
    */
@@ -340,8 +351,15 @@ export interface WalletService {
  * the wallet does not know, so the one who builds both supplies it. Throws to leave the record for a later
  * pass.
  */
+/** A Lightning payout whose process died before its melt was journalled: its hold is to be aborted. */
+export interface PayoutStart {
+  holdId: string;
+  accountId: string;
+  started: true;
+}
+
 export type PayoutSettler = (
-  record: PayoutRecord | LightningPayoutRecord,
+  record: PayoutRecord | LightningPayoutRecord | PayoutStart,
   wallet: WalletService,
 ) => Promise<void>;
 

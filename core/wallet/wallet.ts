@@ -2,9 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { PaymentRequest, setGlobalRequestOptions } from '@cashu/cashu-ts';
 import { GatewayError } from '../errors.js';
 import { decodeBolt11 } from './bolt11.js';
-import { MintClients, type WalletContext } from './context.js';
+import { MintClients, newEntry, type WalletContext } from './context.js';
 import { swapForeignToken } from './foreign-swap.js';
-import { payoutId } from './journal.js';
+import { payoutId, payoutStartId } from './journal.js';
 import { checkMintQuote, createMintQuote, mintPaidQuote, subscribeMintQuotes } from './mint-quote.js';
 import { beat } from './owners.js';
 import { receiveToken } from './receive.js';
@@ -178,6 +178,14 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
     async quoteInvoice(invoice, o = {}) {
       const mint = assertTrusted(o.mint ?? (mints[0] as string));
       return quoteInvoice(ctx, checkInvoice(invoice), mint, o.unit ?? 'sat');
+    },
+    async startPayout(holdId, accountId) {
+      const entry = newEntry(ctx, payoutStartId(holdId), 'payout', mints[0] as string, 'sat');
+      await store.putOp({ ...entry, payoutStart: { holdId, accountId } });
+    },
+    payoutStarted: async (holdId) => (await store.getOp(payoutStartId(holdId))) !== null,
+    async endPayoutStart(holdId) {
+      await store.deleteOp(payoutStartId(holdId));
     },
     async getLightningPayout(holdId) {
       const decided = await store.getOp(payoutId(holdId));

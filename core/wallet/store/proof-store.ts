@@ -68,6 +68,13 @@ export interface JournalEntry {
   /** The process instance that wrote the entry (absent: written by an offline tool or an older version). */
   owner?: EntryOwner;
   tokenHash?: string;
+  /**
+   * `lnstart:<holdId>` (kind `payout`): a Lightning payout's hold is being made or its invoice fetched, its melt not
+   * journalled yet. Written before the hold and deleted once the melt is journalled (or the start given up): a
+   * process that dies in between leaves this entry, and a recovery pass (once its owner is gone) aborts the hold
+   * — without it, a hold that never expires stayed with nothing to decide it.
+   */
+  payoutStart?: { holdId: string; accountId: string };
   /** receive: where its caller credits the value (ReceiveOptions.creditIntent, opaque here; no secret). */
   creditIntent?: string;
   faceMsat?: number;

@@ -6,6 +6,7 @@
 
 import { GatewayError } from '../errors.js';
 import { emptyUsage, type Usage } from '../metering/usage.js';
+import { type CallBound, callMsat, cardCharge } from './call-price.js';
 import { DIMENSIONS, type DimensionKey } from './dimensions.js';
 import {
   MissingPriceError,
@@ -20,13 +21,11 @@ import {
 import {
   affordableTokens,
   boundUnits,
-  cardCharge,
   MissingRateError,
   modelCard,
   NO_FALLBACKS,
   type RateCard,
   tokenCard,
-  unitsMsat,
 } from './rate-card.js';
 import {
   add,
@@ -146,6 +145,34 @@ function highestTier(card: RateCard): Rational {
   let best: Rational = { n: 1n, d: 1n };
   for (const t of card.tiers.values()) if (t.n * best.d > best.n * t.d) best = t;
   return best;
+}
+
+/**
+ * The bound's provider units as a line in the completion cap c, `fixed + c × perToken`, for a call with several
+ * choices or hosted tools; `choices` and the hosted tools' part (`toolFixed + c × toolPerToken`) are its terms.
+ */
+interface BoundLine {
+  fixed: bigint;
+  perToken: bigint;
+  choices: number;
+  toolFixed: bigint;
+  toolPerToken: bigint;
+}
+
+/** The bound of a completion cap `completion` (on `line` when the call has one): what callMsat prices. */
+function lineBound(
+  line: BoundLine | undefined,
+  promptTokens: number,
+  completion: number,
+  ws: number,
+): CallBound {
+  if (line === undefined) return { promptTokens, completionTokens: completion, webSearchCalls: ws };
+  return {
+    promptTokens,
+    completionTokens: completion * line.choices,
+    webSearchCalls: ws,
+    toolUnits: line.toolFixed + BigInt(completion) * line.toolPerToken,
+  };
 }
 
 export function createPricing(opts: PricingOptions): Pricing {
@@ -433,10 +460,8 @@ export function createPricing(opts: PricingOptions): Pricing {
     const pb = input.promptTokensBound;
     const callerMax = input.maxTokens;
     const line = boundLine(card, input, ws);
-    const at = (completion: number) =>
-      line === undefined
-        ? unitsMsat(card, boundUnits(card, pb, completion, ws), m)
-        : unitsMsat(card, line.fixed + BigInt(completion) * line.perToken, m);
+    // The bound priced by the one function settle charges usage with (./call-price.ts).
+    const at = (completion: number) => callMsat(card, { bound: lineBound(line, pb, completion, ws) }, m);
     if (endpoint === 'embeddings') {
       const flat = at(0);
       return { maxMsat: flat, minMsat: flat, maxTokens: callerMax, lowered: false, btcUsd };
@@ -468,18 +493,16 @@ export function createPricing(opts: PricingOptions): Pricing {
    * each hosted-tool call may be the dearest declared one; an image_generation call bills its image output bound
    * and, as input, what its image model may read (the prompt bound and the choices' output).
    */
-  function boundLine(
-    card: RateCard,
-    input: ReservationInput,
-    ws: number,
-  ): { fixed: bigint; perToken: bigint } | undefined {
+  function boundLine(card: RateCard, input: ReservationInput, ws: number): BoundLine | undefined {
     const k = input.choices ?? 1;
     const tools = input.hostedTools;
     if (k <= 1 && (tools === undefined || tools.tools.length === 0)) return undefined;
     const pb = BigInt(input.promptTokensBound);
     let fixed = BigInt(boundUnits(card, input.promptTokensBound, 0, ws));
-    const perToken = BigInt(Math.max(1, k)) * card.maxOut;
-    if (tools === undefined || tools.tools.length === 0 || tools.calls <= 0) return { fixed, perToken };
+    const choices = Math.max(1, k);
+    const perToken = BigInt(choices) * card.maxOut;
+    if (tools === undefined || tools.tools.length === 0 || tools.calls <= 0)
+      return { fixed, perToken, choices, toolFixed: 0n, toolPerToken: 0n };
     let callFixed = 0n;
     let callPerToken = 0n;
     for (const { tool, declaredAs } of tools.tools) {
@@ -507,7 +530,13 @@ export function createPricing(opts: PricingOptions): Pricing {
     }
     const calls = BigInt(tools.calls);
     fixed += calls * callFixed;
-    return { fixed, perToken: perToken + calls * callPerToken };
+    return {
+      fixed,
+      perToken: perToken + calls * callPerToken,
+      choices,
+      toolFixed: calls * callFixed,
+      toolPerToken: calls * callPerToken,
+    };
   }
 
   function imageOutputMaxTokens(input: ReservationInput): number {

@@ -29,6 +29,9 @@ import { AUTO_PRICED, type AutoPricedCall } from './paid-state.js';
  *   e.g. an unknown model). A 5xx, or any error status with a non-JSON body, becomes 502 `upstream_error`
  *   naming the upstream status: a provider failure is not the gateway's 500 (`internal_error`).
  * - Fails closed: it never answers from anywhere but the upstream.
+ *
+ * Why the factory is over 80 lines: its closure holds what the stage was given at start (the services at its top)
+ * and nothing else; each hook and each step of a hook is a named function inside it, each under 80 lines.
  */
 
 /** How much of an upstream error body is read to explain it. */

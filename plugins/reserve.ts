@@ -81,6 +81,9 @@ import {
  * - After admission, the key's allowed IPs are checked against the client IP (403 `ip_not_allowed`; the
  *   reservation is released at once).
  * - X-Cashu calls refused with 402 carry a NUT-18 payment request for the shortfall in `X-Cashu`.
+ *
+ * Why the factory is over 80 lines: its closure holds what the stage was given at start (the services at its top)
+ * and nothing else; each hook and each step of a hook is a named function inside it, each under 80 lines.
  */
 
 const IMAGE_PART_TYPES = new Set(['image_url', 'input_image', 'image']);

@@ -4,6 +4,7 @@ import { isBackgroundResponse, runningResponse } from '../core/batches/backgroun
 import type { BatchJob } from '../core/batches/types.js';
 import {
   AUTH,
+  type AuthInfo,
   adjustedPrice,
   CHARGE,
   type ChargeInfo,
@@ -15,7 +16,7 @@ import {
   SERVED_BY,
   UPSTREAM_COST,
 } from '../core/context.js';
-import type { CallAuditRecord } from '../core/ledger/types.js';
+import type { CallAuditRecord, SettleInput, SettleResult } from '../core/ledger/types.js';
 import { requestClientAddress } from '../core/limits/request-limits.js';
 import {
   type AbandonedCall,
@@ -67,6 +68,9 @@ import {
  * - Non-stream JSON: the body (held by the meter) is sent back with the cost block spliced in before
  *   its closing brace — the rest of the body is not re-serialised: `"x-node-cost": {sats, msats, usd,
  *   breakdown {prompt_cost, completion_cost, fees} (msats), estimated}`.
+ *
+ * Why the factory is over 80 lines: its closure holds what the stage was given at start (the services at its top)
+ * and nothing else; each hook and each step of a hook is a named function inside it, each under 80 lines.
  */
 
 /** The cost raised to `msat` when below it; the difference is counted as (hidden) reasoning. */
@@ -308,6 +312,105 @@ export const settle: PluginFactory = (options, services): Plugin => {
     return input === undefined ? undefined : callAuditRecord(input);
   }
 
+  /** The ledger's settle of a metered call: its cost, its tokens, the line the account's history shows, and the
+   *  audit record that goes with the charge. */
+  function settleInput(
+    ctx: RequestContext,
+    auth: AuthInfo,
+    reservationId: string,
+    priced: PricedCall,
+    usage: Metered,
+    c: CostResult,
+    status: number | undefined,
+  ): SettleInput {
+    const tokens = usage.usage;
+    return {
+      accountId: auth.accountId,
+      requestId: reservationId,
+      costMsat: c.msat,
+      promptTokens: tokens ? inputTotal(tokens) : 0,
+      completionTokens: tokens ? outputTotal(tokens) : 0,
+      model: priced.model,
+      description: isUnitEndpoint(priced.endpoint)
+        ? `${priced.model}: ${usage.units ?? 0} ${UNIT_NAMES[priced.endpoint]}`
+        : `${priced.model || ctx.path}: ${tokens ? describeUsage(tokens) : '0 tokens'}${usage.estimated ? ' (estimated)' : ''}${usage.atLeastMsat !== undefined ? ' (client left, reservation)' : ''}`,
+      estimated: usage.estimated,
+      auditRecord: auditRecordOf(ctx, status ?? ctx.response.status),
+    };
+  }
+
+  /** After the ledger charged the call: metrics, a stored response's tokens, CHARGE and the cost block. */
+  async function recordCharged(
+    ctx: RequestContext,
+    keyId: string,
+    priced: PricedCall,
+    usage: Metered,
+    c: CostResult,
+    input: SettleInput,
+    r: Extract<SettleResult, { ok: true }>,
+  ): Promise<void> {
+    const tokens = usage.usage;
+    const { promptTokens, completionTokens } = input;
+    const charged = r.chargedMsat;
+    if (!r.replay) {
+      recordCharge(charged, ctx.path);
+      recordOverrun(r.overrunMsat);
+      for (const d of c.fallbacks) recordUnpricedDimension(d);
+      recordUnreportedOutput(tokens?.unreportedOutput ?? 0);
+    }
+    // A stored response: the tokens charged bound the calls that continue it (plugins/reserve.ts).
+    const stored = ctx.local(STORED_RESPONSE);
+    if (stored !== undefined && services.objects !== undefined && tokens !== undefined) {
+      // Not part of the charge: a store error here leaves the record without tokens (a follow-up is then
+      // bounded by STORED_CONTEXT_MAX_TOKENS or refused), never settles twice.
+      await services.objects
+        .annotate(stored, JSON.stringify({ input_tokens: promptTokens, output_tokens: completionTokens }))
+        .catch((err: unknown) =>
+          log.warn({ err, requestId: ctx.requestId }, 'stored response tokens not recorded'),
+        );
+    }
+    ctx.setLocal(CHARGE, {
+      msats: charged,
+      ...(c.usd !== undefined ? { usd: c.usd } : {}),
+      model: priced.model,
+      promptTokens,
+      completionTokens,
+      ...(tokens !== undefined ? { usage: tokens } : {}),
+      ...(usage.units !== undefined ? { units: usage.units } : {}),
+      estimated: usage.estimated,
+      balanceAfterMsat: r.balanceMsat,
+    });
+    if (r.overrunMsat > 0) {
+      log.warn(
+        { requestId: ctx.requestId, keyId, cost_msat: c.msat, overrun_msat: r.overrunMsat },
+        'call cost more than the account could pay (upstream ignored max_tokens?)',
+      );
+    }
+    ctx.setLocal(COST_BLOCK, costBlockOf(ctx, c, usage.estimated));
+  }
+
+  /** The `x-node-cost` block of a charged call. */
+  function costBlockOf(ctx: RequestContext, c: CostResult, estimated: boolean): Record<string, unknown> {
+    const servedBy = ctx.local(SERVED_BY);
+    // What a paid node charged the operator for this call, shown only where the operator asked for it.
+    const upstreamMsat = services.config.nodeCostUpstream ? ctx.local(UPSTREAM_COST) : undefined;
+    return {
+      sats: c.sats,
+      msats: c.msat,
+      usd: c.usd,
+      breakdown: {
+        prompt_cost: c.breakdown.promptMsat,
+        completion_cost: c.breakdown.completionMsat,
+        fees: c.breakdown.feesMsat,
+        dimensions: c.breakdown.dimensions,
+        ...(c.breakdown.unitRoundingMsat ? { unit_rounding: c.breakdown.unitRoundingMsat } : {}),
+      },
+      estimated,
+      ...(servedBy !== undefined ? { provider: servedBy } : {}),
+      ...(upstreamMsat !== undefined ? { upstream_msats: upstreamMsat } : {}),
+    };
+  }
+
   /** Settles or releases once; `ended`: called at the end of a complete response. */
   async function finish(ctx: RequestContext, ended: boolean, final = false, status?: number): Promise<void> {
     const res = ctx.local(RESERVATION);
@@ -343,22 +446,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
       }
       const metered = costOf(ctx, priced, usage);
       const c = usage.atLeastMsat !== undefined ? raisedTo(metered, usage.atLeastMsat) : metered;
-      const tokens = usage.usage;
-      const promptTokens = tokens ? inputTotal(tokens) : 0;
-      const completionTokens = tokens ? outputTotal(tokens) : 0;
-      const input = {
-        accountId: auth.accountId,
-        requestId: res.id,
-        costMsat: c.msat,
-        promptTokens,
-        completionTokens,
-        model: priced.model,
-        description: isUnitEndpoint(priced.endpoint)
-          ? `${priced.model}: ${usage.units ?? 0} ${UNIT_NAMES[priced.endpoint]}`
-          : `${priced.model || ctx.path}: ${tokens ? describeUsage(tokens) : '0 tokens'}${usage.estimated ? ' (estimated)' : ''}${usage.atLeastMsat !== undefined ? ' (client left, reservation)' : ''}`,
-        estimated: usage.estimated,
-        auditRecord: auditRecordOf(ctx, status ?? ctx.response.status),
-      };
+      const input = settleInput(ctx, auth, res.id, priced, usage, c, status);
       // The record goes with the charge (a retried settle carries it too); the end hook writes it only when the
       // ledger refuses the settle.
       const subject = input.auditRecord !== undefined ? ctx.local(AUDIT_SUBJECT) : undefined;
@@ -371,59 +459,7 @@ export const settle: PluginFactory = (options, services): Plugin => {
         log.warn({ requestId: ctx.requestId, code: r.code }, 'settle refused by the ledger');
         return;
       }
-      const charged = r.chargedMsat;
-      if (!r.replay) {
-        recordCharge(charged, ctx.path);
-        recordOverrun(r.overrunMsat);
-        for (const d of c.fallbacks) recordUnpricedDimension(d);
-        recordUnreportedOutput(tokens?.unreportedOutput ?? 0);
-      }
-      // A stored response: the tokens charged bound the calls that continue it (plugins/reserve.ts).
-      const stored = ctx.local(STORED_RESPONSE);
-      if (stored !== undefined && services.objects !== undefined && tokens !== undefined) {
-        // Not part of the charge: a store error here leaves the record without tokens (a follow-up is then
-        // bounded by STORED_CONTEXT_MAX_TOKENS or refused), never settles twice.
-        await services.objects
-          .annotate(stored, JSON.stringify({ input_tokens: promptTokens, output_tokens: completionTokens }))
-          .catch((err: unknown) =>
-            log.warn({ err, requestId: ctx.requestId }, 'stored response tokens not recorded'),
-          );
-      }
-      ctx.setLocal(CHARGE, {
-        msats: charged,
-        ...(c.usd !== undefined ? { usd: c.usd } : {}),
-        model: priced.model,
-        promptTokens,
-        completionTokens,
-        ...(tokens !== undefined ? { usage: tokens } : {}),
-        ...(usage.units !== undefined ? { units: usage.units } : {}),
-        estimated: usage.estimated,
-        balanceAfterMsat: r.balanceMsat,
-      });
-      if (r.overrunMsat > 0) {
-        log.warn(
-          { requestId: ctx.requestId, keyId: auth.keyId, cost_msat: c.msat, overrun_msat: r.overrunMsat },
-          'call cost more than the account could pay (upstream ignored max_tokens?)',
-        );
-      }
-      const servedBy = ctx.local(SERVED_BY);
-      // What a paid node charged the operator for this call, shown only where the operator asked for it.
-      const upstreamMsat = services.config.nodeCostUpstream ? ctx.local(UPSTREAM_COST) : undefined;
-      ctx.setLocal(COST_BLOCK, {
-        sats: c.sats,
-        msats: c.msat,
-        usd: c.usd,
-        breakdown: {
-          prompt_cost: c.breakdown.promptMsat,
-          completion_cost: c.breakdown.completionMsat,
-          fees: c.breakdown.feesMsat,
-          dimensions: c.breakdown.dimensions,
-          ...(c.breakdown.unitRoundingMsat ? { unit_rounding: c.breakdown.unitRoundingMsat } : {}),
-        },
-        estimated: usage.estimated,
-        ...(servedBy !== undefined ? { provider: servedBy } : {}),
-        ...(upstreamMsat !== undefined ? { upstream_msats: upstreamMsat } : {}),
-      });
+      await recordCharged(ctx, auth.keyId, priced, usage, c, input, r);
     } catch (err) {
       // Left unsettled: the final hook tries once more; after that it is retried in the background
       // (idempotent by request id), so a store blip after the answer does not make the call free.

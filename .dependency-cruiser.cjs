@@ -1,4 +1,8 @@
 // The architecture's import rules, checked in `npm run lint` (docs/architecture.md, "Import rules").
+// Each rule has a fixture tree that breaks it (test/lint-fixtures/<rule>/, run by test/lint/depcruise-rules.test.ts).
+// `reachable: true` rules follow imports transitively (type-only imports included): a module one floor up,
+// imported by something in between, breaks them as surely as a direct import.
+// Known violations still being removed are listed in .dependency-cruiser-known-violations.json (`--ignore-known`).
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -20,26 +24,50 @@ module.exports = {
       to: { path: '^plugins/', pathNot: '^plugins/paid-state\\.ts$' },
     },
     {
-      name: 'money-does-not-know-http',
+      name: 'money-reaches-no-http',
       severity: 'error',
       comment:
-        'The ledger, the wallet and the account steps are called by routes and stages, never the reverse.',
+        'The ledger, the wallet and the account steps are called by routes and stages, never the reverse, not even ' +
+        'through a module in between (metrics, config): what they share with HTTP moves down (core/server-timing.ts, ' +
+        'core/relay-paths.ts).',
       from: { path: '^core/(ledger|wallet|account)/' },
-      to: { path: '^(core/http/|core/routes/|plugins/)' },
+      to: { path: '^(core/http/|core/routes/|core/server\\.ts$|plugins/)', reachable: true },
+    },
+    {
+      name: 'pipeline-reaches-no-money-implementation',
+      severity: 'error',
+      comment:
+        'The runner and the plugin contract name metering, pricing and the ledger only through their types modules ' +
+        '(core/metering/types.ts, core/pricing/types.ts, core/ledger/types.ts); the stages (plugins/) hold the work.',
+      from: { path: '^core/(pipeline|stages|context|plugin)\\.ts$' },
+      to: {
+        path: '^core/(metering|pricing|ledger)/',
+        pathNot: '^core/(metering|pricing|ledger)/types\\.ts$',
+        reachable: true,
+      },
     },
     {
       name: 'engines-know-only-the-exchange',
       severity: 'error',
       comment:
         'An engine adapter translates one server library into the exchange (core/http/exchange.ts); it knows the ' +
-        'plugin contract, the error catalogue and its own helpers (framing, body limit, streamed body, remote address), not the router, ' +
-        'the pipeline or the services.',
+        'plugin contract, the error catalogue, the Server-Timing rule and its own helpers (framing, body limit, ' +
+        'streamed body, remote address), not the router, the pipeline, the config or the services.',
       from: { path: '^core/http/(node|uws)-engine\\.ts$' },
       to: {
         path: '^(core|plugins)/',
         pathNot:
-          '^core/(http/(exchange|framing|body-limit|streamed-body|remote-address|server-timing)|plugin|errors|config)\\.ts$',
+          '^core/(http/(exchange|framing|body-limit|streamed-body|remote-address)|plugin|errors|server-timing)\\.ts$',
       },
+    },
+    {
+      name: 'config-knows-no-http',
+      severity: 'error',
+      comment:
+        'Settings are read below every layer that uses them: core/config.ts reaches no engine, route, server or ' +
+        'stage (relay-path parsing sits beside it, core/relay-paths.ts).',
+      from: { path: '^core/config\\.ts$' },
+      to: { path: '^(core/http/|core/routes/|core/server\\.ts$|plugins/)', reachable: true },
     },
   ],
   options: {

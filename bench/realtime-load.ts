@@ -2,15 +2,24 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WebSocket } from 'ws';
 import { loadConfig } from '../core/config.js';
 import { createLogger } from '../core/log.js';
 import { startGateway } from '../core/server.js';
 import { startMockUpstream } from './upstream/mock-upstream.js';
+import {
+  billMsat,
+  openRealtime,
+  pcm,
+  REALTIME_MODELS,
+  REALTIME_PRICING_ENV,
+  type RealtimeBillUsage,
+  userText,
+} from './upstream/realtime-rig.js';
 
 /**
- * `npx tsx bench/realtime-load.ts [--sessions 200] [--seconds 60] [--pace-ms 500]`: the issue's load slice for Realtime. One
- * gateway process (node:http, SQLite in a temp folder) in front of the mock provider's Realtime double; N
+ * `npx tsx bench/realtime-load.ts [--sessions 200] [--seconds 60] [--pace-ms 500] [--opening 20] [--engine node|uws]`: the issue's
+ * load slice for Realtime, bounded (at most 1,000 sessions and 600 s). One gateway (the engine asked for, SQLite
+ * in a temp folder) in front of the mock provider's Realtime double (prices: bench/upstream/realtime-rig.ts); N
  * sessions, each on its own funded key, loop, one turn every `--pace-ms` after the last response, text turns (an item, a response) and audio turns (1 s appended,
  * committed, an audio response) for the given time. Samples the process RSS every 5 s, then closes every
  * session and checks the money: each key was charged exactly the sum of its session's `gateway.cost` events,
@@ -26,71 +35,39 @@ function arg(name: string, fallback: number): number {
 }
 
 const SESSIONS = Math.min(arg('sessions', 200), 1000);
+const ENGINE = process.argv.includes('--engine')
+  ? process.argv[process.argv.indexOf('--engine') + 1]
+  : 'node';
+if (ENGINE !== 'node' && ENGINE !== 'uws') throw new Error('--engine node|uws');
 const SECONDS = Math.min(arg('seconds', 60), 600);
 /** Pause between a response's gateway.cost and the next turn, ms (a voice session's pace). */
 const PACE_MS = arg('pace-ms', 500);
+/** Sessions opening at once (clients arrive over a ramp, not all in the same millisecond). */
+const OPENING = arg('opening', 20);
+let opening = 0;
+const openWaiters: (() => void)[] = [];
+async function openSlot(): Promise<() => void> {
+  while (opening >= OPENING) await new Promise<void>((r) => openWaiters.push(r));
+  opening++;
+  return () => {
+    opening--;
+    openWaiters.shift()?.();
+  };
+}
 const FUND_MSAT = 50_000_000;
-// msats per token (BTC $100,000, fees 1): text in 4, cached text 1, audio in 32, cached audio 2, out 16, audio out 64.
-const RATES = { text: 4, cachedText: 1, audio: 32, cachedAudio: 2, out: 16, outAudio: 64 };
-
-interface Counts {
-  text_tokens?: number;
-  audio_tokens?: number;
-}
-interface BillUsage {
-  input_token_details?: Counts & { cached_tokens_details?: Counts };
-  output_token_details?: Counts;
-}
-
-function billMsat(u: BillUsage): number {
-  const d = u.input_token_details ?? {};
-  const c = d.cached_tokens_details ?? {};
-  const o = u.output_token_details ?? {};
-  const n = (v: number | undefined) => v ?? 0;
-  return (
-    (n(d.text_tokens) - n(c.text_tokens)) * RATES.text +
-    n(c.text_tokens) * RATES.cachedText +
-    (n(d.audio_tokens) - n(c.audio_tokens)) * RATES.audio +
-    n(c.audio_tokens) * RATES.cachedAudio +
-    n(o.text_tokens) * RATES.out +
-    n(o.audio_tokens) * RATES.outAudio
-  );
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'rt-load-'));
 const upstream = await startMockUpstream();
 const models = join(dir, 'models.json');
-writeFileSync(
-  models,
-  JSON.stringify({
-    models: [
-      {
-        id: 'mock-realtime',
-        pricing: {
-          prompt: '0.000004',
-          input_cache_read: '0.000001',
-          input_audio: '0.000032',
-          input_audio_cache_read: '0.000002',
-          completion: '0.000016',
-          output_audio: '0.000064',
-        },
-      },
-    ],
-  }),
-);
+writeFileSync(models, JSON.stringify(REALTIME_MODELS));
 const config = loadConfig({
   HOST: '127.0.0.1',
   PORT: '0',
-  HTTP_ENGINE: 'node',
+  HTTP_ENGINE: ENGINE,
   DATA_DIR: dir,
   MODELS_PATH: models,
   UPSTREAM_BASE_URL: upstream.url,
   LOG_LEVEL: 'error',
-  FIXED_PRICING: 'false',
-  FIXED_COST_PER_REQUEST: '0',
-  BTC_USD_PRICE: '100000',
-  EXCHANGE_FEE: '1',
-  UPSTREAM_PROVIDER_FEE: '1',
+  ...REALTIME_PRICING_ENV,
   REALTIME_SESSIONS_PER_IP: String(SESSIONS),
   RATE_LIMIT_CONCURRENT: String(SESSIONS),
 });
@@ -113,13 +90,10 @@ async function session(i: number): Promise<Run> {
   });
   if (!dep.ok) throw new Error('funding failed');
   const run: Run = { apiKey: dep.apiKey, charged: 0, responses: 0, closeCode: undefined };
-  const ws = new WebSocket(`ws://127.0.0.1:${gateway.port}/v1/realtime?model=mock-realtime`, {
-    headers: { authorization: `Bearer ${dep.apiKey}` },
-  });
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-  });
+  const done = await openSlot();
+  const { ws, send } = await openRealtime(`127.0.0.1:${gateway.port}`, dep.apiKey, { record: false }).finally(
+    done,
+  );
   const end = Date.now() + SECONDS * 1000;
   let turn = i;
   const next = () => {
@@ -129,23 +103,12 @@ async function session(i: number): Promise<Run> {
     }
     turn++;
     if (turn % 2 === 0) {
-      ws.send(
-        JSON.stringify({
-          type: 'conversation.item.create',
-          item: {
-            type: 'message',
-            role: 'user',
-            content: [{ type: 'input_text', text: 'Hello there, how are you?' }],
-          },
-        }),
-      );
-      ws.send(JSON.stringify({ type: 'response.create' }));
+      send(userText('Hello there, how are you?'));
+      send({ type: 'response.create' });
     } else {
-      ws.send(
-        JSON.stringify({ type: 'input_audio_buffer.append', audio: Buffer.alloc(48_000).toString('base64') }),
-      );
-      ws.send(JSON.stringify({ type: 'input_audio_buffer.commit' }));
-      ws.send(JSON.stringify({ type: 'response.create', response: { output_modalities: ['audio'] } }));
+      send({ type: 'input_audio_buffer.append', audio: pcm(1000) });
+      send({ type: 'input_audio_buffer.commit' });
+      send({ type: 'response.create', response: { output_modalities: ['audio'] } });
     }
   };
   ws.on('message', (data) => {
@@ -168,10 +131,20 @@ async function session(i: number): Promise<Run> {
 }
 
 const t0 = Date.now();
-const runs = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => session(i)));
+const failures: string[] = [];
+// A session refused at its upgrade is a failure of the run (with the refusal), not the end of it.
+const runs = (
+  await Promise.all(
+    Array.from({ length: SESSIONS }, (_, i) =>
+      session(i).catch((err: unknown) => {
+        failures.push(`a session did not open: ${err instanceof Error ? err.message : String(err)}`);
+        return undefined;
+      }),
+    ),
+  )
+).filter((r) => r !== undefined);
 const wallS = (Date.now() - t0) / 1000;
 // Every session closed by its client: wait until nothing is reserved any more.
-const failures: string[] = [];
 let totalCharged = 0;
 for (const r of runs) {
   let info = await ledger.getKeyInfo({ apiKey: r.apiKey });
@@ -189,12 +162,13 @@ for (const r of runs) {
 }
 const billed = upstream.realtime.stats.bills
   .filter((b) => b.kind === 'response')
-  .reduce((s, b) => s + billMsat(b.usage as BillUsage), 0);
+  .reduce((s, b) => s + billMsat(b.usage as RealtimeBillUsage), 0);
 if (billed !== totalCharged) failures.push(`charged ${totalCharged} msats, the provider billed ${billed}`);
 clearInterval(sampler);
 const audit = await ledger.audit();
 if (!audit.ok) failures.push(`ledger audit: ${JSON.stringify(audit.breaches)}`);
 const report = {
+  engine: gateway.engine,
   sessions: SESSIONS,
   seconds: SECONDS,
   wallS,

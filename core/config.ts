@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
-import { parseRelayPaths, type RelayPath } from './http/relay-paths.js';
+import { parseRelayPaths, type RelayPath } from './relay-paths.js';
 import { type RedisConfig, readRedisConfig } from './store/redis-config.js';
 /** How a call's providers are ordered (core/providers/providers.ts). */
 
@@ -62,7 +62,7 @@ export interface Config {
    * caller would see the reseller's cost.
    */
   nodeCostUpstream: boolean;
-  /** RELAY_PATHS: the extra `/v1/*` paths the catch-all relays, each with its price (core/http/relay-paths.ts). */
+  /** RELAY_PATHS: the extra `/v1/*` paths the catch-all relays, each with its price (core/relay-paths.ts). */
   relayPaths: RelayPath[];
   /**
    * CLAMP_MAX_TOKENS: when the caller set no max_tokens and the balance cannot cover the model's maximum,
@@ -81,6 +81,22 @@ export interface Config {
    * refused with 400 `context_not_bounded`.
    */
   storedContextMaxTokens: number | undefined;
+  /**
+   * IMAGE_MAX_TOKENS: the input tokens one image is bounded at on a model whose image formula is not known (no
+   * models.json `image_tokens`, no built-in rule: core/metering/image-bound.ts).
+   */
+  imageMaxTokens: number;
+  /**
+   * REFERENCE_MAX_TOKENS: the input tokens the bound allows for each file a call refers to by id or URL (the
+   * provider fetches and bills it; the gateway does not see it). Unset: such calls are refused with 400
+   * `reference_not_bounded`.
+   */
+  referenceMaxTokens: number | undefined;
+  /**
+   * WEB_SEARCH_CONTENT_TOKENS: the input tokens the bound adds per web search call a call may make, for the search
+   * results the provider reads as input (OpenAI bills a fixed 8,000-token block per call on its mini models).
+   */
+  webSearchContentTokens: number;
   /** Gateway processes on the port (WORKERS; `auto` = the machine's cores). */
   workers: number;
   /** JSON file: PIPELINE entry → its options (plugin kit). */
@@ -421,6 +437,9 @@ export function loadConfig(env: Env = process.env): Config {
     clampMaxTokens: bool(env, 'CLAMP_MAX_TOKENS', false),
     hostedToolCallsMax: num(env, 'HOSTED_TOOL_CALLS_MAX', 1, { min: 1, int: true }),
     storedContextMaxTokens: optInt(env, 'STORED_CONTEXT_MAX_TOKENS'),
+    imageMaxTokens: num(env, 'IMAGE_MAX_TOKENS', 3000, { min: 1, int: true }),
+    referenceMaxTokens: optInt(env, 'REFERENCE_MAX_TOKENS'),
+    webSearchContentTokens: num(env, 'WEB_SEARCH_CONTENT_TOKENS', 8000, { min: 0, int: true }),
     workers,
     pipelineConfigPath: optStr(env, 'PIPELINE_CONFIG'),
     node: {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { GatewayError } from './errors.js';
 import type { OutgoingHeaders } from './http/exchange.js';
-import type { Usage } from './metering/usage.js';
+import type { Usage } from './metering/types.js';
 import type { UpstreamResponse } from './upstream/upstream-response.js';
 
 /**

@@ -59,6 +59,11 @@ export const ERRORS = {
     message:
       'The call refers to stored context this node cannot bound (a stored prompt or conversation it did not see)',
   },
+  reference_not_bounded: {
+    status: 400,
+    type: 'invalid_request',
+    message: 'The call refers to a file by id or URL whose tokens this node cannot bound',
+  },
   token_amount_too_small: {
     status: 400,
     type: 'invalid_request',

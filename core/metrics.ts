@@ -1,9 +1,8 @@
 import { subscribe } from 'node:diagnostics_channel';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { clusterMetricsText, isClusterWorker } from './cluster.js';
-import type { Timings } from './context.js';
-import { overheadMs } from './http/server-timing.js';
 import { CATCH_ALL_TEMPLATE, isPaidRoute } from './paid-routes.js';
+import { type CallTimes, overheadMs } from './server-timing.js';
 import { requestEndChannel } from './tracing.js';
 
 /**
@@ -370,7 +369,7 @@ export function installPipelineMetrics(): void {
       path: string;
       status: number;
       durationMs: number;
-      timings?: Timings;
+      timings?: CallTimes;
     };
     const route = routeLabel(m.path);
     recordRequest(route, m.method, m.status, m.durationMs / 1000);

@@ -1,9 +1,3 @@
-import type { LightningAddresses } from './account/lightning-address.js';
-import type { RefundSweep } from './account/refund-sweep.js';
-import type { AuditTrail } from './audit/types.js';
-import type { BatchJobs } from './batches/types.js';
-import type { WindowLimiter } from './limits/window-limiter.js';
-import type { ObjectOwners } from './objects/types.js';
 /**
  * The plugin contract: the public API for plugin authors. Modelled on Envoy's HTTP filters (request hooks
  * that return a status, response hooks by direction, a final hook that always runs) and undici's dispatch
@@ -11,7 +5,9 @@ import type { ObjectOwners } from './objects/types.js';
  *
  * A plugin file in `plugins/` exports a factory `(options, services) => Plugin` that validates its options
  * ONCE (throwing `ConfigError` on bad options) and returns an object with only the hooks it needs; a missing
- * hook is a pass-through. The pipeline is an ordered list of plugins from configuration (`PIPELINE`).
+ * hook is a pass-through. Beside it, the plugin declares the services it uses (`PluginNeeds`); the registry
+ * (plugins/index.ts) hands the factory those alone. The pipeline is an ordered list of plugins from
+ * configuration (`PIPELINE`).
  *
  * Order of events for one request (see core/pipeline.ts):
  *   onRequest (each plugin, in order) → onDispatch (the relay stage attaches `ctx.upstream`) →
@@ -21,30 +17,17 @@ import type { ObjectOwners } from './objects/types.js';
  * then onFinally. On a client disconnect: no more hooks except onFinally (`ctx.outcome === 'aborted'`).
  */
 
-import type { Config } from './config.js';
 import type { RequestContext } from './context.js';
-import type { PaymentDoors } from './doors/payment-doors.js';
 import type { GatewayError } from './errors.js';
-import type { WebhookEvents } from './events/types.js';
-import type { Ledger } from './ledger/types.js';
-import type { Logger } from './log.js';
-import type { NodeNetwork } from './network/node-network.js';
-import type { PricingHolder } from './pricing/holder.js';
-import type { BtcPriceSource } from './pricing/types.js';
-import type { PaidNodes } from './providers/paid-nodes.js';
-import type { Providers } from './providers/providers.js';
-import type { StoreConnection } from './store/connection.js';
-import type { StoreSignals } from './store/signals.js';
-import type { ModelCatalog } from './upstream/model-catalog.js';
-import type { UpstreamClient } from './upstream/upstream-client.js';
-import type { LightningDeposits } from './wallet/lightning-deposits.js';
-import type { WalletService } from './wallet/types.js';
+import type { ServiceName, ServiceTypes } from './service-types.js';
 
 // The rest of the plugin kit's types (package export `prepaid-model-gateway/plugin`; see docs/plugins.md).
 export type { PriceAdjustment, ProviderPreference, RequestContext } from './context.js';
 export type { Provider } from './providers/provider.js';
 export type { Providers } from './providers/providers.js';
 export type { RoutingInfo, RoutingPolicy } from './providers/routing-policy.js';
+// The services a plugin may name in its needs (core/service-types.ts), and each one's type.
+export type { ServiceName, ServiceTypes } from './service-types.js';
 
 /** What `onRequest` returns: go on with the next plugin, or stop (only after having answered). */
 export const HookStatus = { Continue: 'continue', Stop: 'stop' } as const;
@@ -126,63 +109,42 @@ export interface Plugin {
 }
 
 /**
- * Services plugins and route modules may use, built once and complete by `buildServices` (core/services.ts)
- * before any plugin or route module sees them. The money fields are optional only for setups that build a
- * pipeline by hand without a store (relay-only tests); the gateway always has them.
+ * The services a plugin uses, by name (`ServiceName`: `config`, `log`, `providers`, `catalog`, `ledger`, `wallet`,
+ * `pricing` …; `ServiceTypes` gives each one's type). A built-in stage exports it beside its factory; a module
+ * plugin exports it as `needs`. The registry hands the factory these services alone (no other name is set) and
+ * checks the declaration when the pipeline is built: a name that is no service, or a required service this
+ * gateway has not built, stops the start with a `ConfigError` naming the plugin and the service.
  */
-export interface Services {
-  config: Config;
-  log: Logger;
-  /** The primary provider's client (the first of `providers`): model lists, one-provider tools. */
-  upstream: UpstreamClient;
-  /** Every provider, its breaker and routing (core/providers/providers.ts); the relay uses it. */
-  providers: Providers;
-  catalog: ModelCatalog;
-  /** The money store (paid-call stages, wallet and balance routes). Absent only in relay-only test setups. */
-  ledger?: Ledger;
-  /** The operator's Cashu wallet (token redemption, change, withdrawals). */
-  wallet?: WalletService;
-  /** Prices calls (docs/pricing.md); a holder whose terms the admin settings swap at run time. */
-  pricing?: PricingHolder;
-  /** Lightning deposits the server finishes (core/wallet/lightning-deposits.ts); with a wallet and a store. */
-  lightning?: LightningDeposits;
-  /** The payment doors an unpaid call is offered: Cashu, L402, MPP (core/doors/); with a wallet and a store. */
-  doors?: PaymentDoors;
-  /** BTC/USD price source behind model-based pricing and the `usd` display fields. */
-  btc?: BtcPriceSource;
-  /** The store connection the ledger and wallet share (admin settings are persisted in it). */
-  store?: StoreConnection;
-  /** Cross-process signals through the store (core/store/signals.ts): settings changes, lease recalls. */
-  signals?: StoreSignals;
-  /** The audit log (core/audit/audit-log.ts), written by the transport's end hook. */
-  audit?: AuditTrail;
-  /** Fixed-window counters for per-IP and admin-login limits (core/limits/window-limiter.ts). */
-  limiter?: WindowLimiter;
-  /** Webhooks and alerts (core/events/events.ts): store, ledger hook, outbox worker. With a store. */
-  events?: WebhookEvents;
-  /** Which key created each provider object (responses, files, batches): core/objects/. With a store. */
-  objects?: ObjectOwners;
-  /** The batch settlement jobs (core/batches/), in the money store. With a store. */
-  batchJobs?: BatchJobs;
-  /** Settles a batch job now when its batch ended (the GET that first sees it ended). With a store and a ledger. */
-  batchWatcher?: { settleIfEnded(jobId: string): Promise<void> };
-  /** Lightning addresses as refund destinations, resolved under the SSRF rules (core/account/lightning-address.ts). */
-  lightningAddresses?: LightningAddresses;
-  /** The expired-key sweep (core/account/refund-sweep.ts); with a store, a ledger and a wallet. */
-  refundSweep?: RefundSweep;
-  /** Process lifecycle: `draining` turns true when a shutdown began (GET /readyz then answers 503). */
-  lifecycle?: {
-    draining: boolean;
-    /** Set once listening when HTTP_ENGINE=uws could not load and node:http serves instead (GET /readyz says so). */
-    engineFallback?: { requested: 'uws'; serving: 'node'; reason: string };
-  };
-  /** The node's Nostr identity and listing (core/network/node-network.ts). */
-  network?: NodeNetwork;
-  /** The other nodes it buys from, paid from the operator's wallet (`"payment": "cashu"` / `"cashu-balance"`):
-   *  their prices, per-call tokens and prepaid keys (core/providers/paid-nodes.ts). Only when the providers file
-   *  names such a node. */
-  nodes?: PaidNodes;
+export interface PluginNeeds {
+  /** Services the plugin cannot work without: always present in what it is handed. */
+  readonly required?: readonly ServiceName[];
+  /**
+   * Services it uses when this gateway has them (`nodes` only when the providers file names a paid node, `wallet`
+   * only with CASHU_MINTS …): present in what it is handed when built, absent otherwise.
+   */
+  readonly optional?: readonly ServiceName[];
 }
 
-/** A plugin module's factory: validates `options` once, returns the plugin. */
-export type PluginFactory = (options: Record<string, unknown> | undefined, services: Services) => Plugin;
+type Listed<L> = L extends readonly (infer N extends ServiceName)[] ? N : never;
+type RequiredOf<D> = D extends { readonly required: infer L } ? Listed<L> : never;
+type OptionalOf<D> = D extends { readonly optional: infer L } ? Listed<L> : never;
+
+/** What a plugin that declared `D` is handed: its required services, and its optional ones when built. */
+export type GrantedServices<D extends PluginNeeds> = {
+  readonly [K in RequiredOf<D>]: ServiceTypes[K];
+} & { readonly [K in OptionalOf<D>]?: ServiceTypes[K] };
+
+/** No services: what a plugin that declares nothing is handed. */
+type NoNeeds = Record<never, never>;
+
+/**
+ * A plugin module's factory: validates `options` once, returns the plugin. Its parameter type names the services
+ * it declared (`PluginFactory<typeof needs>`), so using one it did not declare does not type-check.
+ */
+// `in`: two factories compare by their declarations (one declaring more needs cannot pass for one declaring
+// less). TypeScript cannot measure this through the conditional types of `GrantedServices` and would otherwise
+// take any factory for any other.
+export type PluginFactory<in D extends PluginNeeds = NoNeeds> = (
+  options: Record<string, unknown> | undefined,
+  services: GrantedServices<D>,
+) => Plugin;

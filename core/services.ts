@@ -1,4 +1,6 @@
 import { hostname } from 'node:os';
+import { creditRecovered } from './account/credit-token.js';
+import { LightningDeposits } from './account/lightning-deposits.js';
 import { settlePayoutRecord } from './account/pay-out.js';
 import { startRefundServices } from './account/refund-sweep.js';
 import { AuditLog } from './audit/audit-log.js';
@@ -19,20 +21,19 @@ import { WindowLimiter } from './limits/window-limiter.js';
 import type { Logger } from './log.js';
 import { setOpenPayoutSource } from './metrics.js';
 import { NodeNetwork } from './network/node-network.js';
-import type { Services } from './plugin.js';
 import { createBtcPriceSource } from './pricing/btc-price.js';
 import { pricingMode, tickersNeeded } from './pricing/formula.js';
 import { PricingHolder } from './pricing/holder.js';
 import { createPricing } from './pricing/pricing.js';
 import { PaidNodes } from './providers/paid-nodes.js';
 import { Providers, providerName, readProvidersFile } from './providers/providers.js';
+import type { Services } from './service-types.js';
 import { applyPatch, loadPersistedSettings, reloadSettings } from './settings.js';
 import { SHUTDOWN_SQLITE_BUSY_MS, SHUTDOWN_STEP_MS, within } from './shutdown.js';
 import { openStore, type StoreConnection } from './store/connection.js';
 import { StoreSignals } from './store/signals.js';
 import { ModelCatalog, PartialModelList } from './upstream/model-catalog.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
-import { LightningDeposits } from './wallet/lightning-deposits.js';
 import type { CreateWalletOptions, WalletService } from './wallet/types.js';
 import { createWallet } from './wallet/wallet.js';
 
@@ -248,6 +249,9 @@ async function buildWallet(o: Opening, store: StoreConnection, ledger: Ledger): 
     foreignMints: config.foreignMints,
     // Payouts a dead process left between making the token and committing (core/account/pay-out.ts).
     payouts: (record, w) => settlePayoutRecord({ ledger, wallet: w }, record),
+    // Receives a dead process (or a lost mint answer) left for a recovery pass: credited where their caller
+    // meant to (core/account/credit-token.ts), not only when the client presents the token again.
+    receipts: (receipt, intent) => creditRecovered(ledger, receipt, intent),
     // The owner of this process's journal entries (core/wallet/owners.ts). A cluster worker is its own
     // instance (a worker's respawn is not its predecessor: its entries wait for the heartbeat to go stale).
     instance: {

@@ -1,9 +1,9 @@
 import { GatewayError } from './errors.js';
 import { REDACTED, redactUrl } from './log.js';
-import type { Services } from './plugin.js';
 import { tickersNeeded } from './pricing/formula.js';
 import { createPricing } from './pricing/pricing.js';
 import type { PricingConfig } from './pricing/types.js';
+import type { Services } from './service-types.js';
 import type { StoreConnection } from './store/connection.js';
 import { loadSettings } from './store/settings-store.js';
 

@@ -7,9 +7,9 @@ import { AUTH, createLocalKey, type RequestContext } from '../core/context.js';
 import type { DoorCaller } from '../core/doors/payment-doors.js';
 import { GatewayError } from '../core/errors.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
-import type { Plugin, PluginFactory } from '../core/plugin.js';
+import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import type { CashuUnit } from '../core/wallet/types.js';
-import { CREDENTIAL, DOOR_OFFER, needLedger, noOptions, TOKEN_UNIT, UNPAID } from './paid-state.js';
+import { CREDENTIAL, DOOR_OFFER, noOptions, TOKEN_UNIT, UNPAID } from './paid-state.js';
 
 /**
  * The auth stage: who pays for this call. FAILS CLOSED: no credential, or one that cannot be checked, ends
@@ -39,9 +39,15 @@ const DOOR_CALLER = createLocalKey<DoorCaller>('auth.doorCaller');
 /** Token hashes this process has seen credited (a hit skips receive + credit). */
 const CREDITED_CACHE_SIZE = 100_000;
 
-export const auth: PluginFactory = (options, services): Plugin => {
+/** The services auth uses: plugins/index.ts hands it these alone (a required one missing stops the start). */
+export const authNeeds = {
+  required: ['ledger', 'config', 'log'],
+  optional: ['wallet', 'doors', 'limiter'],
+} as const satisfies PluginNeeds;
+
+export const auth: PluginFactory<typeof authNeeds> = (options, services): Plugin => {
   noOptions('auth', options);
-  const ledger = needLedger('auth', services);
+  const { ledger } = services;
   const wallet = services.wallet;
   const trusted = compileIpList(services.config.trustedProxies);
   const credited = new LRUCache<string, true>({ max: CREDITED_CACHE_SIZE });

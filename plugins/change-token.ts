@@ -1,8 +1,8 @@
 import { payOut } from '../core/account/pay-out.js';
 import { AUTH, createLocalKey, type RequestContext } from '../core/context.js';
 import type { GatewayError } from '../core/errors.js';
-import type { Plugin, PluginFactory } from '../core/plugin.js';
-import { CREDENTIAL, needLedger, noOptions, PRICED_CALL, perCallUnit, unitStep } from './paid-state.js';
+import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
+import { CREDENTIAL, noOptions, PRICED_CALL, perCallUnit, unitStep } from './paid-state.js';
 
 /** Set when the change went out in the response head (cost fixed at admission): nothing more at the end. */
 const CHANGE_IN_HEAD = createLocalKey<true>('change-token.head');
@@ -41,9 +41,15 @@ export function pendingChange(msat: number | undefined): string {
   return `pending;${msat === undefined ? '' : `msat=${msat};`}claim="POST /v1/balance/refund"`;
 }
 
-export const changeToken: PluginFactory = (options, services): Plugin => {
+/** The services change-token uses: plugins/index.ts hands it these alone (a required one missing stops the start). */
+export const changeTokenNeeds = {
+  required: ['ledger', 'log'],
+  optional: ['wallet'],
+} as const satisfies PluginNeeds;
+
+export const changeToken: PluginFactory<typeof changeTokenNeeds> = (options, services): Plugin => {
   noOptions('change-token', options);
-  const ledger = needLedger('change-token', services);
+  const { ledger } = services;
   const wallet = services.wallet;
   const log = services.log;
 

@@ -4,37 +4,90 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../core/config.js';
 import type { Logger } from '../core/log.js';
-import type { Plugin, PluginFactory, Services } from '../core/plugin.js';
-import { auth } from './auth.js';
-import { changeToken } from './change-token.js';
+import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
+import type { ServiceName, Services } from '../core/service-types.js';
+import { auth, authNeeds } from './auth.js';
+import { changeToken, changeTokenNeeds } from './change-token.js';
 import { meter } from './meter.js';
-import { owner } from './owner.js';
+import { owner, ownerNeeds } from './owner.js';
 import { rateLimit } from './rate-limit.js';
-import { relay } from './relay.js';
-import { reserve } from './reserve.js';
-import { settle } from './settle.js';
+import { relay, relayNeeds } from './relay.js';
+import { reserve, reserveNeeds } from './reserve.js';
+import { settle, settleNeeds } from './settle.js';
+
+/** A factory as the registry calls it: with the services granted from its checked declaration. */
+type GrantedFactory = (
+  options: Record<string, unknown> | undefined,
+  services: Readonly<Record<string, unknown>>,
+) => Plugin;
+
+/** A built-in stage: the services it declared and its factory. */
+interface Stage {
+  readonly needs: PluginNeeds;
+  readonly factory: GrantedFactory;
+}
+
+/** Pairs a stage's declaration with its factory, whose parameter type must be what the declaration grants. */
+function stage<const D extends PluginNeeds>(needs: D, factory: PluginFactory<NoInfer<D>>): Stage {
+  return { needs, factory: factory as unknown as GrantedFactory };
+}
 
 /**
- * The plugin registry: pipeline stage name → factory. The composition root builds the configured pipeline
- * (`PIPELINE`, default auth, rate-limit, reserve, relay, owner, meter, settle, change-token) from it.
+ * The plugin registry: pipeline stage name → its declared needs and factory. The composition root builds the
+ * configured pipeline (`PIPELINE`, default auth, rate-limit, reserve, relay, owner, meter, settle, change-token)
+ * from it, handing each factory the services it declared alone (`grant`).
  */
-export const PLUGINS: Record<string, PluginFactory> = {
-  auth,
-  'rate-limit': rateLimit,
-  reserve,
-  relay,
-  owner,
-  meter,
-  settle,
-  'change-token': changeToken,
+export const PLUGINS: Record<string, Stage> = {
+  auth: stage(authNeeds, auth),
+  'rate-limit': stage({}, rateLimit),
+  reserve: stage(reserveNeeds, reserve),
+  relay: stage(relayNeeds, relay),
+  owner: stage(ownerNeeds, owner),
+  meter: stage({}, meter),
+  settle: stage(settleNeeds, settle),
+  'change-token': stage(changeTokenNeeds, changeToken),
 };
+
+/**
+ * Every service's name, at run time: what a plugin may declare. `satisfies` keeps it equal to `ServiceName`
+ * (a service added to core/service-types.ts without a row here, or a row naming none, does not type-check).
+ */
+const SERVICE_NAMES: readonly ServiceName[] = Object.keys({
+  config: true,
+  log: true,
+  upstream: true,
+  providers: true,
+  catalog: true,
+  ledger: true,
+  wallet: true,
+  pricing: true,
+  lightning: true,
+  doors: true,
+  btc: true,
+  store: true,
+  signals: true,
+  audit: true,
+  limiter: true,
+  events: true,
+  objects: true,
+  batchJobs: true,
+  batchWatcher: true,
+  lightningAddresses: true,
+  refundSweep: true,
+  lifecycle: true,
+  network: true,
+  nodes: true,
+} satisfies Record<ServiceName, true>) as ServiceName[];
+const KNOWN_SERVICES: ReadonlySet<string> = new Set(SERVICE_NAMES);
 
 /** Without these (by name) a pipeline that relays does not charge its calls. */
 export const CHARGING_STAGES = ['auth', 'reserve', 'settle'] as const;
 
-/** A plugin factory loaded from a module (`resolvePipeline`), with its options. */
+/** A plugin factory loaded from a module (`resolvePipeline`), with its declared needs and its options. */
 export interface LoadedEntry {
-  factory: PluginFactory;
+  factory: GrantedFactory;
+  /** The module's `needs` export as found (a `PluginNeeds`): checked when the pipeline is built. */
+  needs?: unknown;
   options?: Record<string, unknown> | undefined;
   /** The PIPELINE entry it came from (a path or package name), for messages. */
   source: string;
@@ -77,7 +130,8 @@ function packageSpecifier(entry: string, cwd: string): string {
 /**
  * Loads PIPELINE's module entries (plugin kit): a path (relative to the working directory) or a package name (from
  * the working directory's node_modules, else the gateway's) whose
- * module's default export (or `plugin` / `factory` export) is a PluginFactory; and applies PIPELINE_CONFIG — a
+ * module's default export (or `plugin` / `factory` export) is a PluginFactory, with the services it uses in its
+ * `needs` export (`PluginNeeds`; none without one); and applies PIPELINE_CONFIG — a
  * JSON file mapping PIPELINE entries (as written) to their options. A module that cannot be loaded, exports no
  * factory, or a config naming no entry stops the start with a message naming it.
  */
@@ -135,25 +189,92 @@ export async function resolvePipeline(
       );
     }
     const factory = [mod.default, mod.plugin, mod.factory].find((f) => typeof f === 'function') as
-      | PluginFactory
+      | GrantedFactory
       | undefined;
     if (!factory) {
       throw new ConfigError(
         `PIPELINE: plugin "${entry}" exports no plugin factory (a default export function)`,
       );
     }
-    out.push({ factory, options, source: entry });
+    out.push({ factory, needs: mod.needs, options, source: entry });
   }
   return out;
+}
+
+/**
+ * The services `source` declared in `needs`, alone: a frozen object with its required services (each checked
+ * present) and those of its optional ones this gateway built. Reading a service it did not declare throws,
+ * naming it (a module plugin in JavaScript has no type check to tell it). A declaration that is not a
+ * `PluginNeeds`, names an unknown service, or needs one this gateway has not built stops the start.
+ */
+function grant(source: string, needs: unknown, services: Services): Readonly<Record<string, unknown>> {
+  const { required, optional } = checkNeeds(source, needs);
+  const granted: Record<string, unknown> = {};
+  for (const name of required) {
+    if (services[name] === undefined) {
+      const built = SERVICE_NAMES.filter((n) => services[n] !== undefined);
+      throw new ConfigError(
+        `PIPELINE: plugin "${source}" needs the service "${name}", which this gateway has not built (built: ${built.join(', ')})`,
+      );
+    }
+    granted[name] = services[name];
+  }
+  for (const name of optional) if (services[name] !== undefined) granted[name] = services[name];
+  const declared = new Set<string>([...required, ...optional]);
+  for (const name of SERVICE_NAMES) {
+    if (declared.has(name)) continue;
+    Object.defineProperty(granted, name, {
+      enumerable: false,
+      get() {
+        throw new Error(
+          `plugin "${source}" reads the service "${name}", which it did not declare in its needs`,
+        );
+      },
+    });
+  }
+  return Object.freeze(granted);
+}
+
+/** A declaration as a module exported it, checked: `{ required?, optional? }`, lists of known service names. */
+function checkNeeds(
+  source: string,
+  needs: unknown,
+): { required: readonly ServiceName[]; optional: readonly ServiceName[] } {
+  if (needs === undefined) return { required: [], optional: [] };
+  const shape = '{"required": ["<service>", …], "optional": ["<service>", …]}';
+  if (typeof needs !== 'object' || needs === null || Array.isArray(needs)) {
+    throw new ConfigError(`PIPELINE: plugin "${source}" exports needs that are not ${shape}`);
+  }
+  const lists: Record<string, readonly ServiceName[]> = { required: [], optional: [] };
+  for (const [field, list] of Object.entries(needs)) {
+    if (!(field in lists)) {
+      throw new ConfigError(
+        `PIPELINE: plugin "${source}" declares needs with an unknown field "${field}" (expected ${shape})`,
+      );
+    }
+    if (!Array.isArray(list)) {
+      throw new ConfigError(`PIPELINE: plugin "${source}": needs.${field} must be a list of service names`);
+    }
+    for (const name of list) {
+      if (typeof name !== 'string' || !KNOWN_SERVICES.has(name)) {
+        throw new ConfigError(
+          `PIPELINE: plugin "${source}" needs an unknown service ${JSON.stringify(name)} (services: ${SERVICE_NAMES.join(', ')})`,
+        );
+      }
+    }
+    lists[field] = list as ServiceName[];
+  }
+  return { required: lists.required ?? [], optional: lists.optional ?? [] };
 }
 
 export function buildPlugins(entries: readonly PipelineEntry[], services: Services, log?: Logger): Plugin[] {
   const plugins = entries.map((entry): Plugin => {
     if (isPlugin(entry)) return entry;
     if (typeof entry === 'object' && 'factory' in entry) {
+      const granted = grant(entry.source, entry.needs, services);
       let plugin: Plugin;
       try {
-        plugin = entry.factory(entry.options, services);
+        plugin = entry.factory(entry.options, granted);
       } catch (err) {
         throw new ConfigError(
           `PIPELINE: plugin "${entry.source}" refused to start: ${(err as Error).message}`,
@@ -173,8 +294,8 @@ export function buildPlugins(entries: readonly PipelineEntry[], services: Servic
     }
     const name = typeof entry === 'string' ? entry : entry.plugin;
     const options = typeof entry === 'string' ? undefined : entry.options;
-    const factory = PLUGINS[name];
-    if (factory !== undefined) return factory(options, services);
+    const builtIn = PLUGINS[name];
+    if (builtIn !== undefined) return builtIn.factory(options, grant(name, builtIn.needs, services));
     throw new ConfigError(
       `PIPELINE names an unknown plugin "${name}" (known: ${Object.keys(PLUGINS).join(', ')})`,
     );

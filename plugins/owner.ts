@@ -1,7 +1,7 @@
 import { AUTH, createLocalKey } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
 import { ownedBy } from '../core/objects/types.js';
-import type { Plugin, PluginFactory } from '../core/plugin.js';
+import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { noOptions, STORED_RESPONSE } from './paid-state.js';
 
 /**
@@ -24,7 +24,12 @@ interface Seen {
 }
 const SEEN = createLocalKey<Seen>('owner-seen');
 
-export const owner: PluginFactory = (options, services): Plugin => {
+/** The services owner uses: plugins/index.ts hands it these alone (a required one missing stops the start). */
+export const ownerNeeds = {
+  optional: ['objects'],
+} as const satisfies PluginNeeds;
+
+export const owner: PluginFactory<typeof ownerNeeds> = (options, services): Plugin => {
   noOptions('owner', options);
   const objects = services.objects;
   return {

@@ -1,14 +1,12 @@
 import { ConfigError } from '../core/config.js';
 import { createLocalKey, type RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
-import type { Admission, Credential, Ledger } from '../core/ledger/types.js';
+import type { Admission, Credential } from '../core/ledger/types.js';
 import type { StreamMeter } from '../core/metering/stream-meter.js';
 import { pricedEndpointOf } from '../core/paid-routes.js';
-import type { Services } from '../core/plugin.js';
-import type { PricingHolder } from '../core/pricing/holder.js';
 import type { RateCard } from '../core/pricing/rate-card.js';
 import type { ImageVariant, PricedEndpoint } from '../core/pricing/types.js';
-import type { CashuUnit } from '../core/wallet/types.js';
+import type { CashuUnit, WalletService } from '../core/wallet/types.js';
 
 /**
  * Per-request state the paid-call stages hand to each other (auth → reserve → meter → settle →
@@ -99,7 +97,7 @@ export function inWholeUnits(msat: number, step: number | undefined): number {
  * The unit of the eCash token paying this call, X-Cashu or bearer: as the auth stage decoded it (TOKEN_UNIT), else
  * read from the X-Cashu header (`sat` when it cannot be read: the coarser rule).
  */
-export function perCallUnit(ctx: RequestContext, wallet: Services['wallet']): CashuUnit {
+export function perCallUnit(ctx: RequestContext, wallet: WalletService | undefined): CashuUnit {
   const known = ctx.local(TOKEN_UNIT);
   if (known !== undefined) return known;
   const token = ctx.headers['x-cashu'];
@@ -142,16 +140,6 @@ export function noOptions(stage: string, options: Record<string, unknown> | unde
   if (options !== undefined && Object.keys(options).length > 0) {
     throw new ConfigError(`${stage}: unknown options ${Object.keys(options).join(', ')}`);
   }
-}
-
-export function needLedger(stage: string, services: Services): Ledger {
-  if (!services.ledger) throw new ConfigError(`${stage}: needs the ledger service (money store)`);
-  return services.ledger;
-}
-
-export function needPricing(stage: string, services: Services): PricingHolder {
-  if (!services.pricing) throw new ConfigError(`${stage}: needs the pricing service`);
-  return services.pricing;
 }
 
 /** A copy of `err` with extra response headers (GatewayError fields are read-only). */

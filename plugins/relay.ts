@@ -3,7 +3,7 @@ import type { RequestContext } from '../core/context.js';
 import { PROVIDER_PREFERENCE, type ProviderPreference, SERVED_BY, UPSTREAM_COST } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
 import { providerSeries } from '../core/metrics.js';
-import type { Plugin, PluginFactory } from '../core/plugin.js';
+import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { nodeAnswer } from '../core/providers/node-answer.js';
 import { NodePayment, RAISE_LIMIT } from '../core/providers/node-payment.js';
 import { isPaidNode, type Provider } from '../core/providers/provider.js';
@@ -37,7 +37,13 @@ import { AUTO_PRICED, type AutoPricedCall } from './paid-state.js';
 /** How much of an upstream error body is read to explain it. */
 const ERROR_BODY_LIMIT = 16 * 1024;
 
-export const relay: PluginFactory = (options, services): Plugin => {
+/** The services relay uses: plugins/index.ts hands it these alone (a required one missing stops the start). */
+export const relayNeeds = {
+  required: ['providers'],
+  optional: ['nodes'],
+} as const satisfies PluginNeeds;
+
+export const relay: PluginFactory<typeof relayNeeds> = (options, services): Plugin => {
   if (options !== undefined && Object.keys(options).length > 0) {
     throw new ConfigError(`relay: unknown options ${Object.keys(options).join(', ')}`);
   }

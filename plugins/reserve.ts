@@ -16,14 +16,13 @@ import {
   type ReservationInfo,
 } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
-import { matchRelayPath } from '../core/http/relay-paths.js';
 import { CATCH_ALL_TEMPLATE } from '../core/http/router.js';
 import { ledgerRefusalToError } from '../core/ledger/errors.js';
 import { ownedId } from '../core/ledger/owner.js';
 import type { Admission, AdmitRefusal, AdmitResult, Credential } from '../core/ledger/types.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
 import { type CallUnits, callUnits } from '../core/metering/call-units.js';
-import { promptTokensUpperBound } from '../core/metering/prompt-bound.js';
+import { type FileReference, promptTokensUpperBound } from '../core/metering/prompt-bound.js';
 import {
   callerMaxTokens,
   type DeclaredTools,
@@ -32,10 +31,11 @@ import {
   storedContext,
 } from '../core/metering/request-bound.js';
 import { storedTokens } from '../core/objects/types.js';
-import type { Plugin, PluginFactory } from '../core/plugin.js';
+import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { nodeAffordableTokens, nodeCallBound } from '../core/pricing/node-rates.js';
 import type { RateCard } from '../core/pricing/rate-card.js';
 import {
+  type HostedTools,
   isTokenEndpoint,
   isUnitEndpoint,
   type PricedEndpoint,
@@ -45,6 +45,7 @@ import {
   type UsdRates,
 } from '../core/pricing/types.js';
 import type { Provider } from '../core/providers/provider.js';
+import { matchRelayPath } from '../core/relay-paths.js';
 import {
   ADMISSION,
   AUTO_PRICED,
@@ -53,8 +54,6 @@ import {
   CREDENTIAL,
   DOOR_OFFER,
   inWholeUnits,
-  needLedger,
-  needPricing,
   noOptions,
   PRICED_CALL,
   perCallUnit,
@@ -167,11 +166,15 @@ function maxTokensField(endpoint: PricedEndpoint): string {
   return endpoint === 'responses' ? 'max_output_tokens' : 'max_tokens';
 }
 
-export const reserve: PluginFactory = (options, services): Plugin => {
+/** The services reserve uses: plugins/index.ts hands it these alone (a required one missing stops the start). */
+export const reserveNeeds = {
+  required: ['ledger', 'pricing', 'catalog', 'config', 'providers', 'log'],
+  optional: ['wallet', 'nodes', 'objects', 'limiter'],
+} as const satisfies PluginNeeds;
+
+export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): Plugin => {
   noOptions('reserve', options);
-  const ledger = needLedger('reserve', services);
-  const pricing = needPricing('reserve', services);
-  const { catalog, config, wallet, providers, nodes } = services;
+  const { ledger, pricing, catalog, config, wallet, providers, nodes } = services;
   const anyAuto = providers.list.some((p) => p.spec.autoPricing !== undefined);
 
   /**
@@ -227,6 +230,41 @@ export const reserve: PluginFactory = (options, services): Plugin => {
     if (c.unseen !== undefined)
       tokens += unbounded(c.unseen === 'prompt' ? 'a stored prompt' : 'a conversation');
     return tokens;
+  }
+
+  /**
+   * The prompt bound of a token-metered call (docs/pricing.md "The bound"): the body's bytes, each image by its
+   * model's image rule (models.json `image_tokens`, a built-in rule, else IMAGE_MAX_TOKENS), each file the body
+   * refers to by id or URL at REFERENCE_MAX_TOKENS (unset: refused, `reference_not_bounded`), and the search
+   * results of each web search call the call may make at WEB_SEARCH_CONTENT_TOKENS.
+   */
+  function promptBound(
+    body: unknown,
+    rawBytes: number,
+    model: string,
+    endpoint: PricedEndpoint,
+    hosted: HostedTools | undefined,
+  ): number {
+    const references: FileReference[] = [];
+    const imageModel = {
+      model,
+      endpoint,
+      book: catalog.get(model)?.image_tokens,
+      fallbackTokens: config.imageMaxTokens,
+    };
+    let tokens = promptTokensUpperBound(body, rawBytes, { imageModel, references });
+    if (references.length > 0) {
+      if (config.referenceMaxTokens === undefined) {
+        const r = references[0]!;
+        throw new GatewayError('reference_not_bounded', {
+          message: `The call refers to a file by ${r.by === 'url' ? 'URL' : 'id'}, whose tokens this node cannot bound (REFERENCE_MAX_TOKENS is unset): send its content inline`,
+          details: { references: references.length },
+        });
+      }
+      tokens += references.length * config.referenceMaxTokens;
+    }
+    const searches = hosted?.tools.some((t) => t.tool === 'web_search') ? hosted.calls : 0;
+    return tokens + searches * config.webSearchContentTokens;
   }
 
   /**
@@ -346,16 +384,16 @@ export const reserve: PluginFactory = (options, services): Plugin => {
   async function callBound(ctx: RequestContext, shape: CallShape): Promise<CallBoundTerms> {
     const { endpoint, model, unit, tokenCall } = shape;
     const contextTokens = tokenCall ? await storedContextTokens(ctx.body, endpoint as TokenEndpoint) : 0;
-    const bound =
-      endpoint === 'other' || unit !== undefined
-        ? 0
-        : promptTokensUpperBound(ctx.body, ctx.rawBody.length) + contextTokens;
-    const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
     const tiered = tierAndSearch(ctx.body);
     const choices = tokenCall ? outputChoices(ctx.body, endpoint as TokenEndpoint) : 1;
     const tools: DeclaredTools | undefined = tokenCall
       ? declaredTools(ctx.body, endpoint as TokenEndpoint, model, config.hostedToolCallsMax)
       : undefined;
+    const bound =
+      endpoint === 'other' || unit !== undefined
+        ? 0
+        : promptBound(ctx.body, ctx.rawBody.length, model, endpoint, tools?.hosted) + contextTokens;
+    const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
     const request: ReservationInput = {
       model,
       endpoint,

@@ -33,7 +33,7 @@ import {
   recordUnpricedDimension,
   recordUnreportedOutput,
 } from '../core/metrics.js';
-import type { Plugin, PluginFactory } from '../core/plugin.js';
+import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { nodeCallCost } from '../core/pricing/node-rates.js';
 import { type CostResult, isUnitEndpoint } from '../core/pricing/types.js';
 import { signCallReceipt, wantsReceipt } from '../core/receipts/call-receipt.js';
@@ -45,8 +45,6 @@ import {
   inWholeUnits,
   METER,
   type MeterState,
-  needLedger,
-  needPricing,
   noOptions,
   PRICED_CALL,
   type PricedCall,
@@ -166,11 +164,15 @@ export function spliceCostBlock(body: Buffer, block: Record<string, unknown>): B
 /** The ledger call that failed in an earlier hook of this request, retried by the final hook. */
 const PENDING_OP = createLocalKey<() => Promise<unknown>>('settle:pending-op');
 
-export const settle: PluginFactory = (options, services): Plugin => {
+/** The services settle uses: plugins/index.ts hands it these alone (a required one missing stops the start). */
+export const settleNeeds = {
+  required: ['ledger', 'pricing', 'catalog', 'providers', 'config', 'log'],
+  optional: ['btc', 'audit', 'batchJobs', 'objects', 'network'],
+} as const satisfies PluginNeeds;
+
+export const settle: PluginFactory<typeof settleNeeds> = (options, services): Plugin => {
   noOptions('settle', options);
-  const ledger = needLedger('settle', services);
-  const pricing = needPricing('settle', services);
-  const log = services.log;
+  const { ledger, pricing, log } = services;
   const retries = new BackgroundRetry(log, 'settlement');
 
   /** What the call used (core/metering/call-usage.ts), or undefined when nothing is to be charged. */

@@ -91,6 +91,19 @@ export interface MockUsage {
   billMax?: boolean;
   /** Image output tokens of one image_generation call (default 6,240). */
   imageTokens?: number;
+  /**
+   * Bill images and files in the prompt as a provider does (off by default: the older tests count text only):
+   * an image by OpenAI's tile formula (`imageTiles`, default 85 + 170 per 512 px tile after scaling down to fit
+   * 2048² and then a shortest side of 768; `detail: "low"` the base alone), from the size a PNG or GIF header
+   * gives; an image whose size it cannot read (a URL, a file id, another format) at the most, 8 tiles. On
+   * /v1/messages Anthropic's rule: ⌈w × h / 750⌉, at most 1,600 (unknown: 1,600). A file by id or URL bills
+   * `fileTokens` (default 1,000); an inline file 1 token per base64 character plus one image at the most.
+   */
+  billMedia?: boolean;
+  imageTiles?: { base: number; tile: number };
+  fileTokens?: number;
+  /** Input tokens each web search call adds (the search results the model reads); default 0. */
+  searchContentTokens?: number;
 }
 
 export interface MockStats {
@@ -186,6 +199,85 @@ function promptTokens(body: ChatBody): number {
   if (typeof body.system === 'string') chars += body.system.length;
   if (typeof body.input === 'string') chars += body.input.length;
   return Math.max(1, Math.ceil(chars / 4));
+}
+
+/** Width and height from a base64 PNG or GIF header (the formats the tests send), else undefined. */
+function headerSize(data: string): { w: number; h: number } | undefined {
+  const b64 = data.startsWith('data:') ? data.slice(data.indexOf(',') + 1) : data;
+  const head = Buffer.from(b64.slice(0, 64), 'base64');
+  if (head.length >= 24 && head.toString('latin1', 1, 4) === 'PNG')
+    return { w: head.readUInt32BE(16), h: head.readUInt32BE(20) };
+  if (head.length >= 10 && head.toString('latin1', 0, 3) === 'GIF')
+    return { w: head.readUInt16LE(6), h: head.readUInt16LE(8) };
+  return undefined;
+}
+
+/** OpenAI's tile formula, as the provider counts: scaled down (rounded), then base + tile per 512 px tile. */
+function tileTokens(size: { w: number; h: number } | undefined, detail: unknown, x: MockUsage): number {
+  const { base, tile } = x.imageTiles ?? { base: 85, tile: 170 };
+  if (detail === 'low') return base;
+  if (size === undefined) return base + 8 * tile;
+  let { w, h } = size;
+  const fit = Math.min(1, 2048 / Math.max(w, h));
+  w = Math.round(w * fit);
+  h = Math.round(h * fit);
+  const s = Math.min(1, 768 / Math.min(w, h));
+  w = Math.round(w * s);
+  h = Math.round(h * s);
+  return base + tile * Math.ceil(w / 512) * Math.ceil(h / 512);
+}
+
+/** billMedia: the input tokens of the images and files a body carries or refers to. */
+function mediaTokens(body: ChatBody, x: MockUsage, anthropic: boolean): number {
+  if (!x.billMedia) return 0;
+  const area = (size: { w: number; h: number } | undefined) =>
+    size === undefined ? 1600 : Math.min(1600, Math.ceil((size.w * size.h) / 750));
+  const image = (data: unknown, detail: unknown) => {
+    const size = typeof data === 'string' && !data.startsWith('http') ? headerSize(data) : undefined;
+    return anthropic ? area(size) : tileTokens(size, detail, x);
+  };
+  const maxImage = anthropic ? 1600 : tileTokens(undefined, 'high', x);
+  let total = 0;
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > 32 || v === null || typeof v !== 'object') return;
+    if (Array.isArray(v)) {
+      for (const e of v) walk(e, depth + 1);
+      return;
+    }
+    const o = v as Record<string, unknown>;
+    const src = (o.source ?? {}) as Record<string, unknown>;
+    const file = (o.file ?? o) as Record<string, unknown>;
+    switch (o.type) {
+      case 'image_url': {
+        const u = o.image_url as { url?: unknown; detail?: unknown } | string;
+        total += typeof u === 'string' ? image(u, undefined) : image(u?.url, u?.detail);
+        return;
+      }
+      case 'input_image':
+        total += image(o.image_url, o.detail);
+        return;
+      case 'image':
+        total += image(src.type === 'base64' ? src.data : undefined, undefined);
+        return;
+      case 'file':
+      case 'input_file':
+        total +=
+          typeof file.file_data === 'string'
+            ? file.file_data.length + maxImage
+            : typeof file.file_id === 'string' || typeof file.file_url === 'string'
+              ? (x.fileTokens ?? 1000)
+              : 0;
+        return;
+      case 'document':
+        if (src.type === 'base64' && typeof src.data === 'string') total += src.data.length + maxImage;
+        else if (src.type === 'url' || src.type === 'file') total += x.fileTokens ?? 1000;
+        return;
+    }
+    for (const k in o) walk(o[k], depth + 1);
+  };
+  walk(body.messages, 0);
+  walk(body.input, 0);
+  return total;
 }
 
 /** Choices generated and billed: chat `n`, completions `max(n, best_of)`. */
@@ -521,9 +613,9 @@ function responses(
   // A continued response: the provider reads the whole stored conversation again, as input.
   const chain =
     typeof body.previous_response_id === 'string' ? (stored.get(body.previous_response_id) ?? 0) : 0;
-  const pt = promptTokens(body) + chain;
-  const model = typeof body.model === 'string' ? body.model : 'mock-gpt';
   const x = b.usage;
+  let pt = promptTokens(body) + chain + mediaTokens(body, x, false);
+  const model = typeof body.model === 'string' ? body.model : 'mock-gpt';
   const cached = x.cachedTokens ?? 0;
   const reasoning = x.reasoningTokens ?? 0;
   const searches: object[] = Array.from({ length: x.webSearchCalls ?? 0 }, (_, i) => ({
@@ -557,6 +649,11 @@ function responses(
       }
     }
   }
+  // The search results each web search call read, billed as input.
+  const searchContent =
+    (x.searchContentTokens ?? 0) *
+    searches.filter((s) => (s as { type?: string }).type === 'web_search_call').length;
+  pt += searchContent;
   const unreported = x.unreportedTokens ?? 0;
   const tier = reportedTier(body, b);
   const id = `resp_mock_${seq}`;
@@ -683,7 +780,6 @@ class BackgroundResponses {
  */
 function messages(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: number): void {
   const { n, truncated } = completionTokens(body, b);
-  const pt = promptTokens(body);
   const x = b.usage;
   const w5 = x.cacheWriteTokens ?? 0;
   const w1 = x.cacheWrite1hTokens ?? 0;
@@ -694,6 +790,7 @@ function messages(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: nu
         .reduce((a, t) => a + (t.maxUses ?? 1), 0)
     : x.webSearchCalls;
   const tier = reportedTier(body, b);
+  const pt = promptTokens(body) + mediaTokens(body, x, true) + (x.searchContentTokens ?? 0) * (searches ?? 0);
   const inputUsage = {
     input_tokens: pt,
     cache_creation_input_tokens: w5 + w1,
@@ -795,11 +892,17 @@ function sendEvents(res: ServerResponse, events: string[], b: MockBehaviour): vo
 
 function chat(res: ServerResponse, body: ChatBody, b: MockBehaviour, seq: number): void {
   const { n, truncated } = completionTokens(body, b);
-  const pt = promptTokens(body);
   const id = `chatcmpl-mock-${seq}`;
   const created = Math.floor(Date.now() / 1000);
   const model = typeof body.model === 'string' ? body.model : 'mock-gpt';
   const x = b.usage;
+  // A chat web search (web_search_options, OpenRouter's web plugin, `:online`) reads its results as input.
+  const chatSearch =
+    (body as { web_search_options?: unknown }).web_search_options != null ||
+    model.endsWith(':online') ||
+    (Array.isArray(body.plugins) && body.plugins.some((p) => (p as { id?: unknown })?.id === 'web'));
+  const pt =
+    promptTokens(body) + mediaTokens(body, x, false) + (chatSearch ? (x.searchContentTokens ?? 0) : 0);
   // `n` choices, each answered in full and billed.
   const k = choicesOf(body);
   // OpenAI counts cache reads and writes inside prompt_tokens, reasoning inside completion_tokens.

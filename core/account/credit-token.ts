@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
-import type { Credential, KeyLookup, KeyMeta, Ledger } from '../ledger/types.js';
+import { resolveCredential } from '../ledger/keys.js';
+import type { Credential, KeyLookup, KeyMeta, KeyRef, Ledger } from '../ledger/types.js';
 import type { ReceiveReceipt, WalletService } from '../wallet/types.js';
 
 /**
@@ -53,7 +54,7 @@ export async function creditToken(
   const { ledger, wallet } = money;
   // Refuse what cannot be money before the mint is asked (invalid_token, mint_not_trusted, unsupported_unit).
   wallet.decodeToken(token);
-  const receipt = await wallet.receive(token);
+  const receipt = await wallet.receive(token, { creditIntent: creditIntentOf(target) });
   const { tokenHash, amountMsat } = receipt;
 
   if (target.kind === 'new-key') {
@@ -117,4 +118,43 @@ export async function creditOrPark(
   if (r.ok || r.code === 'token_credited_elsewhere') return;
   if (r.code === 'invalid_api_key') return park(ledger, tokenHash, amountMsat);
   throw ledgerRefusalToError(r);
+}
+
+/**
+ * Where a receive's value goes, as the wallet journals it with the receive (no secret: an account is named by its
+ * store identity, never by its API key). `t`: the token's own identity; `k`: a new key from the deposit;
+ * `a`: an existing account's key.
+ */
+type CreditIntent = { t: 1 } | { k: 1 } | { a: KeyRef['keyRef'] };
+
+function creditIntentOf(target: CreditTarget): string | undefined {
+  if (target.kind === 'token') return JSON.stringify({ t: 1 } satisfies CreditIntent);
+  if (target.kind === 'new-key') return JSON.stringify({ k: 1 } satisfies CreditIntent);
+  const r = resolveCredential(target.credential);
+  if (r === null) return undefined; // answered invalid_api_key by the credit anyway
+  return JSON.stringify({ a: { accountId: r.accountId, keyHash: r.keyHash } } satisfies CreditIntent);
+}
+
+/**
+ * The wallet's recovery pass completed a receive whose caller never saw the outcome (core/wallet/types.ts
+ * `ReceiptSettler`): the value is credited where that caller meant to, as `creditToken` would have. Idempotent by
+ * token hash: the client presenting the same token again later finds it credited (a new key: the same key).
+ */
+export async function creditRecovered(
+  ledger: Ledger,
+  receipt: ReceiveReceipt,
+  creditIntent: string,
+): Promise<void> {
+  const intent = JSON.parse(creditIntent) as Partial<Record<'t' | 'k' | 'a', unknown>>;
+  const { tokenHash, amountMsat } = receipt;
+  if (intent.k !== undefined) {
+    const r = await ledger.createKeyFromDeposit({ tokenHash, amountMsat });
+    if (!r.ok) throw ledgerRefusalToError(r);
+    return;
+  }
+  if (intent.a !== undefined) {
+    return creditOrPark(ledger, { keyRef: intent.a as KeyRef['keyRef'] }, tokenHash, amountMsat, 'topup');
+  }
+  const r = await ledger.credit({ credential: { tokenHash }, tokenHash, amountMsat, kind: 'deposit' });
+  if (!r.ok && r.code !== 'token_credited_elsewhere') throw ledgerRefusalToError(r);
 }

@@ -1,11 +1,11 @@
 import type Database from 'libsql';
 import { CHARGE, createLocalKey, type RequestContext, UPSTREAM_COST } from '../context.js';
 import { keyIdOf, resolveCredential } from '../ledger/keys.js';
-import { migrate } from '../ledger/sqlite/migrations.js';
 import type { CallAuditRecord, KeyLookup } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import { auditDroppedTotal, auditWriteFailuresTotal } from '../metrics.js';
 import type { StoreConnection } from '../store/connection.js';
+import { migrate } from '../store/sqlite-migrations.js';
 import { CALL_TRACE } from '../trace-context.js';
 import {
   AUDIT_ORDER_WINDOW_MS,

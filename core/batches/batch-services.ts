@@ -1,7 +1,7 @@
 import { RedisObjectOwners } from '../objects/redis-object-owners.js';
 import { SqliteObjectOwners } from '../objects/sqlite-object-owners.js';
 import type { ObjectOwners } from '../objects/types.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import type { StoreConnection } from '../store/connection.js';
 import { type BatchSettled, BatchWatcher } from './batch-watcher.js';
 import { RedisBatchJobs } from './redis-batch-jobs.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { migrate } from '../ledger/sqlite/migrations.js';
 import type { StoreConnection } from '../store/connection.js';
+import { migrate } from '../store/sqlite-migrations.js';
 
 /**
  * The doors' secrets (the L402 macaroon root key, the MPP challenge key): 32 random bytes made once and kept in

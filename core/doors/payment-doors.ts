@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import type { LightningDeposits } from '../account/lightning-deposits.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { StoreConnection } from '../store/connection.js';
 import { decodeBolt11 } from '../wallet/bolt11.js';
-import type { LightningDeposits } from '../wallet/lightning-deposits.js';
 import type { WalletService } from '../wallet/types.js';
 import { claimOnce, loadDoorSecret, readMark } from './door-secrets.js';
 import { issueMacaroon, l402Challenge, parseL402Credential, verifyMacaroon } from './l402.js';
@@ -20,7 +20,7 @@ import { challengeHeader, issueChallenge, type MppCredential, readCredential, re
  *
  * Both Lightning doors sell the same thing: an invoice of the primary mint (a NUT-04 mint quote) whose value,
  * once the mint says it is paid, is minted into the operator's wallet and credited ONCE to a token-hash identity
- * derived from the invoice's payment hash — through the Lightning deposit path (core/wallet/lightning-deposits.ts,
+ * derived from the invoice's payment hash — through the Lightning deposit path (core/account/lightning-deposits.ts,
  * `kind: 'door'`): journalled mint, credit idempotent by the minted proofs' hash, recovered after a crash. Calls
  * are then charged from that balance like a bearer token's; the rest stays for the next call with the same
  * credential, and can be read and refunded (`GET /v1/wallet/balance`, `POST /v1/wallet/refund`).

@@ -1,6 +1,6 @@
 import type Database from 'libsql';
 import { GatewayError } from '../errors.js';
-import { migrate } from '../ledger/sqlite/migrations.js';
+import { migrate } from '../store/sqlite-migrations.js';
 import { originOf } from './ssrf.js';
 import {
   type AlertSettings,
@@ -22,7 +22,7 @@ import {
 /**
  * The SQLite `WebhookStore`: tables `ev_*` in the ledger's database file, every change one `BEGIN IMMEDIATE`
  * transaction (so a crossing decision and the deliveries it enqueues are one step, across processes sharing
- * the file). The tables come from the database's migrations (core/ledger/sqlite/migrations.ts), applied at open.
+ * the file). The tables come from the database's migrations (core/store/sqlite-migrations.ts), applied at open.
  */
 
 /** Delivery-log entries kept per webhook. */

@@ -12,11 +12,10 @@
  * - `end(body)` without a previous `write` sends `Content-Length`; a `write` first switches to chunked.
  */
 
-import type { IncomingMessage } from 'node:http';
-import type { Duplex, Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { HttpEngine } from '../config.js';
 import type { GatewayError } from '../errors.js';
-import type { CallTimes } from './server-timing.js';
+import type { CallTimes } from '../server-timing.js';
 
 /** Response headers: lowercase names; a string array repeats the header (e.g. `vary`). */
 export type OutgoingHeaders = Record<string, string | string[]>;
@@ -49,7 +48,7 @@ export interface Exchange {
   readonly refusal: GatewayError | undefined;
   /**
    * When the request's steps happened (set by the transport once the request is accepted): every head written
-   * after that carries `Server-Timing` (core/http/server-timing.ts).
+   * after that carries `Server-Timing` (core/server-timing.ts).
    */
   timing: CallTimes | undefined;
 
@@ -108,15 +107,70 @@ export interface ListenOptions {
   /** 0 or absent: no cap. */
   maxConnections?: number;
   /**
-   * WebSocket upgrades (`Upgrade: websocket`), handed over with the raw socket (the Realtime sessions,
-   * core/realtime/). Absent: an upgrade request is answered as a plain request. node:http only for now: the
-   * uWS engine answers them as plain requests.
+   * WebSocket upgrades (`Upgrade: websocket`; the Realtime sessions, core/realtime/): node:http through `ws`,
+   * uWS natively. Absent: an upgrade request is answered as a plain request.
    */
   onUpgrade?: UpgradeHandler;
 }
 
-/** Takes over a WebSocket upgrade request: answers it on `socket` (a 101, or a refusal) and owns the socket. */
-export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+/** Takes the WebSocket upgrade requests of an engine. */
+export interface UpgradeHandler {
+  /** The largest message a client may send: a bigger one closes its socket with 1009 (uWS: one over twice
+   *  this is cut without a close frame, since uWS buffers a message up to its own fixed bound first). */
+  readonly maxMessageBytes: number;
+  /** Called once per upgrade request; must answer it (`refuse`) or take it (`accept`). Must not throw. */
+  handle(upgrade: WebSocketUpgrade): void;
+}
+
+/**
+ * A WebSocket upgrade request, the same on both engines: the request's data (copied, as for an exchange),
+ * then exactly one of `refuse` (an HTTP answer, the connection closes) or `accept` (the 101; the socket is
+ * handed over as a `MessageSocket`). A client that leaves before either runs its `onAborted` callbacks.
+ */
+export interface WebSocketUpgrade {
+  readonly method: string;
+  readonly path: string;
+  readonly rawQuery: string;
+  /** Request headers with lowercased names; repeated headers joined with `, `. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly remoteAddress: string;
+  /** True once the client left before the upgrade was answered. */
+  readonly aborted: boolean;
+  /** Runs once if the client leaves before `refuse` or `accept` answered it (at once when it already left). */
+  onAborted(cb: () => void): void;
+  /** Answers with an HTTP status instead of the 101 and closes the connection. */
+  refuse(status: number, headers: OutgoingHeaders, body: string): void;
+  /**
+   * Completes the upgrade with `protocol` (one the client offered in Sec-WebSocket-Protocol, or undefined for
+   * none) and hands the socket to `onOpen`, synchronously or not at all (the client already left).
+   */
+  accept(protocol: string | undefined, onOpen: (socket: MessageSocket) => void): void;
+}
+
+/** An accepted WebSocket, on either engine. Every call after it closed is a no-op. */
+export interface MessageSocket {
+  /** Bytes sent and not yet written to the network (a slow reader's backlog). */
+  readonly bufferedAmount: number;
+  /** True until the socket closed, from either side. */
+  readonly open: boolean;
+  readonly isPaused: boolean;
+  /** Sends one message (text unless `isBinary`). */
+  send(data: Uint8Array | string, isBinary: boolean): void;
+  /**
+   * Asks the engine to stop reading the client. Messages may still arrive after it: node's `ws` delivers what it
+   * had read, and uWS cannot stop reading a WebSocket at all, so the caller bounds what it holds.
+   */
+  pause(): void;
+  resume(): void;
+  /** Sends a close frame with `code` and `reason` (at most 123 bytes) after what is buffered. */
+  close(code: number, reason: string): void;
+  /** Drops the connection at once. */
+  terminate(): void;
+  /** The message callback (one; a message's bytes are the handler's to keep). */
+  onMessage(cb: (data: Buffer, isBinary: boolean) => void): void;
+  /** Runs once when the socket closed (either side, a network error), with the close code (1006: none). */
+  onClose(cb: (code: number) => void): void;
+}
 
 export interface EngineServer {
   /** The engine actually serving (may differ from the one asked for after a fallback). */

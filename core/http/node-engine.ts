@@ -1,12 +1,21 @@
 import { createServer, type IncomingMessage, type Server, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { GatewayError } from '../errors.js';
+import { type CallTimes, serverTiming } from '../server-timing.js';
 import { drainable, LINGER_IDLE_MS, OVERSIZE_DRAIN_BYTES, tooLarge } from './body-limit.js';
-import type { EngineServer, Exchange, ExchangeHandler, ListenOptions, OutgoingHeaders } from './exchange.js';
+import type {
+  EngineServer,
+  Exchange,
+  ExchangeHandler,
+  ListenOptions,
+  MessageSocket,
+  OutgoingHeaders,
+  WebSocketUpgrade,
+} from './exchange.js';
 import { framingError, framingProblem, originForm } from './framing.js';
 import { normaliseIp } from './remote-address.js';
-import { type CallTimes, serverTiming } from './server-timing.js';
 import { StreamedBody } from './streamed-body.js';
 
 /**
@@ -327,6 +336,129 @@ function parserRefusal(code: string | undefined): GatewayError {
   }
 }
 
+/** A WebSocket upgrade on node:http (exchange.ts `WebSocketUpgrade`): `ws` answers the handshake. */
+class NodeUpgrade implements WebSocketUpgrade {
+  readonly method: string;
+  readonly path: string;
+  readonly rawQuery: string;
+  readonly headers: Record<string, string>;
+  readonly remoteAddress: string;
+  aborted = false;
+  private answered = false;
+  private abortCbs: (() => void)[] = [];
+
+  constructor(
+    private readonly wss: WebSocketServer,
+    private readonly protocols: WeakMap<IncomingMessage, string>,
+    private readonly req: IncomingMessage,
+    private readonly socket: Socket,
+    private readonly head: Buffer,
+  ) {
+    this.method = (req.method ?? 'GET').toUpperCase();
+    const url = originForm(req.url ?? '/');
+    const q = url.indexOf('?');
+    this.path = q === -1 ? url : url.slice(0, q);
+    this.rawQuery = q === -1 ? '' : url.slice(q + 1);
+    this.headers = stringHeaders(req.headers);
+    this.remoteAddress = normaliseIp(req.socket.remoteAddress ?? '');
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      if (!this.answered) this.abort();
+    });
+  }
+
+  private abort(): void {
+    this.aborted = true;
+    const cbs = this.abortCbs;
+    this.abortCbs = [];
+    for (const cb of cbs) cb();
+  }
+
+  onAborted(cb: () => void): void {
+    if (this.aborted) cb();
+    else this.abortCbs.push(cb);
+  }
+
+  refuse(status: number, headers: OutgoingHeaders, body: string): void {
+    if (this.answered || this.aborted) return;
+    this.answered = true;
+    if (this.socket.destroyed) return;
+    let head = '';
+    for (const [k, v] of Object.entries(headers)) {
+      for (const item of typeof v === 'string' ? [v] : v) head += `${k}: ${item}\r\n`;
+    }
+    this.socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  }
+
+  accept(protocol: string | undefined, onOpen: (socket: MessageSocket) => void): void {
+    if (this.answered || this.aborted) return;
+    this.answered = true;
+    if (protocol !== undefined) this.protocols.set(this.req, protocol);
+    let opened = false;
+    // ws calls back synchronously, or never: it destroyed a socket the client had closed (or whose handshake
+    // was not valid), and that is an abort.
+    this.wss.handleUpgrade(this.req, this.socket, this.head, (ws) => {
+      opened = true;
+      onOpen(new NodeMessageSocket(ws));
+    });
+    if (!opened) this.abort();
+  }
+}
+
+/** An accepted WebSocket on node:http (exchange.ts `MessageSocket`). */
+class NodeMessageSocket implements MessageSocket {
+  constructor(private readonly ws: WebSocket) {
+    ws.on('error', () => undefined);
+  }
+
+  get bufferedAmount(): number {
+    return this.ws.bufferedAmount;
+  }
+
+  get open(): boolean {
+    return this.ws.readyState === this.ws.OPEN;
+  }
+
+  get isPaused(): boolean {
+    return this.ws.isPaused;
+  }
+
+  send(data: Uint8Array | string, isBinary: boolean): void {
+    if (this.open) this.ws.send(data, { binary: isBinary });
+  }
+
+  pause(): void {
+    this.ws.pause();
+  }
+
+  resume(): void {
+    this.ws.resume();
+  }
+
+  close(code: number, reason: string): void {
+    if (this.open) this.ws.close(code, reason);
+  }
+
+  terminate(): void {
+    this.ws.terminate();
+  }
+
+  onMessage(cb: (data: Buffer, isBinary: boolean) => void): void {
+    this.ws.on('message', (data: RawData, isBinary: boolean) => cb(rawBuffer(data), isBinary));
+  }
+
+  onClose(cb: (code: number) => void): void {
+    this.ws.once('close', (code: number) => cb(code));
+  }
+}
+
+function rawBuffer(data: RawData): Buffer {
+  return Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+}
+
 export async function listenNode(handler: ExchangeHandler, opts: ListenOptions): Promise<EngineServer> {
   const sockets = new Set<Socket>();
   const server: Server = createServer(
@@ -374,9 +506,17 @@ export async function listenNode(handler: ExchangeHandler, opts: ListenOptions):
     // With an 'upgrade' listener node hands every request that asks for an upgrade here; only WebSocket ones
     // are taken over, any other (`Upgrade: h2c` from curl --http2 …) is answered as the plain request it also
     // is, on a connection that closes after it.
+    const protocols = new WeakMap<IncomingMessage, string>();
+    const wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: onUpgrade.maxMessageBytes,
+      perMessageDeflate: false,
+      clientTracking: false,
+      handleProtocols: (_offered, req) => protocols.get(req) ?? false,
+    });
     server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
       if (req.headers.upgrade?.toLowerCase() === 'websocket') {
-        onUpgrade(req, socket, head);
+        onUpgrade.handle(new NodeUpgrade(wss, protocols, req, socket, head));
         return;
       }
       if (head.length > 0) socket.unshift(head);

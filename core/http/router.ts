@@ -1,9 +1,9 @@
 import type { RequestContext } from '../context.js';
 import { recordRequest, recordStoreError } from '../metrics.js';
 import type { paths } from '../openapi/generated/types.js';
-import type { Services } from '../plugin.js';
+import { matchRelayPath, type RelayPath } from '../relay-paths.js';
+import type { Services } from '../service-types.js';
 import type { OutgoingHeaders } from './exchange.js';
-import { matchRelayPath, type RelayPath } from './relay-paths.js';
 
 /**
  * Routes: exact paths, `{param}` templates (OpenAPI style) and the paid catch-all. Two kinds of target:

@@ -1,13 +1,29 @@
-import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import type {
+  HttpRequest,
+  HttpResponse,
+  TemplatedApp,
+  us_listen_socket,
+  us_socket_context_t,
+  WebSocket,
+} from 'uWebSockets.js';
 import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors.js';
+import { type CallTimes, serverTiming } from '../server-timing.js';
 import { drainable, tooLarge } from './body-limit.js';
-import type { EngineServer, Exchange, ExchangeHandler, ListenOptions, OutgoingHeaders } from './exchange.js';
+import type {
+  EngineServer,
+  Exchange,
+  ExchangeHandler,
+  ListenOptions,
+  MessageSocket,
+  OutgoingHeaders,
+  UpgradeHandler,
+  WebSocketUpgrade,
+} from './exchange.js';
 import { framingError, framingProblem } from './framing.js';
 import { normaliseIp } from './remote-address.js';
-import { type CallTimes, serverTiming } from './server-timing.js';
 import { StreamedBody } from './streamed-body.js';
 
 type UwsModule = typeof import('uWebSockets.js');
@@ -300,6 +316,188 @@ class UwsExchange implements Exchange {
   }
 }
 
+/** What a uWS WebSocket carries from its upgrade to its `open` and on (`getUserData`). */
+interface SocketData {
+  onOpen: (socket: MessageSocket) => void;
+  socket: UwsMessageSocket | undefined;
+}
+
+/**
+ * A WebSocket upgrade on uWS (exchange.ts `WebSocketUpgrade`), taken by the `upgrade` handler of `app.ws`: the
+ * request is copied at once (uWS request objects live only in that call) and answered later, corked.
+ */
+class UwsUpgrade implements WebSocketUpgrade {
+  readonly method: string;
+  readonly path: string;
+  readonly rawQuery: string;
+  readonly headers: Record<string, string> = {};
+  readonly remoteAddress: string;
+  aborted = false;
+  private answered = false;
+  private abortCbs: (() => void)[] = [];
+
+  constructor(
+    private readonly res: HttpResponse,
+    req: HttpRequest,
+    private readonly context: us_socket_context_t,
+  ) {
+    res.onAborted(() => {
+      this.aborted = true;
+      if (this.answered) return;
+      const cbs = this.abortCbs;
+      this.abortCbs = [];
+      for (const cb of cbs) cb();
+    });
+    this.method = req.getMethod().toUpperCase();
+    this.path = req.getUrl();
+    this.rawQuery = req.getQuery() ?? '';
+    collecting = this.headers;
+    req.forEach(collectHeader);
+    this.remoteAddress = normaliseIp(decoder.decode(res.getRemoteAddressAsText()));
+  }
+
+  onAborted(cb: () => void): void {
+    if (this.aborted) cb();
+    else this.abortCbs.push(cb);
+  }
+
+  refuse(status: number, headers: OutgoingHeaders, body: string): void {
+    if (this.answered || this.aborted) return;
+    this.answered = true;
+    const res = this.res;
+    res.cork(() => {
+      res.writeStatus(`${status} ${STATUS_CODES[status] ?? 'Unknown'}`);
+      for (const name in headers) {
+        if (name === 'content-length' || name === 'connection') continue;
+        const v = headers[name]!;
+        if (typeof v === 'string') res.writeHeader(name, v);
+        else for (const item of v) res.writeHeader(name, item);
+      }
+      res.end(body, true);
+    });
+  }
+
+  accept(protocol: string | undefined, onOpen: (socket: MessageSocket) => void): void {
+    if (this.answered || this.aborted) return;
+    this.answered = true;
+    const data: SocketData = { onOpen, socket: undefined };
+    const h = this.headers;
+    // uWS calls `open` (below) from inside `upgrade`: `onOpen` runs before this returns.
+    this.res.cork(() => {
+      this.res.upgrade(
+        data,
+        h['sec-websocket-key'] ?? '',
+        protocol ?? '',
+        h['sec-websocket-extensions'] ?? '',
+        this.context,
+      );
+    });
+  }
+}
+
+/**
+ * An accepted WebSocket on uWS (exchange.ts `MessageSocket`). uWS 20.30 cannot pause a WebSocket's reading:
+ * `pause` only records the wish (the caller bounds what it holds). Sends are corked (one syscall per send made
+ * outside a uWS callback) and never dropped: the engine's backpressure limit is far above any caller's bound.
+ */
+class UwsMessageSocket implements MessageSocket {
+  open = true;
+  isPaused = false;
+  private messageCb: ((data: Buffer, isBinary: boolean) => void) | undefined;
+  private closeCbs: ((code: number) => void)[] = [];
+
+  constructor(
+    private readonly ws: WebSocket<SocketData>,
+    private readonly maxMessageBytes: number,
+  ) {}
+
+  get bufferedAmount(): number {
+    return this.open ? this.ws.getBufferedAmount() : 0;
+  }
+
+  send(data: Uint8Array | string, isBinary: boolean): void {
+    if (!this.open) return;
+    const ws = this.ws;
+    ws.cork(() => {
+      ws.send(data, isBinary);
+    });
+  }
+
+  pause(): void {
+    this.isPaused = true;
+  }
+
+  resume(): void {
+    this.isPaused = false;
+  }
+
+  close(code: number, reason: string): void {
+    if (this.open) this.ws.end(code, reason);
+  }
+
+  terminate(): void {
+    if (this.open) this.ws.close();
+  }
+
+  onMessage(cb: (data: Buffer, isBinary: boolean) => void): void {
+    this.messageCb = cb;
+  }
+
+  onClose(cb: (code: number) => void): void {
+    if (this.open) this.closeCbs.push(cb);
+    else cb(1006);
+  }
+
+  /** uWS's `message`: the ArrayBuffer is neutered when the callback returns, so it is copied. */
+  delivered(ab: ArrayBuffer, isBinary: boolean): void {
+    if (!this.open) return;
+    if (ab.byteLength > this.maxMessageBytes) {
+      this.ws.end(1009, 'message too big');
+      return;
+    }
+    this.messageCb?.(Buffer.from(ab.slice(0)), isBinary);
+  }
+
+  /** uWS's `close`: the WebSocket may not be used after it. */
+  closed(code: number): void {
+    if (!this.open) return;
+    this.open = false;
+    const cbs = this.closeCbs;
+    this.closeCbs = [];
+    for (const cb of cbs) cb(code);
+  }
+}
+
+/** The `app.ws` behaviour that hands WebSocket upgrades to `onUpgrade`. */
+function webSocketRoute(uws: UwsModule, onUpgrade: UpgradeHandler) {
+  const max = onUpgrade.maxMessageBytes;
+  return {
+    // uWS cuts a bigger message without a close frame; up to this it is delivered and closed with 1009 above.
+    maxPayloadLength: Math.min(2 * max, 0x7fffffff),
+    // Sends are never dropped (the default, 64 KiB, would drop a slow reader's messages): the caller bounds it.
+    maxBackpressure: 0x7fffffff,
+    closeOnBackpressureLimit: 0,
+    // The session's own idle timeout applies (README "Realtime"); no pings, as node's `ws` sends none.
+    idleTimeout: 0,
+    sendPingsAutomatically: false,
+    compression: uws.DISABLED,
+    upgrade: (res: HttpResponse, req: HttpRequest, context: us_socket_context_t) => {
+      onUpgrade.handle(new UwsUpgrade(res, req, context));
+    },
+    open: (ws: WebSocket<SocketData>) => {
+      const data = ws.getUserData();
+      data.socket = new UwsMessageSocket(ws, max);
+      data.onOpen(data.socket);
+    },
+    message: (ws: WebSocket<SocketData>, message: ArrayBuffer, isBinary: boolean) => {
+      ws.getUserData().socket?.delivered(message, isBinary);
+    },
+    close: (ws: WebSocket<SocketData>, code: number) => {
+      ws.getUserData().socket?.closed(code);
+    },
+  };
+}
+
 function ignoreData(): void {}
 
 export async function listenUws(
@@ -308,6 +506,9 @@ export async function listenUws(
   opts: ListenOptions,
 ): Promise<EngineServer> {
   const app: TemplatedApp = uws.App();
+  // A GET with a WebSocket key goes to the upgrade handler; any other request (an `Upgrade: h2c` one included)
+  // falls through to the exchange below.
+  if (opts.onUpgrade !== undefined) app.ws<SocketData>('/*', webSocketRoute(uws, opts.onUpgrade));
   app.any('/*', (res, req) => {
     handler(new UwsExchange(res, req, opts.maxBodyBytes));
   });

@@ -5,7 +5,7 @@ import { GatewayError } from '../errors.js';
 import { ledgerRefusalToError, limitError, rateLimitHeaders } from '../ledger/errors.js';
 import type { KeyLookup, RateLimitInfo, RateLimitType } from '../ledger/types.js';
 import { limiterErrorsTotal } from '../metrics.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import type { WindowLimit, WindowSeconds } from './window-limiter.js';
 
 /**
@@ -72,8 +72,11 @@ export async function countKeyRequest(
   throw ledgerRefusalToError(r);
 }
 
+/** What the per-IP limits use: a stage hands what it was granted (the limiter is absent in tests without it). */
+type IpLimitServices = Pick<Services, 'config' | 'log' | 'limiter'>;
+
 /** One hit per client IP for a caller with no usable credential; throws 429 once a window is full. */
-export async function limitAnonymous(ctx: RequestContext, services: Services): Promise<void> {
+export async function limitAnonymous(ctx: RequestContext, services: IpLimitServices): Promise<void> {
   const { perMinute, perHour, perDay } = services.config.ipLimits;
   await limitByIp(ctx, services, 'ip', [
     { seconds: 60, limit: perMinute },
@@ -88,7 +91,7 @@ export async function limitAnonymous(ctx: RequestContext, services: Services): P
  */
 export async function limitByIp(
   ctx: RequestContext,
-  services: Services,
+  services: IpLimitServices,
   scope: string,
   limits: readonly WindowLimit[],
   message?: string,

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import type Database from 'libsql';
-import { migrate } from '../ledger/sqlite/migrations.js';
 import type { RedisClient, StoreConnection } from '../store/connection.js';
 import {
   defineScriptSet,
@@ -9,6 +8,7 @@ import {
   type ScriptRunner,
   scriptDirOf,
 } from '../store/lua-scripts.js';
+import { migrate } from '../store/sqlite-migrations.js';
 
 /**
  * Fixed-window request counters (minute / hour / day) for the limits that are not a key's own (per client IP,

@@ -19,43 +19,9 @@
  * A provider's detail that exceeds its total is believed over the total (never fewer tokens than reported).
  */
 
-export interface Usage {
-  /** Input tokens neither read from nor written to a cache, not audio or image: priced at `prompt`. */
-  input: number;
-  /** Input tokens read from the prompt cache (`input_cache_read`). */
-  cacheRead: number;
-  /** Input tokens written to the cache with the default (5-minute) lifetime (`input_cache_write`). */
-  cacheWrite: number;
-  /** Input tokens written to the cache with a 1-hour lifetime (Anthropic; `input_cache_write_1h`). */
-  cacheWrite1h: number;
-  /** Audio input tokens (`input_audio`). */
-  inputAudio: number;
-  /** Audio input tokens read from the prompt cache (`input_audio_cache_read`; the Realtime API's cached audio). */
-  cacheReadAudio: number;
-  /** Image input tokens (`input_image`). */
-  inputImage: number;
-  /** Text output tokens, not reasoning, not audio (`completion`). */
-  output: number;
-  /** Reasoning ("thinking") tokens, which providers count inside output (`internal_reasoning`). */
-  reasoning: number;
-  /** Audio output tokens (`output_audio`). */
-  outputAudio: number;
-  /** Server-side web search calls (`web_search`, priced per call). */
-  webSearch: number;
-  /** Image output tokens of the Responses `image_generation` tool (`tool_usage.image_gen.output_tokens`). */
-  imageOutput: number;
-  /** Code interpreter containers the provider ran (`code_interpreter_call` items, distinct containers). */
-  codeInterpreter: number;
-  /** File search calls (`file_search_call` output items). */
-  fileSearch: number;
-  /**
-   * Output tokens the provider counted in `total_tokens` but in neither prompt nor completion (reasoning some
-   * OpenAI-compatible providers leave out): already added to `reasoning`, named here for the metric.
-   */
-  unreportedOutput?: number | undefined;
-  /** The service tier the provider says it used (`flex`, `priority`, …), when it says. */
-  serviceTier?: string | undefined;
-}
+import type { Usage } from './types.js';
+
+export type { Usage } from './types.js';
 
 /** Which provider API a body or event comes from. */
 export type UsageApi = 'openai' | 'responses' | 'anthropic';

@@ -1,8 +1,8 @@
 import { Buffer } from 'node:buffer';
 import * as nip19 from 'nostr-tools/nip19';
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure';
-import { migrate } from '../ledger/sqlite/migrations.js';
 import type { StoreConnection } from '../store/connection.js';
+import { migrate } from '../store/sqlite-migrations.js';
 
 /**
  * The node's Nostr identity (docs/network.md): `NOSTR_NSEC` when the operator sets one, otherwise a key made

@@ -12,7 +12,7 @@
  * (test/pricing/call-price.test.ts checks both as properties).
  */
 
-import type { Usage } from '../metering/usage.js';
+import type { Usage } from '../metering/types.js';
 import { DIMENSIONS, type DimensionKey, dimensionCount } from './dimensions.js';
 import { boundUnits, NO_FALLBACKS, partMsat, providerUnits, type RateCard, unitsMsat } from './rate-card.js';
 import type { Rational } from './rational.js';

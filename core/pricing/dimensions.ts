@@ -1,4 +1,4 @@
-import type { Usage } from '../metering/usage.js';
+import type { Usage } from '../metering/types.js';
 
 /**
  * The priced dimensions of a metered call, named as OpenRouter names its price fields (models.json, a

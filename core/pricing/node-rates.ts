@@ -1,4 +1,4 @@
-import type { Usage } from '../metering/usage.js';
+import type { Usage } from '../metering/types.js';
 import { callMsat, cardCharge } from './call-price.js';
 import { DIMENSIONS, type DimensionKey, type ExtraDimensionKey } from './dimensions.js';
 import { affordableTokens, modelCard, type RateCard } from './rate-card.js';

@@ -18,7 +18,7 @@
  * F = 1 / denominator (the per-1k sats prices are msats per token) and no request or per-call prices.
  */
 
-import type { Usage } from '../metering/usage.js';
+import type { Usage } from '../metering/types.js';
 import { DIMENSIONS, type DimensionKey, dimensionCount } from './dimensions.js';
 import { ceil, floor, mul, parseDecimal, type Rational } from './rational.js';
 import type { UsdRates } from './types.js';

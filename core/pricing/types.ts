@@ -12,7 +12,7 @@
  */
 
 import type { Config } from '../config.js';
-import type { Usage } from '../metering/usage.js';
+import type { Usage } from '../metering/types.js';
 import type { DimensionKey, ExtraDimensionKey } from './dimensions.js';
 
 /** `loadConfig().pricing`. */

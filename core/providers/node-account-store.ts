@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type Database from 'libsql';
-import { migrate } from '../ledger/sqlite/migrations.js';
 import type { RedisStore, StoreConnection } from '../store/connection.js';
 import { defineScriptSet, loadScriptFiles, type ScriptRunner, scriptDirOf } from '../store/lua-scripts.js';
+import { migrate } from '../store/sqlite-migrations.js';
 
 /**
  * Where the prepaid keys this node holds at other nodes live (`"payment": "cashu-balance"`, node-accounts.ts): in

@@ -25,6 +25,9 @@ export const CLOSE = {
   maxDuration: 4001,
   /** The balance cannot cover the next response or the audio appended (`insufficient_balance`). */
   insufficientBalance: 4402,
-  /** A reader (client or provider) stayed over REALTIME_MAX_BUFFERED_BYTES for REALTIME_SLOW_READER_MS. */
+  /**
+   * A reader (client or provider) stayed over REALTIME_MAX_BUFFERED_BYTES for REALTIME_SLOW_READER_MS, or a
+   * client sent on past twice that bound while paused (uWS cannot stop reading it).
+   */
   slowReader: 4008,
 } as const;

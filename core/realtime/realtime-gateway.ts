@@ -1,25 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, STATUS_CODES } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { type RawData, WebSocket, WebSocketServer } from 'ws';
+import { type RawData, WebSocket } from 'ws';
 import { creditToken } from '../account/credit-token.js';
 import { isCashuToken, parseCredential } from '../auth/credentials.js';
 import { allowListPermits, clientAddress, compileIpList } from '../auth/ip-match.js';
 import { GatewayError, toGatewayError } from '../errors.js';
-import { normaliseIp } from '../http/remote-address.js';
+import type { UpgradeHandler, WebSocketUpgrade } from '../http/exchange.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import { ownedId } from '../ledger/owner.js';
 import type { Credential } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import { realtimeSessionsOpen, recordRealtimeSession } from '../metrics.js';
-import type { Services } from '../plugin.js';
 import type { Provider } from '../providers/provider.js';
+import type { Services } from '../service-types.js';
 import { CLOSE } from './close-codes.js';
 import { RealtimePricer } from './realtime-pricer.js';
 import { RealtimeSession, type SessionLimits, type SessionSummary } from './session.js';
 
 /**
- * `GET /v1/realtime?model=…` with `Upgrade: websocket` (README "Realtime"): authenticates the caller, reserves
+ * `GET /v1/realtime?model=…` with `Upgrade: websocket` (README "Realtime"), on either engine (the upgrade and the
+ * accepted socket are core/http/exchange.ts's `WebSocketUpgrade` and `MessageSocket`): authenticates the caller, reserves
  * the session's first response, opens the gateway's own WebSocket to the provider (its base URL, the
  * operator's key) and only then completes the client's upgrade; from there a `RealtimeSession` relays and
  * meters. Every refusal before the upgrade is an HTTP answer with the error envelope (401, 402, 404, 429,
@@ -39,7 +38,8 @@ const UPSTREAM_MAX_PAYLOAD = 64 * 1024 * 1024;
 const UPSTREAM_HANDSHAKE_MS = 10_000;
 
 export interface RealtimeGateway {
-  readonly handleUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /** The engines' `ListenOptions.onUpgrade`. */
+  readonly handleUpgrade: UpgradeHandler;
   /** Sessions open now. */
   readonly openSessions: number;
   /** Refuses new sessions and ends the open ones with 1001 after settling them (within `graceMs`). */
@@ -64,17 +64,15 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
     audioAllowanceMs: rc.audioAllowanceMs,
     drainMs: DRAIN_MS,
   };
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: rc.maxFrameBytes,
-    perMessageDeflate: false,
-    clientTracking: false,
-    handleProtocols: (offered) => {
-      if (offered.has('realtime')) return 'realtime';
-      for (const p of offered) if (!p.startsWith(KEY_PROTOCOL)) return p;
-      return false;
-    },
-  });
+  /** The subprotocol answered: `realtime` when offered, else the first that is not the key's, else none. */
+  function protocolOf(up: WebSocketUpgrade): string | undefined {
+    const offered = (up.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
+    if (offered.includes('realtime')) return 'realtime';
+    return offered.find((p) => !p.startsWith(KEY_PROTOCOL));
+  }
 
   const count = (m: Map<string, number>, k: string, d: number) => {
     const n = (m.get(k) ?? 0) + d;
@@ -83,9 +81,8 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
   };
 
   /** The request's credential: the Authorization/x-api-key header, else the key subprotocol. */
-  function credentialOf(req: IncomingMessage) {
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+  function credentialOf(up: WebSocketUpgrade) {
+    const headers: Record<string, string> = { ...up.headers };
     if (headers.authorization === undefined && headers['x-api-key'] === undefined) {
       const key = (headers['sec-websocket-protocol'] ?? '')
         .split(',')
@@ -97,18 +94,17 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
     return parseCredential({ method: 'GET', headers });
   }
 
-  async function open(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://gateway');
-    if (url.pathname !== '/v1/realtime') {
-      throw new GatewayError('not_found', { message: `No WebSocket route for ${url.pathname}` });
+  async function open(up: WebSocketUpgrade): Promise<void> {
+    if (up.path !== '/v1/realtime') {
+      throw new GatewayError('not_found', { message: `No WebSocket route for ${up.path}` });
     }
     if (closing) throw new GatewayError('service_unavailable', { message: 'The gateway is shutting down' });
-    const model = url.searchParams.get('model') ?? '';
+    const model = new URLSearchParams(up.rawQuery).get('model') ?? '';
     if (model === '') throw new GatewayError('invalid_request', { message: 'model is required (?model=…)' });
     if (catalog.list().length > 0 && catalog.get(model) === undefined) {
       throw new GatewayError('not_found', { message: `Unknown model: ${model}` });
     }
-    const cred = credentialOf(req);
+    const cred = credentialOf(up);
     if (cred === undefined) throw new GatewayError('missing_credentials');
     // An L402 / MPP credential pays calls, not sessions (yet): a session needs a key or an eCash token.
     if (cred.kind === 'door') {
@@ -118,11 +114,7 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
       });
     }
     if (cred.kind !== 'api_key' && !isCashuToken(cred.token)) throw new GatewayError('invalid_api_key');
-    const ip = clientAddress(
-      normaliseIp(req.socket.remoteAddress ?? ''),
-      typeof req.headers['x-forwarded-for'] === 'string' ? req.headers['x-forwarded-for'] : undefined,
-      trusted,
-    );
+    const ip = clientAddress(up.remoteAddress, up.headers['x-forwarded-for'], trusted);
     let credential: Credential;
     let step = 1;
     if (cred.kind === 'api_key') credential = { apiKey: cred.apiKey };
@@ -187,26 +179,24 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
       if (!r.ok) throw ledgerRefusalToError(r);
       reserved = { accountId: r.accountId, id };
       if (!allowListPermits(r.key.allowedIps, ip)) throw new GatewayError('ip_not_allowed');
-      const connected = await connectUpstream(provider, model, req);
+      const connected = await connectUpstream(provider, model, up.headers['openai-beta']);
       upstream = connected.ws;
       const { early, hold } = connected;
-      if (socket.destroyed) throw new GatewayError('invalid_request', { message: 'the client left' });
-      const up = upstream;
+      if (up.aborted) throw new GatewayError('invalid_request', { message: 'the client left' });
+      const upstreamWs = upstream;
       const first = { id, msat: r.reservedMsat };
       const accountId = r.accountId;
-      // A client gone before its upgrade completes (ws then destroys the socket and never calls back): what was
-      // reserved and opened for it is given back.
-      const gone = () => {
+      // A client gone before its upgrade completes (the engine then never opens it): what was reserved and
+      // opened for it is given back.
+      up.onAborted(() => {
         uncount();
-        up.terminate();
+        upstreamWs.terminate();
         ledger!.release({ accountId, requestId: id }).catch((err: unknown) => {
           log.error({ err }, 'realtime: releasing the reservation of a client gone at the upgrade failed');
         });
-      };
-      socket.once('close', gone);
-      wss.handleUpgrade(req, socket, head, (client) => {
-        socket.off('close', gone);
-        up.off('message', hold);
+      });
+      up.accept(protocolOf(up), (client) => {
+        upstreamWs.off('message', hold);
         const sessionId = randomUUID();
         realtimeSessionsOpen.inc();
         const session = new RealtimeSession(
@@ -220,7 +210,7 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
           },
           { id: sessionId, accountId, credential, first },
           client,
-          up,
+          upstreamWs,
           (s) => ended(s, session),
         );
         sessions.add(session);
@@ -236,7 +226,7 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
             endpoint: '/v1/realtime',
             method: 'GET',
             ip,
-            userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : undefined,
+            userAgent: up.headers['user-agent'],
             costMsat: s.chargedMsat,
             status: 101,
           });
@@ -263,13 +253,12 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
   function connectUpstream(
     provider: Provider,
     model: string,
-    req: IncomingMessage,
+    beta: string | undefined,
   ): Promise<{ ws: WebSocket; early: [RawData, boolean][]; hold: (d: RawData, b: boolean) => void }> {
     const base = provider.spec.baseUrl.replace(/^http/, 'ws').replace(/\/+$/, '');
     const headers: Record<string, string> = { ...provider.spec.headers };
     if (provider.spec.apiKey !== undefined) headers.authorization = `Bearer ${provider.spec.apiKey}`;
-    const beta = req.headers['openai-beta'];
-    if (typeof beta === 'string') headers['openai-beta'] = beta;
+    if (beta !== undefined) headers['openai-beta'] = beta;
     const ws = new WebSocket(`${base}/realtime?model=${encodeURIComponent(model)}`, {
       headers,
       perMessageDeflate: false,
@@ -306,23 +295,22 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
     });
   }
 
-  function refuse(socket: Duplex, err: unknown): void {
+  function refuse(up: WebSocketUpgrade, err: unknown): void {
     const ge = toGatewayError(err);
     if (ge.code === 'internal_error') log.error({ err: ge.cause ?? ge }, 'realtime upgrade failed');
-    if (socket.destroyed) return;
-    const body = JSON.stringify(ge.toEnvelope());
-    let extra = '';
-    for (const [k, v] of Object.entries(ge.headers ?? {})) extra += `${k}: ${v}\r\n`;
-    socket.end(
-      `HTTP/1.1 ${ge.status} ${STATUS_CODES[ge.status] ?? ''}\r\ncontent-type: application/json\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\n${extra}connection: close\r\n\r\n${body}`,
+    up.refuse(
+      ge.status,
+      { 'content-type': 'application/json', ...ge.headers },
+      JSON.stringify(ge.toEnvelope()),
     );
   }
 
   return {
-    handleUpgrade(req, socket, head) {
-      socket.on('error', () => undefined);
-      open(req, socket, head).catch((err) => refuse(socket, err));
+    handleUpgrade: {
+      maxMessageBytes: rc.maxFrameBytes,
+      handle(up) {
+        open(up).catch((err) => refuse(up, err));
+      },
     },
     get openSessions() {
       return sessions.size;

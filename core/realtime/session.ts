@@ -1,5 +1,6 @@
 import type { RawData, WebSocket } from 'ws';
 import { toGatewayError } from '../errors.js';
+import type { MessageSocket } from '../http/exchange.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import { ownedId } from '../ledger/owner.js';
 import type { Credential, Ledger, RateLimits } from '../ledger/types.js';
@@ -109,6 +110,13 @@ function outputLimit(v: unknown, max: number): number | undefined {
   return undefined;
 }
 
+/** Either side as a reader (its backlog) and a source (paused while the other side's reader is behind). */
+interface Side {
+  readonly bufferedAmount: number;
+  pause(): void;
+  resume(): void;
+}
+
 interface Pending {
   data: Buffer;
   event: Obj;
@@ -154,24 +162,25 @@ export class RealtimeSession {
   private watch: NodeJS.Timeout | undefined;
   private upstreamOpen = true;
   private clientOpen = true;
+  /** False once the client was found too slow: what the provider still sends is metered, not relayed. */
+  private relayToClient = true;
   private doneWaiter: (() => void) | undefined;
 
   constructor(
     private readonly deps: SessionDeps,
     private readonly start: SessionStart,
-    private readonly client: WebSocket,
+    private readonly client: MessageSocket,
     private readonly upstream: WebSocket,
     private readonly onEnd: (s: SessionSummary) => void,
   ) {
     this.chunks = [start.first];
     this.reservedMsat = start.first.msat;
     this.maxOutput = deps.maxOutputTokens;
-    client.on('message', (data, isBinary) => this.fromClient(data, isBinary));
-    client.on('close', () => {
+    client.onMessage((data, isBinary) => this.fromClient(data, isBinary));
+    client.onClose(() => {
       this.clientOpen = false;
       void this.end(CLOSE.normal, 'client closed');
     });
-    client.on('error', () => undefined);
     upstream.on('message', (data, isBinary) => this.fromUpstream(data, isBinary));
     upstream.on('close', () => {
       this.upstreamOpen = false;
@@ -211,7 +220,7 @@ export class RealtimeSession {
 
   // ------------------------------------------------------------------------------------------ client → provider
 
-  private fromClient(data: RawData, isBinary: boolean): void {
+  private fromClient(buf: Buffer, isBinary: boolean): void {
     if (this.ending !== undefined) return;
     this.touch();
     if (isBinary) {
@@ -219,7 +228,6 @@ export class RealtimeSession {
       void this.end(CLOSE.unsupportedData, 'binary frame');
       return;
     }
-    const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
     let event: Obj | undefined;
     try {
       event = obj(JSON.parse(buf.toString('utf8')));
@@ -233,7 +241,14 @@ export class RealtimeSession {
     }
     this.inbox.push({ data: buf, event });
     this.inboxBytes += buf.length;
-    if (this.inboxBytes > this.deps.limits.maxBufferedBytes) this.client.pause();
+    if (this.inboxBytes > this.deps.limits.maxBufferedBytes) {
+      this.client.pause();
+      // A pause does not stop every engine reading (uWS cannot): what a client sends on is bounded here.
+      if (this.inboxBytes > 2 * this.deps.limits.maxBufferedBytes) {
+        void this.end(CLOSE.slowReader, 'client sends faster than it is relayed');
+        return;
+      }
+    }
     try {
       this.drainInbox();
     } catch (err) {
@@ -373,16 +388,20 @@ export class RealtimeSession {
   private toUpstream(data: Buffer): void {
     if (!this.upstreamOpen) return;
     this.upstream.send(data, { binary: false });
-    if (this.upstream.bufferedAmount > this.deps.limits.maxBufferedBytes)
-      this.slow(this.upstream, this.client);
+    const backlog = this.upstream.bufferedAmount;
+    const bound = this.deps.limits.maxBufferedBytes;
+    if (backlog > 2 * bound) {
+      // The client was paused at the bound and sent on (an engine that cannot stop reading it: uWS).
+      void this.end(CLOSE.slowReader, 'provider too slow');
+    } else if (backlog > bound) this.slow(this.upstream, this.client);
   }
 
   // ------------------------------------------------------------------------------------------ provider → client
 
   private fromUpstream(data: RawData, isBinary: boolean): void {
     const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
-    if (this.clientOpen) {
-      this.client.send(buf, { binary: isBinary });
+    if (this.clientOpen && this.relayToClient) {
+      this.client.send(buf, isBinary);
       if (this.client.bufferedAmount > this.deps.limits.maxBufferedBytes)
         this.slow(this.client, this.upstream);
     }
@@ -589,7 +608,7 @@ export class RealtimeSession {
   }
 
   /** A reader over the buffer bound: pause its source; close when it stays slow for slowReaderMs. */
-  private slow(reader: WebSocket, source: WebSocket): void {
+  private slow(reader: Side, source: Side): void {
     if (this.watch !== undefined) return;
     source.pause();
     const since = Date.now();
@@ -602,6 +621,10 @@ export class RealtimeSession {
       } else if (Date.now() - since > this.deps.limits.slowReaderMs) {
         clearInterval(this.watch);
         this.watch = undefined;
+        // A client too slow gets nothing more but the close (after its backlog); the provider is read on, so
+        // that a response in flight still reaches its response.done and is settled from it.
+        if (reader === this.client) this.relayToClient = false;
+        source.resume();
         void this.end(CLOSE.slowReader, reader === this.client ? 'client too slow' : 'provider too slow');
       }
     }, 20);
@@ -700,7 +723,7 @@ export class RealtimeSession {
   }
 
   private sendEvent(e: Obj): void {
-    if (this.clientOpen && this.client.readyState === this.client.OPEN) this.client.send(JSON.stringify(e));
+    if (this.clientOpen && this.relayToClient && this.client.open) this.client.send(JSON.stringify(e), false);
   }
 
   private sendError(code: string, message: string, details?: Obj): void {

@@ -8,7 +8,7 @@ import { GatewayError } from '../errors.js';
 import { keyExpiryMs } from '../events/types.js';
 import type { Credential, KeyInfo, WithdrawalKind } from '../ledger/types.js';
 import { countKeyRequest, limitAnonymous, requestClientAddress } from '../limits/request-limits.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import type { CashuUnit } from '../wallet/types.js';
 
 /**

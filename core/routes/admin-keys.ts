@@ -6,7 +6,7 @@ import { GatewayError } from '../errors.js';
 import { type Router, route } from '../http/router.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { KeyInfo, KeyRef, KeyTarget, Ledger } from '../ledger/types.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import { keyView, payoutView } from './admin-views.js';
 
 /**

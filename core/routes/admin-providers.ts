@@ -1,5 +1,5 @@
 import { providerFailoversTotal, providerRequestsTotal } from '../metrics.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 
 /**
  * GET /admin/api/providers (the console's Providers view): every provider of the providers file in the file's

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { cachedIpList } from '../auth/ip-match.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { migrate } from '../ledger/sqlite/migrations.js';
 import type { StoreConnection } from '../store/connection.js';
+import { migrate } from '../store/sqlite-migrations.js';
 
 /**
  * Console sessions (POST /admin/login, POST /admin/logout) and the browser checks of the admin surface.

@@ -10,7 +10,7 @@ import { route } from '../http/router.js';
 import type { KeyLookup } from '../ledger/types.js';
 import { adminLoginGate } from '../limits/request-limits.js';
 import { overheadSummary } from '../metrics.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import { preparePatch, settingsView, validatePatch } from '../settings.js';
 import { AdminStats, MAX_POINTS } from '../stats/admin-stats.js';
 import { type Granularity, SPAN_MS } from '../stats/stats-store.js';
@@ -385,6 +385,7 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
       json: {
         examined: r.examined,
         receives_completed: r.receivesCompleted,
+        receipts_credited: r.receiptsCredited,
         rolled_back: r.rolledBack,
         outputs_restored: r.outputsRestored,
         deferred: r.deferred,

@@ -4,7 +4,7 @@ import { route } from '../http/router.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { BalanceLimitReset, KeyMeta, KeyUsage } from '../ledger/types.js';
 import { countKeyRequest } from '../limits/request-limits.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import { type Caller, callerOf, loadKey, moneyServices, tokenUnit, withdraw } from './account.js';
 
 /**

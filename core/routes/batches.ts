@@ -9,7 +9,7 @@ import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { ObjectOwners } from '../objects/types.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import { objectCaller, ownList, ownObject, passOn } from './provider-objects.js';
 
 /**

@@ -3,8 +3,8 @@ import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
 import { countKeyRequest, limitAnonymous } from '../limits/request-limits.js';
-import type { Services } from '../plugin.js';
 import type { EstimateInput } from '../pricing/types.js';
+import type { Services } from '../service-types.js';
 
 /**
  * POST /v1/estimate (openapi/openapi.yaml): the price of a call with the given token counts under the current

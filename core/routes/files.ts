@@ -4,7 +4,7 @@ import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
 import { ownedBy } from '../objects/types.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import { withUpload } from './file-upload.js';
 import { objectCaller, ownList, ownObject, passOn } from './provider-objects.js';
 

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import type { RedisNodes } from '../store/connection.js';
 
 /**

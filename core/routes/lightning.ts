@@ -1,14 +1,14 @@
+import type { DepositView, LightningDeposits } from '../account/lightning-deposits.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { type RouteModule, route } from '../http/router.js';
 import { limitAnonymous, limitByIp } from '../limits/request-limits.js';
-import type { Services } from '../plugin.js';
-import type { DepositView, LightningDeposits } from '../wallet/lightning-deposits.js';
+import type { Services } from '../service-types.js';
 import { callerOf, loadKey, moneyServices } from './account.js';
 
 /**
  * Lightning deposits (docs/wallet.md): the gateway takes a NUT-04 mint quote at its primary mint
- * and answers the invoice with an unguessable capability `id`; the watcher (core/wallet/lightning-deposits.ts)
+ * and answers the invoice with an unguessable capability `id`; the watcher (core/account/lightning-deposits.ts)
  * mints and credits once the invoice is paid, whether or not the client asks again. A GET finishes a due
  * deposit at once. Whoever holds a create `id` receives the key: treat it like a bearer token.
  *

@@ -5,7 +5,7 @@ import type { RouteReply } from '../http/router.js';
 import type { Credential, KeyInfo } from '../ledger/types.js';
 import type { ObjectKind, ObjectOwners, OwnedObject } from '../objects/types.js';
 import { ownedBy } from '../objects/types.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { type Caller, callerOf, loadKey, moneyServices } from './account.js';
 

@@ -2,12 +2,12 @@ import { GatewayError } from '../errors.js';
 import type { RouteHandler, RouteModule } from '../http/router.js';
 import { limitAnonymous } from '../limits/request-limits.js';
 import { TEXT_ENDPOINTS } from '../paid-routes.js';
-import type { Services } from '../plugin.js';
 import { EXTRA_DIMENSION_KEYS } from '../pricing/dimensions.js';
 import { nodeCardPrices } from '../pricing/node-rates.js';
 import type { RateCard } from '../pricing/rate-card.js';
 import type { Pricing, UsdRates } from '../pricing/types.js';
 import type { Provider } from '../providers/provider.js';
+import type { Services } from '../service-types.js';
 import type { CatalogModel, ModelPricing } from '../upstream/model-catalog.js';
 import { packageVersion } from '../version.js';
 

@@ -1,7 +1,7 @@
 import { providerCall } from '../batches/provider-call.js';
 import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import { objectCaller, ownObject, passOn } from './provider-objects.js';
 
 /**

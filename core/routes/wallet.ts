@@ -13,7 +13,7 @@ import { type RouteHandler, type RouteModule, route } from '../http/router.js';
 import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { KeyInfo, KeyUpdate, Transaction } from '../ledger/types.js';
 import { limitAnonymous } from '../limits/request-limits.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import type { ReceiveReceipt } from '../wallet/types.js';
 import { callerOf, expiryOf, loadKey, moneyServices, withdraw } from './account.js';
 import { payoutView } from './admin-views.js';

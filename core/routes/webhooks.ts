@@ -5,7 +5,7 @@ import { assertSafeWebhookUrl, UnsafeUrlError } from '../events/ssrf.js';
 import { type EventType, eventKeyOf, type Webhook, type WebhookEvents } from '../events/types.js';
 import { type RouteModule, route } from '../http/router.js';
 import type { KeyInfo } from '../ledger/types.js';
-import type { Services } from '../plugin.js';
+import type { Services } from '../service-types.js';
 import { callerOf, loadKey, moneyServices } from './account.js';
 import { iso } from './wallet.js';
 

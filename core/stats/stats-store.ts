@@ -1,6 +1,6 @@
 import type Database from 'libsql';
-import { migrate } from '../ledger/sqlite/migrations.js';
 import type { RedisStore, StoreConnection } from '../store/connection.js';
+import { migrate } from '../store/sqlite-migrations.js';
 
 /**
  * Where the console's series and solvency samples are kept: the money store, so every process sharing it adds

@@ -1,5 +1,5 @@
-import { migrate } from '../ledger/sqlite/migrations.js';
 import type { StoreConnection } from './connection.js';
+import { migrate } from './sqlite-migrations.js';
 
 /**
  * Persisted operator settings (the runtime-changeable ones of core/settings.ts), in the same store as the

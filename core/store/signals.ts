@@ -1,6 +1,6 @@
 import { Cluster, type Redis } from 'ioredis';
-import { migrate } from '../ledger/sqlite/migrations.js';
 import type { StoreConnection } from './connection.js';
+import { migrate } from './sqlite-migrations.js';
 
 /**
  * Cross-process signals through the money store: a version number per signal, bumped by whoever changes the

@@ -1,6 +1,7 @@
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { ConfigError } from '../config.js';
 import type { Logger } from '../log.js';
+import { type ImageTokenRule, parseImageTokenRule } from '../metering/image-bound.js';
 import { EXTRA_DIMENSION_KEYS, type ExtraDimensionKey } from '../pricing/dimensions.js';
 import { parseDecimal } from '../pricing/rational.js';
 import type { UsdRates } from '../pricing/types.js';
@@ -73,6 +74,8 @@ export interface CatalogModel {
   context_length?: number;
   pricing?: ModelPricing;
   supports_vision?: boolean;
+  /** models.json `image_tokens`: how the provider counts an image's input tokens (core/metering/image-bound.ts). */
+  image_tokens?: ImageTokenRule;
   /** The OpenAI model object's `permission` array, passed through as the file or provider gives it. */
   permission?: unknown[];
 }
@@ -267,6 +270,11 @@ export class ModelCatalog {
         if (typeof e.supports_vision !== 'boolean')
           throw new ConfigError(`${where}.supports_vision must be true or false`);
         entry.supports_vision = e.supports_vision;
+      }
+      if (e.image_tokens !== undefined) {
+        const rule = parseImageTokenRule(e.image_tokens);
+        if (typeof rule === 'string') throw new ConfigError(`${where}.${rule}`);
+        entry.image_tokens = rule;
       }
       if (e.permission !== undefined) {
         if (!Array.isArray(e.permission)) throw new ConfigError(`${where}.permission must be an array`);

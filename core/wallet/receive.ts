@@ -58,6 +58,7 @@ export async function receiveToken(
   ctx: WalletContext,
   token: string,
   d: DecodedToken,
+  creditIntent?: string,
 ): Promise<ReceiveReceipt> {
   const opId = `recv:${d.tokenHash}`;
   for (let attempt = 0; attempt < 4; attempt++) {
@@ -65,6 +66,7 @@ export async function receiveToken(
     if (done) return done;
     const entry = newEntry(ctx, opId, 'receive', d.mint, d.unit);
     entry.tokenHash = d.tokenHash;
+    if (creditIntent !== undefined) entry.creditIntent = creditIntent;
     entry.faceMsat = d.amountMsat;
     entry.inputTotal = d.amount;
     const existing = await ctx.store.claimOp(entry);

@@ -4,7 +4,13 @@ import { resolveSwap } from './foreign-swap.js';
 import { type Outcome, payoutId, resolveOp } from './journal.js';
 import { mayDecide, ownerBeats, whoseEntry } from './owners.js';
 import type { JournalEntry } from './store/proof-store.js';
-import type { PayoutSettler, RecoverOptions, RecoveryReport, WalletService } from './types.js';
+import type {
+  PayoutSettler,
+  ReceiptSettler,
+  RecoverOptions,
+  RecoveryReport,
+  WalletService,
+} from './types.js';
 
 /**
  * The recovery pass: finishing or undoing every journalled operation a crash or an unreachable mint left
@@ -62,6 +68,37 @@ async function settleDecidedMelt(
   }
 }
 
+/**
+ * A receive this pass completed: its caller never saw the outcome (its process died, or the mint's answer was
+ * lost), so the value is credited where the caller meant to (its journalled intent) instead of waiting for the
+ * client to present the token again. Idempotent by token hash: a client retry that raced the pass is a replay.
+ */
+async function creditCompletedReceive(
+  ctx: WalletContext,
+  entry: JournalEntry,
+  receipts: ReceiptSettler | undefined,
+): Promise<boolean> {
+  if (entry.kind !== 'receive' || entry.creditIntent === undefined || entry.tokenHash === undefined)
+    return false;
+  if (!receipts) return false;
+  try {
+    const receipt = await ctx.store.getReceipt(entry.tokenHash);
+    if (!receipt) return false;
+    await receipts(receipt, entry.creditIntent);
+    ctx.log.info(
+      { op: entry.id, amountMsat: receipt.amountMsat },
+      'wallet recovery credited a completed receive',
+    );
+    return true;
+  } catch (err) {
+    ctx.log.warn(
+      { op: entry.id, code: isGatewayError(err) ? err.code : 'error' },
+      'wallet recovery completed a receive but could not credit it (the same token presented again credits it)',
+    );
+    return false;
+  }
+}
+
 /** Payout records a live payout may still finish are not due yet (not examined by this pass). */
 function payoutDue(ctx: WalletContext, entry: JournalEntry, now: number): boolean {
   return now - entry.createdAt >= ctx.staleAfterMs;
@@ -72,10 +109,12 @@ export async function recoverAll(
   ctx: WalletContext,
   payouts?: { settle: PayoutSettler; wallet: WalletService },
   opts: RecoverOptions = {},
+  receipts?: ReceiptSettler,
 ): Promise<RecoveryReport> {
   const report: RecoveryReport = {
     examined: 0,
     receivesCompleted: 0,
+    receiptsCredited: 0,
     rolledBack: 0,
     outputsRestored: 0,
     deferred: 0,
@@ -125,6 +164,8 @@ export async function recoverAll(
     if (outcome !== 'deferred') {
       ctx.log.info({ op: entry.id, kind: entry.kind, outcome }, 'wallet journal entry resolved');
       if (await settleDecidedMelt(ctx, entry, payouts)) report.payoutsResolved++;
+      if (outcome === 'completed' && (await creditCompletedReceive(ctx, entry, receipts)))
+        report.receiptsCredited++;
     }
   }
   return report;

@@ -139,11 +139,32 @@ export interface InvoicePayment {
   quote: string;
 }
 
+/** What a receive's caller will do with the value (see `ReceiptSettler`). */
+export interface ReceiveOptions {
+  /**
+   * Where the caller credits the value, opaque to the wallet (core/account/credit-token.ts writes and reads it; it
+   * must hold no secret). Journalled with the receive: when the caller never learns the outcome (its process died,
+   * or the mint's answer was lost and a later recovery pass decides the swap), the pass hands the receipt and this
+   * intent to `CreateWalletOptions.receipts`, so the value is credited without waiting for the client to present
+   * the token again.
+   */
+  creditIntent?: string;
+}
+
+/**
+ * Credits the value of a receive a recovery pass completed (core/account/credit-token.ts `creditRecovered`):
+ * idempotent by the receipt's token hash, as every credit is (the client presenting the same token again later
+ * finds it credited). Throws when the ledger cannot take it: logged; the client's own retry still credits it.
+ */
+export type ReceiptSettler = (receipt: ReceiveReceipt, creditIntent: string) => Promise<void>;
+
 export interface RecoveryReport {
   /** Journal entries examined. */
   examined: number;
   /** Receives completed from the journal (receipt written, proofs restored via NUT-09). */
   receivesCompleted: number;
+  /** Of those, receives whose value the pass credited where their caller meant to (`ReceiveOptions.creditIntent`). */
+  receiptsCredited: number;
   /** Operations rolled back (the mint never saw them; reserved proofs released). */
   rolledBack: number;
   /** Sends / payouts whose outputs were restored. */
@@ -209,7 +230,7 @@ export interface WalletService {
    *   `token_amount_too_small` (worth nothing after the input fee), `mint_unavailable` (nothing credited;
    *   a retry with the same token is safe), `store_unavailable`.
    */
-  receive(token: string): Promise<ReceiveReceipt>;
+  receive(token: string, opts?: ReceiveOptions): Promise<ReceiveReceipt>;
 
   /**
    * Makes a token worth `amountMsat` rounded down to the unit, drawing on the operator's proofs (reserved
@@ -372,6 +393,8 @@ export interface CreateWalletOptions {
    * stay in the journal (counted as deferred) until a wallet that has one runs.
    */
   payouts?: PayoutSettler;
+  /** Credits receives a recovery pass completed for a caller that never saw the outcome (see ReceiveOptions). */
+  receipts?: ReceiptSettler;
   /**
    * This process as the owner of the journal entries it writes (core/wallet/owners.ts): `id` new at every start,
    * `name` stable across restarts (INSTANCE_NAME). The wallet records a heartbeat in the store every

@@ -124,12 +124,14 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
     mints,
     decodeToken,
     tokenHash: (token) => hashSecrets(readTokenMeta(token).secrets),
-    async receive(token) {
+    async receive(token, o = {}) {
       const d = decodeToken(token);
       const running = inflight.get(d.tokenHash);
       if (running) return running;
       const p = (
-        d.foreign ? swapForeignToken(ctx, token, d, foreignPolicy) : receiveToken(ctx, token, d)
+        d.foreign
+          ? swapForeignToken(ctx, token, d, foreignPolicy)
+          : receiveToken(ctx, token, d, o.creditIntent)
       ).finally(() => inflight.delete(d.tokenHash));
       inflight.set(d.tokenHash, p);
       return p;
@@ -162,7 +164,8 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
       const req = new PaymentRequest([], undefined, amount, unit, [...mints], o.description, true);
       return req.toEncodedCreqA();
     },
-    recover: (o) => recoverAll(ctx, opts.payouts && { settle: opts.payouts, wallet: service }, o),
+    recover: (o) =>
+      recoverAll(ctx, opts.payouts && { settle: opts.payouts, wallet: service }, o, opts.receipts),
     balances: () => balances(ctx),
     checkSolvency: (total) => checkSolvency(ctx, total),
     async payInvoice(invoice, o = {}) {

@@ -4,7 +4,8 @@
 //   PIPELINE=auth,rate-limit,./examples/plugins/model-surcharge.js,reserve,relay,meter,settle,change-token
 //   PIPELINE_CONFIG=./pipeline.json   {"./examples/plugins/model-surcharge.js": {"percent": {"gpt-4o": 20}, "fee_msat": 0}}
 //
-// List it before `reserve`: the adjustment applies to the reservation and to the charge.
+// List it before `reserve`: the adjustment applies to the reservation and to the charge. It uses no service, so it
+// exports no `needs` (it is handed none).
 
 /** @type {import('prepaid-model-gateway/plugin').PluginFactory} */
 export default function modelSurcharge(options = {}) {

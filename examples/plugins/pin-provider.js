@@ -5,7 +5,13 @@
 //   PIPELINE=auth,rate-limit,reserve,./examples/plugins/pin-provider.js,relay,meter,settle,change-token
 //   PIPELINE_CONFIG=./pipeline.json   {"./examples/plugins/pin-provider.js": {"allow": ["openai", "router"]}}
 
-/** @type {import('prepaid-model-gateway/plugin').PluginFactory} */
+/**
+ * The services it uses: the gateway hands it these alone (`services.providers`), checked at start.
+ * @satisfies {import('prepaid-model-gateway/plugin').PluginNeeds}
+ */
+export const needs = { required: ['providers'] };
+
+/** @type {import('prepaid-model-gateway/plugin').PluginFactory<typeof needs>} */
 export default function pinProvider(options = {}, services) {
   const rawHeader = options.header ?? 'x-provider';
   if (typeof rawHeader !== 'string') throw new Error('pin-provider: header must be a header name');

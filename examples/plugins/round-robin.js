@@ -9,7 +9,13 @@
 // Options: {"name": "round-robin"} to register it under another name. The plugin has no hooks: registering the
 // policy is all it does (at start, from its factory).
 
-/** @type {import('prepaid-model-gateway/plugin').PluginFactory} */
+/**
+ * The services it uses: the gateway hands it these alone (`services.providers`), checked at start.
+ * @satisfies {import('prepaid-model-gateway/plugin').PluginNeeds}
+ */
+export const needs = { required: ['providers'] };
+
+/** @type {import('prepaid-model-gateway/plugin').PluginFactory<typeof needs>} */
 export default function roundRobin(options = {}, services) {
   for (const k of Object.keys(options)) {
     if (k !== 'name') throw new Error(`round-robin: unknown option "${k}"`);

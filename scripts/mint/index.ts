@@ -46,6 +46,8 @@ export interface DevMintOptions {
   mintQuotePayment?: 'auto' | 'manual';
   /** Lifetime of mint quotes in seconds; default 3600. */
   mintQuoteTtlS?: number;
+  /** Lifetime of melt quotes in seconds (a melt after it is refused, NUT-05); default 3600. */
+  meltQuoteTtlS?: number;
   /** Keep state in this JSON file (keys, spent set, quotes) across restarts. */
   dataFile?: string;
 }
@@ -108,6 +110,7 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
     feeReservePpk: opts.feeReservePpk ?? 10_000,
     mintQuotePayment: opts.mintQuotePayment ?? 'auto',
     mintQuoteTtlS: opts.mintQuoteTtlS,
+    meltQuoteTtlS: opts.meltQuoteTtlS,
     dataFile: opts.dataFile,
     lightningFeePpk: opts.lightningFeePpk ?? 0,
     nut17: opts.nut17 ?? true,

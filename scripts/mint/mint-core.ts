@@ -69,6 +69,8 @@ export interface MintCoreOptions {
   dataFile?: string | undefined;
   /** Lifetime of mint quotes in seconds; default 3600. */
   mintQuoteTtlS?: number | undefined;
+  /** Lifetime of melt quotes in seconds; default 3600. */
+  meltQuoteTtlS?: number | undefined;
 }
 
 const MAX_IO = 1000;
@@ -417,7 +419,7 @@ export class MintCore {
       fee_reserve: Math.max(1, Math.ceil((amount * this.opts.feeReservePpk) / 1_000_000)),
       request,
       state: 'UNPAID',
-      expiry: Math.floor(Date.now() / 1000) + QUOTE_TTL_S,
+      expiry: Math.floor(Date.now() / 1000) + (this.opts.meltQuoteTtlS ?? QUOTE_TTL_S),
       payment_preimage: null,
     };
     this.state.meltQuotes.set(q.quote, q);
@@ -438,6 +440,9 @@ export class MintCore {
     if (!q) throw new MintError(20007, 'quote is not known');
     if (q.state === 'PAID') throw new MintError(20006, 'invoice already paid');
     if (q.state === 'PENDING') throw new MintError(20005, 'quote is pending');
+    // NUT-05: the quote is valid until its expiry; a melt that arrives later is refused (a wallet that lost the
+    // answer to its melt relies on this to roll back once the quote has expired).
+    if (q.expiry <= Math.floor(Date.now() / 1000)) throw new MintError(20007, 'quote is expired');
     const inputs = this.checkInputs(body.inputs);
     if (inputs.unit !== q.unit) throw new MintError(11010, 'inputs not of the quote unit');
     const { outputs } =

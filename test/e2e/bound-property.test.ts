@@ -1,5 +1,9 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESERVATION, type RequestContext } from '../../core/context.js';
+import { requestEndChannel } from '../../core/tracing.js';
+import { dataUrl, png } from '../support/images.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
@@ -7,17 +11,18 @@ import { until } from '../support/until.js';
 /**
  * The bill cannot be gamed, as a property (issue 34): generated request shapes — chat, completions and Responses,
  * streamed or not, `n`, `best_of`, any of the three max-tokens fields, hosted tools and `max_tool_calls`, chat web
- * search, service tiers, a continued stored response, a conversation — sent through the full gateway (HTTP, the
- * default pipeline, SQLite or Redis) to the mock provider billing the most each request allows (`billMax`: every
- * choice to the largest cap, every tool call allowed, a new container per code interpreter call, the requested
- * tier with `auto` served as priority, reasoning only `total_tokens` shows).
+ * search, service tiers, a continued stored response, a conversation, images (inline PNGs of any size and detail,
+ * by URL), files (inline, by URL), background Responses, and a client that leaves once the provider has the request
+ * — sent through the full gateway (HTTP, the default pipeline, SQLite or Redis) to the mock provider billing the most
+ * each request allows (`billMax`: every choice to the largest cap, every tool call allowed, a new container per code
+ * interpreter call, the requested tier with `auto` served as priority, reasoning only `total_tokens` shows;
+ * `billMedia`: images by OpenAI's tile formula from their header, 8 tiles when unseen, REFERENCE_MAX_TOKENS per
+ * file by URL; the search results of each web search as input).
  *
  * Every request is either refused before the provider sees it (and nothing moves), or charged EXACTLY what the
  * provider billed — computed here from the provider's own answer with the price book below, independently of the
- * gateway's metering — so the operator's loss is 0; and nothing stays reserved.
- *
- * Not generated here: images and files in the prompt (their bound is not built yet), clients that leave (another
- * change), background responses.
+ * gateway's metering — and that bill is within what the call reserved (read from the request's end event), so the
+ * operator's loss is 0 whatever the balance; and nothing stays reserved.
  *
  * Prices at BTC $100,000 and fees 1 (1 micro-USD = 1 msat): mock-gpt prompt 1, completion 2, reasoning 3 msat
  * per token, web search 1,000, file search 300, code interpreter 700 per container, image output 5 per token (at
@@ -28,6 +33,7 @@ const MODELS = {
     {
       id: 'mock-gpt',
       context_length: 8192,
+      image_tokens: { formula: 'tiles', base: 85, tile: 170 },
       pricing: {
         prompt: '0.000001',
         completion: '0.000002',
@@ -65,6 +71,66 @@ interface Shape {
   conversation: boolean;
   unreported: number;
   text: string;
+  /** Images and files in the prompt (chat and Responses). */
+  media: Media[];
+  /** Responses, not streamed: `background: true` (settled by the watcher). */
+  background: boolean;
+  /** The client leaves once the provider has the request. */
+  gone: boolean;
+}
+
+type Media =
+  | { kind: 'png'; width: number; height: number; detail: 'low' | 'high' | 'auto' | undefined }
+  | { kind: 'image_url'; detail: 'low' | 'high' | undefined }
+  | { kind: 'file_data'; bytes: number }
+  | { kind: 'file_url' };
+
+const media: fc.Arbitrary<Media> = fc.oneof(
+  fc.record({
+    kind: fc.constant('png' as const),
+    width: fc.integer({ min: 1, max: 6000 }),
+    height: fc.integer({ min: 1, max: 6000 }),
+    detail: fc.constantFrom('low' as const, 'high' as const, 'auto' as const, undefined),
+  }),
+  fc.record({
+    kind: fc.constant('image_url' as const),
+    detail: fc.constantFrom('low' as const, 'high' as const, undefined),
+  }),
+  fc.record({ kind: fc.constant('file_data' as const), bytes: fc.integer({ min: 1, max: 300 }) }),
+  fc.record({ kind: fc.constant('file_url' as const) }),
+);
+
+/** A content part of `m` in the chat or Responses shape. */
+function partOf(m: Media, endpoint: 'chat' | 'responses'): Json {
+  const chat = endpoint === 'chat';
+  switch (m.kind) {
+    case 'png': {
+      const url = dataUrl(png(m.width, m.height));
+      const detail = m.detail !== undefined ? { detail: m.detail } : {};
+      return chat
+        ? { type: 'image_url', image_url: { url, ...detail } }
+        : { type: 'input_image', image_url: url, ...detail };
+    }
+    case 'image_url': {
+      const url = 'https://images.example/photo.jpg';
+      const detail = m.detail !== undefined ? { detail: m.detail } : {};
+      return chat
+        ? { type: 'image_url', image_url: { url, ...detail } }
+        : { type: 'input_image', image_url: url, ...detail };
+    }
+    case 'file_data': {
+      const file = {
+        filename: 'a.pdf',
+        file_data: `data:application/pdf;base64,${Buffer.alloc(m.bytes, 7).toString('base64')}`,
+      };
+      return chat ? { type: 'file', file } : { type: 'input_file', ...file };
+    }
+    case 'file_url':
+      // Chat files come by id or inline only: the URL form is the Responses one.
+      return chat
+        ? { type: 'text', text: 'no file' }
+        : { type: 'input_file', file_url: 'https://files.example/report.pdf' };
+  }
 }
 
 const cap = () => fc.option(fc.integer({ min: 1, max: 300 }), { nil: undefined });
@@ -86,7 +152,14 @@ const shapes: fc.Arbitrary<Shape> = fc.record({
   conversation: fc.integer({ min: 0, max: 9 }).map((v) => v === 0),
   unreported: fc.integer({ min: 0, max: 3 }),
   text: fc.string({ minLength: 1, maxLength: 120, unit: 'grapheme-ascii' }),
+  media: fc.oneof(fc.constant([]), fc.array(media, { minLength: 1, maxLength: 3 })),
+  background: fc.integer({ min: 0, max: 2 }).map((v) => v === 0),
+  gone: fc.integer({ min: 0, max: 6 }).map((v) => v === 0),
 }) as fc.Arbitrary<Shape>;
+
+/** Background applies to Responses not streamed; a background call is not left (it answers at once). */
+const isBackground = (s: Shape) => s.background && s.endpoint === 'responses' && !s.stream;
+const leaves = (s: Shape) => s.gone && !isBackground(s);
 
 /** The request body of a shape (`previous`: a stored response of this key to continue). */
 function bodyOf(s: Shape, previous: string | undefined): Json {
@@ -104,7 +177,15 @@ function bodyOf(s: Shape, previous: string | undefined): Json {
   if (s.endpoint === 'chat') {
     return {
       ...common,
-      messages: [{ role: 'user', content: s.text }],
+      messages: [
+        {
+          role: 'user',
+          content:
+            s.media.length === 0
+              ? s.text
+              : [{ type: 'text', text: s.text }, ...s.media.map((m) => partOf(m, 'chat'))],
+        },
+      ],
       n: s.n,
       ...(s.chatSearch === 'options' ? { web_search_options: {} } : {}),
       ...(s.chatSearch === 'plugin' ? { plugins: [{ id: 'web' }] } : {}),
@@ -112,7 +193,16 @@ function bodyOf(s: Shape, previous: string | undefined): Json {
   }
   return {
     ...common,
-    input: s.text,
+    input:
+      s.media.length === 0
+        ? s.text
+        : [
+            {
+              role: 'user',
+              content: [{ type: 'input_text', text: s.text }, ...s.media.map((m) => partOf(m, 'responses'))],
+            },
+          ],
+    ...(isBackground(s) ? { background: true } : {}),
     ...(s.tools.length > 0
       ? {
           tools: s.tools.map((type) =>
@@ -203,6 +293,20 @@ function providerBill(s: Shape, raw: string): number {
   return Math.ceil((sum * num) / den);
 }
 
+/** What each call reserved, read from the request's end event (the gateway runs in this process). */
+const reservedOf = new Map<string, number>();
+const onEnd = (msg: unknown) => {
+  const { ctx, requestId } = msg as { ctx: RequestContext; requestId: string };
+  const r = ctx.local(RESERVATION);
+  if (r !== undefined) reservedOf.set(requestId, r.amountMsats);
+};
+beforeAll(() => subscribe(requestEndChannel.name, onEnd));
+afterAll(() => unsubscribe(requestEndChannel.name, onEnd));
+
+/** Tokens each file by URL may cost (REFERENCE_MAX_TOKENS, billed in full by the mock) and each search's results. */
+const FILE_TOKENS = 300;
+const SEARCH_CONTENT_TOKENS = 200;
+
 describe.each<PaidStore>(['sqlite', 'redis'])(
   'every request refused or charged exactly what the provider billed, on %s',
   (store) => {
@@ -218,17 +322,23 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
           RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000',
           RATE_LIMIT_TOKENS_PER_HOUR: '1000000000',
           HOSTED_TOOL_CALLS_MAX: '2',
+          REFERENCE_MAX_TOKENS: String(FILE_TOKENS),
+          WEB_SEARCH_CONTENT_TOKENS: String(SEARCH_CONTENT_TOKENS),
+          // Background responses: the watcher polls often, so that each case settles quickly.
+          BATCH_POLL_MS: '50',
         },
         upstream: { recordResponses: true },
       },
       { auditEachTest: true },
     );
 
-    it(`${RUNS} generated requests: refused before the provider, or charged its bill; loss 0; nothing reserved`, async () => {
+    it(`${RUNS} generated requests: refused before the provider, or charged its bill within the reservation; loss 0; nothing reserved`, async () => {
       const { apiKey } = await h.fundKey(50_000);
       const stored: string[] = [];
       let served = 0;
       let refusedCount = 0;
+      let left = 0;
+      let background = 0;
       /** The account after the previous case (its balance is the next case's before). */
       let last: { balanceMsat: number; reservedMsat: number } | undefined;
       await fc.assert(
@@ -237,20 +347,51 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
           // only total_tokens shows (within the model's maximum the call reserved).
           const caps = Object.values(s.caps).filter((v): v is number => v !== undefined);
           const capped = caps.length > 0;
+          const want = mustRefuse(s);
+          const gone = leaves(s) && want === undefined;
           h.upstream.setBehaviour({
             chunks: capped ? 100_000 : 8,
-            usage: { billMax: true, imageTokens: 50, ...(capped ? {} : { unreportedTokens: s.unreported }) },
+            // A client that leaves does so while the provider works (before the answer's head).
+            latencyMs: gone ? 30 : 0,
+            usage: {
+              billMax: true,
+              imageTokens: 50,
+              billMedia: true,
+              fileTokens: FILE_TOKENS,
+              searchContentTokens: SEARCH_CONTENT_TOKENS,
+              ...(capped ? {} : { unreportedTokens: s.unreported }),
+            },
           });
           const body = bodyOf(s, stored.at(-1));
           const path = s.endpoint === 'chat' ? '/chat/completions' : `/${s.endpoint}`;
           const before = last ?? (await h.ledger.getKeyInfo({ apiKey }))!.account;
           const requests = h.upstream.stats.requests;
-          const res = await h.post(path, body, { authorization: `Bearer ${apiKey}` });
-          const text = await res.text();
-          const want = mustRefuse(s);
-          if (res.status !== 200) {
+          reservedOf.clear();
+          h.upstream.stats.lastResponse = undefined;
+          let status: number;
+          let text = '';
+          if (gone) {
+            const ac = new AbortController();
+            const call = fetch(`${h.baseURL}${path}`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+              body: JSON.stringify(body),
+              signal: ac.signal,
+            }).catch(() => undefined);
+            // The provider has the whole request (undici sent it all): the client leaves.
+            await until('the provider has the request', () => h.upstream.stats.requests > requests, 5000, 2);
+            ac.abort();
+            await call;
+            status = 200;
+            left++;
+          } else {
+            const res = await h.post(path, body, { authorization: `Bearer ${apiKey}` });
+            status = res.status;
+            text = await res.text();
+          }
+          if (status !== 200) {
             const code = (JSON.parse(text) as Json).error?.code;
-            expect({ status: res.status, code }, JSON.stringify(body)).toEqual({
+            expect({ status, code }, JSON.stringify(body)).toEqual({
               status: 400,
               code: want ?? 'served',
             });
@@ -261,7 +402,19 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
             refusedCount++;
           } else {
             expect(want, JSON.stringify(body)).toBeUndefined();
-            expect(h.upstream.stats.requests).toBe(requests + 1);
+            // A background response: the watcher reads it again until it ended (more provider requests).
+            if (!isBackground(s)) expect(h.upstream.stats.requests).toBe(requests + 1);
+            // Charged exactly the provider's bill: no overrun (the operator's loss), no overcharge. A background
+            // response is settled by the watcher once the provider ended it; the last answer it read is the bill.
+            await until(
+              'the call is settled',
+              async () => {
+                last = (await h.ledger.getKeyInfo({ apiKey }))!.account;
+                return last.reservedMsat === 0 && reservedOf.size > 0;
+              },
+              10_000,
+              2,
+            );
             await until(
               'the provider answer is recorded',
               () => h.upstream.stats.lastResponse !== undefined,
@@ -269,19 +422,14 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
               2,
             );
             const bill = providerBill(s, h.upstream.stats.lastResponse!.toString('utf8'));
-            h.upstream.stats.lastResponse = undefined;
-            // Charged exactly the provider's bill: no overrun (the operator's loss), no overcharge.
-            await until(
-              'the call is settled',
-              async () => {
-                last = (await h.ledger.getKeyInfo({ apiKey }))!.account;
-                return last.reservedMsat === 0;
-              },
-              5000,
-              2,
-            );
             expect(before.balanceMsat - last!.balanceMsat, JSON.stringify(body)).toBe(bill);
-            if (s.endpoint === 'responses') {
+            // Within what the call reserved: a smaller balance would have paid it all.
+            const reserved = [...reservedOf.values()][0]!;
+            expect(bill, `reserved ${reserved}: ${JSON.stringify(body).slice(0, 2000)}`).toBeLessThanOrEqual(
+              reserved,
+            );
+            if (isBackground(s)) background++;
+            else if (s.endpoint === 'responses' && !gone) {
               const id = s.stream
                 ? events(text).find((e) => e.type === 'response.created')?.response.id
                 : (JSON.parse(text) as Json).id;
@@ -292,9 +440,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
         }),
         { numRuns: RUNS, seed: Number(process.env.BOUND_PROPERTY_SEED ?? Date.now() % 2 ** 31) },
       );
-      // Both outcomes were exercised.
+      // Every outcome was exercised.
       expect(served).toBeGreaterThan(RUNS / 4);
       expect(refusedCount).toBeGreaterThan(RUNS / 20);
-    }, 600_000);
+      expect(left).toBeGreaterThan(RUNS / 40);
+      expect(background).toBeGreaterThan(RUNS / 200);
+    }, 900_000);
   },
 );

@@ -3,6 +3,15 @@ import { connect as netConnect } from 'node:net';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import {
+  billMsat,
+  pcm,
+  REALTIME_MODELS,
+  REALTIME_PRICING_ENV,
+  type RealtimeBillUsage,
+  userText,
+} from '../../bench/upstream/realtime-rig.js';
+import type { HttpEngine } from '../../core/config.js';
 import { realtimeSessionMsats } from '../../core/metrics.js';
 import type { PaidGateway, PaidStore } from '../support/paid-gateway.js';
 import { paidGatewayPerSuite } from '../support/paid-gateway.js';
@@ -11,44 +20,26 @@ import { until } from '../support/until.js';
 /**
  * Realtime sessions over WebSocket, paid as they go, with the official `openai` SDK's Realtime client
  * (`openai/realtime/ws`) against the mock provider's Realtime double (bench/upstream/mock-realtime.ts), which
- * bills each response in `usage` as OpenAI does. On both stores.
+ * bills each response in `usage` as OpenAI does. On both stores and both engines (node:http through `ws`, uWS
+ * natively).
  *
- * Prices (models.json, BTC_USD_PRICE 100,000 → 10^6 msat per USD, fees 1, no base fee), msats per token:
- * text in 4, cached text 1, audio in 32, cached audio 2, text out 16, audio out 64. The double bills audio in
- * at 10 tokens a second, audio out at 20, text items at ceil(chars / 4).
+ * Prices: bench/upstream/realtime-rig.ts (msats per token: text in 4, cached text 1, audio in 32, cached audio
+ * 2, text out 16, audio out 64). The double bills audio in at 10 tokens a second, audio out at 20, text items at
+ * ceil(chars / 4).
  *
  * The SDK always dials wss://; TLS terminates in front of a gateway, so the tests hand the SDK a plain TCP
  * connection (`createConnection`) to the gateway's port.
  */
 const ENV = {
-  FIXED_PRICING: 'false',
-  FIXED_COST_PER_REQUEST: '0',
-  BTC_USD_PRICE: '100000',
-  EXCHANGE_FEE: '1',
-  UPSTREAM_PROVIDER_FEE: '1',
+  ...REALTIME_PRICING_ENV,
   REALTIME_MAX_FRAME_BYTES: String(64 * 1024),
   UPSTREAM_API_KEY: 'sk-operator-realtime',
 };
-const MODELS = {
-  models: [
-    {
-      id: 'mock-realtime',
-      pricing: {
-        prompt: '0.000004',
-        input_cache_read: '0.000001',
-        input_audio: '0.000032',
-        input_audio_cache_read: '0.000002',
-        completion: '0.000016',
-        output_audio: '0.000064',
-      },
-    },
-    {
-      id: 'mock-transcribe',
-      pricing: { prompt: '0.000001', input_audio: '0.000003', completion: '0.000005' },
-    },
-    { id: 'mock-gpt', pricing: { prompt: '0.000001', completion: '0.000002' } },
-  ],
-};
+const MODELS = REALTIME_MODELS;
+const ENGINES: HttpEngine[] = ['node', 'uws'];
+const STORES_ENGINES = (['sqlite', 'redis'] as const).flatMap((store) =>
+  ENGINES.map((engine) => [store, engine] as [PaidStore, HttpEngine]),
+);
 
 type Ev = { type: string; [k: string]: unknown };
 
@@ -95,16 +86,6 @@ async function connect(h: PaidGateway, apiKey: string): Promise<Client> {
   return c;
 }
 
-/** 16-bit 24 kHz mono silence of `ms`, base64 (48 bytes a millisecond). */
-function pcm(ms: number): string {
-  return Buffer.alloc(ms * 48).toString('base64');
-}
-
-const userText = (text: string) => ({
-  type: 'conversation.item.create',
-  item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
-});
-
 async function sessionMsatsSum(): Promise<number> {
   const m = await realtimeSessionMsats.get();
   return m.values.find((v) => v.metricName === 'gateway_realtime_session_msats_sum')?.value ?? 0;
@@ -118,8 +99,8 @@ async function settledBalance(h: PaidGateway, apiKey: string): Promise<number> {
   return (await h.ledger.getKeyInfo({ apiKey }))!.account.balanceMsat;
 }
 
-describe.each<PaidStore>(['sqlite', 'redis'])('Realtime over WebSocket on %s', (store) => {
-  const h = paidGatewayPerSuite({ store, modelsFile: MODELS, env: ENV });
+describe.each(STORES_ENGINES)('Realtime over WebSocket on %s, %s engine', (store, engine) => {
+  const h = paidGatewayPerSuite({ store, engine, modelsFile: MODELS, env: ENV });
   beforeEach(() => {
     h.upstream.realtime.behaviour = {
       textTokens: 8,
@@ -311,6 +292,17 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Realtime over WebSocket on %s', (
     },
   );
 
+  it('a frame over twice REALTIME_MAX_FRAME_BYTES: 1009 on node:http; on uWS cut before the gateway sees it (1006); nothing charged twice', async () => {
+    const { apiKey } = await h.fundKey(1000);
+    const c = await connect(h, apiKey);
+    c.send(userText('Hello there, how are you?'));
+    c.send({ type: 'response.create' });
+    expect((await c.waitFor('gateway.cost')).msats).toBe(156);
+    c.rt.socket.send(JSON.stringify({ type: 'x', pad: 'a'.repeat(200_000) }));
+    expect((await c.waitClosed()).code).toBe(engine === 'uws' ? 1006 : 1009);
+    expect(await settledBalance(h, apiKey)).toBe(1_000_000 - 156);
+  });
+
   it('a browser’s key subprotocol authenticates (the answer names `realtime`, never the key); an eCash token pays in whole sats', async () => {
     const { apiKey } = await h.fundKey(1000);
     const u = new URL(h.gateway.url);
@@ -369,9 +361,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Realtime over WebSocket on %s', (
   });
 });
 
-describe('Realtime session limits and lifecycle (sqlite)', () => {
+describe.each(ENGINES)('Realtime session limits and lifecycle (sqlite, %s engine)', (engine) => {
   const h = paidGatewayPerSuite({
     store: 'sqlite',
+    engine,
     modelsFile: MODELS,
     env: { ...ENV, REALTIME_IDLE_TIMEOUT_MS: '600', REALTIME_SESSIONS_PER_KEY: '1' },
   });
@@ -420,10 +413,13 @@ describe('Realtime session limits and lifecycle (sqlite)', () => {
   });
 });
 
-describe('Realtime sessions at shutdown (sqlite)', () => {
+describe.each(ENGINES)('Realtime sessions at shutdown (sqlite, %s engine)', (engine) => {
   // The gateway is closed by the test: no audit after it (its store is closed); the charge is read from the
   // gateway.cost event, sent only once the store step charged it.
-  const h = paidGatewayPerSuite({ store: 'sqlite', modelsFile: MODELS, env: ENV }, { auditEachTest: false });
+  const h = paidGatewayPerSuite(
+    { store: 'sqlite', engine, modelsFile: MODELS, env: ENV },
+    { auditEachTest: false },
+  );
 
   it('shutdown: a response in flight is settled, then the client gets 1001', async () => {
     const { apiKey } = await h.fundKey(1000);
@@ -440,5 +436,67 @@ describe('Realtime sessions at shutdown (sqlite)', () => {
     // Nothing reserved any more: what the key can spend is its balance.
     expect(cost?.balance_msats).toBe(1_000_000 - 188);
     expect(await closed).toBe(true);
+  });
+});
+
+describe.each(STORES_ENGINES)('Realtime slow readers on %s, %s engine', (store, engine) => {
+  const h = paidGatewayPerSuite({
+    store,
+    engine,
+    modelsFile: MODELS,
+    env: { ...ENV, REALTIME_MAX_BUFFERED_BYTES: String(64 * 1024), REALTIME_SLOW_READER_MS: '300' },
+  });
+
+  it('a client that does not read while a long audio response streams is closed 4008; the response is still charged what the provider billed', async () => {
+    const { apiKey } = await h.fundKey(1000);
+    // 200 s of audio out: 2,000 deltas of 6.4 KB (≈ 13 MB), sent at once: more than the kernel buffers hold.
+    h.upstream.realtime.behaviour.audioOutMs = 200_000;
+    const c = await connect(h, apiKey);
+    await c.waitFor('session.created');
+    const billsBefore = h.upstream.realtime.stats.bills.length;
+    c.rt.socket.pause();
+    c.send(userText('Hello there, how are you?'));
+    c.send({ type: 'response.create', response: { output_modalities: ['audio'] } });
+    // The gateway stops relaying to the client, reads the provider on and settles the response from its
+    // response.done, then releases the rest: nothing reserved, while the client still has not read a byte.
+    await until('the response billed', () => h.upstream.realtime.stats.bills.length > billsBefore);
+    const bill = h.upstream.realtime.stats.bills.at(-1)!;
+    // 7 text tokens in × 4 + 4,000 audio tokens out × 64.
+    expect(billMsat(bill.usage as RealtimeBillUsage)).toBe(7 * 4 + 4000 * 64);
+    expect(await settledBalance(h, apiKey)).toBe(1_000_000 - (7 * 4 + 4000 * 64));
+    // Now the client reads: its backlog (not the whole response: the gateway stopped relaying), then the close.
+    c.rt.socket.resume();
+    expect((await c.waitClosed()).code).toBe(4008);
+    const deltas = c.events.filter((e) => e.type === 'response.output_audio.delta').length;
+    expect(deltas).toBeLessThan(2000);
+    expect(c.events.some((e) => e.type === 'gateway.cost')).toBe(false);
+  });
+});
+
+describe.each(STORES_ENGINES)('Realtime maximum session length on %s, %s engine', (store, engine) => {
+  const h = paidGatewayPerSuite({
+    store,
+    engine,
+    modelsFile: MODELS,
+    env: { ...ENV, REALTIME_MAX_SESSION_MS: '1500' },
+  });
+
+  it('a session that reaches REALTIME_MAX_SESSION_MS closes with 4001 after settling the response in flight', async () => {
+    const { apiKey } = await h.fundKey(1000);
+    // 40 deltas 60 ms apart: the response runs past the session's 1.5 s.
+    h.upstream.realtime.behaviour.textTokens = 40;
+    h.upstream.realtime.behaviour.deltaDelayMs = 60;
+    const c = await connect(h, apiKey);
+    const opened = Date.now();
+    c.send(userText('Hello there, how are you?'));
+    c.send({ type: 'response.create' });
+    const closed = await c.waitClosed();
+    expect(closed.code).toBe(4001);
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(1400);
+    // 7 × 4 + 40 × 16 = 668: the provider's whole response, settled before the close.
+    const cost = c.events.find((e) => e.type === 'gateway.cost');
+    expect(cost?.msats).toBe(668);
+    expect(c.events.filter((e) => e.type === 'response.output_text.delta')).toHaveLength(40);
+    expect(await settledBalance(h, apiKey)).toBe(1_000_000 - 668);
   });
 });

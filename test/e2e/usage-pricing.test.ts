@@ -63,8 +63,15 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
   const h = paidGatewayPerSuite({
     store,
     modelsFile: MODELS,
-    // A client that leaves: its stream is not read on (the stalled provider would send nothing more).
-    env: { ...BOOK_PRICES, RATE_LIMIT_IP_PER_MINUTE: '1000', ABANDONED_DRAIN_MS: '0' },
+    // A client that leaves: its stream is not read on (the stalled provider would send nothing more). The search
+    // results a web search adds to the input are left out of the bound here (WEB_SEARCH_CONTENT_TOKENS=0), so the
+    // figures below show the search call alone (test/e2e/bound-media.test.ts bounds the results).
+    env: {
+      ...BOOK_PRICES,
+      RATE_LIMIT_IP_PER_MINUTE: '1000',
+      ABANDONED_DRAIN_MS: '0',
+      WEB_SEARCH_CONTENT_TOKENS: '0',
+    },
   });
   // Before the fixture's audit (after-hooks run last registered first).
   afterEach(() => {

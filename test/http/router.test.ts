@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseRelayPaths } from '../../core/http/relay-paths.js';
 import { CATCH_ALL_TEMPLATE, Router } from '../../core/http/router.js';
+import { parseRelayPaths } from '../../core/relay-paths.js';
 
 describe('router', () => {
   const handler = () => ({ json: {} });

@@ -1,6 +1,6 @@
 import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS, migrate } from '../../core/ledger/sqlite/migrations.js';
+import { MIGRATIONS, migrate } from '../../core/store/sqlite-migrations.js';
 
 /**
  * Every SQLite table is made by the numbered migrations. Before migrations 10 to 15, six stores ran their own
@@ -10,7 +10,7 @@ import { MIGRATIONS, migrate } from '../../core/ledger/sqlite/migrations.js';
 
 /** The start-up DDL of those six stores, verbatim as they ran it before the tables moved into migrations. */
 const OLD_STARTUP_DDL = [
-  // core/wallet/lightning-deposits.ts
+  // core/account/lightning-deposits.ts
   `CREATE TABLE IF NOT EXISTS lightning_deposits (
       id_hash TEXT PRIMARY KEY, status TEXT NOT NULL, next_at INTEGER NOT NULL, data TEXT NOT NULL)`,
   // core/events/sqlite-webhook-store.ts

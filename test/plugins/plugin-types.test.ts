@@ -104,15 +104,19 @@ describe('prepaid-model-gateway/plugin as a plugin author imports it', () => {
   it('a TypeScript plugin and the JavaScript examples type-check; a misuse does not', async () => {
     writeFileSync(
       join(consumer, 'plugin.ts'),
-      `import type { PluginFactory, RoutingPolicy } from 'prepaid-model-gateway/plugin';
+      `import type { PluginFactory, PluginNeeds, RoutingPolicy } from 'prepaid-model-gateway/plugin';
 
 const first: RoutingPolicy = { name: 'first-only', order: (providers) => providers.slice(0, 1) };
 
-const factory: PluginFactory = (options, services) => {
+export const needs = { required: ['providers', 'log'], optional: ['wallet'] } as const satisfies PluginNeeds;
+
+const factory: PluginFactory<typeof needs> = (options, services) => {
   services.providers.registerPolicy(first);
+  // An optional service may be absent: it is typed so.
+  const canDecode: boolean = services.wallet?.decodeToken !== undefined;
   const fee = typeof options?.fee_msat === 'number' ? options.fee_msat : 0;
   return {
-    name: 'typed-plugin',
+    name: canDecode ? 'typed-plugin' : 'typed-plugin-without-wallet',
     onRequest(ctx) {
       if (ctx.model === undefined) return;
       ctx.adjustPrice({ multiplierPpm: 1_000_000, addMsat: fee });
@@ -143,5 +147,20 @@ export default factory;
     const bad = await typecheck(['misuse.ts']);
     expect(bad.ok).toBe(false);
     expect(bad.out).toMatch(/misuse\.ts\(2,\d+\): error TS2322/);
+
+    // A service the plugin did not declare is not in its parameter's type; a name that is no service is refused.
+    writeFileSync(
+      join(consumer, 'undeclared.ts'),
+      `import type { PluginFactory, PluginNeeds } from 'prepaid-model-gateway/plugin';
+export const needs = { required: ['providers'] } as const satisfies PluginNeeds;
+const factory: PluginFactory<typeof needs> = (_options, services) => ({ name: String(services.ledger) });
+export const typo = { required: ['ledgr'] } as const satisfies PluginNeeds;
+export default factory;
+`,
+    );
+    const undeclared = await typecheck(['undeclared.ts']);
+    expect(undeclared.ok).toBe(false);
+    expect(undeclared.out).toMatch(/undeclared\.ts\(3,\d+\): error TS2339: Property 'ledger' does not exist/);
+    expect(undeclared.out).toMatch(/undeclared\.ts\(4,\d+\): error TS\d+: Type '"ledgr"' is not assignable/);
   }, 120_000);
 });

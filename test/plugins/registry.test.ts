@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/config.js';
-import type { Plugin, Services } from '../../core/plugin.js';
+import type { Plugin } from '../../core/plugin.js';
+import type { Services } from '../../core/service-types.js';
 import { buildPlugins, unchargedStages } from '../../plugins/index.js';
 
 const named = (...names: string[]): Plugin[] => names.map((name) => ({ name }));

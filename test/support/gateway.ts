@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { type HttpEngine, loadConfig } from '../../core/config.js';
 import type { RouteModule } from '../../core/http/router.js';
 import { createLogger } from '../../core/log.js';
-import type { Services } from '../../core/plugin.js';
 import { type Gateway, startGateway } from '../../core/server.js';
+import type { Services } from '../../core/service-types.js';
 import type { PipelineEntry } from '../../plugins/index.js';
 
 export interface TestGatewayOptions {

@@ -6,8 +6,8 @@ import type { Wallet } from '@cashu/cashu-ts';
 /**
  * A minimal LNURL-pay server (LUD-06/16) on loopback, the far end of a refund to a Lightning address: `alice`
  * is a payRequest whose callback answers with an invoice of the recipient's wallet (a second dev mint's mint
- * quote, paid only when a melt pays it on the fake Lightning network); `withdraw` is no payRequest; any other
- * name is unknown (404).
+ * quote, paid only when a melt pays it on the fake Lightning network); `k<N>` (k1, k2 …) are payRequests of their
+ * own, each invoice recorded with its name (`issued`); `withdraw` is no payRequest; any other name is unknown (404).
  */
 export class LnurlServer {
   server!: Server;
@@ -19,6 +19,8 @@ export class LnurlServer {
   /** Of each callback request in order, the pid among `callers` that sent it (undefined: none of them). */
   readonly callbackPids: Array<number | undefined> = [];
   requests = 0;
+  /** Invoices handed out for the `k<N>` names: which name, the recipient mint's quote, the amount. */
+  readonly issued: Array<{ name: string; invoice: string; quote: string; sats: number }> = [];
   constructor(private readonly recipient: Wallet) {}
 
   /** `port` 0 (default): a free one; `npm run lnurl:dev` (scripts/dev-lnurl.ts) names one. */
@@ -43,6 +45,27 @@ export class LnurlServer {
         });
       } else if (url.pathname === '/.well-known/lnurlp/withdraw') {
         send(200, { tag: 'withdrawRequest', callback: `http://127.0.0.1:${this.port}/w`, k1: 'x' });
+      } else if (/^\/\.well-known\/lnurlp\/k\d+$/.test(url.pathname)) {
+        // `k<N>`: one payRequest per name (a harness gives each key its own address, to count what each was paid).
+        const name = url.pathname.slice('/.well-known/lnurlp/'.length);
+        send(200, {
+          tag: 'payRequest',
+          callback: `http://127.0.0.1:${this.port}/cb/${name}`,
+          minSendable: 1000,
+          maxSendable: 100_000_000,
+          metadata: JSON.stringify([['text/plain', name]]),
+        });
+      } else if (/^\/cb\/k\d+$/.test(url.pathname)) {
+        const name = url.pathname.slice('/cb/'.length);
+        const sats = Math.floor(Number(url.searchParams.get('amount')) / 1000);
+        this.recipient.createMintQuoteBolt11(sats).then(
+          (q) => {
+            this.invoices.push(q.request);
+            this.issued.push({ name, invoice: q.request, quote: q.quote, sats });
+            send(200, { pr: q.request, routes: [] });
+          },
+          () => send(200, { status: 'ERROR', reason: 'no invoice' }),
+        );
       } else if (url.pathname === '/cb/alice') {
         const port = req.socket.remotePort;
         if (this.callers.length > 0 && port !== undefined) {

@@ -149,6 +149,23 @@ describe('model catalog', () => {
           modelsPath: file('bad-price.json', { models: [{ id: 'x', pricing: { prompt: 'cheap' } }] }),
         }),
     ).toThrow(/models\[0\]\.pricing/);
+    expect(
+      () =>
+        new ModelCatalog({
+          modelsPath: file('bad-image.json', {
+            models: [{ id: 'x', image_tokens: { formula: 'tiles', base: 85 } }],
+          }),
+        }),
+    ).toThrow(/models\[0\]\.image_tokens\.tile must be a positive integer/);
+  });
+
+  it('reads an image token rule from models.json (image_tokens)', () => {
+    const catalog = new ModelCatalog({
+      modelsPath: file('image.json', {
+        models: [{ id: 'v', image_tokens: { formula: 'area', pixels_per_token: 750, max_tokens: 1600 } }],
+      }),
+    });
+    expect(catalog.get('v')?.image_tokens).toEqual({ formula: 'area', pixelsPerToken: 750, maxTokens: 1600 });
   });
 
   it('renders per-1k prices without float noise and names providers from hosts', () => {

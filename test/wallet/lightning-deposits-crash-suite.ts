@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { depositIdHash, LightningDeposits, openDepositStore } from '../../core/account/lightning-deposits.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import type { StoreConnection } from '../../core/store/connection.js';
-import { depositIdHash, LightningDeposits, openDepositStore } from '../../core/wallet/lightning-deposits.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import {
   captureLog,

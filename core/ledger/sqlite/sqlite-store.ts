@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'libsql';
 import { isGatewayError } from '../../errors.js';
+import { migrate } from '../../store/sqlite-migrations.js';
 import { storeUnavailable } from '../errors.js';
 import { keyIdOf } from '../keys.js';
 import type { KeyState } from '../rules.js';
 import { auditJsonWithCost } from '../rules.js';
 import type { BalanceLimitReset, CallAuditRecord, OpenPayout, TransactionType } from '../types.js';
-import { migrate } from './migrations.js';
 
 /**
  * Row access for the SQLite ledger: typed reads and writes of accounts, keys, reservations, transactions

@@ -18,6 +18,11 @@ export interface paths {
          *     `data: <chat.completion.chunk JSON>` events ending with `data: [DONE]`; X-Cashu calls get their change
          *     as an SSE comment line `: x-cashu <token>` before `data: [DONE]`. Unknown extra fields are relayed
          *     unchanged (providers add their own).
+         *
+         *     Images count in the bound by the model's image formula, from the size an inline image's header gives
+         *     and its `detail` (an image by URL at the most that detail can cost). A file by id or URL counts
+         *     `REFERENCE_MAX_TOKENS` tokens; without that setting the call is refused with 400 `reference_not_bounded`
+         *     before the provider sees it (docs/pricing.md "The bound").
          */
         post: operations["createChatCompletion"];
         delete?: never;
@@ -77,7 +82,7 @@ export interface paths {
         put?: never;
         /**
          * Create a model response (OpenAI Responses API)
-         * @description Relayed and metered by tokens (`usage.input_tokens` / `output_tokens`). The spec shows no shape; the OpenAI Responses API shape is relayed, only `model` is checked here. The created response belongs to the calling key (see `GET /v1/responses/{response_id}`); a `previous_response_id` of another key's response is 404 `not_found`, refused before the provider sees it.
+         * @description Relayed and metered by tokens (`usage.input_tokens` / `output_tokens`). The spec shows no shape; the OpenAI Responses API shape is relayed, only `model` is checked here. The created response belongs to the calling key (see `GET /v1/responses/{response_id}`); a `previous_response_id` of another key's response is 404 `not_found`, refused before the provider sees it. An `input_file` by `file_id` or `file_url` counts `REFERENCE_MAX_TOKENS` tokens in the reservation, or is refused with 400 `reference_not_bounded` when that is unset; images count by their model's formula from their size and `detail`; each web search call adds `WEB_SEARCH_CONTENT_TOKENS` input tokens for its results.
          */
         post: operations["createResponse"];
         delete?: never;
@@ -144,7 +149,7 @@ export interface paths {
         };
         /**
          * A Realtime session over WebSocket, metered per response and paid as it goes
-         * @description Send `Upgrade: websocket` (node:http engine). The gateway authenticates (`Authorization: Bearer sk-…` or an
+         * @description Send `Upgrade: websocket` (either engine). The gateway authenticates (`Authorization: Bearer sk-…` or an
          *     eCash token, or the `openai-insecure-api-key.<key>` subprotocol; the answer names the `realtime`
          *     subprotocol when offered, never the key), reserves the first response, opens its own WebSocket to the
          *     provider with the operator's key and answers 101; from then on the Realtime API's events are relayed both
@@ -1765,7 +1770,7 @@ export interface components {
          *     equal). Each code has one HTTP status; see the ErrorNNN schemas and the responses.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "tool_not_priced" | "service_tier_not_priced" | "context_not_bounded" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "invalid_payment_credential" | "payment_credential_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "invoice_not_paid" | "insufficient_balance" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payout_in_progress" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "too_many_sessions" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "balance_in_transit" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
+        ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "tool_not_priced" | "service_tier_not_priced" | "context_not_bounded" | "reference_not_bounded" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "invalid_payment_credential" | "payment_credential_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "invoice_not_paid" | "insufficient_balance" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payout_in_progress" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "too_many_sessions" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "balance_in_transit" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family. `conflict` (409) and `not_implemented` (501) extend the interface's list;
          *     the spec's untyped 503 is `service_unavailable`.
@@ -1859,7 +1864,7 @@ export interface components {
                 /** @enum {string} */
                 type?: "invalid_request";
                 /** @enum {string} */
-                code?: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "model_not_priced" | "tool_not_priced" | "service_tier_not_priced" | "context_not_bounded" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing";
+                code?: "invalid_request" | "invalid_json" | "validation_failed" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "model_not_priced" | "tool_not_priced" | "service_tier_not_priced" | "context_not_bounded" | "reference_not_bounded" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing";
             };
         };
         /** @description The error envelope of an HTTP 401 answer. */
@@ -3503,6 +3508,8 @@ export interface components {
         AdminRecoveryReport: {
             examined: number;
             receives_completed: number;
+            /** @description Of the receives completed, those credited where their caller meant to (the caller's process had died or lost the mint's answer): no need for the client to present the token again. */
+            receipts_credited?: number;
             rolled_back: number;
             outputs_restored: number;
             /** @description Entries left for a later pass. */

@@ -68,6 +68,8 @@ export interface JournalEntry {
   /** The process instance that wrote the entry (absent: written by an offline tool or an older version). */
   owner?: EntryOwner;
   tokenHash?: string;
+  /** receive: where its caller credits the value (ReceiveOptions.creditIntent, opaque here; no secret). */
+  creditIntent?: string;
   faceMsat?: number;
   quote?: string;
   /** swap: the primary mint's quote (paid by the foreign melt) and its amount in sats. */

@@ -25,7 +25,7 @@ import type {
  *   avail:<mint>|<unit>                hash y -> proof JSON (available proofs of one pool)
  *   reserved                           hash y -> opId \n pool \n proof JSON
  *   pools                              set of pool names
- *   lnd:<idHash>, lnd:open             Lightning deposit records (core/wallet/lightning-deposits.ts)
+ *   lnd:<idHash>, lnd:open             Lightning deposit records (core/account/lightning-deposits.ts)
  *   owners                             hash instance id -> heartbeat JSON (core/wallet/owners.ts)
  *
  * Proofs are money: a step that stores or spends them waits for the replica acknowledgement

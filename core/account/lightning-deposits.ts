@@ -1,15 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { creditOrPark } from '../account/credit-token.js';
 import { GatewayError } from '../errors.js';
-import { migrate } from '../ledger/sqlite/migrations.js';
 import type { Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import type { RedisStore, StoreConnection } from '../store/connection.js';
-import { decodeBolt11 } from './bolt11.js';
-import { crashPoint } from './context.js';
-import { QuoteNotPaidError } from './mint-quote.js';
-import { walletScripts } from './store/redis-store.js';
-import type { WalletService } from './types.js';
+import { migrate } from '../store/sqlite-migrations.js';
+import { decodeBolt11 } from '../wallet/bolt11.js';
+import { crashPoint } from '../wallet/context.js';
+import { QuoteNotPaidError } from '../wallet/mint-quote.js';
+import { walletScripts } from '../wallet/store/redis-store.js';
+import type { WalletService } from '../wallet/types.js';
+import { creditOrPark } from './credit-token.js';
 
 /**
  * Lightning deposits the server finishes (docs/wallet.md, "Lightning deposits over HTTP"): a persisted record

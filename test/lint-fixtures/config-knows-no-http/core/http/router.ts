@@ -1,0 +1,1 @@
+export const matchPath = (path: string): boolean => path.startsWith('/v1/');

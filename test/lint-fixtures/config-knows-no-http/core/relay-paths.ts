@@ -1,0 +1,3 @@
+import { matchPath } from './http/router.js';
+
+export const relayPaths = (text: string): string[] => text.split(',').filter(matchPath);

@@ -1,0 +1,3 @@
+export interface Exchange {
+  path: string;
+}

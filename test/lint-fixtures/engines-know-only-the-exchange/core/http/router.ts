@@ -1,0 +1,1 @@
+export const route = (path: string): string => `route ${path}`;

@@ -1,0 +1,1 @@
+export const failure = (code: string): Error => new Error(code);

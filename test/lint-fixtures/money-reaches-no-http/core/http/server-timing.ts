@@ -1,0 +1,1 @@
+export const serverTiming = (ms: number): string => `gw;dur=${ms}`;

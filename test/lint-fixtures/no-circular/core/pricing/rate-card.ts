@@ -1,0 +1,5 @@
+import type { PriceList } from './types.js';
+
+export interface RateCard {
+  list?: PriceList;
+}

@@ -1,0 +1,6 @@
+// Allowed: the request context names metering through its types module.
+import type { Usage } from './metering/types.js';
+
+export interface RequestContext {
+  usage?: Usage;
+}

@@ -1,0 +1,4 @@
+export interface Usage {
+  input: number;
+  output: number;
+}

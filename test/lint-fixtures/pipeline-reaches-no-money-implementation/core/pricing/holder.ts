@@ -1,0 +1,3 @@
+export class PricingHolder {
+  current = 0;
+}

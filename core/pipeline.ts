@@ -1,4 +1,4 @@
-import { type RequestContext, runnerAccess } from './context.js';
+import { AUTH, CHARGE, type RequestContext, runnerAccess } from './context.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { planBody, ResponseBodyWriter } from './http/body-writer.js';
 import type { Exchange } from './http/exchange.js';
@@ -7,19 +7,7 @@ import { isEventStream, relayedHeaders } from './http/relay-head.js';
 import { acceptsGzip, sendComplete, sendFailure } from './http/respond.js';
 import type { Logger } from './log.js';
 import type { Plugin } from './plugin.js';
-import {
-  type ChunkHook,
-  callHook,
-  callSafely,
-  checkStages,
-  closePlugins,
-  type Hook,
-  hookTable,
-  isPromise,
-  passChunk,
-  traceRequestEnd,
-  traceRequestStart,
-} from './stages.js';
+import { checkStages, closePlugins, type Hook, hookTable } from './stages.js';
 import { requestEndChannel, requestStartChannel, responseChunkChannel, stageChannel } from './tracing.js';
 import type { UpstreamResponse } from './upstream/upstream-response.js';
 
@@ -176,5 +164,91 @@ export class Pipeline {
     if (ex.ended) return;
     ctx.response.status = ge.status;
     sendFailure(ex, ctx.response.headers, ge, ctx.responseIsSse);
+  }
+}
+
+/*
+ * One request through the hooks: the runner's own steps (the stage list's checks and shutdown are core/stages.ts).
+ */
+
+const isPromise = (v: unknown): v is Promise<unknown> =>
+  v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
+
+/** Calls one hook; when traced, publishes its duration (an untraced call makes no closure). */
+function callHook(ctx: RequestContext, p: Plugin, hook: Hook): unknown {
+  if (!stageChannel.hasSubscribers) return invoke(ctx, p, hook);
+  const t0 = performance.now();
+  const publish = () =>
+    stageChannel.publish({
+      requestId: ctx.requestId,
+      plugin: p.name,
+      hook,
+      durationMs: performance.now() - t0,
+    });
+  const r = invoke(ctx, p, hook);
+  if (isPromise(r)) return r.finally(publish);
+  publish();
+  return r;
+}
+
+function invoke(ctx: RequestContext, p: Plugin, hook: Hook): unknown {
+  switch (hook) {
+    case 'onResponseHead':
+      return p.onResponseHead!(ctx, ctx.response);
+    case 'onError':
+      return p.onError!(ctx, ctx.error!);
+    default:
+      return p[hook]!(ctx);
+  }
+}
+
+/** `gateway:request:start` (core/tracing.ts); the runner calls it only when someone subscribes. */
+function traceRequestStart(ctx: RequestContext): void {
+  requestStartChannel.publish({ requestId: ctx.requestId, method: ctx.method, path: ctx.path, ctx });
+}
+
+/** `gateway:request:end` after the final hooks (`chunkMs`: time in the chunk hooks when traced). */
+function traceRequestEnd(ctx: RequestContext, chunkMs: number): void {
+  requestEndChannel.publish({
+    requestId: ctx.requestId,
+    method: ctx.method,
+    path: ctx.path,
+    status: ctx.response.status,
+    outcome: ctx.outcome,
+    durationMs: performance.now() - ctx.timings.start,
+    timings: ctx.timings,
+    chunkMs,
+    charge: ctx.local(CHARGE),
+    keyId: ctx.local(AUTH)?.keyId,
+    ctx,
+  });
+}
+
+/** What a stage's `onResponseChunk` returns: the chunk to pass on, null to drop it, undefined to keep it. */
+type ChunkHook = (ctx: RequestContext, chunk: Uint8Array) => Uint8Array | null | undefined;
+
+/** One response chunk through the chunk hooks in order: what to write, or null when a hook dropped it. */
+function passChunk(ctx: RequestContext, hooks: ChunkHook[], chunk: Uint8Array): Uint8Array | null {
+  let c = chunk;
+  for (let i = 0; i < hooks.length; i++) {
+    const r = hooks[i]!(ctx, c);
+    if (r === null) return null;
+    if (r !== undefined) c = r;
+  }
+  return c;
+}
+
+/** An error or final hook: what it throws is logged, never answered (the answer is already decided). */
+async function callSafely(
+  ctx: RequestContext,
+  p: Plugin,
+  hook: 'onError' | 'onFinally',
+  log: Logger | undefined,
+): Promise<void> {
+  try {
+    const r = callHook(ctx, p, hook);
+    if (isPromise(r)) await r;
+  } catch (err) {
+    log?.error({ err, plugin: p.name, requestId: ctx.requestId }, `${hook} hook threw`);
   }
 }

@@ -88,267 +88,38 @@ export async function openMoneyServices(
   base: Pick<Services, 'catalog'> & Partial<Services>,
   opts: MoneyServiceOptions = {},
 ): Promise<MoneyServices> {
-  const closers: Array<() => unknown> = [];
+  const o: Opening = { config, log, opts, closers: [] };
   let draining = () => {};
-  // Each closer gets SHUTDOWN_STEP_MS (a store or mint that does not answer must not hold the rest);
-  // true when all finished in time.
-  const close = async () => {
-    let settled = true;
-    for (const c of closers.splice(0).reverse()) {
-      const err = await within(Promise.resolve().then(c), SHUTDOWN_STEP_MS);
-      if (err !== undefined) {
-        settled = false;
-        log.warn({ err }, 'closing a money service failed or did not finish');
-      }
-    }
-    return settled;
-  };
+  const close = () => closeAll(o.closers, log);
   try {
     let store = opts.store;
     const needStore = !base.ledger || (!base.wallet && config.cashu.mints.length > 0);
     if (!store && needStore) {
-      const own = openStore({
-        redis: config.redis,
-        redisPrefix: config.redisPrefix,
-        dataDir: config.dataDir,
-      });
-      closers.push(() => own.close());
+      const own = openOwnStore(o);
       if (own.kind === 'sqlite') draining = () => own.db.pragma(`busy_timeout = ${SHUTDOWN_SQLITE_BUSY_MS}`);
       store = own;
     }
     if (store?.kind === 'redis') await store.ready(10_000);
-    let signals: StoreSignals | undefined;
-    if (store) {
-      const opened = await StoreSignals.open(store, {
-        onError: (err) => log.warn({ err }, 'store signals: read or subscription failed (polled again)'),
-      });
-      closers.push(() => opened.close());
-      signals = opened;
-    }
-
-    let ledger = base.ledger;
-    if (!ledger) {
-      const factory = opts.createLedger ?? createLedger;
-      const built = await factory(store!, {
-        prefix: config.redisPrefix,
-        auditRetentionMs: config.auditRetentionDays * 86_400_000,
-        warn: (msg) => log.warn(msg),
-      });
-      // Credit leases (docs/ledger.md): the wrapper's close reports and returns every lease, then closes the store's.
-      const leased = config.leases.enabled
-        ? new LeasingLedger(built, {
-            flushMs: config.leases.flushMs,
-            idleMs: config.leases.idleMs,
-            ttlMs: config.leases.ttlMs,
-            onError: (err) => log.warn({ err }, 'credit lease step failed (retried)'),
-            ...(signals !== undefined
-              ? {
-                  notify: () =>
-                    void signals
-                      .bump('recall')
-                      .catch((err: unknown) => log.warn({ err }, 'recall signal failed')),
-                  answered: () =>
-                    void signals
-                      .bump('recall-answered')
-                      .catch((err: unknown) => log.warn({ err }, 'recall answer signal failed')),
-                }
-              : {}),
-          })
-        : built;
-      if (leased instanceof LeasingLedger) {
-        signals?.on('recall', () => leased.wake());
-        signals?.on('recall-answered', () => leased.recallAnswered());
-      }
-      closers.push(() => leased.close());
-      ledger = leased;
-    }
-
+    const signals = store ? await openSignals(o, store) : undefined;
+    let ledger = base.ledger ?? (await buildLedger(o, store!, signals));
     // Webhooks and alerts (core/events/): the store next to the ledger's, the ledger hook, the outbox worker and
     // the key.expired sweep. Closed before the ledger (closers run in reverse).
-    let events = base.events;
-    if (!events && store) {
-      const built = new Events(
-        store.kind === 'redis'
-          ? new RedisWebhookStore(store.redis, config.redisPrefix)
-          : new SqliteWebhookStore(store.db),
-        config.webhooks,
-        log,
-      );
-      built.start();
-      closers.push(() => built.close());
-      events = built;
-    }
+    const events = base.events ?? (store ? buildEvents(o, store) : undefined);
     if (events) ledger = events.watchLedger(ledger);
-
-    let wallet = base.wallet;
-    if (!wallet && config.cashu.mints.length > 0) {
-      const factory = opts.createWallet ?? createWallet;
-      const payoutLedger = ledger;
-      const built = await factory({
-        conn: store!,
-        mints: config.cashu.mints,
-        seed: config.cashu.seed,
-        log,
-        foreignMints: config.foreignMints,
-        // Payouts a dead process left between making the token and committing (core/account/pay-out.ts).
-        payouts: (record, w) => settlePayoutRecord({ ledger: payoutLedger, wallet: w }, record),
-        // Receives a dead process (or a lost mint answer) left for a recovery pass: credited where their caller
-        // meant to (core/account/credit-token.ts), not only when the client presents the token again.
-        receipts: (receipt, intent) => creditRecovered(payoutLedger, receipt, intent),
-        // The owner of this process's journal entries (core/wallet/owners.ts). A cluster worker is its own
-        // instance (a worker's respawn is not its predecessor: its entries wait for the heartbeat to go stale).
-        instance: {
-          id: PROCESS_ID,
-          name:
-            config.cashu.instanceName === undefined || isClusterWorker()
-              ? `${config.cashu.instanceName ?? hostname()}#${PROCESS_ID}`
-              : config.cashu.instanceName,
-          ...(config.orphanReleaseMs > 0 ? { deadAfterMs: config.orphanReleaseMs } : {}),
-        },
-      });
-      closers.push(() => built.close());
-      setOpenPayoutSource(() => built.openPayouts());
-      closers.push(() => setOpenPayoutSource(undefined));
-      // Finish or roll back what a crash left half-done before any new money moves — but only what is no live
-      // process's: entries of a gone owner or of this instance's predecessor (same INSTANCE_NAME). A live
-      // neighbour's entry is its own, even at start (deciding it while its melt is on the way to the mint paid
-      // refunds twice); the same rule holds for every later pass (RecoverOptions.ownerCheck).
-      const report = await built.recover({ ownerCheck: true });
-      if (report.examined > 0 || report.liveOwners > 0)
-        log.info({ recovery: report }, 'wallet recovery pass');
-      wallet = built;
-      // Repeat the pass now and then: a send that failed on a mint outage keeps its proofs journalled (not
-      // spendable) until a pass resolves it, and a payout pending at the mint finishes only in a pass.
-      const everyRecover = opts.recoverEveryMs ?? config.cashu.recoveryMs;
-      if (everyRecover > 0) {
-        let recovering = false;
-        const timer = setInterval(() => {
-          if (recovering) return;
-          recovering = true;
-          built
-            .recover({ ownerCheck: true })
-            .then((r) => {
-              if (r.examined > 0 || r.liveOwners > 0) log.info({ recovery: r }, 'wallet recovery pass');
-            })
-            .catch((err: unknown) => log.warn({ err }, 'wallet recovery pass failed'))
-            .finally(() => {
-              recovering = false;
-            });
-        }, everyRecover);
-        timer.unref();
-        closers.push(() => clearInterval(timer));
-      }
-    }
-
-    // Lightning deposits: the watcher mints and credits paid quotes whether or not the client asks again.
-    let lightning = base.lightning;
-    if (!lightning && wallet && store) {
-      // LIGHTNING_POLL_MS: both the watcher's tick and how long an unpaid record waits between checks.
-      const built = new LightningDeposits({
-        conn: store,
-        ledger,
-        wallet,
-        log,
-        pollMs: config.lightning.pollMs,
-      });
-      await built.init();
-      built.start(config.lightning.pollMs);
-      closers.push(() => built.stop());
-      lightning = built;
-    }
-
-    // The payment doors: their secrets (L402 root key, MPP challenge key) made once in the store.
-    let doors = base.doors;
-    if (!doors && wallet && store && lightning) {
-      doors = await PaymentDoors.open({
-        config: {
-          doors: config.doors.offered,
-          minSats: config.doors.minSats,
-          l402ExpiryS: config.doors.l402ExpiryS,
-          realm: doorRealm(config),
-        },
-        store,
-        wallet,
-        deposits: lightning,
-        log,
-      });
-    }
-
-    let btc = base.btc;
-    if (!btc) {
-      const built = createBtcPriceSource({ config: config.pricing, log });
-      closers.push(() => built.close());
-      // Model-based prices depend on the tickers: the first price is awaited before the gateway listens.
-      // Token pricing only prices unit-priced calls with it: the tickers run in the background, never delaying
-      // the start. Fixed pricing needs none: no ticker runs (tickersNeeded).
-      if (tickersNeeded(config.pricing)) {
-        if (pricingMode(config.pricing) === 'model') {
-          await built.refresh().catch((err: unknown) => {
-            log.warn(
-              { reason: err instanceof Error ? err.message : String(err) },
-              'no BTC price at start-up',
-            );
-          });
-        }
-        built.start();
-      }
-      btc = built;
-    }
-
+    const wallet =
+      base.wallet ?? (config.cashu.mints.length > 0 ? await buildWallet(o, store!, ledger) : undefined);
+    const lightning =
+      base.lightning ?? (wallet && store ? await buildLightning(o, store, ledger, wallet) : undefined);
+    const doors =
+      base.doors ??
+      (wallet && store && lightning ? await buildDoors(o, store, wallet, lightning) : undefined);
+    const btc = base.btc ?? (await buildBtc(o));
     const catalog = base.catalog;
     const pricing =
       base.pricing ??
       new PricingHolder(createPricing({ config: config.pricing, rates: (id) => catalog.usdRates(id), btc }));
-
-    // Heartbeat + orphan release (core/ledger/owner.ts): what a dead process held is released by this one
-    // within ORPHAN_RELEASE_MS, long before its reservation lease would expire.
-    const orphanMs = config.orphanReleaseMs;
-    if (orphanMs > 0) {
-      const l = ledger;
-      const beat = async () => {
-        await l.heartbeat(PROCESS_ID);
-        const r = await l.releaseOrphans(orphanMs);
-        const report = orphanReport(r);
-        if (report) log[report.level](r, report.msg);
-      };
-      await beat().catch((err: unknown) => log.warn({ err }, 'heartbeat failed'));
-      let beating = false;
-      const timer = setInterval(
-        () => {
-          if (beating) return;
-          beating = true;
-          beat()
-            .catch((err: unknown) => log.warn({ err }, 'heartbeat failed'))
-            .finally(() => {
-              beating = false;
-            });
-        },
-        Math.max(100, Math.floor(orphanMs / 3)),
-      );
-      timer.unref();
-      closers.push(() => clearInterval(timer));
-    }
-
-    const every = opts.sweepEveryMs ?? Math.min(60_000, Math.floor(config.reservationExpiryMs / 4));
-    if (every > 0) {
-      const l = ledger;
-      let running = false;
-      const timer = setInterval(() => {
-        if (running) return;
-        running = true;
-        l.sweepExpired()
-          .then((n) => {
-            if (n > 0) log.info({ released: n }, 'released expired reservations');
-          })
-          .catch((err: unknown) => log.warn({ err }, 'lease sweep failed'))
-          .finally(() => {
-            running = false;
-          });
-      }, every);
-      timer.unref();
-      closers.push(() => clearInterval(timer));
-    }
-
+    await startHeartbeat(o, ledger);
+    startSweep(o, ledger);
     return {
       ledger,
       wallet,
@@ -366,6 +137,281 @@ export async function openMoneyServices(
     await close();
     throw err;
   }
+}
+
+/** What the steps of openMoneyServices share: the settings, the log, and what to close at shutdown (in reverse). */
+interface Opening {
+  config: Config;
+  log: Logger;
+  opts: MoneyServiceOptions;
+  closers: Array<() => unknown>;
+}
+
+/** Each closer gets SHUTDOWN_STEP_MS (a store or mint that does not answer must not hold the rest); true when all
+ *  finished in time. */
+async function closeAll(closers: Array<() => unknown>, log: Logger): Promise<boolean> {
+  let settled = true;
+  for (const c of closers.splice(0).reverse()) {
+    const err = await within(Promise.resolve().then(c), SHUTDOWN_STEP_MS);
+    if (err !== undefined) {
+      settled = false;
+      log.warn({ err }, 'closing a money service failed or did not finish');
+    }
+  }
+  return settled;
+}
+
+/** The store this process opens itself (none was handed in). */
+function openOwnStore(o: Opening): StoreConnection {
+  const own = openStore({
+    redis: o.config.redis,
+    redisPrefix: o.config.redisPrefix,
+    dataDir: o.config.dataDir,
+  });
+  o.closers.push(() => own.close());
+  return own;
+}
+
+/** Cross-process signals (settings changes, lease recalls) through the store. */
+async function openSignals(o: Opening, store: StoreConnection): Promise<StoreSignals> {
+  const opened = await StoreSignals.open(store, {
+    onError: (err) => o.log.warn({ err }, 'store signals: read or subscription failed (polled again)'),
+  });
+  o.closers.push(() => opened.close());
+  return opened;
+}
+
+/** The ledger on the store, wrapped in credit leases when they are on (docs/ledger.md): the wrapper's close reports
+ *  and returns every lease, then closes the store's. */
+async function buildLedger(
+  o: Opening,
+  store: StoreConnection,
+  signals: StoreSignals | undefined,
+): Promise<Ledger> {
+  const { config, log } = o;
+  const factory = o.opts.createLedger ?? createLedger;
+  const built = await factory(store, {
+    prefix: config.redisPrefix,
+    auditRetentionMs: config.auditRetentionDays * 86_400_000,
+    warn: (msg) => log.warn(msg),
+  });
+  const leased = config.leases.enabled
+    ? new LeasingLedger(built, {
+        flushMs: config.leases.flushMs,
+        idleMs: config.leases.idleMs,
+        ttlMs: config.leases.ttlMs,
+        onError: (err) => log.warn({ err }, 'credit lease step failed (retried)'),
+        ...(signals !== undefined
+          ? {
+              notify: () =>
+                void signals
+                  .bump('recall')
+                  .catch((err: unknown) => log.warn({ err }, 'recall signal failed')),
+              answered: () =>
+                void signals
+                  .bump('recall-answered')
+                  .catch((err: unknown) => log.warn({ err }, 'recall answer signal failed')),
+            }
+          : {}),
+      })
+    : built;
+  if (leased instanceof LeasingLedger) {
+    signals?.on('recall', () => leased.wake());
+    signals?.on('recall-answered', () => leased.recallAnswered());
+  }
+  o.closers.push(() => leased.close());
+  return leased;
+}
+
+/** Webhooks and alerts on the store, started. */
+function buildEvents(o: Opening, store: StoreConnection): Events {
+  const built = new Events(
+    store.kind === 'redis'
+      ? new RedisWebhookStore(store.redis, o.config.redisPrefix)
+      : new SqliteWebhookStore(store.db),
+    o.config.webhooks,
+    o.log,
+  );
+  built.start();
+  o.closers.push(() => built.close());
+  return built;
+}
+
+/** The wallet, after a recovery pass over what a crash left half-done, with the pass repeated now and then. */
+async function buildWallet(o: Opening, store: StoreConnection, ledger: Ledger): Promise<WalletService> {
+  const { config, log } = o;
+  const factory = o.opts.createWallet ?? createWallet;
+  const built = await factory({
+    conn: store,
+    mints: config.cashu.mints,
+    seed: config.cashu.seed,
+    log,
+    foreignMints: config.foreignMints,
+    // Payouts a dead process left between making the token and committing (core/account/pay-out.ts).
+    payouts: (record, w) => settlePayoutRecord({ ledger, wallet: w }, record),
+    // Receives a dead process (or a lost mint answer) left for a recovery pass: credited where their caller
+    // meant to (core/account/credit-token.ts), not only when the client presents the token again.
+    receipts: (receipt, intent) => creditRecovered(ledger, receipt, intent),
+    // The owner of this process's journal entries (core/wallet/owners.ts). A cluster worker is its own
+    // instance (a worker's respawn is not its predecessor: its entries wait for the heartbeat to go stale).
+    instance: {
+      id: PROCESS_ID,
+      name:
+        config.cashu.instanceName === undefined || isClusterWorker()
+          ? `${config.cashu.instanceName ?? hostname()}#${PROCESS_ID}`
+          : config.cashu.instanceName,
+      ...(config.orphanReleaseMs > 0 ? { deadAfterMs: config.orphanReleaseMs } : {}),
+    },
+  });
+  o.closers.push(() => built.close());
+  setOpenPayoutSource(() => built.openPayouts());
+  o.closers.push(() => setOpenPayoutSource(undefined));
+  // Finish or roll back what a crash left half-done before any new money moves — but only what is no live
+  // process's: entries of a gone owner or of this instance's predecessor (same INSTANCE_NAME). A live
+  // neighbour's entry is its own, even at start (deciding it while its melt is on the way to the mint paid
+  // refunds twice); the same rule holds for every later pass (RecoverOptions.ownerCheck).
+  const report = await built.recover({ ownerCheck: true });
+  if (report.examined > 0 || report.liveOwners > 0) log.info({ recovery: report }, 'wallet recovery pass');
+  startWalletRecovery(o, built);
+  return built;
+}
+
+/** Repeat the wallet's recovery pass now and then: a send that failed on a mint outage keeps its proofs journalled
+ *  (not spendable) until a pass resolves it, and a payout pending at the mint finishes only in a pass. */
+function startWalletRecovery(o: Opening, wallet: WalletService): void {
+  const everyRecover = o.opts.recoverEveryMs ?? o.config.cashu.recoveryMs;
+  if (everyRecover <= 0) return;
+  let recovering = false;
+  const timer = setInterval(() => {
+    if (recovering) return;
+    recovering = true;
+    wallet
+      .recover({ ownerCheck: true })
+      .then((r) => {
+        if (r.examined > 0 || r.liveOwners > 0) o.log.info({ recovery: r }, 'wallet recovery pass');
+      })
+      .catch((err: unknown) => o.log.warn({ err }, 'wallet recovery pass failed'))
+      .finally(() => {
+        recovering = false;
+      });
+  }, everyRecover);
+  timer.unref();
+  o.closers.push(() => clearInterval(timer));
+}
+
+/** Lightning deposits: the watcher mints and credits paid quotes whether or not the client asks again. */
+async function buildLightning(
+  o: Opening,
+  store: StoreConnection,
+  ledger: Ledger,
+  wallet: WalletService,
+): Promise<LightningDeposits> {
+  // LIGHTNING_POLL_MS: both the watcher's tick and how long an unpaid record waits between checks.
+  const built = new LightningDeposits({
+    conn: store,
+    ledger,
+    wallet,
+    log: o.log,
+    pollMs: o.config.lightning.pollMs,
+  });
+  await built.init();
+  built.start(o.config.lightning.pollMs);
+  o.closers.push(() => built.stop());
+  return built;
+}
+
+/** The payment doors: their secrets (L402 root key, MPP challenge key) made once in the store. */
+function buildDoors(
+  o: Opening,
+  store: StoreConnection,
+  wallet: WalletService,
+  lightning: LightningDeposits,
+): Promise<PaymentDoors> {
+  const { config } = o;
+  return PaymentDoors.open({
+    config: {
+      doors: config.doors.offered,
+      minSats: config.doors.minSats,
+      l402ExpiryS: config.doors.l402ExpiryS,
+      realm: doorRealm(config),
+    },
+    store,
+    wallet,
+    deposits: lightning,
+    log: o.log,
+  });
+}
+
+/**
+ * The BTC price source. Model-based prices depend on the tickers: the first price is awaited before the gateway
+ * listens. Token pricing only prices unit-priced calls with it: the tickers run in the background, never delaying
+ * the start. Fixed pricing needs none: no ticker runs (tickersNeeded).
+ */
+async function buildBtc(o: Opening): Promise<NonNullable<Services['btc']>> {
+  const { config, log } = o;
+  const built = createBtcPriceSource({ config: config.pricing, log });
+  o.closers.push(() => built.close());
+  if (tickersNeeded(config.pricing)) {
+    if (pricingMode(config.pricing) === 'model') {
+      await built.refresh().catch((err: unknown) => {
+        log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'no BTC price at start-up');
+      });
+    }
+    built.start();
+  }
+  return built;
+}
+
+/** Heartbeat + orphan release (core/ledger/owner.ts): what a dead process held is released by this one within
+ *  ORPHAN_RELEASE_MS, long before its reservation lease would expire. */
+async function startHeartbeat(o: Opening, ledger: Ledger): Promise<void> {
+  const { log } = o;
+  const orphanMs = o.config.orphanReleaseMs;
+  if (orphanMs <= 0) return;
+  const beat = async () => {
+    await ledger.heartbeat(PROCESS_ID);
+    const r = await ledger.releaseOrphans(orphanMs);
+    const report = orphanReport(r);
+    if (report) log[report.level](r, report.msg);
+  };
+  await beat().catch((err: unknown) => log.warn({ err }, 'heartbeat failed'));
+  let beating = false;
+  const timer = setInterval(
+    () => {
+      if (beating) return;
+      beating = true;
+      beat()
+        .catch((err: unknown) => log.warn({ err }, 'heartbeat failed'))
+        .finally(() => {
+          beating = false;
+        });
+    },
+    Math.max(100, Math.floor(orphanMs / 3)),
+  );
+  timer.unref();
+  o.closers.push(() => clearInterval(timer));
+}
+
+/** Expired reservations released now and then. */
+function startSweep(o: Opening, ledger: Ledger): void {
+  const every = o.opts.sweepEveryMs ?? Math.min(60_000, Math.floor(o.config.reservationExpiryMs / 4));
+  if (every <= 0) return;
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    ledger
+      .sweepExpired()
+      .then((n) => {
+        if (n > 0) o.log.info({ released: n }, 'released expired reservations');
+      })
+      .catch((err: unknown) => o.log.warn({ err }, 'lease sweep failed'))
+      .finally(() => {
+        running = false;
+      });
+  }, every);
+  timer.unref();
+  o.closers.push(() => clearInterval(timer));
 }
 
 export interface BuiltServices {

@@ -1,16 +1,13 @@
-import { AUTH, CHARGE, type RequestContext } from './context.js';
 import type { Logger } from './log.js';
 import type { Plugin } from './plugin.js';
 import { SHUTDOWN_STEP_MS, within } from './shutdown.js';
-import { requestEndChannel, requestStartChannel, type StageEvent, stageChannel } from './tracing.js';
+import type { StageEvent } from './tracing.js';
 
 export type Hook = StageEvent['hook'];
 
-export const isPromise = (v: unknown): v is Promise<unknown> =>
-  v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
-
 /**
- * The stages as a list: what PIPELINE must satisfy at start, and closing them at shutdown.
+ * The stages as a list, outside any request: what PIPELINE must satisfy at start, each hook's stages, and closing
+ * them at shutdown. A request never enters here: running it through the hooks is the runner's (core/pipeline.ts).
  */
 
 /**
@@ -75,34 +72,6 @@ export async function closePlugins(
   return settled;
 }
 
-/** Calls one hook; when traced, publishes its duration (an untraced call makes no closure). */
-export function callHook(ctx: RequestContext, p: Plugin, hook: Hook): unknown {
-  if (!stageChannel.hasSubscribers) return invoke(ctx, p, hook);
-  const t0 = performance.now();
-  const publish = () =>
-    stageChannel.publish({
-      requestId: ctx.requestId,
-      plugin: p.name,
-      hook,
-      durationMs: performance.now() - t0,
-    });
-  const r = invoke(ctx, p, hook);
-  if (isPromise(r)) return r.finally(publish);
-  publish();
-  return r;
-}
-
-function invoke(ctx: RequestContext, p: Plugin, hook: Hook): unknown {
-  switch (hook) {
-    case 'onResponseHead':
-      return p.onResponseHead!(ctx, ctx.response);
-    case 'onError':
-      return p.onError!(ctx, ctx.error!);
-    default:
-      return p[hook]!(ctx);
-  }
-}
-
 /** Each hook's stages, in PIPELINE order (only those that have it). */
 export function hookTable(plugins: readonly Plugin[]): Record<Hook, Plugin[]> {
   const having = (h: Hook) => plugins.filter((p) => p[h] !== undefined);
@@ -114,55 +83,4 @@ export function hookTable(plugins: readonly Plugin[]): Record<Hook, Plugin[]> {
     onError: having('onError'),
     onFinally: having('onFinally'),
   };
-}
-
-/** `gateway:request:start` (core/tracing.ts); the runner calls it only when someone subscribes. */
-export function traceRequestStart(ctx: RequestContext): void {
-  requestStartChannel.publish({ requestId: ctx.requestId, method: ctx.method, path: ctx.path, ctx });
-}
-
-/** `gateway:request:end` after the final hooks (`chunkMs`: time in the chunk hooks when traced). */
-export function traceRequestEnd(ctx: RequestContext, chunkMs: number): void {
-  requestEndChannel.publish({
-    requestId: ctx.requestId,
-    method: ctx.method,
-    path: ctx.path,
-    status: ctx.response.status,
-    outcome: ctx.outcome,
-    durationMs: performance.now() - ctx.timings.start,
-    timings: ctx.timings,
-    chunkMs,
-    charge: ctx.local(CHARGE),
-    keyId: ctx.local(AUTH)?.keyId,
-    ctx,
-  });
-}
-
-/** What a stage's `onResponseChunk` returns: the chunk to pass on, null to drop it, undefined to keep it. */
-export type ChunkHook = (ctx: RequestContext, chunk: Uint8Array) => Uint8Array | null | undefined;
-
-/** One response chunk through the chunk hooks in order: what to write, or null when a hook dropped it. */
-export function passChunk(ctx: RequestContext, hooks: ChunkHook[], chunk: Uint8Array): Uint8Array | null {
-  let c = chunk;
-  for (let i = 0; i < hooks.length; i++) {
-    const r = hooks[i]!(ctx, c);
-    if (r === null) return null;
-    if (r !== undefined) c = r;
-  }
-  return c;
-}
-
-/** An error or final hook: what it throws is logged, never answered (the answer is already decided). */
-export async function callSafely(
-  ctx: RequestContext,
-  p: Plugin,
-  hook: 'onError' | 'onFinally',
-  log: Logger | undefined,
-): Promise<void> {
-  try {
-    const r = callHook(ctx, p, hook);
-    if (isPromise(r)) await r;
-  } catch (err) {
-    log?.error({ err, plugin: p.name, requestId: ctx.requestId }, `${hook} hook threw`);
-  }
 }

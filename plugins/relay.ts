@@ -8,9 +8,9 @@ import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { nodeAnswer } from '../core/providers/node-answer.js';
 import { NodePayment, RAISE_LIMIT } from '../core/providers/node-payment.js';
 import { isPaidNode, type Provider } from '../core/providers/provider.js';
-import { providerTraceparent } from '../core/trace-context.js';
+import { type CallTrace, providerTraceparent } from '../core/trace-context.js';
 import type { UpstreamResponse } from '../core/upstream/upstream-response.js';
-import { AUTO_PRICED } from './paid-state.js';
+import { AUTO_PRICED, type AutoPricedCall } from './paid-state.js';
 
 /**
  * The relay stage: forwards the request to a provider and attaches the upstream response to the context;
@@ -30,6 +30,9 @@ import { AUTO_PRICED } from './paid-state.js';
  *   e.g. an unknown model). A 5xx, or any error status with a non-JSON body, becomes 502 `upstream_error`
  *   naming the upstream status: a provider failure is not the gateway's 500 (`internal_error`).
  * - Fails closed: it never answers from anywhere but the upstream.
+ *
+ * Why the factory is over 80 lines: its closure holds what the stage was given at start (the services at its top)
+ * and nothing else; each hook and each step of a hook is a named function inside it, each under 80 lines.
  */
 
 /** How much of an upstream error body is read to explain it. */
@@ -58,192 +61,244 @@ export const relay: PluginFactory<typeof relayNeeds> = (options, services): Plug
   }
   const payer = nodes?.payer;
   const accounts = nodes?.accounts;
+  /** `"pricing": "auto"` providers serve only calls whose reservation priced them (reserve stage). */
+  function eligible(run: DispatchRun, p: Provider): boolean {
+    const auto = run.auto;
+    return !(auto !== undefined && (p.spec.autoPricing !== undefined ? !auto.cards.has(p.name) : auto.only));
+  }
+
+  /**
+   * A paid node's payment for this attempt: `"cashu"` a token (the larger one when the node asked for more),
+   * `"cashu-balance"` the request header with the node key (made first when none exists yet). Undefined when
+   * paying failed and the call moves on (thrown on the last attempt).
+   */
+  async function payFor(run: DispatchRun, p: Provider, last: boolean): Promise<Paid | undefined> {
+    const { ctx } = run;
+    if (p.spec.payment === undefined) return {};
+    try {
+      if (p.spec.payment === 'cashu-balance') return { prepaid: await accounts!.headers(p) };
+      const payment = await payer!.pay(
+        p,
+        {
+          requestId: ctx.requestId,
+          model: ctx.model,
+          path: ctx.path,
+          body: ctx.body,
+          rawBytes: run.body === undefined ? 0 : Buffer.byteLength(run.body),
+        },
+        run.raise?.provider === p ? run.raise.atLeastMsat : 0,
+      );
+      return { payment };
+    } catch (err) {
+      // Nothing was sent. A wallet too poor is not the node's fault; a node that lists no price is.
+      if ((err as GatewayError).code === 'operator_wallet_insufficient') p.breaker.abandon();
+      else p.breaker.failure();
+      if (last) throw err;
+      run.failure = err;
+      providerSeries(p.name).failover.inc();
+      return undefined;
+    }
+  }
+
+  /** The request to `p`: its response and the time to its head, or undefined when it failed and the call moves on
+   *  (thrown on the last attempt, or when the client went away). */
+  async function sendTo(
+    run: DispatchRun,
+    p: Provider,
+    paid: Paid,
+    last: boolean,
+  ): Promise<{ up: UpstreamResponse; headMs: number } | undefined> {
+    const { ctx, callTrace } = run;
+    const { payment, prepaid } = paid;
+    const sentAt = performance.now();
+    try {
+      // The same bytes every attempt: the body is a Buffer or string, replayed unchanged.
+      const up = await p.client.send({
+        method: ctx.method,
+        path: ctx.path,
+        rawQuery: ctx.rawQuery,
+        headers: ctx.headers,
+        body: run.body,
+        cancel: ctx,
+        // A stage that charges the answer keeps the call once the provider has it (core/context.ts).
+        keepOnceSent: ctx.drainAfterAbortMs !== undefined,
+        ...(callTrace !== undefined
+          ? {
+              extraHeaders: {
+                ...payment?.headers,
+                ...prepaid,
+                traceparent: providerTraceparent(callTrace),
+              },
+            }
+          : payment !== undefined
+            ? { extraHeaders: payment.headers }
+            : prepaid !== undefined
+              ? { extraHeaders: prepaid }
+              : {}),
+      });
+      return { up, headMs: performance.now() - sentAt };
+    } catch (err) {
+      // No answer: the token is taken back (or, if the node redeemed it and died, recorded as a loss).
+      payment?.settleHead(undefined);
+      // The client went away: not the provider's failure, nothing to retry (a probe it held is freed).
+      if (ctx.cancelled) {
+        p.breaker.abandon();
+        throw err;
+      }
+      p.breaker.failure();
+      const m = providerSeries(p.name);
+      m.error.n++;
+      if (last) throw err;
+      run.failure = err;
+      m.failover.inc();
+      return undefined;
+    }
+  }
+
+  /**
+   * What `p`'s answer means for the call: kept (`served`), dropped for the next provider (`next`: a 5xx, a 429, a
+   * paid node that refused its payment — only ever before anything reached the client), or asked again (`again`:
+   * a paid node's 402 naming a shortfall, paid once more with the larger token).
+   */
+  async function judge(
+    run: DispatchRun,
+    p: Provider,
+    paid: Paid,
+    sent: { up: UpstreamResponse; headMs: number },
+    last: boolean,
+  ): Promise<'served' | 'next' | 'again'> {
+    const { payment, prepaid } = paid;
+    const { up, headMs } = sent;
+    const m = providerSeries(p.name);
+    // A node paid with eCash that refused the token (402, untrusted mint …) failed like a 5xx; so did one
+    // that refused the prepaid key (401: unknown; 402: its balance is short, a top-up starts).
+    const refused =
+      (payment !== undefined && NodePayment.refused(up)) ||
+      (prepaid !== undefined && (up.status === 401 || up.status === 402));
+    if (refused && payment !== undefined) payer?.forgetPrices(p);
+    if (refused && prepaid !== undefined) accounts?.refused(p, up.status);
+    if (payment !== undefined && up.status === 402 && run.raise === undefined) {
+      // The node wants more than its listed prices said (NUT-18 request for the shortfall): its token comes
+      // back with the 402, and the same node is asked again, once, with the larger token. Not a failure.
+      const short = NodePayment.shortfallMsat(up.headers);
+      if (short !== undefined && payment.amountMsat + short <= RAISE_LIMIT * payment.amountMsat) {
+        payment.settleHead(up);
+        up.abort();
+        p.breaker.abandon();
+        run.raise = { provider: p, atLeastMsat: payment.amountMsat + short };
+        return 'again';
+      }
+    }
+    if (up.status >= 500 || up.status === 429 || refused) {
+      p.breaker.failure();
+      (refused ? m.error : up.status === 429 ? m.status429 : m.status5xx).n++;
+      if (!last || refused) {
+        // Nothing of this answer reached the client: drop it and ask the next provider. The node's change
+        // (its whole token back with the error) or our own token is redeemed.
+        payment?.settleHead(up);
+        up.abort();
+        const refusal = new GatewayError('upstream_error', {
+          message:
+            prepaid !== undefined
+              ? `The node answered ${up.status}: it did not accept this gateway's prepaid key (${up.status === 402 ? 'its balance there is short; a top-up is under way' : 'unknown there'})`
+              : `The node answered ${up.status}: it did not accept this gateway's eCash payment`,
+          details: { upstream_status: up.status, provider: p.name },
+        });
+        if (last) throw refusal;
+        run.failure = refused
+          ? refusal
+          : new GatewayError('upstream_error', {
+              message: `The upstream provider answered ${up.status}`,
+              details: { upstream_status: up.status },
+            });
+        m.failover.inc();
+        return 'next';
+      }
+    } else {
+      p.breaker.success();
+      p.recordTtfb(headMs);
+      m.ok.n++;
+    }
+    await serve(run.ctx, p, paid, up);
+    return 'served';
+  }
+
+  /** The kept answer on the context: an error status as the gateway's error, a paid node's change and cost taken
+   *  out of it. */
+  async function serve(ctx: RequestContext, p: Provider, paid: Paid, up: UpstreamResponse): Promise<void> {
+    const { payment, prepaid } = paid;
+    ctx.timings.upstreamHeaders = performance.now();
+    ctx.setLocal(SERVED_BY, p.name);
+    if (up.status >= 500 || (up.status >= 400 && !isJson(up.headers['content-type']))) {
+      payment?.settleHead(up);
+      throw await upstreamFailure(up);
+    }
+    // A paid node's change is taken out of the answer (header or SSE comment) and redeemed; its cost, taken
+    // out too, is what the call cost the operator (the audit record's `upstream_msats`).
+    if (payment !== undefined) {
+      ctx.upstream = payment.wrap(up, (msat) => ctx.setLocal(UPSTREAM_COST, msat));
+    } else if (prepaid !== undefined) {
+      ctx.upstream = nodeAnswer(up, (end) => {
+        accounts?.spent(p, ctx.requestId, end.costMsat);
+        if (end.costMsat !== undefined) ctx.setLocal(UPSTREAM_COST, end.costMsat);
+      });
+    } else ctx.upstream = up;
+  }
+
+  /** One provider asked: paid when it is a paid node, sent the request, its answer judged. */
+  async function attempt(run: DispatchRun, p: Provider, last: boolean): Promise<'served' | 'next' | 'again'> {
+    const paid = await payFor(run, p, last);
+    if (paid === undefined) return 'next';
+    const sent = await sendTo(run, p, paid, last);
+    if (sent === undefined) return 'next';
+    providerSeries(p.name).head.observe(sent.headMs / 1000);
+    return judge(run, p, paid, sent, last);
+  }
+
   return {
     name: 'relay',
     // The upstream call runs after every stage's request hook (core/plugin.ts onDispatch), so stages listed
     // after the relay (the meter asking for stream usage) still shape the request.
     async onDispatch(ctx: RequestContext) {
       ctx.timings.upstreamStart = performance.now();
-      const body = ctx.bodyModified
-        ? JSON.stringify(ctx.body)
-        : ctx.rawBody.length > 0
-          ? ctx.rawBody
-          : undefined;
       const order = preferred(providers.order(ctx.model), ctx.local(PROVIDER_PREFERENCE));
       if (order.length === 0) {
         throw new GatewayError('not_found', { message: `No provider serves the model ${ctx.model ?? ''}` });
       }
-      let attempts = 0;
-      let failure: unknown;
-      // A paid node's 402 naming a shortfall: that node is paid once more with the larger token.
-      let raise: { provider: Provider; atLeastMsat: number } | undefined;
-      // `"pricing": "auto"` providers serve only calls whose reservation priced them (reserve stage).
-      const auto = ctx.local(AUTO_PRICED);
-      // With OpenTelemetry on (core/otel-tracing.ts): the provider's traceparent names the relay span.
-      const callTrace = ctx.local(CALL_TRACE);
-      for (let i = 0; i < order.length && attempts < maxAttempts; i++) {
+      const run: DispatchRun = {
+        ctx,
+        body: ctx.bodyModified ? JSON.stringify(ctx.body) : ctx.rawBody.length > 0 ? ctx.rawBody : undefined,
+        attempts: 0,
+        failure: undefined,
+        raise: undefined,
+        auto: ctx.local(AUTO_PRICED),
+        // With OpenTelemetry on (core/otel-tracing.ts): the provider's traceparent names the relay span.
+        callTrace: ctx.local(CALL_TRACE),
+      };
+      for (let i = 0; i < order.length && run.attempts < maxAttempts; i++) {
         const p = order[i]!;
         // The client left while an earlier provider failed: nobody is asked again for it.
         if (ctx.clientAborted)
-          throw failure ?? new GatewayError('upstream_error', { message: 'The request was cancelled' });
-        if (auto !== undefined && (p.spec.autoPricing !== undefined ? !auto.cards.has(p.name) : auto.only)) {
-          continue;
-        }
+          throw run.failure ?? new GatewayError('upstream_error', { message: 'The request was cancelled' });
+        if (!eligible(run, p)) continue;
         // An open breaker: nothing is sent to it (not even a timeout's worth of waiting); after its cool-down
         // one call probes it and the others skip it meanwhile. A skipped provider costs no attempt.
         if (skipOpen && !p.breaker.acquire()) continue;
-        attempts++;
-        if (callTrace !== undefined) callTrace.attempts = attempts;
+        run.attempts++;
+        if (run.callTrace !== undefined) run.callTrace.attempts = run.attempts;
         const last =
-          attempts === maxAttempts ||
+          run.attempts === maxAttempts ||
           i === order.length - 1 ||
           (skipOpen && !order.slice(i + 1).some((q) => q.breaker.allows()));
-        let payment: NodePayment | undefined;
-        // `"cashu-balance"`: the request header with the node key (made first when none exists yet).
-        let prepaid: Record<string, string> | undefined;
-        if (p.spec.payment !== undefined) {
-          try {
-            if (p.spec.payment === 'cashu-balance') prepaid = await accounts!.headers(p);
-            else {
-              payment = await payer!.pay(
-                p,
-                {
-                  requestId: ctx.requestId,
-                  model: ctx.model,
-                  path: ctx.path,
-                  body: ctx.body,
-                  rawBytes: body === undefined ? 0 : Buffer.byteLength(body),
-                },
-                raise?.provider === p ? raise.atLeastMsat : 0,
-              );
-            }
-          } catch (err) {
-            // Nothing was sent. A wallet too poor is not the node's fault; a node that lists no price is.
-            if ((err as GatewayError).code === 'operator_wallet_insufficient') p.breaker.abandon();
-            else p.breaker.failure();
-            if (last) throw err;
-            failure = err;
-            providerSeries(p.name).failover.inc();
-            continue;
-          }
+        const outcome = await attempt(run, p, last);
+        if (outcome === 'served') return;
+        if (outcome === 'again') {
+          run.attempts--;
+          i--;
         }
-        const sentAt = performance.now();
-        let up: UpstreamResponse;
-        try {
-          // The same bytes every attempt: the body is a Buffer or string, replayed unchanged.
-          up = await p.client.send({
-            method: ctx.method,
-            path: ctx.path,
-            rawQuery: ctx.rawQuery,
-            headers: ctx.headers,
-            body,
-            cancel: ctx,
-            // A stage that charges the answer keeps the call once the provider has it (core/context.ts).
-            keepOnceSent: ctx.drainAfterAbortMs !== undefined,
-            ...(callTrace !== undefined
-              ? {
-                  extraHeaders: {
-                    ...payment?.headers,
-                    ...prepaid,
-                    traceparent: providerTraceparent(callTrace),
-                  },
-                }
-              : payment !== undefined
-                ? { extraHeaders: payment.headers }
-                : prepaid !== undefined
-                  ? { extraHeaders: prepaid }
-                  : {}),
-          });
-        } catch (err) {
-          // No answer: the token is taken back (or, if the node redeemed it and died, recorded as a loss).
-          payment?.settleHead(undefined);
-          // The client went away: not the provider's failure, nothing to retry (a probe it held is freed).
-          if (ctx.cancelled) {
-            p.breaker.abandon();
-            throw err;
-          }
-          p.breaker.failure();
-          const m = providerSeries(p.name);
-          m.error.n++;
-          if (last) throw err;
-          failure = err;
-          m.failover.inc();
-          continue;
-        }
-        const headMs = performance.now() - sentAt;
-        const m = providerSeries(p.name);
-        m.head.observe(headMs / 1000);
-        // A node paid with eCash that refused the token (402, untrusted mint …) failed like a 5xx; so did one
-        // that refused the prepaid key (401: unknown; 402: its balance is short, a top-up starts).
-        const refused =
-          (payment !== undefined && NodePayment.refused(up)) ||
-          (prepaid !== undefined && (up.status === 401 || up.status === 402));
-        if (refused && payment !== undefined) payer?.forgetPrices(p);
-        if (refused && prepaid !== undefined) accounts?.refused(p, up.status);
-        if (payment !== undefined && up.status === 402 && raise === undefined) {
-          // The node wants more than its listed prices said (NUT-18 request for the shortfall): its token comes
-          // back with the 402, and the same node is asked again, once, with the larger token. Not a failure.
-          const short = NodePayment.shortfallMsat(up.headers);
-          if (short !== undefined && payment.amountMsat + short <= RAISE_LIMIT * payment.amountMsat) {
-            payment.settleHead(up);
-            up.abort();
-            p.breaker.abandon();
-            raise = { provider: p, atLeastMsat: payment.amountMsat + short };
-            attempts--;
-            i--;
-            continue;
-          }
-        }
-        if (up.status >= 500 || up.status === 429 || refused) {
-          p.breaker.failure();
-          (refused ? m.error : up.status === 429 ? m.status429 : m.status5xx).n++;
-          if (!last || refused) {
-            // Nothing of this answer reached the client: drop it and ask the next provider. The node's change
-            // (its whole token back with the error) or our own token is redeemed.
-            payment?.settleHead(up);
-            up.abort();
-            const refusal = new GatewayError('upstream_error', {
-              message:
-                prepaid !== undefined
-                  ? `The node answered ${up.status}: it did not accept this gateway's prepaid key (${up.status === 402 ? 'its balance there is short; a top-up is under way' : 'unknown there'})`
-                  : `The node answered ${up.status}: it did not accept this gateway's eCash payment`,
-              details: { upstream_status: up.status, provider: p.name },
-            });
-            if (last) throw refusal;
-            failure = refused
-              ? refusal
-              : new GatewayError('upstream_error', {
-                  message: `The upstream provider answered ${up.status}`,
-                  details: { upstream_status: up.status },
-                });
-            m.failover.inc();
-            continue;
-          }
-        } else {
-          p.breaker.success();
-          p.recordTtfb(headMs);
-          m.ok.n++;
-        }
-        ctx.timings.upstreamHeaders = performance.now();
-        ctx.setLocal(SERVED_BY, p.name);
-        if (up.status >= 500 || (up.status >= 400 && !isJson(up.headers['content-type']))) {
-          payment?.settleHead(up);
-          throw await upstreamFailure(up);
-        }
-        // A paid node's change is taken out of the answer (header or SSE comment) and redeemed; its cost, taken
-        // out too, is what the call cost the operator (the audit record's `upstream_msats`).
-        if (payment !== undefined) {
-          ctx.upstream = payment.wrap(up, (msat) => ctx.setLocal(UPSTREAM_COST, msat));
-        } else if (prepaid !== undefined) {
-          ctx.upstream = nodeAnswer(up, (end) => {
-            accounts?.spent(p, ctx.requestId, end.costMsat);
-            if (end.costMsat !== undefined) ctx.setLocal(UPSTREAM_COST, end.costMsat);
-          });
-        } else ctx.upstream = up;
-        return;
       }
       // A provider that looked available was taken by another call's probe meanwhile: the last failure stands.
-      if (failure !== undefined) throw failure;
+      if (run.failure !== undefined) throw run.failure;
       // Every provider of the model is open (or being probed by another call): fail fast, nothing was sent.
       throw new GatewayError('upstream_error', {
         message: `All providers of ${ctx.model ? `model ${ctx.model}` : 'this call'} are unavailable (their circuit breakers are open); try again shortly`,
@@ -252,6 +307,26 @@ export const relay: PluginFactory<typeof relayNeeds> = (options, services): Plug
     },
   };
 };
+
+/** One call's dispatch across providers: its body bytes and what earlier attempts left. */
+interface DispatchRun {
+  ctx: RequestContext;
+  /** `ctx.rawBody` as received, or `JSON.stringify(ctx.body)` when a stage modified it; the same every attempt. */
+  body: string | Buffer | undefined;
+  attempts: number;
+  /** The last attempt's failure: what the call fails with when nobody else answers. */
+  failure: unknown;
+  /** A paid node's 402 naming a shortfall: that node is paid once more with the larger token. */
+  raise: { provider: Provider; atLeastMsat: number } | undefined;
+  auto: AutoPricedCall | undefined;
+  callTrace: CallTrace | undefined;
+}
+
+/** How one attempt pays a paid node: a token (`"cashu"`) or the prepaid key's header (`"cashu-balance"`). */
+interface Paid {
+  payment?: NodePayment | undefined;
+  prepaid?: Record<string, string> | undefined;
+}
 
 /** A routing policy's preference (plugin kit) applied to the node's order. */
 function preferred(order: readonly Provider[], pref: ProviderPreference | undefined): readonly Provider[] {

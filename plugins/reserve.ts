@@ -7,6 +7,7 @@ import {
 } from '../core/batches/background-responses.js';
 import {
   AUTH,
+  type AuthInfo,
   adjustedPrice,
   PRICE_ADJUSTMENT,
   type PriceAdjustment,
@@ -18,9 +19,9 @@ import { GatewayError } from '../core/errors.js';
 import { CATCH_ALL_TEMPLATE } from '../core/http/router.js';
 import { ledgerRefusalToError } from '../core/ledger/errors.js';
 import { ownedId } from '../core/ledger/owner.js';
-import type { AdmitRefusal } from '../core/ledger/types.js';
+import type { Admission, AdmitRefusal, AdmitResult, Credential } from '../core/ledger/types.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
-import { callUnits } from '../core/metering/call-units.js';
+import { type CallUnits, callUnits } from '../core/metering/call-units.js';
 import { type FileReference, promptTokensUpperBound } from '../core/metering/prompt-bound.js';
 import {
   callerMaxTokens,
@@ -79,6 +80,9 @@ import {
  * - After admission, the key's allowed IPs are checked against the client IP (403 `ip_not_allowed`; the
  *   reservation is released at once).
  * - X-Cashu calls refused with 402 carry a NUT-18 payment request for the shortfall in `X-Cashu`.
+ *
+ * Why the factory is over 80 lines: its closure holds what the stage was given at start (the services at its top)
+ * and nothing else; each hook and each step of a hook is a named function inside it, each under 80 lines.
  */
 
 const IMAGE_PART_TYPES = new Set(['image_url', 'input_image', 'image']);
@@ -336,6 +340,372 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
     });
   }
 
+  /** The call as the request states it: what is priced, the model (checked against the catalogue), a RELAY_PATHS
+   *  path's listing. Unit-priced calls (images, audio, speech): model and units from the body, multipart included. */
+  async function callShape(ctx: RequestContext): Promise<CallShape> {
+    const endpoint = pricedEndpoint(ctx);
+    const unit = isUnitEndpoint(endpoint)
+      ? await callUnits(
+          endpoint,
+          { contentType: ctx.headers['content-type'], rawBody: ctx.rawBody, body: ctx.body },
+          pricing.mode !== 'fixed',
+        )
+      : undefined;
+    if (unit !== undefined) ctx.model = unit.model;
+    const model = ctx.model ?? '';
+    if (endpoint !== 'other') {
+      if (model === '') throw new GatewayError('invalid_request', { message: 'model is required' });
+      if (catalog.list().length > 0 && catalog.get(model) === undefined) {
+        throw new GatewayError('not_found', { message: `Unknown model: ${model}` });
+      }
+      if (catalog.get(model)?.supports_vision === false && hasImageParts(ctx.body)) {
+        throw new GatewayError('invalid_request', {
+          message: `Model ${model} does not accept images (supports_vision is false in models.json)`,
+        });
+      }
+    }
+    // The catch-all relays only what RELAY_PATHS lists (the router refused the rest), at its literal price.
+    const relay =
+      ctx.routeTemplate === CATCH_ALL_TEMPLATE
+        ? matchRelayPath(config.relayPaths, ctx.method, ctx.path)
+        : undefined;
+    if (ctx.routeTemplate === CATCH_ALL_TEMPLATE && relay === undefined) {
+      throw new GatewayError('endpoint_not_enabled');
+    }
+    return { endpoint, model, unit, relay, tokenCall: relay === undefined && isTokenEndpoint(endpoint) };
+  }
+
+  /**
+   * What bounds the call (docs/pricing.md "The bound"): the prompt bound with the stored context the provider reads
+   * as input, the caller's max tokens, the tier asked for (its multiplier sizes the bound when it raises the price;
+   * a tier the book does not price is refused), the choices, and the server-side tools it declares (each priced, or
+   * refused; the bound holds the most calls the provider may make, written into the body).
+   */
+  async function callBound(ctx: RequestContext, shape: CallShape): Promise<CallBoundTerms> {
+    const { endpoint, model, unit, tokenCall } = shape;
+    const contextTokens = tokenCall ? await storedContextTokens(ctx.body, endpoint as TokenEndpoint) : 0;
+    const tiered = tierAndSearch(ctx.body);
+    const choices = tokenCall ? outputChoices(ctx.body, endpoint as TokenEndpoint) : 1;
+    const tools: DeclaredTools | undefined = tokenCall
+      ? declaredTools(ctx.body, endpoint as TokenEndpoint, model, config.hostedToolCallsMax)
+      : undefined;
+    const bound =
+      endpoint === 'other' || unit !== undefined
+        ? 0
+        : promptBound(ctx.body, ctx.rawBody.length, model, endpoint, tools?.hosted) + contextTokens;
+    const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
+    const request: ReservationInput = {
+      model,
+      endpoint,
+      promptTokensBound: bound,
+      maxTokens,
+      contextLength: catalog.get(model)?.context_length,
+      units: unit?.units,
+      variant: unit?.variant,
+      serviceTier: tiered.serviceTier,
+      choices,
+      hostedTools: tools?.hosted,
+    };
+    return { bound, maxTokens, serviceTier: tiered.serviceTier, choices, tools, request };
+  }
+
+  /**
+   * The bound priced by the price book or the providers' own prices. Providers with their own prices (model-based
+   * pricing): the dearest that may serve the call, since failover can move it; settle charges the one that did. A
+   * model only providers price (the price book has none) is priced from them alone. Throws not_found (model
+   * pricing, unknown model) or price_unavailable — before any money moves. `auto`: the `"pricing": "auto"`
+   * providers serving the call, made the only ones when the book does not price it.
+   */
+  function bookPrice(shape: CallShape, terms: CallBoundTerms, auto: AutoPricedCall | undefined): CallPrice {
+    const { relay, model } = shape;
+    if (auto?.only) return { auto };
+    const providerPriced = pricing.mode === 'model' && providers.priced;
+    const base = providerPriced ? catalog.usdRates(model) : undefined;
+    try {
+      let priced: ReservationResult | undefined = relay
+        ? {
+            maxMsat: relay.msat,
+            minMsat: relay.msat,
+            maxTokens: undefined,
+            lowered: false,
+            btcUsd: undefined,
+          }
+        : providerPriced && base === undefined
+          ? undefined
+          : bookBound(terms.request, providerPriced);
+      let pricedRates: UsdRates | undefined;
+      if (providerPriced && relay === undefined) {
+        for (const p of providers.serving(model)) {
+          const rates = p.ratesFor(model, base);
+          if (rates === undefined) continue;
+          const alt = pricing.reservation({ ...terms.request, rates });
+          if (priced === undefined || alt.maxMsat > priced.maxMsat) {
+            priced = alt;
+            pricedRates = rates;
+          }
+        }
+      }
+      // Nobody prices it: the price book's refusal (not_found / model_not_priced), before any money moves.
+      priced ??= pricing.reservation(terms.request);
+      return { priced, pricedRates, auto };
+    } catch (err) {
+      // The price book does not price it, the auto-priced providers do: only they may serve the call.
+      if (auto === undefined || auto.cards.size === 0) throw err;
+      return { auto: { cards: auto.cards, only: true } };
+    }
+  }
+
+  /** `"pricing": "auto"` providers: priced from their nodes' advertised prices, reserved for like any other (the
+   *  dearest bound wins). */
+  function autoPrice(
+    shape: CallShape,
+    terms: CallBoundTerms,
+    price: CallPrice,
+    auto: AutoPricedCall,
+  ): CallPrice {
+    const { model } = shape;
+    const hostedTools = terms.tools?.hosted;
+    if (auto.cards.size === 0 && price.priced === undefined) {
+      throw new GatewayError('price_unavailable', {
+        message: `No price for model ${model} yet: the nodes that serve it ("pricing": "auto") have not advertised one`,
+      });
+    }
+    // Nodes advertise a web search price and no other tool's: another hosted tool cannot be bounded there.
+    const unbounded = hostedTools?.tools.find((t) => t.tool !== 'web_search');
+    if (unbounded !== undefined && hostedTools!.calls > 0) {
+      throw new GatewayError('tool_not_priced', {
+        message: `No price for ${unbounded.declaredAs} on model ${model}: the nodes serving it advertise none`,
+      });
+    }
+    let { priced, pricedRates, autoCard } = price;
+    for (const card of auto.cards.values()) {
+      const b = nodeCallBound(card, {
+        endpoint: shape.endpoint as TokenEndpoint,
+        promptTokensBound: terms.bound,
+        maxTokens: terms.maxTokens,
+        contextLength: terms.request.contextLength,
+        webSearchCalls: hostedTools === undefined ? 0 : hostedTools.calls,
+        choices: terms.choices,
+      });
+      if (priced === undefined || b.maxMsat > priced.maxMsat) {
+        priced = { ...b, maxTokens: terms.maxTokens, lowered: false, btcUsd: priced?.btcUsd };
+        autoCard = card;
+        pricedRates = undefined;
+      }
+    }
+    return { priced, pricedRates, autoCard, auto };
+  }
+
+  /** The call's price: the price book's or the providers', and the auto-priced nodes' (AUTO_PRICED). */
+  function callPrice(
+    ctx: RequestContext,
+    shape: CallShape,
+    terms: CallBoundTerms,
+  ): CallPrice & {
+    priced: ReservationResult;
+  } {
+    const auto =
+      shape.relay === undefined && isTokenEndpoint(shape.endpoint)
+        ? autoPricedFor(shape.model, providers.serving(shape.model))
+        : undefined;
+    let price = bookPrice(shape, terms, auto);
+    if (price.auto !== undefined) {
+      price = autoPrice(shape, terms, price, price.auto);
+      ctx.setLocal(AUTO_PRICED, price.auto!);
+    }
+    const priced = price.priced;
+    if (priced === undefined) throw new GatewayError('internal_error', { message: 'reserve: no price' });
+    return { ...price, priced };
+  }
+
+  /**
+   * The completion tokens `availableMsat` affords for THIS call: its prompt bound, its declared web search call and
+   * its requested tier's multiplier, at the price the reservation was made at, after the adjustment and the charge
+   * step. The one computation behind the 402's `affordable_max_tokens` and the CLAMP_MAX_TOKENS clamp, so a retry
+   * with the number named is reserved in full.
+   */
+  function affordable(q: Quote, availableMsat: number, promptBound = q.terms.bound): number {
+    const raw = unadjustedBudget(availableMsat, q.adjustment, q.step);
+    const hostedTools = q.terms.tools?.hosted;
+    return q.price.autoCard !== undefined
+      ? Math.floor(
+          nodeAffordableTokens(
+            q.price.autoCard,
+            promptBound,
+            raw,
+            hostedTools === undefined ? 0 : hostedTools.calls,
+          ) / q.terms.choices,
+        )
+      : pricing.affordableMaxTokens(q.shape.model, promptBound, raw, q.shape.endpoint, q.price.pricedRates, {
+          serviceTier: q.terms.serviceTier,
+          choices: q.terms.choices,
+          hostedTools,
+        });
+  }
+
+  /**
+   * What the 402 names: the tokens a retry that adds `"max_completion_tokens": N` (the longest of the fields, so
+   * any of them fits) affords — the field's bytes count in that retry's prompt bound. Two passes: N's digits at
+   * one digit, then at the first answer's digits (more bytes never afford more tokens).
+   */
+  function affordableOnRetry(q: Quote, availableMsat: number): number {
+    const first = affordable(q, availableMsat, q.terms.bound + RETRY_FIELD_BYTES + 1);
+    if (!Number.isFinite(first) || first < 10) return first;
+    return affordable(q, availableMsat, q.terms.bound + RETRY_FIELD_BYTES + String(first).length);
+  }
+
+  /** The ledger's refusal as the client gets it: a short Lightning door's fresh invoice beside it, and the tokens
+   *  the balance affords when the caller set no max tokens. */
+  async function admitRefusal(ctx: RequestContext, q: Quote, r: AdmitRefusal): Promise<GatewayError> {
+    // An unknown key is no usable credential: limited per client IP like a missing one.
+    if (r.code === 'invalid_api_key') {
+      auditUnknownKey(ctx);
+      await limitAnonymous(ctx, services);
+    }
+    let err = refusal(ctx, r);
+    // A Lightning door's balance is short: the next invoice is offered beside the refusal.
+    if (r.code === 'payment_required' && ctx.local(DOOR_OFFER) !== undefined) {
+      err = await withFreshOffer(ctx, err, q.maxMsat);
+    }
+    if (r.code === 'payment_required' && q.wholeMaximum) {
+      const afford = affordableOnRetry(q, r.balance);
+      return affordableRefusal(err, Number.isFinite(afford) ? Math.max(0, Math.floor(afford)) : 0);
+    }
+    return err;
+  }
+
+  /** What the later stages read of the admitted call: the admission, the priced call, the caller, the reservation. */
+  function recordAdmission(
+    ctx: RequestContext,
+    q: Quote,
+    r: Admission,
+    method: AuthInfo['method'],
+  ): ReservationInfo {
+    const { endpoint, model, unit, relay } = q.shape;
+    const priced = q.price.priced;
+    ctx.setLocal(ADMISSION, r);
+    ctx.setLocal(PRICED_CALL, {
+      endpoint,
+      model,
+      btcUsd: priced.btcUsd,
+      ...(q.terms.bound > 0 ? { promptTokensBound: q.terms.bound } : {}),
+      ...(unit !== undefined ? { units: unit.units } : {}),
+      ...(unit?.variant !== undefined ? { variant: unit.variant } : {}),
+      // Known now when nothing is metered afterwards (flat calls, audio, speech): X-Node-Cost can go in
+      // the head even when the body streams. Images are charged for what comes back.
+      ...((pricing.mode === 'fixed' && q.price.auto === undefined) ||
+      endpoint === 'other' ||
+      endpoint === 'free' ||
+      endpoint === 'audio' ||
+      endpoint === 'speech'
+        ? { exactMsat: q.chargeOf(priced.maxMsat) }
+        : {}),
+      ...(relay !== undefined ? { relayMsat: relay.msat } : {}),
+      ...(q.terms.tools?.searchPerCall ? { searchPerCall: true } : {}),
+    });
+    ctx.setLocal(AUTH, { accountId: r.accountId, keyId: r.key.keyId, method, isChild: r.key.isChild });
+    const reservation: ReservationInfo = {
+      id: q.requestId,
+      amountMsats: r.reservedMsat,
+      maxTokens: priced.maxTokens,
+    };
+    ctx.setLocal(RESERVATION, reservation);
+    return reservation;
+  }
+
+  /** CLAMP_MAX_TOKENS=true: the balance cannot cover the model's maximum and the caller set no limit: the
+   *  forwarded request gets what it affords. */
+  function clampMaxTokens(ctx: RequestContext, q: Quote, r: Admission, reservation: ReservationInfo): void {
+    const { endpoint, unit } = q.shape;
+    if (
+      config.clampMaxTokens &&
+      q.terms.maxTokens === undefined &&
+      endpoint !== 'other' &&
+      endpoint !== 'embeddings' &&
+      unit === undefined &&
+      r.reservedMsat < q.price.priced.maxMsat &&
+      ctx.body !== null &&
+      typeof ctx.body === 'object'
+    ) {
+      const afford = affordable(q, r.reservedMsat);
+      if (Number.isFinite(afford) && afford >= 0) {
+        (ctx.body as Record<string, unknown>)[maxTokensField(endpoint)] = afford;
+        ctx.markBodyModified();
+        reservation.maxTokens = afford;
+      }
+    }
+  }
+
+  /** The call's price and how it is admitted: the adjustment, the charge step, the reservation's id and bounds. */
+  function quoteOf(
+    ctx: RequestContext,
+    shape: CallShape,
+    terms: CallBoundTerms,
+    auth: AuthInfo | undefined,
+  ): Quote {
+    const price = callPrice(ctx, shape, terms);
+    // A pricing policy's adjustment (plugin kit) applies to the bound and, in settle, to the charge.
+    const adjustment = ctx.local(PRICE_ADJUSTMENT);
+    // A call paid with an eCash token (X-Cashu or bearer) is charged in whole units of it (CHARGE_STEP):
+    // bound and charge rounded up, so its identity never keeps a sub-unit rest that no refund can pay.
+    const step = auth?.method === 'api_key' ? undefined : unitStep(perCallUnit(ctx, services.wallet));
+    if (step !== undefined) ctx.setLocal(CHARGE_STEP, step);
+    const chargeOf = (msat: number) => inWholeUnits(adjustedPrice(msat, adjustment), step);
+    // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies. A background
+    // response's is owned by none and lives as long as a batch's: the watcher settles it once the provider
+    // ends the response (core/batches/background-responses.ts).
+    const background = isBackgroundResponse(shape.endpoint, ctx.body);
+    // Money honesty (docs/pricing.md): with no max_tokens from the caller, the balance must cover the
+    // model's maximum, else 402 naming what it affords; CLAMP_MAX_TOKENS=true forwards that lower
+    // max_tokens instead. (Fixed pricing: the price does not depend on tokens, nothing to name.)
+    const wholeMaximum =
+      terms.maxTokens === undefined &&
+      shape.unit === undefined &&
+      completes(shape.endpoint) &&
+      (pricing.mode !== 'fixed' || price.auto !== undefined) &&
+      !config.clampMaxTokens;
+    return {
+      shape,
+      terms,
+      price,
+      adjustment,
+      step,
+      chargeOf,
+      background,
+      requestId: background ? backgroundReservationId() : ownedId('r'),
+      maxMsat: chargeOf(price.priced.maxMsat),
+      wholeMaximum,
+    };
+  }
+
+  /** One ledger round trip: key checks, model allow-list, rate limits and the reservation together. */
+  function admit(
+    ctx: RequestContext,
+    q: Quote,
+    credential: Credential,
+    auth: AuthInfo,
+  ): Promise<AdmitResult> {
+    return ledger.admit({
+      credential,
+      requestId: q.requestId,
+      model: q.shape.model,
+      clientIp: ctx.clientIp,
+      maxMsat: q.maxMsat,
+      // The bound is a bound (docs/pricing.md "The bound"): a token-metered call whose cap the caller set is
+      // reserved in full or refused, never admitted on part of it (the provider may bill all of it). Only
+      // CLAMP_MAX_TOKENS, which lowers the forwarded cap to what is reserved, admits less than the maximum.
+      minMsat:
+        q.wholeMaximum || (q.terms.maxTokens !== undefined && q.shape.tokenCall)
+          ? q.maxMsat
+          : Math.min(q.chargeOf(q.price.priced.minMsat), q.maxMsat),
+      expiresInMs: q.background ? BACKGROUND_RESERVATION_MS : config.reservationExpiryMs,
+      limits: config.limits,
+      // Pay-per-call tokens are spent once; their change is computed while the call runs (change-token). A
+      // background response outlives the call: never from a credit lease.
+      ...(auth.method === 'x_cashu' || q.background ? { exactPath: true } : {}),
+    });
+  }
+
   return {
     name: 'reserve',
     after: ['auth'],
@@ -346,304 +716,76 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
       if (!unpaid && (!credential || !auth)) {
         throw new GatewayError('internal_error', { message: 'reserve: the auth stage must run before it' });
       }
-      const endpoint = pricedEndpoint(ctx);
-      // Unit-priced calls (images, audio, speech): model and units from the body, multipart included.
-      const unit = isUnitEndpoint(endpoint)
-        ? await callUnits(
-            endpoint,
-            { contentType: ctx.headers['content-type'], rawBody: ctx.rawBody, body: ctx.body },
-            pricing.mode !== 'fixed',
-          )
-        : undefined;
-      if (unit !== undefined) ctx.model = unit.model;
-      const model = ctx.model ?? '';
-      if (endpoint !== 'other') {
-        if (model === '') throw new GatewayError('invalid_request', { message: 'model is required' });
-        if (catalog.list().length > 0 && catalog.get(model) === undefined) {
-          throw new GatewayError('not_found', { message: `Unknown model: ${model}` });
-        }
-        if (catalog.get(model)?.supports_vision === false && hasImageParts(ctx.body)) {
-          throw new GatewayError('invalid_request', {
-            message: `Model ${model} does not accept images (supports_vision is false in models.json)`,
-          });
-        }
-      }
-      // The catch-all relays only what RELAY_PATHS lists (the router refused the rest), at its literal price.
-      const relay =
-        ctx.routeTemplate === CATCH_ALL_TEMPLATE
-          ? matchRelayPath(config.relayPaths, ctx.method, ctx.path)
-          : undefined;
-      if (ctx.routeTemplate === CATCH_ALL_TEMPLATE && relay === undefined) {
-        throw new GatewayError('endpoint_not_enabled');
-      }
-      const tokenCall = relay === undefined && isTokenEndpoint(endpoint);
-      // Stored context the provider reads as input (docs/pricing.md "The bound"): a continued response's billed
-      // tokens; what the gateway did not see only within STORED_CONTEXT_MAX_TOKENS.
-      const contextTokens = tokenCall ? await storedContextTokens(ctx.body, endpoint) : 0;
-      // The tier the call asks for (its multiplier sizes the bound when it raises the price; a tier the book does
-      // not price is refused), the choices it asks for, and the server-side tools it declares (each priced, or
-      // refused; the bound holds the most calls the provider may make, written into the body).
-      const tiered = tierAndSearch(ctx.body);
-      const choices = tokenCall ? outputChoices(ctx.body, endpoint) : 1;
-      const tools: DeclaredTools | undefined = tokenCall
-        ? declaredTools(ctx.body, endpoint, model, config.hostedToolCallsMax)
-        : undefined;
-      const hostedTools = tools?.hosted;
-      const bound =
-        endpoint === 'other' || unit !== undefined
-          ? 0
-          : promptBound(ctx.body, ctx.rawBody.length, model, endpoint, hostedTools) + contextTokens;
-      const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
-      // Throws not_found (model pricing, unknown model) or price_unavailable — before any money moves.
-      const request = {
-        model,
-        endpoint,
-        promptTokensBound: bound,
-        maxTokens,
-        contextLength: catalog.get(model)?.context_length,
-        units: unit?.units,
-        variant: unit?.variant,
-        serviceTier: tiered.serviceTier,
-        choices,
-        hostedTools,
-      };
-      // Providers with their own prices (model-based pricing): reserve for the dearest that may serve the call,
-      // since failover can move it; settle charges the one that did. A model only providers price (the price
-      // book has none) is priced from them alone.
-      const providerPriced = pricing.mode === 'model' && providers.priced;
-      const base = providerPriced ? catalog.usdRates(model) : undefined;
-      // `"pricing": "auto"` providers: priced from their nodes' advertised prices, reserved for like any other.
-      let auto =
-        relay === undefined && isTokenEndpoint(endpoint)
-          ? autoPricedFor(model, providers.serving(model))
-          : undefined;
-      let priced: ReservationResult | undefined;
-      let pricedRates: UsdRates | undefined;
-      if (auto === undefined || !auto.only) {
-        try {
-          priced = relay
-            ? {
-                maxMsat: relay.msat,
-                minMsat: relay.msat,
-                maxTokens: undefined,
-                lowered: false,
-                btcUsd: undefined,
-              }
-            : providerPriced && base === undefined
-              ? undefined
-              : bookBound(request, providerPriced);
-          if (providerPriced && relay === undefined) {
-            for (const p of providers.serving(model)) {
-              const rates = p.ratesFor(model, base);
-              if (rates === undefined) continue;
-              const alt = pricing.reservation({ ...request, rates });
-              if (priced === undefined || alt.maxMsat > priced.maxMsat) {
-                priced = alt;
-                pricedRates = rates;
-              }
-            }
-          }
-          // Nobody prices it: the price book's refusal (not_found / model_not_priced), before any money moves.
-          priced ??= pricing.reservation(request);
-        } catch (err) {
-          // The price book does not price it, the auto-priced providers do: only they may serve the call.
-          if (auto === undefined || auto.cards.size === 0) throw err;
-          auto = { cards: auto.cards, only: true };
-          priced = undefined;
-          pricedRates = undefined;
-        }
-      }
-      let autoCard: RateCard | undefined;
-      if (auto !== undefined) {
-        if (auto.cards.size === 0 && priced === undefined) {
-          throw new GatewayError('price_unavailable', {
-            message: `No price for model ${model} yet: the nodes that serve it ("pricing": "auto") have not advertised one`,
-          });
-        }
-        // Nodes advertise a web search price and no other tool's: another hosted tool cannot be bounded there.
-        const unbounded = hostedTools?.tools.find((t) => t.tool !== 'web_search');
-        if (unbounded !== undefined && hostedTools!.calls > 0) {
-          throw new GatewayError('tool_not_priced', {
-            message: `No price for ${unbounded.declaredAs} on model ${model}: the nodes serving it advertise none`,
-          });
-        }
-        for (const card of auto.cards.values()) {
-          const b = nodeCallBound(card, {
-            endpoint: endpoint as TokenEndpoint,
-            promptTokensBound: bound,
-            maxTokens,
-            contextLength: request.contextLength,
-            webSearchCalls: hostedTools === undefined ? 0 : hostedTools.calls,
-            choices,
-          });
-          if (priced === undefined || b.maxMsat > priced.maxMsat) {
-            priced = { ...b, maxTokens, lowered: false, btcUsd: priced?.btcUsd };
-            autoCard = card;
-            pricedRates = undefined;
-          }
-        }
-        ctx.setLocal(AUTO_PRICED, auto);
-      }
-      if (priced === undefined) throw new GatewayError('internal_error', { message: 'reserve: no price' });
-      // A pricing policy's adjustment (plugin kit) applies to the bound and, in settle, to the charge.
-      const adjustment = ctx.local(PRICE_ADJUSTMENT);
-      // A call paid with an eCash token (X-Cashu or bearer) is charged in whole units of it (CHARGE_STEP):
-      // bound and charge rounded up, so its identity never keeps a sub-unit rest that no refund can pay.
-      const step = auth?.method === 'api_key' ? undefined : unitStep(perCallUnit(ctx, services.wallet));
-      if (step !== undefined) ctx.setLocal(CHARGE_STEP, step);
-      const price = (msat: number) => inWholeUnits(adjustedPrice(msat, adjustment), step);
-      /**
-       * The completion tokens `availableMsat` affords for THIS call: its prompt bound, its declared web search
-       * call and its requested tier's multiplier, at the price the reservation was made at, after the
-       * adjustment and the charge step. The one computation behind the 402's `affordable_max_tokens` and the
-       * CLAMP_MAX_TOKENS clamp, so a retry with the number named is reserved in full.
-       */
-      const affordable = (availableMsat: number, promptBound = bound): number => {
-        const raw = unadjustedBudget(availableMsat, adjustment, step);
-        return autoCard !== undefined
-          ? Math.floor(
-              nodeAffordableTokens(
-                autoCard,
-                promptBound,
-                raw,
-                hostedTools === undefined ? 0 : hostedTools.calls,
-              ) / choices,
-            )
-          : pricing.affordableMaxTokens(model, promptBound, raw, endpoint, pricedRates, {
-              serviceTier: tiered.serviceTier,
-              choices,
-              hostedTools,
-            });
-      };
-      /**
-       * What the 402 names: the tokens a retry that adds `"max_completion_tokens": N` (the longest of the
-       * fields, so any of them fits) affords — the field's bytes count in that retry's prompt bound. Two passes:
-       * N's digits at one digit, then at the first answer's digits (more bytes never afford more tokens).
-       */
-      const affordableOnRetry = (availableMsat: number): number => {
-        const first = affordable(availableMsat, bound + RETRY_FIELD_BYTES + 1);
-        if (!Number.isFinite(first) || first < 10) return first;
-        return affordable(availableMsat, bound + RETRY_FIELD_BYTES + String(first).length);
-      };
-      // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies. A background
-      // response's is owned by none and lives as long as a batch's: the watcher settles it once the provider
-      // ends the response (core/batches/background-responses.ts).
-      const background = isBackgroundResponse(endpoint, ctx.body);
-      const requestId = background ? backgroundReservationId() : ownedId('r');
-      const maxMsat = price(priced.maxMsat);
-      // Money honesty (docs/pricing.md): with no max_tokens from the caller, the balance must cover the
-      // model's maximum, else 402 naming what it affords; CLAMP_MAX_TOKENS=true forwards that lower
-      // max_tokens instead. (Fixed pricing: the price does not depend on tokens, nothing to name.)
-      const wholeMaximum =
-        maxTokens === undefined &&
-        unit === undefined &&
-        completes(endpoint) &&
-        (pricing.mode !== 'fixed' || auto !== undefined) &&
-        !config.clampMaxTokens;
+      const shape = await callShape(ctx);
+      const terms = await callBound(ctx, shape);
+      const q = quoteOf(ctx, shape, terms, auth);
       // No credential: nothing to admit; the 402 offers every door for this call's bound (before any money moves).
-      if (unpaid || !credential || !auth) throw await unpaidRefusal(ctx, maxMsat);
-      const r = await ledger.admit({
-        credential,
-        requestId,
-        model,
-        clientIp: ctx.clientIp,
-        maxMsat,
-        // The bound is a bound (docs/pricing.md "The bound"): a token-metered call whose cap the caller set is
-        // reserved in full or refused, never admitted on part of it (the provider may bill all of it). Only
-        // CLAMP_MAX_TOKENS, which lowers the forwarded cap to what is reserved, admits less than the maximum.
-        minMsat:
-          wholeMaximum || (maxTokens !== undefined && tokenCall)
-            ? maxMsat
-            : Math.min(price(priced.minMsat), maxMsat),
-        expiresInMs: background ? BACKGROUND_RESERVATION_MS : config.reservationExpiryMs,
-        limits: config.limits,
-        // Pay-per-call tokens are spent once; their change is computed while the call runs (change-token). A
-        // background response outlives the call: never from a credit lease.
-        ...(auth.method === 'x_cashu' || background ? { exactPath: true } : {}),
-      });
-      if (!r.ok) {
-        // An unknown key is no usable credential: limited per client IP like a missing one.
-        if (r.code === 'invalid_api_key') {
-          auditUnknownKey(ctx);
-          await limitAnonymous(ctx, services);
-        }
-        let err = refusal(ctx, r);
-        // A Lightning door's balance is short: the next invoice is offered beside the refusal.
-        if (r.code === 'payment_required' && ctx.local(DOOR_OFFER) !== undefined) {
-          err = await withFreshOffer(ctx, err, maxMsat);
-        }
-        if (r.code === 'payment_required' && wholeMaximum) {
-          const afford = affordableOnRetry(r.balance);
-          throw affordableRefusal(err, Number.isFinite(afford) ? Math.max(0, Math.floor(afford)) : 0);
-        }
-        throw err;
-      }
-      ctx.setLocal(ADMISSION, r);
-      ctx.setLocal(PRICED_CALL, {
-        endpoint,
-        model,
-        btcUsd: priced.btcUsd,
-        ...(bound > 0 ? { promptTokensBound: bound } : {}),
-        ...(unit !== undefined ? { units: unit.units } : {}),
-        ...(unit?.variant !== undefined ? { variant: unit.variant } : {}),
-        // Known now when nothing is metered afterwards (flat calls, audio, speech): X-Node-Cost can go in
-        // the head even when the body streams. Images are charged for what comes back.
-        ...((pricing.mode === 'fixed' && auto === undefined) ||
-        endpoint === 'other' ||
-        endpoint === 'free' ||
-        endpoint === 'audio' ||
-        endpoint === 'speech'
-          ? { exactMsat: price(priced.maxMsat) }
-          : {}),
-        ...(relay !== undefined ? { relayMsat: relay.msat } : {}),
-        ...(tools?.searchPerCall ? { searchPerCall: true } : {}),
-      });
-      ctx.setLocal(AUTH, {
-        accountId: r.accountId,
-        keyId: r.key.keyId,
-        method: auth.method,
-        isChild: r.key.isChild,
-      });
-      const reservation: ReservationInfo = {
-        id: requestId,
-        amountMsats: r.reservedMsat,
-        maxTokens: priced.maxTokens,
-      };
-      ctx.setLocal(RESERVATION, reservation);
-
+      if (unpaid || !credential || !auth) throw await unpaidRefusal(ctx, q.maxMsat);
+      const r = await admit(ctx, q, credential, auth);
+      if (!r.ok) throw await admitRefusal(ctx, q, r);
+      const reservation = recordAdmission(ctx, q, r, auth.method);
       if (!allowListPermits(r.key.allowedIps, ctx.clientIp)) {
         // Released by the settle stage's final hook as well; released here so the refusal costs nothing now.
-        await ledger.release({ accountId: r.accountId, requestId });
+        await ledger.release({ accountId: r.accountId, requestId: q.requestId });
         ctx.setLocal(RESERVATION, undefined);
         throw new GatewayError('ip_not_allowed');
       }
-
       // The hosted-tool calls the bound holds, written into the body so the provider keeps to them.
-      if (tools?.limit !== undefined && ctx.body !== null && typeof ctx.body === 'object') {
-        tools.limit(ctx.body as Record<string, unknown>);
+      if (terms.tools?.limit !== undefined && ctx.body !== null && typeof ctx.body === 'object') {
+        terms.tools.limit(ctx.body as Record<string, unknown>);
         ctx.markBodyModified();
       }
-
-      // CLAMP_MAX_TOKENS=true: the balance cannot cover the model's maximum and the caller set no limit:
-      // forward what it affords.
-      if (
-        config.clampMaxTokens &&
-        maxTokens === undefined &&
-        endpoint !== 'other' &&
-        endpoint !== 'embeddings' &&
-        unit === undefined &&
-        r.reservedMsat < priced.maxMsat &&
-        ctx.body !== null &&
-        typeof ctx.body === 'object'
-      ) {
-        const afford = affordable(r.reservedMsat);
-        if (Number.isFinite(afford) && afford >= 0) {
-          (ctx.body as Record<string, unknown>)[maxTokensField(endpoint)] = afford;
-          ctx.markBodyModified();
-          reservation.maxTokens = afford;
-        }
-      }
+      clampMaxTokens(ctx, q, r, reservation);
       return undefined;
     },
   };
 };
+
+/** The call as the request states it (reserve's first step). */
+interface CallShape {
+  endpoint: PricedEndpoint;
+  model: string;
+  /** Unit endpoints: the units and variant read from the body. */
+  unit: CallUnits | undefined;
+  /** A RELAY_PATHS call: its listed price. */
+  relay: ReturnType<typeof matchRelayPath>;
+  /** Token-metered (not a RELAY_PATHS call). */
+  tokenCall: boolean;
+}
+
+/** What bounds a call's cost (reserve's second step). */
+interface CallBoundTerms {
+  /** Prompt tokens bound, stored context included. */
+  bound: number;
+  maxTokens: number | undefined;
+  serviceTier: string | undefined;
+  choices: number;
+  tools: DeclaredTools | undefined;
+  /** The pricing service's input. */
+  request: ReservationInput;
+}
+
+/** The bound priced: by the book or providers (`pricedRates`: the dearest provider's), or an auto-priced node's. */
+interface CallPrice {
+  priced?: ReservationResult | undefined;
+  pricedRates?: UsdRates | undefined;
+  auto?: AutoPricedCall | undefined;
+  /** The auto-priced node's card whose bound is the reservation's. */
+  autoCard?: RateCard | undefined;
+}
+
+/** A call priced and ready for admission. */
+interface Quote {
+  shape: CallShape;
+  terms: CallBoundTerms;
+  price: CallPrice & { priced: ReservationResult };
+  adjustment: PriceAdjustment | undefined;
+  step: number | undefined;
+  /** A price after the adjustment and the charge step: what is reserved and charged. */
+  chargeOf: (msat: number) => number;
+  background: boolean;
+  requestId: string;
+  maxMsat: number;
+  /** The caller set no max tokens: the balance must cover the model's maximum (else 402 naming what it affords). */
+  wholeMaximum: boolean;
+}

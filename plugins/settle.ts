@@ -5,6 +5,7 @@ import type { BatchJob } from '../core/batches/types.js';
 import { CALL_TRACE } from '../core/call-trace.js';
 import {
   AUTH,
+  type AuthInfo,
   adjustedPrice,
   CHARGE,
   type ChargeInfo,
@@ -16,19 +17,17 @@ import {
   SERVED_BY,
   UPSTREAM_COST,
 } from '../core/context.js';
-import type { CallAuditRecord } from '../core/ledger/types.js';
+import type { CallAuditRecord, SettleInput, SettleResult } from '../core/ledger/types.js';
 import { requestClientAddress } from '../core/limits/request-limits.js';
-import { countPromptTokens, countTokens } from '../core/metering/tokens.js';
 import {
-  emptyUsage,
-  inputTotal,
-  outputTotal,
-  simpleUsage,
-  type Usage,
-  type UsageApi,
-  usageOfBody,
-} from '../core/metering/usage.js';
-import { openAiUsageFromTail } from '../core/metering/usage-tail.js';
+  type AbandonedCall,
+  asksForReasoning,
+  describeUsage,
+  type Metered,
+  meteredUsage,
+  UNIT_NAMES,
+} from '../core/metering/call-usage.js';
+import { emptyUsage, inputTotal, outputTotal } from '../core/metering/usage.js';
 import {
   recordCharge,
   recordOverrun,
@@ -37,7 +36,7 @@ import {
 } from '../core/metrics.js';
 import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { nodeCallCost } from '../core/pricing/node-rates.js';
-import { type CostResult, isUnitEndpoint, type PricedEndpoint } from '../core/pricing/types.js';
+import { type CostResult, isUnitEndpoint } from '../core/pricing/types.js';
 import { signCallReceipt, wantsReceipt } from '../core/receipts/call-receipt.js';
 import { callTraceparent } from '../core/trace-context.js';
 import {
@@ -69,29 +68,10 @@ import {
  * - Non-stream JSON: the body (held by the meter) is sent back with the cost block spliced in before
  *   its closing brace — the rest of the body is not re-serialised: `"x-node-cost": {sats, msats, usd,
  *   breakdown {prompt_cost, completion_cost, fees} (msats), estimated}`.
+ *
+ * Why the factory is over 80 lines: its closure holds what the stage was given at start (the services at its top)
+ * and nothing else; each hook and each step of a hook is a named function inside it, each under 80 lines.
  */
-
-/** What a call used: a usage record (token endpoints) or units (unit endpoints); nothing for flat calls. */
-interface Metered {
-  usage?: Usage;
-  /** Unit endpoints: images returned, milliseconds of audio, characters of speech input. */
-  units?: number;
-  estimated: boolean;
-  /** The client left and no usage came (abandoned calls): charged at least this, the reservation, for a model
-   *  that reasons (its hidden reasoning is unknown). */
-  atLeastMsat?: number;
-}
-
-/** Request fields that ask a model to reason (OpenAI chat and Responses, OpenRouter, Anthropic). */
-function asksForReasoning(body: unknown): boolean {
-  const b = body as Record<string, unknown> | null;
-  if (b === null || typeof b !== 'object') return false;
-  if (typeof b.reasoning_effort === 'string' && b.reasoning_effort !== 'none') return true;
-  const r = b.reasoning as { effort?: unknown; enabled?: unknown; max_tokens?: unknown } | null | undefined;
-  if (r !== null && typeof r === 'object' && r.enabled !== false && r.effort !== 'none') return true;
-  const t = b.thinking as { type?: unknown } | null | undefined;
-  return t !== null && typeof t === 'object' && t.type !== 'disabled';
-}
 
 /** The cost raised to `msat` when below it; the difference is counted as (hidden) reasoning. */
 function raisedTo(c: CostResult, msat: number): CostResult {
@@ -109,69 +89,6 @@ function raisedTo(c: CostResult, msat: number): CostResult {
     usd: c.msat === 0 ? c.usd : (c.usd * msat) / c.msat,
     sats: Math.ceil(msat / 1000),
   };
-}
-
-/** The provider API whose usage shape an endpoint's answers carry. */
-function usageApi(endpoint: PricedEndpoint): UsageApi {
-  return endpoint === 'responses' ? 'responses' : endpoint === 'messages' ? 'anthropic' : 'openai';
-}
-
-/** "12 prompt + 3 input_cache_read + 5 completion" — the dimensions a call used, for the ledger record. */
-function describeUsage(u: Usage): string {
-  const parts: string[] = [];
-  const add = (n: number, name: string) => {
-    if (n > 0) parts.push(`${n} ${name}`);
-  };
-  add(u.input, 'prompt');
-  add(u.cacheRead, 'cache read');
-  add(u.cacheWrite, 'cache write');
-  add(u.cacheWrite1h, 'cache write 1h');
-  add(u.inputAudio, 'input audio');
-  add(u.inputImage, 'input image');
-  add(u.output, 'completion');
-  add(u.reasoning, 'reasoning');
-  add(u.outputAudio, 'output audio');
-  const tokens = parts.length > 0 ? `${parts.join(' + ')} tokens` : '0 tokens';
-  const calls = u.webSearch > 0 ? ` + ${u.webSearch} web search calls` : '';
-  return `${tokens}${calls}${u.serviceTier !== undefined ? ` (${u.serviceTier} tier)` : ''}`;
-}
-
-const UNIT_NAMES = { images: 'images', audio: 'ms of audio', speech: 'characters' } as const;
-
-/** Images an image answer carries (`data.length`), or undefined when the body is not such an answer. */
-function imagesReturned(raw: Buffer): number | undefined {
-  try {
-    const data = (JSON.parse(raw.toString('utf8')) as { data?: unknown } | null)?.data;
-    return Array.isArray(data) ? data.length : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Strings a model produced in a non-stream body (for the estimate when it carries no usage): chat and
- *  completions `choices`, Responses `output[].content[].text`, Anthropic `content[].text` / `thinking`. */
-function producedText(body: unknown): string {
-  const out: string[] = [];
-  const b = body as { choices?: unknown; output?: unknown; content?: unknown } | null;
-  if (Array.isArray(b?.choices)) {
-    for (const c of b.choices) {
-      const m = (c as { message?: { content?: unknown }; text?: unknown }) ?? {};
-      if (typeof m.message?.content === 'string') out.push(m.message.content);
-      if (typeof m.text === 'string') out.push(m.text);
-    }
-  }
-  const blocks = (items: unknown) => {
-    if (!Array.isArray(items)) return;
-    for (const it of items) {
-      const o = (it ?? {}) as { text?: unknown; thinking?: unknown; content?: unknown };
-      if (typeof o.text === 'string') out.push(o.text);
-      if (typeof o.thinking === 'string') out.push(o.thinking);
-      blocks(o.content);
-    }
-  };
-  blocks(b?.output);
-  blocks(b?.content);
-  return out.join('\n');
 }
 
 /** The cost with a pricing policy's adjustment (plugin kit); the difference is shown as fees. */
@@ -260,55 +177,28 @@ export const settle: PluginFactory<typeof settleNeeds> = (options, services): Pl
   const { ledger, pricing, log } = services;
   const retries = new BackgroundRetry(log, 'settlement');
 
-  /** What the call used, or undefined when nothing is to be charged. */
+  /** What the call used (core/metering/call-usage.ts), or undefined when nothing is to be charged. */
   function usageOf(
     ctx: RequestContext,
     state: MeterState | undefined,
     priced: PricedCall,
     ended: boolean,
   ): Metered | undefined {
-    if (ctx.upstream === undefined || state?.failed) return undefined;
-    const started = ctx.timings.firstChunk !== undefined;
-    // The client left and the answer was read on (drainAfterAbortMs): the provider had the call and answered.
-    const abandoned = ctx.clientAborted && ctx.drainAfterAbortMs !== undefined;
-    if (!started && !ended && !abandoned) return undefined; // failed or abandoned before the upstream's first byte
-    const model = priced.model;
-    if (isUnitEndpoint(priced.endpoint)) {
-      const reserved = priced.units ?? 0;
-      // Images: what came back (data.length); a body that says nothing pays what was asked for.
-      const returned =
-        priced.endpoint === 'images' && state?.body && ended
-          ? imagesReturned(Buffer.concat(state.body))
-          : undefined;
-      return { units: returned ?? reserved, estimated: false };
-    }
-    if (priced.endpoint === 'other' || priced.endpoint === 'free') return { estimated: false };
-    if (state?.stream) {
-      const r = state.stream.result();
-      return r.estimated && abandoned ? abandonedUsage(ctx, priced, r.usage) : r;
-    }
-    if (state?.body && ended) {
-      const raw = Buffer.concat(state.body);
-      if (usageApi(priced.endpoint) === 'openai') {
-        const fromTail = openAiUsageFromTail(raw);
-        if (fromTail !== null) return { usage: fromTail, estimated: false };
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw.toString('utf8'));
-      } catch {
-        parsed = undefined;
-      }
-      const usage = usageOfBody(usageApi(priced.endpoint), parsed);
-      if (usage) return { usage, estimated: false };
-      return {
-        usage: simpleUsage(countPromptTokens(ctx.body, model), countTokens(producedText(parsed), model)),
-        estimated: true,
-      };
-    }
-    if (abandoned) return abandonedUsage(ctx, priced, simpleUsage(0, 0));
-    // Failed after the upstream started answering: the prompt was processed.
-    return { usage: simpleUsage(countPromptTokens(ctx.body, model), 0), estimated: true };
+    return meteredUsage({
+      endpoint: priced.endpoint,
+      model: priced.model,
+      requestBody: ctx.body,
+      reservedUnits: priced.units,
+      relayed: ctx.upstream !== undefined,
+      failed: state?.failed === true,
+      started: ctx.timings.firstChunk !== undefined,
+      ended,
+      stream: state?.stream,
+      body: state?.body,
+      // The client left and the answer was read on (drainAfterAbortMs): the provider had the call and answered.
+      abandoned:
+        ctx.clientAborted && ctx.drainAfterAbortMs !== undefined ? abandonedCall(ctx, priced) : undefined,
+    });
   }
 
   /**
@@ -358,26 +248,18 @@ export const settle: PluginFactory<typeof settleNeeds> = (options, services): Pl
     };
   }
 
-  /**
-   * A call the client left whose usage never came within the drain (docs/pricing.md, "A call that reached the
-   * provider is never free"): the prompt at its bound (what the reservation counted) plus the output seen; a
-   * model that reasons (asked to, or priced for internal reasoning) its whole reservation, its hidden reasoning
-   * being unknown.
-   */
-  function abandonedUsage(ctx: RequestContext, priced: PricedCall, seen: Usage): Metered {
-    const bound = priced.promptTokensBound ?? countPromptTokens(ctx.body, priced.model);
-    const usage = { ...seen, input: seen.input + Math.max(0, bound - inputTotal(seen)) };
+  /** What an abandoned call is charged at least: its prompt bound; a model that reasons (asked to, or priced for
+   *  internal reasoning) its whole reservation. A background response cut short runs on at the provider (billed
+   *  unseen): its reservation too. */
+  function abandonedCall(ctx: RequestContext, priced: PricedCall): AbandonedCall {
     const reasoningPrice = services.catalog.get(priced.model)?.pricing?.internal_reasoning;
-    // A background response cut short runs on at the provider (billed unseen): its reservation too.
-    const reasons =
-      asksForReasoning(ctx.body) ||
-      Number(reasoningPrice ?? 0) > 0 ||
-      isBackgroundResponse(priced.endpoint, ctx.body);
-    const reserved = ctx.local(RESERVATION)?.amountMsats;
     return {
-      usage,
-      estimated: true,
-      ...(reasons && reserved !== undefined ? { atLeastMsat: reserved } : {}),
+      promptTokensBound: priced.promptTokensBound,
+      reasons:
+        asksForReasoning(ctx.body) ||
+        Number(reasoningPrice ?? 0) > 0 ||
+        isBackgroundResponse(priced.endpoint, ctx.body),
+      reservedMsat: ctx.local(RESERVATION)?.amountMsats,
     };
   }
 
@@ -436,6 +318,105 @@ export const settle: PluginFactory<typeof settleNeeds> = (options, services): Pl
     return input === undefined ? undefined : callAuditRecord(input);
   }
 
+  /** The ledger's settle of a metered call: its cost, its tokens, the line the account's history shows, and the
+   *  audit record that goes with the charge. */
+  function settleInput(
+    ctx: RequestContext,
+    auth: AuthInfo,
+    reservationId: string,
+    priced: PricedCall,
+    usage: Metered,
+    c: CostResult,
+    status: number | undefined,
+  ): SettleInput {
+    const tokens = usage.usage;
+    return {
+      accountId: auth.accountId,
+      requestId: reservationId,
+      costMsat: c.msat,
+      promptTokens: tokens ? inputTotal(tokens) : 0,
+      completionTokens: tokens ? outputTotal(tokens) : 0,
+      model: priced.model,
+      description: isUnitEndpoint(priced.endpoint)
+        ? `${priced.model}: ${usage.units ?? 0} ${UNIT_NAMES[priced.endpoint]}`
+        : `${priced.model || ctx.path}: ${tokens ? describeUsage(tokens) : '0 tokens'}${usage.estimated ? ' (estimated)' : ''}${usage.atLeastMsat !== undefined ? ' (client left, reservation)' : ''}`,
+      estimated: usage.estimated,
+      auditRecord: auditRecordOf(ctx, status ?? ctx.response.status),
+    };
+  }
+
+  /** After the ledger charged the call: metrics, a stored response's tokens, CHARGE and the cost block. */
+  async function recordCharged(
+    ctx: RequestContext,
+    keyId: string,
+    priced: PricedCall,
+    usage: Metered,
+    c: CostResult,
+    input: SettleInput,
+    r: Extract<SettleResult, { ok: true }>,
+  ): Promise<void> {
+    const tokens = usage.usage;
+    const { promptTokens, completionTokens } = input;
+    const charged = r.chargedMsat;
+    if (!r.replay) {
+      recordCharge(charged, ctx.path);
+      recordOverrun(r.overrunMsat);
+      for (const d of c.fallbacks) recordUnpricedDimension(d);
+      recordUnreportedOutput(tokens?.unreportedOutput ?? 0);
+    }
+    // A stored response: the tokens charged bound the calls that continue it (plugins/reserve.ts).
+    const stored = ctx.local(STORED_RESPONSE);
+    if (stored !== undefined && services.objects !== undefined && tokens !== undefined) {
+      // Not part of the charge: a store error here leaves the record without tokens (a follow-up is then
+      // bounded by STORED_CONTEXT_MAX_TOKENS or refused), never settles twice.
+      await services.objects
+        .annotate(stored, JSON.stringify({ input_tokens: promptTokens, output_tokens: completionTokens }))
+        .catch((err: unknown) =>
+          log.warn({ err, requestId: ctx.requestId }, 'stored response tokens not recorded'),
+        );
+    }
+    ctx.setLocal(CHARGE, {
+      msats: charged,
+      ...(c.usd !== undefined ? { usd: c.usd } : {}),
+      model: priced.model,
+      promptTokens,
+      completionTokens,
+      ...(tokens !== undefined ? { usage: tokens } : {}),
+      ...(usage.units !== undefined ? { units: usage.units } : {}),
+      estimated: usage.estimated,
+      balanceAfterMsat: r.balanceMsat,
+    });
+    if (r.overrunMsat > 0) {
+      log.warn(
+        { requestId: ctx.requestId, keyId, cost_msat: c.msat, overrun_msat: r.overrunMsat },
+        'call cost more than the account could pay (upstream ignored max_tokens?)',
+      );
+    }
+    ctx.setLocal(COST_BLOCK, costBlockOf(ctx, c, usage.estimated));
+  }
+
+  /** The `x-node-cost` block of a charged call. */
+  function costBlockOf(ctx: RequestContext, c: CostResult, estimated: boolean): Record<string, unknown> {
+    const servedBy = ctx.local(SERVED_BY);
+    // What a paid node charged the operator for this call, shown only where the operator asked for it.
+    const upstreamMsat = services.config.nodeCostUpstream ? ctx.local(UPSTREAM_COST) : undefined;
+    return {
+      sats: c.sats,
+      msats: c.msat,
+      usd: c.usd,
+      breakdown: {
+        prompt_cost: c.breakdown.promptMsat,
+        completion_cost: c.breakdown.completionMsat,
+        fees: c.breakdown.feesMsat,
+        dimensions: c.breakdown.dimensions,
+        ...(c.breakdown.unitRoundingMsat ? { unit_rounding: c.breakdown.unitRoundingMsat } : {}),
+      },
+      estimated,
+      ...(servedBy !== undefined ? { provider: servedBy } : {}),
+      ...(upstreamMsat !== undefined ? { upstream_msats: upstreamMsat } : {}),
+    };
+  }
+
   /** Settles or releases once; `ended`: called at the end of a complete response. */
   async function finish(ctx: RequestContext, ended: boolean, final = false, status?: number): Promise<void> {
     const res = ctx.local(RESERVATION);
@@ -471,22 +452,7 @@ export const settle: PluginFactory<typeof settleNeeds> = (options, services): Pl
       }
       const metered = costOf(ctx, priced, usage);
       const c = usage.atLeastMsat !== undefined ? raisedTo(metered, usage.atLeastMsat) : metered;
-      const tokens = usage.usage;
-      const promptTokens = tokens ? inputTotal(tokens) : 0;
-      const completionTokens = tokens ? outputTotal(tokens) : 0;
-      const input = {
-        accountId: auth.accountId,
-        requestId: res.id,
-        costMsat: c.msat,
-        promptTokens,
-        completionTokens,
-        model: priced.model,
-        description: isUnitEndpoint(priced.endpoint)
-          ? `${priced.model}: ${usage.units ?? 0} ${UNIT_NAMES[priced.endpoint]}`
-          : `${priced.model || ctx.path}: ${tokens ? describeUsage(tokens) : '0 tokens'}${usage.estimated ? ' (estimated)' : ''}${usage.atLeastMsat !== undefined ? ' (client left, reservation)' : ''}`,
-        estimated: usage.estimated,
-        auditRecord: auditRecordOf(ctx, status ?? ctx.response.status),
-      };
+      const input = settleInput(ctx, auth, res.id, priced, usage, c, status);
       // The record goes with the charge (a retried settle carries it too); the end hook writes it only when the
       // ledger refuses the settle.
       const subject = input.auditRecord !== undefined ? ctx.local(AUDIT_SUBJECT) : undefined;
@@ -499,59 +465,7 @@ export const settle: PluginFactory<typeof settleNeeds> = (options, services): Pl
         log.warn({ requestId: ctx.requestId, code: r.code }, 'settle refused by the ledger');
         return;
       }
-      const charged = r.chargedMsat;
-      if (!r.replay) {
-        recordCharge(charged, ctx.path);
-        recordOverrun(r.overrunMsat);
-        for (const d of c.fallbacks) recordUnpricedDimension(d);
-        recordUnreportedOutput(tokens?.unreportedOutput ?? 0);
-      }
-      // A stored response: the tokens charged bound the calls that continue it (plugins/reserve.ts).
-      const stored = ctx.local(STORED_RESPONSE);
-      if (stored !== undefined && services.objects !== undefined && tokens !== undefined) {
-        // Not part of the charge: a store error here leaves the record without tokens (a follow-up is then
-        // bounded by STORED_CONTEXT_MAX_TOKENS or refused), never settles twice.
-        await services.objects
-          .annotate(stored, JSON.stringify({ input_tokens: promptTokens, output_tokens: completionTokens }))
-          .catch((err: unknown) =>
-            log.warn({ err, requestId: ctx.requestId }, 'stored response tokens not recorded'),
-          );
-      }
-      ctx.setLocal(CHARGE, {
-        msats: charged,
-        ...(c.usd !== undefined ? { usd: c.usd } : {}),
-        model: priced.model,
-        promptTokens,
-        completionTokens,
-        ...(tokens !== undefined ? { usage: tokens } : {}),
-        ...(usage.units !== undefined ? { units: usage.units } : {}),
-        estimated: usage.estimated,
-        balanceAfterMsat: r.balanceMsat,
-      });
-      if (r.overrunMsat > 0) {
-        log.warn(
-          { requestId: ctx.requestId, keyId: auth.keyId, cost_msat: c.msat, overrun_msat: r.overrunMsat },
-          'call cost more than the account could pay (upstream ignored max_tokens?)',
-        );
-      }
-      const servedBy = ctx.local(SERVED_BY);
-      // What a paid node charged the operator for this call, shown only where the operator asked for it.
-      const upstreamMsat = services.config.nodeCostUpstream ? ctx.local(UPSTREAM_COST) : undefined;
-      ctx.setLocal(COST_BLOCK, {
-        sats: c.sats,
-        msats: c.msat,
-        usd: c.usd,
-        breakdown: {
-          prompt_cost: c.breakdown.promptMsat,
-          completion_cost: c.breakdown.completionMsat,
-          fees: c.breakdown.feesMsat,
-          dimensions: c.breakdown.dimensions,
-          ...(c.breakdown.unitRoundingMsat ? { unit_rounding: c.breakdown.unitRoundingMsat } : {}),
-        },
-        estimated: usage.estimated,
-        ...(servedBy !== undefined ? { provider: servedBy } : {}),
-        ...(upstreamMsat !== undefined ? { upstream_msats: upstreamMsat } : {}),
-      });
+      await recordCharged(ctx, auth.keyId, priced, usage, c, input, r);
     } catch (err) {
       // Left unsettled: the final hook tries once more; after that it is retried in the background
       // (idempotent by request id), so a store blip after the answer does not make the call free.

@@ -1,13 +1,7 @@
 import type { Usage } from '../metering/types.js';
+import { callMsat, cardCharge } from './call-price.js';
 import { DIMENSIONS, type DimensionKey, type ExtraDimensionKey } from './dimensions.js';
-import {
-  affordableTokens,
-  boundUnits,
-  cardCharge,
-  modelCard,
-  type RateCard,
-  unitsMsat,
-} from './rate-card.js';
+import { affordableTokens, modelCard, type RateCard } from './rate-card.js';
 import { add, ceil, mul, parseDecimal, ZERO } from './rational.js';
 import type { CostResult, TokenEndpoint } from './types.js';
 
@@ -106,7 +100,9 @@ export function nodeCallBound(card: RateCard, input: NodeBoundInput): { maxMsat:
   const ws = input.webSearchCalls ?? 0;
   const pb = input.promptTokensBound;
   const k = Math.max(1, input.choices ?? 1);
-  const at = (completion: number) => unitsMsat(card, boundUnits(card, pb, completion * k, ws));
+  // The bound priced by the one function settle charges usage with (./call-price.ts).
+  const at = (completion: number) =>
+    callMsat(card, { bound: { promptTokens: pb, completionTokens: completion * k, webSearchCalls: ws } });
   if (input.endpoint === 'embeddings') {
     const flat = at(0);
     return { maxMsat: flat, minMsat: flat };

@@ -6,6 +6,7 @@
 
 import { GatewayError } from '../errors.js';
 import { emptyUsage, type Usage } from '../metering/usage.js';
+import { type CallBound, callMsat, cardCharge } from './call-price.js';
 import { DIMENSIONS, type DimensionKey } from './dimensions.js';
 import {
   MissingPriceError,
@@ -20,13 +21,11 @@ import {
 import {
   affordableTokens,
   boundUnits,
-  cardCharge,
   MissingRateError,
   modelCard,
   NO_FALLBACKS,
   type RateCard,
   tokenCard,
-  unitsMsat,
 } from './rate-card.js';
 import {
   add,
@@ -54,6 +53,8 @@ import type {
   ModelPrice,
   PricedEndpoint,
   Pricing,
+  PricingConfig,
+  PricingMode,
   PricingOptions,
   ReservationInput,
   ReservationResult,
@@ -148,52 +149,110 @@ function highestTier(card: RateCard): Rational {
   return best;
 }
 
-export function createPricing(opts: PricingOptions): Pricing {
-  const { config } = opts;
-  const mode = pricingMode(config);
-  const minCompletion = opts.minCompletionTokens ?? 16;
-  const defaultMaxCompletion = opts.defaultMaxCompletionTokens ?? 4096;
-  if (!Number.isSafeInteger(minCompletion) || minCompletion < 1)
-    throw new RangeError('minCompletionTokens >= 1');
-  if (!Number.isSafeInteger(defaultMaxCompletion) || defaultMaxCompletion < minCompletion) {
-    throw new RangeError('defaultMaxCompletionTokens must be an integer >= minCompletionTokens');
-  }
-  if (mode === 'model' && (!opts.rates || !opts.btc)) {
-    throw new RangeError('model-based pricing needs a rates lookup and a BTC price source');
-  }
-  const common = {
-    costPerRequestSats: config.costPerRequestSats,
-    per1kInputSats: config.per1kInputSats,
-    per1kOutputSats: config.per1kOutputSats,
-    exchangeFee: config.exchangeFee,
-    upstreamProviderFee: config.upstreamProviderFee,
-  };
-  // Fixed and token terms do not depend on the model: computed once (this also validates the config).
-  const staticTerms = mode === 'model' ? undefined : priceTerms({ mode, ...common });
-  const baseOnly: PriceTerms = {
-    fixed: priceTerms({ mode: 'fixed', ...common }).fixed,
-    perPrompt: ZERO,
-    perCompletion: ZERO,
-    perPromptBase: ZERO,
-    perCompletionBase: ZERO,
-  };
-  // Model terms cached per rates object (the catalogue hands out the same object) and BTC price string.
-  const modelTerms = new WeakMap<UsdRates, { btcUsd: string; terms: PriceTerms }>();
-  // Token-metered calls are priced from rate cards (./rate-card.ts): built once per price book entry and BTC
-  // price, then every call is integer arithmetic.
-  const baseFee = baseOnly.fixed;
-  const nodeMultiplier =
-    mode === 'model' ? multiplier(config.exchangeFee, config.upstreamProviderFee) : undefined;
-  const staticCard =
-    mode === 'token' ? tokenCard(staticTerms!.perPrompt, staticTerms!.perCompletion, baseFee) : undefined;
-  const modelCards = new WeakMap<UsdRates, { btcUsd: string; card: RateCard }>();
+/**
+ * The bound's provider units as a line in the completion cap c, `fixed + c × perToken`, for a call with several
+ * choices or hosted tools; `choices` and the hosted tools' part (`toolFixed + c × toolPerToken`) are its terms.
+ */
+interface BoundLine {
+  fixed: bigint;
+  perToken: bigint;
+  choices: number;
+  toolFixed: bigint;
+  toolPerToken: bigint;
+}
 
-  function cardAt(model: string, rates: UsdRates, btcUsd: string): RateCard {
-    const hit = modelCards.get(rates);
+/** The bound of a completion cap `completion` (on `line` when the call has one): what callMsat prices. */
+function lineBound(
+  line: BoundLine | undefined,
+  promptTokens: number,
+  completion: number,
+  ws: number,
+): CallBound {
+  if (line === undefined) return { promptTokens, completionTokens: completion, webSearchCalls: ws };
+  return {
+    promptTokens,
+    completionTokens: completion * line.choices,
+    webSearchCalls: ws,
+    toolUnits: line.toolFixed + BigInt(completion) * line.toolPerToken,
+  };
+}
+
+/**
+ * The pricing service (see the top of this file). A class, so that each of its steps is a method of its own; the
+ * service handed out is a plain object of bound methods (createPricing).
+ */
+type CommonTerms = Pick<
+  PricingConfig,
+  'costPerRequestSats' | 'per1kInputSats' | 'per1kOutputSats' | 'exchangeFee' | 'upstreamProviderFee'
+>;
+
+class PricingService {
+  readonly mode: PricingMode;
+  private readonly config: PricingOptions['config'];
+  private readonly minCompletion: number;
+  private readonly defaultMaxCompletion: number;
+  private readonly common: CommonTerms;
+  private readonly staticTerms: PriceTerms | undefined;
+  private readonly baseOnly: PriceTerms;
+  /** Model terms cached per rates object (the catalogue hands out the same object) and BTC price string. */
+  private readonly modelTerms = new WeakMap<UsdRates, { btcUsd: string; terms: PriceTerms }>();
+  private readonly baseFee: Rational;
+  private readonly nodeMultiplier: Rational | undefined;
+  private readonly staticCard: RateCard | undefined;
+  /** Token-metered calls are priced from rate cards (./rate-card.ts): built once per price book entry and BTC
+   *  price, then every call is integer arithmetic. */
+  private readonly modelCards = new WeakMap<UsdRates, { btcUsd: string; card: RateCard }>();
+
+  constructor(private readonly opts: PricingOptions) {
+    const { config } = opts;
+    const mode = pricingMode(config);
+    const minCompletion = opts.minCompletionTokens ?? 16;
+    const defaultMaxCompletion = opts.defaultMaxCompletionTokens ?? 4096;
+    if (!Number.isSafeInteger(minCompletion) || minCompletion < 1)
+      throw new RangeError('minCompletionTokens >= 1');
+    if (!Number.isSafeInteger(defaultMaxCompletion) || defaultMaxCompletion < minCompletion) {
+      throw new RangeError('defaultMaxCompletionTokens must be an integer >= minCompletionTokens');
+    }
+    if (mode === 'model' && (!opts.rates || !opts.btc)) {
+      throw new RangeError('model-based pricing needs a rates lookup and a BTC price source');
+    }
+    const common = {
+      costPerRequestSats: config.costPerRequestSats,
+      per1kInputSats: config.per1kInputSats,
+      per1kOutputSats: config.per1kOutputSats,
+      exchangeFee: config.exchangeFee,
+      upstreamProviderFee: config.upstreamProviderFee,
+    };
+    // Fixed and token terms do not depend on the model: computed once (this also validates the config).
+    const staticTerms = mode === 'model' ? undefined : priceTerms({ mode, ...common });
+    this.baseOnly = {
+      fixed: priceTerms({ mode: 'fixed', ...common }).fixed,
+      perPrompt: ZERO,
+      perCompletion: ZERO,
+      perPromptBase: ZERO,
+      perCompletionBase: ZERO,
+    };
+    this.config = config;
+    this.mode = mode;
+    this.minCompletion = minCompletion;
+    this.defaultMaxCompletion = defaultMaxCompletion;
+    this.common = common;
+    this.staticTerms = staticTerms;
+    this.baseFee = this.baseOnly.fixed;
+    this.nodeMultiplier =
+      mode === 'model' ? multiplier(config.exchangeFee, config.upstreamProviderFee) : undefined;
+    this.staticCard =
+      mode === 'token'
+        ? tokenCard(staticTerms!.perPrompt, staticTerms!.perCompletion, this.baseFee)
+        : undefined;
+  }
+
+  private cardAt(model: string, rates: UsdRates, btcUsd: string): RateCard {
+    const hit = this.modelCards.get(rates);
     if (hit && hit.btcUsd === btcUsd) return hit.card;
     let card: RateCard;
     try {
-      card = modelCard(rates, mul(msatPerUsd(btcUsd), nodeMultiplier!), baseFee, false);
+      card = modelCard(rates, mul(msatPerUsd(btcUsd), this.nodeMultiplier!), this.baseFee, false);
     } catch (err) {
       if (err instanceof MissingRateError) {
         throw notPriced(model, `${err.field} (USD per token) for token-metered endpoints`);
@@ -204,21 +263,21 @@ export function createPricing(opts: PricingOptions): Pricing {
         cause: err,
       });
     }
-    modelCards.set(rates, { btcUsd, card });
+    this.modelCards.set(rates, { btcUsd, card });
     return card;
   }
 
   /** The rate card of a token-metered call (token or model mode) and the BTC price it was built at. */
-  function cardFor(
+  private cardFor(
     model: string,
     endpoint: TokenEndpoint,
     btcUsd?: string,
     override?: UsdRates,
   ): { card: RateCard; btcUsd: string | undefined } {
-    if (staticCard) return { card: staticCard, btcUsd: undefined };
-    const rates = override ?? ratesOf(model);
-    const price = btcUsd ?? opts.btc!.current().usd;
-    const card = cardAt(model, rates, price);
+    if (this.staticCard) return { card: this.staticCard, btcUsd: undefined };
+    const rates = override ?? this.ratesOf(model);
+    const price = btcUsd ?? this.opts.btc!.current().usd;
+    const card = this.cardAt(model, rates, price);
     // Embeddings produce no output: a missing completion price does not make them unpriceable.
     if (card.noOutput && endpoint !== 'embeddings') {
       throw notPriced(model, 'completion (USD per token) for token-metered endpoints');
@@ -227,12 +286,12 @@ export function createPricing(opts: PricingOptions): Pricing {
   }
 
   /** The service tier's multiplier (× an extra one, e.g. a batch discount); undefined for exactly 1. */
-  function multiplierOf(
+  private multiplierOf(
     card: RateCard,
     tier: string | undefined,
     extra: string | undefined,
   ): Rational | undefined {
-    let m = chargedTier(card, tier);
+    let m = this.chargedTier(card, tier);
     if (extra !== undefined) {
       let e: Rational;
       try {
@@ -246,18 +305,18 @@ export function createPricing(opts: PricingOptions): Pricing {
   }
 
   /** The charge of a usage record on a card, with each charged dimension in the breakdown. */
-  function cardCost(
+  private cardCost(
     card: RateCard,
     usage: Usage,
     extra: string | undefined,
     btcUsd: string | undefined,
   ): CostResult {
-    const charge = cardCharge(card, usage, multiplierOf(card, usage.serviceTier, extra));
-    const unknownTier = !knownTier(card, usage.serviceTier);
+    const charge = cardCharge(card, usage, this.multiplierOf(card, usage.serviceTier, extra));
+    const unknownTier = !this.knownTier(card, usage.serviceTier);
     return {
       ...charge,
       ...(unknownTier ? { fallbacks: [...charge.fallbacks, 'service_tier' as const] } : {}),
-      usd: usdOf(charge.msat, btcUsd),
+      usd: this.usdOf(charge.msat, btcUsd),
       sats: Math.ceil(charge.msat / 1000),
     };
   }
@@ -267,7 +326,7 @@ export function createPricing(opts: PricingOptions): Pricing {
    * the standard price; `auto` lets the provider choose, so it is bounded by the dearest tier the book knows; a
    * tier the book does not price is refused before anything is reserved (`service_tier_not_priced`).
    */
-  function reserveMultiplier(card: RateCard, model: string, tier: string | undefined): Rational | undefined {
+  private reserveMultiplier(card: RateCard, model: string, tier: string | undefined): Rational | undefined {
     if (tier === undefined || tier === 'default') return undefined;
     const t = tier === 'auto' ? highestTier(card) : card.tiers.get(tier);
     if (t === undefined) {
@@ -281,7 +340,7 @@ export function createPricing(opts: PricingOptions): Pricing {
   }
 
   /** A tier the book prices (or the standard one): charged at its own multiplier, not counted. */
-  function knownTier(card: RateCard, tier: string | undefined): boolean {
+  private knownTier(card: RateCard, tier: string | undefined): boolean {
     return tier === undefined || tier === 'default' || card.tiers.has(tier);
   }
 
@@ -289,23 +348,23 @@ export function createPricing(opts: PricingOptions): Pricing {
    * The tier multiplier a charge uses: the reported tier's; a tier the book does not know is charged at the
    * dearest tier it knows (never below the standard price) and counted as an unpriced dimension.
    */
-  function chargedTier(card: RateCard, tier: string | undefined): Rational | undefined {
+  private chargedTier(card: RateCard, tier: string | undefined): Rational | undefined {
     if (tier === undefined || tier === 'default') return undefined;
     return card.tiers.get(tier) ?? highestTier(card);
   }
 
-  function ratesOf(model: string): UsdRates {
-    const rates = opts.rates?.(model);
+  private ratesOf(model: string): UsdRates {
+    const rates = this.opts.rates?.(model);
     if (!rates) throw new GatewayError('not_found', { message: `Unknown model: ${model}` });
     return rates;
   }
 
-  function termsAt(model: string, rates: UsdRates, btcUsd: string): PriceTerms {
-    const hit = modelTerms.get(rates);
+  private termsAt(model: string, rates: UsdRates, btcUsd: string): PriceTerms {
+    const hit = this.modelTerms.get(rates);
     if (hit && hit.btcUsd === btcUsd) return hit.terms;
     let terms: PriceTerms;
     try {
-      terms = priceTerms({ mode: 'model', ...common, rates, btcUsd });
+      terms = priceTerms({ mode: 'model', ...this.common, rates, btcUsd });
     } catch (err) {
       if (err instanceof MissingPriceError) {
         throw notPriced(model, `${err.field} (USD per token) for token-metered endpoints`);
@@ -316,7 +375,7 @@ export function createPricing(opts: PricingOptions): Pricing {
         cause: err,
       });
     }
-    modelTerms.set(rates, { btcUsd, terms });
+    this.modelTerms.set(rates, { btcUsd, terms });
     return terms;
   }
 
@@ -325,7 +384,7 @@ export function createPricing(opts: PricingOptions): Pricing {
    * priced from the model's price book in token and model mode alike (they have no tokens); FIXED_PRICING
    * keeps every call flat.
    */
-  function resolve(
+  private resolve(
     model: string,
     endpoint: PricedEndpoint,
     btcUsd?: string,
@@ -333,15 +392,15 @@ export function createPricing(opts: PricingOptions): Pricing {
     override?: UsdRates,
   ): { terms: PriceTerms; btcUsd: string | undefined } {
     if (endpoint === 'free') return { terms: FREE_TERMS, btcUsd: undefined };
-    if (mode === 'fixed') return { terms: staticTerms!, btcUsd: undefined };
+    if (this.mode === 'fixed') return { terms: this.staticTerms!, btcUsd: undefined };
     if (isUnitEndpoint(endpoint)) {
-      const rates = override ?? ratesOf(model);
+      const rates = override ?? this.ratesOf(model);
       const perUnit = unitUsd(model, rates, endpoint, variant);
-      if (!opts.btc) throw new GatewayError('price_unavailable');
-      const price = btcUsd ?? opts.btc.current().usd;
+      if (!this.opts.btc) throw new GatewayError('price_unavailable');
+      const price = btcUsd ?? this.opts.btc.current().usd;
       try {
         return {
-          terms: unitTerms({ ...common, unitUsd: perUnit, requestUsd: rates.requestUsd, btcUsd: price }),
+          terms: unitTerms({ ...this.common, unitUsd: perUnit, requestUsd: rates.requestUsd, btcUsd: price }),
           btcUsd: price,
         };
       } catch (err) {
@@ -351,41 +410,48 @@ export function createPricing(opts: PricingOptions): Pricing {
         });
       }
     }
-    if (staticTerms) return { terms: endpoint === 'other' ? baseOnly : staticTerms, btcUsd: undefined };
+    if (this.staticTerms)
+      return { terms: endpoint === 'other' ? this.baseOnly : this.staticTerms, btcUsd: undefined };
     // Non-metered calls without a known model pay the base fee only.
-    if (endpoint === 'other' && !override && !opts.rates?.(model))
-      return { terms: baseOnly, btcUsd: undefined };
-    const known = override ?? ratesOf(model);
-    const price = btcUsd ?? opts.btc!.current().usd;
+    if (endpoint === 'other' && !override && !this.opts.rates?.(model))
+      return { terms: this.baseOnly, btcUsd: undefined };
+    const known = override ?? this.ratesOf(model);
+    const price = btcUsd ?? this.opts.btc!.current().usd;
     if (endpoint === 'other') {
       // Only the request price matters; a model without token prices still has one.
-      const k = unitTerms({ ...common, unitUsd: ZERO, requestUsd: known.requestUsd, btcUsd: price });
-      return { terms: { ...baseOnly, fixed: k.fixed }, btcUsd: price };
+      const k = unitTerms({ ...this.common, unitUsd: ZERO, requestUsd: known.requestUsd, btcUsd: price });
+      return { terms: { ...this.baseOnly, fixed: k.fixed }, btcUsd: price };
     }
     // Token-metered calls are priced from rate cards (cardFor); only the display terms come this way.
-    return { terms: termsAt(model, known, price), btcUsd: price };
+    return { terms: this.termsAt(model, known, price), btcUsd: price };
   }
 
-  function toSafe(v: bigint): number {
+  private toSafe(v: bigint): number {
     if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('amount exceeds the safe integer range');
     return Number(v);
   }
 
-  function usdOf(msat: number, btcUsd: string | undefined): number {
-    const price = btcUsd ?? opts.btc?.peek()?.usd;
+  private usdOf(msat: number, btcUsd: string | undefined): number {
+    const price = btcUsd ?? this.opts.btc?.peek()?.usd;
     return price === undefined ? 0 : (msat * Number(price)) / MSAT_PER_BTC;
   }
 
-  function cost(input: CostInput): CostResult {
-    if (mode !== 'fixed' && isTokenEndpoint(input.endpoint)) {
-      const { card, btcUsd } = cardFor(input.model, input.endpoint, input.btcUsd, input.rates);
-      return cardCost(card, input.usage ?? emptyUsage(), input.multiplier, btcUsd);
+  cost(input: CostInput): CostResult {
+    if (this.mode !== 'fixed' && isTokenEndpoint(input.endpoint)) {
+      const { card, btcUsd } = this.cardFor(input.model, input.endpoint, input.btcUsd, input.rates);
+      return this.cardCost(card, input.usage ?? emptyUsage(), input.multiplier, btcUsd);
     }
-    const { terms, btcUsd } = resolve(input.model, input.endpoint, input.btcUsd, input.variant, input.rates);
+    const { terms, btcUsd } = this.resolve(
+      input.model,
+      input.endpoint,
+      input.btcUsd,
+      input.variant,
+      input.rates,
+    );
     // Flat calls pay their terms' fixed part; unit endpoints carry their count in the prompt slot (unitTerms).
-    const p = isUnitEndpoint(input.endpoint) && mode !== 'fixed' ? (input.units ?? 0) : 0;
-    const msat = toSafe(termsMsat(terms, p, 0));
-    const promptMsat = toSafe(floor(mulInt(terms.perPromptBase, p)));
+    const p = isUnitEndpoint(input.endpoint) && this.mode !== 'fixed' ? (input.units ?? 0) : 0;
+    const msat = this.toSafe(termsMsat(terms, p, 0));
+    const promptMsat = this.toSafe(floor(mulInt(terms.perPromptBase, p)));
     return {
       msat,
       breakdown: {
@@ -395,12 +461,12 @@ export function createPricing(opts: PricingOptions): Pricing {
         dimensions: p > 0 ? { units: promptMsat, fees: msat - promptMsat } : { fees: msat },
       },
       fallbacks: NO_FALLBACKS,
-      usd: usdOf(msat, btcUsd),
+      usd: this.usdOf(msat, btcUsd),
       sats: Math.ceil(msat / 1000),
     };
   }
 
-  function affordableWith(terms: PriceTerms, promptTokens: number, availableMsat: number): number {
+  private affordableWith(terms: PriceTerms, promptTokens: number, availableMsat: number): number {
     const rest = sub(
       sub(parseDecimal(Math.max(0, Math.floor(availableMsat))), terms.fixed),
       mulInt(terms.perPrompt, promptTokens),
@@ -411,11 +477,18 @@ export function createPricing(opts: PricingOptions): Pricing {
     return n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n);
   }
 
-  function reservation(input: ReservationInput): ReservationResult {
-    if (mode !== 'fixed' && isTokenEndpoint(input.endpoint)) return tokenReservation(input, input.endpoint);
-    const { terms, btcUsd } = resolve(input.model, input.endpoint, undefined, input.variant, input.rates);
-    const exact = toSafe(
-      termsMsat(terms, isUnitEndpoint(input.endpoint) && mode !== 'fixed' ? (input.units ?? 0) : 0, 0),
+  reservation(input: ReservationInput): ReservationResult {
+    if (this.mode !== 'fixed' && isTokenEndpoint(input.endpoint))
+      return this.tokenReservation(input, input.endpoint);
+    const { terms, btcUsd } = this.resolve(
+      input.model,
+      input.endpoint,
+      undefined,
+      input.variant,
+      input.rates,
+    );
+    const exact = this.toSafe(
+      termsMsat(terms, isUnitEndpoint(input.endpoint) && this.mode !== 'fixed' ? (input.units ?? 0) : 0, 0),
     );
     return { maxMsat: exact, minMsat: exact, maxTokens: input.maxTokens, lowered: false, btcUsd };
   }
@@ -423,30 +496,28 @@ export function createPricing(opts: PricingOptions): Pricing {
   /** The bound of a token-metered call: prompt bound at the dearest input price + the completion cap at
    *  the dearest output price (× the choices asked for; + declared web search calls and hosted tool calls), at
    *  the requested tier's multiplier when above 1. */
-  function tokenReservation(input: ReservationInput, endpoint: TokenEndpoint): ReservationResult {
-    const { card, btcUsd } = cardFor(input.model, endpoint, undefined, input.rates);
+  private tokenReservation(input: ReservationInput, endpoint: TokenEndpoint): ReservationResult {
+    const { card, btcUsd } = this.cardFor(input.model, endpoint, undefined, input.rates);
     const ws = input.webSearchCalls ?? 0;
-    if (ws > 0 && mode === 'model' && (card.fallback & (1 << WEB_SEARCH_INDEX)) !== 0) {
+    if (ws > 0 && this.mode === 'model' && (card.fallback & (1 << WEB_SEARCH_INDEX)) !== 0) {
       throw notPriced(input.model, 'web_search (USD per call) for calls with a web search tool');
     }
-    const m = reserveMultiplier(card, input.model, input.serviceTier);
+    const m = this.reserveMultiplier(card, input.model, input.serviceTier);
     const pb = input.promptTokensBound;
     const callerMax = input.maxTokens;
-    const line = boundLine(card, input, ws);
-    const at = (completion: number) =>
-      line === undefined
-        ? unitsMsat(card, boundUnits(card, pb, completion, ws), m)
-        : unitsMsat(card, line.fixed + BigInt(completion) * line.perToken, m);
+    const line = this.boundLine(card, input, ws);
+    // The bound priced by the one function settle charges usage with (./call-price.ts).
+    const at = (completion: number) => callMsat(card, { bound: lineBound(line, pb, completion, ws) }, m);
     if (endpoint === 'embeddings') {
       const flat = at(0);
       return { maxMsat: flat, minMsat: flat, maxTokens: callerMax, lowered: false, btcUsd };
     }
-    const minTokens = callerMax === undefined ? minCompletion : Math.min(minCompletion, callerMax);
+    const minTokens = callerMax === undefined ? this.minCompletion : Math.min(this.minCompletion, callerMax);
     const cap =
       callerMax ??
       (input.contextLength !== undefined && input.contextLength > 0
         ? Math.max(input.contextLength - pb, minTokens)
-        : defaultMaxCompletion);
+        : this.defaultMaxCompletion);
     const minMsat = at(minTokens);
     const maxMsat = at(cap);
     const available = input.availableMsat;
@@ -457,7 +528,7 @@ export function createPricing(opts: PricingOptions): Pricing {
     const afford =
       line === undefined
         ? affordableTokens(card, pb, ws, available, m)
-        : affordableOnLine(card, line, available, m);
+        : this.affordableOnLine(card, line, available, m);
     const lowered = afford >= minTokens ? Math.min(afford, cap) : minTokens;
     return { maxMsat: at(lowered), minMsat, maxTokens: lowered, lowered: true, btcUsd };
   }
@@ -468,23 +539,21 @@ export function createPricing(opts: PricingOptions): Pricing {
    * each hosted-tool call may be the dearest declared one; an image_generation call bills its image output bound
    * and, as input, what its image model may read (the prompt bound and the choices' output).
    */
-  function boundLine(
-    card: RateCard,
-    input: ReservationInput,
-    ws: number,
-  ): { fixed: bigint; perToken: bigint } | undefined {
+  private boundLine(card: RateCard, input: ReservationInput, ws: number): BoundLine | undefined {
     const k = input.choices ?? 1;
     const tools = input.hostedTools;
     if (k <= 1 && (tools === undefined || tools.tools.length === 0)) return undefined;
     const pb = BigInt(input.promptTokensBound);
     let fixed = BigInt(boundUnits(card, input.promptTokensBound, 0, ws));
-    const perToken = BigInt(Math.max(1, k)) * card.maxOut;
-    if (tools === undefined || tools.tools.length === 0 || tools.calls <= 0) return { fixed, perToken };
+    const choices = Math.max(1, k);
+    const perToken = BigInt(choices) * card.maxOut;
+    if (tools === undefined || tools.tools.length === 0 || tools.calls <= 0)
+      return { fixed, perToken, choices, toolFixed: 0n, toolPerToken: 0n };
     let callFixed = 0n;
     let callPerToken = 0n;
     for (const { tool, declaredAs } of tools.tools) {
       const i = TOOL_DIMENSION[tool];
-      if (mode !== 'model' || (card.fallback & (1 << i)) !== 0) {
+      if (this.mode !== 'model' || (card.fallback & (1 << i)) !== 0) {
         const what = `${DIMENSIONS[i]!.key} (${tool === 'image_generation' ? 'USD per image output token' : 'USD per call'}) for calls declaring ${declaredAs}`;
         // A web search tool in `tools` keeps the refusal it always had.
         if (tool === 'web_search' && /^web_search/.test(declaredAs) && declaredAs !== 'web_search_options') {
@@ -495,7 +564,7 @@ export function createPricing(opts: PricingOptions): Pricing {
         });
       }
       if (tool === 'image_generation') {
-        const images = BigInt(imageOutputMaxTokens(input)) * card.u[i]!;
+        const images = BigInt(this.imageOutputMaxTokens(input)) * card.u[i]!;
         const f = images + pb * card.maxIn;
         const per = BigInt(Math.max(1, k)) * card.maxIn;
         // Each term at its largest over the declared tools: a bound of any one tool's call.
@@ -507,16 +576,22 @@ export function createPricing(opts: PricingOptions): Pricing {
     }
     const calls = BigInt(tools.calls);
     fixed += calls * callFixed;
-    return { fixed, perToken: perToken + calls * callPerToken };
+    return {
+      fixed,
+      perToken: perToken + calls * callPerToken,
+      choices,
+      toolFixed: calls * callFixed,
+      toolPerToken: calls * callPerToken,
+    };
   }
 
-  function imageOutputMaxTokens(input: ReservationInput): number {
-    const rates = input.rates ?? opts.rates?.(input.model);
+  private imageOutputMaxTokens(input: ReservationInput): number {
+    const rates = input.rates ?? this.opts.rates?.(input.model);
     return rates?.imageOutputMaxTokens ?? DEFAULT_IMAGE_OUTPUT_MAX_TOKENS;
   }
 
   /** The most completion tokens whose bound on `line` costs at most `availableMsat`; -1 when none fit. */
-  function affordableOnLine(
+  private affordableOnLine(
     card: RateCard,
     line: { fixed: bigint; perToken: bigint },
     availableMsat: number,
@@ -534,7 +609,7 @@ export function createPricing(opts: PricingOptions): Pricing {
     return q > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(q);
   }
 
-  function affordableMaxTokens(
+  affordableMaxTokens(
     model: string,
     promptTokensBound: number,
     availableMsat: number,
@@ -547,11 +622,11 @@ export function createPricing(opts: PricingOptions): Pricing {
       hostedTools?: HostedTools | undefined;
     },
   ): number {
-    if (mode !== 'fixed' && isTokenEndpoint(endpoint)) {
-      const { card } = cardFor(model, endpoint, undefined, rates);
+    if (this.mode !== 'fixed' && isTokenEndpoint(endpoint)) {
+      const { card } = this.cardFor(model, endpoint, undefined, rates);
       const ws = extra?.webSearchCalls ?? 0;
-      const m = reserveMultiplier(card, model, extra?.serviceTier);
-      const line = boundLine(
+      const m = this.reserveMultiplier(card, model, extra?.serviceTier);
+      const line = this.boundLine(
         card,
         {
           model,
@@ -565,16 +640,16 @@ export function createPricing(opts: PricingOptions): Pricing {
       );
       return line === undefined
         ? affordableTokens(card, promptTokensBound, ws, availableMsat, m)
-        : affordableOnLine(card, line, availableMsat, m);
+        : this.affordableOnLine(card, line, availableMsat, m);
     }
-    return affordableWith(
-      resolve(model, endpoint, undefined, undefined, rates).terms,
+    return this.affordableWith(
+      this.resolve(model, endpoint, undefined, undefined, rates).terms,
       promptTokensBound,
       availableMsat,
     );
   }
 
-  function estimate(input: EstimateInput): EstimateResult {
+  estimate(input: EstimateInput): EstimateResult {
     const cached = input.cached_tokens ?? 0;
     for (const v of [input.prompt_tokens, input.max_tokens, cached]) {
       if (!Number.isSafeInteger(v) || v < 0) {
@@ -592,7 +667,7 @@ export function createPricing(opts: PricingOptions): Pricing {
     usage.input = input.prompt_tokens - cached;
     usage.cacheRead = cached;
     usage.output = input.max_tokens;
-    const c = cost({ model: input.model, endpoint: 'chat', usage });
+    const c = this.cost({ model: input.model, endpoint: 'chat', usage });
     return {
       estimated_cost_sats: c.sats,
       estimated_cost_msats: c.msat,
@@ -606,42 +681,42 @@ export function createPricing(opts: PricingOptions): Pricing {
   }
 
   /** msats per 1,000 tokens of each dimension (per call for web_search), rounded up; display only. */
-  function cardPrices(card: RateCard): Partial<Record<DimensionKey, number>> {
+  private cardPrices(card: RateCard): Partial<Record<DimensionKey, number>> {
     const out: Partial<Record<DimensionKey, number>> = {};
     DIMENSIONS.forEach((d, i) => {
       // A hosted tool without its own price is refused, not charged at a base rate: not shown.
       if (HOSTED_DIMENSIONS.has(i) && (card.fallback & (1 << i)) !== 0) return;
       const per = d.direction === 'call' ? 1n : 1000n;
-      out[d.key] = toSafe(ceil(mul(card.f, { n: card.u[i]! * per, d: 1n })));
+      out[d.key] = this.toSafe(ceil(mul(card.f, { n: card.u[i]! * per, d: 1n })));
     });
     return out;
   }
 
-  function modelPrice(model: string, override?: UsdRates): ModelPrice {
-    const perK = (r: Rational) => toSafe(ceil(mulInt(r, 1000)));
-    const peek = opts.btc?.peek()?.usd;
+  modelPrice(model: string, override?: UsdRates): ModelPrice {
+    const perK = (r: Rational) => this.toSafe(ceil(mulInt(r, 1000)));
+    const peek = this.opts.btc?.peek()?.usd;
     const usdPerMsat = peek === undefined ? undefined : div(parseDecimal(peek), parseDecimal(MSAT_PER_BTC));
     const usd = (msat: Rational) => (usdPerMsat === undefined ? null : toNumber(mul(msat, usdPerMsat)));
-    if (staticTerms) {
-      const t = staticTerms;
+    if (this.staticTerms) {
+      const t = this.staticTerms;
       return {
-        mode,
+        mode: this.mode,
         promptUsdPer1k: usd(mulInt(t.perPrompt, 1000)),
         completionUsdPer1k: usd(mulInt(t.perCompletion, 1000)),
         requestUsd: usd(t.fixed),
         promptMsatPer1k: perK(t.perPrompt),
         completionMsatPer1k: perK(t.perCompletion),
-        requestMsat: toSafe(ceil(t.fixed)),
-        dimensionMsats: staticCard ? cardPrices(staticCard) : null,
+        requestMsat: this.toSafe(ceil(t.fixed)),
+        dimensionMsats: this.staticCard ? this.cardPrices(this.staticCard) : null,
       };
     }
-    const rates = override ?? ratesOf(model);
+    const rates = override ?? this.ratesOf(model);
     let m: Rational;
     let prompt: Rational | undefined;
     let completion: Rational | undefined;
     let request: Rational;
     try {
-      m = mul(parseDecimal(config.exchangeFee), parseDecimal(config.upstreamProviderFee));
+      m = mul(parseDecimal(this.config.exchangeFee), parseDecimal(this.config.upstreamProviderFee));
       const per = (v: string | undefined) => (v === undefined ? undefined : mul(parseDecimal(v), m));
       prompt = per(rates.promptUsdPerToken);
       completion = per(rates.completionUsdPerToken);
@@ -652,14 +727,14 @@ export function createPricing(opts: PricingOptions): Pricing {
         cause: err,
       });
     }
-    const baseFeeMsat = baseOnly.fixed;
+    const baseFeeMsat = this.baseOnly.fixed;
     // A model without token prices (an image or audio model) shows null token prices.
     const terms =
       peek === undefined || prompt === undefined || completion === undefined
         ? undefined
-        : termsAt(model, rates, peek);
+        : this.termsAt(model, rates, peek);
     return {
-      mode,
+      mode: this.mode,
       promptUsdPer1k: prompt === undefined ? null : toNumber(mulInt(prompt, 1000)),
       completionUsdPer1k: completion === undefined ? null : toNumber(mulInt(completion, 1000)),
       requestUsd:
@@ -668,21 +743,32 @@ export function createPricing(opts: PricingOptions): Pricing {
           : cmp(baseFeeMsat, ZERO) === 0
             ? toNumber(request)
             : null,
-      dimensionMsats: terms ? cardPrices(cardAt(model, rates, peek!)) : null,
+      dimensionMsats: terms ? this.cardPrices(this.cardAt(model, rates, peek!)) : null,
       promptMsatPer1k: terms ? perK(terms.perPrompt) : null,
       completionMsatPer1k: terms ? perK(terms.perCompletion) : null,
       requestMsat:
         terms !== undefined
-          ? toSafe(ceil(terms.fixed))
+          ? this.toSafe(ceil(terms.fixed))
           : peek !== undefined
-            ? toSafe(
+            ? this.toSafe(
                 ceil(
-                  unitTerms({ ...common, unitUsd: ZERO, requestUsd: rates.requestUsd, btcUsd: peek }).fixed,
+                  unitTerms({ ...this.common, unitUsd: ZERO, requestUsd: rates.requestUsd, btcUsd: peek })
+                    .fixed,
                 ),
               )
             : null,
     };
   }
+}
 
-  return { mode, cost, reservation, affordableMaxTokens, estimate, modelPrice };
+export function createPricing(opts: PricingOptions): Pricing {
+  const p = new PricingService(opts);
+  return {
+    mode: p.mode,
+    cost: p.cost.bind(p),
+    reservation: p.reservation.bind(p),
+    affordableMaxTokens: p.affordableMaxTokens.bind(p),
+    estimate: p.estimate.bind(p),
+    modelPrice: p.modelPrice.bind(p),
+  };
 }

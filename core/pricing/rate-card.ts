@@ -21,7 +21,7 @@
 import type { Usage } from '../metering/types.js';
 import { DIMENSIONS, type DimensionKey, dimensionCount } from './dimensions.js';
 import { ceil, floor, mul, parseDecimal, type Rational } from './rational.js';
-import type { CostResult, UsdRates } from './types.js';
+import type { UsdRates } from './types.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 const SAFE_N = BigInt(SAFE);
@@ -293,52 +293,3 @@ export { WEB_SEARCH };
 
 /** No fallback dimension: one shared, frozen empty list (most charges). */
 export const NO_FALLBACKS: readonly DimensionKey[] = Object.freeze([]);
-
-/**
- * The charge of `usage` on `card` (× `multiplier`), with each charged dimension in the breakdown: every part
- * floored, `fees` the request price plus the one rounding up, so the parts sum to the charge. One definition for
- * the pricing service (core/pricing/pricing.ts) and auto-priced nodes (core/pricing/node-rates.ts).
- */
-export function cardCharge(
-  card: RateCard,
-  usage: Usage,
-  multiplier?: Rational,
-): Pick<CostResult, 'msat' | 'breakdown' | 'fallbacks'> {
-  const msat = unitsMsat(card, providerUnits(card, usage), multiplier);
-  const dimensions: CostResult['breakdown']['dimensions'] = {};
-  let prompt = 0;
-  let completion = 0;
-  let used = 0;
-  let fallbacks: DimensionKey[] | undefined;
-  for (let i = 0; i < DIMENSIONS.length; i++) {
-    const k = dimensionCount(usage, i);
-    if (k === 0) continue;
-    const d = DIMENSIONS[i]!;
-    const part = partMsat(card, k, card.u[i]!, multiplier);
-    dimensions[d.key] = part;
-    used += part;
-    if (d.direction === 'input') prompt += part;
-    else if (d.direction === 'output') completion += part;
-    if ((card.fallback & (1 << i)) !== 0) {
-      fallbacks ??= [];
-      fallbacks.push(d.key);
-    }
-  }
-  if (card.request > 0n) {
-    const part = partMsat(card, 1, card.request, multiplier);
-    dimensions.request = part;
-    used += part;
-  }
-  // The base fee and the one rounding up: what makes the parts sum to the charge.
-  dimensions.fees = msat - used;
-  return {
-    msat,
-    breakdown: {
-      promptMsat: prompt,
-      completionMsat: completion,
-      feesMsat: msat - prompt - completion,
-      dimensions,
-    },
-    fallbacks: fallbacks ?? NO_FALLBACKS,
-  };
-}

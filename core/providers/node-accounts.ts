@@ -463,8 +463,14 @@ export class NodeAccounts {
     const paying = !(err instanceof BalanceReadError);
     if (paying) topupsTotal.labels({ provider: p.name, kind, result: 'failed' }).inc();
     const delays = this.deps.retryMs ?? TOPUP_RETRY_MS;
-    const delay = delays[Math.min(a.failures, delays.length - 1)]!;
-    a.failures++;
+    // A surplus too small is a local read, not a payment tried at the node: looked at again every second delay, not
+    // backed off further, so a top-up goes out within seconds of the operator adding money (it waited up to the
+    // longest delay before).
+    const poor = (err as GatewayError).code === 'operator_wallet_insufficient';
+    const delay = poor
+      ? delays[Math.min(1, delays.length - 1)]!
+      : delays[Math.min(a.failures, delays.length - 1)]!;
+    if (!poor) a.failures++;
     a.retryAt = Date.now() + delay;
     this.deps.log.warn(
       {

@@ -10,7 +10,7 @@ import { PaymentDoors } from './doors/payment-doors.js';
 import { Events } from './events/events.js';
 import { RedisWebhookStore } from './events/redis-webhook-store.js';
 import { SqliteWebhookStore } from './events/sqlite-webhook-store.js';
-import type { WebhookEvents } from './events/types.js';
+import type { WebhookEvents, WebhookStore } from './events/types.js';
 import { createLedger } from './ledger/index.js';
 import { LeasingLedger } from './ledger/leasing.js';
 import { orphanReport, PROCESS_ID } from './ledger/owner.js';
@@ -61,6 +61,8 @@ export interface MoneyServiceOptions {
   recoverEveryMs?: number;
   /** Audit backend factory (the audit log lives in the same store); default `openAuditBackend`. */
   createAuditBackend?: (store: StoreConnection | undefined) => AuditBackend;
+  /** Wraps the webhook store built here (tests pass a fake whose steps fail or hang); default: as built. */
+  wrapWebhookStore?: (store: WebhookStore) => WebhookStore;
 }
 
 export interface MoneyServices {
@@ -166,10 +168,12 @@ export async function openMoneyServices(
     // the key.expired sweep. Closed before the ledger (closers run in reverse).
     let events = base.events;
     if (!events && store) {
-      const built = new Events(
+      const webhookStore: WebhookStore =
         store.kind === 'redis'
           ? new RedisWebhookStore(store.redis, config.redisPrefix)
-          : new SqliteWebhookStore(store.db),
+          : new SqliteWebhookStore(store.db);
+      const built = new Events(
+        opts.wrapWebhookStore ? opts.wrapWebhookStore(webhookStore) : webhookStore,
         config.webhooks,
         log,
       );

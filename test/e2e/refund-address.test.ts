@@ -8,6 +8,7 @@ import type { DevMint } from '../../scripts/mint/index.js';
 import { startTestMint } from '../support/dev-mint.js';
 import { LnurlServer } from '../support/lnurl-server.js';
 import { paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { until } from '../support/until.js';
 
 /**
  * Refund addresses, on SQLite and Redis: a key's refund address (a Lightning address) is checked by resolving
@@ -21,14 +22,6 @@ import { paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field by the assertions
 type Json = Record<string, any>;
-
-async function until(what: string, fn: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!(await fn())) {
-    if (Date.now() - t0 > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s', (store) => {
   let recipientMint: DevMint;

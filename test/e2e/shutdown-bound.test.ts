@@ -16,6 +16,7 @@ import { Receiver } from '../events/support/receiver.js';
 import { testWallet } from '../support/dev-mint.js';
 import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
 import type { ProcessStore } from '../support/process-store.js';
+import { until } from '../support/until.js';
 
 /**
  * After SIGTERM the gateway process exits within SHUTDOWN_GRACE_MS + SHUTDOWN_BOUND_MS whatever fails
@@ -34,15 +35,6 @@ async function paidCall(base: string, apiKey: string): Promise<number> {
   });
   await res.arrayBuffer();
   return res.status;
-}
-
-/** Polls `check` (every 100 ms) until it holds; fails after `ms`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** The money adds up in `ps`: audit without breaches, `apiKey` holds `balanceMsat` with nothing reserved,

@@ -1,5 +1,6 @@
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterEach, describe, expect, it } from 'vitest';
+import { availableAfter } from '../support/balance.js';
 import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { BOOK_PRICES } from '../support/prices.js';
 
@@ -335,11 +336,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
   }
 
   async function chargedOnce(apiKey: string, from: number): Promise<number> {
-    let left = from;
-    for (let i = 0; i < 100 && left === from; i++) {
-      left = (await h.available(apiKey))!;
-      if (left === from) await new Promise((r) => setTimeout(r, 50));
-    }
+    const left = await availableAfter(h, apiKey, from);
     const txs = await h.ledger.listTransactions({ apiKey });
     expect(txs!.transactions[0]).toMatchObject({ type: 'usage', estimated: true });
     expect((await h.ledger.getKeyInfo({ apiKey }))!.usage.reservedMsat).toBe(0);

@@ -103,7 +103,7 @@ describe('BTC price from exchange tickers (local fake ticker server)', () => {
     source.close();
     await new Promise((r) => setTimeout(r, 100)); // a request sent just before close() may still land
     const hits = ticker.hits.kraken;
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 200)); // a negative over a window: no refresh after close()
     expect(ticker.hits.kraken).toBe(hits);
     await expect(source.refresh()).rejects.toBeInstanceOf(GatewayError);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bolt11AmountMsat } from '../../core/wallet/bolt11.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { until } from '../support/until.js';
 import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
 
@@ -10,8 +11,6 @@ import { assertDocumented } from './response-schema.js';
  * asking → GET returns it, the balance is exactly amount × 1000 msat; top-up of an existing key; limits;
  * an unknown id; a create id is not a top-up id.
  */
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe.each<PaidStore>(['sqlite', 'redis'])('Lightning deposit endpoints on %s', (store) => {
   let h: PaidGateway;
@@ -35,12 +34,17 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning deposit endpoints on %s
   });
 
   async function waitIssued(path: string): Promise<Record<string, unknown>> {
-    for (let i = 0; i < 100; i++) {
-      const v = await req('GET', path);
-      if (v.body.status === 'issued') return v.body;
-      await sleep(50);
-    }
-    throw new Error('not issued');
+    let body: Record<string, unknown> = {};
+    await until(
+      'issued',
+      async () => {
+        body = (await req('GET', path)).body;
+        return body.status === 'issued';
+      },
+      5_000,
+      50,
+    );
+    return body;
   }
 
   it('create: pending, then the server issues the key once the invoice is paid', async () => {
@@ -62,12 +66,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning deposit endpoints on %s
     const quote = await findQuote(h, invoice);
     h.mint.payMintQuote(quote);
     // The client does not ask: the watcher credits the key (read through the ledger).
-    let credited = false;
-    for (let i = 0; i < 100 && !credited; i++) {
-      credited = (await h.ledger.totalUserBalancesMsat()) >= 1_500_000;
-      if (!credited) await sleep(50);
-    }
-    expect(credited).toBe(true);
+    await until(
+      'the key credited',
+      async () => (await h.ledger.totalUserBalancesMsat()) >= 1_500_000,
+      5_000,
+      50,
+    );
+    expect(await h.ledger.totalUserBalancesMsat()).toBeGreaterThanOrEqual(1_500_000);
     const reads = await Promise.all(
       Array.from({ length: 20 }, () => req('GET', `/v1/wallet/create/lightning/${id}`)),
     );
@@ -175,10 +180,15 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
       expect(keys.size).toBeLessThanOrEqual(1);
       // Whoever asks next gets the key (bounded wait for a winner that is still crediting).
       let last = await req('GET', path);
-      for (let i = 0; i < 100 && last.body.status !== 'issued'; i++) {
-        await sleep(50);
-        last = await req('GET', path);
-      }
+      await until(
+        'issued',
+        async () => {
+          last = await req('GET', path);
+          return last.body.status === 'issued';
+        },
+        5_000,
+        50,
+      );
       expect(last.body).toMatchObject({ status: 'issued', msats: 777_000 });
       const apiKey = last.body.api_key as string;
       expect(apiKey).toMatch(/^sk-/);
@@ -196,12 +206,17 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
       const path = `/v1/wallet/create/lightning/${id}`;
       expect((await req('GET', path)).body.status).toBe('pending');
       // The mint's expiry is whole seconds (3 s here): wait for it to pass, then ask.
-      await sleep(Math.max(0, Date.parse(expires_at) - Date.now()) + 50);
+      await until('the invoice past its expiry', () => Date.now() > Date.parse(expires_at) + 50, 10_000, 20);
       let v = await req('GET', path);
-      for (let i = 0; i < 40 && v.body.status !== 'expired'; i++) {
-        await sleep(100);
-        v = await req('GET', path);
-      }
+      await until(
+        'expired',
+        async () => {
+          v = await req('GET', path);
+          return v.body.status === 'expired';
+        },
+        4_000,
+        100,
+      );
       expect(v.status).toBe(200);
       assertDocumented('GET', '/v1/wallet/create/lightning/{id}', 200, v.body);
       expect(v.body).toMatchObject({ id, status: 'expired', amount_sats: 55 });

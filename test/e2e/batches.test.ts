@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MockBatchBehaviour } from '../../bench/upstream/mock-batches.js';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { Receiver } from '../events/support/receiver.js';
+import { batchLines, createBatch, uploadBatchInput } from '../support/batches.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
@@ -32,18 +33,7 @@ const ENV = {
  */
 const BOUND_2_LINES = 208;
 
-function jsonl(lines: number, maxTokens = 20, model = 'mock-gpt'): string {
-  let out = '';
-  for (let i = 0; i < lines; i++) {
-    out += `${JSON.stringify({
-      custom_id: `req-${i}`,
-      method: 'POST',
-      url: '/v1/chat/completions',
-      body: { model, max_tokens: maxTokens, messages: [{ role: 'user', content: 'x'.repeat(40) }] },
-    })}\n`;
-  }
-  return out;
-}
+const jsonl = batchLines;
 
 describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
   const rx = new Receiver();
@@ -76,10 +66,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
 
   async function upload(apiKey: string, lines: number, maxTokens = 20) {
     const client = h.openai(apiKey);
-    const file = await client.files.create({
-      file: await toFile(Buffer.from(jsonl(lines, maxTokens)), 'input.jsonl'),
-      purpose: 'batch',
-    });
+    const file = await uploadBatchInput(client, jsonl(lines, maxTokens));
     return { client, file };
   }
 
@@ -89,16 +76,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
   }
 
   async function submit(apiKey: string, lines: number, maxTokens = 20) {
-    const client = h.openai(apiKey);
-    const file = await client.files.create({
-      file: await toFile(Buffer.from(jsonl(lines, maxTokens)), 'input.jsonl'),
-      purpose: 'batch',
-    });
-    const batch = await client.batches.create({
-      input_file_id: file.id,
-      endpoint: '/v1/chat/completions',
-      completion_window: '24h',
-    });
+    const { client, file } = await upload(apiKey, lines, maxTokens);
+    const batch = await createBatch(client, file.id);
     return { client, file, batch };
   }
 
@@ -366,13 +345,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
       creating(create, 200);
       const { apiKey, balanceMsat } = await h.fundKey(100);
       const { client, file } = await upload(apiKey, 3);
-      const err = await errorOf(
-        client.batches.create({
-          input_file_id: file.id,
-          endpoint: '/v1/chat/completions',
-          completion_window: '24h',
-        }),
-      );
+      const err = await errorOf(createBatch(client, file.id));
       expect(err.status).toBe(502);
       expect(err.error.code).toBe('batch_outcome_unknown');
       expect(err.error.message).toContain('appears in GET /v1/batches');
@@ -399,13 +372,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     creating('drop');
     const { apiKey, balanceMsat } = await h.fundKey(100);
     const { client, file } = await upload(apiKey, 3);
-    const err = await errorOf(
-      client.batches.create({
-        input_file_id: file.id,
-        endpoint: '/v1/chat/completions',
-        completion_window: '24h',
-      }),
-    );
+    const err = await errorOf(createBatch(client, file.id));
     expect(err.status).toBe(502);
     expect(err.error.code).toBe('batch_outcome_unknown');
     const reserved = await reservedOf(apiKey);
@@ -425,13 +392,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
       creating(create);
       const { apiKey, balanceMsat } = await h.fundKey(100);
       const { client, file } = await upload(apiKey, 3);
-      const err = await errorOf(
-        client.batches.create({
-          input_file_id: file.id,
-          endpoint: '/v1/chat/completions',
-          completion_window: '24h',
-        }),
-      );
+      const err = await errorOf(createBatch(client, file.id));
       expect(err.status).toBe(status);
       expect(err.error.message).toBe(message);
       // Released before the answer: no poll needed.
@@ -446,13 +407,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     const b = await h.fundKey(100);
     const { file } = await upload(a.apiKey, 2);
     const before = h.upstream.stats.requests;
-    const err = await errorOf(
-      h.openai(b.apiKey).batches.create({
-        input_file_id: file.id,
-        endpoint: '/v1/chat/completions',
-        completion_window: '24h',
-      }),
-    );
+    const err = await errorOf(createBatch(h.openai(b.apiKey), file.id));
     expect(err.status).toBe(404);
     expect(err.error.code).toBe('not_found');
     expect(h.upstream.stats.requests).toBe(before);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bolt11AmountMsat } from '../../core/wallet/bolt11.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
-import { until } from '../support/until.js';
+import { until, untilValue } from '../support/until.js';
 import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
 
@@ -34,17 +34,14 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning deposit endpoints on %s
   });
 
   async function waitIssued(path: string): Promise<Record<string, unknown>> {
-    let body: Record<string, unknown> = {};
-    await until(
+    const v = await untilValue(
       'issued',
-      async () => {
-        body = (await req('GET', path)).body;
-        return body.status === 'issued';
-      },
+      () => req('GET', path),
+      (r) => r.body.status === 'issued',
       5_000,
       50,
     );
-    return body;
+    return v.body;
   }
 
   it('create: pending, then the server issues the key once the invoice is paid', async () => {
@@ -179,13 +176,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
       const keys = new Set(reads.flatMap((r) => (r.body.api_key === undefined ? [] : [r.body.api_key])));
       expect(keys.size).toBeLessThanOrEqual(1);
       // Whoever asks next gets the key (bounded wait for a winner that is still crediting).
-      let last = await req('GET', path);
-      await until(
+      const last = await untilValue(
         'issued',
-        async () => {
-          last = await req('GET', path);
-          return last.body.status === 'issued';
-        },
+        () => req('GET', path),
+        (r) => r.body.status === 'issued',
         5_000,
         50,
       );
@@ -207,13 +201,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
       expect((await req('GET', path)).body.status).toBe('pending');
       // The mint's expiry is whole seconds (3 s here): wait for it to pass, then ask.
       await until('the invoice past its expiry', () => Date.now() > Date.parse(expires_at) + 50, 10_000, 20);
-      let v = await req('GET', path);
-      await until(
+      const v = await untilValue(
         'expired',
-        async () => {
-          v = await req('GET', path);
-          return v.body.status === 'expired';
-        },
+        () => req('GET', path),
+        (r) => r.body.status === 'expired',
         4_000,
         100,
       );

@@ -1,5 +1,5 @@
 import type { PaidGateway } from './paid-gateway.js';
-import { until } from './until.js';
+import { untilValue } from './until.js';
 
 /**
  * What `credential` has available once it moved from `from` (a settle or refund landed after the answer):
@@ -11,15 +11,11 @@ export async function availableAfter(
   from: number,
   ms = 5_000,
 ): Promise<number> {
-  let left = from;
-  await until(
+  return untilValue(
     'the balance moved',
-    async () => {
-      left = (await h.available(credential))!;
-      return left !== from;
-    },
+    async () => (await h.available(credential))!,
+    (left) => left !== from,
     ms,
     50,
   );
-  return left;
 }

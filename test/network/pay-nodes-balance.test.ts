@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../core/metrics.js';
 import { openNodeAccountStore } from '../../core/providers/node-account-store.js';
-import type { WalletService } from '../../core/wallet/types.js';
 import { captureLog } from '../support/dev-mint.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { type ProcessStore, processStore } from '../support/process-store.js';
 import { until } from '../support/until.js';
+import { A_ENV, A_PRICE, B_MODEL_ENV, proofsMsat } from './support/nodes.js';
 
 /**
  * Reselling another node from a prepaid key (`"payment": "cashu-balance"`) and at its advertised prices
@@ -27,21 +27,6 @@ const B_ENV = {
 };
 /** B's price of one call: 1,000 + 6 × 2 + 5 × 4 msat. */
 const B_CHARGE = 1000 + PROMPT * 2 + COMPLETION * 4;
-/** B's prices for model-based pricing (as in pay-nodes.test.ts): advertised 2,111 / 4,221 msat per 1k, 1,000 per call. */
-const B_MODEL_ENV = {
-  FIXED_PRICING: 'false',
-  FIXED_COST_PER_REQUEST: '1',
-  BTC_USD_PRICE: '50000',
-  EXCHANGE_FEE: '1.005',
-  UPSTREAM_PROVIDER_FEE: '1.05',
-};
-/** A's own price: a flat 5 sats per call. */
-const A_PRICE = 5000;
-const A_ENV = { FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '5' };
-
-async function proofsMsat(w: WalletService): Promise<number> {
-  return (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
-}
 
 async function counter(name: string, labels: Record<string, string>): Promise<number> {
   const metric = registry.getSingleMetric(name);

@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { upstreamLostMsatsTotal, upstreamPaidMsatsTotal } from '../../core/metrics.js';
 import { readTokenMeta } from '../../core/wallet/token-codec.js';
-import type { WalletService } from '../../core/wallet/types.js';
 import { startTestMint } from '../support/dev-mint.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
+import { A_ENV, A_PRICE, B_MODEL_ENV, counter, proofsMsat } from './support/nodes.js';
 
 /**
  * Reselling another node: two real gateways chained on one dev mint. B is a paid gateway in
@@ -19,27 +19,7 @@ const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
 /** B's price of 6 prompt + 5 completion tokens, worked by hand in test/e2e/paid-pricing.test.ts: 1,034 msat,
  *  charged to an X-Cashu sat token in whole sats. */
 const B_CHARGE = 2000;
-const B_ENV = {
-  FIXED_PRICING: 'false',
-  FIXED_COST_PER_REQUEST: '1',
-  BTC_USD_PRICE: '50000',
-  EXCHANGE_FEE: '1.005',
-  UPSTREAM_PROVIDER_FEE: '1.05',
-};
-/** A's own price: a flat 5 sats per call. */
-const A_PRICE = 5000;
-const A_ENV = { FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '5' };
-
-async function proofsMsat(w: WalletService): Promise<number> {
-  return (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
-}
-
-async function counter(c: typeof upstreamPaidMsatsTotal, labels: Record<string, string>): Promise<number> {
-  const v = (await c.get()).values.find((x) =>
-    Object.entries(labels).every(([k, val]) => (x.labels as Record<string, unknown>)[k] === val),
-  );
-  return v?.value ?? 0;
-}
+const B_ENV = B_MODEL_ENV;
 
 function nodeA(
   store: PaidStore,
@@ -73,6 +53,21 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     await b?.close();
   });
 
+  /** One call: the user paid A its price; A paid B exactly B's charge, out of A's proofs into B's. */
+  async function expectPaidOnce(
+    apiKey: string,
+    balanceMsat: number,
+    provider: string,
+    before: { a: number; b: number; paid: number },
+  ): Promise<void> {
+    expect(await a.available(apiKey)).toBe(balanceMsat - A_PRICE);
+    await until('A recorded what it paid B', async () => {
+      return (await counter(upstreamPaidMsatsTotal, { provider })) === before.paid + B_CHARGE;
+    });
+    expect(await proofsMsat(a.wallet)).toBe(before.a - B_CHARGE);
+    expect(await proofsMsat(b.wallet)).toBe(before.b + B_CHARGE);
+  }
+
   it('non-streamed: the user pays A its price, A pays B exactly B’s charge, the change comes back', async () => {
     const provider = `nodeb-${store}`;
     const { apiKey, balanceMsat } = await a.fundKey(50);
@@ -94,12 +89,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     expect(body['x-node-cost'].msats).toBe(A_PRICE);
     // What B cost A stays out of the user's block unless the operator asks for it (NODE_COST_UPSTREAM).
     expect(body['x-node-cost']).not.toHaveProperty('upstream_msats');
-    expect(await a.available(apiKey)).toBe(balanceMsat - A_PRICE);
-    await until('A recorded what it paid B', async () => {
-      return (await counter(upstreamPaidMsatsTotal, { provider })) === paidBefore + B_CHARGE;
-    });
-    expect(await proofsMsat(a.wallet)).toBe(aBefore - B_CHARGE);
-    expect(await proofsMsat(b.wallet)).toBe(bBefore + B_CHARGE);
+    await expectPaidOnce(apiKey, balanceMsat, provider, { a: aBefore, b: bBefore, paid: paidBefore });
   });
 
   it('streamed: the change comment is taken out of the stream and redeemed', async () => {
@@ -121,12 +111,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     const costs = text.split('\n').filter((l) => l.startsWith(': x-node-cost '));
     expect(costs.length).toBe(1);
     expect((JSON.parse(costs[0]!.slice(': x-node-cost '.length)) as { msats: number }).msats).toBe(A_PRICE);
-    expect(await a.available(apiKey)).toBe(balanceMsat - A_PRICE);
-    await until('A recorded what it paid B', async () => {
-      return (await counter(upstreamPaidMsatsTotal, { provider })) === paidBefore + B_CHARGE;
-    });
-    expect(await proofsMsat(a.wallet)).toBe(aBefore - B_CHARGE);
-    expect(await proofsMsat(b.wallet)).toBe(bBefore + B_CHARGE);
+    await expectPaidOnce(apiKey, balanceMsat, provider, { a: aBefore, b: bBefore, paid: paidBefore });
   });
 
   it('NODE_COST_UPSTREAM=true: x-node-cost shows what B cost the operator (upstream_msats), JSON and stream', async () => {

@@ -18,11 +18,12 @@ import { describeRedis, readRedisConfig } from '../../core/store/redis-config.js
 import { loadSettings, saveSettings } from '../../core/store/settings-store.js';
 import { StoreSignals } from '../../core/store/signals.js';
 import { openDepositStore } from '../../core/wallet/lightning-deposits.js';
-import type { JournalEntry, StoredProof } from '../../core/wallet/store/proof-store.js';
+import type { StoredProof } from '../../core/wallet/store/proof-store.js';
 import { RedisProofStore } from '../../core/wallet/store/redis-store.js';
 import { ask } from '../../scripts/lib/redis-topology.js';
 import { type RedisTopology, startRedisCluster } from '../support/redis-cluster.js';
 import { until } from '../support/until.js';
+import { journalEntry } from '../wallet/support/journal.js';
 
 /**
  * The three Redis forms from configuration, and the stores other than the ledger on a 3-master, 3-replica
@@ -471,39 +472,42 @@ describe('every store on a 3-master, 3-replica Redis Cluster', () => {
       }
     };
     let last: { status: number; body: unknown } | undefined;
-    const answers = (want: { status: number; body: unknown }) => async () => {
-      last = await probe();
-      return JSON.stringify(last) === JSON.stringify(want);
-    };
+    /** Waits until /readyz answers `want` (status and body); the error names the last answer. */
+    const answers = (what: string, want: { status: number; body: unknown }) =>
+      until(
+        what,
+        async () => {
+          last = await probe();
+          return JSON.stringify(last) === JSON.stringify(want);
+        },
+        15_000,
+        200,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; last ${JSON.stringify(last)}`);
+      });
     const master = (await topo.masters())[0]!;
     const replica = Number(/^slave0:.*port=(\d+)/m.exec(await ask(master, 'INFO', 'replication'))?.[1]);
     expect(replica).toBeGreaterThan(0);
 
     await topo.kill(replica);
-    const degraded = {
+    await answers('readyz: 5 of 6 answering', {
       status: 200,
       body: {
         status: 'ready',
         checks: { store: 'ok', mint: 'not_configured' },
         redis: { form: 'cluster', nodes: 6, answering: 5 },
       },
-    };
-    await until('readyz: 5 of 6 answering', answers(degraded), 15_000, 200).catch((err: Error) => {
-      throw new Error(`${err.message}; last ${JSON.stringify(last)}`);
     });
 
     // Its master too: a third of the slots has no node left, so the cluster is down and the store check fails.
     await topo.kill(master);
-    const down = {
+    await answers('readyz: 503, store failing', {
       status: 503,
       body: {
         code: 'service_unavailable',
         checks: { store: 'failing', mint: 'not_configured' },
         redis: { form: 'cluster', nodes: 6, answering: 4 },
       },
-    };
-    await until('readyz: 503, store failing', answers(down), 15_000, 200).catch((err: Error) => {
-      throw new Error(`${err.message}; last ${JSON.stringify(last)}`);
     });
   });
 });
@@ -553,21 +557,6 @@ async function paidCall(ledger: Ledger, credential: Credential, requestId: strin
     description: 'x',
   });
   if (!s.ok) throw new Error(`settle ${requestId}: ${s.code}`);
-}
-
-function journalEntry(id: string, kind: JournalEntry['kind']): JournalEntry {
-  return {
-    id,
-    kind,
-    mint: 'http://mint.test',
-    unit: 'sat',
-    createdAt: Date.now(),
-    seedId: 'seed',
-    inputYs: [],
-    inputTotal: 0,
-    counters: [],
-    submitted: false,
-  };
 }
 
 function storedProof(y: string, amount: number): StoredProof {

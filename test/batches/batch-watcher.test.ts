@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { BatchWatcher } from '../../core/batches/batch-watcher.js';
 import type { BatchJob } from '../../core/batches/types.js';
 import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/log.js';
 import { createPricing } from '../../core/pricing/pricing.js';
 import { UpstreamClient } from '../../core/upstream/upstream-client.js';
 import type { UpstreamResponse } from '../../core/upstream/upstream-response.js';
-import { type BatchBackend, batchBackend } from './support/backend.js';
+import { type BatchBackend, batchBackend, watcherOn } from './support/backend.js';
 
 /**
  * The settlement watcher on SQLite and Redis:
@@ -147,17 +146,7 @@ describe.each(['sqlite', 'redis'] as const)('batch watcher on %s', (kind) => {
     const start = clock;
     // As the create route leaves it: open, due one poll later.
     await b.jobs.put({ ...job, batchId: 'batch_cadence', createdAtMs: start }, start + P);
-    const watcher = new BatchWatcher({
-      jobs: b.jobs,
-      objects: b.owners,
-      ledger: b.ledger,
-      pricing,
-      upstream: provider,
-      log,
-      pollMs: P,
-      reconcilePolls: 3,
-      now: () => clock,
-    });
+    const watcher = watcherOn(b, { pricing, upstream: provider, log, pollMs: P, now: () => clock });
     let settledAt: number | undefined;
     for (let k = 1; k <= 6 && settledAt === undefined; k++) {
       // The interval's pass k, a little late as timers are.
@@ -207,16 +196,7 @@ describe.each(['sqlite', 'redis'] as const)('batch watcher on %s', (kind) => {
       attemptAtMs,
     });
     await b.jobs.put(pendingJob(first.job), 0);
-    const watcher = new BatchWatcher({
-      jobs: b.jobs,
-      objects: b.owners,
-      ledger: b.ledger,
-      pricing,
-      upstream,
-      log,
-      pollMs: 50,
-      reconcilePolls: 3,
-    });
+    const watcher = watcherOn(b, { pricing, upstream, log, pollMs: 50 });
     expect(await watcher.tick()).toBe(1);
     expect(await b.owners.get(batchId)).toMatchObject({
       kind: 'batch',
@@ -231,17 +211,7 @@ describe.each(['sqlite', 'redis'] as const)('batch watcher on %s', (kind) => {
     await b.jobs.put(pendingJob(second.job), 0);
     for (let pass = 1; pass <= 3; pass++) {
       const now = Date.now() + pass * 1_000;
-      const w = new BatchWatcher({
-        jobs: b.jobs,
-        objects: b.owners,
-        ledger: b.ledger,
-        pricing,
-        upstream,
-        log,
-        pollMs: 50,
-        reconcilePolls: 3,
-        now: () => now,
-      });
+      const w = watcherOn(b, { pricing, upstream, log, pollMs: 50, now: () => now });
       expect(await w.tick()).toBe(1);
       const left = await b.jobs.get(second.job.id);
       if (pass < 3) {

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { BatchWatcher } from '../../core/batches/batch-watcher.js';
 import type { BatchJob } from '../../core/batches/types.js';
 import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/log.js';
 import { createPricing } from '../../core/pricing/pricing.js';
 import { UpstreamClient } from '../../core/upstream/upstream-client.js';
-import { batchBackend } from './support/backend.js';
+import { batchBackend, watcherOn } from './support/backend.js';
 
 /**
  * A background response's job survives the process that held it (issue 34, item 5): a watcher that claimed the job
@@ -89,17 +88,7 @@ describe.each(['sqlite', 'redis'] as const)('background response watch on %s', (
     let now = 1_000_000;
     await b.jobs.put(job, now);
     const watcher = (clock: () => number) =>
-      new BatchWatcher({
-        jobs: b.jobs,
-        objects: b.owners,
-        ledger: b.ledger,
-        pricing,
-        upstream,
-        log,
-        pollMs: 100,
-        reconcilePolls: 3,
-        now: clock,
-      });
+      watcherOn(b, { pricing, upstream, log, pollMs: 100, now: clock });
     // A process claims the job and dies before it did anything (its lease: max(2 s, 5 polls) = 2 s).
     expect(await b.jobs.claim(now, 2_000, 10)).toHaveLength(1);
     const survivor = watcher(() => now);

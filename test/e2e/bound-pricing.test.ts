@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { mockModels } from '../support/models-file.js';
 import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { BOOK_PRICES } from '../support/prices.js';
 
@@ -13,31 +14,23 @@ import { BOOK_PRICES } from '../support/prices.js';
  * and priority × 2. mock-mini has only prompt and completion prices. The mock counts 6 prompt tokens for the
  * message below and answers 8 completion tokens per choice unless told more.
  */
-const MODELS = {
-  models: [
-    {
-      id: 'mock-gpt',
-      context_length: 8192,
-      pricing: {
-        prompt: '0.000001',
-        completion: '0.000001',
-        web_search: '0.01',
-        image_output: '0.00004',
-        image_output_max_tokens: '100',
-        code_interpreter: '0.03',
-        file_search: '0.0025',
-        service_tiers: { flex: '0.5', priority: '2' },
-      },
-    },
-    {
-      id: 'mock-gpt:online',
-      context_length: 8192,
-      pricing: { prompt: '0.000001', completion: '0.000001', web_search: '0.01' },
-    },
-    { id: 'mock-mini', context_length: 8192, pricing: { prompt: '0.000001', completion: '0.000001' } },
-    { id: 'mock-mini:online', context_length: 8192, pricing: { prompt: '0.000001', completion: '0.000001' } },
+const MODELS = mockModels(
+  {
+    prompt: '0.000001',
+    completion: '0.000001',
+    web_search: '0.01',
+    image_output: '0.00004',
+    image_output_max_tokens: '100',
+    code_interpreter: '0.03',
+    file_search: '0.0025',
+    service_tiers: { flex: '0.5', priority: '2' },
+  },
+  [
+    { id: 'mock-gpt:online', pricing: { prompt: '0.000001', completion: '0.000001', web_search: '0.01' } },
+    { id: 'mock-mini', pricing: { prompt: '0.000001', completion: '0.000001' } },
+    { id: 'mock-mini:online', pricing: { prompt: '0.000001', completion: '0.000001' } },
   ],
-};
+);
 const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
 const input = 'Say something, please.';
 

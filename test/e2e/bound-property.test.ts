@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { mockModels } from '../support/models-file.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
@@ -23,26 +24,17 @@ import { until } from '../support/until.js';
  * per token, web search 1,000, file search 300, code interpreter 700 per container, image output 5 per token (at
  * most 50 per image), flex × 0.5, priority × 2; mock-mini prompt 1, completion 2 and nothing else.
  */
-const MODELS = {
-  models: [
-    {
-      id: 'mock-gpt',
-      context_length: 8192,
-      pricing: {
-        prompt: '0.000001',
-        completion: '0.000002',
-        internal_reasoning: '0.000003',
-        web_search: '0.001',
-        file_search: '0.0003',
-        code_interpreter: '0.0007',
-        image_output: '0.000005',
-        image_output_max_tokens: '50',
-        service_tiers: { flex: '0.5', priority: '2' },
-      },
-    },
-    { id: 'mock-mini', context_length: 8192, pricing: { prompt: '0.000001', completion: '0.000002' } },
-  ],
-};
+const MODELS = mockModels({
+  prompt: '0.000001',
+  completion: '0.000002',
+  internal_reasoning: '0.000003',
+  web_search: '0.001',
+  file_search: '0.0003',
+  code_interpreter: '0.0007',
+  image_output: '0.000005',
+  image_output_max_tokens: '50',
+  service_tiers: { flex: '0.5', priority: '2' },
+});
 
 const RUNS = Number(process.env.BOUND_PROPERTY_RUNS ?? 2000);
 const TOOLS = ['web_search', 'image_generation', 'code_interpreter', 'file_search'] as const;

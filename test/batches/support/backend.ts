@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Cluster, type Redis } from 'ioredis';
+import { BatchWatcher, type BatchWatcherOptions } from '../../../core/batches/batch-watcher.js';
 import { RedisBatchJobs } from '../../../core/batches/redis-batch-jobs.js';
 import { SqliteBatchJobs } from '../../../core/batches/sqlite-batch-jobs.js';
 import type { BatchJobs } from '../../../core/batches/types.js';
@@ -73,4 +74,13 @@ export async function batchBackend(kind: 'sqlite' | 'redis' | 'redis-cluster'): 
       await cluster.stop();
     },
   };
+}
+
+/** A settlement watcher over `b`'s stores (3 reconcile polls unless `opts` says otherwise). */
+export function watcherOn(
+  b: BatchBackend,
+  opts: Omit<BatchWatcherOptions, 'jobs' | 'objects' | 'ledger' | 'reconcilePolls'> &
+    Partial<Pick<BatchWatcherOptions, 'reconcilePolls'>>,
+): BatchWatcher {
+  return new BatchWatcher({ jobs: b.jobs, objects: b.owners, ledger: b.ledger, reconcilePolls: 3, ...opts });
 }

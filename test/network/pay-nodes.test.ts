@@ -53,6 +53,25 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     await b?.close();
   });
 
+  /** A funded key at A, and the figures before its call: both wallets' proofs, what A has paid B so far. */
+  async function begin() {
+    const provider = `nodeb-${store}`;
+    const { apiKey, balanceMsat } = await a.fundKey(50);
+    const before = {
+      a: await proofsMsat(a.wallet),
+      b: await proofsMsat(b.wallet),
+      paid: await counter(upstreamPaidMsatsTotal, { provider }),
+    };
+    return { provider, apiKey, balanceMsat, before };
+  }
+  /** The user's chat call at A (5 tokens at most). */
+  const chat = (apiKey: string, stream: boolean) =>
+    fetch(`${a.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5, ...(stream ? { stream } : {}) }),
+    });
+
   /** One call: the user paid A its price; A paid B exactly B's charge, out of A's proofs into B's. */
   async function expectPaidOnce(
     apiKey: string,
@@ -69,15 +88,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
   }
 
   it('non-streamed: the user pays A its price, A pays B exactly B’s charge, the change comes back', async () => {
-    const provider = `nodeb-${store}`;
-    const { apiKey, balanceMsat } = await a.fundKey(50);
-    const [aBefore, bBefore] = [await proofsMsat(a.wallet), await proofsMsat(b.wallet)];
-    const paidBefore = await counter(upstreamPaidMsatsTotal, { provider });
-    const res = await fetch(`${a.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5 }),
-    });
+    const { provider, apiKey, balanceMsat, before } = await begin();
+    const res = await chat(apiKey, false);
     expect(res.status).toBe(200);
     // B's change is A's business: it never reaches A's user.
     expect(res.headers.get('x-cashu')).toBeNull();
@@ -89,19 +101,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     expect(body['x-node-cost'].msats).toBe(A_PRICE);
     // What B cost A stays out of the user's block unless the operator asks for it (NODE_COST_UPSTREAM).
     expect(body['x-node-cost']).not.toHaveProperty('upstream_msats');
-    await expectPaidOnce(apiKey, balanceMsat, provider, { a: aBefore, b: bBefore, paid: paidBefore });
+    await expectPaidOnce(apiKey, balanceMsat, provider, before);
   });
 
   it('streamed: the change comment is taken out of the stream and redeemed', async () => {
-    const provider = `nodeb-${store}`;
-    const { apiKey, balanceMsat } = await a.fundKey(50);
-    const [aBefore, bBefore] = [await proofsMsat(a.wallet), await proofsMsat(b.wallet)];
-    const paidBefore = await counter(upstreamPaidMsatsTotal, { provider });
-    const res = await fetch(`${a.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5, stream: true }),
-    });
+    const { provider, apiKey, balanceMsat, before } = await begin();
+    const res = await chat(apiKey, true);
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toContain('data: [DONE]');
@@ -111,7 +116,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     const costs = text.split('\n').filter((l) => l.startsWith(': x-node-cost '));
     expect(costs.length).toBe(1);
     expect((JSON.parse(costs[0]!.slice(': x-node-cost '.length)) as { msats: number }).msats).toBe(A_PRICE);
-    await expectPaidOnce(apiKey, balanceMsat, provider, { a: aBefore, b: bBefore, paid: paidBefore });
+    await expectPaidOnce(apiKey, balanceMsat, provider, before);
   });
 
   it('NODE_COST_UPSTREAM=true: x-node-cost shows what B cost the operator (upstream_msats), JSON and stream', async () => {

@@ -490,13 +490,10 @@ describe('every store on a 3-master, 3-replica Redis Cluster', () => {
     expect(replica).toBeGreaterThan(0);
 
     await topo.kill(replica);
+    const cluster = (answering: number) => ({ form: 'cluster', nodes: 6, answering });
     await answers('readyz: 5 of 6 answering', {
       status: 200,
-      body: {
-        status: 'ready',
-        checks: { store: 'ok', mint: 'not_configured' },
-        redis: { form: 'cluster', nodes: 6, answering: 5 },
-      },
+      body: { status: 'ready', checks: { store: 'ok', mint: 'not_configured' }, redis: cluster(5) },
     });
 
     // Its master too: a third of the slots has no node left, so the cluster is down and the store check fails.
@@ -506,7 +503,7 @@ describe('every store on a 3-master, 3-replica Redis Cluster', () => {
       body: {
         code: 'service_unavailable',
         checks: { store: 'failing', mint: 'not_configured' },
-        redis: { form: 'cluster', nodes: 6, answering: 4 },
+        redis: cluster(4),
       },
     });
   });

@@ -8,14 +8,8 @@ import { bolt11AmountMsat } from '../../core/wallet/bolt11.js';
 import { QuoteNotPaidError } from '../../core/wallet/mint-quote.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
-import {
-  captureLog,
-  crashStore,
-  type DevMint,
-  dropStore,
-  startTestMint,
-  testWallet,
-} from '../support/dev-mint.js';
+import type { DevMint } from '../support/dev-mint.js';
+import { captureLog, crashStore, dropStore, startTestMint, testWallet } from '../support/dev-mint.js';
 import { runChild } from './crash-recovery-suite.js';
 
 /**

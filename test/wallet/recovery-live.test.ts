@@ -2,15 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreConnection } from '../../core/store/connection.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
-import {
-  captureLog,
-  type DevMint,
-  dropStore,
-  redeemElsewhere,
-  type StoreKind,
-  startTestMint,
-  testStore,
-} from '../support/dev-mint.js';
+import type { DevMint, StoreKind } from '../support/dev-mint.js';
+import { captureLog, dropStore, redeemElsewhere, startTestMint, testStore } from '../support/dev-mint.js';
 import { type MintGate, mintGate, renamedToken } from '../support/mint-gate.js';
 import { until } from '../support/until.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { promptTokensUpperBound } from '../../core/metering/prompt-bound.js';
-import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
-import { BOOK_PRICES } from '../support/prices.js';
+import { bookPricedGatewayPerSuite } from '../support/models-file.js';
+import type { PaidStore } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
 /**
@@ -19,11 +19,7 @@ const MODELS = {
 const LONG = 'abcd'.repeat(2_000);
 
 describe.each<PaidStore>(['sqlite', 'redis'])('abandoned calls on %s', (store) => {
-  const h = paidGatewayPerSuite({
-    store,
-    modelsFile: MODELS,
-    env: { ...BOOK_PRICES, RATE_LIMIT_IP_PER_MINUTE: '1000', ABANDONED_DRAIN_MS: '400' },
-  });
+  const h = bookPricedGatewayPerSuite(store, MODELS, { ABANDONED_DRAIN_MS: '400' });
   afterEach(() => {
     h.upstream.setBehaviour({ latencyMs: 0, chunks: 8, chunkDelayMs: 0, stallAfterChunks: undefined });
   });

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mockModels } from '../support/models-file.js';
-import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
-import { BOOK_PRICES } from '../support/prices.js';
+import { bookPricedGatewayPerSuite, mockModels } from '../support/models-file.js';
+import type { PaidGateway, PaidStore } from '../support/paid-gateway.js';
 
 /**
  * The bill cannot be gamed (issue 34): every request reserves what the provider can bill for it, or is refused
@@ -45,11 +44,7 @@ async function metric(h: PaidGateway, name: string, label = ''): Promise<number>
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('the bound holds on %s', (store) => {
-  const h = paidGatewayPerSuite({
-    store,
-    modelsFile: MODELS,
-    env: { ...BOOK_PRICES, RATE_LIMIT_IP_PER_MINUTE: '1000' },
-  });
+  const h = bookPricedGatewayPerSuite(store, MODELS);
   afterEach(() => {
     h.upstream.setBehaviour({ usage: {}, chunks: 8 });
   });

@@ -82,6 +82,12 @@ async function walletBalance(base: string, key: string): Promise<Json> {
   return (await r.json()) as Json;
 }
 
+/** A check for `until`: the key at `base` holds nothing, available or reserved. */
+const emptied = (base: string, key: string) => async () => {
+  const w = await walletBalance(base, key);
+  return w.balance === 0 && w.reserved === 0;
+};
+
 const sweptLines = (gw: GatewayProcess) =>
   gw
     .logs()
@@ -140,14 +146,7 @@ describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep
   it('two gateways sweeping one store: the expired key is paid to its address once, balance 0', async () => {
     const { rig, a, b, base, apiKey, keyId, expiresAtMs } = await setUp();
     const from = rcpt.lnurl.invoices.length;
-    await until(
-      'the key swept',
-      async () => {
-        const w = await walletBalance(base(b), apiKey);
-        return w.balance === 0 && w.reserved === 0;
-      },
-      40_000,
-    ).catch((err: Error) => {
+    await until('the key swept', emptied(base(b), apiKey), 40_000).catch((err: Error) => {
       throw new Error(
         `${err.message}\n--- a ---\n${a.logs().slice(-4000)}\n--- b ---\n${b.logs().slice(-4000)}`,
       );
@@ -203,15 +202,7 @@ describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep
     rig.mint.setLightningMode('pay');
     // The survivor's wallet recovery pass (WALLET_RECOVERY_MS, on journal entries older than their claim) decides the
     // melt against the mint and commits the hold.
-    await until(
-      'the melt settled by the other gateway',
-      async () => {
-        const w = await walletBalance(base(other), apiKey);
-        return w.balance === 0 && w.reserved === 0;
-      },
-      150_000,
-      500,
-    );
+    await until('the melt settled by the other gateway', emptied(base(other), apiKey), 150_000, 500);
     expect(other.alive()).toBe(true);
     expect(other.logs()).toContain('wallet journal entry resolved');
     expect(await paidSince(from)).toEqual([inFlight]);

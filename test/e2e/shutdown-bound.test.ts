@@ -37,6 +37,12 @@ async function paidCall(base: string, apiKey: string): Promise<number> {
   return res.status;
 }
 
+/** SIGTERM to a gateway process: it exits 0. */
+async function stopsCleanly(gw: Pick<GatewayProcess, 'kill' | 'exitInfo'>): Promise<void> {
+  await gw.kill('SIGTERM');
+  expect(gw.exitInfo()).toBe('exit code 0, signal null');
+}
+
 /** The money adds up in `ps`: audit without breaches, `apiKey` holds `balanceMsat` with nothing reserved,
  *  and the operator's eCash at `mints` covers every user balance (`users` msats in all). */
 async function moneyConsistent(
@@ -115,8 +121,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     up = await startMockUpstream();
     const again = await rig.spawn({ UPSTREAM_BASE_URL: up.url });
     expect(await paidCall(`http://127.0.0.1:${again.port}`, apiKey)).toBe(200);
-    await again.kill('SIGTERM');
-    expect(again.exitInfo()).toBe('exit code 0, signal null');
+    await stopsCleanly(again);
     await rig.ps.withLedger(async (ledger, conn) => {
       expect((await ledger.audit()).breaches).toEqual([]);
       const info = await ledger.getKeyInfo({ apiKey });
@@ -152,8 +157,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     // calls at 1 sat, the operator's eCash covering the balance).
     const again = await rig.spawn();
     expect(await paidCall(`http://127.0.0.1:${again.port}`, apiKey)).toBe(200);
-    await again.kill('SIGTERM');
-    expect(again.exitInfo()).toBe('exit code 0, signal null');
+    await stopsCleanly(again);
     await moneyConsistent(rig.ps, [rig.mint.url], apiKey, 98_000);
   }, 120_000);
 
@@ -200,8 +204,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     const again = await rig.spawn({ ORPHAN_RELEASE_MS: '1000' });
     await until('the reservation released', async () => (await reservedOf(rig!.ps, apiKey)) === 0);
     expect(await paidCall(`http://127.0.0.1:${again.port}`, apiKey)).toBe(200);
-    await again.kill('SIGTERM');
-    expect(again.exitInfo()).toBe('exit code 0, signal null');
+    await stopsCleanly(again);
     await moneyConsistent(rig.ps, [rig.mint.url], apiKey, 99_000);
   }, 120_000);
 
@@ -256,8 +259,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     expect(repeat.status).toBe(200);
     expect(((await repeat.json()) as { new_balance: number }).new_balance).toBe(body.new_balance);
     expect((await w.checkProofsStates(proofs)).every((s) => s.state === CheckStateEnum.SPENT)).toBe(true);
-    await again.kill('SIGTERM');
-    expect(again.exitInfo()).toBe('exit code 0, signal null');
+    await stopsCleanly(again);
     await moneyConsistent(rig.ps, [rig.mint.url], apiKey, body.new_balance);
   }, 120_000);
 
@@ -324,8 +326,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     });
     expect(claim.status).toBe(200);
     expect(await claim.json()).toMatchObject({ amount: 19, balance: 0 });
-    await again.kill('SIGTERM');
-    expect(again.exitInfo()).toBe('exit code 0, signal null');
+    await stopsCleanly(again);
     // 100 sat funded, one call; 20 sat by X-Cashu, one call, 19 sat paid back out.
     await moneyConsistent(rig.ps, [rig.mint.url], apiKey, 99_000);
   }, 120_000);

@@ -1,7 +1,7 @@
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { availableAfter } from '../support/balance.js';
-import { mockModels } from '../support/models-file.js';
+import { bookPricedGatewayPerSuite, mockModels } from '../support/models-file.js';
 import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { BOOK_PRICES } from '../support/prices.js';
 
@@ -53,12 +53,8 @@ async function unpricedCount(h: PaidGateway, dimension: string): Promise<number>
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', (store) => {
-  const h = paidGatewayPerSuite({
-    store,
-    modelsFile: MODELS,
-    // A client that leaves: its stream is not read on (the stalled provider would send nothing more).
-    env: { ...BOOK_PRICES, RATE_LIMIT_IP_PER_MINUTE: '1000', ABANDONED_DRAIN_MS: '0' },
-  });
+  // A client that leaves: its stream is not read on (the stalled provider would send nothing more).
+  const h = bookPricedGatewayPerSuite(store, MODELS, { ABANDONED_DRAIN_MS: '0' });
   // Before the fixture's audit (after-hooks run last registered first).
   afterEach(() => {
     h.upstream.setBehaviour({ usage: {}, chunkDelayMs: 0, stallAfterChunks: undefined, chunks: 8 });

@@ -25,6 +25,16 @@ import { type RedisTopology, startRedisCluster } from '../support/redis-cluster.
 import { until } from '../support/until.js';
 import { journalEntry } from '../wallet/support/journal.js';
 
+/** What a settled 2,000 msat call reports (1 prompt token, 2 completion tokens). */
+const CALL_2000 = {
+  costMsat: 2000,
+  promptTokens: 1,
+  completionTokens: 2,
+  estimated: false,
+  model: 'm',
+  description: 'x',
+};
+
 /**
  * The three Redis forms from configuration, and the stores other than the ledger on a 3-master, 3-replica
  * Redis Cluster: each script in one slot, EVALSHA surviving an emptied script cache, the replica rule (a WAIT
@@ -148,16 +158,7 @@ describe('every store on a 3-master, 3-replica Redis Cluster', () => {
     });
     expect(a.ok).toBe(true);
     if (!a.ok) return;
-    const s = await ledger.settle({
-      accountId: a.accountId,
-      requestId: 'r1',
-      costMsat: 2000,
-      promptTokens: 1,
-      completionTokens: 2,
-      estimated: false,
-      model: 'm',
-      description: 'x',
-    });
+    const s = await ledger.settle({ accountId: a.accountId, requestId: 'r1', ...CALL_2000 });
     expect(s).toMatchObject({ ok: true, chargedMsat: 2000, balanceMsat: 48_000 });
     // admit and settle each waited for their master's replica (WAIT on the master holding the account).
     expect((await waits()) - before).toBeGreaterThanOrEqual(2);
@@ -275,16 +276,7 @@ describe('every store on a 3-master, 3-replica Redis Cluster', () => {
       limits: LIMITS,
     });
     if (!admitted.ok) throw new Error('admit failed');
-    const settle = {
-      accountId: admitted.accountId,
-      requestId: 's1',
-      costMsat: 2000,
-      promptTokens: 1,
-      completionTokens: 2,
-      estimated: false,
-      model: 'm',
-      description: 'x',
-    };
+    const settle = { accountId: admitted.accountId, requestId: 's1', ...CALL_2000 };
     const leasing = new LeasingLedger(ledger, LEASES);
     await paidCall(leasing, credential, 'l1', 700);
     await paidCall(leasing, credential, 'l2', 700);

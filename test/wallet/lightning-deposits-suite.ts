@@ -32,7 +32,8 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
     let conn: StoreConnection;
     let ledger: Ledger;
     let wallet: WalletService;
-    const instance = async (): Promise<LightningDeposits> => {
+    /** An initialised instance over this suite's store and ledger (no watcher pass, 20 ms backoff by default). */
+    const started = async (opts: Partial<ConstructorParameters<typeof LightningDeposits>[0]> = {}) => {
       const d = new LightningDeposits({
         conn,
         ledger,
@@ -40,10 +41,12 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
         log: captureLog().log,
         backoffMs: 20,
         pollMs: 0,
+        ...opts,
       });
       await d.init();
       return d;
     };
+    const instance = (): Promise<LightningDeposits> => started();
     /**
      * The watcher's passes or the mint's NUT-17 push (subscribed when the record was created, racing the pass)
      * finish a paid deposit, whichever comes first; returns how many the passes finished (0 when the push won).
@@ -160,8 +163,7 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
 
     it('NUT-17: the mint pushes the payment and the deposit is credited at once, with polling off', async () => {
       // pollMs of ten minutes and no watcher pass: only the mint's WebSocket push can finish this deposit.
-      const d = new LightningDeposits({ conn, ledger, wallet, log: captureLog().log, pollMs: 600_000 });
-      await d.init();
+      const d = await started({ pollMs: 600_000, backoffMs: undefined });
       try {
         const made = await d.create({ kind: 'create', amountSats: 5 });
         mint.payMintQuote(made.record.quote);
@@ -229,15 +231,7 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
     it.each(['dropped', 'outage'] as const)(
       'NUT-17 socket %s after subscribing: no push arrives, the polling fallback finishes the deposit',
       async (how) => {
-        const d = new LightningDeposits({
-          conn,
-          ledger,
-          wallet,
-          log: captureLog().log,
-          pollMs: 100,
-          backoffMs: 20,
-        });
-        await d.init();
+        const d = await started({ pollMs: 100 });
         const store = openDepositStore(conn);
         const statusOf = async (id: string) => (await store.get(depositIdHash(id)))?.status;
         try {

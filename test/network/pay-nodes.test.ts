@@ -21,17 +21,19 @@ const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
 const B_CHARGE = 2000;
 const B_ENV = B_MODEL_ENV;
 
+/** Node A on B's mint, reselling the node at `baseURL` (B by default) as provider `name`. */
 function nodeA(
   store: PaidStore,
   b: PaidGateway,
   name: string,
   env: Record<string, string> = {},
+  baseURL = b.baseURL,
 ): Promise<PaidGateway> {
   return startPaidGateway({
     store,
     sharedMint: b.mint,
     env: { ...A_ENV, ...env },
-    providersFile: () => ({ providers: [{ name, base_url: b.baseURL, payment: 'cashu' }] }),
+    providersFile: () => ({ providers: [{ name, base_url: baseURL, payment: 'cashu' }] }),
   });
 }
 
@@ -242,12 +244,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
       env: { ...B_ENV, CASHU_MINTS: `${own.url},${b.mint.url}` },
     });
     const provider = `foreign-change-${store}`;
-    const a4 = await startPaidGateway({
-      store,
-      sharedMint: b.mint,
-      env: A_ENV,
-      providersFile: () => ({ providers: [{ name: provider, base_url: b2.baseURL, payment: 'cashu' }] }),
-    });
+    const a4 = await nodeA(store, b, provider, {}, b2.baseURL);
     try {
       await b2.wallet.receive(await own.mintTokens(100, 'sat')); // B2's proofs at its primary, for change
       await a4.wallet.receive(await a4.mintToken(100));
@@ -331,14 +328,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     await new Promise<void>((r) => node.listen(0, '127.0.0.1', r));
     const port = (node.address() as AddressInfo).port;
     const provider = `short-${store}`;
-    const a5 = await startPaidGateway({
-      store,
-      sharedMint: b.mint,
-      env: A_ENV,
-      providersFile: () => ({
-        providers: [{ name: provider, base_url: `http://127.0.0.1:${port}/v1`, payment: 'cashu' }],
-      }),
-    });
+    const a5 = await nodeA(store, b, provider, {}, `http://127.0.0.1:${port}/v1`);
     try {
       await a5.wallet.receive(await a5.mintToken(100));
       const { apiKey, balanceMsat } = await a5.fundKey(50);
@@ -367,12 +357,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
       upstream: { chunks: 40, chunkDelayMs: 100, ignoreMaxTokens: true },
     });
     const provider = `dying-${store}`;
-    const a3 = await startPaidGateway({
-      store,
-      sharedMint: b.mint,
-      env: A_ENV,
-      providersFile: () => ({ providers: [{ name: provider, base_url: dying.baseURL, payment: 'cashu' }] }),
-    });
+    const a3 = await nodeA(store, b, provider, {}, dying.baseURL);
     try {
       await a3.wallet.receive(await a3.mintToken(100));
       const { apiKey, balanceMsat } = await a3.fundKey(50);

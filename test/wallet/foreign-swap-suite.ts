@@ -49,6 +49,15 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
         foreignMints: policy,
         ...(claimStaleAfterMs ? { claimStaleAfterMs } : {}),
       });
+    /**
+     * A live wallet whose claims go stale after 200 ms, once the dead child's claim is that old: the child's
+     * journal entry was written before it was killed, so 250 ms after its exit the claim is past the 200 ms.
+     */
+    const openOnceStale = async () => {
+      const live = await open(SWAP, 200);
+      await new Promise((r) => setTimeout(r, 250));
+      return live;
+    };
 
     beforeAll(async () => {
       primary = await startTestMint({ mintQuotePayment: 'manual' });
@@ -245,8 +254,7 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
       const before = await total(await open());
       const token = await foreign.mintTokens(300);
       await receiveKilledAt(childEnv, 'after-foreign-melt', token);
-      const live = await open(SWAP, 200);
-      await new Promise((r) => setTimeout(r, 250));
+      const live = await openOnceStale();
       const receipt = await live.receive(token);
       expect(receipt.faceMsat).toBe(300_000);
       expect(await total(live)).toBe(before + receipt.amountMsat);
@@ -317,8 +325,7 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
         const before = await total(await open());
         const token = await bare.mintTokens(500);
         await receiveKilledAt(childEnv, 'foreign-melt-answered', token);
-        const live = await open(SWAP, 200);
-        await new Promise((r) => setTimeout(r, 250));
+        const live = await openOnceStale();
         expect(await live.receive(token)).toMatchObject({ amountMsat: 494_000, feeMsat: 6_000 });
         expect(await total(live)).toBe(before + 494_000);
       });

@@ -74,6 +74,21 @@ const backends: Array<[string, () => Promise<Harness>]> = [
 ];
 
 let n = 0;
+/**
+ * `parent` alerted below 100 msat, a balance.low webhook at `url`, and a debit to 50 msat at `t`: one delivery
+ * enqueued. Answers the webhook.
+ */
+async function lowBalanceDelivery(store: WebhookStore, parent: EventKey, url: string, t: number) {
+  await store.setAlerts(
+    parent,
+    { lowBalanceThresholdMsat: 100, dailySpendLimitMsat: null, webhookUrl: null },
+    null,
+  );
+  const hook = await store.createWebhook(parent, { url, events: ['balance.low'], secret: 's' });
+  expect(await store.onBalance(parent.accountId, 50, 'debit', t)).toBe(1);
+  return hook;
+}
+
 function account(): { parent: EventKey; child: EventKey } {
   const accountId = `acct${++n}${randomBytes(3).toString('hex')}`;
   return {
@@ -305,17 +320,12 @@ for (const [name, open] of backends) {
     it('lists the node-wide latest attempts for the console: newest first, key id, origin only, failed filter', async () => {
       const { parent } = account();
       const t = 1_950_000_000_000;
-      await h.store.setAlerts(
+      const hook = await lowBalanceDelivery(
+        h.store,
         parent,
-        { lowBalanceThresholdMsat: 100, dailySpendLimitMsat: null, webhookUrl: null },
-        null,
+        'https://hooks.example.test:8443/p/secret-path?token=abc',
+        t,
       );
-      const hook = await h.store.createWebhook(parent, {
-        url: 'https://hooks.example.test:8443/p/secret-path?token=abc',
-        events: ['balance.low'],
-        secret: 's',
-      });
-      expect(await h.store.onBalance(parent.accountId, 50, 'debit', t)).toBe(1);
       const d = (await h.store.claimDue(t, 30_000, 1000)).find((x) => x.webhookId === hook.id)!;
       await h.store.finishAttempt(d, {
         atMs: t,
@@ -368,17 +378,7 @@ for (const [name, open] of backends) {
     it('claims with a lease, retries with the same message id, logs attempts, 410 disables', async () => {
       const { parent } = account();
       const t = 1_900_000_000_000;
-      await h.store.setAlerts(
-        parent,
-        { lowBalanceThresholdMsat: 100, dailySpendLimitMsat: null, webhookUrl: null },
-        null,
-      );
-      const hook = await h.store.createWebhook(parent, {
-        url: 'https://x.test/r',
-        events: ['balance.low'],
-        secret: 's',
-      });
-      expect(await h.store.onBalance(parent.accountId, 50, 'debit', t)).toBe(1);
+      const hook = await lowBalanceDelivery(h.store, parent, 'https://x.test/r', t);
       const [first, second] = await Promise.all([
         h.store.claimDue(t, 30_000, 10),
         h.store.claimDue(t, 30_000, 10),

@@ -3,8 +3,8 @@ import { newWebhookSecret } from '../../core/events/signing.js';
 import type { WebhookStore } from '../../core/events/types.js';
 import { registry } from '../../core/metrics.js';
 import { assertDocumented } from '../routes/response-schema.js';
-import { withSteps } from '../support/delegate.js';
 import { captureLog } from '../support/dev-mint.js';
+import { overriding } from '../support/fakes.js';
 import { paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 import { Receiver } from './support/receiver.js';
@@ -35,7 +35,7 @@ for (const store of ['sqlite', 'redis'] as const) {
       {
         store,
         log: captured.log,
-        money: { wrapWebhookStore: (real) => withSteps(real, storeSteps) },
+        money: { wrapWebhookStore: (real) => overriding(real, storeSteps) },
         env: {
           LOG_LEVEL: 'debug',
           WEBHOOK_ALLOW_PRIVATE_URLS: 'true',

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LeasingLedger } from '../../core/ledger/leasing.js';
 import type { Ledger, RateLimits } from '../../core/ledger/types.js';
-import { withSteps } from '../support/delegate.js';
+import { overriding } from '../support/fakes.js';
 import { until } from '../support/until.js';
 import { callRecord } from './support/audit-records.js';
 import { admitInput, BIG, fund, settleInput } from './support/conformance.js';
@@ -22,7 +22,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
       steps: (inner: Ledger) => Partial<Ledger> = () => ({}),
     ) {
       const h = await factory.create();
-      const inner = withSteps(h.ledger, steps(h.ledger));
+      const inner = overriding(h.ledger, steps(h.ledger));
       const m = new LeasingLedger(inner, { flushMs: 20, idleMs: 200, ttlMs: 5000, ...opts });
       open.push({ h, m });
       return m;

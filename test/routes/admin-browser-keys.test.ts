@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../core/errors.js';
-import { createLedger } from '../../core/ledger/index.js';
 import {
   dismissNextDialog,
   launchChromium,
   openAdminConsole,
   submitAdminLogin,
 } from '../support/chromium.js';
-import { overriding } from '../support/fakes.js';
+import { ledgerOverriding, refusedWhile } from '../support/fakes.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { call } from './http.js';
 
@@ -45,18 +43,9 @@ beforeAll(async () => {
       FIXED_COST_PER_REQUEST: '2',
     },
     money: {
-      createLedger: async (conn, opts) => {
-        const real = await createLedger(conn, opts);
-        return overriding(real, {
-          deleteKey: async (target) => {
-            if (failDeletes > 0) {
-              failDeletes--;
-              throw new GatewayError('store_unavailable');
-            }
-            return real.deleteKey(target);
-          },
-        });
-      },
+      createLedger: ledgerOverriding((real) => ({
+        deleteKey: refusedWhile(() => failDeletes > 0 && failDeletes-- > 0, real.deleteKey.bind(real)),
+      })),
     },
   });
   ({ browser, close: closeBrowser } = await launchChromium('admin-browser-keys-'));

@@ -4,7 +4,7 @@ import { createLedger, createLedgerOnRedis } from '../../../core/ledger/index.js
 import { LeasingLedger } from '../../../core/ledger/leasing.js';
 import { PROCESS_ID } from '../../../core/ledger/owner.js';
 import { openStore } from '../../../core/store/connection.js';
-import { withSteps } from '../../support/delegate.js';
+import { overriding } from '../../support/fakes.js';
 
 /**
  * A separate OS process for the lease race tests: its own store connection and lease manager, CALLS calls of
@@ -36,7 +36,7 @@ await inner.heartbeat(PROCESS_ID);
 // When each lease step began, and the latest one whose answer came back: a call settled before that step
 // began is reported (the kill test's bound on what a killed process can lose).
 let ackedStepStart = 0;
-const observed = withSteps(inner, {
+const observed = overriding(inner, {
   lease: async (input) => {
     const began = Date.now();
     const r = await inner.lease(input);

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../../core/config.js';
 import { GatewayError } from '../../core/errors.js';
 import { createBtcPriceSource, medianPrice } from '../../core/pricing/btc-price.js';
 import type { BtcPriceSource } from '../../core/pricing/types.js';
+import { codeOf } from '../support/errors.js';
 import { type FakeTicker, startFakeTicker } from '../support/fake-ticker.js';
 
 const open: { ticker?: FakeTicker; source?: BtcPriceSource }[] = [];
@@ -32,15 +33,6 @@ async function setup(
   });
   open.push({ ticker, source });
   return { ticker, source, advance: (ms: number) => (clock += ms) };
-}
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    return err instanceof GatewayError ? err.code : 'other';
-  }
-  return undefined;
 }
 
 describe('BTC price from exchange tickers (local fake ticker server)', () => {

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { PaidGateway } from './paid-gateway.js';
 import { untilValue } from './until.js';
 
@@ -18,4 +19,21 @@ export async function availableAfter(
     ms,
     50,
   );
+}
+
+/**
+ * A refund answer that emptied `credential`: 200, `sats` refunded and nothing left, its token redeeming for
+ * exactly `sats` at the mint.
+ */
+export async function expectRefundedAll(
+  h: Pick<PaidGateway, 'available' | 'redeem'>,
+  res: Response,
+  credential: string,
+  sats: number,
+): Promise<void> {
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { cashu_token: string; amount: number; balance: number };
+  expect(body).toMatchObject({ amount: sats, balance: 0 });
+  expect(await h.redeem(body.cashu_token)).toBe(sats);
+  expect(await h.available(credential)).toBe(0);
 }

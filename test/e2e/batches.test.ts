@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MockBatchBehaviour } from '../../bench/upstream/mock-batches.js';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { Receiver } from '../events/support/receiver.js';
-import { batchLines, createBatch, uploadBatchInput } from '../support/batches.js';
+import { batchLines, createBatch, expectUploadRefused, uploadBatchInput } from '../support/batches.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
@@ -50,6 +50,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     h.upstream.setBehaviour({
       batch: { delayMs, outcome: 'completed', answered: 0, usage: undefined, create },
     });
+  }
+
+  /** Batches complete after `delayMs` with no line answered in the output, the provider reporting `usage` per line. */
+  function reporting(usage: { prompt_tokens: number; completion_tokens: number }, delayMs = 0): void {
+    h.upstream.setBehaviour({ batch: { delayMs, outcome: 'completed', answered: 0, usage } });
   }
 
   const errorOf = (p: Promise<unknown>) =>
@@ -209,13 +214,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     const other = new FormData();
     other.set('purpose', 'fine-tune');
     other.set('file', new Blob([jsonl(1)]), 'input.jsonl');
-    const refused = await fetch(`${h.baseURL}/files`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}` },
-      body: other,
-    });
-    expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+    await expectUploadRefused(
+      h.baseURL,
+      apiKey,
+      other,
       'Uploads with purpose "fine-tune" are not enabled on this node (FILES_OTHER_PURPOSES)',
     );
     // X-Cashu pays for one model call and names no account: it cannot own a file.
@@ -321,14 +323,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
   });
 
   it('charges the usage the provider reports per line', async () => {
-    h.upstream.setBehaviour({
-      batch: {
-        delayMs: 0,
-        outcome: 'completed',
-        answered: 0,
-        usage: { prompt_tokens: 100, completion_tokens: 50 },
-      },
-    });
+    reporting({ prompt_tokens: 100, completion_tokens: 50 }, 0);
     const { apiKey, balanceMsat } = await h.fundKey(100);
     await submit(apiKey, 2, 60);
     await until('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
@@ -433,26 +428,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
   });
 
   it('charges exactly the reservation when the reported usage costs more', async () => {
-    h.upstream.setBehaviour({
-      batch: {
-        delayMs: 600_000,
-        outcome: 'completed',
-        answered: 0,
-        usage: { prompt_tokens: 1_000_000, completion_tokens: 1_000_000 },
-      },
-    });
+    reporting({ prompt_tokens: 1_000_000, completion_tokens: 1_000_000 }, 600_000);
     const { apiKey, balanceMsat } = await h.fundKey(100);
     const { batch } = await submit(apiKey, 2);
     // The bound of 2 lines, each reserved at its synchronous bound × 0.5 (rounded up).
     expect(await reservedOf(apiKey)).toBe(BOUND_2_LINES);
-    h.upstream.setBehaviour({
-      batch: {
-        delayMs: 0,
-        outcome: 'completed',
-        answered: 0,
-        usage: { prompt_tokens: 1_000_000, completion_tokens: 1_000_000 },
-      },
-    });
+    reporting({ prompt_tokens: 1_000_000, completion_tokens: 1_000_000 }, 0);
     await until('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
     // (1,000,000 + 2,000,000) × 0.5 = 1,500,000 msat per line would be due; the reservation caps it.
     const [tx] = await batchTx(apiKey);

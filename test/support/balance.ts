@@ -37,3 +37,19 @@ export async function expectRefundedAll(
   expect(await h.redeem(body.cashu_token)).toBe(sats);
   expect(await h.available(credential)).toBe(0);
 }
+
+/** `calls` chat calls to mock-gpt, one after another, with `apiKey` (the i-th says `content(i)`). */
+export async function chatCalls(
+  h: Pick<PaidGateway, 'openai'>,
+  apiKey: string,
+  calls: number,
+  content: (i: number) => string = () => 'hi',
+): Promise<void> {
+  const client = h.openai(apiKey);
+  for (let i = 0; i < calls; i++) {
+    await client.chat.completions.create({
+      model: 'mock-gpt',
+      messages: [{ role: 'user', content: content(i) }],
+    });
+  }
+}

@@ -1,4 +1,5 @@
 import { type OpenAI, toFile } from 'openai';
+import { expect } from 'vitest';
 
 /** A batch input file of `lines` chat requests (`x` × 40 each, `maxTokens` max tokens, to `model`). */
 export function batchLines(lines: number, maxTokens = 20, model = 'mock-gpt'): string {
@@ -26,4 +27,15 @@ export function createBatch(client: OpenAI, fileId: string) {
     endpoint: '/v1/chat/completions',
     completion_window: '24h',
   });
+}
+
+/** POSTs `form` to /v1/files at `baseURL` as `apiKey` and expects a 400 naming `message`. */
+export async function expectUploadRefused(baseURL: string, apiKey: string, form: FormData, message: string) {
+  const refused = await fetch(`${baseURL}/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}` },
+    body: form,
+  });
+  expect(refused.status).toBe(400);
+  expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(message);
 }

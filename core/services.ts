@@ -12,7 +12,7 @@ import { PaymentDoors } from './doors/payment-doors.js';
 import { Events } from './events/events.js';
 import { RedisWebhookStore } from './events/redis-webhook-store.js';
 import { SqliteWebhookStore } from './events/sqlite-webhook-store.js';
-import type { WebhookEvents } from './events/types.js';
+import type { WebhookEvents, WebhookStore } from './events/types.js';
 import { createLedger } from './ledger/index.js';
 import { LeasingLedger } from './ledger/leasing.js';
 import { orphanReport, PROCESS_ID } from './ledger/owner.js';
@@ -62,6 +62,8 @@ export interface MoneyServiceOptions {
   recoverEveryMs?: number;
   /** Audit backend factory (the audit log lives in the same store); default `openAuditBackend`. */
   createAuditBackend?: (store: StoreConnection | undefined) => AuditBackend;
+  /** Wraps the webhook store built here (tests pass a fake whose steps fail or hang); default: as built. */
+  wrapWebhookStore?: (store: WebhookStore) => WebhookStore;
 }
 
 export interface MoneyServices {
@@ -225,10 +227,12 @@ async function buildLedger(
 
 /** Webhooks and alerts on the store, started. */
 function buildEvents(o: Opening, store: StoreConnection): Events {
-  const built = new Events(
+  const webhookStore: WebhookStore =
     store.kind === 'redis'
       ? new RedisWebhookStore(store.redis, o.config.redisPrefix)
-      : new SqliteWebhookStore(store.db),
+      : new SqliteWebhookStore(store.db);
+  const built = new Events(
+    o.opts.wrapWebhookStore ? o.opts.wrapWebhookStore(webhookStore) : webhookStore,
     o.config.webhooks,
     o.log,
   );

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { samplerFromEnv } from '../core/otel-tracing.js';
 import { otelTracesEnabled, parseTraceparent, startOpSpan } from '../core/trace-context.js';
 import {
@@ -9,7 +9,7 @@ import {
   responseChunkChannel,
   stageChannel,
 } from '../core/tracing.js';
-import { startTestGateway, type TestGateway } from './support/gateway.js';
+import { testGatewayPerSuite } from './support/gateway.js';
 
 /**
  * OpenTelemetry tracing is off unless an OTLP endpoint is set (README, "Tracing"): a gateway started without one
@@ -17,13 +17,7 @@ import { startTestGateway, type TestGateway } from './support/gateway.js';
  * settings it reads.
  */
 describe('tracing off by default', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway({ engine: 'node' });
-  });
-  afterAll(async () => {
-    await gw?.close();
-  });
+  const gw = testGatewayPerSuite({ engine: 'node' });
 
   it('a gateway without an OTLP endpoint subscribes to no tracing channel of its own', async () => {
     expect(process.env.OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();

@@ -7,14 +7,8 @@ import type { Ledger } from '../../core/ledger/types.js';
 import type { StoreConnection } from '../../core/store/connection.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
-import {
-  captureLog,
-  type DevMint,
-  dropStore,
-  type StoreKind,
-  startTestMint,
-  testStore,
-} from '../support/dev-mint.js';
+import type { DevMint, StoreKind } from '../support/dev-mint.js';
+import { captureLog, dropStore, startTestMint, testStore } from '../support/dev-mint.js';
 
 /**
  * A Lightning refund whose process stops between the payment and the ledger step (what lightning-refund.ts

@@ -3,6 +3,7 @@ import { creditToken, type MoneySteps } from '../../core/account/credit-token.js
 import { payOut } from '../../core/account/pay-out.js';
 import { GatewayError } from '../../core/errors.js';
 import { redeemElsewhere, type StoreKind } from '../support/dev-mint.js';
+import { until } from '../support/until.js';
 import { balancedAfterEach, moneyRigPerSuite } from './support/money-rig.js';
 
 /**
@@ -47,11 +48,10 @@ describe.each(['sqlite', 'redis'] as const)('money steps under injected faults (
     wallet: faulty(wallet, w),
   });
   const available = async (apiKey: string) => (await ledger.getKeyInfo({ apiKey }))!.availableMsat;
-  /** What the key still has reserved once background retries had up to 5 s to finish. */
+  /** Resolves once background retries released what the key had reserved (throws after 5 s). */
   async function reservedAfterRetries(apiKey: string): Promise<number> {
     const reserved = async () => (await ledger.getKeyInfo({ apiKey }))!.account.reservedMsat;
-    const deadline = Date.now() + 5_000;
-    while ((await reserved()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until('the reservation released by the retries', async () => (await reserved()) === 0, 5_000, 50);
     return reserved();
   }
   async function newKey(sats: number): Promise<string> {

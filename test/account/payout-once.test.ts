@@ -11,14 +11,8 @@ import { metricsText, setOpenPayoutSource } from '../../core/metrics.js';
 import type { StoreConnection } from '../../core/store/connection.js';
 import type { CreateWalletOptions, WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
-import {
-  captureLog,
-  type DevMint,
-  dropStore,
-  type StoreKind,
-  startTestMint,
-  testStore,
-} from '../support/dev-mint.js';
+import type { DevMint, StoreKind } from '../support/dev-mint.js';
+import { captureLog, dropStore, startTestMint, testStore } from '../support/dev-mint.js';
 import { LnurlServer } from '../support/lnurl-server.js';
 import { type MintGate, mintGate, renamedToken } from '../support/mint-gate.js';
 import { until } from '../support/until.js';

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCredential } from '../../core/auth/credentials.js';
-import { GatewayError } from '../../core/errors.js';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof GatewayError ? e.code : 'not-a-gateway-error';
-  }
-  return undefined;
-}
+import { codeOf } from '../support/errors.js';
 
 describe('parseCredential', () => {
   it('recognises the three payment modes and the GET query key', () => {

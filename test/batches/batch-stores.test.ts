@@ -1,25 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { Cluster, type Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWatcher } from '../../core/batches/batch-watcher.js';
-import { RedisBatchJobs } from '../../core/batches/redis-batch-jobs.js';
-import { SqliteBatchJobs } from '../../core/batches/sqlite-batch-jobs.js';
 import type { BatchJob, BatchJobs } from '../../core/batches/types.js';
 import { loadConfig } from '../../core/config.js';
-import { RedisWebhookStore } from '../../core/events/redis-webhook-store.js';
-import { SqliteWebhookStore } from '../../core/events/sqlite-webhook-store.js';
 import type { WebhookStore } from '../../core/events/types.js';
-import { createLedger, createLedgerOnRedis } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { createLogger } from '../../core/log.js';
-import { RedisObjectOwners } from '../../core/objects/redis-object-owners.js';
-import { SqliteObjectOwners } from '../../core/objects/sqlite-object-owners.js';
 import { type ObjectOwners, ownedBy, storedTokens } from '../../core/objects/types.js';
 import { createPricing } from '../../core/pricing/pricing.js';
-import type { StoreConnection } from '../../core/store/connection.js';
 import { UpstreamClient } from '../../core/upstream/upstream-client.js';
-import { dropStore, testStore } from '../support/dev-mint.js';
-import { startRedisCluster } from '../support/redis-cluster.js';
+import { type BatchBackend, batchBackend } from './support/backend.js';
 
 /**
  * The stores behind batches and provider objects, the same assertions on SQLite and Redis: ownership records
@@ -47,77 +37,12 @@ function job(id: string, over: Partial<BatchJob> = {}): BatchJob {
   };
 }
 
-interface Backend {
-  ledger: Ledger;
-  owners: ObjectOwners;
-  jobs: BatchJobs;
-  hooks: WebhookStore;
-  close(): Promise<void>;
-}
-
-async function onRedis(client: Redis | Cluster, prefix: string): Promise<Omit<Backend, 'close'>> {
-  return {
-    ledger: await createLedgerOnRedis(client, prefix),
-    owners: new RedisObjectOwners(client, prefix),
-    jobs: new RedisBatchJobs(client, prefix),
-    hooks: new RedisWebhookStore(client, prefix),
-  };
-}
-
-const backends: Array<[string, () => Promise<Backend>]> = [
-  [
-    'sqlite',
-    async () => {
-      const conn = testStore('sqlite') as Extract<StoreConnection, { kind: 'sqlite' }>;
-      const ledger = await createLedger(conn);
-      return {
-        ledger,
-        owners: new SqliteObjectOwners(conn.db),
-        jobs: new SqliteBatchJobs(conn.db),
-        hooks: new SqliteWebhookStore(conn.db),
-        async close() {
-          await ledger.close();
-          await conn.close();
-        },
-      };
-    },
-  ],
-  [
-    'redis',
-    async () => {
-      const conn = testStore('redis') as Extract<StoreConnection, { kind: 'redis' }>;
-      if (conn.redis.status !== 'ready') await new Promise((r) => conn.redis.once('ready', r));
-      const b = await onRedis(conn.redis, conn.prefix);
-      return {
-        ...b,
-        async close() {
-          await b.ledger.close();
-          await dropStore(conn);
-        },
-      };
-    },
-  ],
-  [
-    'redis-cluster',
-    async () => {
-      const cluster = await startRedisCluster();
-      const client = new Cluster(cluster.nodes);
-      await new Promise((r) => client.once('ready', r));
-      const b = await onRedis(client, `bc${randomUUID().slice(0, 6)}`);
-      return {
-        ...b,
-        async close() {
-          await b.ledger.close();
-          client.disconnect();
-          await cluster.stop();
-        },
-      };
-    },
-  ],
-];
+const backends = (['sqlite', 'redis', 'redis-cluster'] as const).map(
+  (k) => [k, () => batchBackend(k)] as const,
+);
 
 describe.each(backends)('batch stores on %s', (_name, make) => {
-  let backend: Backend;
+  let backend: BatchBackend;
   let ledger: Ledger;
   let owners: ObjectOwners;
   let jobs: BatchJobs;

@@ -1,22 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { BatchWatcher } from '../../core/batches/batch-watcher.js';
-import { RedisBatchJobs } from '../../core/batches/redis-batch-jobs.js';
-import { SqliteBatchJobs } from '../../core/batches/sqlite-batch-jobs.js';
-import type { BatchJob, BatchJobs } from '../../core/batches/types.js';
+import type { BatchJob } from '../../core/batches/types.js';
 import { loadConfig } from '../../core/config.js';
-import { createLedger, createLedgerOnRedis } from '../../core/ledger/index.js';
-import type { Ledger } from '../../core/ledger/types.js';
 import { createLogger } from '../../core/log.js';
-import { RedisObjectOwners } from '../../core/objects/redis-object-owners.js';
-import { SqliteObjectOwners } from '../../core/objects/sqlite-object-owners.js';
-import type { ObjectOwners } from '../../core/objects/types.js';
 import { createPricing } from '../../core/pricing/pricing.js';
-import type { StoreConnection } from '../../core/store/connection.js';
 import { UpstreamClient } from '../../core/upstream/upstream-client.js';
 import type { UpstreamResponse } from '../../core/upstream/upstream-response.js';
-import { dropStore, testStore } from '../support/dev-mint.js';
+import { type BatchBackend, batchBackend, watcherOn } from './support/backend.js';
 
 /**
  * The settlement watcher on SQLite and Redis:
@@ -34,40 +25,7 @@ const pricing = createPricing({
 });
 const log = createLogger('silent');
 
-interface Backend {
-  ledger: Ledger;
-  owners: ObjectOwners;
-  jobs: BatchJobs;
-  close(): Promise<void>;
-}
-
-async function backend(kind: 'sqlite' | 'redis'): Promise<Backend> {
-  if (kind === 'sqlite') {
-    const conn = testStore('sqlite') as Extract<StoreConnection, { kind: 'sqlite' }>;
-    const ledger = await createLedger(conn);
-    return {
-      ledger,
-      owners: new SqliteObjectOwners(conn.db),
-      jobs: new SqliteBatchJobs(conn.db),
-      async close() {
-        await ledger.close();
-        await conn.close();
-      },
-    };
-  }
-  const conn = testStore('redis') as Extract<StoreConnection, { kind: 'redis' }>;
-  if (conn.redis.status !== 'ready') await new Promise((r) => conn.redis.once('ready', r));
-  const ledger = await createLedgerOnRedis(conn.redis, conn.prefix);
-  return {
-    ledger,
-    owners: new RedisObjectOwners(conn.redis, conn.prefix),
-    jobs: new RedisBatchJobs(conn.redis, conn.prefix),
-    async close() {
-      await ledger.close();
-      await dropStore(conn);
-    },
-  };
-}
+const backend = batchBackend;
 
 const LINE = (i: number) =>
   JSON.stringify({
@@ -78,7 +36,7 @@ const LINE = (i: number) =>
   });
 
 describe.each(['sqlite', 'redis'] as const)('batch watcher on %s', (kind) => {
-  let b: Backend;
+  let b: BatchBackend;
   let mock: MockUpstream;
   let upstream: UpstreamClient;
   beforeAll(async () => {
@@ -188,17 +146,7 @@ describe.each(['sqlite', 'redis'] as const)('batch watcher on %s', (kind) => {
     const start = clock;
     // As the create route leaves it: open, due one poll later.
     await b.jobs.put({ ...job, batchId: 'batch_cadence', createdAtMs: start }, start + P);
-    const watcher = new BatchWatcher({
-      jobs: b.jobs,
-      objects: b.owners,
-      ledger: b.ledger,
-      pricing,
-      upstream: provider,
-      log,
-      pollMs: P,
-      reconcilePolls: 3,
-      now: () => clock,
-    });
+    const watcher = watcherOn(b, { pricing, upstream: provider, log, pollMs: P, now: () => clock });
     let settledAt: number | undefined;
     for (let k = 1; k <= 6 && settledAt === undefined; k++) {
       // The interval's pass k, a little late as timers are.
@@ -248,16 +196,7 @@ describe.each(['sqlite', 'redis'] as const)('batch watcher on %s', (kind) => {
       attemptAtMs,
     });
     await b.jobs.put(pendingJob(first.job), 0);
-    const watcher = new BatchWatcher({
-      jobs: b.jobs,
-      objects: b.owners,
-      ledger: b.ledger,
-      pricing,
-      upstream,
-      log,
-      pollMs: 50,
-      reconcilePolls: 3,
-    });
+    const watcher = watcherOn(b, { pricing, upstream, log, pollMs: 50 });
     expect(await watcher.tick()).toBe(1);
     expect(await b.owners.get(batchId)).toMatchObject({
       kind: 'batch',
@@ -272,17 +211,7 @@ describe.each(['sqlite', 'redis'] as const)('batch watcher on %s', (kind) => {
     await b.jobs.put(pendingJob(second.job), 0);
     for (let pass = 1; pass <= 3; pass++) {
       const now = Date.now() + pass * 1_000;
-      const w = new BatchWatcher({
-        jobs: b.jobs,
-        objects: b.owners,
-        ledger: b.ledger,
-        pricing,
-        upstream,
-        log,
-        pollMs: 50,
-        reconcilePolls: 3,
-        now: () => now,
-      });
+      const w = watcherOn(b, { pricing, upstream, log, pollMs: 50, now: () => now });
       expect(await w.tick()).toBe(1);
       const left = await b.jobs.get(second.job.id);
       if (pass < 3) {

@@ -1,21 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { BatchWatcher } from '../../core/batches/batch-watcher.js';
-import { RedisBatchJobs } from '../../core/batches/redis-batch-jobs.js';
-import { SqliteBatchJobs } from '../../core/batches/sqlite-batch-jobs.js';
-import type { BatchJob, BatchJobs } from '../../core/batches/types.js';
+import type { BatchJob } from '../../core/batches/types.js';
 import { loadConfig } from '../../core/config.js';
-import { createLedger, createLedgerOnRedis } from '../../core/ledger/index.js';
-import type { Ledger } from '../../core/ledger/types.js';
 import { createLogger } from '../../core/log.js';
-import { RedisObjectOwners } from '../../core/objects/redis-object-owners.js';
-import { SqliteObjectOwners } from '../../core/objects/sqlite-object-owners.js';
-import type { ObjectOwners } from '../../core/objects/types.js';
 import { createPricing } from '../../core/pricing/pricing.js';
-import type { StoreConnection } from '../../core/store/connection.js';
 import { UpstreamClient } from '../../core/upstream/upstream-client.js';
-import { dropStore, testStore } from '../support/dev-mint.js';
+import { batchBackend, watcherOn } from './support/backend.js';
 
 /**
  * A background response's job survives the process that held it (issue 34, item 5): a watcher that claimed the job
@@ -33,38 +24,7 @@ const pricing = createPricing({
 });
 const log = createLogger('silent');
 
-async function backend(kind: 'sqlite' | 'redis'): Promise<{
-  ledger: Ledger;
-  owners: ObjectOwners;
-  jobs: BatchJobs;
-  close(): Promise<void>;
-}> {
-  if (kind === 'sqlite') {
-    const conn = testStore('sqlite') as Extract<StoreConnection, { kind: 'sqlite' }>;
-    const ledger = await createLedger(conn);
-    return {
-      ledger,
-      owners: new SqliteObjectOwners(conn.db),
-      jobs: new SqliteBatchJobs(conn.db),
-      async close() {
-        await ledger.close();
-        await conn.close();
-      },
-    };
-  }
-  const conn = testStore('redis') as Extract<StoreConnection, { kind: 'redis' }>;
-  if (conn.redis.status !== 'ready') await new Promise((r) => conn.redis.once('ready', r));
-  const ledger = await createLedgerOnRedis(conn.redis, conn.prefix);
-  return {
-    ledger,
-    owners: new RedisObjectOwners(conn.redis, conn.prefix),
-    jobs: new RedisBatchJobs(conn.redis, conn.prefix),
-    async close() {
-      await ledger.close();
-      await dropStore(conn);
-    },
-  };
-}
+const backend = batchBackend;
 
 describe.each(['sqlite', 'redis'] as const)('background response watch on %s', (kind) => {
   let b: Awaited<ReturnType<typeof backend>>;
@@ -128,17 +88,7 @@ describe.each(['sqlite', 'redis'] as const)('background response watch on %s', (
     let now = 1_000_000;
     await b.jobs.put(job, now);
     const watcher = (clock: () => number) =>
-      new BatchWatcher({
-        jobs: b.jobs,
-        objects: b.owners,
-        ledger: b.ledger,
-        pricing,
-        upstream,
-        log,
-        pollMs: 100,
-        reconcilePolls: 3,
-        now: clock,
-      });
+      watcherOn(b, { pricing, upstream, log, pollMs: 100, now: clock });
     // A process claims the job and dies before it did anything (its lease: max(2 s, 5 polls) = 2 s).
     expect(await b.jobs.claim(now, 2_000, 10)).toHaveLength(1);
     const survivor = watcher(() => now);

@@ -76,6 +76,10 @@ function sampleResults(): ScenarioResult[] {
   ];
 }
 
+/** The targets judged over `rs`, by id. */
+const judged = (rs: Parameters<typeof evaluateTargets>[0]) =>
+  Object.fromEntries(evaluateTargets(rs).map((e) => [e.id, e]));
+
 describe('stats', () => {
   it('nearest-rank percentiles over microsecond samples, reported in ms', () => {
     expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 50)).toBe(5);
@@ -116,7 +120,7 @@ describe('derived metrics and targets', () => {
     const slow = sampleResults().map((r) =>
       r.target === 'gw-redis-node' && r.scenario === 'chat-c64' ? { ...r, rps: 2_000 } : r,
     );
-    const e2 = Object.fromEntries(evaluateTargets(slow).map((e) => [e.id, e]));
+    const e2 = judged(slow);
     expect(e2['rps-vs-nginx']!.pass).toBe(false);
     expect(e2['rps-vs-portkey']!.pass).toBe(false);
 
@@ -125,7 +129,7 @@ describe('derived metrics and targets', () => {
         ? { ...r, failed: 'no 2xx answers ({"401":10})' }
         : r,
     );
-    const e3 = Object.fromEntries(evaluateTargets(failed).map((e) => [e.id, e]));
+    const e3 = judged(failed);
     expect(e3['rps-vs-nginx']!.pass).toBeNull();
     expect(e3['rps-vs-nginx']!.measured).toContain('401');
   });
@@ -138,7 +142,7 @@ describe('derived metrics and targets', () => {
       result('gw-redis-node', 'keys-1', 3_000, 20, 40),
       result('gw-redis-node', 'keys-10000', 2_800, 21, 42),
     ];
-    const by = Object.fromEntries(evaluateTargets(rs).map((e) => [e.id, e]));
+    const by = judged(rs);
     expect(by['rps-vs-relay']).toMatchObject({ measured: '0.94×', pass: true });
     expect(by['sqlite-vs-nginx']).toMatchObject({ measured: '0.56×', pass: false });
     // gw-redis-node 7,500 req/s in the sample: 8,000 / nginx and 5,000 / 7,500.
@@ -151,7 +155,7 @@ describe('derived metrics and targets', () => {
     const skewed = rs.map((r) => (r.scenario === 'keys-10000' ? { ...r, rps: 3_500 } : r));
     expect(evaluateTargets(skewed).find((e) => e.id === 'hot-key')).toMatchObject({ pass: false });
 
-    const none = Object.fromEntries(evaluateTargets(sampleResults()).map((e) => [e.id, e]));
+    const none = judged(sampleResults());
     expect(none['hot-key']).toMatchObject({
       pass: null,
       measured: expect.stringContaining('keys-10000 not run'),
@@ -171,14 +175,14 @@ describe('derived metrics and targets', () => {
       result('gw-redis-node-w2', 'chat-c64', 10_500, 9, 20),
       result('gw-redis-node-percall', 'chat-c64', 6_000, 15, 30),
     ];
-    const by = Object.fromEntries(evaluateTargets(rs).map((e) => [e.id, e]));
+    const by = judged(rs);
     // sampleResults: gw-redis-node chat-c64 = 7,500 req/s.
     expect(by['workers-2']).toMatchObject({ measured: '1.40×', pass: false });
     expect(by['workers-2-vs-nginx-2']).toMatchObject({ measured: '0.70×', pass: false });
     expect(by['leases-on-vs-off']).toMatchObject({ measured: '1.25×', pass: true });
     const slower = rs.map((r) => (r.target === 'gw-redis-node-percall' ? { ...r, rps: 8_000 } : r));
     expect(evaluateTargets(slower).find((e) => e.id === 'leases-on-vs-off')).toMatchObject({ pass: false });
-    const none = Object.fromEntries(evaluateTargets(sampleResults()).map((e) => [e.id, e]));
+    const none = judged(sampleResults());
     expect(none['workers-2-vs-nginx-2']).toMatchObject({
       pass: null,
       measured: expect.stringContaining('gw-redis-node-w2'),

@@ -12,6 +12,7 @@ import {
   type SoakSample,
   warmupSeconds,
 } from '../../bench/soak/report.js';
+import { SOAK_SLICE } from './support/soak.js';
 
 /** The soak's pure parts: options, metric parsing, warm-up and RSS growth, the criteria and the report. */
 
@@ -40,12 +41,7 @@ function report(over: Partial<SoakReport> = {}): SoakReport {
   const base: SoakReport = {
     startedAt: '2026-11-25T00:00:00.000Z',
     config: {
-      minutes: 1,
-      rate: 200,
-      keys: 1000,
-      streamShare: 0.5,
-      store: 'redis',
-      connections: 32,
+      ...SOAK_SLICE,
       sampleEveryS: 10,
       entry: 'source',
       costMsat: 1000,

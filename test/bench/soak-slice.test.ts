@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runSoak } from '../../bench/soak/run.js';
+import { SOAK_SLICE } from './support/soak.js';
 
 /**
  * The one-minute slice of `npm run soak` the test command runs: the soak function itself (not through npm)
@@ -11,12 +12,7 @@ describe('soak slice (1 min, 200 req/s, 1,000 keys, Redis)', () => {
   it('no errors, the rate kept, a complete sample every 10 s, nothing reserved, audit exact, charged = price × calls, RSS flat', async () => {
     if (process.env.TEST_REDIS_URL) process.env.REDIS_URL = process.env.TEST_REDIS_URL;
     const report = await runSoak({
-      minutes: 1,
-      rate: 200,
-      keys: 1000,
-      streamShare: 0.5,
-      store: 'redis',
-      connections: 32,
+      ...SOAK_SLICE,
       entry: 'source',
       thresholds: { rssGrowthMb: 40 },
     });

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../core/openapi/document.js';
 import { freePort } from '../../scripts/lib/net.js';
+import { until } from '../support/until.js';
 
 /**
  * The README's walkthroughs, each run whole as a newcomer pastes it: the fenced block after each
@@ -254,8 +255,7 @@ async function stopGroup(pgid: number): Promise<void> {
   };
   if (!alive()) return;
   process.kill(-pgid, 'SIGTERM');
-  const t0 = Date.now();
-  while (alive() && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 100));
+  await until('the process group gone', () => !alive(), 30_000, 100).catch(() => undefined);
   if (alive()) process.kill(-pgid, 'SIGKILL');
 }
 

@@ -60,6 +60,17 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning door credentials on %s'
   const mpp = (challenge: Record<string, string>, preimage: string) =>
     `Payment ${b64({ challenge, payload: { preimage } })}`;
 
+  /** The credential of offer `o` with `preimage` pays a call: 200, and the call charged from the invoice's credit. */
+  async function expectPaidCall(
+    o: { macaroon: string; paymentHash: string },
+    preimage: string,
+  ): Promise<void> {
+    const ok = await call(l402(o.macaroon, preimage));
+    expect(ok.status).toBe(200);
+    await ok.body?.cancel();
+    expect(await credited(o.paymentHash)).toBe(INVOICE - CALL);
+  }
+
   it('a tampered macaroon and a wrong preimage: 401 invalid_payment_credential, nothing credited', async () => {
     const o = await offer();
     const { preimage } = await h.mint.payInvoice(o.invoice);
@@ -73,10 +84,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning door credentials on %s'
     expect([b.status, await codeOf(b)]).toEqual([401, 'invalid_payment_credential']);
     expect(await credited(o.paymentHash)).toBeNull();
     // The right pair pays.
-    const ok = await call(l402(o.macaroon, preimage));
-    expect(ok.status).toBe(200);
-    await ok.body?.cancel();
-    expect(await credited(o.paymentHash)).toBe(INVOICE - CALL);
+    await expectPaidCall(o, preimage);
   });
 
   it('an unpaid invoice: 402 invoice_not_paid and nothing credited; once paid, the same credential pays', async () => {
@@ -89,10 +97,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning door credentials on %s'
     expect(await credited(o.paymentHash)).toBeNull();
     expect(h.upstream.stats.requests).toBe(before);
     await h.mint.payInvoice(o.invoice);
-    const ok = await call(l402(o.macaroon, preimage));
-    expect(ok.status).toBe(200);
-    await ok.body?.cancel();
-    expect(await credited(o.paymentHash)).toBe(INVOICE - CALL);
+    await expectPaidCall(o, preimage);
   });
 
   it('an expired macaroon (signed with the root key, expiry passed): 401 payment_credential_expired, nothing credited', async () => {

@@ -45,6 +45,19 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     return ((await r.json()) as { balance: number }).balance;
   };
 
+  /** Refunds the rest to a token with the same header: the token is worth `sats`, and nothing is left. */
+  async function expectRefunded(credential: string, sats: number): Promise<void> {
+    const refund = await fetch(`${h.baseURL}/wallet/refund`, {
+      method: 'POST',
+      headers: { authorization: credential, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(refund.status).toBe(200);
+    const refunded = (await refund.json()) as { cashu_token: string };
+    expect(await h.redeem(refunded.cashu_token)).toBe(sats);
+    expect(await balanceOf(credential)).toBe(0);
+  }
+
   it('an unpaid call gets one 402 offering every door: X-Cashu request, Payment and L402 challenges, one body', async () => {
     const before = h.upstream.stats.requests;
     const res = await fetch(url(), init());
@@ -97,15 +110,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     expect(await balanceOf(credentials.value)).toBe(INVOICE - 2 * CALL);
 
     // Refund the rest with the same header: a token worth it, and nothing left.
-    const refund = await fetch(`${h.baseURL}/wallet/refund`, {
-      method: 'POST',
-      headers: { authorization: credentials.value, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    expect(refund.status).toBe(200);
-    const refunded = (await refund.json()) as { cashu_token: string };
-    expect(await h.redeem(refunded.cashu_token)).toBe(44);
-    expect(await balanceOf(credentials.value)).toBe(0);
+    await expectRefunded(credentials.value, 44);
   });
 
   it("Prefer: receipt — a receipt signed with the node key (header, and the stream's last comment) verifies with receipt:verify, and fails with one field changed", async () => {
@@ -199,15 +204,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     expect(await h.ledger.getKeyInfo({ tokenHash: doorIdentity(receipt.reference!) })).not.toBeNull();
 
     // The rest (the invoice was L402_MIN_SATS, more than the call) is refunded with the same header.
-    const refund = await fetch(`${h.baseURL}/wallet/refund`, {
-      method: 'POST',
-      headers: { authorization: credentials.value, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    expect(refund.status).toBe(200);
-    const refunded = (await refund.json()) as { cashu_token: string };
-    expect(await h.redeem(refunded.cashu_token)).toBe(47);
-    expect(await balanceOf(credentials.value)).toBe(0);
+    await expectRefunded(credentials.value, 47);
   });
 
   it('a fresh MPP charge presented twice at once pays exactly one call', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { promptTokensUpperBound } from '../../core/metering/prompt-bound.js';
-import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
-import { BOOK_PRICES } from '../support/prices.js';
+import { bookPricedGatewayPerSuite } from '../support/models-file.js';
+import type { PaidStore } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
 /**
@@ -19,14 +19,30 @@ const MODELS = {
 const LONG = 'abcd'.repeat(2_000);
 
 describe.each<PaidStore>(['sqlite', 'redis'])('abandoned calls on %s', (store) => {
-  const h = paidGatewayPerSuite({
-    store,
-    modelsFile: MODELS,
-    env: { ...BOOK_PRICES, RATE_LIMIT_IP_PER_MINUTE: '1000', ABANDONED_DRAIN_MS: '400' },
-  });
+  const h = bookPricedGatewayPerSuite(store, MODELS, { ABANDONED_DRAIN_MS: '400' });
   afterEach(() => {
     h.upstream.setBehaviour({ latencyMs: 0, chunks: 8, chunkDelayMs: 0, stallAfterChunks: undefined });
   });
+
+  const lastTx = async (apiKey: string) => (await h.ledger.listTransactions({ apiKey }))!.transactions[0];
+
+  /**
+   * A streamed call whose provider stalls after the role event and 3 token events; the client leaves after 3
+   * chunks, and this waits until the gateway gave up on the provider (after the drain). Answers the body sent.
+   */
+  async function leaveStalled(apiKey: string, fields: Record<string, unknown>) {
+    h.upstream.setBehaviour({ chunks: 50, chunkDelayMs: 1, stallAfterChunks: 3 });
+    const body = {
+      model: 'mock-mini',
+      messages: [{ role: 'user', content: 'Say something, please.' }],
+      stream: true,
+      ...fields,
+    };
+    const aborted = h.upstream.waitForAborted(undefined, 10_000);
+    await leaveAfterFirstBytes(apiKey, body, 3);
+    await aborted;
+    return body;
+  }
 
   /** Waits until nothing is reserved for the key any more, then answers what it was charged. */
   async function chargedWhenSettled(apiKey: string, from: number): Promise<number> {
@@ -60,8 +76,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('abandoned calls on %s', (store) =
     await call;
     // 2,000 prompt tokens × 1 + 8 completion tokens × 2 = 2,016 msat, from the provider's usage.
     expect(await chargedWhenSettled(apiKey, balanceMsat)).toBe(2_016);
-    const tx = (await h.ledger.listTransactions({ apiKey }))!.transactions[0];
-    expect(tx).toMatchObject({ type: 'usage', estimated: false });
+    expect(await lastTx(apiKey)).toMatchObject({ type: 'usage', estimated: false });
     expect(h.upstream.stats.completed).toBeGreaterThan(0);
   });
 
@@ -77,50 +92,28 @@ describe.each<PaidStore>(['sqlite', 'redis'])('abandoned calls on %s', (store) =
     });
     // 2,000 × 1 + 20 × 2 = 2,040 msat, the provider's usage.
     expect(await chargedWhenSettled(apiKey, balanceMsat)).toBe(2_040);
-    const tx = (await h.ledger.listTransactions({ apiKey }))!.transactions[0];
-    expect(tx).toMatchObject({ type: 'usage', estimated: false });
+    expect(await lastTx(apiKey)).toMatchObject({ type: 'usage', estimated: false });
   });
 
   it('streamed, no usage within ABANDONED_DRAIN_MS: charged the prompt bound plus the output seen', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
     // The role event and 3 token events, then the provider stalls: 3 "tok " deltas = 4 o200k tokens of output.
-    h.upstream.setBehaviour({ chunks: 50, chunkDelayMs: 1, stallAfterChunks: 3 });
-    const body = {
-      model: 'mock-mini',
-      messages: [{ role: 'user', content: 'Say something, please.' }],
-      stream: true,
-      max_tokens: 50,
-    };
-    const aborted = h.upstream.waitForAborted(undefined, 10_000);
-    await leaveAfterFirstBytes(apiKey, body, 3);
-    await aborted; // the gateway gave up on the provider after the drain
+    const body = await leaveStalled(apiKey, { max_tokens: 50 });
     // The prompt bound of this body (what the reservation counted for the prompt): 161 tokens × 1 msat; output
     // 4 × 2 msat (not the 50 × 2 reserved).
     expect(promptTokensUpperBound(body, Buffer.byteLength(JSON.stringify(body)))).toBe(161);
     expect(await chargedWhenSettled(apiKey, balanceMsat)).toBe(161 + 8);
-    const tx = (await h.ledger.listTransactions({ apiKey }))!.transactions[0];
-    expect(tx).toMatchObject({ type: 'usage', estimated: true });
+    expect(await lastTx(apiKey)).toMatchObject({ type: 'usage', estimated: true });
   });
 
   it('streamed call of a model that reasons, no usage within ABANDONED_DRAIN_MS: charged its reservation', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
-    h.upstream.setBehaviour({ chunks: 50, chunkDelayMs: 1, stallAfterChunks: 3 });
-    const body = {
-      model: 'mock-mini',
-      messages: [{ role: 'user', content: 'Say something, please.' }],
-      stream: true,
-      reasoning_effort: 'high',
-      max_tokens: 100,
-    };
-    const aborted = h.upstream.waitForAborted(undefined, 10_000);
-    await leaveAfterFirstBytes(apiKey, body, 3);
-    await aborted;
+    const body = await leaveStalled(apiKey, { reasoning_effort: 'high', max_tokens: 100 });
     // The reservation: the prompt bound (182 tokens with the reasoning field) × 1 + 100 output tokens × 2,
     // whatever the 4 tokens seen.
     expect(promptTokensUpperBound(body, Buffer.byteLength(JSON.stringify(body)))).toBe(182);
     expect(await chargedWhenSettled(apiKey, balanceMsat)).toBe(182 + 200);
-    const tx = (await h.ledger.listTransactions({ apiKey }))!.transactions[0];
-    expect(tx).toMatchObject({ type: 'usage', estimated: true });
+    expect(await lastTx(apiKey)).toMatchObject({ type: 'usage', estimated: true });
   });
 
   /** Opens a stream, reads until `events` data events passed, and leaves. */

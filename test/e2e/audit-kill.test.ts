@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../core/audit/audit-log.js';
 import { paidProcessesPerTest } from '../support/paid-process.js';
+import { until } from '../support/until.js';
 
 /**
  * A charged call always has its audit record (docs/ledger.md, "Audit records"): the record is written by the
@@ -47,8 +48,7 @@ describe.each([
     };
     const lanes = Array.from({ length: LANES }, lane);
     // Kill while every lane has a call open, once enough were answered for the check to mean something.
-    const deadline = Date.now() + 30_000;
-    while (answered < 60 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await until('60 calls answered', () => answered >= 60, 30_000, 5);
     expect(answered).toBeGreaterThanOrEqual(60);
     killed = true;
     await gw.kill('SIGKILL');

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { promptTokensUpperBound } from '../../core/metering/prompt-bound.js';
-import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
-import { BOOK_PRICES } from '../support/prices.js';
+import { bookPricedGatewayPerSuite } from '../support/models-file.js';
+import type { PaidStore } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
 /**
@@ -23,11 +23,7 @@ const input = 'Say something, please.';
 type Json = Record<string, any>;
 
 describe.each<PaidStore>(['sqlite', 'redis'])('background responses on %s', (store) => {
-  const h = paidGatewayPerSuite({
-    store,
-    modelsFile: MODELS,
-    env: { ...BOOK_PRICES, RATE_LIMIT_IP_PER_MINUTE: '1000', BATCH_POLL_MS: '100' },
-  });
+  const h = bookPricedGatewayPerSuite(store, MODELS, { BATCH_POLL_MS: '100' });
   afterEach(() => {
     h.upstream.setBehaviour({ chunks: 8, backgroundPolls: 2 });
   });

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import { leaseSteps } from '../ledger/support/other-process.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 
 /**
@@ -51,20 +52,7 @@ describe.each(['redis', 'sqlite'] as const)('balance in transit (%s, end to end)
     const slice = balanceMsat - 1;
     const ledger = await otherProcessLedger(h);
     const leaseId = `l~${randomBytes(6).toString('hex')}~${randomBytes(8).toString('hex')}`;
-    const step = (seq: number, close: boolean) =>
-      ledger.lease({
-        credential: { apiKey },
-        leaseId,
-        seq,
-        wantMsat: close ? 0 : slice,
-        minMsat: close ? 0 : slice,
-        wantRequests: 0,
-        usedRequests: 0,
-        ttlMs: TTL,
-        limits,
-        calls: [],
-        close,
-      });
+    const step = leaseSteps(ledger, apiKey, leaseId, { msat: slice, ttlMs: TTL, limits });
     expect(await step(1, false)).toMatchObject({ ok: true, open: true, grantedMsat: slice });
     const upstreamBefore = h.upstream.stats.requests;
 

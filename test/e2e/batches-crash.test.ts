@@ -1,5 +1,6 @@
-import OpenAI, { toFile } from 'openai';
+import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
+import { createBatch, uploadBatchInput } from '../support/batches.js';
 import { paidProcessesPerTest } from '../support/paid-process.js';
 import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
@@ -36,15 +37,8 @@ describe.each(['sqlite', 'redis'] as const)('batch settlement across kill -9 (%s
     const base = `http://127.0.0.1:${a.port}`;
     const apiKey = await procs.createKey(base, 100);
     const client = new OpenAI({ apiKey, baseURL: `${base}/v1`, maxRetries: 0 });
-    const file = await client.files.create({
-      file: await toFile(Buffer.from(LINES), 'in.jsonl'),
-      purpose: 'batch',
-    });
-    await client.batches.create({
-      input_file_id: file.id,
-      endpoint: '/v1/chat/completions',
-      completion_window: '24h',
-    });
+    const file = await uploadBatchInput(client, LINES, 'in.jsonl');
+    await createBatch(client, file.id);
     const info = () => procs.ps.withLedger(async (l) => (await l.getKeyInfo({ apiKey }))!);
     const start = await info();
     const reserved = start.account.reservedMsat;

@@ -1,5 +1,6 @@
 import { toFile } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { batchLines, createBatch, uploadBatchInput } from '../support/batches.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
@@ -15,19 +16,6 @@ const ENV = { ...BOOK_PRICES, BATCH_POLL_MS: '60000', BATCH_RECONCILE_POLLS: '3'
 /** What jsonl(3) reserves: 3 × 104 msat (each line's synchronous bound 208 at the batch factor 0.5). */
 const BOUND_3_LINES = 312;
 
-function jsonl(lines: number): string {
-  let out = '';
-  for (let i = 0; i < lines; i++) {
-    out += `${JSON.stringify({
-      custom_id: `req-${i}`,
-      method: 'POST',
-      url: '/v1/chat/completions',
-      body: { model: 'mock-gpt', max_tokens: 20, messages: [{ role: 'user', content: 'x'.repeat(40) }] },
-    })}\n`;
-  }
-  return out;
-}
-
 describe.each<PaidStore>(['sqlite', 'redis'])('batches that hold on %s', (store) => {
   const h = paidGatewayPerSuite({ store, env: ENV });
   afterEach(() => {
@@ -41,15 +29,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches that hold on %s', (store)
 
   async function submit(apiKey: string, lines: number) {
     const client = h.openai(apiKey);
-    const file = await client.files.create({
-      file: await toFile(Buffer.from(jsonl(lines)), 'in.jsonl'),
-      purpose: 'batch',
-    });
-    const batch = await client.batches.create({
-      input_file_id: file.id,
-      endpoint: '/v1/chat/completions',
-      completion_window: '24h',
-    });
+    const file = await uploadBatchInput(client, batchLines(lines), 'in.jsonl');
+    const batch = await createBatch(client, file.id);
     return { client, file, batch };
   }
 
@@ -169,7 +150,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batch creation answered 502 on %s
     const { apiKey, balanceMsat } = await h.fundKey(100);
     const client = h.openai(apiKey);
     const file = await client.files.create({
-      file: await toFile(Buffer.from(jsonl(3)), 'in.jsonl'),
+      file: await toFile(Buffer.from(batchLines(3)), 'in.jsonl'),
       purpose: 'batch',
     });
     const err = (await client.batches

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MockBatchBehaviour } from '../../bench/upstream/mock-batches.js';
 import { newWebhookSecret } from '../../core/events/signing.js';
 import { Receiver } from '../events/support/receiver.js';
+import { batchLines, createBatch, expectUploadRefused, uploadBatchInput } from '../support/batches.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { BOOK_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
@@ -32,18 +33,7 @@ const ENV = {
  */
 const BOUND_2_LINES = 208;
 
-function jsonl(lines: number, maxTokens = 20, model = 'mock-gpt'): string {
-  let out = '';
-  for (let i = 0; i < lines; i++) {
-    out += `${JSON.stringify({
-      custom_id: `req-${i}`,
-      method: 'POST',
-      url: '/v1/chat/completions',
-      body: { model, max_tokens: maxTokens, messages: [{ role: 'user', content: 'x'.repeat(40) }] },
-    })}\n`;
-  }
-  return out;
-}
+const jsonl = batchLines;
 
 describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
   const rx = new Receiver();
@@ -62,6 +52,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     });
   }
 
+  /** Batches complete after `delayMs` with no line answered in the output, the provider reporting `usage` per line. */
+  function reporting(usage: { prompt_tokens: number; completion_tokens: number }, delayMs = 0): void {
+    h.upstream.setBehaviour({ batch: { delayMs, outcome: 'completed', answered: 0, usage } });
+  }
+
   const errorOf = (p: Promise<unknown>) =>
     p.then(
       () => {
@@ -76,10 +71,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
 
   async function upload(apiKey: string, lines: number, maxTokens = 20) {
     const client = h.openai(apiKey);
-    const file = await client.files.create({
-      file: await toFile(Buffer.from(jsonl(lines, maxTokens)), 'input.jsonl'),
-      purpose: 'batch',
-    });
+    const file = await uploadBatchInput(client, jsonl(lines, maxTokens));
     return { client, file };
   }
 
@@ -89,16 +81,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
   }
 
   async function submit(apiKey: string, lines: number, maxTokens = 20) {
-    const client = h.openai(apiKey);
-    const file = await client.files.create({
-      file: await toFile(Buffer.from(jsonl(lines, maxTokens)), 'input.jsonl'),
-      purpose: 'batch',
-    });
-    const batch = await client.batches.create({
-      input_file_id: file.id,
-      endpoint: '/v1/chat/completions',
-      completion_window: '24h',
-    });
+    const { client, file } = await upload(apiKey, lines, maxTokens);
+    const batch = await createBatch(client, file.id);
     return { client, file, batch };
   }
 
@@ -230,13 +214,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     const other = new FormData();
     other.set('purpose', 'fine-tune');
     other.set('file', new Blob([jsonl(1)]), 'input.jsonl');
-    const refused = await fetch(`${h.baseURL}/files`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}` },
-      body: other,
-    });
-    expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+    await expectUploadRefused(
+      h.baseURL,
+      apiKey,
+      other,
       'Uploads with purpose "fine-tune" are not enabled on this node (FILES_OTHER_PURPOSES)',
     );
     // X-Cashu pays for one model call and names no account: it cannot own a file.
@@ -342,14 +323,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
   });
 
   it('charges the usage the provider reports per line', async () => {
-    h.upstream.setBehaviour({
-      batch: {
-        delayMs: 0,
-        outcome: 'completed',
-        answered: 0,
-        usage: { prompt_tokens: 100, completion_tokens: 50 },
-      },
-    });
+    reporting({ prompt_tokens: 100, completion_tokens: 50 }, 0);
     const { apiKey, balanceMsat } = await h.fundKey(100);
     await submit(apiKey, 2, 60);
     await until('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
@@ -366,13 +340,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
       creating(create, 200);
       const { apiKey, balanceMsat } = await h.fundKey(100);
       const { client, file } = await upload(apiKey, 3);
-      const err = await errorOf(
-        client.batches.create({
-          input_file_id: file.id,
-          endpoint: '/v1/chat/completions',
-          completion_window: '24h',
-        }),
-      );
+      const err = await errorOf(createBatch(client, file.id));
       expect(err.status).toBe(502);
       expect(err.error.code).toBe('batch_outcome_unknown');
       expect(err.error.message).toContain('appears in GET /v1/batches');
@@ -399,13 +367,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     creating('drop');
     const { apiKey, balanceMsat } = await h.fundKey(100);
     const { client, file } = await upload(apiKey, 3);
-    const err = await errorOf(
-      client.batches.create({
-        input_file_id: file.id,
-        endpoint: '/v1/chat/completions',
-        completion_window: '24h',
-      }),
-    );
+    const err = await errorOf(createBatch(client, file.id));
     expect(err.status).toBe(502);
     expect(err.error.code).toBe('batch_outcome_unknown');
     const reserved = await reservedOf(apiKey);
@@ -425,13 +387,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
       creating(create);
       const { apiKey, balanceMsat } = await h.fundKey(100);
       const { client, file } = await upload(apiKey, 3);
-      const err = await errorOf(
-        client.batches.create({
-          input_file_id: file.id,
-          endpoint: '/v1/chat/completions',
-          completion_window: '24h',
-        }),
-      );
+      const err = await errorOf(createBatch(client, file.id));
       expect(err.status).toBe(status);
       expect(err.error.message).toBe(message);
       // Released before the answer: no poll needed.
@@ -446,13 +402,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
     const b = await h.fundKey(100);
     const { file } = await upload(a.apiKey, 2);
     const before = h.upstream.stats.requests;
-    const err = await errorOf(
-      h.openai(b.apiKey).batches.create({
-        input_file_id: file.id,
-        endpoint: '/v1/chat/completions',
-        completion_window: '24h',
-      }),
-    );
+    const err = await errorOf(createBatch(h.openai(b.apiKey), file.id));
     expect(err.status).toBe(404);
     expect(err.error.code).toBe('not_found');
     expect(h.upstream.stats.requests).toBe(before);
@@ -478,26 +428,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches on %s', (store) => {
   });
 
   it('charges exactly the reservation when the reported usage costs more', async () => {
-    h.upstream.setBehaviour({
-      batch: {
-        delayMs: 600_000,
-        outcome: 'completed',
-        answered: 0,
-        usage: { prompt_tokens: 1_000_000, completion_tokens: 1_000_000 },
-      },
-    });
+    reporting({ prompt_tokens: 1_000_000, completion_tokens: 1_000_000 }, 600_000);
     const { apiKey, balanceMsat } = await h.fundKey(100);
     const { batch } = await submit(apiKey, 2);
     // The bound of 2 lines, each reserved at its synchronous bound × 0.5 (rounded up).
     expect(await reservedOf(apiKey)).toBe(BOUND_2_LINES);
-    h.upstream.setBehaviour({
-      batch: {
-        delayMs: 0,
-        outcome: 'completed',
-        answered: 0,
-        usage: { prompt_tokens: 1_000_000, completion_tokens: 1_000_000 },
-      },
-    });
+    reporting({ prompt_tokens: 1_000_000, completion_tokens: 1_000_000 }, 0);
     await until('the batch is settled', async () => (await batchTx(apiKey)).length === 1);
     // (1,000,000 + 2,000,000) × 0.5 = 1,500,000 msat per line would be due; the reservation caps it.
     const [tx] = await batchTx(apiKey);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
-import { BOOK_PRICES } from '../support/prices.js';
+import { bookPricedGatewayPerSuite, mockModels } from '../support/models-file.js';
+import type { PaidGateway, PaidStore } from '../support/paid-gateway.js';
 
 /**
  * The bill cannot be gamed (issue 34): every request reserves what the provider can bill for it, or is refused
@@ -13,31 +13,23 @@ import { BOOK_PRICES } from '../support/prices.js';
  * and priority × 2. mock-mini has only prompt and completion prices. The mock counts 6 prompt tokens for the
  * message below and answers 8 completion tokens per choice unless told more.
  */
-const MODELS = {
-  models: [
-    {
-      id: 'mock-gpt',
-      context_length: 8192,
-      pricing: {
-        prompt: '0.000001',
-        completion: '0.000001',
-        web_search: '0.01',
-        image_output: '0.00004',
-        image_output_max_tokens: '100',
-        code_interpreter: '0.03',
-        file_search: '0.0025',
-        service_tiers: { flex: '0.5', priority: '2' },
-      },
-    },
-    {
-      id: 'mock-gpt:online',
-      context_length: 8192,
-      pricing: { prompt: '0.000001', completion: '0.000001', web_search: '0.01' },
-    },
-    { id: 'mock-mini', context_length: 8192, pricing: { prompt: '0.000001', completion: '0.000001' } },
-    { id: 'mock-mini:online', context_length: 8192, pricing: { prompt: '0.000001', completion: '0.000001' } },
+const MODELS = mockModels(
+  {
+    prompt: '0.000001',
+    completion: '0.000001',
+    web_search: '0.01',
+    image_output: '0.00004',
+    image_output_max_tokens: '100',
+    code_interpreter: '0.03',
+    file_search: '0.0025',
+    service_tiers: { flex: '0.5', priority: '2' },
+  },
+  [
+    { id: 'mock-gpt:online', pricing: { prompt: '0.000001', completion: '0.000001', web_search: '0.01' } },
+    { id: 'mock-mini', pricing: { prompt: '0.000001', completion: '0.000001' } },
+    { id: 'mock-mini:online', pricing: { prompt: '0.000001', completion: '0.000001' } },
   ],
-};
+);
 const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
 const input = 'Say something, please.';
 
@@ -52,11 +44,7 @@ async function metric(h: PaidGateway, name: string, label = ''): Promise<number>
 }
 
 describe.each<PaidStore>(['sqlite', 'redis'])('the bound holds on %s', (store) => {
-  const h = paidGatewayPerSuite({
-    store,
-    modelsFile: MODELS,
-    env: { ...BOOK_PRICES, RATE_LIMIT_IP_PER_MINUTE: '1000' },
-  });
+  const h = bookPricedGatewayPerSuite(store, MODELS);
   afterEach(() => {
     h.upstream.setBehaviour({ usage: {}, chunks: 8 });
   });
@@ -74,6 +62,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the bound holds on %s', (store) =
     expect(await h.available(key)).toBe(balance);
     return err as Json;
   }
+  const refusedChat = (key: string, body: unknown, status: number, code: string) =>
+    refused(key, '/chat/completions', body, status, code);
+  const refusedResponse = (key: string, body: unknown, status: number, code: string) =>
+    refused(key, '/responses', body, status, code);
 
   it('n choices multiply the output bound: n 8 × 1,000 on 5,000 msat is refused; funded, charged 8,006', async () => {
     h.upstream.setBehaviour({ chunks: 100_000 });
@@ -103,14 +95,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the bound holds on %s', (store) =
     expect(((await res.json()) as Json).usage.completion_tokens).toBe(300);
     expect(res.headers.get('x-node-cost')).toBe('306');
     expect(await h.available(apiKey)).toBe(balanceMsat - 306);
-    await refused(
-      apiKey,
-      '/chat/completions',
-      { model: 'mock-gpt', messages, n: 129 },
-      400,
-      // Beyond the API's 128: the request schema refuses it before anything is reserved.
-      'validation_failed',
-    );
+    // Beyond the API's 128: the request schema refuses it before anything is reserved.
+    await refusedChat(apiKey, { model: 'mock-gpt', messages, n: 129 }, 400, 'validation_failed');
   });
 
   it('several max-tokens fields: the largest bounds the call (a 1,000-msat key is refused; 1,006 charged)', async () => {
@@ -126,17 +112,15 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the bound holds on %s', (store) =
 
   it('a tier the price book does not price is refused; auto is bounded and charged at the dearest (28 msat)', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(20);
-    const err = await refused(
+    const err = await refusedChat(
       apiKey,
-      '/chat/completions',
       { model: 'mock-mini', messages, service_tier: 'priority', max_tokens: 8 },
       400,
       'service_tier_not_priced',
     );
     expect(err.message).toContain('"priority"');
-    await refused(
+    await refusedResponse(
       apiKey,
-      '/responses',
       { model: 'mock-gpt', input, service_tier: 'scale', max_output_tokens: 8 },
       400,
       'service_tier_not_priced',
@@ -166,36 +150,27 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the bound holds on %s', (store) =
   it('hosted tools without a price are refused with tool_not_priced before the provider sees them', async () => {
     const { apiKey } = await h.fundKey(20);
     for (const type of ['image_generation', 'code_interpreter', 'file_search']) {
-      const err = await refused(
+      const err = await refusedResponse(
         apiKey,
-        '/responses',
         { model: 'mock-mini', input, tools: [{ type }], max_output_tokens: 8 },
         400,
         'tool_not_priced',
       );
       expect(err.message).toContain(type);
     }
-    await refused(
+    await refusedChat(
       apiKey,
-      '/chat/completions',
       { model: 'mock-mini', messages, web_search_options: {}, max_tokens: 8 },
       400,
       'tool_not_priced',
     );
-    await refused(
+    await refusedChat(
       apiKey,
-      '/chat/completions',
       { model: 'mock-mini', messages, plugins: [{ id: 'web' }], max_tokens: 8 },
       400,
       'tool_not_priced',
     );
-    await refused(
-      apiKey,
-      '/chat/completions',
-      { model: 'mock-mini:online', messages, max_tokens: 8 },
-      400,
-      'tool_not_priced',
-    );
+    await refusedChat(apiKey, { model: 'mock-mini:online', messages, max_tokens: 8 }, 400, 'tool_not_priced');
   });
 
   it('image_generation: the image tokens billed in tool_usage are charged by name (6 + 14 + 8 + 100 × 40 = 4,028 msat)', async () => {
@@ -282,9 +257,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the bound holds on %s', (store) =
     expect(await h.available(apiKey)).toBe(900);
     // The follow-up's own bound is about 200 tokens; with the chain it is over 1,200: refused. (Admitted on its own
     // bytes, the provider would bill 1,018 msat, 118 more than the key holds.)
-    const err = await refused(
+    const err = await refusedResponse(
       apiKey,
-      '/responses',
       { model: 'mock-gpt', input: 'go on', previous_response_id: created.id, max_output_tokens: 8 },
       402,
       'payment_required',
@@ -316,16 +290,14 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the bound holds on %s', (store) =
 
   it('a conversation or a stored prompt the gateway did not see is refused (context_not_bounded)', async () => {
     const { apiKey } = await h.fundKey(10);
-    await refused(
+    await refusedResponse(
       apiKey,
-      '/responses',
       { model: 'mock-gpt', input, conversation: 'conv_123', max_output_tokens: 8 },
       400,
       'context_not_bounded',
     );
-    await refused(
+    await refusedResponse(
       apiKey,
-      '/responses',
       { model: 'mock-gpt', prompt: { id: 'pmpt_123', version: '2' }, max_output_tokens: 8 },
       400,
       'context_not_bounded',

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../core/errors.js';
-import { createLedger } from '../../core/ledger/index.js';
-import { overriding } from '../support/fakes.js';
+import { ledgerOverriding, refusedWhile } from '../support/fakes.js';
 import { type PaidGateway, paidGatewayPerSuite } from '../support/paid-gateway.js';
 
 /**
@@ -30,19 +28,15 @@ describe.each(['sqlite', 'redis'] as const)('a delete that fails after the pay-o
       CHILD_KEY_COST_MSATS: '0',
     },
     money: {
-      createLedger: async (conn, opts) => {
-        const real = await createLedger(conn, opts);
-        return overriding(real, {
-          deleteKey: async (target) => {
+      createLedger: ledgerOverriding((real) => {
+        const deleteKey = refusedWhile(() => failDeletes > 0 && failDeletes-- > 0, real.deleteKey.bind(real));
+        return {
+          deleteKey: (target) => {
             deleteCalls++;
-            if (failDeletes > 0) {
-              failDeletes--;
-              throw new GatewayError('store_unavailable');
-            }
-            return real.deleteKey(target);
+            return deleteKey(target);
           },
-        });
-      },
+        };
+      }),
     },
   });
 

@@ -6,6 +6,7 @@ import OpenAI, { APIError, toFile } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpEngine } from '../../core/config.js';
 import { SPOOL_PREFIX } from '../../core/routes/file-upload.js';
+import { expectUploadRefused } from '../support/batches.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
 import { BOOK_PRICES } from '../support/prices.js';
@@ -123,15 +124,7 @@ describe.each<[HttpEngine, PaidStore]>([
     const form = new FormData();
     form.set('purpose', 'batch');
     form.set('file', new Blob([bigJsonl(LINES, 100)]), 'bad.jsonl');
-    const r = await fetch(`${h.baseURL}/files`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}` },
-      body: form,
-    });
-    expect(r.status).toBe(400);
-    expect(((await r.json()) as { error: { message: string } }).error.message).toBe(
-      'Batch input line 100: not valid JSON',
-    );
+    await expectUploadRefused(h.baseURL, apiKey, form, 'Batch input line 100: not valid JSON');
     expect(h.upstream.stats.requests).toBe(before);
     // The connection stays usable: its framing was kept (the rest of the body was read).
     expect((await h.openai(apiKey).files.list()).data).toEqual([]);

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { expectSettled, openStream, paidProcessesPerTest, postJson } from '../support/paid-process.js';
+import { until } from '../support/until.js';
 
 /**
  * Graceful shutdown of the real process: SIGTERM while 50 paid streams are open. Every stream
@@ -32,18 +33,19 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM during 50 open streams (%s)
     );
     const exited = gw.exited;
     process.kill(gw.pid!, 'SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
     // A fresh TCP connection (not a pooled keep-alive one) is refused: the listening socket is closed.
     const { hostname, port } = new URL(base);
-    const fresh = await new Promise<string>((resolve) => {
-      const s = connect({ host: hostname, port: Number(port) });
-      s.once('connect', () => {
-        s.destroy();
-        resolve('connected');
+    const fresh = () =>
+      new Promise<string>((resolve) => {
+        const s = connect({ host: hostname, port: Number(port) });
+        s.once('connect', () => {
+          s.destroy();
+          resolve('connected');
+        });
+        s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
       });
-      s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-    });
-    expect(fresh).toBe('ECONNREFUSED');
+    await until('the listening socket closed', async () => (await fresh()) === 'ECONNREFUSED', 5_000, 20);
+    expect(await fresh()).toBe('ECONNREFUSED');
 
     const texts = await Promise.all(streams.map((s) => s.finish()));
     for (const t of texts) expect(t).toContain('data: [DONE]');

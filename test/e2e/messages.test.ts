@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { availableAfter } from '../support/balance.js';
+import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { BOOK_PRICES } from '../support/prices.js';
 
 /**
@@ -46,15 +47,6 @@ const DIMENSIONS = {
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field
 type Json = Record<string, any>;
-
-async function settled(h: PaidGateway, apiKey: string, from: number): Promise<number> {
-  let left = from;
-  for (let i = 0; i < 100 && left === from; i++) {
-    left = (await h.available(apiKey))!;
-    if (left === from) await new Promise((r) => setTimeout(r, 50));
-  }
-  return left;
-}
 
 describe.each<PaidStore>(['sqlite', 'redis'])('/v1/messages on %s', (store) => {
   const h = paidGatewayPerSuite({
@@ -256,7 +248,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('/v1/messages on %s', (store) => {
     ac.abort();
     await aborted;
     // 18 + 300.3 + 750 + 600 + 4 × 15 = 1,728.3 → 1,729 msat
-    expect(balanceMsat - (await settled(h, apiKey, balanceMsat))).toBe(1729);
+    expect(balanceMsat - (await availableAfter(h, apiKey, balanceMsat))).toBe(1729);
     const txs = await h.ledger.listTransactions({ apiKey });
     expect(txs!.transactions[0]).toMatchObject({ type: 'usage', estimated: true });
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openStream, paidProcessesPerTest, postJson } from '../support/paid-process.js';
+import { until } from '../support/until.js';
 
 /**
  * No funds locked by a dead process: kill -9 a gateway with 20 paid streams in flight. Its
@@ -41,8 +42,12 @@ describe.each(['sqlite', 'redis'] as const)('kill -9 with 20 streams in flight (
       expect(await reserved()).toBeGreaterThan(0);
 
       await procs.spawn(env);
-      const deadline = killedAt + 15_000;
-      while ((await reserved()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      await until(
+        'the orphan released',
+        async () => (await reserved()) === 0,
+        killedAt + 15_000 - Date.now(),
+        100,
+      );
       expect(await reserved()).toBe(0);
       // Bound: the last heartbeat (≤ ORPHAN_MS/3 before the kill) + ORPHAN_MS + the start-up and one beat.
       expect(Date.now() - killedAt).toBeLessThan(12_000);

@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../core/errors.js';
-import { createLedger } from '../../core/ledger/index.js';
-import { overriding } from '../support/fakes.js';
+import { ledgerOverriding, refusedWhile } from '../support/fakes.js';
 import { changeOf, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
@@ -106,18 +104,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a store that refuses settlements 
     // Without credit leases the settle stage's ledger.settle is the store's step, where the fault is.
     env: { ...PRICING, LEDGER_LEASES: 'off' },
     money: {
-      createLedger: async (conn, opts) => {
-        const real = await createLedger(conn, opts);
-        return overriding(real, {
-          settle: async (input) => {
-            if (refusals > 0) {
-              refusals--;
-              throw new GatewayError('store_unavailable');
-            }
-            return real.settle(input);
-          },
-        });
-      },
+      createLedger: ledgerOverriding((real) => ({
+        settle: refusedWhile(() => refusals > 0 && refusals-- > 0, real.settle.bind(real)),
+      })),
     },
   });
 

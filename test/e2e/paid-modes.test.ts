@@ -1,5 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
+import { expectRefundedAll } from '../support/balance.js';
 import { changeOf, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { TOKEN_PRICES } from '../support/prices.js';
 
@@ -124,11 +125,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('payment modes on %s', (store) => 
     expect(await h.available(token)).toBe(44_000);
     // The refund (in the token's unit) takes everything: nothing stays on the identity.
     const refund = await h.post('/balance/refund', {}, { authorization: `Bearer ${token}` });
-    expect(refund.status).toBe(200);
-    const body = (await refund.json()) as { cashu_token: string; amount: number; balance: number };
-    expect(body).toMatchObject({ amount: 44, balance: 0 });
-    expect(await h.redeem(body.cashu_token)).toBe(44);
-    expect(await h.available(token)).toBe(0);
+    await expectRefundedAll(h, refund, token, 44);
   });
 
   it('an msat token as bearer is charged to the msat and refunded to the msat: nothing stays behind', async () => {

@@ -195,14 +195,20 @@ describe.each(STORES_ENGINES)('Realtime over WebSocket on %s, %s engine', (store
     expect(h.upstream.realtime.stats.received.at(-1)).toBe('response.create');
   });
 
-  it('server VAD: the response the provider starts on its own is covered and charged', async () => {
+  /** A funded key's realtime connection whose session was updated to `session`. */
+  async function updatedSession(session: Record<string, unknown>) {
     const { apiKey } = await h.fundKey(1000);
     const c = await connect(h, apiKey);
-    c.send({
-      type: 'session.update',
-      session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad' } } } },
-    });
+    c.send({ type: 'session.update', session });
     await c.waitFor('session.updated');
+    return { apiKey, c };
+  }
+
+  it('server VAD: the response the provider starts on its own is covered and charged', async () => {
+    const { apiKey, c } = await updatedSession({
+      type: 'realtime',
+      audio: { input: { turn_detection: { type: 'server_vad' } } },
+    });
     // 500 ms: the double's VAD ends the turn and responds: 5 audio tokens × 32 + 8 × 16 = 288.
     c.send({ type: 'input_audio_buffer.append', audio: pcm(500) });
     const cost = await c.waitFor('gateway.cost');
@@ -214,13 +220,10 @@ describe.each(STORES_ENGINES)('Realtime over WebSocket on %s, %s engine', (store
   });
 
   it('input audio transcription is charged at its model’s price with the next response', async () => {
-    const { apiKey } = await h.fundKey(1000);
-    const c = await connect(h, apiKey);
-    c.send({
-      type: 'session.update',
-      session: { type: 'realtime', audio: { input: { transcription: { model: 'mock-transcribe' } } } },
+    const { apiKey, c } = await updatedSession({
+      type: 'realtime',
+      audio: { input: { transcription: { model: 'mock-transcribe' } } },
     });
-    await c.waitFor('session.updated');
     // 2 s: 20 audio tokens. Transcription: 20 × 3 + 3 × 5 = 75. Response: 20 × 32 + 8 × 16 = 768.
     for (let i = 0; i < 4; i++) c.send({ type: 'input_audio_buffer.append', audio: pcm(500) });
     c.send({ type: 'input_audio_buffer.commit' });

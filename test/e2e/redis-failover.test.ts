@@ -78,7 +78,7 @@ describe.each(topologies)('failover on %s', (_name, start) => {
           servedAt.push({ gw, startedAt });
         } else if (res.status === 503 && text.includes('"store_unavailable"')) {
           outcomes.refused++;
-          await new Promise((r) => setTimeout(r, 50));
+          await new Promise((r) => setTimeout(r, 50)); // a client's pause before it retries a refused call
         } else outcomes.other.push(`${res.status} ${text.slice(0, 200)}`);
       }
     };

@@ -1,13 +1,11 @@
-import { Wallet } from '@cashu/cashu-ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LightningAddresses } from '../../core/account/lightning-address.js';
 import { RefundSweep, type SweepJob, sweepJobId } from '../../core/account/refund-sweep.js';
 import { createLogger } from '../../core/log.js';
 import { RedisJobQueue, SqliteJobQueue } from '../../core/store/job-queue.js';
-import type { DevMint } from '../../scripts/mint/index.js';
-import { startTestMint } from '../support/dev-mint.js';
-import { LnurlServer } from '../support/lnurl-server.js';
+import { lnurlRecipientPerSuite } from '../support/lnurl-recipient.js';
 import { paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { until } from '../support/until.js';
 
 /**
  * Refund addresses, on SQLite and Redis: a key's refund address (a Lightning address) is checked by resolving
@@ -22,31 +20,9 @@ import { paidGatewayPerSuite } from '../support/paid-gateway.js';
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field by the assertions
 type Json = Record<string, any>;
 
-async function until(what: string, fn: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!(await fn())) {
-    if (Date.now() - t0 > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s', (store) => {
-  let recipientMint: DevMint;
-  let recipient: Wallet;
-  let lnurl: LnurlServer;
-
-  beforeAll(async () => {
-    // The recipient's mint: its quotes are paid only when a melt pays their invoice (the fake Lightning network).
-    recipientMint = await startTestMint({ mintQuotePayment: 'manual' });
-    recipient = new Wallet(recipientMint.url, { unit: 'sat' });
-    await recipient.loadMint();
-    lnurl = new LnurlServer(recipient);
-    await lnurl.start();
-  });
-  afterAll(async () => {
-    await lnurl?.close();
-    await recipientMint?.close();
-  });
+  // The recipient's mint: its quotes are paid only when a melt pays their invoice (the fake Lightning network).
+  const rcpt = lnurlRecipientPerSuite();
   const h = paidGatewayPerSuite(
     {
       store,
@@ -68,21 +44,21 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
 
   /** The recipient mint's state of the quote behind an invoice the LNURL callback handed out. */
   async function quoteState(invoice: string): Promise<string> {
-    const id = recipientMint.quoteForInvoice(invoice);
+    const id = rcpt.mint.quoteForInvoice(invoice);
     if (!id) throw new Error('not an invoice of the recipient mint');
-    return (await recipient.checkMintQuoteBolt11(id)).state;
+    return (await rcpt.wallet.checkMintQuoteBolt11(id)).state;
   }
 
   it('checks the address by resolving it: valid, not name@host, unresolvable, not LNURL-pay; null clears it', async () => {
     const { apiKey } = await h.fundKey(100);
-    const ok = await post(apiKey, '/v1/wallet/update', { refund_address: lnurl.address('ALICE') });
+    const ok = await post(apiKey, '/v1/wallet/update', { refund_address: rcpt.lnurl.address('ALICE') });
     expect(ok.status).toBe(200);
-    expect(ok.json).toMatchObject({ refund_address: lnurl.address('alice'), allowed_ips: [] });
+    expect(ok.json).toMatchObject({ refund_address: rcpt.lnurl.address('alice'), allowed_ips: [] });
     const bad = [
       ['not-an-address', 'refund_address_invalid'],
       ['a b@example.com', 'refund_address_invalid'],
-      [lnurl.address('nobody'), 'refund_address_unresolvable'],
-      [lnurl.address('withdraw'), 'refund_address_not_lnurl_pay'],
+      [rcpt.lnurl.address('nobody'), 'refund_address_unresolvable'],
+      [rcpt.lnurl.address('withdraw'), 'refund_address_not_lnurl_pay'],
     ] as const;
     for (const [address, code] of bad) {
       const r = await post(apiKey, '/v1/wallet/update', { refund_address: address });
@@ -91,7 +67,7 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
     }
     // A refused address changes nothing; the allow-list is left as it was when only the address is given.
     const info = await h.ledger.getKeyInfo({ apiKey });
-    expect(info?.key.refundAddress).toBe(lnurl.address('alice'));
+    expect(info?.key.refundAddress).toBe(rcpt.lnurl.address('alice'));
     const cleared = await post(apiKey, '/v1/wallet/update', { refund_address: null });
     expect(cleared).toMatchObject({ status: 200, json: { refund_address: null } });
     const none = await post(apiKey, '/v1/wallet/refund', { to: 'refund_address' });
@@ -103,15 +79,15 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
 
   it('pays the whole balance to the address through the mint: the invoice is paid, balance 0, fee and reserve shown', async () => {
     const { apiKey } = await h.fundKey(1000);
-    expect((await post(apiKey, '/v1/wallet/update', { refund_address: lnurl.address('alice') })).status).toBe(
-      200,
-    );
-    const before = lnurl.invoices.length;
+    expect(
+      (await post(apiKey, '/v1/wallet/update', { refund_address: rcpt.lnurl.address('alice') })).status,
+    ).toBe(200);
+    const before = rcpt.lnurl.invoices.length;
     const r = await post(apiKey, '/v1/wallet/refund', { to: 'refund_address' });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     // 1000 sats do not cover 1000 + a 10-sat reserve: 990 sats are sent, the 10-sat reserve is the fee charged.
     expect(r.json).toMatchObject({
-      refund_address: lnurl.address('alice'),
+      refund_address: rcpt.lnurl.address('alice'),
       amount_msats: 990_000,
       fee_msats: 10_000,
       fee_reserve_msats: 10_000,
@@ -120,7 +96,7 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
     });
     expect(typeof r.json.payment_preimage).toBe('string');
     // The recipient mint saw the invoice paid (two invoices asked: the first did not fit with its reserve).
-    const paid = lnurl.invoices.slice(before);
+    const paid = rcpt.lnurl.invoices.slice(before);
     expect(paid.length).toBe(2);
     expect(await quoteState(paid[1]!)).toBe('PAID');
     expect(await quoteState(paid[0]!)).toBe('UNPAID');
@@ -137,9 +113,9 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
 
   it('a failing payment releases the hold: the balance is intact and nothing is journalled', async () => {
     const { apiKey } = await h.fundKey(500);
-    expect((await post(apiKey, '/v1/wallet/update', { refund_address: lnurl.address('alice') })).status).toBe(
-      200,
-    );
+    expect(
+      (await post(apiKey, '/v1/wallet/update', { refund_address: rcpt.lnurl.address('alice') })).status,
+    ).toBe(200);
     h.mint.setLightningMode('fail');
     try {
       const r = await post(apiKey, '/v1/wallet/refund', { to: 'refund_address' });
@@ -164,7 +140,7 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
     // Far enough ahead for funding (a mint round trip) and setting the address before the key expires.
     const expiresAtMs = Date.now() + 5000;
     const { apiKey, keyId } = await h.fundKey(300, { expiresAtMs });
-    const set = await post(apiKey, '/v1/wallet/update', { refund_address: lnurl.address('alice') });
+    const set = await post(apiKey, '/v1/wallet/update', { refund_address: rcpt.lnurl.address('alice') });
     expect(set.status, JSON.stringify(set.json)).toBe(200);
     const conn = h.gateway.services.store!;
     const queue = () =>
@@ -187,11 +163,11 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
     // Not due before the expiry.
     expect(await a.tick()).toBe(0);
     await until('the key expired', () => Date.now() > expiresAtMs, 8000);
-    const before = lnurl.invoices.length;
+    const before = rcpt.lnurl.invoices.length;
     const claimed = await Promise.all([a.tick(), b.tick()]);
     expect(claimed[0] + claimed[1]).toBe(1);
     expect(paid).toEqual([keyId]);
-    const invoices = lnurl.invoices.slice(before);
+    const invoices = rcpt.lnurl.invoices.slice(before);
     expect(await quoteState(invoices.at(-1)!)).toBe('PAID');
     expect(await h.available(apiKey)).toBe(0);
     expect(await queue().get(sweepJobId(keyId))).toBeNull();
@@ -210,16 +186,16 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
   it('a sweep that cannot reach the address keeps the balance and retries with backoff', async () => {
     const expiresAtMs = Date.now() + 5000;
     const { apiKey, keyId } = await h.fundKey(200, { expiresAtMs });
-    expect((await post(apiKey, '/v1/wallet/update', { refund_address: lnurl.address('alice') })).status).toBe(
-      200,
-    );
+    expect(
+      (await post(apiKey, '/v1/wallet/update', { refund_address: rcpt.lnurl.address('alice') })).status,
+    ).toBe(200);
     // The address stops answering as LNURL-pay after it was set (its server now answers 404 for the callback).
     const conn = h.gateway.services.store!;
     const jobs =
       conn.kind === 'redis'
         ? new RedisJobQueue<SweepJob>(conn.redis, conn.prefix, 'refund-sweep')
         : new SqliteJobQueue<SweepJob>(conn.db, 'refund_sweep_jobs');
-    await h.ledger.updateKey({ credential: { apiKey } }, { refundAddress: lnurl.address('gone') });
+    await h.ledger.updateKey({ credential: { apiKey } }, { refundAddress: rcpt.lnurl.address('gone') });
     const sweep = new RefundSweep({
       jobs,
       money: { ledger: h.ledger, wallet: h.wallet },

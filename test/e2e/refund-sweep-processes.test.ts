@@ -1,5 +1,5 @@
 import { Wallet } from '@cashu/cashu-ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LightningAddresses } from '../../core/account/lightning-address.js';
 import { HOLD_EXPIRY_MS } from '../../core/account/pay-out.js';
 import { RefundSweep, type SweepJob, sweepJobId } from '../../core/account/refund-sweep.js';
@@ -10,9 +10,7 @@ import { RedisJobQueue, SqliteJobQueue } from '../../core/store/job-queue.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
 import type { GatewayProcess } from '../../scripts/lib/gateway-process.js';
-import type { DevMint } from '../../scripts/mint/index.js';
-import { startTestMint } from '../support/dev-mint.js';
-import { LnurlServer } from '../support/lnurl-server.js';
+import { lnurlRecipientPerSuite } from '../support/lnurl-recipient.js';
 import { type PaidProcesses, paidProcessesPerTest } from '../support/paid-process.js';
 import { until } from '../support/until.js';
 
@@ -84,6 +82,12 @@ async function walletBalance(base: string, key: string): Promise<Json> {
   return (await r.json()) as Json;
 }
 
+/** A check for `until`: the key at `base` holds nothing, available or reserved. */
+const emptied = (base: string, key: string) => async () => {
+  const w = await walletBalance(base, key);
+  return w.balance === 0 && w.reserved === 0;
+};
+
 const sweptLines = (gw: GatewayProcess) =>
   gw
     .logs()
@@ -91,29 +95,16 @@ const sweptLines = (gw: GatewayProcess) =>
     .filter((l) => l.includes('expired key swept to its refund address')).length;
 
 describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep on %s", (store) => {
-  let recipientMint: DevMint;
-  let lnurl: LnurlServer;
+  const rcpt = lnurlRecipientPerSuite();
   const paidProcesses = paidProcessesPerTest();
-
-  beforeAll(async () => {
-    recipientMint = await startTestMint({ mintQuotePayment: 'manual' });
-    const recipient = new Wallet(recipientMint.url, { unit: 'sat' });
-    await recipient.loadMint();
-    lnurl = new LnurlServer(recipient);
-    await lnurl.start();
-  });
-  afterAll(async () => {
-    await lnurl?.close();
-    await recipientMint?.close();
-  });
 
   /** Of the invoices handed out from index `from` on, those the recipient's mint saw paid. */
   const paidSince = async (from: number) => {
     const paid: string[] = [];
-    const recipient = new Wallet(recipientMint.url, { unit: 'sat' });
+    const recipient = new Wallet(rcpt.mint.url, { unit: 'sat' });
     await recipient.loadMint();
-    for (const inv of lnurl.invoices.slice(from)) {
-      const id = recipientMint.quoteForInvoice(inv);
+    for (const inv of rcpt.lnurl.invoices.slice(from)) {
+      const id = rcpt.mint.quoteForInvoice(inv);
       if (id && (await recipient.checkMintQuoteBolt11(id)).state === 'PAID') paid.push(inv);
     }
     return paid;
@@ -133,7 +124,7 @@ describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep
     const set = await fetch(`${base(a)}/v1/wallet/update`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ refund_address: lnurl.address('alice') }),
+      body: JSON.stringify({ refund_address: rcpt.lnurl.address('alice') }),
     });
     expect(set.status, await set.text()).toBe(200);
     return { rig, a, b, base, apiKey, keyId, expiresAtMs };
@@ -154,22 +145,15 @@ describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep
 
   it('two gateways sweeping one store: the expired key is paid to its address once, balance 0', async () => {
     const { rig, a, b, base, apiKey, keyId, expiresAtMs } = await setUp();
-    const from = lnurl.invoices.length;
-    await until(
-      'the key swept',
-      async () => {
-        const w = await walletBalance(base(b), apiKey);
-        return w.balance === 0 && w.reserved === 0;
-      },
-      40_000,
-    ).catch((err: Error) => {
+    const from = rcpt.lnurl.invoices.length;
+    await until('the key swept', emptied(base(b), apiKey), 40_000).catch((err: Error) => {
       throw new Error(
         `${err.message}\n--- a ---\n${a.logs().slice(-4000)}\n--- b ---\n${b.logs().slice(-4000)}`,
       );
     });
     // One invoice paid (two asked: 300 sats do not cover 300 + a 3-sat reserve; 297 sats were sent).
     expect((await paidSince(from)).length).toBe(1);
-    expect(lnurl.invoices.length - from).toBe(2);
+    expect(rcpt.lnurl.invoices.length - from).toBe(2);
     await expectSweptOnce(rig, apiKey);
     // One of the two did it, and said so.
     await until('the sweep logged', () => sweptLines(a) + sweptLines(b) === 1);
@@ -192,9 +176,9 @@ describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep
 
   it('the claiming gateway is killed (kill -9) with its melt in flight: the other finishes it, one payment', async () => {
     const { rig, a, b, base, apiKey, keyId } = await setUp();
-    lnurl.callers = [a.pid!, b.pid!];
-    const from = lnurl.invoices.length;
-    const pidsFrom = lnurl.callbackPids.length;
+    rcpt.lnurl.callers = [a.pid!, b.pid!];
+    const from = rcpt.lnurl.invoices.length;
+    const pidsFrom = rcpt.lnurl.callbackPids.length;
     // The mint accepts the melt and holds it, its Lightning payment in flight, without answering.
     rig.mint.setLightningMode('pending');
     rig.mint.setStall(/^\/v1\/melt\/bolt11$/);
@@ -202,12 +186,12 @@ describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep
     await until(
       'a melt of the sweep in flight at the mint',
       () => {
-        inFlight = lnurl.invoices.slice(from).find((inv) => rig.mint.meltQuoteState(inv) === 'PENDING');
+        inFlight = rcpt.lnurl.invoices.slice(from).find((inv) => rig.mint.meltQuoteState(inv) === 'PENDING');
         return inFlight !== undefined;
       },
       20_000,
     );
-    const askers = new Set(lnurl.callbackPids.slice(pidsFrom));
+    const askers = new Set(rcpt.lnurl.callbackPids.slice(pidsFrom));
     expect(askers.size).toBe(1);
     const claimer = [a, b].find((gw) => askers.has(gw.pid));
     if (claimer === undefined) throw new Error('the invoice was asked for by neither gateway');
@@ -218,15 +202,7 @@ describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep
     rig.mint.setLightningMode('pay');
     // The survivor's wallet recovery pass (WALLET_RECOVERY_MS, on journal entries older than their claim) decides the
     // melt against the mint and commits the hold.
-    await until(
-      'the melt settled by the other gateway',
-      async () => {
-        const w = await walletBalance(base(other), apiKey);
-        return w.balance === 0 && w.reserved === 0;
-      },
-      150_000,
-      500,
-    );
+    await until('the melt settled by the other gateway', emptied(base(other), apiKey), 150_000, 500);
     expect(other.alive()).toBe(true);
     expect(other.logs()).toContain('wallet journal entry resolved');
     expect(await paidSince(from)).toEqual([inFlight]);
@@ -251,6 +227,6 @@ describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep
       expect(await jobs.get(sweepJobId(keyId))).toBeNull();
     });
     expect(await paidSince(from)).toEqual([inFlight]);
-    lnurl.callers = [];
+    rcpt.lnurl.callers = [];
   }, 200_000);
 });

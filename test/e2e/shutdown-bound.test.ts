@@ -16,6 +16,7 @@ import { Receiver } from '../events/support/receiver.js';
 import { testWallet } from '../support/dev-mint.js';
 import { type PaidProcesses, paidProcesses } from '../support/paid-process.js';
 import type { ProcessStore } from '../support/process-store.js';
+import { until } from '../support/until.js';
 
 /**
  * After SIGTERM the gateway process exits within SHUTDOWN_GRACE_MS + SHUTDOWN_BOUND_MS whatever fails
@@ -36,13 +37,10 @@ async function paidCall(base: string, apiKey: string): Promise<number> {
   return res.status;
 }
 
-/** Polls `check` (every 100 ms) until it holds; fails after `ms`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** SIGTERM to a gateway process: it exits 0. */
+async function stopsCleanly(gw: Pick<GatewayProcess, 'kill' | 'exitInfo'>): Promise<void> {
+  await gw.kill('SIGTERM');
+  expect(gw.exitInfo()).toBe('exit code 0, signal null');
 }
 
 /** The money adds up in `ps`: audit without breaches, `apiKey` holds `balanceMsat` with nothing reserved,
@@ -123,8 +121,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     up = await startMockUpstream();
     const again = await rig.spawn({ UPSTREAM_BASE_URL: up.url });
     expect(await paidCall(`http://127.0.0.1:${again.port}`, apiKey)).toBe(200);
-    await again.kill('SIGTERM');
-    expect(again.exitInfo()).toBe('exit code 0, signal null');
+    await stopsCleanly(again);
     await rig.ps.withLedger(async (ledger, conn) => {
       expect((await ledger.audit()).breaches).toEqual([]);
       const info = await ledger.getKeyInfo({ apiKey });
@@ -160,8 +157,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     // calls at 1 sat, the operator's eCash covering the balance).
     const again = await rig.spawn();
     expect(await paidCall(`http://127.0.0.1:${again.port}`, apiKey)).toBe(200);
-    await again.kill('SIGTERM');
-    expect(again.exitInfo()).toBe('exit code 0, signal null');
+    await stopsCleanly(again);
     await moneyConsistent(rig.ps, [rig.mint.url], apiKey, 98_000);
   }, 120_000);
 
@@ -208,8 +204,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     const again = await rig.spawn({ ORPHAN_RELEASE_MS: '1000' });
     await until('the reservation released', async () => (await reservedOf(rig!.ps, apiKey)) === 0);
     expect(await paidCall(`http://127.0.0.1:${again.port}`, apiKey)).toBe(200);
-    await again.kill('SIGTERM');
-    expect(again.exitInfo()).toBe('exit code 0, signal null');
+    await stopsCleanly(again);
     await moneyConsistent(rig.ps, [rig.mint.url], apiKey, 99_000);
   }, 120_000);
 
@@ -264,8 +259,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     expect(repeat.status).toBe(200);
     expect(((await repeat.json()) as { new_balance: number }).new_balance).toBe(body.new_balance);
     expect((await w.checkProofsStates(proofs)).every((s) => s.state === CheckStateEnum.SPENT)).toBe(true);
-    await again.kill('SIGTERM');
-    expect(again.exitInfo()).toBe('exit code 0, signal null');
+    await stopsCleanly(again);
     await moneyConsistent(rig.ps, [rig.mint.url], apiKey, body.new_balance);
   }, 120_000);
 
@@ -332,8 +326,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     });
     expect(claim.status).toBe(200);
     expect(await claim.json()).toMatchObject({ amount: 19, balance: 0 });
-    await again.kill('SIGTERM');
-    expect(again.exitInfo()).toBe('exit code 0, signal null');
+    await stopsCleanly(again);
     // 100 sat funded, one call; 20 sat by X-Cashu, one call, 19 sat paid back out.
     await moneyConsistent(rig.ps, [rig.mint.url], apiKey, 99_000);
   }, 120_000);

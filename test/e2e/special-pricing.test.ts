@@ -75,6 +75,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
     h.upstream.setBehaviour({ error: undefined, maxImages: undefined });
   });
 
+  /** Nothing was relayed since `before` (the provider's request count) and `apiKey` still holds `balanceMsat`. */
+  async function expectUntouched(apiKey: string, balanceMsat: number, before: number): Promise<void> {
+    expect(h.upstream.stats.requests).toBe(before);
+    expect(await h.available(apiKey)).toBe(balanceMsat);
+  }
+
   it('images: n=2 HD 1024×1024 at $0.08 is charged 2 × 84,420 msat + the base fee, shown in X-Node-Cost and the body', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(500);
     const { data, response } = await h
@@ -130,8 +136,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('invalid_request');
     expect(body.error.message).toMatch(/stream/);
-    expect(h.upstream.stats.requests).toBe(before);
-    expect(await h.available(apiKey)).toBe(balanceMsat);
+    await expectUntouched(apiKey, balanceMsat, before);
   });
 
   it('embeddings on a model priced by `prompt` only are charged per input token; its chat calls are refused as unpriced', async () => {
@@ -255,8 +260,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
         error: { code: 'invalid_request', message: 'n must be an integer from 1 to 10' },
       });
     }
-    expect(h.upstream.stats.requests).toBe(before);
-    expect(await h.available(apiKey)).toBe(balanceMsat);
+    await expectUntouched(apiKey, balanceMsat, before);
   });
 
   it('a model with no price for the endpoint is refused before anything is reserved (never free)', async () => {
@@ -274,8 +278,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
         .openai(apiKey)
         .chat.completions.create({ model: 'dall-e-3', messages: [{ role: 'user', content: 'hi' }] }),
     ).rejects.toMatchObject({ status: 400, error: { code: 'model_not_priced' } });
-    expect(h.upstream.stats.requests).toBe(before);
-    expect(await h.available(apiKey)).toBe(balanceMsat);
+    await expectUntouched(apiKey, balanceMsat, before);
   });
 
   it('audio: charged by the measured duration (2.5 s at $0.006/min → 264 msat + base); the upload reaches the upstream byte for byte', async () => {
@@ -343,8 +346,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
       .catch((e: unknown) => e as { status: number; error: { code: string; message: string } });
     expect(err).toMatchObject({ status: 400, error: { code: 'invalid_request' } });
     expect((err as { error: { message: string } }).error.message).toMatch(/duration/);
-    expect(h.upstream.stats.requests).toBe(before);
-    expect(await h.available(apiKey)).toBe(balanceMsat);
+    await expectUntouched(apiKey, balanceMsat, before);
   });
 
   it('audio: an unknown model read from the multipart body is 404 before anything is reserved or relayed', async () => {
@@ -358,8 +360,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
       status: 404,
       error: { code: 'not_found', message: 'Unknown model: whisper-9' },
     });
-    expect(h.upstream.stats.requests).toBe(before);
-    expect(await h.available(apiKey)).toBe(balanceMsat);
+    await expectUntouched(apiKey, balanceMsat, before);
   });
 
   it('X-Cashu: a special call refused before the upstream (unreadable audio) returns the whole token', async () => {
@@ -457,8 +458,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
       .catch((e: unknown) => e as { status: number; error: { code: string; message: string } });
     expect(err).toMatchObject({ status: 400, error: { code: 'invalid_request' } });
     expect((err as { error: { message: string } }).error.message).toMatch(/does not accept images/);
-    expect(h.upstream.stats.requests).toBe(before);
-    expect(await h.available(apiKey)).toBe(balanceMsat);
+    await expectUntouched(apiKey, balanceMsat, before);
     // The same parts on a model that does not say it is blind go through.
     await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages: [image], max_tokens: 1 });
     await h.openai(apiKey).chat.completions.create({

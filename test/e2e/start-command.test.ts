@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
 import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
 import { freePort } from '../support/global-setup.js';
+import { until } from '../support/until.js';
 
 /**
  * What `npm start` runs: the tsc build in dist/ started with plain `node`, no tsx, no test helpers. Guards
@@ -43,17 +44,18 @@ async function startBuilt(env: Record<string, string>): Promise<{ url: string; c
     stderr += d.toString();
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
+  const answers = async () => {
     if (child.exitCode !== null) throw new Error(`gateway exited: ${stderr}`);
-    const ok = await fetch(`${url}/v1/info`).then(
+    return fetch(`${url}/v1/info`).then(
       (r) => r.ok,
       () => false,
     );
-    if (ok) return { url, child };
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`gateway did not answer: ${stderr}`);
+  };
+  await until('the gateway answers', answers, 10_000, 50).catch((err: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`${err.message}: ${stderr}`);
+  });
+  return { url, child };
 }
 
 async function stop(child: ChildProcess): Promise<number | null> {

@@ -1,5 +1,7 @@
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterEach, describe, expect, it } from 'vitest';
+import { availableAfter } from '../support/balance.js';
+import { mockModels } from '../support/models-file.js';
 import { type PaidGateway, type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { BOOK_PRICES } from '../support/prices.js';
 
@@ -13,27 +15,18 @@ import { BOOK_PRICES } from '../support/prices.js';
  * 10,000 msat per call, flex tier × 0.5, priority × 2. `mock-mini` has only prompt and completion prices.
  * The mock counts 6 prompt tokens for the message below and answers 8 completion tokens.
  */
-const MODELS = {
-  models: [
-    {
-      id: 'mock-gpt',
-      context_length: 8192,
-      pricing: {
-        prompt: '0.000001',
-        completion: '0.000002',
-        input_cache_read: '0.0000001',
-        input_cache_write: '0.00000125',
-        input_cache_write_1h: '0.000002',
-        internal_reasoning: '0.000003',
-        web_search: '0.01',
-        service_tiers: { flex: '0.5', priority: '2' },
-        source: 'test',
-        updated_at: '2026-11-25',
-      },
-    },
-    { id: 'mock-mini', context_length: 8192, pricing: { prompt: '0.000001', completion: '0.000002' } },
-  ],
-};
+const MODELS = mockModels({
+  prompt: '0.000001',
+  completion: '0.000002',
+  input_cache_read: '0.0000001',
+  input_cache_write: '0.00000125',
+  input_cache_write_1h: '0.000002',
+  internal_reasoning: '0.000003',
+  web_search: '0.01',
+  service_tiers: { flex: '0.5', priority: '2' },
+  source: 'test',
+  updated_at: '2026-11-25',
+});
 const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
 const input = 'Say something, please.';
 
@@ -342,11 +335,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
   }
 
   async function chargedOnce(apiKey: string, from: number): Promise<number> {
-    let left = from;
-    for (let i = 0; i < 100 && left === from; i++) {
-      left = (await h.available(apiKey))!;
-      if (left === from) await new Promise((r) => setTimeout(r, 50));
-    }
+    const left = await availableAfter(h, apiKey, from);
     const txs = await h.ledger.listTransactions({ apiKey });
     expect(txs!.transactions[0]).toMatchObject({ type: 'usage', estimated: true });
     expect((await h.ledger.getKeyInfo({ apiKey }))!.usage.reservedMsat).toBe(0);

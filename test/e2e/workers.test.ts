@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectSettled, openStream, paidProcessesPerTest } from '../support/paid-process.js';
+import { until } from '../support/until.js';
 
 /**
  * WORKERS=2: one port, two worker processes under a node:cluster primary. Both serve; /metrics
@@ -33,10 +34,15 @@ describe.each(['sqlite', 'redis'] as const)('WORKERS=2 on %s', (store) => {
     const base = `http://127.0.0.1:${gw.port}`;
     // The other worker may still be starting: wait until both answer.
     const pids = new Set<number>();
-    for (let i = 0; i < 200 && pids.size < 2; i++) {
-      pids.add(await pidOf(base));
-      if (pids.size < 2) await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(
+      'both workers answer',
+      async () => {
+        pids.add(await pidOf(base));
+        return pids.size >= 2;
+      },
+      15_000,
+      50,
+    );
     expect(pids.size).toBe(2);
     expect(pids.has(gw.pid!)).toBe(false);
 
@@ -72,14 +78,19 @@ describe.each(['sqlite', 'redis'] as const)('WORKERS=2 on %s', (store) => {
     const victim = [...pids][0]!;
     process.kill(victim, 'SIGKILL');
     const seen = new Set<number>();
-    for (let i = 0; i < 200 && ![...seen].some((p) => !pids.has(p)); i++) {
-      try {
-        seen.add(await pidOf(base));
-      } catch {
-        /* a connection handed to the dying worker */
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(
+      'a new worker answers',
+      async () => {
+        try {
+          seen.add(await pidOf(base));
+        } catch {
+          /* a connection handed to the dying worker */
+        }
+        return [...seen].some((p) => !pids.has(p));
+      },
+      15_000,
+      50,
+    );
     expect([...seen].some((p) => !pids.has(p))).toBe(true);
     expect(gw.logs()).toContain('a worker died; starting another');
 

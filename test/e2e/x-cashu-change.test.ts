@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { expectRefundedAll } from '../support/balance.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { TOKEN_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
@@ -83,11 +84,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('X-Cashu change on %s', (store) =>
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ cashu_token: token }),
     });
-    expect(claim.status).toBe(200);
-    const refund = (await claim.json()) as { cashu_token: string; amount: number; balance: number };
-    expect(refund).toMatchObject({ amount: 17, balance: 0 });
-    expect(await h.redeem(refund.cashu_token)).toBe(17);
-    expect(await h.available(token)).toBe(0);
+    await expectRefundedAll(h, claim, token, 17);
   });
 
   it('the mint down at the end of a stream: the pending notice is an SSE comment; an msat token claims every msat', async () => {

@@ -74,6 +74,36 @@ const backends: Array<[string, () => Promise<Harness>]> = [
 ];
 
 let n = 0;
+/** `key` alerted when its balance falls below `thresholdMsat` (no daily limit), at `url` signed with `secret`. */
+function alertBelow(
+  store: WebhookStore,
+  key: EventKey,
+  thresholdMsat: number,
+  url: string,
+  secret: string | null,
+) {
+  return store.setAlerts(
+    key,
+    { lowBalanceThresholdMsat: thresholdMsat, dailySpendLimitMsat: null, webhookUrl: url },
+    secret,
+  );
+}
+
+/**
+ * `parent` alerted below 100 msat, a balance.low webhook at `url`, and a debit to 50 msat at `t`: one delivery
+ * enqueued. Answers the webhook.
+ */
+async function lowBalanceDelivery(store: WebhookStore, parent: EventKey, url: string, t: number) {
+  await store.setAlerts(
+    parent,
+    { lowBalanceThresholdMsat: 100, dailySpendLimitMsat: null, webhookUrl: null },
+    null,
+  );
+  const hook = await store.createWebhook(parent, { url, events: ['balance.low'], secret: 's' });
+  expect(await store.onBalance(parent.accountId, 50, 'debit', t)).toBe(1);
+  return hook;
+}
+
 function account(): { parent: EventKey; child: EventKey } {
   const accountId = `acct${++n}${randomBytes(3).toString('hex')}`;
   return {
@@ -122,11 +152,7 @@ for (const [name, open] of backends) {
     it('stores alert settings, keeping the secret when the URL is re-sent without one', async () => {
       const { parent } = account();
       expect(await h.store.getAlerts(parent.accountId, parent.keyId)).toBeNull();
-      await h.store.setAlerts(
-        parent,
-        { lowBalanceThresholdMsat: 5000, dailySpendLimitMsat: null, webhookUrl: 'https://x.test/h' },
-        'whsec_a',
-      );
+      await alertBelow(h.store, parent, 5000, 'https://x.test/h', 'whsec_a');
       expect(await h.store.getAlerts(parent.accountId, parent.keyId)).toEqual({
         lowBalanceThresholdMsat: 5000,
         dailySpendLimitMsat: null,
@@ -143,11 +169,7 @@ for (const [name, open] of backends) {
     it('balance.low fires exactly once under 100 concurrent spends, re-arms on a rise above the threshold', async () => {
       const { parent } = account();
       const t = 1_800_000_000_000;
-      await h.store.setAlerts(
-        parent,
-        { lowBalanceThresholdMsat: 50_000, dailySpendLimitMsat: null, webhookUrl: 'https://x.test/a' },
-        'whsec_x',
-      );
+      await alertBelow(h.store, parent, 50_000, 'https://x.test/a', 'whsec_x');
       const hook = await h.store.createWebhook(parent, {
         url: 'https://x.test/b',
         events: ['balance.low'],
@@ -172,11 +194,7 @@ for (const [name, open] of backends) {
     it('balance.low re-arms only through a credit: a stale higher spend report never re-arms', async () => {
       const { parent } = account();
       const t = 1_810_000_000_000;
-      await h.store.setAlerts(
-        parent,
-        { lowBalanceThresholdMsat: 5_000, dailySpendLimitMsat: null, webhookUrl: 'https://x.test/s' },
-        'whsec_s',
-      );
+      await alertBelow(h.store, parent, 5_000, 'https://x.test/s', 'whsec_s');
       // Two processes with credit leases report their own view: A is current, B has not seen A's calls yet.
       expect(await h.store.onSpend(parent, 1_000, 4_000, t)).toBe(1); // A crosses: fires
       expect(await h.store.onSpend(parent, 1_000, 6_000, t)).toBe(0); // B, stale and higher: no re-arm
@@ -192,11 +210,7 @@ for (const [name, open] of backends) {
       expect(await h.store.onSpend(parent, 1, 9_000, t)).toBe(0);
       expect(await h.store.onSpend(parent, 1, 4_000, t)).toBe(0);
       // A changed threshold is a new alert: armed at once.
-      await h.store.setAlerts(
-        parent,
-        { lowBalanceThresholdMsat: 3_000, dailySpendLimitMsat: null, webhookUrl: 'https://x.test/s' },
-        null,
-      );
+      await alertBelow(h.store, parent, 3_000, 'https://x.test/s', null);
       expect(await h.store.onSpend(parent, 1, 2_999, t)).toBe(1);
       const bodies = (await drain(h.store, t))
         .filter((d) => d.webhookId === `alert_${parent.keyId}`)
@@ -305,17 +319,12 @@ for (const [name, open] of backends) {
     it('lists the node-wide latest attempts for the console: newest first, key id, origin only, failed filter', async () => {
       const { parent } = account();
       const t = 1_950_000_000_000;
-      await h.store.setAlerts(
+      const hook = await lowBalanceDelivery(
+        h.store,
         parent,
-        { lowBalanceThresholdMsat: 100, dailySpendLimitMsat: null, webhookUrl: null },
-        null,
+        'https://hooks.example.test:8443/p/secret-path?token=abc',
+        t,
       );
-      const hook = await h.store.createWebhook(parent, {
-        url: 'https://hooks.example.test:8443/p/secret-path?token=abc',
-        events: ['balance.low'],
-        secret: 's',
-      });
-      expect(await h.store.onBalance(parent.accountId, 50, 'debit', t)).toBe(1);
       const d = (await h.store.claimDue(t, 30_000, 1000)).find((x) => x.webhookId === hook.id)!;
       await h.store.finishAttempt(d, {
         atMs: t,
@@ -368,17 +377,7 @@ for (const [name, open] of backends) {
     it('claims with a lease, retries with the same message id, logs attempts, 410 disables', async () => {
       const { parent } = account();
       const t = 1_900_000_000_000;
-      await h.store.setAlerts(
-        parent,
-        { lowBalanceThresholdMsat: 100, dailySpendLimitMsat: null, webhookUrl: null },
-        null,
-      );
-      const hook = await h.store.createWebhook(parent, {
-        url: 'https://x.test/r',
-        events: ['balance.low'],
-        secret: 's',
-      });
-      expect(await h.store.onBalance(parent.accountId, 50, 'debit', t)).toBe(1);
+      const hook = await lowBalanceDelivery(h.store, parent, 'https://x.test/r', t);
       const [first, second] = await Promise.all([
         h.store.claimDue(t, 30_000, 10),
         h.store.claimDue(t, 30_000, 10),

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../core/events/signing.js';
+import type { WebhookStore } from '../../core/events/types.js';
 import { registry } from '../../core/metrics.js';
 import { assertDocumented } from '../routes/response-schema.js';
 import { captureLog } from '../support/dev-mint.js';
+import { overriding } from '../support/fakes.js';
 import { paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 import { Receiver } from './support/receiver.js';
@@ -27,10 +29,13 @@ for (const store of ['sqlite', 'redis'] as const) {
     const rx = new Receiver();
     beforeAll(() => rx.start());
     afterAll(() => rx.close());
+    /** The event store's steps a test replaces (a hanging or failing `onSpend`); the real store's otherwise. */
+    const storeSteps: Partial<WebhookStore> = {};
     const h = paidGatewayPerSuite(
       {
         store,
         log: captured.log,
+        money: { wrapWebhookStore: (real) => overriding(real, storeSteps) },
         env: {
           LOG_LEVEL: 'debug',
           WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
@@ -157,22 +162,20 @@ for (const store of ['sqlite', 'redis'] as const) {
     });
 
     it('a failing or hanging event store never fails or holds a paid call; the error is counted', async () => {
-      const events = h.gateway.services.events!;
       const { apiKey } = await h.fundKey(20);
       await api(apiKey, 'POST', '/v1/wallet/alerts', { low_balance_threshold: 1_000 });
-      const onSpend = events.store.onSpend;
       const errorsBefore = await metric('gateway_event_errors_total', '{stage="spend"}');
       let release: () => void = () => undefined;
       try {
         // Hanging: a call that waited on the store would never answer (the test would time out).
-        events.store.onSpend = () =>
+        storeSteps.onSpend = () =>
           new Promise<number>((resolve) => {
             release = () => resolve(0);
           });
         const a = await paidCall(apiKey);
         expect(a.choices).toHaveLength(1);
         // Failing: the call answers 200, is charged; the failure is counted.
-        events.store.onSpend = () => Promise.reject(new Error('event store down'));
+        storeSteps.onSpend = () => Promise.reject(new Error('event store down'));
         const b = await paidCall(apiKey);
         expect(b.choices).toHaveLength(1);
         await until(
@@ -180,7 +183,7 @@ for (const store of ['sqlite', 'redis'] as const) {
           async () => (await metric('gateway_event_errors_total', '{stage="spend"}')) >= errorsBefore + 1,
         );
       } finally {
-        events.store.onSpend = onSpend;
+        delete storeSteps.onSpend;
         release();
       }
       // Both calls charged 1 sat each: 20,000 → 18,000 msat.

@@ -174,7 +174,7 @@ for (const store of ['sqlite', 'redis'] as const) {
         'both deliveries',
         () => rx.on(`/${store}/parent`).length >= 1 && rx.on(`/${store}/child`).length >= 1,
       );
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 300)); // a negative over a window: no second delivery to either
       expect(rx.on(`/${store}/parent`)).toHaveLength(1);
       expect(rx.on(`/${store}/child`)).toHaveLength(1);
       const e = JSON.parse(rx.on(`/${store}/child`)[0]!.body);
@@ -187,7 +187,7 @@ for (const store of ['sqlite', 'redis'] as const) {
       const r = await register(apiKey, `${rx.url}/${store}/expired`, ['key.expired'], secret);
       expect(r.status).toBe(201);
       await until('key.expired', () => rx.on(`/${store}/expired`).length >= 1);
-      await new Promise((res) => setTimeout(res, 400));
+      await new Promise((res) => setTimeout(res, 400)); // a negative over a window: no further key.expired
       const got = rx.on(`/${store}/expired`);
       expect(got).toHaveLength(1);
       expect(
@@ -220,7 +220,7 @@ for (const store of ['sqlite', 'redis'] as const) {
       const after = await child(soon);
       await child(null);
       await until('both children expired', () => rx.on(`/${store}/kids-expired`).length >= 2);
-      await new Promise((res) => setTimeout(res, 400));
+      await new Promise((res) => setTimeout(res, 400)); // a negative over a window: no further key.expired
       const got = rx
         .on(`/${store}/kids-expired`)
         .map((g) => new Webhook(secret).verify(g.body, g.headers as Record<string, string>) as Json);

@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
@@ -12,6 +12,7 @@ import { openStore, type StoreConnection } from '../../core/store/connection.js'
 import { startRedisCluster, type TestCluster } from '../support/redis-cluster.js';
 import { until } from '../support/until.js';
 import { randomTokenHash } from './support/harness.js';
+import { dropConnections } from './support/other-process.js';
 
 const WORKER = join(import.meta.dirname, 'support', 'lease-worker.ts');
 
@@ -80,14 +81,7 @@ let clusterClient: Cluster | undefined;
 afterAll(async () => {
   clusterClient?.disconnect();
   await (await cluster)?.stop();
-  for (const c of conns) {
-    if (c.kind === 'redis') {
-      const keys = await c.redis.keys(`${c.prefix}:*`);
-      for (const k of keys) await c.redis.del(k);
-    }
-    await c.close();
-  }
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await dropConnections(conns, dirs);
 });
 
 const limits = { requestsPerMinute: 1_000_000, tokensPerHour: 1_000_000_000, concurrent: 1_000_000 };

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LeasingLedger } from '../../core/ledger/leasing.js';
-import type { RateLimits } from '../../core/ledger/types.js';
+import type { Ledger, RateLimits } from '../../core/ledger/types.js';
+import { overriding } from '../support/fakes.js';
 import { until } from '../support/until.js';
 import { callRecord } from './support/audit-records.js';
 import { admitInput, BIG, fund, settleInput } from './support/conformance.js';
@@ -15,9 +16,14 @@ import { redisFactory, type StoreHarness, sqliteFactory } from './support/harnes
 for (const factory of [sqliteFactory(), redisFactory()]) {
   describe(`lease manager on ${factory.name}`, () => {
     const open: Array<{ h: StoreHarness; m: LeasingLedger }> = [];
-    async function start(opts: Partial<{ flushMs: number; idleMs: number; ttlMs: number }> = {}) {
+    /** A lease manager over a fresh store; `steps` stand in for the store ledger's own (observed) steps. */
+    async function start(
+      opts: Partial<{ flushMs: number; idleMs: number; ttlMs: number }> = {},
+      steps: (inner: Ledger) => Partial<Ledger> = () => ({}),
+    ) {
       const h = await factory.create();
-      const m = new LeasingLedger(h.ledger, { flushMs: 20, idleMs: 200, ttlMs: 5000, ...opts });
+      const inner = overriding(h.ledger, steps(h.ledger));
+      const m = new LeasingLedger(inner, { flushMs: 20, idleMs: 200, ttlMs: 5000, ...opts });
       open.push({ h, m });
       return m;
     }
@@ -75,21 +81,21 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
     });
 
     it('admits in memory: one store step for many calls', async () => {
-      const m = await start({ flushMs: 60_000 });
-      const k = await fund(m, 1_000_000, Date.now());
-      const inner = m.inner;
       let steps = 0;
       let admits = 0;
-      const lease = inner.lease.bind(inner);
-      const exact = inner.admit.bind(inner);
-      inner.lease = (x) => {
-        steps++;
-        return lease(x);
-      };
-      inner.admit = (x) => {
-        admits++;
-        return exact(x);
-      };
+      const m = await start({ flushMs: 60_000 }, (inner) => ({
+        lease: (x) => {
+          steps++;
+          return inner.lease(x);
+        },
+        admit: (x) => {
+          admits++;
+          return inner.admit(x);
+        },
+      }));
+      const k = await fund(m, 1_000_000, Date.now());
+      steps = 0; // counted from the first call on
+      admits = 0;
       for (let i = 0; i < 12; i++)
         expect(await call(m, k.apiKey, 1000, 900)).toMatchObject({ chargedMsat: 900 });
       // The first call of a cold key goes the exact way; the next one opens the lease, which takes the rest.
@@ -99,19 +105,17 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
     });
 
     it('a cold key goes the exact way: no lease for a call after idleMs without one; the next call opens it', async () => {
-      const m = await start({ idleMs: 150 });
-      const inner = m.inner;
       const seen: string[] = [];
-      const lease = inner.lease.bind(inner);
-      const exact = inner.admit.bind(inner);
-      inner.lease = (x) => {
-        seen.push(x.close ? 'close' : x.calls.length > 0 ? 'report' : 'open');
-        return lease(x);
-      };
-      inner.admit = (x) => {
-        seen.push('admit');
-        return exact(x);
-      };
+      const m = await start({ idleMs: 150 }, (inner) => ({
+        lease: (x) => {
+          seen.push(x.close ? 'close' : x.calls.length > 0 ? 'report' : 'open');
+          return inner.lease(x);
+        },
+        admit: (x) => {
+          seen.push('admit');
+          return inner.admit(x);
+        },
+      }));
       const k = await fund(m, 100_000, Date.now());
       expect(await call(m, k.apiKey, 1000, 10)).toMatchObject({
         chargedMsat: 10,
@@ -187,7 +191,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
       await call(m, k.apiKey, 1000, 10);
       await call(m, k.apiKey, 1000, 10);
       expect((await m.inner.getKeyInfo({ apiKey: k.apiKey }))?.account.reservedMsat).toBeGreaterThan(0);
-      await new Promise((r) => setTimeout(r, 400));
+      await until('the idle lease returned', () => m.stats().leases === 0, 5_000);
       expect(m.stats().leases).toBe(0);
       expect((await m.inner.getKeyInfo({ apiKey: k.apiKey }))?.account).toMatchObject({
         balanceMsat: 49_980,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import type { AdmitResult, Ledger } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
 import { StoreSignals } from '../../core/store/signals.js';
 import { randomTokenHash } from './support/harness.js';
+import { dropConnections, leaseSteps } from './support/other-process.js';
 
 /**
  * A recall past its wait (docs/ledger.md, "Recall"): the money a call needs sits in a credit lease of another
@@ -25,14 +26,7 @@ const dirs: string[] = [];
 const closers: Array<() => Promise<void>> = [];
 afterAll(async () => {
   for (const c of closers.reverse()) await c().catch(() => undefined);
-  for (const c of conns) {
-    if (c.kind === 'redis') {
-      const keys = await c.redis.keys(`${c.prefix}:*`);
-      for (const k of keys) await c.redis.del(k);
-    }
-    await c.close();
-  }
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await dropConnections(conns, dirs);
 });
 
 const stores = [
@@ -106,20 +100,7 @@ describe.each(stores)('a recall past its wait on $name', (store) => {
    */
   async function stalledLease(ledger: Ledger, apiKey: string, msat: number, ttlMs = TTL) {
     const leaseId = `l~${processId()}~${randomBytes(8).toString('hex')}`;
-    const step = (seq: number, close: boolean) =>
-      ledger.lease({
-        credential: { apiKey },
-        leaseId,
-        seq,
-        wantMsat: close ? 0 : msat,
-        minMsat: close ? 0 : msat,
-        wantRequests: 0,
-        usedRequests: 0,
-        ttlMs,
-        limits,
-        calls: [],
-        close,
-      });
+    const step = leaseSteps(ledger, apiKey, leaseId, { msat, ttlMs, limits });
     const opened = await step(1, false);
     expect(opened).toMatchObject({ ok: true, open: true, grantedMsat: msat });
     return { giveBack: () => step(2, true) };

@@ -57,6 +57,18 @@ async function post(url: string, body: unknown): Promise<{ status: number; json:
 const wire = (proofs: Proof[]) =>
   proofs.map((p) => ({ id: p.id, amount: p.amount.toNumber(), secret: p.secret, C: p.C }));
 
+/** Runs `body` with a dev mint whose quotes stay unpaid until paid, and a loaded sat wallet at it; closes the mint. */
+async function withManualMint(body: (manual: DevMint, w: Wallet) => Promise<void>): Promise<void> {
+  const manual = await startDevMint({ mintQuotePayment: 'manual' });
+  try {
+    const w = new Wallet(manual.url, { unit: 'sat' });
+    await w.loadMint();
+    await body(manual, w);
+  } finally {
+    await manual.close();
+  }
+}
+
 describe('dev mint', () => {
   let mint: DevMint;
   let sat: Wallet;
@@ -252,10 +264,7 @@ describe('dev mint', () => {
   });
 
   it('leaves mint quotes UNPAID until the dev-only pay endpoint is called (manual payment)', async () => {
-    const manual = await startDevMint({ mintQuotePayment: 'manual' });
-    try {
-      const w = new Wallet(manual.url, { unit: 'sat' });
-      await w.loadMint();
+    await withManualMint(async (manual, w) => {
       const q = await w.createMintQuoteBolt11(21);
       expect(q.state).toBe('UNPAID');
       expect((await w.checkMintQuoteBolt11(q.quote)).state).toBe('UNPAID');
@@ -276,9 +285,7 @@ describe('dev mint', () => {
       // mintTokens (the tests' token source) still works against a manual mint: it pays its own quote.
       const five = getDecodedToken(await manual.mintTokens(5), [manual.keysetIds.sat as string]).proofs;
       expect(five.reduce((s, p) => s + p.amount.toNumber(), 0)).toBe(5);
-    } finally {
-      await manual.close();
-    }
+    });
     const expiring = await startDevMint({ mintQuotePayment: 'manual', mintQuoteTtlS: 0 });
     try {
       const w = new Wallet(expiring.url, { unit: 'sat' });
@@ -292,10 +299,7 @@ describe('dev mint', () => {
   });
 
   it("pays like a Lightning wallet: /dev/pay answers the preimage whose sha256 is the payment hash, and a melt of another dev mint's invoice reveals it", async () => {
-    const manual = await startDevMint({ mintQuotePayment: 'manual' });
-    try {
-      const w = new Wallet(manual.url, { unit: 'sat' });
-      await w.loadMint();
+    await withManualMint(async (manual, w) => {
       const q = await w.createMintQuoteBolt11(8);
       const hash = decodeBolt11(q.request)?.paymentHash;
       expect(hash).toMatch(/^[0-9a-f]{64}$/);
@@ -323,9 +327,7 @@ describe('dev mint', () => {
         decodeBolt11(q2.request)?.paymentHash,
       );
       expect((await w.checkMintQuoteBolt11(q2.quote)).state).toBe('PAID');
-    } finally {
-      await manual.close();
-    }
+    });
   });
 
   it('simulates an outage with any HTTP status; it also closes open NUT-17 sockets and refuses new ones', async () => {

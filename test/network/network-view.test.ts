@@ -2,12 +2,12 @@ import * as nip19 from 'nostr-tools/nip19';
 import { getPublicKey } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upstreamLostMsatsTotal, upstreamPaidMsatsTotal } from '../../core/metrics.js';
-import type { WalletService } from '../../core/wallet/types.js';
 import { call } from '../routes/http.js';
 import { assertDocumented } from '../routes/response-schema.js';
 import { type DevMint, startTestMint } from '../support/dev-mint.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
+import { A_ENV as A_FLAT_ENV, B_MODEL_ENV, proofsMsat } from './support/nodes.js';
 
 /**
  * The Network view's API with real paid nodes (GET /admin/api/network, `paid_nodes`): gateway A resells two
@@ -22,14 +22,8 @@ const PASSWORD = 'network-view-pw';
 const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
 /** B's price of this call (pay-nodes.test.ts works it out): 1,034 msat, charged in whole sats. */
 const B_CHARGE = 2000;
-const B_ENV = {
-  FIXED_PRICING: 'false',
-  FIXED_COST_PER_REQUEST: '1',
-  BTC_USD_PRICE: '50000',
-  EXCHANGE_FEE: '1.005',
-  UPSTREAM_PROVIDER_FEE: '1.05',
-};
-const A_ENV = { FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '5', ADMIN_PASSWORD: PASSWORD };
+const B_ENV = B_MODEL_ENV;
+const A_ENV = { ...A_FLAT_ENV, ADMIN_PASSWORD: PASSWORD };
 
 interface PaidNode {
   name: string;
@@ -48,10 +42,6 @@ interface NetworkView {
   display_npub: string | null;
   mints: string[];
   paid_nodes: PaidNode[];
-}
-
-async function proofsMsat(w: WalletService): Promise<number> {
-  return (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
 }
 
 async function counter(c: typeof upstreamPaidMsatsTotal, labels: Record<string, string>): Promise<number> {

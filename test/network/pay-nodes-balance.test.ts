@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../core/metrics.js';
 import { openNodeAccountStore } from '../../core/providers/node-account-store.js';
-import type { WalletService } from '../../core/wallet/types.js';
 import { captureLog } from '../support/dev-mint.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { type ProcessStore, processStore } from '../support/process-store.js';
 import { until } from '../support/until.js';
+import { A_ENV, A_PRICE, B_MODEL_ENV, proofsMsat } from './support/nodes.js';
 
 /**
  * Reselling another node from a prepaid key (`"payment": "cashu-balance"`) and at its advertised prices
@@ -27,21 +27,6 @@ const B_ENV = {
 };
 /** B's price of one call: 1,000 + 6 × 2 + 5 × 4 msat. */
 const B_CHARGE = 1000 + PROMPT * 2 + COMPLETION * 4;
-/** B's prices for model-based pricing (as in pay-nodes.test.ts): advertised 2,111 / 4,221 msat per 1k, 1,000 per call. */
-const B_MODEL_ENV = {
-  FIXED_PRICING: 'false',
-  FIXED_COST_PER_REQUEST: '1',
-  BTC_USD_PRICE: '50000',
-  EXCHANGE_FEE: '1.005',
-  UPSTREAM_PROVIDER_FEE: '1.05',
-};
-/** A's own price: a flat 5 sats per call. */
-const A_PRICE = 5000;
-const A_ENV = { FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '5' };
-
-async function proofsMsat(w: WalletService): Promise<number> {
-  return (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
-}
 
 async function counter(name: string, labels: Record<string, string>): Promise<number> {
   const metric = registry.getSingleMetric(name);
@@ -83,6 +68,16 @@ async function storedKey(a: PaidGateway, b: PaidGateway): Promise<string | undef
   return (await openNodeAccountStore(a.gateway.services.store!).read(b.baseURL)).apiKey;
 }
 
+/** Runs `body` against node A, then audits A (when `body` passed) and closes it either way. */
+async function auditedThenClosed(a: PaidGateway, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+    await a.auditOk();
+  } finally {
+    await a.close();
+  }
+}
+
 describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on %s', (store) => {
   let b: PaidGateway;
   const stores: ProcessStore[] = [];
@@ -104,6 +99,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       providersFile: () => ({ providers: [{ base_url: b.baseURL, ...entry }] }),
       ...(opts.log !== undefined ? { log: opts.log.log } : {}),
     });
+  /** Node A on `s` paying B from a prepaid key as `provider`: 20-sat top-ups below 5 sats. */
+  const balanceNodeA = (s: ProcessStore, provider: string) =>
+    nodeA(s, { name: provider, payment: 'cashu-balance', topup_sats: 20, min_balance_sats: 5 });
 
   beforeAll(async () => {
     b = await startPaidGateway({ store, env: B_ENV });
@@ -254,13 +252,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       const pending = { kind: 'create' as const, token, amountMsat: 20_000, atMs: Date.now() };
       expect(await accounts.write(b.baseURL, 'dead-process', { pending })).toBe(true);
     });
-    const a = await nodeA(s, {
-      name: provider,
-      payment: 'cashu-balance',
-      topup_sats: 20,
-      min_balance_sats: 5,
-    });
-    try {
+    const a = await balanceNodeA(s, provider);
+    await auditedThenClosed(a, async () => {
       const { apiKey, balanceMsat } = await a.fundKey(50);
       const aBefore = await proofsMsat(a.wallet);
       const call = await chat(a, apiKey);
@@ -274,21 +267,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       expect(await proofsMsat(a.wallet)).toBe(aBefore);
       expect(await a.available(apiKey)).toBe(balanceMsat - A_PRICE);
       expect(await topups(provider, 'create', 'ok')).toBe(1);
-      await a.auditOk();
-    } finally {
-      await a.close();
-    }
+    });
   });
 
   it('a wallet too poor to make the key: 503 operator_wallet_insufficient, the user charged nothing', async () => {
     const provider = `poor-${store}`;
-    const a = await nodeA(sharedStore(), {
-      name: provider,
-      payment: 'cashu-balance',
-      topup_sats: 20,
-      min_balance_sats: 5,
-    });
-    try {
+    const a = await balanceNodeA(sharedStore(), provider);
+    await auditedThenClosed(a, async () => {
       // The only proofs at A are the user's deposit: the surplus is 0.
       const { apiKey, balanceMsat } = await a.fundKey(50);
       const [aBefore, bBefore] = [await proofsMsat(a.wallet), await proofsMsat(b.wallet)];
@@ -306,10 +291,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       expect((await b.ledger.audit()).totals.depositedMsat).toBe(depositedBefore);
       expect(await storedKey(a, b)).toBeUndefined();
       expect(await topups(provider, 'create', 'failed')).toBe(2);
-      await a.auditOk();
-    } finally {
-      await a.close();
-    }
+    });
   });
 
   it('a top-up the wallet cannot pay: calls go on while the key lasts, then fail over (nothing charged); retried once funded', async () => {
@@ -321,7 +303,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       { name: provider, payment: 'cashu-balance', topup_sats: 3, min_balance_sats: 2 },
       { env: { FIXED_COST_PER_REQUEST: '1' } },
     );
-    try {
+    await auditedThenClosed(a, async () => {
       // Surplus for the key's making only: 3 sats.
       await a.wallet.receive(await a.mintToken(3));
       const { apiKey, balanceMsat } = await a.fundKey(50);
@@ -351,10 +333,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       expect(await b.available(key)).toBe(6000 - 2 * B_CHARGE);
       expect((await chat(a, apiKey)).status).toBe(200);
       expect(await a.available(apiKey)).toBe(balanceMsat - 3 * price);
-      await a.auditOk();
-    } finally {
-      await a.close();
-    }
+    });
   });
 
   it('"pricing": "auto" × markup: the user pays the node’s advertised price × 1.05, to the msat, for both payments', async () => {

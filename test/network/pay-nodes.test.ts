@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { upstreamLostMsatsTotal, upstreamPaidMsatsTotal } from '../../core/metrics.js';
 import { readTokenMeta } from '../../core/wallet/token-codec.js';
-import type { WalletService } from '../../core/wallet/types.js';
 import { startTestMint } from '../support/dev-mint.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
+import { A_ENV, A_PRICE, B_MODEL_ENV, counter, proofsMsat } from './support/nodes.js';
 
 /**
  * Reselling another node: two real gateways chained on one dev mint. B is a paid gateway in
@@ -19,39 +19,21 @@ const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
 /** B's price of 6 prompt + 5 completion tokens, worked by hand in test/e2e/paid-pricing.test.ts: 1,034 msat,
  *  charged to an X-Cashu sat token in whole sats. */
 const B_CHARGE = 2000;
-const B_ENV = {
-  FIXED_PRICING: 'false',
-  FIXED_COST_PER_REQUEST: '1',
-  BTC_USD_PRICE: '50000',
-  EXCHANGE_FEE: '1.005',
-  UPSTREAM_PROVIDER_FEE: '1.05',
-};
-/** A's own price: a flat 5 sats per call. */
-const A_PRICE = 5000;
-const A_ENV = { FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '5' };
+const B_ENV = B_MODEL_ENV;
 
-async function proofsMsat(w: WalletService): Promise<number> {
-  return (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
-}
-
-async function counter(c: typeof upstreamPaidMsatsTotal, labels: Record<string, string>): Promise<number> {
-  const v = (await c.get()).values.find((x) =>
-    Object.entries(labels).every(([k, val]) => (x.labels as Record<string, unknown>)[k] === val),
-  );
-  return v?.value ?? 0;
-}
-
+/** Node A on B's mint, reselling the node at `baseURL` (B by default) as provider `name`. */
 function nodeA(
   store: PaidStore,
   b: PaidGateway,
   name: string,
   env: Record<string, string> = {},
+  baseURL = b.baseURL,
 ): Promise<PaidGateway> {
   return startPaidGateway({
     store,
     sharedMint: b.mint,
     env: { ...A_ENV, ...env },
-    providersFile: () => ({ providers: [{ name, base_url: b.baseURL, payment: 'cashu' }] }),
+    providersFile: () => ({ providers: [{ name, base_url: baseURL, payment: 'cashu' }] }),
   });
 }
 
@@ -73,16 +55,43 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     await b?.close();
   });
 
-  it('non-streamed: the user pays A its price, A pays B exactly B’s charge, the change comes back', async () => {
+  /** A funded key at A, and the figures before its call: both wallets' proofs, what A has paid B so far. */
+  async function begin() {
     const provider = `nodeb-${store}`;
     const { apiKey, balanceMsat } = await a.fundKey(50);
-    const [aBefore, bBefore] = [await proofsMsat(a.wallet), await proofsMsat(b.wallet)];
-    const paidBefore = await counter(upstreamPaidMsatsTotal, { provider });
-    const res = await fetch(`${a.baseURL}/chat/completions`, {
+    const before = {
+      a: await proofsMsat(a.wallet),
+      b: await proofsMsat(b.wallet),
+      paid: await counter(upstreamPaidMsatsTotal, { provider }),
+    };
+    return { provider, apiKey, balanceMsat, before };
+  }
+  /** The user's chat call at A (5 tokens at most). */
+  const chat = (apiKey: string, stream: boolean) =>
+    fetch(`${a.baseURL}/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5 }),
+      body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5, ...(stream ? { stream } : {}) }),
     });
+
+  /** One call: the user paid A its price; A paid B exactly B's charge, out of A's proofs into B's. */
+  async function expectPaidOnce(
+    apiKey: string,
+    balanceMsat: number,
+    provider: string,
+    before: { a: number; b: number; paid: number },
+  ): Promise<void> {
+    expect(await a.available(apiKey)).toBe(balanceMsat - A_PRICE);
+    await until('A recorded what it paid B', async () => {
+      return (await counter(upstreamPaidMsatsTotal, { provider })) === before.paid + B_CHARGE;
+    });
+    expect(await proofsMsat(a.wallet)).toBe(before.a - B_CHARGE);
+    expect(await proofsMsat(b.wallet)).toBe(before.b + B_CHARGE);
+  }
+
+  it('non-streamed: the user pays A its price, A pays B exactly B’s charge, the change comes back', async () => {
+    const { provider, apiKey, balanceMsat, before } = await begin();
+    const res = await chat(apiKey, false);
     expect(res.status).toBe(200);
     // B's change is A's business: it never reaches A's user.
     expect(res.headers.get('x-cashu')).toBeNull();
@@ -94,24 +103,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     expect(body['x-node-cost'].msats).toBe(A_PRICE);
     // What B cost A stays out of the user's block unless the operator asks for it (NODE_COST_UPSTREAM).
     expect(body['x-node-cost']).not.toHaveProperty('upstream_msats');
-    expect(await a.available(apiKey)).toBe(balanceMsat - A_PRICE);
-    await until('A recorded what it paid B', async () => {
-      return (await counter(upstreamPaidMsatsTotal, { provider })) === paidBefore + B_CHARGE;
-    });
-    expect(await proofsMsat(a.wallet)).toBe(aBefore - B_CHARGE);
-    expect(await proofsMsat(b.wallet)).toBe(bBefore + B_CHARGE);
+    await expectPaidOnce(apiKey, balanceMsat, provider, before);
   });
 
   it('streamed: the change comment is taken out of the stream and redeemed', async () => {
-    const provider = `nodeb-${store}`;
-    const { apiKey, balanceMsat } = await a.fundKey(50);
-    const [aBefore, bBefore] = [await proofsMsat(a.wallet), await proofsMsat(b.wallet)];
-    const paidBefore = await counter(upstreamPaidMsatsTotal, { provider });
-    const res = await fetch(`${a.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'mock-gpt', messages, max_tokens: 5, stream: true }),
-    });
+    const { provider, apiKey, balanceMsat, before } = await begin();
+    const res = await chat(apiKey, true);
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toContain('data: [DONE]');
@@ -121,12 +118,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     const costs = text.split('\n').filter((l) => l.startsWith(': x-node-cost '));
     expect(costs.length).toBe(1);
     expect((JSON.parse(costs[0]!.slice(': x-node-cost '.length)) as { msats: number }).msats).toBe(A_PRICE);
-    expect(await a.available(apiKey)).toBe(balanceMsat - A_PRICE);
-    await until('A recorded what it paid B', async () => {
-      return (await counter(upstreamPaidMsatsTotal, { provider })) === paidBefore + B_CHARGE;
-    });
-    expect(await proofsMsat(a.wallet)).toBe(aBefore - B_CHARGE);
-    expect(await proofsMsat(b.wallet)).toBe(bBefore + B_CHARGE);
+    await expectPaidOnce(apiKey, balanceMsat, provider, before);
   });
 
   it('NODE_COST_UPSTREAM=true: x-node-cost shows what B cost the operator (upstream_msats), JSON and stream', async () => {
@@ -252,12 +244,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
       env: { ...B_ENV, CASHU_MINTS: `${own.url},${b.mint.url}` },
     });
     const provider = `foreign-change-${store}`;
-    const a4 = await startPaidGateway({
-      store,
-      sharedMint: b.mint,
-      env: A_ENV,
-      providersFile: () => ({ providers: [{ name: provider, base_url: b2.baseURL, payment: 'cashu' }] }),
-    });
+    const a4 = await nodeA(store, b, provider, {}, b2.baseURL);
     try {
       await b2.wallet.receive(await own.mintTokens(100, 'sat')); // B2's proofs at its primary, for change
       await a4.wallet.receive(await a4.mintToken(100));
@@ -341,14 +328,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
     await new Promise<void>((r) => node.listen(0, '127.0.0.1', r));
     const port = (node.address() as AddressInfo).port;
     const provider = `short-${store}`;
-    const a5 = await startPaidGateway({
-      store,
-      sharedMint: b.mint,
-      env: A_ENV,
-      providersFile: () => ({
-        providers: [{ name: provider, base_url: `http://127.0.0.1:${port}/v1`, payment: 'cashu' }],
-      }),
-    });
+    const a5 = await nodeA(store, b, provider, {}, `http://127.0.0.1:${port}/v1`);
     try {
       await a5.wallet.receive(await a5.mintToken(100));
       const { apiKey, balanceMsat } = await a5.fundKey(50);
@@ -377,12 +357,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('paying another node with Cashu on
       upstream: { chunks: 40, chunkDelayMs: 100, ignoreMaxTokens: true },
     });
     const provider = `dying-${store}`;
-    const a3 = await startPaidGateway({
-      store,
-      sharedMint: b.mint,
-      env: A_ENV,
-      providersFile: () => ({ providers: [{ name: provider, base_url: dying.baseURL, payment: 'cashu' }] }),
-    });
+    const a3 = await nodeA(store, b, provider, {}, dying.baseURL);
     try {
       await a3.wallet.receive(await a3.mintToken(100));
       const { apiKey, balanceMsat } = await a3.fundKey(50);

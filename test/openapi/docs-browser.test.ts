@@ -42,11 +42,17 @@ afterAll(async () => {
 });
 
 describe('docs pages in chromium', () => {
-  it('/docs renders every operation with Swagger UI', async () => {
+  /** A new page at `path`, its page errors collected. */
+  async function openAt(path: string) {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${base}/docs`);
+    await page.goto(`${base}${path}`);
+    return { page, errors };
+  }
+
+  it('/docs renders every operation with Swagger UI', async () => {
+    const { page, errors } = await openAt('/docs');
     const chat = page.locator('[data-path="/v1/chat/completions"]').first();
     await chat.waitFor({ state: 'visible', timeout: 30_000 });
     expect(await chat.textContent()).toContain('/v1/chat/completions');
@@ -57,10 +63,7 @@ describe('docs pages in chromium', () => {
   });
 
   it('/redoc renders the operations with ReDoc', async () => {
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${base}/redoc`);
+    const { page, errors } = await openAt('/redoc');
     const path = page.getByText('/v1/chat/completions').first();
     await path.waitFor({ state: 'visible', timeout: 30_000 });
     await expect(page.getByRole('heading', { name: 'Create a chat completion' }).isVisible()).resolves.toBe(

@@ -37,6 +37,10 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Providers alpha, beta, gamma… at `urls`, in that order of priority (1, 2, 3…). */
+const ranked = (urls: string[]) =>
+  urls.map((url, i) => ({ name: ['alpha', 'beta', 'gamma'][i]!, base_url: url, priority: i + 1 }));
+
 function writeJson(name: string, doc: unknown): string {
   const file = join(dir, name);
   writeFileSync(file, JSON.stringify(doc));
@@ -95,10 +99,7 @@ describe('a routing policy from a file path', () => {
       store: 'sqlite',
       env: {
         PROVIDERS_PATH: writeJson('providers.json', {
-          providers: [
-            { name: 'alpha', base_url: a.url, priority: 1 },
-            { name: 'beta', base_url: b.url, priority: 2 },
-          ],
+          providers: ranked([a.url, b.url]),
         }),
         PIPELINE: [...DEFAULT.slice(0, 3), PIN, ...DEFAULT.slice(3)].join(','),
         PIPELINE_CONFIG: writeJson('pin.json', { [PIN]: { allow: ['beta'], strict: true } }),
@@ -152,11 +153,7 @@ describe('a named routing policy registered by a plugin', () => {
       store: 'sqlite',
       env: {
         PROVIDERS_PATH: writeJson('rr-providers.json', {
-          providers: [
-            { name: 'alpha', base_url: a.url, priority: 1 },
-            { name: 'beta', base_url: b.url, priority: 2 },
-            { name: 'gamma', base_url: c.url, priority: 3 },
-          ],
+          providers: ranked([a.url, b.url, c.url]),
           // Only mock-gpt is routed by the plugin's policy; mock-mini keeps ROUTING_POLICY (priority).
           routing: { 'mock-gpt': 'turns' },
         }),

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../../core/config.js';
 import { GatewayError } from '../../core/errors.js';
 import { createBtcPriceSource, medianPrice } from '../../core/pricing/btc-price.js';
 import type { BtcPriceSource } from '../../core/pricing/types.js';
+import { codeOf } from '../support/errors.js';
 import { type FakeTicker, startFakeTicker } from '../support/fake-ticker.js';
 
 const open: { ticker?: FakeTicker; source?: BtcPriceSource }[] = [];
@@ -32,15 +33,6 @@ async function setup(
   });
   open.push({ ticker, source });
   return { ticker, source, advance: (ms: number) => (clock += ms) };
-}
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    return err instanceof GatewayError ? err.code : 'other';
-  }
-  return undefined;
 }
 
 describe('BTC price from exchange tickers (local fake ticker server)', () => {
@@ -103,7 +95,7 @@ describe('BTC price from exchange tickers (local fake ticker server)', () => {
     source.close();
     await new Promise((r) => setTimeout(r, 100)); // a request sent just before close() may still land
     const hits = ticker.hits.kraken;
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 200)); // a negative over a window: no refresh after close()
     expect(ticker.hits.kraken).toBe(hits);
     await expect(source.refresh()).rejects.toBeInstanceOf(GatewayError);
   });

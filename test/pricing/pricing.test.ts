@@ -7,6 +7,7 @@ import { createBtcPriceSource } from '../../core/pricing/btc-price.js';
 import { priceMsat } from '../../core/pricing/formula.js';
 import { createPricing } from '../../core/pricing/pricing.js';
 import type { BtcPriceSource, UsdRates } from '../../core/pricing/types.js';
+import { tokenPrices } from '../support/prices.js';
 
 const RATES: Record<string, UsdRates> = {
   'gpt-test': { promptUsdPerToken: '0.0000025', completionUsdPerToken: '0.00001', requestUsd: '0' },
@@ -68,12 +69,7 @@ describe('createPricing: modes from configuration', () => {
   });
 
   it('token: base fee + sats per 1k tokens, no BTC price needed', () => {
-    const config = loadConfig({
-      FIXED_PRICING: 'false',
-      FIXED_COST_PER_REQUEST: '1',
-      FIXED_PER_1K_INPUT_TOKENS: '0.5',
-      FIXED_PER_1K_OUTPUT_TOKENS: '1.5',
-    }).pricing;
+    const config = loadConfig(tokenPrices('1', '0.5', '1.5')).pricing;
     const pricing = createPricing({ config });
     expect(pricing.mode).toBe('token');
     const c = pricing.cost({

@@ -6,7 +6,7 @@ import { emptyUsage, type Usage } from '../../core/metering/usage.js';
 import { createBtcPriceSource } from '../../core/pricing/btc-price.js';
 import { createPricing } from '../../core/pricing/pricing.js';
 import type { UsdRates } from '../../core/pricing/types.js';
-import { BOOK_PRICES } from '../support/prices.js';
+import { BOOK_PRICES, tokenPrices } from '../support/prices.js';
 
 /**
  * Every usage dimension priced at its own rate (OpenRouter's field names), rounded up once; absent prices at
@@ -156,12 +156,7 @@ describe('pricing a usage record', () => {
   });
 
   it('token pricing has no per-call price: a reported web search costs nothing there and is reported as a fallback', () => {
-    const config = loadConfig({
-      FIXED_PRICING: 'false',
-      FIXED_COST_PER_REQUEST: '0',
-      FIXED_PER_1K_INPUT_TOKENS: '1',
-      FIXED_PER_1K_OUTPUT_TOKENS: '2',
-    }).pricing;
+    const config = loadConfig(tokenPrices('0', '1', '2')).pricing;
     const p = createPricing({ config });
     const c = p.cost({
       model: 'any',

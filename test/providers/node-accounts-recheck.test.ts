@@ -112,15 +112,16 @@ describe('node prepaid key: a short balance is checked again', () => {
       node.balance -= 4_000;
       accounts.spent(provider, 'r1', 4_000); // 16,000: no check
       // A refresh starts (a 402 from the node asks for one); the node answers 16,000 as of its arrival…
+      const reads = node.reads;
       accounts.refused(provider, 402);
-      await sleep(20);
+      await until('the refresh read the balance', () => node.reads > reads, 5000, 5);
       // …while two more calls' costs are stated: the key is at 12,000 before the answer comes back.
       node.balance -= 4_000;
       accounts.spent(provider, 'r2', 2_000);
       accounts.spent(provider, 'r3', 2_000);
       await until('the key was topped up', async () => node.topups === 1, 5000, 20);
       await accounts.settled();
-      await sleep(400);
+      await sleep(400); // a negative over a window: no second top-up follows (nothing marks "it would have by now")
       expect(node.topups).toBe(1);
       expect(node.balance).toBe(32_000);
     } finally {
@@ -134,7 +135,7 @@ describe('node prepaid key: a short balance is checked again', () => {
       await accounts.headers(provider);
       await accounts.settled();
       accounts.spent(provider, 'r1', 1_000);
-      await sleep(400);
+      await sleep(400); // a negative over a window: no check follows
       expect(node.reads).toBe(1);
       expect(node.topups).toBe(0);
     } finally {

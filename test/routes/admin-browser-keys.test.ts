@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../core/errors.js';
-import { createLedger } from '../../core/ledger/index.js';
-import { dismissNextDialog, launchChromium, pageProblems } from '../support/chromium.js';
-import { overriding } from '../support/fakes.js';
+import {
+  dismissNextDialog,
+  launchChromium,
+  openAdminConsole,
+  submitAdminLogin,
+} from '../support/chromium.js';
+import { ledgerOverriding, refusedWhile } from '../support/fakes.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { call } from './http.js';
 
@@ -40,18 +43,9 @@ beforeAll(async () => {
       FIXED_COST_PER_REQUEST: '2',
     },
     money: {
-      createLedger: async (conn, opts) => {
-        const real = await createLedger(conn, opts);
-        return overriding(real, {
-          deleteKey: async (target) => {
-            if (failDeletes > 0) {
-              failDeletes--;
-              throw new GatewayError('store_unavailable');
-            }
-            return real.deleteKey(target);
-          },
-        });
-      },
+      createLedger: ledgerOverriding((real) => ({
+        deleteKey: refusedWhile(() => failDeletes > 0 && failDeletes-- > 0, real.deleteKey.bind(real)),
+      })),
     },
   });
   ({ browser, close: closeBrowser } = await launchChromium('admin-browser-keys-'));
@@ -67,12 +61,7 @@ afterAll(async () => {
 /** A fresh page logged in through the form (no session before): the page and its session cookie's value. */
 async function logIn(): Promise<{ page: Page; errors: string[]; session: string }> {
   await browser.clearCookies();
-  const page = await browser.newPage();
-  const errors = pageProblems(page);
-  await page.goto(`${h.gateway.url}/admin/`);
-  await page.fill('#password', PASSWORD);
-  await Promise.all([page.waitForEvent('load'), page.click('#login button[type=submit]')]);
-  await page.locator('#dashboard').waitFor();
+  const { page, errors } = await openAdminConsole(browser, h.gateway.url, PASSWORD);
   const cookie = (await browser.cookies(`${h.gateway.url}/admin/`)).find((c) => c.name === 'admin_session');
   return { page, errors, session: cookie!.value };
 }
@@ -107,13 +96,8 @@ describe('the Keys view in chromium', () => {
         body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
       });
     expect((await chat()).status).toBe(200);
-    const page = await browser.newPage();
-    const errors = pageProblems(page);
     // Logged in through the form: the session cookie is HttpOnly, the page's script sees no cookie.
-    await page.goto(`${h.gateway.url}/admin/`);
-    await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForEvent('load'), page.click('#login button[type=submit]')]);
-    await page.locator('#dashboard').waitFor();
+    const { page, errors } = await openAdminConsole(browser, h.gateway.url, PASSWORD);
     const session = (await browser.cookies(`${h.gateway.url}/admin/`)).find(
       (c) => c.name === 'admin_session',
     );
@@ -239,9 +223,7 @@ describe('the Keys view in chromium', () => {
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe('admin_auth_required');
     // Logging in again works.
-    await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForEvent('load'), page.click('#login button[type=submit]')]);
-    await page.locator('#dashboard').waitFor();
+    await submitAdminLogin(page, PASSWORD);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { launchChromium, pageProblems } from '../support/chromium.js';
+import { launchChromium, openAdminConsole } from '../support/chromium.js';
 import { startTestRelay, type TestRelay } from '../support/nostr-relay.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
@@ -152,12 +152,7 @@ async function inert(page: Page): Promise<void> {
 describe('the Network view in chromium', () => {
   it('shows the identity, each relay’s result and the paid node; copies the npub; Publish now; hostile values stay text', async () => {
     const api = await networkApi();
-    const page = await browser.newPage();
-    const errors = pageProblems(page);
-    await page.goto(`${a.gateway.url}/admin/`);
-    await page.fill('#password', PASSWORD);
-    await Promise.all([page.waitForEvent('load'), page.click('#login button[type=submit]')]);
-    await page.locator('#dashboard').waitFor();
+    const { page, errors } = await openAdminConsole(browser, a.gateway.url, PASSWORD);
     await page.click('#nav-network');
     await page.locator('#network.active #network-relay-list').waitFor();
 

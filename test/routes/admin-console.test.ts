@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/log.js';
 import { AdminStats } from '../../core/stats/admin-stats.js';
 import { SPAN_MS } from '../../core/stats/stats-store.js';
+import { chatCalls } from '../support/balance.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
@@ -91,13 +92,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin console API on %s', (store)
 
   it('the series counts the paid calls, the failed ones and the msats charged', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(100);
-    const client = h.openai(apiKey);
-    for (let i = 0; i < CALLS; i++) {
-      await client.chat.completions.create({
-        model: 'mock-gpt',
-        messages: [{ role: 'user', content: 'hi' }],
-      });
-    }
+    await chatCalls(h, apiKey, CALLS);
     const refused = await req('POST', '/v1/chat/completions', {
       auth: 'sk-not-a-key',
       body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },

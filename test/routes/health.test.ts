@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadUws } from '../../core/http/uws-engine.js';
 import { startTestGateway } from '../support/gateway.js';
 import { type PaidGateway, paidGatewayPerSuite } from '../support/paid-gateway.js';
+import { until } from '../support/until.js';
 import { assertDocumented } from './response-schema.js';
 
 /** GET /readyz of `h` answering 503 service_unavailable: the checks it names. */
@@ -34,9 +35,11 @@ describe('health probes', () => {
   });
 
   it('readyz is 503 naming the mint while the primary mint is down', async () => {
-    await new Promise((r) => setTimeout(r, 1100)); // past the one-second cache
     h.mint.setOutage(500);
     try {
+      // Once the one-second cache of the last good answer has passed, readiness sees the mint down.
+      const readyz = async () => (await fetch(`${h.gateway.url}/readyz`)).status;
+      await until('readyz sees the mint down', async () => (await readyz()) === 503, 5_000, 50);
       expect(await unreadyChecks(h)).toEqual({ store: 'ok', mint: 'failing' });
     } finally {
       h.mint.setOutage(null);
@@ -71,14 +74,9 @@ describe('readyz with the store down', () => {
       await store.redis.connect();
     }
     // Past the one-second cache, ready again (bounded poll, no fixed expectation on timing).
-    const deadline = Date.now() + 10_000;
-    let status = 0;
-    while (Date.now() < deadline) {
-      status = (await fetch(`${h.gateway.url}/readyz`)).status;
-      if (status === 200) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(status).toBe(200);
+    const readyz = async () => (await fetch(`${h.gateway.url}/readyz`)).status;
+    await until('ready again', async () => (await readyz()) === 200, 10_000, 200);
+    expect(await readyz()).toBe(200);
   });
 });
 

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bolt11AmountMsat } from '../../core/wallet/bolt11.js';
-import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
+import { lateBound } from '../support/late-bound.js';
+import {
+  type PaidGateway,
+  type PaidGatewayOptions,
+  type PaidStore,
+  startPaidGateway,
+} from '../support/paid-gateway.js';
+import { until, untilValue } from '../support/until.js';
 import { call, errorCode } from './http.js';
 import { assertDocumented } from './response-schema.js';
 
@@ -11,36 +18,46 @@ import { assertDocumented } from './response-schema.js';
  * an unknown id; a create id is not a top-up id.
  */
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-describe.each<PaidStore>(['sqlite', 'redis'])('Lightning deposit endpoints on %s', (store) => {
-  let h: PaidGateway;
-  const req = (method: string, path: string, opts: Parameters<typeof call>[3] = {}) =>
-    call(h.gateway.url, method, path, opts);
-
+/**
+ * A paid gateway for the enclosing describe block (started before its tests, closed after), a request helper
+ * for it, and `statusBecomes`: polls GET `path` until the deposit's status is `status`, and answers that read.
+ */
+function lightningGateway(opts: PaidGatewayOptions) {
+  let h: PaidGateway | undefined;
   beforeAll(async () => {
-    h = await startPaidGateway({
-      store,
-      mint: { mintQuotePayment: 'manual' },
-      env: {
-        LIGHTNING_POLL_MS: '50',
-        LIGHTNING_MIN_SATS: '10',
-        LIGHTNING_MAX_SATS: '5000',
-        LIGHTNING_CREATE_PER_MINUTE: '4',
-      },
-    });
+    h = await startPaidGateway(opts);
   });
   afterAll(async () => {
     await h?.close();
   });
+  const gw = lateBound(() => h, 'the Lightning gateway');
+  const req = (method: string, path: string, o: Parameters<typeof call>[3] = {}) =>
+    call(gw.gateway.url, method, path, o);
+  const statusBecomes = (path: string, status: string, ms: number, everyMs: number) =>
+    untilValue(
+      status,
+      () => req('GET', path),
+      (r) => r.body.status === status,
+      ms,
+      everyMs,
+    );
+  return { h: gw, req, statusBecomes };
+}
+
+describe.each<PaidStore>(['sqlite', 'redis'])('Lightning deposit endpoints on %s', (store) => {
+  const { h, req, statusBecomes } = lightningGateway({
+    store,
+    mint: { mintQuotePayment: 'manual' },
+    env: {
+      LIGHTNING_POLL_MS: '50',
+      LIGHTNING_MIN_SATS: '10',
+      LIGHTNING_MAX_SATS: '5000',
+      LIGHTNING_CREATE_PER_MINUTE: '4',
+    },
+  });
 
   async function waitIssued(path: string): Promise<Record<string, unknown>> {
-    for (let i = 0; i < 100; i++) {
-      const v = await req('GET', path);
-      if (v.body.status === 'issued') return v.body;
-      await sleep(50);
-    }
-    throw new Error('not issued');
+    return (await statusBecomes(path, 'issued', 5_000, 50)).body;
   }
 
   it('create: pending, then the server issues the key once the invoice is paid', async () => {
@@ -62,12 +79,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning deposit endpoints on %s
     const quote = await findQuote(h, invoice);
     h.mint.payMintQuote(quote);
     // The client does not ask: the watcher credits the key (read through the ledger).
-    let credited = false;
-    for (let i = 0; i < 100 && !credited; i++) {
-      credited = (await h.ledger.totalUserBalancesMsat()) >= 1_500_000;
-      if (!credited) await sleep(50);
-    }
-    expect(credited).toBe(true);
+    await until(
+      'the key credited',
+      async () => (await h.ledger.totalUserBalancesMsat()) >= 1_500_000,
+      5_000,
+      50,
+    );
+    expect(await h.ledger.totalUserBalancesMsat()).toBeGreaterThanOrEqual(1_500_000);
     const reads = await Promise.all(
       Array.from({ length: 20 }, () => req('GET', `/v1/wallet/create/lightning/${id}`)),
     );
@@ -139,19 +157,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
   (store) => {
     // The mint offers no NUT-17 and the watcher waits ten minutes between passes: only the client's GETs
     // can finish a deposit here, so they race each other for the mint and the key.
-    let h: PaidGateway;
-    const req = (method: string, path: string, opts: Parameters<typeof call>[3] = {}) =>
-      call(h.gateway.url, method, path, opts);
-
-    beforeAll(async () => {
-      h = await startPaidGateway({
-        store,
-        mint: { mintQuotePayment: 'manual', nut17: false, mintQuoteTtlS: 3 },
-        env: { LIGHTNING_POLL_MS: '600000', LIGHTNING_CREATE_PER_MINUTE: '100' },
-      });
-    });
-    afterAll(async () => {
-      await h?.close();
+    const { h, req, statusBecomes } = lightningGateway({
+      store,
+      mint: { mintQuotePayment: 'manual', nut17: false, mintQuoteTtlS: 3 },
+      env: { LIGHTNING_POLL_MS: '600000', LIGHTNING_CREATE_PER_MINUTE: '100' },
     });
 
     it('20 concurrent GETs racing a paid, not yet issued deposit: one key, the same in every answer', async () => {
@@ -174,11 +183,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
       const keys = new Set(reads.flatMap((r) => (r.body.api_key === undefined ? [] : [r.body.api_key])));
       expect(keys.size).toBeLessThanOrEqual(1);
       // Whoever asks next gets the key (bounded wait for a winner that is still crediting).
-      let last = await req('GET', path);
-      for (let i = 0; i < 100 && last.body.status !== 'issued'; i++) {
-        await sleep(50);
-        last = await req('GET', path);
-      }
+      const last = await statusBecomes(path, 'issued', 5_000, 50);
       expect(last.body).toMatchObject({ status: 'issued', msats: 777_000 });
       const apiKey = last.body.api_key as string;
       expect(apiKey).toMatch(/^sk-/);
@@ -196,12 +201,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
       const path = `/v1/wallet/create/lightning/${id}`;
       expect((await req('GET', path)).body.status).toBe('pending');
       // The mint's expiry is whole seconds (3 s here): wait for it to pass, then ask.
-      await sleep(Math.max(0, Date.parse(expires_at) - Date.now()) + 50);
-      let v = await req('GET', path);
-      for (let i = 0; i < 40 && v.body.status !== 'expired'; i++) {
-        await sleep(100);
-        v = await req('GET', path);
-      }
+      await until('the invoice past its expiry', () => Date.now() > Date.parse(expires_at) + 50, 10_000, 20);
+      const v = await statusBecomes(path, 'expired', 4_000, 100);
       expect(v.status).toBe(200);
       assertDocumented('GET', '/v1/wallet/create/lightning/{id}', 200, v.body);
       expect(v.body).toMatchObject({ id, status: 'expired', amount_sats: 55 });

@@ -615,6 +615,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('audit store on %s', (kind) => {
       30 * DAY,
       now,
     );
+    // The clock moves on a few ms on each side of the split (Redis entry ids are write times, in ms).
     await new Promise((r) => setTimeout(r, 5));
     const split = Date.now();
     await new Promise((r) => setTimeout(r, 5));

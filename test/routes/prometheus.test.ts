@@ -8,6 +8,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { methodLabel, recordRequest, registry, routeLabel } from '../../core/metrics.js';
 import { rawRequest } from '../../scripts/fuzz/raw-http.js';
 import { freePort } from '../../scripts/lib/net.js';
+import { chatCalls } from '../support/balance.js';
 import { startTestGateway } from '../support/gateway.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
@@ -124,13 +125,7 @@ afterAll(async () => {
 describe('a real Prometheus scraping the gateway', () => {
   it('finds the calls made, the msats charged, the overhead histogram and the standard process metrics', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(50);
-    const client = h.openai(apiKey);
-    for (let i = 0; i < CALLS; i++) {
-      await client.chat.completions.create({
-        model: 'mock-gpt',
-        messages: [{ role: 'user', content: `call ${i}` }],
-      });
-    }
+    await chatCalls(h, apiKey, CALLS, (i) => `call ${i}`);
     const charged = balanceMsat - ((await h.available(apiKey)) ?? 0);
     expect(charged).toBeGreaterThan(0);
 

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { testGatewayPerSuite } from '../support/gateway.js';
 
 /**
  * A bare start (no CASHU_MINTS): the store opens, the wallet does not. The wallet routes answer 503 with a message
  * that names the setting to set, not "no balance store" (the store is fine).
  */
 describe('wallet routes on a node started without CASHU_MINTS', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway({ engine: 'node' });
-  });
-  afterAll(async () => {
-    await gw?.close();
-  });
+  const gw = testGatewayPerSuite({ engine: 'node' });
 
   it('POST /v1/wallet/create answers 503 service_unavailable naming CASHU_MINTS', async () => {
     const r = await fetch(`${gw.url}/v1/wallet/create`, {

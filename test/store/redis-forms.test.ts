@@ -18,11 +18,22 @@ import { openStore, type RedisStore } from '../../core/store/connection.js';
 import { describeRedis, readRedisConfig } from '../../core/store/redis-config.js';
 import { loadSettings, saveSettings } from '../../core/store/settings-store.js';
 import { StoreSignals } from '../../core/store/signals.js';
-import type { JournalEntry, StoredProof } from '../../core/wallet/store/proof-store.js';
+import type { StoredProof } from '../../core/wallet/store/proof-store.js';
 import { RedisProofStore } from '../../core/wallet/store/redis-store.js';
 import { ask } from '../../scripts/lib/redis-topology.js';
 import { type RedisTopology, startRedisCluster } from '../support/redis-cluster.js';
 import { until } from '../support/until.js';
+import { journalEntry } from '../wallet/support/journal.js';
+
+/** What a settled 2,000 msat call reports (1 prompt token, 2 completion tokens). */
+const CALL_2000 = {
+  costMsat: 2000,
+  promptTokens: 1,
+  completionTokens: 2,
+  estimated: false,
+  model: 'm',
+  description: 'x',
+};
 
 /**
  * The three Redis forms from configuration, and the stores other than the ledger on a 3-master, 3-replica
@@ -147,16 +158,7 @@ describe('every store on a 3-master, 3-replica Redis Cluster', () => {
     });
     expect(a.ok).toBe(true);
     if (!a.ok) return;
-    const s = await ledger.settle({
-      accountId: a.accountId,
-      requestId: 'r1',
-      costMsat: 2000,
-      promptTokens: 1,
-      completionTokens: 2,
-      estimated: false,
-      model: 'm',
-      description: 'x',
-    });
+    const s = await ledger.settle({ accountId: a.accountId, requestId: 'r1', ...CALL_2000 });
     expect(s).toMatchObject({ ok: true, chargedMsat: 2000, balanceMsat: 48_000 });
     // admit and settle each waited for their master's replica (WAIT on the master holding the account).
     expect((await waits()) - before).toBeGreaterThanOrEqual(2);
@@ -274,16 +276,7 @@ describe('every store on a 3-master, 3-replica Redis Cluster', () => {
       limits: LIMITS,
     });
     if (!admitted.ok) throw new Error('admit failed');
-    const settle = {
-      accountId: admitted.accountId,
-      requestId: 's1',
-      costMsat: 2000,
-      promptTokens: 1,
-      completionTokens: 2,
-      estimated: false,
-      model: 'm',
-      description: 'x',
-    };
+    const settle = { accountId: admitted.accountId, requestId: 's1', ...CALL_2000 };
     const leasing = new LeasingLedger(ledger, LEASES);
     await paidCall(leasing, credential, 'l1', 700);
     await paidCall(leasing, credential, 'l2', 700);
@@ -471,39 +464,39 @@ describe('every store on a 3-master, 3-replica Redis Cluster', () => {
       }
     };
     let last: { status: number; body: unknown } | undefined;
-    const answers = (want: { status: number; body: unknown }) => async () => {
-      last = await probe();
-      return JSON.stringify(last) === JSON.stringify(want);
-    };
+    /** Waits until /readyz answers `want` (status and body); the error names the last answer. */
+    const answers = (what: string, want: { status: number; body: unknown }) =>
+      until(
+        what,
+        async () => {
+          last = await probe();
+          return JSON.stringify(last) === JSON.stringify(want);
+        },
+        15_000,
+        200,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; last ${JSON.stringify(last)}`);
+      });
     const master = (await topo.masters())[0]!;
     const replica = Number(/^slave0:.*port=(\d+)/m.exec(await ask(master, 'INFO', 'replication'))?.[1]);
     expect(replica).toBeGreaterThan(0);
 
     await topo.kill(replica);
-    const degraded = {
+    const cluster = (answering: number) => ({ form: 'cluster', nodes: 6, answering });
+    await answers('readyz: 5 of 6 answering', {
       status: 200,
-      body: {
-        status: 'ready',
-        checks: { store: 'ok', mint: 'not_configured' },
-        redis: { form: 'cluster', nodes: 6, answering: 5 },
-      },
-    };
-    await until('readyz: 5 of 6 answering', answers(degraded), 15_000, 200).catch((err: Error) => {
-      throw new Error(`${err.message}; last ${JSON.stringify(last)}`);
+      body: { status: 'ready', checks: { store: 'ok', mint: 'not_configured' }, redis: cluster(5) },
     });
 
     // Its master too: a third of the slots has no node left, so the cluster is down and the store check fails.
     await topo.kill(master);
-    const down = {
+    await answers('readyz: 503, store failing', {
       status: 503,
       body: {
         code: 'service_unavailable',
         checks: { store: 'failing', mint: 'not_configured' },
-        redis: { form: 'cluster', nodes: 6, answering: 4 },
+        redis: cluster(4),
       },
-    };
-    await until('readyz: 503, store failing', answers(down), 15_000, 200).catch((err: Error) => {
-      throw new Error(`${err.message}; last ${JSON.stringify(last)}`);
     });
   });
 });
@@ -553,21 +546,6 @@ async function paidCall(ledger: Ledger, credential: Credential, requestId: strin
     description: 'x',
   });
   if (!s.ok) throw new Error(`settle ${requestId}: ${s.code}`);
-}
-
-function journalEntry(id: string, kind: JournalEntry['kind']): JournalEntry {
-  return {
-    id,
-    kind,
-    mint: 'http://mint.test',
-    unit: 'sat',
-    createdAt: Date.now(),
-    seedId: 'seed',
-    inputYs: [],
-    inputTotal: 0,
-    counters: [],
-    submitted: false,
-  };
 }
 
 function storedProof(y: string, amount: number): StoredProof {

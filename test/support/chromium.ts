@@ -61,3 +61,23 @@ export function dismissNextDialog(page: Page): string[] {
   });
   return messages;
 }
+
+/** Logs in through the console's form on `page` (already at /admin/) and waits for the dashboard. */
+export async function submitAdminLogin(page: Page, password: string): Promise<void> {
+  await page.fill('#password', password);
+  await Promise.all([page.waitForEvent('load'), page.click('#login button[type=submit]')]);
+  await page.locator('#dashboard').waitFor();
+}
+
+/** A new page of `browser` at `origin`'s console, logged in through the form; its problems collected. */
+export async function openAdminConsole(
+  browser: BrowserContext,
+  origin: string,
+  password: string,
+): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage();
+  const errors = pageProblems(page);
+  await page.goto(`${origin}/admin/`);
+  await submitAdminLogin(page, password);
+  return { page, errors };
+}

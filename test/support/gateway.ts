@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { type HttpEngine, loadConfig } from '../../core/config.js';
 import type { RouteModule } from '../../core/http/router.js';
 import { createLogger } from '../../core/log.js';
 import { type Gateway, startGateway } from '../../core/server.js';
 import type { Services } from '../../core/service-types.js';
 import type { PipelineEntry } from '../../plugins/index.js';
+import { lateBound } from './late-bound.js';
 
 export interface TestGatewayOptions {
   engine: HttpEngine;
@@ -57,4 +59,16 @@ export async function startTestGateway(opts: TestGatewayOptions): Promise<TestGa
     };
   }
   return Object.assign(gw, { baseURL: `${gw.url}/v1` });
+}
+
+/** One test gateway for the enclosing describe block: started before its tests, closed after. */
+export function testGatewayPerSuite(opts: TestGatewayOptions): TestGateway {
+  let gw: TestGateway | undefined;
+  beforeAll(async () => {
+    gw = await startTestGateway(opts);
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+  return lateBound(() => gw, 'the test gateway');
 }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { freePort, redisAnswers } from '../../scripts/lib/net.js';
+import { until } from './until.js';
 
 /**
  * Makes a Redis server available to the suites as TEST_REDIS_URL: REDIS_URL when set, else the one on
@@ -30,8 +31,9 @@ export default async function setup(): Promise<() => Promise<void>> {
     },
   );
   const url = `redis://127.0.0.1:${port}`;
-  for (let i = 0; i < 100 && !(await redisAnswers(url)); i++) await new Promise((r) => setTimeout(r, 50));
-  if (!(await redisAnswers(url))) throw new Error('Started redis-server but it does not answer');
+  await until('redis-server answers', () => redisAnswers(url), 5_000, 50).catch(() => {
+    throw new Error('Started redis-server but it does not answer');
+  });
   process.env.TEST_REDIS_URL = url;
   return async () => {
     child?.kill('SIGTERM');

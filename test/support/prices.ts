@@ -17,3 +17,13 @@ export const TOKEN_PRICES = {
   FIXED_PER_1K_INPUT_TOKENS: '7',
   FIXED_PER_1K_OUTPUT_TOKENS: '13',
 };
+
+/** Token pricing by configuration at other rates: `perCall` sats a call + `in1k` / `out1k` sats per 1k tokens. */
+export function tokenPrices(perCall: string, in1k: string, out1k: string) {
+  return {
+    FIXED_PRICING: 'false',
+    FIXED_COST_PER_REQUEST: perCall,
+    FIXED_PER_1K_INPUT_TOKENS: in1k,
+    FIXED_PER_1K_OUTPUT_TOKENS: out1k,
+  };
+}

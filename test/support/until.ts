@@ -16,3 +16,24 @@ export async function until(
   }
   return Date.now() - t0;
 }
+
+/** `until` on a value: reads `read` until `done` holds for its answer, and resolves with that answer. */
+export async function untilValue<T>(
+  what: string,
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  ms = 15_000,
+  everyMs = 20,
+): Promise<T> {
+  let last: T | undefined;
+  await until(
+    what,
+    async () => {
+      last = await read();
+      return done(last);
+    },
+    ms,
+    everyMs,
+  );
+  return last as T;
+}

@@ -1,27 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
 import { syncModels } from '../../scripts/lib/models-sync.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { until } from '../support/until.js';
+import { upstreamWithDirPerSuite } from '../support/upstream-dir.js';
 
 /**
  * models.json as an operator lives with it: `npm run models:sync` fills it from the upstream's list (OpenAI
  * and OpenRouter formats) without touching the operator's prices; the running gateway re-reads it when it
  * changes (and keeps the last good one when an edit breaks it); /v1/models shows permission, root, parent.
  */
-let up: MockUpstream;
-let dir: string;
-beforeAll(async () => {
-  up = await startMockUpstream();
-  dir = mkdtempSync(join(tmpdir(), 'gw-models-file-'));
-});
-afterAll(async () => {
-  await up?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const fx = upstreamWithDirPerSuite('gw-models-file-');
 
 /** OpenRouter's price fields as its /models lists them ("0" = not priced apart). */
 const OPENROUTER_PRICING = {
@@ -38,7 +28,7 @@ const OPENROUTER_PRICING = {
 
 describe('npm run models:sync', () => {
   it('adds the upstream models (OpenRouter prices included) and keeps every price the operator set', async () => {
-    const path = join(dir, 'sync.json');
+    const path = join(fx.dir, 'sync.json');
     writeFileSync(
       path,
       JSON.stringify({
@@ -48,14 +38,14 @@ describe('npm run models:sync', () => {
         ],
       }),
     );
-    up.setBehaviour({
+    fx.up.setBehaviour({
       models: [
         { id: 'mock-gpt', pricing: { prompt: '0.000001', completion: '0.000002' }, context_length: 8192 },
         { id: 'or/new-model', name: 'New', pricing: OPENROUTER_PRICING },
         { id: 'plain-openai', object: 'model', created: 1, owned_by: 'x' },
       ],
     });
-    const r = await syncModels({ baseUrl: up.url, path });
+    const r = await syncModels({ baseUrl: fx.up.url, path });
     expect(r).toEqual({ added: ['or/new-model', 'plain-openai'], kept: 2, total: 4 });
     const models = (JSON.parse(readFileSync(path, 'utf8')) as { models: Record<string, unknown>[] }).models;
     const byId = Object.fromEntries(models.map((m) => [m.id, m]));
@@ -89,13 +79,13 @@ describe('models.json at run time', () => {
       ],
     });
   beforeAll(async () => {
-    up.setBehaviour({ models: [{ id: 'mock-gpt' }] });
-    path = join(dir, 'live.json');
+    fx.up.setBehaviour({ models: [{ id: 'mock-gpt' }] });
+    path = join(fx.dir, 'live.json');
     writeFileSync(path, file('0.000001'));
     gw = await startTestGateway({
       engine: 'node',
       pipeline: ['relay'],
-      upstreamUrl: up.url,
+      upstreamUrl: fx.up.url,
       // The test polls /v1/models (per-IP limited, RATE_LIMIT_IP_PER_MINUTE) until a reload shows.
       env: {
         MODELS_PATH: path,

@@ -1,12 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startMockUpstream } from '../../bench/upstream/mock-upstream.js';
 import { ConfigError } from '../../core/config.js';
 import { per1k, providerName } from '../../core/routes/public.js';
 import { ModelCatalog } from '../../core/upstream/model-catalog.js';
 import { mapUpstreamError, UpstreamClient } from '../../core/upstream/upstream-client.js';
+import { upstreamWithDirPerSuite } from '../support/upstream-dir.js';
 
 describe('upstream client', () => {
   const client = new UpstreamClient({
@@ -62,25 +62,16 @@ describe('upstream client', () => {
 });
 
 describe('model catalog', () => {
-  let up: MockUpstream;
-  let dir: string;
-  beforeAll(async () => {
-    up = await startMockUpstream();
-    dir = mkdtempSync(join(tmpdir(), 'gw-catalog-'));
-  });
-  afterAll(async () => {
-    await up.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const fx = upstreamWithDirPerSuite('gw-catalog-');
 
   function file(name: string, content: unknown): string {
-    const p = join(dir, name);
+    const p = join(fx.dir, name);
     writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));
     return p;
   }
 
   it('loads the provider list and models.json, file entries overriding by id', async () => {
-    const client = new UpstreamClient({ baseUrl: up.url, connections: 1, timeoutMs: 2000 });
+    const client = new UpstreamClient({ baseUrl: fx.up.url, connections: 1, timeoutMs: 2000 });
     const catalog = new ModelCatalog({
       fetchModels: () => client.getJson('/v1/models'),
       modelsPath: file('models.json', {

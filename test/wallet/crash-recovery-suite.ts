@@ -26,6 +26,13 @@ import {
 
 const CHILD = new URL('./fixtures/crash-child.ts', import.meta.url).pathname;
 
+/** A child process receiving `token`, killed at `at` (WALLET_TEST_CRASH_AT): it did die there. */
+export async function receiveKilledAt(env: Record<string, string>, at: string, token: string) {
+  const child = await runChild({ ...env, CRASH_OP: 'receive', WALLET_TEST_CRASH_AT: at }, token);
+  expect(child.signal).toBe('SIGKILL');
+  return child;
+}
+
 export async function runChild(
   env: Record<string, string>,
   stdin = '',
@@ -72,11 +79,7 @@ export function crashRecoverySuite(kind: 'sqlite' | 'redis'): void {
 
     it('recovers the proofs and the receipt of a receive killed right after the swap', async () => {
       const token = await mint.mintTokens(1000, 'sat');
-      const child = await runChild(
-        { ...childEnv, CRASH_OP: 'receive', WALLET_TEST_CRASH_AT: 'after-swap' },
-        token,
-      );
-      expect(child.signal).toBe('SIGKILL');
+      const child = await receiveKilledAt(childEnv, 'after-swap', token);
       expect(child.out).not.toContain('survived');
       // The mint did swap: the token's proofs are spent, and we hold nothing yet.
       const probe = new Wallet(mint.url, { unit: 'sat' });
@@ -105,11 +108,7 @@ export function crashRecoverySuite(kind: 'sqlite' | 'redis'): void {
 
     it('a retry of the same token in a live process also completes the crashed receive', async () => {
       const token = await mint.mintTokens(300, 'sat');
-      const child = await runChild(
-        { ...childEnv, CRASH_OP: 'receive', WALLET_TEST_CRASH_AT: 'after-swap' },
-        token,
-      );
-      expect(child.signal).toBe('SIGKILL');
+      await receiveKilledAt(childEnv, 'after-swap', token);
       const before = await total(wallet);
       // No recover() call: the live process's retry finds the dead owner's claim, waits out the lease and
       // then settles it from the journal itself.

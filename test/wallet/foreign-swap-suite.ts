@@ -7,7 +7,7 @@ import type { StoreConnection } from '../../core/store/connection.js';
 import type { ForeignMintPolicy, WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
 import { captureLog, crashStore, type DevMint, dropStore, startTestMint } from '../support/dev-mint.js';
-import { runChild } from './crash-recovery-suite.js';
+import { receiveKilledAt } from './crash-recovery-suite.js';
 import { expectedSwap } from './fixtures/swap-arithmetic.js';
 
 /**
@@ -49,6 +49,15 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
         foreignMints: policy,
         ...(claimStaleAfterMs ? { claimStaleAfterMs } : {}),
       });
+    /**
+     * A live wallet whose claims go stale after 200 ms, once the dead child's claim is that old: the child's
+     * journal entry was written before it was killed, so 250 ms after its exit the claim is past the 200 ms.
+     */
+    const openOnceStale = async () => {
+      const live = await open(SWAP, 200);
+      await new Promise((r) => setTimeout(r, 250));
+      return live;
+    };
 
     beforeAll(async () => {
       primary = await startTestMint({ mintQuotePayment: 'manual' });
@@ -184,11 +193,7 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
       const w = await open();
       const before = await total(w);
       const token = await foreign.mintTokens(500);
-      const child = await runChild(
-        { ...childEnv, CRASH_OP: 'receive', WALLET_TEST_CRASH_AT: 'after-foreign-melt' },
-        token,
-      );
-      expect(child.signal).toBe('SIGKILL');
+      const child = await receiveKilledAt(childEnv, 'after-foreign-melt', token);
       expect(child.out).not.toContain('survived');
       // The foreign mint was paid; nothing is in our store yet.
       expect(new Set(await proofStates(foreign.url, token))).toEqual(new Set(['SPENT']));
@@ -209,11 +214,7 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
       const w = await open();
       const before = await total(w);
       const token = await foreign.mintTokens(500);
-      const child = await runChild(
-        { ...childEnv, CRASH_OP: 'receive', WALLET_TEST_CRASH_AT: 'after-change-melt' },
-        token,
-      );
-      expect(child.signal).toBe('SIGKILL');
+      const child = await receiveKilledAt(childEnv, 'after-change-melt', token);
       expect(child.out).not.toContain('survived');
       // The first swap's quote was minted (494 sat stored); its change swap paid the primary, nothing minted.
       expect(await total(w)).toBe(before + 494_000);
@@ -252,13 +253,8 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
     it('a live retry finishes a dead process\u2019s swap itself once its claim is stale (no recover())', async () => {
       const before = await total(await open());
       const token = await foreign.mintTokens(300);
-      const child = await runChild(
-        { ...childEnv, CRASH_OP: 'receive', WALLET_TEST_CRASH_AT: 'after-foreign-melt' },
-        token,
-      );
-      expect(child.signal).toBe('SIGKILL');
-      const live = await open(SWAP, 200);
-      await new Promise((r) => setTimeout(r, 250));
+      await receiveKilledAt(childEnv, 'after-foreign-melt', token);
+      const live = await openOnceStale();
       const receipt = await live.receive(token);
       expect(receipt.faceMsat).toBe(300_000);
       expect(await total(live)).toBe(before + receipt.amountMsat);
@@ -300,11 +296,7 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
         const w = await open();
         const before = await total(w);
         const token = await bare.mintTokens(500);
-        const child = await runChild(
-          { ...childEnv, CRASH_OP: 'receive', WALLET_TEST_CRASH_AT: 'after-foreign-melt' },
-          token,
-        );
-        expect(child.signal).toBe('SIGKILL');
+        await receiveKilledAt(childEnv, 'after-foreign-melt', token);
         const fresh = await open();
         expect(await fresh.recover()).toMatchObject({ examined: 1, receivesCompleted: 1, deferred: 0 });
         // 494 + the 5-sat change swapped to 3, as live with or without NUT-09.
@@ -316,11 +308,7 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
         const w = await open();
         const before = await total(w);
         const token = await bare.mintTokens(500);
-        const child = await runChild(
-          { ...childEnv, CRASH_OP: 'receive', WALLET_TEST_CRASH_AT: 'foreign-melt-answered' },
-          token,
-        );
-        expect(child.signal).toBe('SIGKILL');
+        await receiveKilledAt(childEnv, 'foreign-melt-answered', token);
         expect(new Set(await proofStates(bare.url, token))).toEqual(new Set(['SPENT']));
         expect(await total(w)).toBe(before);
         const fresh = await open();
@@ -336,13 +324,8 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
       it('a live retry finishes a dead process\u2019s swap at such a mint (no 503, no token_pending)', async () => {
         const before = await total(await open());
         const token = await bare.mintTokens(500);
-        const child = await runChild(
-          { ...childEnv, CRASH_OP: 'receive', WALLET_TEST_CRASH_AT: 'foreign-melt-answered' },
-          token,
-        );
-        expect(child.signal).toBe('SIGKILL');
-        const live = await open(SWAP, 200);
-        await new Promise((r) => setTimeout(r, 250));
+        await receiveKilledAt(childEnv, 'foreign-melt-answered', token);
+        const live = await openOnceStale();
         expect(await live.receive(token)).toMatchObject({ amountMsat: 494_000, feeMsat: 6_000 });
         expect(await total(live)).toBe(before + 494_000);
       });

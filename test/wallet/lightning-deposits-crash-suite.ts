@@ -7,14 +7,8 @@ import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import type { StoreConnection } from '../../core/store/connection.js';
 import type { WalletService } from '../../core/wallet/types.js';
-import {
-  captureLog,
-  crashStore,
-  type DevMint,
-  dropStore,
-  startTestMint,
-  testWallet,
-} from '../support/dev-mint.js';
+import type { DevMint } from '../support/dev-mint.js';
+import { captureLog, crashStore, dropStore, startTestMint, testWallet } from '../support/dev-mint.js';
 import { runChild } from './crash-recovery-suite.js';
 
 /**

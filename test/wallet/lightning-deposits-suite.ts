@@ -32,7 +32,8 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
     let conn: StoreConnection;
     let ledger: Ledger;
     let wallet: WalletService;
-    const instance = async (): Promise<LightningDeposits> => {
+    /** An initialised instance over this suite's store and ledger (no watcher pass, 20 ms backoff by default). */
+    const started = async (opts: Partial<ConstructorParameters<typeof LightningDeposits>[0]> = {}) => {
       const d = new LightningDeposits({
         conn,
         ledger,
@@ -40,10 +41,12 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
         log: captureLog().log,
         backoffMs: 20,
         pollMs: 0,
+        ...opts,
       });
       await d.init();
       return d;
     };
+    const instance = (): Promise<LightningDeposits> => started();
     /**
      * The watcher's passes or the mint's NUT-17 push (subscribed when the record was created, racing the pass)
      * finish a paid deposit, whichever comes first; returns how many the passes finished (0 when the push won).
@@ -91,8 +94,10 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
       mint.payMintQuote(record.quote);
       d.start(20);
       const store = openDepositStore(conn);
-      for (let i = 0; i < 100 && (await store.get(depositIdHash(id)))?.status !== 'issued'; i++)
-        await sleep(20);
+      await until(
+        'the deposit issued',
+        async () => (await store.get(depositIdHash(id)))?.status === 'issued',
+      );
       await d.stop();
       expect((await store.get(depositIdHash(id)))?.status).toBe('issued');
       const views = await Promise.all(Array.from({ length: 20 }, () => d.status(id)));
@@ -147,7 +152,7 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
       mint.payMintQuote(top.record.quote);
       // Two processes' watchers and the client's read, all at once.
       await Promise.all([a.watchOnce(), b.watchOnce(), b.status(top.id)]);
-      for (let i = 0; i < 50 && (await a.status(top.id))?.status !== 'issued'; i++) await sleep(20);
+      await until('the top-up issued', async () => (await a.status(top.id))?.status === 'issued');
       const v = await b.status(top.id);
       expect(v).toMatchObject({ status: 'issued', creditedMsat: 333_000 });
       expect(v?.apiKey).toBeUndefined();
@@ -158,21 +163,22 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
 
     it('NUT-17: the mint pushes the payment and the deposit is credited at once, with polling off', async () => {
       // pollMs of ten minutes and no watcher pass: only the mint's WebSocket push can finish this deposit.
-      const d = new LightningDeposits({ conn, ledger, wallet, log: captureLog().log, pollMs: 600_000 });
-      await d.init();
+      const d = await started({ pollMs: 600_000, backoffMs: undefined });
       try {
         const made = await d.create({ kind: 'create', amountSats: 5 });
         mint.payMintQuote(made.record.quote);
         const apiKey = (await d.status(made.id))?.apiKey as string;
         const top = await d.create({ kind: 'topup', amountSats: 444, topupApiKey: apiKey });
         const store = openDepositStore(conn);
-        // Subscribed and told UNPAID: nothing happens.
+        // Subscribed and told UNPAID: nothing happens (a negative over a window: nothing marks "it would have").
         await sleep(300);
         expect((await store.get(depositIdHash(top.id)))?.status).toBe('pending');
         expect(await balanceOf(apiKey)).toBe(5_000);
         mint.payMintQuote(top.record.quote);
-        for (let i = 0; i < 100 && (await store.get(depositIdHash(top.id)))?.status !== 'issued'; i++)
-          await sleep(20);
+        await until(
+          'the pushed top-up issued',
+          async () => (await store.get(depositIdHash(top.id)))?.status === 'issued',
+        );
         expect(await store.get(depositIdHash(top.id))).toMatchObject({
           status: 'issued',
           creditedMsat: 444_000,
@@ -206,8 +212,10 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
         const store = openDepositStore(conn);
         expect((await store.get(depositIdHash(id)))?.status).toBe('pending');
         plain.payMintQuote(record.quote);
-        for (let i = 0; i < 200 && (await store.get(depositIdHash(id)))?.status !== 'issued'; i++)
-          await sleep(20);
+        await until(
+          'the polled deposit issued',
+          async () => (await store.get(depositIdHash(id)))?.status === 'issued',
+        );
         expect(await store.get(depositIdHash(id))).toMatchObject({
           status: 'issued',
           creditedMsat: 1_234_000,
@@ -223,42 +231,36 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
     it.each(['dropped', 'outage'] as const)(
       'NUT-17 socket %s after subscribing: no push arrives, the polling fallback finishes the deposit',
       async (how) => {
-        const d = new LightningDeposits({
-          conn,
-          ledger,
-          wallet,
-          log: captureLog().log,
-          pollMs: 100,
-          backoffMs: 20,
-        });
-        await d.init();
+        const d = await started({ pollMs: 100 });
         const store = openDepositStore(conn);
         const statusOf = async (id: string) => (await store.get(depositIdHash(id)))?.status;
         try {
           // A probe proves the push channel is live: no watcher pass runs, only the push can issue it.
           const probe = await d.create({ kind: 'create', amountSats: 3 });
           mint.payMintQuote(probe.record.quote);
-          for (let i = 0; i < 200 && (await statusOf(probe.id)) !== 'issued'; i++) await sleep(20);
+          await until('the probe issued', async () => (await statusOf(probe.id)) === 'issued');
           expect(await statusOf(probe.id)).toBe('issued');
           const apiKey = (await d.status(probe.id))?.apiKey as string;
           const top = await d.create({ kind: 'topup', amountSats: 212, topupApiKey: apiKey });
           if (how === 'dropped') mint.dropWebSockets();
           else mint.setOutage(503);
           mint.payMintQuote(top.record.quote);
-          // The socket is gone: nothing pushes the payment (and no watcher runs yet).
+          // The socket is gone: nothing pushes the payment (and no watcher runs yet). A negative over a window.
           await sleep(300);
           expect(await statusOf(top.id)).toBe('pending');
           expect(await balanceOf(apiKey)).toBe(3_000);
           d.start(20);
           if (how === 'outage') {
             // Polls fail while the mint is down (backoff); nothing is credited, nothing lost.
-            for (let i = 0; i < 200 && ((await store.get(depositIdHash(top.id)))?.attempts ?? 0) < 2; i++)
-              await sleep(20);
+            await until(
+              'two failed polls',
+              async () => ((await store.get(depositIdHash(top.id)))?.attempts ?? 0) >= 2,
+            );
             expect(await store.get(depositIdHash(top.id))).toMatchObject({ status: 'pending' });
             expect(((await store.get(depositIdHash(top.id)))?.attempts ?? 0) >= 2).toBe(true);
             mint.setOutage(null);
           }
-          for (let i = 0; i < 200 && (await statusOf(top.id)) !== 'issued'; i++) await sleep(20);
+          await until('the top-up issued', async () => (await statusOf(top.id)) === 'issued');
           expect(await store.get(depositIdHash(top.id))).toMatchObject({
             status: 'issued',
             creditedMsat: 212_000,
@@ -291,15 +293,17 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
       const { id, record } = await d.create({ kind: 'create', amountSats: 5 });
       mint.payMintQuote(record.quote);
       mint.setOutage(503);
+      let nextAttemptAt = 0;
       try {
         expect(await d.watchOnce()).toBe(0);
         const stuck = await openDepositStore(conn).get(depositIdHash(id));
         expect(stuck).toMatchObject({ status: 'pending', attempts: 1 });
         expect((stuck?.nextAttemptAt ?? 0) - Date.now()).toBeLessThanOrEqual(20);
+        nextAttemptAt = stuck?.nextAttemptAt ?? 0;
       } finally {
         mint.setOutage(null);
       }
-      await sleep(25);
+      await until('the backoff over', () => Date.now() > nextAttemptAt, 1_000, 5);
       // Once the mint is back, the next pass or the mint's NUT-17 push (subscribed by the failed pass,
       // racing this one) finishes it — whichever comes first, exactly once.
       expect(await finishedByPassOrPush(d, id)).toBeLessThanOrEqual(1);
@@ -318,6 +322,7 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
         // The mint's expiry is in whole seconds: a 2 s quote is at least 1 s away.
         expect((record.expiresAt ?? 0) - Date.now()).toBeGreaterThan(900);
         expect(await d.watchOnce()).toBe(0);
+        // The quote's expiry is a known instant: this waits exactly until it has passed.
         await sleep(Math.max(0, (record.expiresAt ?? 0) - Date.now()) + 50);
         expect(await d.watchOnce()).toBe(1);
         expect(await d.status(id)).toMatchObject({ status: 'expired' });

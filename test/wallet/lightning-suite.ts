@@ -8,14 +8,8 @@ import { bolt11AmountMsat } from '../../core/wallet/bolt11.js';
 import { QuoteNotPaidError } from '../../core/wallet/mint-quote.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
-import {
-  captureLog,
-  crashStore,
-  type DevMint,
-  dropStore,
-  startTestMint,
-  testWallet,
-} from '../support/dev-mint.js';
+import type { DevMint } from '../support/dev-mint.js';
+import { captureLog, crashStore, dropStore, startTestMint, testWallet } from '../support/dev-mint.js';
 import { runChild } from './crash-recovery-suite.js';
 
 /**
@@ -78,18 +72,27 @@ export function lightningSuite(kind: 'sqlite' | 'redis'): void {
       expect(solvency).toMatchObject({ proofsMsat: before + 1_234_000, spentMsat: 0, solvent: true });
     });
 
-    it('a process killed right after the mint signed: recovery stores the deposit once', async () => {
+    /**
+     * A quote of `sats` paid, then minted by a child process killed right after the mint signed: the wallet and
+     * its total before, the quote, the child's outcome.
+     */
+    async function paidQuoteKilledAfterMint(sats: number) {
       const w = await testWallet(conn, [mint.url]);
       const before = await total(w);
-      const q = await w.createLightningQuote(500);
+      const q = await w.createLightningQuote(sats);
       mint.payMintQuote(q.quote);
       const child = await runChild({
         ...childEnv,
         CRASH_OP: 'mint-quote',
-        CRASH_ARG: `${q.quote}:500`,
+        CRASH_ARG: `${q.quote}:${sats}`,
         WALLET_TEST_CRASH_AT: 'after-mint',
       });
       expect(child.signal).toBe('SIGKILL');
+      return { w, before, q, child };
+    }
+
+    it('a process killed right after the mint signed: recovery stores the deposit once', async () => {
+      const { w, before, q, child } = await paidQuoteKilledAfterMint(500);
       expect(child.out).not.toContain('survived');
       expect((await w.checkLightningQuote(q.quote, 500)).state).toBe('ISSUED');
       expect(await total(w)).toBe(before);
@@ -103,17 +106,7 @@ export function lightningSuite(kind: 'sqlite' | 'redis'): void {
     });
 
     it('a live retry after a crash finishes the dead claim itself once its lease is out (no recover())', async () => {
-      const w = await testWallet(conn, [mint.url]);
-      const before = await total(w);
-      const q = await w.createLightningQuote(77);
-      mint.payMintQuote(q.quote);
-      const child = await runChild({
-        ...childEnv,
-        CRASH_OP: 'mint-quote',
-        CRASH_ARG: `${q.quote}:77`,
-        WALLET_TEST_CRASH_AT: 'after-mint',
-      });
-      expect(child.signal).toBe('SIGKILL');
+      const { before, q } = await paidQuoteKilledAfterMint(77);
       const live = await createWallet({
         conn,
         mints: [mint.url],

@@ -3,6 +3,7 @@ import type { StoreConnection } from '../../core/store/connection.js';
 import type { JournalEntry, ProofStore, StoredProof } from '../../core/wallet/store/proof-store.js';
 import { openProofStore } from '../../core/wallet/wallet.js';
 import { dropStore, type StoreKind, testStore } from '../support/dev-mint.js';
+import { journalEntry } from './support/journal.js';
 
 /**
  * One conformance suite for both proof stores: what the wallet relies on (atomic counters, exclusive
@@ -15,20 +16,7 @@ function proof(i: number, amount: number): StoredProof {
   return { y: `02${String(i).padStart(64, '0')}`, id: '01ab', amount, secret: `s${i}`, C: `c${i}` };
 }
 
-function entry(id: string, kind: JournalEntry['kind'] = 'send'): JournalEntry {
-  return {
-    id,
-    kind,
-    mint: MINT,
-    unit: 'sat',
-    createdAt: Date.now(),
-    seedId: 'seed',
-    inputYs: [],
-    inputTotal: 0,
-    counters: [],
-    submitted: false,
-  };
-}
+const entry = (id: string, kind: JournalEntry['kind'] = 'send') => journalEntry(id, kind, MINT);
 
 describe.each<StoreKind>(['sqlite', 'redis'])('proof store conformance (%s)', (kind) => {
   let conn: StoreConnection;

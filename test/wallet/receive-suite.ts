@@ -4,14 +4,8 @@ import { isGatewayError } from '../../core/errors.js';
 import type { StoreConnection } from '../../core/store/connection.js';
 import { encodeTokenV3 } from '../../core/wallet/token-codec.js';
 import type { WalletService } from '../../core/wallet/types.js';
-import {
-  type DevMint,
-  dropStore,
-  type StoreKind,
-  startTestMint,
-  testStore,
-  testWallet,
-} from '../support/dev-mint.js';
+import type { DevMint, StoreKind } from '../support/dev-mint.js';
+import { dropStore, startTestMint, testStore, testWallet } from '../support/dev-mint.js';
 
 /**
  * Redeeming tokens against the dev mint over HTTP (cashu-ts on both sides), on both proof stores: exact credit

@@ -1,19 +1,10 @@
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getDecodedToken, getEncodedToken } from '@cashu/cashu-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreConnection } from '../../core/store/connection.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
-import {
-  captureLog,
-  type DevMint,
-  dropStore,
-  redeemElsewhere,
-  type StoreKind,
-  startTestMint,
-  testStore,
-} from '../support/dev-mint.js';
+import type { DevMint, StoreKind } from '../support/dev-mint.js';
+import { captureLog, dropStore, redeemElsewhere, startTestMint, testStore } from '../support/dev-mint.js';
+import { type MintGate, mintGate, renamedToken } from '../support/mint-gate.js';
 import { until } from '../support/until.js';
 
 /**
@@ -26,75 +17,27 @@ import { until } from '../support/until.js';
  * hold. Both wallets share one store, as two gateway processes do.
  */
 
-/** A proxy to the mint that holds requests to `/v1/swap` while `held` is set, then forwards them. */
-async function gatedMint(
-  target: string,
-): Promise<{ url: string; hold(on: boolean): void; waiting(): number; close(): Promise<void> }> {
-  const up = new URL(target);
-  let held = false;
-  const queue: (() => void)[] = [];
-  const server: Server = createServer((req, res) => {
-    const forward = () => {
-      const out = request(
-        { host: up.hostname, port: up.port, path: req.url, method: req.method, headers: req.headers },
-        (r) => {
-          res.writeHead(r.statusCode ?? 502, r.headers);
-          r.pipe(res);
-        },
-      );
-      out.on('error', () => res.destroy());
-      req.pipe(out);
-    };
-    if (held && req.url === '/v1/swap') queue.push(forward);
-    else forward();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    hold(on) {
-      held = on;
-      if (!on) for (const f of queue.splice(0)) f();
-    },
-    waiting: () => queue.length,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** `token` (made by the mint at `from`) naming the mint `to` instead: the same proofs, another address. */
-async function renamed(token: string, from: string, to: string): Promise<string> {
-  const { keysets } = (await (await fetch(`${from}/v1/keysets`)).json()) as { keysets: { id: string }[] };
-  const decoded = getDecodedToken(
-    token,
-    keysets.map((k) => k.id),
-  );
-  return getEncodedToken({ ...decoded, mint: to });
-}
-
 async function proofsMsat(w: WalletService): Promise<number> {
   return (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
 }
 
 describe.each<StoreKind>(['sqlite', 'redis'])('recovery beside a live operation (%s store)', (kind) => {
   let mint: DevMint;
-  let gate: Awaited<ReturnType<typeof gatedMint>>;
+  let gate: MintGate;
   let conn: StoreConnection;
   let live: WalletService;
   let other: WalletService;
 
   beforeAll(async () => {
     mint = await startTestMint();
-    gate = await gatedMint(mint.url);
+    gate = await mintGate(mint.url, '/v1/swap'); // holds the swap requests while held
     conn = testStore(kind);
     const open = () =>
       createWallet({ conn, mints: [gate.url], log: captureLog().log, mintTimeoutMs: 10_000 });
     live = await open();
     other = await open();
     // 4,000 sats in proofs of the proxied mint (the token names the mint the wallets trust).
-    await live.receive(await renamed(await mint.mintTokens(4000, 'sat'), mint.url, gate.url));
+    await live.receive(await renamedToken(await mint.mintTokens(4000, 'sat'), mint.url, gate.url));
   });
   afterAll(async () => {
     gate?.hold(false);
@@ -126,7 +69,7 @@ describe.each<StoreKind>(['sqlite', 'redis'])('recovery beside a live operation 
     const solvency = await other.checkSolvency(async () => 0);
     expect(solvency).toMatchObject({ proofsMsat: before - sent.amountMsat - sent.feeMsat, spentMsat: 0 });
     // The token is real: a separate wallet redeems it at the mint.
-    const redeemed = await redeemElsewhere(mint.url, await renamed(sent.token, mint.url, mint.url));
+    const redeemed = await redeemElsewhere(mint.url, await renamedToken(sent.token, mint.url, mint.url));
     expect(redeemed).toBe(1000);
     // And the change left in the store is spendable at the mint: all of it goes out as one more token.
     const rest = await live.send(before - sent.amountMsat - sent.feeMsat, { unit: 'sat' });

@@ -6,15 +6,8 @@ import type { StoreConnection } from '../../../core/store/connection.js';
 import type { WalletService } from '../../../core/wallet/types.js';
 import { createWallet } from '../../../core/wallet/wallet.js';
 import type { DevMintOptions } from '../../../scripts/mint/index.js';
-import {
-  captureLog,
-  type DevMint,
-  dropStore,
-  type StoreKind,
-  startTestMint,
-  testStore,
-  testWallet,
-} from '../../support/dev-mint.js';
+import type { DevMint, StoreKind } from '../../support/dev-mint.js';
+import { captureLog, dropStore, startTestMint, testStore, testWallet } from '../../support/dev-mint.js';
 import { lateBound } from '../../support/late-bound.js';
 
 /** The real money services of one store: what the money steps (core/account/) are given. */

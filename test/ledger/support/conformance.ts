@@ -17,6 +17,24 @@ import { leaseSuite } from './leases.js';
 import { propertySuite } from './property.js';
 import { raceSuite } from './races.js';
 
+/** `count` child keys of `apiKey` with a daily balance limit, made at T0 (throws when refused). */
+export async function dailyChildren(
+  ledger: Ledger,
+  apiKey: string,
+  keys: { count: number; feePerKeyMsat: number; balanceLimitMsat: number },
+  extra: { validityDateMs?: number } = {},
+) {
+  const r = await ledger.createChildKeys({
+    parent: { apiKey },
+    ...keys,
+    balanceLimitReset: 'daily',
+    ...extra,
+    now: T0,
+  });
+  if (!r.ok) throw new Error(r.code);
+  return r;
+}
+
 /**
  * The one conformance suite, run against every store (sqlite.test.ts, redis.test.ts,
  * redis-cluster.test.ts). It, not review, keeps the stores equal.
@@ -687,15 +705,7 @@ export function conformance(factory: StoreFactory): void {
         await ledger.createChildKeys({ parent: { apiKey: k.apiKey }, count: 11, feePerKeyMsat: 100 }),
       ).toEqual({ ok: false, code: 'payment_required', balance: 1000, required: 1100, shortfall: 100 });
       expect((await ledger.getKeyInfo({ apiKey: k.apiKey }))?.children).toHaveLength(0);
-      const r = await ledger.createChildKeys({
-        parent: { apiKey: k.apiKey },
-        count: 3,
-        feePerKeyMsat: 100,
-        balanceLimitMsat: 50,
-        balanceLimitReset: 'daily',
-        now: T0,
-      });
-      if (!r.ok) throw new Error(r.code);
+      const r = await dailyChildren(ledger, k.apiKey, { count: 3, feePerKeyMsat: 100, balanceLimitMsat: 50 });
       expect(r.apiKeys).toHaveLength(3);
       expect(new Set(r.apiKeys).size).toBe(3);
       for (const key of r.apiKeys) expect(key.slice(3, 13)).toBe(k.accountId);
@@ -745,16 +755,12 @@ export function conformance(factory: StoreFactory): void {
     it('a child spends the parent balance within its limit, reset each period', async () => {
       const { ledger } = await ctx.open();
       const k = await fund(ledger, 10_000);
-      const r = await ledger.createChildKeys({
-        parent: { apiKey: k.apiKey },
-        count: 1,
-        feePerKeyMsat: 0,
-        balanceLimitMsat: 500,
-        balanceLimitReset: 'daily',
-        validityDateMs: T0 + 3 * 86_400_000,
-        now: T0,
-      });
-      if (!r.ok) throw new Error(r.code);
+      const r = await dailyChildren(
+        ledger,
+        k.apiKey,
+        { count: 1, feePerKeyMsat: 0, balanceLimitMsat: 500 },
+        { validityDateMs: T0 + 3 * 86_400_000 },
+      );
       const child = r.apiKeys[0]!;
       const a = await admitOk(ledger, child, 10_000, 1, T0);
       expect(a.reservedMsat).toBe(500);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { LeasingLedger } from '../../../core/ledger/leasing.js';
 import type { LeaseCall, LeaseInput, LeaseResult, Ledger, RateLimits } from '../../../core/ledger/types.js';
 import { callRecord } from './audit-records.js';
-import { admitInput, admitOk, BIG, type Ctx, fund, rid, T0 } from './conformance.js';
+import { admitInput, admitOk, BIG, type Ctx, dailyChildren, fund, rid, T0 } from './conformance.js';
 
 const PID = 'abcdef012345';
 
@@ -194,15 +194,7 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
         code: 'rate_limit_exceeded',
         rateLimit: { type: 'requests_per_minute', limit: 3, remaining: 0 },
       });
-      const ch = await ledger.createChildKeys({
-        parent: { apiKey: k.apiKey },
-        count: 1,
-        feePerKeyMsat: 0,
-        balanceLimitMsat: 50,
-        balanceLimitReset: 'daily',
-        now: T0,
-      });
-      if (!ch.ok) throw new Error(ch.code);
+      const ch = await dailyChildren(ledger, k.apiKey, { count: 1, feePerKeyMsat: 0, balanceLimitMsat: 50 });
       expect(await step(ledger, ch.apiKeys[0]!, leaseId(), 1, { wantMsat: 10 })).toEqual({
         ok: false,
         code: 'lease_unsupported',

@@ -4,6 +4,7 @@ import { createLedger, createLedgerOnRedis } from '../../../core/ledger/index.js
 import { LeasingLedger } from '../../../core/ledger/leasing.js';
 import { PROCESS_ID } from '../../../core/ledger/owner.js';
 import { openStore } from '../../../core/store/connection.js';
+import { overriding } from '../../support/fakes.js';
 
 /**
  * A separate OS process for the lease race tests: its own store connection and lease manager, CALLS calls of
@@ -35,14 +36,15 @@ await inner.heartbeat(PROCESS_ID);
 // When each lease step began, and the latest one whose answer came back: a call settled before that step
 // began is reported (the kill test's bound on what a killed process can lose).
 let ackedStepStart = 0;
-const step = inner.lease.bind(inner);
-inner.lease = async (input) => {
-  const began = Date.now();
-  const r = await step(input);
-  ackedStepStart = Math.max(ackedStepStart, began);
-  return r;
-};
-const ledger = new LeasingLedger(inner, {
+const observed = overriding(inner, {
+  lease: async (input) => {
+    const began = Date.now();
+    const r = await inner.lease(input);
+    ackedStepStart = Math.max(ackedStepStart, began);
+    return r;
+  },
+});
+const ledger = new LeasingLedger(observed, {
   flushMs: Number(env.W_FLUSH_MS ?? 20),
   idleMs: Number(env.W_IDLE_MS ?? 300),
   ttlMs: Number(env.W_TTL_MS ?? 5000),

@@ -3,7 +3,7 @@ import { GatewayError } from '../errors.js';
 import type { HoldRef, KeyLookup } from '../ledger/types.js';
 import { log } from '../log.js';
 import type { MeltQuoteInfo } from '../wallet/types.js';
-import type { MoneySteps } from './credit-token.js';
+import type { Money } from './credit-token.js';
 import type { LightningAddresses, LnurlPay } from './lightning-address.js';
 import { settleLightningPayout } from './lightning-payout.js';
 import { holdRefusalToError } from './payout-guard.js';
@@ -56,7 +56,7 @@ export interface LightningRefundResult {
 const FIT_ROUNDS = 3;
 
 export async function refundToLightning(
-  money: MoneySteps,
+  money: Money,
   addresses: LightningAddresses,
   req: LightningRefundRequest,
 ): Promise<LightningRefundResult> {
@@ -121,7 +121,7 @@ export async function refundToLightning(
 
 /** An invoice of whole sats whose amount plus the mint's fee reserve fits `heldMsat`, and its melt quote. */
 async function fitInvoice(
-  money: MoneySteps,
+  money: Money,
   addresses: LightningAddresses,
   pay: LnurlPay,
   heldMsat: number,
@@ -150,7 +150,7 @@ async function fitInvoice(
  * decided → settled now; undecided (an ambiguous answer, or pending at the mint) → the hold stays for the
  * recovery pass, which decides the melt against the mint.
  */
-async function afterFailedMelt(money: MoneySteps, ref: HoldRef): Promise<void> {
+async function afterFailedMelt(money: Money, ref: HoldRef): Promise<void> {
   try {
     const record = await money.wallet.getLightningPayout(ref.holdId);
     if (record === null) await money.ledger.abortWithdrawal(ref);

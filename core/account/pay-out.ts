@@ -8,7 +8,7 @@ import { log } from '../log.js';
 import { recordStoreError } from '../metrics.js';
 import { crashPoint } from '../wallet/context.js';
 import type { CashuUnit, LightningPayoutRecord, PayoutRecord } from '../wallet/types.js';
-import { creditOrPark, type MoneySteps } from './credit-token.js';
+import { creditOrPark, type Money } from './credit-token.js';
 import { settleLightningPayout } from './lightning-payout.js';
 import { holdRefusalToError } from './payout-guard.js';
 
@@ -47,7 +47,7 @@ export interface PayOutRequest {
 }
 
 /**
- * The lease of every pay-out hold (withdrawals and change): longer than the wallet's mint timeouts, so a hold
+ * The expiry of every pay-out hold (withdrawals and change): longer than the wallet's mint timeouts, so a hold
  * never expires while its token is being made. A hold of a process that died is released sooner by orphan
  * release (core/ledger/owner.ts); the lease is the last resort.
  */
@@ -62,7 +62,7 @@ export interface PayOutResult {
   balanceMsat: number;
 }
 
-export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<PayOutResult> {
+export async function payOut(money: Money, req: PayOutRequest): Promise<PayOutResult> {
   const { ledger, wallet } = money;
   // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies mid-payout.
   const holdId = ownedId(req.kind);
@@ -151,7 +151,7 @@ export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<Pay
  * idempotent). Used by `payOut` on every failure after the hold and by the wallet's recovery pass
  * (`CreateWalletOptions.payouts`) for records a dead process left.
  */
-export async function settlePayout(money: MoneySteps, ref: HoldRef, made?: PayoutRecord): Promise<void> {
+export async function settlePayout(money: Money, ref: HoldRef, made?: PayoutRecord): Promise<void> {
   // The stored record, else the caller's copy (every step is idempotent, so settling a settled one is a replay).
   const record = (await money.wallet.getPayout(ref.holdId)) ?? made;
   if (record) {
@@ -167,7 +167,7 @@ export async function settlePayout(money: MoneySteps, ref: HoldRef, made?: Payou
  * payout record goes to its own step (lightning-payout.ts).
  */
 export async function settlePayoutRecord(
-  money: MoneySteps,
+  money: Money,
   record: PayoutRecord | LightningPayoutRecord,
 ): Promise<void> {
   if (!('token' in record)) {
@@ -177,7 +177,7 @@ export async function settlePayoutRecord(
   await settleTokenPayout(money, record);
 }
 
-async function settleTokenPayout(money: MoneySteps, record: PayoutRecord): Promise<void> {
+async function settleTokenPayout(money: Money, record: PayoutRecord): Promise<void> {
   const ref: HoldRef = { accountId: record.accountId, holdId: record.holdId };
   // The token's identity once it is back in the operator's hands (or worth nothing more to anyone).
   let reclaimed: string | undefined;
@@ -201,7 +201,7 @@ async function settleTokenPayout(money: MoneySteps, record: PayoutRecord): Promi
 }
 
 /** Settles a payout now, or in the background while the mint or the store is away (every step is idempotent). */
-async function settleSoon(money: MoneySteps, ref: HoldRef, made?: PayoutRecord): Promise<void> {
+async function settleSoon(money: Money, ref: HoldRef, made?: PayoutRecord): Promise<void> {
   const step = () => settlePayout(money, ref, made);
   await step().catch(() => retries().schedule(`payout ${ref.holdId}`, step));
 }

@@ -55,7 +55,7 @@ async function moneyConsistent(
   users = balanceMsat,
 ): Promise<void> {
   await ps.withLedger(async (ledger, conn) => {
-    expect((await ledger.audit()).breaches).toEqual([]);
+    expect((await ledger.checkConservation()).breaches).toEqual([]);
     const info = await ledger.getKeyInfo({ apiKey });
     expect(info!.account.balanceMsat).toBe(balanceMsat);
     expect(info!.account.reservedMsat).toBe(0);
@@ -126,7 +126,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     await again.kill('SIGTERM');
     expect(again.exitInfo()).toBe('exit code 0, signal null');
     await rig.ps.withLedger(async (ledger, conn) => {
-      expect((await ledger.audit()).breaches).toEqual([]);
+      expect((await ledger.checkConservation()).breaches).toEqual([]);
       const info = await ledger.getKeyInfo({ apiKey });
       expect(info!.account.balanceMsat).toBe(98_000);
       expect(info!.account.reservedMsat).toBe(0);

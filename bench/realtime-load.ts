@@ -165,7 +165,7 @@ const billed = upstream.realtime.stats.bills
   .reduce((s, b) => s + billMsat(b.usage as RealtimeBillUsage), 0);
 if (billed !== totalCharged) failures.push(`charged ${totalCharged} msats, the provider billed ${billed}`);
 clearInterval(sampler);
-const audit = await ledger.audit();
+const audit = await ledger.checkConservation();
 if (!audit.ok) failures.push(`ledger audit: ${JSON.stringify(audit.breaches)}`);
 const report = {
   engine: gateway.engine,

@@ -3,7 +3,7 @@ import type { Logger } from './log.js';
 /**
  * Retries an idempotent operation in the background with growing delays: used for ledger settlements
  * whose last in-request attempt failed (the store blipped after the answer was sent). Settle and release are
- * idempotent by request id, and a lease-expired reservation is still settled from what is available, so a
+ * idempotent by request id, and an expired reservation is still settled from what is available, so a
  * late retry charges the call exactly once instead of letting it go free. Bounded: at most `maxPending`
  * operations wait at once; the delays run out after about two minutes.
  */

@@ -11,7 +11,7 @@ import { checkStages, closePlugins, type Hook, hookTable } from './stages.js';
 import { requestEndChannel, requestStartChannel, responseChunkChannel, stageChannel } from './tracing.js';
 import type { UpstreamResponse } from './upstream/upstream-response.js';
 
-const ADMISSION = ['onRequest', 'onDispatch'] as const;
+const REQUEST_PHASES = ['onRequest', 'onDispatch'] as const;
 
 /**
  * The pipeline runner: runs the stages' hooks in PIPELINE order and nothing else. It knows the plugin contract
@@ -44,7 +44,7 @@ export class Pipeline {
     let chunkMs = 0;
     try {
       // Request hooks until one answers (a local reply or `stop`), then the one dispatching stage.
-      for (const phase of ADMISSION) {
+      for (const phase of REQUEST_PHASES) {
         for (const p of this.hooks[phase]) {
           if (ctx.clientAborted || ctx.localReply !== undefined || ctx.upstream !== undefined) break;
           const r = callHook(ctx, p, phase);

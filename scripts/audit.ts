@@ -17,7 +17,7 @@ const conn = openStore({
 });
 try {
   const ledger = await createLedger(conn, { warn: (m) => console.error(m) });
-  const report = await ledger.audit();
+  const report = await ledger.checkConservation();
   console.log(JSON.stringify({ store: conn.kind, ...report }, null, 2));
   process.exitCode = report.ok ? 0 : 1;
 } catch (err) {

@@ -5,7 +5,7 @@ import { createBtcPriceSource } from '../core/pricing/btc-price.js';
 import { createPricing } from '../core/pricing/pricing.js';
 
 describe('loadConfig', () => {
-  it('applies the spec defaults with an empty environment', () => {
+  it('applies the documented defaults with an empty environment', () => {
     const c = loadConfig({});
     expect(c.port).toBe(8000);
     expect(c.maxBodyBytes).toBe(10 * 1024 * 1024);

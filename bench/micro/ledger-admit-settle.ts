@@ -86,7 +86,7 @@ async function main(): Promise<void> {
       const l1 = await pairs(leased, 1);
       const l64 = await pairs(leased, 64);
       await leased.flushAll(true);
-      const audit = await ledger.audit();
+      const audit = await ledger.checkConservation();
       console.log(
         `${conn.kind.padEnd(7)}    leased pairs/s             1 client: ${fmt(l1)}   64 clients: ${fmt(l64)}` +
           `   × per-call: ${(l1 / p1).toFixed(1)} / ${(l64 / p64).toFixed(1)}   audit ${audit.ok ? 'clean' : 'BREACH'}`,

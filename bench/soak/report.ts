@@ -11,7 +11,7 @@ import type { LoadCounts } from './mixed-load.js';
  *   what it says; a gateway started cold on a busy machine may fall behind in its first seconds);
  * - samples: one complete sample (RSS, heap, event-loop delay, handles) every interval, none missing;
  * - settled: nothing left reserved once the leases were reported and returned;
- * - audit: the ledger audit exact (conservation per account and in total, reserved = open reservations);
+ * - audit: the ledger's conservation check exact (conservation per account and in total, reserved = open reservations);
  * - charged: charged = the fixed price × the calls answered 200, as many calls counted, and
  *   balances = funded − charged with nothing else deposited (the ledger identity: the soak's keys are funded
  *   through the ledger directly, so there are no proofs for the wallet's solvency check to weigh).

@@ -22,7 +22,7 @@ import {
  * The soak (`npm run soak`; docs/benchmarks.md, "Soak"): paid traffic at a fixed rate for N minutes against one
  * gateway process on a fresh store, sampled every 10 s (RSS and CPU from /proc; heap, event-loop delay p99 and
  * active handles from the gateway's own /metrics; the window's answers and latency). Then the load stops, the
- * leases are left to report and return, and the money is checked with the project's audit (`ledger.audit()`,
+ * leases are left to report and return, and the money is checked with the project's audit (`ledger.checkConservation()`,
  * what `npm run audit` runs) and the ledger identity. Everything is bounded: the load by its duration and its
  * in-flight cap, each wait by a deadline, and all of it on loopback.
  */
@@ -77,7 +77,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     store = await openBenchStore(config.store);
     await store.ensureKeys(config.keys);
     const keys = store.keys.slice(0, config.keys);
-    const before = await store.ledger.audit();
+    const before = await store.ledger.checkConservation();
     if (!before.ok) throw new Error(`the fresh store fails its audit: ${JSON.stringify(before.breaches[0])}`);
     const fundedMsat = before.totals.depositedMsat;
 
@@ -208,7 +208,7 @@ async function settledMoney(
 ): Promise<SoakMoney> {
   const start = Date.now();
   for (;;) {
-    const audit = await store.ledger.audit();
+    const audit = await store.ledger.checkConservation();
     const t = audit.totals;
     const settled = t.reservedMsat === 0 && t.requests >= answered;
     if (settled || Date.now() - start >= SETTLE_DEADLINE_MS) {

@@ -33,7 +33,7 @@ export interface CloseKeyRequest {
   refund: boolean;
   /** Whether a failed delete after a pay-out leaves the key disabled (operator) or enables it again (owner). */
   keepDisabled: boolean;
-  /** Hold lease of the pay-out. */
+  /** Hold expiry of the pay-out. */
   expiresInMs: number;
 }
 

@@ -18,8 +18,12 @@ import type { ReceiveReceipt, WalletService } from '../wallet/types.js';
  *   credential or refunded with /v1/balance/refund), then reports the refusal.
  */
 
-export interface MoneySteps {
-  ledger: Ledger;
+/**
+ * The money bundle: the ledger and the wallet an account step acts with (`Money<L>` when a step reads only part of
+ * the ledger, e.g. the surplus guard). Routes get it, or a 503, from `requireMoney` (core/routes/account.ts).
+ */
+export interface Money<L = Ledger> {
+  ledger: L;
   wallet: WalletService;
 }
 
@@ -46,11 +50,7 @@ export interface CreditOutcome {
   key?: KeyMeta;
 }
 
-export async function creditToken(
-  money: MoneySteps,
-  token: string,
-  target: CreditTarget,
-): Promise<CreditOutcome> {
+export async function creditToken(money: Money, token: string, target: CreditTarget): Promise<CreditOutcome> {
   const { ledger, wallet } = money;
   // Refuse what cannot be money before the mint is asked (invalid_token, mint_not_trusted, unsupported_unit).
   wallet.decodeToken(token);

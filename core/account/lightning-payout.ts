@@ -1,7 +1,7 @@
 import type { CommitResult } from '../ledger/types.js';
 import { log } from '../log.js';
 import type { LightningPayoutRecord } from '../wallet/types.js';
-import type { MoneySteps } from './credit-token.js';
+import type { Money } from './credit-token.js';
 
 /**
  * Settles the hold of a Lightning payout once the mint decided its melt (core/account/lightning-refund.ts): paid →
@@ -17,7 +17,7 @@ import type { MoneySteps } from './credit-token.js';
  * Returns the commit (paid), null (not paid: aborted), or undefined (the melt is not decided yet: nothing done).
  */
 export async function settleLightningPayout(
-  money: MoneySteps,
+  money: Money,
   record: LightningPayoutRecord,
 ): Promise<CommitResult | null | undefined> {
   if (record.paid === undefined) return undefined;

@@ -6,7 +6,7 @@ import { log } from '../log.js';
 import { inSpan, type OpSpan, spanStep, startOpSpan } from '../trace-context.js';
 import { crashPoint } from '../wallet/context.js';
 import type { MeltQuoteInfo } from '../wallet/types.js';
-import type { MoneySteps } from './credit-token.js';
+import type { Money } from './credit-token.js';
 import type { LightningAddresses, LnurlPay } from './lightning-address.js';
 import { settleLightningPayout } from './lightning-payout.js';
 import { keyIdOfCredential } from './pay-out.js';
@@ -64,7 +64,7 @@ const FIT_ROUNDS = 3;
  * and melt quote that fit), `melt` and `settle`: money attributes in msats, never the invoice or the preimage.
  */
 export async function refundToLightning(
-  money: MoneySteps,
+  money: Money,
   addresses: LightningAddresses,
   req: LightningRefundRequest,
 ): Promise<LightningRefundResult> {
@@ -184,7 +184,7 @@ async function refundSteps(
 
 /** An invoice of whole sats whose amount plus the mint's fee reserve fits `heldMsat`, and its melt quote. */
 async function fitInvoice(
-  money: MoneySteps,
+  money: Money,
   addresses: LightningAddresses,
   pay: LnurlPay,
   heldMsat: number,
@@ -213,7 +213,7 @@ async function fitInvoice(
  * decided → settled now; undecided (an ambiguous answer, or pending at the mint) → the hold stays for the
  * recovery pass, which decides the melt against the mint.
  */
-async function afterFailedMelt(money: MoneySteps, ref: HoldRef): Promise<void> {
+async function afterFailedMelt(money: Money, ref: HoldRef): Promise<void> {
   try {
     const record = await money.wallet.getLightningPayout(ref.holdId);
     if (record === null) await money.ledger.abortWithdrawal(ref);

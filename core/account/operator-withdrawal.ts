@@ -1,26 +1,24 @@
 import { GatewayError } from '../errors.js';
 import type { Ledger } from '../ledger/types.js';
 import { bolt11AmountMsat } from '../wallet/bolt11.js';
-import type { CashuUnit, InvoicePayment, WalletService } from '../wallet/types.js';
+import type { CashuUnit, InvoicePayment } from '../wallet/types.js';
+import type { Money } from './credit-token.js';
 
 /**
  * The operator withdrawal's guard: an operator may pay out only the surplus — the proofs the wallet holds
- * (store figures, all mints) minus what the ledger owes its users — so a payout can never leave the node unable
+ * (store figures, all mints) minus what the ledger owes its users — so a withdrawal can never leave the node unable
  * to pay its users back. The invoice's amount is read from it (core/wallet/bolt11.ts: a valid, signed BOLT11
  * invoice) before anything is paid.
  *
- * Not covered: the mint's Lightning fee reserve is paid from the proofs on top of the amount (the payout's
- * answer shows the fee actually paid), and two payouts started at the same moment are each checked against the
+ * Not covered: the mint's Lightning fee reserve is paid from the proofs on top of the amount (the withdrawal's
+ * answer shows the fee actually paid), and two withdrawals started at the same moment are each checked against the
  * same surplus. Both are operator actions, one at a time, behind a confirmation.
  */
 
-/** What the guard reads: the proofs held and the user balances. */
-export interface SurplusMoney {
-  wallet: WalletService;
-  ledger: Pick<Ledger, 'totalUserBalancesMsat'>;
-}
+/** What the guard reads of the ledger (the proofs held are the wallet's): the user balances. */
+type UserBalances = Pick<Ledger, 'totalUserBalancesMsat'>;
 
-export interface PayoutCheck {
+export interface SurplusCheck {
   amountMsat: number;
   proofsMsat: number;
   userBalancesMsat: number;
@@ -32,7 +30,10 @@ export interface PayoutCheck {
  * The invoice's amount against the operator surplus. @throws GatewayError `invalid_request` (not a BOLT11
  * invoice, or one without an amount), `service_unavailable` (no wallet or store), `store_unavailable`.
  */
-export async function checkSurplus(money: Partial<SurplusMoney>, invoice: string): Promise<PayoutCheck> {
+export async function checkSurplus(
+  money: Partial<Money<UserBalances>>,
+  invoice: string,
+): Promise<SurplusCheck> {
   const { wallet, ledger } = money;
   if (!wallet || !ledger) {
     throw new GatewayError('service_unavailable', { message: 'No eCash wallet or balance store configured' });
@@ -62,7 +63,7 @@ export async function checkSurplus(money: Partial<SurplusMoney>, invoice: string
  * @throws GatewayError `store_unavailable`.
  */
 export async function operatorSurplus(
-  money: SurplusMoney,
+  money: Money<UserBalances>,
 ): Promise<{ proofsMsat: number; userBalancesMsat: number; surplusMsat: number }> {
   const [lines, owed] = await Promise.all([
     money.wallet.balances(),
@@ -74,8 +75,8 @@ export async function operatorSurplus(
   return { proofsMsat, userBalancesMsat: owed, surplusMsat: proofsMsat - owed };
 }
 
-/** Throws 400 `payout_exceeds_surplus` unless the check allows the payout. */
-function assertWithinSurplus(c: PayoutCheck): void {
+/** Throws 400 `payout_exceeds_surplus` unless the check allows the withdrawal. */
+function assertWithinSurplus(c: SurplusCheck): void {
   if (c.allowed) return;
   throw new GatewayError('payout_exceeds_surplus', {
     message: `The invoice asks for ${c.amountMsat} msats but the operator surplus (proofs held ${c.proofsMsat} − user balances ${c.userBalancesMsat}) is ${c.surplusMsat} msats`,
@@ -95,7 +96,7 @@ function assertWithinSurplus(c: PayoutCheck): void {
  * and of the melt.
  */
 export async function withdrawSurplus(
-  money: SurplusMoney,
+  money: Money<UserBalances>,
   invoice: string,
   opts: { mint?: string; unit?: CashuUnit } = {},
 ): Promise<InvoicePayment> {

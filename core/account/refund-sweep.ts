@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import type { StoreConnection } from '../store/connection.js';
 import { type JobQueue, RedisJobQueue, SqliteJobQueue } from '../store/job-queue.js';
 import type { WalletService } from '../wallet/types.js';
-import type { MoneySteps } from './credit-token.js';
+import type { Money } from './credit-token.js';
 import { LightningAddresses } from './lightning-address.js';
 import { type LightningRefundResult, refundToLightning } from './lightning-refund.js';
 import { HOLD_EXPIRY_MS } from './pay-out.js';
@@ -18,9 +18,9 @@ import { HOLD_EXPIRY_MS } from './pay-out.js';
  *
  * Durable and once across processes: each key with a refund address and an expiry has one job in the money
  * store's job queue (core/store/job-queue.ts, the batch watcher's mechanism), due at the key's expiry and
- * written whenever its refund address is set (`schedule`). Every process runs the sweep; a claim is a lease
+ * written whenever its refund address is set (`schedule`). Every process runs the sweep; a job claim lasts
  * longer than a refund takes, so one process works on a key at a time, and a process that dies mid-refund
- * leaves the job to be claimed again when the lease runs out. The refund itself is idempotent where it
+ * leaves the job to be claimed again when the claim runs out. The refund itself is idempotent where it
  * matters: it holds everything available first, and a hold or melt a crash left open keeps the balance held
  * until the wallet's recovery pass decides it, so a second pass finds nothing to pay twice (a key with money
  * still held is looked at again later, not dropped).
@@ -41,7 +41,7 @@ export interface SweepJob {
 
 export interface RefundSweepOptions {
   jobs: JobQueue<SweepJob>;
-  money: MoneySteps;
+  money: Money;
   addresses: LightningAddresses;
   log: Logger;
   /** How often due jobs are claimed, and the first retry delay (EXPIRED_KEY_SWEEP_MS). */
@@ -102,13 +102,13 @@ export class RefundSweep {
 
   /** One pass: claims the due jobs and works on each (also called by tests). Returns how many were claimed. */
   async tick(max = 20): Promise<number> {
-    // The lease outlives a refund (LNURL requests, melt quote, melt): no other process takes the key meanwhile.
+    // The claim outlives a refund (LNURL requests, melt quote, melt): no other process takes the key meanwhile.
     const jobs = await this.opts.jobs.claim(this.now(), HOLD_EXPIRY_MS, max);
     for (const job of jobs) {
       try {
         await this.handle(job);
       } catch (err) {
-        // The store was away: left claimed, tried again when the lease runs out.
+        // The store was away: left claimed, tried again when the claim runs out.
         this.opts.log.warn({ err, keyId: job.keyId }, 'expired-key sweep step failed');
       }
     }

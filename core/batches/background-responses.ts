@@ -10,7 +10,7 @@ import type { BatchJob } from './types.js';
 /**
  * Background responses (`POST /v1/responses` with `background: true`) are billed like batches (docs/pricing.md,
  * "Background responses"). The provider answers at once (`queued`) and bills the response when it ends, however it
- * is read later, so its reservation is kept: made with an id no process owns (`g_<uuid>`) and a batch's lease, on
+ * is read later, so its reservation is kept: made with an id no process owns (`g_<uuid>`) and a batch's expiry, on
  * the exact path (never from a credit lease). The settle stage hands it to a job in the batch jobs' queue (kind
  * `response`), and the batch watcher polls `GET /v1/responses/{id}` at the provider every BATCH_POLL_MS until the
  * response ends, then settles once from its usage:

@@ -13,8 +13,8 @@ import type { BatchJob, BatchJobs } from './types.js';
 
 /**
  * The durable settlement watcher (docs/pricing.md, "Batches"). Every process runs it; the jobs live in the money
- * store and each claim is a lease, so one process polls a batch at a time, a restarted or surviving process picks
- * up what a dead one held once its lease ran out, and the reservation of a batch is settled within one poll
+ * store and each job claim holds the job for a while, so one process polls a batch at a time, a restarted or surviving process picks
+ * up what a dead one held once its claim ran out, and the reservation of a batch is settled within one poll
  * after the provider reports a terminal state.
  *
  * Cadence: a pass runs every `pollMs`; a job polled in a pass is due again `pollMs` after that pass's claim (not
@@ -93,7 +93,7 @@ export class BatchWatcher {
       try {
         await this.handle(job, at);
       } catch (err) {
-        // Left claimed: retried when the lease runs out.
+        // Left claimed: retried when the claim runs out.
         this.opts.log.warn({ err, batch: job.batchId, job: job.id }, 'batch settlement step failed');
       }
     }

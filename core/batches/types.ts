@@ -55,7 +55,7 @@ export interface BatchJob {
 
 /**
  * The durable job list of the settlement watcher (core/store/job-queue.ts): one process polls a batch at a time,
- * and a job whose process died is claimed again when its lease runs out (settlement is idempotent on the
+ * and a job whose process died is claimed again when its claim runs out (settlement is idempotent on the
  * reservation id, so a second pass never charges twice).
  */
 export type BatchJobs = JobQueue<BatchJob>;

@@ -30,7 +30,7 @@ const MAX_OPEN_CALLS = 100_000;
  * expiries are watched. These run after the ledger answered, in the background: an event never slows or
  * fails the call (errors are logged and counted in gateway_event_errors_total).
  *
- * Delivery: every `pollMs` the worker claims due outbox entries (a lease, so several processes share the
+ * Delivery: every `pollMs` the worker claims due outbox entries (a job claim, so several processes share the
  * outbox), POSTs them with both signatures, no redirects followed, `timeoutMs` per attempt, through the SSRF
  * guard's agent (the address is checked again at connect time). 2xx = delivered; 410 = the webhook is
  * disabled; anything else is retried with exponential backoff and jitter until `maxAttempts`.

@@ -31,7 +31,7 @@ import {
  *   <p>:{a:<id>}:evhooks          hash  webhook id → webhook JSON (incl. the alert target `alert_<keyId>`)
  *   <p>:{a:<id>}:evkeys           hash  key id → watched-key JSON (alert settings, armed flag, day spend)
  *   <p>:{a:<id>}:evout            hash  delivery id → {msgId, webhookId, body, attempts}
- *   <p>:{a:<id>}:evdue            zset  delivery id → when it may be claimed (due time, or lease end)
+ *   <p>:{a:<id>}:evdue            zset  delivery id → when it may be claimed (due time, or claim end)
  *   <p>:{a:<id>}:evlog:<hookId>   list  delivery-log entries, newest first, trimmed
  * Global (written before the account's first watched key, so no event can exist without them):
  *   <p>:{ev}:accounts             set   accounts with watched keys (the delivery worker visits them)

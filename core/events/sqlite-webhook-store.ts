@@ -355,8 +355,8 @@ export class SqliteWebhookStore implements WebhookStore {
             WHERE o.next_at <= ? AND o.lease_until <= ? AND w.disabled = 0 ORDER BY o.next_at LIMIT ?`,
         )
         .all(now, now, max) as Record<string, unknown>[];
-      const lease = this.db.prepare('UPDATE ev_outbox SET lease_until = ? WHERE id = ?');
-      for (const r of rows) lease.run(now + claimMs, r.id);
+      const claim = this.db.prepare('UPDATE ev_outbox SET lease_until = ? WHERE id = ?');
+      for (const r of rows) claim.run(now + claimMs, r.id);
       return rows.map((r) => ({
         id: String(r.id),
         accountId: r.account_id as string,

@@ -7,11 +7,11 @@ import type {
   AdmitInput,
   AdmitRefusal,
   AdmitResult,
-  AuditReport,
   ChildKeysInput,
   ChildKeysResult,
   CommitRef,
   CommitResult,
+  ConservationReport,
   CountRequestInput,
   CountRequestResult,
   Credential,
@@ -549,9 +549,9 @@ export class LeasingLedger implements Ledger {
     await this.returnAccount(target.credential);
     return this.inner.deleteKey(target);
   }
-  async audit(): Promise<AuditReport> {
+  async checkConservation(): Promise<ConservationReport> {
     await this.flushAll(false);
-    return this.inner.audit();
+    return this.inner.checkConservation();
   }
   async totalUserBalancesMsat(): Promise<number> {
     await this.flushAll(false);

@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
  * process id (`<prefix>~<processId>~<uuid>`), and the process records a heartbeat in the store
  * (`Ledger.heartbeat`). When a process dies (kill -9, OOM, power), its heartbeat stops, and any live or
  * restarted process releases what it held within ORPHAN_RELEASE_MS (`Ledger.releaseOrphans`), long before the
- * reservation lease (the backstop) would.
+ * reservation expiry (the backstop) would.
  */
 
 /** This OS process's id in the store: 12 hex chars, new at every start. */

@@ -1,4 +1,4 @@
-import type { AuditBreach, AuditReport, Page } from './types.js';
+import type { ConservationBreach, ConservationReport, Page } from './types.js';
 
 /** Page bounds for history reads: limit 1–1000 (default 50), offset ≥ 0. */
 export function pageOf(p: Page = {}): { limit: number; offset: number } {
@@ -7,7 +7,7 @@ export function pageOf(p: Page = {}): { limit: number; offset: number } {
   return { limit, offset };
 }
 
-export interface AuditInput {
+export interface ConservationInput {
   accountId: string;
   balanceMsat: number;
   reservedMsat: number;
@@ -21,8 +21,8 @@ export interface AuditInput {
 }
 
 /** The invariant checks both stores apply to their per-account snapshots. */
-export function auditAccounts(list: AuditInput[]): AuditReport {
-  const breaches: AuditBreach[] = [];
+export function conservationReport(list: ConservationInput[]): ConservationReport {
+  const breaches: ConservationBreach[] = [];
   const totals = {
     balanceMsat: 0,
     reservedMsat: 0,

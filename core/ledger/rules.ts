@@ -57,7 +57,7 @@ export interface KeyState {
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
-/** Expired leases released per admit (bounded work on the hot path; the sweep does the rest). */
+/** Expired reservations released per admit (bounded work on the hot path; the sweep does the rest). */
 export const SWEEP_PER_ADMIT = 20;
 export const MAX_KEYS_PER_ACCOUNT = 1000;
 /** Audit records are kept this long unless LedgerOptions.auditRetentionMs says otherwise (AUDIT_RETENTION_DAYS). */

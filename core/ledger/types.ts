@@ -171,7 +171,7 @@ export interface AdmitInput {
   maxMsat: number;
   /** Below this the call is refused with `payment_required` (usually the cost of the prompt). */
   minMsat: number;
-  /** The reservation lease: after `now + expiresInMs` it is released by the next admit or sweep. */
+  /** The reservation expiry: after `now + expiresInMs` it is released by the next admit or sweep. */
   expiresInMs: number;
   limits: RateLimits;
   /**
@@ -301,7 +301,7 @@ export type SettleResult =
       balanceMsat: number;
       transactionId: string;
     }
-  /** Released before (explicitly): settle is a no-op. (A lease-expired reservation IS still settled, from
+  /** Released before (explicitly): settle is a no-op. (An expired reservation IS still settled, from
    * what is available, so a slow call is charged.) */
   | { ok: false; code: 'already_released' }
   | { ok: false; code: 'unknown_reservation' };
@@ -429,7 +429,7 @@ export interface HoldInput {
   holdId: string;
   kind: WithdrawalKind;
   /**
-   * Hold lease; an expired hold is aborted by admit / sweep. `null`: a PAYOUT HOLD (a Lightning payout whose
+   * Hold expiry; an expired hold is aborted by admit / sweep. `null`: a PAYOUT HOLD (a Lightning payout whose
    * melt decides it, core/account/lightning-refund.ts): it MUST never expire — no sweep, admit, next hold or
    * orphan release frees it; only `commitWithdrawal` / `abortWithdrawal` end it — and while it is open every
    * other hold of the account is refused `payout_in_progress` (one undecided payout per account at a time).
@@ -628,17 +628,17 @@ export interface TransactionPage {
 }
 
 /** An audit record (docs/endpoints.md), one per key use (settle or release); bounded per account. */
-export interface AuditBreach {
+export interface ConservationBreach {
   accountId: string | null;
   rule: 'conservation' | 'reserved_negative' | 'overspent' | 'reservations_mismatch' | 'negative_total';
   detail: string;
 }
 
-export interface AuditReport {
+export interface ConservationReport {
   ok: boolean;
   accounts: number;
   totals: Omit<AccountTotals, 'accountId' | 'createdAtMs' | 'payout'>;
-  breaches: AuditBreach[];
+  breaches: ConservationBreach[];
 }
 
 // -------------------------------------------------------------------------------------------- ledger
@@ -696,7 +696,7 @@ export interface Ledger {
   /** Credit a redeemed token to an account; idempotent by tokenHash; at most once across all accounts. */
   credit(input: CreditInput): Promise<CreditResult>;
 
-  /** Auth + model + rate limits + reservation, one atomic step, one round trip. Sweeps expired leases. */
+  /** Auth + model + rate limits + reservation, one atomic step, one round trip. Sweeps expired reservations. */
   admit(input: AdmitInput): Promise<AdmitResult>;
   /** Counts a request without money against the key's requests/min window (see CountRequestInput). */
   countRequest(input: CountRequestInput): Promise<CountRequestResult>;
@@ -757,7 +757,7 @@ export interface Ledger {
    */
   reportCalls(accountId?: string): Promise<void>;
   /** Check the invariants over every account; never changes anything. */
-  audit(): Promise<AuditReport>;
+  checkConservation(): Promise<ConservationReport>;
   /** Sum of all account balances (the wallet's solvency check compares its proofs to this). */
   totalUserBalancesMsat(): Promise<number>;
 

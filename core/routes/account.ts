@@ -1,4 +1,4 @@
-import { creditToken, type MoneySteps } from '../account/credit-token.js';
+import { creditToken, type Money } from '../account/credit-token.js';
 import { payOut } from '../account/pay-out.js';
 import { payoutInProgressError } from '../account/payout-guard.js';
 import { parseCredential } from '../auth/credentials.js';
@@ -28,12 +28,12 @@ import type { CashuUnit } from '../wallet/types.js';
  * What the wallet and balance routes act with: the account steps' ledger and wallet (core/account), both
  * present, and every service (limits, config). The opened money services are `MoneyServices` of core/services.ts.
  */
-export interface RouteMoney extends MoneySteps {
+export interface MoneyAndServices extends Money {
   services: Services;
 }
 
 /** The ledger and the wallet, or 503 when this node runs without them (relay-only set-up). */
-export function moneyServices(services: Services): RouteMoney {
+export function requireMoney(services: Services): MoneyAndServices {
   const { ledger, wallet } = services;
   if (ledger === undefined || wallet === undefined) {
     // The gateway always opens its store; the wallet only when CASHU_MINTS names a mint (core/services.ts).
@@ -58,7 +58,7 @@ export interface Caller {
 }
 
 /** The unit of an eCash token naming an account (undefined when it does not decode: refunded in sats). */
-export function tokenUnit(money: RouteMoney, token: string): CashuUnit | undefined {
+export function tokenUnit(money: MoneyAndServices, token: string): CashuUnit | undefined {
   try {
     return money.wallet.decodeToken(token.trim()).unit;
   } catch {
@@ -71,7 +71,7 @@ export function tokenUnit(money: RouteMoney, token: string): CashuUnit | undefin
  * wallet endpoints refuse it. A token used as bearer is redeemed and credited on its first use here as in the
  * paid pipeline (both idempotent by token hash), so its balance can be read or refunded at once.
  */
-export async function callerOf(ctx: RequestContext, money: RouteMoney): Promise<Caller> {
+export async function callerOf(ctx: RequestContext, money: MoneyAndServices): Promise<Caller> {
   const parsed = parseCredential({
     method: ctx.method,
     headers: ctx.headers,
@@ -130,7 +130,7 @@ export function expiryOf(info: KeyInfo): number | null {
 export async function loadKey(
   ctx: RequestContext,
   services: Services,
-  money: RouteMoney,
+  money: MoneyAndServices,
   credential: Credential,
   check: KeyCheck = {},
 ): Promise<KeyInfo> {
@@ -165,7 +165,7 @@ export interface TokenWithdrawal {
  * `unit` msat (an account named by an msat token): then every msat is paid out, in an msat token.
  */
 export async function withdraw(
-  money: RouteMoney,
+  money: MoneyAndServices,
   credential: Credential,
   amountSat: number | 'all',
   kind: WithdrawalKind,

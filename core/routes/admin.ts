@@ -20,7 +20,6 @@ import { deliveriesPage, deliveriesQuery } from './admin-deliveries.js';
 import { adminKeyRoutes } from './admin-keys.js';
 import { networkView } from './admin-network.js';
 import { adminCsp, type DashboardData, dashboardPage, loginPage } from './admin-page.js';
-import { payoutPreview } from './admin-payout.js';
 import { providersView } from './admin-providers.js';
 import {
   AdminSessions,
@@ -30,6 +29,7 @@ import {
   sessionCookie,
 } from './admin-session.js';
 import { keyView } from './admin-views.js';
+import { withdrawalPreview } from './admin-withdrawal.js';
 import { packageVersion } from './public.js';
 import { auditCursor } from './wallet.js';
 
@@ -99,7 +99,7 @@ async function dashboardData(services: Services): Promise<DashboardData> {
   };
   if (services.ledger) {
     try {
-      const report = await services.ledger.audit();
+      const report = await services.ledger.checkConservation();
       data.audit = {
         ok: report.ok,
         accounts: report.accounts,
@@ -428,7 +428,10 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
     }
     // Only the operator surplus may leave: never what the ledger owes its users.
     const r = await withdrawSurplus(money, body.invoice, body.mint === undefined ? {} : { mint: body.mint });
-    services.log.info({ amountMsat: r.amountMsat, feeMsat: r.feeMsat, mint: r.mint }, 'admin: payout');
+    services.log.info(
+      { amountMsat: r.amountMsat, feeMsat: r.feeMsat, mint: r.mint },
+      'admin: operator withdrawal',
+    );
     return {
       headers: NO_STORE,
       json: {
@@ -444,7 +447,7 @@ export const adminRoutes: RouteModule = (router, services: Services) => {
 
   route(router, 'POST', '/admin/api/actions/payout/preview', async (ctx, body) => {
     await requireAdmin(ctx, services);
-    return { headers: NO_STORE, json: payoutPreview(await checkSurplus(services, body.invoice)) };
+    return { headers: NO_STORE, json: withdrawalPreview(await checkSurplus(services, body.invoice)) };
   });
 
   route(router, 'GET', '/admin/', async (ctx) => {

@@ -7,7 +7,7 @@ import type { ObjectKind, ObjectOwners, OwnedObject } from '../objects/types.js'
 import { ownedBy } from '../objects/types.js';
 import type { Services } from '../service-types.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
-import { type Caller, callerOf, loadKey, moneyServices } from './account.js';
+import { type Caller, callerOf, loadKey, requireMoney } from './account.js';
 
 /**
  * What the Files, Batches and Responses object routes share: the calling key (a bearer `sk-` key or an eCash
@@ -25,7 +25,7 @@ export interface ObjectCaller {
 }
 
 export async function objectCaller(ctx: RequestContext, services: Services): Promise<ObjectCaller> {
-  const money = moneyServices(services);
+  const money = requireMoney(services);
   const objects = services.objects;
   if (objects === undefined) {
     throw new GatewayError('service_unavailable', { message: 'This node has no store for provider objects' });

@@ -15,7 +15,7 @@ import type { KeyInfo, KeyUpdate, Transaction } from '../ledger/types.js';
 import { limitAnonymous } from '../limits/request-limits.js';
 import type { Services } from '../service-types.js';
 import type { ReceiveReceipt } from '../wallet/types.js';
-import { callerOf, expiryOf, loadKey, moneyServices, withdraw } from './account.js';
+import { callerOf, expiryOf, loadKey, requireMoney, withdraw } from './account.js';
 import { payoutView } from './admin-views.js';
 
 /**
@@ -152,7 +152,7 @@ export function normaliseAllowedIps(entries: readonly string[]): string[] {
 
 export const walletRoutes: RouteModule = (router, services: Services) => {
   route(router, 'POST', '/v1/wallet/create', async (ctx, body) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     await limitAnonymous(ctx, services);
     const token = body.cashu_token;
     const r = await creditToken(money, token, { kind: 'new-key' });
@@ -170,7 +170,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
   });
 
   const account: RouteHandler = async (ctx) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const caller = await callerOf(ctx, money);
     return {
       json: accountView(await loadKey(ctx, services, money, caller.credential, { allowExpired: true })),
@@ -181,7 +181,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
 
   // The owner closes the key: disable, pay every whole sat out, delete (core/account/close-key.ts).
   route(router, 'DELETE', '/v1/wallet/', async (ctx) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const caller = await callerOf(ctx, money);
     const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
     if (info.key.isChild) throw new GatewayError('child_key_forbidden');
@@ -203,7 +203,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'GET', '/v1/wallet/balance', async (ctx) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const caller = await callerOf(ctx, money);
     return {
       json: balanceView(await loadKey(ctx, services, money, caller.credential, { allowExpired: true })),
@@ -211,7 +211,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'GET', '/v1/wallet/transactions', async (ctx) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const limit = queryInt(ctx, 'limit', 20, 1, 100);
     const offset = queryInt(ctx, 'offset', 0, 0, 1_000_000);
     const caller = await callerOf(ctx, money);
@@ -230,7 +230,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
   // The caller's audit records, newest first (docs/endpoints.md, "Audit log"): a parent key sees its
   // account's records (its children's too), a child key only its own.
   route(router, 'GET', '/v1/wallet/audit', async (ctx) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const limit = queryInt(ctx, 'limit', 20, 1, 100);
     const before = auditCursor(ctx);
     const caller = await callerOf(ctx, money);
@@ -251,7 +251,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'POST', '/v1/wallet/topup', async (ctx, body) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const inBody = body?.cashu_token;
     const inQuery = ctx.query.get('cashu_token');
     if ((inBody === undefined) === (inQuery === null || inQuery === '')) {
@@ -278,7 +278,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'POST', '/v1/wallet/withdraw', async (ctx, body) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const caller = await callerOf(ctx, money);
     const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
     const amount = typeof body?.amount === 'number' ? body.amount : 'all';
@@ -287,7 +287,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'POST', '/v1/wallet/refund', async (ctx, body) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const caller = await callerOf(ctx, money);
     const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
     if (body?.to !== 'refund_address') {
@@ -317,7 +317,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'POST', '/v1/wallet/create/subkey', async (ctx, body = {}) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const caller = await callerOf(ctx, money);
     await loadKey(ctx, services, money, caller.credential);
     const now = Date.now();
@@ -352,7 +352,7 @@ export const walletRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'POST', '/v1/wallet/update', async (ctx, body) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const update: KeyUpdate = {};
     if (body.allowed_ips !== undefined) {
       const allowedIps = normaliseAllowedIps(body.allowed_ips);

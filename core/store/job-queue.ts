@@ -5,9 +5,9 @@ import { defineScriptSet, loadScriptFiles, type ScriptRunner, scriptDirOf } from
 
 /**
  * A durable job list in the money store, shared by every process: the batch settlement watcher's jobs
- * (core/batches/) and the expired-key sweep's (core/account/refund-sweep.ts). Claims are leases: a claimed job is
+ * (core/batches/) and the expired-key sweep's (core/account/refund-sweep.ts). A job claim: a claimed job is
  * invisible to every process until `now + claimMs`, so one process works on a job at a time, and a job whose
- * process died is claimed again when its lease runs out. The work a job does must be idempotent (a second pass
+ * process died is claimed again when its claim runs out. The work a job does must be idempotent (a second pass
  * after a crash must never pay or charge twice); the queue only decides whose turn it is.
  */
 export interface JobQueue<T extends { id: string }> {
@@ -47,8 +47,8 @@ export class SqliteJobQueue<T extends { id: string }> implements JobQueue<T> {
       const rows = this.db
         .prepare(`SELECT id, job FROM ${this.table} WHERE due_at <= ? ORDER BY due_at LIMIT ?`)
         .all(now, max) as Array<{ id: string; job: string }>;
-      const lease = this.db.prepare(`UPDATE ${this.table} SET due_at = ? WHERE id = ?`);
-      for (const r of rows) lease.run(now + claimMs, r.id);
+      const claim = this.db.prepare(`UPDATE ${this.table} SET due_at = ? WHERE id = ?`);
+      for (const r of rows) claim.run(now + claimMs, r.id);
       this.db.exec('COMMIT');
       return rows.map((r) => JSON.parse(r.job) as T);
     } catch (err) {

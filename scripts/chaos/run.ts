@@ -30,7 +30,7 @@ import {
  * file), continuous paid traffic in the three payment modes, streamed and not, while faults are injected at
  * random: kill -9 a gateway and restart it, kill -9 Redis and restart it from its AOF, a mint outage, an
  * upstream that fails, hangs or cuts its streams. Afterwards, with every fault healed, the money must add up:
- * the ledger audit and wallet solvency pass, nothing stays reserved once the (short) lease has run out, every
+ * the ledger's conservation check and wallet solvency pass, nothing stays reserved once the (short) lease has run out, every
  * change and refund token redeems at the mint, and every token a client paid with was either credited to its
  * identity or is still unspent (never redeemed by the gateway and left uncredited: "lost").
  */
@@ -88,7 +88,7 @@ export interface ChaosReport {
   tokensCreditedOnLateRetry: number;
   returnedTokens: number;
   returnedRedeemed: number;
-  /** Still reserved 20 s after the call lease ran out (holds of killed processes, pending retries): must be 0. */
+  /** Still reserved 20 s after the calls' reservations expired (holds of killed processes, pending retries): must be 0. */
   reservedAfterLeaseMsat: number;
   /** Still reserved after a sweep as of one hour later (every lease, the long backstop included, expired). */
   reservedAfterMsat: number;
@@ -380,7 +380,7 @@ async function verify(report: ChaosReport, v: VerifyInput): Promise<void> {
     const until = Date.now() + 60_000;
     for (;;) {
       await ledger.sweepExpired();
-      report.reservedAfterLeaseMsat = (await ledger.audit()).totals.reservedMsat;
+      report.reservedAfterLeaseMsat = (await ledger.checkConservation()).totals.reservedMsat;
       if (report.reservedAfterLeaseMsat === 0 || Date.now() > until) break;
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -390,7 +390,7 @@ async function verify(report: ChaosReport, v: VerifyInput): Promise<void> {
       );
     }
     await ledger.sweepExpired(Date.now() + 3_600_000);
-    const audit = await ledger.audit();
+    const audit = await ledger.checkConservation();
     report.auditOk = audit.ok;
     report.charged = {
       calls: audit.totals.requests,

@@ -14,7 +14,7 @@ import { type FuzzEngine, type FuzzStore, type FuzzTarget, startFuzzTarget } fro
 /**
  * One bounded fuzz run against one engine × store: start the target, fund an API key and mint a pool of
  * tokens, then send fast-check-generated requests until the time is up (or the first violation), checking
- * every answer (core invariants in invariants.ts) and that the process is alive; at the end the ledger audit
+ * every answer (core invariants in invariants.ts) and that the process is alive; at the end the ledger's conservation check
  * and wallet solvency must pass and the logs must hold no secret. A failure reports the seed and path that
  * replay it (`npm run fuzz -- --seed S --path P --engine E --store X`).
  */

@@ -50,7 +50,7 @@ export interface FuzzTarget {
   exitInfo(): string | undefined;
   /** Fresh proofs worth `sats` from the dev mint (NUT-04 via cashu-ts), and the token that carries them. */
   mintToken(sats: number): Promise<{ token: string; mint: string; proofs: Proof[] }>;
-  /** Ledger audit and wallet solvency of the target's store; throws with the reports when either fails. */
+  /** The ledger's conservation check and wallet solvency of the target's store; throws with the reports when either fails. */
   checkMoney(): Promise<{ audit: unknown; solvency: unknown }>;
   close(): Promise<void>;
 }
@@ -137,7 +137,7 @@ export async function startFuzzTarget(opts: FuzzTargetOptions): Promise<FuzzTarg
       try {
         if (conn.kind === 'redis') await conn.ready();
         const ledger = await createLedger(conn, { prefix: prefix ?? 'gw' });
-        const audit = await ledger.audit();
+        const audit = await ledger.checkConservation();
         const wallet = await createWallet({
           conn,
           mints: [mint.url],

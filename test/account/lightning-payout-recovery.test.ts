@@ -88,7 +88,7 @@ describe.each(['sqlite', 'redis'] as const)('Lightning payout recovery (%s)', (k
     expect(await wallet.getLightningPayout('lnrefund-crash-1')).toBeNull();
     expect((await wallet.recover()).examined).toBe(0);
     expect((await ledger.getKeyInfo(credential))?.account.withdrawnMsat).toBe(995_000);
-    expect((await ledger.audit()).ok).toBe(true);
+    expect((await ledger.checkConservation()).ok).toBe(true);
     expect((await wallet.checkSolvency(() => ledger.totalUserBalancesMsat())).solvent).toBe(true);
   });
 
@@ -124,6 +124,6 @@ describe.each(['sqlite', 'redis'] as const)('Lightning payout recovery (%s)', (k
       withdrawnMsat: 493_000 /* 490 sats + the 3-sat fee (0.5 %, rounded up) */,
     });
     expect(await wallet.getLightningPayout('lnrefund-pending-1')).toBeNull();
-    expect((await ledger.audit()).ok).toBe(true);
+    expect((await ledger.checkConservation()).ok).toBe(true);
   });
 });

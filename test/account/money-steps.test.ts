@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { creditToken, type MoneySteps } from '../../core/account/credit-token.js';
+import { creditToken, type Money } from '../../core/account/credit-token.js';
 import { payOut } from '../../core/account/pay-out.js';
 import { GatewayError } from '../../core/errors.js';
 import { redeemElsewhere, type StoreKind } from '../support/dev-mint.js';
@@ -9,7 +9,7 @@ import { balancedAfterEach, moneyRigPerSuite } from './support/money-rig.js';
 /**
  * Fault injection at every step of the two money steps (core/account/), on SQLite and Redis, with the real
  * ledger, the real wallet and the dev mint: whatever fails, a token is either delivered AND debited, or taken
- * back AND not debited; a redeemed token is credited once (now or on retry); the ledger audit and the wallet's
+ * back AND not debited; a redeemed token is credited once (now or on retry); the ledger's conservation check and the wallet's
  * solvency hold after every test.
  */
 
@@ -43,7 +43,7 @@ describe.each(['sqlite', 'redis'] as const)('money steps under injected faults (
   const { mint, ledger, wallet } = moneyRigPerSuite(kind);
   balancedAfterEach(() => ({ ledger, wallet }));
 
-  const steps = (l: Fault | undefined, w: Fault | undefined): MoneySteps => ({
+  const steps = (l: Fault | undefined, w: Fault | undefined): Money => ({
     ledger: faulty(ledger, l),
     wallet: faulty(wallet, w),
   });

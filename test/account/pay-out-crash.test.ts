@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { creditToken, type MoneySteps } from '../../core/account/credit-token.js';
+import { creditToken, type Money } from '../../core/account/credit-token.js';
 import { payOut } from '../../core/account/pay-out.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
@@ -17,7 +17,7 @@ import { balancedAfterEach, recoveringWallet } from './support/money-rig.js';
  * (core/account/pay-out.ts), in a REAL child process on the same store, killed by the wallet's crash hook:
  * the payout record the send wrote atomically lets the next recovery pass take the token back into the
  * operator's proofs and undo the hold (aborted, or credited back when the commit had applied). The account
- * ends exactly where it started, nothing is held, solvency and the ledger audit pass, and a second pass finds
+ * ends exactly where it started, nothing is held, solvency and the ledger's conservation check pass, and a second pass finds
  * nothing to do. On SQLite (one file shared by both processes) and Redis (one prefix).
  */
 
@@ -51,7 +51,7 @@ describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind:
   });
 
   async function newKey(sats: number): Promise<string> {
-    const money: MoneySteps = { ledger, wallet };
+    const money: Money = { ledger, wallet };
     return (await creditToken(money, await mint.mintTokens(sats), { kind: 'new-key' })).apiKey!;
   }
   const account = async (apiKey: string) => (await ledger.getKeyInfo({ apiKey }))!.account;

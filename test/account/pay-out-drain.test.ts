@@ -76,7 +76,7 @@ describe.each(['sqlite', 'redis'] as const)('payout retries at shutdown (%s)', (
     expect(k.account.reservedMsat).toBe(0);
     expect(k.availableMsat).toBe(50_000);
     expect(await total()).toBe(operatorBefore);
-    expect((await ledger.audit()).breaches).toEqual([]);
+    expect((await ledger.checkConservation()).breaches).toEqual([]);
     expect((await wallet.checkSolvency(() => ledger.totalUserBalancesMsat())).solvent).toBe(true);
     await next.close();
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { creditToken, type MoneySteps } from '../../core/account/credit-token.js';
+import { creditToken, type Money } from '../../core/account/credit-token.js';
 import { payOut } from '../../core/account/pay-out.js';
 import { GatewayError } from '../../core/errors.js';
 import type { StoreKind } from '../support/dev-mint.js';
@@ -33,7 +33,7 @@ describe.each(['sqlite', 'redis'] as const)('payOut on a fee-charging mint (%s)'
     });
   }
   async function newKey(): Promise<string> {
-    const money: MoneySteps = { ledger, wallet };
+    const money: Money = { ledger, wallet };
     const r = await creditToken(money, await mint.mintTokens(50), { kind: 'new-key' });
     expect(r.creditedMsat).toBe(49_000);
     return r.apiKey!;

@@ -1,7 +1,7 @@
 import { Wallet } from '@cashu/cashu-ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeKey } from '../../core/account/close-key.js';
-import { creditToken, type MoneySteps } from '../../core/account/credit-token.js';
+import { creditToken, type Money } from '../../core/account/credit-token.js';
 import { LightningAddresses } from '../../core/account/lightning-address.js';
 import { refundToLightning } from '../../core/account/lightning-refund.js';
 import { HOLD_EXPIRY_MS, payOut, settlePayoutRecord } from '../../core/account/pay-out.js';
@@ -107,7 +107,7 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout happens once (%s store)'
     return paid;
   }
 
-  async function paidOnceAndDebited(money: MoneySteps, credential: KeyLookup, from: number): Promise<void> {
+  async function paidOnceAndDebited(money: Money, credential: KeyLookup, from: number): Promise<void> {
     expect(await paidSince(from)).toHaveLength(1);
     expect((await ledger.getKeyInfo(credential))?.account).toMatchObject({
       balanceMsat: 5_000,
@@ -115,7 +115,7 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout happens once (%s store)'
       withdrawnMsat: 995_000,
     });
     expect((await ledger.getKeyInfo(credential))?.account.payout).toBeUndefined();
-    expect((await ledger.audit()).breaches).toEqual([]);
+    expect((await ledger.checkConservation()).breaches).toEqual([]);
     const solvency = await money.wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
     expect(solvency).toMatchObject({ solvent: true, spentMsat: 0 });
   }

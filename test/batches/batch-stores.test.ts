@@ -186,7 +186,7 @@ describe.each(backends)('batch stores on %s', (_name, make) => {
     const info = (await ledger.getKeyInfo(credential))!;
     expect(info.account.reservedMsat).toBe(0);
     expect(info.account.balanceMsat).toBe(10_000 - 39);
-    expect((await ledger.audit()).breaches).toEqual([]);
+    expect((await ledger.checkConservation()).breaches).toEqual([]);
   });
 
   it('the watcher gives back the reservation of a batch whose creation never completed (pending job)', async () => {

@@ -57,7 +57,7 @@ describe.each([
     const { accountId, spent, usage } = await procs.ps.withLedger(async (ledger) => {
       const info = (await ledger.getKeyInfo({ apiKey }))!;
       const txs = (await ledger.listTransactions({ apiKey }, { limit: 10_000 }))!;
-      expect((await ledger.audit()).breaches).toEqual([]);
+      expect((await ledger.checkConservation()).breaches).toEqual([]);
       return {
         accountId: info.key.accountId,
         spent: info.account.spentMsat,

@@ -77,7 +77,7 @@ describe.each(['sqlite', 'redis'] as const)('batch settlement across kill -9 (%s
     const end = await info();
     expect(end.account.reservedMsat).toBe(0);
     expect(end.availableMsat).toBe(start.availableMsat + reserved - 39);
-    const audit = await procs.ps.withLedger((l) => l.audit());
+    const audit = await procs.ps.withLedger((l) => l.checkConservation());
     expect(audit.breaches).toEqual([]);
   }, 240_000);
 });

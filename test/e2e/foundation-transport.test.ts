@@ -52,7 +52,7 @@ describe.each(['uws', 'node'] as const)('foundation transport (%s engine)', (eng
   });
 
   describe('default pipeline refuses unpaid calls', () => {
-    it('answers 401 missing_credentials with the spec envelope', async () => {
+    it('answers 401 missing_credentials with the error envelope', async () => {
       const before = up.stats.requests;
       const res = await post(defaultGw, '/v1/chat/completions', JSON.stringify(chat));
       expect(res.status).toBe(401);

@@ -54,7 +54,7 @@ describe.each(['sqlite', 'redis'] as const)('kill -9 with 20 streams in flight (
       // The killed calls were never settled: the user keeps the whole balance (the documented loss is the
       // operator's unreported usage, never the user's money).
       expect((await ledger.getKeyInfo({ apiKey }))!.availableMsat).toBe(100_000);
-      expect((await ledger.audit()).breaches).toEqual([]);
+      expect((await ledger.checkConservation()).breaches).toEqual([]);
     });
   }, 90_000);
 });

@@ -21,7 +21,7 @@ import { until } from '../support/until.js';
  * exactly one of the two — one invoice paid, one SWEEP audit record, one "swept" log line, balance 0 — and
  * when the gateway that claimed the key is killed with kill -9 while its melt is in flight at the mint, the
  * other one finishes that melt (its wallet recovery pass) exactly once: the same invoice paid, no second one,
- * the hold committed and nothing left to sweep when the dead claim's lease runs out.
+ * the hold committed and nothing left to sweep when the dead claim runs out.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field by the assertions
@@ -130,7 +130,7 @@ describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep
     return { rig, a, b, base, apiKey, keyId, expiresAtMs };
   }
 
-  /** After the sweep: balance 0, nothing held, 300 sats withdrawn in one refund, the ledger audit clean. */
+  /** After the sweep: balance 0, nothing held, 300 sats withdrawn in one refund, the ledger's conservation check clean. */
   async function expectSweptOnce(rig: PaidProcesses, apiKey: string) {
     await withMoney(rig, async ({ ledger }) => {
       const info = await ledger.getKeyInfo({ apiKey });
@@ -139,7 +139,7 @@ describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep
       expect(tx!.transactions.filter((t) => t.type === 'refund').map((t) => t.amountMsat)).toEqual([
         -300_000,
       ]);
-      expect((await ledger.audit()).breaches).toEqual([]);
+      expect((await ledger.checkConservation()).breaches).toEqual([]);
     });
   }
 
@@ -207,7 +207,7 @@ describe.each(['sqlite', 'redis'] as const)("the gateways' own expired-key sweep
     expect(other.logs()).toContain('wallet journal entry resolved');
     expect(await paidSince(from)).toEqual([inFlight]);
     await expectSweptOnce(rig, apiKey);
-    // The dead gateway's claim on the job outlives it; when its lease has run out a sweep claims the job
+    // The dead gateway's claim on the job outlives it; when its claim has run out a sweep claims the job
     // again, finds nothing to pay and removes it.
     await withMoney(rig, async ({ ledger, wallet, conn }) => {
       const jobs = sweepJobs(conn);

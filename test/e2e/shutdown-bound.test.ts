@@ -53,7 +53,7 @@ async function moneyConsistent(
   users = balanceMsat,
 ): Promise<void> {
   await ps.withLedger(async (ledger, conn) => {
-    expect((await ledger.audit()).breaches).toEqual([]);
+    expect((await ledger.checkConservation()).breaches).toEqual([]);
     const info = await ledger.getKeyInfo({ apiKey });
     expect(info!.account.balanceMsat).toBe(balanceMsat);
     expect(info!.account.reservedMsat).toBe(0);
@@ -123,7 +123,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     expect(await paidCall(`http://127.0.0.1:${again.port}`, apiKey)).toBe(200);
     await stopsCleanly(again);
     await rig.ps.withLedger(async (ledger, conn) => {
-      expect((await ledger.audit()).breaches).toEqual([]);
+      expect((await ledger.checkConservation()).breaches).toEqual([]);
       const info = await ledger.getKeyInfo({ apiKey });
       expect(info!.account.balanceMsat).toBe(98_000);
       expect(info!.account.reservedMsat).toBe(0);

@@ -157,7 +157,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     expect(charged).toBe(41 * ok);
     expect(ok).toBe(100);
     expect(info?.account).toMatchObject({ spentMsat: charged, balanceMsat: 4100 - charged, reservedMsat: 0 });
-    expect((await ledger.audit()).breaches).toEqual([]);
+    expect((await ledger.checkConservation()).breaches).toEqual([]);
   }, 180_000);
 
   it('concurrency is leased too (RATE_LIMIT_CONCURRENT=4, 3 processes): never more than 4 calls of the key open in all', async () => {
@@ -202,7 +202,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
       spentMsat: charged,
       reservedMsat: 0,
     });
-    expect((await ledger.audit()).breaches).toEqual([]);
+    expect((await ledger.checkConservation()).breaches).toEqual([]);
   }, 180_000);
 
   it('recall: the last msats are spent by one process while another holds a lease of the key', async () => {
@@ -257,7 +257,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     expect((await holder.done).charged).toBe(82);
     const info = await ledger.getKeyInfo({ apiKey });
     expect(info?.account).toMatchObject({ spentMsat: 4100, balanceMsat: 0, reservedMsat: 0 });
-    expect((await ledger.audit()).breaches).toEqual([]);
+    expect((await ledger.checkConservation()).breaches).toEqual([]);
   }, 180_000);
 
   it('read-your-writes across processes: a read here reports the calls another process has not yet', async () => {
@@ -285,7 +285,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     await here.close();
     holder.child.send('stop');
     await holder.done;
-    expect((await ledger.audit()).breaches).toEqual([]);
+    expect((await ledger.checkConservation()).breaches).toEqual([]);
   }, 180_000);
 
   it('kill -9 under load (3 processes, a balance they overdraw): no overspend, the dead lease is released after its TTL, the loss is only the unreported calls', async () => {
@@ -381,7 +381,7 @@ describe.each(stores)('credit leases across OS processes on $name', (store) => {
     const info = (await ledger.getKeyInfo({ apiKey }))!;
     // Zero overspend: every msat deposited is spent exactly once, nothing more, nothing reserved.
     expect(info.account).toMatchObject({ balanceMsat: 0, reservedMsat: 0, spentMsat: deposit });
-    expect((await ledger.audit()).breaches).toEqual([]);
+    expect((await ledger.checkConservation()).breaches).toEqual([]);
     // Every call a survivor answered was charged in full, and what the victim's reports put on the store is
     // at most what it answered (never charged twice).
     expect(survivorsCharged).toBe(1000 * survivors.reduce((s, r) => s + r.ok, 0));

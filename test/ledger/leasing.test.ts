@@ -31,7 +31,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
     afterEach(async () => {
       for (const { h, m } of open.splice(0)) {
         await m.flushAll(true);
-        expect((await h.ledger.audit()).breaches).toEqual([]);
+        expect((await h.ledger.checkConservation()).breaches).toEqual([]);
         await m.close();
         await h.close();
       }

@@ -47,7 +47,7 @@ async function race(ledger: Ledger, env: Record<string, string>) {
   expect(results.reduce((s, r) => s + r.paymentRequired, 0)).toBe(900);
   const info = await ledger.getKeyInfo({ apiKey: d.apiKey }, T0);
   expect(info?.account).toMatchObject({ balanceMsat: 4100, reservedMsat: 4100 });
-  expect((await ledger.audit()).breaches).toEqual([]);
+  expect((await ledger.checkConservation()).breaches).toEqual([]);
 }
 
 const conns: StoreConnection[] = [];

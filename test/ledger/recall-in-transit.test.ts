@@ -150,7 +150,7 @@ describe.each(stores)('a recall past its wait on $name', (store) => {
     await here.close();
     const info = await ledger.getKeyInfo({ apiKey });
     expect(info?.account).toMatchObject({ balanceMsat: 0, spentMsat: 10_000, reservedMsat: 0 });
-    expect((await ledger.audit()).breaches).toEqual([]);
+    expect((await ledger.checkConservation()).breaches).toEqual([]);
   });
 
   it('a lease that is too small to matter still answers its recall the honest way: 402 once every holder answered', async () => {
@@ -200,7 +200,7 @@ describe.each(stores)('a recall past its wait on $name', (store) => {
     if (applied.ok) expect(applied.pendingLeases).toBeUndefined();
     expect(await two.ledger.otherLeases(two.accountId, 'none')).toEqual([]);
     expect(holder.stats().leases).toBe(0);
-    expect((await two.ledger.audit()).breaches).toEqual([]);
+    expect((await two.ledger.checkConservation()).breaches).toEqual([]);
   });
 
   it("the recall ends on the holder's signal, not on a poll of the store", async () => {

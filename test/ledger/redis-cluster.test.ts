@@ -22,7 +22,7 @@ describe('redis-cluster: setup', () => {
     for (let i = 0; i < 12; i++)
       await h.ledger.createKeyFromDeposit({ tokenHash: randomTokenHash(), amountMsat: 1000 });
     expect(await h.ledger.totalUserBalancesMsat()).toBe(12_000);
-    expect((await h.ledger.audit()).accounts).toBe(12);
+    expect((await h.ledger.checkConservation()).accounts).toBe(12);
     const c = new Cluster(cluster!.nodes);
     await new Promise((r) => c.once('ready', r));
     const sizes = await Promise.all(c.nodes('master').map((n) => n.dbsize()));

@@ -105,7 +105,7 @@ describe('redis crash mid-run', () => {
 
     proc = startRedis(port);
     await until('the client ready again', () => conn.redis.status === 'ready', 20_000, 50);
-    const before = await ledger.audit();
+    const before = await ledger.checkConservation();
     expect(before.breaches).toEqual([]);
     const confirmedSum = confirmed.reduce((s, c) => s + c, 0);
     expect(before.totals.spentMsat).toBeGreaterThanOrEqual(confirmedSum);
@@ -124,7 +124,7 @@ describe('redis crash mid-run', () => {
     }
     // Admits whose reply was lost expire with their lease.
     await ledger.sweepExpired(Date.now() + 120_000);
-    const after = await ledger.audit();
+    const after = await ledger.checkConservation();
     expect(after.breaches).toEqual([]);
     expect(after.totals).toMatchObject({
       reservedMsat: 0,

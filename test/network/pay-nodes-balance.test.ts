@@ -126,7 +126,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       await a1.wallet.receive(await a1.mintToken(100));
       const { apiKey, balanceMsat } = await a1.fundKey(50);
       const [aBefore, bBefore] = [await proofsMsat(a1.wallet), await proofsMsat(b.wallet)];
-      const depositedBefore = (await b.ledger.audit()).totals.depositedMsat;
+      const depositedBefore = (await b.ledger.checkConservation()).totals.depositedMsat;
 
       const first = await chat(a1, apiKey);
       expect(first.status).toBe(200);
@@ -137,7 +137,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       // The key was made with exactly topup_sats from A's wallet; B took them in.
       expect(await proofsMsat(a1.wallet)).toBe(aBefore - 20_000);
       expect(await proofsMsat(b.wallet)).toBe(bBefore + 20_000);
-      expect((await b.ledger.audit()).totals.depositedMsat).toBe(depositedBefore + 20_000);
+      expect((await b.ledger.checkConservation()).totals.depositedMsat).toBe(depositedBefore + 20_000);
       const key = await storedKey(a1, b);
       expect(key).toMatch(/^sk-/);
       // The call was paid from the key at B: B's price, to the msat.
@@ -162,7 +162,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       expect(await storedKey(a2, b)).toBe(key);
       expect(await b.available(key!)).toBe(20_000 - 3 * B_CHARGE);
       expect(await proofsMsat(b.wallet)).toBe(bBefore + 20_000);
-      expect((await b.ledger.audit()).totals.depositedMsat).toBe(depositedBefore + 20_000);
+      expect((await b.ledger.checkConservation()).totals.depositedMsat).toBe(depositedBefore + 20_000);
       expect(await topups(provider, 'create', 'ok')).toBe(1);
       expect(await topups(provider, 'topup', 'ok')).toBe(0);
       expect(await a2.available(apiKey)).toBe(balanceMsat - 3 * A_PRICE);
@@ -245,7 +245,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
     });
     expect(made.status).toBe(201);
     const key = ((await made.json()) as { api_key: string }).api_key;
-    const depositedBefore = (await b.ledger.audit()).totals.depositedMsat;
+    const depositedBefore = (await b.ledger.checkConservation()).totals.depositedMsat;
     await s.withLedger(async (_ledger, conn) => {
       const accounts = openNodeAccountStore(conn);
       expect(await accounts.lock(b.baseURL, 'dead-process', 1)).toBe(true);
@@ -261,7 +261,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       // The same token again: B answered the key it had made, and credited nothing twice.
       expect(await storedKey(a, b)).toBe(key);
       expect((await openNodeAccountStore(a.gateway.services.store!).read(b.baseURL)).pending).toBeUndefined();
-      expect((await b.ledger.audit()).totals.depositedMsat).toBe(depositedBefore);
+      expect((await b.ledger.checkConservation()).totals.depositedMsat).toBe(depositedBefore);
       expect(await b.available(key)).toBe(20_000 - B_CHARGE);
       // No new token was made from A's wallet.
       expect(await proofsMsat(a.wallet)).toBe(aBefore);
@@ -277,7 +277,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       // The only proofs at A are the user's deposit: the surplus is 0.
       const { apiKey, balanceMsat } = await a.fundKey(50);
       const [aBefore, bBefore] = [await proofsMsat(a.wallet), await proofsMsat(b.wallet)];
-      const depositedBefore = (await b.ledger.audit()).totals.depositedMsat;
+      const depositedBefore = (await b.ledger.checkConservation()).totals.depositedMsat;
       for (const stream of [false, true]) {
         const call = await chat(a, apiKey, stream);
         expect(call.status).toBe(503);
@@ -288,7 +288,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       expect(await a.available(apiKey)).toBe(balanceMsat);
       expect(await proofsMsat(a.wallet)).toBe(aBefore);
       expect(await proofsMsat(b.wallet)).toBe(bBefore);
-      expect((await b.ledger.audit()).totals.depositedMsat).toBe(depositedBefore);
+      expect((await b.ledger.checkConservation()).totals.depositedMsat).toBe(depositedBefore);
       expect(await storedKey(a, b)).toBeUndefined();
       expect(await topups(provider, 'create', 'failed')).toBe(2);
     });

@@ -74,7 +74,7 @@ describe('admin login', () => {
         })
       ).status,
     ).toBe(401);
-    // The spec's cookie still works for API clients.
+    // The admin_password cookie still works for API clients.
     expect(
       (
         await call(h.gateway.url, 'GET', '/admin/api/settings', {

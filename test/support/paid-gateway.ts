@@ -87,7 +87,7 @@ export interface PaidGateway {
   openai(apiKey: string, headers?: Record<string, string>): OpenAI;
   /** `POST ${baseURL}${path}` with `body` as JSON and `headers` (how it pays: `authorization`, `x-cashu`). */
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
-  /** Throws unless the ledger audit has no breach and the operator's wallet is solvent. */
+  /** Throws unless the ledger's conservation check has no breach and the operator's wallet is solvent. */
   auditOk(): Promise<void>;
   close(): Promise<void>;
 }
@@ -205,7 +205,7 @@ export async function startPaidGateway(opts: PaidGatewayOptions): Promise<PaidGa
       new OpenAI({ apiKey, baseURL, defaultHeaders: headers, maxRetries: 0, timeout: 20_000 }),
     post,
     async auditOk() {
-      const report = await ledger.audit();
+      const report = await ledger.checkConservation();
       if (!report.ok || report.breaches.length > 0) {
         throw new Error(`ledger audit failed: ${JSON.stringify(report.breaches)}`);
       }

@@ -69,7 +69,7 @@ export async function expectSettled(
   want: { requests: number; balanceMsat: number },
 ): Promise<void> {
   await ps.withLedger(async (ledger) => {
-    expect((await ledger.audit()).breaches).toEqual([]);
+    expect((await ledger.checkConservation()).breaches).toEqual([]);
     const info = await ledger.getKeyInfo({ apiKey });
     expect(info!.account.requests).toBe(want.requests);
     expect(info!.account.reservedMsat).toBe(0);

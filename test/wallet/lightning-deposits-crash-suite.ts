@@ -51,7 +51,7 @@ export function lightningDepositsCrashSuite(kind: 'sqlite' | 'redis'): void {
       ledger = await createLedger(conn, {});
     });
     afterEach(async () => {
-      expect((await ledger.audit()).breaches).toEqual([]);
+      expect((await ledger.checkConservation()).breaches).toEqual([]);
       const { wallet } = await restart();
       expect((await wallet.checkSolvency(() => ledger.totalUserBalancesMsat())).solvent).toBe(true);
       for (const o of open.splice(0)) await o.close();

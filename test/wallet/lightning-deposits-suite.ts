@@ -71,7 +71,7 @@ export function lightningDepositsSuite(kind: 'sqlite' | 'redis'): void {
       wallet = await testWallet(conn, [mint.url]);
     });
     afterEach(async () => {
-      expect((await ledger.audit()).breaches).toEqual([]);
+      expect((await ledger.checkConservation()).breaches).toEqual([]);
       const solvency = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
       expect(solvency.solvent).toBe(true);
     });

@@ -1,9 +1,9 @@
--- Claims an account's due deliveries for this process: each is leased (its due time moves to now + lease);
+-- Claims an account's due deliveries for this process: each is claimed (its due time moves to now + claimMs);
 -- deliveries of deleted or disabled webhooks are dropped.
 -- KEYS[1] hooks  KEYS[2] out  KEYS[3] due
--- ARGV[1] now ms  ARGV[2] lease ms  ARGV[3] max deliveries
+-- ARGV[1] now ms  ARGV[2] claim ms  ARGV[3] max deliveries
 -- Returns: [deliveryId, deliveryJson, url, secret]... followed by the earliest remaining due time ('' if none).
-local now, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
+local now, claimMs = tonumber(ARGV[1]), tonumber(ARGV[2])
 local ids = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {}
 for _, did in ipairs(ids) do
@@ -15,7 +15,7 @@ for _, did in ipairs(ids) do
     redis.call('HDEL', KEYS[2], did)
     redis.call('ZREM', KEYS[3], did)
   else
-    redis.call('ZADD', KEYS[3], now + lease, did)
+    redis.call('ZADD', KEYS[3], now + claimMs, did)
     table.insert(out, did)
     table.insert(out, raw)
     table.insert(out, h.url)

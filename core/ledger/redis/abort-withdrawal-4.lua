@@ -1,7 +1,7 @@
 --[[
   Abort a held withdrawal: the amount becomes spendable again. Idempotent; refused after commit.
 
-  KEYS[1] acct  KEYS[2] res  KEYS[3] lease  KEYS[4] fin
+  KEYS[1] acct  KEYS[2] res  KEYS[3] expiry  KEYS[4] fin
   ARGV[1] holdId  [2] now  [3] forget finished before (ms)
 
   Returns {1, replay 0|1, releasedMsat} | {-7} unknown | {-17} already committed

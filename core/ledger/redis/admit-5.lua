@@ -1,9 +1,9 @@
 --[[
   Admit one call: key valid → not expired → model allowed → rate limits → reserve, in one atomic step.
-  Releases up to ARGV[15] expired leases of the account first (skipped while the account's 'nsw' says
-  no lease can have expired yet).
+  Releases up to ARGV[15] expired reservations of the account first (skipped while the account's 'nsw' says
+  no reservation can have expired yet).
 
-  KEYS[1] acct   KEYS[2] keys   KEYS[3] res   KEYS[4] lease   KEYS[5] fin
+  KEYS[1] acct   KEYS[2] keys   KEYS[3] res   KEYS[4] expiry   KEYS[5] fin
   ARGV[1] keyHash  [2] requestId  [3] model  [4] clientIp ('' = none)  [5] maxMsat  [6] minMsat
   [7] expiresInMs  [8] requests/min  [9] tokens/hour  [10] concurrent  [11] now (ms)
   [12] daily period id  [13] weekly period id  [14] monthly period id  [15] sweep limit
@@ -15,7 +15,7 @@
     | {-19} the key, or its account's parent key, is disabled by the operator
 
   Hot path (docs/ledger.md, "Performance"): one HMGET for the account fields and the key's packed
-  counters, one HGET for the key's metadata, HSETNX of the reservation, ZADD of its lease, one HSET back.
+  counters, one HGET for the key's metadata, HSETNX of the reservation, ZADD of its expiry, one HSET back.
 ]]
 --- @include "num"
 --- @include "key"

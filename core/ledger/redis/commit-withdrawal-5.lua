@@ -1,10 +1,10 @@
 --[[
   Commit a held withdrawal: the held amount leaves the balance for good (counted as withdrawn) and a
-  'withdrawal' or 'refund' transaction is written. Idempotent. A hold whose lease expired is committed
+  'withdrawal' or 'refund' transaction is written. Idempotent. A hold whose expiry passed is committed
   only if what is available now covers it. With a debit (ARGV[6]), only that much of the hold (at most all
   of it) leaves the balance and the rest is released in the same step.
 
-  KEYS[1] acct  KEYS[2] res  KEYS[3] lease  KEYS[4] fin  KEYS[5] tx
+  KEYS[1] acct  KEYS[2] res  KEYS[3] expiry  KEYS[4] fin  KEYS[5] tx
   ARGV[1] holdId  [2] now  [3] accountId  [4] tx retention  [5] forget finished before (ms)
   ARGV[6] debit (msat) or '' for the whole hold
 

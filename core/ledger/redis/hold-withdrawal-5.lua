@@ -1,11 +1,11 @@
 --[[
   Hold an amount for a withdrawal or refund: it stays in the balance but is not spendable until
-  commit-withdrawal or abort-withdrawal (or lease expiry, which aborts it). Idempotent by holdId.
-  A payout hold (ARGV[4] 'never'): no expiry (its lease score is NEVER, so no sweep reaches it); the account's
+  commit-withdrawal or abort-withdrawal (or its expiry, which aborts it). Idempotent by holdId.
+  A payout hold (ARGV[4] 'never'): no expiry (its expiry score is NEVER, so no sweep reaches it); the account's
   'payout' and 'payoutAt' fields name it until it is committed or aborted, and while they do every other
   hold of the account is refused.
 
-  KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] lease  KEYS[5] fin
+  KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] expiry  KEYS[5] fin
   ARGV[1] keyHash  [2] holdId  [3] amountMsat or 'all'  [4] expiresInMs or 'never'  [5] now  [6] kind
   ('withdrawal' | 'refund')  [7] sweep limit
 

@@ -6,7 +6,7 @@
   (requests-per-minute window and slots granted in it), c (concurrency slots held; absent = 1), b (last
   applied step seq) and q (that step's answer, for replays).
 
-  KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] lease  KEYS[5] fin  KEYS[6] tx  KEYS[7] audit-log
+  KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] expiry  KEYS[5] fin  KEYS[6] tx  KEYS[7] audit-log
   ARGV[1] keyHash  [2] leaseId  [3] seq  [4] wantMsat  [5] minMsat  [6] wantRequests  [7] usedRequests
   [8] ttlMs  [9] requests/min  [10] tokens/hour  [11] concurrent  [12] now  [13] accountId
   [14] tx retention  [15] audit records before this go (ms)  [16] forget finished before (ms)  [17] sweep limit
@@ -36,7 +36,7 @@ if not v[6] then return {-1} end
 local a = {balance = N(v[1]), reserved = N(v[2]), spent = N(v[3]), requests = N(v[4]), txseq = N(v[5])}
 local nsw = N(v[8])
 local k = parseKst(kh, v[9])
--- Expired leases first (this one included, if it ran out): what they held is free again. Written at once,
+-- Expired reservations first (this lease included, if it ran out): what they held is free again. Written at once,
 -- so every early return below leaves the sweep applied.
 if now >= nsw then
   sweep(a, KEYS[1], KEYS[3], KEYS[4], KEYS[5], now, tonumber(ARGV[17]), k)

@@ -1,9 +1,9 @@
 --[[
   Read-only snapshot of one account for key info and the audit: account fields with the keys' packed
-  usage counters, key metadata and the sum of the open reservations (those still on the lease set), all
+  usage counters, key metadata and the sum of the open reservations (those still on the expiry set), all
   from one instant.
 
-  KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] lease
+  KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] expiry
   ARGV[1] include keys '1'|'0'
 
   Returns {acctFlat, keysFlat, openReservedMsat}

@@ -6,11 +6,11 @@ import type { BalanceLimitReset } from '../types.js';
  * one slot and each script touches one slot (Redis Cluster runs them unchanged):
  *
  *   <p>:{a:<id>}:acct   hash   balance, reserved, deposited, spent, withdrawn, fees, requests, created,
- *                              deleted, txseq, origin, nsw (lower bound of the next lease expiry)
+ *                              deleted, txseq, origin, nsw (lower bound of the next reservation expiry)
  *                              + keyHash → that key's usage counters packed in one field (see KST)
  *   <p>:{a:<id>}:keys   hash   keyHash → metadata JSON (numbers as strings)
  *   <p>:{a:<id>}:res    hash   requestId/holdId → reservation JSON (kind, status, amount, key, expiry, result)
- *   <p>:{a:<id>}:lease  zset   open reservation ids by lease expiry
+ *   <p>:{a:<id>}:lease  zset   open reservation ids by expiry (the expiry set)
  *   <p>:{a:<id>}:fin    zset   finished reservation ids by finish time (bounded forgetting)
  *   <p>:{a:<id>}:cred   hash   credited tokenHash → transaction id (credit-once, account half)
  *   <p>:{a:<id>}:tx     list   transactions, newest first, trimmed to the retention
@@ -32,7 +32,7 @@ export interface AccountKeys {
   acct: string;
   keys: string;
   res: string;
-  lease: string;
+  expiry: string;
   fin: string;
   cred: string;
   tx: string;
@@ -45,7 +45,7 @@ export function accountKeys(prefix: string, accountId: string): AccountKeys {
     acct: `${b}acct`,
     keys: `${b}keys`,
     res: `${b}res`,
-    lease: `${b}lease`,
+    expiry: `${b}lease`, // stored name kept (layout 1-3): the reservation expiry set
     fin: `${b}fin`,
     cred: `${b}cred`,
     tx: `${b}tx`,

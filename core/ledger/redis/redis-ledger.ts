@@ -295,7 +295,7 @@ export class RedisLedger extends RedisReads {
     const p = periodIds(now);
     const r = (await this.run(
       'admit',
-      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin],
+      [ak.acct, ak.keys, ak.res, ak.expiry, ak.fin],
       [
         c.keyHash,
         requestId,
@@ -320,7 +320,7 @@ export class RedisLedger extends RedisReads {
           await this.acked(ak.acct);
         } catch (err) {
           // Refused before the upstream: give the reservation back (retried in the background while the store
-          // is away; the reservation lease is the backstop), so nothing stays reserved for a call never made.
+          // is away; the reservation expiry is the backstop), so nothing stays reserved for a call never made.
           const undo = () => this.release({ accountId: c.accountId, requestId });
           undo().catch(() => this.releases.schedule(requestId, undo));
           throw err;
@@ -369,7 +369,7 @@ export class RedisLedger extends RedisReads {
     if (listing !== undefined) await this.call(() => listing);
     const r = (await this.run(
       'settle',
-      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin, ak.tx, ak.auditLog],
+      [ak.acct, ak.keys, ak.res, ak.expiry, ak.fin, ak.tx, ak.auditLog],
       [
         requestId,
         cost,
@@ -412,7 +412,7 @@ export class RedisLedger extends RedisReads {
     const ak = accountKeys(this.prefix, accountId);
     const r = (await this.run(
       'release',
-      [ak.acct, ak.res, ak.lease, ak.fin],
+      [ak.acct, ak.res, ak.expiry, ak.fin],
       [requestId, now, now - this.retention.finishedMs],
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
@@ -458,7 +458,7 @@ export class RedisLedger extends RedisReads {
     if (listing !== undefined) await this.call(() => listing);
     const r = (await this.run(
       'lease',
-      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin, ak.tx, ak.auditLog],
+      [ak.acct, ak.keys, ak.res, ak.expiry, ak.fin, ak.tx, ak.auditLog],
       args,
     )) as Reply;
     switch (r[0]) {
@@ -496,7 +496,7 @@ export class RedisLedger extends RedisReads {
     const ak = accountKeys(this.prefix, c.accountId);
     const r = (await this.run(
       'hold-withdrawal',
-      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin],
+      [ak.acct, ak.keys, ak.res, ak.expiry, ak.fin],
       [c.keyHash, holdId, want, expiresInMs ?? 'never', now, input.kind, SWEEP_PER_ADMIT],
     )) as Reply;
     switch (r[0]) {
@@ -535,7 +535,7 @@ export class RedisLedger extends RedisReads {
     const ak = accountKeys(this.prefix, accountId);
     const r = (await this.run(
       'commit-withdrawal',
-      [ak.acct, ak.res, ak.lease, ak.fin, ak.tx],
+      [ak.acct, ak.res, ak.expiry, ak.fin, ak.tx],
       [holdId, now, accountId, this.retention.tx, now - this.retention.finishedMs, debit ?? ''],
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
@@ -561,7 +561,7 @@ export class RedisLedger extends RedisReads {
     const ak = accountKeys(this.prefix, accountId);
     const r = (await this.run(
       'abort-withdrawal',
-      [ak.acct, ak.res, ak.lease, ak.fin],
+      [ak.acct, ak.res, ak.expiry, ak.fin],
       [holdId, now, now - this.retention.finishedMs],
     )) as Reply;
     if (r[0] === LedgerCode.UnknownReservation) return { ok: false, code: 'unknown_reservation' };
@@ -582,7 +582,7 @@ export class RedisLedger extends RedisReads {
     const states = apiKeys.map((apiKey) => childKeyState(input, apiKey, c.accountId, c.keyHash, now));
     const r = (await this.run(
       'create-child-keys',
-      [ak.acct, ak.keys, ak.res, ak.lease, ak.fin, ak.tx],
+      [ak.acct, ak.keys, ak.res, ak.expiry, ak.fin, ak.tx],
       [
         c.keyHash,
         count,

@@ -3,10 +3,10 @@ import { GatewayError, isGatewayError } from '../../errors.js';
 import { storeUnavailable } from '../errors.js';
 import { resolveCredential } from '../keys.js';
 import { ownerOf } from '../owner.js';
-import { type AuditInput, auditAccounts, pageOf } from '../report.js';
+import { type ConservationInput, conservationReport, pageOf } from '../report.js';
 import { keyFree, toMeta, toUsage } from '../rules.js';
 import type {
-  AuditReport,
+  ConservationReport,
   KeyInfo,
   KeyLookup,
   KeyRef,
@@ -103,7 +103,7 @@ export class RedisReads {
     const ak = accountKeys(this.prefix, accountId);
     const r = (await this.run(
       'read-account',
-      [ak.acct, ak.keys, ak.res, ak.lease],
+      [ak.acct, ak.keys, ak.res, ak.expiry],
       [withKeys ? '1' : '0'],
     )) as [string[], string[], string];
     return { acct: flatToMap(r[0]), keys: flatToMap(r[1]), open: Number(r[2]) };
@@ -252,12 +252,12 @@ export class RedisReads {
 
   async sweepExpired(now = Date.now(), max = 1000): Promise<number> {
     let n = 0;
-    for (const leaseKey of await this.scanKeys('lease')) {
+    for (const expiryKey of await this.scanKeys('lease')) {
       if (n >= max) break;
-      const id = accountIdFromKey(leaseKey);
+      const id = accountIdFromKey(expiryKey);
       if (!id) continue;
       const ak = accountKeys(this.prefix, id);
-      n += Number(await this.run('sweep-leases', [ak.acct, ak.res, ak.lease, ak.fin], [now, max - n]));
+      n += Number(await this.run('sweep-expired', [ak.acct, ak.res, ak.expiry, ak.fin], [now, max - n]));
     }
     return n;
   }
@@ -276,12 +276,12 @@ export class RedisReads {
       .map(([id]) => id);
     if (dead.length === 0) return { processes: 0, released: 0 };
     let released = 0;
-    for (const leaseKey of await this.scanKeys('lease')) {
-      const id = accountIdFromKey(leaseKey);
+    for (const expiryKey of await this.scanKeys('lease')) {
+      const id = accountIdFromKey(expiryKey);
       if (!id) continue;
       const ak = accountKeys(this.prefix, id);
       released += Number(
-        await this.run('release-orphans', [ak.acct, ak.res, ak.lease, ak.fin], [now, 1_000_000, ...dead]),
+        await this.run('release-orphans', [ak.acct, ak.res, ak.expiry, ak.fin], [now, 1_000_000, ...dead]),
       );
     }
     // Forgotten only after every account was swept: a pass cut short is completed by the next one.
@@ -291,7 +291,7 @@ export class RedisReads {
 
   async otherLeases(accountId: string, processId: string, now = Date.now()): Promise<OtherLease[]> {
     const ak = accountKeys(this.prefix, accountId);
-    const flat = await this.call(() => this.client.zrangebyscore(ak.lease, `(${now}`, '+inf', 'WITHSCORES'));
+    const flat = await this.call(() => this.client.zrangebyscore(ak.expiry, `(${now}`, '+inf', 'WITHSCORES'));
     const out: OtherLease[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
       const id = flat[i]!;
@@ -325,8 +325,8 @@ export class RedisReads {
     return out;
   }
 
-  async audit(): Promise<AuditReport> {
-    const list: AuditInput[] = [];
+  async checkConservation(): Promise<ConservationReport> {
+    const list: ConservationInput[] = [];
     for (const key of await this.scanKeys('acct')) {
       const id = accountIdFromKey(key);
       if (!id) continue;
@@ -345,7 +345,7 @@ export class RedisReads {
       });
     }
     list.sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
-    return auditAccounts(list);
+    return conservationReport(list);
   }
 
   async totalUserBalancesMsat(): Promise<number> {

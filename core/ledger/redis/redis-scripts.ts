@@ -28,7 +28,7 @@ export const SCRIPT_FILES = [
   'create-child-keys-6',
   'update-key-2',
   'delete-key-2',
-  'sweep-leases-4',
+  'sweep-expired-4',
   'release-orphans-4',
   'read-account-4',
 ] as const;
@@ -47,7 +47,7 @@ export type ScriptName =
   | 'create-child-keys'
   | 'update-key'
   | 'delete-key'
-  | 'sweep-leases'
+  | 'sweep-expired'
   | 'release-orphans'
   | 'read-account';
 

@@ -2,7 +2,7 @@
   Release a call's whole reservation (nothing charged: its audit record is the audit log's, written off the
   request). Idempotent; a no-op (with a clear code) after settle.
 
-  KEYS[1] acct  KEYS[2] res  KEYS[3] lease  KEYS[4] fin
+  KEYS[1] acct  KEYS[2] res  KEYS[3] expiry  KEYS[4] fin
   ARGV[1] requestId  [2] now  [3] forget finished before (ms)
 
   Returns {1, replay 0|1, releasedMsat} | {-7} unknown | {-9} already settled

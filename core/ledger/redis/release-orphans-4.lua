@@ -1,9 +1,9 @@
 --[[
-  Release the open leases (calls and withdrawal holds) of one account that belong to dead processes: their ids
-  carry `~<processId>~` (core/ledger/owner.ts). They are expired now and swept like any expired lease, exactly
-  once (a lease already released is gone from the lease set).
+  Release the open reservations (calls and withdrawal holds) of one account that belong to dead processes: their ids
+  carry `~<processId>~` (core/ledger/owner.ts). They are expired now and swept like any expired reservation, exactly
+  once (a reservation already released is gone from the expiry set).
 
-  KEYS[1] acct  KEYS[2] res  KEYS[3] lease  KEYS[4] fin
+  KEYS[1] acct  KEYS[2] res  KEYS[3] expiry  KEYS[4] fin
   ARGV[1] now  [2] limit  [3..] dead process ids
 
   Returns the number released.

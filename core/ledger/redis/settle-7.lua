@@ -2,9 +2,9 @@
   Settle a call: charge min(cost, reserved + what is still available), release the rest, count tokens
   and the request, write the usage transaction and the call's audit record. Idempotent by requestId (a replay
   writes nothing).
-  A lease-expired reservation (already released by a sweep) is charged from what is available now.
+  An expired reservation (already released by a sweep) is charged from what is available now.
 
-  KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] lease  KEYS[5] fin  KEYS[6] tx  KEYS[7] audit-log
+  KEYS[1] acct  KEYS[2] keys  KEYS[3] res  KEYS[4] expiry  KEYS[5] fin  KEYS[6] tx  KEYS[7] audit-log
   ARGV[1] requestId  [2] costMsat  [3] tokens  [4] model  [5] description  [6] estimated '1'|'0'
   [7] now  [8] daily  [9] weekly  [10] monthly period ids  [11] accountId  [12] tx retention
   [13] audit records before this go (ms)  [14] forget finished before (ms)

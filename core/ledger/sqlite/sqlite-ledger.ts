@@ -275,7 +275,7 @@ export class SqliteLedger extends SqliteReads {
       if (r.status === 'released') return { ok: false, code: 'already_released' };
       const a = s.account(r.account_id)!;
       const k = s.key(r.key_hash, a.id)!;
-      // A lease-expired reservation was already returned by the sweep: charge what is available now.
+      // An expired reservation was already returned by the sweep: charge what is available now.
       const held = r.status === 'open' ? r.amount : 0;
       const cap = held + Math.max(0, Math.min(a.balance - a.reserved, keyFree(k, now)));
       const charge = Math.min(cost, cap);

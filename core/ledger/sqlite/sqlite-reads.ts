@@ -1,9 +1,9 @@
 import { resolveCredential } from '../keys.js';
 import { ownerOf } from '../owner.js';
-import { auditAccounts, pageOf } from '../report.js';
+import { conservationReport, pageOf } from '../report.js';
 import { keyFree, toMeta, toUsage } from '../rules.js';
 import type {
-  AuditReport,
+  ConservationReport,
   KeyInfo,
   KeyLookup,
   KeyRef,
@@ -33,13 +33,13 @@ interface TxRow {
 }
 
 /**
- * Reads, lease sweeping and the conservation audit of the SQLite ledger (the state changes live in
+ * Reads, the expiry sweep and the conservation check of the SQLite ledger (the state changes live in
  * sqlite-ledger.ts). Reads run in a transaction too, so every answer is one consistent snapshot.
  */
 export class SqliteReads {
   constructor(protected readonly s: SqliteStore) {}
 
-  /** Releases up to `limit` expired leases of one account (calls → 'expired', holds → 'expired'). */
+  /** Releases up to `limit` expired reservations of one account (calls → 'expired', holds → 'expired'). */
   protected sweepAccount(a: AccountRow, now: number, limit: number): number {
     const s = this.s;
     const rows = s.expiredOpen(a.id, now, limit);
@@ -238,9 +238,9 @@ export class SqliteReads {
   /** Nothing waits in memory here: every call's record is written by its own step. */
   async reportCalls(): Promise<void> {}
 
-  async audit(): Promise<AuditReport> {
+  async checkConservation(): Promise<ConservationReport> {
     const s = this.s;
-    return s.tx((): AuditReport => {
+    return s.tx((): ConservationReport => {
       const accounts = s.q('SELECT * FROM ledger_accounts ORDER BY id').all() as AccountRow[];
       const open = new Map<string, number>();
       for (const r of s
@@ -250,7 +250,7 @@ export class SqliteReads {
         .all() as Array<{ account_id: string; n: number }>) {
         open.set(r.account_id, r.n);
       }
-      return auditAccounts(
+      return conservationReport(
         accounts.map((a) => ({
           accountId: a.id,
           balanceMsat: a.balance,

@@ -14,7 +14,7 @@ import type { BalanceLimitReset, CallAuditRecord, OpenPayout, TransactionType } 
  * two processes sharing the file serialise on the write lock instead of failing on upgrade).
  */
 
-/** The lease of a payout hold: never reached by `expires_at <= now` (same value as the Redis scripts' NEVER). */
+/** The expiry of a payout hold: never reached by `expires_at <= now` (same value as the Redis scripts' NEVER). */
 export const NEVER = Number.MAX_SAFE_INTEGER;
 
 export interface AccountRow {
@@ -495,7 +495,7 @@ export class SqliteStore {
   }
 
   /**
-   * The account's open payout hold (a hold whose lease is NEVER: HoldInput `expiresInMs: null`); its `result`
+   * The account's open payout hold (a hold whose expiry is NEVER: HoldInput `expiresInMs: null`); its `result`
    * holds `{"since": ms}` until the commit writes the commit's result there.
    */
   openPayout(accountId: string): OpenPayout | undefined {

@@ -49,14 +49,14 @@ export function moneyRigPerSuite(kind: StoreKind, mintOptions: DevMintOptions = 
   };
 }
 
-/** After each test: the ledger audit finds no breach and the wallet's solvency check matches `solvency`. */
+/** After each test: the ledger's conservation check finds no breach and the wallet's solvency check matches `solvency`. */
 export function balancedAfterEach(
   money: () => { ledger: Ledger; wallet: WalletService },
   solvency: object = { solvent: true },
 ): void {
   afterEach(async () => {
     const { ledger, wallet } = money();
-    expect((await ledger.audit()).breaches).toEqual([]);
+    expect((await ledger.checkConservation()).breaches).toEqual([]);
     expect(await wallet.checkSolvency(() => ledger.totalUserBalancesMsat())).toMatchObject(solvency);
   });
 }

@@ -136,7 +136,7 @@ export function conformance(factory: StoreFactory): void {
   };
   afterEach(async () => {
     for (const h of open.splice(0)) {
-      const report = await h.ledger.audit();
+      const report = await h.ledger.checkConservation();
       await h.close();
       // Every test leaves a store whose audit passes (tests that tamper repair first).
       expect(report.breaches).toEqual([]);
@@ -349,11 +349,11 @@ export function conformance(factory: StoreFactory): void {
       const h = await ctx.open();
       const k = await fund(h.ledger, 1000);
       await h.tamper(k.accountId, 5);
-      const r = await h.ledger.audit();
+      const r = await h.ledger.checkConservation();
       expect(r.ok).toBe(false);
       expect(r.breaches.map((b) => b.rule)).toContain('conservation');
       await h.tamper(k.accountId, -5);
-      expect((await h.ledger.audit()).ok).toBe(true);
+      expect((await h.ledger.checkConservation()).ok).toBe(true);
     });
   });
 
@@ -681,7 +681,7 @@ export function conformance(factory: StoreFactory): void {
       expect(info.availableMsat).toBe(9_000);
       // Exactly once: the process is forgotten, a second pass (from any process) changes nothing.
       expect(await ledger.releaseOrphans(30_000, T0 + 32_000)).toEqual({ processes: 0, released: 0 });
-      expect((await ledger.audit()).breaches).toEqual([]);
+      expect((await ledger.checkConservation()).breaches).toEqual([]);
     });
   });
 
@@ -906,7 +906,7 @@ export function conformance(factory: StoreFactory): void {
       await expect(
         ledger.commitWithdrawal({ accountId: k.accountId, holdId: 'p2', debitMsat: -1 }),
       ).rejects.toThrow();
-      expect((await ledger.audit()).ok).toBe(true);
+      expect((await ledger.checkConservation()).ok).toBe(true);
     });
 
     it('a payout hold never expires and refuses every other hold of the account until its decision', async () => {
@@ -994,7 +994,7 @@ export function conformance(factory: StoreFactory): void {
         ),
       ).toMatchObject({ ok: true, heldMsat: 1_000 });
       await ledger.abortWithdrawal({ accountId: k.accountId, holdId: 'w-after' });
-      expect((await ledger.audit()).ok).toBe(true);
+      expect((await ledger.checkConservation()).ok).toBe(true);
     });
 
     it('paginates transactions newest first', async () => {

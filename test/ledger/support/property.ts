@@ -131,7 +131,7 @@ async function runSequence(ledger: Ledger, ops: Op[]): Promise<void> {
       expect(info.account.balanceMsat).toBeGreaterThanOrEqual(info.account.reservedMsat);
     }
   }
-  const report = await ledger.audit();
+  const report = await ledger.checkConservation();
   expect(report.breaches).toEqual([]);
 }
 

@@ -1,8 +1,8 @@
 --[[
   The account hash. Cold scripts load and save every field; the hot ones (admit, settle, release) use
   HMGET/HSET on just the fields they read or change. Besides these fields the hash holds each key's
-  packed usage counters (includes/key.lua) and 'nsw', a lower bound for the next lease expiry
-  (includes/sweep.lua): admit skips the sweep query before it; whoever adds a lease lowers it.
+  packed usage counters (includes/key.lua) and 'nsw', a lower bound for the next reservation expiry
+  (includes/sweep.lua): admit skips the sweep query before it; whoever adds a reservation lowers it.
 ]]
 --- @include "num"
 local ACCT_FIELDS = {'balance', 'reserved', 'deposited', 'spent', 'withdrawn', 'fees', 'requests',

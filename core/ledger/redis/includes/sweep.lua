@@ -1,13 +1,13 @@
 --[[
-  Releases up to `limit` expired leases of one account (calls and withdrawal holds) and marks them
+  Releases up to `limit` expired reservations of one account (calls and withdrawal holds) and marks them
   'expired'. Changes a.reserved (the caller saves it). A call's key counters live in the account hash:
   when the caller holds key `k` in memory (admit), that key is adjusted there (k.dirty is set, the
   caller writes it); any other key is read and written here.
 ]]
 --- @include "num"
 --- @include "key"
-local function sweep(a, acctKey, resKey, leaseKey, finKey, now, limit, k)
-  local ids = redis.call('ZRANGEBYSCORE', leaseKey, '-inf', S(now), 'LIMIT', 0, limit)
+local function sweep(a, acctKey, resKey, expiryKey, finKey, now, limit, k)
+  local ids = redis.call('ZRANGEBYSCORE', expiryKey, '-inf', S(now), 'LIMIT', 0, limit)
   for _, id in ipairs(ids) do
     local raw = redis.call('HGET', resKey, id)
     if raw then
@@ -25,16 +25,16 @@ local function sweep(a, acctKey, resKey, leaseKey, finKey, now, limit, k)
       redis.call('HSET', resKey, id, cjson.encode(r))
       redis.call('ZADD', finKey, S(now), id)
     end
-    redis.call('ZREM', leaseKey, id)
+    redis.call('ZREM', expiryKey, id)
   end
   return #ids
 end
 
--- Lower bound for the next lease expiry, kept in the account's 'nsw' field so admit can skip the sweep
--- query while nothing can have expired: the earliest remaining lease, or never.
+-- Lower bound for the next reservation expiry, kept in the account's 'nsw' field so admit can skip the sweep
+-- query while nothing can have expired: the earliest remaining expiry, or never.
 local NEVER = 9007199254740991
-local function nextSweep(leaseKey)
-  local first = redis.call('ZRANGE', leaseKey, 0, 0, 'WITHSCORES')
+local function nextSweep(expiryKey)
+  local first = redis.call('ZRANGE', expiryKey, 0, 0, 'WITHSCORES')
   if first[2] then return tonumber(first[2]) end
   return NEVER
 end

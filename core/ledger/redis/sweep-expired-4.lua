@@ -1,7 +1,7 @@
 --[[
-  Release up to ARGV[2] expired leases (calls and withdrawal holds) of one account.
+  Release up to ARGV[2] expired reservations (calls and withdrawal holds) of one account.
 
-  KEYS[1] acct  KEYS[2] res  KEYS[3] lease  KEYS[4] fin
+  KEYS[1] acct  KEYS[2] res  KEYS[3] expiry  KEYS[4] fin
   ARGV[1] now  [2] limit
 
   Returns the number released.

@@ -1,7 +1,7 @@
-import type { PayoutCheck } from '../account/operator-withdrawal.js';
+import type { SurplusCheck } from '../account/operator-withdrawal.js';
 
 /** The JSON answer of the operator withdrawal's preview (schema AdminPayoutPreview; core/account/operator-withdrawal.ts). */
-export function payoutPreview(c: PayoutCheck) {
+export function withdrawalPreview(c: SurplusCheck) {
   return {
     amount_msat: c.amountMsat,
     proofs_msat: c.proofsMsat,

@@ -40,7 +40,7 @@ import { createWallet } from './wallet/wallet.js';
 /**
  * The money services of the composition root: the store connection (Redis when configured, else SQLite in
  * DATA_DIR), the ledger on it, the operator's wallet (only when CASHU_MINTS is set; recovered before the
- * gateway listens), the BTC price source and the pricing service, and a periodic lease sweep.
+ * gateway listens), the BTC price source and the pricing service, and a periodic sweep of expired reservations.
  *
  * Everything a caller passes in `overrides` is used as is and NOT closed here (the caller owns it);
  * everything built here is closed by `close()`, in reverse order of creation.
@@ -56,7 +56,7 @@ export interface MoneyServiceOptions {
   createLedger?: LedgerFactory;
   /** Wallet factory; default `createWallet` of core/wallet. */
   createWallet?: WalletFactory;
-  /** Period of `ledger.sweepExpired()`; default min(60 s, lease / 4). 0 disables it. */
+  /** Period of `ledger.sweepExpired()`; default min(60 s, reservation expiry / 4). 0 disables it. */
   sweepEveryMs?: number;
   /** Period of the wallet's recovery pass after start-up; default 60 s. 0 disables it. */
   recoverEveryMs?: number;
@@ -367,7 +367,7 @@ async function buildBtc(o: Opening): Promise<NonNullable<Services['btc']>> {
 }
 
 /** Heartbeat + orphan release (core/ledger/owner.ts): what a dead process held is released by this one within
- *  ORPHAN_RELEASE_MS, long before its reservation lease would expire. */
+ *  ORPHAN_RELEASE_MS, long before its reservation would expire. */
 async function startHeartbeat(o: Opening, ledger: Ledger): Promise<void> {
   const { log } = o;
   const orphanMs = o.config.orphanReleaseMs;
@@ -409,7 +409,7 @@ function startSweep(o: Opening, ledger: Ledger): void {
       .then((n) => {
         if (n > 0) o.log.info({ released: n }, 'released expired reservations');
       })
-      .catch((err: unknown) => o.log.warn({ err }, 'lease sweep failed'))
+      .catch((err: unknown) => o.log.warn({ err }, 'expiry sweep failed'))
       .finally(() => {
         running = false;
       });

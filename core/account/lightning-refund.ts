@@ -77,7 +77,7 @@ export async function refundToLightning(
 }
 
 async function refundSteps(
-  money: MoneySteps,
+  money: Money,
   addresses: LightningAddresses,
   req: LightningRefundRequest,
   span: OpSpan | undefined,

@@ -9,7 +9,7 @@ import { recordStoreError } from '../metrics.js';
 import { inSpan, type OpSpan, spanStep, startOpSpan } from '../trace-context.js';
 import { crashPoint } from '../wallet/context.js';
 import type { CashuUnit, LightningPayoutRecord, PayoutRecord, PayoutStart } from '../wallet/types.js';
-import { creditOrPark, type MoneySteps } from './credit-token.js';
+import { creditOrPark, type Money } from './credit-token.js';
 import { settleLightningPayout } from './lightning-payout.js';
 import { holdRefusalToError } from './payout-guard.js';
 
@@ -50,7 +50,7 @@ export interface PayOutRequest {
 }
 
 /**
- * The lease of every pay-out hold (withdrawals and change): longer than the wallet's mint timeouts, so a hold
+ * The expiry of every pay-out hold (withdrawals and change): longer than the wallet's mint timeouts, so a hold
  * never expires while its token is being made. A hold of a process that died is released sooner by orphan
  * release (core/ledger/owner.ts); the lease is the last resort.
  */
@@ -69,7 +69,7 @@ export interface PayOutResult {
  * Traced (README, "Tracing") as a `payout` span with the steps `hold`, `send` and `settle` (commit, record
  * deleted; or, on a failure after the hold, the hold undone): money attributes in msats, never the token.
  */
-export async function payOut(money: MoneySteps, req: PayOutRequest): Promise<PayOutResult> {
+export async function payOut(money: Money, req: PayOutRequest): Promise<PayOutResult> {
   const span = startOpSpan(
     'payout',
     () => ({
@@ -89,7 +89,7 @@ export function keyIdOfCredential(c: KeyLookup): string | undefined {
   return r === null ? undefined : keyIdOf(r.keyHash);
 }
 
-async function payOutSteps(money: MoneySteps, req: PayOutRequest, span?: OpSpan): Promise<PayOutResult> {
+async function payOutSteps(money: Money, req: PayOutRequest, span?: OpSpan): Promise<PayOutResult> {
   const { ledger, wallet } = money;
   // Owned by this process (core/ledger/owner.ts): released by any live process if this one dies mid-payout.
   const holdId = ownedId(req.kind);
@@ -196,7 +196,7 @@ async function payOutSteps(money: MoneySteps, req: PayOutRequest, span?: OpSpan)
  * idempotent). Used by `payOut` on every failure after the hold and by the wallet's recovery pass
  * (`CreateWalletOptions.payouts`) for records a dead process left.
  */
-export async function settlePayout(money: MoneySteps, ref: HoldRef, made?: PayoutRecord): Promise<void> {
+export async function settlePayout(money: Money, ref: HoldRef, made?: PayoutRecord): Promise<void> {
   // The stored record, else the caller's copy (every step is idempotent, so settling a settled one is a replay).
   const record = (await money.wallet.getPayout(ref.holdId)) ?? made;
   if (record) {
@@ -212,7 +212,7 @@ export async function settlePayout(money: MoneySteps, ref: HoldRef, made?: Payou
  * payout record goes to its own step (lightning-payout.ts).
  */
 export async function settlePayoutRecord(
-  money: MoneySteps,
+  money: Money,
   record: PayoutRecord | LightningPayoutRecord | PayoutStart,
 ): Promise<void> {
   if ('started' in record) {
@@ -229,7 +229,7 @@ export async function settlePayoutRecord(
   await settleTokenPayout(money, record);
 }
 
-async function settleTokenPayout(money: MoneySteps, record: PayoutRecord): Promise<void> {
+async function settleTokenPayout(money: Money, record: PayoutRecord): Promise<void> {
   const ref: HoldRef = { accountId: record.accountId, holdId: record.holdId };
   // The token's identity once it is back in the operator's hands (or worth nothing more to anyone).
   let reclaimed: string | undefined;
@@ -253,12 +253,7 @@ async function settleTokenPayout(money: MoneySteps, record: PayoutRecord): Promi
 }
 
 /** Settles a payout now, or in the background while the mint or the store is away (every step is idempotent). */
-async function settleSoon(
-  money: MoneySteps,
-  ref: HoldRef,
-  made?: PayoutRecord,
-  span?: OpSpan,
-): Promise<void> {
+async function settleSoon(money: Money, ref: HoldRef, made?: PayoutRecord, span?: OpSpan): Promise<void> {
   const step = () => settlePayout(money, ref, made);
   // Traced as the payout's `undo` step (the retries in the background are not).
   await spanStep(span, 'undo', step).catch(() => retries().schedule(`payout ${ref.holdId}`, step));

@@ -5,7 +5,7 @@ import { ledgerRefusalToError } from '../ledger/errors.js';
 import type { BalanceLimitReset, KeyMeta, KeyUsage } from '../ledger/types.js';
 import { countKeyRequest } from '../limits/request-limits.js';
 import type { Services } from '../service-types.js';
-import { type Caller, callerOf, loadKey, moneyServices, tokenUnit, withdraw } from './account.js';
+import { type Caller, callerOf, loadKey, requireMoney, tokenUnit, withdraw } from './account.js';
 
 /**
  * The balance endpoints (docs/endpoints.md; shapes in openapi/openapi.yaml). Amounts in msats unless a field
@@ -34,7 +34,7 @@ const RESETS: readonly (BalanceLimitReset | null)[] = ['daily', 'weekly', 'month
 
 export const balanceRoutes: RouteModule = (router, services: Services) => {
   route(router, 'GET', '/v1/balance/info', async (ctx) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const caller = await callerOf(ctx, money);
     const info = await loadKey(ctx, services, money, caller.credential, { allowExpired: true });
     const { key, usage, account } = info;
@@ -58,7 +58,7 @@ export const balanceRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'POST', '/v1/balance/refund', async (ctx, body = {}) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     let caller: Caller;
     if (body.cashu_token !== undefined) {
       if (ctx.headers.authorization !== undefined || ctx.headers['x-cashu'] !== undefined) {
@@ -81,7 +81,7 @@ export const balanceRoutes: RouteModule = (router, services: Services) => {
   });
 
   route(router, 'POST', '/v1/balance/child-key', async (ctx, body) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const count = body.count ?? 0;
     if (!Number.isInteger(count) || count < 1 || count > 50) {
       throw new GatewayError('invalid_request', { message: 'count must be an integer from 1 to 50' });

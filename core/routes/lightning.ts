@@ -4,7 +4,7 @@ import { GatewayError } from '../errors.js';
 import { type RouteModule, route } from '../http/router.js';
 import { limitAnonymous, limitByIp } from '../limits/request-limits.js';
 import type { Services } from '../service-types.js';
-import { callerOf, loadKey, moneyServices } from './account.js';
+import { callerOf, loadKey, requireMoney } from './account.js';
 
 /**
  * Lightning deposits (docs/wallet.md): the gateway takes a NUT-04 mint quote at its primary mint
@@ -96,7 +96,7 @@ export const lightningRoutes: RouteModule = (router, services) => {
   );
 
   route(router, 'POST', '/v1/wallet/topup/lightning', async (ctx, body) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const amount = body.amount_sats;
     checkAmount(services, amount);
     const caller = await callerOf(ctx, money);

@@ -6,7 +6,7 @@ import { type EventType, eventKeyOf, type Webhook, type WebhookEvents } from '..
 import { type RouteModule, route } from '../http/router.js';
 import type { KeyInfo } from '../ledger/types.js';
 import type { Services } from '../service-types.js';
-import { callerOf, loadKey, moneyServices } from './account.js';
+import { callerOf, loadKey, requireMoney } from './account.js';
 import { iso } from './wallet.js';
 
 /**
@@ -53,7 +53,7 @@ async function checkedUrl(services: Services, url: string): Promise<string> {
 
 export const webhookRoutes: RouteModule = (router, services: Services) => {
   const caller = async (ctx: RequestContext, allowExpired: boolean) => {
-    const money = moneyServices(services);
+    const money = requireMoney(services);
     const events = eventsOf(services);
     const c = await callerOf(ctx, money);
     const info = await loadKey(ctx, services, money, c.credential, { allowExpired });

@@ -373,7 +373,7 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
     for (;;) {
       const r = await wallet.recover({ ownerCheck: true }).catch(() => undefined);
       const open = await wallet.openPayouts();
-      const reserved = (await ledger.audit()).totals.reservedMsat;
+      const reserved = (await ledger.checkConservation()).totals.reservedMsat;
       if ((r?.deferred ?? 1) === 0 && open.length === 0 && reserved === 0) break;
       if (Date.now() > settleBy) {
         const held: string[] = [];
@@ -447,7 +447,7 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
       }
     }
 
-    const audit = await ledger.audit();
+    const audit = await ledger.checkConservation();
     report.auditOk = audit.ok;
     if (!audit.ok) report.problems.push(`audit: ${JSON.stringify(audit.breaches.slice(0, 5))}`);
     if (audit.totals.reservedMsat !== 0)

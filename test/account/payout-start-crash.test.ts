@@ -126,7 +126,7 @@ for (const kind of ['sqlite', 'redis'] as StoreKind[]) {
         balanceMsat: 1_000_000 - r.amountMsat - r.feeMsat,
       });
       expect((await wallet.recover()).examined).toBe(0);
-      expect((await ledger.audit()).breaches).toEqual([]);
+      expect((await ledger.checkConservation()).breaches).toEqual([]);
       expect((await wallet.checkSolvency(() => ledger.totalUserBalancesMsat())).solvent).toBe(true);
     });
   });

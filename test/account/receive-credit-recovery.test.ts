@@ -85,7 +85,7 @@ for (const kind of ['sqlite', 'redis'] as StoreKind[]) {
     }
 
     async function conserved(): Promise<void> {
-      const audit = await ledger.audit();
+      const audit = await ledger.checkConservation();
       expect(audit.breaches).toEqual([]);
       const solvency = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
       expect(solvency.solvent).toBe(true);

@@ -10,7 +10,7 @@ import { batchBackend, watcherOn } from './support/backend.js';
 
 /**
  * A background response's job survives the process that held it (issue 34, item 5): a watcher that claimed the job
- * and died (its claim never finished) leaves it to another process, which claims it once the claim's lease ran out,
+ * and died (its claim never finished) leaves it to another process, which claims it once the claim ran out,
  * and settles it once from the provider's usage. Fixed pricing: 2 sats a call + 1 sat per 1k prompt tokens + 1 per
  * 1k completion tokens; the mock's response: 1 prompt token ("hi!" is 3 characters: ceil(3 / 4)), 1,000 completion tokens.
  */
@@ -41,7 +41,7 @@ describe.each(['sqlite', 'redis'] as const)('background response watch on %s', (
     await b?.close();
   });
 
-  it('a job claimed by a process that died is claimed again after the lease and settled once', async () => {
+  it('a job claimed by a process that died is claimed again after its claim ran out and settled once', async () => {
     const deposit = await b.ledger.createKeyFromDeposit({
       tokenHash: randomUUID().replace(/-/g, ''),
       amountMsat: 100_000,
@@ -89,7 +89,7 @@ describe.each(['sqlite', 'redis'] as const)('background response watch on %s', (
     await b.jobs.put(job, now);
     const watcher = (clock: () => number) =>
       watcherOn(b, { pricing, upstream, log, pollMs: 100, now: clock });
-    // A process claims the job and dies before it did anything (its lease: max(2 s, 5 polls) = 2 s).
+    // A process claims the job and dies before it did anything (its claim: max(2 s, 5 polls) = 2 s).
     expect(await b.jobs.claim(now, 2_000, 10)).toHaveLength(1);
     const survivor = watcher(() => now);
     expect(await survivor.tick()).toBe(0); // still claimed by the dead one

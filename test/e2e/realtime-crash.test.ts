@@ -88,7 +88,7 @@ describe.each(
       const page = await ledger.listTransactions({ apiKey }, { limit: 20 });
       const usage = page!.transactions.filter((t) => t.type === 'usage' && t.amountMsat !== 0);
       expect(usage.map((t) => t.amountMsat)).toEqual([-156]);
-      expect((await ledger.audit()).breaches).toEqual([]);
+      expect((await ledger.checkConservation()).breaches).toEqual([]);
     });
   }, 90_000);
 });

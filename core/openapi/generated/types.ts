@@ -42,7 +42,7 @@ export interface paths {
         put?: never;
         /**
          * Create a text completion (legacy)
-         * @description Relayed and metered by tokens like chat completions (available; the spec's "coming soon" is outdated). Streaming works the same way.
+         * @description Relayed and metered by tokens like chat completions (available, as in OpenAI's API). Streaming works the same way.
          */
         post: operations["createCompletion"];
         delete?: never;
@@ -62,7 +62,7 @@ export interface paths {
         put?: never;
         /**
          * Create embeddings
-         * @description Available (the spec lists it both as coming soon and as available; it is relayed and metered by prompt tokens).
+         * @description Available, relayed and metered by prompt tokens.
          */
         post: operations["createEmbedding"];
         delete?: never;
@@ -82,7 +82,7 @@ export interface paths {
         put?: never;
         /**
          * Create a model response (OpenAI Responses API)
-         * @description Relayed and metered by tokens (`usage.input_tokens` / `output_tokens`). The spec shows no shape; the OpenAI Responses API shape is relayed, only `model` is checked here. The created response belongs to the calling key (see `GET /v1/responses/{response_id}`); a `previous_response_id` of another key's response is 404 `not_found`, refused before the provider sees it. An `input_file` by `file_id` or `file_url` counts `REFERENCE_MAX_TOKENS` tokens in the reservation, or is refused with 400 `reference_not_bounded` when that is unset; images count by their model's formula from their size and `detail`; each web search call adds `WEB_SEARCH_CONTENT_TOKENS` input tokens for its results.
+         * @description Relayed and metered by tokens (`usage.input_tokens` / `output_tokens`). The OpenAI Responses API shape is relayed, only `model` is checked here. The created response belongs to the calling key (see `GET /v1/responses/{response_id}`); a `previous_response_id` of another key's response is 404 `not_found`, refused before the provider sees it. An `input_file` by `file_id` or `file_url` counts `REFERENCE_MAX_TOKENS` tokens in the reservation, or is refused with 400 `reference_not_bounded` when that is unset; images count by their model's formula from their size and `detail`; each web search call adds `WEB_SEARCH_CONTENT_TOKENS` input tokens for its results.
          */
         post: operations["createResponse"];
         delete?: never;
@@ -1773,7 +1773,7 @@ export interface components {
         ErrorCode: "invalid_request" | "invalid_json" | "validation_failed" | "model_not_priced" | "tool_not_priced" | "service_tier_not_priced" | "context_not_bounded" | "reference_not_bounded" | "invalid_token" | "token_already_spent" | "mint_not_trusted" | "unsupported_unit" | "token_amount_too_small" | "swap_fee_too_high" | "payout_exceeds_surplus" | "refund_address_invalid" | "refund_address_refused" | "refund_address_unresolvable" | "refund_address_not_lnurl_pay" | "refund_address_missing" | "refund_below_fee_reserve" | "refund_invoice_failed" | "missing_credentials" | "invalid_api_key" | "key_expired" | "invalid_payment_credential" | "payment_credential_expired" | "key_disabled" | "admin_auth_required" | "metrics_auth_required" | "payment_required" | "invoice_not_paid" | "insufficient_balance" | "forbidden" | "ip_not_allowed" | "model_not_allowed" | "child_key_forbidden" | "not_found" | "endpoint_not_enabled" | "method_not_allowed" | "request_timeout" | "token_pending" | "conflict" | "payout_in_progress" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "too_many_sessions" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "batch_outcome_unknown" | "service_unavailable" | "store_unavailable" | "balance_in_transit" | "mint_unavailable" | "operator_wallet_insufficient" | "price_unavailable" | "upstream_timeout" | "http_version_not_supported";
         /**
          * @description The error's family. `conflict` (409) and `not_implemented` (501) extend the interface's list;
-         *     the spec's untyped 503 is `service_unavailable`.
+         *     a 503 is `service_unavailable`.
          * @enum {string}
          */
         ErrorType: "invalid_request" | "authentication_failed" | "insufficient_balance" | "forbidden" | "not_found" | "conflict" | "rate_limit_exceeded" | "headers_too_large" | "internal_error" | "not_implemented" | "upstream_error" | "service_unavailable";
@@ -2656,7 +2656,7 @@ export interface components {
             /** @description Accepted for compatibility with one published variant and ignored (no admin keys). */
             admin_key?: string;
         };
-        /** @description Key creation, variant A of the spec. */
+        /** @description Key creation. */
         WalletCreated: {
             api_key: components["schemas"]["ApiKey"];
             /** @description msats credited (what the mint swap yielded). */
@@ -2672,7 +2672,7 @@ export interface components {
             /** @description The mint the token came from, present only when its value was swapped to the primary mint. */
             swapped_from?: string;
         };
-        /** @description Balance, variant A of the spec plus `reserved`. Amounts in msats. */
+        /** @description Balance, with `reserved`. Amounts in msats. */
         WalletBalance: {
             balance: number;
             /** @description Held by calls in flight; `balance − reserved` is what can be spent now. */
@@ -2745,7 +2745,7 @@ export interface components {
         TopupRequest: {
             cashu_token?: components["schemas"]["CashuTokenString"];
         };
-        /** @description Top-up, variant A of the spec. Amounts in msats. */
+        /** @description Top-up. Amounts in msats. */
         TopupResult: {
             old_balance: number;
             added_amount: number;
@@ -4856,7 +4856,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Balance and totals (variant A of the spec, plus `reserved`). */
+            /** @description Balance and totals (with `reserved`). */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];

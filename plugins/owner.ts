@@ -1,6 +1,6 @@
-import { AUTH, createLocalKey } from '../core/context.js';
+import { AUTH, createLocalKey, type RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
-import { ownedBy } from '../core/objects/types.js';
+import { type ObjectOwners, ownedBy } from '../core/objects/types.js';
 import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { noOptions, STORED_RESPONSE } from './paid-state.js';
 
@@ -13,9 +13,53 @@ import { noOptions, STORED_RESPONSE } from './paid-state.js';
  * right after the relay so it sees the provider's bytes. Fails closed: an id it could not record answers 404 to
  * every key. A `POST /v1/responses` that continues a stored response (`previous_response_id`) of another key is
  * refused with 404 before it reaches the provider (the provider would read that key's conversation).
+ *
+ * The same holds for files: a paid call naming a `file_id` (or `file_ids`) anywhere in its body — a chat `file`
+ * part, a Responses `input_file` / `input_image`, an Anthropic `file` source, a code interpreter container — that
+ * another key uploaded (POST /v1/files records the owner) is refused with 404 `not_found` before the provider reads
+ * it. An id the gateway never saw uploaded is refused too (it may be another tenant's file at the shared provider
+ * key). Bodies without the text `file_id` are not walked.
  */
 
 const HEAD_BYTES = 4096;
+/** At most this many file ids are checked in one body (more: refused, a body cannot name that many honestly). */
+const MAX_FILE_IDS = 64;
+
+/** Every `file_id` string and `file_ids` entry in `body` (depth-bounded walk). */
+function fileIds(body: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, depth: number) => {
+    if (depth > 32 || v === null || typeof v !== 'object') return;
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x, depth + 1);
+      return;
+    }
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'file_id' && typeof x === 'string') out.push(x);
+      else if (k === 'file_ids' && Array.isArray(x)) {
+        for (const id of x) if (typeof id === 'string') out.push(id);
+      } else walk(x, depth + 1);
+    }
+  };
+  walk(body, 0);
+  return out;
+}
+
+/** Refuses (404) a call naming a file the calling key does not own. */
+async function ownFiles(ctx: RequestContext, objects: ObjectOwners): Promise<void> {
+  if (!ctx.rawBody.includes('file_id')) return;
+  const keyId = ctx.local(AUTH)?.keyId;
+  if (keyId === undefined) return;
+  const ids = [...new Set(fileIds(ctx.body))];
+  if (ids.length > MAX_FILE_IDS) {
+    throw new GatewayError('invalid_request', { message: `At most ${MAX_FILE_IDS} file ids in one call` });
+  }
+  for (const id of ids) {
+    if ((await ownedBy(objects, id, 'file', keyId)) === null) {
+      throw new GatewayError('not_found', { message: `No such file: ${id}` });
+    }
+  }
+}
 const RESPONSE_ID = /"id"\s*:\s*"(resp_[A-Za-z0-9_-]{1,200})"/;
 
 interface Seen {
@@ -35,7 +79,9 @@ export const owner: PluginFactory<typeof ownerNeeds> = (options, services): Plug
   return {
     name: 'owner',
     async onRequest(ctx) {
-      if (objects === undefined || ctx.method !== 'POST' || ctx.path !== '/v1/responses') return;
+      if (objects === undefined || ctx.method !== 'POST') return;
+      await ownFiles(ctx, objects);
+      if (ctx.path !== '/v1/responses') return;
       const previous = (ctx.body as { previous_response_id?: unknown } | null)?.previous_response_id;
       const keyId = ctx.local(AUTH)?.keyId;
       if (typeof previous !== 'string' || keyId === undefined) return;

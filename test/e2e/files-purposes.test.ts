@@ -8,7 +8,10 @@ import { BOOK_PRICES } from '../support/prices.js';
  * private to the key that uploaded it like every file (404 for another key); it cannot be a batch's input.
  */
 describe.each<PaidStore>(['sqlite', 'redis'])('uploads of other purposes on %s', (store) => {
-  const h = paidGatewayPerSuite({ store, env: { ...BOOK_PRICES, FILES_OTHER_PURPOSES: 'true' } });
+  const h = paidGatewayPerSuite({
+    store,
+    env: { ...BOOK_PRICES, FILES_OTHER_PURPOSES: 'true', REFERENCE_MAX_TOKENS: '1000' },
+  });
 
   const status = (p: Promise<unknown>) =>
     p.then(
@@ -56,5 +59,43 @@ describe.each<PaidStore>(['sqlite', 'redis'])('uploads of other purposes on %s',
     // The owner deletes it; then it is gone for the owner too.
     expect((await client.files.delete(file.id)).deleted).toBe(true);
     expect(await status(client.files.retrieve(file.id))).toBe(404);
+  });
+
+  it('a paid call naming another key’s file (or one never uploaded here) is refused 404 before the provider; nothing charged', async () => {
+    const a = await h.fundKey(10);
+    const b = await h.fundKey(10);
+    const file = await h.openai(a.apiKey).files.create({
+      file: await toFile(Buffer.from('private notes\n'), 'private.txt'),
+      purpose: 'user_data',
+    });
+    const requests = h.upstream.stats.requests;
+    const chatWith = (fileId: string) => ({
+      model: 'mock-gpt',
+      max_tokens: 5,
+      messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: fileId } }] }],
+    });
+    const responsesWith = (fileId: string) => ({
+      model: 'mock-gpt',
+      max_output_tokens: 5,
+      input: [{ role: 'user', content: [{ type: 'input_file', file_id: fileId }] }],
+    });
+    for (const [path, body] of [
+      ['/chat/completions', chatWith(file.id)],
+      ['/responses', responsesWith(file.id)],
+      ['/chat/completions', chatWith('file-never-uploaded-here')],
+    ] as const) {
+      const res = await h.post(path, body, { authorization: `Bearer ${b.apiKey}` });
+      expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(404);
+      const err = ((await res.json()) as { error: { code: string; message: string } }).error;
+      expect(err.code).toBe('not_found');
+      expect(err.message).toMatch(/^No such file: /);
+    }
+    // The provider never saw them; B was charged nothing and holds nothing.
+    expect(h.upstream.stats.requests).toBe(requests);
+    expect(await h.available(b.apiKey)).toBe(b.balanceMsat);
+    expect((await h.ledger.getKeyInfo({ apiKey: b.apiKey }))!.account.reservedMsat).toBe(0);
+    // The owner's own call goes through.
+    const own = await h.post('/chat/completions', chatWith(file.id), { authorization: `Bearer ${a.apiKey}` });
+    expect(own.status).toBe(200);
   });
 });

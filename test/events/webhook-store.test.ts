@@ -39,7 +39,7 @@ const backends: Array<[string, () => Promise<Harness>]> = [
     'redis',
     async () => {
       const prefix = `evtest-${randomBytes(4).toString('hex')}`;
-      const conn = openStore({ redisUrl: 'redis://127.0.0.1:6379', redisPrefix: prefix }) as Extract<
+      const conn = openStore({ redisUrl: process.env.TEST_REDIS_URL!, redisPrefix: prefix }) as Extract<
         StoreConnection,
         { kind: 'redis' }
       >;

@@ -19,14 +19,23 @@ import type { BalanceLimitReset } from '../types.js';
  *   <p>:{t:<tokenHash>}:claim  string  owning account id (credit-once, global half)
  *   <p>:{meta}:secret   string  server secret for deposit-derived keys
  *   <p>:{meta}:kid      hash    key id → "<accountId> <keyHash>" (the console's lookup by key id; written after
- *                              a key is created, best effort — a miss falls back to a scan)
+ *                              a key is created, best effort — a miss falls back to the account index)
+ *   <p>:{meta}:accounts set    every account id, added BEFORE the credit that may create the account (so it is
+ *                              never short of one; an id whose credit was refused reads as an empty account).
+ *                              Sums, audits and sweeps walk it instead of SCANning the whole keyspace, so their
+ *                              cost is the gateway's accounts, not whatever else shares the Redis.
+ *   <p>:{meta}:accounts-complete  string  set once the index holds every account: at the store's first start
+ *                              (a new secret: no account can exist yet), or after a store from before the index
+ *                              was scanned once (redis-reads.ts `accountIds`)
  *   <p>:{audit}:accounts  zset  accounts with audit records, by when a writer last confirmed them (audit-index.ts)
  *   <p>:{audit}:node    stream  audit records of no account (admin changes, unknown keys)
  *
  * Layout version 3 (LEDGER_SCRIPT_VERSION): version 1 kept key counters as one field per counter in a
  * separate `kst` hash; version 2 kept a count-capped `audit` list and an `auditseq` field per account (the
  * ledger's own audit trail, gone: the audit log's stream is the only one). A version-2 store runs unchanged:
- * its old lists and fields are left alone: nothing reads them (delete `<p>:{a:*}:audit` at leisure).
+ * its old lists and fields are left alone: nothing reads them (delete `<p>:{a:*}:audit` at leisure). A store
+ * from before the account index (`{meta}:accounts`) is scanned once by the first process that needs the index;
+ * an older process still running after that adds no ids, so upgrade every process of a store together.
  */
 export interface AccountKeys {
   acct: string;
@@ -69,6 +78,16 @@ export function auditIndexKey(prefix: string): string {
 /** Audit records of no account: admin changes and failed logins, requests naming an unknown key. */
 export function auditNodeKey(prefix: string): string {
   return `${prefix}:{audit}:node`;
+}
+
+/** Every account id of the store (see the layout above). */
+export function accountIndexKey(prefix: string): string {
+  return `${prefix}:{meta}:accounts`;
+}
+
+/** Present once `accountIndexKey` holds every account. */
+export function accountIndexCompleteKey(prefix: string): string {
+  return `${prefix}:{meta}:accounts-complete`;
 }
 
 export function secretKey(prefix: string): string {

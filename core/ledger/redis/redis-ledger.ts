@@ -66,7 +66,16 @@ import type {
   SettleResult,
 } from '../types.js';
 import { AuditIndex } from './audit-index.js';
-import { accountKeys, claimKey, decodeKey, encodeMeta, keyIdIndexKey, secretKey } from './redis-keys.js';
+import {
+  accountIndexCompleteKey,
+  accountIndexKey,
+  accountKeys,
+  claimKey,
+  decodeKey,
+  encodeMeta,
+  keyIdIndexKey,
+  secretKey,
+} from './redis-keys.js';
 import { RedisReads } from './redis-reads.js';
 import { defineScripts } from './redis-scripts.js';
 
@@ -174,6 +183,7 @@ export class RedisLedger extends RedisReads {
         expiresAt: checkOptional('expiresAtMs', input.expiresAtMs),
       });
       const ak = accountKeys(this.prefix, accountId);
+      await this.indexAccount(accountId);
       const r = (await this.run(
         'credit',
         [ak.acct, ak.keys, ak.cred, ak.tx],
@@ -201,6 +211,14 @@ export class RedisLedger extends RedisReads {
       owner = String(await this.run('claim-token', [claim], [next, 'move', accountId]));
     }
     throw new GatewayError('internal_error', { message: 'No free account id for this deposit' });
+  }
+
+  /**
+   * Adds an account id to the account index before the credit that may create the account, and fails the
+   * credit when it cannot: sums and audits walk the index, so it may hold an id too many, never one too few.
+   */
+  private async indexAccount(accountId: string): Promise<void> {
+    await this.call(() => this.client.sadd(accountIndexKey(this.prefix), accountId));
   }
 
   /**
@@ -234,6 +252,8 @@ export class RedisLedger extends RedisReads {
           )
         : '';
     const desc = input.kind === 'topup' ? 'Top-up' : 'Deposit';
+    // A token's first credit creates its account (a key's account exists already).
+    if (mode === 'token') await this.indexAccount(c.accountId);
     const r = (await this.run(
       'credit',
       [ak.acct, ak.keys, ak.cred, ak.tx],
@@ -674,7 +694,9 @@ export async function createRedisLedger(
   const key = secretKey(prefix);
   let secret: string | null;
   try {
-    await client.set(key, randomBytes(32).toString('hex'), 'NX');
+    const fresh = (await client.set(key, randomBytes(32).toString('hex'), 'NX')) === 'OK';
+    // A new secret is a new store: no account exists, so the (empty) account index is complete.
+    if (fresh) await client.set(accountIndexCompleteKey(prefix), String(Date.now()));
     secret = await client.get(key);
   } catch (err) {
     throw new GatewayError('store_unavailable', { cause: err });

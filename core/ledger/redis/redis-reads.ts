@@ -19,7 +19,15 @@ import type {
   TransactionType,
 } from '../types.js';
 import { RECALL_KEEP_MS } from '../types.js';
-import { accountIdFromKey, accountKeys, decodeKey, flatToMap, keyIdIndexKey } from './redis-keys.js';
+import {
+  accountIdFromKey,
+  accountIndexCompleteKey,
+  accountIndexKey,
+  accountKeys,
+  decodeKey,
+  flatToMap,
+  keyIdIndexKey,
+} from './redis-keys.js';
 import type { ScriptName, ScriptRunner } from './redis-scripts.js';
 
 const KEY_ID_RE = /^[0-9a-f]{16}$/;
@@ -73,30 +81,68 @@ export class RedisReads {
     }
   }
 
-  /** Account keys of every account (all masters on a cluster). */
-  protected async scanKeys(suffix: string): Promise<string[]> {
+  private indexed: Promise<void> | null = null;
+
+  /**
+   * Every account id of the store, from the account index (redis-keys.ts): its cost is the accounts, not the
+   * keyspace a shared Redis holds. A store from before the index is scanned once, by the first process here.
+   */
+  protected async accountIds(): Promise<string[]> {
+    this.indexed ??= this.completeIndex().catch((err: unknown) => {
+      this.indexed = null;
+      throw err;
+    });
+    await this.indexed;
+    const index = accountIndexKey(this.prefix);
+    const out: string[] = [];
+    await this.call(async () => {
+      let cursor = '0';
+      do {
+        const [next, ids] = await this.client.sscan(index, cursor, 'COUNT', 1000);
+        cursor = next;
+        out.push(...ids);
+      } while (cursor !== '0');
+    });
+    return out;
+  }
+
+  /** Of `ids`, the accounts for which `has` counts more than 0 (one pipelined round per 500 accounts). */
+  protected async accountsWith(
+    ids: string[],
+    has: (keys: ReturnType<typeof accountKeys>) => Promise<number>,
+  ): Promise<string[]> {
+    const out: string[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const batch = ids.slice(i, i + 500);
+      const counts = await this.call(() => Promise.all(batch.map((id) => has(accountKeys(this.prefix, id)))));
+      batch.forEach((id, j) => {
+        if (counts[j]! > 0) out.push(id);
+      });
+    }
+    return out;
+  }
+
+  /** Fills the account index from a keyspace scan, once per store (a store from before the index). */
+  private async completeIndex(): Promise<void> {
+    const done = accountIndexCompleteKey(this.prefix);
+    if ((await this.call(() => this.client.exists(done))) === 1) return;
     const nodes: Redis[] =
       'nodes' in this.client && typeof this.client.nodes === 'function'
         ? this.client.nodes('master')
         : [this.client as Redis];
-    const out: string[] = [];
+    const index = accountIndexKey(this.prefix);
     for (const node of nodes) {
       await this.call(async () => {
         let cursor = '0';
         do {
-          const [next, keys] = await node.scan(
-            cursor,
-            'MATCH',
-            `${this.prefix}:{a:*}:${suffix}`,
-            'COUNT',
-            1000,
-          );
+          const [next, keys] = await node.scan(cursor, 'MATCH', `${this.prefix}:{a:*}:acct`, 'COUNT', 1000);
           cursor = next;
-          out.push(...keys);
+          const ids = keys.map(accountIdFromKey).filter((id): id is string => id !== null);
+          if (ids.length > 0) await this.client.sadd(index, ...ids);
         } while (cursor !== '0');
       });
     }
-    return out;
+    await this.call(() => this.client.set(done, String(Date.now())));
   }
 
   private async snapshot(accountId: string, withKeys: boolean) {
@@ -230,9 +276,8 @@ export class RedisReads {
       if (accountId && keyHash) return { keyRef: { accountId, keyHash } };
     }
     // Not indexed (created before the index existed, or its index write failed): look through every account once.
-    for (const keysKey of await this.scanKeys('keys')) {
-      const accountId = accountIdFromKey(keysKey);
-      if (!accountId) continue;
+    for (const accountId of await this.accountIds()) {
+      const keysKey = accountKeys(this.prefix, accountId).keys;
       const keyHash = await this.call(async () => {
         let cursor = '0';
         do {
@@ -252,10 +297,11 @@ export class RedisReads {
 
   async sweepExpired(now = Date.now(), max = 1000): Promise<number> {
     let n = 0;
-    for (const expiryKey of await this.scanKeys('lease')) {
+    const due = await this.accountsWith(await this.accountIds(), (k) =>
+      this.client.zcount(k.expiry, '-inf', now),
+    );
+    for (const id of due) {
       if (n >= max) break;
-      const id = accountIdFromKey(expiryKey);
-      if (!id) continue;
       const ak = accountKeys(this.prefix, id);
       n += Number(await this.run('sweep-expired', [ak.acct, ak.res, ak.expiry, ak.fin], [now, max - n]));
     }
@@ -276,9 +322,8 @@ export class RedisReads {
       .map(([id]) => id);
     if (dead.length === 0) return { processes: 0, released: 0 };
     let released = 0;
-    for (const expiryKey of await this.scanKeys('lease')) {
-      const id = accountIdFromKey(expiryKey);
-      if (!id) continue;
+    const open = await this.accountsWith(await this.accountIds(), (k) => this.client.zcard(k.expiry));
+    for (const id of open) {
       const ak = accountKeys(this.prefix, id);
       released += Number(
         await this.run('release-orphans', [ak.acct, ak.res, ak.expiry, ak.fin], [now, 1_000_000, ...dead]),
@@ -327,10 +372,10 @@ export class RedisReads {
 
   async checkConservation(): Promise<ConservationReport> {
     const list: ConservationInput[] = [];
-    for (const key of await this.scanKeys('acct')) {
-      const id = accountIdFromKey(key);
-      if (!id) continue;
+    for (const id of await this.accountIds()) {
       const s = await this.snapshot(id, false);
+      // An id whose creating credit was refused (the index is written first): no account.
+      if (s.acct.size === 0) continue;
       const n = (f: string) => Number(s.acct.get(f) ?? 0);
       list.push({
         accountId: id,
@@ -350,8 +395,13 @@ export class RedisReads {
 
   async totalUserBalancesMsat(): Promise<number> {
     let total = 0;
-    for (const key of await this.scanKeys('acct')) {
-      total += Number((await this.call(() => this.client.hget(key, 'balance'))) ?? 0);
+    const ids = await this.accountIds();
+    for (let i = 0; i < ids.length; i += 500) {
+      const batch = ids.slice(i, i + 500);
+      const balances = await this.call(() =>
+        Promise.all(batch.map((id) => this.client.hget(accountKeys(this.prefix, id).acct, 'balance'))),
+      );
+      for (const b of balances) total += Number(b ?? 0);
     }
     return total;
   }

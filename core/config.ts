@@ -344,6 +344,7 @@ export function readEnvFile(env: Env = process.env): string | undefined {
   return path;
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one line per setting, in the order of the README's configuration table; a flat list, not logic
 export function loadConfig(env: Env = process.env): Config {
   const doorsOffered = list(env, 'PAYMENT_DOORS', ['cashu', 'l402', 'mpp']);
   for (const d of doorsOffered)

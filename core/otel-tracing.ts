@@ -120,6 +120,7 @@ export interface OtelTracing {
   close(): Promise<void>;
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the tracer's closure: its short channel handlers share the open-span maps and the exporter
 export function startOtelTracing(env: Record<string, string | undefined>, log: Logger): OtelTracing {
   const ids = new PresetIds();
   const provider = new TracerProvider({

@@ -115,6 +115,7 @@ function auditHook(services: Services): ((ctx: RequestContext, status: number) =
   };
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the composition root: start-up steps in their required order (services, recovery, routes, engine, timers)
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const config = opts.config ?? loadConfig();
   const log = opts.log ?? defaultLog;

@@ -511,6 +511,7 @@ async function unionOfModels(providers: Providers): Promise<unknown> {
  * lifecycle flag, and the operator settings persisted in the store applied over the environment — all before
  * a plugin or route module is built, so the first call already prices with the persisted terms.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the composition root of the services: built in dependency order, each step one or two lines
 export async function buildServices(
   config: Config,
   log: Logger,

@@ -172,6 +172,7 @@ export const reserveNeeds = {
   optional: ['wallet', 'nodes', 'objects', 'limiter'],
 } as const satisfies PluginNeeds;
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a stage factory: the count is its closure, whose named steps are each under 80 lines
 export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): Plugin => {
   noOptions('reserve', options);
   const { ledger, pricing, catalog, config, wallet, providers, nodes } = services;

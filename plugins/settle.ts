@@ -172,6 +172,7 @@ export const settleNeeds = {
   optional: ['btc', 'audit', 'batchJobs', 'objects', 'network'],
 } as const satisfies PluginNeeds;
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a stage factory: the count is its closure, whose named steps are each under 80 lines
 export const settle: PluginFactory<typeof settleNeeds> = (options, services): Plugin => {
   noOptions('settle', options);
   const { ledger, pricing, log } = services;

@@ -742,6 +742,7 @@ export class LeasingLedger implements Ledger {
    * One lease step: resends a failed one unchanged, else reports the queue and opens/renews/shrinks/closes.
    * Resolves to the store's answer (null when there was nothing to do).
    */
+  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: one lease step between taking and releasing `busy`: building the store request and applying its answer read and write the same lease fields, and no other step may run between them
   private async step(
     l: KeyLease,
     close: boolean,

@@ -206,6 +206,7 @@ function isObj(v: unknown): v is Json {
  * `.yaml`/`.yml` extension); every message names the entry (`providers[1] ("b")`). `env` resolves
  * `api_key_env`. Defaults: models "*", priority 1, weight 1, and the connection/timeout defaults given.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: validates the providers file field by field in the file's order, every message naming its entry
 export function parseProvidersFile(
   text: string,
   env: Record<string, string | undefined>,
@@ -229,6 +230,7 @@ export function parseProvidersFile(
   for (const k of Object.keys(doc))
     if (!known.has(k)) throw new ConfigError(`${where}: unknown field "${k}"`);
   const names = new Set<string>();
+  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: one provider entry's fields checked in the file's order, every message naming the entry
   const providers = doc.providers.map((raw, i): ProviderSpec => {
     const at = `${where}: providers[${i}]${isObj(raw) && typeof raw.name === 'string' ? ` ("${raw.name}")` : ''}`;
     if (!isObj(raw)) throw new ConfigError(`${at}: must be an object`);

@@ -46,6 +46,7 @@ export interface RealtimeGateway {
   close(graceMs: number): Promise<boolean>;
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the Realtime gateway's closure: its open sessions, credential checks and settlement share one state; each inner function is short
 export function createRealtime(services: Services, log: Logger): RealtimeGateway | undefined {
   const { ledger, pricing, config, catalog, providers, wallet } = services;
   if (ledger === undefined || pricing === undefined) return undefined;
@@ -94,6 +95,7 @@ export function createRealtime(services: Services, log: Logger): RealtimeGateway
     return parseCredential({ method: 'GET', headers });
   }
 
+  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: an upgrade's checks in the order a client meets them (path, credential, model, reservation), then the session's event wiring
   async function open(up: WebSocketUpgrade): Promise<void> {
     if (up.path !== '/v1/realtime') {
       throw new GatewayError('not_found', { message: `No WebSocket route for ${up.path}` });

@@ -40,6 +40,7 @@ function neverSent(err: unknown): boolean {
 /** The providers' completion window (24 h) plus a day: a batch's reservation never expires while it is open. */
 export const BATCH_RESERVATION_MS = 48 * 3_600_000;
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a route module: the /v1/batches routes registered in order; the count is the route table
 export const batchesRoutes: RouteModule = (router, services: Services) => {
   // Traced (README, "Tracing") as a `batch create` span in the client's trace; the job keeps its traceparent so
   // that the watcher's settlement span links back to it.
@@ -49,6 +50,7 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
     ),
   );
 
+  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: a batch's steps in order (input file checked, reserved, created at the provider, recorded); each refusal releases what the steps before it took
   async function createBatch(
     ctx: RequestContext,
     body: JsonBodyOf<'/v1/batches', 'POST'>,

@@ -74,6 +74,7 @@ export async function withUpload<T>(
   }
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: busboy's event handlers share the upload's state (limits, digest, open file) and must settle one promise once
 async function receive(body: Readable, path: string, opts: UploadOptions): Promise<Upload> {
   let parser: ReturnType<typeof Busboy>;
   try {

@@ -137,6 +137,7 @@ function checkBound(q: SwapQuote, face: number, policy: ForeignMintPolicy): Swap
   return q;
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a swap's journalled steps in order: each await is a crash point that the recovery pass knows by its place
 export async function swapForeignToken(
   ctx: WalletContext,
   token: string,

@@ -50,6 +50,7 @@ export function openProofStore(conn: CreateWalletOptions['conn']): ProofStore {
   return conn.kind === 'redis' ? new RedisProofStore(conn) : new SqliteProofStore(conn.db);
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the wallet's composition root: its context and operations built in dependency order
 export async function createWallet(opts: CreateWalletOptions): Promise<WalletService> {
   if (opts.mints.length === 0)
     throw new GatewayError('internal_error', { message: 'No trusted mint (CASHU_MINTS)' });

@@ -69,7 +69,10 @@ describe('Redis account index', () => {
     try {
       const deposits = [];
       for (let i = 0; i < 3; i++) {
-        const r = await ledger.createKeyFromDeposit({ tokenHash: randomTokenHash(), amountMsat: 1000 * (i + 1) });
+        const r = await ledger.createKeyFromDeposit({
+          tokenHash: randomTokenHash(),
+          amountMsat: 1000 * (i + 1),
+        });
         expect(r.ok).toBe(true);
         if (r.ok) deposits.push(r);
       }

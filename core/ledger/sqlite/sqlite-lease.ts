@@ -24,6 +24,7 @@ export function leaseSlots(note: string | null): number {
  * The SQLite lease step, inside the caller's BEGIN IMMEDIATE transaction: the same rules, in the same order,
  * as core/ledger/redis/lease-7.lua (read its header for the semantics); the conformance suite keeps them equal.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: mirrors lease-7.lua rule for rule, in the same order, so the two read side by side; the conformance suite keeps them equal
 export function sqliteLeaseStep(
   s: SqliteStore,
   l: CheckedLease,

@@ -287,6 +287,7 @@
     }
   }
 
+  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: builds the Network view's DOM in display order
   function renderNetwork(d) {
     const npub = el('span');
     const code = el('code', d.npub, 'break');
@@ -568,6 +569,7 @@
     return p;
   }
 
+  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: builds the Keys view's DOM in display order
   async function showKey(q) {
     const box = $('key-result');
     box.textContent = '';

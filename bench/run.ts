@@ -25,6 +25,7 @@ import {
   type StoreKind,
   startGatewayTarget,
 } from './targets/gateway.js';
+import { openL402Door } from './targets/l402.js';
 import { nginxVersion, SkipTarget, startNginx } from './targets/nginx.js';
 import { portkeyVersion, startPortkey } from './targets/portkey.js';
 import type { RunningTarget } from './targets/types.js';
@@ -46,6 +47,8 @@ const LABELS: Record<string, string> = {
   'gw-sqlite-node': 'gateway paid, SQLite, node:http',
   'gw-redis-uws': 'gateway paid, Redis, uws',
   'gw-redis-node': 'gateway paid, Redis, node:http',
+  'gw-sqlite-node-l402': 'gateway paid from an L402 balance, SQLite, node:http',
+  'gw-redis-node-l402': 'gateway paid from an L402 balance, Redis, node:http',
   'gw-sqlite-uws-percall': 'gateway paid, SQLite, uws, leases off',
   'gw-redis-uws-percall': 'gateway paid, Redis, uws, leases off',
   'gw-sqlite-node-percall': 'gateway paid, SQLite, node:http, leases off',
@@ -99,6 +102,7 @@ function gatewayParts(id: string): {
   noAcks: boolean;
   twoProviders: boolean;
   workers: number;
+  l402: boolean;
 } {
   const [, store, engine, variant] = id.split('-') as [string, StoreKind | 'relay', Engine, string?];
   return {
@@ -108,6 +112,7 @@ function gatewayParts(id: string): {
     noAcks: variant === 'noacks',
     twoProviders: variant === '2prov',
     workers: variant === 'w2' ? 2 : 1,
+    l402: variant === 'l402',
   };
 }
 
@@ -150,7 +155,34 @@ async function startTarget(
   // The reference for WORKERS=2: the same nginx with two worker processes, in the same run.
   if (id === 'nginx-w2') return startNginx(up.port, 2);
   if (id === 'portkey') return startPortkey(up.url);
-  const { store, engine, perCall, noAcks, twoProviders, workers } = gatewayParts(id);
+  const { store, engine, perCall, noAcks, twoProviders, workers, l402 } = gatewayParts(id);
+  // '-l402': every call paid from one L402 balance (bench/targets/l402.ts), against the same store's sk- row.
+  if (l402) {
+    const door = await openL402Door();
+    try {
+      const target = await startGatewayTarget({
+        engine,
+        store: store === 'relay' ? undefined : await stores.get(store),
+        upstreamUrl: up.url,
+        ...(nodeArgs ? { nodeArgs } : {}),
+        extraEnv: { ...door.env, ...extraEnv },
+      });
+      const paid = await door.pay(target).catch(async (err: unknown) => {
+        await target.stop();
+        throw err;
+      });
+      return {
+        ...paid,
+        stop: async () => {
+          await target.stop();
+          await door.close();
+        },
+      };
+    } catch (err) {
+      await door.close();
+      throw err;
+    }
+  }
   // '-percall' targets: credit leases off (one store step per admit and per settle), for the on/off rows.
   // '-2prov': two providers, weighted routing (the routing row).
   // '-noacks': money writes do not wait for a replica (the cost of the replica rule, against the same cluster).

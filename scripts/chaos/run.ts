@@ -76,6 +76,12 @@ export interface ChaosReport {
   counts: TrafficCounts;
   /** Calls the ledger charged (settled), and the msats charged and paid out (withdrawals, refunds, change). */
   charged: { calls: number; spentMsat: number; withdrawnMsat: number };
+  /**
+   * Calls answered 200 by a gateway less than KILL_WINDOW_MS before that gateway was killed -9: with credit leases
+   * (the default) a killed process loses the calls it settled in memory but had not reported yet (at most one
+   * LEASE_FLUSH_MS and a store step; docs/ledger.md, "Credit leases"), so these alone may be served uncharged.
+   */
+  servedJustBeforeKill: number;
   faults: Partial<Record<FaultKind, number>>;
   tokensPaid: number;
   tokensCredited: number;
@@ -98,6 +104,8 @@ export interface ChaosReport {
 }
 
 const LEASE_MS = 4_000;
+/** A kill this soon after a 200 may take that call's charge with it (one lease flush and one store step, loaded). */
+const KILL_WINDOW_MS = 2_000;
 const ORPHAN_MS = 1_500;
 /** A client's waits before each try of one call: a real client backs off, so its tries outlast a short outage. */
 const RETRY_WAIT_MS = [0, 250, 1_000, 2_500, 5_000];
@@ -155,6 +163,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     counts: { calls: 0, served: 0, refused: 0, failed: 0, retried: 0, refunds: 0 },
     faults: {},
     charged: { calls: 0, spentMsat: 0, withdrawnMsat: 0 },
+    servedJustBeforeKill: 0,
     tokensPaid: 0,
     tokensCredited: 0,
     tokensUnspent: 0,
@@ -201,6 +210,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       if (live.length === 0) return undefined;
       return `http://127.0.0.1:${ports[live[Math.floor(random() * live.length)]!]}`;
     };
+    /** When each gateway (by its base URL) answered a 200, and when each was killed -9. */
+    const servedAt = new Map<string, number[]>();
+    const killedAt = new Map<string, number[]>();
 
     let stop = false;
     const minEnd = Date.now() + opts.seconds * 1000;
@@ -240,6 +252,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           report.counts.calls++;
           const outcome = await paidCall(base, plan, returned, 5_000);
           report.counts[outcome]++;
+          if (outcome === 'served') servedAt.set(base, [...(servedAt.get(base) ?? []), Date.now()]);
           if (outcome !== 'failed') break;
         }
         if (bearers.length > 0 && random() < 0.05) {
@@ -272,6 +285,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         switch (kind) {
           case 'kill-gateway': {
             const i = Math.floor(random() * n);
+            const victim = `http://127.0.0.1:${ports[i]}`;
+            killedAt.set(victim, [...(killedAt.get(victim) ?? []), Date.now()]);
             await procs[i]?.kill('SIGKILL');
             await new Promise((r) => setTimeout(r, heal));
             procs[i] = await spawnGateway(env(ports[i]!));
@@ -322,6 +337,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     };
 
     await Promise.all([...Array.from({ length: clients }, client), faults()]);
+    for (const [base, kills] of killedAt) {
+      for (const t of servedAt.get(base) ?? [])
+        if (kills.some((k) => k >= t && k - t < KILL_WINDOW_MS)) report.servedJustBeforeKill++;
+    }
     stop = true;
     log(`traffic done: ${JSON.stringify(report.counts)}`);
 

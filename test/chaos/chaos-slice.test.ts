@@ -25,8 +25,10 @@ describe.each([
     });
     expect(report.problems, JSON.stringify(report)).toEqual([]);
     expect(report.counts.served).toBeGreaterThan(20);
-    // Every call answered 200 was charged (a call cut or failed after admission may be charged too).
-    expect(report.charged.calls).toBeGreaterThanOrEqual(report.counts.served);
+    // Every call answered 200 was charged (a call cut or failed after admission may be charged too), except
+    // what a gateway killed -9 right after answering had settled but not yet reported: with credit leases (the
+    // default) that is the documented loss of a kill (docs/ledger.md, "Credit leases"), one flush at most.
+    expect(report.charged.calls).toBeGreaterThanOrEqual(report.counts.served - report.servedJustBeforeKill);
     expect(Object.values(report.faults).reduce((a, b) => a + (b ?? 0), 0)).toBeGreaterThanOrEqual(2);
     expect(report.tokensLost).toBe(0);
     expect(report.reservedAfterMsat).toBe(0);

@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
  * on a 2-core machine would be one file at a time). The suites that load the machine on purpose or hold tight
  * time or memory bounds (chaos, fuzz, the soak slice, 10,000 idle sockets, failover, kill -9 under load across
  * processes, counting Redis commands, real Prometheus, the browsers) run afterwards one file at a time, so that
- * nothing else distorts them. (Shutdown-bound and kill -9 suites without load have seconds of slack: they run
+ * nothing else distorts them. (The lease processes suite runs with the others: it must hold on a loaded machine.) (Shutdown-bound and kill -9 suites without load have seconds of slack: they run
  * side by side.)
  */
 const SERIAL = [
@@ -15,7 +15,6 @@ const SERIAL = [
   'test/bench/soak-slice.test.ts',
   'test/http/slow-clients.test.ts',
   'test/e2e/redis-failover.test.ts',
-  'test/ledger/lease-processes.test.ts',
   'test/ledger/lease-config.test.ts',
   'test/routes/prometheus.test.ts',
   'test/**/*browser*.test.ts',

@@ -9,15 +9,20 @@ import { runPayoutChaos } from '../../scripts/chaos/payouts.js';
  * no address was paid beyond what its key was debited (at most once, never paid and kept), nothing is held, the
  * ledger is conserved, the wallet is solvent and every token handed out redeems (scripts/chaos/payouts.ts).
  */
-describe.each(['sqlite', 'redis'] as const)('payout chaos slice on %s', (store) => {
-  it('every payout at most once, none paid and kept; conserved, solvent, nothing held', async () => {
-    const report = await runPayoutChaos({ store, seconds: 12, processes: 2, keys: 9, faultEveryMs: 1_200 });
-    expect(report.problems, JSON.stringify(report)).toEqual([]);
-    expect(report.auditOk && report.solvent).toBe(true);
-    // The run did what it is for: payouts were made and refused for an undecided one, faults were injected.
-    expect(report.ops.ok).toBeGreaterThan(0);
-    expect(report.lightningPaid).toBeGreaterThan(0);
-    expect(Object.values(report.faults).reduce((a, b) => a + (b ?? 0), 0)).toBeGreaterThanOrEqual(3);
-    expect(report.tokensRedeemed).toBe(report.tokensOut);
-  }, 600_000);
+// The two stores' runs are independent (each its own processes, store, mints and addresses) and run side by side.
+describe('payout chaos slice', () => {
+  it.concurrent.each(['sqlite', 'redis'] as const)(
+    'on %s: every payout at most once, none paid and kept; conserved, solvent, nothing held',
+    async (store) => {
+      const report = await runPayoutChaos({ store, seconds: 12, processes: 2, keys: 9, faultEveryMs: 1_200 });
+      expect(report.problems, JSON.stringify(report)).toEqual([]);
+      expect(report.auditOk && report.solvent).toBe(true);
+      // The run did what it is for: payouts were made and refused for an undecided one, faults were injected.
+      expect(report.ops.ok).toBeGreaterThan(0);
+      expect(report.lightningPaid).toBeGreaterThan(0);
+      expect(Object.values(report.faults).reduce((a, b) => a + (b ?? 0), 0)).toBeGreaterThanOrEqual(3);
+      expect(report.tokensRedeemed).toBe(report.tokensOut);
+    },
+    600_000,
+  );
 });

@@ -7,7 +7,13 @@ import type { StoreConnection } from '../store/connection.js';
 import { decodeBolt11 } from '../wallet/bolt11.js';
 import type { WalletService } from '../wallet/types.js';
 import { claimOnce, loadDoorSecret, readMark } from './door-secrets.js';
-import { issueMacaroon, l402Challenge, parseL402Credential, verifyMacaroon } from './l402.js';
+import {
+  issueMacaroon,
+  type L402Caveats,
+  l402Challenge,
+  parseL402Credential,
+  verifyMacaroon,
+} from './l402.js';
 import { challengeHeader, issueChallenge, type MppCredential, readCredential, receiptHeader } from './mpp.js';
 
 /**
@@ -77,6 +83,13 @@ const CONSUMED_MARGIN_S = 3600;
 
 export class PaymentDoors {
   private readonly credited = new LRUCache<string, true>({ max: CREDITED_CACHE_SIZE });
+  /**
+   * Macaroons that verified here, by their exact text, with their caveats: the same bytes under the same root
+   * key verify the same way, and a verification costs about 0.5 ms of CPU (measured, lightning-tools), which
+   * made a call paid from an L402 balance cost 0.14 ms more than one paid with an sk- key. The caveats (expiry,
+   * models) are still checked at every call; only what verified is kept.
+   */
+  private readonly verified = new LRUCache<string, L402Caveats>({ max: CREDITED_CACHE_SIZE });
 
   private constructor(
     readonly config: DoorsConfig,
@@ -220,7 +233,11 @@ export class PaymentDoors {
     if (l402 !== null) {
       if (!this.offers('l402'))
         throw new GatewayError('invalid_payment_credential', { message: 'L402 is not offered here' });
-      const caveats = await verifyMacaroon(this.rootKey, l402.macaroon);
+      let caveats = this.verified.get(l402.macaroon);
+      if (caveats === undefined) {
+        caveats = await verifyMacaroon(this.rootKey, l402.macaroon);
+        this.verified.set(l402.macaroon, caveats);
+      }
       if (caveats.service !== L402_SERVICE) {
         throw new GatewayError('invalid_payment_credential', {
           message: 'The L402 macaroon is for another service',

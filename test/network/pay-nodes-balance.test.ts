@@ -334,7 +334,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('a prepaid key at another node on 
       expect((await chat(a, apiKey)).status).toBe(200);
       expect(await a.available(apiKey)).toBe(balanceMsat - 3 * price);
     });
-  });
+    // Its own waits allow 15 s (the failed top-up counted) and 30 s (the retried one): the test's bound covers
+    // both and the gateway start (a loaded CI machine once ran out the default 30 s here).
+  }, 90_000);
 
   it('"pricing": "auto" × markup: the user pays the node’s advertised price × 1.05, to the msat, for both payments', async () => {
     // Independent of the production arithmetic: (request + prompt × per-1k / 1000 + completion × per-1k / 1000)

@@ -299,6 +299,8 @@ export class LeasingLedger implements Ledger {
    */
   private async exact(l: KeyLease, input: AdmitInput): Promise<AdmitResult> {
     let recalls = 0;
+    let recalledAny = false;
+    let triedAfterGone = false;
     /** Leases of other processes that did not answer a recall within its wait (they may hold the money). */
     let inTransit: OtherLease[] = [];
     for (let attempt = 0; ; attempt++) {
@@ -321,7 +323,17 @@ export class LeasingLedger implements Ledger {
         recalls++;
         const recall = await this.recallOthers(l.accountId, 'money');
         inTransit = recall.unanswered;
-        if (recall.any) continue;
+        if (recall.any) {
+          recalledAny = true;
+          continue;
+        }
+        // No lease left, but an earlier recall found some: a holder may have given its slice back after the
+        // admit above was refused (a step of its own, made after the recall but before it read it, counted as
+        // its answer). Admit once more before refusing, or the refusal names a balance that is no longer the key's.
+        if (recalledAny && !triedAfterGone) {
+          triedAfterGone = true;
+          continue;
+        }
       }
       // A renewal of another caller may have taken the rest again meanwhile: give it back, once more.
       if (attempt > recalls || !l.id) return r;

@@ -20,9 +20,10 @@ const conn = openStore({
 const waitMs = Number(process.env.AUDIT_WAIT_MS ?? 20_000);
 const until = Date.now() + waitMs;
 async function audit() {
+  let ledger: Awaited<ReturnType<typeof createLedger>> | undefined;
   for (let said = false; ; ) {
     try {
-      const ledger = await createLedger(conn, { warn: (m) => console.error(m) });
+      ledger ??= await createLedger(conn, { warn: (m) => console.error(m) });
       return await ledger.checkConservation();
     } catch (err) {
       if ((err as { code?: string }).code !== 'store_unavailable' || Date.now() >= until) throw err;

@@ -87,7 +87,7 @@ export class PaymentDoors {
    * Macaroons that verified here, by their exact text, with their caveats: the same bytes under the same root
    * key verify the same way, and a verification costs about 0.5 ms of CPU (measured, lightning-tools), which
    * made a call paid from an L402 balance cost 0.14 ms more than one paid with an sk- key. The caveats (expiry,
-   * models) are still checked at every call; only what verified is kept.
+   * models) are still checked at every call; only a macaroon whose invoice was credited is kept.
    */
   private readonly verified = new LRUCache<string, L402Caveats>({ max: CREDITED_CACHE_SIZE });
 
@@ -233,11 +233,8 @@ export class PaymentDoors {
     if (l402 !== null) {
       if (!this.offers('l402'))
         throw new GatewayError('invalid_payment_credential', { message: 'L402 is not offered here' });
-      let caveats = this.verified.get(l402.macaroon);
-      if (caveats === undefined) {
-        caveats = await verifyMacaroon(this.rootKey, l402.macaroon);
-        this.verified.set(l402.macaroon, caveats);
-      }
+      const known = this.verified.get(l402.macaroon);
+      const caveats = known ?? (await verifyMacaroon(this.rootKey, l402.macaroon));
       if (caveats.service !== L402_SERVICE) {
         throw new GatewayError('invalid_payment_credential', {
           message: 'The L402 macaroon is for another service',
@@ -250,7 +247,11 @@ export class PaymentDoors {
           message: `This L402 token may not pay for model ${o.model}`,
         });
       }
-      return this.credit('l402', caveats.paymentHash, l402.preimage, false);
+      const caller = await this.credit('l402', caveats.paymentHash, l402.preimage, false);
+      // Kept only once it paid: a 402's macaroon verifies without any payment, so caching before would let
+      // unpaid challenges fill the cache.
+      if (known === undefined) this.verified.set(l402.macaroon, caveats);
+      return caller;
     }
     const cred = readCredential(this.mppSecret, this.config.realm, authorization);
     if (cred === null) return null;

@@ -20,6 +20,7 @@ import type {
 } from '../types.js';
 import { RECALL_KEEP_MS } from '../types.js';
 import {
+  type AccountKeys,
   accountIdFromKey,
   accountIndexCompleteKey,
   accountIndexKey,
@@ -106,20 +107,25 @@ export class RedisReads {
     return out;
   }
 
-  /** Of `ids`, the accounts for which `has` counts more than 0 (one pipelined round per 500 accounts). */
-  protected async accountsWith(
-    ids: string[],
-    has: (keys: ReturnType<typeof accountKeys>) => Promise<number>,
-  ): Promise<string[]> {
-    const out: string[] = [];
+  /** `read` of each account in `ids`, in order: one pipelined round per 500 accounts. */
+  private async inRounds<T>(ids: string[], read: (keys: AccountKeys) => Promise<T>): Promise<T[]> {
+    const out: T[] = [];
     for (let i = 0; i < ids.length; i += 500) {
       const batch = ids.slice(i, i + 500);
-      const counts = await this.call(() => Promise.all(batch.map((id) => has(accountKeys(this.prefix, id)))));
-      batch.forEach((id, j) => {
-        if (counts[j]! > 0) out.push(id);
-      });
+      out.push(
+        ...(await this.call(() => Promise.all(batch.map((id) => read(accountKeys(this.prefix, id)))))),
+      );
     }
     return out;
+  }
+
+  /** Of `ids`, the accounts for which `count` is more than 0. */
+  protected async accountsWith(
+    ids: string[],
+    count: (keys: AccountKeys) => Promise<number>,
+  ): Promise<string[]> {
+    const counts = await this.inRounds(ids, count);
+    return ids.filter((_, i) => counts[i]! > 0);
   }
 
   /** Fills the account index from a keyspace scan, once per store (a store from before the index). */
@@ -394,16 +400,8 @@ export class RedisReads {
   }
 
   async totalUserBalancesMsat(): Promise<number> {
-    let total = 0;
-    const ids = await this.accountIds();
-    for (let i = 0; i < ids.length; i += 500) {
-      const batch = ids.slice(i, i + 500);
-      const balances = await this.call(() =>
-        Promise.all(batch.map((id) => this.client.hget(accountKeys(this.prefix, id).acct, 'balance'))),
-      );
-      for (const b of balances) total += Number(b ?? 0);
-    }
-    return total;
+    const balances = await this.inRounds(await this.accountIds(), (k) => this.client.hget(k.acct, 'balance'));
+    return balances.reduce((total, b) => total + Number(b ?? 0), 0);
   }
 
   async close(): Promise<void> {

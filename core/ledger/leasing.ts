@@ -667,7 +667,10 @@ export class LeasingLedger implements Ledger {
   /** The in-memory admission, or null when the lease cannot take this call now. */
   private tryLocal(l: KeyLease, input: AdmitInput, now: number): AdmitResult | null {
     const k = l.key;
-    if (!l.id || l.busy || !k) return null;
+    // A step whose answer never came (l.pending, resent unchanged by the next step) may have been applied: the
+    // store may have shrunk the slice and the concurrency slots this lease still counts on. Nothing is admitted
+    // in memory until that step is answered.
+    if (!l.id || l.busy || l.pending || !k) return null;
     // Never spend a slice the store may already have released: a lease not renewed for 3/4 of its TTL (a
     // stalled event loop, an unreachable store) is renewed before the next call is admitted in memory.
     if (now >= l.expiresAt - this.opts.ttlMs / 4) return null;

@@ -222,5 +222,54 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
       });
       expect((await m.getKeyInfo({ apiKey: k.apiKey }))?.account.balanceMsat).toBe(9940);
     });
+
+    it('a step whose answer was lost admits nothing in memory until it is answered: the store may have shrunk the lease', async () => {
+      // The store applies each lease step; while `lost`, its answer never arrives (a connection reset after the
+      // write). No timer resends meanwhile (flushMs and idleMs of a minute), so only admissions act.
+      let lost = false;
+      const m = await start({ flushMs: 60_000, idleMs: 60_000, ttlMs: 120_000 }, (inner) => ({
+        lease: async (x) => {
+          const r = await inner.lease(x);
+          if (lost) throw new Error('connection reset');
+          return r;
+        },
+      }));
+      const limits: RateLimits = { ...BIG, concurrent: 4 };
+      const k = await fund(m, 1_000_000, Date.now());
+      const open = (maxMsat = 1000) =>
+        m.admit(admitInput(k.apiKey, { maxMsat, minMsat: 1, expiresInMs: 600_000, limits }));
+      const first = await open(); // cold: the exact way
+      if (!first.ok) throw new Error(first.code);
+      await m.settle(settleInput(first, { costMsat: 1 }));
+      const a = await open();
+      const b = await open();
+      expect([a.ok, b.ok]).toEqual([true, true]);
+      expect(m.stats()).toMatchObject({ leases: 1, openCalls: 2 });
+      if (!b.ok) throw new Error(b.code);
+      await m.settle(settleInput(b, { costMsat: 1 }));
+      // An exact call shrinks the lease to its one open call first: the store applies it, the answer is lost.
+      lost = true;
+      await expect(
+        m.admit(
+          admitInput(k.apiKey, { maxMsat: 1000, minMsat: 1, expiresInMs: 600_000, limits, exactPath: true }),
+        ),
+      ).rejects.toThrow('connection reset');
+      // Admitting in memory now would trust the slots and slice the lease had before that step.
+      await open().catch(() => undefined);
+      await open().catch(() => undefined);
+      lost = false;
+      // Another process fills the key's concurrency up to the limit in the store.
+      let others = 0;
+      for (let i = 0; i < 6; i++) {
+        const r = await harnessOf(m).ledger.admit(
+          admitInput(k.apiKey, { maxMsat: 1000, minMsat: 1, expiresInMs: 600_000, limits }),
+        );
+        if (r.ok) others++;
+      }
+      expect(m.stats().openCalls + others).toBeLessThanOrEqual(4);
+      // And no msat of the lease's old slice is spent in memory: the store covers every open call's bound.
+      const info = await harnessOf(m).ledger.getKeyInfo({ apiKey: k.apiKey });
+      expect(info!.account.reservedMsat).toBeGreaterThanOrEqual(1000 * (m.stats().openCalls + others));
+    });
   });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getEncodedToken, type MeltQuoteBolt11Response, type Proof, type Wallet } from '@cashu/cashu-ts';
 import { GatewayError } from '../errors.js';
+import { bolt11AmountMsat } from './bolt11.js';
 import {
   counterCollector,
   crashPoint,
@@ -144,17 +145,36 @@ export async function sendToken(
   return { token, amountMsat: toMsat(amount, unit), feeMsat, mint, unit };
 }
 
-/** A NUT-05 melt quote for `invoice` at `mint` (no money moves); a refused invoice is 400 `invalid_request`. */
+/**
+ * A NUT-05 melt quote for `invoice` at `mint` (no money moves); a refused invoice is 400 `invalid_request`.
+ * `amountMsat`: the amount to pay an invoice that names none (NUT-05 `amountless`), and only then.
+ */
 export async function quoteInvoice(
   ctx: WalletContext,
   invoice: string,
   mint: string,
   unit: CashuUnit,
+  amountMsat?: number,
 ): Promise<MeltQuoteInfo> {
+  const named = bolt11AmountMsat(invoice);
+  if ((named === null) !== (amountMsat !== undefined)) {
+    throw new GatewayError('invalid_request', {
+      message:
+        named === null
+          ? 'The invoice names no amount: say what to pay it'
+          : 'The invoice names its amount: no other amount may be paid to it',
+    });
+  }
+  if (
+    amountMsat !== undefined &&
+    (!Number.isSafeInteger(amountMsat) || amountMsat <= 0 || (unit === 'sat' && amountMsat % 1000 !== 0))
+  ) {
+    throw new GatewayError('invalid_request', { message: `Cannot pay ${amountMsat} msat in ${unit}` });
+  }
   const client = await ctx.clients.get(mint, unit);
   let quote: MeltQuoteBolt11Response;
   try {
-    quote = await client.createMeltQuoteBolt11(invoice);
+    quote = await client.createMeltQuoteBolt11(invoice, amountMsat);
   } catch (err) {
     const mapped = mapMintError(err);
     if (mapped.code === 'mint_unavailable' && classifyMintFailure(err) === 'rejected') {

@@ -279,9 +279,14 @@ export interface WalletService {
 
   /**
    * A NUT-05 melt quote for the invoice (no money moves): what the mint asks to pay it, fee reserve included.
-   * @throws GatewayError `invalid_request` (bad invoice, or the mint refused it), `mint_unavailable`.
+   * `amountMsat`: what to pay an invoice that names no amount (NUT-05 `amountless`; a multiple of 1000 for a sat
+   * wallet); refused beside an invoice that names one. @throws GatewayError `invalid_request` (bad invoice, an
+   * amount missing or extra, or the mint refused it), `mint_unavailable`.
    */
-  quoteInvoice(invoice: string, opts?: { mint?: string; unit?: CashuUnit }): Promise<MeltQuoteInfo>;
+  quoteInvoice(
+    invoice: string,
+    opts?: { mint?: string; unit?: CashuUnit; amountMsat?: number },
+  ): Promise<MeltQuoteInfo>;
 
   /**
    * The Lightning payout of a hold (see `payout`'s `opts.hold`): `paid` undefined while the melt is undecided

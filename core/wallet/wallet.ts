@@ -178,7 +178,7 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
     },
     async quoteInvoice(invoice, o = {}) {
       const mint = assertTrusted(o.mint ?? (mints[0] as string));
-      return quoteInvoice(ctx, checkInvoice(invoice), mint, o.unit ?? 'sat');
+      return quoteInvoice(ctx, checkInvoice(invoice), mint, o.unit ?? 'sat', o.amountMsat);
     },
     async startPayout(holdId, accountId) {
       const entry = newEntry(ctx, payoutStartId(holdId), 'payout', mints[0] as string, 'sat');

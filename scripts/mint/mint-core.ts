@@ -131,6 +131,8 @@ export class MintCore {
       min_amount: 1,
       max_amount: null,
     }));
+    // NUT-05: melt quotes for invoices without an amount (`options.amountless.amount_msat`).
+    const meltMethods = methods.map((m) => ({ ...m, options: { amountless: true } }));
     return {
       name: 'Dev mint (prepaid-model-gateway)',
       pubkey: this.infoPubkey,
@@ -139,7 +141,7 @@ export class MintCore {
       contact: [],
       nuts: {
         '4': { methods, disabled: false },
-        '5': { methods, disabled: false },
+        '5': { methods: meltMethods, disabled: false },
         '7': { supported: true },
         '8': { supported: true },
         ...(this.opts.nut09 === false ? {} : { '9': { supported: true } }),
@@ -406,9 +408,24 @@ export class MintCore {
   createMeltQuote(body: Record<string, unknown>): Record<string, unknown> {
     const unit = this.unitOf(body.unit);
     const request = typeof body.request === 'string' ? body.request : '';
-    const msat = bolt11AmountMsat(request);
-    if (msat === undefined) throw new MintError(11012, 'request is not a bolt11 invoice');
-    if (msat === null) throw new MintError(11011, 'amountless invoice is not supported');
+    const invoiceMsat = bolt11AmountMsat(request);
+    if (invoiceMsat === undefined) throw new MintError(11012, 'request is not a bolt11 invoice');
+    // NUT-05 amountless: an invoice without an amount is paid the `options.amountless.amount_msat` the wallet names.
+    const options = body.options as { amountless?: { amount_msat?: unknown } } | undefined;
+    const named = options?.amountless?.amount_msat;
+    let msat: bigint;
+    if (invoiceMsat === null) {
+      if (named === undefined)
+        throw new MintError(11011, 'amountless invoice needs options.amountless.amount_msat');
+      const n = typeof named === 'number' || typeof named === 'string' ? Number(named) : Number.NaN;
+      if (!Number.isSafeInteger(n) || n <= 0)
+        throw new MintError(11006, 'amount_msat must be a positive integer');
+      msat = BigInt(n);
+    } else {
+      if (named !== undefined)
+        throw new MintError(11011, 'options.amountless is for invoices without an amount');
+      msat = invoiceMsat;
+    }
     if (msat > BigInt(Number.MAX_SAFE_INTEGER)) throw new MintError(11006, 'amount outside of limit range');
     const msatN = Number(msat);
     const amount = unit === 'sat' ? Math.ceil(msatN / 1000) : msatN;

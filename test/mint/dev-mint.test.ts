@@ -213,6 +213,34 @@ describe('dev mint', () => {
     const amountless =
       'lnbc1pvjluezpp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdpl2pkx2ctnv5sxxmmwwd5kgetjypeh2ursdae8g6twvus8g6rfwvs8qun0dfjkxaq8rkx3yf5tcsyz3d73gafnh3cax9rn449d9p5uxz9ezhhypd0elx87sjle52x86fux2ypatgddc6k63n7erqz25le42c4u4ecky03ylcqca784w';
     expect((await meltQuote(amountless)).json.code).toBe(11011);
+    // NUT-05 amountless (advertised in the info's melt methods): the wallet names the amount; a quote for it, and
+    // a melt that pays it. An amount beside an invoice that has one is refused.
+    const info = (await (await fetch(`${mint.url}/v1/info`)).json()) as {
+      nuts: { '5': { methods: Array<{ unit: string; options?: { amountless?: boolean } }> } };
+    };
+    expect(info.nuts['5'].methods.find((m) => m.unit === 'sat')?.options?.amountless).toBe(true);
+    const named = await post(`${mint.url}/v1/melt/quote/bolt11`, {
+      request: amountless,
+      unit: 'sat',
+      options: { amountless: { amount_msat: 21_000 } },
+    });
+    expect(named.json).toMatchObject({ amount: 21, unit: 'sat', state: 'UNPAID', request: amountless });
+    const bad0 = await post(`${mint.url}/v1/melt/quote/bolt11`, {
+      request: amountless,
+      unit: 'sat',
+      options: { amountless: { amount_msat: 0 } },
+    });
+    expect(bad0.json.code).toBe(11006);
+    const both = await post(`${mint.url}/v1/melt/quote/bolt11`, {
+      request: good,
+      unit: 'sat',
+      options: { amountless: { amount_msat: 5000 } },
+    });
+    expect(both.json.code).toBe(11011);
+    const viaWallet = await sat.createMeltQuoteBolt11(amountless, 30_000);
+    expect(viaWallet.amount.toNumber()).toBe(30);
+    const funds = await sat.mintProofsBolt11(40, await sat.createMintQuoteBolt11(40));
+    expect((await sat.meltProofsBolt11(viaWallet, funds)).quote.state).toBe('PAID');
   });
 
   it('restores deterministic outputs from a seed (NUT-09, NUT-13)', async () => {

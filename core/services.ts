@@ -114,7 +114,7 @@ export async function openMoneyServices(
       base.lightning ?? (wallet && store ? await buildLightning(o, store, ledger, wallet) : undefined);
     const doors =
       base.doors ??
-      (wallet && store && lightning ? await buildDoors(o, store, wallet, lightning) : undefined);
+      (wallet && store && lightning ? await buildDoors(o, store, wallet, lightning, ledger) : undefined);
     const btc = base.btc ?? (await buildBtc(o));
     const catalog = base.catalog;
     const pricing =
@@ -330,9 +330,11 @@ function buildDoors(
   store: StoreConnection,
   wallet: WalletService,
   lightning: LightningDeposits,
+  ledger: Ledger,
 ): Promise<PaymentDoors> {
   const { config } = o;
   return PaymentDoors.open({
+    ledger,
     config: {
       doors: config.doors.offered,
       minSats: config.doors.minSats,

@@ -7,7 +7,7 @@ import { AUTH, createLocalKey, type RequestContext } from '../core/context.js';
 import type { DoorCaller } from '../core/doors/payment-doors.js';
 import { GatewayError } from '../core/errors.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
-import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
+import type { HookStatus, Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import type { CashuUnit } from '../core/wallet/types.js';
 import { CREDENTIAL, DOOR_OFFER, noOptions, TOKEN_UNIT, UNPAID } from './paid-state.js';
 
@@ -71,19 +71,22 @@ export const auth: PluginFactory<typeof authNeeds> = (options, services): Plugin
   }
 
   /** An L402 / MPP credential: the invoice's identity (credited on its first use). */
-  async function identifyDoor(ctx: RequestContext, authorization: string): Promise<void> {
+  async function identifyDoor(ctx: RequestContext, authorization: string): Promise<HookStatus | undefined> {
     const caller = doors ? await doors.identify(authorization, { model: ctx.model }) : null;
     if (caller === null) {
       throw new GatewayError('invalid_payment_credential', {
         message: 'This node offers no such payment door',
       });
     }
+    // An MPP session's topUp or close is answered by the door itself: no call is made.
+    if (caller.answer) return ctx.respond(caller.answer.status, caller.answer.body, caller.answer.headers);
     const credential = { tokenHash: caller.tokenHash };
     ctx.setLocal(CREDENTIAL, credential);
     ctx.setLocal(AUTH, { accountId: '', keyId: '', method: caller.door, isChild: false });
     ctx.setLocal(DOOR_CALLER, caller);
     ctx.setLocal(DOOR_OFFER, offerFor(ctx));
     auditKey(ctx, credential);
+    return undefined;
   }
 
   function missing(): GatewayError {
@@ -138,7 +141,7 @@ export const auth: PluginFactory<typeof authNeeds> = (options, services): Plugin
           ctx.setLocal(DOOR_OFFER, offerFor(ctx));
           return undefined;
         });
-      if (cred.kind === 'door') return identifyDoor(ctx, cred.authorization).then(() => undefined);
+      if (cred.kind === 'door') return identifyDoor(ctx, cred.authorization);
       // Filled completely by the reserve stage once the ledger has identified the account.
       ctx.setLocal(AUTH, { accountId: '', keyId: '', method: cred.kind, isChild: false });
       if (cred.kind === 'api_key') {

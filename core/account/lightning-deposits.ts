@@ -275,6 +275,21 @@ export class LightningDeposits {
   }
 
   /**
+   * Names another identity to credit a door invoice to, while it is not credited yet (an MPP session's top-up: the
+   * invoice of a fresh challenge, credited to the session's balance instead of its own). Returns the record as
+   * it now is (its `doorIdentity` says where the credit goes or went), or null when no such invoice was offered.
+   * A finish already under way keeps the identity it read: the caller checks the issued record's identity.
+   */
+  async retargetDoor(paymentHash: string, identity: string): Promise<DepositRecord | null> {
+    const rec = await this.store.get(doorIdHash(paymentHash));
+    if (rec === null || rec.kind !== 'door') return null;
+    if (rec.doorIdentity === identity || !OPEN.has(rec.status)) return rec;
+    const next: DepositRecord = { ...rec, doorIdentity: identity };
+    await this.store.put(next); // never over a final (issued / expired) record
+    return (await this.store.get(doorIdHash(paymentHash))) ?? next;
+  }
+
+  /**
    * Finishes the door invoice with this payment hash now (the holder presented its preimage): null when no such
    * invoice was offered here; `failed`: the attempt failed (mint unreachable), not that the invoice is unpaid. Two
    * first uses at once in this process share one finish; across processes every step is idempotent (the mint

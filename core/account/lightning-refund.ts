@@ -73,27 +73,64 @@ export async function refundToLightning(
     'gateway.payout.method': 'lightning',
     'gateway.key_id': keyIdOfCredential(req.credential),
   }));
-  return inSpan(span, (s) => refundSteps(money, addresses, req, s));
+  return inSpan(span, async (s) => {
+    const pay = await addresses.resolve(req.address);
+    const paid = await payoutSteps(
+      money,
+      req.credential,
+      (held) => fitInvoice(money, addresses, pay, held),
+      'refund paid to a Lightning address',
+      s,
+    );
+    return { address: pay.address, ...paid };
+  });
 }
 
-async function refundSteps(
+/**
+ * A key's balance paid to an invoice that names no amount (the MPP session's return invoice, at its close): the
+ * same steps as `refundToLightning`, the amount chosen here (NUT-05 `amountless` melt quotes) so that amount plus
+ * the mint's fee reserve fits the hold. @throws GatewayError `refund_below_fee_reserve` (nothing fits; nothing
+ * moved), `payout_in_progress`, `service_unavailable` (pending at the mint: it stays held until decided).
+ */
+export async function refundToInvoice(
   money: Money,
-  addresses: LightningAddresses,
-  req: LightningRefundRequest,
+  req: { credential: KeyLookup; invoice: string },
+): Promise<Omit<LightningRefundResult, 'address'>> {
+  const span = startOpSpan('payout', () => ({
+    'gateway.payout.kind': 'refund',
+    'gateway.payout.method': 'lightning',
+    'gateway.key_id': keyIdOfCredential(req.credential),
+  }));
+  return inSpan(span, (s) =>
+    payoutSteps(
+      money,
+      req.credential,
+      (held) => fitAmountless(money, req.invoice, held),
+      'refund paid to a return invoice',
+      s,
+    ),
+  );
+}
+
+/** The hold, the fitting invoice and quote (`fitting`), the melt and the settle of one Lightning refund. */
+async function payoutSteps(
+  money: Money,
+  credential: KeyLookup,
+  fitting: (heldMsat: number) => Promise<{ invoice: string; quote: MeltQuoteInfo }>,
+  logLine: string,
   span: OpSpan | undefined,
-): Promise<LightningRefundResult> {
-  const pay = await addresses.resolve(req.address);
+): Promise<Omit<LightningRefundResult, 'address'>> {
   const { ledger, wallet } = money;
   // No process in the id (core/ledger/owner.ts) and no expiry: only the melt's decision releases or commits it.
   const holdId = `lnrefund-${randomUUID()}`;
   // Journalled before the hold: a process that dies before its melt is journalled leaves this entry, and a recovery
   // pass aborts the hold once the process is gone (a hold that never expires must never be left to nothing).
-  const resolved = resolveCredential(req.credential);
+  const resolved = resolveCredential(credential);
   if (resolved === null) throw new GatewayError('invalid_api_key');
   await wallet.startPayout(holdId, resolved.accountId);
   const hold = await spanStep(span, 'hold', () =>
     ledger.holdWithdrawal({
-      credential: req.credential,
+      credential,
       amountMsat: 'all',
       holdId,
       kind: 'refund',
@@ -108,9 +145,9 @@ async function refundSteps(
   crashPoint('lnrefund-after-hold');
   const ref: HoldRef = { accountId: hold.accountId, holdId };
 
-  let fit: { invoice: string; quote: MeltQuoteInfo };
+  let fitted: { invoice: string; quote: MeltQuoteInfo };
   try {
-    fit = await spanStep(span, 'quote', () => fitInvoice(money, addresses, pay, hold.heldMsat));
+    fitted = await spanStep(span, 'quote', () => fitting(hold.heldMsat));
   } catch (err) {
     // The start entry goes only once the hold is surely aborted (else a recovery pass aborts it).
     if (
@@ -129,15 +166,15 @@ async function refundSteps(
     });
   }
   span?.set({
-    'gateway.msats.paid': fit.quote.amountMsat,
-    'gateway.msats.fee_reserve': fit.quote.feeReserveMsat,
+    'gateway.msats.paid': fitted.quote.amountMsat,
+    'gateway.msats.fee_reserve': fitted.quote.feeReserveMsat,
   });
 
   try {
     await spanStep(span, 'melt', () =>
-      wallet.payInvoice(fit.invoice, {
-        quote: fit.quote,
-        hold: { holdId, accountId: ref.accountId, heldMsat: hold.heldMsat, credential: req.credential },
+      wallet.payInvoice(fitted.invoice, {
+        quote: fitted.quote,
+        hold: { holdId, accountId: ref.accountId, heldMsat: hold.heldMsat, credential },
       }),
     );
   } catch (err) {
@@ -167,12 +204,8 @@ async function refundSteps(
       message: 'The invoice was paid but the balance could not be debited; the operator is told',
     });
   }
-  log.info(
-    { accountId: ref.accountId, amountMsat: record.amountMsat, feeMsat: record.feeMsat },
-    'refund paid to a Lightning address',
-  );
+  log.info({ accountId: ref.accountId, amountMsat: record.amountMsat, feeMsat: record.feeMsat }, logLine);
   return {
-    address: pay.address,
     amountMsat: record.amountMsat,
     feeMsat: record.feeMsat ?? 0,
     feeReserveMsat: record.feeReserveMsat,
@@ -205,6 +238,25 @@ async function fitInvoice(
       fee_reserve: reserveMsat,
       min_sendable: pay.minSendableMsat,
     },
+  });
+}
+
+/** An amount of whole sats for an invoice that names none, whose melt quote's amount plus reserve fits `heldMsat`. */
+async function fitAmountless(
+  money: Money,
+  invoice: string,
+  heldMsat: number,
+): Promise<{ invoice: string; quote: MeltQuoteInfo }> {
+  let sats = Math.floor(heldMsat / 1000);
+  let reserveMsat = 0;
+  for (let round = 0; round < FIT_ROUNDS && sats >= 1; round++) {
+    const quote = await money.wallet.quoteInvoice(invoice, { amountMsat: sats * 1000 });
+    reserveMsat = quote.feeReserveMsat;
+    if (quote.amountMsat + quote.feeReserveMsat <= heldMsat) return { invoice, quote };
+    sats = Math.min(sats - 1, Math.floor((heldMsat - quote.feeReserveMsat) / 1000));
+  }
+  throw new GatewayError('refund_below_fee_reserve', {
+    details: { available: heldMsat, fee_reserve: reserveMsat, min_sendable: 1000 },
   });
 }
 

@@ -70,3 +70,17 @@ export async function readMark(store: StoreConnection, name: string): Promise<st
     | undefined;
   return row?.value ?? null;
 }
+
+/** Overwrites the value of a mark `claimOnce` made (no lifetime). A mark's change of state: an MPP session closed. */
+export async function setMark(store: StoreConnection, name: string, value: string): Promise<void> {
+  if (store.kind === 'redis') {
+    await store.redis.call('SET', redisKey(store.prefix, `used:${name}`), value);
+    return;
+  }
+  store.db
+    .prepare(
+      `INSERT INTO node_secrets (name, value, created_at) VALUES (?, ?, ?)
+       ON CONFLICT(name) DO UPDATE SET value = excluded.value`,
+    )
+    .run(`used:${name}`, value, Date.now());
+}

@@ -216,9 +216,14 @@ export function verifyCredential(
 /**
  * The `Payment-Receipt` header value of a call paid through the MPP door: `charge` names its challenge
  * (draft-lightning-charge-00); `session` has no challengeId, its reference is the session id
- * (draft-lightning-session-00).
+ * (draft-lightning-session-00). `extra`: a session close's `refundSats` and `refundStatus`.
  */
-export function receiptHeader(challengeId: string | undefined, paymentHash: string, now: number): string {
+export function receiptHeader(
+  challengeId: string | undefined,
+  paymentHash: string,
+  now: number,
+  extra: Record<string, string | number> = {},
+): string {
   return b64url(
     canonicalJson({
       challengeId,
@@ -226,6 +231,7 @@ export function receiptHeader(challengeId: string | undefined, paymentHash: stri
       reference: paymentHash,
       status: 'success',
       timestamp: new Date(now).toISOString(),
+      ...extra,
     }),
   );
 }

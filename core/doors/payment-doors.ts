@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { LightningDeposits } from '../account/lightning-deposits.js';
+import type { Money } from '../account/credit-token.js';
+import type { DepositRecord, LightningDeposits } from '../account/lightning-deposits.js';
+import { refundToInvoice } from '../account/lightning-refund.js';
 import { GatewayError } from '../errors.js';
+import type { Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import type { StoreConnection } from '../store/connection.js';
 import { decodeBolt11 } from '../wallet/bolt11.js';
 import type { WalletService } from '../wallet/types.js';
-import { claimOnce, loadDoorSecret, readMark } from './door-secrets.js';
+import { claimOnce, loadDoorSecret, readMark, setMark } from './door-secrets.js';
 import {
   issueMacaroon,
   type L402Caveats,
@@ -57,7 +60,29 @@ export interface DoorCaller {
   challengeId?: string;
   /** MPP `session`: the session id (the deposit invoice's payment hash); the receipt's reference. */
   sessionId?: string;
+  /**
+   * MPP session `topUp` and `close`: the door's own answer. The request is answered with it and never relayed
+   * (draft-lightning-session-00: a top-up starts no call; a close refunds the rest).
+   */
+  answer?: DoorAnswer;
 }
+
+/** An answer a door gives instead of the call: status, JSON body, headers. */
+export interface DoorAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/** An MPP session close's answer body (draft-lightning-session-00). */
+interface CloseResult extends Record<string, unknown> {
+  status: 'closed';
+  refundSats: number;
+  refundStatus: 'succeeded' | 'failed' | 'skipped' | 'pending';
+}
+
+/** The session mark's value once the session is closed (before: its return invoice). */
+const CLOSED = 'closed';
 
 /** An unpaid call's offers: the headers and the JSON body's `details`. */
 export interface DoorOffer {
@@ -100,8 +125,10 @@ export class PaymentDoors {
     private readonly store: StoreConnection,
     private readonly log: Logger,
     private readonly now: () => number,
+    private readonly ledger: Ledger | undefined,
   ) {}
 
+  /** `ledger`: the balances an MPP session's close refunds from (without it, a close is refused). */
   static async open(opts: {
     config: DoorsConfig;
     store: StoreConnection;
@@ -109,6 +136,7 @@ export class PaymentDoors {
     deposits: LightningDeposits;
     log: Logger;
     now?: () => number;
+    ledger?: Ledger;
   }): Promise<PaymentDoors> {
     const [rootKey, mppSecret] = await Promise.all([
       loadDoorSecret(opts.store, 'l402_root_key'),
@@ -123,6 +151,7 @@ export class PaymentDoors {
       opts.store,
       opts.log,
       opts.now ?? Date.now,
+      opts.ledger,
     );
   }
 
@@ -303,11 +332,19 @@ export class PaymentDoors {
    * - `bearer` (`sessionId`, `preimage`): sha256(preimage) = sessionId, the session opened here; each call is
    *   charged from the balance. The challenge it echoes must be one of ours (any session challenge: a session has
    *   no expiry here).
-   * - `topUp`, `close`: not built (400 `invalid_request`); the rest of the balance is refunded with the bearer
-   *   credential at `POST /v1/wallet/refund`.
+   * - `topUp` (`sessionId`, `topUpPreimage`): the echoed challenge is a fresh, unexpired session challenge of
+   *   ours; sha256(topUpPreimage) its paymentHash. Its invoice is claimed ONCE for this session (a retry of the
+   *   same top-up is answered again, another session's is refused), its credit pointed at the session's balance,
+   *   then credited through the deposit path. Answer: 200 `{"status":"ok"}` and a receipt; no call is made.
+   * - `close` (`sessionId`, `preimage`): the session is marked closed ONCE (bearer calls refused from then on),
+   *   and the rest of its balance paid to the return invoice (`refundToInvoice`: a payout hold, NUT-05 amountless
+   *   melt). Answer: 200 `{"status":"closed", refundSats, refundStatus}` and a receipt carrying both; a repeated
+   *   close answers the same. `refundStatus`: `succeeded`, `skipped` (under a sat left), `failed` (nothing paid,
+   *   the balance stays: refund it with the bearer credential at `POST /v1/wallet/refund`), or `pending` (the
+   *   payment is in flight at the mint; the balance stays held until the mint decides, as for any refund).
    *
-   * `allowExpired` (balance, refund): a bearer credential of an opened session reads and refunds; an open
-   * credential there credits the deposit but opens nothing.
+   * `allowExpired` (balance, refund): a bearer credential of an opened session reads and refunds, also once it
+   * is closed; an open credential there credits the deposit but opens nothing; topUp and close are refused there.
    */
   private async session(cred: MppCredential, allowExpired: boolean): Promise<DoorCaller> {
     const p = cred.payload;
@@ -348,16 +385,147 @@ export class PaymentDoors {
         throw refuse('The session bearer lacks its fields');
       if (!/^[0-9a-f]{64}$/.test(p.preimage) || sha256Hex(p.preimage) !== sessionId)
         throw refuse("The preimage is not the session's");
-      if ((await readMark(this.store, `mpp-session:${sessionId}`)) === null)
-        throw refuse('No MPP session of this id is open here');
+      const mark = await readMark(this.store, `mpp-session:${sessionId}`);
+      if (mark === null) throw refuse('No MPP session of this id is open here');
+      if (mark === CLOSED && !allowExpired)
+        throw refuse('This MPP session is closed: its rest was refunded to the return invoice');
       return { door: 'mpp', tokenHash: doorIdentity(sessionId), paymentHash: sessionId, sessionId };
     }
     if (p.action === 'topUp' || p.action === 'close') {
-      throw new GatewayError('invalid_request', {
-        message: `MPP session ${p.action} is not supported here: refund the rest with the bearer credential at POST /v1/wallet/refund`,
-      });
+      if (allowExpired) {
+        throw new GatewayError('invalid_request', {
+          message: `An MPP session ${p.action} is sent to a paid route (a model call's URL), not a wallet endpoint`,
+        });
+      }
+      const sessionId = p.sessionId;
+      if (!hex64(sessionId)) throw refuse('The session credential names no session');
+      return p.action === 'topUp' ? this.topUp(cred, sessionId) : this.close(sessionId, p.preimage);
     }
     throw refuse('Unknown MPP session action');
+  }
+
+  /** MPP session `topUp`: a fresh challenge's invoice, paid, credited to the session's balance (see `session`). */
+  private async topUp(cred: MppCredential, sessionId: string): Promise<DoorCaller> {
+    const refuse = (message: string) => new GatewayError('invalid_payment_credential', { message });
+    const preimage = cred.payload.topUpPreimage;
+    const paymentHash = cred.request.paymentHash;
+    if (
+      typeof paymentHash !== 'string' ||
+      !/^[0-9a-f]{64}$/.test(paymentHash) ||
+      typeof cred.request.depositInvoice !== 'string'
+    )
+      throw refuse('The top-up challenge names no deposit invoice');
+    if (paymentHash === sessionId)
+      throw refuse("A session's own deposit cannot top it up: pay a fresh challenge");
+    if (
+      typeof preimage !== 'string' ||
+      !/^[0-9a-f]{64}$/.test(preimage) ||
+      sha256Hex(preimage) !== paymentHash
+    )
+      throw refuse("The top-up preimage is not the challenge invoice's");
+    const mark = await readMark(this.store, `mpp-session:${sessionId}`);
+    if (mark === null) throw refuse('No MPP session of this id is open here');
+    if (mark === CLOSED) throw refuse('This MPP session is closed');
+    const claim = `mpp-topup:${paymentHash}`;
+    // Claimed once, for this session, while its challenge is unexpired; the same top-up again (a retry after a
+    // lost answer) goes on, also later: every step below is idempotent.
+    if (!(cred.expiresAt > this.now())) {
+      if ((await readMark(this.store, claim)) !== sessionId)
+        throw new GatewayError('payment_credential_expired');
+    } else if (
+      !(await claimOnce(this.store, claim, null, sessionId)) &&
+      (await readMark(this.store, claim)) !== sessionId
+    ) {
+      throw refuse('This top-up invoice was already used');
+    }
+    const target = doorIdentity(sessionId);
+    const rec = await this.deposits.retargetDoor(paymentHash, target);
+    if (rec === null) throw refuse('No invoice of this credential was offered here');
+    const done = await this.finishRecord('mpp', paymentHash, false);
+    if (done.doorIdentity !== target) {
+      throw refuse(
+        'This invoice was credited as a balance of its own before the top-up: pay with its own credential, or refund it',
+      );
+    }
+    this.log.info({ door: 'mpp' }, 'MPP session topped up');
+    return {
+      door: 'mpp',
+      tokenHash: target,
+      paymentHash: sessionId,
+      sessionId,
+      answer: {
+        status: 200,
+        body: { status: 'ok' },
+        headers: { 'Payment-Receipt': receiptHeader(undefined, sessionId, this.now()) },
+      },
+    };
+  }
+
+  /** MPP session `close`: marked closed once, the rest paid to the return invoice (see `session`). */
+  private async close(sessionId: string, preimage: unknown): Promise<DoorCaller> {
+    const refuse = (message: string) => new GatewayError('invalid_payment_credential', { message });
+    if (typeof preimage !== 'string' || !/^[0-9a-f]{64}$/.test(preimage) || sha256Hex(preimage) !== sessionId)
+      throw refuse("The preimage is not the session's");
+    const caller = {
+      door: 'mpp' as const,
+      tokenHash: doorIdentity(sessionId),
+      paymentHash: sessionId,
+      sessionId,
+    };
+    const answer = (result: CloseResult): DoorCaller => ({
+      ...caller,
+      answer: {
+        status: 200,
+        body: result,
+        headers: {
+          'Payment-Receipt': receiptHeader(undefined, sessionId, this.now(), {
+            refundSats: result.refundSats,
+            refundStatus: result.refundStatus,
+          }),
+        },
+      },
+    });
+    const returnInvoice = await readMark(this.store, `mpp-session:${sessionId}`);
+    if (returnInvoice === null) throw refuse('No MPP session of this id is open here');
+    if (!(await claimOnce(this.store, `mpp-close:${sessionId}`, null, ''))) {
+      // Closed before (or closing now): a repeated close answers what the first one did, once it is known.
+      const done = await readMark(this.store, `mpp-close:${sessionId}`);
+      if (done) return answer(JSON.parse(done) as CloseResult);
+      throw new GatewayError('payout_in_progress', {
+        message: 'This MPP session is being closed: ask again shortly for its answer',
+      });
+    }
+    // From here no bearer call starts (one already admitted keeps its reservation, settled as usual).
+    await setMark(this.store, `mpp-session:${sessionId}`, CLOSED);
+    const result = await this.refundRest(caller.tokenHash, returnInvoice);
+    await setMark(this.store, `mpp-close:${sessionId}`, JSON.stringify(result));
+    this.log.info({ door: 'mpp', refundStatus: result.refundStatus }, 'MPP session closed');
+    return answer(result);
+  }
+
+  /** A closing session's rest paid to its return invoice: a single attempt, its outcome named. */
+  private async refundRest(tokenHash: string, invoice: string): Promise<CloseResult> {
+    const closed = (refundSats: number, refundStatus: CloseResult['refundStatus']): CloseResult => ({
+      status: 'closed',
+      refundSats,
+      refundStatus,
+    });
+    if (!this.ledger) return closed(0, 'failed');
+    const info = await this.ledger.getKeyInfo({ tokenHash });
+    const available = info ? info.account.balanceMsat - info.account.reservedMsat : 0;
+    if (available < 1000) return closed(0, 'skipped');
+    const money: Money = { ledger: this.ledger, wallet: this.wallet };
+    try {
+      const paid = await refundToInvoice(money, { credential: { tokenHash }, invoice });
+      return closed(Math.floor(paid.amountMsat / 1000), 'succeeded');
+    } catch (err) {
+      const code = err instanceof GatewayError ? err.code : 'internal_error';
+      // Pending at the mint: the payout hold keeps the balance until the mint decides (the recovery pass settles it).
+      if (code === 'service_unavailable') return closed(Math.floor(available / 1000), 'pending');
+      if (code === 'refund_below_fee_reserve') return closed(0, 'skipped');
+      this.log.warn({ door: 'mpp', code }, 'MPP session close: the refund to the return invoice failed');
+      return closed(Math.floor(available / 1000), 'failed');
+    }
   }
 
   /** The `Payment-Receipt` of a call an MPP credential paid. */
@@ -379,6 +547,21 @@ export class PaymentDoors {
     }
     const caller: DoorCaller = { door, tokenHash: doorIdentity(paymentHash), paymentHash };
     if (this.credited.has(paymentHash)) return caller;
+    await this.finishRecord(door, paymentHash, refuseUncredited);
+    this.credited.set(paymentHash, true);
+    return caller;
+  }
+
+  /**
+   * The door invoice `paymentHash` finished now: its record once issued (credited). @throws GatewayError
+   * `invalid_payment_credential` (never offered here), `payment_credential_expired`, `token_pending`,
+   * `mint_unavailable`, `invoice_not_paid`.
+   */
+  private async finishRecord(
+    door: DoorCaller['door'],
+    paymentHash: string,
+    refuseUncredited: boolean,
+  ): Promise<DepositRecord> {
     const done = await this.deposits.finishDoor(paymentHash, { checkMint: !refuseUncredited });
     if (done === null) {
       throw new GatewayError('invalid_payment_credential', {
@@ -386,10 +569,7 @@ export class PaymentDoors {
       });
     }
     const { record, failed } = done;
-    if (record.status === 'issued') {
-      this.credited.set(paymentHash, true);
-      return caller;
-    }
+    if (record.status === 'issued') return record;
     if (refuseUncredited || record.status === 'expired') {
       throw new GatewayError('payment_credential_expired', {
         message: 'The invoice of this credential expired before it was credited: pay a fresh challenge',

@@ -277,8 +277,13 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     });
   const callWith = (authorization: string, body: Record<string, unknown> = {}) =>
     fetch(url(), { ...init(body), headers: { 'content-type': 'application/json', authorization } });
+  const decodeReceipt = (r: Response) =>
+    JSON.parse(Buffer.from(r.headers.get('payment-receipt') ?? '', 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
 
-  it('MPP session (spec client): open pays the first call, a streamed bearer call, each charged exactly; the rest refunded', async () => {
+  it('MPP session (spec client): open pays the first call, a streamed bearer call, a top-up, then close refunds the rest to the return invoice', async () => {
     const { challenge, request } = await sessionChallenge();
     expect(request).toMatchObject({
       amount: '50',
@@ -290,14 +295,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     const { preimage } = await h.mint.payInvoice(request.depositInvoice!);
     const sessionId = request.paymentHash!;
     const upstreamBefore = h.upstream.stats.requests;
+    const ret = returnInvoice();
 
-    const open = await callWith(
-      paymentAuth(challenge, { action: 'open', preimage, returnInvoice: returnInvoice() }),
-    );
+    const open = await callWith(paymentAuth(challenge, { action: 'open', preimage, returnInvoice: ret }));
     expect(open.status).toBe(200);
-    const receipt = JSON.parse(
-      Buffer.from(open.headers.get('payment-receipt') ?? '', 'base64url').toString(),
-    ) as Record<string, string>;
+    const receipt = decodeReceipt(open);
     expect(Object.keys(receipt)).toEqual(['method', 'reference', 'status', 'timestamp']);
     expect(receipt).toMatchObject({ method: 'lightning', reference: sessionId, status: 'success' });
     expect(((await open.json()) as Record<string, { msats: number }>)['x-node-cost']?.msats).toBe(CALL);
@@ -315,19 +317,149 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     // The session's balance is the deposit invoice's account.
     expect(await h.ledger.getKeyInfo({ tokenHash: doorIdentity(sessionId) })).not.toBeNull();
 
-    // close and topUp are not built here: 400, nothing moves; the rest is refunded with the bearer credential.
-    const close = await callWith(paymentAuth(challenge, { action: 'close', sessionId, preimage }));
-    expect(close.status).toBe(400);
-    expect(((await close.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
-    expect(await balanceOf(bearer)).toBe(INVOICE - 2 * CALL);
+    // topUp: a fresh challenge (an unpaid request's 402), its invoice paid, credited to the session. No call.
+    const top = await sessionChallenge();
+    const { preimage: topUpPreimage } = await h.mint.payInvoice(top.request.depositInvoice!);
+    const topUpAuth = paymentAuth(top.challenge, { action: 'topUp', sessionId, topUpPreimage });
+    // Presented twice at once: credited once (the twin answers the same, or 409 while the credit runs).
+    const [topped, twin] = await Promise.all([callWith(topUpAuth), callWith(topUpAuth)]);
+    expect(topped.status).toBe(200);
+    expect(await topped.json()).toEqual({ status: 'ok' });
+    expect(decodeReceipt(topped)).toMatchObject({
+      method: 'lightning',
+      reference: sessionId,
+      status: 'success',
+    });
+    expect([200, 409]).toContain(twin.status);
+    await twin.body?.cancel();
+    expect(await balanceOf(bearer)).toBe(2 * INVOICE - 2 * CALL);
+    // The same top-up again (a retry): the same answer, credited once.
+    const again = await callWith(topUpAuth);
+    expect(again.status).toBe(200);
+    await again.body?.cancel();
+    expect(await balanceOf(bearer)).toBe(2 * INVOICE - 2 * CALL);
+    // Its invoice is not a balance of its own, and another session cannot claim it.
+    expect(await h.ledger.getKeyInfo({ tokenHash: doorIdentity(top.request.paymentHash!) })).toBeNull();
+    expect(h.upstream.stats.requests).toBe(upstreamBefore + 2);
+
+    // close: the rest paid to the return invoice (whole sats; amount + the mint's fee reserve fit the balance).
+    const before = 2 * INVOICE - 2 * CALL;
+    const closeAuth = paymentAuth(challenge, { action: 'close', sessionId, preimage });
+    // Two closes at once: one pays; the other answers the same or 409 while the payment runs. Never paid twice.
+    const [close, closeTwin] = await Promise.all([callWith(closeAuth), callWith(closeAuth)]);
+    const [done, other] = close.status === 200 ? [close, closeTwin] : [closeTwin, close];
+    expect(done.status).toBe(200);
+    expect([200, 409]).toContain(other.status);
+    await other.body?.cancel();
+    const closed = (await done.json()) as { status: string; refundSats: number; refundStatus: string };
+    expect(closed).toMatchObject({ status: 'closed', refundStatus: 'succeeded' });
+    expect(closed.refundSats).toBeGreaterThanOrEqual(90);
+    expect(decodeReceipt(done)).toMatchObject({
+      reference: sessionId,
+      status: 'success',
+      refundSats: closed.refundSats,
+      refundStatus: 'succeeded',
+    });
+    expect(h.mint.meltQuoteState(ret)).toBe('PAID');
+    // Debited the amount and the fee the mint charged (never more than its reserve); the rest stays readable and
+    // refundable with the bearer credential, but no call is made on a closed session.
+    const after = await balanceOf(bearer);
+    expect(after).toBeGreaterThanOrEqual(0);
+    expect(before - after - closed.refundSats * 1000).toBeGreaterThanOrEqual(0);
+    expect(before - after - closed.refundSats * 1000).toBeLessThanOrEqual(2000);
+    const late = await callWith(bearer);
+    expect(late.status).toBe(401);
+    await late.body?.cancel();
+    // The same close again: the same answer, nothing paid twice.
+    const twice = await callWith(closeAuth);
+    expect(twice.status).toBe(200);
+    expect(await twice.json()).toEqual(closed);
+    expect(await balanceOf(bearer)).toBe(after);
+    expect(h.upstream.stats.requests).toBe(upstreamBefore + 2);
+    await h.auditOk();
+  });
+
+  it('MPP session top-up and close refused: a wrong top-up preimage, a used top-up invoice, a close with a wrong preimage, a top-up of a closed session; an empty session closes skipped', async () => {
+    const { challenge, request } = await sessionChallenge();
+    const { preimage } = await h.mint.payInvoice(request.depositInvoice!);
+    const sessionId = request.paymentHash!;
+    const codeOf = async (r: Response) => [
+      r.status,
+      ((await r.json()) as { error: { code: string } }).error.code,
+    ];
+    const open = await callWith(
+      paymentAuth(challenge, { action: 'open', preimage, returnInvoice: returnInvoice() }),
+    );
+    expect(open.status).toBe(200);
+    await open.body?.cancel();
+    const bearer = paymentAuth(challenge, { action: 'bearer', sessionId, preimage });
+    const top = await sessionChallenge();
+    const { preimage: topUpPreimage } = await h.mint.payInvoice(top.request.depositInvoice!);
+    // A preimage that is not the top-up invoice's: 401, nothing credited.
+    const wrongTop = paymentAuth(top.challenge, {
+      action: 'topUp',
+      sessionId,
+      topUpPreimage: randomBytes(32).toString('hex'),
+    });
+    expect(await codeOf(await callWith(wrongTop))).toEqual([401, 'invalid_payment_credential']);
+    expect(await balanceOf(bearer)).toBe(INVOICE - CALL);
+    // The top-up for a session that does not exist: 401.
+    const nobody = paymentAuth(top.challenge, { action: 'topUp', sessionId: 'ab'.repeat(32), topUpPreimage });
+    expect(await codeOf(await callWith(nobody))).toEqual([401, 'invalid_payment_credential']);
+    // The session's own deposit cannot top it up again.
+    const own = paymentAuth(challenge, { action: 'topUp', sessionId, topUpPreimage: preimage });
+    expect(await codeOf(await callWith(own))).toEqual([401, 'invalid_payment_credential']);
+    // A close with a preimage that is not the session's: 401, still open.
+    const wrongClose = paymentAuth(challenge, {
+      action: 'close',
+      sessionId,
+      preimage: randomBytes(32).toString('hex'),
+    });
+    expect(await codeOf(await callWith(wrongClose))).toEqual([401, 'invalid_payment_credential']);
+    // topUp and close belong on a paid route, not on a wallet endpoint.
+    const onWallet = await fetch(`${h.baseURL}/wallet/balance`, {
+      headers: { authorization: paymentAuth(challenge, { action: 'close', sessionId, preimage }) },
+    });
+    expect(await codeOf(onWallet)).toEqual([400, 'invalid_request']);
+
+    // The top-up invoice tops up the first session once; a second session cannot claim it after.
+    const first = await callWith(paymentAuth(top.challenge, { action: 'topUp', sessionId, topUpPreimage }));
+    expect(first.status).toBe(200);
+    await first.body?.cancel();
+    expect(await balanceOf(bearer)).toBe(2 * INVOICE - CALL);
+    const second = await sessionChallenge();
+    const { preimage: p2 } = await h.mint.payInvoice(second.request.depositInvoice!);
+    const id2 = second.request.paymentHash!;
+    const opened = await callWith(
+      paymentAuth(second.challenge, { action: 'open', preimage: p2, returnInvoice: returnInvoice() }),
+    );
+    expect(opened.status).toBe(200);
+    await opened.body?.cancel();
+    const bearer2 = paymentAuth(second.challenge, { action: 'bearer', sessionId: id2, preimage: p2 });
+    const stolen = paymentAuth(top.challenge, { action: 'topUp', sessionId: id2, topUpPreimage });
+    expect(await codeOf(await callWith(stolen))).toEqual([401, 'invalid_payment_credential']);
+    expect(await balanceOf(bearer2)).toBe(INVOICE - CALL);
+    expect(await balanceOf(bearer)).toBe(2 * INVOICE - CALL);
+
+    // The second session's rest refunded as eCash, then it closes: nothing to pay (skipped); a top-up after: 401.
     const refund = await fetch(`${h.baseURL}/wallet/refund`, {
       method: 'POST',
-      headers: { authorization: bearer, 'content-type': 'application/json' },
+      headers: { authorization: bearer2, 'content-type': 'application/json' },
       body: '{}',
     });
     expect(refund.status).toBe(200);
-    expect(await h.redeem(((await refund.json()) as { cashu_token: string }).cashu_token)).toBe(44);
-    expect(await balanceOf(bearer)).toBe(0);
+    await refund.body?.cancel();
+    const close = await callWith(
+      paymentAuth(second.challenge, { action: 'close', sessionId: id2, preimage: p2 }),
+    );
+    expect(close.status).toBe(200);
+    expect(await close.json()).toEqual({ status: 'closed', refundSats: 0, refundStatus: 'skipped' });
+    const third = await sessionChallenge();
+    const { preimage: p3 } = await h.mint.payInvoice(third.request.depositInvoice!);
+    const late = paymentAuth(third.challenge, { action: 'topUp', sessionId: id2, topUpPreimage: p3 });
+    expect(await codeOf(await callWith(late))).toEqual([401, 'invalid_payment_credential']);
+    expect(await balanceOf(bearer2)).toBe(0);
+    await h.auditOk();
   });
 
   it('MPP session: a replayed open, an altered challenge, a wrong preimage, an unopened session and an amount on the return invoice are refused; nothing charged', async () => {

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.js';
-import { promptTokensUpperBound } from '../metering/prompt-bound.js';
-import { callerMaxTokens, outputChoices } from '../metering/request-bound.js';
-import type { PricedEndpoint, Pricing } from '../pricing/types.js';
+import { type FileReference, promptTokensUpperBound } from '../metering/prompt-bound.js';
+import { callerMaxTokens, outputChoices, storedContext } from '../metering/request-bound.js';
+import type { PricedEndpoint, Pricing, ReservationInput } from '../pricing/types.js';
 import type { ModelCatalog } from '../upstream/model-catalog.js';
 import { atBatchPrice } from './batch-price.js';
 
@@ -36,6 +36,19 @@ export interface BatchInputSummary {
    * uploading key's (checked before the file is relayed; not kept with the file's record).
    */
   refs?: BatchInputRef[];
+  /**
+   * The lines that continue a stored response (`previous_response_id`): the provider bills that response's whole
+   * context as their input, which the line does not carry. Their bound is raised by it once the upload has read
+   * the stored response (`withStoredContext`); not kept with the file's record.
+   */
+  continued?: ContinuedLine[];
+}
+
+/** A line continuing a stored response, with what its bound was priced from (to price it again with the context). */
+export interface ContinuedLine {
+  line: number;
+  responseId: string;
+  request: ReservationInput;
 }
 
 export interface BatchInputRef {
@@ -67,6 +80,15 @@ function refuse(line: number, message: string): GatewayError {
   });
 }
 
+/** A line refused with the code a synchronous call with the same body gets (the message names the line). */
+function refuseAs(
+  code: 'reference_not_bounded' | 'context_not_bounded',
+  line: number,
+  message: string,
+): GatewayError {
+  return new GatewayError(code, { message: `Batch input line ${line} ${message}`, details: { line } });
+}
+
 export interface CheckBatchInputOptions {
   pricing: Pricing;
   catalog: ModelCatalog;
@@ -75,6 +97,12 @@ export interface CheckBatchInputOptions {
   maxLineBytes: number;
   /** The batch multiplier of a model (core/batches/batch-price.ts `batchFactor`). */
   factorOf: (model: string) => string;
+  /** IMAGE_MAX_TOKENS: an image on a model whose image rule is not known, as a call's bound (default 3000). */
+  imageMaxTokens?: number;
+  /** REFERENCE_MAX_TOKENS: each file a line refers to by id or URL; unset: such a line is refused. */
+  referenceMaxTokens?: number | undefined;
+  /** STORED_CONTEXT_MAX_TOKENS: a conversation, stored prompt or untokened stored response; unset: refused. */
+  storedContextMaxTokens?: number | undefined;
 }
 
 /** Fed the file's bytes in order (`push`, then `end`); throws the refusal of the first bad line. */
@@ -165,22 +193,27 @@ export class BatchInputChecker {
       throw refuse(lineNo, `unknown model ${model}`);
     }
     let bound: { maxMsat: number; btcUsd: string | undefined };
+    const request: ReservationInput = {
+      model,
+      endpoint,
+      promptTokensBound: this.promptBound(b, raw.length, lineNo, model, endpoint),
+      // The largest max-tokens field, every choice (`n`, `best_of`) and the tier asked for, as a call's bound.
+      maxTokens: callerMaxTokens(b),
+      choices: outputChoices(b, endpoint),
+      serviceTier: typeof b.service_tier === 'string' ? b.service_tier : undefined,
+      contextLength: opts.catalog.get(model)?.context_length,
+    };
     try {
-      bound = opts.pricing.reservation({
-        model,
-        endpoint,
-        promptTokensBound: promptTokensUpperBound(b, raw.length),
-        // The largest max-tokens field, every choice (`n`, `best_of`) and the tier asked for, as a call's bound.
-        maxTokens: callerMaxTokens(b),
-        choices: outputChoices(b, endpoint),
-        serviceTier: typeof b.service_tier === 'string' ? b.service_tier : undefined,
-        contextLength: opts.catalog.get(model)?.context_length,
-      });
+      bound = opts.pricing.reservation(request);
     } catch (err) {
       if (err instanceof GatewayError && err.status < 500) throw refuse(lineNo, err.message);
       throw err;
     }
     const refs: BatchInputRef[] = [];
+    const continued =
+      endpoint === 'responses' && typeof b.previous_response_id === 'string' && b.previous_response_id !== ''
+        ? b.previous_response_id
+        : undefined;
     if (typeof b.previous_response_id === 'string' && b.previous_response_id !== '') {
       refs.push({ line: lineNo, id: b.previous_response_id, kind: 'response' });
     }
@@ -205,7 +238,96 @@ export class BatchInputChecker {
       }
       s.refs.push(...refs);
     }
+    if (continued !== undefined) {
+      s.continued ??= [];
+      s.continued.push({ line: lineNo, responseId: continued, request });
+    }
     s.lines++;
     s.boundMsat += atBatchPrice(bound.maxMsat, s.factor);
   }
+
+  /**
+   * A line's prompt bound as a synchronous call's (plugins/reserve.ts `promptBound`): its bytes, each image by its
+   * model's image rule, each file by id or URL at REFERENCE_MAX_TOKENS, a conversation or stored prompt at
+   * STORED_CONTEXT_MAX_TOKENS; without the setting such a line is refused, naming it. A continued response's
+   * context is added at upload (`withStoredContext`).
+   */
+  private promptBound(
+    b: Record<string, unknown>,
+    bytes: number,
+    lineNo: number,
+    model: string,
+    endpoint: PricedEndpoint,
+  ): number {
+    const opts = this.opts;
+    const references: FileReference[] = [];
+    const imageModel = {
+      model,
+      endpoint,
+      book: opts.catalog.get(model)?.image_tokens,
+      fallbackTokens: opts.imageMaxTokens ?? 3000,
+    };
+    let tokens = promptTokensUpperBound(b, bytes, { imageModel, references });
+    if (references.length > 0) {
+      if (opts.referenceMaxTokens === undefined) {
+        throw refuseAs(
+          'reference_not_bounded',
+          lineNo,
+          `refers to a file by ${references[0]!.by === 'url' ? 'URL' : 'id'}, whose tokens this node cannot bound (REFERENCE_MAX_TOKENS is unset): send its content inline`,
+        );
+      }
+      tokens += references.length * opts.referenceMaxTokens;
+    }
+    if (endpoint === 'responses') {
+      const unseen = storedContext(b, endpoint).unseen;
+      if (unseen !== undefined) {
+        if (opts.storedContextMaxTokens === undefined) {
+          throw refuseAs(
+            'context_not_bounded',
+            lineNo,
+            `refers to ${unseen === 'prompt' ? 'a stored prompt' : 'a conversation'}, whose tokens this node cannot bound (STORED_CONTEXT_MAX_TOKENS is unset)`,
+          );
+        }
+        tokens += opts.storedContextMaxTokens;
+      }
+    }
+    return tokens;
+  }
+}
+
+/**
+ * The bound of a checked file raised by the stored context its continued lines carry: for each, the continued
+ * response's billed input + output (`tokensOf`: undefined when recorded without them, then STORED_CONTEXT_MAX_TOKENS
+ * or refused `context_not_bounded`, naming the line), the line priced again with it at the batch price. Returns the
+ * summary with its new bound (the same object when no line continues one).
+ */
+export function withStoredContext(
+  summary: BatchInputSummary,
+  pricing: Pricing,
+  tokensOf: (line: ContinuedLine) => number | undefined,
+  storedContextMaxTokens: number | undefined,
+): BatchInputSummary {
+  if (summary.continued === undefined || summary.continued.length === 0) return summary;
+  let extra = 0;
+  for (const c of summary.continued) {
+    let tokens = tokensOf(c);
+    if (tokens === undefined) {
+      if (storedContextMaxTokens === undefined) {
+        throw refuseAs(
+          'context_not_bounded',
+          c.line,
+          'continues a stored response recorded without its tokens (STORED_CONTEXT_MAX_TOKENS is unset)',
+        );
+      }
+      tokens = storedContextMaxTokens;
+    }
+    // Both prices at the same moment: the line's bound rises by exactly what its context adds.
+    const before = pricing.reservation(c.request).maxMsat;
+    const after = pricing.reservation({
+      ...c.request,
+      promptTokensBound: c.request.promptTokensBound + tokens,
+    }).maxMsat;
+    extra += Math.max(0, atBatchPrice(after, summary.factor) - atBatchPrice(before, summary.factor));
+  }
+  return { ...summary, boundMsat: summary.boundMsat + extra };
 }

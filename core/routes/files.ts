@@ -1,9 +1,15 @@
+import {
+  type BatchInputSummary,
+  type CheckBatchInputOptions,
+  withStoredContext,
+} from '../batches/batch-input.js';
 import { batchFactor } from '../batches/batch-price.js';
 import { providerCall } from '../batches/provider-call.js';
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
-import { ownedBy } from '../objects/types.js';
+import { type ObjectOwners, type OwnedObject, ownedBy, storedTokens } from '../objects/types.js';
+import type { Pricing } from '../pricing/types.js';
 import type { Services } from '../service-types.js';
 import { withUpload } from './file-upload.js';
 import { objectCaller, ownList, ownObject, passOn } from './provider-objects.js';
@@ -40,26 +46,13 @@ export const filesRoutes: RouteModule = (router, services: Services) => {
       if (body === undefined) throw new Error('POST /v1/files is registered without a streamed body');
       const options = {
         contentType: type,
-        batch: {
-          pricing,
-          catalog: services.catalog,
-          maxLines: services.config.batches.maxLines,
-          maxLineBytes: services.config.maxBodyBytes,
-          factorOf: (model: string) => batchFactor(services.catalog, services.config, model),
-        },
+        batch: batchCheck(services, pricing),
         otherPurposes: services.config.batches.otherPurposes,
       };
       return withUpload(body, options, async (upload) => {
-        // A line naming another key's stored response or file: refused (404, as the call itself would be) before
-        // the provider sees the file.
-        for (const ref of upload.batch?.refs ?? []) {
-          if ((await ownedBy(c.objects, ref.id, ref.kind, c.info.key.keyId)) === null) {
-            throw new GatewayError('not_found', {
-              message: `Batch input line ${ref.line}: no such ${ref.kind}: ${ref.id}`,
-              details: { line: ref.line },
-            });
-          }
-        }
+        const batch =
+          upload.batch &&
+          (await ownedBatchInput(upload.batch, c, pricing, services.config.storedContextMaxTokens));
         const r = await providerCall(services.upstream, {
           method: 'POST',
           path: '/v1/files',
@@ -81,7 +74,10 @@ export const filesRoutes: RouteModule = (router, services: Services) => {
             accountId: c.info.key.accountId,
             keyId: c.info.key.keyId,
             createdAtMs: Date.now(),
-            meta: upload.batch === undefined ? null : JSON.stringify({ ...upload.batch, refs: undefined }),
+            meta:
+              batch === undefined
+                ? null
+                : JSON.stringify({ ...batch, refs: undefined, continued: undefined }),
           });
         }
         return reply;
@@ -128,3 +124,52 @@ export const filesRoutes: RouteModule = (router, services: Services) => {
     return reply;
   });
 };
+
+/**
+ * A checked batch input whose every named object is the uploading key's: a line naming another key's stored
+ * response or file is refused (404, as the call itself would be) before the provider sees the file. A line
+ * continuing a stored response is billed its whole context: its bound is raised by it (docs/pricing.md).
+ */
+async function ownedBatchInput(
+  input: BatchInputSummary,
+  c: { objects: ObjectOwners; info: { key: { keyId: string } } },
+  pricing: Pricing,
+  storedContextMaxTokens: number | undefined,
+): Promise<BatchInputSummary> {
+  const responses = new Map<string, OwnedObject>();
+  for (const ref of input.refs ?? []) {
+    const o = await ownedBy(c.objects, ref.id, ref.kind, c.info.key.keyId);
+    if (o === null) {
+      throw new GatewayError('not_found', {
+        message: `Batch input line ${ref.line}: no such ${ref.kind}: ${ref.id}`,
+        details: { line: ref.line },
+      });
+    }
+    if (ref.kind === 'response') responses.set(ref.id, o);
+  }
+  return withStoredContext(
+    input,
+    pricing,
+    (line) => {
+      const o = responses.get(line.responseId);
+      const t = o === undefined ? undefined : storedTokens(o);
+      return t === undefined ? undefined : t.input_tokens + t.output_tokens;
+    },
+    storedContextMaxTokens,
+  );
+}
+
+/** How a batch input file is checked and priced: the synchronous call's bound rules, at the batch factor. */
+function batchCheck(services: Services, pricing: Pricing): CheckBatchInputOptions {
+  const { config, catalog } = services;
+  return {
+    pricing,
+    catalog,
+    maxLines: config.batches.maxLines,
+    maxLineBytes: config.maxBodyBytes,
+    factorOf: (model: string) => batchFactor(catalog, config, model),
+    imageMaxTokens: config.imageMaxTokens,
+    referenceMaxTokens: config.referenceMaxTokens,
+    storedContextMaxTokens: config.storedContextMaxTokens,
+  };
+}

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { BatchInputChecker, type BatchInputSummary } from '../../core/batches/batch-input.js';
+import {
+  BatchInputChecker,
+  type BatchInputSummary,
+  withStoredContext,
+} from '../../core/batches/batch-input.js';
 import { atBatchPrice, priceBatchLine } from '../../core/batches/batch-price.js';
 import { priceOutput } from '../../core/batches/settle-batch.js';
 import type { BatchJob } from '../../core/batches/types.js';
@@ -83,6 +87,67 @@ describe('the batch input check (BatchInputChecker)', () => {
     expect(eight - one).toBe(3501);
     const largest = checkBatchInput(Buffer.from(body({ max_tokens: 10, max_completion_tokens: 1000 })), o);
     expect(largest.boundMsat).toBeGreaterThan(one);
+  });
+
+  it('a line bounds files by id or URL, images, conversations and continued responses as a call does', () => {
+    // 1 msat per token, batch factor 0.5: each setting's part of the bound shows as the difference between two
+    // checks of the same bytes. Model `m` has no image rule: an image by URL counts IMAGE_MAX_TOKENS.
+    const tokenPricing = createPricing({
+      config: loadConfig({
+        FIXED_PRICING: 'false',
+        FIXED_COST_PER_REQUEST: '0',
+        FIXED_PER_1K_INPUT_TOKENS: '1',
+        FIXED_PER_1K_OUTPUT_TOKENS: '1',
+      }).pricing,
+    });
+    const o = { ...opts, pricing: tokenPricing, maxLines: 10 };
+    const chat = (content: unknown) =>
+      Buffer.from(line(0, { body: { model: 'm', max_tokens: 10, messages: [{ role: 'user', content }] } }));
+    const responses = (extra: Record<string, unknown>) =>
+      Buffer.from(
+        line(0, { url: '/v1/responses', body: { model: 'm', max_output_tokens: 10, input: 'hi', ...extra } }),
+      );
+    const byId = chat([{ type: 'file', file: { file_id: 'file-abc' } }]);
+    const byUrl = responses({
+      input: [{ role: 'user', content: [{ type: 'input_file', file_url: 'https://x/a.pdf' }] }],
+    });
+    const image = chat([{ type: 'image_url', image_url: { url: 'https://x/a.png' } }]);
+    const conversation = responses({ conversation: 'conv_1' });
+    const bound = (data: Buffer, over: Record<string, unknown>) =>
+      checkBatchInput(data, { ...o, ...over }).boundMsat;
+    const code = (data: Buffer, over: Record<string, unknown>) => {
+      try {
+        checkBatchInput(data, { ...o, ...over });
+      } catch (err) {
+        return [(err as GatewayError).code, (err as GatewayError).details];
+      }
+      return 'accepted';
+    };
+    expect(bound(byId, { referenceMaxTokens: 5000 }) - bound(byId, { referenceMaxTokens: 1000 })).toBe(2000);
+    expect(bound(byUrl, { referenceMaxTokens: 5000 }) - bound(byUrl, { referenceMaxTokens: 1000 })).toBe(
+      2000,
+    );
+    expect(code(byId, {})).toEqual(['reference_not_bounded', { line: 1 }]);
+    expect(code(byUrl, {})).toEqual(['reference_not_bounded', { line: 1 }]);
+    expect(bound(image, { imageMaxTokens: 700 }) - bound(image, { imageMaxTokens: 100 })).toBe(300);
+    expect(
+      bound(conversation, { storedContextMaxTokens: 9000 }) -
+        bound(conversation, { storedContextMaxTokens: 1000 }),
+    ).toBe(4000);
+    expect(code(conversation, {})).toEqual(['context_not_bounded', { line: 1 }]);
+
+    // A continued response: listed by the check, its context added at upload from what the response recorded.
+    const continued = checkBatchInput(responses({ previous_response_id: 'resp_1' }), o);
+    expect(continued.continued).toEqual([expect.objectContaining({ line: 1, responseId: 'resp_1' })]);
+    const raised = withStoredContext(continued, tokenPricing, () => 3000, undefined);
+    expect(raised.boundMsat - continued.boundMsat).toBe(1500);
+    // Recorded without its tokens: STORED_CONTEXT_MAX_TOKENS, else refused naming the line.
+    expect(
+      withStoredContext(continued, tokenPricing, () => undefined, 2000).boundMsat - continued.boundMsat,
+    ).toBe(1000);
+    expect(() => withStoredContext(continued, tokenPricing, () => undefined, undefined)).toThrow(
+      expect.objectContaining({ code: 'context_not_bounded', details: { line: 1 } }),
+    );
   });
 
   it('names the line of every refusal', () => {

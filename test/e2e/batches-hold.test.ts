@@ -1,5 +1,6 @@
 import { toFile } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { promptTokensUpperBound } from '../../core/metering/prompt-bound.js';
 import { batchLines, createBatch, uploadBatchInput } from '../support/batches.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { BOOK_PRICES } from '../support/prices.js';
@@ -12,7 +13,13 @@ import { until } from '../support/until.js';
  * and 2 per completion token. Each line: 10 prompt tokens, 8 completion tokens = 26 msat, 13 at the batch factor
  * 0.5. The watcher polls once a minute here: what the tests see settled, the GET of the batch settled.
  */
-const ENV = { ...BOOK_PRICES, BATCH_POLL_MS: '60000', BATCH_RECONCILE_POLLS: '3' };
+const ENV = {
+  ...BOOK_PRICES,
+  BATCH_POLL_MS: '60000',
+  BATCH_RECONCILE_POLLS: '3',
+  // A line's file by id counts this many input tokens, as a synchronous call's does (unset: refused).
+  REFERENCE_MAX_TOKENS: '2000',
+};
 /** What jsonl(3) reserves: 3 × 104 msat (each line's synchronous bound 208 at the batch factor 0.5). */
 const BOUND_3_LINES = 312;
 
@@ -107,6 +114,53 @@ describe.each<PaidStore>(['sqlite', 'redis'])('batches that hold on %s', (store)
       purpose: 'batch',
     });
     expect(own.id).toMatch(/^file/);
+  });
+
+  it("a line's file by id reserves REFERENCE_MAX_TOKENS and a line continuing a stored response reserves that response's context, as synchronous calls do", async () => {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
+    const client = h.openai(apiKey);
+    const line = (body: object, url: string) =>
+      `${JSON.stringify({ custom_id: 'r0', method: 'POST', url, body })}\n`;
+    // Each line's bound: (prompt bound + stored or referenced tokens) × 1 msat + 20 × 2 msat, at the factor 0.5.
+    const expected = (body: object, extra: number) =>
+      Math.ceil((promptTokensUpperBound(body, 0, { references: [] }) + extra + 40) / 2);
+    const reservedBy = async (text: string, endpoint: '/v1/chat/completions' | '/v1/responses') => {
+      const file = await uploadBatchInput(client, text, 'in.jsonl');
+      const before = (await h.available(apiKey))!;
+      await createBatch(client, file.id, endpoint);
+      return before - (await h.available(apiKey))!;
+    };
+    h.upstream.setBehaviour({
+      batch: { delayMs: 60_000, outcome: 'completed', answered: 0, usage: undefined },
+    });
+
+    const { file: own } = await (async () => ({
+      file: await uploadBatchInput(client, batchLines(1), 'a.jsonl'),
+    }))();
+    const withFile = {
+      model: 'mock-gpt',
+      max_tokens: 20,
+      messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: own.id } }] }],
+    };
+    // The file part counts as one item (16 tokens) in the prompt bound, plus REFERENCE_MAX_TOKENS.
+    expect(await reservedBy(line(withFile, '/v1/chat/completions'), '/v1/chat/completions')).toBe(
+      expected(withFile, 2000),
+    );
+
+    // A stored response of this key, its billed tokens recorded; a line continuing it carries them all.
+    const stored = await client.responses.create({ model: 'mock-gpt', input: 'hello', max_output_tokens: 8 });
+    const context = stored.usage!.input_tokens + stored.usage!.output_tokens;
+    expect(context).toBeGreaterThan(0);
+    const continued = {
+      model: 'mock-gpt',
+      input: 'go on',
+      max_output_tokens: 20,
+      previous_response_id: stored.id,
+    };
+    expect(await reservedBy(line(continued, '/v1/responses'), '/v1/responses')).toBe(
+      expected(continued, context),
+    );
+    expect((await h.available(apiKey))!).toBeLessThan(balanceMsat);
   });
 
   it('a batch whose output cannot be read (gone at the provider) is charged its reservation, not retried forever', async () => {

@@ -21,10 +21,14 @@ export async function uploadBatchInput(client: OpenAI, jsonl: string, name = 'in
 }
 
 /** The batch every test creates: chat completions over `fileId`, a 24 h window. */
-export function createBatch(client: OpenAI, fileId: string) {
+export function createBatch(
+  client: OpenAI,
+  fileId: string,
+  endpoint: '/v1/chat/completions' | '/v1/responses' = '/v1/chat/completions',
+) {
   return client.batches.create({
     input_file_id: fileId,
-    endpoint: '/v1/chat/completions',
+    endpoint,
     completion_window: '24h',
   });
 }

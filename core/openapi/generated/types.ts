@@ -537,8 +537,11 @@ export interface paths {
          *     each line `{custom_id, method: "POST", url, body}` of at most `MAX_BODY_BYTES`, one `url`
          *     (`/v1/chat/completions`, `/v1/completions`, `/v1/embeddings` or `/v1/responses`) and one known model per
          *     file, unique `custom_id`s, at most `BATCH_MAX_LINES` lines; a refusal is 400 `invalid_request` whose
-         *     message and `details.line` name the line. The file's bound (each line's reservation bound at the batch price) is recorded with it and
-         *     reserved when a batch is created from it. Other purposes are refused with 400 unless
+         *     message and `details.line` name the line. The file's bound (each line's reservation bound at the batch price,
+         *     by the synchronous call's rules: images by their model's image rule, files by id or URL at
+         *     `REFERENCE_MAX_TOKENS`, a conversation or stored prompt at `STORED_CONTEXT_MAX_TOKENS`, a continued stored
+         *     response's recorded context; a line the settings cannot bound is refused 400 `reference_not_bounded` or
+         *     `context_not_bounded`, naming it) is recorded with it and reserved when a batch is created from it. Other purposes are refused with 400 unless
          *     `FILES_OTHER_PURPOSES=true`. Not charged. X-Cashu is refused (it names no account).
          */
         post: operations["uploadFile"];

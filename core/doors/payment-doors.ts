@@ -109,12 +109,15 @@ const CONSUMED_MARGIN_S = 3600;
 export class PaymentDoors {
   private readonly credited = new LRUCache<string, true>({ max: CREDITED_CACHE_SIZE });
   /**
-   * Macaroons that verified here, by their exact text, with their caveats: the same bytes under the same root
-   * key verify the same way, and a verification costs about 0.5 ms of CPU (measured, lightning-tools), which
-   * made a call paid from an L402 balance cost 0.14 ms more than one paid with an sk- key. The caveats (expiry,
-   * models) are still checked at every call; only a macaroon whose invoice was credited is kept.
+   * L402 credentials that paid here, by their exact `Authorization` text (macaroon and preimage), with the
+   * macaroon's caveats and the caller they name: the same bytes under the same root key verify the same way, and
+   * a verification costs about 0.5 ms of CPU (measured, lightning-tools); the preimage's hash and the identity's
+   * hash cost two SHA-256 more per call. The caveats (expiry, models) are still checked at every call; only a
+   * credential whose invoice was credited is kept (a 402's macaroon verifies without any payment).
    */
-  private readonly verified = new LRUCache<string, L402Caveats>({ max: CREDITED_CACHE_SIZE });
+  private readonly l402Paid = new LRUCache<string, { caveats: L402Caveats; caller: DoorCaller }>({
+    max: CREDITED_CACHE_SIZE,
+  });
 
   private constructor(
     readonly config: DoorsConfig,
@@ -258,28 +261,26 @@ export class PaymentDoors {
     authorization: string,
     o: { model?: string | undefined; allowExpired?: boolean } = {},
   ): Promise<DoorCaller | null> {
+    const paid = this.l402Paid.get(authorization);
+    if (paid !== undefined) {
+      this.checkCaveats(paid.caveats, o);
+      return paid.caller;
+    }
     const l402 = parseL402Credential(authorization);
     if (l402 !== null) {
       if (!this.offers('l402'))
         throw new GatewayError('invalid_payment_credential', { message: 'L402 is not offered here' });
-      const known = this.verified.get(l402.macaroon);
-      const caveats = known ?? (await verifyMacaroon(this.rootKey, l402.macaroon));
+      const caveats = await verifyMacaroon(this.rootKey, l402.macaroon);
       if (caveats.service !== L402_SERVICE) {
         throw new GatewayError('invalid_payment_credential', {
           message: 'The L402 macaroon is for another service',
         });
       }
-      if (!o.allowExpired && caveats.expires * 1000 <= this.now())
-        throw new GatewayError('payment_credential_expired');
-      if (o.model !== undefined && caveats.models !== undefined && !caveats.models.includes(o.model)) {
-        throw new GatewayError('model_not_allowed', {
-          message: `This L402 token may not pay for model ${o.model}`,
-        });
-      }
-      const caller = await this.credit('l402', caveats.paymentHash, l402.preimage, false);
+      this.checkCaveats(caveats, o);
+      const caller = Object.freeze(await this.credit('l402', caveats.paymentHash, l402.preimage, false));
       // Kept only once it paid: a 402's macaroon verifies without any payment, so caching before would let
       // unpaid challenges fill the cache.
-      if (known === undefined) this.verified.set(l402.macaroon, caveats);
+      this.l402Paid.set(authorization, { caveats, caller });
       return caller;
     }
     const cred = readCredential(this.mppSecret, this.config.realm, authorization);
@@ -525,6 +526,20 @@ export class PaymentDoors {
       if (code === 'refund_below_fee_reserve') return closed(0, 'skipped');
       this.log.warn({ door: 'mpp', code }, 'MPP session close: the refund to the return invoice failed');
       return closed(Math.floor(available / 1000), 'failed');
+    }
+  }
+
+  /** An L402 macaroon's expiry and model caveats against this use of it. */
+  private checkCaveats(
+    caveats: L402Caveats,
+    o: { model?: string | undefined; allowExpired?: boolean },
+  ): void {
+    if (!o.allowExpired && caveats.expires * 1000 <= this.now())
+      throw new GatewayError('payment_credential_expired');
+    if (o.model !== undefined && caveats.models !== undefined && !caveats.models.includes(o.model)) {
+      throw new GatewayError('model_not_allowed', {
+        message: `This L402 token may not pay for model ${o.model}`,
+      });
     }
   }
 

@@ -123,6 +123,30 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning door credentials on %s'
     await ok.body?.cancel();
   });
 
+  it('a macaroon that paid before expires all the same: the next call after its expiry is 401, its rest still readable', async () => {
+    const o = await offer();
+    const { preimage } = await h.mint.payInvoice(o.invoice);
+    const rootKey = await loadDoorSecret(h.gateway.services.store!, 'l402_root_key');
+    // Expires at the start of the second after next: it pays now (and is remembered as paid), then expires.
+    const expires = Math.floor(Date.now() / 1000) + 2;
+    const short = await issueMacaroon(rootKey, {
+      paymentHash: o.paymentHash,
+      service: L402_SERVICE,
+      expires,
+    });
+    const ok = await call(l402(short, preimage));
+    expect(ok.status).toBe(200);
+    await ok.body?.cancel();
+    await new Promise((r) => setTimeout(r, Math.max(0, expires * 1000 - Date.now()) + 50));
+    const late = await call(l402(short, preimage));
+    expect([late.status, await codeOf(late)]).toEqual([401, 'payment_credential_expired']);
+    const balance = await fetch(`${h.baseURL}/wallet/balance`, {
+      headers: { authorization: l402(short, preimage) },
+    });
+    expect(balance.status).toBe(200);
+    expect(((await balance.json()) as { balance: number }).balance).toBe(INVOICE - CALL);
+  });
+
   it('an altered or replayed MPP challenge: 401 invalid_payment_credential, nothing credited', async () => {
     const o = await offer();
     const other = await offer();

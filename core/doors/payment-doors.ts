@@ -131,7 +131,10 @@ export class PaymentDoors {
     private readonly ledger: Ledger | undefined,
   ) {}
 
-  /** `ledger`: the balances an MPP session's close refunds from (without it, a close is refused). */
+  /**
+   * `ledger`: the balances an MPP session's close refunds from (without it a close pays nothing: `refundStatus`
+   * `failed`, the balance stays refundable with the bearer credential).
+   */
   static async open(opts: {
     config: DoorsConfig;
     store: StoreConnection;

@@ -19,6 +19,15 @@ import { ModelCatalog } from '../../core/upstream/model-catalog.js';
 const pricing = createPricing({
   config: loadConfig({ FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '3' }).pricing,
 });
+/** 1 msat per input and output token (7/13 sats per 1k would hide the differences in rounding). */
+const tokenPricing = createPricing({
+  config: loadConfig({
+    FIXED_PRICING: 'false',
+    FIXED_COST_PER_REQUEST: '0',
+    FIXED_PER_1K_INPUT_TOKENS: '1',
+    FIXED_PER_1K_OUTPUT_TOKENS: '1',
+  }).pricing,
+});
 const catalog = new ModelCatalog();
 const opts = { pricing, catalog, maxLines: 3, maxLineBytes: 1024, factorOf: () => '0.5' };
 
@@ -70,14 +79,6 @@ describe('the batch input check (BatchInputChecker)', () => {
   it('a line bounds every choice it asks for and its largest max-tokens field (token pricing)', () => {
     // 1 msat per input and output token (7/13 sats per 1k would hide it in rounding): the bound is the prompt
     // bytes + the completion cap × n, at the batch price.
-    const tokenPricing = createPricing({
-      config: loadConfig({
-        FIXED_PRICING: 'false',
-        FIXED_COST_PER_REQUEST: '0',
-        FIXED_PER_1K_INPUT_TOKENS: '1',
-        FIXED_PER_1K_OUTPUT_TOKENS: '1',
-      }).pricing,
-    });
     const o = { ...opts, pricing: tokenPricing };
     const body = (extra: Record<string, unknown>) =>
       line(0, { body: { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra } });
@@ -92,14 +93,6 @@ describe('the batch input check (BatchInputChecker)', () => {
   it('a line bounds files by id or URL, images, conversations and continued responses as a call does', () => {
     // 1 msat per token, batch factor 0.5: each setting's part of the bound shows as the difference between two
     // checks of the same bytes. Model `m` has no image rule: an image by URL counts IMAGE_MAX_TOKENS.
-    const tokenPricing = createPricing({
-      config: loadConfig({
-        FIXED_PRICING: 'false',
-        FIXED_COST_PER_REQUEST: '0',
-        FIXED_PER_1K_INPUT_TOKENS: '1',
-        FIXED_PER_1K_OUTPUT_TOKENS: '1',
-      }).pricing,
-    });
     const o = { ...opts, pricing: tokenPricing, maxLines: 10 };
     const chat = (content: unknown) =>
       Buffer.from(line(0, { body: { model: 'm', max_tokens: 10, messages: [{ role: 'user', content }] } }));

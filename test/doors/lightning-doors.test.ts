@@ -277,6 +277,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     });
   const callWith = (authorization: string, body: Record<string, unknown> = {}) =>
     fetch(url(), { ...init(body), headers: { 'content-type': 'application/json', authorization } });
+  const codeOf = async (r: Response) => [
+    r.status,
+    ((await r.json()) as { error: { code: string } }).error.code,
+  ];
   const decodeReceipt = (r: Response) =>
     JSON.parse(Buffer.from(r.headers.get('payment-receipt') ?? '', 'base64url').toString()) as Record<
       string,
@@ -383,10 +387,6 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     const { challenge, request } = await sessionChallenge();
     const { preimage } = await h.mint.payInvoice(request.depositInvoice!);
     const sessionId = request.paymentHash!;
-    const codeOf = async (r: Response) => [
-      r.status,
-      ((await r.json()) as { error: { code: string } }).error.code,
-    ];
     const open = await callWith(
       paymentAuth(challenge, { action: 'open', preimage, returnInvoice: returnInvoice() }),
     );
@@ -466,10 +466,6 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     const { challenge, request } = await sessionChallenge();
     const { preimage } = await h.mint.payInvoice(request.depositInvoice!);
     const sessionId = request.paymentHash!;
-    const codeOf = async (r: Response) => [
-      r.status,
-      ((await r.json()) as { error: { code: string } }).error.code,
-    ];
 
     // A return invoice with an amount: 400, nothing credited or opened.
     const withAmount = await callWith(

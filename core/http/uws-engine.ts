@@ -477,8 +477,12 @@ function webSocketRoute(uws: UwsModule, onUpgrade: UpgradeHandler) {
     // Sends are never dropped (the default, 64 KiB, would drop a slow reader's messages): the caller bounds it.
     maxBackpressure: 0x7fffffff,
     closeOnBackpressureLimit: 0,
-    // The session's own idle timeout applies (README "Realtime"); no pings, as node's `ws` sends none.
-    idleTimeout: 0,
+    // The session's own idle timeout applies (README "Realtime"); no pings, as node's `ws` sends none. Not 0: with
+    // no idle timeout uWS gives a closing socket about 4 s to take its close frame before it drops the connection,
+    // so a slow reader closed 4008 behind its backlog saw 1006 instead (measured: a client paused 4 s after the
+    // close got 1006 with 0, 4008 with this; the grace is then about 16 s). The cost: a WebSocket silent both ways
+    // for 960 s (uWS's largest) is dropped, beyond REALTIME_IDLE_TIMEOUT_MS's default 5 minutes.
+    idleTimeout: 960,
     sendPingsAutomatically: false,
     compression: uws.DISABLED,
     upgrade: (res: HttpResponse, req: HttpRequest, context: us_socket_context_t) => {

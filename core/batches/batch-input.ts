@@ -210,13 +210,13 @@ export class BatchInputChecker {
       throw err;
     }
     const refs: BatchInputRef[] = [];
-    const continued =
-      endpoint === 'responses' && typeof b.previous_response_id === 'string' && b.previous_response_id !== ''
+    const previous =
+      typeof b.previous_response_id === 'string' && b.previous_response_id !== ''
         ? b.previous_response_id
         : undefined;
-    if (typeof b.previous_response_id === 'string' && b.previous_response_id !== '') {
-      refs.push({ line: lineNo, id: b.previous_response_id, kind: 'response' });
-    }
+    if (previous !== undefined) refs.push({ line: lineNo, id: previous, kind: 'response' });
+    // A Responses line continuing a stored response: its bound takes that context at upload (`withStoredContext`).
+    const continued = endpoint === 'responses' ? previous : undefined;
     const files: string[] = [];
     fileIds(b, files);
     for (const id of files) refs.push({ line: lineNo, id, kind: 'file' });

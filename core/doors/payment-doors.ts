@@ -97,6 +97,16 @@ export function doorIdentity(paymentHash: string): string {
 
 const sha256Hex = (hex: string) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex');
 
+/** A 64-character lowercase hex string (a payment hash, a session id, a preimage as the session draft sends it). */
+const hex64 = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+
+/** Whether `preimage` (lowercase hex) is the preimage of `paymentHash`. */
+const isPreimageOf = (preimage: unknown, paymentHash: string): preimage is string =>
+  hex64(preimage) && sha256Hex(preimage) === paymentHash;
+
+/** A refused MPP or L402 credential: 401 `invalid_payment_credential` with its reason. */
+const badCredential = (message: string) => new GatewayError('invalid_payment_credential', { message });
+
 /** A BOLT11 invoice's network, from its human-readable prefix (`lnbcrt` before `lnbc`, `lntbs` before `lntb`). */
 const network = (invoice: string) => /^ln(bcrt|bc|tbs|tb)/i.exec(invoice)?.[1]?.toLowerCase() ?? '';
 
@@ -300,7 +310,7 @@ export class PaymentDoors {
     const mpp = { ...cred, preimage };
     const methodDetails = cred.request.methodDetails as { paymentHash?: unknown } | undefined;
     const paymentHash = methodDetails?.paymentHash;
-    if (typeof paymentHash !== 'string' || !/^[0-9a-f]{64}$/.test(paymentHash)) {
+    if (!hex64(paymentHash)) {
       throw new GatewayError('invalid_payment_credential', {
         message: 'The Payment challenge names no invoice',
       });
@@ -352,8 +362,7 @@ export class PaymentDoors {
    */
   private async session(cred: MppCredential, allowExpired: boolean): Promise<DoorCaller> {
     const p = cred.payload;
-    const refuse = (message: string) => new GatewayError('invalid_payment_credential', { message });
-    const hex64 = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+    const refuse = badCredential;
     if (p.action === 'open') {
       const paymentHash = cred.request.paymentHash;
       const deposit = cred.request.depositInvoice;
@@ -387,8 +396,7 @@ export class PaymentDoors {
       const sessionId = p.sessionId;
       if (!hex64(sessionId) || typeof p.preimage !== 'string')
         throw refuse('The session bearer lacks its fields');
-      if (!/^[0-9a-f]{64}$/.test(p.preimage) || sha256Hex(p.preimage) !== sessionId)
-        throw refuse("The preimage is not the session's");
+      if (!isPreimageOf(p.preimage, sessionId)) throw refuse("The preimage is not the session's");
       const mark = await readMark(this.store, `mpp-session:${sessionId}`);
       if (mark === null) throw refuse('No MPP session of this id is open here');
       if (mark === CLOSED && !allowExpired)
@@ -410,22 +418,13 @@ export class PaymentDoors {
 
   /** MPP session `topUp`: a fresh challenge's invoice, paid, credited to the session's balance (see `session`). */
   private async topUp(cred: MppCredential, sessionId: string): Promise<DoorCaller> {
-    const refuse = (message: string) => new GatewayError('invalid_payment_credential', { message });
-    const preimage = cred.payload.topUpPreimage;
+    const refuse = badCredential;
     const paymentHash = cred.request.paymentHash;
-    if (
-      typeof paymentHash !== 'string' ||
-      !/^[0-9a-f]{64}$/.test(paymentHash) ||
-      typeof cred.request.depositInvoice !== 'string'
-    )
+    if (!hex64(paymentHash) || typeof cred.request.depositInvoice !== 'string')
       throw refuse('The top-up challenge names no deposit invoice');
     if (paymentHash === sessionId)
       throw refuse("A session's own deposit cannot top it up: pay a fresh challenge");
-    if (
-      typeof preimage !== 'string' ||
-      !/^[0-9a-f]{64}$/.test(preimage) ||
-      sha256Hex(preimage) !== paymentHash
-    )
+    if (!isPreimageOf(cred.payload.topUpPreimage, paymentHash))
       throw refuse("The top-up preimage is not the challenge invoice's");
     const mark = await readMark(this.store, `mpp-session:${sessionId}`);
     if (mark === null) throw refuse('No MPP session of this id is open here');
@@ -467,9 +466,7 @@ export class PaymentDoors {
 
   /** MPP session `close`: marked closed once, the rest paid to the return invoice (see `session`). */
   private async close(sessionId: string, preimage: unknown): Promise<DoorCaller> {
-    const refuse = (message: string) => new GatewayError('invalid_payment_credential', { message });
-    if (typeof preimage !== 'string' || !/^[0-9a-f]{64}$/.test(preimage) || sha256Hex(preimage) !== sessionId)
-      throw refuse("The preimage is not the session's");
+    if (!isPreimageOf(preimage, sessionId)) throw badCredential("The preimage is not the session's");
     const caller = {
       door: 'mpp' as const,
       tokenHash: doorIdentity(sessionId),
@@ -490,7 +487,7 @@ export class PaymentDoors {
       },
     });
     const returnInvoice = await readMark(this.store, `mpp-session:${sessionId}`);
-    if (returnInvoice === null) throw refuse('No MPP session of this id is open here');
+    if (returnInvoice === null) throw badCredential('No MPP session of this id is open here');
     if (!(await claimOnce(this.store, `mpp-close:${sessionId}`, null, ''))) {
       // Closed before (or closing now): a repeated close answers what the first one did, once it is known.
       const done = await readMark(this.store, `mpp-close:${sessionId}`);

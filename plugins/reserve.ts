@@ -32,6 +32,7 @@ import {
 } from '../core/metering/request-bound.js';
 import { storedTokens } from '../core/objects/types.js';
 import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
+import { capField } from '../core/pricing/completion-cap.js';
 import { nodeAffordableTokens, nodeCallBound } from '../core/pricing/node-rates.js';
 import type { RateCard } from '../core/pricing/rate-card.js';
 import {
@@ -159,11 +160,6 @@ export function unadjustedBudget(
   if (ppm <= 0) return Number.MAX_SAFE_INTEGER;
   const m = (BigInt(room) * 1_000_000n) / BigInt(Math.ceil(ppm));
   return m > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(m);
-}
-
-/** The body field that bounds the completion for this API. */
-function maxTokensField(endpoint: PricedEndpoint): string {
-  return endpoint === 'responses' ? 'max_output_tokens' : 'max_tokens';
 }
 
 /** The services reserve uses: plugins/index.ts hands it these alone (a required one missing stops the start). */
@@ -489,7 +485,7 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
         choices: terms.choices,
       });
       if (priced === undefined || b.maxMsat > priced.maxMsat) {
-        priced = { ...b, maxTokens: terms.maxTokens, lowered: false, btcUsd: priced?.btcUsd };
+        priced = { ...b, lowered: b.maxTokens !== terms.maxTokens, btcUsd: priced?.btcUsd };
         autoCard = card;
         pricedRates = undefined;
       }
@@ -614,6 +610,25 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
     return reservation;
   }
 
+  /**
+   * A call that sets no cap, on a model whose context length is unknown: nothing but the gateway bounds what the
+   * provider may write, so the cap the bound priced is written into the body (./completion-cap.ts).
+   */
+  function tellCap(ctx: RequestContext, q: Quote): void {
+    const { priced } = q.price;
+    if (
+      q.terms.maxTokens === undefined &&
+      priced.lowered &&
+      priced.maxTokens !== undefined &&
+      isTokenEndpoint(q.shape.endpoint) &&
+      ctx.body !== null &&
+      typeof ctx.body === 'object'
+    ) {
+      (ctx.body as Record<string, unknown>)[capField(q.shape.endpoint)] = priced.maxTokens;
+      ctx.markBodyModified();
+    }
+  }
+
   /** CLAMP_MAX_TOKENS=true: the balance cannot cover the model's maximum and the caller set no limit: the
    *  forwarded request gets what it affords. */
   function clampMaxTokens(ctx: RequestContext, q: Quote, r: Admission, reservation: ReservationInfo): void {
@@ -630,7 +645,7 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
     ) {
       const afford = affordable(q, r.reservedMsat);
       if (Number.isFinite(afford) && afford >= 0) {
-        (ctx.body as Record<string, unknown>)[maxTokensField(endpoint)] = afford;
+        (ctx.body as Record<string, unknown>)[capField(endpoint as TokenEndpoint)] = afford;
         ctx.markBodyModified();
         reservation.maxTokens = afford;
       }
@@ -736,6 +751,7 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
         terms.tools.limit(ctx.body as Record<string, unknown>);
         ctx.markBodyModified();
       }
+      tellCap(ctx, q);
       clampMaxTokens(ctx, q, r, reservation);
       return undefined;
     },

@@ -104,6 +104,11 @@ export interface MockUsage {
   fileTokens?: number;
   /** Input tokens each web search call adds (the search results the model reads); default 0. */
   searchContentTokens?: number;
+  /**
+   * The model's context window, filled as a provider may: a call with no max-tokens field writes
+   * `windowTokens − prompt tokens` (its own count of the text) instead of `chunks`.
+   */
+  windowTokens?: number;
 }
 
 export interface MockStats {
@@ -314,6 +319,10 @@ function completionTokens(body: ChatBody, b: MockBehaviour): { n: number; trunca
     (v): v is number => typeof v === 'number',
   );
   const cap = caps.length > 0 ? Math.max(...caps) : undefined;
+  const window = b.usage.windowTokens;
+  if (cap === undefined && window !== undefined) {
+    return { n: Math.max(0, window - promptTokens(body)), truncated: false };
+  }
   if (typeof cap === 'number' && cap < b.chunks && !b.ignoreMaxTokens)
     return { n: Math.max(0, cap), truncated: true };
   return { n: b.chunks, truncated: false };

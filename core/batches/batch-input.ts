@@ -192,7 +192,7 @@ export class BatchInputChecker {
     if (opts.catalog.list().length > 0 && opts.catalog.get(model) === undefined) {
       throw refuse(lineNo, `unknown model ${model}`);
     }
-    let bound: { maxMsat: number; btcUsd: string | undefined };
+    let bound: { maxMsat: number; btcUsd: string | undefined; lowered: boolean };
     const request: ReservationInput = {
       model,
       endpoint,
@@ -208,6 +208,14 @@ export class BatchInputChecker {
     } catch (err) {
       if (err instanceof GatewayError && err.status < 500) throw refuse(lineNo, err.message);
       throw err;
+    }
+    // A synchronous call like it is sent with the gateway's cap written in (./completion-cap.ts); a line is
+    // forwarded as written, so it must carry its own.
+    if (bound.lowered) {
+      throw refuse(
+        lineNo,
+        `set body.max_tokens (or max_completion_tokens, max_output_tokens): the context length of model ${model} is unknown, so nothing else bounds what the provider may write`,
+      );
     }
     const refs: BatchInputRef[] = [];
     const previous =

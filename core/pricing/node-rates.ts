@@ -1,5 +1,6 @@
 import type { Usage } from '../metering/types.js';
 import { callMsat, cardCharge } from './call-price.js';
+import { completionCap, MIN_COMPLETION_TOKENS } from './completion-cap.js';
 import { DIMENSIONS, type DimensionKey, type ExtraDimensionKey } from './dimensions.js';
 import { affordableTokens, modelCard, type RateCard } from './rate-card.js';
 import { add, ceil, mul, parseDecimal, ZERO } from './rational.js';
@@ -28,10 +29,6 @@ export interface NodeRates {
 }
 
 const HOSTED_KEYS = new Set<string>(['image_output', 'code_interpreter', 'file_search']);
-
-/** The completion of a "minimal answer" and the cap without max_tokens or context length (pricing.ts defaults). */
-const MIN_COMPLETION_TOKENS = 16;
-const DEFAULT_MAX_COMPLETION_TOKENS = 4096;
 
 /** `v` msats per 1,000 as an exact decimal string per one (the number's shortest text, its exponent less 3). */
 function perOne(v: number): string {
@@ -93,10 +90,14 @@ export interface NodeBoundInput {
 
 /**
  * The reservation bounds of a call on an auto-priced card, as the pricing service bounds its own (pricing.ts
- * `tokenReservation`): the prompt bound at the dearest input price + the completion cap (`max_tokens`, else the
- * context length left, else 4,096) at the dearest output price; `minMsat` with a minimal answer.
+ * `tokenReservation`): the prompt bound at the dearest input price + the completion cap (./completion-cap.ts) at
+ * the dearest output price; `minMsat` with a minimal answer. `maxTokens`: the cap the provider must be told
+ * (the caller's, or the gateway's when nothing else bounds the output), else undefined.
  */
-export function nodeCallBound(card: RateCard, input: NodeBoundInput): { maxMsat: number; minMsat: number } {
+export function nodeCallBound(
+  card: RateCard,
+  input: NodeBoundInput,
+): { maxMsat: number; minMsat: number; maxTokens: number | undefined } {
   const ws = input.webSearchCalls ?? 0;
   const pb = input.promptTokensBound;
   const k = Math.max(1, input.choices ?? 1);
@@ -105,17 +106,13 @@ export function nodeCallBound(card: RateCard, input: NodeBoundInput): { maxMsat:
     callMsat(card, { bound: { promptTokens: pb, completionTokens: completion * k, webSearchCalls: ws } });
   if (input.endpoint === 'embeddings') {
     const flat = at(0);
-    return { maxMsat: flat, minMsat: flat };
+    return { maxMsat: flat, minMsat: flat, maxTokens: input.maxTokens };
   }
   const callerMax = input.maxTokens;
   const minTokens =
     callerMax === undefined ? MIN_COMPLETION_TOKENS : Math.min(MIN_COMPLETION_TOKENS, callerMax);
-  const cap =
-    callerMax ??
-    (input.contextLength !== undefined && input.contextLength > 0
-      ? Math.max(input.contextLength - pb, minTokens)
-      : DEFAULT_MAX_COMPLETION_TOKENS);
-  return { maxMsat: at(cap), minMsat: at(minTokens) };
+  const { cap, told } = completionCap(input.endpoint, callerMax, input.contextLength);
+  return { maxMsat: at(cap), minMsat: at(minTokens), maxTokens: told ? cap : callerMax };
 }
 
 /** The most completion tokens `availableMsat` affords on an auto-priced card (-1: none; Infinity: free). */

@@ -7,6 +7,7 @@
 import { GatewayError } from '../errors.js';
 import { emptyUsage, type Usage } from '../metering/usage.js';
 import { type CallBound, callMsat, cardCharge } from './call-price.js';
+import { completionCap } from './completion-cap.js';
 import { DIMENSIONS, type DimensionKey } from './dimensions.js';
 import {
   MissingPriceError,
@@ -513,16 +514,12 @@ class PricingService {
       return { maxMsat: flat, minMsat: flat, maxTokens: callerMax, lowered: false, btcUsd };
     }
     const minTokens = callerMax === undefined ? this.minCompletion : Math.min(this.minCompletion, callerMax);
-    const cap =
-      callerMax ??
-      (input.contextLength !== undefined && input.contextLength > 0
-        ? Math.max(input.contextLength - pb, minTokens)
-        : this.defaultMaxCompletion);
+    const { cap, told } = completionCap(endpoint, callerMax, input.contextLength, this.defaultMaxCompletion);
     const minMsat = at(minTokens);
     const maxMsat = at(cap);
     const available = input.availableMsat;
     if (callerMax !== undefined || available === undefined || maxMsat <= available) {
-      return { maxMsat, minMsat, maxTokens: callerMax, lowered: false, btcUsd };
+      return { maxMsat, minMsat, maxTokens: told ? cap : callerMax, lowered: told, btcUsd };
     }
     // The balance cannot cover the model's maximum and the caller set no limit: forward a lower max_tokens.
     const afford =

@@ -5,6 +5,7 @@ import { GatewayError } from '../errors.js';
 import type { Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import { promptTokensUpperBound } from '../metering/prompt-bound.js';
+import { callerMaxTokens } from '../metering/request-bound.js';
 import { upstreamChangeRetriesTotal, upstreamLostMsatsTotal, upstreamPaidMsatsTotal } from '../metrics.js';
 import type { UpstreamResponse } from '../upstream/upstream-response.js';
 import { isCashuUnit, readTokenMeta, toMsat } from '../wallet/token-codec.js';
@@ -54,8 +55,6 @@ export { ChangeCommentFilter };
 /** A node's 402 may raise a call's token to at most this many times the first one (one raise per call). */
 export const RAISE_LIMIT = 4;
 
-const MAX_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const;
-
 /** What the call asks of the node, for its bound. */
 export interface NodeCall {
   requestId: string;
@@ -75,13 +74,12 @@ export function nodeCallBoundMsat(price: NodePrice, call: NodeCall): number {
   const pb = promptTokensUpperBound(call.body, call.rawBytes);
   let maxTokens = 0;
   if (!call.path.endsWith('/embeddings')) {
-    const b = (call.body ?? {}) as Record<string, unknown>;
-    const set = MAX_TOKEN_FIELDS.map((f) => b[f]).find(
-      (v): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0,
-    );
+    // The node bounds the call as this gateway does (core/pricing/completion-cap.ts): the largest max-tokens
+    // field, else the model's whole context window.
+    const set = callerMaxTokens(call.body);
     if (set !== undefined) maxTokens = set;
     else if (price.contextLength !== undefined && price.contextLength > 0) {
-      maxTokens = Math.max(price.contextLength - pb, 0);
+      maxTokens = price.contextLength;
     } else if (price.completionMsatPer1k > 0) {
       throw new GatewayError('upstream_error', {
         message:

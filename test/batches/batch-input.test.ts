@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   BatchInputChecker,
@@ -88,6 +91,39 @@ describe('the batch input check (BatchInputChecker)', () => {
     expect(eight - one).toBe(3501);
     const largest = checkBatchInput(Buffer.from(body({ max_tokens: 10, max_completion_tokens: 1000 })), o);
     expect(largest.boundMsat).toBeGreaterThan(one);
+  });
+
+  it('a line with no max-tokens field on a model whose window is unknown is refused, naming the line (token pricing)', () => {
+    // A call like it is sent with the gateway's cap written in; a batch line goes to the provider as written, so
+    // nothing would bound its output. The same line with a cap, or on a model with a context length, is accepted.
+    const o = { ...opts, pricing: tokenPricing };
+    const open = Buffer.from(
+      `${line(0, { body: { model: 'm', max_tokens: 5, messages: [] } })}\n${line(1)}\n`,
+    );
+    let err: unknown;
+    try {
+      checkBatchInput(open, o);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(GatewayError);
+    expect((err as GatewayError).details).toEqual({ line: 2 });
+    expect((err as GatewayError).message).toMatch(
+      /^Batch input line 2: set body\.max_tokens .*context length of model m is unknown/,
+    );
+    const capped = line(0, { body: { model: 'm', max_completion_tokens: 50, messages: [] } });
+    expect(checkBatchInput(Buffer.from(capped), o).lines).toBe(1);
+    const dir = mkdtempSync(join(tmpdir(), 'batch-window-'));
+    const modelsPath = join(dir, 'models.json');
+    writeFileSync(modelsPath, JSON.stringify({ models: [{ id: 'm', context_length: 1000 }] }));
+    try {
+      const known = new ModelCatalog({ modelsPath });
+      const s = checkBatchInput(Buffer.from(line(0)), { ...o, catalog: known });
+      // The whole window (1,000) and the prompt bound at 1 msat per token, × 0.5.
+      expect(s.boundMsat).toBeGreaterThan(500);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a line bounds files by id or URL, images, conversations and continued responses as a call does', () => {

@@ -28,8 +28,12 @@ const MODELS = mockModels(
     { id: 'mock-gpt:online', pricing: { prompt: '0.000001', completion: '0.000001', web_search: '0.01' } },
     { id: 'mock-mini', pricing: { prompt: '0.000001', completion: '0.000001' } },
     { id: 'mock-mini:online', pricing: { prompt: '0.000001', completion: '0.000001' } },
+    // Output dearer than input: a prompt far below its byte bound must not buy output beyond the reservation.
+    { id: 'mock-wide', pricing: { prompt: '0.000001', completion: '0.000004' } },
   ],
 );
+// A model whose context length the catalogue does not know (an OpenAI-style model list gives none).
+MODELS.models.push({ id: 'mock-open', pricing: { prompt: '0.000001', completion: '0.000004' } } as never);
 const messages = [{ role: 'user' as const, content: 'Say something, please.' }];
 const input = 'Say something, please.';
 
@@ -302,6 +306,46 @@ describe.each<PaidStore>(['sqlite', 'redis'])('the bound holds on %s', (store) =
       400,
       'context_not_bounded',
     );
+  });
+
+  it('no max-tokens field: the whole window is reserved, so a prompt far below its byte bound cannot outspend it', async () => {
+    // 4,000 characters the mock counts as 1,000 tokens; the prompt bound is about four times that. The provider
+    // fills the window: 8,192 − 1,000 = 7,192 output tokens at 4 msat. Reserving "the window left after the
+    // prompt bound" (about 4,150 output tokens) would let it bill ~12,000 msat more than was held.
+    h.upstream.setBehaviour({ usage: { windowTokens: 8192 } });
+    const chat = { model: 'mock-wide', messages: [{ role: 'user', content: 'a'.repeat(4000) }] };
+    const poor = await h.fundKey(32);
+    const err = await refused(poor.apiKey, '/chat/completions', chat, 402, 'payment_required');
+    expect(err.details.required).toBeGreaterThan(8192 * 4);
+    const { apiKey, balanceMsat } = await h.fundKey(40);
+    const res = await post('/chat/completions', apiKey, chat);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json;
+    expect(body.usage).toMatchObject({ prompt_tokens: 1000, completion_tokens: 7192 });
+    // Nothing is written into the body: the window bounds the provider.
+    expect(h.upstream.stats.lastBody).not.toHaveProperty('max_completion_tokens');
+    expect(body['x-node-cost']).toMatchObject({ msats: 1000 + 7192 * 4, estimated: false });
+    expect(await h.available(apiKey)).toBe(balanceMsat - (1000 + 7192 * 4));
+  });
+
+  it('no max-tokens field and an unknown window: the cap reserved is the cap the provider is told (4,096; completions 16)', async () => {
+    // The provider would write 100,000 tokens if nothing bounded it.
+    h.upstream.setBehaviour({ chunks: 100_000, usage: { windowTokens: 100_000 } });
+    const { apiKey, balanceMsat } = await h.fundKey(40);
+    const chat = await post('/chat/completions', apiKey, { model: 'mock-open', messages });
+    expect(chat.status).toBe(200);
+    expect(h.upstream.stats.lastBody).toMatchObject({ max_completion_tokens: 4096 });
+    expect(((await chat.json()) as Json)['x-node-cost']).toMatchObject({ msats: 6 + 4096 * 4 });
+    const resp = await post('/responses', apiKey, { model: 'mock-open', input });
+    expect(resp.status).toBe(200);
+    expect(h.upstream.stats.lastBody).toMatchObject({ max_output_tokens: 4096 });
+    const legacy = await post('/completions', apiKey, { model: 'mock-open', prompt: input });
+    expect(legacy.status).toBe(200);
+    expect(h.upstream.stats.lastBody).toMatchObject({ max_tokens: 16 });
+    expect(legacy.headers.get('x-node-cost')).toBe(String(6 + 16 * 4));
+    const respCost = Number(resp.headers.get('x-node-cost'));
+    expect(respCost).toBeLessThanOrEqual(6 + 4096 * 4 + 10);
+    expect(await h.available(apiKey)).toBe(balanceMsat - (6 + 4096 * 4) - respCost - (6 + 16 * 4));
   });
 
   it('reasoning the provider left out of completion_tokens (total_tokens shows it) is charged and counted: 19 msat', async () => {

@@ -14,7 +14,7 @@ import { until } from '../support/until.js';
  * search, service tiers, a continued stored response, a conversation, images (inline PNGs of any size and detail,
  * by URL), files (inline, by URL), background Responses, and a client that leaves once the provider has the request
  * — sent through the full gateway (HTTP, the default pipeline, SQLite or Redis) to the mock provider billing the most
- * each request allows (`billMax`: every choice to the largest cap, every tool call allowed, a new container per code
+ * each request allows (`billMax`: every choice to the largest cap or, with none, the whole window, every tool call allowed, a new container per code
  * interpreter call, the requested tier with `auto` served as priority, reasoning only `total_tokens` shows;
  * `billMedia`: images by OpenAI's tile formula from their header, 8 tiles when unseen, REFERENCE_MAX_TOKENS per
  * file by URL; the search results of each web search as input).
@@ -343,8 +343,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
       let last: { balanceMsat: number; reservedMsat: number } | undefined;
       await fc.assert(
         fc.asyncProperty(shapes, async (s) => {
-          // Several caps: the provider reads the largest and answers all of it; none: 8 tokens and the reasoning
-          // only total_tokens shows (within the model's maximum the call reserved).
+          // Several caps: the provider reads the largest and answers all of it; none: it fills the model's window
+          // (8,192 − its count of the prompt) and adds the reasoning only total_tokens shows.
           const caps = Object.values(s.caps).filter((v): v is number => v !== undefined);
           const capped = caps.length > 0;
           const want = mustRefuse(s);
@@ -359,7 +359,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
               billMedia: true,
               fileTokens: FILE_TOKENS,
               searchContentTokens: SEARCH_CONTENT_TOKENS,
-              ...(capped ? {} : { unreportedTokens: s.unreported }),
+              ...(capped ? {} : { unreportedTokens: s.unreported, windowTokens: 8192 }),
             },
           });
           const body = bodyOf(s, stored.at(-1));

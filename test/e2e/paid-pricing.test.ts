@@ -172,18 +172,18 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       const err = ((await res.json()) as { error: { code: string; message: string; details: unknown } })
         .error;
       expect(err.code).toBe('payment_required');
-      // Prompt bound 138 tokens; the model's maximum (8192 − 138 completion tokens) costs 35,288 msat. The number
+      // Prompt bound 138 tokens; the model's maximum (its whole 8,192-token window) costs 35,870 msat. The number
       // named is counted for the retry, whose `"max_completion_tokens": N` adds 21 + 4 bytes to the bound: 164
       // tokens, with which 20 sats cover at most 4,419 completion tokens (19,999 msat; 4,420 would cost 20,003).
       const bound = promptTokensUpperBound(body, Buffer.byteLength(JSON.stringify(body)));
       expect(bound).toBe(138);
-      expect([modelCost(bound, 8192 - bound), modelCost(164, 4419), modelCost(164, 4420)]).toEqual([
-        35_288, 19_999, 20_003,
+      expect([modelCost(bound, 8192), modelCost(164, 4419), modelCost(164, 4420)]).toEqual([
+        35_870, 19_999, 20_003,
       ]);
       expect(err.details).toEqual({
         balance: 20_000,
-        required: 35_288,
-        shortfall: 15_288,
+        required: 35_870,
+        shortfall: 15_870,
         affordable_max_tokens: 4419,
       });
       expect(err.message).toMatch(/at most 4419 completion tokens/);
@@ -241,14 +241,15 @@ describe.each<PaidStore>(['sqlite', 'redis'])('pricing on %s', (store) => {
       const body = { model: 'mock-gpt', messages };
       const res = await h.post('/chat/completions', body, { authorization: `Bearer ${apiKey}` });
       expect(res.status).toBe(200);
-      const forwarded = h.upstream.stats.lastBody as { max_tokens?: number };
+      const forwarded = h.upstream.stats.lastBody as { max_completion_tokens?: number };
       const bound = promptTokensUpperBound(body, Buffer.byteLength(JSON.stringify(body)));
-      // The model's maximum (context 8192 − prompt bound) is not affordable with 20 sats…
-      expect(modelCost(bound, 8192 - bound)).toBeGreaterThan(balanceMsat);
+      // The model's maximum (its whole 8,192-token window) is not affordable with 20 sats…
+      expect(modelCost(bound, 8192)).toBeGreaterThan(balanceMsat);
       // …so the forwarded max_tokens is the largest completion the balance covers with this call's own bound
       // (the reservation is made before the field is added): 4,432 (19,999 msat; 4,433 would cost 20,003).
       expect([modelCost(bound, 4432), modelCost(bound, 4433)]).toEqual([19_999, 20_003]);
-      expect(forwarded.max_tokens).toBe(4432);
+      // …written in chat's current field (OpenAI's reasoning models refuse `max_tokens`).
+      expect(forwarded.max_completion_tokens).toBe(4432);
       expect(await h.available(apiKey)).toBe(balanceMsat - modelCost(PROMPT, 8));
     });
   });

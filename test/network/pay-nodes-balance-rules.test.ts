@@ -90,7 +90,7 @@ describe('auto prices: the node’s advertised msats × markup, rounded up once'
     expect(nodeCallCost(tiny, { ...emptyUsage(), input: 10_000_000_000 }, undefined).msat).toBe(2);
   });
 
-  it('the reservation bound: the prompt bound + max_tokens (else the context left, else 4,096)', () => {
+  it('the reservation bound: the prompt bound + max_tokens (else the whole window, else 4,096 told)', () => {
     const card = nodeRateCard(
       { promptMsatPer1k: 2000, completionMsatPer1k: 4000, requestMsat: 1000 },
       '1.05',
@@ -100,12 +100,19 @@ describe('auto prices: the node’s advertised msats × markup, rounded up once'
     expect(nodeCallBound(card, { endpoint: 'chat', promptTokensBound: 40, maxTokens: 5 })).toEqual({
       maxMsat: at(5),
       minMsat: at(5),
+      maxTokens: 5,
     });
+    // The whole window, not 1,040 − 40: the real prompt may be far below its bound.
     expect(nodeCallBound(card, { endpoint: 'chat', promptTokensBound: 40, contextLength: 1040 })).toEqual({
-      maxMsat: at(1000),
+      maxMsat: at(1040),
       minMsat: at(16),
+      maxTokens: undefined,
     });
-    expect(nodeCallBound(card, { endpoint: 'chat', promptTokensBound: 40 }).maxMsat).toBe(at(4096));
+    // No window: 4,096, and the provider is told.
+    expect(nodeCallBound(card, { endpoint: 'chat', promptTokensBound: 40 })).toMatchObject({
+      maxMsat: at(4096),
+      maxTokens: 4096,
+    });
     expect(nodeCallBound(card, { endpoint: 'embeddings', promptTokensBound: 40, maxTokens: 5 }).maxMsat).toBe(
       at(0),
     );

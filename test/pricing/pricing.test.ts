@@ -218,16 +218,54 @@ describe('reservation bounds', () => {
     expect(tiny.minMsat).toBe(at(5, 3));
   });
 
-  it('without max_tokens: the context length (or the default cap) bounds it', () => {
+  it('without max_tokens: the whole context window bounds it; an unknown window gets a cap the provider is told', () => {
     const ctx = pricing.reservation({
       model: 'gpt-test',
       endpoint: 'chat',
       promptTokensBound: 1000,
       contextLength: 8192,
     });
-    expect(ctx).toMatchObject({ maxMsat: at(1000, 7192), maxTokens: undefined, lowered: false });
+    // Not 8,192 − 1,000: a real prompt far below its byte bound leaves the provider room for more output.
+    expect(ctx).toMatchObject({ maxMsat: at(1000, 8192), maxTokens: undefined, lowered: false });
     const def = pricing.reservation({ model: 'gpt-test', endpoint: 'chat', promptTokensBound: 1000 });
-    expect(def.maxMsat).toBe(at(1000, 4096));
+    expect(def).toMatchObject({ maxMsat: at(1000, 4096), maxTokens: 4096, lowered: true });
+    // The legacy completions API's own default (16) is what such a call gets.
+    const legacy = pricing.reservation({
+      model: 'gpt-test',
+      endpoint: 'completions',
+      promptTokensBound: 1000,
+    });
+    expect(legacy).toMatchObject({ maxMsat: at(1000, 16), maxTokens: 16, lowered: true });
+  });
+
+  it('whatever the real prompt below its bound, what the provider may bill is within the reservation', () => {
+    // The provider fits prompt p and output o into the window: p ≤ bound, o ≤ context − p (or the cap it is
+    // told). Its bill at the dearest rates never exceeds the reservation, with or without the caller's cap.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 20_000 }),
+        fc.integer({ min: 1, max: 200_000 }),
+        fc.option(fc.integer({ min: 0, max: 50_000 }), { nil: undefined }),
+        fc.boolean(),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (pb, window, callerMax, windowKnown, share) => {
+          const r = pricing.reservation({
+            model: 'gpt-test',
+            endpoint: 'chat',
+            promptTokensBound: pb,
+            maxTokens: callerMax,
+            contextLength: windowKnown ? window : undefined,
+          });
+          const p = Math.floor(pb * share);
+          const told = r.maxTokens ?? Number.POSITIVE_INFINITY;
+          const room = windowKnown ? Math.max(0, window - p) : Number.POSITIVE_INFINITY;
+          const o = Math.min(told, room);
+          expect(Number.isFinite(o)).toBe(true);
+          expect(at(p, o)).toBeLessThanOrEqual(r.maxMsat);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('lowers max_tokens to what the balance affords when the caller set none', () => {
@@ -244,7 +282,7 @@ describe('reservation bounds', () => {
             availableMsat: available,
           });
           expect(r.minMsat).toBe(at(pb, 16));
-          if (at(pb, 128_000 - pb) <= available) {
+          if (at(pb, 128_000) <= available) {
             expect(r).toMatchObject({ lowered: false, maxTokens: undefined });
           } else if (r.minMsat <= available) {
             expect(r.lowered).toBe(true);
@@ -275,7 +313,8 @@ describe('reservation bounds', () => {
     });
     expect(free.affordableMaxTokens('m', 10, 1_000_000)).toBe(Number.POSITIVE_INFINITY);
     const r = free.reservation({ model: 'm', endpoint: 'chat', promptTokensBound: 10, availableMsat: 1_010 });
-    expect(r.lowered).toBe(false);
+    // Not lowered below the cap it is told (the window is unknown): free completions fit whatever the balance.
+    expect(r).toMatchObject({ maxTokens: 4096, lowered: true });
   });
 
   it('token pricing with one side unset is refused at start and at run time (never a silent 0)', () => {

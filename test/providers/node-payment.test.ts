@@ -53,14 +53,22 @@ describe('the node call bound', () => {
     ).toBe(Math.ceil(1000 + (pb * 2110.5) / 1000 + (5 * 4221) / 1000));
   });
 
-  it('no max_tokens: the context length left after the prompt; unknown → refused, not guessed', () => {
+  it('no max_tokens: the whole context window (the real prompt may be far below its bound); unknown → refused, not guessed', () => {
     const { max_tokens: _, ...open } = body;
     const pb = promptTokensUpperBound(open, raw);
     const call = { requestId: 'r', model: 'm', path: '/v1/chat/completions', body: open, rawBytes: raw };
     expect(nodeCallBoundMsat(price, call)).toBe(
-      Math.ceil(1000 + (pb * 2110.5) / 1000 + ((8192 - pb) * 4221) / 1000),
+      Math.ceil(1000 + (pb * 2110.5) / 1000 + (8192 * 4221) / 1000),
     );
     expect(() => nodeCallBoundMsat({ ...price, contextLength: undefined }, call)).toThrow(/set max_tokens/);
+  });
+
+  it('several max-tokens fields: the largest bounds the call (the node may read any)', () => {
+    const both = { ...body, max_tokens: 5, max_completion_tokens: 900, max_output_tokens: 7 };
+    const n = JSON.stringify(both).length;
+    const pb = promptTokensUpperBound(both, n);
+    const call = { requestId: 'r', model: 'm', path: '/v1/chat/completions', body: both, rawBytes: n };
+    expect(nodeCallBoundMsat(price, call)).toBe(Math.ceil(1000 + (pb * 2110.5) / 1000 + (900 * 4221) / 1000));
   });
 
   it('a flat-priced path is its request price', () => {

@@ -462,7 +462,8 @@ export function parsePricing(v: unknown, fromProvider = false): ModelPricing | s
   return p;
 }
 
-/** Accepts OpenAI (`{data:[{id, created, owned_by}]}`) and OpenRouter (adds name, pricing, context_length). */
+/** Accepts OpenAI (`{data:[{id, created, owned_by}]}`) and OpenRouter (adds name, pricing, context_length), and the
+ *  window other OpenAI-compatible servers list under their own names. */
 export function parseProviderList(doc: unknown, ownedBy: string, now: number): Map<string, CatalogModel> {
   const data = (doc as { data?: unknown })?.data;
   if (!Array.isArray(data)) throw new Error('the upstream model list has no "data" array');
@@ -476,7 +477,9 @@ export function parseProviderList(doc: unknown, ownedBy: string, now: number): M
       created: Number.isInteger(e.created) ? (e.created as number) : now,
       owned_by: typeof e.owned_by === 'string' ? e.owned_by : ownedBy,
     };
-    const ctxLen = e.context_length ?? e.context_window;
+    // OpenRouter `context_length`, Groq `context_window`, vLLM `max_model_len`, Mistral `max_context_length`: a
+    // known window bounds a call without max_tokens (core/pricing/completion-cap.ts).
+    const ctxLen = e.context_length ?? e.context_window ?? e.max_model_len ?? e.max_context_length;
     if (Number.isInteger(ctxLen) && (ctxLen as number) > 0) m.context_length = ctxLen as number;
     const pricing = e.pricing === undefined ? undefined : parsePricing(e.pricing, true);
     if (pricing !== undefined && typeof pricing !== 'string') m.pricing = pricing;

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startMockUpstream } from '../../bench/upstream/mock-upstream.js';
 import { ConfigError } from '../../core/config.js';
 import { per1k, providerName } from '../../core/routes/public.js';
-import { ModelCatalog } from '../../core/upstream/model-catalog.js';
+import { ModelCatalog, parseProviderList } from '../../core/upstream/model-catalog.js';
 import { mapUpstreamError, UpstreamClient } from '../../core/upstream/upstream-client.js';
 import { upstreamWithDirPerSuite } from '../support/upstream-dir.js';
 
@@ -215,5 +215,32 @@ describe('the documented price book example', () => {
     expect(catalog.usdRates('gpt-4o-mini')?.serviceTiers).toEqual({ flex: '0.5', priority: '2' });
     expect(catalog.usdRates('gpt-4o-mini')?.dimensions).toMatchObject({ input_image: '0.00000015' });
     expect(catalog.get('gpt-4o-mini')?.pricing).toMatchObject({ source: 'https://openai.com/api/pricing' });
+  });
+});
+
+describe('the context window of a listed model', () => {
+  it('is read under each server’s name for it (OpenRouter, Groq, vLLM, Mistral); a bad one is left out', () => {
+    const list = parseProviderList(
+      {
+        data: [
+          { id: 'a', context_length: 1000 },
+          { id: 'b', context_window: 2000 },
+          { id: 'c', max_model_len: 3000 },
+          { id: 'd', max_context_length: 4000 },
+          { id: 'e', max_model_len: -1 },
+          { id: 'f' },
+        ],
+      },
+      'x',
+      0,
+    );
+    expect([...list.values()].map((m) => m.context_length)).toEqual([
+      1000,
+      2000,
+      3000,
+      4000,
+      undefined,
+      undefined,
+    ]);
   });
 });

@@ -22,7 +22,7 @@ import { ownedId } from '../core/ledger/owner.js';
 import type { Admission, AdmitRefusal, AdmitResult, Credential } from '../core/ledger/types.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
 import { type CallUnits, callUnits } from '../core/metering/call-units.js';
-import { type FileReference, promptTokensUpperBound } from '../core/metering/prompt-bound.js';
+import { type InputRefusal, inputTokensBound } from '../core/metering/input-bound.js';
 import {
   callerMaxTokens,
   type DeclaredTools,
@@ -197,71 +197,61 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
   }
 
   /**
-   * Input tokens of the stored context a Responses call refers to: a continued response's billed input + output
-   * (its own input already holds the chain before it). A response the gateway did not record answers 404, as the
-   * owner stage would; one recorded without its tokens, a `conversation` or a stored `prompt` are bounded by
-   * STORED_CONTEXT_MAX_TOKENS, else refused (`context_not_bounded`) before anything is reserved.
+   * Input tokens of a continued response (`previous_response_id`): its billed input + output (its own input already
+   * holds the chain before it). A response the gateway did not record answers 404, as the owner stage would; one
+   * recorded without its tokens is bounded by STORED_CONTEXT_MAX_TOKENS, else refused (`context_not_bounded`)
+   * before anything is reserved. A `conversation` or stored `prompt` is bounded with the body (`inputBound`).
    */
-  async function storedContextTokens(body: unknown, endpoint: TokenEndpoint): Promise<number> {
-    const c = storedContext(body, endpoint);
-    let tokens = 0;
-    const unbounded = (what: string): number => {
-      if (config.storedContextMaxTokens === undefined) {
-        throw new GatewayError('context_not_bounded', {
-          message: `The call refers to ${what}, whose tokens this node cannot bound (STORED_CONTEXT_MAX_TOKENS is unset)`,
-        });
-      }
-      return config.storedContextMaxTokens;
-    };
-    if (c.previousResponseId !== undefined && services.objects !== undefined) {
-      const o = await services.objects.get(c.previousResponseId);
-      if (o === null || o.kind !== 'response') {
-        throw new GatewayError('not_found', { message: `No such response: ${c.previousResponseId}` });
-      }
-      const t = storedTokens(o);
-      tokens +=
-        t === undefined
-          ? unbounded('a stored response recorded without its tokens')
-          : t.input_tokens + t.output_tokens;
+  async function continuedTokens(previousResponseId: string | undefined): Promise<number> {
+    if (previousResponseId === undefined || services.objects === undefined) return 0;
+    const o = await services.objects.get(previousResponseId);
+    if (o === null || o.kind !== 'response') {
+      throw new GatewayError('not_found', { message: `No such response: ${previousResponseId}` });
     }
-    if (c.unseen !== undefined)
-      tokens += unbounded(c.unseen === 'prompt' ? 'a stored prompt' : 'a conversation');
-    return tokens;
+    const t = storedTokens(o);
+    if (t !== undefined) return t.input_tokens + t.output_tokens;
+    if (config.storedContextMaxTokens === undefined) {
+      throw new GatewayError('context_not_bounded', {
+        message:
+          'The call refers to a stored response recorded without its tokens, whose tokens this node cannot bound (STORED_CONTEXT_MAX_TOKENS is unset)',
+      });
+    }
+    return config.storedContextMaxTokens;
   }
 
+  /** A call's refusal when its input cannot be bounded (core/metering/input-bound.ts). */
+  const callRefusal: InputRefusal = (code, refersTo, references) =>
+    new GatewayError(code, {
+      message: `The call refers to ${refersTo}`,
+      ...(code === 'reference_not_bounded' ? { details: { references } } : {}),
+    });
+
   /**
-   * The prompt bound of a token-metered call (docs/pricing.md "The bound"): the body's bytes, each image by its
-   * model's image rule (models.json `image_tokens`, a built-in rule, else IMAGE_MAX_TOKENS), each file the body
-   * refers to by id or URL at REFERENCE_MAX_TOKENS (unset: refused, `reference_not_bounded`), and the search
-   * results of each web search call the call may make at WEB_SEARCH_CONTENT_TOKENS.
+   * The prompt bound of a token-metered call (docs/pricing.md "The bound"), by the rule batch input lines share
+   * (core/metering/input-bound.ts): bytes, images, files by id or URL, unseen stored context, web search results.
    */
-  function promptBound(
+  function inputBound(
     body: unknown,
     rawBytes: number,
     model: string,
     endpoint: PricedEndpoint,
     hosted: HostedTools | undefined,
+    unseen: string | undefined,
   ): number {
-    const references: FileReference[] = [];
-    const imageModel = {
-      model,
-      endpoint,
-      book: catalog.get(model)?.image_tokens,
-      fallbackTokens: config.imageMaxTokens,
-    };
-    let tokens = promptTokensUpperBound(body, rawBytes, { imageModel, references });
-    if (references.length > 0) {
-      if (config.referenceMaxTokens === undefined) {
-        const r = references[0]!;
-        throw new GatewayError('reference_not_bounded', {
-          message: `The call refers to a file by ${r.by === 'url' ? 'URL' : 'id'}, whose tokens this node cannot bound (REFERENCE_MAX_TOKENS is unset): send its content inline`,
-          details: { references: references.length },
-        });
-      }
-      tokens += references.length * config.referenceMaxTokens;
-    }
-    const searches = hosted?.tools.some((t) => t.tool === 'web_search') ? hosted.calls : 0;
-    return tokens + searches * config.webSearchContentTokens;
+    const webSearchCalls = hosted?.tools.some((t) => t.tool === 'web_search') ? hosted.calls : 0;
+    return inputTokensBound(
+      {
+        body,
+        rawBytes,
+        model,
+        endpoint,
+        imageRule: catalog.get(model)?.image_tokens,
+        unseen,
+        webSearchCalls,
+      },
+      config,
+      callRefusal,
+    );
   }
 
   /**
@@ -380,7 +370,8 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
    */
   async function callBound(ctx: RequestContext, shape: CallShape): Promise<CallBoundTerms> {
     const { endpoint, model, unit, tokenCall } = shape;
-    const contextTokens = tokenCall ? await storedContextTokens(ctx.body, endpoint as TokenEndpoint) : 0;
+    const stored = tokenCall ? storedContext(ctx.body, endpoint as TokenEndpoint) : undefined;
+    const contextTokens = await continuedTokens(stored?.previousResponseId);
     const tiered = tierAndSearch(ctx.body);
     const choices = tokenCall ? outputChoices(ctx.body, endpoint as TokenEndpoint) : 1;
     const tools: DeclaredTools | undefined = tokenCall
@@ -389,7 +380,8 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
     const bound =
       endpoint === 'other' || unit !== undefined
         ? 0
-        : promptBound(ctx.body, ctx.rawBody.length, model, endpoint, tools?.hosted) + contextTokens;
+        : inputBound(ctx.body, ctx.rawBody.length, model, endpoint, tools?.hosted, stored?.unseen) +
+          contextTokens;
     const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
     const request: ReservationInput = {
       model,

@@ -1,7 +1,13 @@
 import { GatewayError } from '../errors.js';
-import { type FileReference, promptTokensUpperBound } from '../metering/prompt-bound.js';
-import { callerMaxTokens, outputChoices, storedContext } from '../metering/request-bound.js';
-import type { PricedEndpoint, Pricing, ReservationInput } from '../pricing/types.js';
+import { inputTokensBound } from '../metering/input-bound.js';
+import { callerMaxTokens, declaredTools, outputChoices, storedContext } from '../metering/request-bound.js';
+import {
+  type HostedTools,
+  isTokenEndpoint,
+  type PricedEndpoint,
+  type Pricing,
+  type ReservationInput,
+} from '../pricing/types.js';
 import type { ModelCatalog } from '../upstream/model-catalog.js';
 import { atBatchPrice } from './batch-price.js';
 
@@ -103,6 +109,8 @@ export interface CheckBatchInputOptions {
   referenceMaxTokens?: number | undefined;
   /** STORED_CONTEXT_MAX_TOKENS: a conversation, stored prompt or untokened stored response; unset: refused. */
   storedContextMaxTokens?: number | undefined;
+  /** WEB_SEARCH_CONTENT_TOKENS: the results each web search call adds to the input (default 0). */
+  webSearchContentTokens?: number;
 }
 
 /** Fed the file's bytes in order (`push`, then `end`); throws the refusal of the first bad line. */
@@ -193,10 +201,12 @@ export class BatchInputChecker {
       throw refuse(lineNo, `unknown model ${model}`);
     }
     let bound: { maxMsat: number; btcUsd: string | undefined; lowered: boolean };
+    const tools = this.hostedTools(b, lineNo, model, endpoint);
     const request: ReservationInput = {
       model,
       endpoint,
-      promptTokensBound: this.promptBound(b, raw.length, lineNo, model, endpoint),
+      promptTokensBound: this.promptBound(b, raw.length, lineNo, model, endpoint, tools),
+      hostedTools: tools,
       // The largest max-tokens field, every choice (`n`, `best_of`) and the tier asked for, as a call's bound.
       maxTokens: callerMaxTokens(b),
       choices: outputChoices(b, endpoint),
@@ -255,10 +265,39 @@ export class BatchInputChecker {
   }
 
   /**
-   * A line's prompt bound as a synchronous call's (plugins/reserve.ts `promptBound`): its bytes, each image by its
-   * model's image rule, each file by id or URL at REFERENCE_MAX_TOKENS, a conversation or stored prompt at
-   * STORED_CONTEXT_MAX_TOKENS; without the setting such a line is refused, naming it. A continued response's
-   * context is added at upload (`withStoredContext`).
+   * The server-side tools a line declares, bounded as a call's (core/metering/request-bound.ts `declaredTools`),
+   * with what a call gets written into its body required of the line instead (a line is forwarded as written):
+   * Responses `max_tool_calls`, Anthropic `max_uses`. Chat web search is refused: the provider bills it per call
+   * without a count the batch output shows.
+   */
+  private hostedTools(
+    b: Record<string, unknown>,
+    lineNo: number,
+    model: string,
+    endpoint: PricedEndpoint,
+  ): HostedTools | undefined {
+    if (!isTokenEndpoint(endpoint)) return undefined;
+    const declared = declaredTools(b, endpoint, model, 0);
+    if (declared.searchPerCall) {
+      throw refuse(
+        lineNo,
+        'chat web search (web_search_options, the web plugin, :online) is not served in batches: the provider bills its searches without a count the batch output shows',
+      );
+    }
+    if (declared.limit !== undefined) {
+      throw refuse(
+        lineNo,
+        `declares server-side tools without ${endpoint === 'messages' ? 'max_uses' : 'max_tool_calls'}: set it, since nothing else bounds the calls the provider may make`,
+      );
+    }
+    return declared.hosted;
+  }
+
+  /**
+   * A line's prompt bound by a synchronous call's rule (core/metering/input-bound.ts): its bytes, each image by
+   * its model's image rule, each file by id or URL at REFERENCE_MAX_TOKENS, a conversation or stored prompt at
+   * STORED_CONTEXT_MAX_TOKENS, each web search's results at WEB_SEARCH_CONTENT_TOKENS; without a setting it needs,
+   * the line is refused, naming it. A continued response's context is added at upload (`withStoredContext`).
    */
   private promptBound(
     b: Record<string, unknown>,
@@ -266,40 +305,27 @@ export class BatchInputChecker {
     lineNo: number,
     model: string,
     endpoint: PricedEndpoint,
+    tools: HostedTools | undefined,
   ): number {
     const opts = this.opts;
-    const references: FileReference[] = [];
-    const imageModel = {
-      model,
-      endpoint,
-      book: opts.catalog.get(model)?.image_tokens,
-      fallbackTokens: opts.imageMaxTokens ?? 3000,
-    };
-    let tokens = promptTokensUpperBound(b, bytes, { imageModel, references });
-    if (references.length > 0) {
-      if (opts.referenceMaxTokens === undefined) {
-        throw refuseAs(
-          'reference_not_bounded',
-          lineNo,
-          `refers to a file by ${references[0]!.by === 'url' ? 'URL' : 'id'}, whose tokens this node cannot bound (REFERENCE_MAX_TOKENS is unset): send its content inline`,
-        );
-      }
-      tokens += references.length * opts.referenceMaxTokens;
-    }
-    if (endpoint === 'responses') {
-      const unseen = storedContext(b, endpoint).unseen;
-      if (unseen !== undefined) {
-        if (opts.storedContextMaxTokens === undefined) {
-          throw refuseAs(
-            'context_not_bounded',
-            lineNo,
-            `refers to ${unseen === 'prompt' ? 'a stored prompt' : 'a conversation'}, whose tokens this node cannot bound (STORED_CONTEXT_MAX_TOKENS is unset)`,
-          );
-        }
-        tokens += opts.storedContextMaxTokens;
-      }
-    }
-    return tokens;
+    return inputTokensBound(
+      {
+        body: b,
+        rawBytes: bytes,
+        model,
+        endpoint,
+        imageRule: opts.catalog.get(model)?.image_tokens,
+        unseen: isTokenEndpoint(endpoint) ? storedContext(b, endpoint).unseen : undefined,
+        webSearchCalls: tools?.tools.some((t) => t.tool === 'web_search') ? tools.calls : 0,
+      },
+      {
+        imageMaxTokens: opts.imageMaxTokens ?? 3000,
+        referenceMaxTokens: opts.referenceMaxTokens,
+        storedContextMaxTokens: opts.storedContextMaxTokens,
+        webSearchContentTokens: opts.webSearchContentTokens ?? 0,
+      },
+      (code, refersTo) => refuseAs(code, lineNo, `refers to ${refersTo}`),
+    );
   }
 }
 

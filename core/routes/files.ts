@@ -171,5 +171,6 @@ function batchCheck(services: Services, pricing: Pricing): CheckBatchInputOption
     imageMaxTokens: config.imageMaxTokens,
     referenceMaxTokens: config.referenceMaxTokens,
     storedContextMaxTokens: config.storedContextMaxTokens,
+    webSearchContentTokens: config.webSearchContentTokens,
   };
 }

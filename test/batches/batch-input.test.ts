@@ -12,8 +12,12 @@ import { priceOutput } from '../../core/batches/settle-batch.js';
 import type { BatchJob } from '../../core/batches/types.js';
 import { loadConfig } from '../../core/config.js';
 import { GatewayError } from '../../core/errors.js';
+import { promptTokensUpperBound } from '../../core/metering/prompt-bound.js';
+import { createBtcPriceSource } from '../../core/pricing/btc-price.js';
 import { createPricing } from '../../core/pricing/pricing.js';
+import type { UsdRates } from '../../core/pricing/types.js';
 import { ModelCatalog } from '../../core/upstream/model-catalog.js';
+import { BOOK_PRICES as BOOK } from '../support/prices.js';
 
 /**
  * The batch input check and the batch price, in fixed pricing (FIXED_COST_PER_REQUEST = 3 sats = 3,000 msat per
@@ -124,6 +128,48 @@ describe('the batch input check (BatchInputChecker)', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('a line bounds its server-side tools as a call does, or is refused when nothing would bound their calls', () => {
+    // Model pricing at BTC $100,000, fees 1: 1 msat per prompt token, 2 per completion token, a web search
+    // 1,000 msat per call; the batch factor 0.5.
+    const config = loadConfig({ ...BOOK, FIXED_PRICING: 'false' }).pricing;
+    const rates = (): UsdRates => ({
+      promptUsdPerToken: '0.000001',
+      completionUsdPerToken: '0.000002',
+      requestUsd: '0',
+      dimensions: { web_search: '0.001' },
+    });
+    const book = createPricing({ config, rates, btc: createBtcPriceSource({ config }) });
+    const o = { ...opts, pricing: book, webSearchContentTokens: 100 };
+    const responses = (extra: Record<string, unknown>) =>
+      Buffer.from(
+        line(0, { url: '/v1/responses', body: { model: 'm', max_output_tokens: 10, input: 'hi', ...extra } }),
+      );
+    const web = [{ type: 'web_search' }];
+    const plain = checkBatchInput(responses({}), o).boundMsat;
+    const two = checkBatchInput(responses({ tools: web, max_tool_calls: 2 }), o).boundMsat;
+    // 2 calls × (1,000 msat + 100 result tokens at 1 msat), and what the declaration adds to the prompt bound (a
+    // call's rule: core/metering/prompt-bound.ts), × 0.5.
+    const body = { model: 'm', max_output_tokens: 10, input: 'hi' };
+    const withTools = { ...body, tools: web, max_tool_calls: 2 };
+    const declared =
+      promptTokensUpperBound(withTools, JSON.stringify(withTools).length) -
+      promptTokensUpperBound(body, JSON.stringify(body).length);
+    expect(two - plain).toBe((declared + 2 * (1000 + 100)) / 2);
+    // A call gets max_tool_calls written in; a line is forwarded as written, so it must carry its own.
+    expect(() => checkBatchInput(responses({ tools: web }), o)).toThrow(
+      /^Batch input line 1: declares server-side tools without max_tool_calls/,
+    );
+    // Chat web search is billed per call with no count in the answer: not served in batches.
+    const chat = Buffer.from(
+      line(0, { body: { model: 'm', max_tokens: 10, web_search_options: {}, messages: [] } }),
+    );
+    expect(() => checkBatchInput(chat, o)).toThrow(/^Batch input line 1: chat web search/);
+    // A tool its model has no price for is refused naming the line, as a call is refused.
+    expect(() =>
+      checkBatchInput(responses({ tools: [{ type: 'code_interpreter' }], max_tool_calls: 1 }), o),
+    ).toThrow(/^Batch input line 1: .*code_interpreter/);
   });
 
   it('a line bounds files by id or URL, images, conversations and continued responses as a call does', () => {

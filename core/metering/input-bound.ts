@@ -1,0 +1,83 @@
+import type { GatewayError } from '../errors.js';
+import type { ImageTokenRule } from './image-bound.js';
+import { type FileReference, promptTokensUpperBound } from './prompt-bound.js';
+
+/** The operator's bounds of what a body makes the provider read beyond its own bytes (docs/pricing.md "The bound"). */
+export interface InputBoundSettings {
+  /** IMAGE_MAX_TOKENS: an image on a model whose image rule is not known. */
+  imageMaxTokens: number;
+  /** REFERENCE_MAX_TOKENS: each file referred to by id or URL; unset: refused. */
+  referenceMaxTokens: number | undefined;
+  /** STORED_CONTEXT_MAX_TOKENS: a conversation or a stored prompt; unset: refused. */
+  storedContextMaxTokens: number | undefined;
+  /** WEB_SEARCH_CONTENT_TOKENS: the results each web search call adds to the input. */
+  webSearchContentTokens: number;
+}
+
+/** One request body to bound: a call's, or a batch input line's. */
+export interface InputBoundRequest {
+  body: unknown;
+  rawBytes: number;
+  model: string;
+  endpoint: string;
+  /** The model's image rule from models.json (`image_tokens`), if any. */
+  imageRule: ImageTokenRule | undefined;
+  /** A stored prompt or conversation the body refers to (`storedContext(...).unseen`). */
+  unseen: string | undefined;
+  /** Web search calls the request may make (their results are read as input). */
+  webSearchCalls: number;
+}
+
+/**
+ * Builds the refusal of a body whose input cannot be bounded, in its caller's words: `refersTo` completes
+ * "… refers to <refersTo>"; `references` is the count of files by id or URL (0 for stored context).
+ */
+export type InputRefusal = (
+  code: 'reference_not_bounded' | 'context_not_bounded',
+  refersTo: string,
+  references: number,
+) => GatewayError;
+
+/**
+ * The input tokens bound of a token-metered body — the one rule for a call (plugins/reserve.ts) and a batch input
+ * line (core/batches/batch-input.ts), so the two cannot drift: the body's bytes, each image by its model's image
+ * rule, a stored prompt or conversation at STORED_CONTEXT_MAX_TOKENS, each file by id or URL at
+ * REFERENCE_MAX_TOKENS, each web search call's results at WEB_SEARCH_CONTENT_TOKENS. Throws `refuse(...)` when a
+ * setting it needs is unset. A continued response's context is added by the caller (it needs a store read).
+ */
+export function inputTokensBound(
+  r: InputBoundRequest,
+  settings: InputBoundSettings,
+  refuse: InputRefusal,
+): number {
+  let tokens = 0;
+  if (r.unseen !== undefined) {
+    if (settings.storedContextMaxTokens === undefined) {
+      throw refuse(
+        'context_not_bounded',
+        `${r.unseen === 'prompt' ? 'a stored prompt' : 'a conversation'}, whose tokens this node cannot bound (STORED_CONTEXT_MAX_TOKENS is unset)`,
+        0,
+      );
+    }
+    tokens += settings.storedContextMaxTokens;
+  }
+  const references: FileReference[] = [];
+  const imageModel = {
+    model: r.model,
+    endpoint: r.endpoint,
+    book: r.imageRule,
+    fallbackTokens: settings.imageMaxTokens,
+  };
+  tokens += promptTokensUpperBound(r.body, r.rawBytes, { imageModel, references });
+  if (references.length > 0) {
+    if (settings.referenceMaxTokens === undefined) {
+      throw refuse(
+        'reference_not_bounded',
+        `a file by ${references[0]!.by === 'url' ? 'URL' : 'id'}, whose tokens this node cannot bound (REFERENCE_MAX_TOKENS is unset): send its content inline`,
+        references.length,
+      );
+    }
+    tokens += references.length * settings.referenceMaxTokens;
+  }
+  return tokens + r.webSearchCalls * settings.webSearchContentTokens;
+}

@@ -13,7 +13,30 @@
 
 import type { Config } from '../config.js';
 import type { Usage } from '../metering/types.js';
-import type { DimensionKey, ExtraDimensionKey } from './dimensions.js';
+
+/**
+ * The priced dimensions of a metered call, by the names OpenRouter gives its price fields (models.json, a
+ * provider's `pricing`, /v1/models and the `x-node-cost` breakdown use the same names). Each has its row in
+ * `DIMENSIONS` (./dimensions.ts: the usage field it counts and its direction; test/pricing/dimensions.test.ts
+ * checks that the two name the same keys).
+ */
+export type DimensionKey =
+  | 'prompt'
+  | 'input_cache_read'
+  | 'input_cache_write'
+  | 'input_cache_write_1h'
+  | 'input_audio'
+  | 'input_audio_cache_read'
+  | 'input_image'
+  | 'completion'
+  | 'internal_reasoning'
+  | 'output_audio'
+  | 'web_search'
+  | 'image_output'
+  | 'code_interpreter'
+  | 'file_search';
+/** The dimensions besides the two base rates (`prompt`, `completion` are UsdRates' own fields). */
+export type ExtraDimensionKey = Exclude<DimensionKey, 'prompt' | 'completion'>;
 
 /** `loadConfig().pricing`. */
 export type PricingConfig = Config['pricing'];

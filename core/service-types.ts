@@ -17,7 +17,7 @@ import type { PaidNodes } from './providers/paid-nodes.js';
 import type { Providers } from './providers/providers.js';
 import type { StoreConnection } from './store/connection.js';
 import type { StoreSignals } from './store/signals.js';
-import type { ModelCatalog } from './upstream/model-catalog.js';
+import type { ModelCatalog } from './upstream/types.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import type { WalletService } from './wallet/types.js';
 

@@ -2,7 +2,7 @@ import { GatewayError } from '../errors.js';
 import { type FileReference, promptTokensUpperBound } from '../metering/prompt-bound.js';
 import { callerMaxTokens, outputChoices, storedContext } from '../metering/request-bound.js';
 import type { PricedEndpoint, Pricing, ReservationInput } from '../pricing/types.js';
-import type { ModelCatalog } from '../upstream/model-catalog.js';
+import type { ModelCatalog } from '../upstream/types.js';
 import { atBatchPrice } from './batch-price.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { UsdRates } from '../pricing/types.js';
-import { dimensionPrices, type ModelPricing } from '../upstream/model-catalog.js';
+import { dimensionPrices } from '../upstream/model-catalog.js';
+import type { ModelPricing } from '../upstream/types.js';
 import { UpstreamClient } from '../upstream/upstream-client.js';
 
 /**

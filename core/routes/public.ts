@@ -8,7 +8,7 @@ import type { RateCard } from '../pricing/rate-card.js';
 import type { Pricing, UsdRates } from '../pricing/types.js';
 import type { Provider } from '../providers/provider.js';
 import type { Services } from '../service-types.js';
-import type { CatalogModel, ModelPricing } from '../upstream/model-catalog.js';
+import type { CatalogModel, ModelPricing } from '../upstream/types.js';
 import { packageVersion } from '../version.js';
 
 /**

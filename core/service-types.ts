@@ -14,7 +14,7 @@ import type { ObjectOwners } from './objects/types.js';
 import type { PricingHolder } from './pricing/holder.js';
 import type { BtcPriceSource } from './pricing/types.js';
 import type { PaidNodes } from './providers/paid-nodes.js';
-import type { Providers } from './providers/providers.js';
+import type { Providers } from './providers/types.js';
 import type { StoreConnection } from './store/connection.js';
 import type { StoreSignals } from './store/signals.js';
 import type { ModelCatalog } from './upstream/types.js';

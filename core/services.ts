@@ -473,7 +473,7 @@ export function buildProviders(config: Config, client?: UpstreamClient): Provide
  * serves, when its entry names them) plus the ids its entry names; the first provider listing a model wins its
  * metadata. Fails only when no provider answered and no entry names a model.
  */
-async function unionOfModels(providers: Providers): Promise<unknown> {
+async function unionOfModels(providers: Services['providers']): Promise<unknown> {
   const answers = await Promise.allSettled(providers.list.map((p) => p.client.getJson('/v1/models')));
   const seen = new Set<string>();
   const data: unknown[] = [];

@@ -11,7 +11,7 @@ import { isCashuUnit, readTokenMeta, toMsat } from '../wallet/token-codec.js';
 import type { WalletService } from '../wallet/types.js';
 import { ChangeCommentFilter, changeHeader, nodeAnswer, pendingHeader } from './node-answer.js';
 import { type NodePrice, NodePrices } from './node-prices.js';
-import type { Provider } from './provider.js';
+import type { Provider } from './types.js';
 
 export type { NodePrice } from './node-prices.js';
 /** The SSE filter of a node's answer (node-answer.ts), where the tests of this module reach it. */

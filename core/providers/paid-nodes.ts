@@ -7,7 +7,8 @@ import { openNodeAccountStore } from './node-account-store.js';
 import { NodeAccounts } from './node-accounts.js';
 import { NodePayer, SurplusGate } from './node-payment.js';
 import { NodePrices } from './node-prices.js';
-import { isPaidNode, type Provider } from './provider.js';
+import { isPaidNode } from './provider.js';
+import type { Provider } from './types.js';
 
 /**
  * The other nodes this one buys from (providers with `"payment": "cashu"` or `"cashu-balance"`,

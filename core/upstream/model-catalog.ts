@@ -5,7 +5,7 @@ import { parseImageTokenRule } from '../metering/image-bound.js';
 import { EXTRA_DIMENSION_KEYS } from '../pricing/dimensions.js';
 import { parseDecimal } from '../pricing/rational.js';
 import type { ExtraDimensionKey, UsdRates } from '../pricing/types.js';
-import type { CatalogModel, ModelCatalog as CatalogService, ModelPricing } from './types.js';
+import type { CatalogModel, ModelCatalog as ModelCatalogApi, ModelPricing } from './types.js';
 
 /**
  * The model list: the provider's `GET ${UPSTREAM_BASE_URL}/models` (cached, refreshed periodically; a failed
@@ -54,7 +54,7 @@ export class PartialModelList extends Error {
 const MAX_MODELS = 10_000;
 const DECIMAL = /^\d+(\.\d+)?([eE]-?\d+)?$/;
 
-export class ModelCatalog implements CatalogService {
+export class ModelCatalog implements ModelCatalogApi {
   private upstreamModels = new Map<string, CatalogModel>();
   private fileModels = new Map<string, Partial<CatalogModel> & { id: string }>();
   private merged = new Map<string, CatalogModel>();

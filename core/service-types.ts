@@ -11,8 +11,7 @@ import type { WindowLimiter } from './limits/window-limiter.js';
 import type { Logger } from './log.js';
 import type { NodeNetwork } from './network/node-network.js';
 import type { ObjectOwners } from './objects/types.js';
-import type { PricingHolder } from './pricing/holder.js';
-import type { BtcPriceSource } from './pricing/types.js';
+import type { BtcPriceSource, PricingService } from './pricing/types.js';
 import type { PaidNodes } from './providers/paid-nodes.js';
 import type { Providers } from './providers/types.js';
 import type { StoreConnection } from './store/connection.js';
@@ -41,7 +40,7 @@ export interface Services {
   /** The operator's Cashu wallet (token redemption, change, withdrawals). */
   wallet?: WalletService;
   /** Prices calls (docs/pricing.md); a holder whose terms the admin settings swap at run time. */
-  pricing?: PricingHolder;
+  pricing?: PricingService;
   /** Lightning deposits the server finishes (core/account/lightning-deposits.ts); with a wallet and a store. */
   lightning?: LightningDeposits;
   /** The payment doors an unpaid call is offered: Cashu, L402, MPP (core/doors/); with a wallet and a store. */

@@ -1,11 +1,14 @@
-import type { UsdRates } from '../pricing/types.js';
+import type { Logger } from '../log.js';
+import type { RateCard, UsdRates } from '../pricing/types.js';
 import type { ModelPricing } from '../upstream/types.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
+import type { UpstreamResponse } from '../upstream/upstream-response.js';
 
 /**
- * The providers' types (provider.ts, providers.ts and routing-policy.ts are the implementation): what the plugin
- * contract (core/plugin.ts: `Provider`, `Providers`, `RoutingPolicy`, `RoutingInfo`; `Services.providers`) and
- * the stages name without importing the implementation, which parses price books.
+ * The providers' types (provider.ts, providers.ts, routing-policy.ts and, for the nodes paid from the wallet,
+ * paid-nodes.ts and the node-*.ts modules are the implementation): what the plugin contract (core/plugin.ts:
+ * `Provider`, `Providers`, `RoutingPolicy`, `RoutingInfo`; `Services.providers`, `Services.nodes`) and the stages
+ * name without importing the implementation, which parses and computes prices.
  */
 
 export type ProviderStatus = 'active' | 'degraded' | 'down';
@@ -154,5 +157,88 @@ export interface Providers {
   policyFor(model: string | undefined): string;
   /** The providers serving `model`, in the order its routing policy gives (breakers not applied). */
   order(model: string | undefined): readonly Provider[];
+  close(): Promise<void>;
+}
+
+/** What a call asks of a node paid per call, for its bound (node-payment.ts `nodeCallBoundMsat`). */
+export interface NodeCall {
+  requestId: string;
+  model: string | undefined;
+  path: string;
+  body: unknown;
+  rawBytes: number;
+}
+
+/** One payment to a node (node-payment.ts `NodePayment`): the token sent, and what became of it. */
+export interface NodeCallPayment {
+  /** The provider paid. */
+  readonly provider: string;
+  /** The token's value. */
+  readonly amountMsat: number;
+  /** The request header that pays the call. */
+  readonly headers: Record<string, string>;
+  /**
+   * The call ends with the answer's head only (an error, a refusal, or no answer at all: `up` undefined): the
+   * change from the head, else our token back.
+   */
+  settleHead(up: Pick<UpstreamResponse, 'headers'> | undefined): void;
+  /**
+   * The answer as relayed to the user, without the node's change and cost; the payment settles when the body
+   * ends. `onCost`: what the call cost the operator (the token less the change), told once when the answer ends.
+   */
+  wrap(up: UpstreamResponse, onCost?: (msat: number) => void): UpstreamResponse;
+}
+
+/** The per-call tokens of `"payment": "cashu"` nodes (node-payment.ts `NodePayer`). */
+export interface NodeCallPayer {
+  /**
+   * Makes the token that pays `call` at node `p` (at least `atLeastMsat`), within the operator surplus.
+   * @throws GatewayError `operator_wallet_insufficient`, `upstream_error` (the node's price is unknown).
+   */
+  pay(p: Provider, call: NodeCall, atLeastMsat?: number): Promise<NodeCallPayment>;
+  /** A node's prices changed (it answered 402): read them again. */
+  forgetPrices(p: Provider): void;
+}
+
+/** The nodes' advertised prices as `"pricing": "auto"` charges them (node-prices.ts `NodePrices`). */
+export interface NodeRateCards {
+  /**
+   * An auto-priced provider's rate card for `model` (its node's price × markup), synchronously; undefined when the
+   * node was never read or lists no price for it.
+   */
+  autoCard(p: Provider, model: string): RateCard | undefined;
+}
+
+/** The prepaid keys of `"payment": "cashu-balance"` nodes (node-accounts.ts `NodeAccounts`). */
+export interface PrepaidNodeKeys {
+  /**
+   * The request headers that pay a call at `p` from its prepaid key, making the key first when none exists.
+   * @throws GatewayError `operator_wallet_insufficient`, `upstream_error` (the key could not be made).
+   */
+  headers(p: Provider): Promise<Record<string, string>>;
+  /** A call's answer ended; the node stated `costMsat` for it (undefined: it stated none). */
+  spent(p: Provider, requestId: string, costMsat: number | undefined): void;
+  /** The node refused a call: 402 (the key's balance is short: top up now), 401 (it does not know the key). */
+  refused(p: Provider, status: number): void;
+  /** The balance check (and top-up) of `p`, in the background. */
+  check(p: Provider): void;
+  /** Waits for the checks in flight (tests, shutdown). */
+  settled(): Promise<void>;
+  close(): void;
+}
+
+/**
+ * The other nodes this one buys from, paid from the operator's wallet (`Services.nodes`; paid-nodes.ts): their
+ * advertised prices, the per-call tokens and the prepaid keys.
+ */
+export interface PaidNodes {
+  readonly prices: NodeRateCards;
+  /** Per-call tokens (`cashu` providers). */
+  readonly payer: NodeCallPayer;
+  /** Prepaid keys (`cashu-balance` providers); undefined when none is configured. */
+  readonly accounts: PrepaidNodeKeys | undefined;
+  /** At start: reads the prices of every `"pricing": "auto"` node (one pricing none of its models stops the start). */
+  start(log: Logger): Promise<void>;
+  /** Stops the timers; a top-up in flight is waited for. */
   close(): Promise<void>;
 }

@@ -1,10 +1,9 @@
 import type { LightningAddresses } from './account/lightning-address.js';
-import type { LightningDeposits } from './account/lightning-deposits.js';
-import type { RefundSweep } from './account/refund-sweep.js';
+import type { LightningDeposits, RefundSweep } from './account/types.js';
 import type { AuditTrail } from './audit/types.js';
 import type { BatchJobs } from './batches/types.js';
 import type { Config } from './config.js';
-import type { PaymentDoors } from './doors/payment-doors.js';
+import type { PaymentDoors } from './doors/types.js';
 import type { WebhookEvents } from './events/types.js';
 import type { Ledger } from './ledger/types.js';
 import type { WindowLimiter } from './limits/window-limiter.js';

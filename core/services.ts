@@ -72,9 +72,9 @@ export interface MoneyServices {
   pricing: NonNullable<Services['pricing']>;
   btc: NonNullable<Services['btc']>;
   store: StoreConnection | undefined;
-  lightning: LightningDeposits | undefined;
+  lightning: Services['lightning'];
   /** The payment doors an unpaid call is offered (core/doors/); with a wallet, a store and Lightning deposits. */
-  doors: PaymentDoors | undefined;
+  doors: Services['doors'];
   events: WebhookEvents | undefined;
   /** Cross-process signals (settings changes, lease recalls) through the store; with a store. */
   signals: StoreSignals | undefined;
@@ -329,7 +329,7 @@ function buildDoors(
   o: Opening,
   store: StoreConnection,
   wallet: WalletService,
-  lightning: LightningDeposits,
+  lightning: NonNullable<Services['lightning']>,
   ledger: Ledger,
 ): Promise<PaymentDoors> {
   const { config } = o;

@@ -23,9 +23,7 @@ import type { ServiceName, ServiceTypes } from './service-types.js';
 
 // The rest of the plugin kit's types (package export `prepaid-model-gateway/plugin`; see docs/plugins.md).
 export type { PriceAdjustment, ProviderPreference, RequestContext } from './context.js';
-export type { Provider } from './providers/provider.js';
-export type { Providers } from './providers/providers.js';
-export type { RoutingInfo, RoutingPolicy } from './providers/routing-policy.js';
+export type { Provider, Providers, RoutingInfo, RoutingPolicy } from './providers/types.js';
 // The services a plugin may name in its needs (core/service-types.ts), and each one's type.
 export type { ServiceName, ServiceTypes } from './service-types.js';
 

@@ -1,23 +1,20 @@
 import type { LightningAddresses } from './account/lightning-address.js';
-import type { LightningDeposits } from './account/lightning-deposits.js';
-import type { RefundSweep } from './account/refund-sweep.js';
+import type { LightningDeposits, RefundSweep } from './account/types.js';
 import type { AuditTrail } from './audit/types.js';
 import type { BatchJobs } from './batches/types.js';
 import type { Config } from './config.js';
-import type { PaymentDoors } from './doors/payment-doors.js';
+import type { PaymentDoors } from './doors/types.js';
 import type { WebhookEvents } from './events/types.js';
 import type { Ledger } from './ledger/types.js';
 import type { WindowLimiter } from './limits/window-limiter.js';
 import type { Logger } from './log.js';
 import type { NodeNetwork } from './network/node-network.js';
 import type { ObjectOwners } from './objects/types.js';
-import type { PricingHolder } from './pricing/holder.js';
-import type { BtcPriceSource } from './pricing/types.js';
-import type { PaidNodes } from './providers/paid-nodes.js';
-import type { Providers } from './providers/providers.js';
+import type { BtcPriceSource, PricingService } from './pricing/types.js';
+import type { PaidNodes, Providers } from './providers/types.js';
 import type { StoreConnection } from './store/connection.js';
 import type { StoreSignals } from './store/signals.js';
-import type { ModelCatalog } from './upstream/model-catalog.js';
+import type { ModelCatalog } from './upstream/types.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import type { WalletService } from './wallet/types.js';
 
@@ -41,7 +38,7 @@ export interface Services {
   /** The operator's Cashu wallet (token redemption, change, withdrawals). */
   wallet?: WalletService;
   /** Prices calls (docs/pricing.md); a holder whose terms the admin settings swap at run time. */
-  pricing?: PricingHolder;
+  pricing?: PricingService;
   /** Lightning deposits the server finishes (core/account/lightning-deposits.ts); with a wallet and a store. */
   lightning?: LightningDeposits;
   /** The payment doors an unpaid call is offered: Cashu, L402, MPP (core/doors/); with a wallet and a store. */

@@ -72,9 +72,9 @@ export interface MoneyServices {
   pricing: NonNullable<Services['pricing']>;
   btc: NonNullable<Services['btc']>;
   store: StoreConnection | undefined;
-  lightning: LightningDeposits | undefined;
+  lightning: Services['lightning'];
   /** The payment doors an unpaid call is offered (core/doors/); with a wallet, a store and Lightning deposits. */
-  doors: PaymentDoors | undefined;
+  doors: Services['doors'];
   events: WebhookEvents | undefined;
   /** Cross-process signals (settings changes, lease recalls) through the store; with a store. */
   signals: StoreSignals | undefined;
@@ -329,7 +329,7 @@ function buildDoors(
   o: Opening,
   store: StoreConnection,
   wallet: WalletService,
-  lightning: LightningDeposits,
+  lightning: NonNullable<Services['lightning']>,
   ledger: Ledger,
 ): Promise<PaymentDoors> {
   const { config } = o;
@@ -473,7 +473,7 @@ export function buildProviders(config: Config, client?: UpstreamClient): Provide
  * serves, when its entry names them) plus the ids its entry names; the first provider listing a model wins its
  * metadata. Fails only when no provider answered and no entry names a model.
  */
-async function unionOfModels(providers: Providers): Promise<unknown> {
+async function unionOfModels(providers: Services['providers']): Promise<unknown> {
   const answers = await Promise.allSettled(providers.list.map((p) => p.client.getJson('/v1/models')));
   const seen = new Set<string>();
   const data: unknown[] = [];

@@ -4,7 +4,7 @@ import { auditKey } from '../core/audit/audit-log.js';
 import { parseCredential } from '../core/auth/credentials.js';
 import { clientAddress, compileIpList } from '../core/auth/ip-match.js';
 import { AUTH, createLocalKey, type RequestContext } from '../core/context.js';
-import type { DoorCaller } from '../core/doors/payment-doors.js';
+import type { DoorCaller } from '../core/doors/types.js';
 import { GatewayError } from '../core/errors.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
 import type { HookStatus, Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';

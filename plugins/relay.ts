@@ -7,7 +7,8 @@ import { providerSeries } from '../core/metrics.js';
 import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { nodeAnswer } from '../core/providers/node-answer.js';
 import { NodePayment, RAISE_LIMIT } from '../core/providers/node-payment.js';
-import { isPaidNode, type Provider } from '../core/providers/provider.js';
+import { isPaidNode } from '../core/providers/provider.js';
+import type { NodeCallPayment, Provider } from '../core/providers/types.js';
 import { type CallTrace, providerTraceparent } from '../core/trace-context.js';
 import type { UpstreamResponse } from '../core/upstream/upstream-response.js';
 import { AUTO_PRICED, type AutoPricedCall } from './paid-state.js';
@@ -325,7 +326,7 @@ interface DispatchRun {
 
 /** How one attempt pays a paid node: a token (`"cashu"`) or the prepaid key's header (`"cashu-balance"`). */
 interface Paid {
-  payment?: NodePayment | undefined;
+  payment?: NodeCallPayment | undefined;
   prepaid?: Record<string, string> | undefined;
 }
 

@@ -45,7 +45,7 @@ import {
   type TokenEndpoint,
   type UsdRates,
 } from '../core/pricing/types.js';
-import type { Provider } from '../core/providers/provider.js';
+import type { Provider } from '../core/providers/types.js';
 import { matchRelayPath } from '../core/relay-paths.js';
 import {
   ADMISSION,

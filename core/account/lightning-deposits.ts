@@ -10,6 +10,12 @@ import { QuoteNotPaidError } from '../wallet/mint-quote.js';
 import { walletScripts } from '../wallet/store/redis-store.js';
 import type { WalletService } from '../wallet/types.js';
 import { creditOrPark } from './credit-token.js';
+import type {
+  DepositRecord,
+  DepositStatus,
+  DepositView,
+  LightningDeposits as LightningDepositsApi,
+} from './types.js';
 
 /**
  * Lightning deposits the server finishes (docs/wallet.md, "Lightning deposits over HTTP"): a persisted record
@@ -28,31 +34,6 @@ import { creditOrPark } from './credit-token.js';
  * A top-up record keeps the target API key so the watcher can credit without the client: the store already
  * holds the wallet's seed and proofs, so it is treated as secret at rest; the key is never logged or answered.
  */
-
-export type DepositStatus = 'pending' | 'paid' | 'issued' | 'expired';
-
-export interface DepositRecord {
-  idHash: string;
-  /** `door`: an invoice an unpaid call was offered (L402, MPP: core/doors/), credited to `doorIdentity`. */
-  kind: 'create' | 'topup' | 'door';
-  quote: string;
-  request: string;
-  amountSats: number;
-  /** Unix ms, or null when the mint gives none. */
-  expiresAt: number | null;
-  createdAt: number;
-  status: DepositStatus;
-  name?: string | null;
-  topupApiKey?: string;
-  /** `door` records: the token-hash identity the invoice's value is credited to (from its payment hash). */
-  doorIdentity?: string;
-  creditedMsat?: number;
-  /** Once issued: the hash identity of the minted proofs, from which the `create` key is derived (status()
-   *  reads the key back from it, without asking the mint again). */
-  receiptHash?: string;
-  attempts: number;
-  nextAttemptAt: number;
-}
 
 export interface DepositStore {
   init(): Promise<void>;
@@ -154,16 +135,6 @@ export function doorIdHash(paymentHash: string): string {
   return depositIdHash(`door|${paymentHash}`);
 }
 
-export interface DepositView {
-  status: DepositStatus;
-  amountSats: number;
-  expiresAt: number | null;
-  request: string;
-  creditedMsat?: number;
-  /** create only, once issued: the key (a repeat of createKeyFromDeposit returns the same one). */
-  apiKey?: string;
-}
-
 export interface LightningDepositsOptions {
   conn: StoreConnection;
   ledger: Ledger;
@@ -177,7 +148,7 @@ export interface LightningDepositsOptions {
   now?: () => number;
 }
 
-export class LightningDeposits {
+export class LightningDeposits implements LightningDepositsApi {
   private readonly store: DepositStore;
   private readonly backoffMs: number;
   private readonly maxBackoffMs: number;

@@ -11,6 +11,7 @@ import type { Money } from './credit-token.js';
 import { LightningAddresses } from './lightning-address.js';
 import { type LightningRefundResult, refundToLightning } from './lightning-refund.js';
 import { HOLD_EXPIRY_MS } from './pay-out.js';
+import type { RefundSweep as RefundSweepApi } from './types.js';
 
 /**
  * The expired-key sweep (EXPIRED_KEY_SWEEP, default on): a key that expires with a balance and a refund
@@ -63,7 +64,7 @@ const FINAL = new Set([
 
 export const sweepJobId = (keyId: string): string => `sweep:${keyId}`;
 
-export class RefundSweep {
+export class RefundSweep implements RefundSweepApi {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private readonly now: () => number;

@@ -8,7 +8,7 @@ import {
   type Pricing,
   type ReservationInput,
 } from '../pricing/types.js';
-import type { ModelCatalog } from '../upstream/model-catalog.js';
+import type { ModelCatalog } from '../upstream/types.js';
 import { atBatchPrice } from './batch-price.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import { inputTotal, outputTotal, usageFromOpenAi, usageFromResponse } from '../metering/usage.js';
 import { ceil, mulInt, parseDecimal } from '../pricing/rational.js';
 import type { PricedEndpoint, Pricing } from '../pricing/types.js';
-import type { ModelCatalog } from '../upstream/model-catalog.js';
+import type { ModelCatalog } from '../upstream/types.js';
 
 /**
  * The batch price (docs/pricing.md, "Batches"): a batch line costs what the same call costs synchronously,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Money } from '../account/credit-token.js';
-import type { DepositRecord, LightningDeposits } from '../account/lightning-deposits.js';
 import { refundToInvoice } from '../account/lightning-refund.js';
+import type { DepositRecord, LightningDeposits } from '../account/types.js';
 import { GatewayError } from '../errors.js';
 import type { Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
@@ -18,6 +18,13 @@ import {
   verifyMacaroon,
 } from './l402.js';
 import { challengeHeader, issueChallenge, type MppCredential, readCredential, receiptHeader } from './mpp.js';
+import type {
+  DoorCaller,
+  DoorName,
+  DoorOffer,
+  DoorsConfig,
+  PaymentDoors as PaymentDoorsApi,
+} from './types.js';
 
 /**
  * The payment doors (docs/paying.md): every way an unpaid call can be paid, offered together in one 402, and the
@@ -35,44 +42,8 @@ import { challengeHeader, issueChallenge, type MppCredential, readCredential, re
  * credential, and can be read and refunded (`GET /v1/wallet/balance`, `POST /v1/wallet/refund`).
  */
 
-export type DoorName = 'cashu' | 'l402' | 'mpp';
-
 /** The `service` caveat of this gateway's macaroons. */
 export const L402_SERVICE = 'prepaid-model-gateway';
-
-export interface DoorsConfig {
-  doors: readonly DoorName[];
-  /** The smallest invoice a Lightning door offers, sats. */
-  minSats: number;
-  /** How long an L402 token pays calls, seconds. */
-  l402ExpiryS: number;
-  /** The MPP challenges' realm. */
-  realm: string;
-}
-
-/** What pays a call that came through a Lightning door. */
-export interface DoorCaller {
-  door: 'l402' | 'mpp';
-  /** The ledger identity (a token hash) of the invoice's balance. */
-  tokenHash: string;
-  paymentHash: string;
-  /** MPP `charge`: the id of the challenge the credential echoes (its receipt names it). */
-  challengeId?: string;
-  /** MPP `session`: the session id (the deposit invoice's payment hash); the receipt's reference. */
-  sessionId?: string;
-  /**
-   * MPP session `topUp` and `close`: the door's own answer. The request is answered with it and never relayed
-   * (draft-lightning-session-00: a top-up starts no call; a close refunds the rest).
-   */
-  answer?: DoorAnswer;
-}
-
-/** An answer a door gives instead of the call: status, JSON body, headers. */
-export interface DoorAnswer {
-  status: number;
-  body: Record<string, unknown>;
-  headers: Record<string, string>;
-}
 
 /** An MPP session close's answer body (draft-lightning-session-00). */
 interface CloseResult extends Record<string, unknown> {
@@ -83,12 +54,6 @@ interface CloseResult extends Record<string, unknown> {
 
 /** The session mark's value once the session is closed (before: its return invoice). */
 const CLOSED = 'closed';
-
-/** An unpaid call's offers: the headers and the JSON body's `details`. */
-export interface DoorOffer {
-  headers: Record<string, string>;
-  details: Record<string, unknown>;
-}
 
 /** The ledger identity of a door invoice: its payment hash, under a prefix of its own. */
 export function doorIdentity(paymentHash: string): string {
@@ -116,7 +81,7 @@ const CREDITED_CACHE_SIZE = 100_000;
 /** How long past its challenge's expiry a consumed `charge` credential stays marked (expired ones are refused). */
 const CONSUMED_MARGIN_S = 3600;
 
-export class PaymentDoors {
+export class PaymentDoors implements PaymentDoorsApi {
   private readonly credited = new LRUCache<string, true>({ max: CREDITED_CACHE_SIZE });
   /**
    * L402 credentials that paid here, by their exact `Authorization` text (macaroon and preimage), with the

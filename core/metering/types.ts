@@ -45,3 +45,23 @@ export interface Usage {
   /** The service tier the provider says it used (`flex`, `priority`, …), when it says. */
   serviceTier?: string | undefined;
 }
+
+/**
+ * How many input tokens a provider may bill for one image in the prompt: an UPPER bound, from the image's size when
+ * its header is inline (a `data:` URL, Anthropic base64) and from the most the formula allows otherwise (a remote
+ * URL, a file id). docs/pricing.md "Images in the prompt"; image-bound.ts computes it.
+ *
+ * - `tiles` (OpenAI GPT-4o, GPT-4.1, o1/o3…): `detail: "low"` costs `base`; otherwise the image is scaled to fit
+ *   2048×2048, then its shortest side to 768, and costs `base + tile × ⌈w/512⌉ × ⌈h/512⌉`. Scaled dimensions are
+ *   rounded up, and a small image is also counted as if it were scaled UP to 768 (whichever has more tiles), so
+ *   the bound holds whichever way the provider rounds or scales. At most 8 tiles (768 × 2048).
+ * - `patches` (OpenAI GPT-4.1-mini/nano, o4-mini): `⌈w/32⌉ × ⌈h/32⌉` patches, at most `maxPatches`, × `multiplier`
+ *   (every detail: low is not cheaper there).
+ * - `area` (Anthropic): `⌈w × h / pixelsPerToken⌉`, at most `maxTokens` (what its resize keeps).
+ * - `fixed`: `tokens` for every image (a model whose formula is not known).
+ */
+export type ImageTokenRule =
+  | { formula: 'tiles'; base: number; tile: number }
+  | { formula: 'patches'; multiplier: number; maxPatches: number }
+  | { formula: 'area'; pixelsPerToken: number; maxTokens: number }
+  | { formula: 'fixed'; tokens: number };

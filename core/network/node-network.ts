@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { StoreConnection } from '../store/connection.js';
-import type { ModelCatalog } from '../upstream/model-catalog.js';
+import type { ModelCatalog } from '../upstream/types.js';
 import { packageVersion } from '../version.js';
 import { defaultNodeId, type ListingInput, type NostrEvent } from './listing.js';
 import { ListingPublisher, type RelayStatus } from './listing-publisher.js';

@@ -1,4 +1,8 @@
 import type { Usage } from '../metering/types.js';
+import type { DimensionKey, ExtraDimensionKey } from './types.js';
+
+// The keys are written out in ./types.ts (the types the pipeline may name without this module).
+export type { DimensionKey, ExtraDimensionKey };
 
 /**
  * The priced dimensions of a metered call, named as OpenRouter names its price fields (models.json, a
@@ -27,15 +31,11 @@ export const DIMENSIONS = [
   { key: 'code_interpreter', field: 'codeInterpreter', direction: 'call', tool: true },
   { key: 'file_search', field: 'fileSearch', direction: 'call', tool: true },
 ] as const satisfies readonly {
-  key: string;
+  key: DimensionKey;
   field: keyof Omit<Usage, 'serviceTier' | 'unreportedOutput'>;
   direction: 'input' | 'output' | 'call';
   tool?: true;
 }[];
-
-export type DimensionKey = (typeof DIMENSIONS)[number]['key'];
-/** The dimensions besides the two base rates (`prompt`, `completion` are UsdRates' own fields). */
-export type ExtraDimensionKey = Exclude<DimensionKey, 'prompt' | 'completion'>;
 
 export const EXTRA_DIMENSION_KEYS: readonly ExtraDimensionKey[] = DIMENSIONS.map((d) => d.key).filter(
   (k): k is ExtraDimensionKey => k !== 'prompt' && k !== 'completion',

@@ -7,6 +7,7 @@ import type {
   PricedEndpoint,
   Pricing,
   PricingMode,
+  PricingService,
   ReservationInput,
   ReservationResult,
   UsdRates,
@@ -18,7 +19,7 @@ import type {
  * one copies properties onto a live service object. A call priced at admission keeps the BTC price of its
  * reservation (settle passes it back), whatever is swapped in between.
  */
-export class PricingHolder implements Pricing {
+export class PricingHolder implements PricingService {
   private current: Pricing;
 
   constructor(initial: Pricing) {

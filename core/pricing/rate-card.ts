@@ -21,43 +21,15 @@
 import type { Usage } from '../metering/types.js';
 import { DIMENSIONS, type DimensionKey, dimensionCount } from './dimensions.js';
 import { ceil, floor, mul, parseDecimal, type Rational } from './rational.js';
-import type { UsdRates } from './types.js';
+import type { RateCard, UsdRates } from './types.js';
+
+// The card's type is in ./types.ts (the paid nodes' `autoCard` returns one); it is built and read here.
+export type { RateCard };
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 const SAFE_N = BigInt(SAFE);
 const D = DIMENSIONS.length;
 const WEB_SEARCH = DIMENSIONS.findIndex((d) => d.key === 'web_search');
-
-export interface RateCard {
-  /** Integer prices per dimension (DIMENSIONS order) over the card's common denominator. */
-  readonly u: readonly bigint[];
-  readonly un: readonly number[];
-  /** Per-call provider price (`request`) over the same denominator. */
-  readonly request: bigint;
-  /** Bit i set: dimension i has no price of its own and is charged at its direction's base rate. */
-  readonly fallback: number;
-  /** The completion price is missing (only embeddings, which produce no output, can be priced). */
-  readonly noOutput: boolean;
-  /** The largest input-direction and output-direction price (the reservation's per-token bound). */
-  readonly maxIn: bigint;
-  readonly maxOut: bigint;
-  /** msats per unit of S (F above), exact. */
-  readonly f: Rational;
-  /** The base fee in msats (FIXED_COST_PER_REQUEST × 1000), exact. */
-  readonly baseFee: Rational;
-  /** Number path: msat = ceil((S × a + b) / c) when S ≤ maxS; maxS is -1 when a, b or c is not safe. */
-  readonly a: number;
-  readonly b: number;
-  readonly c: number;
-  readonly maxS: number;
-  /** F's numerator and denominator as numbers (-1 when not safe), for breakdown parts without BigInt. */
-  readonly fn: number;
-  readonly fd: number;
-  readonly maxInN: number;
-  readonly maxOutN: number;
-  /** Service-tier multipliers by tier name (models.json `service_tiers`). */
-  readonly tiers: ReadonlyMap<string, Rational>;
-}
 
 /** A price the price book does not have and no fallback covers. */
 export class MissingRateError extends RangeError {

@@ -3,11 +3,10 @@
  * Money never goes through a float: a rate like "0.0000025" or a fee like 1.005 is parsed digit by digit.
  */
 
-/** n / d with d > 0. Not necessarily reduced (callers only add, multiply, compare and round). */
-export interface Rational {
-  readonly n: bigint;
-  readonly d: bigint;
-}
+import type { Rational } from './types.js';
+
+// The type is in ./types.ts (the rate card there names it); the arithmetic is here.
+export type { Rational };
 
 export const ZERO: Rational = { n: 0n, d: 1n };
 

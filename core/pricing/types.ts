@@ -13,7 +13,30 @@
 
 import type { Config } from '../config.js';
 import type { Usage } from '../metering/types.js';
-import type { DimensionKey, ExtraDimensionKey } from './dimensions.js';
+
+/**
+ * The priced dimensions of a metered call, by the names OpenRouter gives its price fields (models.json, a
+ * provider's `pricing`, /v1/models and the `x-node-cost` breakdown use the same names). Each has its row in
+ * `DIMENSIONS` (./dimensions.ts: the usage field it counts and its direction; test/pricing/dimensions.test.ts
+ * checks that the two name the same keys).
+ */
+export type DimensionKey =
+  | 'prompt'
+  | 'input_cache_read'
+  | 'input_cache_write'
+  | 'input_cache_write_1h'
+  | 'input_audio'
+  | 'input_audio_cache_read'
+  | 'input_image'
+  | 'completion'
+  | 'internal_reasoning'
+  | 'output_audio'
+  | 'web_search'
+  | 'image_output'
+  | 'code_interpreter'
+  | 'file_search';
+/** The dimensions besides the two base rates (`prompt`, `completion` are UsdRates' own fields). */
+export type ExtraDimensionKey = Exclude<DimensionKey, 'prompt' | 'completion'>;
 
 /** `loadConfig().pricing`. */
 export type PricingConfig = Config['pricing'];
@@ -301,6 +324,15 @@ export interface Pricing {
   modelPrice(model: string, rates?: UsdRates): ModelPrice;
 }
 
+/**
+ * The pricing service as services expose it (`Services.pricing`; ./holder.ts `PricingHolder`): one object whose
+ * terms the admin settings swap at run time.
+ */
+export interface PricingService extends Pricing {
+  /** Replaces the terms; the next call prices with `next`. */
+  swap(next: Pricing): void;
+}
+
 /** Options of `createPricing` (./pricing.ts). */
 export interface PricingOptions {
   config: PricingConfig;
@@ -312,4 +344,47 @@ export interface PricingOptions {
   minCompletionTokens?: number | undefined;
   /** Completion cap when the caller set no max_tokens and the context length is unknown. Default 4096. */
   defaultMaxCompletionTokens?: number | undefined;
+}
+
+/** n / d with d > 0. Not necessarily reduced (callers only add, multiply, compare and round; ./rational.ts). */
+export interface Rational {
+  readonly n: bigint;
+  readonly d: bigint;
+}
+
+/**
+ * A model's rate card: its per-dimension prices at one BTC price over one common denominator, so that pricing a
+ * call is integer arithmetic (built and read in ./rate-card.ts, which explains the formula). Named here because
+ * the paid nodes' service hands out the cards of auto-priced nodes (core/providers/types.ts `autoCard`).
+ */
+export interface RateCard {
+  /** Integer prices per dimension (in the order of ./dimensions.ts `DIMENSIONS`) over the card's common
+   *  denominator. */
+  readonly u: readonly bigint[];
+  readonly un: readonly number[];
+  /** Per-call provider price (`request`) over the same denominator. */
+  readonly request: bigint;
+  /** Bit i set: dimension i has no price of its own and is charged at its direction's base rate. */
+  readonly fallback: number;
+  /** The completion price is missing (only embeddings, which produce no output, can be priced). */
+  readonly noOutput: boolean;
+  /** The largest input-direction and output-direction price (the reservation's per-token bound). */
+  readonly maxIn: bigint;
+  readonly maxOut: bigint;
+  /** msats per unit of S, the provider price over the denominator (F in ./rate-card.ts), exact. */
+  readonly f: Rational;
+  /** The base fee in msats (FIXED_COST_PER_REQUEST × 1000), exact. */
+  readonly baseFee: Rational;
+  /** Number path: msat = ceil((S × a + b) / c) when S ≤ maxS; maxS is -1 when a, b or c is not safe. */
+  readonly a: number;
+  readonly b: number;
+  readonly c: number;
+  readonly maxS: number;
+  /** F's numerator and denominator as numbers (-1 when not safe), for breakdown parts without BigInt. */
+  readonly fn: number;
+  readonly fd: number;
+  readonly maxInN: number;
+  readonly maxOutN: number;
+  /** Service-tier multipliers by tier name (models.json `service_tiers`). */
+  readonly tiers: ReadonlyMap<string, Rational>;
 }

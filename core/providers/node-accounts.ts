@@ -7,7 +7,7 @@ import { registry, upstreamLostMsatsTotal, upstreamPaidMsatsTotal } from '../met
 import type { WalletService } from '../wallet/types.js';
 import type { NodeAccountStore, PendingPayment } from './node-account-store.js';
 import type { SurplusGate } from './node-payment.js';
-import type { Provider } from './provider.js';
+import type { PrepaidNodeKeys, Provider } from './types.js';
 
 /**
  * Prepaid keys at other nodes (`"payment": "cashu-balance"`, docs/providers.md): instead of a token per call, the
@@ -115,7 +115,7 @@ type Sent =
   | { ok: true; apiKey?: string; balanceMsat?: number }
   | { ok: false; definite: boolean; why: string };
 
-export class NodeAccounts {
+export class NodeAccounts implements PrepaidNodeKeys {
   /** This process's lock owner id. */
   private readonly owner = randomUUID();
   private readonly accounts = new Map<string, Account>();

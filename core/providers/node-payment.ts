@@ -12,7 +12,7 @@ import { isCashuUnit, readTokenMeta, toMsat } from '../wallet/token-codec.js';
 import type { WalletService } from '../wallet/types.js';
 import { ChangeCommentFilter, changeHeader, nodeAnswer, pendingHeader } from './node-answer.js';
 import { type NodePrice, NodePrices } from './node-prices.js';
-import type { Provider } from './provider.js';
+import type { NodeCall, NodeCallPayer, NodeCallPayment, Provider } from './types.js';
 
 export type { NodePrice } from './node-prices.js';
 /** The SSE filter of a node's answer (node-answer.ts), where the tests of this module reach it. */
@@ -54,15 +54,6 @@ export { ChangeCommentFilter };
 
 /** A node's 402 may raise a call's token to at most this many times the first one (one raise per call). */
 export const RAISE_LIMIT = 4;
-
-/** What the call asks of the node, for its bound. */
-export interface NodeCall {
-  requestId: string;
-  model: string | undefined;
-  path: string;
-  body: unknown;
-  rawBytes: number;
-}
 
 /**
  * The most the node can charge for the call (msats): its reservation bound. Throws `upstream_error` when the
@@ -146,7 +137,7 @@ export interface NodePayerDeps {
   surplus?: SurplusGate;
 }
 
-export class NodePayer {
+export class NodePayer implements NodeCallPayer {
   readonly retry: BackgroundRetry;
   readonly prices: NodePrices;
   private readonly surplus: SurplusGate;
@@ -244,7 +235,7 @@ type LossReason = 'no_answer' | 'change_pending' | 'change_unredeemable';
  * One payment to a node: the token sent, and what became of it. `settle` runs once, whichever way the call
  * ends (answer relayed, refused, node down, stream broken).
  */
-export class NodePayment {
+export class NodePayment implements NodeCallPayment {
   private settled = false;
 
   constructor(

@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import { DIMENSIONS, type DimensionKey } from '../pricing/dimensions.js';
 import { nodeRateCard } from '../pricing/node-rates.js';
 import type { RateCard } from '../pricing/rate-card.js';
-import type { Provider } from './provider.js';
+import type { NodeRateCards, Provider } from './types.js';
 
 /**
  * The prices other nodes advertise (their `GET /v1/models`: `pricing.prompt_msats` / `completion_msats` per 1,000
@@ -84,7 +84,7 @@ export interface NodePricesDeps {
   fetch?: typeof fetch;
 }
 
-export class NodePrices {
+export class NodePrices implements NodeRateCards {
   private readonly tables = new Map<string, Table>();
   private readonly reading = new Map<string, Promise<Table>>();
   private timer: NodeJS.Timeout | undefined;

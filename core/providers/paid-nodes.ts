@@ -7,7 +7,8 @@ import { openNodeAccountStore } from './node-account-store.js';
 import { NodeAccounts } from './node-accounts.js';
 import { NodePayer, SurplusGate } from './node-payment.js';
 import { NodePrices } from './node-prices.js';
-import { isPaidNode, type Provider } from './provider.js';
+import { isPaidNode } from './provider.js';
+import type { PaidNodes as PaidNodesApi, Provider } from './types.js';
 
 /**
  * The other nodes this one buys from (providers with `"payment": "cashu"` or `"cashu-balance"`,
@@ -16,7 +17,7 @@ import { isPaidNode, type Provider } from './provider.js';
  * (node-accounts.ts), both paid through one surplus guard. Built by the composition root (core/services.ts) when
  * the providers file names such a node; the relay, reserve and settle stages read it from `services.nodes`.
  */
-export class PaidNodes {
+export class PaidNodes implements PaidNodesApi {
   readonly prices: NodePrices;
   /** Per-call tokens (`cashu` providers). */
   readonly payer: NodePayer;

@@ -1,57 +1,27 @@
 import type { UsdRates } from '../pricing/types.js';
-import { dimensionPrices, type ModelPricing } from '../upstream/model-catalog.js';
+import { dimensionPrices } from '../upstream/model-catalog.js';
 import { UpstreamClient } from '../upstream/upstream-client.js';
+import type {
+  BreakerOptions,
+  BreakerSnapshot,
+  CircuitBreaker,
+  Provider as ProviderApi,
+  ProviderSpec,
+  ProviderStatus,
+} from './types.js';
 
 /**
- * One model provider (an entry of the providers file, see providers.ts) with its pool and circuit breaker. Its
- * own module so the routing policies (routing-policy.ts) can order providers without importing the registry.
+ * One model provider (an entry of the providers file, see providers.ts) with its pool and circuit breaker. What
+ * the plugin contract, the routing policies (routing-policy.ts) and the stages see of it (`Provider`,
+ * `ProviderSpec`, `CircuitBreaker`) is in ./types.ts.
  */
-
-export type ProviderStatus = 'active' | 'degraded' | 'down';
-
-/** A provider's price of one model: the price book's token fields and `image` (models.json names), each
- *  optional. */
-export type ModelPrice = Partial<Omit<ModelPricing, 'image_sizes' | 'audio_minute' | 'speech_1k_chars'>>;
-
-export interface ProviderSpec {
-  name: string;
-  baseUrl: string;
-  apiKey?: string | undefined;
-  models: '*' | string[];
-  priority: number;
-  weight: number;
-  timeoutMs: number;
-  maxConnections: number;
-  headers: Record<string, string>;
-  /** The API it speaks (`"api"` in the file): `openai` (default) or `anthropic` (its key sent as `x-api-key`
-   *  with `anthropic-version`). */
-  api?: 'openai' | 'anthropic' | undefined;
-  /** Per-model prices of this provider (USD decimal strings per token / per call), for `cheapest`. */
-  pricing: Record<string, ModelPrice>;
-  /** How calls routed here are paid (`"payment"` in the file): with the API key (default), `cashu` — another
-   *  Cashu-priced node, each call paid with an `X-Cashu` token from the operator's wallet (node-payment.ts) — or
-   *  `cashu-balance` — another node, paid from a prepaid key kept there and topped up from the wallet
-   *  (node-accounts.ts). */
-  payment?: 'cashu' | 'cashu-balance' | undefined;
-  /** `cashu-balance`: the key's top-up (`topup_sats`) and the balance below which it is topped up
-   *  (`min_balance_sats`), in msats. */
-  prepaid?: { topupMsat: number; minBalanceMsat: number } | undefined;
-  /** `"pricing": "auto"`: the calls it serves are charged at the node's advertised prices × `markup` (a decimal
-   *  string ≥ 1), core/pricing/node-rates.ts. Its `pricing` object is then empty. */
-  autoPricing?: { markup: string } | undefined;
-}
 
 /** The provider is another Cashu-priced node paid from the operator's wallet (per call or by a prepaid key). */
 export function isPaidNode(spec: ProviderSpec): boolean {
   return spec.payment === 'cashu' || spec.payment === 'cashu-balance';
 }
 
-export interface BreakerOptions {
-  failures: number;
-  cooldownMs: number;
-}
-
-export class Breaker {
+export class Breaker implements CircuitBreaker {
   private consecutive = 0;
   private openedAt: number | null = null;
   private probing = false;
@@ -112,15 +82,7 @@ export class Breaker {
   }
 }
 
-export interface BreakerSnapshot {
-  /** closed: calls go through; open: skipped until `retryAtMs`; half_open: the next call is a probe. */
-  state: 'closed' | 'open' | 'half_open';
-  consecutiveFailures: number;
-  openedAtMs: number | null;
-  retryAtMs: number | null;
-}
-
-export class Provider {
+export class Provider implements ProviderApi {
   readonly client: UpstreamClient;
   readonly breaker: Breaker;
   /** EWMA of the time to the response head, ms; null until measured. */

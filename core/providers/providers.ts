@@ -5,8 +5,17 @@ import { ConfigError } from '../config.js';
 import type { UsdRates } from '../pricing/types.js';
 import { parsePricing } from '../upstream/model-catalog.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
-import { type BreakerOptions, type ModelPrice, Provider, type ProviderSpec } from './provider.js';
-import { BUILT_IN_POLICIES, POLICY_NAME_RE, type RoutingInfo, type RoutingPolicy } from './routing-policy.js';
+import { Provider } from './provider.js';
+import { BUILT_IN_POLICIES, POLICY_NAME_RE } from './routing-policy.js';
+import type {
+  ModelPrice,
+  Provider as ProviderApi,
+  ProviderSpec,
+  Providers as ProvidersApi,
+  ProvidersOptions,
+  RoutingInfo,
+  RoutingPolicy,
+} from './types.js';
 
 /**
  * The model providers the gateway relays to (docs/providers.md): one per entry of the providers file
@@ -24,8 +33,6 @@ import { BUILT_IN_POLICIES, POLICY_NAME_RE, type RoutingInfo, type RoutingPolicy
  * opens it again. Status for /v1/providers: `down` (open), `degraded` (half-open, or failures since the last
  * success), `active`.
  */
-
-export type { RoutingInfo, RoutingPolicy };
 
 /** The fields a provider's `pricing` may carry. */
 const PROVIDER_PRICE_FIELDS = new Set([
@@ -52,22 +59,7 @@ export interface ProvidersFile {
   routing: Record<string, string>;
 }
 
-export interface ProvidersOptions {
-  /** The node's default routing policy (`ROUTING_POLICY`): a built-in name or one a plugin registers. */
-  policy: string;
-  maxAttempts: number;
-  breaker: BreakerOptions;
-  /** Random numbers in [0, 1) for `weighted` (tests pass a seeded one). */
-  random?: () => number;
-  /**
-   * An open breaker skips its provider (default true). False for the one-provider shorthand (UPSTREAM_BASE_URL
-   * without a providers file): with nothing to fail over to, skipping would turn a short blip into an outage of
-   * the whole cool-down, so there the breaker only reports `status`.
-   */
-  skipOpenBreakers?: boolean;
-}
-
-export class Providers {
+export class Providers implements ProvidersApi {
   readonly list: Provider[];
   /** Some provider declares its own prices (then reserve and settle look them up). */
   readonly priced: boolean;
@@ -175,7 +167,7 @@ export class Providers {
    * The providers serving `model`, in the order its routing policy gives. Circuit breakers are not applied
    * here: the relay skips a provider whose breaker refuses the call when it gets to it (`Breaker.acquire`).
    */
-  order(model: string | undefined): readonly Provider[] {
+  order(model: string | undefined): readonly ProviderApi[] {
     // The one-provider shorthand (the common case): no allocation, no policy call.
     if (this.list.length === 1) return this.list[0]!.serves(model) ? this.list : [];
     const serving = this.list.filter((p) => p.serves(model));

@@ -1,4 +1,4 @@
-import type { Provider } from './provider.js';
+import type { Provider, RoutingPolicy } from './types.js';
 
 /**
  * Routing policies (docs/providers.md, "Routing"): the order in which a call's providers are tried. Every
@@ -8,25 +8,8 @@ import type { Provider } from './provider.js';
  *
  * A policy only orders: which providers serve the model is decided before (`Provider.serves`), and the circuit
  * breakers are applied after (the relay skips a provider whose breaker is open), so a policy needs to know
- * neither.
+ * neither. The interface (`RoutingPolicy`, with `RoutingInfo`) is in ./types.ts, for the plugin contract.
  */
-
-/** What a policy may use besides the providers and the model. */
-export interface RoutingInfo {
-  /** Random numbers in [0, 1) (seeded in tests). */
-  random(): number;
-}
-
-export interface RoutingPolicy {
-  /** The name `ROUTING_POLICY` and the providers file's `routing` use: 1–63 letters, digits, `-`, `_`. */
-  readonly name: string;
-  /**
-   * The providers to try for `model`, first to last. `providers` are those serving the model, in the file's
-   * order (never empty). MUST be synchronous and cheap (it runs on every call); MUST NOT modify `providers`;
-   * MAY leave some out (they are then never tried for this call) but MUST NOT add others.
-   */
-  order(providers: readonly Provider[], model: string | undefined, info: RoutingInfo): readonly Provider[];
-}
 
 const byPriority = (a: Provider, b: Provider) => a.spec.priority - b.spec.priority;
 

@@ -10,7 +10,7 @@ import { ownedId } from '../ledger/owner.js';
 import type { Credential } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import { realtimeSessionsOpen, recordRealtimeSession } from '../metrics.js';
-import type { Provider } from '../providers/provider.js';
+import type { Provider } from '../providers/types.js';
 import type { Services } from '../service-types.js';
 import { CLOSE } from './close-codes.js';
 import { RealtimePricer } from './realtime-pricer.js';

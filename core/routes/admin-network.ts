@@ -1,7 +1,7 @@
 import type { Counter } from 'prom-client';
 import { upstreamChangeRetriesTotal, upstreamLostMsatsTotal, upstreamPaidMsatsTotal } from '../metrics.js';
 import type { NodeNetwork } from '../network/node-network.js';
-import type { Providers } from '../providers/providers.js';
+import type { Providers } from '../providers/types.js';
 import { noCalls, providerCounts } from './admin-providers.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { DepositView, LightningDeposits } from '../account/lightning-deposits.js';
+import type { DepositView, LightningDeposits } from '../account/types.js';
 import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { type RouteModule, route } from '../http/router.js';

@@ -6,9 +6,9 @@ import { EXTRA_DIMENSION_KEYS } from '../pricing/dimensions.js';
 import { nodeCardPrices } from '../pricing/node-rates.js';
 import type { RateCard } from '../pricing/rate-card.js';
 import type { Pricing, UsdRates } from '../pricing/types.js';
-import type { Provider } from '../providers/provider.js';
+import type { Provider } from '../providers/types.js';
 import type { Services } from '../service-types.js';
-import type { CatalogModel, ModelPricing } from '../upstream/model-catalog.js';
+import type { CatalogModel, ModelPricing } from '../upstream/types.js';
 import { packageVersion } from '../version.js';
 
 /**

@@ -1,10 +1,11 @@
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { ConfigError } from '../config.js';
 import type { Logger } from '../log.js';
-import { type ImageTokenRule, parseImageTokenRule } from '../metering/image-bound.js';
-import { EXTRA_DIMENSION_KEYS, type ExtraDimensionKey } from '../pricing/dimensions.js';
+import { parseImageTokenRule } from '../metering/image-bound.js';
+import { EXTRA_DIMENSION_KEYS } from '../pricing/dimensions.js';
 import { parseDecimal } from '../pricing/rational.js';
-import type { UsdRates } from '../pricing/types.js';
+import type { ExtraDimensionKey, UsdRates } from '../pricing/types.js';
+import type { CatalogModel, ModelCatalog as ModelCatalogApi, ModelPricing } from './types.js';
 
 /**
  * The model list: the provider's `GET ${UPSTREAM_BASE_URL}/models` (cached, refreshed periodically; a failed
@@ -15,70 +16,6 @@ import type { UsdRates } from '../pricing/types.js';
  * STRINGS of USD per token (`prompt`, `completion`), USD per request (`request`) and per image (`image`).
  * Strings keep the operator's exact decimals; the pricing service does the arithmetic.
  */
-
-/**
- * A model's price book (decimal strings of USD). All optional but `request` (default "0"); a call that needs a
- * missing one is refused (`model_not_priced`), never priced at zero. See docs/pricing.md.
- */
-export interface ModelPricing {
-  /** USD per prompt token. */
-  prompt?: string;
-  /** USD per completion token. */
-  completion?: string;
-  /** USD per request. */
-  request: string;
-  /** USD per generated image (any size and quality). */
-  image?: string;
-  /** USD per image by size, then quality: `{"1024x1024": {"standard": "0.04", "hd": "0.08"}}`. */
-  image_sizes?: Record<string, Record<string, string>>;
-  /** USD per minute of input audio (transcriptions, translations), pro rata to the millisecond. */
-  audio_minute?: string;
-  /** USD per 1,000 characters of speech input. */
-  speech_1k_chars?: string;
-  /** Batch API price multiplier on the model's price (e.g. "0.5"); absent: BATCH_PRICE_FACTOR. */
-  batch?: string;
-  /** USD per token of the other usage dimensions (OpenRouter's names); an absent one is charged at its
-   *  direction's base rate (`prompt` for input, `completion` for output, `request` for web search calls). */
-  input_cache_read?: string;
-  input_cache_write?: string;
-  input_cache_write_1h?: string;
-  internal_reasoning?: string;
-  input_audio?: string;
-  /** Cached audio input (the Realtime API's `cached_tokens_details.audio_tokens`). */
-  input_audio_cache_read?: string;
-  output_audio?: string;
-  input_image?: string;
-  /** USD per web search call. */
-  web_search?: string;
-  /** Hosted tools: USD per image output token of the `image_generation` tool, per `code_interpreter` container,
-   *  per `file_search` call. A call declaring a tool its model has no price for is refused (`tool_not_priced`). */
-  image_output?: string;
-  code_interpreter?: string;
-  file_search?: string;
-  /** The most image output tokens one `image_generation` call can bill (the bound; default 6,240, gpt-image-1's
-   *  largest high-quality image). A decimal string of a positive integer. */
-  image_output_max_tokens?: string;
-  /** Multiplier on the whole call's provider price by the service tier the provider reports. */
-  service_tiers?: Record<string, string>;
-  /** Where the prices came from (free text, e.g. "openrouter" or a URL) and when (ISO date). */
-  source?: string;
-  updated_at?: string;
-}
-
-export interface CatalogModel {
-  id: string;
-  name: string;
-  /** Unix seconds. */
-  created: number;
-  owned_by: string;
-  context_length?: number;
-  pricing?: ModelPricing;
-  supports_vision?: boolean;
-  /** models.json `image_tokens`: how the provider counts an image's input tokens (core/metering/image-bound.ts). */
-  image_tokens?: ImageTokenRule;
-  /** The OpenAI model object's `permission` array, passed through as the file or provider gives it. */
-  permission?: unknown[];
-}
 
 export type { UsdRates } from '../pricing/types.js';
 
@@ -117,7 +54,7 @@ export class PartialModelList extends Error {
 const MAX_MODELS = 10_000;
 const DECIMAL = /^\d+(\.\d+)?([eE]-?\d+)?$/;
 
-export class ModelCatalog {
+export class ModelCatalog implements ModelCatalogApi {
   private upstreamModels = new Map<string, CatalogModel>();
   private fileModels = new Map<string, Partial<CatalogModel> & { id: string }>();
   private merged = new Map<string, CatalogModel>();

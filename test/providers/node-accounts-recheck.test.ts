@@ -8,7 +8,7 @@ import type {
 } from '../../core/providers/node-account-store.js';
 import { NodeAccounts } from '../../core/providers/node-accounts.js';
 import type { SurplusGate } from '../../core/providers/node-payment.js';
-import type { Provider } from '../../core/providers/provider.js';
+import type { Provider } from '../../core/providers/types.js';
 import { until } from '../support/until.js';
 
 /**

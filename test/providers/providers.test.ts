@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/config.js';
-import { Breaker, type ProviderSpec } from '../../core/providers/provider.js';
+import { Breaker } from '../../core/providers/provider.js';
 import { Providers, parseProvidersFile, readProvidersFile } from '../../core/providers/providers.js';
+import type { ProviderSpec } from '../../core/providers/types.js';
 
 /** Routing policies, the breaker and the providers file's validation (no network: clients are never used). */
 

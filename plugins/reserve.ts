@@ -239,15 +239,17 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
     unseen: string | undefined,
   ): number {
     const webSearchCalls = hosted?.tools.some((t) => t.tool === 'web_search') ? hosted.calls : 0;
+    const entry = catalog.get(model);
     return inputTokensBound(
       {
         body,
         rawBytes,
         model,
         endpoint,
-        imageRule: catalog.get(model)?.image_tokens,
+        imageRule: entry?.image_tokens,
         unseen,
         webSearchCalls,
+        window: entry?.context_length,
       },
       config,
       callRefusal,

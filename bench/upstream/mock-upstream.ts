@@ -97,7 +97,8 @@ export interface MockUsage {
    * 2048² and then a shortest side of 768; `detail: "low"` the base alone), from the size a PNG or GIF header
    * gives; an image whose size it cannot read (a URL, a file id, another format) at the most, 8 tiles. On
    * /v1/messages Anthropic's rule: ⌈w × h / 750⌉, at most 1,600 (unknown: 1,600). A file by id or URL bills
-   * `fileTokens` (default 1,000); an inline file 1 token per base64 character plus one image at the most.
+   * `fileTokens` (default 1,000); an inline file 1 token per base64 character plus one image at the most per page
+   * (a PDF's `/Type /Page` objects, at least one).
    */
   billMedia?: boolean;
   imageTiles?: { base: number; tile: number };
@@ -106,7 +107,8 @@ export interface MockUsage {
   searchContentTokens?: number;
   /**
    * The model's context window, filled as a provider may: a call with no max-tokens field writes
-   * `windowTokens − prompt tokens` (its own count of the text) instead of `chunks`.
+   * `windowTokens − prompt tokens` (its own count of the text) instead of `chunks`; a request whose own input is
+   * longer is refused 400 `context_length_exceeded`, unbilled.
    */
   windowTokens?: number;
 }
@@ -232,6 +234,13 @@ function tileTokens(size: { w: number; h: number } | undefined, detail: unknown,
   return base + tile * Math.ceil(w / 512) * Math.ceil(h / 512);
 }
 
+/** A base64 PDF's pages as a provider renders them (one image each): its `/Type /Page` objects, at least 1. */
+function pdfPages(data: string): number {
+  const b64 = data.startsWith('data:') ? data.slice(data.indexOf(',') + 1) : data;
+  const text = Buffer.from(b64, 'base64').toString('latin1');
+  return Math.max(1, text.match(/\/Type\s*\/Page(?!s)/g)?.length ?? 0);
+}
+
 /** billMedia: the input tokens of the images and files a body carries or refers to. */
 function mediaTokens(body: ChatBody, x: MockUsage, anthropic: boolean): number {
   if (!x.billMedia) return 0;
@@ -268,13 +277,14 @@ function mediaTokens(body: ChatBody, x: MockUsage, anthropic: boolean): number {
       case 'input_file':
         total +=
           typeof file.file_data === 'string'
-            ? file.file_data.length + maxImage
+            ? file.file_data.length + pdfPages(file.file_data) * maxImage
             : typeof file.file_id === 'string' || typeof file.file_url === 'string'
               ? (x.fileTokens ?? 1000)
               : 0;
         return;
       case 'document':
-        if (src.type === 'base64' && typeof src.data === 'string') total += src.data.length + maxImage;
+        if (src.type === 'base64' && typeof src.data === 'string')
+          total += src.data.length + pdfPages(src.data) * maxImage;
         else if (src.type === 'url' || src.type === 'file') total += x.fileTokens ?? 1000;
         return;
     }
@@ -346,6 +356,15 @@ export async function startMockUpstream(
     lastResponse: undefined,
   };
   let abortWaiters: Array<() => void> = [];
+  /** `windowTokens` set: a request whose own input (text, media, a continued response) exceeds it is refused
+   *  unbilled, as a provider refuses a prompt longer than the model's context. */
+  const overWindow = (body: ChatBody, b: MockBehaviour, anthropic: boolean): boolean => {
+    const window = b.usage.windowTokens;
+    if (window === undefined || body === null || typeof body !== 'object') return false;
+    const chain =
+      typeof body.previous_response_id === 'string' ? (stored.get(body.previous_response_id) ?? 0) : 0;
+    return promptTokens(body) + chain + mediaTokens(body, b.usage, anthropic) > window;
+  };
   let seq = 0;
   /** Stored responses' tokens (input + output), read again as input by a call that continues one. */
   const stored = new Map<string, number>();
@@ -416,6 +435,15 @@ export async function startMockUpstream(
         res.writeHead(b.error.status, { 'content-type': b.error.contentType ?? 'application/json' });
         res.end(b.error.body);
         return;
+      }
+      if (isModelCall && overWindow(body, b, path.startsWith('/v1/messages'))) {
+        return json(res, 400, {
+          error: {
+            message: `This model's maximum context length is ${b.usage.windowTokens} tokens`,
+            type: 'invalid_request_error',
+            code: 'context_length_exceeded',
+          },
+        });
       }
       if (path === '/v1/chat/completions' && req.method === 'POST') return chat(res, body, b, ++seq);
       if (path === '/v1/completions' && req.method === 'POST') {

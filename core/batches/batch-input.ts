@@ -308,13 +308,15 @@ export class BatchInputChecker {
     tools: HostedTools | undefined,
   ): number {
     const opts = this.opts;
+    const entry = opts.catalog.get(model);
     return inputTokensBound(
       {
         body: b,
         rawBytes: bytes,
         model,
         endpoint,
-        imageRule: opts.catalog.get(model)?.image_tokens,
+        imageRule: entry?.image_tokens,
+        window: entry?.context_length,
         unseen: isTokenEndpoint(endpoint) ? storedContext(b, endpoint).unseen : undefined,
         webSearchCalls: tools?.tools.some((t) => t.tool === 'web_search') ? tools.calls : 0,
       },

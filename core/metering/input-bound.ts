@@ -26,6 +26,8 @@ export interface InputBoundRequest {
   unseen: string | undefined;
   /** Web search calls the request may make (their results are read as input). */
   webSearchCalls: number;
+  /** The model's context window, if the catalogue knows it: no provider bills more input than that. */
+  window: number | undefined;
 }
 
 /**
@@ -42,8 +44,9 @@ export type InputRefusal = (
  * The input tokens bound of a token-metered body — the one rule for a call (plugins/reserve.ts) and a batch input
  * line (core/batches/batch-input.ts), so the two cannot drift: the body's bytes, each image by its model's image
  * rule, a stored prompt or conversation at STORED_CONTEXT_MAX_TOKENS, each file by id or URL at
- * REFERENCE_MAX_TOKENS, each web search call's results at WEB_SEARCH_CONTENT_TOKENS. Throws `refuse(...)` when a
- * setting it needs is unset. A continued response's context is added by the caller (it needs a store read).
+ * REFERENCE_MAX_TOKENS, each web search call's results at WEB_SEARCH_CONTENT_TOKENS, and with a file carried
+ * inline at least the model's whole window (its pages), else REFERENCE_MAX_TOKENS for them. Throws `refuse(...)`
+ * when a setting it needs is unset. A continued response's context is added by the caller (it needs a store read).
  */
 export function inputTokensBound(
   r: InputBoundRequest,
@@ -62,13 +65,14 @@ export function inputTokensBound(
     tokens += settings.storedContextMaxTokens;
   }
   const references: FileReference[] = [];
+  const inlineFiles = { count: 0 };
   const imageModel = {
     model: r.model,
     endpoint: r.endpoint,
     book: r.imageRule,
     fallbackTokens: settings.imageMaxTokens,
   };
-  tokens += promptTokensUpperBound(r.body, r.rawBytes, { imageModel, references });
+  tokens += promptTokensUpperBound(r.body, r.rawBytes, { imageModel, references, inlineFiles });
   if (references.length > 0) {
     if (settings.referenceMaxTokens === undefined) {
       throw refuse(
@@ -79,5 +83,18 @@ export function inputTokensBound(
     }
     tokens += references.length * settings.referenceMaxTokens;
   }
-  return tokens + r.webSearchCalls * settings.webSearchContentTokens;
+  const searches = r.webSearchCalls * settings.webSearchContentTokens;
+  if (inlineFiles.count === 0) return tokens + searches;
+  // An inline file's pages render as images (a PDF: one per page), which its bytes do not bound (a page's
+  // objects compress to a few bytes). The provider reads no more than the window, so a known window bounds the
+  // request's own input; else each file's pages count REFERENCE_MAX_TOKENS, or the call is refused.
+  if (r.window !== undefined && r.window > 0) return Math.max(tokens, r.window) + searches;
+  if (settings.referenceMaxTokens === undefined) {
+    throw refuse(
+      'reference_not_bounded',
+      `a file inline, whose pages (rendered as images) this node cannot count: the context length of model ${r.model} is unknown and REFERENCE_MAX_TOKENS is unset`,
+      inlineFiles.count,
+    );
+  }
+  return tokens + inlineFiles.count * settings.referenceMaxTokens + searches;
 }

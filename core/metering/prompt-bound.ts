@@ -44,6 +44,11 @@ export interface PromptBoundOptions {
   imageModel?: { model: string; endpoint: string; book: ImageTokenRule | undefined; fallbackTokens: number };
   /** When given, receives every file the body refers to by id or URL (see above). */
   references?: FileReference[];
+  /**
+   * When given, counts the files the body carries inline (base64: a PDF), whose text is bounded here but whose
+   * pages the provider also renders as images, which nothing here counts (core/metering/input-bound.ts bounds them).
+   */
+  inlineFiles?: { count: number };
 }
 
 /** A file the provider fetches and bills but the body does not carry. */
@@ -87,7 +92,7 @@ export function promptTokensUpperBound(
     else if (Array.isArray(v)) for (const x of v) stack.push(x);
     else if (v !== null && typeof v === 'object') {
       const o = v as Record<string, unknown>;
-      const media = mediaBound(o, rule, opts.references);
+      const media = mediaBound(o, rule, opts.references, opts.inlineFiles);
       if (media !== undefined) {
         total += media;
         continue;
@@ -129,8 +134,9 @@ function imageBound(rule: RuleOf, source: string | undefined, detail: unknown): 
   return imageTokens(rule.get(), size, detail) + PER_ITEM_OVERHEAD;
 }
 
-/** An inline file (base64 text): 4 tokens per character, plus one image at the rule's most. */
-function inlineFileBound(data: string, rule: RuleOf): number {
+/** An inline file (base64 text): 4 tokens per character, plus one image at the rule's most; counted in `inline`. */
+function inlineFileBound(data: string, rule: RuleOf, inline?: { count: number }): number {
+  if (inline !== undefined) inline.count++;
   return 4 * data.length + maxImageTokens(rule.get()) + PER_ITEM_OVERHEAD;
 }
 
@@ -146,6 +152,7 @@ function mediaBound(
   o: Record<string, unknown>,
   rule: RuleOf,
   references: FileReference[] | undefined,
+  inline: { count: number } | undefined,
 ): number | undefined {
   switch (o.type) {
     case 'image_url': {
@@ -170,7 +177,7 @@ function mediaBound(
     case 'input_file': {
       const f = objOf(o.file) ?? o;
       const data = str(f.file_data);
-      if (data !== undefined) return inlineFileBound(data, rule);
+      if (data !== undefined) return inlineFileBound(data, rule, inline);
       const id = str(f.file_id);
       if (id !== undefined) return referenceBound({ by: 'file_id', ref: id }, rule, references);
       const url = str(f.file_url);
@@ -180,7 +187,7 @@ function mediaBound(
     case 'document': {
       // Anthropic: base64 (PDF) inline; text and content blocks are walked as text; url and file by reference.
       const source = objOf(o.source);
-      if (source?.type === 'base64') return inlineFileBound(str(source.data) ?? '', rule);
+      if (source?.type === 'base64') return inlineFileBound(str(source.data) ?? '', rule, inline);
       if (source?.type === 'url')
         return referenceBound({ by: 'url', ref: str(source.url) ?? '' }, rule, references);
       if (source?.type === 'file')

@@ -163,6 +163,49 @@ describe.each<PaidStore>(['sqlite', 'redis'])('images, files and search results 
     expect(await overrunMsats(h)).toBe(overrun);
   });
 
+  it("an inline PDF's pages are bounded by the model's window: 8 sats are refused, 9 charged the 7,382 msat bill of 5 page images", async () => {
+    // Five page objects in 80 bytes: the provider renders each as an image (at most 1,445 tokens each by OpenAI's
+    // default tiles), which the bytes do not bound. The window (8,192) does: the provider reads no more than that.
+    h.upstream.setBehaviour({ usage: { billMedia: true, windowTokens: 8192 } });
+    try {
+      await inlinePdf();
+    } finally {
+      h.upstream.setBehaviour({ usage: MEDIA });
+    }
+  });
+
+  async function inlinePdf(): Promise<void> {
+    const pdf = Buffer.from('%PDF-1.4 '.concat('<</Type /Page>>'.repeat(5))).toString('base64');
+    const body = {
+      model: 'mock-gpt',
+      max_output_tokens: 10,
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Summarise.' },
+            { type: 'input_file', filename: 'a.pdf', file_data: `data:application/pdf;base64,${pdf}` },
+          ],
+        },
+      ],
+    };
+    const overrun = await overrunMsats(h);
+    const short = await h.fundKey(8);
+    const refused = await post(short.apiKey, '/responses', body);
+    expect(refused.status).toBe(402);
+    // The whole window as input, 10 output tokens at 2 msat.
+    expect(((await refused.json()) as Json).error.details.required).toBe(8192 + 20);
+    const { apiKey, balanceMsat } = await h.fundKey(9);
+    const res = await post(apiKey, '/responses', body);
+    expect(res.status).toBe(200);
+    // 1 text token + the data URL's 140 characters + 5 pages × 1,445, then 8 output tokens at 2 msat.
+    const answer = (await res.json()) as Json;
+    expect(answer.usage.input_tokens).toBe(1 + 140 + 5 * 1445);
+    expect(answer['x-node-cost'].msats).toBe(7366 + 16);
+    expect(await h.available(apiKey)).toBe(balanceMsat - 7382);
+    expect(await overrunMsats(h)).toBe(overrun);
+  }
+
   it('Anthropic image blocks by w × h / 750 (1092² = 1,590 tokens; a larger one at most 4,800) and a document by URL at REFERENCE_MAX_TOKENS', async () => {
     const { apiKey, balanceMsat } = await h.fundKey(20);
     const overrun = await overrunMsats(h);

@@ -16,7 +16,7 @@ import { until } from '../support/until.js';
  * — sent through the full gateway (HTTP, the default pipeline, SQLite or Redis) to the mock provider billing the most
  * each request allows (`billMax`: every choice to the largest cap or, with none, the whole window, every tool call allowed, a new container per code
  * interpreter call, the requested tier with `auto` served as priority, reasoning only `total_tokens` shows;
- * `billMedia`: images by OpenAI's tile formula from their header, 8 tiles when unseen, REFERENCE_MAX_TOKENS per
+ * `billMedia`: images by OpenAI's tile formula from their header, 8 tiles when unseen, an inline PDF one image per page, REFERENCE_MAX_TOKENS per
  * file by URL; the search results of each web search as input).
  *
  * Every request is either refused before the provider sees it (and nothing moves), or charged EXACTLY what the
@@ -82,7 +82,7 @@ interface Shape {
 type Media =
   | { kind: 'png'; width: number; height: number; detail: 'low' | 'high' | 'auto' | undefined }
   | { kind: 'image_url'; detail: 'low' | 'high' | undefined }
-  | { kind: 'file_data'; bytes: number }
+  | { kind: 'file_data'; bytes: number; pages: number }
   | { kind: 'file_url' };
 
 const media: fc.Arbitrary<Media> = fc.oneof(
@@ -96,7 +96,12 @@ const media: fc.Arbitrary<Media> = fc.oneof(
     kind: fc.constant('image_url' as const),
     detail: fc.constantFrom('low' as const, 'high' as const, undefined),
   }),
-  fc.record({ kind: fc.constant('file_data' as const), bytes: fc.integer({ min: 1, max: 300 }) }),
+  fc.record({
+    kind: fc.constant('file_data' as const),
+    bytes: fc.integer({ min: 1, max: 300 }),
+    // A PDF's page objects: each renders as an image the provider bills; a few bytes each.
+    pages: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 40 })),
+  }),
   fc.record({ kind: fc.constant('file_url' as const) }),
 );
 
@@ -121,7 +126,10 @@ function partOf(m: Media, endpoint: 'chat' | 'responses'): Json {
     case 'file_data': {
       const file = {
         filename: 'a.pdf',
-        file_data: `data:application/pdf;base64,${Buffer.alloc(m.bytes, 7).toString('base64')}`,
+        file_data: `data:application/pdf;base64,${Buffer.concat([
+          Buffer.alloc(m.bytes, 7),
+          Buffer.from('<</Type /Page>>'.repeat(m.pages)),
+        ]).toString('base64')}`,
       };
       return chat ? { type: 'file', file } : { type: 'input_file', ...file };
     }
@@ -245,11 +253,17 @@ function events(text: string): Json[] {
   return out;
 }
 
+/** The provider's refusal of a prompt longer than the model's window (the mock's `windowTokens`). */
+const windowRefusal = (raw: string | undefined): boolean =>
+  raw !== undefined && raw.startsWith('{"error"') && raw.includes('"context_length_exceeded"');
+
 /**
  * What the provider billed for its answer `raw`, in msat, from the price book above: an independent reading of
  * each API's own usage shape (not the gateway's metering).
  */
 function providerBill(s: Shape, raw: string): number {
+  // A prompt longer than the window is refused by the provider, unbilled.
+  if (windowRefusal(raw)) return 0;
   const gpt = s.model === 'mock-gpt';
   let usage: Json;
   let tier: string | undefined;
@@ -339,6 +353,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
       let refusedCount = 0;
       let left = 0;
       let background = 0;
+      /** Refused by the provider: a prompt longer than the window. */
+      let overWindow = 0;
       /** The account after the previous case (its balance is the next case's before). */
       let last: { balanceMsat: number; reservedMsat: number } | undefined;
       await fc.assert(
@@ -359,7 +375,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
               billMedia: true,
               fileTokens: FILE_TOKENS,
               searchContentTokens: SEARCH_CONTENT_TOKENS,
-              ...(capped ? {} : { unreportedTokens: s.unreported, windowTokens: 8192 }),
+              // The models' window: a prompt longer than it is refused unbilled, as a provider does.
+              windowTokens: 8192,
+              ...(capped ? {} : { unreportedTokens: s.unreported }),
             },
           });
           const body = bodyOf(s, stored.at(-1));
@@ -389,7 +407,28 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
             status = res.status;
             text = await res.text();
           }
-          if (status !== 200) {
+          if (status !== 200 && h.upstream.stats.requests > requests) {
+            // Seen by the provider and refused there (a prompt longer than the window, as the gateway's bound
+            // allows: it bounds the input at the window or more): nothing charged, nothing left reserved.
+            await until(
+              'the provider answer is recorded',
+              () => h.upstream.stats.lastResponse !== undefined,
+              5000,
+              2,
+            );
+            expect(windowRefusal(h.upstream.stats.lastResponse!.toString('utf8')), text).toBe(true);
+            await until(
+              'the call is released',
+              async () => {
+                last = (await h.ledger.getKeyInfo({ apiKey }))!.account;
+                return last.reservedMsat === 0;
+              },
+              10_000,
+              2,
+            );
+            expect(last!.balanceMsat).toBe(before.balanceMsat);
+            overWindow++;
+          } else if (status !== 200) {
             const code = (JSON.parse(text) as Json).error?.code;
             expect({ status, code }, JSON.stringify(body)).toEqual({
               status: 400,
@@ -440,6 +479,8 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
         }),
         { numRuns: RUNS, seed: Number(process.env.BOUND_PROPERTY_SEED ?? Date.now() % 2 ** 31) },
       );
+      // Each case ended one way: served, refused by the gateway, or refused by the provider (over the window).
+      expect(served + refusedCount + overWindow).toBe(RUNS);
       // Every outcome was exercised.
       expect(served).toBeGreaterThan(RUNS / 4);
       expect(refusedCount).toBeGreaterThan(RUNS / 20);

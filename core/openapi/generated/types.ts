@@ -22,7 +22,10 @@ export interface paths {
          *     Images count in the bound by the model's image formula, from the size an inline image's header gives
          *     and its `detail` (an image by URL at the most that detail can cost). A file by id or URL counts
          *     `REFERENCE_MAX_TOKENS` tokens; without that setting the call is refused with 400 `reference_not_bounded`
-         *     before the provider sees it (docs/pricing.md "The bound").
+         *     before the provider sees it (docs/pricing.md "The bound"). A file sent inline (a PDF, whose pages render
+         *     as images) makes the input bound the model's whole context window (unknown: `REFERENCE_MAX_TOKENS` more,
+         *     else the same refusal). Without a max-tokens field the output bound is the whole window; with the window
+         *     unknown, 4,096 tokens written into the forwarded body as `max_completion_tokens`.
          */
         post: operations["createChatCompletion"];
         delete?: never;
@@ -82,7 +85,7 @@ export interface paths {
         put?: never;
         /**
          * Create a model response (OpenAI Responses API)
-         * @description Relayed and metered by tokens (`usage.input_tokens` / `output_tokens`). The OpenAI Responses API shape is relayed, only `model` is checked here. The created response belongs to the calling key (see `GET /v1/responses/{response_id}`); a `previous_response_id` of another key's response is 404 `not_found`, refused before the provider sees it. An `input_file` by `file_id` or `file_url` counts `REFERENCE_MAX_TOKENS` tokens in the reservation, or is refused with 400 `reference_not_bounded` when that is unset; images count by their model's formula from their size and `detail`; each web search call adds `WEB_SEARCH_CONTENT_TOKENS` input tokens for its results.
+         * @description Relayed and metered by tokens (`usage.input_tokens` / `output_tokens`). The OpenAI Responses API shape is relayed, only `model` is checked here. The created response belongs to the calling key (see `GET /v1/responses/{response_id}`); a `previous_response_id` of another key's response is 404 `not_found`, refused before the provider sees it. An `input_file` by `file_id` or `file_url` counts `REFERENCE_MAX_TOKENS` tokens in the reservation, or is refused with 400 `reference_not_bounded` when that is unset; an inline `input_file` makes the input bound the model's whole context window (if unknown, `REFERENCE_MAX_TOKENS` more, else the same refusal); images count by their model's formula from their size and `detail`; each web search call adds `WEB_SEARCH_CONTENT_TOKENS` input tokens for its results. Without `max_output_tokens` the output bound is the whole window; with the window unknown, 4,096 tokens written into the forwarded body.
          */
         post: operations["createResponse"];
         delete?: never;

@@ -1,5 +1,6 @@
 import { AUTH, createLocalKey, type RequestContext } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
+import { fileIdsOf } from '../core/metering/request-bound.js';
 import { type ObjectOwners, ownedBy } from '../core/objects/types.js';
 import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { noOptions, STORED_RESPONSE } from './paid-state.js';
@@ -25,32 +26,12 @@ const HEAD_BYTES = 4096;
 /** At most this many file ids are checked in one body (more: refused, a body cannot name that many honestly). */
 const MAX_FILE_IDS = 64;
 
-/** Every `file_id` string and `file_ids` entry in `body` (depth-bounded walk). */
-function fileIds(body: unknown): string[] {
-  const out: string[] = [];
-  const walk = (v: unknown, depth: number) => {
-    if (depth > 32 || v === null || typeof v !== 'object') return;
-    if (Array.isArray(v)) {
-      for (const x of v) walk(x, depth + 1);
-      return;
-    }
-    for (const [k, x] of Object.entries(v)) {
-      if (k === 'file_id' && typeof x === 'string') out.push(x);
-      else if (k === 'file_ids' && Array.isArray(x)) {
-        for (const id of x) if (typeof id === 'string') out.push(id);
-      } else walk(x, depth + 1);
-    }
-  };
-  walk(body, 0);
-  return out;
-}
-
 /** Refuses (404) a call naming a file the calling key does not own. */
 async function ownFiles(ctx: RequestContext, objects: ObjectOwners): Promise<void> {
   if (!ctx.rawBody.includes('file_id')) return;
   const keyId = ctx.local(AUTH)?.keyId;
   if (keyId === undefined) return;
-  const ids = [...new Set(fileIds(ctx.body))];
+  const ids = [...new Set(fileIdsOf(ctx.body))];
   if (ids.length > MAX_FILE_IDS) {
     throw new GatewayError('invalid_request', { message: `At most ${MAX_FILE_IDS} file ids in one call` });
   }

@@ -18,6 +18,7 @@ import {
 import { GatewayError } from '../core/errors.js';
 import { CATCH_ALL_TEMPLATE } from '../core/http/router.js';
 import { ledgerRefusalToError } from '../core/ledger/errors.js';
+import { keyIdOf, resolveCredential } from '../core/ledger/keys.js';
 import { ownedId } from '../core/ledger/owner.js';
 import type { Admission, AdmitRefusal, AdmitResult, Credential } from '../core/ledger/types.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
@@ -27,10 +28,12 @@ import {
   callerMaxTokens,
   type DeclaredTools,
   declaredTools,
+  fileIdsOf,
   outputChoices,
   storedContext,
 } from '../core/metering/request-bound.js';
-import { storedTokens } from '../core/objects/types.js';
+import { storedFileTokens } from '../core/objects/stored-file.js';
+import { ownedBy, storedTokens } from '../core/objects/types.js';
 import type { Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import { capField } from '../core/pricing/completion-cap.js';
 import { nodeAffordableTokens, nodeCallBound } from '../core/pricing/node-rates.js';
@@ -122,6 +125,9 @@ export function tierAndSearch(body: unknown): { serviceTier?: string; webSearchC
 
 /** The bytes `max_completion_tokens` adds to a retry's prompt bound (core/metering/prompt-bound.ts counts keys). */
 const RETRY_FIELD_BYTES = 'max_completion_tokens'.length;
+
+/** The most file ids of one call whose stored size is looked up (the owner stage refuses a call naming more). */
+const MAX_STORED_FILE_READS = 64;
 
 /** APIs whose answer is bounded by a max_tokens field (the 402 / clamp rule applies to them). */
 function completes(endpoint: PricedEndpoint): boolean {
@@ -219,6 +225,28 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
     return config.storedContextMaxTokens;
   }
 
+  /**
+   * The text files the call names by id that this gateway stored for the calling key, with their size
+   * (core/objects/stored-file.ts): what bounds them without REFERENCE_MAX_TOKENS. Another key's file is not
+   * looked at (the owner stage answers 404 for it), so a refusal's amount reveals nothing of it.
+   */
+  async function storedFilesOf(ctx: RequestContext): Promise<ReadonlyMap<string, number> | undefined> {
+    const credential = ctx.local(CREDENTIAL);
+    if (services.objects === undefined || credential === undefined || !ctx.rawBody.includes('file_id'))
+      return undefined;
+    // The calling key's id (the admission that names it comes after the bound).
+    const resolved = resolveCredential(credential);
+    if (resolved === null) return undefined;
+    const keyId = keyIdOf(resolved.keyHash);
+    const ids = [...new Set(fileIdsOf(ctx.body))].slice(0, MAX_STORED_FILE_READS);
+    const files = new Map<string, number>();
+    for (const id of ids) {
+      const tokens = storedFileTokens(await ownedBy(services.objects, id, 'file', keyId));
+      if (tokens !== undefined) files.set(id, tokens);
+    }
+    return files;
+  }
+
   /** A call's refusal when its input cannot be bounded (core/metering/input-bound.ts). */
   const callRefusal: InputRefusal = (code, refersTo, references) =>
     new GatewayError(code, {
@@ -237,6 +265,7 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
     endpoint: PricedEndpoint,
     hosted: HostedTools | undefined,
     unseen: string | undefined,
+    storedFiles: ReadonlyMap<string, number> | undefined,
   ): number {
     const webSearchCalls = hosted?.tools.some((t) => t.tool === 'web_search') ? hosted.calls : 0;
     const entry = catalog.get(model);
@@ -250,6 +279,7 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
         unseen,
         webSearchCalls,
         window: entry?.context_length,
+        storedFiles,
       },
       config,
       callRefusal,
@@ -382,8 +412,15 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
     const bound =
       endpoint === 'other' || unit !== undefined
         ? 0
-        : inputBound(ctx.body, ctx.rawBody.length, model, endpoint, tools?.hosted, stored?.unseen) +
-          contextTokens;
+        : inputBound(
+            ctx.body,
+            ctx.rawBody.length,
+            model,
+            endpoint,
+            tools?.hosted,
+            stored?.unseen,
+            tokenCall ? await storedFilesOf(ctx) : undefined,
+          ) + contextTokens;
     const maxTokens = unit !== undefined ? undefined : callerMaxTokens(ctx.body);
     const request: ReservationInput = {
       model,

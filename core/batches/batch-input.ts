@@ -1,6 +1,12 @@
 import { GatewayError } from '../errors.js';
 import { inputTokensBound } from '../metering/input-bound.js';
-import { callerMaxTokens, declaredTools, outputChoices, storedContext } from '../metering/request-bound.js';
+import {
+  callerMaxTokens,
+  declaredTools,
+  fileIdsOf,
+  outputChoices,
+  storedContext,
+} from '../metering/request-bound.js';
 import {
   type HostedTools,
   isTokenEndpoint,
@@ -65,19 +71,6 @@ export interface BatchInputRef {
 
 /** Referenced objects a file may name in all (each is one ownership read at upload). */
 const MAX_REFS = 10_000;
-
-/** `file_id` strings anywhere in `v` (content parts, tool resources), depth-bounded. */
-function fileIds(v: unknown, out: string[], depth = 0): void {
-  if (depth > 32 || v === null || typeof v !== 'object') return;
-  if (Array.isArray(v)) {
-    for (const x of v) fileIds(x, out, depth + 1);
-    return;
-  }
-  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-    if (k === 'file_id' && typeof x === 'string' && x !== '') out.push(x);
-    else fileIds(x, out, depth + 1);
-  }
-}
 
 function refuse(line: number, message: string): GatewayError {
   return new GatewayError('invalid_request', {
@@ -235,9 +228,7 @@ export class BatchInputChecker {
     if (previous !== undefined) refs.push({ line: lineNo, id: previous, kind: 'response' });
     // A Responses line continuing a stored response: its bound takes that context at upload (`withStoredContext`).
     const continued = endpoint === 'responses' ? previous : undefined;
-    const files: string[] = [];
-    fileIds(b, files);
-    for (const id of files) refs.push({ line: lineNo, id, kind: 'file' });
+    for (const id of fileIdsOf(b)) refs.push({ line: lineNo, id, kind: 'file' });
     this.ids.add(custom_id);
     this.summary ??= {
       url: url as string,

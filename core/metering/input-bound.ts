@@ -28,6 +28,8 @@ export interface InputBoundRequest {
   webSearchCalls: number;
   /** The model's context window, if the catalogue knows it: no provider bills more input than that. */
   window: number | undefined;
+  /** Files named by id whose size bounds their tokens (text uploaded through this gateway): id → tokens. */
+  storedFiles?: ReadonlyMap<string, number> | undefined;
 }
 
 /**
@@ -43,8 +45,8 @@ export type InputRefusal = (
 /**
  * The input tokens bound of a token-metered body — the one rule for a call (plugins/reserve.ts) and a batch input
  * line (core/batches/batch-input.ts), so the two cannot drift: the body's bytes, each image by its model's image
- * rule, a stored prompt or conversation at STORED_CONTEXT_MAX_TOKENS, each file by id or URL at
- * REFERENCE_MAX_TOKENS, each web search call's results at WEB_SEARCH_CONTENT_TOKENS, and with a file carried
+ * rule, a stored prompt or conversation at STORED_CONTEXT_MAX_TOKENS, each text file by id this gateway stored at
+ * its size (`storedFiles`), each other file by id or URL at REFERENCE_MAX_TOKENS, each web search call's results at WEB_SEARCH_CONTENT_TOKENS, and with a file carried
  * inline at least the model's whole window (its pages), else REFERENCE_MAX_TOKENS for them. Throws `refuse(...)`
  * when a setting it needs is unset. A continued response's context is added by the caller (it needs a store read).
  */
@@ -73,15 +75,25 @@ export function inputTokensBound(
     fallbackTokens: settings.imageMaxTokens,
   };
   tokens += promptTokensUpperBound(r.body, r.rawBytes, { imageModel, references, inlineFiles });
-  if (references.length > 0) {
+  let unbounded: FileReference[] = references;
+  if (references.length > 0 && r.storedFiles !== undefined && r.storedFiles.size > 0) {
+    const files = r.storedFiles;
+    unbounded = [];
+    for (const ref of references) {
+      const known = ref.by === 'file_id' ? files.get(ref.ref) : undefined;
+      if (known === undefined) unbounded.push(ref);
+      else tokens += known;
+    }
+  }
+  if (unbounded.length > 0) {
     if (settings.referenceMaxTokens === undefined) {
       throw refuse(
         'reference_not_bounded',
-        `a file by ${references[0]!.by === 'url' ? 'URL' : 'id'}, whose tokens this node cannot bound (REFERENCE_MAX_TOKENS is unset): send its content inline`,
-        references.length,
+        `a file by ${unbounded[0]!.by === 'url' ? 'URL' : 'id'}, whose tokens this node cannot bound (REFERENCE_MAX_TOKENS is unset): send its content inline`,
+        unbounded.length,
       );
     }
-    tokens += references.length * settings.referenceMaxTokens;
+    tokens += unbounded.length * settings.referenceMaxTokens;
   }
   const searches = r.webSearchCalls * settings.webSearchContentTokens;
   if (inlineFiles.count === 0) return tokens + searches;

@@ -184,3 +184,27 @@ export function storedContext(body: unknown, endpoint: TokenEndpoint): StoredCon
         : undefined;
   return { previousResponseId: prev, unseen };
 }
+
+/**
+ * Every `file_id` string and `file_ids` entry in `body` (content parts, tool resources, code interpreter
+ * containers), depth-bounded: the files a call or batch line names, for their ownership and their bound.
+ */
+export function fileIdsOf(body: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > 32 || v === null || typeof v !== 'object') return;
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x, depth + 1);
+      return;
+    }
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'file_id' && typeof x === 'string') {
+        if (x !== '') out.push(x);
+      } else if (k === 'file_ids' && Array.isArray(x)) {
+        for (const id of x) if (typeof id === 'string' && id !== '') out.push(id);
+      } else walk(x, depth + 1);
+    }
+  };
+  walk(body, 0);
+  return out;
+}

@@ -60,7 +60,9 @@ export const batchesRoutes: RouteModule = (router, services: Services) => {
     const { ledger, batchJobs: jobs } = services;
     if (ledger === undefined || jobs === undefined) throw new GatewayError('service_unavailable');
     const file = await ownObject(c, body.input_file_id, 'file');
-    const summary = file.meta === null ? undefined : (JSON.parse(file.meta) as BatchInputSummary);
+    const meta = file.meta === null ? undefined : (JSON.parse(file.meta) as Partial<BatchInputSummary>);
+    // Only a batch input's record carries its priced summary (another file's may carry its size).
+    const summary = typeof meta?.url === 'string' ? (meta as BatchInputSummary) : undefined;
     if (summary === undefined) {
       throw new GatewayError('invalid_request', {
         message: `File ${file.id} was not uploaded with purpose "batch"`,

@@ -13,6 +13,7 @@ import {
   type CheckBatchInputOptions,
 } from '../batches/batch-input.js';
 import { GatewayError } from '../errors.js';
+import { FileTextCheck } from '../objects/stored-file.js';
 
 /**
  * A `POST /v1/files` upload received as it streams, never held whole: the multipart body is parsed with
@@ -37,7 +38,8 @@ export interface Upload {
   /** The text fields in the order they came (`purpose` among them). */
   fields: [string, string][];
   purpose: string;
-  file: { filename: string; mimeType: string; bytes: number };
+  /** `text`: its size bounds its tokens (core/objects/stored-file.ts). */
+  file: { filename: string; mimeType: string; bytes: number; text: boolean };
   /** `purpose: "batch"`: the checked file's priced summary. */
   batch: BatchInputSummary | undefined;
   /** The provider's request body: the fields, then the spooled file (streamed from disk when sent). */
@@ -141,12 +143,14 @@ async function receive(body: Readable, path: string, opts: UploadOptions): Promi
       if (name !== 'file') stop(bad(`Unexpected file part "${name}": the upload is the part named "file"`));
       return;
     }
-    const f = { filename, mimeType, bytes: 0 };
+    const f = { filename, mimeType, bytes: 0, text: false };
     file = f;
     if (purpose === undefined || purpose === 'batch') checker = new BatchInputChecker(opts.batch);
+    const textCheck = new FileTextCheck(filename);
     const check = new Transform({
       transform(chunk: Buffer, _enc, done) {
         f.bytes += chunk.length;
+        textCheck.push(chunk);
         try {
           checker?.push(chunk);
         } catch (err) {
@@ -155,6 +159,7 @@ async function receive(body: Readable, path: string, opts: UploadOptions): Promi
         done(null, chunk);
       },
       flush(done) {
+        f.text = textCheck.end();
         try {
           summary = checker?.end();
         } catch (err) {

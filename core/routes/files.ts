@@ -8,6 +8,7 @@ import { providerCall } from '../batches/provider-call.js';
 import { GatewayError } from '../errors.js';
 import type { RouteModule } from '../http/router.js';
 import { route } from '../http/router.js';
+import { storedFileMeta } from '../objects/stored-file.js';
 import { type ObjectOwners, type OwnedObject, ownedBy, storedTokens } from '../objects/types.js';
 import type { Pricing } from '../pricing/types.js';
 import type { Services } from '../service-types.js';
@@ -74,9 +75,10 @@ export const filesRoutes: RouteModule = (router, services: Services) => {
             accountId: c.info.key.accountId,
             keyId: c.info.key.keyId,
             createdAtMs: Date.now(),
+            // A batch input's priced summary; another file's size when it bounds its tokens (a call naming it).
             meta:
               batch === undefined
-                ? null
+                ? storedFileMeta(upload.file.bytes, upload.file.text)
                 : JSON.stringify({ ...batch, refs: undefined, continued: undefined }),
           });
         }

@@ -1,3 +1,4 @@
+import { toFile } from 'openai';
 import { describe, expect, it } from 'vitest';
 import type { ImageTokenRule } from '../../core/metering/image-bound.js';
 import { promptTokensUpperBound } from '../../core/metering/prompt-bound.js';
@@ -283,11 +284,68 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
   'files by id or URL without REFERENCE_MAX_TOKENS on %s',
   (store) => {
     const h = paidGatewayPerSuite(
-      { store, modelsFile: MODELS, env: BOOK_PRICES, upstream: { usage: MEDIA } },
+      {
+        store,
+        modelsFile: MODELS,
+        env: { ...BOOK_PRICES, FILES_OTHER_PURPOSES: 'true' },
+        upstream: { usage: MEDIA },
+      },
       {
         auditEachTest: true,
       },
     );
+
+    it('a text file this gateway stored for the key is bounded by its size: 3 sats are refused, 4 charged the bill; a PDF, or another key’s file, is refused', async () => {
+      const { apiKey, balanceMsat } = await h.fundKey(4);
+      const client = h.openai(apiKey);
+      const text = 'line of notes\n'.repeat(210); // 2,940 bytes: at most 2,940 tokens
+      const notes = await client.files.create({
+        file: await toFile(Buffer.from(text), 'notes.txt'),
+        purpose: 'user_data',
+      });
+      const pdf = await client.files.create({
+        file: await toFile(Buffer.from(`%PDF-1.4\n${'<</Type /Page>>'.repeat(3)}`), 'a.txt'),
+        purpose: 'user_data',
+      });
+      const chat = (fileId: string) => ({
+        model: 'mock-gpt',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: fileId } }] }],
+      });
+      const body = chat(notes.id);
+      // The provider reads it as at most its 2,940 bytes.
+      h.upstream.setBehaviour({ usage: { ...MEDIA, fileTokens: 2940 } });
+      try {
+        const short = await h.fundKey(3);
+        const other = h.openai(short.apiKey);
+        const mine = await other.files.create({
+          file: await toFile(Buffer.from(text), 'notes.txt'),
+          purpose: 'user_data',
+        });
+        const refused = await h.post('/chat/completions', chat(mine.id), {
+          authorization: `Bearer ${short.apiKey}`,
+        });
+        expect(refused.status).toBe(402);
+        const required = promptTokensUpperBound(body, bytes(body), { references: [] }) + 2940 + 10;
+        expect(((await refused.json()) as Json).error.details.required).toBe(required);
+        const res = await h.post('/chat/completions', body, { authorization: `Bearer ${apiKey}` });
+        expect(res.status).toBe(200);
+        const answer = (await res.json()) as Json;
+        // 1 + 2,940 input tokens, 5 output tokens at 2 msat.
+        expect(answer.usage).toMatchObject({ prompt_tokens: 2941, completion_tokens: 5 });
+        expect(answer['x-node-cost'].msats).toBe(2951);
+        expect(await h.available(apiKey)).toBe(balanceMsat - 2951);
+        // A PDF (whatever its name) and another key's text file have no size that bounds them here.
+        for (const id of [pdf.id, mine.id]) {
+          const r = await h.post('/chat/completions', chat(id), { authorization: `Bearer ${apiKey}` });
+          expect(r.status, id).toBe(400);
+          expect(((await r.json()) as Json).error.code).toBe('reference_not_bounded');
+        }
+        expect(await h.available(apiKey)).toBe(balanceMsat - 2951);
+      } finally {
+        h.upstream.setBehaviour({ usage: MEDIA });
+      }
+    });
 
     it('are refused before the provider (400 reference_not_bounded); nothing moves', async () => {
       const { apiKey, balanceMsat } = await h.fundKey(50);

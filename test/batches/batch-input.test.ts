@@ -172,6 +172,33 @@ describe('the batch input check (BatchInputChecker)', () => {
     ).toThrow(/^Batch input line 1: .*code_interpreter/);
   });
 
+  it("a line's files are listed for the upload's ownership check wherever it names them (file_id, file_ids)", () => {
+    const config = loadConfig({ ...BOOK, FIXED_PRICING: 'false' }).pricing;
+    const rates = (): UsdRates => ({
+      promptUsdPerToken: '0.000001',
+      completionUsdPerToken: '0.000002',
+      requestUsd: '0',
+      dimensions: { code_interpreter: '0.03' },
+    });
+    const book = createPricing({ config, rates, btc: createBtcPriceSource({ config }) });
+    const body = {
+      model: 'm',
+      max_output_tokens: 10,
+      input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-a' }] }],
+      tools: [{ type: 'code_interpreter', container: { type: 'auto', file_ids: ['file-b', ''] } }],
+      max_tool_calls: 1,
+    };
+    const s = checkBatchInput(Buffer.from(line(0, { url: '/v1/responses', body })), {
+      ...opts,
+      pricing: book,
+      referenceMaxTokens: 100,
+    });
+    expect(s.refs).toEqual([
+      { line: 1, id: 'file-a', kind: 'file' },
+      { line: 1, id: 'file-b', kind: 'file' },
+    ]);
+  });
+
   it('a line bounds files by id or URL, images, conversations and continued responses as a call does', () => {
     // 1 msat per token, batch factor 0.5: each setting's part of the bound shows as the difference between two
     // checks of the same bytes. Model `m` has no image rule: an image by URL counts IMAGE_MAX_TOKENS.

@@ -1,14 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
-import { Wallet } from '@cashu/cashu-ts';
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../core/audit/audit-log.js';
 import { freePort } from '../../scripts/lib/net.js';
-import type { DevMint } from '../../scripts/mint/index.js';
-import { startTestMint } from '../support/dev-mint.js';
-import { LnurlServer } from '../support/lnurl-server.js';
+import { lnurlRecipientPerSuite } from '../support/lnurl-recipient.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
@@ -111,15 +108,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HT
   let h: PaidGateway;
   const saved = { ...process.env };
   /** A Lightning address to refund to: an LNURL server whose invoices are a second dev mint's quotes. */
-  let recipientMint: DevMint;
-  let lnurl: LnurlServer;
+  const rcpt = lnurlRecipientPerSuite();
 
   beforeAll(async () => {
-    recipientMint = await startTestMint({ mintQuotePayment: 'manual' });
-    const recipient = new Wallet(recipientMint.url, { unit: 'sat' });
-    await recipient.loadMint();
-    lnurl = new LnurlServer(recipient);
-    await lnurl.start();
     // The standard settings, read by the gateway at start (core/server.ts) and by the OTLP exporter.
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${receiverPort}`;
     process.env.OTEL_SERVICE_NAME = 'gw-under-test';
@@ -140,8 +131,6 @@ describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HT
   }, 60_000);
   afterAll(async () => {
     await h?.close();
-    await lnurl?.close();
-    await recipientMint?.close();
     process.env = saved;
   });
 
@@ -495,12 +484,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HT
     const set = await fetch(`${h.baseURL}/wallet/update`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ refund_address: lnurl.address('alice') }),
+      body: JSON.stringify({ refund_address: rcpt.lnurl.address('alice') }),
     });
     expect(set.status).toBe(200);
     const traceId = newTraceId();
     const clientSpan = newSpanId();
-    const before = lnurl.invoices.length;
+    const before = rcpt.lnurl.invoices.length;
     const r = await fetch(`${h.baseURL}/wallet/refund`, {
       method: 'POST',
       headers: { ...headers, traceparent: `00-${traceId}-${clientSpan}-01` },
@@ -524,7 +513,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HT
     });
     await until('the refund steps', () => childrenOf(payout).length === 4, 15_000);
     expect(childrenOf(payout).map((x) => x.name)).toEqual(['hold', 'quote', 'melt', 'settle']);
-    expectNoSecret(apiKey, refund.payment_preimage, ...lnurl.invoices.slice(before));
+    expectNoSecret(apiKey, refund.payment_preimage, ...rcpt.lnurl.invoices.slice(before));
   });
 
   it('without a traceparent a call starts its own trace, and its audit record names it', async () => {

@@ -1,14 +1,13 @@
 import { Wallet } from '@cashu/cashu-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditToken } from '../../core/account/credit-token.js';
-import { settlePayoutRecord } from '../../core/account/pay-out.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import type { StoreConnection } from '../../core/store/connection.js';
 import type { WalletService } from '../../core/wallet/types.js';
-import { createWallet } from '../../core/wallet/wallet.js';
 import type { DevMint, StoreKind } from '../support/dev-mint.js';
-import { captureLog, dropStore, startTestMint, testStore } from '../support/dev-mint.js';
+import { dropStore, startTestMint, testStore } from '../support/dev-mint.js';
+import { settlingWallet } from './support/money-rig.js';
 
 /**
  * A Lightning refund whose process stops between the payment and the ledger step (what lightning-refund.ts
@@ -32,14 +31,12 @@ describe.each(['sqlite', 'redis'] as const)('Lightning payout recovery (%s)', (k
     await recipient.loadMint();
     conn = testStore(kind);
     ledger = await createLedger(conn, {});
-    wallet = await createWallet({
+    wallet = await settlingWallet(ledger, {
       conn,
       mints: [mint.url],
-      log: captureLog().log,
       mintTimeoutMs: 5000,
       // Every record is due at once (a live payout would have finished long before in real life).
       claimStaleAfterMs: 0,
-      payouts: (record, w) => settlePayoutRecord({ ledger, wallet: w }, record),
     });
   });
   afterAll(async () => {

@@ -47,6 +47,11 @@ describe.each(['sqlite', 'redis'] as const)('money steps under injected faults (
     ledger: faulty(ledger, l),
     wallet: faulty(wallet, w),
   });
+  /** The money steps with the ledger's `method` failing once, `when` (before it ran, or after). */
+  const ledgerFault = (method: string, when: Fault['when']): Money => steps({ method, when }, undefined);
+  /** creditToken of `token` to its own identity, through `money` (by default without a fault). */
+  const creditOwn = (token: string, money = steps(undefined, undefined)) =>
+    creditToken(money, token, { kind: 'token' });
   const available = async (apiKey: string) => (await ledger.getKeyInfo({ apiKey }))!.availableMsat;
   /** Resolves once background retries released what the key had reserved (throws after 5 s). */
   async function reservedAfterRetries(apiKey: string): Promise<number> {
@@ -62,38 +67,39 @@ describe.each(['sqlite', 'redis'] as const)('money steps under injected faults (
   }
 
   describe('creditToken', () => {
+    /** A token of `sats` whose credit to its own identity through `money` failed: 503 store_unavailable. */
+    async function refusedCredit(sats: number, money: Money): Promise<string> {
+      const token = await mint.mintTokens(sats);
+      await expect(creditOwn(token, money)).rejects.toMatchObject({ code: 'store_unavailable' });
+      return token;
+    }
+
     it('mint down before the swap: refused, nothing credited; the same token credits once later', async () => {
       const token = await mint.mintTokens(100);
       mint.setOutage(503);
-      await expect(creditToken(steps(undefined, undefined), token, { kind: 'token' })).rejects.toMatchObject({
+      await expect(creditOwn(token)).rejects.toMatchObject({
         code: 'mint_unavailable',
       });
       mint.setOutage(null);
       const hash = wallet.tokenHash(token);
       expect(await ledger.getKeyInfo({ tokenHash: hash })).toBeNull();
-      const r = await creditToken(steps(undefined, undefined), token, { kind: 'token' });
+      const r = await creditOwn(token);
       expect(r.creditedMsat).toBe(100_000);
       expect((await ledger.getKeyInfo({ tokenHash: hash }))!.availableMsat).toBe(100_000);
     });
 
     it('the store throws after the swap: 503, and the retry credits exactly once', async () => {
-      const token = await mint.mintTokens(70);
-      await expect(
-        creditToken(steps({ method: 'credit', when: 'before' }, undefined), token, { kind: 'token' }),
-      ).rejects.toMatchObject({ code: 'store_unavailable' });
-      const again = await creditToken(steps(undefined, undefined), token, { kind: 'token' });
+      const token = await refusedCredit(70, ledgerFault('credit', 'before'));
+      const again = await creditOwn(token);
       expect(again.creditedMsat).toBe(70_000);
-      const replay = await creditToken(steps(undefined, undefined), token, { kind: 'token' });
+      const replay = await creditOwn(token);
       expect(replay.creditedMsat).toBe(0);
       expect((await ledger.getKeyInfo({ tokenHash: wallet.tokenHash(token) }))!.availableMsat).toBe(70_000);
     });
 
     it('the credit applied but its answer was lost: the retry is a replay, not a second credit', async () => {
-      const token = await mint.mintTokens(40);
-      await expect(
-        creditToken(steps({ method: 'credit', when: 'after' }, undefined), token, { kind: 'token' }),
-      ).rejects.toMatchObject({ code: 'store_unavailable' });
-      const again = await creditToken(steps(undefined, undefined), token, { kind: 'token' });
+      const token = await refusedCredit(40, ledgerFault('credit', 'after'));
+      const again = await creditOwn(token);
       expect(again.creditedMsat).toBe(0);
       expect((await ledger.getKeyInfo({ tokenHash: wallet.tokenHash(token) }))!.availableMsat).toBe(40_000);
     });
@@ -111,9 +117,7 @@ describe.each(['sqlite', 'redis'] as const)('money steps under injected faults (
     it('a new key from a token the store failed to record: the retry returns the same key once', async () => {
       const token = await mint.mintTokens(25);
       await expect(
-        creditToken(steps({ method: 'createKeyFromDeposit', when: 'after' }, undefined), token, {
-          kind: 'new-key',
-        }),
+        creditToken(ledgerFault('createKeyFromDeposit', 'after'), token, { kind: 'new-key' }),
       ).rejects.toMatchObject({ code: 'store_unavailable' });
       const r = await creditToken(steps(undefined, undefined), token, { kind: 'new-key' });
       expect(r.creditedMsat).toBe(0);
@@ -129,6 +133,13 @@ describe.each(['sqlite', 'redis'] as const)('money steps under injected faults (
       expiresInMs: 60_000,
     });
 
+    /** A key holding 50 sats whose payout of 20,000 msats through `money` is refused with `code`. */
+    async function refusedPayout(money: Money, code: string): Promise<string> {
+      const apiKey = await newKey(50);
+      await expect(payOut(money, req(apiKey, 20_000))).rejects.toMatchObject({ code });
+      return apiKey;
+    }
+
     it('no fault: the token is delivered and debited', async () => {
       const apiKey = await newKey(50);
       const r = await payOut(steps(undefined, undefined), req(apiKey, 20_000));
@@ -137,13 +148,10 @@ describe.each(['sqlite', 'redis'] as const)('money steps under injected faults (
     });
 
     it('the mint fails while making the token: hold aborted, nothing debited', async () => {
-      const apiKey = await newKey(50);
-      await expect(
-        payOut(
-          steps(undefined, { method: 'send', when: 'before', error: new GatewayError('mint_unavailable') }),
-          req(apiKey, 20_000),
-        ),
-      ).rejects.toMatchObject({ code: 'mint_unavailable' });
+      const apiKey = await refusedPayout(
+        steps(undefined, { method: 'send', when: 'before', error: new GatewayError('mint_unavailable') }),
+        'mint_unavailable',
+      );
       expect(await available(apiKey)).toBe(50_000);
     });
 
@@ -187,59 +195,42 @@ describe.each(['sqlite', 'redis'] as const)('money steps under injected faults (
     });
 
     it('the commit throws before it applied: token taken back, hold aborted, nothing debited', async () => {
-      const apiKey = await newKey(50);
-      await expect(
-        payOut(steps({ method: 'commitWithdrawal', when: 'before' }, undefined), req(apiKey, 20_000)),
-      ).rejects.toMatchObject({ code: 'store_unavailable' });
+      const apiKey = await refusedPayout(ledgerFault('commitWithdrawal', 'before'), 'store_unavailable');
       expect(await available(apiKey)).toBe(50_000);
       expect((await ledger.getKeyInfo({ apiKey }))!.account.reservedMsat).toBe(0);
     });
 
     it('the hold applied but its answer was lost: it is released in the background, nothing debited', async () => {
-      const apiKey = await newKey(50);
-      await expect(
-        payOut(steps({ method: 'holdWithdrawal', when: 'after' }, undefined), req(apiKey, 20_000)),
-      ).rejects.toMatchObject({ code: 'store_unavailable' });
+      const apiKey = await refusedPayout(ledgerFault('holdWithdrawal', 'after'), 'store_unavailable');
       expect(await reservedAfterRetries(apiKey)).toBe(0);
       expect(await available(apiKey)).toBe(50_000);
     });
 
     it('the mint fails and the abort fails too: the hold is released in the background', async () => {
-      const apiKey = await newKey(50);
       const ledgerDown = faulty(ledger, { method: 'abortWithdrawal', when: 'before' });
       const mintDown = faulty(wallet, {
         method: 'send',
         when: 'before',
         error: new GatewayError('mint_unavailable'),
       });
-      await expect(
-        payOut({ ledger: ledgerDown, wallet: mintDown }, req(apiKey, 20_000)),
-      ).rejects.toMatchObject({
-        code: 'mint_unavailable',
-      });
+      const apiKey = await refusedPayout({ ledger: ledgerDown, wallet: mintDown }, 'mint_unavailable');
       expect(await reservedAfterRetries(apiKey)).toBe(0);
       expect(await available(apiKey)).toBe(50_000);
     });
 
     it('the store stays away after an unknown commit: the take-back and abort finish in the background', async () => {
-      const apiKey = await newKey(50);
       const ledgerDown = faulty(faulty(ledger, { method: 'commitWithdrawal', when: 'before' }), {
         method: 'abortWithdrawal',
         when: 'before',
       });
-      await expect(payOut({ ledger: ledgerDown, wallet }, req(apiKey, 20_000))).rejects.toMatchObject({
-        code: 'store_unavailable',
-      });
+      const apiKey = await refusedPayout({ ledger: ledgerDown, wallet }, 'store_unavailable');
       // Not debited, and the hold does not wait for its lease: the retry aborts it within a second or two.
       expect(await reservedAfterRetries(apiKey)).toBe(0);
       expect(await available(apiKey)).toBe(50_000);
     });
 
     it('the commit applied but its answer was lost: token taken back and the value credited back', async () => {
-      const apiKey = await newKey(50);
-      await expect(
-        payOut(steps({ method: 'commitWithdrawal', when: 'after' }, undefined), req(apiKey, 20_000)),
-      ).rejects.toMatchObject({ code: 'store_unavailable' });
+      const apiKey = await refusedPayout(ledgerFault('commitWithdrawal', 'after'), 'store_unavailable');
       // Debited by the commit, credited back from the taken-back token: the user keeps the whole balance.
       expect(await available(apiKey)).toBe(50_000);
     });

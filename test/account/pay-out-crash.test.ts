@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditToken, type Money } from '../../core/account/credit-token.js';
 import { payOut } from '../../core/account/pay-out.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
-import type { StoreConnection } from '../../core/store/connection.js';
 import type { WalletService } from '../../core/wallet/types.js';
-import { crashStore, type DevMint, dropStore, type StoreKind, startTestMint } from '../support/dev-mint.js';
+import { crashRigPerSuite } from '../support/crash-rig.js';
+import type { StoreKind } from '../support/dev-mint.js';
 import { runChild } from '../wallet/crash-recovery-suite.js';
 import { balancedAfterEach, recoveringWallet } from './support/money-rig.js';
 
@@ -25,17 +22,11 @@ const total = async (w: WalletService): Promise<number> =>
   (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
 
 describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind: StoreKind) => {
-  let mint: DevMint;
-  let dir: string;
-  let conn: StoreConnection;
+  const { mint, conn, childEnv } = crashRigPerSuite(kind, 'payout-crash-');
   let ledger: Ledger;
   let wallet: WalletService;
-  let childEnv: Record<string, string>;
 
   beforeAll(async () => {
-    mint = await startTestMint();
-    dir = mkdtempSync(join(tmpdir(), 'payout-crash-'));
-    ({ conn, childEnv } = crashStore(kind, dir, mint.url));
     ledger = await createLedger(conn, {});
     // A payout a live process is still making (younger than the claim lease) is not touched.
     wallet = await recoveringWallet(conn, mint.url, ledger, 600_000);
@@ -45,9 +36,6 @@ describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind:
   afterAll(async () => {
     await wallet?.close();
     await ledger?.close();
-    await dropStore(conn);
-    await mint?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   async function newKey(sats: number): Promise<string> {

@@ -1,21 +1,20 @@
-import { Wallet } from '@cashu/cashu-ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeKey } from '../../core/account/close-key.js';
 import { creditToken, type Money } from '../../core/account/credit-token.js';
 import { LightningAddresses } from '../../core/account/lightning-address.js';
 import { refundToLightning } from '../../core/account/lightning-refund.js';
-import { HOLD_EXPIRY_MS, payOut, settlePayoutRecord } from '../../core/account/pay-out.js';
+import { HOLD_EXPIRY_MS, payOut } from '../../core/account/pay-out.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { KeyLookup, Ledger } from '../../core/ledger/types.js';
 import { metricsText, setOpenPayoutSource } from '../../core/metrics.js';
 import type { StoreConnection } from '../../core/store/connection.js';
-import type { CreateWalletOptions, WalletService } from '../../core/wallet/types.js';
-import { createWallet } from '../../core/wallet/wallet.js';
+import type { WalletService } from '../../core/wallet/types.js';
 import type { DevMint, StoreKind } from '../support/dev-mint.js';
-import { captureLog, dropStore, startTestMint, testStore } from '../support/dev-mint.js';
-import { LnurlServer } from '../support/lnurl-server.js';
+import { dropStore, startTestMint, testStore } from '../support/dev-mint.js';
+import { lnurlRecipientPerSuite } from '../support/lnurl-recipient.js';
 import { type MintGate, mintGate, renamedToken } from '../support/mint-gate.js';
 import { until } from '../support/until.js';
+import { type SettlingWalletOptions, settlingWallet } from './support/money-rig.js';
 
 /**
  * A Lightning refund is paid once, whatever the mint and the processes do (docs/wallet.md, "Refunds to a Lightning
@@ -39,23 +38,14 @@ const MINT = { feeReservePpk: 10_000, lightningFeePpk: 5_000 };
 describe.each<StoreKind>(['sqlite', 'redis'])('a payout happens once (%s store)', (kind) => {
   let mint: DevMint;
   let gate: MintGate;
-  let recipientMint: DevMint;
-  let recipient: Wallet;
-  let lnurl: LnurlServer;
+  const rcpt = lnurlRecipientPerSuite();
   let addresses: LightningAddresses;
   let conn: StoreConnection;
   let ledger: Ledger;
   const wallets: WalletService[] = [];
 
-  const openWallet = async (over: Partial<CreateWalletOptions> = {}) => {
-    const w = await createWallet({
-      conn,
-      mints: [gate.url],
-      log: captureLog().log,
-      mintTimeoutMs: 20_000,
-      payouts: (record, x) => settlePayoutRecord({ ledger, wallet: x }, record),
-      ...over,
-    });
+  const openWallet = async (over: Partial<SettlingWalletOptions> = {}) => {
+    const w = await settlingWallet(ledger, { conn, mints: [gate.url], mintTimeoutMs: 20_000, ...over });
     wallets.push(w);
     return w;
   };
@@ -63,11 +53,6 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout happens once (%s store)'
   beforeAll(async () => {
     mint = await startTestMint(MINT);
     gate = await mintGate(mint.url, '/v1/melt/bolt11');
-    recipientMint = await startTestMint({ mintQuotePayment: 'manual' });
-    recipient = new Wallet(recipientMint.url, { unit: 'sat' });
-    await recipient.loadMint();
-    lnurl = new LnurlServer(recipient);
-    await lnurl.start();
     addresses = new LightningAddresses({ allowPrivate: true, timeoutMs: 5_000 });
     conn = testStore(kind);
     ledger = await createLedger(conn, {});
@@ -79,12 +64,10 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout happens once (%s store)'
   });
   afterAll(async () => {
     await addresses?.close();
-    await lnurl?.close();
     await ledger?.close();
     if (conn) await dropStore(conn);
     await gate?.close();
     await mint?.close();
-    await recipientMint?.close();
   });
 
   /** A key holding exactly 1,000,000 msats, funded through `wallet` (its proofs are the operator's). */
@@ -100,9 +83,9 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout happens once (%s store)'
   /** The invoices handed out from `from` on that the recipient's mint saw paid. */
   async function paidSince(from: number): Promise<string[]> {
     const paid: string[] = [];
-    for (const inv of lnurl.invoices.slice(from)) {
-      const id = recipientMint.quoteForInvoice(inv);
-      if (id && (await recipient.checkMintQuoteBolt11(id)).state === 'PAID') paid.push(inv);
+    for (const inv of rcpt.lnurl.invoices.slice(from)) {
+      const id = rcpt.mint.quoteForInvoice(inv);
+      if (id && (await rcpt.wallet.checkMintQuoteBolt11(id)).state === 'PAID') paid.push(inv);
     }
     return paid;
   }
@@ -124,10 +107,10 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout happens once (%s store)'
     const wallet = await openWallet();
     const money = { ledger, wallet };
     const { credential } = await fundedKey(wallet);
-    const from = lnurl.invoices.length;
+    const from = rcpt.lnurl.invoices.length;
     mint.setLightningMode('pending');
     await expect(
-      refundToLightning(money, addresses, { credential, address: lnurl.address('alice') }),
+      refundToLightning(money, addresses, { credential, address: rcpt.lnurl.address('alice') }),
     ).rejects.toMatchObject({ code: 'service_unavailable' });
     const open = (await ledger.getKeyInfo(credential))?.account;
     expect(open).toMatchObject({ balanceMsat: 1_000_000, reservedMsat: 1_000_000 });
@@ -154,7 +137,7 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout happens once (%s store)'
     ).rejects.toMatchObject(refused);
     expect((await ledger.getKeyInfo(credential))?.key.disabled).toBe(false);
     await expect(
-      refundToLightning(money, addresses, { credential, address: lnurl.address('alice') }),
+      refundToLightning(money, addresses, { credential, address: rcpt.lnurl.address('alice') }),
     ).rejects.toMatchObject(refused);
     // Counted as an open payout (the metric reads the journal).
     setOpenPayoutSource(() => wallet.openPayouts());
@@ -181,9 +164,12 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout happens once (%s store)'
     const a = await openWallet({ instance: { id: 'proc-a', name: 'gw-a' } });
     const money = { ledger, wallet: a };
     const { credential } = await fundedKey(a);
-    const from = lnurl.invoices.length;
+    const from = rcpt.lnurl.invoices.length;
     gate.hold(true);
-    const refunding = refundToLightning(money, addresses, { credential, address: lnurl.address('alice') });
+    const refunding = refundToLightning(money, addresses, {
+      credential,
+      address: rcpt.lnurl.address('alice'),
+    });
     await until('the melt queued in front of the mint', () => gate.waiting() === 1);
 
     // A second gateway starts on the same store: its start pass (the same rule as every pass) decides nothing.
@@ -203,10 +189,10 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout happens once (%s store)'
     const wallet = await openWallet({ mintTimeoutMs: 1_500, instance: { id: 'proc-c', name: 'gw-c' } });
     const money = { ledger, wallet };
     const { credential } = await fundedKey(wallet);
-    const from = lnurl.invoices.length;
+    const from = rcpt.lnurl.invoices.length;
     gate.hold(true);
     await expect(
-      refundToLightning(money, addresses, { credential, address: lnurl.address('alice') }),
+      refundToLightning(money, addresses, { credential, address: rcpt.lnurl.address('alice') }),
     ).rejects.toMatchObject({ code: 'mint_unavailable' });
     // The mint said "unpaid, inputs unspent", but the request is still queued: the hold and the entry stay.
     expect((await ledger.getKeyInfo(credential))?.account).toMatchObject({

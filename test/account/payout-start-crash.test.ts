@@ -1,28 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Wallet } from '@cashu/cashu-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditToken } from '../../core/account/credit-token.js';
 import { LightningAddresses } from '../../core/account/lightning-address.js';
 import { refundToLightning } from '../../core/account/lightning-refund.js';
-import { settlePayoutRecord } from '../../core/account/pay-out.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
-import type { StoreConnection } from '../../core/store/connection.js';
 import type { WalletService } from '../../core/wallet/types.js';
-import { createWallet } from '../../core/wallet/wallet.js';
-import {
-  captureLog,
-  crashStore,
-  type DevMint,
-  dropStore,
-  type StoreKind,
-  startTestMint,
-} from '../support/dev-mint.js';
-import { LnurlServer } from '../support/lnurl-server.js';
+import { crashRigPerSuite } from '../support/crash-rig.js';
+import type { StoreKind } from '../support/dev-mint.js';
+import { lnurlRecipientPerSuite } from '../support/lnurl-recipient.js';
 import { until } from '../support/until.js';
 import { runChild } from '../wallet/crash-recovery-suite.js';
+import { recoveringWallet, settlingWallet } from './support/money-rig.js';
 
 /**
  * A Lightning refund's hold never expires (only its melt's decision ends it). A process killed after making the
@@ -35,41 +23,18 @@ import { runChild } from '../wallet/crash-recovery-suite.js';
 
 for (const kind of ['sqlite', 'redis'] as StoreKind[]) {
   describe(`a refund killed between its hold and its melt, on ${kind}`, () => {
-    let mint: DevMint;
-    let recipientMint: DevMint;
-    let lnurl: LnurlServer;
-    let dir: string;
-    let conn: StoreConnection;
-    let childEnv: Record<string, string>;
+    const { mint, conn, childEnv } = crashRigPerSuite(kind, 'lnstart-crash-');
+    const rcpt = lnurlRecipientPerSuite();
     let ledger: Ledger;
     let wallet: WalletService;
 
     beforeAll(async () => {
-      mint = await startTestMint();
-      recipientMint = await startTestMint({ mintQuotePayment: 'manual' });
-      const recipient = new Wallet(recipientMint.url, { unit: 'sat' });
-      await recipient.loadMint();
-      lnurl = new LnurlServer(recipient);
-      await lnurl.start();
-      dir = mkdtempSync(join(tmpdir(), 'lnstart-crash-'));
-      ({ conn, childEnv } = crashStore(kind, dir, mint.url));
       ledger = await createLedger(conn);
-      wallet = await createWallet({
-        conn,
-        mints: [mint.url],
-        log: captureLog().log,
-        mintTimeoutMs: 90_000,
-        payouts: (record, w) => settlePayoutRecord({ ledger, wallet: w }, record),
-      });
+      wallet = await settlingWallet(ledger, { conn, mints: [mint.url], mintTimeoutMs: 90_000 });
     });
 
     afterAll(async () => {
       await wallet.close();
-      await lnurl.close();
-      await recipientMint.close();
-      await mint.close();
-      await dropStore(conn);
-      rmSync(dir, { recursive: true, force: true });
     });
 
     it('the hold is aborted by the next pass; the key then refunds, paid once', async () => {
@@ -81,7 +46,7 @@ for (const kind of ['sqlite', 'redis'] as StoreKind[]) {
         {
           ...childEnv,
           CRASH_OP: 'ln-refund',
-          CRASH_ARG: lnurl.address('alice'),
+          CRASH_ARG: rcpt.lnurl.address('alice'),
           WALLET_TEST_CRASH_AT: 'lnrefund-after-hold',
         },
         made.apiKey!,
@@ -93,16 +58,10 @@ for (const kind of ['sqlite', 'redis'] as StoreKind[]) {
       expect(held).toMatchObject({ balanceMsat: 1_000_000, reservedMsat: 1_000_000 });
       expect(held.payout?.holdId).toMatch(/^lnrefund-/);
       expect(await wallet.getLightningPayout(held.payout!.holdId)).toBeNull();
-      expect(lnurl.invoices).toHaveLength(0);
+      expect(rcpt.lnurl.invoices).toHaveLength(0);
 
       // The next pass aborts the hold (the child wrote no owner: decided by the age rule, here half a second).
-      const pass = await createWallet({
-        conn,
-        mints: [mint.url],
-        log: captureLog().log,
-        claimStaleAfterMs: 500,
-        payouts: (record, w) => settlePayoutRecord({ ledger, wallet: w }, record),
-      });
+      const pass = await recoveringWallet(conn, mint.url, ledger, 500);
       try {
         await until('a pass aborts the hold', async () => (await pass.recover()).rolledBack === 1);
       } finally {
@@ -117,7 +76,7 @@ for (const kind of ['sqlite', 'redis'] as StoreKind[]) {
       const r = await refundToLightning(
         { ledger, wallet },
         new LightningAddresses({ allowPrivate: true, timeoutMs: 5_000 }),
-        { credential, address: lnurl.address('alice') },
+        { credential, address: rcpt.lnurl.address('alice') },
       );
       expect(r.amountMsat).toBe(990_000);
       expect((await ledger.getKeyInfo(credential))!.account).toMatchObject({

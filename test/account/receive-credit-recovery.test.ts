@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditRecovered, creditToken } from '../../core/account/credit-token.js';
 import { createLedger } from '../../core/ledger/index.js';
@@ -8,15 +5,8 @@ import type { Ledger } from '../../core/ledger/types.js';
 import type { StoreConnection } from '../../core/store/connection.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
-import {
-  captureLog,
-  crashStore,
-  type DevMint,
-  dropStore,
-  type StoreKind,
-  startTestMint,
-  testWallet,
-} from '../support/dev-mint.js';
+import { crashRigPerSuite } from '../support/crash-rig.js';
+import { captureLog, type StoreKind, testWallet } from '../support/dev-mint.js';
 import { runChild } from '../wallet/crash-recovery-suite.js';
 
 /**
@@ -41,26 +31,17 @@ async function journalText(conn: StoreConnection): Promise<string> {
 
 for (const kind of ['sqlite', 'redis'] as StoreKind[]) {
   describe(`a receive killed before its credit, on ${kind}`, () => {
-    let mint: DevMint;
-    let dir: string;
-    let conn: StoreConnection;
-    let childEnv: Record<string, string>;
+    const { mint, conn, childEnv } = crashRigPerSuite(kind, 'credit-crash-');
     let ledger: Ledger;
     let wallet: WalletService;
 
     beforeAll(async () => {
-      mint = await startTestMint();
-      dir = mkdtempSync(join(tmpdir(), 'credit-crash-'));
-      ({ conn, childEnv } = crashStore(kind, dir, mint.url));
       ledger = await createLedger(conn);
       wallet = await testWallet(conn, [mint.url]);
     });
 
     afterAll(async () => {
       await wallet.close();
-      await mint.close();
-      await dropStore(conn);
-      rmSync(dir, { recursive: true, force: true });
     });
 
     /** The child runs the money step for `token` toward `target` and is killed right after the mint's swap. */
@@ -73,18 +54,31 @@ for (const kind of ['sqlite', 'redis'] as StoreKind[]) {
       expect(child.out).not.toContain('survived');
     }
 
-    /** A new process's wallet, built as the gateway builds it (core/services.ts): receipts credited on recovery. */
-    async function recovering(): Promise<WalletService> {
-      return createWallet({
+    /** A key the pass did not make: `sats` credited through the live wallet. */
+    async function newKey(sats: number): Promise<string> {
+      const made = await creditToken({ ledger, wallet }, await mint.mintTokens(sats, 'sat'), {
+        kind: 'new-key',
+      });
+      return made.apiKey!;
+    }
+
+    /**
+     * `steps` with a new process's wallet, built as the gateway builds it (core/services.ts): receipts credited on
+     * recovery. The wallet is closed after them; then the ledger's conservation and the wallet's solvency hold.
+     */
+    async function withNextProcess(steps: (next: WalletService) => Promise<void>): Promise<void> {
+      const next = await createWallet({
         conn,
         mints: [mint.url],
         log: captureLog().log,
         mintTimeoutMs: 90_000,
         receipts: (receipt, intent) => creditRecovered(ledger, receipt, intent),
       });
-    }
-
-    async function conserved(): Promise<void> {
+      try {
+        await steps(next);
+      } finally {
+        await next.close();
+      }
       const audit = await ledger.checkConservation();
       expect(audit.breaches).toEqual([]);
       const solvency = await wallet.checkSolvency(() => ledger.totalUserBalancesMsat());
@@ -97,8 +91,7 @@ for (const kind of ['sqlite', 'redis'] as StoreKind[]) {
       await killedCredit(token, 'token');
       expect(await ledger.getKeyInfo({ tokenHash })).toBeNull();
 
-      const next = await recovering();
-      try {
+      await withNextProcess(async (next) => {
         const report = await next.recover();
         expect(report).toMatchObject({ receivesCompleted: 1, receiptsCredited: 1, deferred: 0 });
         const info = await ledger.getKeyInfo({ tokenHash });
@@ -109,17 +102,13 @@ for (const kind of ['sqlite', 'redis'] as StoreKind[]) {
         expect(again.creditedMsat).toBe(0);
         expect((await ledger.getKeyInfo({ tokenHash }))?.availableMsat).toBe(receipt.amountMsat);
         expect((await next.recover()).examined).toBe(0);
-      } finally {
-        await next.close();
-      }
-      await conserved();
+      });
     });
 
     it('a key creation (POST /v1/wallet/create): the key made by the pass; the client’s retry gets the same key', async () => {
       const token = await mint.mintTokens(500, 'sat');
       await killedCredit(token, 'new-key');
-      const next = await recovering();
-      try {
+      await withNextProcess(async (next) => {
         expect(await next.recover()).toMatchObject({ receivesCompleted: 1, receiptsCredited: 1 });
         const retry = await creditToken({ ledger, wallet: next }, token, { kind: 'new-key' });
         expect(retry.creditedMsat).toBe(0);
@@ -129,24 +118,17 @@ for (const kind of ['sqlite', 'redis'] as StoreKind[]) {
         // The same key again on a further retry.
         const third = await creditToken({ ledger, wallet: next }, token, { kind: 'new-key' });
         expect(third.apiKey).toBe(retry.apiKey);
-      } finally {
-        await next.close();
-      }
-      await conserved();
+      });
     });
 
     it('a top-up of an existing key: its account credited by the pass (named without the API key)', async () => {
-      const made = await creditToken({ ledger, wallet }, await mint.mintTokens(100, 'sat'), {
-        kind: 'new-key',
-      });
-      const apiKey = made.apiKey!;
+      const apiKey = await newKey(100);
       const before = (await ledger.getKeyInfo({ apiKey }))!.availableMsat;
       const token = await mint.mintTokens(300, 'sat');
       await killedCredit(token, `account:${apiKey}`);
       expect((await ledger.getKeyInfo({ apiKey }))!.availableMsat).toBe(before);
       // The journal names the account by its store identity, never by the key.
-      const next = await recovering();
-      try {
+      await withNextProcess(async (next) => {
         expect(await next.recover()).toMatchObject({ receivesCompleted: 1, receiptsCredited: 1 });
         const receipt = await next.receive(token);
         expect((await ledger.getKeyInfo({ apiKey }))!.availableMsat).toBe(before + receipt.amountMsat);
@@ -156,29 +138,20 @@ for (const kind of ['sqlite', 'redis'] as StoreKind[]) {
         });
         expect(retry.creditedMsat).toBe(0);
         expect((await ledger.getKeyInfo({ apiKey }))!.availableMsat).toBe(before + receipt.amountMsat);
-      } finally {
-        await next.close();
-      }
-      await conserved();
+      });
     });
 
     it('the intent journalled with a receive holds no secret (no API key, no token)', async () => {
-      const made = await creditToken({ ledger, wallet }, await mint.mintTokens(50, 'sat'), {
-        kind: 'new-key',
-      });
+      const apiKey = await newKey(50);
       const token = await mint.mintTokens(60, 'sat');
-      await killedCredit(token, `account:${made.apiKey!}`);
+      await killedCredit(token, `account:${apiKey}`);
       const raw = await journalText(conn);
       expect(raw).toContain('creditIntent');
-      expect(raw).not.toContain(made.apiKey!);
+      expect(raw).not.toContain(apiKey);
       expect(raw).not.toContain(token);
-      const next = await recovering();
-      try {
+      await withNextProcess(async (next) => {
         expect(await next.recover()).toMatchObject({ receiptsCredited: 1 });
-      } finally {
-        await next.close();
-      }
-      await conserved();
+      });
     });
   });
 }

@@ -265,6 +265,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     const request = JSON.parse(Buffer.from(c!.request!, 'base64url').toString()) as Record<string, string>;
     return { challenge: c as Record<string, string>, request };
   };
+  /** A session challenge whose deposit invoice is paid: its preimage, and the session id (the payment hash). */
+  const paidSession = async () => {
+    const { challenge, request } = await sessionChallenge();
+    const { preimage } = await h.mint.payInvoice(request.depositInvoice!);
+    return { challenge, request, preimage, sessionId: request.paymentHash! };
+  };
   const returnInvoice = () =>
     encodeInvoice({
       amountMsat: null,
@@ -384,9 +390,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
   });
 
   it('MPP session top-up and close refused: a wrong top-up preimage, a used top-up invoice, a close with a wrong preimage, a top-up of a closed session; an empty session closes skipped', async () => {
-    const { challenge, request } = await sessionChallenge();
-    const { preimage } = await h.mint.payInvoice(request.depositInvoice!);
-    const sessionId = request.paymentHash!;
+    const { challenge, preimage, sessionId } = await paidSession();
     const open = await callWith(
       paymentAuth(challenge, { action: 'open', preimage, returnInvoice: returnInvoice() }),
     );
@@ -463,9 +467,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
   });
 
   it('MPP session: a replayed open, an altered challenge, a wrong preimage, an unopened session and an amount on the return invoice are refused; nothing charged', async () => {
-    const { challenge, request } = await sessionChallenge();
-    const { preimage } = await h.mint.payInvoice(request.depositInvoice!);
-    const sessionId = request.paymentHash!;
+    const { challenge, request, preimage, sessionId } = await paidSession();
 
     // A return invoice with an amount: 400, nothing credited or opened.
     const withAmount = await callWith(
@@ -502,9 +504,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
   });
 
   it('MPP session: the same open presented twice at once opens one session, credits the deposit once, pays one call', async () => {
-    const { challenge, request } = await sessionChallenge();
-    const { preimage } = await h.mint.payInvoice(request.depositInvoice!);
-    const sessionId = request.paymentHash!;
+    const { challenge, preimage, sessionId } = await paidSession();
     const openAuth = paymentAuth(challenge, { action: 'open', preimage, returnInvoice: returnInvoice() });
     const opens = await Promise.all([callWith(openAuth), callWith(openAuth)]);
     const statuses = opens.map((r) => r.status).sort();

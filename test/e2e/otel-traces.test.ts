@@ -1,14 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
-import { Wallet } from '@cashu/cashu-ts';
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../core/audit/audit-log.js';
 import { freePort } from '../../scripts/lib/net.js';
-import type { DevMint } from '../../scripts/mint/index.js';
-import { startTestMint } from '../support/dev-mint.js';
-import { LnurlServer } from '../support/lnurl-server.js';
+import { lnurlRecipientPerSuite } from '../support/lnurl-recipient.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
 
@@ -111,15 +108,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HT
   let h: PaidGateway;
   const saved = { ...process.env };
   /** A Lightning address to refund to: an LNURL server whose invoices are a second dev mint's quotes. */
-  let recipientMint: DevMint;
-  let lnurl: LnurlServer;
+  const rcpt = lnurlRecipientPerSuite();
 
   beforeAll(async () => {
-    recipientMint = await startTestMint({ mintQuotePayment: 'manual' });
-    const recipient = new Wallet(recipientMint.url, { unit: 'sat' });
-    await recipient.loadMint();
-    lnurl = new LnurlServer(recipient);
-    await lnurl.start();
     // The standard settings, read by the gateway at start (core/server.ts) and by the OTLP exporter.
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${receiverPort}`;
     process.env.OTEL_SERVICE_NAME = 'gw-under-test';
@@ -140,8 +131,6 @@ describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HT
   }, 60_000);
   afterAll(async () => {
     await h?.close();
-    await lnurl?.close();
-    await recipientMint?.close();
     process.env = saved;
   });
 
@@ -159,6 +148,42 @@ describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HT
       15_000,
     );
     return { call, children: spans.filter((s) => s.parentSpanId === call.spanId) };
+  }
+
+  /** POSTs `body` to the wallet route `path` with `apiKey`, in the trace `traceparent` names when given. */
+  function walletPost(path: string, apiKey: string, body: object, traceparent?: string): Promise<Response> {
+    return fetch(`${h.baseURL}/wallet/${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': 'application/json',
+        ...(traceparent ? { traceparent } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+  }
+
+  /** The payout span of the trace `traceId`, once exported. */
+  const payoutIn = (traceId: string) => spanNamed('payout', (s) => s.traceId === traceId);
+
+  /**
+   * POSTs to the wallet route `path` in a client trace of its own; `payout()` is the payout span that made, once
+   * exported, a child of the client's span.
+   */
+  async function inClientTrace(
+    path: string,
+    apiKey: string,
+    body: object,
+  ): Promise<{ res: Response; payout(): Promise<OtlpSpan> }> {
+    const traceId = newTraceId();
+    const clientSpan = newSpanId();
+    const res = await walletPost(path, apiKey, body, `00-${traceId}-${clientSpan}-01`);
+    const payout = async () => {
+      const span = await payoutIn(traceId);
+      expect(span.parentSpanId).toBe(clientSpan);
+      return span;
+    };
+    return { res, payout };
   }
 
   async function auditOf(apiKey: string): Promise<AuditRecord[]> {
@@ -418,21 +443,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HT
 
   it("payouts: a withdrawal in the client's trace and an X-Cashu call's change under the call, steps and msats, no token", async () => {
     const { apiKey, keyId, balanceMsat } = await h.fundKey(50);
-    const traceId = newTraceId();
-    const clientSpan = newSpanId();
-    const w = await fetch(`${h.baseURL}/wallet/withdraw`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        'content-type': 'application/json',
-        traceparent: `00-${traceId}-${clientSpan}-01`,
-      },
-      body: JSON.stringify({ amount: 20 }),
-    });
-    expect(w.status).toBe(200);
-    const withdrawal = (await w.json()) as { cashu_token: string; balance: number };
-    const payout = await spanNamed('payout', (s) => s.traceId === traceId);
-    expect(payout.parentSpanId).toBe(clientSpan);
+    const w = await inClientTrace('withdraw', apiKey, { amount: 20 });
+    expect(w.res.status).toBe(200);
+    const withdrawal = (await w.res.json()) as { cashu_token: string; balance: number };
+    const payout = await w.payout();
     expect(attrs(payout)).toMatchObject({
       'gateway.payout.kind': 'withdrawal',
       'gateway.payout.method': 'token',
@@ -449,17 +463,14 @@ describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HT
 
     // A payout refused (more than the balance): the span says so by its code, nothing else.
     const refusedTrace = newTraceId();
-    const refused = await fetch(`${h.baseURL}/wallet/withdraw`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        'content-type': 'application/json',
-        traceparent: `00-${refusedTrace}-${newSpanId()}-01`,
-      },
-      body: JSON.stringify({ amount: 1_000 }),
-    });
+    const refused = await walletPost(
+      'withdraw',
+      apiKey,
+      { amount: 1_000 },
+      `00-${refusedTrace}-${newSpanId()}-01`,
+    );
     expect(refused.status).toBe(402);
-    const no = await spanNamed('payout', (s) => s.traceId === refusedTrace);
+    const no = await payoutIn(refusedTrace);
     expect(no.status?.code).toBe(STATUS_ERROR);
     expect(attrs(no)['error.type']).toBe('payment_required');
 
@@ -476,7 +487,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HT
     expect(change).toMatch(/^cashu/);
     const { call } = await callSpans(callTrace);
     expect(attrs(call)['gateway.payment.method']).toBe('x_cashu');
-    const changePayout = await spanNamed('payout', (s) => s.traceId === callTrace);
+    const changePayout = await payoutIn(callTrace);
     expect(changePayout.parentSpanId).toBe(call.spanId);
     const p = attrs(changePayout);
     expect(p).toMatchObject({
@@ -491,27 +502,19 @@ describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HT
 
   it('a refund to a Lightning address: a payout span with hold, quote, melt and settle, no invoice or preimage', async () => {
     const { apiKey, keyId } = await h.fundKey(1000);
-    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-    const set = await fetch(`${h.baseURL}/wallet/update`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ refund_address: lnurl.address('alice') }),
-    });
+    const set = await walletPost('update', apiKey, { refund_address: rcpt.lnurl.address('alice') });
     expect(set.status).toBe(200);
-    const traceId = newTraceId();
-    const clientSpan = newSpanId();
-    const before = lnurl.invoices.length;
-    const r = await fetch(`${h.baseURL}/wallet/refund`, {
-      method: 'POST',
-      headers: { ...headers, traceparent: `00-${traceId}-${clientSpan}-01` },
-      body: JSON.stringify({ to: 'refund_address' }),
-    });
-    const refund = (await r.json()) as { amount_msats: number; fee_msats: number; payment_preimage: string };
-    expect(r.status).toBe(200);
+    const before = rcpt.lnurl.invoices.length;
+    const r = await inClientTrace('refund', apiKey, { to: 'refund_address' });
+    const refund = (await r.res.json()) as {
+      amount_msats: number;
+      fee_msats: number;
+      payment_preimage: string;
+    };
+    expect(r.res.status).toBe(200);
     // 1,000 sats do not cover 1,000 + a 10-sat reserve: 990 sats sent, the 10-sat reserve charged as the fee.
     expect(refund).toMatchObject({ amount_msats: 990_000, fee_msats: 10_000 });
-    const payout = await spanNamed('payout', (s) => s.traceId === traceId);
-    expect(payout.parentSpanId).toBe(clientSpan);
+    const payout = await r.payout();
     expect(attrs(payout)).toMatchObject({
       'gateway.payout.kind': 'refund',
       'gateway.payout.method': 'lightning',
@@ -524,7 +527,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('OpenTelemetry traces over OTLP/HT
     });
     await until('the refund steps', () => childrenOf(payout).length === 4, 15_000);
     expect(childrenOf(payout).map((x) => x.name)).toEqual(['hold', 'quote', 'melt', 'settle']);
-    expectNoSecret(apiKey, refund.payment_preimage, ...lnurl.invoices.slice(before));
+    expectNoSecret(apiKey, refund.payment_preimage, ...rcpt.lnurl.invoices.slice(before));
   });
 
   it('without a traceparent a call starts its own trace, and its audit record names it', async () => {

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -16,6 +15,7 @@ import { freePort } from '../support/global-setup.js';
 import { lateBound } from '../support/late-bound.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { BOOK_PRICES } from '../support/prices.js';
+import { withTempDir } from '../support/temp-dir.js';
 import { until } from '../support/until.js';
 
 /**
@@ -762,8 +762,7 @@ describe('a bad providers file stops the start', () => {
   }
 
   it('the process exits 1 naming the file, the entry and the field (or the unreadable file)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gw-bad-providers-'));
-    try {
+    await withTempDir('gw-bad-providers-', async (dir) => {
       const file = join(dir, 'providers.yaml');
       writeFileSync(
         file,
@@ -779,8 +778,6 @@ describe('a bad providers file stops the start', () => {
       expect(missing.stderr).toContain(
         `Configuration error: PROVIDERS_PATH: cannot read ${join(dir, 'nope.json')} (ENOENT)`,
       );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   }, 30_000);
 });

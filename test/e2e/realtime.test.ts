@@ -86,6 +86,15 @@ async function connect(h: PaidGateway, apiKey: string): Promise<Client> {
   return c;
 }
 
+/** The user message the tests send (7 input tokens at the mock provider). */
+const HELLO = userText('Hello there, how are you?');
+
+/** `c` sends the hello and asks for a response. */
+function askHello(c: Client): void {
+  c.send(HELLO);
+  c.send({ type: 'response.create' });
+}
+
 async function sessionMsatsSum(): Promise<number> {
   const m = await realtimeSessionMsats.get();
   return m.values.find((v) => v.metricName === 'gateway_realtime_session_msats_sum')?.value ?? 0;
@@ -122,8 +131,7 @@ describe.each(STORES_ENGINES)('Realtime over WebSocket on %s, %s engine', (store
     expect(h.upstream.realtime.stats.lastHeaders?.authorization).toBe('Bearer sk-operator-realtime');
 
     // 1. Text: 7 input tokens × 4 + 8 output × 16 = 156.
-    c.send(userText('Hello there, how are you?'));
-    c.send({ type: 'response.create' });
+    askHello(c);
     const cost1 = await c.waitFor('gateway.cost');
     expect(cost1.msats).toBe(156);
     expect((cost1.breakdown as { dimensions: Record<string, number> }).dimensions).toEqual({
@@ -177,8 +185,7 @@ describe.each(STORES_ENGINES)('Realtime over WebSocket on %s, %s engine', (store
     const { apiKey } = await h.fundKey(300);
     h.upstream.realtime.behaviour.audioOutMs = 30_000;
     const c = await connect(h, apiKey);
-    c.send(userText('Hello there, how are you?'));
-    c.send({ type: 'response.create' });
+    askHello(c);
     expect((await c.waitFor('gateway.cost')).msats).toBe(156);
     // 30 s of audio out = 600 tokens × 64 + 15 × 4 = 38,460: the next response (615 tokens of context at the
     // dearest input rate, 32, and 4,096 output tokens at 64) no longer fits the 261,384 left.
@@ -242,8 +249,7 @@ describe.each(STORES_ENGINES)('Realtime over WebSocket on %s, %s engine', (store
     h.upstream.realtime.behaviour.textTokens = 20;
     h.upstream.realtime.behaviour.deltaDelayMs = 20;
     const c = await connect(h, apiKey);
-    c.send(userText('Hello there, how are you?'));
-    c.send({ type: 'response.create' });
+    askHello(c);
     await c.waitFor('response.output_text.delta');
     c.rt.socket.terminate();
     // 7 × 4 + 20 × 16 = 348, billed by the provider after the client left.
@@ -255,8 +261,7 @@ describe.each(STORES_ENGINES)('Realtime over WebSocket on %s, %s engine', (store
     const { apiKey } = await h.fundKey(1000);
     h.upstream.realtime.behaviour.dropAfterDeltas = 3;
     const c = await connect(h, apiKey);
-    c.send(userText('Hello there, how are you?'));
-    c.send({ type: 'response.create' });
+    askHello(c);
     const err = await c.waitFor('error');
     expect(err.error).toMatchObject({ code: 'upstream_error' });
     expect((await c.waitClosed()).code).toBe(1014);
@@ -266,9 +271,7 @@ describe.each(STORES_ENGINES)('Realtime over WebSocket on %s, %s engine', (store
     expect(usage).toHaveLength(1);
     expect(usage[0]!.estimated).toBe(true);
     // 3 output tokens arrived (3 × 16); the input sent is estimated at 4 characters a token of its events (× 4).
-    const sentChars =
-      JSON.stringify(userText('Hello there, how are you?')).length +
-      JSON.stringify({ type: 'response.create' }).length;
+    const sentChars = JSON.stringify(HELLO).length + JSON.stringify({ type: 'response.create' }).length;
     expect(-usage[0]!.amountMsat).toBe(Math.ceil(sentChars / 4) * 4 + 3 * 16);
     expect(balance).toBe(1_000_000 + usage[0]!.amountMsat);
   });
@@ -286,8 +289,7 @@ describe.each(STORES_ENGINES)('Realtime over WebSocket on %s, %s engine', (store
     async (_what, code, hostile) => {
       const { apiKey } = await h.fundKey(1000);
       const c = await connect(h, apiKey);
-      c.send(userText('Hello there, how are you?'));
-      c.send({ type: 'response.create' });
+      askHello(c);
       expect((await c.waitFor('gateway.cost')).msats).toBe(156);
       hostile(c);
       expect((await c.waitClosed()).code).toBe(code);
@@ -298,8 +300,7 @@ describe.each(STORES_ENGINES)('Realtime over WebSocket on %s, %s engine', (store
   it('a frame over twice REALTIME_MAX_FRAME_BYTES: 1009 on node:http; on uWS cut before the gateway sees it (1006); nothing charged twice', async () => {
     const { apiKey } = await h.fundKey(1000);
     const c = await connect(h, apiKey);
-    c.send(userText('Hello there, how are you?'));
-    c.send({ type: 'response.create' });
+    askHello(c);
     expect((await c.waitFor('gateway.cost')).msats).toBe(156);
     c.rt.socket.send(JSON.stringify({ type: 'x', pad: 'a'.repeat(200_000) }));
     expect((await c.waitClosed()).code).toBe(engine === 'uws' ? 1006 : 1009);
@@ -325,8 +326,7 @@ describe.each(STORES_ENGINES)('Realtime over WebSocket on %s, %s engine', (store
     // A bearer eCash token of 300 sats: 156 msats are charged as 1,000 (whole units of the token's sat).
     const token = await h.mintToken(300);
     const c = await connect(h, token);
-    c.send(userText('Hello there, how are you?'));
-    c.send({ type: 'response.create' });
+    askHello(c);
     expect((await c.waitFor('gateway.cost')).msats).toBe(1000);
     c.rt.close();
     await c.waitClosed();
@@ -428,8 +428,7 @@ describe.each(ENGINES)('Realtime sessions at shutdown (sqlite, %s engine)', (eng
     const { apiKey } = await h.fundKey(1000);
     h.upstream.realtime.behaviour = { ...h.upstream.realtime.behaviour, textTokens: 10, deltaDelayMs: 20 };
     const c = await connect(h, apiKey);
-    c.send(userText('Hello there, how are you?'));
-    c.send({ type: 'response.create' });
+    askHello(c);
     await c.waitFor('response.output_text.delta');
     const closed = h.gateway.close(10_000);
     expect((await c.waitClosed()).code).toBe(1001);
@@ -458,7 +457,7 @@ describe.each(STORES_ENGINES)('Realtime slow readers on %s, %s engine', (store, 
     await c.waitFor('session.created');
     const billsBefore = h.upstream.realtime.stats.bills.length;
     c.rt.socket.pause();
-    c.send(userText('Hello there, how are you?'));
+    c.send(HELLO);
     c.send({ type: 'response.create', response: { output_modalities: ['audio'] } });
     // The gateway stops relaying to the client, reads the provider on and settles the response from its
     // response.done, then releases the rest: nothing reserved, while the client still has not read a byte.
@@ -491,8 +490,7 @@ describe.each(STORES_ENGINES)('Realtime maximum session length on %s, %s engine'
     h.upstream.realtime.behaviour.deltaDelayMs = 60;
     const c = await connect(h, apiKey);
     const opened = Date.now();
-    c.send(userText('Hello there, how are you?'));
-    c.send({ type: 'response.create' });
+    askHello(c);
     const closed = await c.waitClosed();
     expect(closed.code).toBe(4001);
     expect(Date.now() - opened).toBeGreaterThanOrEqual(1400);

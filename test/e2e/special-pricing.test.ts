@@ -43,6 +43,9 @@ const MODELS = {
 const HD_1024 = 84_420;
 const BASE = 1_000;
 
+/** What the OpenAI client threw for a refused call. */
+const refusal = (e: unknown) => e as { status: number; error: { code: string; message: string } };
+
 /** A PCM WAV of `ms` milliseconds of silence (8 kHz, mono, 16 bit): music-metadata reads its exact duration. */
 function wav(ms: number): Buffer {
   const samples = (8000 * ms) / 1000;
@@ -75,10 +78,20 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
     h.upstream.setBehaviour({ error: undefined, maxImages: undefined });
   });
 
-  /** Nothing was relayed since `before` (the provider's request count) and `apiKey` still holds `balanceMsat`. */
-  async function expectUntouched(apiKey: string, balanceMsat: number, before: number): Promise<void> {
-    expect(h.upstream.stats.requests).toBe(before);
-    expect(await h.available(apiKey)).toBe(balanceMsat);
+  /**
+   * A key funded with `sats` and the provider's request count then (`before`); `untouched()` checks that nothing
+   * was relayed since and that the key still holds all it was funded with.
+   */
+  async function watchedKey(
+    sats: number,
+  ): Promise<{ apiKey: string; before: number; untouched(): Promise<void> }> {
+    const { apiKey, balanceMsat } = await h.fundKey(sats);
+    const before = h.upstream.stats.requests;
+    const untouched = async () => {
+      expect(h.upstream.stats.requests).toBe(before);
+      expect(await h.available(apiKey)).toBe(balanceMsat);
+    };
+    return { apiKey, before, untouched };
   }
 
   it('images: n=2 HD 1024×1024 at $0.08 is charged 2 × 84,420 msat + the base fee, shown in X-Node-Cost and the body', async () => {
@@ -125,8 +138,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
   });
 
   it('images: stream: true is refused with 400 before anything is reserved or relayed (cannot be charged per image)', async () => {
-    const { apiKey, balanceMsat } = await h.fundKey(500);
-    const before = h.upstream.stats.requests;
+    const { apiKey, untouched } = await watchedKey(500);
     const res = await h.post(
       '/images/generations',
       { model: 'dall-e-3', prompt: 'x', stream: true },
@@ -136,7 +148,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('invalid_request');
     expect(body.error.message).toMatch(/stream/);
-    await expectUntouched(apiKey, balanceMsat, before);
+    await untouched();
   });
 
   it('embeddings on a model priced by `prompt` only are charged per input token; its chat calls are refused as unpriced', async () => {
@@ -223,8 +235,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
   });
 
   it('images: a body the price cannot be read from is 400 before anything is reserved (JSON by its schema, edit forms by the reserve stage)', async () => {
-    const { apiKey, balanceMsat } = await h.fundKey(100);
-    const before = h.upstream.stats.requests;
+    const { apiKey, untouched } = await watchedKey(100);
     const bodies: [Record<string, unknown>, RegExp][] = [
       [{ n: 11 }, /\bn\b/],
       [{ n: 0 }, /\bn\b/],
@@ -260,16 +271,12 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
         error: { code: 'invalid_request', message: 'n must be an integer from 1 to 10' },
       });
     }
-    await expectUntouched(apiKey, balanceMsat, before);
+    await untouched();
   });
 
   it('a model with no price for the endpoint is refused before anything is reserved (never free)', async () => {
-    const { apiKey, balanceMsat } = await h.fundKey(100);
-    const before = h.upstream.stats.requests;
-    const err = await h
-      .openai(apiKey)
-      .images.generate({ model: 'mock-gpt', prompt: 'x' })
-      .catch((e: unknown) => e as { status: number; error: { code: string; message: string } });
+    const { apiKey, untouched } = await watchedKey(100);
+    const err = await h.openai(apiKey).images.generate({ model: 'mock-gpt', prompt: 'x' }).catch(refusal);
     expect(err).toMatchObject({ status: 400, error: { code: 'model_not_priced' } });
     expect((err as { error: { message: string } }).error.message).toMatch(/mock-gpt/);
     // A chat call on a model that only has an image price is refused the same way.
@@ -278,7 +285,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
         .openai(apiKey)
         .chat.completions.create({ model: 'dall-e-3', messages: [{ role: 'user', content: 'hi' }] }),
     ).rejects.toMatchObject({ status: 400, error: { code: 'model_not_priced' } });
-    await expectUntouched(apiKey, balanceMsat, before);
+    await untouched();
   });
 
   it('audio: charged by the measured duration (2.5 s at $0.006/min → 264 msat + base); the upload reaches the upstream byte for byte', async () => {
@@ -335,32 +342,30 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
   });
 
   it('audio: a file whose duration cannot be read is refused with 400 and never relayed', async () => {
-    const { apiKey, balanceMsat } = await h.fundKey(100);
-    const before = h.upstream.stats.requests;
+    const { apiKey, untouched } = await watchedKey(100);
     const err = await h
       .openai(apiKey)
       .audio.transcriptions.create({
         model: 'whisper-1',
         file: await toFile(Buffer.from('not audio at all'), 'notes.txt', { type: 'text/plain' }),
       })
-      .catch((e: unknown) => e as { status: number; error: { code: string; message: string } });
+      .catch(refusal);
     expect(err).toMatchObject({ status: 400, error: { code: 'invalid_request' } });
     expect((err as { error: { message: string } }).error.message).toMatch(/duration/);
-    await expectUntouched(apiKey, balanceMsat, before);
+    await untouched();
   });
 
   it('audio: an unknown model read from the multipart body is 404 before anything is reserved or relayed', async () => {
-    const { apiKey, balanceMsat } = await h.fundKey(100);
-    const before = h.upstream.stats.requests;
+    const { apiKey, untouched } = await watchedKey(100);
     const err = await h
       .openai(apiKey)
       .audio.transcriptions.create({ model: 'whisper-9', file: await toFile(wav(500), 'a.wav') })
-      .catch((e: unknown) => e as { status: number; error: { code: string; message: string } });
+      .catch(refusal);
     expect(err).toMatchObject({
       status: 404,
       error: { code: 'not_found', message: 'Unknown model: whisper-9' },
     });
-    await expectUntouched(apiKey, balanceMsat, before);
+    await untouched();
   });
 
   it('X-Cashu: a special call refused before the upstream (unreadable audio) returns the whole token', async () => {
@@ -443,8 +448,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
   });
 
   it('supports_vision: false refuses image parts with 400 before any charge; text still works', async () => {
-    const { apiKey, balanceMsat } = await h.fundKey(100);
-    const before = h.upstream.stats.requests;
+    const { apiKey, before, untouched } = await watchedKey(100);
     const image = {
       role: 'user' as const,
       content: [
@@ -455,10 +459,10 @@ describe.each<PaidStore>(['sqlite', 'redis'])('special pricing on %s', (store) =
     const err = await h
       .openai(apiKey)
       .chat.completions.create({ model: 'blind-gpt', messages: [image] })
-      .catch((e: unknown) => e as { status: number; error: { code: string; message: string } });
+      .catch(refusal);
     expect(err).toMatchObject({ status: 400, error: { code: 'invalid_request' } });
     expect((err as { error: { message: string } }).error.message).toMatch(/does not accept images/);
-    await expectUntouched(apiKey, balanceMsat, before);
+    await untouched();
     // The same parts on a model that does not say it is blind go through.
     await h.openai(apiKey).chat.completions.create({ model: 'mock-gpt', messages: [image], max_tokens: 1 });
     await h.openai(apiKey).chat.completions.create({

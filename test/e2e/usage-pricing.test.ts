@@ -44,6 +44,17 @@ function costComment(text: string): Json {
   return JSON.parse(m[1]!) as Json;
 }
 
+/** A 200 answer charged `msats` (its x-node-cost header) whose cost block names exactly `dimensions`. */
+async function expectCharged(
+  res: Response,
+  msats: string,
+  dimensions: Record<string, number>,
+): Promise<void> {
+  expect(res.status).toBe(200);
+  expect(res.headers.get('x-node-cost')).toBe(msats);
+  expect(((await res.json()) as Json)['x-node-cost'].breakdown.dimensions).toEqual(dimensions);
+}
+
 async function unpricedCount(h: PaidGateway, dimension: string): Promise<number> {
   const text = await (await fetch(`${h.gateway.url}/metrics`)).text();
   const m = new RegExp(`^gateway_unpriced_dimension_total\\{dimension="${dimension}"\\} (\\d+)$`, 'm').exec(
@@ -113,14 +124,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
     const { apiKey, balanceMsat } = await h.fundKey(100);
     h.upstream.setBehaviour({ usage: { cachedTokens: 300 } });
     const res = await post(h, '/responses', apiKey, { model: 'mock-gpt', input });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('x-node-cost')).toBe('52');
-    expect(((await res.json()) as Json)['x-node-cost'].breakdown.dimensions).toEqual({
-      prompt: 6,
-      input_cache_read: 30,
-      completion: 16,
-      fees: 0,
-    });
+    await expectCharged(res, '52', { prompt: 6, input_cache_read: 30, completion: 16, fees: 0 });
     const s = await post(h, '/responses', apiKey, { model: 'mock-gpt', input, stream: true });
     const text = await s.text();
     expect(text).toContain('event: response.completed');
@@ -308,15 +312,16 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
    * final was reported, so the rule charges the prompt at its bound (what the reservation counted for it,
    * core/metering/prompt-bound.ts) and the output that passed (counted from the text: "tok tok tok " is 4 o200k
    * tokens, the trailing space being one). `mock-mini`: a model that does not reason (`mock-gpt` prices
-   * internal reasoning, so a cut stream of it pays its reservation; test/e2e/abandoned-calls.test.ts).
+   * internal reasoning, so a cut stream of it pays its reservation; test/e2e/abandoned-calls.test.ts). A key
+   * funded with 100 sats makes the call; what it was charged, once and estimated, is the answer.
    */
-  async function leaveAfterThree(
+  async function chargedForLeaving(
     path: string,
     body: object,
-    apiKey: string,
     marker: RegExp,
     stallAfterChunks = 3,
-  ): Promise<void> {
+  ): Promise<number> {
+    const { apiKey, balanceMsat } = await h.fundKey(100);
     h.upstream.setBehaviour({ chunks: 50, chunkDelayMs: 1, stallAfterChunks });
     const ac = new AbortController();
     const aborted = h.upstream.waitForAborted(undefined, 10_000);
@@ -332,39 +337,32 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
       seen += Buffer.from((await reader.read()).value!).toString();
     ac.abort();
     await aborted;
-  }
-
-  async function chargedOnce(apiKey: string, from: number): Promise<number> {
-    const left = await availableAfter(h, apiKey, from);
+    const left = await availableAfter(h, apiKey, balanceMsat);
     const txs = await h.ledger.listTransactions({ apiKey });
     expect(txs!.transactions[0]).toMatchObject({ type: 'usage', estimated: true });
     expect((await h.ledger.getKeyInfo({ apiKey }))!.usage.reservedMsat).toBe(0);
-    return from - left;
+    return balanceMsat - left;
   }
 
   it('chat, streamed, client leaves early: charged by the rule (prompt bound + output that passed)', async () => {
-    const { apiKey, balanceMsat } = await h.fundKey(100);
-    await leaveAfterThree(
+    const charged = await chargedForLeaving(
       '/chat/completions',
       { model: 'mock-mini', messages, stream: true },
-      apiKey,
       /"tok "/g,
     );
     // prompt bound of the body: 149 tokens × 1 msat; output 4 × 2 msat
     expect(encode('tok tok tok ').length).toBe(4);
-    expect(await chargedOnce(apiKey, balanceMsat)).toBe(149 + 8);
+    expect(charged).toBe(149 + 8);
   });
 
   it('Responses, streamed, client leaves before the terminal event: charged by the same rule', async () => {
-    const { apiKey, balanceMsat } = await h.fundKey(100);
-    await leaveAfterThree(
+    const charged = await chargedForLeaving(
       '/responses',
       { model: 'mock-mini', input, stream: true },
-      apiKey,
       /output_text\.delta/g,
     );
     // prompt bound of the body: 115 tokens × 1 msat; output 4 × 2 msat
-    expect(await chargedOnce(apiKey, balanceMsat)).toBe(115 + 8);
+    expect(charged).toBe(115 + 8);
   });
 
   it('completions, streamed: metered from the usage chunk the gateway asked for (6 + 8 × 2 = 22 msat)', async () => {
@@ -378,17 +376,15 @@ describe.each<PaidStore>(['sqlite', 'redis'])('usage dimensions charged on %s', 
   });
 
   it('completions, streamed, client leaves early: charged by the same rule', async () => {
-    const { apiKey, balanceMsat } = await h.fundKey(100);
     // Every event of a legacy completion stream carries text: the mock sends 3 ("tok " each) and stalls.
-    await leaveAfterThree(
+    const charged = await chargedForLeaving(
       '/completions',
       { model: 'mock-mini', prompt: input, stream: true },
-      apiKey,
       /"text":"tok "/g,
       2,
     );
     // prompt bound of the body: 116 tokens × 1 msat; output "tok tok tok " 4 × 2 msat
-    expect(await chargedOnce(apiKey, balanceMsat)).toBe(116 + 8);
+    expect(charged).toBe(116 + 8);
   });
 
   it('/v1/models shows every priced dimension and what it is charged', async () => {
@@ -469,11 +465,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])("a provider's own prices on %s", (
       messages,
       service_tier: 'flex',
     });
-    expect(res.status).toBe(200);
     // (6 × 2 + 800 × 0.2 + 100 × 2.5 + 8 × 4) × 0.5 = (12 + 160 + 250 + 32) × 0.5 = 227 msat
     // (at the book's prices, with no tier and the cache at the prompt rate: 6 + 800 + 100 + 16 = 922)
-    expect(res.headers.get('x-node-cost')).toBe('227');
-    expect(((await res.json()) as Json)['x-node-cost'].breakdown.dimensions).toEqual({
+    await expectCharged(res, '227', {
       prompt: 6,
       input_cache_read: 80,
       input_cache_write: 125,

@@ -27,7 +27,14 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
       open.push({ h, m });
       return m;
     }
+    /** A lease manager over a fresh store (`start`) and a key funded there with `msat` now. */
+    async function startFunded(msat: number, opts?: Parameters<typeof start>[0]) {
+      const m = await start(opts);
+      return { m, k: await fund(m, msat, Date.now()) };
+    }
     const harnessOf = (m: LeasingLedger): StoreHarness => open.find((x) => x.m === m)!.h;
+    /** The account of `apiKey` as `l` reads it. */
+    const accountOf = async (l: Ledger, apiKey: string) => (await l.getKeyInfo({ apiKey }))?.account;
     afterEach(async () => {
       for (const { h, m } of open.splice(0)) {
         await m.flushAll(true);
@@ -57,8 +64,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
     }
 
     it('charges in-memory calls exactly, one transaction and audit record each, visible to the next read', async () => {
-      const m = await start();
-      const k = await fund(m, 100_000, Date.now());
+      const { m, k } = await startFunded(100_000);
       for (let i = 0; i < 10; i++)
         expect(await call(m, k.apiKey, 500, 321)).toMatchObject({ chargedMsat: 321 });
       expect(m.stats()).toMatchObject({ leases: 1, openCalls: 0 });
@@ -101,7 +107,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
       // The first call of a cold key goes the exact way; the next one opens the lease, which takes the rest.
       expect({ steps, admits }).toEqual({ steps: 1, admits: 1 });
       expect(m.stats()).toMatchObject({ leases: 1, queuedCalls: 11 });
-      expect((await m.getKeyInfo({ apiKey: k.apiKey }))?.account.balanceMsat).toBe(1_000_000 - 12 * 900);
+      expect((await accountOf(m, k.apiKey))?.balanceMsat).toBe(1_000_000 - 12 * 900);
     });
 
     it('a cold key goes the exact way: no lease for a call after idleMs without one; the next call opens it', async () => {
@@ -134,7 +140,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
       seen.length = 0;
       await call(m, k.apiKey, 1000, 10);
       expect(seen).toEqual(['admit']);
-      expect((await m.getKeyInfo({ apiKey: k.apiKey }))?.account).toMatchObject({
+      expect(await accountOf(m, k.apiKey)).toMatchObject({
         balanceMsat: 99_970,
         reservedMsat: 0,
         requests: 3,
@@ -142,8 +148,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
     });
 
     it('a nearly empty key spends its last msat (the exact path after the lease shrinks)', async () => {
-      const m = await start();
-      const k = await fund(m, 1000, Date.now());
+      const { m, k } = await startFunded(1000);
       const charged: number[] = [];
       for (let i = 0; i < 4; i++) {
         const r = await call(m, k.apiKey, 300, 300);
@@ -158,7 +163,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
         required: 1,
         shortfall: 1,
       });
-      expect((await m.getKeyInfo({ apiKey: k.apiKey }))?.account).toMatchObject({
+      expect(await accountOf(m, k.apiKey)).toMatchObject({
         balanceMsat: 0,
         reservedMsat: 0,
         spentMsat: 1000,
@@ -166,8 +171,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
     });
 
     it('requests per minute stay exact: 6 admitted with remaining 5…0, the 7th refused', async () => {
-      const m = await start();
-      const k = await fund(m, 100_000, Date.now());
+      const { m, k } = await startFunded(100_000);
       const limits = { ...BIG, requestsPerMinute: 6 };
       const remaining: number[] = [];
       for (let i = 0; i < 6; i++) {
@@ -185,23 +189,21 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
     });
 
     it('returns an idle lease: nothing reserved within the idle time after the last call', async () => {
-      const m = await start({ idleMs: 100 });
-      const k = await fund(m, 50_000, Date.now());
+      const { m, k } = await startFunded(50_000, { idleMs: 100 });
       // Two calls: the first (a cold key's) goes the exact way, the second opens the lease.
       await call(m, k.apiKey, 1000, 10);
       await call(m, k.apiKey, 1000, 10);
-      expect((await m.inner.getKeyInfo({ apiKey: k.apiKey }))?.account.reservedMsat).toBeGreaterThan(0);
+      expect((await accountOf(m.inner, k.apiKey))?.reservedMsat).toBeGreaterThan(0);
       await until('the idle lease returned', () => m.stats().leases === 0, 5_000);
       expect(m.stats().leases).toBe(0);
-      expect((await m.inner.getKeyInfo({ apiKey: k.apiKey }))?.account).toMatchObject({
+      expect(await accountOf(m.inner, k.apiKey)).toMatchObject({
         balanceMsat: 49_980,
         reservedMsat: 0,
       });
     });
 
     it('settle and release of in-memory calls are idempotent', async () => {
-      const m = await start();
-      const k = await fund(m, 10_000, Date.now());
+      const { m, k } = await startFunded(10_000);
       const a = await admit(m, k.apiKey, 100);
       if (!a.ok) throw new Error(a.code);
       const s = {
@@ -220,7 +222,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
         ok: false,
         code: 'already_settled',
       });
-      expect((await m.getKeyInfo({ apiKey: k.apiKey }))?.account.balanceMsat).toBe(9940);
+      expect((await accountOf(m, k.apiKey))?.balanceMsat).toBe(9940);
     });
 
     it('a step whose answer was lost admits nothing in memory until it is answered: the store may have shrunk the lease', async () => {

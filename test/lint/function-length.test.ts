@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { withTempDir } from '../support/temp-dir.js';
 
 /**
  * biome.json's function-length rule for core/ and plugins/ (`noExcessiveLinesPerFunction`, 80 lines, blank lines
@@ -19,8 +19,7 @@ const biome = join(root, 'node_modules', '.bin', 'biome');
  * absolute): the rules that fired, and biome's exit status.
  */
 function lint(path: string, source: string): { status: number | null; rules: string[] } {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-fnlen-'));
-  try {
+  return withTempDir('gw-fnlen-', (dir) => {
     const config = readFileSync(join(root, 'biome.json'), 'utf8').replace(
       '"./node_modules',
       `"${root}/node_modules`,
@@ -31,9 +30,7 @@ function lint(path: string, source: string): { status: number | null; rules: str
     const r = spawnSync(biome, ['lint', path], { cwd: dir, encoding: 'utf8' });
     const rules = [...`${r.stdout}${r.stderr}`.matchAll(/lint\/\w+\/(\w+)/g)].map((m) => m[1]!);
     return { status: r.status, rules };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** A function of `n` counted lines (a blank line between each pair, which the rule does not count). */

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CheckStateEnum,
@@ -18,6 +16,7 @@ import { WebSocket } from 'ws';
 import { bolt11AmountMsat, decodeBolt11 } from '../../core/wallet/bolt11.js';
 import { fakeInvoice, startDevMint } from '../../scripts/mint/index.js';
 import type { DevMint } from '../support/dev-mint.js';
+import { withTempDir } from '../support/temp-dir.js';
 
 /** True when the mint answers the NUT-17 WebSocket upgrade with an HTTP error instead of a socket. */
 async function upgradeRefused(url: string): Promise<boolean> {
@@ -260,8 +259,7 @@ describe('dev mint', () => {
   });
 
   it('keeps keys, spent set and quotes in its data file across restarts; a new fee starts a new keyset', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dev-mint-'));
-    try {
+    await withTempDir('dev-mint-', async (dir) => {
       const file = join(dir, 'mint.json');
       const first = await startDevMint({ dataFile: file });
       const token = await first.mintTokens(10, 'sat');
@@ -286,9 +284,7 @@ describe('dev mint', () => {
         true,
       );
       await third.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('leaves mint quotes UNPAID until the dev-only pay endpoint is called (manual payment)', async () => {

@@ -6,7 +6,7 @@ import { simpleUsage } from '../../core/metering/usage.js';
 import { createBtcPriceSource } from '../../core/pricing/btc-price.js';
 import { priceMsat } from '../../core/pricing/formula.js';
 import { createPricing } from '../../core/pricing/pricing.js';
-import type { BtcPriceSource, UsdRates } from '../../core/pricing/types.js';
+import type { BtcPriceSource, Pricing, ReservationInput, UsdRates } from '../../core/pricing/types.js';
 import { tokenPrices } from '../support/prices.js';
 
 const RATES: Record<string, UsdRates> = {
@@ -37,6 +37,13 @@ function formula(env: Record<string, string>, model: string, p: number, c: numbe
   );
 }
 
+/** Pricing from `env` alone (no model rates, no BTC price source). */
+const envPricing = (env: Record<string, string>) => createPricing({ config: loadConfig(env).pricing });
+
+/** What `pricing` charges a chat call of `p` prompt and `c` completion tokens on `model`. */
+const chatCost = (pricing: Pricing, model: string, p: number, c: number) =>
+  pricing.cost({ model, endpoint: 'chat', usage: simpleUsage(p, c) });
+
 function expectGatewayError(fn: () => unknown, code: string, message?: RegExp) {
   try {
     fn();
@@ -51,14 +58,9 @@ function expectGatewayError(fn: () => unknown, code: string, message?: RegExp) {
 
 describe('createPricing: modes from configuration', () => {
   it('fixed (default): FIXED_COST_PER_REQUEST per call; fractional sats become msats', () => {
-    const config = loadConfig({ FIXED_COST_PER_REQUEST: '0.5' }).pricing;
-    const pricing = createPricing({ config });
+    const pricing = envPricing({ FIXED_COST_PER_REQUEST: '0.5' });
     expect(pricing.mode).toBe('fixed');
-    const c = pricing.cost({
-      model: 'anything',
-      endpoint: 'chat',
-      usage: simpleUsage(9999, 9999),
-    });
+    const c = chatCost(pricing, 'anything', 9999, 9999);
     expect(c).toMatchObject({
       msat: 500,
       sats: 1,
@@ -69,14 +71,9 @@ describe('createPricing: modes from configuration', () => {
   });
 
   it('token: base fee + sats per 1k tokens, no BTC price needed', () => {
-    const config = loadConfig(tokenPrices('1', '0.5', '1.5')).pricing;
-    const pricing = createPricing({ config });
+    const pricing = envPricing(tokenPrices('1', '0.5', '1.5'));
     expect(pricing.mode).toBe('token');
-    const c = pricing.cost({
-      model: 'unknown-is-fine',
-      endpoint: 'chat',
-      usage: simpleUsage(333, 77),
-    });
+    const c = chatCost(pricing, 'unknown-is-fine', 333, 77);
     expect(c.msat).toBe(1000 + 166.5 + 115.5);
     expect(c.breakdown).toEqual({
       promptMsat: 166,
@@ -102,7 +99,7 @@ describe('createPricing: modes from configuration', () => {
     ]) {
       const config = loadConfig(env).pricing;
       const pricing = createPricing({ config, btc: createBtcPriceSource({ config }) });
-      const c = pricing.cost({ model: 'm', endpoint: 'chat', usage: simpleUsage(0, 0) });
+      const c = chatCost(pricing, 'm', 0, 0);
       // 2 sats = 2,000 msat at $50,000 per 10^11 msat = $0.001.
       expect(c.msat).toBe(2000);
       expect(c.usd).toBeCloseTo(0.001, 12);
@@ -119,7 +116,7 @@ describe('createPricing: modes from configuration', () => {
         fc.integer({ min: 0, max: 1_000_000 }),
         fc.integer({ min: 0, max: 100_000 }),
         (model, p, c) => {
-          const got = pricing.cost({ model, endpoint: 'chat', usage: simpleUsage(p, c) });
+          const got = chatCost(pricing, model, p, c);
           expect(got.msat).toBe(formula(env, model, p, c));
           const b = got.breakdown;
           expect(b.promptMsat + b.completionMsat + b.feesMsat).toBe(got.msat);
@@ -129,26 +126,15 @@ describe('createPricing: modes from configuration', () => {
       ),
       { numRuns: 200 },
     );
-    const c = pricing.cost({
-      model: 'gpt-test',
-      endpoint: 'chat',
-      usage: simpleUsage(1000, 500),
-    });
+    const c = chatCost(pricing, 'gpt-test', 1000, 500);
     expect(c.usd).toBeCloseTo((c.msat / 1e11) * 60000, 12);
   });
 
   it('model: unknown model → 404 not_found; unusable rate → price_unavailable, never a free call', () => {
     const { pricing } = modelPricing();
-    expectGatewayError(
-      () => pricing.cost({ model: 'nope', endpoint: 'chat', usage: simpleUsage(1, 1) }),
-      'not_found',
-      /^Unknown model: nope$/,
-    );
+    expectGatewayError(() => chatCost(pricing, 'nope', 1, 1), 'not_found', /^Unknown model: nope$/);
     expectGatewayError(() => pricing.modelPrice('nope'), 'not_found');
-    expectGatewayError(
-      () => pricing.cost({ model: 'broken', endpoint: 'chat', usage: simpleUsage(1, 1) }),
-      'price_unavailable',
-    );
+    expectGatewayError(() => chatCost(pricing, 'broken', 1, 1), 'price_unavailable');
   });
 
   it('model: no fresh BTC price → 503 price_unavailable; a reservation price lock still settles', () => {
@@ -172,10 +158,7 @@ describe('createPricing: modes from configuration', () => {
     });
     expect(r.btcUsd).toBe('50000');
     fresh = false;
-    expectGatewayError(
-      () => pricing.cost({ model: 'gpt-test', endpoint: 'chat', usage: simpleUsage(10, 10) }),
-      'price_unavailable',
-    );
+    expectGatewayError(() => chatCost(pricing, 'gpt-test', 10, 10), 'price_unavailable');
     expectGatewayError(
       () => pricing.reservation({ model: 'gpt-test', endpoint: 'chat', promptTokensBound: 1 }),
       'price_unavailable',
@@ -200,41 +183,25 @@ describe('reservation bounds', () => {
   const env = { FIXED_COST_PER_REQUEST: '1' };
   const { pricing } = modelPricing(env);
   const at = (p: number, c: number) => formula(env, 'gpt-test', p, c);
+  /** The reservation of a gpt-test call (a chat call unless `input` names another endpoint). */
+  const reserve = (input: Omit<ReservationInput, 'model' | 'endpoint'> & Partial<ReservationInput>) =>
+    pricing.reservation({ model: 'gpt-test', endpoint: 'chat', ...input });
 
   it("the caller's max_tokens bounds the completion and is forwarded unchanged", () => {
-    const r = pricing.reservation({
-      model: 'gpt-test',
-      endpoint: 'chat',
-      promptTokensBound: 500,
-      maxTokens: 200,
-    });
+    const r = reserve({ promptTokensBound: 500, maxTokens: 200 });
     expect(r).toMatchObject({ maxMsat: at(500, 200), minMsat: at(500, 16), maxTokens: 200, lowered: false });
-    const tiny = pricing.reservation({
-      model: 'gpt-test',
-      endpoint: 'chat',
-      promptTokensBound: 5,
-      maxTokens: 3,
-    });
+    const tiny = reserve({ promptTokensBound: 5, maxTokens: 3 });
     expect(tiny.minMsat).toBe(at(5, 3));
   });
 
   it('without max_tokens: the whole context window bounds it; an unknown window gets a cap the provider is told', () => {
-    const ctx = pricing.reservation({
-      model: 'gpt-test',
-      endpoint: 'chat',
-      promptTokensBound: 1000,
-      contextLength: 8192,
-    });
+    const ctx = reserve({ promptTokensBound: 1000, contextLength: 8192 });
     // Not 8,192 − 1,000: a real prompt far below its byte bound leaves the provider room for more output.
     expect(ctx).toMatchObject({ maxMsat: at(1000, 8192), maxTokens: undefined, lowered: false });
-    const def = pricing.reservation({ model: 'gpt-test', endpoint: 'chat', promptTokensBound: 1000 });
+    const def = reserve({ promptTokensBound: 1000 });
     expect(def).toMatchObject({ maxMsat: at(1000, 4096), maxTokens: 4096, lowered: true });
     // The legacy completions API's own default (16) is what such a call gets.
-    const legacy = pricing.reservation({
-      model: 'gpt-test',
-      endpoint: 'completions',
-      promptTokensBound: 1000,
-    });
+    const legacy = reserve({ endpoint: 'completions', promptTokensBound: 1000 });
     expect(legacy).toMatchObject({ maxMsat: at(1000, 16), maxTokens: 16, lowered: true });
   });
 
@@ -249,9 +216,7 @@ describe('reservation bounds', () => {
         fc.boolean(),
         fc.double({ min: 0, max: 1, noNaN: true }),
         (pb, window, callerMax, windowKnown, share) => {
-          const r = pricing.reservation({
-            model: 'gpt-test',
-            endpoint: 'chat',
+          const r = reserve({
             promptTokensBound: pb,
             maxTokens: callerMax,
             contextLength: windowKnown ? window : undefined,
@@ -274,13 +239,7 @@ describe('reservation bounds', () => {
         fc.integer({ min: 0, max: 5000 }),
         fc.integer({ min: 0, max: 300_000 }),
         (pb, available) => {
-          const r = pricing.reservation({
-            model: 'gpt-test',
-            endpoint: 'chat',
-            promptTokensBound: pb,
-            contextLength: 128_000,
-            availableMsat: available,
-          });
+          const r = reserve({ promptTokensBound: pb, contextLength: 128_000, availableMsat: available });
           expect(r.minMsat).toBe(at(pb, 16));
           if (at(pb, 128_000) <= available) {
             expect(r).toMatchObject({ lowered: false, maxTokens: undefined });
@@ -304,12 +263,10 @@ describe('reservation bounds', () => {
 
   it('affordableMaxTokens: -1 when nothing fits, Infinity when completions are free', () => {
     expect(pricing.affordableMaxTokens('gpt-test', 10, 0)).toBe(-1);
-    const free = createPricing({
-      config: loadConfig({
-        FIXED_PRICING: 'false',
-        FIXED_PER_1K_INPUT_TOKENS: '1',
-        FIXED_PER_1K_OUTPUT_TOKENS: '0',
-      }).pricing,
+    const free = envPricing({
+      FIXED_PRICING: 'false',
+      FIXED_PER_1K_INPUT_TOKENS: '1',
+      FIXED_PER_1K_OUTPUT_TOKENS: '0',
     });
     expect(free.affordableMaxTokens('m', 10, 1_000_000)).toBe(Number.POSITIVE_INFINITY);
     const r = free.reservation({ model: 'm', endpoint: 'chat', promptTokensBound: 10, availableMsat: 1_010 });
@@ -332,7 +289,7 @@ describe('reservation bounds', () => {
   });
 
   it('embeddings and other calls reserve a flat amount', () => {
-    const e = pricing.reservation({ model: 'gpt-test', endpoint: 'embeddings', promptTokensBound: 300 });
+    const e = reserve({ endpoint: 'embeddings', promptTokensBound: 300 });
     expect(e).toMatchObject({ maxMsat: at(300, 0), minMsat: at(300, 0) });
     const o = pricing.reservation({ model: 'not-a-model', endpoint: 'other', promptTokensBound: 300 });
     expect(o).toMatchObject({ maxMsat: 1000, minMsat: 1000 });
@@ -356,12 +313,9 @@ describe('estimate and modelPrice', () => {
     expect(e.breakdown.prompt + e.breakdown.completion + e.breakdown.fees).toBe(e.estimated_cost_msats);
     // 1,000 × $0.0000025 at $60,000 = 4,166.67 msat × 1.05525 = 4,396.875 → 4,396; 500 × $0.00001 → 8,793.75
     // → 8,793; the charge 1,000 + 4,396.875 + 8,793.75 = 14,190.625 → 14,191; fees (base fee + rounding) 1,002.
-    expect(e.breakdown).toEqual({
-      prompt: 4396,
-      completion: 8793,
-      fees: 1002,
-      dimensions: { prompt: 4396, completion: 8793, fees: 1002 },
-    });
+    // No other dimension: the dimensions are the same three figures.
+    const figures = { prompt: 4396, completion: 8793, fees: 1002 };
+    expect(e.breakdown).toEqual({ ...figures, dimensions: figures });
     expect(e.estimated_cost_msats).toBe(14_191);
     // 600 of the 1,000 prompt tokens cached: gpt-test has no input_cache_read price, so they are charged at
     // the prompt rate (never free) — the same total, the cached part named apart.
@@ -398,7 +352,7 @@ describe('estimate and modelPrice', () => {
     // 0.0025 USD per 1k at 60000 USD/BTC = 4166.67 msat × 1.05525 = 4396.875 → 4397
     expect(p.promptMsatPer1k).toBe(4397);
     expect(p.requestMsat).toBe(0);
-    const fixed = createPricing({ config: loadConfig({}).pricing }).modelPrice('x');
+    const fixed = envPricing({}).modelPrice('x');
     expect(fixed).toMatchObject({ mode: 'fixed', requestMsat: 1000, promptMsatPer1k: 0, requestUsd: null });
   });
 });

@@ -5,7 +5,7 @@ import type { GatewayError } from '../../core/errors.js';
 import { emptyUsage, type Usage } from '../../core/metering/usage.js';
 import { createBtcPriceSource } from '../../core/pricing/btc-price.js';
 import { createPricing } from '../../core/pricing/pricing.js';
-import type { UsdRates } from '../../core/pricing/types.js';
+import type { CostResult, UsdRates } from '../../core/pricing/types.js';
 import { BOOK_PRICES, tokenPrices } from '../support/prices.js';
 
 /**
@@ -47,6 +47,12 @@ function pricingAt(env: Record<string, string> = {}) {
   return createPricing({ config, rates: (m) => RATES[m], btc: createBtcPriceSource({ config }) });
 }
 
+/** `c` charges `msat` in all, and its breakdown names exactly `dimensions`. */
+function expectCharge(c: CostResult, msat: number, dimensions: CostResult['breakdown']['dimensions']): void {
+  expect(c.msat).toBe(msat);
+  expect(c.breakdown.dimensions).toEqual(dimensions);
+}
+
 describe('pricing a usage record', () => {
   const pricing = pricingAt();
 
@@ -73,8 +79,7 @@ describe('pricing a usage record', () => {
       usage: u({ input: 10, cacheWrite1h: 50, output: 20, reasoning: 30, webSearch: 2 }),
     });
     // 10 + 100 + 40 + 90 + 2 × $0.01 (= 10,000 msat each at $100,000)
-    expect(c.msat).toBe(20_240);
-    expect(c.breakdown.dimensions).toEqual({
+    expectCharge(c, 20_240, {
       prompt: 10,
       input_cache_write_1h: 100,
       completion: 40,
@@ -89,8 +94,7 @@ describe('pricing a usage record', () => {
     const usage = (serviceTier: string) => u({ input: 101, output: 50, serviceTier });
     const at = (tier: string) => pricing.cost({ model: 'cached', endpoint: 'chat', usage: usage(tier) });
     expect(at('default').msat).toBe(201);
-    expect(at('flex').msat).toBe(101); // 100.5 rounded up once
-    expect(at('flex').breakdown.dimensions).toEqual({ prompt: 50, completion: 50, fees: 1 });
+    expectCharge(at('flex'), 101, { prompt: 50, completion: 50, fees: 1 }); // 100.5 rounded up once
     expect(at('priority').msat).toBe(402);
   });
 
@@ -150,8 +154,7 @@ describe('pricing a usage record', () => {
       endpoint: 'responses',
       usage: u({ input: 6, output: 8, webSearch: 2 }),
     });
-    expect(c.msat).toBe(6 + 16);
-    expect(c.breakdown.dimensions).toEqual({ prompt: 6, completion: 16, web_search: 0, fees: 0 });
+    expectCharge(c, 6 + 16, { prompt: 6, completion: 16, web_search: 0, fees: 0 });
     expect(c.fallbacks).toEqual(['web_search']);
   });
 

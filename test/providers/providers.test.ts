@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/config.js';
 import { Breaker } from '../../core/providers/provider.js';
 import { Providers, parseProvidersFile, readProvidersFile } from '../../core/providers/providers.js';
 import type { ProviderSpec } from '../../core/providers/types.js';
+import { withTempDir } from '../support/temp-dir.js';
 
 /** Routing policies, the breaker and the providers file's validation (no network: clients are never used). */
 
@@ -175,6 +175,8 @@ describe('providers file', () => {
     parseProvidersFile(JSON.stringify(doc), env, DEFAULTS);
 
   it('reads every field, applies defaults, resolves api_key_env', () => {
+    // Read as written.
+    const kept = { models: ['m1', 'm2'], priority: 2, weight: 5 };
     const f = parse(
       {
         providers: [
@@ -182,9 +184,7 @@ describe('providers file', () => {
             name: 'a',
             base_url: 'https://api.example.com/v1/',
             api_key_env: 'KEY_A',
-            models: ['m1', 'm2'],
-            priority: 2,
-            weight: 5,
+            ...kept,
             timeout_ms: 300,
             max_connections: 8,
             headers: { 'X-Org': 'o' },
@@ -200,9 +200,7 @@ describe('providers file', () => {
       name: 'a',
       baseUrl: 'https://api.example.com/v1',
       apiKey: 'sk-a',
-      models: ['m1', 'm2'],
-      priority: 2,
-      weight: 5,
+      ...kept,
       timeoutMs: 300,
       maxConnections: 8,
       headers: { 'x-org': 'o' },
@@ -356,8 +354,7 @@ describe("a provider's own prices", () => {
 
 describe('providers file in YAML', () => {
   it('a .yaml or .yml file is read as YAML (same fields, same checks, messages naming the entry)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gw-providers-yaml-'));
-    try {
+    withTempDir('gw-providers-yaml-', (dir) => {
       const good = join(dir, 'providers.yaml');
       writeFileSync(
         good,
@@ -402,8 +399,6 @@ describe('providers file in YAML', () => {
       const json = join(dir, 'providers.json');
       writeFileSync(json, 'providers:\n  - name: a\n');
       expect(() => readProvidersFile(json, {}, DEFAULTS)).toThrow(/not valid JSON/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

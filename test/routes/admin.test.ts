@@ -4,7 +4,7 @@ import { createLogger, redactUrl } from '../../core/log.js';
 import { type Gateway, startGateway } from '../../core/server.js';
 import { loadSettings } from '../../core/store/settings-store.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
-import { call, errorCode } from './http.js';
+import { call, errorCode, expectAnswer } from './http.js';
 
 /**
  * The admin API and page (cookie `admin_password`, constant-time check), redaction of secrets, PATCH of the
@@ -53,8 +53,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin on %s', (store) => {
     const wrong = await req('GET', '/admin/api/settings', { headers: cookie(`${PASSWORD}x`) });
     expect(wrong.status).toBe(401);
     const ok = await req('GET', '/admin/api/settings', { headers: cookie(PASSWORD) });
-    expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({
+    expectAnswer(ok, 200, {
       upstream_api_key: '[redacted]',
       admin_password: '[redacted]',
       cashu_seed: '[redacted]',
@@ -98,8 +97,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin on %s', (store) => {
         upstream_api_key: '[redacted]',
       },
     });
-    expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({
+    expectAnswer(patched, 200, {
       fixed_per_1k_input_tokens: 5,
       fixed_cost_per_request: 0,
       child_key_cost_msats: 250,

@@ -1,3 +1,5 @@
+import { expect } from 'vitest';
+
 /**
  * A tiny fetch wrapper for the route tests: JSON in, `{ status, body, headers }` out. Credentials are
  * passed explicitly so each test says how it authenticates.
@@ -46,4 +48,10 @@ export async function call<T = Record<string, unknown>>(
 /** The `error.code` of an error envelope. */
 export function errorCode(r: CallResult<unknown>): string | undefined {
   return (r.body as { error?: { code?: string } })?.error?.code;
+}
+
+/** `r` answered `status`, with a body holding at least the fields of `body`. */
+export function expectAnswer(r: CallResult<unknown>, status: number, body: object): void {
+  expect(r.status).toBe(status);
+  expect(r.body).toMatchObject(body);
 }

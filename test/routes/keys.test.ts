@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { redeemElsewhere } from '../support/dev-mint.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
-import { call, errorCode } from './http.js';
+import { call, errorCode, expectAnswer } from './http.js';
 import { assertDocumented } from './response-schema.js';
 
 /**
@@ -36,8 +36,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('key controls on %s', (store) => {
       auth: parent,
       body: { count: 49, balance_limit: 5_000, balance_limit_reset: 'daily' },
     });
-    expect(ok.status).toBe(201);
-    expect(ok.body).toMatchObject({
+    expectAnswer(ok, 201, {
       count: 49,
       cost_msats: 49_000,
       cost_sats: 49,
@@ -102,8 +101,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('key controls on %s', (store) => {
       auth: parent,
       body: { name: 'ci-bot', balance_limit: 4_000, allowed_models: ['mock-gpt'], expires_in_hours: 2 },
     });
-    expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({
+    expectAnswer(r, 201, {
       name: 'ci-bot',
       balance_limit: 4_000,
       allowed_models: ['mock-gpt'],

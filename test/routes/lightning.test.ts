@@ -8,7 +8,7 @@ import {
   startPaidGateway,
 } from '../support/paid-gateway.js';
 import { until, untilValue } from '../support/until.js';
-import { call, errorCode } from './http.js';
+import { call, errorCode, expectAnswer } from './http.js';
 import { assertDocumented } from './response-schema.js';
 
 /**
@@ -224,8 +224,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])(
         const refused = await req('POST', '/v1/wallet/create/lightning', { body: { amount_sats: 91 } });
         expect([refused.status, errorCode(refused)]).toEqual([503, 'mint_unavailable']);
         const waiting = await req('GET', path);
-        expect(waiting.status).toBe(200);
-        expect(waiting.body).toMatchObject({ id, status: 'pending' });
+        expectAnswer(waiting, 200, { id, status: 'pending' });
         expect(waiting.body.api_key).toBeUndefined();
       } finally {
         h.mint.setOutage(null);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { redeemElsewhere } from '../support/dev-mint.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
-import { call, errorCode } from './http.js';
+import { call, errorCode, expectAnswer } from './http.js';
 
 /**
  * The wallet and balance endpoints end to end: dev mint over HTTP, tokens minted and redeemed with cashu-ts,
@@ -48,8 +48,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
   it('reads balance, account and info; 401 without or with a wrong credential', async () => {
     const { apiKey: key, keyId } = await h.createKey(64);
     const bal = await req('GET', '/v1/wallet/balance', { auth: key });
-    expect(bal.status).toBe(200);
-    expect(bal.body).toMatchObject({
+    expectAnswer(bal, 200, {
       balance: 64_000,
       reserved: 0,
       total_deposited: 64_000,
@@ -62,8 +61,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
     expect(viaQuery.body.balance).toBe(64_000);
     for (const path of ['/v1/wallet/', '/v1/wallet']) {
       const acct = await req('GET', path, { auth: key });
-      expect(acct.status).toBe(200);
-      expect(acct.body).toMatchObject({
+      expectAnswer(acct, 200, {
         key_id: keyId,
         balance: 64_000,
         reserved: 0,
@@ -75,8 +73,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
       });
     }
     const info = await req('GET', '/v1/balance/info', { auth: key });
-    expect(info.status).toBe(200);
-    expect(info.body).toMatchObject({
+    expectAnswer(info, 200, {
       balance: 64_000,
       reserved: 0,
       is_child: false,
@@ -110,13 +107,11 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
       auth: key,
       body: { cashu_token: await h.mintToken(50) },
     });
-    expect(body.status).toBe(200);
-    expect(body.body).toMatchObject({ old_balance: 100_000, added_amount: 50_000, new_balance: 150_000 });
+    expectAnswer(body, 200, { old_balance: 100_000, added_amount: 50_000, new_balance: 150_000 });
     expect(typeof body.body.transaction_id).toBe('string');
     const qToken = await h.mintToken(25);
     const query = await req('POST', '/v1/wallet/topup', { auth: key, query: { cashu_token: qToken } });
-    expect(query.status).toBe(200);
-    expect(query.body).toMatchObject({ old_balance: 150_000, added_amount: 25_000, new_balance: 175_000 });
+    expectAnswer(query, 200, { old_balance: 150_000, added_amount: 25_000, new_balance: 175_000 });
     // The same token again: no second credit.
     const again = await req('POST', '/v1/wallet/topup', { auth: key, query: { cashu_token: qToken } });
     expect(again.status).toBe(200);
@@ -203,8 +198,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
   it('withdraws an amount as a token another wallet redeems; refuses more than the balance and untrusted mints', async () => {
     const { apiKey: key } = await h.createKey(100);
     const w = await req('POST', '/v1/wallet/withdraw', { auth: key, body: { amount: 30 } });
-    expect(w.status).toBe(200);
-    expect(w.body).toMatchObject({ amount: 30, mint: h.mint.url, balance: 70_000 });
+    expectAnswer(w, 200, { amount: 30, mint: h.mint.url, balance: 70_000 });
     expect(await redeemElsewhere(h.mint.url, w.body.cashu_token, w.body.unit)).toBe(
       w.body.unit === 'sat' ? 30 : 30_000,
     );
@@ -225,8 +219,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
     });
     // No amount: every whole sat.
     const rest = await req('POST', '/v1/wallet/withdraw', { auth: key, body: {} });
-    expect(rest.status).toBe(200);
-    expect(rest.body).toMatchObject({ amount: 70, balance: 0 });
+    expectAnswer(rest, 200, { amount: 70, balance: 0 });
     expect(await redeemElsewhere(h.mint.url, rest.body.cashu_token, rest.body.unit)).toBe(
       rest.body.unit === 'sat' ? 70 : 70_000,
     );
@@ -253,8 +246,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
     const key = created.body.api_key as string;
     expect(created.body.balance).toBe(2_500);
     const r = await req('POST', '/v1/wallet/refund', { auth: key });
-    expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ amount: 2, balance: 500 });
+    expectAnswer(r, 200, { amount: 2, balance: 500 });
     expect(await redeemElsewhere(h.mint.url, r.body.cashu_token, r.body.unit)).toBe(
       r.body.unit === 'sat' ? 2 : 2_000,
     );
@@ -288,8 +280,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('wallet endpoints on %s', (store) 
     expect(bal.status).toBe(200);
     expect(bal.body.balance).toBe(40_000);
     const r = await req('POST', '/v1/balance/refund', { body: { cashu_token: token } });
-    expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ amount: 40, balance: 0 });
+    expectAnswer(r, 200, { amount: 40, balance: 0 });
     expect(await redeemElsewhere(h.mint.url, r.body.cashu_token, r.body.unit)).toBe(
       r.body.unit === 'sat' ? 40 : 40_000,
     );

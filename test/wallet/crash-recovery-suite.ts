@@ -1,21 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { CheckStateEnum, getTokenMetadata, Wallet } from '@cashu/cashu-ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoreConnection } from '../../core/store/connection.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
-import {
-  captureLog,
-  crashStore,
-  type DevMint,
-  dropStore,
-  redeemElsewhere,
-  startTestMint,
-  testWallet,
-} from '../support/dev-mint.js';
+import { crashRigPerSuite } from '../support/crash-rig.js';
+import { captureLog, redeemElsewhere, testWallet } from '../support/dev-mint.js';
 
 /**
  * A process killed between the mint's answer and our store write loses nothing: the next process's
@@ -58,23 +47,11 @@ const total = async (w: WalletService): Promise<number> =>
 
 export function crashRecoverySuite(kind: 'sqlite' | 'redis'): void {
   describe(`crash recovery (${kind} store)`, () => {
-    let mint: DevMint;
-    let dir: string;
-    let conn: StoreConnection;
+    const { mint, conn, childEnv } = crashRigPerSuite(kind, 'wallet-crash-', { inputFeePpk: 100 });
     let wallet: WalletService;
-    let childEnv: Record<string, string>;
 
     beforeAll(async () => {
-      mint = await startTestMint({ inputFeePpk: 100 });
-      dir = mkdtempSync(join(tmpdir(), 'wallet-crash-'));
-      ({ conn, childEnv } = crashStore(kind, dir, mint.url));
       wallet = await testWallet(conn, [mint.url]);
-    });
-
-    afterAll(async () => {
-      await mint.close();
-      await dropStore(conn);
-      rmSync(dir, { recursive: true, force: true });
     });
 
     it('recovers the proofs and the receipt of a receive killed right after the swap', async () => {

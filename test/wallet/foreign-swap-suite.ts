@@ -1,12 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Wallet } from '@cashu/cashu-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoreConnection } from '../../core/store/connection.js';
 import type { ForeignMintPolicy, WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
-import { captureLog, crashStore, type DevMint, dropStore, startTestMint } from '../support/dev-mint.js';
+import { crashRigPerSuite } from '../support/crash-rig.js';
+import { captureLog, type DevMint, startTestMint } from '../support/dev-mint.js';
 import { receiveKilledAt } from './crash-recovery-suite.js';
 import { expectedSwap } from './fixtures/swap-arithmetic.js';
 
@@ -35,11 +32,12 @@ async function proofStates(mintUrl: string, token: string): Promise<string[]> {
 
 export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
   describe(`foreign-mint swaps (${kind} store)`, () => {
-    let primary: DevMint;
+    const {
+      mint: primary,
+      conn,
+      childEnv,
+    } = crashRigPerSuite(kind, 'wallet-fswap-', { mintQuotePayment: 'manual' });
     let foreign: DevMint;
-    let dir: string;
-    let conn: StoreConnection;
-    let childEnv: Record<string, string>;
     const open = (policy: ForeignMintPolicy = SWAP, claimStaleAfterMs?: number) =>
       createWallet({
         conn,
@@ -60,19 +58,13 @@ export function foreignSwapSuite(kind: 'sqlite' | 'redis'): void {
     };
 
     beforeAll(async () => {
-      primary = await startTestMint({ mintQuotePayment: 'manual' });
       // 100 ppk: 0.1 sat per input proof, rounded up per melt.
       foreign = await startTestMint({ inputFeePpk: 100 });
-      dir = mkdtempSync(join(tmpdir(), 'wallet-fswap-'));
-      ({ conn, childEnv } = crashStore(kind, dir, primary.url));
       childEnv.CRASH_FOREIGN = 'swap';
     });
 
     afterAll(async () => {
-      await primary.close();
       await foreign.close();
-      await dropStore(conn);
-      rmSync(dir, { recursive: true, force: true });
     });
 
     it('refused as before when FOREIGN_MINTS=refuse; nothing is spent', async () => {

@@ -1,14 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { depositIdHash, LightningDeposits, openDepositStore } from '../../core/account/lightning-deposits.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
-import type { StoreConnection } from '../../core/store/connection.js';
 import type { WalletService } from '../../core/wallet/types.js';
-import type { DevMint } from '../support/dev-mint.js';
-import { captureLog, crashStore, dropStore, startTestMint, testWallet } from '../support/dev-mint.js';
+import { crashRigPerSuite } from '../support/crash-rig.js';
+import { captureLog, testWallet } from '../support/dev-mint.js';
 import { runChild } from './crash-recovery-suite.js';
 
 /**
@@ -26,11 +22,11 @@ const CHILD = new URL('./fixtures/deposit-child.ts', import.meta.url).pathname;
 
 export function lightningDepositsCrashSuite(kind: 'sqlite' | 'redis'): void {
   describe(`Lightning deposit finisher killed mid-way (${kind} store)`, () => {
-    let mint: DevMint;
-    let dir: string;
-    let conn: StoreConnection;
+    const { mint, conn, childEnv } = crashRigPerSuite(kind, 'ln-deposit-crash-', {
+      mintQuotePayment: 'manual',
+      nut17: false,
+    });
     let ledger: Ledger;
-    let childEnv: Record<string, string>;
     const open: Array<{ close(): Promise<void> }> = [];
 
     /** What a (re)started gateway builds on the store: a wallet and a finisher that polls every record. */
@@ -45,9 +41,6 @@ export function lightningDepositsCrashSuite(kind: 'sqlite' | 'redis'): void {
       (await ledger.getKeyInfo({ apiKey }))?.account.balanceMsat ?? -1;
 
     beforeAll(async () => {
-      mint = await startTestMint({ mintQuotePayment: 'manual', nut17: false });
-      dir = mkdtempSync(join(tmpdir(), 'ln-deposit-crash-'));
-      ({ conn, childEnv } = crashStore(kind, dir, mint.url));
       ledger = await createLedger(conn, {});
     });
     afterEach(async () => {
@@ -58,9 +51,6 @@ export function lightningDepositsCrashSuite(kind: 'sqlite' | 'redis'): void {
     });
     afterAll(async () => {
       await ledger.close();
-      await dropStore(conn);
-      await mint.close();
-      rmSync(dir, { recursive: true, force: true });
     });
 
     /** Creates and pays a deposit, then lets a child process die finishing it at `point`. */

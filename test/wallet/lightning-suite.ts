@@ -1,15 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isGatewayError } from '../../core/errors.js';
-import type { StoreConnection } from '../../core/store/connection.js';
 import { bolt11AmountMsat } from '../../core/wallet/bolt11.js';
 import { QuoteNotPaidError } from '../../core/wallet/mint-quote.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
-import type { DevMint } from '../support/dev-mint.js';
-import { captureLog, crashStore, dropStore, startTestMint, testWallet } from '../support/dev-mint.js';
+import { crashRigPerSuite } from '../support/crash-rig.js';
+import { captureLog, testWallet } from '../support/dev-mint.js';
 import { runChild } from './crash-recovery-suite.js';
 
 /**
@@ -24,22 +20,7 @@ const total = async (w: WalletService): Promise<number> =>
 
 export function lightningSuite(kind: 'sqlite' | 'redis'): void {
   describe(`Lightning deposits into the wallet (${kind} store)`, () => {
-    let mint: DevMint;
-    let dir: string;
-    let conn: StoreConnection;
-    let childEnv: Record<string, string>;
-
-    beforeAll(async () => {
-      mint = await startTestMint({ mintQuotePayment: 'manual' });
-      dir = mkdtempSync(join(tmpdir(), 'wallet-ln-'));
-      ({ conn, childEnv } = crashStore(kind, dir, mint.url));
-    });
-
-    afterAll(async () => {
-      await mint.close();
-      await dropStore(conn);
-      rmSync(dir, { recursive: true, force: true });
-    });
+    const { mint, conn, childEnv } = crashRigPerSuite(kind, 'wallet-ln-', { mintQuotePayment: 'manual' });
 
     it('pending → paid → issued: exactly amount × 1000 msat, once, even with 20 concurrent mints in two wallets', async () => {
       const a = await testWallet(conn, [mint.url]);

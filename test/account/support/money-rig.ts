@@ -3,7 +3,7 @@ import { settlePayoutRecord } from '../../../core/account/pay-out.js';
 import { createLedger } from '../../../core/ledger/index.js';
 import type { Ledger } from '../../../core/ledger/types.js';
 import type { StoreConnection } from '../../../core/store/connection.js';
-import type { WalletService } from '../../../core/wallet/types.js';
+import type { CreateWalletOptions, WalletService } from '../../../core/wallet/types.js';
 import { createWallet } from '../../../core/wallet/wallet.js';
 import type { DevMintOptions } from '../../../scripts/mint/index.js';
 import type { DevMint, StoreKind } from '../../support/dev-mint.js';
@@ -61,9 +61,24 @@ export function balancedAfterEach(
   });
 }
 
+/** What a settling wallet is opened with: createWallet's options but its log and payout settler. */
+export type SettlingWalletOptions = Omit<CreateWalletOptions, 'log' | 'payouts'>;
+
 /**
- * A wallet as core/services.ts builds it, on `conn` and the mint at `mintUrl`: payout records are resolved with
- * `ledger` by its recovery pass once older than `claimStaleAfterMs`.
+ * A wallet as core/services.ts builds it, with `options` and a captured log: payout records its recovery pass
+ * finds are resolved with `ledger` (settlePayoutRecord).
+ */
+export function settlingWallet(ledger: Ledger, options: SettlingWalletOptions): Promise<WalletService> {
+  return createWallet({
+    log: captureLog().log,
+    ...options,
+    payouts: (record, w) => settlePayoutRecord({ ledger, wallet: w }, record),
+  });
+}
+
+/**
+ * A settling wallet on `conn` and the mint at `mintUrl`: payout records are resolved with `ledger` by its
+ * recovery pass once older than `claimStaleAfterMs`.
  */
 export function recoveringWallet(
   conn: StoreConnection,
@@ -71,11 +86,5 @@ export function recoveringWallet(
   ledger: Ledger,
   claimStaleAfterMs: number,
 ): Promise<WalletService> {
-  return createWallet({
-    conn,
-    mints: [mintUrl],
-    log: captureLog().log,
-    claimStaleAfterMs,
-    payouts: (record, w) => settlePayoutRecord({ ledger, wallet: w }, record),
-  });
+  return settlingWallet(ledger, { conn, mints: [mintUrl], claimStaleAfterMs });
 }

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BatchInputChecker,
   type BatchInputSummary,
+  type CheckBatchInputOptions,
   withStoredContext,
 } from '../../core/batches/batch-input.js';
 import { atBatchPrice, priceBatchLine } from '../../core/batches/batch-price.js';
@@ -41,7 +42,7 @@ const opts = { pricing, catalog, maxLines: 3, maxLineBytes: 1024, factorOf: () =
 /** Feeds `text` to a checker `chunkBytes` bytes at a time (a whole file in one chunk by default). */
 function checkBatchInput(
   data: Buffer,
-  o: typeof opts = opts,
+  o: CheckBatchInputOptions = opts,
   chunkBytes = data.length || 1,
 ): BatchInputSummary {
   const checker = new BatchInputChecker(o);

@@ -36,6 +36,20 @@ const tokenPricing = createPricing({
     FIXED_PER_1K_OUTPUT_TOKENS: '1',
   }).pricing,
 });
+/**
+ * Model pricing at BTC $100,000, fees 1 (1 micro-USD = 1 msat): 1 msat per prompt token, 2 per completion token,
+ * and `dimensions` (USD per call of a hosted tool) for every model.
+ */
+function bookPricing(dimensions: UsdRates['dimensions']) {
+  const config = loadConfig({ ...BOOK, FIXED_PRICING: 'false' }).pricing;
+  const rates = (): UsdRates => ({
+    promptUsdPerToken: '0.000001',
+    completionUsdPerToken: '0.000002',
+    requestUsd: '0',
+    dimensions,
+  });
+  return createPricing({ config, rates, btc: createBtcPriceSource({ config }) });
+}
 const catalog = new ModelCatalog();
 const opts = { pricing, catalog, maxLines: 3, maxLineBytes: 1024, factorOf: () => '0.5' };
 
@@ -134,15 +148,7 @@ describe('the batch input check (BatchInputChecker)', () => {
   it('a line bounds its server-side tools as a call does, or is refused when nothing would bound their calls', () => {
     // Model pricing at BTC $100,000, fees 1: 1 msat per prompt token, 2 per completion token, a web search
     // 1,000 msat per call; the batch factor 0.5.
-    const config = loadConfig({ ...BOOK, FIXED_PRICING: 'false' }).pricing;
-    const rates = (): UsdRates => ({
-      promptUsdPerToken: '0.000001',
-      completionUsdPerToken: '0.000002',
-      requestUsd: '0',
-      dimensions: { web_search: '0.001' },
-    });
-    const book = createPricing({ config, rates, btc: createBtcPriceSource({ config }) });
-    const o = { ...opts, pricing: book, webSearchContentTokens: 100 };
+    const o = { ...opts, pricing: bookPricing({ web_search: '0.001' }), webSearchContentTokens: 100 };
     const responses = (extra: Record<string, unknown>) =>
       Buffer.from(
         line(0, { url: '/v1/responses', body: { model: 'm', max_output_tokens: 10, input: 'hi', ...extra } }),
@@ -174,14 +180,7 @@ describe('the batch input check (BatchInputChecker)', () => {
   });
 
   it("a line's files are listed for the upload's ownership check wherever it names them (file_id, file_ids)", () => {
-    const config = loadConfig({ ...BOOK, FIXED_PRICING: 'false' }).pricing;
-    const rates = (): UsdRates => ({
-      promptUsdPerToken: '0.000001',
-      completionUsdPerToken: '0.000002',
-      requestUsd: '0',
-      dimensions: { code_interpreter: '0.03' },
-    });
-    const book = createPricing({ config, rates, btc: createBtcPriceSource({ config }) });
+    const book = bookPricing({ code_interpreter: '0.03' });
     const body = {
       model: 'm',
       max_output_tokens: 10,

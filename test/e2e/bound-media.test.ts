@@ -63,6 +63,23 @@ function imageChat(url: string, detail?: 'low' | 'high'): Json {
 
 const bytes = (b: unknown) => Buffer.byteLength(JSON.stringify(b));
 
+/** A Responses call on mock-gpt asking to summarise `file` (an `input_file` part's fields), 10 output tokens. */
+function summarise(file: Json): Json {
+  return {
+    model: 'mock-gpt',
+    max_output_tokens: 10,
+    input: [
+      {
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'Summarise.' },
+          { type: 'input_file', ...file },
+        ],
+      },
+    ],
+  };
+}
+
 describe.each<PaidStore>(['sqlite', 'redis'])('images, files and search results bounded on %s', (store) => {
   const h = paidGatewayPerSuite(
     {
@@ -133,19 +150,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('images, files and search results 
   });
 
   it('a file by URL is bounded at REFERENCE_MAX_TOKENS: 1 sat is refused, 2 sats charged the 1,017 msat bill', async () => {
-    const body = {
-      model: 'mock-gpt',
-      max_output_tokens: 10,
-      input: [
-        {
-          role: 'user',
-          content: [
-            { type: 'input_text', text: 'Summarise.' },
-            { type: 'input_file', file_url: 'https://files.example/report.pdf' },
-          ],
-        },
-      ],
-    };
+    const body = summarise({ file_url: 'https://files.example/report.pdf' });
     const overrun = await overrunMsats(h);
     const short = await h.fundKey(1);
     const refused = await post(short.apiKey, '/responses', body);
@@ -177,19 +182,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('images, files and search results 
 
   async function inlinePdf(): Promise<void> {
     const pdf = Buffer.from('%PDF-1.4 '.concat('<</Type /Page>>'.repeat(5))).toString('base64');
-    const body = {
-      model: 'mock-gpt',
-      max_output_tokens: 10,
-      input: [
-        {
-          role: 'user',
-          content: [
-            { type: 'input_text', text: 'Summarise.' },
-            { type: 'input_file', filename: 'a.pdf', file_data: `data:application/pdf;base64,${pdf}` },
-          ],
-        },
-      ],
-    };
+    const body = summarise({ filename: 'a.pdf', file_data: `data:application/pdf;base64,${pdf}` });
     const overrun = await overrunMsats(h);
     const short = await h.fundKey(8);
     const refused = await post(short.apiKey, '/responses', body);

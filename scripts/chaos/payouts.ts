@@ -323,6 +323,8 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
       }
     };
 
+    /** Gateways being started again after a kill, by slot. */
+    const respawning = new Map<number, Promise<void>>();
     const faults = async () => {
       const every = opts.faultEveryMs ?? 1_500;
       while (!stop && Date.now() < end) {
@@ -343,12 +345,24 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
           const ms = 1_000 + random() * 3_000;
           setTimeout(() => gate.hold(false), ms);
           log(`melts queued for ${Math.round(ms)} ms`);
-        } else if (roll < 0.8) {
+        } else if (roll < 0.8 && respawning.size < procs.length - 1) {
           fault = 'kill-gateway';
-          const i = Math.floor(random() * procs.length);
+          const slots = procs.map((_, j) => j).filter((j) => !respawning.has(j));
+          const i = slots[Math.floor(random() * slots.length)]!;
           await procs[i]?.kill('SIGKILL');
           log(`gateway ${i} killed`);
-          procs[i] = await spawnGateway(env).catch(() => undefined);
+          // Replaced in the background: a start takes seconds on a loaded machine, and the faults go on meanwhile
+          // (the clients use the live processes only).
+          respawning.set(
+            i,
+            spawnGateway(env).then(
+              (p) => {
+                procs[i] = p;
+              },
+              () => undefined,
+            ),
+          );
+          void respawning.get(i)!.finally(() => respawning.delete(i));
         } else {
           fault = 'clock-jump';
           // What a process whose clock ran 10 minutes ahead would sweep: every hold past its expiry then.
@@ -361,6 +375,7 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
 
     await Promise.all([...Array.from({ length: clients }, () => client()), faults()]);
     stop = true;
+    await Promise.all(respawning.values());
 
     // Heal: the mint pays, nothing is queued, every gateway alive; then the payouts are decided (the gateways'
     // passes every second, and this one: the start pass of a process that comes after).

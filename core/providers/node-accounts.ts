@@ -486,6 +486,10 @@ export class NodeAccounts implements PrepaidNodeKeys {
     if (a.retryTimer !== undefined) clearTimeout(a.retryTimer);
     a.retryTimer = setTimeout(() => {
       a.retryTimer = undefined;
+      // The delay is over when the timer fires, whatever Date.now() says: a timer counts from the event loop's
+      // cached time (stale by however long the failing callback ran) and the wall clock may step back, so a retry
+      // that compared the clock to `retryAt` here could find itself early, return, and leave no retry behind.
+      a.retryAt = 0;
       this.check(p);
     }, delay);
     a.retryTimer.unref();

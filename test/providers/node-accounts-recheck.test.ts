@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../../core/log.js';
 import type {
   NodeAccountRecord,
@@ -24,7 +24,7 @@ const MIN = 15_000;
 const TOPUP = 20_000;
 
 function rig(opts: { readDelayMs?: number } = {}) {
-  const node = { balance: 20_000, topups: 0, reads: 0 };
+  const node = { balance: 20_000, topups: 0, reads: 0, topupTries: 0, failTopups: 0 };
   const rec: NodeAccountRecord = { apiKey: 'sk-node', pending: undefined, topups: 0 };
   const lock = { owner: undefined as string | undefined };
   const store: NodeAccountStore = {
@@ -53,6 +53,11 @@ function rig(opts: { readDelayMs?: number } = {}) {
       return Response.json({ balance: b });
     }
     if (u.endsWith('/wallet/topup') && init?.method === 'POST') {
+      node.topupTries++;
+      if (node.failTopups > 0) {
+        node.failTopups--;
+        throw new TypeError('fetch failed'); // no answer: the payment stays pending, sent again by the retry
+      }
       node.topups++;
       node.balance += TOPUP;
       return Response.json({ balance: node.balance });
@@ -139,6 +144,32 @@ describe('node prepaid key: a short balance is checked again', () => {
       expect(node.reads).toBe(1);
       expect(node.topups).toBe(0);
     } finally {
+      accounts.close();
+    }
+  });
+});
+
+describe('node prepaid key: a failed top-up is retried', () => {
+  it('the retry timer fires while Date.now() is short of the retry time (a stale loop clock, a clock stepped back): the top-up is still retried', async () => {
+    const { node, accounts, provider } = rig();
+    const realNow = Date.now.bind(Date);
+    let offsetMs = 0;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
+    try {
+      await accounts.headers(provider);
+      await accounts.settled();
+      // The first top-up fails (no answer from the node); the retry is set for 50 ms on.
+      node.failTopups = 1;
+      node.balance -= 6_000;
+      accounts.spent(provider, 'r1', 6_000);
+      await until('the top-up failed', () => node.topupTries === 1, 5000, 5);
+      await accounts.settled();
+      // The clock steps back a second: when the retry timer fires, Date.now() is still before the retry time.
+      offsetMs = -1000;
+      await until('the top-up was retried and went through', () => node.topups === 1, 3000, 20);
+      expect(node.balance).toBe(34_000);
+    } finally {
+      clock.mockRestore();
       accounts.close();
     }
   });

@@ -4,9 +4,20 @@
 # the sampling heap profiler of bench/profile/alloc-preload.cjs, then the per-call bytes and top allocating
 # functions. Unlike CPU time on this shared machine, allocated bytes per call barely move between runs, so
 # a before/after of an allocation cut compares. Bounded: 2 s warm-up, then CALLS calls.
-#   bash bench/profile/alloc-per-call.sh [dist] [calls]      (defaults: ./dist, 20000)
+#   bash bench/profile/alloc-per-call.sh [-p paid] [dist] [calls]      (defaults: relay, ./dist, 20000)
+# ALLOC_SURVIVORS=1: only what outlived the young generation (alloc-preload.cjs).
+# `-p paid`: the default (paid) pipeline on Redis (REDIS_URL, default 127.0.0.1:6379) under a fresh prefix with one
+# funded key, fixed pricing and limits far away, as cpu-per-call.sh's `-p paid`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+PIPE=relay
+while getopts "p:" o; do
+  case $o in
+    p) PIPE=$OPTARG ;;
+    *) exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
 DIST=${1:-dist}
 CALLS=${2:-20000}
 UP_PORT=${UP_PORT:-19441}
@@ -15,9 +26,22 @@ OUT=$(mktemp -d)
 DATA=$(mktemp -d)
 . bench/profile/relay-env.sh
 start_upstream "$UP_PORT"
-trap 'kill $UP ${GW:-} 2>/dev/null || true; rm -rf "$DATA" "$OUT"' EXIT
-ALLOC_OUT=$OUT/alloc.json start_relay "$GW_PORT" "$UP_PORT" "$DATA" -r ./bench/profile/alloc-preload.cjs "$DIST/core/main.js"
+if [ "$PIPE" = paid ]; then
+  eval "$(node --import tsx bench/profile/paid-key.ts)"
+  export REDIS_URL="$REDIS_URL" REDIS_PREFIX="$REDIS_PREFIX" FIXED_PRICING=true FIXED_COST_PER_REQUEST=1 \
+    RATE_LIMIT_REQUESTS_PER_MINUTE=1000000000 RATE_LIMIT_TOKENS_PER_HOUR=1000000000000 \
+    RATE_LIMIT_CONCURRENT=1000000 NODE_ENV=production
+  PIPE=auth,rate-limit,reserve,relay,owner,meter,settle,change-token
+fi
+drop_prefix() {
+  [ -n "${REDIS_PREFIX:-}" ] || return 0
+  redis-cli -u "${REDIS_URL:-redis://127.0.0.1:6379}" --scan --pattern "${REDIS_PREFIX}*" |
+    xargs -r -n 500 redis-cli -u "${REDIS_URL:-redis://127.0.0.1:6379}" unlink >/dev/null
+}
+trap 'kill $UP ${GW:-} 2>/dev/null || true; rm -rf "$DATA" "$OUT"; drop_prefix' EXIT
+PIPELINE=$PIPE ALLOC_OUT=$OUT/alloc.json start_relay "$GW_PORT" "$UP_PORT" "$DATA" -r ./bench/profile/alloc-preload.cjs "$DIST/core/main.js"
 relay_load "$GW_PORT"
+[ -z "${KEY:-}" ] || LOAD+=(-H "authorization=Bearer $KEY")
 node_modules/.bin/autocannon -d 2 "${LOAD[@]}" >/dev/null 2>&1
 kill -WINCH $GW
 sleep 0.2

@@ -98,6 +98,8 @@ export class Events implements WebhookEvents {
   }
 
   spent(key: KeyMeta, chargedMsat: number, balanceMsat: number): void {
+    // Most accounts watch nothing: known from the cache, no background step (closure, promises) per paid call.
+    if (this.watched.get(key.accountId) === false) return;
     this.background('spend', async () => {
       if (!(await this.hasWatched(key.accountId))) return;
       await this.store.onSpend(

@@ -8,6 +8,7 @@ import { doorIdentity } from '../../core/doors/payment-doors.js';
 import { verifyCallReceipt } from '../../core/receipts/call-receipt.js';
 import { decodeBolt11 } from '../../core/wallet/bolt11.js';
 import { encodeInvoice, nodeKeyFromSeed } from '../../scripts/mint/fake-lightning.js';
+import { assertComponent } from '../routes/response-schema.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { TOKEN_PRICES } from '../support/prices.js';
 
@@ -334,7 +335,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     // Presented twice at once: credited once (the twin answers the same, or 409 while the credit runs).
     const [topped, twin] = await Promise.all([callWith(topUpAuth), callWith(topUpAuth)]);
     expect(topped.status).toBe(200);
-    expect(await topped.json()).toEqual({ status: 'ok' });
+    const toppedBody = await topped.json();
+    expect(toppedBody).toEqual({ status: 'ok' });
+    assertComponent('MppTopUpAnswer', toppedBody);
     expect(decodeReceipt(topped)).toMatchObject({
       method: 'lightning',
       reference: sessionId,
@@ -363,6 +366,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     await other.body?.cancel();
     const closed = (await done.json()) as { status: string; refundSats: number; refundStatus: string };
     expect(closed).toMatchObject({ status: 'closed', refundStatus: 'succeeded' });
+    assertComponent('MppCloseAnswer', closed);
     expect(closed.refundSats).toBeGreaterThanOrEqual(90);
     expect(decodeReceipt(done)).toMatchObject({
       reference: sessionId,
@@ -457,7 +461,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
       paymentAuth(second.challenge, { action: 'close', sessionId: id2, preimage: p2 }),
     );
     expect(close.status).toBe(200);
-    expect(await close.json()).toEqual({ status: 'closed', refundSats: 0, refundStatus: 'skipped' });
+    const skipped = await close.json();
+    expect(skipped).toEqual({ status: 'closed', refundSats: 0, refundStatus: 'skipped' });
+    assertComponent('MppCloseAnswer', skipped);
     const third = await sessionChallenge();
     const { preimage: p3 } = await h.mint.payInvoice(third.request.depositInvoice!);
     const late = paymentAuth(third.challenge, { action: 'topUp', sessionId: id2, topUpPreimage: p3 });

@@ -160,6 +160,23 @@ describe('openapi/openapi.yaml', () => {
     expect(schemes.CashuToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Cashu' });
     expect(schemes.ApiKeyQuery).toMatchObject({ type: 'apiKey', in: 'query', name: 'api_key' });
     expect(schemes.AdminCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'admin_password' });
+    // The Lightning doors: accepted wherever a bearer key or an X-Cashu token pays.
+    expect(schemes.L402).toMatchObject({ type: 'http', scheme: 'L402' });
+    expect(schemes.MppPayment).toMatchObject({ type: 'http', scheme: 'Payment' });
+    const paid = [(doc as { security: Obj[] }).security];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Obj>>)) {
+      for (const op of Object.values(item)) {
+        const sec = (op as { security?: Obj[] }).security;
+        if (sec?.some((s) => 'CashuToken' in s)) paid.push(sec);
+        else if (sec !== undefined) expect(sec.some((s) => 'L402' in s || 'MppPayment' in s), path).toBe(false);
+      }
+    }
+    expect(paid.length).toBeGreaterThan(3);
+    for (const sec of paid) {
+      expect(sec.some((s) => 'L402' in s)).toBe(true);
+      expect(sec.some((s) => 'MppPayment' in s)).toBe(true);
+    }
+    expect(Object.keys((doc.components as { headers: Obj }).headers)).toContain('Payment-Receipt');
   });
 
   it('keeps our own bodies closed and OpenAI-compatible bodies open to extra fields', () => {

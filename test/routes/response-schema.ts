@@ -52,3 +52,18 @@ export function assertDocumented(method: string, template: string, status: numbe
     throw new Error(`${key}: body does not match the document: ${JSON.stringify(validate.errors)}`);
   }
 }
+
+/** Throws with ajv's errors unless `body` matches the component schema `name` of openapi/openapi.yaml. */
+export function assertComponent(name: string, body: unknown): void {
+  const key = `#${name}`;
+  let validate = cache.get(key);
+  if (!validate) {
+    const schema = (loadOpenApiDocument().components?.schemas as JsonObject | undefined)?.[name];
+    if (schema === undefined) throw new Error(`${name}: no such schema in the document`);
+    validate = getAjv().compile(toJsonSchema(schema) as JsonObject);
+    cache.set(key, validate);
+  }
+  if (!validate(body)) {
+    throw new Error(`${name}: body does not match the document: ${JSON.stringify(validate.errors)}`);
+  }
+}

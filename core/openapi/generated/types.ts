@@ -1732,6 +1732,29 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The answer to an MPP session `topUp` credential (security scheme MppPayment); no call is made. */
+        MppTopUpAnswer: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        /**
+         * @description The answer to an MPP session `close` credential (security scheme MppPayment): the session is closed once
+         *     and the rest of its balance paid to the return invoice; a repeated close answers the same.
+         */
+        MppCloseAnswer: {
+            /** @enum {string} */
+            status: "closed";
+            /** @description Sats paid (or being paid) to the return invoice. */
+            refundSats: number;
+            /**
+             * @description `succeeded`; `skipped` (under one sat available, or nothing fits beside the mint's fee reserve); `failed`
+             *     (nothing was paid: the balance stays, refundable with the bearer credential through POST
+             *     /v1/wallet/refund); `pending` (the payment is in flight at the mint; the balance stays held until the
+             *     mint decides).
+             * @enum {string}
+             */
+            refundStatus: "succeeded" | "failed" | "skipped" | "pending";
+        };
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -4001,6 +4024,12 @@ export interface components {
          *     before `data: [DONE]`.
          */
         "X-Cashu-Change-Status": string;
+        /**
+         * @description On an answer an MPP `Payment` credential paid: base64url of a JCS JSON receipt { method: "lightning",
+         *     reference (the charge's payment hash, or the session id), status: "success", timestamp, and for a charge
+         *     challengeId; a session close adds refundSats and refundStatus }.
+         */
+        "Payment-Receipt": string;
         /**
          * @description A NUT-18 payment request (`creqA…`) naming the mints this node accepts and, on 402, the amount
          *     needed, so NUT-24 clients can pay with `X-Cashu`. Sent as `X-Cashu` on a 401 without credentials and

@@ -767,6 +767,11 @@ export class LeasingLedger implements Ledger {
     // Inline (no await when idle): between the check and taking `busy` no other step may start.
     while (l.busy) await l.busy;
     if (!l.id && !l.pending && l.queue.length === 0 && (close || shrink)) return null;
+    // Callers ask to close a lease with no call open, but a step in flight made this one wait: continuations
+    // queued before its own (another call's answer read from the store in the same chunk) may have admitted
+    // calls in memory since. A lease is never closed under open calls: the store would count their
+    // concurrency slots (and money) free while they run. It keeps them instead (only theirs when shrinking).
+    if (close && l.open.size > 0) close = false;
     let done!: () => void;
     l.busy = new Promise<void>((r) => {
       done = r;

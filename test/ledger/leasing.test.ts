@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LeasingLedger } from '../../core/ledger/leasing.js';
-import type { Ledger, RateLimits } from '../../core/ledger/types.js';
+import type { AdmitInput, AdmitResult, Ledger, RateLimits } from '../../core/ledger/types.js';
 import { overriding } from '../support/fakes.js';
 import { until } from '../support/until.js';
 import { callRecord } from './support/audit-records.js';
@@ -272,6 +272,77 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
       // And no msat of the lease's old slice is spent in memory: the store covers every open call's bound.
       const info = await harnessOf(m).ledger.getKeyInfo({ apiKey: k.apiKey });
       expect(info!.account.reservedMsat).toBeGreaterThanOrEqual(1000 * (m.stats().openCalls + others));
+    });
+    it('a close decided while another step was in flight keeps the lease when a call was admitted in memory meanwhile', async () => {
+      // A step waiting for the one in flight (here: an exact call's "give back what the lease holds beyond its
+      // open calls", which closes a lease with none) runs as soon as that step is answered, yet callers whose
+      // continuations were already queued (another call's settle answered in the same read from the store)
+      // run first and may admit a call in memory. Closing the lease then would hand its slots back to the store
+      // under that open call (3 processes at RATE_LIMIT_CONCURRENT=4 saw 5 calls open). Every point at which
+      // the call can come in is tried: `hops` microtasks after the in-flight step's answer arrives.
+      let gate: Promise<void> | null = null;
+      let reached: () => void = () => {};
+      let inject: (() => void) | null = null;
+      const m = await start({ flushMs: 60_000, idleMs: 60_000, ttlMs: 120_000 }, (inner) => ({
+        lease: async (x) => {
+          const r = await inner.lease(x);
+          if (gate) {
+            const g = gate;
+            gate = null;
+            reached();
+            await g;
+            inject?.();
+          }
+          return r;
+        },
+      }));
+      const limits: RateLimits = { ...BIG, concurrent: 4 };
+      const input = (apiKey: string, over: Partial<AdmitInput> = {}) =>
+        admitInput(apiKey, { maxMsat: 1000, minMsat: 1, expiresInMs: 600_000, limits, ...over });
+      for (let hops = 0; hops < 12; hops++) {
+        const k = await fund(m, 1_000_000, Date.now());
+        const mine: Array<{ accountId: string; requestId: string }> = [];
+        const ok = (a: AdmitResult) => {
+          if (!a.ok) throw new Error(a.code);
+          return a;
+        };
+        mine.push(ok(await m.admit(input(k.apiKey)))); // a cold key: the exact way, kept open
+        const first = ok(await m.admit(input(k.apiKey))); // opens the lease, admitted in memory
+        await m.settle(settleInput(first, { costMsat: 1 }));
+        // A step reporting that call is in flight (its answer held back) when an exact call asks for the lease
+        // back: no call is open in memory, so it asks to close it, and waits for the step in flight.
+        let release!: () => void;
+        gate = new Promise<void>((r) => {
+          release = r;
+        });
+        const atGate = new Promise<void>((r) => {
+          reached = r;
+        });
+        const flushed = m.flushAll(false);
+        await atGate;
+        const exact = m.admit(input(k.apiKey, { exactPath: true }));
+        // Another caller comes in `hops` microtasks after the in-flight step's answer arrived.
+        let late!: Promise<AdmitResult>;
+        inject = () => {
+          let p = Promise.resolve();
+          for (let i = 0; i < hops; i++) p = p.then(() => {});
+          late = p.then(() => m.admit(input(k.apiKey)));
+        };
+        release();
+        await flushed;
+        mine.push(ok(await exact));
+        inject = null;
+        mine.push(ok(await late));
+        // Another process fills the key's concurrency in the store: never beyond the limit with this one's calls.
+        const others: Array<{ accountId: string; requestId: string }> = [];
+        for (let i = 0; i < 6; i++) {
+          const r = await harnessOf(m).ledger.admit(input(k.apiKey));
+          if (r.ok) others.push(r);
+        }
+        expect(mine.length + others.length, `hops ${hops}`).toBeLessThanOrEqual(4);
+        for (const c of others) await harnessOf(m).ledger.release(c);
+        for (const c of mine) await m.release(c);
+      }
     });
   });
 }

@@ -145,9 +145,15 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       docs: opts.docs === null ? undefined : (opts.docs ?? serveDocs),
       onRequestEnd: auditHook(services),
     });
-    // The paid routes' validators compiled before the first call needs them; the rest in the background.
-    if (opts.validatorFor === undefined)
-      stopWarming = warmRequestValidators(PAID_ROUTES.filter((r) => !r.multipart));
+    // The paid routes' validators compiled before the first call needs them; the rest in the background, while
+    // no request is in flight.
+    if (opts.validatorFor === undefined) {
+      const t = transport;
+      stopWarming = warmRequestValidators(
+        PAID_ROUTES.filter((r) => !r.multipart),
+        () => t.inflightRequests > 0,
+      );
+    }
     realtime = createRealtime(services, log);
     const catalogStart = services.catalog.start();
     // models.json edits apply without a restart (also on SIGHUP, see core/main.ts).

@@ -205,19 +205,36 @@ export function getRequestValidator(
   return entry ?? undefined;
 }
 
+/** How soon the background warm-up looks again while requests are in flight (ms). */
+export const WARM_IDLE_RETRY_MS = 5;
+
 /**
  * Compiles validators before the requests that need them: `now` at once (the paid routes: otherwise a process's
  * first paid call parses the document and compiles its schema, 16 ms on a quiet machine), then every other
- * documented operation one per event-loop turn, so that no turn holds the loop for long. Returns a stop for
- * shutdown. A schema that fails to compile in the background is left to its first request, which reports it.
+ * documented operation one per event-loop turn while `busy()` is false (no request in flight), so that no turn
+ * holds the loop for long and no request waits behind a compile. Returns a stop for shutdown. A schema that fails to compile in the background is left to its first request, which reports it.
  */
-export function warmRequestValidators(now: ReadonlyArray<{ method: string; path: string }>): () => void {
+export function warmRequestValidators(
+  now: ReadonlyArray<{ method: string; path: string }>,
+  busy: () => boolean = () => false,
+): () => void {
   for (const r of now) getRequestValidator(r.method, r.path);
   const rest = listOperations();
   let i = 0;
-  let handle: NodeJS.Immediate | undefined;
+  let handle: NodeJS.Immediate | NodeJS.Timeout | undefined;
+  let stopped = false;
   const step = (): void => {
     handle = undefined;
+    if (stopped) return;
+    // Only while no request is in flight: one compile takes milliseconds, and a call whose every hop (body,
+    // admission, upstream, settle) queued behind one paid for each (a process's first paid calls took 13-22 ms
+    // while the rest compiled, 1.3-3.2 ms without; docs/benchmarks.md). Under steady traffic the rest waits, and a
+    // validator not compiled yet is compiled by the first request that needs it, as before the warm-up.
+    if (busy()) {
+      handle = setTimeout(step, WARM_IDLE_RETRY_MS);
+      handle.unref();
+      return;
+    }
     const op = rest[i++];
     if (op === undefined) return;
     try {
@@ -229,7 +246,11 @@ export function warmRequestValidators(now: ReadonlyArray<{ method: string; path:
   };
   handle = setImmediate(step);
   return () => {
-    if (handle !== undefined) clearImmediate(handle);
+    stopped = true;
+    if (handle !== undefined) {
+      clearImmediate(handle as NodeJS.Immediate);
+      clearTimeout(handle as NodeJS.Timeout);
+    }
     handle = undefined;
     i = rest.length;
   };

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it, vi } from 'vitest';
 import { listOperations } from '../../core/openapi/document.js';
 import { validatorCompiled, warmRequestValidators } from '../../core/openapi/validators.js';
 import { PAID_ROUTES } from '../../core/paid-routes.js';
@@ -31,5 +32,30 @@ describe('request validators compiled ahead of the first request', () => {
       others.every((op) => validatorCompiled(op.method, op.path)),
     );
     stop2();
+  });
+
+  it('compiles nothing while a request is in flight, the rest once idle; stop ends the wait', async () => {
+    // A fresh module: the test above left its validators compiled.
+    vi.resetModules();
+    const v = await import('../../core/openapi/validators.js');
+    const all = listOperations();
+    const compiled = () => all.filter((op) => v.validatorCompiled(op.method, op.path)).length;
+    let busy = true;
+    const stop = v.warmRequestValidators([], () => busy);
+    await sleep(12 * v.WARM_IDLE_RETRY_MS); // a negative over a window: it keeps looking, compiles nothing
+    expect(compiled()).toBe(0);
+    busy = false;
+    await until('every operation to be compiled once idle', () => compiled() === all.length);
+    stop();
+    // Stopped while waiting for an idle moment: nothing is compiled after.
+    vi.resetModules();
+    const w = await import('../../core/openapi/validators.js');
+    let busy2 = true;
+    const stop2 = w.warmRequestValidators([], () => busy2);
+    await sleep(3 * w.WARM_IDLE_RETRY_MS);
+    stop2();
+    busy2 = false;
+    await sleep(12 * w.WARM_IDLE_RETRY_MS);
+    expect(all.filter((op) => w.validatorCompiled(op.method, op.path))).toEqual([]);
   });
 });

@@ -26,18 +26,7 @@ OUT=$(mktemp -d)
 DATA=$(mktemp -d)
 . bench/profile/relay-env.sh
 start_upstream "$UP_PORT"
-if [ "$PIPE" = paid ]; then
-  eval "$(node --import tsx bench/profile/paid-key.ts)"
-  export REDIS_URL="$REDIS_URL" REDIS_PREFIX="$REDIS_PREFIX" FIXED_PRICING=true FIXED_COST_PER_REQUEST=1 \
-    RATE_LIMIT_REQUESTS_PER_MINUTE=1000000000 RATE_LIMIT_TOKENS_PER_HOUR=1000000000000 \
-    RATE_LIMIT_CONCURRENT=1000000 NODE_ENV=production
-  PIPE=auth,rate-limit,reserve,relay,owner,meter,settle,change-token
-fi
-drop_prefix() {
-  [ -n "${REDIS_PREFIX:-}" ] || return 0
-  redis-cli -u "${REDIS_URL:-redis://127.0.0.1:6379}" --scan --pattern "${REDIS_PREFIX}*" |
-    xargs -r -n 500 redis-cli -u "${REDIS_URL:-redis://127.0.0.1:6379}" unlink >/dev/null
-}
+[ "$PIPE" != paid ] || paid_env
 trap 'kill $UP ${GW:-} 2>/dev/null || true; rm -rf "$DATA" "$OUT"; drop_prefix' EXIT
 PIPELINE=$PIPE ALLOC_OUT=$OUT/alloc.json start_relay "$GW_PORT" "$UP_PORT" "$DATA" -r ./bench/profile/alloc-preload.cjs "$DIST/core/main.js"
 relay_load "$GW_PORT"

@@ -28,18 +28,7 @@ TICK=$(getconf CLK_TCK)
 start_upstream "$UP_PORT"
 GW=
 DATA=$(mktemp -d)
-if [ "$PIPE" = paid ]; then
-  eval "$(node --import tsx bench/profile/paid-key.ts)"
-  export REDIS_URL="$REDIS_URL" REDIS_PREFIX="$REDIS_PREFIX" FIXED_PRICING=true FIXED_COST_PER_REQUEST=1 \
-    RATE_LIMIT_REQUESTS_PER_MINUTE=1000000000 RATE_LIMIT_TOKENS_PER_HOUR=1000000000000 \
-    RATE_LIMIT_CONCURRENT=1000000 NODE_ENV=production
-  PIPE=auth,rate-limit,reserve,relay,owner,meter,settle,change-token
-fi
-drop_prefix() {
-  [ -n "${REDIS_PREFIX:-}" ] || return 0
-  redis-cli -u "${REDIS_URL:-redis://127.0.0.1:6379}" --scan --pattern "${REDIS_PREFIX}*" |
-    xargs -r -n 500 redis-cli -u "${REDIS_URL:-redis://127.0.0.1:6379}" unlink >/dev/null
-}
+[ "$PIPE" != paid ] || paid_env
 trap 'kill $UP ${GW:-} 2>/dev/null || true; rm -rf "$DATA"; drop_prefix' EXIT
 cpu() { awk -v t="$TICK" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
 for round in $(seq 1 "$ROUNDS"); do

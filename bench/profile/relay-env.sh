@@ -4,6 +4,10 @@
 #                                              the gateway (PIPELINE, default relay; node:http) in the background,
 #                                              waits for /healthz; sets GW
 #   relay_load <port>                          sets LOAD: autocannon arguments for non-stream chat at c=64
+#   paid_env                                   the paid pipeline on Redis (REDIS_URL, default 127.0.0.1:6379) under a
+#                                              fresh prefix with one funded key (bench/profile/paid-key.ts), fixed
+#                                              pricing and limits far away: exports the settings, sets KEY and PIPE
+#   drop_prefix                                deletes that prefix's keys (for the scripts' exit trap)
 BODY='{"model":"mock-gpt","messages":[{"role":"user","content":"Say hello to the benchmark."}],"max_tokens":8}'
 
 start_upstream() {
@@ -22,4 +26,18 @@ start_relay() {
 
 relay_load() {
   LOAD=(-c "${CONNS:-64}" -m POST -H content-type=application/json -b "$BODY" "http://127.0.0.1:$1/v1/chat/completions")
+}
+
+paid_env() {
+  eval "$(node --import tsx bench/profile/paid-key.ts)"
+  export REDIS_URL="$REDIS_URL" REDIS_PREFIX="$REDIS_PREFIX" FIXED_PRICING=true FIXED_COST_PER_REQUEST=1 \
+    RATE_LIMIT_REQUESTS_PER_MINUTE=1000000000 RATE_LIMIT_TOKENS_PER_HOUR=1000000000000 \
+    RATE_LIMIT_CONCURRENT=1000000 NODE_ENV=production
+  PIPE=auth,rate-limit,reserve,relay,owner,meter,settle,change-token
+}
+
+drop_prefix() {
+  [ -n "${REDIS_PREFIX:-}" ] || return 0
+  redis-cli -u "${REDIS_URL:-redis://127.0.0.1:6379}" --scan --pattern "${REDIS_PREFIX}*" |
+    xargs -r -n 500 redis-cli -u "${REDIS_URL:-redis://127.0.0.1:6379}" unlink >/dev/null
 }

@@ -212,7 +212,8 @@ export const WARM_IDLE_RETRY_MS = 5;
  * Compiles validators before the requests that need them: `now` at once (the paid routes: otherwise a process's
  * first paid call parses the document and compiles its schema, 16 ms on a quiet machine), then every other
  * documented operation one per event-loop turn while `busy()` is false (no request in flight), so that no turn
- * holds the loop for long and no request waits behind a compile. Returns a stop for shutdown. A schema that fails to compile in the background is left to its first request, which reports it.
+ * holds the loop for long and no request waits behind a compile. Returns a stop for shutdown. A schema that fails
+ * to compile in the background is left to its first request, which reports it.
  */
 export function warmRequestValidators(
   now: ReadonlyArray<{ method: string; path: string }>,
@@ -222,10 +223,10 @@ export function warmRequestValidators(
   const rest = listOperations();
   let i = 0;
   let handle: NodeJS.Immediate | NodeJS.Timeout | undefined;
-  let stopped = false;
   const step = (): void => {
     handle = undefined;
-    if (stopped) return;
+    // Nothing left (or stopped): no more looks, not even at busy().
+    if (i >= rest.length) return;
     // Only while no request is in flight: one compile takes milliseconds, and a call whose every hop (body,
     // admission, upstream, settle) queued behind one paid for each (a process's first paid calls took 13-22 ms
     // while the rest compiled, 1.3-3.2 ms without; docs/benchmarks.md). Under steady traffic the rest waits, and a
@@ -235,8 +236,7 @@ export function warmRequestValidators(
       handle.unref();
       return;
     }
-    const op = rest[i++];
-    if (op === undefined) return;
+    const op = rest[i++]!;
     try {
       getRequestValidator(op.method, op.path);
     } catch {
@@ -246,7 +246,6 @@ export function warmRequestValidators(
   };
   handle = setImmediate(step);
   return () => {
-    stopped = true;
     if (handle !== undefined) {
       clearImmediate(handle as NodeJS.Immediate);
       clearTimeout(handle as NodeJS.Timeout);

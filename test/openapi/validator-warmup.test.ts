@@ -41,11 +41,22 @@ describe('request validators compiled ahead of the first request', () => {
     const all = listOperations();
     const compiled = () => all.filter((op) => v.validatorCompiled(op.method, op.path)).length;
     let busy = true;
-    const stop = v.warmRequestValidators([], () => busy);
+    let looks = 0;
+    const stop = v.warmRequestValidators([], () => {
+      looks++;
+      // Busy at first; then idle until the last one is compiled, and busy again from that moment on.
+      return busy || compiled() === all.length;
+    });
     await sleep(12 * v.WARM_IDLE_RETRY_MS); // a negative over a window: it keeps looking, compiles nothing
     expect(compiled()).toBe(0);
+    expect(looks).toBeGreaterThan(1);
     busy = false;
     await until('every operation to be compiled once idle', () => compiled() === all.length);
+    // Done: with nothing left it no longer looks, though busy (no timer left polling under steady traffic).
+    await sleep(2 * v.WARM_IDLE_RETRY_MS);
+    const done = looks;
+    await sleep(12 * v.WARM_IDLE_RETRY_MS);
+    expect(looks).toBe(done);
     stop();
     // Stopped while waiting for an idle moment: nothing is compiled after.
     vi.resetModules();

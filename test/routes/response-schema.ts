@@ -28,11 +28,26 @@ function getAjv(): Ajv {
   return a;
 }
 
+/** The validator of `key`, compiled once from the schema `schemaOf()` finds (it throws when there is none). */
+function validatorOf(key: string, schemaOf: () => Json): ValidateFunction {
+  let validate = cache.get(key);
+  if (!validate) {
+    validate = getAjv().compile(toJsonSchema(schemaOf()) as JsonObject);
+    cache.set(key, validate);
+  }
+  return validate;
+}
+
+function check(key: string, validate: ValidateFunction, body: unknown): void {
+  if (!validate(body)) {
+    throw new Error(`${key}: body does not match the document: ${JSON.stringify(validate.errors)}`);
+  }
+}
+
 /** Throws with ajv's errors unless `body` matches the documented JSON response of `method template status`. */
 export function assertDocumented(method: string, template: string, status: number, body: unknown): void {
   const key = `${method} ${template} ${status}`;
-  let validate = cache.get(key);
-  if (!validate) {
+  const validate = validatorOf(key, () => {
     const doc = loadOpenApiDocument();
     const op = doc.paths[template]?.[method.toLowerCase()] as JsonObject | undefined;
     let resp = (op?.responses as JsonObject | undefined)?.[String(status)] as JsonObject | undefined;
@@ -45,25 +60,17 @@ export function assertDocumented(method: string, template: string, status: numbe
     const schema = ((resp?.content as JsonObject | undefined)?.['application/json'] as JsonObject | undefined)
       ?.schema;
     if (schema === undefined) throw new Error(`${key}: no JSON response documented`);
-    validate = getAjv().compile(toJsonSchema(schema) as JsonObject);
-    cache.set(key, validate);
-  }
-  if (!validate(body)) {
-    throw new Error(`${key}: body does not match the document: ${JSON.stringify(validate.errors)}`);
-  }
+    return schema;
+  });
+  check(key, validate, body);
 }
 
 /** Throws with ajv's errors unless `body` matches the component schema `name` of openapi/openapi.yaml. */
 export function assertComponent(name: string, body: unknown): void {
-  const key = `#${name}`;
-  let validate = cache.get(key);
-  if (!validate) {
+  const validate = validatorOf(`#${name}`, () => {
     const schema = (loadOpenApiDocument().components?.schemas as JsonObject | undefined)?.[name];
     if (schema === undefined) throw new Error(`${name}: no such schema in the document`);
-    validate = getAjv().compile(toJsonSchema(schema) as JsonObject);
-    cache.set(key, validate);
-  }
-  if (!validate(body)) {
-    throw new Error(`${name}: body does not match the document: ${JSON.stringify(validate.errors)}`);
-  }
+    return schema;
+  });
+  check(name, validate, body);
 }

@@ -54,8 +54,20 @@ function toWebhook(r: Record<string, unknown>): Webhook {
 }
 
 export class SqliteWebhookStore implements WebhookStore {
+  /** Prepared statements by SQL text: a statement is compiled once per connection, not on every call. */
+  private readonly stmts = new Map<string, Database.Statement>();
+
   constructor(private readonly db: Database.Database) {
     migrate(db);
+  }
+
+  private q(sql: string): Database.Statement {
+    let st = this.stmts.get(sql);
+    if (st === undefined) {
+      st = this.db.prepare(sql);
+      this.stmts.set(sql, st);
+    }
+    return st;
   }
 
   private tx<T>(fn: () => T): T {
@@ -75,12 +87,10 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   private watch(key: EventKey): void {
-    this.db
-      .prepare(
-        `INSERT INTO ev_keys (key_id, account_id, parent_key_id, expires_at) VALUES (?, ?, ?, ?)
+    this.q(
+      `INSERT INTO ev_keys (key_id, account_id, parent_key_id, expires_at) VALUES (?, ?, ?, ?)
          ON CONFLICT(key_id) DO UPDATE SET expires_at = excluded.expires_at`,
-      )
-      .run(key.keyId, key.accountId, key.parentKeyId, key.expiresAtMs);
+    ).run(key.keyId, key.accountId, key.parentKeyId, key.expiresAtMs);
   }
 
   async createWebhook(
@@ -90,50 +100,44 @@ export class SqliteWebhookStore implements WebhookStore {
     const hook = newWebhook(key, w);
     this.tx(() => {
       this.watch(key);
-      this.db
-        .prepare(
-          'INSERT INTO ev_webhooks (id, account_id, key_id, kind, url, events, secret, created_at) VALUES (?,?,?,?,?,?,?,?)',
-        )
-        .run(
-          hook.id,
-          hook.accountId,
-          hook.keyId,
-          hook.kind,
-          hook.url,
-          JSON.stringify(hook.events),
-          hook.secret,
-          hook.createdAtMs,
-        );
+      this.q(
+        'INSERT INTO ev_webhooks (id, account_id, key_id, kind, url, events, secret, created_at) VALUES (?,?,?,?,?,?,?,?)',
+      ).run(
+        hook.id,
+        hook.accountId,
+        hook.keyId,
+        hook.kind,
+        hook.url,
+        JSON.stringify(hook.events),
+        hook.secret,
+        hook.createdAtMs,
+      );
     });
     return hook;
   }
 
   async listWebhooks(accountId: string, keyId: string): Promise<Webhook[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM ev_webhooks WHERE account_id = ? AND key_id = ? AND kind = 'webhook' ORDER BY created_at, id`,
-      )
-      .all(accountId, keyId) as Record<string, unknown>[];
+    const rows = this.q(
+      `SELECT * FROM ev_webhooks WHERE account_id = ? AND key_id = ? AND kind = 'webhook' ORDER BY created_at, id`,
+    ).all(accountId, keyId) as Record<string, unknown>[];
     return rows.map(toWebhook);
   }
 
   async getWebhook(accountId: string, id: string): Promise<Webhook | null> {
-    const r = this.db
-      .prepare('SELECT * FROM ev_webhooks WHERE account_id = ? AND id = ?')
-      .get(accountId, id) as Record<string, unknown> | undefined;
+    const r = this.q('SELECT * FROM ev_webhooks WHERE account_id = ? AND id = ?').get(accountId, id) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toWebhook(r) : null;
   }
 
   async deleteWebhook(accountId: string, keyId: string, id: string): Promise<boolean> {
     return this.tx(() => {
-      const r = this.db
-        .prepare(
-          `DELETE FROM ev_webhooks WHERE account_id = ? AND key_id = ? AND id = ? AND kind = 'webhook'`,
-        )
-        .run(accountId, keyId, id);
+      const r = this.q(
+        `DELETE FROM ev_webhooks WHERE account_id = ? AND key_id = ? AND id = ? AND kind = 'webhook'`,
+      ).run(accountId, keyId, id);
       if (r.changes === 0) return false;
-      this.db.prepare('DELETE FROM ev_outbox WHERE webhook_id = ?').run(id);
-      this.db.prepare('DELETE FROM ev_delivery_log WHERE webhook_id = ?').run(id);
+      this.q('DELETE FROM ev_outbox WHERE webhook_id = ?').run(id);
+      this.q('DELETE FROM ev_delivery_log WHERE webhook_id = ?').run(id);
       return true;
     });
   }
@@ -146,51 +150,49 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async getAlerts(accountId: string, keyId: string): Promise<AlertSettings | null> {
-    const r = this.db
-      .prepare('SELECT low, daily FROM ev_keys WHERE account_id = ? AND key_id = ?')
-      .get(accountId, keyId) as { low: number | null; daily: number | null } | undefined;
+    const r = this.q('SELECT low, daily FROM ev_keys WHERE account_id = ? AND key_id = ?').get(
+      accountId,
+      keyId,
+    ) as { low: number | null; daily: number | null } | undefined;
     if (!r) return null;
-    const hook = this.db
-      .prepare(`SELECT url FROM ev_webhooks WHERE id = ? AND account_id = ?`)
-      .get(`alert_${keyId}`, accountId) as { url: string } | undefined;
+    const hook = this.q(`SELECT url FROM ev_webhooks WHERE id = ? AND account_id = ?`).get(
+      `alert_${keyId}`,
+      accountId,
+    ) as { url: string } | undefined;
     return { lowBalanceThresholdMsat: r.low, dailySpendLimitMsat: r.daily, webhookUrl: hook?.url ?? null };
   }
 
   async setAlerts(key: EventKey, s: AlertSettings, secret: string | null, now = Date.now()): Promise<void> {
     this.tx(() => {
       this.watch(key);
-      this.db
-        .prepare(
-          // A new threshold is a new alert: armed (the old one's state says nothing about it).
-          'UPDATE ev_keys SET armed = CASE WHEN low IS ? THEN armed ELSE 1 END, low = ?, daily = ? WHERE key_id = ?',
-        )
-        .run(s.lowBalanceThresholdMsat, s.lowBalanceThresholdMsat, s.dailySpendLimitMsat, key.keyId);
+      this.q(
+        // A new threshold is a new alert: armed (the old one's state says nothing about it).
+        'UPDATE ev_keys SET armed = CASE WHEN low IS ? THEN armed ELSE 1 END, low = ?, daily = ? WHERE key_id = ?',
+      ).run(s.lowBalanceThresholdMsat, s.lowBalanceThresholdMsat, s.dailySpendLimitMsat, key.keyId);
       const id = `alert_${key.keyId}`;
       if (s.webhookUrl === null) {
-        this.db.prepare('DELETE FROM ev_webhooks WHERE id = ?').run(id);
-        this.db.prepare('DELETE FROM ev_outbox WHERE webhook_id = ?').run(id);
+        this.q('DELETE FROM ev_webhooks WHERE id = ?').run(id);
+        this.q('DELETE FROM ev_outbox WHERE webhook_id = ?').run(id);
         return;
       }
-      const old = this.db.prepare('SELECT url, secret FROM ev_webhooks WHERE id = ?').get(id) as
+      const old = this.q('SELECT url, secret FROM ev_webhooks WHERE id = ?').get(id) as
         | { url: string; secret: string }
         | undefined;
       const useSecret = secret ?? old?.secret;
       if (useSecret === undefined) throw new Error('setAlerts: a new webhook_url needs a secret');
-      this.db
-        .prepare(
-          `INSERT INTO ev_webhooks (id, account_id, key_id, kind, url, events, secret, created_at)
+      this.q(
+        `INSERT INTO ev_webhooks (id, account_id, key_id, kind, url, events, secret, created_at)
            VALUES (?, ?, ?, 'alert', ?, ?, ?, ?)
            ON CONFLICT(id) DO UPDATE SET url = excluded.url, secret = excluded.secret, disabled = 0`,
-        )
-        .run(
-          id,
-          key.accountId,
-          key.keyId,
-          s.webhookUrl,
-          JSON.stringify(['balance.low', 'key.expired', 'spend.daily_limit']),
-          useSecret,
-          now,
-        );
+      ).run(
+        id,
+        key.accountId,
+        key.keyId,
+        s.webhookUrl,
+        JSON.stringify(['balance.low', 'key.expired', 'spend.daily_limit']),
+        useSecret,
+        now,
+      );
     });
   }
 
@@ -203,7 +205,7 @@ export class SqliteWebhookStore implements WebhookStore {
   ): Promise<number> {
     return this.tx(() => {
       // A replay of the same event (a settlement resumed after a crash) enqueues nothing new.
-      const seen = this.db.prepare('SELECT 1 FROM ev_outbox WHERE msg_id = ? LIMIT 1').get(eventId);
+      const seen = this.q('SELECT 1 FROM ev_outbox WHERE msg_id = ? LIMIT 1').get(eventId);
       if (seen) return 0;
       return this.fire(key.accountId, key.keyId, key.parentKeyId, type, data, now, eventId);
     });
@@ -219,15 +221,13 @@ export class SqliteWebhookStore implements WebhookStore {
     now: number,
     eventId?: string,
   ): number {
-    const targets = this.db
-      .prepare(
-        `SELECT id FROM ev_webhooks WHERE account_id = ? AND disabled = 0 AND instr(events, ?) > 0
+    const targets = this.q(
+      `SELECT id FROM ev_webhooks WHERE account_id = ? AND disabled = 0 AND instr(events, ?) > 0
            AND ((kind = 'webhook' AND (key_id = ? OR key_id = ?)) OR (kind = 'alert' AND key_id = ?))`,
-      )
-      .all(accountId, `"${type}"`, keyId, parentKeyId ?? keyId, keyId) as { id: string }[];
+    ).all(accountId, `"${type}"`, keyId, parentKeyId ?? keyId, keyId) as { id: string }[];
     const msgId = eventId ?? newId('evt');
     const body = eventBody(msgId, type, now, { key_id: keyId, ...data });
-    const ins = this.db.prepare(
+    const ins = this.q(
       'INSERT INTO ev_outbox (msg_id, webhook_id, account_id, body, next_at) VALUES (?,?,?,?,?)',
     );
     for (const t of targets) ins.run(msgId, t.id, accountId, body, now);
@@ -248,7 +248,7 @@ export class SqliteWebhookStore implements WebhookStore {
   ): number {
     if (row.low === null) return 0;
     if (balanceMsat < row.low && row.armed === 1) {
-      this.db.prepare('UPDATE ev_keys SET armed = 0 WHERE key_id = ?').run(row.key_id);
+      this.q('UPDATE ev_keys SET armed = 0 WHERE key_id = ?').run(row.key_id);
       return this.fire(
         accountId,
         row.key_id,
@@ -259,17 +259,15 @@ export class SqliteWebhookStore implements WebhookStore {
       );
     }
     if (rearm && balanceMsat >= row.low && row.armed === 0) {
-      this.db.prepare('UPDATE ev_keys SET armed = 1 WHERE key_id = ?').run(row.key_id);
+      this.q('UPDATE ev_keys SET armed = 1 WHERE key_id = ?').run(row.key_id);
     }
     return 0;
   }
 
   private rows(accountId: string): KeyRow[] {
-    return this.db
-      .prepare(
-        'SELECT key_id, parent_key_id, low, daily, armed, day, day_spent, day_fired FROM ev_keys WHERE account_id = ?',
-      )
-      .all(accountId) as KeyRow[];
+    return this.q(
+      'SELECT key_id, parent_key_id, low, daily, armed, day, day_spent, day_fired FROM ev_keys WHERE account_id = ?',
+    ).all(accountId) as KeyRow[];
   }
 
   async onSpend(
@@ -286,9 +284,12 @@ export class SqliteWebhookStore implements WebhookStore {
         if (chargedMsat <= 0 || (row.key_id !== key.keyId && row.key_id !== key.parentKeyId)) continue;
         const spent = (row.day === day ? row.day_spent : 0) + chargedMsat;
         const fire = row.daily !== null && row.day_fired !== day && spent >= row.daily;
-        this.db
-          .prepare('UPDATE ev_keys SET day = ?, day_spent = ?, day_fired = ? WHERE key_id = ?')
-          .run(day, spent, fire ? day : row.day_fired, row.key_id);
+        this.q('UPDATE ev_keys SET day = ?, day_spent = ?, day_fired = ? WHERE key_id = ?').run(
+          day,
+          spent,
+          fire ? day : row.day_fired,
+          row.key_id,
+        );
         if (fire) {
           n += this.fire(
             key.accountId,
@@ -320,11 +321,9 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async sweepExpired(now = Date.now(), max = 100): Promise<number> {
     return this.tx(() => {
-      const due = this.db
-        .prepare(
-          'SELECT key_id, account_id, parent_key_id, expires_at FROM ev_keys WHERE expired_fired = 0 AND expires_at IS NOT NULL AND expires_at <= ? LIMIT ?',
-        )
-        .all(now, max) as {
+      const due = this.q(
+        'SELECT key_id, account_id, parent_key_id, expires_at FROM ev_keys WHERE expired_fired = 0 AND expires_at IS NOT NULL AND expires_at <= ? LIMIT ?',
+      ).all(now, max) as {
         key_id: string;
         account_id: string;
         parent_key_id: string | null;
@@ -332,7 +331,7 @@ export class SqliteWebhookStore implements WebhookStore {
       }[];
       let n = 0;
       for (const r of due) {
-        this.db.prepare('UPDATE ev_keys SET expired_fired = 1 WHERE key_id = ?').run(r.key_id);
+        this.q('UPDATE ev_keys SET expired_fired = 1 WHERE key_id = ?').run(r.key_id);
         n += this.fire(
           r.account_id,
           r.key_id,
@@ -348,14 +347,12 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async claimDue(now: number, claimMs: number, max: number): Promise<Delivery[]> {
     return this.tx(() => {
-      const rows = this.db
-        .prepare(
-          `SELECT o.id, o.msg_id, o.webhook_id, o.account_id, o.body, o.attempts, w.url, w.secret
+      const rows = this.q(
+        `SELECT o.id, o.msg_id, o.webhook_id, o.account_id, o.body, o.attempts, w.url, w.secret
              FROM ev_outbox o JOIN ev_webhooks w ON w.id = o.webhook_id
             WHERE o.next_at <= ? AND o.lease_until <= ? AND w.disabled = 0 ORDER BY o.next_at LIMIT ?`,
-        )
-        .all(now, now, max) as Record<string, unknown>[];
-      const claim = this.db.prepare('UPDATE ev_outbox SET lease_until = ? WHERE id = ?');
+      ).all(now, now, max) as Record<string, unknown>[];
+      const claim = this.q('UPDATE ev_outbox SET lease_until = ? WHERE id = ?');
       for (const r of rows) claim.run(now + claimMs, r.id);
       return rows.map((r) => ({
         id: String(r.id),
@@ -372,36 +369,31 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async finishAttempt(d: Delivery, o: AttemptOutcome): Promise<void> {
     this.tx(() => {
-      this.db
-        .prepare(
-          'INSERT INTO ev_delivery_log (webhook_id, msg_id, attempt, at, status, error) VALUES (?,?,?,?,?,?)',
-        )
-        .run(d.webhookId, d.msgId, d.attempts + 1, o.atMs, o.status, o.error);
-      this.db
-        .prepare(
-          'DELETE FROM ev_delivery_log WHERE webhook_id = ? AND id <= (SELECT id FROM ev_delivery_log WHERE webhook_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
-        )
-        .run(d.webhookId, d.webhookId, DELIVERY_LOG_KEEP);
+      this.q(
+        'INSERT INTO ev_delivery_log (webhook_id, msg_id, attempt, at, status, error) VALUES (?,?,?,?,?,?)',
+      ).run(d.webhookId, d.msgId, d.attempts + 1, o.atMs, o.status, o.error);
+      this.q(
+        'DELETE FROM ev_delivery_log WHERE webhook_id = ? AND id <= (SELECT id FROM ev_delivery_log WHERE webhook_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
+      ).run(d.webhookId, d.webhookId, DELIVERY_LOG_KEEP);
       if (o.disable) {
-        this.db.prepare('UPDATE ev_webhooks SET disabled = 1 WHERE id = ?').run(d.webhookId);
-        this.db.prepare('DELETE FROM ev_outbox WHERE webhook_id = ?').run(d.webhookId);
+        this.q('UPDATE ev_webhooks SET disabled = 1 WHERE id = ?').run(d.webhookId);
+        this.q('DELETE FROM ev_outbox WHERE webhook_id = ?').run(d.webhookId);
       } else if (o.retryAtMs === null) {
-        this.db.prepare('DELETE FROM ev_outbox WHERE id = ?').run(Number(d.id));
+        this.q('DELETE FROM ev_outbox WHERE id = ?').run(Number(d.id));
       } else {
-        this.db
-          .prepare('UPDATE ev_outbox SET attempts = attempts + 1, next_at = ?, lease_until = 0 WHERE id = ?')
-          .run(o.retryAtMs, Number(d.id));
+        this.q('UPDATE ev_outbox SET attempts = attempts + 1, next_at = ?, lease_until = 0 WHERE id = ?').run(
+          o.retryAtMs,
+          Number(d.id),
+        );
       }
     });
   }
 
   async listDeliveries(accountId: string, webhookId: string, limit: number): Promise<DeliveryLogEntry[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT l.attempt, l.at, l.status, l.error FROM ev_delivery_log l JOIN ev_webhooks w ON w.id = l.webhook_id
+    const rows = this.q(
+      `SELECT l.attempt, l.at, l.status, l.error FROM ev_delivery_log l JOIN ev_webhooks w ON w.id = l.webhook_id
           WHERE w.account_id = ? AND l.webhook_id = ? ORDER BY l.id DESC LIMIT ?`,
-      )
-      .all(accountId, webhookId, limit) as {
+    ).all(accountId, webhookId, limit) as {
       attempt: number;
       at: number;
       status: number | null;
@@ -411,14 +403,12 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async listRecentDeliveries(limit: number, failedOnly: boolean): Promise<RecentDelivery[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT l.attempt, l.at, l.status, l.error, l.webhook_id, w.account_id, w.key_id, w.kind, w.url
+    const rows = this.q(
+      `SELECT l.attempt, l.at, l.status, l.error, l.webhook_id, w.account_id, w.key_id, w.kind, w.url
            FROM ev_delivery_log l JOIN ev_webhooks w ON w.id = l.webhook_id
           ${failedOnly ? 'WHERE l.status IS NULL OR l.status < 200 OR l.status >= 300' : ''}
           ORDER BY l.id DESC LIMIT ?`,
-      )
-      .all(limit) as {
+    ).all(limit) as {
       attempt: number;
       at: number;
       status: number | null;
@@ -443,7 +433,7 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async hasWatchedKeys(accountId: string): Promise<boolean> {
-    return this.db.prepare('SELECT 1 FROM ev_keys WHERE account_id = ? LIMIT 1').get(accountId) !== undefined;
+    return this.q('SELECT 1 FROM ev_keys WHERE account_id = ? LIMIT 1').get(accountId) !== undefined;
   }
 
   async close(): Promise<void> {}

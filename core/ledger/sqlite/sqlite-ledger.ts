@@ -187,7 +187,7 @@ export class SqliteLedger extends SqliteReads {
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
     const s = this.s;
-    return s.tx((): AdmitResult => {
+    return s.hotTx((): AdmitResult => {
       const a = s.account(c.accountId);
       if (!a || a.deleted) return INVALID;
       this.sweepAccount(a, now, SWEEP_PER_ADMIT);
@@ -233,7 +233,7 @@ export class SqliteLedger extends SqliteReads {
         key: toMeta(k),
         rateLimit,
       };
-    }, 'hot');
+    });
   }
 
   async countRequest(input: CountRequestInput): Promise<CountRequestResult> {
@@ -242,7 +242,7 @@ export class SqliteLedger extends SqliteReads {
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
     const s = this.s;
-    return s.tx((): CountRequestResult => {
+    return s.hotTx((): CountRequestResult => {
       const a = s.account(c.accountId);
       if (!a || a.deleted) return INVALID;
       const k = s.key(c.keyHash, a.id);
@@ -258,7 +258,7 @@ export class SqliteLedger extends SqliteReads {
       const rateLimit = countRequest(k, limits, now);
       s.saveKeyCounters(k);
       return { ok: true, rateLimit };
-    }, 'hot');
+    });
   }
 
   async settle(input: SettleInput): Promise<SettleResult> {
@@ -267,7 +267,7 @@ export class SqliteLedger extends SqliteReads {
     checkAuditRecord(record);
     const now = input.now ?? Date.now();
     const s = this.s;
-    return s.tx((): SettleResult => {
+    return s.hotTx((): SettleResult => {
       const r = s.reservation(accountId, requestId);
       if (r?.kind !== 'call') return { ok: false, code: 'unknown_reservation' };
       if (r.status === 'settled')
@@ -315,14 +315,14 @@ export class SqliteLedger extends SqliteReads {
       s.saveAccount(a);
       s.saveKeyCounters(k);
       return result;
-    }, 'hot');
+    });
   }
 
   async release(input: ReleaseInput): Promise<ReleaseResult> {
     const { accountId, requestId } = checkReleaseInput(input);
     const now = input.now ?? Date.now();
     const s = this.s;
-    return s.tx((): ReleaseResult => {
+    return s.hotTx((): ReleaseResult => {
       const r = s.reservation(accountId, requestId);
       if (r?.kind !== 'call') return { ok: false, code: 'unknown_reservation' };
       if (r.status === 'settled') return { ok: false, code: 'already_settled' };
@@ -341,19 +341,18 @@ export class SqliteLedger extends SqliteReads {
       s.saveAccount(a);
       s.saveKeyCounters(k);
       return { ok: true, status: 'released', replay: false, releasedMsat: r.amount };
-    }, 'hot');
+    });
   }
 
   async lease(input: LeaseInput): Promise<LeaseResult> {
     const l = checkLease(input);
     const c = resolveCredential(input.credential);
     if (!c) return INVALID;
-    return this.s.tx(
+    return this.s.hotTx(
       (): LeaseResult =>
         sqliteLeaseStep(this.s, l, c.accountId, c.keyHash, input.close, (a) =>
           this.sweepAccount(a, l.now, SWEEP_PER_ADMIT),
         ),
-      'hot',
     );
   }
 

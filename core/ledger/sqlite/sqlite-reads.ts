@@ -271,6 +271,8 @@ export class SqliteReads {
   }
 
   async close(): Promise<void> {
-    /* the connection belongs to openStore(); its owner closes it */
+    // The connection belongs to openStore(); its owner closes it. Changes still waiting for their group
+    // commit are committed and answered first.
+    this.s.flush();
   }
 }

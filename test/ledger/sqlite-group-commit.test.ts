@@ -1,0 +1,239 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import Database from 'libsql';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isGatewayError } from '../../core/errors.js';
+import { createLedger } from '../../core/ledger/index.js';
+import { GROUP_COMMIT_MAX, SqliteStore } from '../../core/ledger/sqlite/sqlite-store.js';
+import type { Ledger } from '../../core/ledger/types.js';
+import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import { admitInput, BIG, settleInput } from './support/conformance.js';
+import { randomTokenHash } from './support/harness.js';
+
+/**
+ * Group commit on SQLite (SqliteStore.hotTx): the hot changes asked for in one turn of the event loop share one
+ * transaction. What must hold: nobody is answered before the commit; the answers are those of the same changes
+ * run one at a time in the order asked; one change's failure costs nobody else anything; a store that cannot
+ * take the write lock answers every change `store_unavailable` and moves nothing.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'gw-group-commit-'));
+const conns: StoreConnection[] = [];
+let files = 0;
+afterAll(async () => {
+  for (const c of conns) await c.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A ledger on its own WAL file as openStore makes it; `log` records BEGIN/COMMIT/ROLLBACK as they run. */
+async function open(): Promise<{ ledger: Ledger; db: Database.Database; log: string[]; path: string }> {
+  const file = `${files++}.db`;
+  const conn = openStore({ dataDir: dir, sqliteFile: file });
+  conns.push(conn);
+  if (conn.kind !== 'sqlite') throw new Error('expected sqlite');
+  const db = conn.db;
+  const log: string[] = [];
+  const exec = db.exec.bind(db);
+  db.exec = ((sql: string) => {
+    if (sql === 'BEGIN IMMEDIATE' || sql === 'COMMIT' || sql === 'ROLLBACK') log.push(sql);
+    return exec(sql);
+  }) as typeof db.exec;
+  return { ledger: await createLedger(conn, {}), db, log, path: join(dir, file) };
+}
+
+async function fund(ledger: Ledger, amountMsat: number): Promise<{ apiKey: string; accountId: string }> {
+  const d = await ledger.createKeyFromDeposit({ tokenHash: randomTokenHash(), amountMsat });
+  if (!d.ok) throw new Error(d.code);
+  return { apiKey: d.apiKey, accountId: d.key.accountId };
+}
+
+const codeOf = (err: unknown): string => (isGatewayError(err) ? err.code : String(err));
+
+describe('SQLite group commit', () => {
+  it('changes asked for in one turn commit in one transaction, and nobody is answered before it', async () => {
+    const { ledger, log } = await open();
+    const keys = await Promise.all(Array.from({ length: 20 }, () => fund(ledger, 10_000)));
+    log.length = 0;
+    const admits = await Promise.all(
+      keys.map((k) =>
+        ledger.admit(admitInput(k.apiKey, { maxMsat: 100, minMsat: 1, expiresInMs: 60_000 })).then((a) => {
+          log.push('answer');
+          return a;
+        }),
+      ),
+    );
+    expect(log).toEqual(['BEGIN IMMEDIATE', 'COMMIT', ...Array(20).fill('answer')]);
+    log.length = 0;
+    const settles = await Promise.all(
+      admits.map((a) => {
+        if (!a.ok) throw new Error(a.code);
+        return ledger.settle(settleInput(a, { costMsat: 40 }));
+      }),
+    );
+    expect(log).toEqual(['BEGIN IMMEDIATE', 'COMMIT']);
+    for (const s of settles) expect(s).toMatchObject({ ok: true, chargedMsat: 40, balanceMsat: 9_960 });
+    for (const k of keys) {
+      const info = await ledger.getKeyInfo({ apiKey: k.apiKey });
+      expect(info?.account).toMatchObject({ balanceMsat: 9_960, reservedMsat: 0 });
+    }
+  });
+
+  it(`more than ${GROUP_COMMIT_MAX} at once: several commits, still in the order asked`, async () => {
+    const { ledger, log } = await open();
+    const k = await fund(ledger, 10_000); // affords exactly 100 calls of 100
+    log.length = 0;
+    const n = 150;
+    const answers = await Promise.all(
+      Array.from({ length: n }, () =>
+        ledger.admit(admitInput(k.apiKey, { maxMsat: 100, minMsat: 100, expiresInMs: 60_000 })),
+      ),
+    );
+    expect(log.filter((l) => l === 'COMMIT')).toHaveLength(Math.ceil(n / GROUP_COMMIT_MAX));
+    // The first 100 asked are the 100 admitted: order kept across batches.
+    expect(answers.map((a) => a.ok)).toEqual([...Array(100).fill(true), ...Array(50).fill(false)]);
+    const info = await ledger.getKeyInfo({ apiKey: k.apiKey });
+    expect(info?.account.reservedMsat).toBe(10_000);
+  });
+
+  it("one change's failure is its own: the batch runs again change by change, the others commit", async () => {
+    const db = new Database(join(dir, `${files++}.db`));
+    db.pragma('journal_mode = WAL');
+    const s = new SqliteStore(db, { tx: 100, finishedMs: 60_000 });
+    const put = (k: string) => () => s.q('INSERT INTO ledger_meta (k, v) VALUES (?, ?)').run(k, 'v');
+    const results = await Promise.allSettled([
+      s.hotTx(put('a')),
+      s.hotTx(() => {
+        put('b')();
+        throw new Error('disk said no');
+      }),
+      s.hotTx(put('c')),
+      s.hotTx(() => put('a')()), // a duplicate of the first: the UNIQUE constraint refuses it
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    expect(codeOf((results[1] as PromiseRejectedResult).reason)).toBe('store_unavailable');
+    expect(codeOf((results[3] as PromiseRejectedResult).reason)).toBe('store_unavailable');
+    const rows = db.prepare("SELECT k FROM ledger_meta WHERE k IN ('a','b','c') ORDER BY k").all() as Array<{
+      k: string;
+    }>;
+    expect(rows.map((r) => r.k)).toEqual(['a', 'c']);
+    expect(db.inTransaction).toBe(false);
+    db.close();
+  });
+
+  it('the write lock held elsewhere: every change of the batch answers store_unavailable and moves nothing', async () => {
+    const { ledger, db, path } = await open();
+    const k = await fund(ledger, 10_000);
+    const other = new Database(path);
+    db.pragma('busy_timeout = 0');
+    other.exec('BEGIN IMMEDIATE');
+    const refused = await Promise.allSettled(
+      Array.from({ length: 3 }, () =>
+        ledger.admit(admitInput(k.apiKey, { maxMsat: 100, minMsat: 1, expiresInMs: 60_000 })),
+      ),
+    );
+    other.exec('COMMIT');
+    other.close();
+    for (const r of refused) {
+      expect(r.status).toBe('rejected');
+      expect(codeOf((r as PromiseRejectedResult).reason)).toBe('store_unavailable');
+    }
+    const info = await ledger.getKeyInfo({ apiKey: k.apiKey });
+    expect(info?.account.reservedMsat).toBe(0);
+    const a = await ledger.admit(admitInput(k.apiKey, { maxMsat: 100, minMsat: 1, expiresInMs: 60_000 }));
+    expect(a.ok).toBe(true);
+  });
+
+  it('close() commits and answers what is still waiting for its group commit', async () => {
+    const { ledger } = await open();
+    const k = await fund(ledger, 10_000);
+    let answered = false;
+    const p = ledger
+      .admit(admitInput(k.apiKey, { maxMsat: 100, minMsat: 1, expiresInMs: 60_000 }))
+      .then((a) => {
+        answered = true;
+        return a;
+      });
+    await ledger.close(); // before the setImmediate that would have committed it
+    expect((await p).ok).toBe(true);
+    expect(answered).toBe(true);
+  });
+
+  it('property: the answers of concurrent rounds equal those of the same changes run one at a time', async () => {
+    type Op =
+      | { t: 'admit'; key: number; req: number; max: number; min: number }
+      | { t: 'settle'; key: number; req: number; cost: number }
+      | { t: 'release'; key: number; req: number };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({
+        t: fc.constant('admit' as const),
+        key: fc.nat(2),
+        req: fc.nat(9),
+        max: fc.integer({ min: 1, max: 4_000 }),
+        min: fc.integer({ min: 0, max: 2_000 }),
+      }),
+      fc.record({
+        t: fc.constant('settle' as const),
+        key: fc.nat(2),
+        req: fc.nat(9),
+        cost: fc.integer({ min: 0, max: 5_000 }),
+      }),
+      fc.record({ t: fc.constant('release' as const), key: fc.nat(2), req: fc.nat(9) }),
+    );
+    const rounds = fc.array(fc.array(op, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 5 });
+    await fc.assert(
+      fc.asyncProperty(rounds, async (plan) => {
+        const now = 1_800_000_000_000;
+        const setup = async () => {
+          const o = await open();
+          const keys = [];
+          for (let i = 0; i < 3; i++) keys.push(await fund(o.ledger, 5_000 + i * 1_000));
+          return { ...o, keys };
+        };
+        const run = (l: Ledger, keys: Array<{ apiKey: string; accountId: string }>, o: Op) => {
+          const k = keys[o.key]!;
+          const requestId = `r${o.key}-${o.req}`;
+          if (o.t === 'admit')
+            return l.admit(
+              admitInput(k.apiKey, {
+                requestId,
+                maxMsat: Math.max(o.max, o.min),
+                minMsat: o.min,
+                expiresInMs: 60_000,
+                limits: BIG,
+                now,
+              }),
+            );
+          if (o.t === 'settle')
+            return l.settle(settleInput({ accountId: k.accountId, requestId }, { costMsat: o.cost, now }));
+          return l.release({ accountId: k.accountId, requestId, now });
+        };
+        const shape = (r: object) => {
+          const { transactionId: _t, accountId: _a, key: _k, ...rest } = r as Record<string, unknown>;
+          return rest;
+        };
+        const batched = await setup();
+        const single = await setup();
+        for (const round of plan) {
+          const together = await Promise.all(round.map((o) => run(batched.ledger, batched.keys, o)));
+          const oneByOne = [];
+          for (const o of round) oneByOne.push(await run(single.ledger, single.keys, o));
+          expect(together.map(shape)).toEqual(oneByOne.map(shape));
+        }
+        for (let i = 0; i < 3; i++) {
+          const a = await batched.ledger.getKeyInfo({ apiKey: batched.keys[i]!.apiKey });
+          const b = await single.ledger.getKeyInfo({ apiKey: single.keys[i]!.apiKey });
+          expect([a?.account.balanceMsat, a?.account.reservedMsat, a?.usage]).toEqual([
+            b?.account.balanceMsat,
+            b?.account.reservedMsat,
+            b?.usage,
+          ]);
+        }
+        const report = await batched.ledger.checkConservation();
+        expect(report.ok).toBe(true);
+      }),
+      { numRuns: 25 },
+    );
+  });
+});

@@ -74,7 +74,8 @@ const INVALID = { ok: false, code: 'invalid_api_key' } as const;
 const DISABLED = { ok: false, code: 'key_disabled' } as const;
 
 /**
- * The embedded `Ledger`: every state change is one `BEGIN IMMEDIATE` transaction over integer columns.
+ * The embedded `Ledger`: every state change is atomic in a `BEGIN IMMEDIATE` transaction over integer columns
+ * (the hot ones, admit to lease step, share one per event-loop turn: `SqliteStore.hotTx`).
  * Same rules as the Redis scripts (core/ledger/rules.ts); the conformance suite proves it.
  */
 export class SqliteLedger extends SqliteReads {

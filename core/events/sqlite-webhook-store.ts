@@ -1,6 +1,7 @@
 import type Database from 'libsql';
 import { GatewayError } from '../errors.js';
 import { migrate } from '../store/sqlite-migrations.js';
+import { statementCache } from '../store/statement-cache.js';
 import { originOf } from './ssrf.js';
 import {
   type AlertSettings,
@@ -55,19 +56,11 @@ function toWebhook(r: Record<string, unknown>): Webhook {
 
 export class SqliteWebhookStore implements WebhookStore {
   /** Prepared statements by SQL text: a statement is compiled once per connection, not on every call. */
-  private readonly stmts = new Map<string, Database.Statement>();
+  private readonly q: (sql: string) => Database.Statement;
 
   constructor(private readonly db: Database.Database) {
     migrate(db);
-  }
-
-  private q(sql: string): Database.Statement {
-    let st = this.stmts.get(sql);
-    if (st === undefined) {
-      st = this.db.prepare(sql);
-      this.stmts.set(sql, st);
-    }
-    return st;
+    this.q = statementCache(db);
   }
 
   private tx<T>(fn: () => T): T {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type Database from 'libsql';
 import { isGatewayError } from '../../errors.js';
 import { migrate } from '../../store/sqlite-migrations.js';
+import { statementCache } from '../../store/statement-cache.js';
 import { storeUnavailable } from '../errors.js';
 import { keyIdOf } from '../keys.js';
 import type { KeyState } from '../rules.js';
@@ -263,8 +264,14 @@ interface PendingChange {
 
 export class SqliteStore {
   readonly secret: string;
-  private readonly stmts = new Map<string, Database.Statement>();
-  private readonly rawStmts = new Map<string, Database.Statement>();
+  /** Cached prepared statement. */
+  readonly q: (sql: string) => Database.Statement;
+  /**
+   * Cached prepared statement in raw mode (rows as arrays in column order). The hot reads use it: libsql
+   * builds an object per row with every column name (plus a metadata object), which cost more than the
+   * query itself for the 27-column key row.
+   */
+  readonly qr: (sql: string) => Database.Statement;
   /** The connection's own synchronous level (restored after a relaxed commit). */
   private readonly baseSync: number;
   private lastSyncedAt = 0;
@@ -280,6 +287,8 @@ export class SqliteStore {
     // (libsql's pragma({ simple: true }) returns an object, not the value: read the row instead.)
     this.baseSync = (db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous;
     this.restoreSync = `PRAGMA synchronous = ${SYNC_LEVELS[this.baseSync]}`;
+    this.q = statementCache(db);
+    this.qr = statementCache(db, true);
     migrate(db);
     this.secret = this.tx(() => {
       this.q('INSERT OR IGNORE INTO ledger_meta (k, v) VALUES (?, ?)').run(
@@ -288,30 +297,6 @@ export class SqliteStore {
       );
       return (this.q('SELECT v FROM ledger_meta WHERE k = ?').get('server_secret') as { v: string }).v;
     });
-  }
-
-  /** Cached prepared statement. */
-  q(sql: string): Database.Statement {
-    let s = this.stmts.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.stmts.set(sql, s);
-    }
-    return s;
-  }
-
-  /**
-   * Cached prepared statement in raw mode (rows as arrays in column order). The hot reads use it: libsql
-   * builds an object per row with every column name (plus a metadata object), which cost more than the
-   * query itself for the 27-column key row.
-   */
-  qr(sql: string): Database.Statement {
-    let s = this.rawStmts.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql).raw(true);
-      this.rawStmts.set(sql, s);
-    }
-    return s;
   }
 
   /**

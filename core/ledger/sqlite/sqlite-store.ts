@@ -350,7 +350,7 @@ export class SqliteStore {
     while (this.pending.length > 0) this.commitBatch();
   }
 
-  private pending: PendingChange[] = [];
+  private readonly pending: PendingChange[] = [];
 
   private readonly flushPending = (): void => {
     if (this.pending.length === 0) return;
@@ -360,21 +360,15 @@ export class SqliteStore {
   };
 
   private commitBatch(): void {
-    const ops =
-      this.pending.length <= GROUP_COMMIT_MAX ? this.pending : this.pending.slice(0, GROUP_COMMIT_MAX);
-    this.pending = ops === this.pending ? [] : this.pending.slice(GROUP_COMMIT_MAX);
+    const ops = this.pending.splice(0, GROUP_COMMIT_MAX);
     if (ops.length > 1) {
-      const out = new Array<unknown>(ops.length);
-      let committed = false;
+      let out: unknown[] | undefined;
       try {
-        this.tx(() => {
-          for (let i = 0; i < ops.length; i++) out[i] = ops[i]!.fn();
-        }, 'hot');
-        committed = true;
+        out = this.tx(() => ops.map((op) => op.fn()), 'hot');
       } catch {
         /* rolled back whole: each change runs again by itself below */
       }
-      if (committed) {
+      if (out !== undefined) {
         for (let i = 0; i < ops.length; i++) ops[i]!.resolve(out[i]);
         return;
       }

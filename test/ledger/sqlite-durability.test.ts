@@ -7,6 +7,7 @@ import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger, LedgerOptions } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
 import { admitInput, holdInput, settleInput } from './support/conformance.js';
+import { watchExec } from './support/exec-spy.js';
 import { randomTokenHash } from './support/harness.js';
 
 const LIMITS = { requestsPerMinute: 1000, tokensPerHour: 1e9, concurrent: 100 };
@@ -29,11 +30,9 @@ async function open(
   if (conn.kind !== 'sqlite') throw new Error('expected sqlite');
   const db = conn.db;
   const begins: number[] = [];
-  const exec = db.exec.bind(db);
-  db.exec = ((sql: string) => {
+  watchExec(db, (sql) => {
     if (sql === 'BEGIN IMMEDIATE') begins.push(level(db));
-    return exec(sql);
-  }) as typeof db.exec;
+  });
   return { ledger: await createLedger(conn, opts), begins, db };
 }
 

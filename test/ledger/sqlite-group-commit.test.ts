@@ -10,6 +10,7 @@ import { GROUP_COMMIT_MAX, SqliteStore } from '../../core/ledger/sqlite/sqlite-s
 import type { Ledger } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
 import { admitInput, BIG, settleInput } from './support/conformance.js';
+import { watchExec } from './support/exec-spy.js';
 import { randomTokenHash } from './support/harness.js';
 
 /**
@@ -27,20 +28,42 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A ledger on its own WAL file as openStore makes it; `log` records BEGIN/COMMIT/ROLLBACK as they run. */
-async function open(): Promise<{ ledger: Ledger; db: Database.Database; log: string[]; path: string }> {
+/**
+ * A ledger on its own WAL file as openStore makes it; `log` records BEGIN/COMMIT/ROLLBACK as they run.
+ * `failCommits(n)`: the next n COMMITs fail (-1: every one until told 0), as a full disk fails them: the
+ * statement errs and the transaction is still open (logged as 'COMMIT failed').
+ */
+async function open(): Promise<{
+  ledger: Ledger;
+  db: Database.Database;
+  log: string[];
+  path: string;
+  failCommits: (n: number) => void;
+}> {
   const file = `${files++}.db`;
   const conn = openStore({ dataDir: dir, sqliteFile: file });
   conns.push(conn);
   if (conn.kind !== 'sqlite') throw new Error('expected sqlite');
   const db = conn.db;
   const log: string[] = [];
-  const exec = db.exec.bind(db);
-  db.exec = ((sql: string) => {
+  let commitFaults = 0;
+  watchExec(db, (sql) => {
+    if (sql === 'COMMIT' && commitFaults !== 0) {
+      if (commitFaults > 0) commitFaults--;
+      log.push('COMMIT failed');
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    }
     if (sql === 'BEGIN IMMEDIATE' || sql === 'COMMIT' || sql === 'ROLLBACK') log.push(sql);
-    return exec(sql);
-  }) as typeof db.exec;
-  return { ledger: await createLedger(conn, {}), db, log, path: join(dir, file) };
+  });
+  return {
+    ledger: await createLedger(conn, {}),
+    db,
+    log,
+    path: join(dir, file),
+    failCommits: (n) => {
+      commitFaults = n;
+    },
+  };
 }
 
 async function fund(ledger: Ledger, amountMsat: number): Promise<{ apiKey: string; accountId: string }> {
@@ -143,6 +166,123 @@ describe('SQLite group commit', () => {
     expect(info?.account.reservedMsat).toBe(0);
     const a = await ledger.admit(admitInput(k.apiKey, { maxMsat: 100, minMsat: 1, expiresInMs: 60_000 }));
     expect(a.ok).toBe(true);
+  });
+
+  it('a COMMIT that fails rolls the whole batch back, and each change then commits once by itself', async () => {
+    const { ledger, log, failCommits } = await open();
+    const keys = await Promise.all(Array.from({ length: 10 }, () => fund(ledger, 10_000)));
+    log.length = 0;
+    failCommits(1);
+    const admits = await Promise.all(
+      keys.map((k) => ledger.admit(admitInput(k.apiKey, { maxMsat: 100, minMsat: 1, expiresInMs: 60_000 }))),
+    );
+    expect(log).toEqual([
+      'BEGIN IMMEDIATE',
+      'COMMIT failed',
+      'ROLLBACK',
+      ...Array.from({ length: 10 }, () => ['BEGIN IMMEDIATE', 'COMMIT']).flat(),
+    ]);
+    for (const a of admits) expect(a).toMatchObject({ ok: true, reservedMsat: 100 });
+    // Reserved once each: the rolled-back batch left nothing behind for the second run to add to.
+    for (const k of keys) {
+      const info = await ledger.getKeyInfo({ apiKey: k.apiKey });
+      expect(info?.account).toMatchObject({ balanceMsat: 10_000, reservedMsat: 100 });
+    }
+    log.length = 0;
+    failCommits(1);
+    const settles = await Promise.all(
+      admits.map((a) => {
+        if (!a.ok) throw new Error(a.code);
+        return ledger.settle(settleInput(a, { costMsat: 40 }));
+      }),
+    );
+    expect(log.slice(0, 3)).toEqual(['BEGIN IMMEDIATE', 'COMMIT failed', 'ROLLBACK']);
+    expect(log.filter((l) => l === 'COMMIT')).toHaveLength(10);
+    for (const s of settles)
+      expect(s).toMatchObject({ ok: true, replay: false, chargedMsat: 40, balanceMsat: 9_960 });
+    for (const k of keys) {
+      const info = await ledger.getKeyInfo({ apiKey: k.apiKey });
+      expect(info?.account).toMatchObject({ balanceMsat: 9_960, reservedMsat: 0 });
+      const txs = await ledger.listTransactions({ apiKey: k.apiKey });
+      expect(txs?.transactions.filter((t) => t.type === 'usage')).toHaveLength(1);
+    }
+    expect((await ledger.checkConservation()).ok).toBe(true);
+  });
+
+  it('COMMIT failing every time: every change answers store_unavailable and moves nothing; once healed, each goes through once', async () => {
+    const { ledger, failCommits } = await open();
+    const keys = await Promise.all(Array.from({ length: 3 }, () => fund(ledger, 10_000)));
+    const open1 = await Promise.all(
+      keys.map((k) => ledger.admit(admitInput(k.apiKey, { maxMsat: 100, minMsat: 1, expiresInMs: 60_000 }))),
+    );
+    failCommits(-1);
+    const refused = await Promise.allSettled([
+      ...open1.map((a) => {
+        if (!a.ok) throw new Error(a.code);
+        return ledger.settle(settleInput(a, { costMsat: 40 }));
+      }),
+      ...keys.map((k) =>
+        ledger.admit(admitInput(k.apiKey, { maxMsat: 100, minMsat: 1, expiresInMs: 60_000 })),
+      ),
+    ]);
+    for (const r of refused) {
+      expect(r.status).toBe('rejected');
+      expect(codeOf((r as PromiseRejectedResult).reason)).toBe('store_unavailable');
+    }
+    failCommits(0);
+    for (const k of keys) {
+      const info = await ledger.getKeyInfo({ apiKey: k.apiKey });
+      expect(info?.account).toMatchObject({ balanceMsat: 10_000, reservedMsat: 100 });
+    }
+    // The settles retried (as settle's background retry does): charged once, not a replay of a lost commit.
+    const settled = await Promise.all(
+      open1.map((a) => {
+        if (!a.ok) throw new Error(a.code);
+        return ledger.settle(settleInput(a, { costMsat: 40 }));
+      }),
+    );
+    for (const s of settled)
+      expect(s).toMatchObject({ ok: true, replay: false, chargedMsat: 40, balanceMsat: 9_960 });
+    expect((await ledger.checkConservation()).ok).toBe(true);
+  });
+
+  it("the database full (max_page_count, SQLite's own SQLITE_FULL): the changes that fit commit, the rest move nothing", async () => {
+    const { ledger, db } = await open();
+    const keys = await Promise.all(Array.from({ length: 30 }, () => fund(ledger, 10_000)));
+    const admits = await Promise.all(
+      keys.map((k) => ledger.admit(admitInput(k.apiKey, { maxMsat: 100, minMsat: 1, expiresInMs: 60_000 }))),
+    );
+    const pages = (db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
+    db.exec(`PRAGMA max_page_count = ${pages}`);
+    // Each settle writes a transaction row with this description: 30 of them need pages the file may not grow.
+    const description = 'x'.repeat(3_000);
+    const first = await Promise.allSettled(
+      admits.map((a) => {
+        if (!a.ok) throw new Error(a.code);
+        return ledger.settle(settleInput(a, { costMsat: 40, description }));
+      }),
+    );
+    const failed = first.filter((r) => r.status === 'rejected');
+    expect(failed.length).toBeGreaterThan(0);
+    for (const r of failed) expect(codeOf((r as PromiseRejectedResult).reason)).toBe('store_unavailable');
+    for (const [i, k] of keys.entries()) {
+      const info = await ledger.getKeyInfo({ apiKey: k.apiKey });
+      const expected =
+        first[i]!.status === 'fulfilled'
+          ? { balanceMsat: 9_960, reservedMsat: 0 }
+          : { balanceMsat: 10_000, reservedMsat: 100 };
+      expect(info?.account).toMatchObject(expected);
+    }
+    db.exec('PRAGMA max_page_count = 1073741823');
+    const again = await Promise.all(
+      admits.map((a) => {
+        if (!a.ok) throw new Error(a.code);
+        return ledger.settle(settleInput(a, { costMsat: 40, description }));
+      }),
+    );
+    for (const [i, s] of again.entries())
+      expect(s).toMatchObject({ ok: true, replay: first[i]!.status === 'fulfilled', balanceMsat: 9_960 });
+    expect((await ledger.checkConservation()).ok).toBe(true);
   });
 
   it('close() commits and answers what is still waiting for its group commit', async () => {

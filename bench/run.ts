@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appliesTo, type BenchOptions, type LoadScenario, parseArgs, UsageError } from './lib/args.js';
 import { type TraceDump, toBreakdown } from './lib/breakdown.js';
@@ -9,6 +9,7 @@ import { type LoadTarget, measureLoad } from './lib/load.js';
 import { baseVersions, machineInfo } from './lib/machine.js';
 import { measureStreams } from './lib/open-streams.js';
 import { ProcSampler } from './lib/proc-sampler.js';
+import { type Pinning, pinChildren, pinningFor, pinProcess } from './lib/processes.js';
 import { renderMarkdown } from './lib/report.js';
 import {
   type BenchReport,
@@ -292,6 +293,49 @@ async function runBreakdown(
   }
 }
 
+/**
+ * `--pin`: every target alone on CPU 0, and on the other CPUs the load generator (this process), the mock
+ * upstream and the local Redis server (moved for the run, its CPU list given back after). What the target's
+ * latency then shows is its own work, not a queue behind the load generator on a shared core. Answers the undo.
+ */
+async function pinRun(notes: string[]): Promise<() => Promise<void>> {
+  const p: Pinning | null = pinningFor(availableParallelism());
+  if (p === null) {
+    console.error('bench: --pin needs at least 2 CPUs');
+    process.exit(2);
+  }
+  pinChildren(p);
+  pinProcess(process.pid, p.rest);
+  let redisNote = 'no local Redis server found to pin';
+  let undo = async (): Promise<void> => undefined;
+  const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  if (['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
+    const { Redis } = await import('ioredis');
+    const r = new Redis(url.toString(), { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await r.connect();
+      const info = await r.info('server');
+      const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+      if (Number.isInteger(pid) && existsSync(`/proc/${pid}`)) {
+        const before = pinProcess(pid, p.rest);
+        redisNote = `Redis (pid ${pid}) on CPU ${p.rest} for the run (${before} before, given back after)`;
+        undo = async () => {
+          pinProcess(pid, before);
+        };
+      }
+    } catch {
+      /* no Redis here: the Redis targets will say so */
+    } finally {
+      r.disconnect();
+    }
+  }
+  notes.push(
+    `pinned (--pin): each target alone on CPU ${p.target}; the load generator, the mock upstream and ${redisNote.startsWith('Redis') ? 'Redis' : 'the rest'} on CPU ${p.rest}. ${redisNote}`,
+  );
+  log(`pinned: targets on CPU ${p.target}, the rest on ${p.rest}; ${redisNote}`);
+  return undo;
+}
+
 async function main(): Promise<void> {
   let opts: BenchOptions;
   try {
@@ -326,6 +370,7 @@ async function main(): Promise<void> {
   log(
     `${opts.mode} run: targets ${opts.targets.join(', ')}; ${opts.scenarios.length} scenarios; ${opts.warmupS}+${opts.durationS} s each`,
   );
+  const unpin = opts.pin ? await pinRun(notes) : async () => undefined;
   const up = await startUpstream();
   const stores = new Stores();
   const results = report.results;
@@ -404,6 +449,7 @@ async function main(): Promise<void> {
   } finally {
     await stores.closeAll();
     await up.stop();
+    await unpin();
   }
   report.evaluations = evaluateTargets(results);
   notes.push(`run took ${Math.round((Date.now() - started) / 1000)} s`);

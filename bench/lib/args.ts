@@ -5,6 +5,7 @@
  *   npm run bench -- --quick           ≈ 1–2 min: c=64 + 1,000 req/s + 200 open streams + breakdown
  *   npm run bench -- --targets baseline,nginx,gw-redis-node --scenarios chat-c64,open-streams
  *   options: --duration <s> --warmup <s> --keys <n> --streams <n> --nginx-workers <n> --no-build --out <dir>
+ *            --pin (each target alone on CPU 0; the load generator, the mock upstream and a local Redis on the rest)
  */
 
 export interface LoadScenario {
@@ -110,6 +111,8 @@ export interface BenchOptions {
   nginxWorkers: number;
   build: boolean;
   outDir: string;
+  /** Each target alone on CPU 0, everything else of the run on the other CPUs (bench/lib/processes.ts). */
+  pin: boolean;
 }
 
 export class UsageError extends Error {}
@@ -135,8 +138,11 @@ export function parseArgs(argv: string[]): BenchOptions {
     'nginx-workers',
     'no-build',
     'out',
+    'pin',
   ]);
   for (const k of flags.keys()) if (!known.has(k)) throw new UsageError(`unknown option --${k}`);
+  for (const k of ['pin', 'quick', 'no-build'])
+    if (typeof flags.get(k) === 'string') throw new UsageError(`--${k} takes no value`);
   const quick = flags.get('quick') === true;
   const num = (name: string, def: number, min: number): number => {
     const v = flags.get(name);
@@ -181,6 +187,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     nginxWorkers: num('nginx-workers', 1, 1),
     build: !flags.has('no-build'),
     outDir: typeof flags.get('out') === 'string' ? (flags.get('out') as string) : 'bench/results',
+    pin: flags.get('pin') === true,
   };
 }
 

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { request } from 'undici';
 
@@ -14,11 +14,54 @@ export interface Child {
 
 const TAIL_BYTES = 4096;
 
-export function startChild(
+/**
+ * `--pin` (bench/lib/args.ts): the CPUs the measured target runs on, and those of everything else of the run
+ * (the load generator — the bench process itself —, the mock upstream, a local Redis), as `taskset` lists.
+ */
+export interface Pinning {
+  target: string;
+  rest: string;
+}
+
+let pinning: Pinning | null = null;
+
+/** The split for `cpuCount` CPUs: the target alone on CPU 0, the rest on the others (null below 2 CPUs). */
+export function pinningFor(cpuCount: number): Pinning | null {
+  if (cpuCount < 2) return null;
+  return { target: '0', rest: cpuCount === 2 ? '1' : `1-${cpuCount - 1}` };
+}
+
+/** From now on children start pinned (targets on `p.target`, `role: 'rest'` children on `p.rest`). */
+export function pinChildren(p: Pinning | null): void {
+  pinning = p;
+}
+
+/** The command that starts `cmd` on the CPUs of its role: `taskset -c <cpus> cmd …` when pinning is on. */
+export function pinnedCommand(
   cmd: string,
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string; ipc?: boolean } = {},
+  role: 'target' | 'rest',
+  p: Pinning | null = pinning,
+): [string, string[]] {
+  if (p === null) return [cmd, args];
+  return ['taskset', ['-c', role === 'target' ? p.target : p.rest, cmd, ...args]];
+}
+
+/** Moves a running process and all its threads to `cpus` (`taskset -a -p`); answers the list it had before. */
+export function pinProcess(pid: number, cpus: string): string {
+  const before = execFileSync('taskset', ['-c', '-p', String(pid)], { encoding: 'utf8' });
+  execFileSync('taskset', ['-a', '-c', '-p', cpus, String(pid)], { stdio: 'ignore' });
+  // "pid 123's current affinity list: 0,1"
+  return before.trim().split(': ').pop() ?? '';
+}
+
+export function startChild(
+  cmdIn: string,
+  argsIn: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; ipc?: boolean; role?: 'target' | 'rest' } = {},
 ): Child {
+  // taskset execs the command: the pid stays the command's own.
+  const [cmd, args] = pinnedCommand(cmdIn, argsIn, opts.role ?? 'target');
   const proc = spawn(cmd, args, {
     env: opts.env ?? process.env,
     cwd: opts.cwd,

@@ -14,6 +14,7 @@ export interface UpstreamProcess {
 export async function startUpstream(): Promise<UpstreamProcess> {
   const child = startChild(process.execPath, ['--import', 'tsx', 'bench/support/upstream-child.ts', '0'], {
     ipc: true,
+    role: 'rest',
   });
   const ready = await new Promise<{ url: string; port: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`mock upstream did not start: ${child.tail()}`)), 20_000);

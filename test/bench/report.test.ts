@@ -5,6 +5,7 @@ import { niceTicks, renderSvg, reportPanels } from '../../bench/lib/chart.js';
 import { chatBody, checkCompletion } from '../../bench/lib/load.js';
 import { dueCount } from '../../bench/lib/paced.js';
 import { parseProcStat } from '../../bench/lib/proc-sampler.js';
+import { pinnedCommand, pinningFor, pinProcess, startChild } from '../../bench/lib/processes.js';
 import { renderMarkdown } from '../../bench/lib/report.js';
 import {
   addedLatency,
@@ -286,6 +287,31 @@ describe('harness helpers', () => {
     expect(appliesTo(keys, 'nginx')).toBe(false);
     expect(appliesTo(keys, 'gw-sqlite-node')).toBe(true);
     expect(appliesTo(keys, 'gw-relay-uws')).toBe(false);
+  });
+
+  it('--pin: the target alone on CPU 0, the rest elsewhere, through taskset', async () => {
+    expect(parseArgs(['--quick']).pin).toBe(false);
+    expect(parseArgs(['--pin', '--targets', 'nginx']).pin).toBe(true);
+    expect(() => parseArgs(['--pin', 'yes'])).toThrow(UsageError);
+    expect(pinningFor(1)).toBeNull();
+    expect(pinningFor(2)).toEqual({ target: '0', rest: '1' });
+    expect(pinningFor(8)).toEqual({ target: '0', rest: '1-7' });
+    const p = { target: '0', rest: '1' };
+    expect(pinnedCommand('nginx', ['-p', 'd'], 'target', p)).toEqual([
+      'taskset',
+      ['-c', '0', 'nginx', '-p', 'd'],
+    ]);
+    expect(pinnedCommand('node', ['up.js'], 'rest', p)).toEqual(['taskset', ['-c', '1', 'node', 'up.js']]);
+    expect(pinnedCommand('node', ['up.js'], 'rest', null)).toEqual(['node', ['up.js']]);
+    // A real process moved and given back (this machine has 2 CPUs or more; CI's has 2).
+    const child = startChild('sleep', ['30']);
+    try {
+      const before = pinProcess(child.pid, '0');
+      expect(before).toMatch(/^\d/);
+      expect(pinProcess(child.pid, before)).toBe('0');
+    } finally {
+      await child.stop();
+    }
   });
 
   it('checks that answers are real completions', () => {

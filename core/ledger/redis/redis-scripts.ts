@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import {
   defineScriptSet,
@@ -6,6 +7,7 @@ import {
   loadScriptFiles,
   scriptDirOf,
 } from '../../store/lua-scripts.js';
+import { batchingRunner, batchLua } from './script-batch.js';
 
 /**
  * The ledger's Lua scripts (one file per state change, `<name>-<numberOfKeys>.lua`, KEYS/ARGV headers),
@@ -66,7 +68,20 @@ export function loadScripts(): Map<ScriptName, LoadedScript> {
 
 export type ScriptRunner = LedgerScriptRunner<ScriptName>;
 
-/** Defines every script on the client and returns a runner that checks the key count. */
+/** The exact path's per-call steps, batched per turn on a single node or Sentinel (script-batch.ts). */
+const BATCHED: ReadonlySet<ScriptName> = new Set<ScriptName>(['admit', 'settle', 'release', 'count-request']);
+
+/**
+ * Defines every script on the client and returns a runner that checks the key count; on a single node or
+ * Sentinel the exact path's per-call steps of one turn share one script (script-batch.ts).
+ */
 export function defineScripts(client: Redis | Cluster): ScriptRunner {
-  return defineScriptSet(client, loadScripts());
+  const scripts = loadScripts();
+  const run = defineScriptSet(client, scripts);
+  const cluster = 'nodes' in client && typeof client.nodes === 'function';
+  if (cluster) return run;
+  const lua = batchLua(scripts, BATCHED);
+  const command = `gwLedger_batch_v${LEDGER_SCRIPT_VERSION}_${createHash('sha1').update(lua).digest('hex').slice(0, 8)}`;
+  client.defineCommand(command, { lua });
+  return batchingRunner(client, run, command, BATCHED);
 }

@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isGatewayError } from '../../core/errors.js';
+import { accountKeys } from '../../core/ledger/redis/redis-keys.js';
+import { createRedisLedger } from '../../core/ledger/redis/redis-ledger.js';
+import { BATCH_MAX } from '../../core/ledger/redis/script-batch.js';
+import type { Ledger } from '../../core/ledger/types.js';
+import { admitInput, BIG, settleInput } from './support/conformance.js';
+import { randomTokenHash } from './support/harness.js';
+
+/**
+ * The batched exact path on Redis (core/ledger/redis/script-batch.ts): the admit, settle, release and
+ * count-request steps asked for in one turn go to Redis as one script. What must hold: each step is answered
+ * its own reply, the same as had it run alone, in the order asked; one step's Lua error is its own.
+ */
+
+const url = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const clients: Redis[] = [];
+const prefixes: string[] = [];
+afterAll(async () => {
+  const c = new Redis(url);
+  for (const p of prefixes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await c.scan(cursor, 'MATCH', `${p}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await c.del(...keys);
+    } while (cursor !== '0');
+  }
+  c.disconnect();
+  for (const x of clients) x.disconnect();
+});
+
+/** A Redis ledger on a client of its own; `batches` records the step count of every batch script sent. */
+async function open(): Promise<{ ledger: Ledger; client: Redis; prefix: string; batches: number[] }> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+  clients.push(client);
+  const prefix = `t${randomBytes(6).toString('hex')}`;
+  prefixes.push(prefix);
+  const ledger = await createRedisLedger(client, prefix, { warn: () => {} });
+  const batches: number[] = [];
+  const c = client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>;
+  const name = Object.keys(client).find((k) => k.startsWith('gwLedger_batch_'));
+  if (name === undefined) throw new Error('the batch script is not defined on a single-node client');
+  const send = c[name]!.bind(client);
+  c[name] = (...a) => {
+    batches.push(Number(a[1 + Number(a[0])]));
+    return send(...a);
+  };
+  return { ledger, client, prefix, batches };
+}
+
+async function fund(ledger: Ledger, amountMsat: number): Promise<{ apiKey: string; accountId: string }> {
+  const d = await ledger.createKeyFromDeposit({ tokenHash: randomTokenHash(), amountMsat });
+  if (!d.ok) throw new Error(d.code);
+  return { apiKey: d.apiKey, accountId: d.key.accountId };
+}
+
+const admit = (ledger: Ledger, apiKey: string, max = 100, min = 1) =>
+  ledger.admit(admitInput(apiKey, { maxMsat: max, minMsat: min, expiresInMs: 60_000 }));
+
+describe('Redis batched exact path', () => {
+  it('the steps asked for in one turn go as one script, each answered its own reply', async () => {
+    const { ledger, batches } = await open();
+    const keys = await Promise.all(Array.from({ length: 20 }, () => fund(ledger, 10_000)));
+    batches.length = 0;
+    const admits = await Promise.all(keys.map((k) => admit(ledger, k.apiKey)));
+    expect(batches).toEqual([20]);
+    for (const a of admits) expect(a).toMatchObject({ ok: true, reservedMsat: 100, availableMsat: 9_900 });
+    const settles = await Promise.all(
+      admits.map((a) => {
+        if (!a.ok) throw new Error(a.code);
+        return ledger.settle(settleInput(a, { costMsat: 40 }));
+      }),
+    );
+    expect(batches).toEqual([20, 20]);
+    for (const s of settles) expect(s).toMatchObject({ ok: true, chargedMsat: 40, balanceMsat: 9_960 });
+    for (const k of keys) {
+      const info = await ledger.getKeyInfo({ apiKey: k.apiKey });
+      expect(info?.account).toMatchObject({ balanceMsat: 9_960, reservedMsat: 0 });
+    }
+    expect((await ledger.checkConservation()).ok).toBe(true);
+  });
+
+  it(`more than ${BATCH_MAX} at once: several scripts, the steps still in the order asked`, async () => {
+    const { ledger, batches } = await open();
+    const k = await fund(ledger, 10_000);
+    batches.length = 0;
+    const n = 150;
+    const answers = await Promise.all(Array.from({ length: n }, () => admit(ledger, k.apiKey, 100, 100)));
+    expect(batches).toEqual([BATCH_MAX, BATCH_MAX, n - 2 * BATCH_MAX]);
+    // The balance affords 100 of them: the first 100 asked are the ones admitted.
+    expect(answers.map((a) => a.ok)).toEqual([...Array(100).fill(true), ...Array(50).fill(false)]);
+    for (const a of answers.slice(100)) expect(a).toMatchObject({ ok: false, code: 'payment_required' });
+  });
+
+  it("one step's Lua error is its own: the others of the batch are answered and applied", async () => {
+    const { ledger, client, prefix, batches } = await open();
+    const keys = await Promise.all(Array.from({ length: 3 }, () => fund(ledger, 10_000)));
+    // The middle account's record becomes a string: its admit's first HMGET fails inside the batch (WRONGTYPE).
+    const acct = accountKeys(prefix, keys[1]!.accountId).acct;
+    await client.del(acct);
+    await client.set(acct, 'not a hash');
+    batches.length = 0;
+    const out = await Promise.allSettled(keys.map((k) => admit(ledger, k.apiKey)));
+    expect(batches).toEqual([3]);
+    expect(out.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const err = (out[1] as PromiseRejectedResult).reason;
+    expect(isGatewayError(err) && err.code).toBe('internal_error');
+    for (const i of [0, 2]) {
+      expect((out[i] as PromiseFulfilledResult<unknown>).value).toMatchObject({
+        ok: true,
+        reservedMsat: 100,
+      });
+      const info = await ledger.getKeyInfo({ apiKey: keys[i]!.apiKey });
+      expect(info?.account).toMatchObject({ balanceMsat: 10_000, reservedMsat: 100 });
+    }
+  });
+
+  it('property: the answers of concurrent rounds equal those of the same steps run one at a time', async () => {
+    type Op =
+      | { t: 'admit'; key: number; req: number; max: number; min: number }
+      | { t: 'settle'; key: number; req: number; cost: number }
+      | { t: 'release'; key: number; req: number }
+      | { t: 'count'; key: number };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({
+        t: fc.constant('admit' as const),
+        key: fc.nat(2),
+        req: fc.nat(9),
+        max: fc.integer({ min: 1, max: 4_000 }),
+        min: fc.integer({ min: 0, max: 2_000 }),
+      }),
+      fc.record({
+        t: fc.constant('settle' as const),
+        key: fc.nat(2),
+        req: fc.nat(9),
+        cost: fc.integer({ min: 0, max: 5_000 }),
+      }),
+      fc.record({ t: fc.constant('release' as const), key: fc.nat(2), req: fc.nat(9) }),
+      fc.record({ t: fc.constant('count' as const), key: fc.nat(2) }),
+    );
+    const rounds = fc.array(fc.array(op, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 5 });
+    await fc.assert(
+      fc.asyncProperty(rounds, async (plan) => {
+        const now = 1_800_000_000_000;
+        const setup = async () => {
+          const o = await open();
+          const keys = [];
+          for (let i = 0; i < 3; i++) keys.push(await fund(o.ledger, 5_000 + i * 1_000));
+          return { ...o, keys };
+        };
+        const run = (l: Ledger, keys: Array<{ apiKey: string; accountId: string }>, o: Op) => {
+          const k = keys[o.key]!;
+          if (o.t === 'count')
+            return l.countRequest({ credential: { apiKey: k.apiKey }, requestsPerMinute: 5, now });
+          const requestId = `r${o.key}-${o.req}`;
+          if (o.t === 'admit')
+            return l.admit(
+              admitInput(k.apiKey, {
+                requestId,
+                maxMsat: Math.max(o.max, o.min),
+                minMsat: o.min,
+                expiresInMs: 60_000,
+                limits: BIG,
+                now,
+              }),
+            );
+          if (o.t === 'settle')
+            return l.settle(settleInput({ accountId: k.accountId, requestId }, { costMsat: o.cost, now }));
+          return l.release({ accountId: k.accountId, requestId, now });
+        };
+        const shape = (r: object) => {
+          const { transactionId: _t, accountId: _a, key: _k, ...rest } = r as Record<string, unknown>;
+          return rest;
+        };
+        const batched = await setup();
+        const single = await setup();
+        for (const round of plan) {
+          const together = await Promise.all(round.map((o) => run(batched.ledger, batched.keys, o)));
+          const oneByOne = [];
+          for (const o of round) oneByOne.push(await run(single.ledger, single.keys, o));
+          expect(together.map(shape)).toEqual(oneByOne.map(shape));
+        }
+        // One at a time, every step went as its own script; together, as batches.
+        expect(single.batches).toEqual([]);
+        for (let i = 0; i < 3; i++) {
+          const a = await batched.ledger.getKeyInfo({ apiKey: batched.keys[i]!.apiKey });
+          const b = await single.ledger.getKeyInfo({ apiKey: single.keys[i]!.apiKey });
+          expect([a?.account.balanceMsat, a?.account.reservedMsat, a?.usage]).toEqual([
+            b?.account.balanceMsat,
+            b?.account.reservedMsat,
+            b?.usage,
+          ]);
+        }
+        expect((await batched.ledger.checkConservation()).ok).toBe(true);
+      }),
+      { numRuns: 25 },
+    );
+  });
+});

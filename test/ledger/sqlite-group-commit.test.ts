@@ -9,9 +9,10 @@ import { createLedger } from '../../core/ledger/index.js';
 import { GROUP_COMMIT_MAX, SqliteStore } from '../../core/ledger/sqlite/sqlite-store.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
-import { admitInput, BIG, settleInput } from './support/conformance.js';
+import { admitInput, settleInput } from './support/conformance.js';
 import { watchExec } from './support/exec-spy.js';
 import { randomTokenHash } from './support/harness.js';
+import { playRounds, roundsOf } from './support/rounds-property.js';
 
 /**
  * Group commit on SQLite (SqliteStore.hotTx): the hot changes asked for in one turn of the event loop share one
@@ -301,77 +302,15 @@ describe('SQLite group commit', () => {
   });
 
   it('property: the answers of concurrent rounds equal those of the same changes run one at a time', async () => {
-    type Op =
-      | { t: 'admit'; key: number; req: number; max: number; min: number }
-      | { t: 'settle'; key: number; req: number; cost: number }
-      | { t: 'release'; key: number; req: number };
-    const op: fc.Arbitrary<Op> = fc.oneof(
-      fc.record({
-        t: fc.constant('admit' as const),
-        key: fc.nat(2),
-        req: fc.nat(9),
-        max: fc.integer({ min: 1, max: 4_000 }),
-        min: fc.integer({ min: 0, max: 2_000 }),
-      }),
-      fc.record({
-        t: fc.constant('settle' as const),
-        key: fc.nat(2),
-        req: fc.nat(9),
-        cost: fc.integer({ min: 0, max: 5_000 }),
-      }),
-      fc.record({ t: fc.constant('release' as const), key: fc.nat(2), req: fc.nat(9) }),
-    );
-    const rounds = fc.array(fc.array(op, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 5 });
     await fc.assert(
-      fc.asyncProperty(rounds, async (plan) => {
-        const now = 1_800_000_000_000;
+      fc.asyncProperty(roundsOf(false), async (plan) => {
         const setup = async () => {
           const o = await open();
           const keys = [];
           for (let i = 0; i < 3; i++) keys.push(await fund(o.ledger, 5_000 + i * 1_000));
-          return { ...o, keys };
+          return { ledger: o.ledger, keys };
         };
-        const run = (l: Ledger, keys: Array<{ apiKey: string; accountId: string }>, o: Op) => {
-          const k = keys[o.key]!;
-          const requestId = `r${o.key}-${o.req}`;
-          if (o.t === 'admit')
-            return l.admit(
-              admitInput(k.apiKey, {
-                requestId,
-                maxMsat: Math.max(o.max, o.min),
-                minMsat: o.min,
-                expiresInMs: 60_000,
-                limits: BIG,
-                now,
-              }),
-            );
-          if (o.t === 'settle')
-            return l.settle(settleInput({ accountId: k.accountId, requestId }, { costMsat: o.cost, now }));
-          return l.release({ accountId: k.accountId, requestId, now });
-        };
-        const shape = (r: object) => {
-          const { transactionId: _t, accountId: _a, key: _k, ...rest } = r as Record<string, unknown>;
-          return rest;
-        };
-        const batched = await setup();
-        const single = await setup();
-        for (const round of plan) {
-          const together = await Promise.all(round.map((o) => run(batched.ledger, batched.keys, o)));
-          const oneByOne = [];
-          for (const o of round) oneByOne.push(await run(single.ledger, single.keys, o));
-          expect(together.map(shape)).toEqual(oneByOne.map(shape));
-        }
-        for (let i = 0; i < 3; i++) {
-          const a = await batched.ledger.getKeyInfo({ apiKey: batched.keys[i]!.apiKey });
-          const b = await single.ledger.getKeyInfo({ apiKey: single.keys[i]!.apiKey });
-          expect([a?.account.balanceMsat, a?.account.reservedMsat, a?.usage]).toEqual([
-            b?.account.balanceMsat,
-            b?.account.reservedMsat,
-            b?.usage,
-          ]);
-        }
-        const report = await batched.ledger.checkConservation();
-        expect(report.ok).toBe(true);
+        await playRounds(plan, await setup(), await setup());
       }),
       { numRuns: 25 },
     );

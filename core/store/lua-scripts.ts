@@ -64,14 +64,21 @@ export function loadScriptFiles<N extends string>(opts: {
     if (!m) throw new Error(`Lua script file name without its key count: ${file}`);
     const name = m[1] as N;
     const lua = expand(opts.dir, readFileSync(join(opts.dir, `${file}.lua`), 'utf8'));
-    const sha = createHash('sha1').update(lua).digest('hex').slice(0, 8);
-    out.set(name, {
-      command: `${opts.prefix}_${name.replace(/-/g, '_')}_v${opts.version}_${sha}`,
-      numberOfKeys: m[2] === 'n' ? null : Number(m[2]),
-      lua,
-    });
+    out.set(name, scriptOf(opts.prefix, name, opts.version, m[2] === 'n' ? null : Number(m[2]), lua));
   }
   return out;
+}
+
+/** A script under its version-stamped command name (`<prefix>_<name>_v<version>_<sha>`). */
+export function scriptOf(
+  prefix: string,
+  name: string,
+  version: number,
+  numberOfKeys: number | null,
+  lua: string,
+): LoadedScript {
+  const sha = createHash('sha1').update(lua).digest('hex').slice(0, 8);
+  return { command: `${prefix}_${name.replace(/-/g, '_')}_v${version}_${sha}`, numberOfKeys, lua };
 }
 
 /** Defines every script on the client and returns a runner that checks the key count. */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import {
   defineScriptSet,
@@ -6,6 +5,7 @@ import {
   type LoadedScript,
   loadScriptFiles,
   scriptDirOf,
+  scriptOf,
 } from '../../store/lua-scripts.js';
 import { batchingRunner, batchLua } from './script-batch.js';
 
@@ -80,8 +80,8 @@ export function defineScripts(client: Redis | Cluster): ScriptRunner {
   const run = defineScriptSet(client, scripts);
   const cluster = 'nodes' in client && typeof client.nodes === 'function';
   if (cluster) return run;
-  const lua = batchLua(scripts, BATCHED);
-  const command = `gwLedger_batch_v${LEDGER_SCRIPT_VERSION}_${createHash('sha1').update(lua).digest('hex').slice(0, 8)}`;
-  client.defineCommand(command, { lua });
-  return batchingRunner(client, run, command, BATCHED);
+  // The batch script takes as many keys as its steps have together (a `-n` script).
+  const batch = scriptOf('gwLedger', 'batch', LEDGER_SCRIPT_VERSION, null, batchLua(scripts, BATCHED));
+  const runBatch = defineScriptSet(client, new Map([['batch', batch]]));
+  return batchingRunner(run, (keys, args) => runBatch('batch', keys, args), BATCHED);
 }

@@ -1,4 +1,3 @@
-import type { Cluster, Redis } from 'ioredis';
 import type { LoadedScript, ScriptRunner } from '../../store/lua-scripts.js';
 
 /**
@@ -63,15 +62,13 @@ interface Step<N extends string> {
 
 /**
  * `run`, with the batched steps of one turn sent as one script (a lone step goes as its own script, as before).
- * `command`: the batch script's name as defined on the client (variable key count).
+ * `runBatch`: runs the batch script (`batchLua`) with the steps' keys and arguments.
  */
 export function batchingRunner<N extends string>(
-  client: Redis | Cluster,
   run: ScriptRunner<N>,
-  command: string,
+  runBatch: (keys: string[], args: Array<string | number>) => Promise<unknown>,
   batched: ReadonlySet<N>,
 ): ScriptRunner<N> {
-  const callable = client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>;
   let pending: Array<Step<N>> = [];
 
   const send = (steps: Array<Step<N>>): void => {
@@ -87,7 +84,7 @@ export function batchingRunner<N extends string>(
       for (const k of s.keys) keys.push(k);
       for (const a of s.args) args.push(a);
     }
-    callable[command]!(keys.length, ...keys, ...args).then(
+    runBatch(keys, args).then(
       (replies) => {
         const r = replies as unknown[];
         for (let i = 0; i < steps.length; i++) {

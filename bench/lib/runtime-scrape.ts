@@ -14,7 +14,7 @@ export interface RuntimeScrape {
 }
 
 export interface RuntimeSummary {
-  /** Loop samples in the window (one per 5 ms of wall time when the loop keeps up). */
+  /** Loop samples in the window: one per 5 ms slot of wall time (a stall counts in every slot it covered). */
   loopSamples: number;
   /** Upper bound of the bucket holding the 99th percentile of loop delay, ms (bucket resolution). */
   loopDelayP99Ms: number;

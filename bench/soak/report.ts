@@ -260,7 +260,7 @@ export function renderSoakMarkdown(r: SoakReport): string {
     '| --- | --- | --- | --- |',
     ...r.criteria.map((k) => `| ${k.id} | ${k.pass ? 'PASS' : 'FAIL'} | ${k.measured} | ${k.goal} |`),
     '',
-    "Per sample: the gateway's RSS, CPU (% of one core), heap used, event-loop delay p99 and active handles; the CPU of the load generator and of the mock upstream; the window's calls and latency.",
+    "Per sample: the gateway's RSS, CPU (% of one core), heap used, event-loop delay p99 (the upper bound of its `gateway_event_loop_delay_seconds` bucket over the window) and active handles; the CPU of the load generator and of the mock upstream; the window's calls and latency.",
     '',
     '| t (s) | RSS MB | CPU % | heap MB | loop p99 ms | handles | client / mock CPU % | sent | ok | failed | missed | req/s | p50 ms | p99 ms |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { baseVersions, machineInfo } from '../lib/machine.js';
 import { processTree, readUsage } from '../lib/proc-sampler.js';
+import { parseRuntime, summarize } from '../lib/runtime-scrape.js';
 import { type BenchStore, COST_SATS, openBenchStore } from '../targets/gateway.js';
 import { startUpstream, type UpstreamProcess } from '../targets/upstream.js';
 import { type GatewayEntry, type SoakGateway, startSoakGateway } from './gateway.js';
@@ -95,9 +96,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       connections: config.connections,
       timeoutMs: CALL_TIMEOUT_MS,
     });
-    // Discard what the start-up left in the event-loop histogram (prom-client resets it on every read), so
-    // each sample's p99 is that of its own window.
-    await gw.metrics(METRICS_TIMEOUT_MS).catch(() => undefined);
+    // Each sample's loop-delay p99 is its own window's: the difference of `gateway_event_loop_delay_seconds`
+    // between two scrapes (a bucket bound, as in the bench's tables; bench/lib/runtime-scrape.ts).
+    let runtime = parseRuntime(await gw.metrics(METRICS_TIMEOUT_MS).catch(() => ''));
     const samples: SoakSample[] = [];
     const upPid = [up.child.pid];
     let cpu = readUsage(pids);
@@ -140,9 +141,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       try {
         const text = await gw.metrics(METRICS_TIMEOUT_MS);
         const heap = promValue(text, 'nodejs_heap_size_used_bytes');
-        const lag = promValue(text, 'nodejs_eventloop_lag_p99_seconds');
+        const now = parseRuntime(text);
+        const loop = summarize(runtime, now);
+        runtime = now;
         sample.heapUsedMb = heap === null ? null : r1(heap / 1048576);
-        sample.eventLoopP99Ms = lag === null ? null : r2(lag * 1000);
+        sample.eventLoopP99Ms = loop.loopSamples === 0 ? null : loop.loopDelayP99Ms;
         sample.activeHandles = promValue(text, 'nodejs_active_handles_total');
       } catch (err) {
         sample.metricsError = (err as Error).message.slice(0, 200);

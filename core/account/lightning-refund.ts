@@ -94,7 +94,7 @@ export async function refundToLightning(
  */
 export async function refundToInvoice(
   money: Money,
-  req: { credential: KeyLookup; invoice: string },
+  req: { credential: KeyLookup; invoice: string; holdId?: string },
 ): Promise<Omit<LightningRefundResult, 'address'>> {
   const span = startOpSpan('payout', () => ({
     'gateway.payout.kind': 'refund',
@@ -108,8 +108,18 @@ export async function refundToInvoice(
       (held) => fitAmountless(money, req.invoice, held),
       'refund paid to a return invoice',
       s,
+      req.holdId,
     ),
   );
+}
+
+/**
+ * A fresh payout hold id. No process in the id (core/ledger/owner.ts) and no expiry: only the melt's decision
+ * releases or commits the hold. A caller that must find the payout again after a crash (an MPP close) makes the id
+ * first, records it, and passes it in.
+ */
+export function newPayoutHoldId(): string {
+  return `lnrefund-${randomUUID()}`;
 }
 
 /** The hold, the fitting invoice and quote (`fitting`), the melt and the settle of one Lightning refund. */
@@ -119,10 +129,9 @@ async function payoutSteps(
   fitting: (heldMsat: number) => Promise<{ invoice: string; quote: MeltQuoteInfo }>,
   logLine: string,
   span: OpSpan | undefined,
+  holdId = newPayoutHoldId(),
 ): Promise<Omit<LightningRefundResult, 'address'>> {
   const { ledger, wallet } = money;
-  // No process in the id (core/ledger/owner.ts) and no expiry: only the melt's decision releases or commits it.
-  const holdId = `lnrefund-${randomUUID()}`;
   // Journalled before the hold: a process that dies before its melt is journalled leaves this entry, and a recovery
   // pass aborts the hold once the process is gone (a hold that never expires must never be left to nothing).
   const resolved = resolveCredential(credential);

@@ -84,3 +84,28 @@ export async function setMark(store: StoreConnection, name: string, value: strin
     )
     .run(`used:${name}`, value, Date.now());
 }
+
+/** Redis: SET to ARGV[2] only while the value is ARGV[1] (one key: cluster-safe). */
+const REPLACE_IF =
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end return 0";
+
+/**
+ * Replaces the value of mark `name` with `value` only while it is `expected`, atomically across every process on
+ * the store (compare-and-set): true for the one caller that replaced it. An MPP close's claim handed over, or
+ * answered by the process that holds it (core/doors/payment-doors.ts).
+ */
+export async function replaceMark(
+  store: StoreConnection,
+  name: string,
+  expected: string,
+  value: string,
+): Promise<boolean> {
+  if (store.kind === 'redis') {
+    const key = redisKey(store.prefix, `used:${name}`);
+    return (await store.redis.call('EVAL', REPLACE_IF, 1, key, expected, value)) === 1;
+  }
+  const r = store.db
+    .prepare('UPDATE node_secrets SET value = ? WHERE name = ? AND value = ?')
+    .run(value, `used:${name}`, expected);
+  return r.changes === 1;
+}

@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Money } from '../account/credit-token.js';
-import { refundToInvoice } from '../account/lightning-refund.js';
+import { newPayoutHoldId, refundToInvoice } from '../account/lightning-refund.js';
+import { payoutInProgressError } from '../account/payout-guard.js';
 import type { DepositRecord, LightningDeposits } from '../account/types.js';
 import { GatewayError } from '../errors.js';
-import type { Ledger } from '../ledger/types.js';
+import type { Ledger, OpenPayout } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import type { StoreConnection } from '../store/connection.js';
 import { decodeBolt11 } from '../wallet/bolt11.js';
 import type { WalletService } from '../wallet/types.js';
-import { claimOnce, loadDoorSecret, readMark, setMark } from './door-secrets.js';
+import { claimOnce, loadDoorSecret, readMark, replaceMark, setMark } from './door-secrets.js';
 import {
   issueMacaroon,
   type L402Caveats,
@@ -54,6 +55,54 @@ interface CloseResult extends Record<string, unknown> {
 
 /** The session mark's value once the session is closed (before: its return invoice). */
 const CLOSED = 'closed';
+
+/** A close's answer as stored in its mark: with its payout hold's id and its first claim's time (`pending`). */
+interface StoredClose extends CloseResult {
+  holdId?: string;
+  first?: number;
+}
+
+/**
+ * A close whose claim is this old, and whose payout is neither open nor paid, is taken over by the next close: its
+ * process died (or lost its store) between the claim and the answer. Its steps before the hold take milliseconds.
+ */
+export const CLOSE_TAKEOVER_MS = 30_000;
+
+const CLOSING = 'closing:';
+
+/** A close's claim: when the session's first close claimed it, when this claim was made, its payout hold's id. */
+interface Closing {
+  first: number;
+  since: number;
+  holdId: string;
+}
+
+function closingMark(c: Closing): string {
+  return `${CLOSING}${c.first}:${c.since}:${c.holdId}`;
+}
+
+function parseClosing(mark: string): Closing | null {
+  // '' is the claim of a close made before claims carried their times and hold id: as old as can be, no hold.
+  if (mark === '') return { first: 0, since: 0, holdId: '' };
+  const m = /^closing:(\d+):(\d+):(.*)$/.exec(mark);
+  return m === null ? null : { first: Number(m[1]), since: Number(m[2]), holdId: m[3]! };
+}
+
+function closedWith(refundSats: number, refundStatus: CloseResult['refundStatus']): CloseResult {
+  return { status: 'closed', refundSats, refundStatus };
+}
+
+/** 409 while another close of the session is at work. */
+function closingNow(sinceMs: number | null): GatewayError {
+  return new GatewayError('payout_in_progress', {
+    message: 'This MPP session is being closed: ask again shortly for its answer',
+    details: {
+      payout_id: null,
+      state: 'closing',
+      since: sinceMs === null ? null : new Date(sinceMs).toISOString(),
+    },
+  });
+}
 
 /** The ledger identity of a door invoice: its payment hash, under a prefix of its own. */
 export function doorIdentity(paymentHash: string): string {
@@ -429,7 +478,17 @@ export class PaymentDoors implements PaymentDoorsApi {
     };
   }
 
-  /** MPP session `close`: marked closed once, the rest paid to the return invoice (see `session`). */
+  /**
+   * MPP session `close`: marked closed once, the rest paid to the return invoice (see `session`).
+   *
+   * The close's mark (`mpp-close:<sessionId>`) is claimed ONCE with `closing:<first>:<since>:<holdId>` (the first
+   * close's time, this claim's, the id its payout hold will have), then replaced by the answer (JSON, with that
+   * hold id) — a compare-and-set: only the holder of the claim answers. A repeated close answers the stored
+   * answer; one that finds a claim asks what became of its payout (`closeInProgress`) and so is never stuck
+   * behind a closer that died: paid → that answer; undecided → 409 `payout_in_progress`; none or failed, and the
+   * claim older than `CLOSE_TAKEOVER_MS` → this close takes the claim over and runs again (the ledger allows one
+   * undecided payout per account, so two runs never pay twice). A stored `pending` answer is looked at again.
+   */
   private async close(sessionId: string, preimage: unknown): Promise<DoorCaller> {
     if (!isPreimageOf(preimage, sessionId)) throw badCredential("The preimage is not the session's");
     const caller = {
@@ -442,7 +501,7 @@ export class PaymentDoors implements PaymentDoorsApi {
       ...caller,
       answer: {
         status: 200,
-        body: result,
+        body: { status: result.status, refundSats: result.refundSats, refundStatus: result.refundStatus },
         headers: {
           'Payment-Receipt': receiptHeader(undefined, sessionId, this.now(), {
             refundSats: result.refundSats,
@@ -453,44 +512,114 @@ export class PaymentDoors implements PaymentDoorsApi {
     });
     const returnInvoice = await readMark(this.store, `mpp-session:${sessionId}`);
     if (returnInvoice === null) throw badCredential('No MPP session of this id is open here');
-    if (!(await claimOnce(this.store, `mpp-close:${sessionId}`, null, ''))) {
-      // Closed before (or closing now): a repeated close answers what the first one did, once it is known.
-      const done = await readMark(this.store, `mpp-close:${sessionId}`);
-      if (done) return answer(JSON.parse(done) as CloseResult);
-      throw new GatewayError('payout_in_progress', {
-        message: 'This MPP session is being closed: ask again shortly for its answer',
-      });
+    const name = `mpp-close:${sessionId}`;
+    const now = this.now();
+    let claim: Closing = { first: now, since: now, holdId: newPayoutHoldId() };
+    if (!(await claimOnce(this.store, name, null, closingMark(claim)))) {
+      const next = await this.closeInProgress(name, caller.tokenHash);
+      if ('answer' in next) return answer(next.answer);
+      claim = next.claim;
     }
     // From here no bearer call starts (one already admitted keeps its reservation, settled as usual).
     await setMark(this.store, `mpp-session:${sessionId}`, CLOSED);
-    const result = await this.refundRest(caller.tokenHash, returnInvoice);
-    await setMark(this.store, `mpp-close:${sessionId}`, JSON.stringify(result));
+    const result = await this.refundRest(caller.tokenHash, returnInvoice, claim.holdId);
+    // Stored only while the claim is still this close's (a close that took it over answers for itself).
+    const stored: StoredClose = { ...result, holdId: claim.holdId, first: claim.first };
+    await replaceMark(this.store, name, closingMark(claim), JSON.stringify(stored));
     this.log.info({ door: 'mpp', refundStatus: result.refundStatus }, 'MPP session closed');
     return answer(result);
   }
 
-  /** A closing session's rest paid to its return invoice: a single attempt, its outcome named. */
-  private async refundRest(tokenHash: string, invoice: string): Promise<CloseResult> {
-    const closed = (refundSats: number, refundStatus: CloseResult['refundStatus']): CloseResult => ({
-      status: 'closed',
-      refundSats,
-      refundStatus,
-    });
-    if (!this.ledger) return closed(0, 'failed');
+  /**
+   * A close that found the close's mark taken: the answer to give, or the claim it took over (it runs the close
+   * again). @throws `payout_in_progress` (409) while the close's payout is undecided or its closer may still be at
+   * work.
+   */
+  private async closeInProgress(
+    name: string,
+    tokenHash: string,
+  ): Promise<{ answer: CloseResult } | { claim: Closing }> {
+    const seen = await readMark(this.store, name);
+    if (seen === null) throw closingNow(null);
+    const closing = parseClosing(seen);
+    const stored = closing === null ? (JSON.parse(seen) as StoredClose) : null;
+    if (stored !== null && (stored.refundStatus !== 'pending' || stored.holdId === undefined)) {
+      return { answer: stored };
+    }
+    const holdId = closing?.holdId ?? stored?.holdId ?? '';
+    const first = closing?.first ?? stored?.first ?? 0;
+    const outcome = await this.payoutOutcome(tokenHash, holdId, first);
+    if (outcome.state === 'open') {
+      if (stored !== null) return { answer: stored }; // still pending at the mint
+      throw await payoutInProgressError(this.wallet, outcome.payout);
+    }
+    if (outcome.state === 'paid') {
+      const paid: StoredClose = {
+        ...closedWith(Math.floor(outcome.amountMsat / 1000), 'succeeded'),
+        holdId,
+        first,
+      };
+      await replaceMark(this.store, name, seen, JSON.stringify(paid));
+      return { answer: paid };
+    }
+    // No payout, or one that paid nothing: once its closer can no longer be at work, this close runs it again.
+    if (closing !== null && this.now() - closing.since < CLOSE_TAKEOVER_MS) throw closingNow(closing.since);
+    const claim: Closing = { first, since: this.now(), holdId: newPayoutHoldId() };
+    if (!(await replaceMark(this.store, name, seen, closingMark(claim)))) throw closingNow(null);
+    this.log.warn({ door: 'mpp' }, 'MPP session close: taken over from a close that did not finish');
+    return { claim };
+  }
+
+  /**
+   * What became of a close's payout, from the ledger alone. Its hold open (the melt undecided, or decided and not
+   * settled yet): `open`. Else the account's refunds since the session's first close: a paid payout's hold is
+   * committed as a `refund` transaction (by the payout, or by a recovery pass once the mint decided), an unpaid one
+   * aborted (no transaction). A closed session's balance moves only by its close's payouts and by refunds its
+   * holder asks at /v1/wallet/refund: `amountMsat` is what left the balance (the amount paid and the mint's fee).
+   * A claim of an earlier release (no time, no hold id) is never taken for paid.
+   */
+  private async payoutOutcome(
+    tokenHash: string,
+    holdId: string,
+    firstMs: number,
+  ): Promise<
+    { state: 'open'; payout: OpenPayout } | { state: 'paid'; amountMsat: number } | { state: 'none' }
+  > {
+    if (!this.ledger) return { state: 'none' };
+    const info = await this.ledger.getKeyInfo({ tokenHash });
+    const payout = info?.account.payout;
+    if (payout !== undefined && (payout.holdId === holdId || holdId === '')) return { state: 'open', payout };
+    if (firstMs === 0) return { state: 'none' };
+    const page = await this.ledger.listTransactions({ tokenHash }, { limit: 20 });
+    const refunded = (page?.transactions ?? [])
+      .filter((t) => t.type === 'refund' && t.timestampMs >= firstMs)
+      .reduce((sum, t) => sum - t.amountMsat, 0);
+    return refunded > 0 ? { state: 'paid', amountMsat: refunded } : { state: 'none' };
+  }
+
+  /**
+   * A closing session's rest paid to its return invoice under hold `holdId`: a single attempt, its outcome named.
+   * @throws `payout_in_progress` (409) when another payout of the account is undecided: nothing is decided for the
+   * close, and a later close runs it again.
+   */
+  private async refundRest(tokenHash: string, invoice: string, holdId: string): Promise<CloseResult> {
+    if (!this.ledger) return closedWith(0, 'failed');
     const info = await this.ledger.getKeyInfo({ tokenHash });
     const available = info ? info.account.balanceMsat - info.account.reservedMsat : 0;
-    if (available < 1000) return closed(0, 'skipped');
+    if (info?.account.payout) throw await payoutInProgressError(this.wallet, info.account.payout);
+    if (available < 1000) return closedWith(0, 'skipped');
     const money: Money = { ledger: this.ledger, wallet: this.wallet };
     try {
-      const paid = await refundToInvoice(money, { credential: { tokenHash }, invoice });
-      return closed(Math.floor(paid.amountMsat / 1000), 'succeeded');
+      const paid = await refundToInvoice(money, { credential: { tokenHash }, invoice, holdId });
+      return closedWith(Math.floor(paid.amountMsat / 1000), 'succeeded');
     } catch (err) {
       const code = err instanceof GatewayError ? err.code : 'internal_error';
+      if (code === 'payout_in_progress') throw err;
       // Pending at the mint: the payout hold keeps the balance until the mint decides (the recovery pass settles it).
-      if (code === 'service_unavailable') return closed(Math.floor(available / 1000), 'pending');
-      if (code === 'refund_below_fee_reserve') return closed(0, 'skipped');
+      if (code === 'service_unavailable') return closedWith(Math.floor(available / 1000), 'pending');
+      if (code === 'refund_below_fee_reserve') return closedWith(0, 'skipped');
       this.log.warn({ door: 'mpp', code }, 'MPP session close: the refund to the return invoice failed');
-      return closed(Math.floor(available / 1000), 'failed');
+      return closedWith(Math.floor(available / 1000), 'failed');
     }
   }
 

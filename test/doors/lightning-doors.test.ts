@@ -4,7 +4,9 @@ import { promisify } from 'node:util';
 import { fetchWithL402 } from '@getalby/lightning-tools/402/l402';
 import { fetchWithMpp } from '@getalby/lightning-tools/402/mpp';
 import { describe, expect, it } from 'vitest';
-import { doorIdentity } from '../../core/doors/payment-doors.js';
+import { newPayoutHoldId, refundToInvoice } from '../../core/account/lightning-refund.js';
+import { claimOnce, setMark } from '../../core/doors/door-secrets.js';
+import { CLOSE_TAKEOVER_MS, doorIdentity } from '../../core/doors/payment-doors.js';
 import { verifyCallReceipt } from '../../core/receipts/call-receipt.js';
 import { decodeBolt11 } from '../../core/wallet/bolt11.js';
 import { encodeInvoice, nodeKeyFromSeed } from '../../scripts/mint/fake-lightning.js';
@@ -469,6 +471,113 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     const late = paymentAuth(third.challenge, { action: 'topUp', sessionId: id2, topUpPreimage: p3 });
     expect(await codeOf(await callWith(late))).toEqual([401, 'invalid_payment_credential']);
     expect(await balanceOf(bearer2)).toBe(0);
+    await h.auditOk();
+  });
+
+  /** An opened session with one call paid: its credentials, its return invoice and the store holding its marks. */
+  const openedSession = async () => {
+    const { challenge, preimage, sessionId } = await paidSession();
+    const ret = returnInvoice();
+    const open = await callWith(paymentAuth(challenge, { action: 'open', preimage, returnInvoice: ret }));
+    expect(open.status).toBe(200);
+    await open.body?.cancel();
+    return {
+      sessionId,
+      ret,
+      bearer: paymentAuth(challenge, { action: 'bearer', sessionId, preimage }),
+      closeAuth: paymentAuth(challenge, { action: 'close', sessionId, preimage }),
+      conn: h.gateway.services.store!,
+    };
+  };
+  type CloseBody = { status: string; refundSats: number; refundStatus: string };
+
+  it('MPP close after its closer died before paying: a fresh claim answers 409 closing, an old one is taken over and pays once', async () => {
+    const s = await openedSession();
+    // What a process that died right after claiming the close leaves: the claim (its hold id never used).
+    const claimed = await claimOnce(
+      s.conn,
+      `mpp-close:${s.sessionId}`,
+      null,
+      `closing:${Date.now()}:${Date.now()}:lnrefund-dead`,
+    );
+    expect(claimed).toBe(true);
+    const busy = await callWith(s.closeAuth);
+    expect(busy.status).toBe(409);
+    const err = ((await busy.json()) as { error: { code: string; details: { state: string } } }).error;
+    expect(err).toMatchObject({ code: 'payout_in_progress', details: { state: 'closing' } });
+    // The session is still open for calls (the dead closer never got to close it).
+    expect(await balanceOf(s.bearer)).toBe(INVOICE - CALL);
+
+    // The claim is older than the takeover window: the next close runs the close again.
+    const at = Date.now() - CLOSE_TAKEOVER_MS - 1000;
+    const old = `closing:${at}:${at}:lnrefund-dead`;
+    await setMark(s.conn, `mpp-close:${s.sessionId}`, old);
+    const [close, twin] = await Promise.all([callWith(s.closeAuth), callWith(s.closeAuth)]);
+    const [done, other] = close.status === 200 ? [close, twin] : [twin, close];
+    expect(done.status).toBe(200);
+    expect([200, 409]).toContain(other.status);
+    await other.body?.cancel();
+    const body = (await done.json()) as CloseBody;
+    expect(body).toMatchObject({ status: 'closed', refundStatus: 'succeeded' });
+    expect(body.refundSats).toBeGreaterThanOrEqual(40);
+    expect(h.mint.meltQuoteState(s.ret)).toBe('PAID');
+    const after = await balanceOf(s.bearer);
+    expect(INVOICE - CALL - after - body.refundSats * 1000).toBeGreaterThanOrEqual(0);
+    expect(INVOICE - CALL - after - body.refundSats * 1000).toBeLessThanOrEqual(2000);
+    expect(await codeOf(await callWith(s.bearer))).toEqual([401, 'invalid_payment_credential']);
+    // Answered again the same, nothing paid twice.
+    const again = await callWith(s.closeAuth);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(body);
+    expect(await balanceOf(s.bearer)).toBe(after);
+
+    // The claim of a close made by an earlier release ('': no time, no hold id) is taken over the same way.
+    const legacy = await openedSession();
+    expect(await claimOnce(legacy.conn, `mpp-close:${legacy.sessionId}`, null, '')).toBe(true);
+    const resumed = await callWith(legacy.closeAuth);
+    expect(resumed.status).toBe(200);
+    expect(await resumed.json()).toMatchObject({ status: 'closed', refundStatus: 'succeeded' });
+    expect(h.mint.meltQuoteState(legacy.ret)).toBe('PAID');
+    await h.auditOk();
+  });
+
+  it('MPP close after its closer died once paid, or after a pending answer the mint then paid: answered succeeded from the payout, never paid again', async () => {
+    for (const left of ['claim', 'pending'] as const) {
+      const s = await openedSession();
+      // The dead closer's steps, up to the payment: the session closed, its rest paid under a known hold.
+      const holdId = newPayoutHoldId();
+      const first = Date.now();
+      await setMark(s.conn, `mpp-session:${s.sessionId}`, 'closed');
+      await refundToInvoice(
+        { ledger: h.ledger, wallet: h.wallet },
+        { credential: { tokenHash: doorIdentity(s.sessionId) }, invoice: s.ret, holdId },
+      );
+      expect(h.mint.meltQuoteState(s.ret)).toBe('PAID');
+      const balance = await balanceOf(s.bearer);
+      // Its hold is settled and its melt record gone: the ledger's refund is what tells (amount and fee).
+      const debited = INVOICE - CALL - balance;
+      expect(debited).toBeGreaterThanOrEqual(40_000);
+      // What it left: its claim (a fresh one: a paid payout is answered whatever the claim's age), or an answer
+      // stored while the mint had not decided.
+      const mark =
+        left === 'claim'
+          ? `closing:${first}:${Date.now()}:${holdId}`
+          : JSON.stringify({ status: 'closed', refundSats: 46, refundStatus: 'pending', holdId, first });
+      expect(await claimOnce(s.conn, `mpp-close:${s.sessionId}`, null, mark)).toBe(true);
+      const close = await callWith(s.closeAuth);
+      expect(close.status).toBe(200);
+      const body = (await close.json()) as CloseBody;
+      expect(body).toEqual({
+        status: 'closed',
+        refundSats: Math.floor(debited / 1000),
+        refundStatus: 'succeeded',
+      });
+      assertComponent('MppCloseAnswer', body);
+      expect(await balanceOf(s.bearer)).toBe(balance);
+      const again = await callWith(s.closeAuth);
+      expect(await again.json()).toEqual(body);
+      expect(await balanceOf(s.bearer)).toBe(balance);
+    }
     await h.auditOk();
   });
 

@@ -3809,7 +3809,8 @@ export interface components {
         /**
          * @description Type `conflict`. Codes: `token_pending` (the eCash token is pending at the mint; retry later),
          *     `conflict` (the request conflicts with the current state), `payout_in_progress` (a payout of the
-         *     account is undecided; `details` names it: `payout_id`, `state`, `since`).
+         *     account is undecided; `details` names it: `payout_id`, `state`, `since`; `state: closing` with a null
+         *     `payout_id`: an MPP session close is under way).
          */
         Conflict: {
             headers: {

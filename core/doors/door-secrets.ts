@@ -1,6 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { StoreConnection } from '../store/connection.js';
 import { migrate } from '../store/sqlite-migrations.js';
+import { statementCache } from '../store/statement-cache.js';
+
+/** Each connection's prepared statements (libsql compiles on every `prepare`; a charge claims on every call). */
+const statements = new WeakMap<object, ReturnType<typeof statementCache>>();
+function stmt(store: Extract<StoreConnection, { kind: 'sqlite' }>, sql: string) {
+  let cache = statements.get(store.db);
+  if (cache === undefined) {
+    cache = statementCache(store.db);
+    statements.set(store.db, cache);
+  }
+  return cache(sql);
+}
 
 /**
  * The doors' secrets (the L402 macaroon root key, the MPP challenge key): 32 random bytes made once and kept in
@@ -32,12 +44,17 @@ export async function loadDoorSecret(store: StoreConnection, name: string): Prom
   return row.value;
 }
 
+/** Expired marks deleted by one claim with a lifetime on SQLite: the table stays bounded by the live ones. */
+const PRUNE_BATCH = 100;
+
 /**
  * Marks `name` used, atomically across every process on the store: true for the one caller that marked it, false
  * for every other (concurrent or later). Kept beside the secrets (Redis `SET NX`, with a lifetime of `ttlS` or
- * none when null; SQLite `INSERT OR IGNORE` into `node_secrets`). `value`: what `readMark` answers for it. The MPP
- * `charge` door consumes a challenge with it (consume-once); a `session` is opened with it (value: the return
- * invoice).
+ * none when null; SQLite `INSERT OR IGNORE` into `node_secrets`, the lifetime in `expires_at`). A mark whose
+ * lifetime ended is gone on both stores: it can be claimed again, and `readMark` answers null. On SQLite each claim
+ * with a lifetime also deletes up to `PRUNE_BATCH` expired marks (Redis expires them itself). `value`: what
+ * `readMark` answers for it. The MPP `charge` door consumes a challenge with it (consume-once, for the challenge's
+ * lifetime); a `session` is opened with it (value: the return invoice).
  */
 export async function claimOnce(
   store: StoreConnection,
@@ -54,10 +71,27 @@ export async function claimOnce(
     return set === 'OK';
   }
   // node_secrets exists: loadDoorSecret made it when the doors opened.
-  const r = store.db
-    .prepare('INSERT OR IGNORE INTO node_secrets (name, value, created_at) VALUES (?, ?, ?)')
-    .run(`used:${name}`, value, Date.now());
-  return r.changes === 1;
+  const now = Date.now();
+  const expiresAt = ttlS === null ? null : now + Math.max(1, Math.ceil(ttlS * 1000));
+  return store.db.transaction((): boolean => {
+    if (expiresAt !== null) {
+      stmt(
+        store,
+        `DELETE FROM node_secrets WHERE rowid IN (SELECT rowid FROM node_secrets
+             WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ${PRUNE_BATCH})`,
+      ).run(now);
+    }
+    // The same name expired (and not among the pruned): it is free again, as an expired Redis key is.
+    stmt(store, 'DELETE FROM node_secrets WHERE name = ? AND expires_at IS NOT NULL AND expires_at <= ?').run(
+      `used:${name}`,
+      now,
+    );
+    const r = stmt(
+      store,
+      'INSERT OR IGNORE INTO node_secrets (name, value, created_at, expires_at) VALUES (?, ?, ?, ?)',
+    ).run(`used:${name}`, value, now, expiresAt);
+    return r.changes === 1;
+  })();
 }
 
 /** The value `claimOnce` stored under `name`, or null when none is (never claimed, or its lifetime ended). */
@@ -65,9 +99,10 @@ export async function readMark(store: StoreConnection, name: string): Promise<st
   if (store.kind === 'redis') {
     return (await store.redis.call('GET', redisKey(store.prefix, `used:${name}`))) as string | null;
   }
-  const row = store.db.prepare('SELECT value FROM node_secrets WHERE name = ?').get(`used:${name}`) as
-    | { value: string }
-    | undefined;
+  const row = stmt(
+    store,
+    'SELECT value FROM node_secrets WHERE name = ? AND (expires_at IS NULL OR expires_at > ?)',
+  ).get(`used:${name}`, Date.now()) as { value: string } | undefined;
   return row?.value ?? null;
 }
 
@@ -77,12 +112,11 @@ export async function setMark(store: StoreConnection, name: string, value: strin
     await store.redis.call('SET', redisKey(store.prefix, `used:${name}`), value);
     return;
   }
-  store.db
-    .prepare(
-      `INSERT INTO node_secrets (name, value, created_at) VALUES (?, ?, ?)
+  stmt(
+    store,
+    `INSERT INTO node_secrets (name, value, created_at) VALUES (?, ?, ?)
        ON CONFLICT(name) DO UPDATE SET value = excluded.value`,
-    )
-    .run(`used:${name}`, value, Date.now());
+  ).run(`used:${name}`, value, Date.now());
 }
 
 /** Redis: SET to ARGV[2] only while the value is ARGV[1] (one key: cluster-safe). */
@@ -104,8 +138,10 @@ export async function replaceMark(
     const key = redisKey(store.prefix, `used:${name}`);
     return (await store.redis.call('EVAL', REPLACE_IF, 1, key, expected, value)) === 1;
   }
-  const r = store.db
-    .prepare('UPDATE node_secrets SET value = ? WHERE name = ? AND value = ?')
-    .run(value, `used:${name}`, expected);
+  const r = stmt(store, 'UPDATE node_secrets SET value = ? WHERE name = ? AND value = ?').run(
+    value,
+    `used:${name}`,
+    expected,
+  );
   return r.changes === 1;
 }

@@ -315,6 +315,14 @@ CREATE TABLE node_accounts (
 ) STRICT;
 `,
   },
+  {
+    version: 18,
+    name: "the payment doors' marks with a lifetime expire on SQLite as on Redis (core/doors/door-secrets.ts)",
+    sql: `
+ALTER TABLE node_secrets ADD COLUMN expires_at INTEGER;
+CREATE INDEX node_secrets_expiry ON node_secrets(expires_at) WHERE expires_at IS NOT NULL;
+`,
+  },
 ];
 
 /**

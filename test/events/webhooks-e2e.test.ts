@@ -182,11 +182,15 @@ for (const store of ['sqlite', 'redis'] as const) {
     });
 
     it('key.expired fires once when the expiry passes (the sweep)', async () => {
-      const { apiKey, keyId } = await h.fundKey(5, { expiresAtMs: Date.now() + 1500 });
+      // The expiry leaves the webhook time to be registered first on a loaded machine (it once did not at 1.5 s:
+      // the sweep found the key expired with nothing registered, and nothing was ever sent).
+      const expiresAtMs = Date.now() + 4000;
+      const { apiKey, keyId } = await h.fundKey(5, { expiresAtMs });
       const secret = newWebhookSecret();
       const r = await register(apiKey, `${rx.url}/${store}/expired`, ['key.expired'], secret);
       expect(r.status).toBe(201);
-      await until('key.expired', () => rx.on(`/${store}/expired`).length >= 1);
+      expect(Date.now(), 'the webhook was registered before the key expired').toBeLessThan(expiresAtMs);
+      await until('key.expired', () => rx.on(`/${store}/expired`).length >= 1, 20_000);
       await new Promise((res) => setTimeout(res, 400)); // a negative over a window: no further key.expired
       const got = rx.on(`/${store}/expired`);
       expect(got).toHaveLength(1);
@@ -211,7 +215,7 @@ for (const store of ['sqlite', 'redis'] as const) {
         const key: string = r.json.api_keys[0];
         return (await h.ledger.getKeyInfo({ apiKey: key }))!.key.keyId;
       };
-      const soon = Math.ceil(Date.now() / 1000) + 3;
+      const soon = Math.ceil(Date.now() / 1000) + 5; // room for the webhook and both children first (see above)
       // One child made before the parent has a webhook, one after, one that never expires.
       const before = await child(soon);
       const secret = newWebhookSecret();
@@ -219,7 +223,10 @@ for (const store of ['sqlite', 'redis'] as const) {
       expect(hook.status).toBe(201);
       const after = await child(soon);
       await child(null);
-      await until('both children expired', () => rx.on(`/${store}/kids-expired`).length >= 2);
+      expect(Date.now(), 'the webhook and the children were made before the expiry').toBeLessThan(
+        soon * 1000,
+      );
+      await until('both children expired', () => rx.on(`/${store}/kids-expired`).length >= 2, 20_000);
       await new Promise((res) => setTimeout(res, 400)); // a negative over a window: no further key.expired
       const got = rx
         .on(`/${store}/kids-expired`)

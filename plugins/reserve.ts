@@ -239,11 +239,14 @@ export const reserve: PluginFactory<typeof reserveNeeds> = (options, services): 
     if (resolved === null) return undefined;
     const keyId = keyIdOf(resolved.keyHash);
     const ids = [...new Set(fileIdsOf(ctx.body))].slice(0, MAX_STORED_FILE_READS);
+    // Read together: one round trip on Redis (auto-pipelined), not one per file.
+    const objects = services.objects;
+    const owned = await Promise.all(ids.map((id) => ownedBy(objects, id, 'file', keyId)));
     const files = new Map<string, number>();
-    for (const id of ids) {
-      const tokens = storedFileTokens(await ownedBy(services.objects, id, 'file', keyId));
+    ids.forEach((id, i) => {
+      const tokens = storedFileTokens(owned[i]!);
       if (tokens !== undefined) files.set(id, tokens);
-    }
+    });
     return files;
   }
 

@@ -94,7 +94,14 @@ export async function refundToLightning(
  */
 export async function refundToInvoice(
   money: Money,
-  req: { credential: KeyLookup; invoice: string; holdId?: string },
+  req: {
+    credential: KeyLookup;
+    invoice: string;
+    /** The payout hold's id, made by the caller (`newPayoutHoldId`) to find the payout again after a crash. */
+    holdId?: string;
+    /** Told the amount the melt pays (msats), after the quote and before the melt. Its errors are its own. */
+    beforeMelt?: (amountMsat: number) => Promise<void>;
+  },
 ): Promise<Omit<LightningRefundResult, 'address'>> {
   const span = startOpSpan('payout', () => ({
     'gateway.payout.kind': 'refund',
@@ -109,6 +116,7 @@ export async function refundToInvoice(
       'refund paid to a return invoice',
       s,
       req.holdId,
+      req.beforeMelt,
     ),
   );
 }
@@ -130,6 +138,7 @@ async function payoutSteps(
   logLine: string,
   span: OpSpan | undefined,
   holdId = newPayoutHoldId(),
+  beforeMelt?: (amountMsat: number) => Promise<void>,
 ): Promise<Omit<LightningRefundResult, 'address'>> {
   const { ledger, wallet } = money;
   // Journalled before the hold: a process that dies before its melt is journalled leaves this entry, and a recovery
@@ -178,6 +187,7 @@ async function payoutSteps(
     'gateway.msats.paid': fitted.quote.amountMsat,
     'gateway.msats.fee_reserve': fitted.quote.feeReserveMsat,
   });
+  await beforeMelt?.(fitted.quote.amountMsat).catch(() => undefined);
 
   try {
     await spanStep(span, 'melt', () =>

@@ -56,10 +56,14 @@ interface CloseResult extends Record<string, unknown> {
 /** The session mark's value once the session is closed (before: its return invoice). */
 const CLOSED = 'closed';
 
-/** A close's answer as stored in its mark: with its payout hold's id and its first claim's time (`pending`). */
+/**
+ * A close's answer as stored in its mark: with its payout hold's id, its first claim's time and the amount its melt
+ * pays (to look at a `pending` one again).
+ */
 interface StoredClose extends CloseResult {
   holdId?: string;
   first?: number;
+  amountMsat?: number;
 }
 
 /**
@@ -70,22 +74,30 @@ export const CLOSE_TAKEOVER_MS = 30_000;
 
 const CLOSING = 'closing:';
 
-/** A close's claim: when the session's first close claimed it, when this claim was made, its payout hold's id. */
+/**
+ * A close's claim: when the session's first close claimed it, when this claim was made, its payout hold's id, and
+ * once quoted the amount its melt pays (msats; written just before the melt).
+ */
 interface Closing {
   first: number;
   since: number;
   holdId: string;
+  amountMsat?: number;
 }
 
 function closingMark(c: Closing): string {
-  return `${CLOSING}${c.first}:${c.since}:${c.holdId}`;
+  const base = `${CLOSING}${c.first}:${c.since}:${c.holdId}`;
+  return c.amountMsat === undefined ? base : `${base}:${c.amountMsat}`;
 }
 
 function parseClosing(mark: string): Closing | null {
   // '' is the claim of a close made before claims carried their times and hold id: as old as can be, no hold.
   if (mark === '') return { first: 0, since: 0, holdId: '' };
-  const m = /^closing:(\d+):(\d+):(.*)$/.exec(mark);
-  return m === null ? null : { first: Number(m[1]), since: Number(m[2]), holdId: m[3]! };
+  const m = /^closing:(\d+):(\d+):([^:]*)(?::(\d+))?$/.exec(mark);
+  if (m === null) return null;
+  const c: Closing = { first: Number(m[1]), since: Number(m[2]), holdId: m[3]! };
+  if (m[4] !== undefined) c.amountMsat = Number(m[4]);
+  return c;
 }
 
 function closedWith(refundSats: number, refundStatus: CloseResult['refundStatus']): CloseResult {
@@ -522,10 +534,17 @@ export class PaymentDoors implements PaymentDoorsApi {
     }
     // From here no bearer call starts (one already admitted keeps its reservation, settled as usual).
     await setMark(this.store, `mpp-session:${sessionId}`, CLOSED);
-    const result = await this.refundRest(caller.tokenHash, returnInvoice, claim.holdId);
+    // The melt's amount goes into the claim before the melt: a close that finds the claim after a crash answers it.
+    let held = claim;
+    const beforeMelt = async (amountMsat: number): Promise<void> => {
+      const quoted = { ...held, amountMsat };
+      if (await replaceMark(this.store, name, closingMark(held), closingMark(quoted))) held = quoted;
+    };
+    const result = await this.refundRest(caller.tokenHash, returnInvoice, claim.holdId, beforeMelt);
     // Stored only while the claim is still this close's (a close that took it over answers for itself).
-    const stored: StoredClose = { ...result, holdId: claim.holdId, first: claim.first };
-    await replaceMark(this.store, name, closingMark(claim), JSON.stringify(stored));
+    const stored: StoredClose = { ...result, holdId: held.holdId, first: held.first };
+    if (held.amountMsat !== undefined) stored.amountMsat = held.amountMsat;
+    await replaceMark(this.store, name, closingMark(held), JSON.stringify(stored));
     this.log.info({ door: 'mpp', refundStatus: result.refundStatus }, 'MPP session closed');
     return answer(result);
   }
@@ -548,14 +567,16 @@ export class PaymentDoors implements PaymentDoorsApi {
     }
     const holdId = closing?.holdId ?? stored?.holdId ?? '';
     const first = closing?.first ?? stored?.first ?? 0;
+    const quoted = closing?.amountMsat ?? stored?.amountMsat;
     const outcome = await this.payoutOutcome(tokenHash, holdId, first);
     if (outcome.state === 'open') {
       if (stored !== null) return { answer: stored }; // still pending at the mint
       throw await payoutInProgressError(this.wallet, outcome.payout);
     }
     if (outcome.state === 'paid') {
+      // The melt's amount when it was written before the melt; else what left the balance (amount and fee).
       const paid: StoredClose = {
-        ...closedWith(Math.floor(outcome.amountMsat / 1000), 'succeeded'),
+        ...closedWith(Math.floor((quoted ?? outcome.amountMsat) / 1000), 'succeeded'),
         holdId,
         first,
       };
@@ -602,7 +623,12 @@ export class PaymentDoors implements PaymentDoorsApi {
    * @throws `payout_in_progress` (409) when another payout of the account is undecided: nothing is decided for the
    * close, and a later close runs it again.
    */
-  private async refundRest(tokenHash: string, invoice: string, holdId: string): Promise<CloseResult> {
+  private async refundRest(
+    tokenHash: string,
+    invoice: string,
+    holdId: string,
+    beforeMelt: (amountMsat: number) => Promise<void>,
+  ): Promise<CloseResult> {
     if (!this.ledger) return closedWith(0, 'failed');
     const info = await this.ledger.getKeyInfo({ tokenHash });
     const available = info ? info.account.balanceMsat - info.account.reservedMsat : 0;
@@ -610,7 +636,7 @@ export class PaymentDoors implements PaymentDoorsApi {
     if (available < 1000) return closedWith(0, 'skipped');
     const money: Money = { ledger: this.ledger, wallet: this.wallet };
     try {
-      const paid = await refundToInvoice(money, { credential: { tokenHash }, invoice, holdId });
+      const paid = await refundToInvoice(money, { credential: { tokenHash }, invoice, holdId, beforeMelt });
       return closedWith(Math.floor(paid.amountMsat / 1000), 'succeeded');
     } catch (err) {
       const code = err instanceof GatewayError ? err.code : 'internal_error';

@@ -5,7 +5,7 @@ import { fetchWithL402 } from '@getalby/lightning-tools/402/l402';
 import { fetchWithMpp } from '@getalby/lightning-tools/402/mpp';
 import { describe, expect, it } from 'vitest';
 import { newPayoutHoldId, refundToInvoice } from '../../core/account/lightning-refund.js';
-import { claimOnce, setMark } from '../../core/doors/door-secrets.js';
+import { claimOnce, readMark, setMark } from '../../core/doors/door-secrets.js';
 import { CLOSE_TAKEOVER_MS, doorIdentity } from '../../core/doors/payment-doors.js';
 import { verifyCallReceipt } from '../../core/receipts/call-receipt.js';
 import { decodeBolt11 } from '../../core/wallet/bolt11.js';
@@ -521,6 +521,9 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     expect(body).toMatchObject({ status: 'closed', refundStatus: 'succeeded' });
     expect(body.refundSats).toBeGreaterThanOrEqual(40);
     expect(h.mint.meltQuoteState(s.ret)).toBe('PAID');
+    // The answer is stored with the melt's amount, written into the claim before the melt.
+    const kept = JSON.parse((await readMark(s.conn, `mpp-close:${s.sessionId}`))!) as { amountMsat: number };
+    expect(kept.amountMsat).toBe(body.refundSats * 1000);
     const after = await balanceOf(s.bearer);
     expect(INVOICE - CALL - after - body.refundSats * 1000).toBeGreaterThanOrEqual(0);
     expect(INVOICE - CALL - after - body.refundSats * 1000).toBeLessThanOrEqual(2000);
@@ -542,34 +545,54 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
   });
 
   it('MPP close after its closer died once paid, or after a pending answer the mint then paid: answered succeeded from the payout, never paid again', async () => {
-    for (const left of ['claim', 'pending'] as const) {
+    for (const left of ['claim', 'claim-unquoted', 'pending'] as const) {
       const s = await openedSession();
-      // The dead closer's steps, up to the payment: the session closed, its rest paid under a known hold.
+      // The dead closer's steps, up to the payment: the session closed, its rest paid under a known hold, the
+      // melt's amount told before the melt (as the close writes it into its claim).
       const holdId = newPayoutHoldId();
       const first = Date.now();
       await setMark(s.conn, `mpp-session:${s.sessionId}`, 'closed');
-      await refundToInvoice(
+      let quoted = 0;
+      const paid = await refundToInvoice(
         { ledger: h.ledger, wallet: h.wallet },
-        { credential: { tokenHash: doorIdentity(s.sessionId) }, invoice: s.ret, holdId },
+        {
+          credential: { tokenHash: doorIdentity(s.sessionId) },
+          invoice: s.ret,
+          holdId,
+          beforeMelt: async (amountMsat) => {
+            quoted = amountMsat;
+          },
+        },
       );
+      expect(quoted).toBe(paid.amountMsat);
       expect(h.mint.meltQuoteState(s.ret)).toBe('PAID');
       const balance = await balanceOf(s.bearer);
-      // Its hold is settled and its melt record gone: the ledger's refund is what tells (amount and fee).
+      // Its hold is settled and its melt record gone: what the ledger tells is what left the balance.
       const debited = INVOICE - CALL - balance;
-      expect(debited).toBeGreaterThanOrEqual(40_000);
-      // What it left: its claim (a fresh one: a paid payout is answered whatever the claim's age), or an answer
+      expect(debited).toBe(paid.amountMsat + paid.feeMsat);
+      // What it left: its claim with the melt's amount (a fresh one: a paid payout is answered whatever the
+      // claim's age), a claim made before the quote (no amount: what left the balance is answered), or an answer
       // stored while the mint had not decided.
       const mark =
         left === 'claim'
-          ? `closing:${first}:${Date.now()}:${holdId}`
-          : JSON.stringify({ status: 'closed', refundSats: 46, refundStatus: 'pending', holdId, first });
+          ? `closing:${first}:${Date.now()}:${holdId}:${quoted}`
+          : left === 'claim-unquoted'
+            ? `closing:${first}:${Date.now()}:${holdId}`
+            : JSON.stringify({
+                status: 'closed',
+                refundSats: 46,
+                refundStatus: 'pending',
+                holdId,
+                first,
+                amountMsat: quoted,
+              });
       expect(await claimOnce(s.conn, `mpp-close:${s.sessionId}`, null, mark)).toBe(true);
       const close = await callWith(s.closeAuth);
       expect(close.status).toBe(200);
       const body = (await close.json()) as CloseBody;
       expect(body).toEqual({
         status: 'closed',
-        refundSats: Math.floor(debited / 1000),
+        refundSats: Math.floor((left === 'claim-unquoted' ? debited : paid.amountMsat) / 1000),
         refundStatus: 'succeeded',
       });
       assertComponent('MppCloseAnswer', body);

@@ -28,8 +28,10 @@ import type { RefundSweep as RefundSweepApi } from './types.js';
  *
  * Outcomes: paid → audited (method SWEEP, status 200) and the job removed; nothing to pay (no balance, or less
  * than one sat plus the fee reserve), address cleared, key deleted or no longer expiring → removed (the first
- * two audited with their status); any other failure (address unreachable, mint away) → audited and retried
- * with exponential backoff from EXPIRED_KEY_SWEEP_MS up to six hours.
+ * two audited with their status); another payout of the account undecided (a hold still open, or
+ * `payout_in_progress`) → looked at again at the next pass, attempts unchanged; any other failure (address
+ * unreachable, mint away) → audited and retried with exponential backoff from EXPIRED_KEY_SWEEP_MS up to six
+ * hours.
  */
 
 export interface SweepJob {
@@ -158,6 +160,13 @@ export class RefundSweep implements RefundSweepApi {
     } catch (err) {
       const code = isGatewayError(err) ? err.code : 'internal_error';
       this.audit(ref, job, isGatewayError(err) ? err.status : 500, 0);
+      if (code === 'payout_in_progress') {
+        // Another payout of the account (its holder's own refund, placed since the check above) is undecided:
+        // not a failure of this sweep. Looked at again at the next pass, as for a hold still open, with no
+        // backoff (which would grow to hours while that payout is decided in seconds).
+        await jobs.put(job, now + this.opts.everyMs);
+        return;
+      }
       if (FINAL.has(code)) {
         this.opts.log.info({ keyId: job.keyId, code }, 'expired key not swept: nothing a retry can pay');
         await jobs.remove(job.id);

@@ -183,6 +183,58 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
     await h.auditOk();
   });
 
+  it('a sweep that meets another payout of the account looks again at the next pass, without backoff, and then pays', async () => {
+    const expiresAtMs = Date.now() + 5000;
+    const { apiKey, keyId } = await h.fundKey(200, { expiresAtMs });
+    expect(
+      (await post(apiKey, '/v1/wallet/update', { refund_address: rcpt.lnurl.address('alice') })).status,
+    ).toBe(200);
+    const conn = h.gateway.services.store!;
+    const jobs =
+      conn.kind === 'redis'
+        ? new RedisJobQueue<SweepJob>(conn.redis, conn.prefix, 'refund-sweep')
+        : new SqliteJobQueue<SweepJob>(conn.db, 'refund_sweep_jobs');
+    // The holder's own refund places its payout hold between the sweep's look at the account and the sweep's
+    // hold: the ledger refuses the sweep's hold payout_in_progress (once, here).
+    let refusals = 0;
+    const ledger = new Proxy(h.ledger, {
+      get(target, prop, receiver) {
+        if (prop === 'holdWithdrawal' && refusals === 0) {
+          return async () => {
+            refusals++;
+            return {
+              ok: false,
+              code: 'payout_in_progress',
+              payout: { holdId: 'lnrefund-other', sinceMs: Date.now() },
+            };
+          };
+        }
+        const v = Reflect.get(target, prop, receiver);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const paid: string[] = [];
+    const sweep = new RefundSweep({
+      jobs,
+      money: { ledger, wallet: h.wallet },
+      addresses: h.gateway.services.lightningAddresses!,
+      log: createLogger('silent'),
+      everyMs: 300,
+      onPaid: (id) => paid.push(id),
+    });
+    await until('the key expired', () => Date.now() > expiresAtMs, 8000);
+    expect(await sweep.tick()).toBe(1);
+    expect(refusals).toBe(1);
+    // Not a failure: the attempts are unchanged, so the next look is one pass away, not a growing backoff.
+    expect(await jobs.get(sweepJobId(keyId))).toMatchObject({ attempts: 0 });
+    expect(await h.ledger.getKeyInfo({ apiKey })).toMatchObject({ account: { balanceMsat: 200_000 } });
+    await until('the next pass pays', async () => (await sweep.tick()) === 1 && paid.length === 1, 8000, 100);
+    expect(paid).toEqual([keyId]);
+    expect(await h.available(apiKey)).toBe(0);
+    expect(await jobs.get(sweepJobId(keyId))).toBeNull();
+    await h.auditOk();
+  });
+
   it('a sweep that cannot reach the address keeps the balance and retries with backoff', async () => {
     const expiresAtMs = Date.now() + 5000;
     const { apiKey, keyId } = await h.fundKey(200, { expiresAtMs });

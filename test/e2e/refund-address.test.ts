@@ -42,6 +42,21 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
     return { status: r.status, json: (await r.json()) as Json };
   }
 
+  /** A key of `sats` that expires in 5 s with the address alice@ set, and the sweep's job queue on its store. */
+  async function expiringKeyWithAddress(sats: number) {
+    const expiresAtMs = Date.now() + 5000;
+    const { apiKey, keyId } = await h.fundKey(sats, { expiresAtMs });
+    expect(
+      (await post(apiKey, '/v1/wallet/update', { refund_address: rcpt.lnurl.address('alice') })).status,
+    ).toBe(200);
+    const conn = h.gateway.services.store!;
+    const jobs =
+      conn.kind === 'redis'
+        ? new RedisJobQueue<SweepJob>(conn.redis, conn.prefix, 'refund-sweep')
+        : new SqliteJobQueue<SweepJob>(conn.db, 'refund_sweep_jobs');
+    return { apiKey, keyId, expiresAtMs, jobs };
+  }
+
   /** The recipient mint's state of the quote behind an invoice the LNURL callback handed out. */
   async function quoteState(invoice: string): Promise<string> {
     const id = rcpt.mint.quoteForInvoice(invoice);
@@ -184,16 +199,7 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
   });
 
   it('a sweep that meets another payout of the account looks again at the next pass, without backoff, and then pays', async () => {
-    const expiresAtMs = Date.now() + 5000;
-    const { apiKey, keyId } = await h.fundKey(200, { expiresAtMs });
-    expect(
-      (await post(apiKey, '/v1/wallet/update', { refund_address: rcpt.lnurl.address('alice') })).status,
-    ).toBe(200);
-    const conn = h.gateway.services.store!;
-    const jobs =
-      conn.kind === 'redis'
-        ? new RedisJobQueue<SweepJob>(conn.redis, conn.prefix, 'refund-sweep')
-        : new SqliteJobQueue<SweepJob>(conn.db, 'refund_sweep_jobs');
+    const { apiKey, keyId, expiresAtMs, jobs } = await expiringKeyWithAddress(200);
     // The holder's own refund places its payout hold between the sweep's look at the account and the sweep's
     // hold: the ledger refuses the sweep's hold payout_in_progress (once, here).
     let refusals = 0;
@@ -236,17 +242,8 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
   });
 
   it('a sweep that cannot reach the address keeps the balance and retries with backoff', async () => {
-    const expiresAtMs = Date.now() + 5000;
-    const { apiKey, keyId } = await h.fundKey(200, { expiresAtMs });
-    expect(
-      (await post(apiKey, '/v1/wallet/update', { refund_address: rcpt.lnurl.address('alice') })).status,
-    ).toBe(200);
+    const { apiKey, keyId, expiresAtMs, jobs } = await expiringKeyWithAddress(200);
     // The address stops answering as LNURL-pay after it was set (its server now answers 404 for the callback).
-    const conn = h.gateway.services.store!;
-    const jobs =
-      conn.kind === 'redis'
-        ? new RedisJobQueue<SweepJob>(conn.redis, conn.prefix, 'refund-sweep')
-        : new SqliteJobQueue<SweepJob>(conn.db, 'refund_sweep_jobs');
     await h.ledger.updateKey({ credential: { apiKey } }, { refundAddress: rcpt.lnurl.address('gone') });
     const sweep = new RefundSweep({
       jobs,

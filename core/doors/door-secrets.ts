@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { StoreConnection } from '../store/connection.js';
+import { defineScriptSet, type ScriptRunner, scriptOf } from '../store/lua-scripts.js';
 import { migrate } from '../store/sqlite-migrations.js';
 import { statementCache } from '../store/statement-cache.js';
 
@@ -120,8 +121,28 @@ export async function setMark(store: StoreConnection, name: string, value: strin
 }
 
 /** Redis: SET to ARGV[2] only while the value is ARGV[1] (one key: cluster-safe). */
-const REPLACE_IF =
-  "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end return 0";
+const REPLACE_IF = new Map([
+  [
+    'replace-if' as const,
+    scriptOf(
+      'gwDoorMark',
+      'replace-if',
+      1,
+      1,
+      "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end return 0",
+    ),
+  ],
+]);
+/** Each client's runner of it (the project's script loader: EVALSHA, not the script text on every call). */
+const replaceRunners = new WeakMap<object, ScriptRunner<'replace-if'>>();
+function replaceIf(store: Extract<StoreConnection, { kind: 'redis' }>): ScriptRunner<'replace-if'> {
+  let run = replaceRunners.get(store.redis);
+  if (run === undefined) {
+    run = defineScriptSet(store.redis, REPLACE_IF);
+    replaceRunners.set(store.redis, run);
+  }
+  return run;
+}
 
 /**
  * Replaces the value of mark `name` with `value` only while it is `expected`, atomically across every process on
@@ -136,7 +157,7 @@ export async function replaceMark(
 ): Promise<boolean> {
   if (store.kind === 'redis') {
     const key = redisKey(store.prefix, `used:${name}`);
-    return (await store.redis.call('EVAL', REPLACE_IF, 1, key, expected, value)) === 1;
+    return (await replaceIf(store)('replace-if', [key], [expected, value])) === 1;
   }
   const r = stmt(store, 'UPDATE node_secrets SET value = ? WHERE name = ? AND value = ?').run(
     value,

@@ -11,6 +11,7 @@ import {
   evaluate,
   expectedSamples,
   promValue,
+  type RssPoint,
   rssGrowth,
   type SoakMoney,
   type SoakReport,
@@ -49,6 +50,8 @@ export interface SoakOptions {
 const SETTLE_DEADLINE_MS = 30_000;
 const METRICS_TIMEOUT_MS = 5_000;
 const CALL_TIMEOUT_MS = 10_000;
+/** How often the gateway's RSS is read between samples. */
+const RSS_EVERY_MS = 1_000;
 
 const r1 = (v: number): number => Math.round(v * 10) / 10;
 const r2 = (v: number): number => Math.round(v * 100) / 100;
@@ -100,6 +103,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     // between two scrapes (a bucket bound, as in the bench's tables; bench/lib/runtime-scrape.ts).
     let runtime = parseRuntime(await gw.metrics(METRICS_TIMEOUT_MS).catch(() => ''));
     const samples: SoakSample[] = [];
+    const rssTrace: RssPoint[] = [];
+    let nextRssMs = RSS_EVERY_MS;
     const upPid = [up.child.pid];
     let cpu = readUsage(pids);
     let upCpu = readUsage(upPid);
@@ -109,6 +114,16 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     const n = expectedSamples(durationS, config.sampleEveryS);
     for (let k = 1; k <= n; k++) {
       const dueMs = Math.min(k * config.sampleEveryS, durationS) * 1000;
+      // RSS on every whole second of the load before the sample is due (a /proc read; the sample is the
+      // reading of its own second): the growth is measured over these.
+      for (; nextRssMs < dueMs; nextRssMs += RSS_EVERY_MS) {
+        await delay(Math.max(0, t0 + nextRssMs - performance.now()));
+        rssTrace.push({
+          tS: r1((performance.now() - t0) / 1000),
+          rssMb: r1(readUsage(pids).rssBytes / 1048576),
+        });
+      }
+      nextRssMs = dueMs + RSS_EVERY_MS;
       await delay(Math.max(0, t0 + dueMs - performance.now()));
       const w = load.takeWindow();
       const usage = readUsage(pids);
@@ -135,6 +150,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         p50Ms: w.latency.p50,
         p99Ms: w.latency.p99,
       };
+      rssTrace.push({ tS: sample.tS, rssMb: sample.rssMb });
       cpu = usage;
       upCpu = upUsage;
       clientCpu = clientUsage;
@@ -170,7 +186,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       `settled in ${money.settleWaitMs} ms: charged ${money.chargedMsat} msat, reserved ${money.reservedMsat}`,
     );
     const warmupS = warmupSeconds(durationS);
-    const growth = rssGrowth(samples, warmupS);
+    const growth = rssGrowth(rssTrace, warmupS);
     const partial = {
       config,
       warmupS,
@@ -186,6 +202,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       versions: baseVersions(),
       rssBaselineMb: growth.baselineMb,
       rssSlopeMbPerMin: growth.slopeMbPerMin,
+      rssTrace,
       thresholds,
       ...partial,
       criteria,

@@ -52,6 +52,7 @@ function report(over: Partial<SoakReport> = {}): SoakReport {
     rssBaselineMb: 102,
     rssGrowthMb: 4,
     rssSlopeMbPerMin: 6,
+    rssTrace: samples.map((s) => ({ tS: s.tS, rssMb: s.rssMb })),
     samples,
     load: {
       sent: 12_000,
@@ -177,16 +178,38 @@ describe('soak measurements', () => {
     expect(rssGrowth(s, 20).baselineMb).toBe(180);
     expect(Number.isNaN(rssGrowth(s, 60).growthMb)).toBe(true);
   });
-  it('compares the medians of the first and last quarter: the collection cycle is not growth, a creep is', () => {
-    // A sawtooth of 60 MB on a flat level, 16 samples after warm-up, the last one at a peak (+80 MB over the
-    // first sample): no growth.
+  it('compares the lowest reading of the first and last quarter: the collection cycle is not growth, a creep is', () => {
+    // A sawtooth of 60 MB on a flat level, 16 readings after warm-up, the last one at a peak (+80 MB over the
+    // first reading): no growth.
     const saw = Array.from({ length: 16 }, (_, i) => sample(70 + i * 10, [180, 220, 200, 240][i % 4]!));
     saw[15] = sample(220, 260);
     expect(rssGrowth(saw, 60).growthMb).toBe(0);
-    // The same sawtooth on a level rising 1 MB per sample: +12 MB from the first quarter to the last.
+    // The same sawtooth on a level rising 1 MB per reading: +12 MB from the first quarter's trough to the last's.
     const creep = saw.map((x, i) => ({ ...x, rssMb: [180, 220, 200, 240][i % 4]! + i }));
-    expect(rssGrowth(creep, 60)).toMatchObject({ baselineMb: 211.5, growthMb: 12 });
+    expect(rssGrowth(creep, 60)).toMatchObject({ baselineMb: 180, growthMb: 12 });
     expect(rssGrowth(creep, 60).slopeMbPerMin).toBeGreaterThan(0);
+  });
+  it('does not read an old generation filling before its first full collection as growth (CI at 2c48fad)', () => {
+    // The slice that failed: readings every second after the 12 s warm-up, flat near 200 MB to t=45, then RSS
+    // climbing to 261 MB at t=60 with the heap used (63 → 153 MB) before a full collection. The medians of the
+    // first and last quarter of its five 10 s samples read that climb as +60 MB.
+    const trace = Array.from({ length: 49 }, (_, i) => {
+      const t = 12 + i;
+      return { tS: t, rssMb: t <= 45 ? 195 + ((t * 7) % 8) : 202 + (t - 45) * 4 };
+    });
+    const g = rssGrowth(trace, 12);
+    expect(g.growthMb).toBeLessThan(40);
+    expect(g.slopeMbPerMin).toBeGreaterThan(0);
+  });
+  it('sees a leak in every reading: a level rising under the sawtooth fails the bound', () => {
+    // 20 minutes, a reading a second, a 30 MB sawtooth with a 40 s period, the level rising 2 MB a minute.
+    const leak = Array.from({ length: 1200 }, (_, t) => ({
+      tS: t,
+      rssMb: 200 + (t % 40) * 0.75 + (2 * t) / 60,
+    }));
+    expect(rssGrowth(leak, 60).growthMb).toBeGreaterThan(20);
+    const flat = leak.map((p) => ({ ...p, rssMb: 200 + (p.tS % 40) * 0.75 }));
+    expect(Math.abs(rssGrowth(flat, 60).growthMb)).toBeLessThan(1);
   });
   it('spreads streamed calls evenly, exactly the share asked', () => {
     const count = (share: number, n: number) =>

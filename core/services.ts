@@ -106,7 +106,7 @@ export async function openMoneyServices(
     let ledger = base.ledger ?? (await buildLedger(o, store!, signals));
     // Webhooks and alerts (core/events/): the store next to the ledger's, the ledger hook, the outbox worker and
     // the key.expired sweep. Closed before the ledger (closers run in reverse).
-    const events = base.events ?? (store ? buildEvents(o, store) : undefined);
+    const events = base.events ?? (store ? buildEvents(o, store, signals) : undefined);
     if (events) ledger = events.watchLedger(ledger);
     const wallet =
       base.wallet ?? (config.cashu.mints.length > 0 ? await buildWallet(o, store!, ledger) : undefined);
@@ -225,8 +225,8 @@ async function buildLedger(
   return leased;
 }
 
-/** Webhooks and alerts on the store, started. */
-function buildEvents(o: Opening, store: StoreConnection): Events {
+/** Webhooks and alerts on the store, started; an account gaining a watch signalled to every process. */
+function buildEvents(o: Opening, store: StoreConnection, signals: StoreSignals | undefined): Events {
   const webhookStore: WebhookStore =
     store.kind === 'redis'
       ? new RedisWebhookStore(store.redis, o.config.redisPrefix)
@@ -236,6 +236,10 @@ function buildEvents(o: Opening, store: StoreConnection): Events {
     o.config.webhooks,
     o.log,
   );
+  if (signals !== undefined) {
+    built.signalWith(() => signals.bump('watches'));
+    signals.on('watches', () => built.watchesChanged());
+  }
   built.start();
   o.closers.push(() => built.close());
   return built;

@@ -41,6 +41,13 @@ export type EventsOptions = Config['webhooks'];
 
 export const RETRY_CAP_MS = 4 * 3_600_000;
 
+/** The cache of `Events.watched`: a watch found is kept 5 s; so is a "nothing" without the store's signal. */
+const WATCHED_TTL_MS = 5_000;
+/** A "nothing" with the signal wired: until some account gains a watch, at most ten minutes (a bound, not the
+ *  mechanism: a lost notification is caught by the signals' poll within a second). */
+const UNWATCHED_SIGNALLED_TTL_MS = 600_000;
+const WATCHING = -1;
+
 /** Delay before attempt `attempt + 1` (attempt ≥ 1 made), with ±20 % jitter. */
 export function retryDelayMs(attempt: number, baseMs: number, rand = Math.random): number {
   const d = Math.min(RETRY_CAP_MS, baseMs * 2 ** (attempt - 1));
@@ -56,8 +63,17 @@ export class Events implements WebhookEvents {
    * with one call at a time did on every settle (≈ 0.3 ms per call; docs/benchmarks.md, "The paid-path cuts").
    */
   private readonly calls = new Map<string, KeyMeta>();
-  /** account id → has watched keys (cached a few seconds; set at once on this process's own changes). */
-  private readonly watched = new LRUCache<string, boolean>({ max: 100_000, ttl: 5_000 });
+  /**
+   * account id → WATCHING, or the `generation` at which the store said the account watches nothing. A watch
+   * found is kept WATCHED_TTL_MS (a webhook deleted elsewhere only costs a look that finds nothing); a
+   * "nothing" is kept while no account anywhere gained a watch (`watchesChanged`, the store's `watches`
+   * signal), or UNWATCHED_TTL_MS without the signal. So an account idle for longer than a few seconds does not
+   * cost a store read on each of its calls, as it did with one 5 s lifetime for both (10,000 keys in turn).
+   */
+  private readonly watched = new LRUCache<string, number>({ max: 100_000, ttl: WATCHED_TTL_MS });
+  private generation = 0;
+  /** Tells every process sharing the store that an account gained a watch (wired to the store's signals). */
+  private announce: (() => Promise<unknown>) | undefined;
   private timers: NodeJS.Timeout[] = [];
   private running = new Set<Promise<unknown>>();
   private polling = false;
@@ -73,16 +89,45 @@ export class Events implements WebhookEvents {
     this.agent = guardedAgent(opts.allowPrivateUrls, opts.timeoutMs);
   }
 
-  /** Marks an account as having watched keys (after a webhook or alert change on this process). */
+  /** Marks an account as having watched keys (after a webhook or alert change on this process, once stored),
+   *  and tells the other processes to look at their "watches nothing" answers again. */
   touched(accountId: string): void {
-    this.watched.set(accountId, true);
+    this.watched.set(accountId, WATCHING);
+    this.generation++;
+    this.announce?.().catch((err: unknown) => this.log.warn({ err }, 'watches signal failed'));
+  }
+
+  /**
+   * Wires the cross-process signal: `announce` tells every process an account gained a watch (each runs
+   * `watchesChanged`); with it, a "watches nothing" answer is kept until the next one.
+   */
+  signalWith(announce: () => Promise<unknown>): void {
+    this.announce = announce;
+  }
+
+  /** Some account gained a watch (on any process): every "watches nothing" answer is stale. O(1). */
+  watchesChanged(): void {
+    this.generation++;
+  }
+
+  /** What the cache knows: true, false, or undefined (ask the store). */
+  private cached(accountId: string): boolean | undefined {
+    const c = this.watched.get(accountId);
+    if (c === WATCHING) return true;
+    return c === this.generation ? false : undefined;
   }
 
   private async hasWatched(accountId: string): Promise<boolean> {
-    const c = this.watched.get(accountId);
+    const c = this.cached(accountId);
     if (c !== undefined) return c;
+    // Tagged with the generation before the read: a watch gained while the store answered makes it stale.
+    const at = this.generation;
     const v = await this.store.hasWatchedKeys(accountId);
-    this.watched.set(accountId, v);
+    if (v) this.watched.set(accountId, WATCHING);
+    else
+      this.watched.set(accountId, at, {
+        ttl: this.announce !== undefined ? UNWATCHED_SIGNALLED_TTL_MS : WATCHED_TTL_MS,
+      });
     return v;
   }
 
@@ -99,7 +144,7 @@ export class Events implements WebhookEvents {
 
   spent(key: KeyMeta, chargedMsat: number, balanceMsat: number): void {
     // Most accounts watch nothing: known from the cache, no background step (closure, promises) per paid call.
-    if (this.watched.get(key.accountId) === false) return;
+    if (this.cached(key.accountId) === false) return;
     this.background('spend', async () => {
       if (!(await this.hasWatched(key.accountId))) return;
       await this.store.onSpend(

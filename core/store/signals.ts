@@ -12,6 +12,8 @@ import { migrate } from './sqlite-migrations.js';
  *   their next recall poll.
  * - `recall-answered`: a holder answered a recall (its leases of the account reported, given back or closed);
  *   the recalling process reads the answers at once instead of waiting for its next read of the leases.
+ * - `watches`: an account gained a webhook or alert settings (core/events/events.ts); every process forgets
+ *   which accounts it had found watching nothing, so their next paid call looks at the store again.
  *
  * The version in the store is the truth; a notification only says "look now". Redis: the versions are one key
  * each under one hash tag (`<prefix>:{signals}:<name>`, so one MGET reads them on Redis Cluster too), a bump is
@@ -23,8 +25,8 @@ import { migrate } from './sqlite-migrations.js';
  * (250 ms by default).
  */
 
-export type SignalName = 'settings' | 'recall' | 'recall-answered';
-const NAMES: readonly SignalName[] = ['settings', 'recall', 'recall-answered'];
+export type SignalName = 'settings' | 'recall' | 'recall-answered' | 'watches';
+const NAMES: readonly SignalName[] = ['settings', 'recall', 'recall-answered', 'watches'];
 
 type Listener = (version: number) => void;
 
@@ -117,7 +119,7 @@ export class StoreSignals {
   }
 
   private async read(): Promise<Record<SignalName, number>> {
-    const out: Record<SignalName, number> = { settings: 0, recall: 0, 'recall-answered': 0 };
+    const out: Record<SignalName, number> = { settings: 0, recall: 0, 'recall-answered': 0, watches: 0 };
     const store = this.store;
     if (store.kind === 'redis') {
       const vals = await store.redis.mget(...NAMES.map((n) => versionKey(store.prefix, n)));

@@ -57,7 +57,10 @@ describe.each(['sqlite', 'redis'] as const)('the watches signal across two proce
     expect(rx.on('/low')).toHaveLength(0);
     await call(b); // 197,000 < 197,500
     await until('balance.low from B', () => rx.on('/low').length >= 1, 20_000);
-    const got = JSON.parse(rx.on('/low')[0]!.body) as { type: string; data: { balance: number; threshold: number } };
+    const got = JSON.parse(rx.on('/low')[0]!.body) as {
+      type: string;
+      data: { balance: number; threshold: number };
+    };
     expect(got).toMatchObject({ type: 'balance.low', data: { threshold: 197_500, balance: 197_000 } });
     // A negative: no second event. There is no event to wait on, so this waits a fixed while.
     await new Promise((r) => setTimeout(r, 1_000));

@@ -255,7 +255,7 @@ function events(text: string): Json[] {
 
 /** The provider's refusal of a prompt longer than the model's window (the mock's `windowTokens`). */
 const windowRefusal = (raw: string | undefined): boolean =>
-  raw !== undefined && raw.startsWith('{"error"') && raw.includes('"context_length_exceeded"');
+  raw?.startsWith('{"error"') === true && raw.includes('"context_length_exceeded"');
 
 /**
  * What the provider billed for its answer `raw`, in msat, from the price book above: an independent reading of

@@ -175,9 +175,16 @@ export interface Config {
   lightning: { minSats: number; maxSats: number; pollMs: number; createPerMinute: number };
   /**
    * The payment doors an unpaid call's 402 offers (core/doors/, docs/paying.md): PAYMENT_DOORS (`cashu`, `l402`,
-   * `mpp`), L402_MIN_SATS (the smallest invoice offered), L402_EXPIRY_S (how long an L402 token pays calls).
+   * `mpp`), L402_MIN_SATS (the smallest invoice offered), L402_EXPIRY_S (how long an L402 token pays calls),
+   * MPP_CLOSE_TAKEOVER_MS (how old an MPP close's claim with no payout under way is before another close takes it
+   * over).
    */
-  doors: { offered: Array<'cashu' | 'l402' | 'mpp'>; minSats: number; l402ExpiryS: number };
+  doors: {
+    offered: Array<'cashu' | 'l402' | 'mpp'>;
+    minSats: number;
+    l402ExpiryS: number;
+    closeTakeoverMs: number;
+  };
   /** Webhooks and alerts (core/events/). */
   webhooks: {
     maxAttempts: number;
@@ -514,6 +521,7 @@ export function loadConfig(env: Env = process.env): Config {
       offered: doorsOffered as Array<'cashu' | 'l402' | 'mpp'>,
       minSats: num(env, 'L402_MIN_SATS', 10, { min: 1, int: true }),
       l402ExpiryS: num(env, 'L402_EXPIRY_S', 2_592_000, { min: 60, int: true }),
+      closeTakeoverMs: num(env, 'MPP_CLOSE_TAKEOVER_MS', 30_000, { min: 1000, int: true }),
     },
     webhooks: {
       maxAttempts: num(env, 'WEBHOOK_MAX_ATTEMPTS', 16, { min: 1, int: true }),

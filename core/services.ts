@@ -343,6 +343,7 @@ function buildDoors(
       doors: config.doors.offered,
       minSats: config.doors.minSats,
       l402ExpiryS: config.doors.l402ExpiryS,
+      closeTakeoverMs: config.doors.closeTakeoverMs,
       realm: doorRealm(config),
     },
     store,

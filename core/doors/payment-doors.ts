@@ -53,8 +53,18 @@ interface CloseResult extends Record<string, unknown> {
   refundStatus: 'succeeded' | 'failed' | 'skipped' | 'pending';
 }
 
-/** The session mark's value once the session is closed (before: its return invoice). */
+/**
+ * The session mark (`mpp-session:<id>`): its return invoice while the session is open, `closed:<return invoice>`
+ * once a close began (a close run again after its closer died still needs the invoice; a BOLT11 invoice has no
+ * ':'), `closed` alone when an earlier release closed it (it kept no invoice).
+ */
 const CLOSED = 'closed';
+
+function sessionMark(mark: string): { closed: boolean; returnInvoice: string | null } {
+  if (mark === CLOSED) return { closed: true, returnInvoice: null };
+  if (mark.startsWith(`${CLOSED}:`)) return { closed: true, returnInvoice: mark.slice(CLOSED.length + 1) };
+  return { closed: false, returnInvoice: mark };
+}
 
 /**
  * A close's answer as stored in its mark: with its payout hold's id, its first claim's time and the amount its melt
@@ -69,6 +79,9 @@ interface StoredClose extends CloseResult {
 /**
  * A close whose claim is this old, and whose payout is neither open nor paid, is taken over by the next close: its
  * process died (or lost its store) between the claim and the answer. Its steps before the hold take milliseconds.
+ * The default of MPP_CLOSE_TAKEOVER_MS (`DoorsConfig.closeTakeoverMs`). Taking over a close that is in fact still
+ * at work pays nothing twice (one undecided payout per account, and only the claim's holder stores the answer):
+ * the window only spares such a close a needless second run.
  */
 export const CLOSE_TAKEOVER_MS = 30_000;
 
@@ -425,7 +438,7 @@ export class PaymentDoors implements PaymentDoorsApi {
       if (!isPreimageOf(p.preimage, sessionId)) throw refuse("The preimage is not the session's");
       const mark = await readMark(this.store, `mpp-session:${sessionId}`);
       if (mark === null) throw refuse('No MPP session of this id is open here');
-      if (mark === CLOSED && !allowExpired)
+      if (sessionMark(mark).closed && !allowExpired)
         throw refuse('This MPP session is closed: its rest was refunded to the return invoice');
       return { door: 'mpp', tokenHash: doorIdentity(sessionId), paymentHash: sessionId, sessionId };
     }
@@ -454,7 +467,7 @@ export class PaymentDoors implements PaymentDoorsApi {
       throw refuse("The top-up preimage is not the challenge invoice's");
     const mark = await readMark(this.store, `mpp-session:${sessionId}`);
     if (mark === null) throw refuse('No MPP session of this id is open here');
-    if (mark === CLOSED) throw refuse('This MPP session is closed');
+    if (sessionMark(mark).closed) throw refuse('This MPP session is closed');
     const claim = `mpp-topup:${paymentHash}`;
     // Claimed once, for this session, while its challenge is unexpired; the same top-up again (a retry after a
     // lost answer) goes on, also later: every step below is idempotent.
@@ -498,7 +511,7 @@ export class PaymentDoors implements PaymentDoorsApi {
    * hold id) — a compare-and-set: only the holder of the claim answers. A repeated close answers the stored
    * answer; one that finds a claim asks what became of its payout (`closeInProgress`) and so is never stuck
    * behind a closer that died: paid → that answer; undecided → 409 `payout_in_progress`; none or failed, and the
-   * claim older than `CLOSE_TAKEOVER_MS` → this close takes the claim over and runs again (the ledger allows one
+   * claim older than MPP_CLOSE_TAKEOVER_MS (30 s) → this close takes the claim over and runs again (the ledger allows one
    * undecided payout per account, so two runs never pay twice). A stored `pending` answer is looked at again.
    */
   private async close(sessionId: string, preimage: unknown): Promise<DoorCaller> {
@@ -522,8 +535,9 @@ export class PaymentDoors implements PaymentDoorsApi {
         },
       },
     });
-    const returnInvoice = await readMark(this.store, `mpp-session:${sessionId}`);
-    if (returnInvoice === null) throw badCredential('No MPP session of this id is open here');
+    const mark = await readMark(this.store, `mpp-session:${sessionId}`);
+    if (mark === null) throw badCredential('No MPP session of this id is open here');
+    const session = sessionMark(mark);
     const name = `mpp-close:${sessionId}`;
     const now = this.now();
     let claim: Closing = { first: now, since: now, holdId: newPayoutHoldId() };
@@ -532,15 +546,16 @@ export class PaymentDoors implements PaymentDoorsApi {
       if ('answer' in next) return answer(next.answer);
       claim = next.claim;
     }
-    // From here no bearer call starts (one already admitted keeps its reservation, settled as usual).
-    await setMark(this.store, `mpp-session:${sessionId}`, CLOSED);
+    // From here no bearer call starts (one already admitted keeps its reservation, settled as usual). The return
+    // invoice stays in the mark: a close that takes this one over pays it.
+    if (!session.closed) await setMark(this.store, `mpp-session:${sessionId}`, `${CLOSED}:${mark}`);
     // The melt's amount goes into the claim before the melt: a close that finds the claim after a crash answers it.
     let held = claim;
     const beforeMelt = async (amountMsat: number): Promise<void> => {
       const quoted = { ...held, amountMsat };
       if (await replaceMark(this.store, name, closingMark(held), closingMark(quoted))) held = quoted;
     };
-    const result = await this.refundRest(caller.tokenHash, returnInvoice, claim.holdId, beforeMelt);
+    const result = await this.refundRest(caller.tokenHash, session.returnInvoice, claim.holdId, beforeMelt);
     // Stored only while the claim is still this close's (a close that took it over answers for itself).
     const stored: StoredClose = { ...result, holdId: held.holdId, first: held.first };
     if (held.amountMsat !== undefined) stored.amountMsat = held.amountMsat;
@@ -584,7 +599,8 @@ export class PaymentDoors implements PaymentDoorsApi {
       return { answer: paid };
     }
     // No payout, or one that paid nothing: once its closer can no longer be at work, this close runs it again.
-    if (closing !== null && this.now() - closing.since < CLOSE_TAKEOVER_MS) throw closingNow(closing.since);
+    const takeoverMs = this.config.closeTakeoverMs ?? CLOSE_TAKEOVER_MS;
+    if (closing !== null && this.now() - closing.since < takeoverMs) throw closingNow(closing.since);
     const claim: Closing = { first, since: this.now(), holdId: newPayoutHoldId() };
     if (!(await replaceMark(this.store, name, seen, closingMark(claim)))) throw closingNow(null);
     this.log.warn({ door: 'mpp' }, 'MPP session close: taken over from a close that did not finish');
@@ -625,7 +641,7 @@ export class PaymentDoors implements PaymentDoorsApi {
    */
   private async refundRest(
     tokenHash: string,
-    invoice: string,
+    invoice: string | null,
     holdId: string,
     beforeMelt: (amountMsat: number) => Promise<void>,
   ): Promise<CloseResult> {
@@ -634,6 +650,8 @@ export class PaymentDoors implements PaymentDoorsApi {
     const available = info ? info.account.balanceMsat - info.account.reservedMsat : 0;
     if (info?.account.payout) throw await payoutInProgressError(this.wallet, info.account.payout);
     if (available < 1000) return closedWith(0, 'skipped');
+    // Closed by an earlier release, which kept no return invoice: the rest stays refundable with the bearer.
+    if (invoice === null) return closedWith(Math.floor(available / 1000), 'failed');
     const money: Money = { ledger: this.ledger, wallet: this.wallet };
     try {
       const paid = await refundToInvoice(money, { credential: { tokenHash }, invoice, holdId, beforeMelt });
@@ -644,7 +662,10 @@ export class PaymentDoors implements PaymentDoorsApi {
       // Pending at the mint: the payout hold keeps the balance until the mint decides (the recovery pass settles it).
       if (code === 'service_unavailable') return closedWith(Math.floor(available / 1000), 'pending');
       if (code === 'refund_below_fee_reserve') return closedWith(0, 'skipped');
-      this.log.warn({ door: 'mpp', code }, 'MPP session close: the refund to the return invoice failed');
+      this.log.warn(
+        { door: 'mpp', code, reason: err instanceof Error ? err.message : String(err) },
+        'MPP session close: the refund to the return invoice failed',
+      );
       return closedWith(Math.floor(available / 1000), 'failed');
     }
   }

@@ -14,6 +14,9 @@ export interface DoorsConfig {
   l402ExpiryS: number;
   /** The MPP challenges' realm. */
   realm: string;
+  /** How old an MPP close's claim with no payout under way is before another close takes it over (ms;
+   *  default `CLOSE_TAKEOVER_MS`). */
+  closeTakeoverMs?: number;
 }
 
 /** What pays a call that came through a Lightning door. */

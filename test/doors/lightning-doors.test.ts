@@ -9,10 +9,19 @@ import { claimOnce, readMark, setMark } from '../../core/doors/door-secrets.js';
 import { CLOSE_TAKEOVER_MS, doorIdentity } from '../../core/doors/payment-doors.js';
 import { verifyCallReceipt } from '../../core/receipts/call-receipt.js';
 import { decodeBolt11 } from '../../core/wallet/bolt11.js';
-import { encodeInvoice, nodeKeyFromSeed } from '../../scripts/mint/fake-lightning.js';
 import { assertComponent } from '../routes/response-schema.js';
 import { type PaidStore, paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { TOKEN_PRICES } from '../support/prices.js';
+import {
+  type CloseBody,
+  codeOf,
+  decodeReceipt,
+  jcs,
+  mppSessionClient,
+  paymentAuth,
+  paymentChallenges,
+  returnInvoice,
+} from './support/mpp-session.js';
 
 /**
  * The Lightning doors end to end, on both stores, with Alby's clients (`fetchWithL402`, `fetchWithMpp` from
@@ -235,66 +244,16 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     expect(await balanceOf(authorization)).toBe(INVOICE - CALL);
   });
 
-  /**
-   * A session client written to draft-lightning-session-00: it reads the `intent="session"` challenge of the 402,
-   * pays its deposit invoice, opens with the preimage and an amountless return invoice, then sends bearer
-   * credentials. JSON in headers is JCS (keys sorted) and base64url without padding.
-   */
-  const jcs = (v: unknown): string =>
-    Array.isArray(v)
-      ? `[${v.map(jcs).join(',')}]`
-      : v !== null && typeof v === 'object'
-        ? `{${Object.keys(v)
-            .sort()
-            .map((k) => `${JSON.stringify(k)}:${jcs((v as Record<string, unknown>)[k])}`)
-            .join(',')}}`
-        : JSON.stringify(v);
-  const paymentAuth = (challenge: Record<string, string>, payload: Record<string, unknown>) =>
-    `Payment ${Buffer.from(jcs({ challenge, payload })).toString('base64url')}`;
-  /** The `Payment` challenges of a WWW-Authenticate value, each as its parameters. */
-  const paymentChallenges = (www: string) =>
-    www
-      .split(/,\s*(?=(?:Payment|L402)\s)/)
-      .filter((c) => c.startsWith('Payment '))
-      .map((c) => Object.fromEntries([...c.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]])));
-  const sessionChallenge = async () => {
-    const res = await fetch(url(), init());
-    expect(res.status).toBe(402);
-    await res.body?.cancel();
-    const c = paymentChallenges(res.headers.get('www-authenticate') ?? '').find(
-      (p) => p.intent === 'session',
-    );
-    expect(c).toBeDefined();
-    const request = JSON.parse(Buffer.from(c!.request!, 'base64url').toString()) as Record<string, string>;
-    return { challenge: c as Record<string, string>, request };
-  };
-  /** A session challenge whose deposit invoice is paid: its preimage, and the session id (the payment hash). */
-  const paidSession = async () => {
-    const { challenge, request } = await sessionChallenge();
-    const { preimage } = await h.mint.payInvoice(request.depositInvoice!);
-    return { challenge, request, preimage, sessionId: request.paymentHash! };
-  };
-  const returnInvoice = () =>
-    encodeInvoice({
-      amountMsat: null,
-      paymentHash: randomBytes(32),
-      paymentSecret: randomBytes(32),
-      description: 'session refund',
-      timestamp: Math.floor(Date.now() / 1000),
-      expirySeconds: 30 * 86_400,
-      nodeKey: nodeKeyFromSeed('session-client'),
-    });
-  const callWith = (authorization: string, body: Record<string, unknown> = {}) =>
-    fetch(url(), { ...init(body), headers: { 'content-type': 'application/json', authorization } });
-  const codeOf = async (r: Response) => [
-    r.status,
-    ((await r.json()) as { error: { code: string } }).error.code,
-  ];
-  const decodeReceipt = (r: Response) =>
-    JSON.parse(Buffer.from(r.headers.get('payment-receipt') ?? '', 'base64url').toString()) as Record<
-      string,
-      unknown
-    >;
+  const {
+    sessionChallenge,
+    paidSession,
+    callWith,
+    openedSession: opened,
+  } = mppSessionClient({
+    url,
+    init,
+    payInvoice: (invoice) => h.mint.payInvoice(invoice),
+  });
 
   it('MPP session (spec client): open pays the first call, a streamed bearer call, a top-up, then close refunds the rest to the return invoice', async () => {
     const { challenge, request } = await sessionChallenge();
@@ -475,21 +434,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
   });
 
   /** An opened session with one call paid: its credentials, its return invoice and the store holding its marks. */
-  const openedSession = async () => {
-    const { challenge, preimage, sessionId } = await paidSession();
-    const ret = returnInvoice();
-    const open = await callWith(paymentAuth(challenge, { action: 'open', preimage, returnInvoice: ret }));
-    expect(open.status).toBe(200);
-    await open.body?.cancel();
-    return {
-      sessionId,
-      ret,
-      bearer: paymentAuth(challenge, { action: 'bearer', sessionId, preimage }),
-      closeAuth: paymentAuth(challenge, { action: 'close', sessionId, preimage }),
-      conn: h.gateway.services.store!,
-    };
-  };
-  type CloseBody = { status: string; refundSats: number; refundStatus: string };
+  const openedSession = async () => ({ ...(await opened()), conn: h.gateway.services.store! });
 
   it('MPP close after its closer died before paying: a fresh claim answers 409 closing, an old one is taken over and pays once', async () => {
     const s = await openedSession();
@@ -541,6 +486,19 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
     expect(resumed.status).toBe(200);
     expect(await resumed.json()).toMatchObject({ status: 'closed', refundStatus: 'succeeded' });
     expect(h.mint.meltQuoteState(legacy.ret)).toBe('PAID');
+
+    // A closer that died after closing the session and before its hold (the session's mark says closed, and
+    // keeps the return invoice for whoever takes the close over): the takeover pays the invoice. (Regression:
+    // the mark was 'closed' alone, and the close run again failed on "Not a Lightning invoice"; found by
+    // test/doors/mpp-close-crash.test.ts.)
+    const shut = await openedSession();
+    await setMark(shut.conn, `mpp-close:${shut.sessionId}`, old.replace('lnrefund-dead', 'lnrefund-dead2'));
+    await setMark(shut.conn, `mpp-session:${shut.sessionId}`, `closed:${shut.ret}`);
+    expect(await codeOf(await callWith(shut.bearer))).toEqual([401, 'invalid_payment_credential']);
+    const taken = await callWith(shut.closeAuth);
+    expect(taken.status).toBe(200);
+    expect(await taken.json()).toMatchObject({ status: 'closed', refundStatus: 'succeeded' });
+    expect(h.mint.meltQuoteState(shut.ret)).toBe('PAID');
     await h.auditOk();
   });
 
@@ -551,7 +509,7 @@ describe.each<PaidStore>(['sqlite', 'redis'])('Lightning doors on %s', (store) =
       // melt's amount told before the melt (as the close writes it into its claim).
       const holdId = newPayoutHoldId();
       const first = Date.now();
-      await setMark(s.conn, `mpp-session:${s.sessionId}`, 'closed');
+      await setMark(s.conn, `mpp-session:${s.sessionId}`, `closed:${s.ret}`);
       let quoted = 0;
       const paid = await refundToInvoice(
         { ledger: h.ledger, wallet: h.wallet },

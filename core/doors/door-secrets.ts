@@ -82,15 +82,15 @@ export async function claimOnce(
              WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ${PRUNE_BATCH})`,
       ).run(now);
     }
-    // The same name expired (and not among the pruned): it is free again, as an expired Redis key is.
-    stmt(store, 'DELETE FROM node_secrets WHERE name = ? AND expires_at IS NOT NULL AND expires_at <= ?').run(
-      `used:${name}`,
-      now,
-    );
+    // Claimed when the name is free, or its mark expired (not among the pruned): free again, as an expired Redis
+    // key is. A live mark is left as it is (no change: not claimed).
     const r = stmt(
       store,
-      'INSERT OR IGNORE INTO node_secrets (name, value, created_at, expires_at) VALUES (?, ?, ?, ?)',
-    ).run(`used:${name}`, value, now, expiresAt);
+      `INSERT INTO node_secrets (name, value, created_at, expires_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET value = excluded.value, created_at = excluded.created_at,
+           expires_at = excluded.expires_at
+         WHERE node_secrets.expires_at IS NOT NULL AND node_secrets.expires_at <= ?`,
+    ).run(`used:${name}`, value, now, expiresAt, now);
     return r.changes === 1;
   })();
 }

@@ -49,6 +49,12 @@ describe.each(['sqlite', 'redis'] as const)('door marks on %s', (kind) => {
     await until('the mark to expire', async () => (await readMark(conn, n)) === null, 5_000, 100);
     expect(await claimOnce(conn, n, 1, 'again')).toBe(true);
     expect(await readMark(conn, n)).toBe('again');
+    // An expired mark is free to a claim without a lifetime too (on SQLite no pruning runs before that claim:
+    // the claim itself takes the expired row over), and then stays.
+    await until('the mark to expire again', async () => (await readMark(conn, n)) === null, 5_000, 100);
+    expect(await claimOnce(conn, n, null, 'for good')).toBe(true);
+    expect(await claimOnce(conn, n, null, 'other')).toBe(false);
+    expect(await readMark(conn, n)).toBe('for good');
     // Without a lifetime a mark stays.
     const forever = name();
     expect(await claimOnce(conn, forever, null, 'kept')).toBe(true);

@@ -5,6 +5,7 @@ import { newPayoutHoldId, refundToInvoice } from '../account/lightning-refund.js
 import { payoutInProgressError } from '../account/payout-guard.js';
 import type { DepositRecord, LightningDeposits } from '../account/types.js';
 import { GatewayError } from '../errors.js';
+import { payoutInProgress } from '../ledger/errors.js';
 import type { Ledger, OpenPayout } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import type { StoreConnection } from '../store/connection.js';
@@ -119,13 +120,9 @@ function closedWith(refundSats: number, refundStatus: CloseResult['refundStatus'
 
 /** 409 while another close of the session is at work. */
 function closingNow(sinceMs: number | null): GatewayError {
-  return new GatewayError('payout_in_progress', {
+  return payoutInProgress(undefined, 'closing', {
+    sinceMs,
     message: 'This MPP session is being closed: ask again shortly for its answer',
-    details: {
-      payout_id: null,
-      state: 'closing',
-      since: sinceMs === null ? null : new Date(sinceMs).toISOString(),
-    },
   });
 }
 

@@ -154,14 +154,21 @@ export function ledgerRefusalToError(r: LedgerRefusal): GatewayError {
 /**
  * 409 `payout_in_progress`: a payout of the account is undecided (its hold open until the mint decides the melt).
  * `state` says what is known of it: `open` from the ledger alone; the payout steps name the melt's state
- * (core/account/payout-guard.ts).
+ * (core/account/payout-guard.ts); `closing` an MPP session close at work before its payout (core/doors/, with
+ * `sinceMs` its claim's time and its own message).
  */
-export function payoutInProgress(payout: OpenPayout | undefined, state = 'open'): GatewayError {
+export function payoutInProgress(
+  payout: OpenPayout | undefined,
+  state = 'open',
+  o: { sinceMs?: number | null; message?: string } = {},
+): GatewayError {
+  const sinceMs = payout?.sinceMs ?? o.sinceMs ?? null;
   return new GatewayError('payout_in_progress', {
+    ...(o.message !== undefined ? { message: o.message } : {}),
     details: {
       payout_id: payout?.holdId ?? null,
       state,
-      since: payout ? new Date(payout.sinceMs).toISOString() : null,
+      since: sinceMs === null ? null : new Date(sinceMs).toISOString(),
     },
   });
 }

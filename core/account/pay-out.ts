@@ -197,8 +197,9 @@ async function payOutSteps(money: Money, req: PayOutRequest, span?: OpSpan): Pro
  * (`CreateWalletOptions.payouts`) for records a dead process left.
  */
 export async function settlePayout(money: Money, ref: HoldRef, made?: PayoutRecord): Promise<void> {
-  // The stored record, else the caller's copy (every step is idempotent, so settling a settled one is a replay).
-  const record = (await money.wallet.getPayout(ref.holdId)) ?? made;
+  // The stored record, claimed (so it can no longer be finished), else the caller's copy: the caller did not hand
+  // the token out (every step is idempotent, so settling a settled one is a replay).
+  const record = (await money.wallet.claimPayout(ref.holdId)) ?? made;
   if (record) {
     await settleTokenPayout(money, record);
     return;
@@ -226,7 +227,13 @@ export async function settlePayoutRecord(
     await settleLightningPayout(money, record);
     return;
   }
-  await settleTokenPayout(money, record);
+  // The record as the pass listed it may have been finished since (its token handed out): only a claim decides.
+  const claimed = await money.wallet.claimPayout(record.holdId);
+  if (claimed === null) {
+    log.info({ holdId: record.holdId }, 'payout finished by its owner before the recovery pass claimed it');
+    return;
+  }
+  await settleTokenPayout(money, claimed);
 }
 
 async function settleTokenPayout(money: Money, record: PayoutRecord): Promise<void> {
@@ -249,7 +256,7 @@ async function settleTokenPayout(money: Money, record: PayoutRecord): Promise<vo
   } else {
     log.warn({ holdId: record.holdId }, 'payout token was already redeemed elsewhere; hold left as it is');
   }
-  await money.wallet.finishPayout(record.holdId);
+  await money.wallet.endPayoutClaim(record.holdId);
 }
 
 /** Settles a payout now, or in the background while the mint or the store is away (every step is idempotent). */

@@ -62,6 +62,11 @@ export function receiptFor(entry: JournalEntry, add: readonly StoredProof[]): Re
 
 /** Journal id of a hold's payout record (a withdrawal token, or a decided Lightning payout). */
 export const payoutId = (holdId: string): string => `payout:${holdId}`;
+/**
+ * A token payout record claimed to take its token back (`WalletService.claimPayout`): moved here from
+ * `payout:<holdId>`, so the payout's owner can no longer finish it and hand the token out.
+ */
+export const payoutClaimId = (holdId: string): string => `payout-reclaim:${holdId}`;
 /** The start entry of a Lightning payout (JournalEntry.payoutStart). */
 export const payoutStartId = (holdId: string): string => `lnstart:${holdId}`;
 

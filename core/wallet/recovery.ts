@@ -27,8 +27,9 @@ export async function resolveEntry(ctx: WalletContext, entry: JournalEntry): Pro
  * Hands one payout record to the settler once it is `staleAfterMs` old — the age after which the
  * journal treats any entry as left by a dead process. The age, not the owner in the hold id, decides: the
  * owner may be another live process of the cluster, and a live owner finishes (or settles) its payout within
- * a few store round trips. A record resolved under a slow live owner is still safe: its `finishPayout` then
- * answers false and the token is not handed out.
+ * a few store round trips. A record resolved under a slow live owner is still safe: the settler claims it first
+ * (`claimPayout`, atomic against the owner's `finishPayout`), so either the owner's `finishPayout` then answers
+ * false and the token is not handed out, or the owner finished first and the settler does nothing.
  */
 async function resolvePayout(
   ctx: WalletContext,

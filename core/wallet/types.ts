@@ -347,6 +347,18 @@ export interface WalletService {
    */
   finishPayout(holdId: string): Promise<boolean>;
 
+  /**
+   * Claims a payout's record to take its token back (a recovery pass, or the payout's own undo): the record is
+   * moved from `payout:<holdId>` to `payout-reclaim:<holdId>` atomically against the owner's `finishPayout`, which
+   * answers false from then on, so the token is never handed out. Returns the record when this call claimed it or
+   * an earlier claim did (a pass that died after its claim: the steps after it are idempotent); null when there is
+   * none: the owner finished it (the token was handed out) or it was settled.
+   */
+  claimPayout(holdId: string): Promise<PayoutRecord | null>;
+
+  /** Deletes a payout's record, claimed or not, once its token is back and its hold settled. */
+  endPayoutClaim(holdId: string): Promise<void>;
+
   /** Releases timers and mint connections (not the store connection, which the caller owns). */
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { GatewayError } from '../errors.js';
 import { decodeBolt11 } from './bolt11.js';
 import { MintClients, newEntry, type WalletContext } from './context.js';
 import { swapForeignToken } from './foreign-swap.js';
-import { payoutId, payoutStartId } from './journal.js';
+import { payoutClaimId, payoutId, payoutStartId } from './journal.js';
 import { checkMintQuote, createMintQuote, mintPaidQuote, subscribeMintQuotes } from './mint-quote.js';
 import { beat } from './owners.js';
 import { receiveToken } from './receive.js';
@@ -149,6 +149,16 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
       return (await store.getOp(payoutId(holdId)))?.payout ?? null;
     },
     finishPayout: (holdId) => store.deleteOp(payoutId(holdId)),
+    async claimPayout(holdId) {
+      const entry = await store.getOp(payoutId(holdId));
+      if (entry?.payout && (await store.moveOp(entry.id, { ...entry, id: payoutClaimId(holdId) })))
+        return entry.payout;
+      // Claimed before (a pass that died after its claim), or gone: finished, its token handed out.
+      return (await store.getOp(payoutClaimId(holdId)))?.payout ?? null;
+    },
+    async endPayoutClaim(holdId) {
+      await Promise.all([store.deleteOp(payoutClaimId(holdId)), store.deleteOp(payoutId(holdId))]);
+    },
     async openPayouts() {
       const open: OpenPayoutEntry[] = [];
       for (const e of await store.listOps()) {

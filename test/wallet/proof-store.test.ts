@@ -111,4 +111,20 @@ describe.each<StoreKind>(['sqlite', 'redis'])('proof store conformance (%s)', (k
     expect(await store.listOps()).toEqual([]);
     await store.deleteOp('nothing');
   });
+
+  it('moves an entry to another id only while it is there: a move and a delete at once, exactly one finds it', async () => {
+    for (let round = 0; round < 20; round++) {
+      const e = entry(`payout:h${round}`, 'payout' as const);
+      expect(await store.claimOp(e)).toBeNull();
+      const moved = { ...e, id: `payout-reclaim:h${round}` };
+      const [m, d] = await Promise.all([store.moveOp(e.id, moved), store.deleteOp(e.id)]);
+      expect(m !== d).toBe(true);
+      expect(await store.getOp(e.id)).toBeNull();
+      expect(await store.getOp(moved.id)).toEqual(m ? moved : null);
+      await store.deleteOp(moved.id);
+    }
+    // Gone: nothing moved, nothing written.
+    expect(await store.moveOp('payout:none', entry('payout-reclaim:none', 'payout' as const))).toBe(false);
+    expect(await store.getOp('payout-reclaim:none')).toBeNull();
+  });
 });

@@ -153,6 +153,11 @@ export interface ProofStore {
   /** Deletes the entry; true when it existed (atomic: of two concurrent callers, one gets true). */
   deleteOp(id: string): Promise<boolean>;
   /**
+   * Moves the entry under `fromId` to `entry.id`, written as `entry`, when it is still there; true when moved.
+   * Atomic against `deleteOp(fromId)`: of a move and a delete at once, exactly one finds the entry.
+   */
+  moveOp(fromId: string, entry: JournalEntry): Promise<boolean>;
+  /**
    * Atomically picks available proofs of `entry`'s pool (largest first) until their sum covers
    * `target + ceil(count × feePpk / 1000)`, marks them reserved by `entry.id` and writes the entry (with
    * inputYs/inputTotal filled). Returns the proofs, or null (nothing changed) when the pool cannot cover it.

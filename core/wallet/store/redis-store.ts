@@ -32,7 +32,7 @@ import type {
  * (core/store/replica-acks.ts) before it counts as done.
  */
 
-type WalletScript = 'reserve-proofs' | 'settle-op' | 'advance-counter' | 'put-deposit';
+type WalletScript = 'reserve-proofs' | 'settle-op' | 'advance-counter' | 'put-deposit' | 'move-op';
 /** Bumped when the stored shape changes (script names carry it). */
 const WALLET_SCRIPT_VERSION = 1;
 let scripts: Map<WalletScript, LoadedScript> | undefined;
@@ -41,7 +41,7 @@ let scripts: Map<WalletScript, LoadedScript> | undefined;
 export function walletScripts(conn: RedisStore): ScriptRunner<WalletScript> {
   scripts ??= loadScriptFiles<WalletScript>({
     dir: join(scriptDirOf(import.meta.url, join('redis', 'settle-op-5.lua')), 'redis'),
-    files: ['reserve-proofs-3', 'settle-op-5', 'advance-counter-1', 'put-deposit-2'],
+    files: ['reserve-proofs-3', 'settle-op-5', 'advance-counter-1', 'put-deposit-2', 'move-op-1'],
     prefix: 'gwWallet',
     version: WALLET_SCRIPT_VERSION,
   });
@@ -125,6 +125,11 @@ export class RedisProofStore implements ProofStore {
 
   async deleteOp(id: string): Promise<boolean> {
     return (await this.r.hdel(this.k('ops'), id)) === 1;
+  }
+
+  async moveOp(fromId: string, entry: JournalEntry): Promise<boolean> {
+    const moved = await this.run('move-op', [this.k('ops')], [fromId, entry.id, JSON.stringify(entry)]);
+    return moved === 1;
   }
 
   async reserveProofs(entry: JournalEntry, target: number, feePpk: number): Promise<StoredProof[] | null> {

@@ -143,6 +143,16 @@ export class SqliteProofStore implements ProofStore {
     return this.db.prepare('DELETE FROM wallet_ops WHERE id = ?').run(id).changes === 1;
   }
 
+  async moveOp(fromId: string, entry: JournalEntry): Promise<boolean> {
+    return this.tx(() => {
+      if (this.db.prepare('DELETE FROM wallet_ops WHERE id = ?').run(fromId).changes !== 1) return false;
+      this.db
+        .prepare('INSERT INTO wallet_ops (id, data, created_at) VALUES (?, ?, ?)')
+        .run(entry.id, JSON.stringify(entry), entry.createdAt);
+      return true;
+    });
+  }
+
   async reserveProofs(entry: JournalEntry, target: number, feePpk: number): Promise<StoredProof[] | null> {
     return this.tx(() => {
       const rows = this.db

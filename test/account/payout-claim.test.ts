@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { creditToken, type Money } from '../../core/account/credit-token.js';
+import { settlePayout, settlePayoutRecord } from '../../core/account/pay-out.js';
+import { ownedId } from '../../core/ledger/owner.js';
+import { openProofStore } from '../../core/wallet/wallet.js';
+import type { StoreKind } from '../support/dev-mint.js';
+import { redeemElsewhere } from '../support/dev-mint.js';
+import { balancedAfterEach, moneyRigPerSuite } from './support/money-rig.js';
+
+/**
+ * A token payout (a withdrawal, a refund, a key close) and the recovery pass that takes an unfinished one back
+ * race for the payout's record: the owner hands the token out only if its `finishPayout` deleted the record, and
+ * a pass takes the token back (and credits the hold back) only if it claimed the record first (moved it to
+ * `payout-reclaim:<holdId>`, atomically against that delete). Whichever comes second does nothing: a token
+ * handed out always redeems, a token taken back is never handed out, and the account is debited once or not at
+ * all. (Found by the payout chaos slice on Redis: "a token handed out does not redeem: proofs already spent",
+ * where a pass acted on a record it had listed just before the owner finished it.)
+ *
+ * The steps are those of `payOut` (core/account/pay-out.ts), run here one by one so each order is exact. Real
+ * ledger, wallet and dev mint, both stores.
+ */
+describe.each<StoreKind>(['sqlite', 'redis'])(
+  'a payout record is finished or taken back, never both (%s)',
+  (kind) => {
+    const rig = moneyRigPerSuite(kind);
+    const money = (): Money => ({ ledger: rig.ledger, wallet: rig.wallet });
+    balancedAfterEach(money);
+
+    /** A funded key (1,000 sats) and a payout of 400 sats made and committed, its record still there. */
+    async function committedPayout() {
+      const made = await creditToken(money(), await rig.mint.mintTokens(1000), { kind: 'new-key' });
+      const credential = { apiKey: made.apiKey! };
+      const holdId = ownedId('withdraw');
+      const hold = await rig.ledger.holdWithdrawal({
+        credential,
+        amountMsat: 400_000,
+        holdId,
+        kind: 'withdrawal',
+        expiresInMs: 300_000,
+      });
+      if (!hold.ok) throw new Error(hold.code);
+      const payout = { holdId, accountId: hold.accountId, heldMsat: hold.heldMsat, credential };
+      const sent = await rig.wallet.send(hold.heldMsat, { payout });
+      const commit = await rig.ledger.commitWithdrawal({ accountId: hold.accountId, holdId });
+      expect(commit.ok).toBe(true);
+      const balance = async () => (await rig.ledger.getKeyInfo(credential))!.account;
+      return { credential, holdId, accountId: hold.accountId, token: sent.token, balance };
+    }
+
+    it('the owner finished first: a pass acting on the record it listed before does nothing; the token redeems', async () => {
+      const p = await committedPayout();
+      const listed = await rig.wallet.getPayout(p.holdId);
+      expect(listed).not.toBeNull();
+      // The owner's last step: the record deleted, the token handed out.
+      expect(await rig.wallet.finishPayout(p.holdId)).toBe(true);
+      // The pass, on its listing.
+      await settlePayoutRecord(money(), listed!);
+      expect(await redeemElsewhere(rig.mint.url, p.token)).toBe(400);
+      expect(await p.balance()).toMatchObject({
+        balanceMsat: 600_000,
+        reservedMsat: 0,
+        withdrawnMsat: 400_000,
+      });
+      expect(await rig.wallet.getPayout(p.holdId)).toBeNull();
+    });
+
+    it('the pass claimed first: the owner is told not to hand the token out; the hold is credited back once', async () => {
+      const p = await committedPayout();
+      const listed = await rig.wallet.getPayout(p.holdId);
+      await settlePayoutRecord(money(), listed!);
+      expect(await rig.wallet.finishPayout(p.holdId)).toBe(false);
+      // Taken back by the operator's wallet: nobody else can redeem it; the account has its 1,000 sats again.
+      await expect(redeemElsewhere(rig.mint.url, p.token)).rejects.toThrow();
+      expect(await p.balance()).toMatchObject({ balanceMsat: 1_000_000, reservedMsat: 0 });
+      // A second pass on the same listing (or the owner's own undo): nothing more.
+      await settlePayoutRecord(money(), listed!);
+      await settlePayout(money(), { accountId: p.accountId, holdId: p.holdId });
+      expect(await p.balance()).toMatchObject({ balanceMsat: 1_000_000, reservedMsat: 0 });
+    });
+
+    it('a pass that died after its claim left the record claimed: the next one finishes the take-back, once', async () => {
+      const p = await committedPayout();
+      const listed = await rig.wallet.getPayout(p.holdId);
+      // The claim alone (what a pass leaves when it dies right after it): the owner may no longer hand out.
+      expect(await rig.wallet.claimPayout(p.holdId)).toEqual(listed);
+      expect(await rig.wallet.finishPayout(p.holdId)).toBe(false);
+      expect(await rig.wallet.getPayout(p.holdId)).toBeNull();
+      // The next pass lists the claimed record (under its new id, with the same content) and settles it.
+      const journal = await openProofStore(rig.conn).listOps();
+      const claimed = journal.find((e) => e.id === `payout-reclaim:${p.holdId}`);
+      expect(claimed?.payout).toEqual(listed);
+      expect(journal.some((e) => e.id === `payout:${p.holdId}`)).toBe(false);
+      await settlePayoutRecord(money(), claimed!.payout!);
+      await expect(redeemElsewhere(rig.mint.url, p.token)).rejects.toThrow();
+      expect(await p.balance()).toMatchObject({ balanceMsat: 1_000_000, reservedMsat: 0 });
+      expect(await rig.wallet.claimPayout(p.holdId)).toBeNull();
+    });
+  },
+);

@@ -39,7 +39,8 @@ export interface JournalEntry {
    * `mint:<quote hash>` (the claim on a paid Lightning mint quote, see mint-quote.ts), `swap:<tokenHash>` (a
    * foreign-mint token being moved to the primary mint, see foreign-swap.ts; `mint` is the foreign mint),
    * `payout:<holdId>` (a token made for a ledger withdrawal hold and not yet handed out, see `payout`, or a
-   * decided Lightning payout of a hold, see `lightning`); `melt:<holdId>` for a melt paying out a hold.
+   * decided Lightning payout of a hold, see `lightning`), `payout-reclaim:<holdId>` (such a token's record claimed
+   * to take the token back, see `WalletService.claimPayout`); `melt:<holdId>` for a melt paying out a hold.
    */
   id: string;
   kind: 'receive' | 'send' | 'melt' | 'mint' | 'swap' | 'payout';

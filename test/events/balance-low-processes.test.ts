@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayProcess } from '../../scripts/lib/gateway-process.js';
-import { type PaidProcesses, paidProcesses, postJson, SMALL_CHAT } from '../support/paid-process.js';
+import { describe, expect, it } from 'vitest';
+import { postJson, SMALL_CHAT } from '../support/paid-process.js';
 import { until } from '../support/until.js';
-import { Receiver } from './support/receiver.js';
+import { twoProcessesPerSuite } from './support/two-processes.js';
 
 /**
  * balance.low across processes (regression: a stale balance reported by one process's credit-lease settle
@@ -11,33 +10,18 @@ import { Receiver } from './support/receiver.js';
  * between them on one key. Exactly one balance.low per crossing; only a top-up re-arms it.
  */
 describe.each(['sqlite', 'redis'] as const)('balance.low with two gateway processes (%s)', (store) => {
-  let rig: PaidProcesses;
-  const gws: GatewayProcess[] = [];
-  const rx = new Receiver();
-
-  beforeAll(async () => {
-    await rx.start();
-    rig = await paidProcesses(store);
-    const env = {
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_POLL_MS: '50',
-      FIXED_COST_PER_REQUEST: '1',
-      LEDGER_LEASES: 'true',
-      LEASE_FLUSH_MS: '2000',
-      LEASE_IDLE_MS: '5000',
-    };
-    gws.push(await rig.spawn(env), await rig.spawn(env));
-  }, 120_000);
-  afterAll(async () => {
-    rx.close();
-    await rig?.close();
+  const two = twoProcessesPerSuite(store, {
+    LEDGER_LEASES: 'true',
+    LEASE_FLUSH_MS: '2000',
+    LEASE_IDLE_MS: '5000',
   });
+  const rx = two.rx;
 
   it('fires exactly once per crossing; a top-up above the threshold re-arms it', {
     timeout: 120_000,
   }, async () => {
-    const base = (i: number) => `http://127.0.0.1:${gws[i % 2]!.port}`;
-    const apiKey = await rig.createKey(base(0), 200);
+    const base = two.base;
+    const apiKey = await two.rig().createKey(base(0), 200);
     const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const alerts = await postJson(base(0), apiKey, '/v1/wallet/alerts', {
       low_balance_threshold: 190_000,
@@ -74,7 +58,7 @@ describe.each(['sqlite', 'redis'] as const)('balance.low with two gateway proces
     // (16 calls below what it last read) may stay at or above the threshold until it reads the other's calls;
     // at the latest the calls after both reported see the real balance. Either way: once.
     const topup = await postJson(base(1), apiKey, '/v1/wallet/topup', {
-      cashu_token: await rig.mint.mintTokens(40),
+      cashu_token: await two.rig().mint.mintTokens(40),
     });
     expect(topup.status).toBe(200);
     await calls(32);

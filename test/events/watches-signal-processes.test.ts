@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayProcess } from '../../scripts/lib/gateway-process.js';
-import { type PaidProcesses, paidProcesses, postJson, SMALL_CHAT } from '../support/paid-process.js';
+import { describe, expect, it } from 'vitest';
+import { postJson, SMALL_CHAT } from '../support/paid-process.js';
 import { until } from '../support/until.js';
-import { Receiver } from './support/receiver.js';
+import { twoProcessesPerSuite } from './support/two-processes.js';
 
 /**
  * A watch gained on one process reaches another's spend hook through the store's `watches` signal. Process B
@@ -13,32 +12,15 @@ import { Receiver } from './support/receiver.js';
  * before) and the crossing is not seen by that call: nothing else looks at the balance until a later call.
  */
 describe.each(['sqlite', 'redis'] as const)('the watches signal across two processes (%s)', (store) => {
-  let rig: PaidProcesses;
-  const gws: GatewayProcess[] = [];
-  const rx = new Receiver();
-
-  beforeAll(async () => {
-    await rx.start();
-    rig = await paidProcesses(store);
-    const env = {
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_POLL_MS: '50',
-      FIXED_COST_PER_REQUEST: '1',
-      LEDGER_LEASES: 'false',
-    };
-    gws.push(await rig.spawn(env), await rig.spawn(env));
-  }, 120_000);
-  afterAll(async () => {
-    rx.close();
-    await rig?.close();
-  });
+  const two = twoProcessesPerSuite(store, { LEDGER_LEASES: 'false' });
+  const rx = two.rx;
 
   it("alert settings saved on A: B's next call sees them and fires balance.low once", {
     timeout: 60_000,
   }, async () => {
-    const a = `http://127.0.0.1:${gws[0]!.port}`;
-    const b = `http://127.0.0.1:${gws[1]!.port}`;
-    const apiKey = await rig.createKey(a, 200);
+    const a = two.base(0);
+    const b = two.base(1);
+    const apiKey = await two.rig().createKey(a, 200);
     const call = async (base: string) => {
       const r = await postJson(base, apiKey, '/v1/chat/completions', SMALL_CHAT);
       expect(r.status).toBe(200);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { paidProcessesPerTest } from '../support/paid-process.js';
+import { paidProcesses } from '../support/paid-process.js';
 import { TOKEN_PRICES } from '../support/prices.js';
 import { until } from '../support/until.js';
 import { type CloseBody, decodeReceipt, mppSessionClient } from './support/mpp-session.js';
@@ -39,126 +39,131 @@ const LEFT_AT_MINT: Record<(typeof POINTS)[number], string | undefined> = {
   'after-melt': 'PAID',
 };
 
-describe.each(['sqlite', 'redis'] as const)('an MPP close killed mid-payout, on %s', (store) => {
-  const paidProcesses = paidProcessesPerTest();
-
-  it.each(POINTS)(
-    'killed at %s: the restarted gateway answers succeeded; paid once, debited once',
-    {
-      timeout: 120_000,
-    },
-    async (point) => {
-      const rig = await paidProcesses(
-        store,
-        { chunks: 2 },
-        { mintQuotePayment: 'manual', meltQuoteTtlS: MELT_QUOTE_TTL_S },
-      );
-      let base = '';
-      const client = mppSessionClient({
-        url: () => `${base}/v1/chat/completions`,
-        init: (body = {}) => ({
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            model: 'mock-gpt',
-            messages: [{ role: 'user', content: 'Say something, please.' }],
-            max_tokens: 4,
-            ...body,
-          }),
+/** One close killed at `point` on `store`, its own rig (mint, upstream, store, processes) closed after. */
+async function closeKilledAt(store: 'sqlite' | 'redis', point: (typeof POINTS)[number]): Promise<void> {
+  const rig = await paidProcesses(
+    store,
+    { chunks: 2 },
+    { mintQuotePayment: 'manual', meltQuoteTtlS: MELT_QUOTE_TTL_S },
+  );
+  try {
+    let base = '';
+    const client = mppSessionClient({
+      url: () => `${base}/v1/chat/completions`,
+      init: (body = {}) => ({
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'mock-gpt',
+          messages: [{ role: 'user', content: 'Say something, please.' }],
+          max_tokens: 4,
+          ...body,
         }),
-        payInvoice: (invoice) => rig.mint.payInvoice(invoice),
-      });
-      const balanceOf = async (authorization: string) => {
-        const r = await fetch(`${base}/v1/wallet/balance`, { headers: { authorization } });
-        expect(r.status).toBe(200);
-        return ((await r.json()) as { balance: number }).balance;
-      };
+      }),
+      payInvoice: (invoice) => rig.mint.payInvoice(invoice),
+    });
+    const balanceOf = async (authorization: string) => {
+      const r = await fetch(`${base}/v1/wallet/balance`, { headers: { authorization } });
+      expect(r.status).toBe(200);
+      return ((await r.json()) as { balance: number }).balance;
+    };
 
-      const dying = await rig.spawn({ ...ENV, WALLET_TEST_CRASH_AT: point });
-      base = `http://127.0.0.1:${dying.port}`;
-      const s = await client.openedSession();
-      expect(await balanceOf(s.bearer)).toBe(DEPOSIT - CALL);
-      // The close dies at its step: no answer.
-      const cut = await client.callWith(s.closeAuth).then(
-        (r) => r.status,
-        () => 'no answer',
-      );
-      expect(cut).toBe('no answer');
-      expect(await dying.exited).toMatch(/SIGKILL/);
-      // What the mint saw of the return invoice: no quote yet, a quote never melted, or the payment made.
-      expect(rig.mint.meltQuoteState(s.ret)).toBe(LEFT_AT_MINT[point]);
+    const dying = await rig.spawn({ ...ENV, WALLET_TEST_CRASH_AT: point });
+    base = `http://127.0.0.1:${dying.port}`;
+    const s = await client.openedSession();
+    expect(await balanceOf(s.bearer)).toBe(DEPOSIT - CALL);
+    // The close dies at its step: no answer.
+    const cut = await client.callWith(s.closeAuth).then(
+      (r) => r.status,
+      () => 'no answer',
+    );
+    expect(cut).toBe('no answer');
+    expect(await dying.exited).toMatch(/SIGKILL/);
+    // What the mint saw of the return invoice: no quote yet, a quote never melted, or the payment made.
+    expect(rig.mint.meltQuoteState(s.ret)).toBe(LEFT_AT_MINT[point]);
 
-      const restarted = await rig.spawn(ENV);
-      base = `http://127.0.0.1:${restarted.port}`;
-      // Until the dead closer's payout is decided and its claim may be taken over: 409 payout_in_progress.
-      let answer: Response | undefined;
-      const refusals = new Set<string>();
-      await until(
-        'the close answered',
-        async () => {
-          const r = await client.callWith(s.closeAuth);
-          if (r.status === 200) {
-            answer = r;
-            return true;
-          }
-          const body = (await r.json()) as { error: { code: string; details?: { state?: string } } };
-          refusals.add(
-            `${r.status} ${body.error.code}${body.error.details?.state ? ` ${body.error.details.state}` : ''}`,
-          );
-          await new Promise((done) => setTimeout(done, 200));
-          return false;
-        },
-        60_000,
-      ).catch((err: Error) => {
-        throw new Error(
-          `${err.message}; answers ${[...refusals].join(', ')}; ${restarted
-            .logs()
-            .split('\n')
-            .filter((l) => !l.includes('wallet recovery pass'))
-            .join('\n')
-            .slice(-3000)}`,
+    const restarted = await rig.spawn(ENV);
+    base = `http://127.0.0.1:${restarted.port}`;
+    // Until the dead closer's payout is decided and its claim may be taken over: 409 payout_in_progress.
+    let answer: Response | undefined;
+    const refusals = new Set<string>();
+    await until(
+      'the close answered',
+      async () => {
+        const r = await client.callWith(s.closeAuth);
+        if (r.status === 200) {
+          answer = r;
+          return true;
+        }
+        const body = (await r.json()) as { error: { code: string; details?: { state?: string } } };
+        refusals.add(
+          `${r.status} ${body.error.code}${body.error.details?.state ? ` ${body.error.details.state}` : ''}`,
         );
-      });
-      for (const r of refusals) expect(r).toMatch(/^409 payout_in_progress/);
-      const closed = (await answer!.json()) as CloseBody;
-      expect(closed, restarted.logs().slice(-4000)).toMatchObject({
-        status: 'closed',
-        refundStatus: 'succeeded',
-      });
-      expect(decodeReceipt(answer!)).toMatchObject({
-        refundSats: closed.refundSats,
-        refundStatus: 'succeeded',
-      });
-      expect(rig.mint.meltQuoteState(s.ret)).toBe('PAID');
+        await new Promise((done) => setTimeout(done, 200));
+        return false;
+      },
+      60_000,
+    ).catch((err: Error) => {
+      throw new Error(
+        `${err.message}; answers ${[...refusals].join(', ')}; ${restarted
+          .logs()
+          .split('\n')
+          .filter((l) => !l.includes('wallet recovery pass'))
+          .join('\n')
+          .slice(-3000)}`,
+      );
+    });
+    for (const r of refusals) expect(r).toMatch(/^409 payout_in_progress/);
+    const closed = (await answer!.json()) as CloseBody;
+    expect(closed, restarted.logs().slice(-4000)).toMatchObject({
+      status: 'closed',
+      refundStatus: 'succeeded',
+    });
+    expect(decodeReceipt(answer!)).toMatchObject({
+      refundSats: closed.refundSats,
+      refundStatus: 'succeeded',
+    });
+    expect(rig.mint.meltQuoteState(s.ret)).toBe('PAID');
 
-      // Paid once: one refund in the session's history, the balance debited by the amount and a fee within the
-      // mint's reserve (2 sats here), and the answer's amount is what the refund paid.
-      const txs = await fetch(`${base}/v1/wallet/transactions?limit=100`, {
-        headers: { authorization: s.bearer },
-      });
-      expect(txs.status).toBe(200);
-      const list = ((await txs.json()) as { transactions: Array<{ type: string; amount: number }> })
-        .transactions;
-      const refunds = list.filter((t) => t.type === 'refund');
-      expect(refunds).toHaveLength(1);
-      const after = await balanceOf(s.bearer);
-      const debited = DEPOSIT - CALL - after;
-      expect(-refunds[0]!.amount).toBe(debited);
-      expect(debited - closed.refundSats * 1000).toBeGreaterThanOrEqual(0);
-      expect(debited - closed.refundSats * 1000).toBeLessThanOrEqual(2000);
-      expect(closed.refundSats).toBeGreaterThanOrEqual(40);
+    // Paid once: one refund in the session's history, the balance debited by the amount and a fee within the
+    // mint's reserve (2 sats here), and the answer's amount is what the refund paid.
+    const txs = await fetch(`${base}/v1/wallet/transactions?limit=100`, {
+      headers: { authorization: s.bearer },
+    });
+    expect(txs.status).toBe(200);
+    const list = ((await txs.json()) as { transactions: Array<{ type: string; amount: number }> })
+      .transactions;
+    const refunds = list.filter((t) => t.type === 'refund');
+    expect(refunds).toHaveLength(1);
+    const after = await balanceOf(s.bearer);
+    const debited = DEPOSIT - CALL - after;
+    expect(-refunds[0]!.amount).toBe(debited);
+    expect(debited - closed.refundSats * 1000).toBeGreaterThanOrEqual(0);
+    expect(debited - closed.refundSats * 1000).toBeLessThanOrEqual(2000);
+    expect(closed.refundSats).toBeGreaterThanOrEqual(40);
 
-      // Asked again: the same answer, nothing more paid; the session takes no call.
-      const again = await client.callWith(s.closeAuth);
-      expect(again.status).toBe(200);
-      expect(await again.json()).toEqual(closed);
-      expect(await balanceOf(s.bearer)).toBe(after);
-      const late = await client.callWith(s.bearer);
-      expect(late.status).toBe(401);
-      await late.body?.cancel();
-      await rig.ps.withLedger(async (ledger) => {
-        expect((await ledger.checkConservation()).breaches).toEqual([]);
-      });
-    },
+    // Asked again: the same answer, nothing more paid; the session takes no call.
+    const again = await client.callWith(s.closeAuth);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(closed);
+    expect(await balanceOf(s.bearer)).toBe(after);
+    const late = await client.callWith(s.bearer);
+    expect(late.status).toBe(401);
+    await late.body?.cancel();
+    await rig.ps.withLedger(async (ledger) => {
+      expect((await ledger.checkConservation()).breaches).toEqual([]);
+    });
+  } finally {
+    await rig.close();
+  }
+}
+
+// The three points at once per store: each waits mostly on the recovery's clocks (the start entry's 30 s age, the
+// quote's 15 s), each on a rig of its own.
+describe.each(['sqlite', 'redis'] as const)('an MPP close killed mid-payout, on %s', (store) => {
+  it.concurrent.each(POINTS)(
+    'killed at %s: the restarted gateway answers succeeded; paid once, debited once',
+    { timeout: 150_000 },
+    (point) => closeKilledAt(store, point),
   );
 });

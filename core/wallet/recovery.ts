@@ -153,10 +153,13 @@ export async function recoverAll(
   const entries = await ctx.store.listOps();
   const beats = opts.ownerCheck && entries.length > 0 ? await ownerBeats(ctx) : new Map();
   for (const entry of entries) {
-    if (entry.kind === 'payout' && !payoutDue(ctx, entry, now)) continue;
     // A payout start is decided by its owner being gone, as a mint operation is (its owner may still be fetching
-    // the invoice, however long that takes); payout records by their age.
+    // the invoice, however long that takes): with the owner check, at once when the owner is known gone or is this
+    // instance's predecessor (a restarted gateway aborts the dead one's hold without waiting out its age), by its
+    // age when it is this process's own or has no owner. Payout records, and starts without the check, by age.
     const owned = entry.kind !== 'payout' || entry.payoutStart !== undefined;
+    const byOwner = opts.ownerCheck === true && entry.payoutStart !== undefined;
+    if (entry.kind === 'payout' && !byOwner && !payoutDue(ctx, entry, now)) continue;
     if (opts.ownerCheck && owned && !mayDecide(ctx, entry, beats, now)) {
       report.fresh++;
       if (whoseEntry(ctx, entry, beats, now) === 'live') {

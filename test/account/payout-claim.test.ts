@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { creditToken, type Money } from '../../core/account/credit-token.js';
+import { newPayoutHoldId } from '../../core/account/lightning-refund.js';
 import { settlePayout, settlePayoutRecord } from '../../core/account/pay-out.js';
 import { ownedId } from '../../core/ledger/owner.js';
+import type { WalletService } from '../../core/wallet/types.js';
 import { openProofStore } from '../../core/wallet/wallet.js';
 import type { StoreKind } from '../support/dev-mint.js';
 import { redeemElsewhere } from '../support/dev-mint.js';
-import { balancedAfterEach, moneyRigPerSuite } from './support/money-rig.js';
+import { balancedAfterEach, moneyRigPerSuite, settlingWallet } from './support/money-rig.js';
 
 /**
  * A token payout (a withdrawal, a refund, a key close) and the recovery pass that takes an unfinished one back
@@ -97,3 +99,62 @@ describe.each<StoreKind>(['sqlite', 'redis'])(
     });
   },
 );
+
+/**
+ * A payout start (a Lightning payout's first journal entry, before its hold) left by a gateway that died is
+ * decided by its owner: the restarted gateway (the same instance name, a later start) aborts its hold at its first
+ * pass, however young the entry; a live neighbour's start is left to it. (Before, every `payout` entry waited
+ * `claimStaleAfterMs` first: a restarted gateway kept the dead one's hold for 30 s.)
+ */
+describe.each<StoreKind>(['sqlite', 'redis'])('a payout start left by a dead instance (%s)', (kind) => {
+  const rig = moneyRigPerSuite(kind);
+  const money = (): Money => ({ ledger: rig.ledger, wallet: rig.wallet });
+  balancedAfterEach(money);
+
+  it("the predecessor's start is aborted at once; a live neighbour's is left alone", async () => {
+    const made = await creditToken(money(), await rig.mint.mintTokens(1000), { kind: 'new-key' });
+    const credential = { apiKey: made.apiKey! };
+    const opened: WalletService[] = [];
+    const instance = (id: string, name: string) =>
+      settlingWallet(rig.ledger, {
+        conn: rig.conn,
+        mints: [rig.mint.url],
+        claimStaleAfterMs: 60_000,
+        instance: { id, name, deadAfterMs: 60_000 },
+      }).then((w) => {
+        opened.push(w);
+        return w;
+      });
+    try {
+      // The dying instance: its start journalled, its hold made, then nothing (its process is gone).
+      const dying = await instance('dying', 'gw-a');
+      const holdId = newPayoutHoldId();
+      const accountId = (await rig.ledger.getKeyInfo(credential))!.account.accountId;
+      await dying.startPayout(holdId, accountId);
+      const hold = await rig.ledger.holdWithdrawal({
+        credential,
+        amountMsat: 'all',
+        holdId,
+        kind: 'refund',
+        expiresInMs: null,
+      });
+      expect(hold.ok).toBe(true);
+      // A live neighbour (another name) leaves it: its owner's heartbeat is fresh.
+      const neighbour = await instance('neighbour', 'gw-b');
+      const left = await neighbour.recover({ ownerCheck: true });
+      expect(left).toMatchObject({ rolledBack: 0, liveOwners: 1 });
+      expect((await rig.ledger.getKeyInfo(credential))!.account.reservedMsat).toBe(1_000_000);
+      // The restart of gw-a: its first pass aborts the hold, the entry seconds old.
+      const restarted = await instance('restarted', 'gw-a');
+      const pass = await restarted.recover({ ownerCheck: true });
+      expect(pass.rolledBack).toBe(1);
+      expect((await rig.ledger.getKeyInfo(credential))!.account).toMatchObject({
+        balanceMsat: 1_000_000,
+        reservedMsat: 0,
+      });
+      expect((await restarted.recover({ ownerCheck: true })).examined).toBe(0);
+    } finally {
+      for (const w of opened) await w.close();
+    }
+  });
+});

@@ -158,7 +158,7 @@ async function closeKilledAt(store: 'sqlite' | 'redis', point: (typeof POINTS)[n
   }
 }
 
-// The three points at once per store: each waits mostly on the recovery's clocks (the start entry's 30 s age, the
+// The three points at once per store: each waits mostly on the recovery's clocks (the takeover window, the
 // quote's 15 s), each on a rig of its own.
 describe.each(['sqlite', 'redis'] as const)('an MPP close killed mid-payout, on %s', (store) => {
   it.concurrent.each(POINTS)(

@@ -70,7 +70,7 @@ export class Events implements WebhookEvents {
    * signal), or UNWATCHED_TTL_MS without the signal. So an account idle for longer than a few seconds does not
    * cost a store read on each of its calls, as it did with one 5 s lifetime for both (10,000 keys in turn).
    */
-  private readonly watched = new LRUCache<string, number>({ max: 100_000, ttl: WATCHED_TTL_MS });
+  private readonly watched: LRUCache<string, number>;
   private generation = 0;
   /** Tells every process sharing the store that an account gained a watch (wired to the store's signals). */
   private announce: (() => Promise<unknown>) | undefined;
@@ -81,12 +81,20 @@ export class Events implements WebhookEvents {
   /** Aborted by close(): deliveries in flight stop waiting for their receiver. */
   private readonly stopping = new AbortController();
 
+  /** `clock`: what the `watched` cache's lifetimes are read from (tests; default `performance`). */
   constructor(
     readonly store: WebhookStore,
     private readonly opts: EventsOptions,
     private readonly log: Logger,
+    clock?: { now(): number },
   ) {
     this.agent = guardedAgent(opts.allowPrivateUrls, opts.timeoutMs);
+    this.watched = new LRUCache<string, number>({
+      max: 100_000,
+      ttl: WATCHED_TTL_MS,
+      // A given clock is read at every look (lru-cache otherwise keeps a reading for 1 ms of real time).
+      ...(clock !== undefined ? { perf: clock, ttlResolution: 0 } : {}),
+    });
   }
 
   /** Marks an account as having watched keys (after a webhook or alert change on this process, once stored),

@@ -338,9 +338,6 @@ export interface WalletService {
    */
   openPayouts(): Promise<OpenPayoutEntry[]>;
 
-  /** The payout record of a hold (see `SendOptions.payout`), or null when there is none (any more). */
-  getPayout(holdId: string): Promise<PayoutRecord | null>;
-
   /**
    * Deletes the payout record of a committed hold, just before its token is handed out. false: the record was
    * already gone (a recovery pass resolved it: the token was taken back), so the token MUST NOT be handed out.

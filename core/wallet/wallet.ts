@@ -145,9 +145,6 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
       const unit = o.unit ?? (await pickUnit(mint, amountMsat));
       return sendToken(ctx, amountMsat, mint, unit, o.tokenVersion ?? 4, o.payout);
     },
-    async getPayout(holdId) {
-      return (await store.getOp(payoutId(holdId)))?.payout ?? null;
-    },
     finishPayout: (holdId) => store.deleteOp(payoutId(holdId)),
     async claimPayout(holdId) {
       const entry = await store.getOp(payoutId(holdId));

@@ -10,7 +10,6 @@ import type { WalletService } from '../wallet/types.js';
 import type { Money } from './credit-token.js';
 import { LightningAddresses } from './lightning-address.js';
 import { type LightningRefundResult, refundToLightning } from './lightning-refund.js';
-import { HOLD_EXPIRY_MS } from './pay-out.js';
 import type { RefundSweep as RefundSweepApi } from './types.js';
 
 /**
@@ -19,9 +18,9 @@ import type { RefundSweep as RefundSweepApi } from './types.js';
  *
  * Durable and once across processes: each key with a refund address and an expiry has one job in the money
  * store's job queue (core/store/job-queue.ts, the batch watcher's mechanism), due at the key's expiry and
- * written whenever its refund address is set (`schedule`). Every process runs the sweep; a job claim lasts
- * longer than a refund takes, so one process works on a key at a time, and a process that dies mid-refund
- * leaves the job to be claimed again when the claim runs out. The refund itself is idempotent where it
+ * written whenever its refund address is set (`schedule`). Every process runs the sweep; a job claim
+ * (SWEEP_CLAIM_MS, a minute) lasts longer than a refund takes, so one process works on a key at a time, and a
+ * process that dies mid-refund leaves the job to be claimed again when the claim runs out. The refund itself is idempotent where it
  * matters: it holds everything available first, and a hold or melt a crash left open keeps the balance held
  * until the wallet's recovery pass decides it, so a second pass finds nothing to pay twice (a key with money
  * still held is looked at again later, not dropped).
@@ -56,6 +55,13 @@ export interface RefundSweepOptions {
 }
 
 const MAX_BACKOFF_MS = 6 * 3_600_000;
+/**
+ * How long a claimed job stays invisible to the other processes: longer than a refund takes (LNURL requests,
+ * melt quote, melt, each bounded by its timeout), short enough that a job whose process was killed mid-refund
+ * is claimed again within a minute. A refund still running when its claim runs out is safe: the second process
+ * finds the hold (or is refused `payout_in_progress`) and looks again at its next pass.
+ */
+export const SWEEP_CLAIM_MS = 60_000;
 /** Codes after which a retry cannot help: the job ends. */
 const FINAL = new Set([
   'refund_below_fee_reserve',
@@ -103,11 +109,19 @@ export class RefundSweep implements RefundSweepApi {
     await this.running;
   }
 
-  /** One pass: claims the due jobs and works on each (also called by tests). Returns how many were claimed. */
+  /**
+   * One pass: claims the due jobs one at a time and works on each (also called by tests). Returns how many were
+   * claimed. One at a time: a job is claimed when its turn comes, so its claim is not spent waiting behind the
+   * others' refunds, and a process killed mid-pass strands one job for SWEEP_CLAIM_MS, not all it had claimed.
+   */
   async tick(max = 20): Promise<number> {
-    // The claim outlives a refund (LNURL requests, melt quote, melt): no other process takes the key meanwhile.
-    const jobs = await this.opts.jobs.claim(this.now(), HOLD_EXPIRY_MS, max);
-    for (const job of jobs) {
+    // Due as of the pass's start: a job put back for a later look during the pass waits for the next one.
+    const at = this.now();
+    let claimed = 0;
+    while (claimed < max) {
+      const [job] = await this.opts.jobs.claim(at, SWEEP_CLAIM_MS, 1);
+      if (job === undefined) break;
+      claimed++;
       try {
         await this.handle(job);
       } catch (err) {
@@ -115,7 +129,7 @@ export class RefundSweep implements RefundSweepApi {
         this.opts.log.warn({ err, keyId: job.keyId }, 'expired-key sweep step failed');
       }
     }
-    return jobs.length;
+    return claimed;
   }
 
   private async handle(job: SweepJob): Promise<void> {

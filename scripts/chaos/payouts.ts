@@ -421,10 +421,15 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
       }
       if (due.length === 0 || Date.now() > sweepBy) {
         if (due.length > 0) {
-          report.problems.push(`expired key(s) with a balance not swept: ${due.join(', ')}`);
+          // The live gateways' sweep lines (a killed one's went with it) go into the problem: a CI log shows why.
+          const lines: string[] = [];
           for (const p of procs)
             for (const line of (p?.logs() ?? '').split('\n'))
-              if (/sweep/i.test(line)) log(`sweep log: ${line.slice(0, 300)}`);
+              if (/sweep/i.test(line)) lines.push(line.slice(0, 300));
+          for (const line of lines) log(`sweep log: ${line}`);
+          report.problems.push(
+            `expired key(s) with a balance not swept: ${due.join(', ')}; the live gateways' last sweep log lines: ${JSON.stringify(lines.slice(-12))}`,
+          );
         }
         break;
       }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { LightningAddresses } from '../../core/account/lightning-address.js';
-import { RefundSweep, type SweepJob, sweepJobId } from '../../core/account/refund-sweep.js';
+import {
+  RefundSweep,
+  SWEEP_CLAIM_MS,
+  type SweepJob,
+  sweepJobId,
+} from '../../core/account/refund-sweep.js';
 import { createLogger } from '../../core/log.js';
 import { RedisJobQueue, SqliteJobQueue } from '../../core/store/job-queue.js';
 import { lnurlRecipientPerSuite } from '../support/lnurl-recipient.js';
@@ -238,6 +243,83 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
     expect(paid).toEqual([keyId]);
     expect(await h.available(apiKey)).toBe(0);
     expect(await jobs.get(sweepJobId(keyId))).toBeNull();
+    await h.auditOk();
+  });
+
+  it('a job whose sweeper died after claiming it is claimed again once its claim (a minute) runs out, and paid', async () => {
+    const { apiKey, keyId, expiresAtMs, jobs } = await expiringKeyWithAddress(200);
+    await until('the key expired', () => Date.now() > expiresAtMs, 8000);
+    // A process claims the job and dies before doing anything with it.
+    const claimedAt = Date.now();
+    expect((await jobs.claim(claimedAt, SWEEP_CLAIM_MS, 5)).map((j) => j.keyId)).toEqual([keyId]);
+    let clock = claimedAt + SWEEP_CLAIM_MS - 1;
+    const paid: string[] = [];
+    const sweep = new RefundSweep({
+      jobs,
+      money: { ledger: h.ledger, wallet: h.wallet },
+      addresses: h.gateway.services.lightningAddresses!,
+      log: createLogger('silent'),
+      everyMs: 500,
+      onPaid: (id) => paid.push(id),
+      now: () => clock,
+    });
+    // Still claimed a millisecond before the minute is out; claimed and paid once it is.
+    expect(await sweep.tick()).toBe(0);
+    clock = claimedAt + SWEEP_CLAIM_MS;
+    expect(await sweep.tick()).toBe(1);
+    expect(paid).toEqual([keyId]);
+    expect(await h.available(apiKey)).toBe(0);
+    expect(await jobs.get(sweepJobId(keyId))).toBeNull();
+    await h.auditOk();
+  });
+
+  it('a pass claims one job at a time: while one process is stuck on a key, another sweeps the next', async () => {
+    const first = await expiringKeyWithAddress(200);
+    const second = await expiringKeyWithAddress(200);
+    await until('both keys expired', () => Date.now() > second.expiresAtMs, 8000);
+    // Process A's hold hangs (its store call on the way) until released.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    let stuckOn: string | undefined;
+    const stuckLedger = new Proxy(h.ledger, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver);
+        if (prop === 'holdWithdrawal' && stuckOn === undefined) {
+          return async (...args: unknown[]) => {
+            stuckOn = 'held';
+            await released;
+            return (v as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const paid: string[] = [];
+    const runner = (ledger: typeof h.ledger) =>
+      new RefundSweep({
+        jobs: first.jobs,
+        money: { ledger, wallet: h.wallet },
+        addresses: h.gateway.services.lightningAddresses!,
+        log: createLogger('silent'),
+        everyMs: 500,
+        onPaid: (id) => paid.push(id),
+      });
+    const a = runner(stuckLedger);
+    const b = runner(h.ledger);
+    const aPass = a.tick();
+    await until('A is stuck on a key', () => stuckOn !== undefined, 8000, 20);
+    // A claimed only the key it works on: B takes the other one and pays it meanwhile.
+    expect(await b.tick()).toBe(1);
+    expect(paid).toHaveLength(1);
+    release();
+    expect(await aPass).toBe(1);
+    expect(paid.sort()).toEqual([first.keyId, second.keyId].sort());
+    expect(await h.available(first.apiKey)).toBe(0);
+    expect(await h.available(second.apiKey)).toBe(0);
+    expect(await first.jobs.get(sweepJobId(first.keyId))).toBeNull();
+    expect(await first.jobs.get(sweepJobId(second.keyId))).toBeNull();
     await h.auditOk();
   });
 

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LightningAddresses } from '../../core/account/lightning-address.js';
-import {
-  RefundSweep,
-  SWEEP_CLAIM_MS,
-  type SweepJob,
-  sweepJobId,
-} from '../../core/account/refund-sweep.js';
+import { RefundSweep, SWEEP_CLAIM_MS, type SweepJob, sweepJobId } from '../../core/account/refund-sweep.js';
 import { createLogger } from '../../core/log.js';
 import { RedisJobQueue, SqliteJobQueue } from '../../core/store/job-queue.js';
 import { lnurlRecipientPerSuite } from '../support/lnurl-recipient.js';

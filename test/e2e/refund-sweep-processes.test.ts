@@ -1,12 +1,7 @@
 import { Wallet } from '@cashu/cashu-ts';
 import { describe, expect, it } from 'vitest';
 import { LightningAddresses } from '../../core/account/lightning-address.js';
-import {
-  RefundSweep,
-  SWEEP_CLAIM_MS,
-  type SweepJob,
-  sweepJobId,
-} from '../../core/account/refund-sweep.js';
+import { RefundSweep, SWEEP_CLAIM_MS, type SweepJob, sweepJobId } from '../../core/account/refund-sweep.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { createLogger } from '../../core/log.js';
 import type { StoreConnection } from '../../core/store/connection.js';

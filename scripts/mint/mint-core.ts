@@ -1,13 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  createBlindSignature,
-  createDLEQProof,
-  getPubKeyFromPrivKey,
-  hashToCurve,
-  pointFromHex,
-  verifyUnblindedSignature,
-} from '@cashu/cashu-ts';
+import { getPubKeyFromPrivKey } from '@cashu/cashu-ts';
 import { bolt11AmountMsat } from '../../core/wallet/bolt11.js';
+import { blindSign, pointBytes, verifyProof } from './crypto.js';
 import {
   fakeInvoice,
   freshPreimage,
@@ -215,11 +209,7 @@ export class MintCore {
       const amount = asInt(o.amount, 'output amount');
       if (!opts.blank && !ks.privKeys[String(amount)]) throw new MintError(11006, 'output amount has no key');
       const B_ = typeof o.B_ === 'string' ? o.B_ : '';
-      try {
-        pointFromHex(B_);
-      } catch {
-        throw new MintError(10001, 'invalid blinded message');
-      }
+      if (pointBytes(B_) === undefined) throw new MintError(10001, 'invalid blinded message');
       if (seen.has(B_)) throw new MintError(11008, 'duplicate outputs provided');
       seen.add(B_);
       if (this.state.signed.has(B_)) throw new MintError(11003, 'outputs already signed');
@@ -248,15 +238,9 @@ export class MintCore {
       }
       if (seen.has(p.secret)) throw new MintError(11007, 'duplicate inputs provided');
       seen.add(p.secret);
-      const secret = new TextEncoder().encode(p.secret);
-      let ok = false;
-      try {
-        ok = verifyUnblindedSignature({ C: pointFromHex(p.C), secret, id: ks.id }, priv);
-      } catch {
-        ok = false;
-      }
-      if (!ok) throw new MintError(10001, 'proof verification failed');
-      ys.push(hashToCurve(secret).toHex(true));
+      const y = verifyProof(new TextEncoder().encode(p.secret), p.C, priv);
+      if (y === undefined) throw new MintError(10001, 'proof verification failed');
+      ys.push(y);
       total += amount;
       ppk += ks.inputFeePpk;
     }
@@ -272,10 +256,10 @@ export class MintCore {
     const ks = this.keysetOf(o.id);
     const priv = ks.privKeys[String(amount)];
     if (!priv) throw new MintError(11006, 'output amount has no key');
-    const B_ = pointFromHex(o.B_);
-    const sig = createBlindSignature(B_, priv, ks.id);
-    const dleq = createDLEQProof(B_, priv);
-    const out = { id: ks.id, amount, C_: sig.C_.toHex(true), dleq: { e: hex(dleq.e), s: hex(dleq.s) } };
+    const B_ = pointBytes(o.B_);
+    if (B_ === undefined) throw new MintError(10001, 'invalid blinded message');
+    const sig = blindSign(B_, priv, ks.pubKeysUncompressed[String(amount)]!);
+    const out = { id: ks.id, amount, C_: sig.C_, dleq: { e: sig.e, s: sig.s } };
     this.state.signed.set(o.B_, out);
     return out;
   }

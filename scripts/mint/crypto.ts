@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
 
 /**
@@ -95,4 +95,36 @@ export function verifyProof(secret: Uint8Array, C: string, priv: Uint8Array): st
   const expected = ecc.pointMultiply(Y, priv, true);
   if (expected === null) return undefined;
   return Buffer.from(expected).equals(Buffer.from(ecc.pointCompress(c, true))) ? hexOf(Y) : undefined;
+}
+
+/** A random scalar in [1, n). */
+function randomScalar(): Buffer {
+  for (;;) {
+    const b = randomBytes(32);
+    const n = toBig(b);
+    if (n > 0n && n < N) return b;
+  }
+}
+
+/**
+ * A wallet's blinded message for `secret` (NUT-00): B_ = hash_to_curve(secret) + r·G, with r random unless
+ * given. What cashu-ts's `blindMessage` computes (the dev mint's own token issue, `DevMint.mintTokens`).
+ */
+export function blindMessageOf(
+  secret: Uint8Array,
+  r: Uint8Array = randomScalar(),
+): { B_: string; r: Uint8Array } {
+  const rG = ecc.pointFromScalar(r, true);
+  const B_ = rG === null ? null : ecc.pointAdd(hashToCurve(secret), rG, true);
+  if (B_ === null) throw new Error('blinding: point at infinity');
+  return { B_: hexOf(B_), r };
+}
+
+/** The unblinded signature C = C_ − r·A (NUT-00), compressed hex: what cashu-ts's `unblindSignature` computes. */
+export function unblind(C_: string, r: Uint8Array, A: Uint8Array): string {
+  const c = pointBytes(C_);
+  const minusRA = ecc.pointMultiply(A, scalarBytes((N - (toBig(r) % N)) % N), true);
+  const C = c === undefined || minusRA === null ? null : ecc.pointAdd(c, minusRA, true);
+  if (C === null) throw new Error('unblinding: not a point');
+  return hexOf(C);
 }

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { getEncodedToken, Wallet } from '@cashu/cashu-ts';
+import { getEncodedToken, normalizeProofAmounts } from '@cashu/cashu-ts';
 import { encodeTokenV3 } from '../../core/wallet/token-codec.js';
+import { blindMessageOf, unblind } from './crypto.js';
 import { fakeInvoice, joinFakeNetwork, type LightningMode } from './fake-lightning.js';
 import type { MintUnit } from './keysets.js';
 import { MintCore } from './mint-core.js';
@@ -58,7 +60,14 @@ export interface DevMint {
   port: number;
   /** Active keyset id per unit. */
   keysetIds: Partial<Record<MintUnit, string>>;
-  /** Mints a fresh token of `amount` (in `unit`) through the public NUT-04 flow, using cashu-ts as a client. */
+  /**
+   * Mints a fresh token of `amount` (in `unit`): a NUT-04 quote, paid, and its outputs signed by the mint's own
+   * `mint` step, in process (no HTTP round trips, and no cashu-ts wallet checking this mint's DLEQ proofs in pure
+   * JavaScript: the suites mint thousands of tokens). Outputs are blinded and unblinded as a wallet does
+   * (scripts/mint/crypto.ts), each proof carries its NUT-12 DLEQ proof with its blinding factor, so a wallet
+   * receiving the token can check it (test/mint/mint-crypto.test.ts has cashu-ts do so). Refused while the mint
+   * is down (`setOutage`), as the HTTP flow was.
+   */
   mintTokens(amount: number, unit?: MintUnit, opts?: { version?: 3 | 4 }): Promise<string>;
   /**
    * A fresh BOLT11 invoice of a node elsewhere on the fake network (not this mint's): the mint's Lightning
@@ -131,26 +140,40 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
   const url = `http://127.0.0.1:${port}`;
   const keysetIds: Partial<Record<MintUnit, string>> = {};
   for (const u of units) keysetIds[u] = core.activeKeyset(u).id;
-  const clients = new Map<MintUnit, Promise<Wallet>>();
-  const client = (unit: MintUnit): Promise<Wallet> => {
-    let w = clients.get(unit);
-    if (!w) {
-      const wallet = new Wallet(url, { unit });
-      w = wallet.loadMint().then(() => wallet);
-      w.catch(() => clients.delete(unit));
-      clients.set(unit, w);
-    }
-    return w;
-  };
   return {
     url,
     port,
     keysetIds,
     async mintTokens(amount, unit = 'sat', o = {}) {
-      const wallet = await client(unit);
-      const quote = await wallet.createMintQuoteBolt11(amount);
+      if (controls.outageStatus !== null)
+        throw new Error(`dev mint: down (answering ${controls.outageStatus})`);
+      const quote = core.createMintQuote({ amount, unit }) as { quote: string; state: string };
       if (quote.state === 'UNPAID') core.payMintQuote(quote.quote);
-      const proofs = await wallet.mintProofsBolt11(amount, quote);
+      const ks = core.activeKeyset(unit);
+      // The amount in powers of two, as a wallet splits it.
+      const outputs: { amount: number; secret: string; r: Uint8Array; B_: string }[] = [];
+      for (let bit = 0, rest = amount; rest > 0; bit++, rest = Math.floor(rest / 2)) {
+        if (rest % 2 === 0) continue;
+        const secret = randomBytes(32).toString('hex');
+        outputs.push({ amount: 2 ** bit, secret, ...blindMessageOf(new TextEncoder().encode(secret)) });
+      }
+      const { signatures } = core.mint({
+        quote: quote.quote,
+        outputs: outputs.map((x) => ({ amount: x.amount, id: ks.id, B_: x.B_ })),
+      }) as { signatures: { id: string; amount: number; C_: string; dleq: { e: string; s: string } }[] };
+      const proofs = normalizeProofAmounts(
+        signatures.map((sig, i) => {
+          const out = outputs[i]!;
+          const A = ks.pubKeysUncompressed[String(out.amount)]!;
+          return {
+            id: sig.id,
+            amount: out.amount,
+            secret: out.secret,
+            C: unblind(sig.C_, out.r, A),
+            dleq: { e: sig.dleq.e, s: sig.dleq.s, r: Buffer.from(out.r).toString('hex') },
+          };
+        }),
+      );
       const token = { mint: url, proofs, unit };
       return o.version === 3 ? encodeTokenV3(token) : getEncodedToken(token);
     },

@@ -123,6 +123,43 @@ describe('dev mint', () => {
     expect(mp.reduce((s, p) => s + p.amount.toNumber(), 0)).toBe(1501);
   });
 
+  it("mintTokens (the suites' token source): proofs of the amount in powers of two, each with a DLEQ proof a wallet checks (sat, msat, V3)", async () => {
+    for (const [w, unit, amount] of [
+      [sat, 'sat', 1000],
+      [msat, 'msat', 1_500_001],
+    ] as const) {
+      const token = await mint.mintTokens(amount, unit);
+      const proofs = getDecodedToken(token, [mint.keysetIds[unit] as string]).proofs;
+      expect(proofs.map((p) => p.amount.toNumber()).sort((a, b) => a - b)).toEqual(
+        [...amount.toString(2)]
+          .reverse()
+          .flatMap((b, i) => (b === '1' ? [2 ** i] : []))
+          .sort((a, b) => a - b),
+      );
+      for (const p of proofs) {
+        expect(p.dleq?.r).toMatch(/^[0-9a-f]{64}$/);
+        expect(hasValidDleq(p, w.getKeyset(p.id))).toBe(true);
+      }
+      // A wallet that requires the DLEQ proofs takes it (a swap at the mint: the proofs are valid and unspent).
+      const received = await w.receive(token, { requireDleq: true });
+      expect(received.reduce((s, p) => s + p.amount.toNumber(), 0)).toBe(
+        amount - Math.ceil((250 * proofs.length) / 1000),
+      );
+    }
+    const v3 = await mint.mintTokens(21, 'sat', { version: 3 });
+    expect(v3.startsWith('cashuA')).toBe(true);
+    expect((await sat.receive(v3, { requireDleq: true })).reduce((s, p) => s + p.amount.toNumber(), 0)).toBe(
+      20,
+    );
+    // While the mint is down, it refuses, as its HTTP flow does.
+    mint.setOutage(503);
+    try {
+      await expect(mint.mintTokens(5)).rejects.toThrow(/down/);
+    } finally {
+      mint.setOutage(null);
+    }
+  });
+
   it('enforces the input fee on swaps and refuses double spends (NUT-02/03/07)', async () => {
     const token = await mint.mintTokens(64, 'sat');
     const proofs = getDecodedToken(token, [mint.keysetIds.sat as string]).proofs;

@@ -15,10 +15,12 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  blindMessageOf,
   blindSign,
   hashToCurve,
   pointBytes,
   publicKeyUncompressed,
+  unblind,
   verifyProof,
 } from '../../scripts/mint/crypto.js';
 import { deriveKeyset } from '../../scripts/mint/keysets.js';
@@ -86,6 +88,24 @@ describe('the dev mint crypto equals cashu-ts', () => {
         expect(verifyProof(secret, proof.C.toHex(false), priv)).toBeDefined();
         const flipped = (C.startsWith('02') ? '03' : '02') + C.slice(2);
         expect(verifyProof(secret, flipped, priv)).toBeUndefined();
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it("blinding and unblinding: cashu-ts's blindMessage and unblindSignature", () => {
+    fc.assert(
+      fc.property(scalar, scalar, secretText, (priv, r, text) => {
+        const secret = new TextEncoder().encode(text);
+        const mine = blindMessageOf(secret, r);
+        const theirs = blindMessage(secret, secp256k1.Point.Fn.fromBytes(r));
+        expect(mine.B_).toBe(theirs.B_.toHex(true));
+        const signed = createBlindSignature(theirs.B_, priv, '00');
+        const A = secp256k1.Point.BASE.multiply(secp256k1.Point.Fn.fromBytes(priv));
+        const C = constructUnblindedSignature(signed, theirs.r, secret, A).C.toHex(true);
+        expect(unblind(signed.C_.toHex(true), r, A.toBytes(false))).toBe(C);
+        // The unblinded signature is the key's signature on the secret.
+        expect(verifyProof(secret, C, priv)).toBeDefined();
       }),
       { numRuns: 25 },
     );

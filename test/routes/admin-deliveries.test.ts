@@ -84,12 +84,19 @@ describe.each<PaidStore>(['sqlite', 'redis'])('admin webhook deliveries on %s', 
     expect(all.status).toBe(200);
     assertDocumented('GET', '/admin/api/webhooks/deliveries', 200, all.body);
     const origin = new URL(rx.url).origin;
-    const rows = (all.body.data as Json[]).map((r) => [r.key_id, r.attempt, r.status]);
-    expect(rows).toEqual([
-      [b.keyId, 1, 200],
-      [a.keyId, 2, 500],
-      [a.keyId, 1, 500],
-    ]);
+    // Newest first. B's one attempt and A's retry are not ordered by the test (B's key is set up while A's retry
+    // waits its backoff): the three attempts, A's newest before its first, every row no newer than the one above.
+    const data = all.body.data as Json[];
+    const rows = data.map((r) => [r.key_id, r.attempt, r.status]);
+    expect([...rows].sort()).toEqual(
+      [
+        [b.keyId, 1, 200],
+        [a.keyId, 2, 500],
+        [a.keyId, 1, 500],
+      ].sort(),
+    );
+    expect(rows.filter((r) => r[0] === a.keyId).map((r) => r[1])).toEqual([2, 1]);
+    for (let i = 1; i < data.length; i++) expect(data[i]!.at).toBeLessThanOrEqual(data[i - 1]!.at);
     for (const r of all.body.data as Json[]) expect(r).toMatchObject({ kind: 'webhook', origin });
     expect(all.text).not.toContain('/a-fails');
 

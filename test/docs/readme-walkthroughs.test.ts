@@ -12,7 +12,8 @@ import { until } from '../support/until.js';
  * The README's walkthroughs, each run whole as a newcomer pastes it: the fenced block after each
  * `<!-- walkthrough: name -->` (blocks sharing a name run in order, in one shell) runs in `bash` in a fresh copy of
  * the repository (its files as they are now, git-initialised, node_modules linked, dist built once), with the
- * README's ports swapped for free ones so the suite runs beside others, under a time limit. Each must print the
+ * README's ports swapped for free ones so the suite runs beside others (two walkthroughs at a time), under a time
+ * limit. Each must print the
  * values the README says it prints, and leave `git status` clean (what it makes is ignored or under data/).
  * Whatever a block left running is stopped afterwards by its process group (and the cluster's daemons by port).
  */
@@ -182,66 +183,87 @@ describe('README walkthroughs', () => {
   });
 
   for (const [name, c] of Object.entries(CASES)) {
-    it(
+    it.concurrent(
       `${name}: runs pasted whole, prints what the README says, leaves git status clean`,
-      async () => {
-        const blocks = found.get(name);
-        expect(blocks, `README has no "<!-- walkthrough: ${name} -->" block`).toBeDefined();
-        let script = blocks!.join('\n');
-        const map = new Map<number, number>();
-        const taken = new Set<number>();
-        for (const p of c.ports) {
-          expect(script, `${name} uses port ${p}`).toMatch(new RegExp(`\\b${p}\\b`));
-          let q = await freePort();
-          while (taken.has(q)) q = await freePort();
-          taken.add(q);
-          map.set(p, q);
-        }
-        for (const p of c.clusterPorts ?? []) {
-          const q = await clusterPort(taken);
-          taken.add(q);
-          taken.add(q + 10_000);
-          map.set(p, q);
-        }
-        const swap = (text: string) => text.replace(/\b\d{4}\b/g, (d) => String(map.get(Number(d)) ?? d));
-        script = swap(script);
+      () =>
+        inSlot(async () => {
+          const blocks = found.get(name);
+          expect(blocks, `README has no "<!-- walkthrough: ${name} -->" block`).toBeDefined();
+          let script = blocks!.join('\n');
+          const map = new Map<number, number>();
+          for (const p of c.ports) {
+            expect(script, `${name} uses port ${p}`).toMatch(new RegExp(`\\b${p}\\b`));
+            let q = await freePort();
+            while (taken.has(q)) q = await freePort();
+            taken.add(q);
+            map.set(p, q);
+          }
+          for (const p of c.clusterPorts ?? []) {
+            const q = await clusterPort(taken);
+            taken.add(q);
+            taken.add(q + 10_000);
+            map.set(p, q);
+          }
+          const swap = (text: string) => text.replace(/\b\d{4}\b/g, (d) => String(map.get(Number(d)) ?? d));
+          script = swap(script);
 
-        const dir = join(base, name);
-        cpSync(template, dir, { recursive: true, verbatimSymlinks: true });
-        const file = join(base, `${name}.sh`);
-        writeFileSync(file, script);
-        const out: Buffer[] = [];
-        const child = spawn('bash', [file], { cwd: dir, env: shellEnv(), detached: true });
-        child.stdout.on('data', (d: Buffer) => out.push(d));
-        child.stderr.on('data', (d: Buffer) => out.push(d));
-        const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-        const timedOut = await Promise.race([
-          exited.then(() => false),
-          new Promise<boolean>((r) => setTimeout(r, c.timeoutMs, true)),
-        ]);
-        await stopGroup(child.pid!);
-        for (const p of c.clusterPorts ?? []) shutdownRedis(map.get(p)!);
-        const output = Buffer.concat(out).toString('utf8');
-        expect(timedOut, `${name} did not finish within ${c.timeoutMs} ms:\n${output.slice(-6000)}`).toBe(
-          false,
-        );
-        for (const e of c.expect) {
-          const want = new RegExp(swap(e.source), e.flags);
-          expect(output, `${name} did not print ${want}:\n${output.slice(-6000)}`).toMatch(want);
-        }
-        // Messages a newcomer should not meet on a healthy local run: ticker failures under fixed (or pinned)
-        // pricing, a restart warning about releases that released nothing, a raw stack.
-        for (const f of FORBIDDEN) expect(output, `${name} printed ${f}`).not.toMatch(f);
-        expect(
-          git(dir, 'status', '--porcelain', '--untracked-files=all'),
-          `${name} left files git sees`,
-        ).toBe('');
-        rmSync(dir, { recursive: true, force: true });
-      },
-      c.timeoutMs + 60_000,
+          const dir = join(base, name);
+          cpSync(template, dir, { recursive: true, verbatimSymlinks: true });
+          const file = join(base, `${name}.sh`);
+          writeFileSync(file, script);
+          const out: Buffer[] = [];
+          const child = spawn('bash', [file], { cwd: dir, env: shellEnv(), detached: true });
+          child.stdout.on('data', (d: Buffer) => out.push(d));
+          child.stderr.on('data', (d: Buffer) => out.push(d));
+          const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+          const timedOut = await Promise.race([
+            exited.then(() => false),
+            new Promise<boolean>((r) => setTimeout(r, c.timeoutMs, true)),
+          ]);
+          await stopGroup(child.pid!);
+          for (const p of c.clusterPorts ?? []) shutdownRedis(map.get(p)!);
+          const output = Buffer.concat(out).toString('utf8');
+          expect(timedOut, `${name} did not finish within ${c.timeoutMs} ms:\n${output.slice(-6000)}`).toBe(
+            false,
+          );
+          for (const e of c.expect) {
+            const want = new RegExp(swap(e.source), e.flags);
+            expect(output, `${name} did not print ${want}:\n${output.slice(-6000)}`).toMatch(want);
+          }
+          // Messages a newcomer should not meet on a healthy local run: ticker failures under fixed (or pinned)
+          // pricing, a restart warning about releases that released nothing, a raw stack.
+          for (const f of FORBIDDEN) expect(output, `${name} printed ${f}`).not.toMatch(f);
+          expect(
+            git(dir, 'status', '--porcelain', '--untracked-files=all'),
+            `${name} left files git sees`,
+          ).toBe('');
+          rmSync(dir, { recursive: true, force: true });
+        }),
+      // The walkthrough's own limit runs from its start (above); this one also covers the wait for a slot.
+      WAIT_FOR_SLOT_MS + c.timeoutMs + 60_000,
     );
   }
 });
+
+/**
+ * Two walkthroughs at a time: each mostly waits on the servers it starts, and a pair takes about the time of the
+ * longer one. Their ports are distinct (`taken`, shared), each runs in its own copy of the repository.
+ */
+const SLOTS = 2;
+const WAIT_FOR_SLOT_MS = 600_000;
+const taken = new Set<number>();
+let busy = 0;
+const waiting: (() => void)[] = [];
+async function inSlot<T>(fn: () => Promise<T>): Promise<T> {
+  while (busy >= SLOTS) await new Promise<void>((r) => waiting.push(r));
+  busy++;
+  try {
+    return await fn();
+  } finally {
+    busy--;
+    waiting.shift()?.();
+  }
+}
 
 /** SIGTERM to what the walkthrough left in its process group, then SIGKILL after 30 s (a gateway's grace). */
 async function stopGroup(pgid: number): Promise<void> {

@@ -28,9 +28,10 @@ import type { RefundSweep as RefundSweepApi } from './types.js';
  * Outcomes: paid → audited (method SWEEP, status 200) and the job removed; nothing to pay (no balance, or less
  * than one sat plus the fee reserve), address cleared, key deleted or no longer expiring → removed (the first
  * two audited with their status); another payout of the account undecided (a hold still open, or
- * `payout_in_progress`) → looked at again at the next pass, attempts unchanged; any other failure (address
- * unreachable, mint away) → audited and retried with exponential backoff from EXPIRED_KEY_SWEEP_MS up to six
- * hours.
+ * `payout_in_progress`) → looked at again at the next pass, attempts unchanged; any other failure → audited and
+ * retried with exponential backoff from EXPIRED_KEY_SWEEP_MS: up to six hours for the address's side (unreachable,
+ * refused), up to 16 passes for the mint's or the store's (`mint_unavailable`, `service_unavailable`,
+ * `store_unavailable`).
  */
 
 export interface SweepJob {
@@ -55,6 +56,13 @@ export interface RefundSweepOptions {
 }
 
 const MAX_BACKOFF_MS = 6 * 3_600_000;
+/**
+ * The mint (or the store) away is the operator's side and short-lived next to a user's unreachable address: those
+ * retries double up to 16 passes (16 min at the default EXPIRED_KEY_SWEEP_MS), not six hours, so a key that expired
+ * during an outage is paid soon after the mint is back.
+ */
+const TRANSIENT = new Set(['mint_unavailable', 'service_unavailable', 'store_unavailable']);
+export const TRANSIENT_BACKOFF_PASSES = 16;
 /**
  * How long a claimed job stays invisible to the other processes: longer than a refund takes (LNURL requests,
  * melt quote, melt, each bounded by its timeout), short enough that a job whose process was killed mid-refund
@@ -187,7 +195,8 @@ export class RefundSweep implements RefundSweepApi {
         return;
       }
       const attempts = job.attempts + 1;
-      const delay = Math.min(MAX_BACKOFF_MS, this.opts.everyMs * 2 ** Math.min(attempts - 1, 20));
+      const cap = TRANSIENT.has(code) ? this.opts.everyMs * TRANSIENT_BACKOFF_PASSES : MAX_BACKOFF_MS;
+      const delay = Math.min(cap, MAX_BACKOFF_MS, this.opts.everyMs * 2 ** Math.min(attempts - 1, 20));
       this.opts.log.warn({ keyId: job.keyId, code, attempts, retryInMs: delay }, 'expired-key sweep failed');
       await jobs.put({ ...job, attempts }, now + delay);
     }

@@ -53,6 +53,8 @@ export interface PayoutChaosOptions {
 
 export interface PayoutChaosReport {
   store: PayoutChaosStore;
+  /** The schedule's seed (`--seed`): the same clients' and faults' choices again (not their timing). */
+  seed: number;
   seconds: number;
   keys: number;
   ops: {
@@ -103,7 +105,8 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
   const n = opts.processes ?? 2;
   const keyCount = opts.keys ?? 12;
   const clients = opts.clients ?? 4;
-  let rnd = (opts.seed ?? Date.now()) >>> 0;
+  const scheduleSeed = (opts.seed ?? Date.now()) >>> 0;
+  let rnd = scheduleSeed;
   const random = () => {
     // mulberry32: a deterministic schedule per seed.
     rnd = (rnd + 0x6d2b79f5) >>> 0;
@@ -115,6 +118,7 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
   const log = opts.log ?? (() => {});
   const report: PayoutChaosReport = {
     store: opts.store,
+    seed: scheduleSeed,
     seconds: opts.seconds,
     keys: keyCount,
     ops: {
@@ -481,7 +485,16 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
       report.problems.push(`${audit.totals.reservedMsat} msat still reserved`);
     const solvency = await wallet.checkSolvency(() => ledger!.totalUserBalancesMsat());
     report.solvent = solvency.solvent;
-    if (!solvency.solvent) report.problems.push(`not solvent: ${JSON.stringify(solvency)}`);
+    if (!solvency.solvent) {
+      // What the live gateways said of their journal and the mint's answers (a killed one's lines went with it).
+      const lines: string[] = [];
+      for (const p of procs)
+        for (const line of (p?.logs() ?? '').split('\n'))
+          if (/journal|spent|roll|restor|recover|melt|payout/i.test(line)) lines.push(line.slice(0, 400));
+      report.problems.push(
+        `not solvent: ${JSON.stringify(solvency)}; open journal entries: ${JSON.stringify((await wallet.openPayouts()).length)}; the live gateways' last wallet log lines: ${JSON.stringify(lines.slice(-25))}`,
+      );
+    }
     report.tokensOut = handedOut.length;
     for (const t of handedOut) {
       try {

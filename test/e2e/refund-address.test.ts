@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { LightningAddresses } from '../../core/account/lightning-address.js';
-import { RefundSweep, SWEEP_CLAIM_MS, type SweepJob, sweepJobId } from '../../core/account/refund-sweep.js';
+import {
+  RefundSweep,
+  SWEEP_CLAIM_MS,
+  type SweepJob,
+  sweepJobId,
+  TRANSIENT_BACKOFF_PASSES,
+} from '../../core/account/refund-sweep.js';
 import { createLogger } from '../../core/log.js';
 import { RedisJobQueue, SqliteJobQueue } from '../../core/store/job-queue.js';
 import { lnurlRecipientPerSuite } from '../support/lnurl-recipient.js';
@@ -315,6 +321,46 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
     expect(await h.available(second.apiKey)).toBe(0);
     expect(await first.jobs.get(sweepJobId(first.keyId))).toBeNull();
     expect(await first.jobs.get(sweepJobId(second.keyId))).toBeNull();
+    await h.auditOk();
+  });
+
+  it('a sweep that cannot reach the mint retries within 16 passes however many attempts failed, then pays', async () => {
+    const { apiKey, keyId, expiresAtMs, jobs } = await expiringKeyWithAddress(200);
+    await until('the key expired', () => Date.now() > expiresAtMs, 8000);
+    // Ten attempts failed already (a long mint outage): the address's backoff would be 2^10 passes.
+    await jobs.put({ id: sweepJobId(keyId), keyId, attempts: 10 }, Date.now());
+    let clock = Date.now();
+    const everyMs = 1000;
+    const paid: string[] = [];
+    const sweep = new RefundSweep({
+      jobs,
+      money: { ledger: h.ledger, wallet: h.wallet },
+      addresses: h.gateway.services.lightningAddresses!,
+      log: createLogger('silent'),
+      everyMs,
+      onPaid: (id) => paid.push(id),
+      now: () => clock,
+    });
+    h.mint.setOutage(503);
+    try {
+      expect(await sweep.tick()).toBe(1);
+    } finally {
+      h.mint.setOutage(null);
+    }
+    expect(paid).toEqual([]);
+    expect(await jobs.get(sweepJobId(keyId))).toMatchObject({ attempts: 11 });
+    expect(await h.ledger.getKeyInfo({ apiKey })).toMatchObject({
+      account: { balanceMsat: 200_000, reservedMsat: 0 },
+    });
+    // Not due a pass before the cap, due at it; the mint is back: paid.
+    const failedAt = clock;
+    clock = failedAt + TRANSIENT_BACKOFF_PASSES * everyMs - 1;
+    expect(await sweep.tick()).toBe(0);
+    clock = failedAt + TRANSIENT_BACKOFF_PASSES * everyMs;
+    expect(await sweep.tick()).toBe(1);
+    expect(paid).toEqual([keyId]);
+    expect(await h.available(apiKey)).toBe(0);
+    expect(await jobs.get(sweepJobId(keyId))).toBeNull();
     await h.auditOk();
   });
 

@@ -8,7 +8,7 @@ import {
   TRANSIENT_BACKOFF_PASSES,
 } from '../../core/account/refund-sweep.js';
 import { createLogger } from '../../core/log.js';
-import { RedisJobQueue, SqliteJobQueue } from '../../core/store/job-queue.js';
+import { type JobQueue, RedisJobQueue, SqliteJobQueue } from '../../core/store/job-queue.js';
 import { lnurlRecipientPerSuite } from '../support/lnurl-recipient.js';
 import { paidGatewayPerSuite } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
@@ -61,6 +61,55 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
         ? new RedisJobQueue<SweepJob>(conn.redis, conn.prefix, 'refund-sweep')
         : new SqliteJobQueue<SweepJob>(conn.db, 'refund_sweep_jobs');
     return { apiKey, keyId, expiresAtMs, jobs };
+  }
+
+  interface ClockedSweep {
+    sweep: RefundSweep;
+    setClock: (ms: number) => void;
+    paid: string[];
+    jobs: JobQueue<SweepJob>;
+  }
+
+  /** A sweep runner on the gateway's money whose clock the test sets (starting at `at`); `paid` lists its payments. */
+  function clockedSweep(jobs: JobQueue<SweepJob>, everyMs: number, at: number): ClockedSweep {
+    let clock = at;
+    const paid: string[] = [];
+    const sweep = new RefundSweep({
+      jobs,
+      money: { ledger: h.ledger, wallet: h.wallet },
+      addresses: h.gateway.services.lightningAddresses!,
+      log: createLogger('silent'),
+      everyMs,
+      onPaid: (id) => paid.push(id),
+      now: () => clock,
+    });
+    return {
+      sweep,
+      paid,
+      jobs,
+      setClock: (ms) => {
+        clock = ms;
+      },
+    };
+  }
+
+  /**
+   * A sweep whose clock the test moves: the key's job is not claimed 1 ms before `at`, and at `at` it is claimed
+   * and paid: the key emptied, the job gone, the audit exact.
+   */
+  async function claimedAndPaidAt(
+    s: ClockedSweep,
+    key: { apiKey: string; keyId: string },
+    at: number,
+  ): Promise<void> {
+    s.setClock(at - 1);
+    expect(await s.sweep.tick()).toBe(0);
+    s.setClock(at);
+    expect(await s.sweep.tick()).toBe(1);
+    expect(s.paid).toEqual([key.keyId]);
+    expect(await h.available(key.apiKey)).toBe(0);
+    expect(await s.jobs.get(sweepJobId(key.keyId))).toBeNull();
+    await h.auditOk();
   }
 
   /** The recipient mint's state of the quote behind an invoice the LNURL callback handed out. */
@@ -253,25 +302,8 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
     // A process claims the job and dies before doing anything with it.
     const claimedAt = Date.now();
     expect((await jobs.claim(claimedAt, SWEEP_CLAIM_MS, 5)).map((j) => j.keyId)).toEqual([keyId]);
-    let clock = claimedAt + SWEEP_CLAIM_MS - 1;
-    const paid: string[] = [];
-    const sweep = new RefundSweep({
-      jobs,
-      money: { ledger: h.ledger, wallet: h.wallet },
-      addresses: h.gateway.services.lightningAddresses!,
-      log: createLogger('silent'),
-      everyMs: 500,
-      onPaid: (id) => paid.push(id),
-      now: () => clock,
-    });
     // Still claimed a millisecond before the minute is out; claimed and paid once it is.
-    expect(await sweep.tick()).toBe(0);
-    clock = claimedAt + SWEEP_CLAIM_MS;
-    expect(await sweep.tick()).toBe(1);
-    expect(paid).toEqual([keyId]);
-    expect(await h.available(apiKey)).toBe(0);
-    expect(await jobs.get(sweepJobId(keyId))).toBeNull();
-    await h.auditOk();
+    await claimedAndPaidAt(clockedSweep(jobs, 500, claimedAt), { apiKey, keyId }, claimedAt + SWEEP_CLAIM_MS);
   });
 
   it('a pass claims one job at a time: while one process is stuck on a key, another sweeps the next', async () => {
@@ -329,39 +361,22 @@ describe.each(['sqlite', 'redis'] as const)('refund to a Lightning address on %s
     await until('the key expired', () => Date.now() > expiresAtMs, 8000);
     // Ten attempts failed already (a long mint outage): the address's backoff would be 2^10 passes.
     await jobs.put({ id: sweepJobId(keyId), keyId, attempts: 10 }, Date.now());
-    let clock = Date.now();
+    const failedAt = Date.now();
     const everyMs = 1000;
-    const paid: string[] = [];
-    const sweep = new RefundSweep({
-      jobs,
-      money: { ledger: h.ledger, wallet: h.wallet },
-      addresses: h.gateway.services.lightningAddresses!,
-      log: createLogger('silent'),
-      everyMs,
-      onPaid: (id) => paid.push(id),
-      now: () => clock,
-    });
+    const s = clockedSweep(jobs, everyMs, failedAt);
     h.mint.setOutage(503);
     try {
-      expect(await sweep.tick()).toBe(1);
+      expect(await s.sweep.tick()).toBe(1);
     } finally {
       h.mint.setOutage(null);
     }
-    expect(paid).toEqual([]);
+    expect(s.paid).toEqual([]);
     expect(await jobs.get(sweepJobId(keyId))).toMatchObject({ attempts: 11 });
     expect(await h.ledger.getKeyInfo({ apiKey })).toMatchObject({
       account: { balanceMsat: 200_000, reservedMsat: 0 },
     });
-    // Not due a pass before the cap, due at it; the mint is back: paid.
-    const failedAt = clock;
-    clock = failedAt + TRANSIENT_BACKOFF_PASSES * everyMs - 1;
-    expect(await sweep.tick()).toBe(0);
-    clock = failedAt + TRANSIENT_BACKOFF_PASSES * everyMs;
-    expect(await sweep.tick()).toBe(1);
-    expect(paid).toEqual([keyId]);
-    expect(await h.available(apiKey)).toBe(0);
-    expect(await jobs.get(sweepJobId(keyId))).toBeNull();
-    await h.auditOk();
+    // Not due a millisecond before the cap, due at it; the mint is back: paid.
+    await claimedAndPaidAt(s, { apiKey, keyId }, failedAt + TRANSIENT_BACKOFF_PASSES * everyMs);
   });
 
   it('a sweep that cannot reach the address keeps the balance and retries with backoff', async () => {

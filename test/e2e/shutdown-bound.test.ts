@@ -188,9 +188,13 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     const { ms, exit } = await terminate(gw);
     expect(exit).toBe('exit code 1, signal null');
     expect(ms).toBeLessThan(BOUND_MS);
-    // The client had its answer; only its charge could not be written.
+    // The client had its answer; only its charge could not be written. The gateway says so: the settlement given up
+    // at shutdown, or (on a slow machine, the store's busy wait and the retries outlasting the grace) the call still
+    // in flight when the grace ended; either way the exit is 1 and the reservation is left to the next start.
     expect(await answer).toBe(200);
-    expect(gw.logs()).toMatch(/1 settlements not applied before shutdown/);
+    expect(gw.logs()).toMatch(
+      /1 settlements not applied before shutdown|requests still in flight at the end of the grace period/,
+    );
 
     // The store back: the next process releases what the dead one held (orphan release), so the call that
     // could not be charged went free — never charged twice, nothing left reserved — and the money adds up.

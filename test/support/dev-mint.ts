@@ -86,9 +86,10 @@ export async function testWallet(
   mints: string[],
   log: Logger = captureLog().log,
 ): Promise<WalletService> {
-  // 90 s per mint request: the dev mint signs in JavaScript in the same process, and on a busy machine a swap
-  // of many proofs takes far longer than at idle (5 s, then 30 s for six concurrent sends, failed spend-redis
-  // at load 37). A mint that is down is refused at once whatever the bound.
+  // 90 s per mint request: the dev mint signs in the same process (libsecp256k1 as WebAssembly), and on a busy
+  // machine a swap of many proofs takes far longer than at idle (5 s, then 30 s for six concurrent sends, failed
+  // spend-redis at load 37, when it signed in pure JavaScript). A mint that is down is refused at once whatever the
+  // bound.
   return createWallet({ conn, mints, log, mintTimeoutMs: 90_000 });
 }
 

@@ -496,6 +496,7 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
       );
     }
     report.tokensOut = handedOut.length;
+    let unredeemed = 0;
     for (const t of handedOut) {
       try {
         // Tokens name the mint by the address the gateways use (the gate in front of it).
@@ -505,7 +506,16 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
         report.tokensRedeemed++;
       } catch (err) {
         report.problems.push(`a token handed out does not redeem: ${(err as Error).message}`);
+        unredeemed++;
       }
+    }
+    if (unredeemed > 0) {
+      // What the live gateways said of their payouts (a killed one's lines went with it): who took a token back.
+      const lines: string[] = [];
+      for (const p of procs)
+        for (const line of (p?.logs() ?? '').split('\n'))
+          if (/payout|reclaim|taken back|journal/i.test(line)) lines.push(line.slice(0, 400));
+      report.problems.push(`the live gateways' last payout log lines: ${JSON.stringify(lines.slice(-25))}`);
     }
     return report;
   } finally {

@@ -28,6 +28,23 @@ export interface WalletContext {
   owner?: EntryOwner;
   /** An owner whose heartbeat is older than this is gone. */
   ownerDeadAfterMs: number;
+  /**
+   * The journal entries whose operation is still running in this process (`whileRunning`): this process's own
+   * recovery pass leaves them to that operation whatever their age. A melt or swap older than `staleAfterMs` may
+   * still be on its way to the mint on a loaded machine; a pass that rolled it back (its inputs still unspent,
+   * the mint had not seen it yet) would release a hold whose invoice the mint then pays.
+   */
+  running: Set<string>;
+}
+
+/** Runs `op` with the entry `id` marked as running in this process (WalletContext.running). */
+export async function whileRunning<T>(ctx: WalletContext, id: string, op: () => Promise<T>): Promise<T> {
+  ctx.running.add(id);
+  try {
+    return await op();
+  } finally {
+    ctx.running.delete(id);
+  }
 }
 
 export class MintClients {

@@ -153,6 +153,11 @@ export async function recoverAll(
   const entries = await ctx.store.listOps();
   const beats = opts.ownerCheck && entries.length > 0 ? await ownerBeats(ctx) : new Map();
   for (const entry of entries) {
+    // An operation of this process still at work on its entry settles it itself, whatever the entry's age.
+    if (ctx.running.has(entry.id)) {
+      report.fresh++;
+      continue;
+    }
     // A payout start is decided by its owner being gone, as a mint operation is (its owner may still be fetching
     // the invoice, however long that takes): with the owner check, at once when the owner is known gone or is this
     // instance's predecessor (a restarted gateway aborts the dead one's hold without waiting out its age), by its

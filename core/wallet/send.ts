@@ -10,6 +10,7 @@ import {
   toProofLike,
   toStored,
   type WalletContext,
+  whileRunning,
 } from './context.js';
 import { afterAmbiguousFailure, isStale, meltDecision, payoutId, payoutStartId } from './journal.js';
 import { classifyMintFailure, mapMintError } from './mint-errors.js';
@@ -101,48 +102,51 @@ export async function sendToken(
   }
   const client = await ctx.clients.get(mint, unit);
   const entry = newEntry(ctx, `send:${randomUUID()}`, 'send', mint, unit);
-  const proofs = await reserve(ctx, entry, amount, maxFeePpk(client));
-  const held = (await ctx.store.getOp(entry.id)) ?? entry;
-  const counters = counterCollector();
-  let preview: Awaited<ReturnType<Wallet['prepareSwapToSend']>>;
-  try {
-    preview = await client.prepareSwapToSend(
-      amount,
-      proofs.map(toProofLike),
-      { includeFees: false, onCountersReserved: counters.on },
-      { send: DETERMINISTIC, keep: DETERMINISTIC },
-    );
-  } catch (err) {
-    await ctx.store.settleOp(held, { spentYs: [], add: [] });
-    throw err instanceof GatewayError ? err : new GatewayError('internal_error', { cause: err });
-  }
-  const submitted: JournalEntry = { ...held, counters: counters.ranges, submitted: true };
-  await ctx.store.putOp(submitted);
-  let send: Proof[];
-  let keep: Proof[];
-  try {
-    ({ send, keep } = await client.completeSwap(preview));
-  } catch (err) {
-    return await onMintFailure(ctx, submitted, err);
-  }
-  crashPoint('after-send-swap');
-  const spentYs = preview.inputs.map((p) => toStored(p).y);
-  const token =
-    version === 3
-      ? encodeTokenV3({ mint, unit, proofs: send })
-      : getEncodedToken({ mint, unit, proofs: send });
-  // A payout's token replaces the send's entry in one atomic step: from the swap on, it is never in memory only.
-  const next: JournalEntry | undefined = payout && {
-    ...newEntry(ctx, payoutId(payout.holdId), 'payout', mint, unit),
-    submitted: true,
-    payout: { ...payout, token },
-  };
-  await ctx.store.settleOp(submitted, { spentYs, add: keep.map(toStored), ...(next ? { next } : {}) });
-  const inputTotal = preview.inputs.reduce((s, p) => s + p.amount.toNumber(), 0);
-  const keptTotal = keep.reduce((s, p) => s + p.amount.toNumber(), 0);
-  const feeMsat = toMsat(inputTotal - keptTotal - amount, unit);
-  ctx.log.info({ mint, unit, amountMsat: toMsat(amount, unit), feeMsat }, 'wallet sent token');
-  return { token, amountMsat: toMsat(amount, unit), feeMsat, mint, unit };
+  // The entry is in the store from its reservation on: this process's recovery pass leaves it to this call.
+  return whileRunning(ctx, entry.id, async () => {
+    const proofs = await reserve(ctx, entry, amount, maxFeePpk(client));
+    const held = (await ctx.store.getOp(entry.id)) ?? entry;
+    const counters = counterCollector();
+    let preview: Awaited<ReturnType<Wallet['prepareSwapToSend']>>;
+    try {
+      preview = await client.prepareSwapToSend(
+        amount,
+        proofs.map(toProofLike),
+        { includeFees: false, onCountersReserved: counters.on },
+        { send: DETERMINISTIC, keep: DETERMINISTIC },
+      );
+    } catch (err) {
+      await ctx.store.settleOp(held, { spentYs: [], add: [] });
+      throw err instanceof GatewayError ? err : new GatewayError('internal_error', { cause: err });
+    }
+    const submitted: JournalEntry = { ...held, counters: counters.ranges, submitted: true };
+    await ctx.store.putOp(submitted);
+    let send: Proof[];
+    let keep: Proof[];
+    try {
+      ({ send, keep } = await client.completeSwap(preview));
+    } catch (err) {
+      return await onMintFailure(ctx, submitted, err);
+    }
+    crashPoint('after-send-swap');
+    const spentYs = preview.inputs.map((p) => toStored(p).y);
+    const token =
+      version === 3
+        ? encodeTokenV3({ mint, unit, proofs: send })
+        : getEncodedToken({ mint, unit, proofs: send });
+    // A payout's token replaces the send's entry in one atomic step: from the swap on, it is never in memory only.
+    const next: JournalEntry | undefined = payout && {
+      ...newEntry(ctx, payoutId(payout.holdId), 'payout', mint, unit),
+      submitted: true,
+      payout: { ...payout, token },
+    };
+    await ctx.store.settleOp(submitted, { spentYs, add: keep.map(toStored), ...(next ? { next } : {}) });
+    const inputTotal = preview.inputs.reduce((s, p) => s + p.amount.toNumber(), 0);
+    const keptTotal = keep.reduce((s, p) => s + p.amount.toNumber(), 0);
+    const feeMsat = toMsat(inputTotal - keptTotal - amount, unit);
+    ctx.log.info({ mint, unit, amountMsat: toMsat(amount, unit), feeMsat }, 'wallet sent token');
+    return { token, amountMsat: toMsat(amount, unit), feeMsat, mint, unit };
+  });
 }
 
 /**
@@ -230,50 +234,63 @@ export async function payInvoice(
       feeReserveMsat: toMsat(quote.fee_reserve.toNumber(), unit),
     };
   }
-  const proofs = await reserve(ctx, entry, need, maxFeePpk(client));
-  // The melt is journalled under the hold: the payout's start entry (lightning-refund.ts) is done with; if this
-  // delete fails, a recovery pass removes it on finding the melt's entry.
-  if (opts.hold) await ctx.store.deleteOp(payoutStartId(opts.hold.holdId)).catch(() => undefined);
-  const held = (await ctx.store.getOp(entry.id)) ?? entry;
-  const counters = counterCollector();
-  const preview = await client
-    .prepareMelt('bolt11', quote, proofs.map(toProofLike), { onCountersReserved: counters.on }, DETERMINISTIC)
-    .catch(async (err: unknown) => {
-      const next = meltDecision(ctx, held, false);
-      await ctx.store.settleOp(held, { spentYs: [], add: [], ...(next ? { next } : {}) });
-      throw new GatewayError('internal_error', { cause: err });
-    });
-  const submitted: JournalEntry = { ...held, counters: counters.ranges, submitted: true };
-  await ctx.store.putOp(submitted);
-  crashPoint('before-melt');
-  let res: Awaited<ReturnType<Wallet['completeMelt']>>;
-  try {
-    res = await client.completeMelt(preview);
-  } catch (err) {
-    return await onMintFailure(ctx, submitted, err);
-  }
-  crashPoint('after-melt');
-  const paid = res.quote as unknown as MeltQuoteBolt11Response;
-  if (paid.state !== 'PAID') {
-    // Still in flight at the mint: the journal keeps the proofs reserved until recovery sees the outcome (PAID, or
-    // UNPAID again: failed — the mint has seen this melt, so that answer is final). This process is done with it
-    // (abandoned): its own next pass asks the mint, however long the payment takes.
-    if (await ctx.store.getOp(submitted.id).catch(() => null)) {
-      await ctx.store.putOp({ ...submitted, seenAtMint: true, abandoned: true }).catch(() => undefined);
+  // The entry is in the store from its reservation on: this process's recovery pass leaves it to this call.
+  return whileRunning(ctx, entry.id, async () => {
+    const proofs = await reserve(ctx, entry, need, maxFeePpk(client));
+    // The melt is journalled under the hold: the payout's start entry (lightning-refund.ts) is done with; if this
+    // delete fails, a recovery pass removes it on finding the melt's entry.
+    if (opts.hold) await ctx.store.deleteOp(payoutStartId(opts.hold.holdId)).catch(() => undefined);
+    const held = (await ctx.store.getOp(entry.id)) ?? entry;
+    const counters = counterCollector();
+    const preview = await client
+      .prepareMelt(
+        'bolt11',
+        quote,
+        proofs.map(toProofLike),
+        { onCountersReserved: counters.on },
+        DETERMINISTIC,
+      )
+      .catch(async (err: unknown) => {
+        const next = meltDecision(ctx, held, false);
+        await ctx.store.settleOp(held, { spentYs: [], add: [], ...(next ? { next } : {}) });
+        throw new GatewayError('internal_error', { cause: err });
+      });
+    const submitted: JournalEntry = { ...held, counters: counters.ranges, submitted: true };
+    await ctx.store.putOp(submitted);
+    crashPoint('before-melt');
+    let res: Awaited<ReturnType<Wallet['completeMelt']>>;
+    try {
+      res = await client.completeMelt(preview);
+    } catch (err) {
+      return await onMintFailure(ctx, submitted, err);
     }
-    throw new GatewayError('service_unavailable', {
-      message: 'The Lightning payment is pending at the mint; recovery will settle it',
-      details: { quote: q.quote },
+    crashPoint('after-melt');
+    const paid = res.quote as unknown as MeltQuoteBolt11Response;
+    if (paid.state !== 'PAID') {
+      // Still in flight at the mint: the journal keeps the proofs reserved until recovery sees the outcome (PAID, or
+      // UNPAID again: failed — the mint has seen this melt, so that answer is final). This process is done with it
+      // (abandoned): its own next pass asks the mint, however long the payment takes.
+      if (await ctx.store.getOp(submitted.id).catch(() => null)) {
+        await ctx.store.putOp({ ...submitted, seenAtMint: true, abandoned: true }).catch(() => undefined);
+      }
+      throw new GatewayError('service_unavailable', {
+        message: 'The Lightning payment is pending at the mint; recovery will settle it',
+        details: { quote: q.quote },
+      });
+    }
+    const change = res.change.map(toStored);
+    const inputTotal = proofs.reduce((s, p) => s + p.amount, 0);
+    const changeTotal = change.reduce((s, p) => s + p.amount, 0);
+    const preimage = paid.payment_preimage ?? null;
+    const next = meltDecision(ctx, submitted, true, changeTotal, preimage);
+    await ctx.store.settleOp(submitted, {
+      spentYs: submitted.inputYs,
+      add: change,
+      ...(next ? { next } : {}),
     });
-  }
-  const change = res.change.map(toStored);
-  const inputTotal = proofs.reduce((s, p) => s + p.amount, 0);
-  const changeTotal = change.reduce((s, p) => s + p.amount, 0);
-  const preimage = paid.payment_preimage ?? null;
-  const next = meltDecision(ctx, submitted, true, changeTotal, preimage);
-  await ctx.store.settleOp(submitted, { spentYs: submitted.inputYs, add: change, ...(next ? { next } : {}) });
-  const amountMsat = toMsat(quote.amount.toNumber(), unit);
-  const feeMsat = toMsat(inputTotal - changeTotal, unit) - amountMsat;
-  ctx.log.info({ mint, unit, amountMsat, feeMsat }, 'wallet paid invoice');
-  return { amountMsat, feeMsat, preimage, mint, unit, quote: q.quote };
+    const amountMsat = toMsat(quote.amount.toNumber(), unit);
+    const feeMsat = toMsat(inputTotal - changeTotal, unit) - amountMsat;
+    ctx.log.info({ mint, unit, amountMsat, feeMsat }, 'wallet paid invoice');
+    return { amountMsat, feeMsat, preimage, mint, unit, quote: q.quote };
+  });
 }

@@ -71,6 +71,7 @@ export async function createWallet(opts: CreateWalletOptions): Promise<WalletSer
     clients: new MintClients(seed, store),
     staleAfterMs: opts.claimStaleAfterMs ?? timeout * 2,
     ownerDeadAfterMs: opts.instance?.deadAfterMs ?? opts.claimStaleAfterMs ?? timeout * 2,
+    running: new Set(),
     ...(opts.instance
       ? { owner: { id: opts.instance.id, name: opts.instance.name, startedAt: Date.now() } }
       : {}),

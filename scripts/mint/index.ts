@@ -5,7 +5,7 @@ import { encodeTokenV3 } from '../../core/wallet/token-codec.js';
 import { blindMessageOf, unblind } from './crypto.js';
 import { fakeInvoice, joinFakeNetwork, type LightningMode } from './fake-lightning.js';
 import type { MintUnit } from './keysets.js';
-import { MintCore } from './mint-core.js';
+import { MintCore, splitPow2 } from './mint-core.js';
 import { createMintServer, type MintServerControls } from './server.js';
 import { freshState, loadState } from './state.js';
 import { attachWebSocket } from './websocket.js';
@@ -150,13 +150,11 @@ export async function startDevMint(opts: DevMintOptions = {}): Promise<DevMint> 
       const quote = core.createMintQuote({ amount, unit }) as { quote: string; state: string };
       if (quote.state === 'UNPAID') core.payMintQuote(quote.quote);
       const ks = core.activeKeyset(unit);
-      // The amount in powers of two, as a wallet splits it.
-      const outputs: { amount: number; secret: string; r: Uint8Array; B_: string }[] = [];
-      for (let bit = 0, rest = amount; rest > 0; bit++, rest = Math.floor(rest / 2)) {
-        if (rest % 2 === 0) continue;
+      // The amount in powers of two, as a wallet splits it (and as the mint splits melt change).
+      const outputs = splitPow2(amount).map((a) => {
         const secret = randomBytes(32).toString('hex');
-        outputs.push({ amount: 2 ** bit, secret, ...blindMessageOf(new TextEncoder().encode(secret)) });
-      }
+        return { amount: a, secret, ...blindMessageOf(new TextEncoder().encode(secret)) };
+      });
       const { signatures } = core.mint({
         quote: quote.quote,
         outputs: outputs.map((x) => ({ amount: x.amount, id: ks.id, B_: x.B_ })),

@@ -78,7 +78,8 @@ function asInt(v: unknown, what: string): number {
   return n;
 }
 
-function splitPow2(amount: number): number[] {
+/** An amount as the powers of two that sum to it, largest first (melt change, `DevMint.mintTokens`). */
+export function splitPow2(amount: number): number[] {
   const out: number[] = [];
   for (let bit = 2 ** 52; bit >= 1; bit /= 2) if (Math.floor(amount / bit) % 2 === 1) out.push(bit);
   return out;

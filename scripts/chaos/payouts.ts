@@ -426,10 +426,7 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
       if (due.length === 0 || Date.now() > sweepBy) {
         if (due.length > 0) {
           // The live gateways' sweep lines (a killed one's went with it) go into the problem: a CI log shows why.
-          const lines: string[] = [];
-          for (const p of procs)
-            for (const line of (p?.logs() ?? '').split('\n'))
-              if (/sweep/i.test(line)) lines.push(line.slice(0, 300));
+          const lines = gatewayLines(procs, /sweep/i, 300);
           for (const line of lines) log(`sweep log: ${line}`);
           report.problems.push(
             `expired key(s) with a balance not swept: ${due.join(', ')}; the live gateways' last sweep log lines: ${JSON.stringify(lines.slice(-12))}`,
@@ -487,10 +484,7 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
     report.solvent = solvency.solvent;
     if (!solvency.solvent) {
       // What the live gateways said of their journal and the mint's answers (a killed one's lines went with it).
-      const lines: string[] = [];
-      for (const p of procs)
-        for (const line of (p?.logs() ?? '').split('\n'))
-          if (/journal|spent|roll|restor|recover|melt|payout/i.test(line)) lines.push(line.slice(0, 400));
+      const lines = gatewayLines(procs, /journal|spent|roll|restor|recover|melt|payout/i, 400);
       report.problems.push(
         `not solvent: ${JSON.stringify(solvency)}; open journal entries: ${JSON.stringify((await wallet.openPayouts()).length)}; the live gateways' last wallet log lines: ${JSON.stringify(lines.slice(-25))}`,
       );
@@ -511,10 +505,7 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
     }
     if (unredeemed > 0) {
       // What the live gateways said of their payouts (a killed one's lines went with it): who took a token back.
-      const lines: string[] = [];
-      for (const p of procs)
-        for (const line of (p?.logs() ?? '').split('\n'))
-          if (/payout|reclaim|taken back|journal/i.test(line)) lines.push(line.slice(0, 400));
+      const lines = gatewayLines(procs, /payout|reclaim|taken back|journal/i, 400);
       report.problems.push(`the live gateways' last payout log lines: ${JSON.stringify(lines.slice(-25))}`);
     }
     return report;
@@ -531,6 +522,14 @@ export async function runPayoutChaos(opts: PayoutChaosOptions): Promise<PayoutCh
     ]);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The live gateways' log lines that match `re`, each cut to `width` characters (a killed one's went with it). */
+function gatewayLines(procs: readonly (GatewayProcess | undefined)[], re: RegExp, width: number): string[] {
+  const lines: string[] = [];
+  for (const p of procs)
+    for (const line of (p?.logs() ?? '').split('\n')) if (re.test(line)) lines.push(line.slice(0, width));
+  return lines;
 }
 
 /** Every `cashu_token` in an answer (a withdrawal's, a close's refund). */

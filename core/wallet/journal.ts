@@ -105,8 +105,13 @@ async function rollBack(ctx: WalletContext, entry: JournalEntry): Promise<void> 
   await ctx.store.settleOp(entry, { spentYs: [], add: [], ...(next ? { next } : {}) });
 }
 
-/** A claim older than `staleAfterMs`, or given up by its owner, is treated as left by a dead process. */
+/**
+ * A claim older than `staleAfterMs`, or given up by its owner, is treated as left by a dead process — unless a
+ * call of this process is still at work on it (`WalletContext.running`): on a loaded machine a melt or swap can be
+ * on its way to the mint past that age.
+ */
 export function isStale(ctx: WalletContext, entry: JournalEntry, now = Date.now()): boolean {
+  if (ctx.running.has(entry.id)) return false;
   return entry.abandoned === true || now - entry.createdAt > ctx.staleAfterMs;
 }
 

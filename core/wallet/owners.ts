@@ -12,10 +12,9 @@ import type { JournalEntry, OwnerBeat } from './store/proof-store.js';
  * - its owner is gone: no heartbeat, or one older than `ownerDeadAfterMs`;
  * - it is this instance's predecessor's: same name, earlier start (a restarted gateway finishes at once what
  *   the crashed one left, e.g. a stuck swap a client retries);
- * - it is this process's own and abandoned or `claimStaleAfterMs` old (its operation gave up on it), and no
- *   operation of this process is still at work on it (`WalletContext.running`: a melt or swap may be on its way
- *   to the mint past that age on a loaded machine);
- * - it has no owner (written by a tool or an older version): by the age rule alone.
+ * - it is this process's own and stale (`isStale`: abandoned or `claimStaleAfterMs` old, its operation gave up on
+ *   it, and no call of this process still at work on it);
+ * - it has no owner (written by a tool or an older version): stale by the same rule.
  *
  * A live neighbour's entry is left alone, whatever its age: that neighbour decides it in its own passes.
  */
@@ -46,8 +45,6 @@ export function mayDecide(
   beats: ReadonlyMap<string, OwnerBeat>,
   now: number,
 ): boolean {
-  // An entry an operation of this process is still at work on is that operation's, whatever its age or owner.
-  if (ctx.running.has(entry.id)) return false;
   const whose = whoseEntry(ctx, entry, beats, now);
   if (whose === 'gone' || whose === 'predecessor') return true;
   if (whose === 'live') return false;

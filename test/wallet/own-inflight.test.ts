@@ -5,6 +5,7 @@ import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
 import { type DevMint, dropStore, startTestMint, testStore } from '../support/dev-mint.js';
 import { type MintGate, mintGate, renamedToken } from '../support/mint-gate.js';
+import { until } from '../support/until.js';
 
 /**
  * A melt or a swap of this process still on its way to the mint past the journal's stale age (a loaded machine):
@@ -13,6 +14,8 @@ import { type MintGate, mintGate, renamedToken } from '../support/mint-gate.js';
  * release the hold), and then the mint paid the invoice: the operator paid a refund the user kept. Both stores,
  * a real dev mint behind a gate that holds the request.
  */
+const STALE_MS = 300;
+
 describe.each(['sqlite', 'redis'] as const)('an own operation in flight past the stale age (%s)', (kind) => {
   const opened: { conn: StoreConnection; wallet: WalletService; mint: DevMint; gates: MintGate[] }[] = [];
   afterAll(async () => {
@@ -24,6 +27,16 @@ describe.each(['sqlite', 'redis'] as const)('an own operation in flight past the
     }
   });
 
+  /**
+   * The call's request is held at the gate (so its entry, written before the request left, is in the store) and
+   * the stale age has passed since: the entry is older than `claimStaleAfterMs`.
+   */
+  async function pastStaleAge(gate: MintGate): Promise<void> {
+    await until('the request held at the gate', () => gate.waiting() === 1, 10_000, 10);
+    const heldAt = Date.now();
+    await until('the entry past its stale age', () => Date.now() > heldAt + STALE_MS, 5_000, 20);
+  }
+
   async function setUp(path: string) {
     const mint = await startTestMint({ meltQuoteTtlS: 120 });
     const gate = await mintGate(mint.url, path);
@@ -33,7 +46,7 @@ describe.each(['sqlite', 'redis'] as const)('an own operation in flight past the
       mints: [gate.url],
       log: createLogger('silent'),
       // Stale after 300 ms: the held request outlives it.
-      claimStaleAfterMs: 300,
+      claimStaleAfterMs: STALE_MS,
       instance: { id: `own-${kind}-${path}`, name: 'own-inflight', deadAfterMs: 10_000 },
     });
     opened.push({ conn, wallet, mint, gates: [gate] });
@@ -47,7 +60,7 @@ describe.each(['sqlite', 'redis'] as const)('an own operation in flight past the
     const invoice = mint.invoice(100_000);
     const hold = { holdId: 'own-h1', accountId: 'own-a1' };
     const paying = wallet.payInvoice(invoice, { hold } as never);
-    await new Promise((r) => setTimeout(r, 800));
+    await pastStaleAge(gate);
     const pass = await wallet.recover({ ownerCheck: true });
     expect(pass).toMatchObject({ rolledBack: 0, outputsRestored: 0 });
     expect(pass.fresh).toBeGreaterThanOrEqual(1);
@@ -66,7 +79,7 @@ describe.each(['sqlite', 'redis'] as const)('an own operation in flight past the
     const before = (await wallet.balances()).reduce((s, l) => s + l.amount, 0);
     gate.hold(true);
     const sending = wallet.send(300_000);
-    await new Promise((r) => setTimeout(r, 800));
+    await pastStaleAge(gate);
     expect(await wallet.recover({ ownerCheck: true })).toMatchObject({ rolledBack: 0, outputsRestored: 0 });
     gate.hold(false);
     const sent = await sending;

@@ -106,7 +106,10 @@ describe.each<StoreKind>(['sqlite', 'redis'])('proof store conformance (%s)', (k
       feeMsat: 1000,
       receivedAt: 1,
     };
-    await store.settleOp(e, { spentYs: [], add: [proof(200, 4)], receipt });
+    // Settled as the entry now stands (submitted): a settle decided on the earlier, unsubmitted view would not apply.
+    expect(await store.settleOp(e, { spentYs: [], add: [proof(200, 4)], receipt })).toBe(false);
+    expect(await store.getReceipt('t')).toBeNull();
+    await store.settleOp({ ...e, submitted: true }, { spentYs: [], add: [proof(200, 4)], receipt });
     expect(await store.getReceipt('t')).toEqual(receipt);
     expect(await store.listOps()).toEqual([]);
     await store.deleteOp('nothing');
@@ -126,5 +129,93 @@ describe.each<StoreKind>(['sqlite', 'redis'])('proof store conformance (%s)', (k
     // Gone: nothing moved, nothing written.
     expect(await store.moveOp('payout:none', entry('payout-reclaim:none', 'payout' as const))).toBe(false);
     expect(await store.getOp('payout-reclaim:none')).toBeNull();
+  });
+
+  it('settles an entry once: two settles at once, exactly one applies; a gone entry changes nothing', async () => {
+    for (let round = 0; round < 10; round++) {
+      const e = entry(`send:race${round}`);
+      const picked = (await store.reserveProofs(e, 1, 0)) ?? [];
+      const held = (await store.getOp(e.id)) as JournalEntry;
+      const next = entry(`payout:race${round}`, 'payout' as const);
+      // One decides "spent, here is the change", the other "rolled back": only one of them happens.
+      const [s1, s2] = await Promise.all([
+        store.settleOp(held, { spentYs: picked.map((p) => p.y), add: [proof(300 + round, 1)], next }),
+        store.settleOp(held, { spentYs: [], add: [] }),
+      ]);
+      expect(s1 !== s2).toBe(true);
+      const ys = new Set((await store.listProofs()).map((p) => p.y));
+      expect(ys.has(picked[0]!.y)).toBe(s2);
+      expect(ys.has(proof(300 + round, 1).y)).toBe(s1);
+      expect((await store.getOp(next.id)) !== null).toBe(s1);
+      expect((await store.listProofs()).every((p) => p.reservedBy === null)).toBe(true);
+    }
+    const total = (await store.listProofs()).reduce((s, p) => s + p.amount, 0);
+    const receipt = {
+      tokenHash: 'gone',
+      mint: MINT,
+      unit: 'sat' as const,
+      faceMsat: 1,
+      amountMsat: 1,
+      feeMsat: 0,
+      receivedAt: 1,
+    };
+    const gone = entry('recv:gone', 'receive');
+    expect(
+      await store.settleOp(gone, {
+        spentYs: [proof(0, 1).y],
+        add: [proof(400, 8)],
+        receipt,
+        next: entry('payout:x', 'payout'),
+      }),
+    ).toBe(false);
+    expect((await store.listProofs()).reduce((s, p) => s + p.amount, 0)).toBe(total);
+    expect(await store.getReceipt('gone')).toBeNull();
+    expect(await store.getOp('payout:x')).toBeNull();
+  });
+
+  it("applyIfGone: a gone entry still gets the mint's facts (spent out, outputs in, receipt), nothing else", async () => {
+    // Another op holds the 512 reserved; the 256 is available: both were spent at the mint by the gone op.
+    const other = entry('send:other');
+    const held = (await store.reserveProofs(other, 300, 0)) ?? [];
+    expect(held.map((p) => p.amount)).toEqual([512]);
+    const receipt = {
+      tokenHash: 'facts',
+      mint: MINT,
+      unit: 'sat' as const,
+      faceMsat: 1,
+      amountMsat: 1,
+      feeMsat: 0,
+      receivedAt: 1,
+    };
+    const gone = entry('send:gone');
+    const applied = await store.settleOp(gone, {
+      spentYs: [proof(9, 512).y, proof(8, 256).y],
+      add: [proof(500, 700)],
+      receipt,
+      next: entry('payout:gone', 'payout'),
+      applyIfGone: true,
+    });
+    expect(applied).toBe(false);
+    const all = await store.listProofs();
+    expect(all.reduce((s, p) => s + p.amount, 0)).toBe(1023 - 512 - 256 + 700);
+    expect(all.some((p) => p.y === proof(9, 512).y || p.y === proof(8, 256).y)).toBe(false);
+    expect(await store.getReceipt('facts')).toEqual(receipt);
+    expect(await store.getOp('payout:gone')).toBeNull();
+    // The other op's entry is untouched (its reservation is not released by someone else's settle).
+    expect(await store.getOp('send:other')).not.toBeNull();
+  });
+
+  it('updates an entry only while it is there; a rollback read before the entry was submitted does not apply after', async () => {
+    const e = entry('send:upd');
+    await store.reserveProofs(e, 1, 0);
+    const held = (await store.getOp(e.id)) as JournalEntry;
+    expect(await store.updateOp({ ...held, submitted: true })).toBe(true);
+    expect((await store.getOp(e.id))?.submitted).toBe(true);
+    // A pass that read the entry before it was submitted decided "roll back": it does not apply now.
+    expect(await store.settleOp(held, { spentYs: [], add: [] })).toBe(false);
+    expect((await store.listProofs()).some((p) => p.reservedBy === e.id)).toBe(true);
+    expect(await store.settleOp({ ...held, submitted: true }, { spentYs: [], add: [] })).toBe(true);
+    expect(await store.updateOp({ ...held, submitted: true, abandoned: true })).toBe(false);
+    expect(await store.getOp(e.id)).toBeNull();
   });
 });

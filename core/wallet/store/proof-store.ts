@@ -119,6 +119,13 @@ export interface SettleInput {
   receipt?: ReceiveReceipt;
   /** A journal entry written in the same atomic step (a send's payout record, which outlives the send). */
   next?: JournalEntry;
+  /**
+   * The entry's own operation settling what the mint did (inputs spent, outputs signed): when another process
+   * decided the entry first, `spentYs`, `add` and `receipt` are still applied — they are facts of the mint, and
+   * the other process may have released the spent inputs into the pool or not restored these outputs — but
+   * nothing is released and `next` is not written. Recovery passes leave it unset.
+   */
+  applyIfGone?: boolean;
 }
 
 /** A process instance writing journal entries: who decides an entry is judged by it (core/wallet/owners.ts). */
@@ -148,7 +155,13 @@ export interface ProofStore {
   getReceipt(tokenHash: string): Promise<ReceiveReceipt | null>;
   /** Inserts the entry unless its id exists; returns null on success, else the existing entry. */
   claimOp(entry: JournalEntry): Promise<JournalEntry | null>;
+  /** Writes the entry, creating it if absent (a payout's start entry). */
   putOp(entry: JournalEntry): Promise<void>;
+  /**
+   * Rewrites the entry only while it is there; false (nothing written) when another process settled or deleted it
+   * meanwhile. How an operation updates its own entry: it never brings back an entry someone else decided.
+   */
+  updateOp(entry: JournalEntry): Promise<boolean>;
   getOp(id: string): Promise<JournalEntry | null>;
   listOps(): Promise<JournalEntry[]>;
   /** Deletes the entry; true when it existed (atomic: of two concurrent callers, one gets true). */
@@ -165,11 +178,14 @@ export interface ProofStore {
    */
   reserveProofs(entry: JournalEntry, target: number, feePpk: number): Promise<StoredProof[] | null>;
   /**
-   * Atomically: removes `spentYs`, adds `add` to the op's pool, releases the op's other reserved proofs,
-   * stores the receipt (if any), deletes the journal entry and writes `next` (if any). Rolling back is
-   * `settleOp(id, {spentYs: [], add: []})`.
+   * Compare-and-settle, atomically and only while the entry `entry.id` is there with the `submitted` the caller
+   * read (a rollback decided on "not sent yet" never applies once its owner sent the request): removes `spentYs`, adds `add` to
+   * the op's pool, releases the op's other reserved proofs, stores the receipt (if any), deletes the journal entry
+   * and writes `next` (if any); true. When the entry is gone (another process decided it), changes nothing and
+   * answers false (but see `SettleInput.applyIfGone`). Rolling back is `settleOp(entry, {spentYs: [], add: []})`.
+   * Of two processes settling one entry at once, exactly one gets true.
    */
-  settleOp(entry: JournalEntry, input: SettleInput): Promise<void>;
+  settleOp(entry: JournalEntry, input: SettleInput): Promise<boolean>;
   listProofs(): Promise<HeldProof[]>;
   /** Records the instance's heartbeat (`beat.beatAt`). */
   beat(beat: OwnerBeat): Promise<void>;

@@ -32,7 +32,13 @@ import type {
  * (core/store/replica-acks.ts) before it counts as done.
  */
 
-type WalletScript = 'reserve-proofs' | 'settle-op' | 'advance-counter' | 'put-deposit' | 'move-op';
+type WalletScript =
+  | 'reserve-proofs'
+  | 'settle-op'
+  | 'advance-counter'
+  | 'put-deposit'
+  | 'move-op'
+  | 'update-op';
 /** Bumped when the stored shape changes (script names carry it). */
 const WALLET_SCRIPT_VERSION = 1;
 let scripts: Map<WalletScript, LoadedScript> | undefined;
@@ -41,7 +47,14 @@ let scripts: Map<WalletScript, LoadedScript> | undefined;
 export function walletScripts(conn: RedisStore): ScriptRunner<WalletScript> {
   scripts ??= loadScriptFiles<WalletScript>({
     dir: join(scriptDirOf(import.meta.url, join('redis', 'settle-op-5.lua')), 'redis'),
-    files: ['reserve-proofs-3', 'settle-op-5', 'advance-counter-1', 'put-deposit-2', 'move-op-1'],
+    files: [
+      'reserve-proofs-3',
+      'settle-op-5',
+      'advance-counter-1',
+      'put-deposit-2',
+      'move-op-1',
+      'update-op-1',
+    ],
     prefix: 'gwWallet',
     version: WALLET_SCRIPT_VERSION,
   });
@@ -111,6 +124,10 @@ export class RedisProofStore implements ProofStore {
     await this.r.hset(this.k('ops'), entry.id, JSON.stringify(entry));
   }
 
+  async updateOp(entry: JournalEntry): Promise<boolean> {
+    return (await this.run('update-op', [this.k('ops')], [entry.id, JSON.stringify(entry)])) === 1;
+  }
+
   async getOp(id: string): Promise<JournalEntry | null> {
     const v = await this.r.hget(this.k('ops'), id);
     return v ? normalizeEntry(v) : null;
@@ -147,12 +164,12 @@ export class RedisProofStore implements ProofStore {
     return (JSON.parse(res) as string[]).map((s) => JSON.parse(s) as StoredProof);
   }
 
-  async settleOp(entry: JournalEntry, input: SettleInput): Promise<void> {
+  async settleOp(entry: JournalEntry, input: SettleInput): Promise<boolean> {
     const pool = this.pool(entry.mint, entry.unit);
     const add: string[] = [];
     for (const p of input.add) add.push(p.y, JSON.stringify(p));
     const avail = this.k(`avail:${pool}`);
-    await this.run(
+    const settled = await this.run(
       'settle-op',
       [avail, this.k('reserved'), this.k('ops'), this.k('receipts'), this.k('pools')],
       [
@@ -165,10 +182,13 @@ export class RedisProofStore implements ProofStore {
         pool,
         input.next ? input.next.id : '',
         input.next ? JSON.stringify(input.next) : '',
+        input.applyIfGone === true ? '1' : '',
+        entry.submitted ? '1' : '0',
       ],
     );
     // New proofs (a receive's, a send's change) are money: held by a replica before the caller credits.
     await this.conn.replicated(avail);
+    return settled === 1;
   }
 
   async listProofs(): Promise<HeldProof[]> {

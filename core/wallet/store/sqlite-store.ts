@@ -125,6 +125,13 @@ export class SqliteProofStore implements ProofStore {
       .run(entry.id, JSON.stringify(entry), entry.createdAt);
   }
 
+  async updateOp(entry: JournalEntry): Promise<boolean> {
+    const r = this.db
+      .prepare('UPDATE wallet_ops SET data = ? WHERE id = ?')
+      .run(JSON.stringify(entry), entry.id);
+    return r.changes === 1;
+  }
+
   async getOp(id: string): Promise<JournalEntry | null> {
     const row = this.db.prepare('SELECT data FROM wallet_ops WHERE id = ?').get(id) as
       | { data: string }
@@ -181,8 +188,15 @@ export class SqliteProofStore implements ProofStore {
     });
   }
 
-  async settleOp(entry: JournalEntry, input: SettleInput): Promise<void> {
-    this.tx(() => {
+  async settleOp(entry: JournalEntry, input: SettleInput): Promise<boolean> {
+    return this.tx(() => {
+      const row = this.db.prepare('SELECT data FROM wallet_ops WHERE id = ?').get(entry.id) as
+        | { data: string }
+        | undefined;
+      // Compared on `submitted` too: a rollback decided on "not sent yet" never applies once it was sent.
+      const present =
+        row !== undefined && ((JSON.parse(row.data) as JournalEntry).submitted === true) === entry.submitted;
+      if (!present && input.applyIfGone !== true) return false;
       const del = this.db.prepare('DELETE FROM wallet_proofs WHERE y = ?');
       for (const y of input.spentYs) del.run(y);
       const ins = this.db.prepare(
@@ -191,18 +205,20 @@ export class SqliteProofStore implements ProofStore {
       );
       const now = Date.now();
       for (const p of input.add) ins.run(p.y, entry.mint, entry.unit, p.amount, JSON.stringify(p), now);
-      this.db.prepare('UPDATE wallet_proofs SET reserved_by = NULL WHERE reserved_by = ?').run(entry.id);
       if (input.receipt) {
         this.db
           .prepare('INSERT OR IGNORE INTO wallet_receipts (token_hash, data, created_at) VALUES (?, ?, ?)')
           .run(input.receipt.tokenHash, JSON.stringify(input.receipt), now);
       }
+      if (!present) return false;
+      this.db.prepare('UPDATE wallet_proofs SET reserved_by = NULL WHERE reserved_by = ?').run(entry.id);
       this.db.prepare('DELETE FROM wallet_ops WHERE id = ?').run(entry.id);
       if (input.next) {
         this.db
           .prepare('INSERT INTO wallet_ops (id, data, created_at) VALUES (?, ?, ?)')
           .run(input.next.id, JSON.stringify(input.next), input.next.createdAt);
       }
+      return true;
     });
   }
 

@@ -1,5 +1,6 @@
 --[[
-  settle-op-5: atomically finish (or roll back) one journalled operation on one pool.
+  settle-op-5: atomically finish (or roll back) one journalled operation on one pool, only while its journal entry
+  is still there (compare-and-settle: of two processes deciding the same entry, exactly one settles it).
 
   KEYS[1]  avail hash of the op's pool   field y -> proof JSON
   KEYS[2]  reserved hash                 field y -> opId .. "\n" .. pool .. "\n" .. proof JSON
@@ -14,11 +15,19 @@
   ARGV[6]  pool name "<mint>|<unit>"
   ARGV[7]  id of an entry to write in the same step (a send's payout record), or '' for none
   ARGV[8]  that entry's JSON
+  ARGV[9]  '1': when the entry is gone, still apply the mint's facts (remove ARGV[2], add ARGV[3], store the
+           receipt) but release nothing and write no next entry; '' (or absent): when gone, change nothing
+  ARGV[10] '1' or '0': the entry's `submitted` as the caller read it; a stored entry that says otherwise counts
+           as gone (a rollback decided on "not submitted yet" never applies once its owner has sent the request)
 
-  Then every proof still reserved by opId is released back to the pool, the entry is deleted and the next
-  one (if any) written.
-  Returns 1.
+  With the entry there: the spent Ys are removed, the new proofs added, every proof still reserved by opId
+  released back to the pool, the receipt stored, the entry deleted and the next one (if any) written.
+  Returns 1 when the entry was there and is settled, 0 when it was gone.
 ]]
+local stored = redis.call('HGET', KEYS[3], ARGV[1])
+local present = false
+if stored then present = (cjson.decode(stored).submitted == true) == (ARGV[10] == '1') end
+if not present and ARGV[9] ~= '1' then return 0 end
 for _, y in ipairs(cjson.decode(ARGV[2])) do
   redis.call('HDEL', KEYS[2], y)
   redis.call('HDEL', KEYS[1], y)
@@ -28,6 +37,8 @@ for i = 1, #add, 2 do
   redis.call('HSETNX', KEYS[1], add[i], add[i + 1])
 end
 if #add > 0 then redis.call('SADD', KEYS[5], ARGV[6]) end
+if ARGV[4] ~= '' then redis.call('HSETNX', KEYS[4], ARGV[4], ARGV[5]) end
+if not present then return 0 end
 local prefix = ARGV[1] .. '\n'
 local flat = redis.call('HGETALL', KEYS[2])
 for i = 1, #flat, 2 do
@@ -39,7 +50,6 @@ for i = 1, #flat, 2 do
     redis.call('HDEL', KEYS[2], flat[i])
   end
 end
-if ARGV[4] ~= '' then redis.call('HSETNX', KEYS[4], ARGV[4], ARGV[5]) end
 redis.call('HDEL', KEYS[3], ARGV[1])
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[3], ARGV[7], ARGV[8]) end
 return 1

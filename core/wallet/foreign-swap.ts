@@ -7,7 +7,9 @@ import {
   newEntry,
   proofY,
   type WalletContext,
+  whileRunning,
 } from './context.js';
+import { isStale } from './journal.js';
 import { classifyMintFailure, mapMintError } from './mint-errors.js';
 import { createMintQuote, mintPaidQuote, QuoteNotPaidError } from './mint-quote.js';
 import type { JournalEntry } from './store/proof-store.js';
@@ -137,7 +139,6 @@ function checkBound(q: SwapQuote, face: number, policy: ForeignMintPolicy): Swap
   return q;
 }
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a swap's journalled steps in order: each await is a crash point that the recovery pass knows by its place
 export async function swapForeignToken(
   ctx: WalletContext,
   token: string,
@@ -164,7 +165,7 @@ export async function swapForeignToken(
   entry.inputTotal = d.amount;
   const existing = await ctx.store.claimOp(entry);
   if (existing) {
-    if (existing.abandoned || Date.now() - existing.createdAt > ctx.staleAfterMs) {
+    if (isStale(ctx, existing)) {
       await resolveSwap(ctx, existing).catch((err: unknown) => {
         throw mapMintError(err);
       });
@@ -175,7 +176,18 @@ export async function swapForeignToken(
       message: 'The eCash token is being swapped; try again shortly',
     });
   }
+  // The claimed entry is this call's until it settles it: this process's recovery pass leaves it alone.
+  return whileRunning(ctx, entry.id, () => swapClaimed(ctx, token, d, policy, opts, entry));
+}
 
+async function swapClaimed(
+  ctx: WalletContext,
+  token: string,
+  d: DecodedToken,
+  policy: ForeignMintPolicy,
+  opts: { change?: boolean },
+  entry: JournalEntry,
+): Promise<ReceiveReceipt> {
   let foreign: Wallet;
   let proofs: Proof[];
   let q: SwapQuote;
@@ -216,7 +228,12 @@ export async function swapForeignToken(
   }
   entry.counters = counters.ranges;
   entry.submitted = true;
-  await ctx.store.putOp(entry);
+  if (!(await ctx.store.updateOp(entry))) {
+    // Rolled back by another process meanwhile (it judged this one gone): nothing was sent to the mint.
+    throw new GatewayError('token_pending', {
+      message: 'The eCash token is being swapped; try again shortly',
+    });
+  }
 
   try {
     const res = preview
@@ -224,21 +241,21 @@ export async function swapForeignToken(
       : await foreign.meltProofsBolt11(meltQuote, proofs, { nut08Change: false });
     if ((res.quote as { state?: string }).state !== 'PAID') {
       // Pending at the foreign mint: recovery finishes it once the payment settles.
-      await ctx.store.putOp({ ...entry, abandoned: true });
+      await ctx.store.updateOp({ ...entry, abandoned: true });
       throw new GatewayError('token_pending', { message: 'The swap payment is pending; try again shortly' });
     }
     if (!opts.change) crashPoint('foreign-melt-answered');
     // The change the answer signed (NUT-08), journalled before it is swapped: no restore needed.
     entry.meltChange =
       res.change.length === 0 ? null : encodeTokenV3({ mint: d.mint, unit: 'sat', proofs: res.change });
-    await ctx.store.putOp(entry);
+    await ctx.store.updateOp(entry);
   } catch (err) {
     if (isGatewayError(err)) throw err;
     if (classifyMintFailure(err) !== 'ambiguous') {
       await ctx.store.deleteOp(entry.id);
       throw mapMintError(err);
     }
-    await ctx.store.putOp({ ...entry, abandoned: true });
+    await ctx.store.updateOp({ ...entry, abandoned: true });
     throw mapMintError(err);
   }
   crashPoint(opts.change ? 'after-change-melt' : 'after-foreign-melt');
@@ -247,7 +264,7 @@ export async function swapForeignToken(
     const outcome = await resolveSwap(ctx, entry);
     if (outcome === 'completed') break;
     if (Date.now() > deadline) {
-      await ctx.store.putOp({ ...entry, abandoned: true });
+      await ctx.store.updateOp({ ...entry, abandoned: true });
       throw new GatewayError('token_pending', { message: 'The swap is being minted; try again shortly' });
     }
     await sleep(250);
@@ -305,7 +322,8 @@ export async function resolveSwap(
     receivedAt: Date.now(),
     swappedFrom: entry.mint,
   };
-  await ctx.store.settleOp(entry, { spentYs: [], add: [], receipt });
+  // The primary mint issued it: the receipt stands even when another pass settled the entry first.
+  await ctx.store.settleOp(entry, { spentYs: [], add: [], receipt, applyIfGone: true });
   return 'completed';
 }
 

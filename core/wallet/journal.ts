@@ -185,9 +185,7 @@ export async function resolveOp(ctx: WalletContext, entry: JournalEntry): Promis
     const q = await client.checkMeltQuoteBolt11(entry.quote);
     if (q.state === 'PENDING') {
       // The mint has it: an UNPAID answer later means the payment failed (NUT-05), not "not arrived yet".
-      if (!entry.seenAtMint && (await ctx.store.getOp(entry.id))) {
-        await ctx.store.putOp({ ...entry, seenAtMint: true });
-      }
+      if (!entry.seenAtMint) await ctx.store.updateOp({ ...entry, seenAtMint: true });
       return 'deferred';
     }
     quoteExpiry = typeof q.expiry === 'number' ? q.expiry : undefined;
@@ -244,7 +242,7 @@ export async function afterAmbiguousFailure(
   };
   try {
     // Only while it is still there (never bring back an entry something settled meanwhile).
-    if (await ctx.store.getOp(entry.id)) await ctx.store.putOp(marked);
+    await ctx.store.updateOp(marked);
   } catch {
     /* the store is away: the entry stays as written, decided by a later pass */
   }

@@ -9,9 +9,11 @@ import {
   newEntry,
   toStored,
   type WalletContext,
+  whileRunning,
 } from './context.js';
 import { afterAmbiguousFailure, isStale, receiptFor, resolveOp } from './journal.js';
 import { classifyMintFailure, mapMintError } from './mint-errors.js';
+import type { JournalEntry } from './store/proof-store.js';
 import type { LightningQuote, ReceiveReceipt } from './types.js';
 
 /**
@@ -107,6 +109,17 @@ export async function mintPaidQuote(
     }
     throw new GatewayError('token_pending', { message: 'The Lightning deposit is being minted' });
   }
+  // The claimed entry is this call's until it settles it: this process's recovery pass leaves it alone.
+  return whileRunning(ctx, entry.id, () => mintClaimed(ctx, entry, mint, amountSats));
+}
+
+async function mintClaimed(
+  ctx: WalletContext,
+  entry: JournalEntry,
+  mint: string,
+  amountSats: number,
+): Promise<ReceiveReceipt> {
+  const quote = entry.quote as string;
   const counters = counterCollector();
   let client: Awaited<ReturnType<typeof ctx.clients.get>>;
   let preview: Awaited<ReturnType<typeof client.prepareMint>>;
@@ -125,7 +138,10 @@ export async function mintPaidQuote(
   }
   entry.counters = counters.ranges;
   entry.submitted = true;
-  await ctx.store.putOp(entry);
+  if (!(await ctx.store.updateOp(entry))) {
+    // Rolled back by another process meanwhile (it judged this one gone): nothing was sent to the mint.
+    throw new GatewayError('token_pending', { message: 'The Lightning deposit is being minted' });
+  }
   let proofs: Awaited<ReturnType<typeof client.completeMint>>;
   try {
     proofs = await client.completeMint(preview);
@@ -143,7 +159,8 @@ export async function mintPaidQuote(
   crashPoint('after-mint');
   const add = proofs.map(toStored);
   const receipt = receiptFor(entry, add);
-  await ctx.store.settleOp(entry, { spentYs: [], add, receipt });
+  // The mint signed these outputs: they and the receipt are stored even if another process decided the entry first.
+  await ctx.store.settleOp(entry, { spentYs: [], add, receipt, applyIfGone: true });
   ctx.log.info(
     { mint, amountMsat: receipt.amountMsat, proofs: add.length },
     'wallet minted a paid Lightning quote',

@@ -8,6 +8,7 @@ import {
   proofY,
   toStored,
   type WalletContext,
+  whileRunning,
 } from './context.js';
 import { afterAmbiguousFailure, isStale, receiptFor, resolveOp } from './journal.js';
 import { classifyMintFailure, isMintTransportError, mapMintError } from './mint-errors.js';
@@ -70,7 +71,8 @@ export async function receiveToken(
     entry.faceMsat = d.amountMsat;
     entry.inputTotal = d.amount;
     const existing = await ctx.store.claimOp(entry);
-    if (!existing) return await redeemClaimed(ctx, token, d, entry);
+    // The claimed entry is this call's until it settles it: this process's recovery pass leaves it alone.
+    if (!existing) return await whileRunning(ctx, opId, () => redeemClaimed(ctx, token, d, entry));
     if (isStale(ctx, existing)) {
       const outcome = await resolveOp(ctx, existing).catch((err: unknown) => {
         throw mapMintError(err);
@@ -126,7 +128,12 @@ async function redeemClaimed(
   entry.inputYs = preview.inputs.map((p) => proofY(p.secret));
   entry.counters = counters.ranges;
   entry.submitted = true;
-  await ctx.store.putOp(entry);
+  if (!(await ctx.store.updateOp(entry))) {
+    // Rolled back by another process meanwhile (it judged this one gone): nothing was sent to the mint.
+    throw new GatewayError('token_pending', {
+      message: 'The eCash token is being redeemed; try again shortly',
+    });
+  }
 
   let keep: Awaited<ReturnType<typeof client.completeSwap>>['keep'];
   try {
@@ -145,7 +152,8 @@ async function redeemClaimed(
   crashPoint('after-swap');
   const add = keep.map(toStored);
   const receipt = receiptFor(entry, add);
-  await ctx.store.settleOp(entry, { spentYs: [], add, receipt });
+  // The mint signed these outputs: they and the receipt are stored even if another process decided the entry first.
+  await ctx.store.settleOp(entry, { spentYs: [], add, receipt, applyIfGone: true });
   ctx.log.info(
     {
       mint: d.mint,

@@ -77,6 +77,18 @@ async function reserve(
   return proofs;
 }
 
+/**
+ * The operation's own entry was decided by another process (a recovery pass that judged this process gone, its
+ * heartbeat late on a loaded machine) before this call could settle it. Nothing is handed out: what the mint did
+ * was settled into the pool (`SettleInput.applyIfGone`), and the caller's hold is settled from the journal.
+ */
+export function decidedElsewhere(id: string): GatewayError {
+  return new GatewayError('service_unavailable', {
+    message: 'Another gateway process settled this operation first; nothing was paid out, try again',
+    details: { op: id.slice(0, id.indexOf(':')) },
+  });
+}
+
 /** After a failed mint call: undo if the mint surely did nothing, else settle now or leave for recovery. */
 async function onMintFailure(ctx: WalletContext, entry: JournalEntry, err: unknown): Promise<never> {
   if (classifyMintFailure(err) !== 'ambiguous') {
@@ -120,7 +132,8 @@ export async function sendToken(
       throw err instanceof GatewayError ? err : new GatewayError('internal_error', { cause: err });
     }
     const submitted: JournalEntry = { ...held, counters: counters.ranges, submitted: true };
-    await ctx.store.putOp(submitted);
+    // Only while the entry is still there: another process that rolled it back released its inputs.
+    if (!(await ctx.store.updateOp(submitted))) throw decidedElsewhere(entry.id);
     let send: Proof[];
     let keep: Proof[];
     try {
@@ -140,7 +153,22 @@ export async function sendToken(
       submitted: true,
       payout: { ...payout, token },
     };
-    await ctx.store.settleOp(submitted, { spentYs, add: keep.map(toStored), ...(next ? { next } : {}) });
+    const settled = await ctx.store.settleOp(submitted, {
+      spentYs,
+      add: keep.map(toStored),
+      ...(next ? { next } : {}),
+    });
+    if (!settled) {
+      // Decided elsewhere while the swap was on its way: its inputs may be back in the pool (spent now) and the
+      // token's proofs nowhere. The token's proofs join the pool with the change; the token is not handed out.
+      await ctx.store.settleOp(submitted, {
+        spentYs,
+        add: [...keep, ...send].map(toStored),
+        applyIfGone: true,
+      });
+      ctx.log.warn({ op: entry.id, mint, unit }, 'wallet send decided by another process; its token kept');
+      throw decidedElsewhere(entry.id);
+    }
     const inputTotal = preview.inputs.reduce((s, p) => s + p.amount.toNumber(), 0);
     const keptTotal = keep.reduce((s, p) => s + p.amount.toNumber(), 0);
     const feeMsat = toMsat(inputTotal - keptTotal - amount, unit);
@@ -256,7 +284,8 @@ export async function payInvoice(
         throw new GatewayError('internal_error', { cause: err });
       });
     const submitted: JournalEntry = { ...held, counters: counters.ranges, submitted: true };
-    await ctx.store.putOp(submitted);
+    // Only while the entry is still there: another process that rolled it back released its inputs.
+    if (!(await ctx.store.updateOp(submitted))) throw decidedElsewhere(entry.id);
     crashPoint('before-melt');
     let res: Awaited<ReturnType<Wallet['completeMelt']>>;
     try {
@@ -270,9 +299,7 @@ export async function payInvoice(
       // Still in flight at the mint: the journal keeps the proofs reserved until recovery sees the outcome (PAID, or
       // UNPAID again: failed — the mint has seen this melt, so that answer is final). This process is done with it
       // (abandoned): its own next pass asks the mint, however long the payment takes.
-      if (await ctx.store.getOp(submitted.id).catch(() => null)) {
-        await ctx.store.putOp({ ...submitted, seenAtMint: true, abandoned: true }).catch(() => undefined);
-      }
+      await ctx.store.updateOp({ ...submitted, seenAtMint: true, abandoned: true }).catch(() => false);
       throw new GatewayError('service_unavailable', {
         message: 'The Lightning payment is pending at the mint; recovery will settle it',
         details: { quote: q.quote },
@@ -283,11 +310,17 @@ export async function payInvoice(
     const changeTotal = change.reduce((s, p) => s + p.amount, 0);
     const preimage = paid.payment_preimage ?? null;
     const next = meltDecision(ctx, submitted, true, changeTotal, preimage);
-    await ctx.store.settleOp(submitted, {
+    const settled = await ctx.store.settleOp(submitted, {
       spentYs: submitted.inputYs,
       add: change,
       ...(next ? { next } : {}),
     });
+    if (!settled) {
+      // Decided elsewhere (from the mint's states: paid, its record written by that process): the change is kept;
+      // the caller reads the record that process wrote.
+      await ctx.store.settleOp(submitted, { spentYs: submitted.inputYs, add: change, applyIfGone: true });
+      ctx.log.warn({ op: entry.id, mint, unit }, 'wallet melt decided by another process; its change kept');
+    }
     const amountMsat = toMsat(quote.amount.toNumber(), unit);
     const feeMsat = toMsat(inputTotal - changeTotal, unit) - amountMsat;
     ctx.log.info({ mint, unit, amountMsat, feeMsat }, 'wallet paid invoice');

@@ -7,6 +7,9 @@ import { getDecodedToken, getEncodedToken } from '@cashu/cashu-ts';
  * match `path` (e.g. `POST /v1/melt/bolt11`) is read in full and kept; `hold(false)` forwards every queued one to
  * the mint — even when its client has given up meanwhile (a timeout), as a queue in front of a mint does. The
  * answer goes to the client if it is still there. Everything else is forwarded at once.
+ *
+ * With `{ answers: true }` the request goes to the mint at once (the mint performs it) and its ANSWER is kept
+ * instead: a reply lost on the way back, or a caller paused between the mint's work and its own next step.
  */
 export interface MintGate {
   url: string;
@@ -18,7 +21,11 @@ export interface MintGate {
   close(): Promise<void>;
 }
 
-export async function mintGate(target: string, path: string): Promise<MintGate> {
+export async function mintGate(
+  target: string,
+  path: string,
+  opts: { answers?: boolean } = {},
+): Promise<MintGate> {
   const up = new URL(target);
   let held = false;
   let forwarded = 0;
@@ -36,16 +43,20 @@ export async function mintGate(target: string, path: string): Promise<MintGate> 
             r.on('data', (c: Buffer) => parts.push(c));
             r.on('end', () => {
               if (queued) forwarded++;
-              if (res.destroyed || res.writableEnded) return;
-              res.writeHead(r.statusCode ?? 502, r.headers);
-              res.end(Buffer.concat(parts));
+              const answer = () => {
+                if (res.destroyed || res.writableEnded) return;
+                res.writeHead(r.statusCode ?? 502, r.headers);
+                res.end(Buffer.concat(parts));
+              };
+              if (opts.answers && held && req.url === path) queue.push(answer);
+              else answer();
             });
           },
         );
         out.on('error', () => res.destroy());
         out.end(body);
       };
-      if (held && req.url === path) queue.push(() => forward(true));
+      if (held && req.url === path && !opts.answers) queue.push(() => forward(true));
       else forward(false);
     });
   });

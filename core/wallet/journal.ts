@@ -69,6 +69,11 @@ export const payoutId = (holdId: string): string => `payout:${holdId}`;
 export const payoutClaimId = (holdId: string): string => `payout-reclaim:${holdId}`;
 /** The start entry of a Lightning payout (JournalEntry.payoutStart). */
 export const payoutStartId = (holdId: string): string => `lnstart:${holdId}`;
+/**
+ * A payout start a recovery pass took over to abort its hold (moved here from `lnstart:<holdId>`, atomically
+ * against the owner's own removal of it when its melt is journalled: of the two, exactly one finds it).
+ */
+export const payoutStartClaimId = (holdId: string): string => `lnstart-claimed:${holdId}`;
 
 /**
  * The entry that replaces a hold's melt entry (`lightning` set) in the step that settles it: the Lightning payout

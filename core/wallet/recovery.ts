@@ -1,7 +1,7 @@
 import { isGatewayError } from '../errors.js';
 import type { WalletContext } from './context.js';
 import { resolveSwap } from './foreign-swap.js';
-import { type Outcome, payoutId, resolveOp } from './journal.js';
+import { type Outcome, payoutId, payoutStartClaimId, resolveOp } from './journal.js';
 import { mayDecide, ownerBeats, whoseEntry } from './owners.js';
 import type { JournalEntry } from './store/proof-store.js';
 import type {
@@ -51,6 +51,12 @@ async function resolvePayout(
  * melt's entry (or its decided record) settles the hold and the start entry is only removed; otherwise the process
  * died while making the hold or fetching the invoice — nothing reached the mint — so the hold is aborted (the balance
  * back on the key), then the entry removed.
+ *
+ * "Gone" can be wrong (a heartbeat late on a loaded machine): the owner may be about to journal its melt. So the
+ * pass first takes the start over (`moveOp` to `lnstart-claimed:<holdId>`, naming this process), atomically against
+ * the owner's removal of it (`payInvoice` removes it once its melt entry is written, and rolls the melt back unsent
+ * when it is no longer there): exactly one of them goes on. A pass that dies after the move leaves the claimed
+ * entry, which the next pass settles the same way (the abort is idempotent).
  */
 async function resolvePayoutStart(
   ctx: WalletContext,
@@ -58,17 +64,32 @@ async function resolvePayoutStart(
   payouts: { settle: PayoutSettler; wallet: WalletService } | undefined,
 ): Promise<Outcome> {
   const start = entry.payoutStart!;
-  const melt =
-    (await ctx.store.getOp(`melt:${start.holdId}`)) ?? (await ctx.store.getOp(payoutId(start.holdId)));
-  if (melt === null) {
-    if (!payouts) {
-      ctx.log.warn({ op: entry.id }, 'wallet payout start left: no ledger to abort its hold here');
-      return 'deferred';
-    }
-    await payouts.settle({ holdId: start.holdId, accountId: start.accountId, started: true }, payouts.wallet);
+  const claimed = entry.id === payoutStartClaimId(start.holdId);
+  const melt = claimed
+    ? null
+    : ((await ctx.store.getOp(`melt:${start.holdId}`)) ?? (await ctx.store.getOp(payoutId(start.holdId))));
+  if (melt !== null) {
+    await ctx.store.deleteOp(entry.id);
+    return 'completed';
   }
-  await ctx.store.deleteOp(entry.id);
-  return melt === null ? 'rolled-back' : 'completed';
+  if (!payouts) {
+    ctx.log.warn({ op: entry.id }, 'wallet payout start left: no ledger to abort its hold here');
+    return 'deferred';
+  }
+  let held = entry;
+  if (!claimed) {
+    held = {
+      ...entry,
+      id: payoutStartClaimId(start.holdId),
+      createdAt: Date.now(),
+      ...(ctx.owner ? { owner: ctx.owner } : {}),
+    };
+    // Its owner removed it meanwhile (its melt is journalled: that entry decides the hold) or another pass took it.
+    if (!(await ctx.store.moveOp(entry.id, held))) return 'deferred';
+  }
+  await payouts.settle({ holdId: start.holdId, accountId: start.accountId, started: true }, payouts.wallet);
+  await ctx.store.deleteOp(held.id);
+  return 'rolled-back';
 }
 
 /**

@@ -265,10 +265,16 @@ export async function payInvoice(
   // The entry is in the store from its reservation on: this process's recovery pass leaves it to this call.
   return whileRunning(ctx, entry.id, async () => {
     const proofs = await reserve(ctx, entry, need, maxFeePpk(client));
-    // The melt is journalled under the hold: the payout's start entry (lightning-refund.ts) is done with; if this
-    // delete fails, a recovery pass removes it on finding the melt's entry.
-    if (opts.hold) await ctx.store.deleteOp(payoutStartId(opts.hold.holdId)).catch(() => undefined);
     const held = (await ctx.store.getOp(entry.id)) ?? entry;
+    // The melt is journalled under the hold: the payout's start entry (lightning-refund.ts) is done with. Its removal
+    // is the claim on the hold: a recovery pass that judged this process gone may have taken the start over
+    // (recovery.ts resolvePayoutStart) to abort the hold, and then this melt must not be sent. Rolled back unsent,
+    // its record "not paid" (the hold is aborted either way; a store error counts as taken over).
+    if (opts.hold && !(await ctx.store.deleteOp(payoutStartId(opts.hold.holdId)).catch(() => false))) {
+      const next = meltDecision(ctx, held, false);
+      await ctx.store.settleOp(held, { spentYs: [], add: [], ...(next ? { next } : {}) });
+      throw decidedElsewhere(entry.id);
+    }
     const counters = counterCollector();
     const preview = await client
       .prepareMelt(

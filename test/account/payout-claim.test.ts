@@ -161,4 +161,64 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout start left by a dead ins
       for (const w of opened) await w.close();
     }
   });
+
+  it("a pass that judged a live owner gone takes its start over: the owner's melt is never sent, the hold aborted once", async () => {
+    const made = await creditToken(money(), await rig.mint.mintTokens(1000), { kind: 'new-key' });
+    const credential = { apiKey: made.apiKey! };
+    const opened: WalletService[] = [];
+    const instance = (id: string, name: string, deadAfterMs: number) =>
+      settlingWallet(rig.ledger, {
+        conn: rig.conn,
+        mints: [rig.mint.url],
+        claimStaleAfterMs: 60_000,
+        instance: { id, name, deadAfterMs },
+      }).then((w) => {
+        opened.push(w);
+        return w;
+      });
+    try {
+      // The owner is alive, fetching its invoice; the other process counts every heartbeat older than 1 ms as gone.
+      const owner = await instance('slow-owner', 'gw-a', 60_000);
+      const judge = await instance('judge', 'gw-b', 1);
+      const holdId = newPayoutHoldId();
+      const accountId = (await rig.ledger.getKeyInfo(credential))!.account.accountId;
+      await owner.startPayout(holdId, accountId);
+      const hold = await rig.ledger.holdWithdrawal({
+        credential,
+        amountMsat: 'all',
+        holdId,
+        kind: 'refund',
+        expiresInMs: null,
+      });
+      if (!hold.ok) throw new Error(hold.code);
+      // The owner's heartbeat (every 20 s) is now more than 1 ms old: gone, to the judge.
+      await new Promise((r) => setTimeout(r, 20));
+      expect(await judge.recover({ ownerCheck: true })).toMatchObject({ rolledBack: 1 });
+      expect((await rig.ledger.getKeyInfo(credential))!.account).toMatchObject({
+        balanceMsat: 1_000_000,
+        reservedMsat: 0,
+      });
+      expect(await owner.payoutStarted(holdId)).toBe(false);
+      // The owner goes on to pay (it checked before the pass): its melt is rolled back unsent.
+      const invoice = rig.mint.invoice(900_000);
+      const quote = await owner.quoteInvoice(invoice);
+      const paying = owner.payInvoice(invoice, {
+        quote,
+        hold: { holdId, accountId, heldMsat: hold.heldMsat, credential },
+      });
+      await expect(paying).rejects.toMatchObject({ code: 'service_unavailable' });
+      expect(rig.mint.meltQuoteState(invoice)).not.toBe('PAID');
+      expect(await owner.getLightningPayout(holdId)).toMatchObject({ paid: false });
+      // The record says "not paid": settling it, as the refund's caller does, changes nothing more (the hold is
+      // aborted already, once) and removes it.
+      await settlePayoutRecord({ ledger: rig.ledger, wallet: owner }, (await owner.getLightningPayout(holdId))!);
+      expect((await rig.ledger.getKeyInfo(credential))!.account).toMatchObject({
+        balanceMsat: 1_000_000,
+        reservedMsat: 0,
+      });
+      expect((await openProofStore(rig.conn).listOps()).filter((e) => e.id.includes(holdId))).toEqual([]);
+    } finally {
+      for (const w of opened) await w.close();
+    }
+  });
 });

@@ -211,7 +211,10 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout start left by a dead ins
       expect(await owner.getLightningPayout(holdId)).toMatchObject({ paid: false });
       // The record says "not paid": settling it, as the refund's caller does, changes nothing more (the hold is
       // aborted already, once) and removes it.
-      await settlePayoutRecord({ ledger: rig.ledger, wallet: owner }, (await owner.getLightningPayout(holdId))!);
+      await settlePayoutRecord(
+        { ledger: rig.ledger, wallet: owner },
+        (await owner.getLightningPayout(holdId))!,
+      );
       expect((await rig.ledger.getKeyInfo(credential))!.account).toMatchObject({
         balanceMsat: 1_000_000,
         reservedMsat: 0,

@@ -269,8 +269,11 @@ export interface WalletService {
    * `opts.hold`: the melt pays out this ledger hold (a user's Lightning refund): the melt's journal entry
    * names the hold, and the entry that settles it is replaced, in the same atomic step, by a Lightning payout
    * record saying whether the invoice was paid and what it cost (`getLightningPayout`), whichever process or
-   * recovery pass decides it. @throws GatewayError `invalid_request` (bad invoice), `service_unavailable`
-   * (insufficient proofs, or the payment is pending at the mint), `mint_unavailable`.
+   * recovery pass decides it. The payout must have been started (`startPayout`, before the hold): the melt goes
+   * on only if it removes that start entry itself, so a recovery pass that took the start over (to abort the hold
+   * of an owner it judged gone) and this melt never both act. @throws GatewayError `invalid_request` (bad
+   * invoice), `service_unavailable` (insufficient proofs, the payment pending at the mint, or the start taken over
+   * or absent: nothing paid), `mint_unavailable`.
    */
   payInvoice(
     invoice: string,

@@ -59,6 +59,7 @@ describe.each(['sqlite', 'redis'] as const)('an own operation in flight past the
     gate.hold(true);
     const invoice = mint.invoice(100_000);
     const hold = { holdId: 'own-h1', accountId: 'own-a1' };
+    await wallet.startPayout(hold.holdId, hold.accountId);
     const paying = wallet.payInvoice(invoice, { hold } as never);
     await pastStaleAge(gate);
     const pass = await wallet.recover({ ownerCheck: true });

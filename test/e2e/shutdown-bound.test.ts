@@ -73,6 +73,15 @@ const reservedOf = (ps: ProcessStore, apiKey: string) =>
   ps.withLedger(async (l: Ledger) => (await l.getKeyInfo({ apiKey }))!.account.reservedMsat);
 
 /** SIGTERM, then how long until the process ended and how. */
+/** The gateway's warnings and errors (pino level 40 and up), last first: what an unexpected exit code left behind. */
+function warnings(gw: GatewayProcess): string {
+  const lines = gw
+    .logs()
+    .split('\n')
+    .filter((l) => /"level":(4|5|6)0/.test(l));
+  return `the gateway's warnings and errors: ${lines.slice(-12).reverse().join('\n')}`;
+}
+
 async function terminate(gw: GatewayProcess): Promise<{ ms: number; exit: string }> {
   const t0 = Date.now();
   process.kill(gw.pid!, 'SIGTERM');
@@ -112,7 +121,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     await rig.up.close();
     await rig.mint.close();
     const { ms, exit } = await terminate(gw);
-    expect(exit).toBe('exit code 0, signal null');
+    expect(exit, warnings(gw)).toBe('exit code 0, signal null');
     expect(ms).toBeLessThan(BOUND_MS);
 
     // Everything back: the same store starts a gateway again (the SQLite file and the leases were let go) and
@@ -312,7 +321,7 @@ describe.each(['sqlite', 'redis'] as const)('SIGTERM ends the process within its
     // SIGTERM while the balance.low delivery waits for the receiver: it is cut short and recorded for a retry.
     await until('the delivery reached the receiver', () => rx!.on('/hook').length === 1);
     const { ms, exit } = await terminate(gw);
-    expect(exit).toBe('exit code 0, signal null');
+    expect(exit, warnings(gw)).toBe('exit code 0, signal null');
     expect(ms).toBeLessThan(BOUND_MS);
 
     // The next process delivers the same message (same webhook-id) and the change is claimed with the token.

@@ -115,6 +115,21 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout start left by a dead ins
   const money = (): Money => ({ ledger: rig.ledger, wallet: rig.wallet });
   balancedAfterEach(money);
 
+  /** A Lightning refund as it begins: its start journalled by `wallet`, then all of the key's balance held. */
+  async function startedRefund(wallet: WalletService, credential: { apiKey: string }) {
+    const holdId = newPayoutHoldId();
+    const accountId = (await rig.ledger.getKeyInfo(credential))!.account.accountId;
+    await wallet.startPayout(holdId, accountId);
+    const hold = await rig.ledger.holdWithdrawal({
+      credential,
+      amountMsat: 'all',
+      holdId,
+      kind: 'refund',
+      expiresInMs: null,
+    });
+    return { holdId, accountId, hold };
+  }
+
   it("the predecessor's start is aborted at once; a live neighbour's is left alone", async () => {
     const made = await creditToken(money(), await rig.mint.mintTokens(1000), { kind: 'new-key' });
     const credential = { apiKey: made.apiKey! };
@@ -132,16 +147,7 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout start left by a dead ins
     try {
       // The dying instance: its start journalled, its hold made, then nothing (its process is gone).
       const dying = await instance('dying', 'gw-a');
-      const holdId = newPayoutHoldId();
-      const accountId = (await rig.ledger.getKeyInfo(credential))!.account.accountId;
-      await dying.startPayout(holdId, accountId);
-      const hold = await rig.ledger.holdWithdrawal({
-        credential,
-        amountMsat: 'all',
-        holdId,
-        kind: 'refund',
-        expiresInMs: null,
-      });
+      const { hold } = await startedRefund(dying, credential);
       expect(hold.ok).toBe(true);
       // A live neighbour (another name) leaves it: its owner's heartbeat is fresh.
       const neighbour = await instance('neighbour', 'gw-b');
@@ -180,16 +186,7 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout start left by a dead ins
       // The owner is alive, fetching its invoice; the other process counts every heartbeat older than 1 ms as gone.
       const owner = await instance('slow-owner', 'gw-a', 60_000);
       const judge = await instance('judge', 'gw-b', 1);
-      const holdId = newPayoutHoldId();
-      const accountId = (await rig.ledger.getKeyInfo(credential))!.account.accountId;
-      await owner.startPayout(holdId, accountId);
-      const hold = await rig.ledger.holdWithdrawal({
-        credential,
-        amountMsat: 'all',
-        holdId,
-        kind: 'refund',
-        expiresInMs: null,
-      });
+      const { holdId, accountId, hold } = await startedRefund(owner, credential);
       if (!hold.ok) throw new Error(hold.code);
       // The owner's heartbeat (every 20 s) is now more than 1 ms old: gone, to the judge.
       await new Promise((r) => setTimeout(r, 20));

@@ -18,6 +18,17 @@ function proof(i: number, amount: number): StoredProof {
 
 const entry = (id: string, kind: JournalEntry['kind'] = 'send') => journalEntry(id, kind, MINT);
 
+/** A 1-msat receipt under `tokenHash` (what a receive stores with its proofs). */
+const receiptOf = (tokenHash: string) => ({
+  tokenHash,
+  mint: MINT,
+  unit: 'sat' as const,
+  faceMsat: 1,
+  amountMsat: 1,
+  feeMsat: 0,
+  receivedAt: 1,
+});
+
 describe.each<StoreKind>(['sqlite', 'redis'])('proof store conformance (%s)', (kind) => {
   let conn: StoreConnection;
   let store: ProofStore;
@@ -150,15 +161,7 @@ describe.each<StoreKind>(['sqlite', 'redis'])('proof store conformance (%s)', (k
       expect((await store.listProofs()).every((p) => p.reservedBy === null)).toBe(true);
     }
     const total = (await store.listProofs()).reduce((s, p) => s + p.amount, 0);
-    const receipt = {
-      tokenHash: 'gone',
-      mint: MINT,
-      unit: 'sat' as const,
-      faceMsat: 1,
-      amountMsat: 1,
-      feeMsat: 0,
-      receivedAt: 1,
-    };
+    const receipt = receiptOf('gone');
     const gone = entry('recv:gone', 'receive');
     expect(
       await store.settleOp(gone, {
@@ -178,15 +181,7 @@ describe.each<StoreKind>(['sqlite', 'redis'])('proof store conformance (%s)', (k
     const other = entry('send:other');
     const held = (await store.reserveProofs(other, 300, 0)) ?? [];
     expect(held.map((p) => p.amount)).toEqual([512]);
-    const receipt = {
-      tokenHash: 'facts',
-      mint: MINT,
-      unit: 'sat' as const,
-      faceMsat: 1,
-      amountMsat: 1,
-      feeMsat: 0,
-      receivedAt: 1,
-    };
+    const receipt = receiptOf('facts');
     const gone = entry('send:gone');
     const applied = await store.settleOp(gone, {
       spentYs: [proof(9, 512).y, proof(8, 256).y],

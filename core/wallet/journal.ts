@@ -105,7 +105,7 @@ export function meltDecision(
 }
 
 /** Rolls a journal entry back (nothing reached the mint, or the mint consumed nothing): a hold's melt is decided unpaid. */
-async function rollBack(ctx: WalletContext, entry: JournalEntry): Promise<void> {
+export async function rollBack(ctx: WalletContext, entry: JournalEntry): Promise<void> {
   const next = entry.kind === 'melt' ? meltDecision(ctx, entry, false) : undefined;
   await ctx.store.settleOp(entry, { spentYs: [], add: [], ...(next ? { next } : {}) });
 }

@@ -12,7 +12,14 @@ import {
   type WalletContext,
   whileRunning,
 } from './context.js';
-import { afterAmbiguousFailure, isStale, meltDecision, payoutId, payoutStartId } from './journal.js';
+import {
+  afterAmbiguousFailure,
+  isStale,
+  meltDecision,
+  payoutId,
+  payoutStartId,
+  rollBack,
+} from './journal.js';
 import { classifyMintFailure, mapMintError } from './mint-errors.js';
 import { mayDecide, ownerBeats } from './owners.js';
 import { resolveEntry } from './recovery.js';
@@ -92,8 +99,7 @@ export function decidedElsewhere(id: string): GatewayError {
 /** After a failed mint call: undo if the mint surely did nothing, else settle now or leave for recovery. */
 async function onMintFailure(ctx: WalletContext, entry: JournalEntry, err: unknown): Promise<never> {
   if (classifyMintFailure(err) !== 'ambiguous') {
-    const next = meltDecision(ctx, entry, false);
-    await ctx.store.settleOp(entry, { spentYs: [], add: [], ...(next ? { next } : {}) });
+    await rollBack(ctx, entry);
   } else {
     await afterAmbiguousFailure(ctx, entry, err);
   }
@@ -128,7 +134,7 @@ export async function sendToken(
         { send: DETERMINISTIC, keep: DETERMINISTIC },
       );
     } catch (err) {
-      await ctx.store.settleOp(held, { spentYs: [], add: [] });
+      await rollBack(ctx, held);
       throw err instanceof GatewayError ? err : new GatewayError('internal_error', { cause: err });
     }
     const submitted: JournalEntry = { ...held, counters: counters.ranges, submitted: true };
@@ -271,8 +277,7 @@ export async function payInvoice(
     // (recovery.ts resolvePayoutStart) to abort the hold, and then this melt must not be sent. Rolled back unsent,
     // its record "not paid" (the hold is aborted either way; a store error counts as taken over).
     if (opts.hold && !(await ctx.store.deleteOp(payoutStartId(opts.hold.holdId)).catch(() => false))) {
-      const next = meltDecision(ctx, held, false);
-      await ctx.store.settleOp(held, { spentYs: [], add: [], ...(next ? { next } : {}) });
+      await rollBack(ctx, held);
       throw decidedElsewhere(entry.id);
     }
     const counters = counterCollector();
@@ -285,8 +290,7 @@ export async function payInvoice(
         DETERMINISTIC,
       )
       .catch(async (err: unknown) => {
-        const next = meltDecision(ctx, held, false);
-        await ctx.store.settleOp(held, { spentYs: [], add: [], ...(next ? { next } : {}) });
+        await rollBack(ctx, held);
         throw new GatewayError('internal_error', { cause: err });
       });
     const submitted: JournalEntry = { ...held, counters: counters.ranges, submitted: true };
@@ -316,15 +320,15 @@ export async function payInvoice(
     const changeTotal = change.reduce((s, p) => s + p.amount, 0);
     const preimage = paid.payment_preimage ?? null;
     const next = meltDecision(ctx, submitted, true, changeTotal, preimage);
+    // What the mint did is settled even if another process decided the entry first (from the mint's states: paid,
+    // its record written by that process): the change is kept, and the caller reads the record that process wrote.
     const settled = await ctx.store.settleOp(submitted, {
       spentYs: submitted.inputYs,
       add: change,
       ...(next ? { next } : {}),
+      applyIfGone: true,
     });
     if (!settled) {
-      // Decided elsewhere (from the mint's states: paid, its record written by that process): the change is kept;
-      // the caller reads the record that process wrote.
-      await ctx.store.settleOp(submitted, { spentYs: submitted.inputYs, add: change, applyIfGone: true });
       ctx.log.warn({ op: entry.id, mint, unit }, 'wallet melt decided by another process; its change kept');
     }
     const amountMsat = toMsat(quote.amount.toNumber(), unit);

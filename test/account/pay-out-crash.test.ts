@@ -5,7 +5,7 @@ import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { crashRigPerSuite } from '../support/crash-rig.js';
-import type { StoreKind } from '../support/dev-mint.js';
+import { proofsMsat, type StoreKind } from '../support/dev-mint.js';
 import { runChild } from '../wallet/crash-recovery-suite.js';
 import { balancedAfterEach, recoveringWallet } from './support/money-rig.js';
 
@@ -17,9 +17,6 @@ import { balancedAfterEach, recoveringWallet } from './support/money-rig.js';
  * ends exactly where it started, nothing is held, solvency and the ledger's conservation check pass, and a second pass finds
  * nothing to do. On SQLite (one file shared by both processes) and Redis (one prefix).
  */
-
-const total = async (w: WalletService): Promise<number> =>
-  (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
 
 describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind: StoreKind) => {
   const { mint, conn, childEnv } = crashRigPerSuite(kind, 'payout-crash-');
@@ -49,7 +46,7 @@ describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind:
     ['payout-after-commit', 'after the commit: the debited hold is credited back'],
   ])('killed at %s (%s): token back in the operator proofs, balance unchanged', async (point) => {
     const apiKey = await newKey(50);
-    const operatorBefore = await total(wallet);
+    const operatorBefore = await proofsMsat(wallet);
     const child = await runChild(
       { ...childEnv, CRASH_OP: 'pay-out', CRASH_ARG: '20000', WALLET_TEST_CRASH_AT: point },
       apiKey,
@@ -58,7 +55,7 @@ describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind:
     expect(child.out).not.toContain('survived');
 
     // The token was made (the operator's proofs shrank by it) and lives only in the payout record.
-    expect(await total(wallet)).toBe(operatorBefore - 20_000);
+    expect(await proofsMsat(wallet)).toBe(operatorBefore - 20_000);
     if (point === 'payout-after-send') expect((await account(apiKey)).reservedMsat).toBe(20_000);
     else expect((await account(apiKey)).balanceMsat).toBe(30_000);
     // A young record belongs to a payout that may still finish: not examined.
@@ -71,18 +68,18 @@ describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind:
     expect(a.balanceMsat).toBe(50_000);
     expect(a.reservedMsat).toBe(0);
     expect((await ledger.getKeyInfo({ apiKey }))!.availableMsat).toBe(50_000);
-    expect(await total(restarted)).toBe(operatorBefore);
+    expect(await proofsMsat(restarted)).toBe(operatorBefore);
 
     // A second pass is a no-op: nothing examined, nothing credited twice.
     expect(await restarted.recover()).toMatchObject({ examined: 0, payoutsResolved: 0 });
     expect((await account(apiKey)).balanceMsat).toBe(50_000);
-    expect(await total(restarted)).toBe(operatorBefore);
+    expect(await proofsMsat(restarted)).toBe(operatorBefore);
     await restarted.close();
   });
 
   it('a recovery pass that resolves the record of a slow live payout stops its token from being handed out', async () => {
     const apiKey = await newKey(50);
-    const operatorBefore = await total(wallet);
+    const operatorBefore = await proofsMsat(wallet);
     const other = await recoveringWallet(conn, mint.url, ledger, 0);
     // Between the commit and finishPayout, another process's pass finds the record old enough and resolves it.
     const slow = new Proxy(wallet, {
@@ -104,7 +101,7 @@ describe.each(['sqlite', 'redis'] as const)('payOut killed mid-way (%s)', (kind:
     // Committed, then credited back by the pass: the user has the whole balance, the operator the token.
     expect((await account(apiKey)).balanceMsat).toBe(50_000);
     expect((await account(apiKey)).reservedMsat).toBe(0);
-    expect(await total(wallet)).toBe(operatorBefore);
+    expect(await proofsMsat(wallet)).toBe(operatorBefore);
     await other.close();
   });
 });

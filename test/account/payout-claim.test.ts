@@ -7,6 +7,7 @@ import type { WalletService } from '../../core/wallet/types.js';
 import { openProofStore } from '../../core/wallet/wallet.js';
 import type { StoreKind } from '../support/dev-mint.js';
 import { redeemElsewhere } from '../support/dev-mint.js';
+import { until } from '../support/until.js';
 import { balancedAfterEach, moneyRigPerSuite, settlingWallet } from './support/money-rig.js';
 
 /**
@@ -188,8 +189,16 @@ describe.each<StoreKind>(['sqlite', 'redis'])('a payout start left by a dead ins
       const judge = await instance('judge', 'gw-b', 1);
       const { holdId, accountId, hold } = await startedRefund(owner, credential);
       if (!hold.ok) throw new Error(hold.code);
-      // The owner's heartbeat (every 20 s) is now more than 1 ms old: gone, to the judge.
-      await new Promise((r) => setTimeout(r, 20));
+      // The owner's heartbeat (every 20 s) more than 1 ms old: gone, to the judge.
+      const proofStore = openProofStore(rig.conn);
+      const beatAge = async () =>
+        Date.now() - ((await proofStore.owners()).find((b) => b.id === 'slow-owner')?.beatAt ?? Date.now());
+      await until(
+        "the owner's heartbeat older than the judge's 1 ms",
+        async () => (await beatAge()) > 1,
+        5_000,
+        5,
+      );
       expect(await judge.recover({ ownerCheck: true })).toMatchObject({ rolledBack: 1 });
       expect((await rig.ledger.getKeyInfo(credential))!.account).toMatchObject({
         balanceMsat: 1_000_000,

@@ -72,7 +72,6 @@ async function moneyConsistent(
 const reservedOf = (ps: ProcessStore, apiKey: string) =>
   ps.withLedger(async (l: Ledger) => (await l.getKeyInfo({ apiKey }))!.account.reservedMsat);
 
-/** SIGTERM, then how long until the process ended and how. */
 /** The gateway's warnings and errors (pino level 40 and up), last first: what an unexpected exit code left behind. */
 function warnings(gw: GatewayProcess): string {
   const lines = gw
@@ -82,6 +81,7 @@ function warnings(gw: GatewayProcess): string {
   return `the gateway's warnings and errors: ${lines.slice(-12).reverse().join('\n')}`;
 }
 
+/** SIGTERM, then how long until the process ended and how. */
 async function terminate(gw: GatewayProcess): Promise<{ ms: number; exit: string }> {
   const t0 = Date.now();
   process.kill(gw.pid!, 'SIGTERM');

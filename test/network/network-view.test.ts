@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upstreamLostMsatsTotal, upstreamPaidMsatsTotal } from '../../core/metrics.js';
 import { call } from '../routes/http.js';
 import { assertDocumented } from '../routes/response-schema.js';
-import { type DevMint, startTestMint } from '../support/dev-mint.js';
+import { type DevMint, proofsMsat, startTestMint } from '../support/dev-mint.js';
 import { type PaidGateway, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
-import { A_ENV as A_FLAT_ENV, B_MODEL_ENV, proofsMsat } from './support/nodes.js';
+import { A_ENV as A_FLAT_ENV, B_MODEL_ENV } from './support/nodes.js';
 
 /**
  * The Network view's API with real paid nodes (GET /admin/api/network, `paid_nodes`): gateway A resells two

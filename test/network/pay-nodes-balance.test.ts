@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../core/metrics.js';
 import { openNodeAccountStore } from '../../core/providers/node-account-store.js';
-import { captureLog } from '../support/dev-mint.js';
+import { captureLog, proofsMsat } from '../support/dev-mint.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { type ProcessStore, processStore } from '../support/process-store.js';
 import { until } from '../support/until.js';
-import { A_ENV, A_PRICE, B_MODEL_ENV, proofsMsat } from './support/nodes.js';
+import { A_ENV, A_PRICE, B_MODEL_ENV } from './support/nodes.js';
 
 /**
  * Reselling another node from a prepaid key (`"payment": "cashu-balance"`) and at its advertised prices

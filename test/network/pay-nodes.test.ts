@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { upstreamLostMsatsTotal, upstreamPaidMsatsTotal } from '../../core/metrics.js';
 import { readTokenMeta } from '../../core/wallet/token-codec.js';
-import { startTestMint } from '../support/dev-mint.js';
+import { proofsMsat, startTestMint } from '../support/dev-mint.js';
 import { type PaidGateway, type PaidStore, startPaidGateway } from '../support/paid-gateway.js';
 import { until } from '../support/until.js';
-import { A_ENV, A_PRICE, B_MODEL_ENV, counter, proofsMsat } from './support/nodes.js';
+import { A_ENV, A_PRICE, B_MODEL_ENV, counter } from './support/nodes.js';
 
 /**
  * Reselling another node: two real gateways chained on one dev mint. B is a paid gateway in

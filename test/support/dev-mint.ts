@@ -93,6 +93,11 @@ export async function testWallet(
   return createWallet({ conn, mints, log, mintTimeoutMs: 90_000 });
 }
 
+/** The wallet's proofs, every mint and unit, in msat. */
+export async function proofsMsat(w: WalletService): Promise<number> {
+  return (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
+}
+
 /** Redeems a token with an independent cashu-ts wallet; returns the amount it got (in unit). */
 export async function redeemElsewhere(
   mintUrl: string,

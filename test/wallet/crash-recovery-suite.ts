@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
 import { crashRigPerSuite } from '../support/crash-rig.js';
-import { captureLog, redeemElsewhere, testWallet } from '../support/dev-mint.js';
+import { captureLog, proofsMsat, redeemElsewhere, testWallet } from '../support/dev-mint.js';
 
 /**
  * A process killed between the mint's answer and our store write loses nothing: the next process's
@@ -42,9 +42,6 @@ export async function runChild(
   return await new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, out })));
 }
 
-const total = async (w: WalletService): Promise<number> =>
-  (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
-
 export function crashRecoverySuite(kind: 'sqlite' | 'redis'): void {
   describe(`crash recovery (${kind} store)`, () => {
     const { mint, conn, childEnv } = crashRigPerSuite(kind, 'wallet-crash-', { inputFeePpk: 100 });
@@ -68,7 +65,7 @@ export function crashRecoverySuite(kind: 'sqlite' | 'redis'): void {
         })),
       );
       expect(states.every((s) => s.state === CheckStateEnum.SPENT)).toBe(true);
-      expect(await total(wallet)).toBe(0);
+      expect(await proofsMsat(wallet)).toBe(0);
 
       const fresh = await testWallet(conn, [mint.url]);
       const report = await fresh.recover();
@@ -77,7 +74,7 @@ export function crashRecoverySuite(kind: 'sqlite' | 'redis'): void {
       const receipt = await fresh.receive(token);
       expect(receipt.amountMsat).toBe((1000 - fee) * 1000);
       expect(receipt.feeMsat).toBe(fee * 1000);
-      expect(await total(fresh)).toBe(receipt.amountMsat);
+      expect(await proofsMsat(fresh)).toBe(receipt.amountMsat);
       const solvency = await fresh.checkSolvency(async () => receipt.amountMsat);
       expect(solvency).toMatchObject({ proofsMsat: receipt.amountMsat, spentMsat: 0, solvent: true });
       expect((await fresh.recover()).examined).toBe(0);
@@ -86,7 +83,7 @@ export function crashRecoverySuite(kind: 'sqlite' | 'redis'): void {
     it('a retry of the same token in a live process also completes the crashed receive', async () => {
       const token = await mint.mintTokens(300, 'sat');
       await receiveKilledAt(childEnv, 'after-swap', token);
-      const before = await total(wallet);
+      const before = await proofsMsat(wallet);
       // No recover() call: the live process's retry finds the dead owner's claim, waits out the lease and
       // then settles it from the journal itself.
       const live = await createWallet({
@@ -99,12 +96,12 @@ export function crashRecoverySuite(kind: 'sqlite' | 'redis'): void {
       expect(r.amountMsat).toBe(
         (300 - Math.ceil((getTokenMetadata(token).proofAmounts.length * 100) / 1000)) * 1000,
       );
-      expect(await total(wallet)).toBe(before + r.amountMsat);
+      expect(await proofsMsat(wallet)).toBe(before + r.amountMsat);
       expect(await live.receive(token)).toEqual(r);
     });
 
     it('recovers a send killed after the swap: the undelivered token comes back to us', async () => {
-      const before = await total(wallet);
+      const before = await proofsMsat(wallet);
       const child = await runChild({
         ...childEnv,
         CRASH_OP: 'send',
@@ -114,7 +111,7 @@ export function crashRecoverySuite(kind: 'sqlite' | 'redis'): void {
       expect(child.signal).toBe('SIGKILL');
       const report = await wallet.recover();
       expect(report).toMatchObject({ examined: 1, outputsRestored: 1 });
-      const after = await total(wallet);
+      const after = await proofsMsat(wallet);
       // Only the swap's input fee is gone (at most 1 sat per 10 inputs at 100 ppk).
       expect(before - after).toBeGreaterThan(0);
       expect(before - after).toBeLessThanOrEqual(2000);
@@ -123,11 +120,11 @@ export function crashRecoverySuite(kind: 'sqlite' | 'redis'): void {
       expect(await redeemElsewhere(mint.url, s.token)).toBeGreaterThan(0);
       const solvency = await wallet.checkSolvency(async () => 0);
       expect(solvency.spentMsat).toBe(0);
-      expect(solvency.proofsMsat).toBe(await total(wallet));
+      expect(solvency.proofsMsat).toBe(await proofsMsat(wallet));
     });
 
     it('recovers a payout killed after the melt: inputs gone, change restored', async () => {
-      const before = await total(wallet);
+      const before = await proofsMsat(wallet);
       const invoice = mint.invoice(50_000);
       const child = await runChild({
         ...childEnv,
@@ -138,7 +135,7 @@ export function crashRecoverySuite(kind: 'sqlite' | 'redis'): void {
       expect(child.signal).toBe('SIGKILL');
       const report = await wallet.recover();
       expect(report).toMatchObject({ examined: 1, outputsRestored: 1 });
-      const paid = before - (await total(wallet));
+      const paid = before - (await proofsMsat(wallet));
       expect(paid).toBeGreaterThanOrEqual(50_000);
       expect(paid).toBeLessThanOrEqual(52_000);
       const solvency = await wallet.checkSolvency(async () => 0);

@@ -7,6 +7,7 @@ import {
   captureLog,
   type DevMint,
   dropStore,
+  proofsMsat,
   redeemElsewhere,
   startTestMint,
   testStore,
@@ -23,10 +24,6 @@ import { until } from '../support/until.js';
  * no longer redeemed once the gateway spent those proofs, and proofs the pool listed that the mint had spent.
  * Both stores, a real dev mint behind a gate.
  */
-
-async function proofsMsat(w: WalletService): Promise<number> {
-  return (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
-}
 
 async function outcome<T>(p: Promise<T>): Promise<T | Error> {
   return p.then(

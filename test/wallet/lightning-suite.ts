@@ -2,10 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { isGatewayError } from '../../core/errors.js';
 import { bolt11AmountMsat } from '../../core/wallet/bolt11.js';
 import { QuoteNotPaidError } from '../../core/wallet/mint-quote.js';
-import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
 import { crashRigPerSuite } from '../support/crash-rig.js';
-import { captureLog, testWallet } from '../support/dev-mint.js';
+import { captureLog, proofsMsat, testWallet } from '../support/dev-mint.js';
 import { runChild } from './crash-recovery-suite.js';
 
 /**
@@ -15,9 +14,6 @@ import { runChild } from './crash-recovery-suite.js';
  * signed (recovered from the journal by NUT-09 restore of the deterministic outputs).
  */
 
-const total = async (w: WalletService): Promise<number> =>
-  (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
-
 export function lightningSuite(kind: 'sqlite' | 'redis'): void {
   describe(`Lightning deposits into the wallet (${kind} store)`, () => {
     const { mint, conn, childEnv } = crashRigPerSuite(kind, 'wallet-ln-', { mintQuotePayment: 'manual' });
@@ -25,13 +21,13 @@ export function lightningSuite(kind: 'sqlite' | 'redis'): void {
     it('pending → paid → issued: exactly amount × 1000 msat, once, even with 20 concurrent mints in two wallets', async () => {
       const a = await testWallet(conn, [mint.url]);
       const b = await testWallet(conn, [mint.url]);
-      const before = await total(a);
+      const before = await proofsMsat(a);
       const q = await a.createLightningQuote(1234);
       expect(q).toMatchObject({ amountSats: 1234, state: 'UNPAID' });
       expect(bolt11AmountMsat(q.request)).toBe(1_234_000n);
       expect(q.expiresAt).toBeGreaterThan(Date.now());
       await expect(a.mintLightningQuote(q.quote, 1234)).rejects.toBeInstanceOf(QuoteNotPaidError);
-      expect(await total(a)).toBe(before);
+      expect(await proofsMsat(a)).toBe(before);
       mint.payMintQuote(q.quote);
       expect((await b.checkLightningQuote(q.quote, 1234)).state).toBe('PAID');
       const results = await Promise.allSettled(
@@ -44,11 +40,11 @@ export function lightningSuite(kind: 'sqlite' | 'redis'): void {
       expect(ok.length).toBeGreaterThan(0);
       for (const r of ok) expect(r).toMatchObject({ amountMsat: 1_234_000, feeMsat: 0, faceMsat: 1_234_000 });
       expect(new Set(ok.map((r) => r.tokenHash)).size).toBe(1);
-      expect(await total(a)).toBe(before + 1_234_000);
+      expect(await proofsMsat(a)).toBe(before + 1_234_000);
       // After ISSUED the same receipt comes back, nothing more is stored.
       expect((await a.mintLightningQuote(q.quote, 1234)).amountMsat).toBe(1_234_000);
       expect((await b.checkLightningQuote(q.quote, 1234)).state).toBe('ISSUED');
-      expect(await total(b)).toBe(before + 1_234_000);
+      expect(await proofsMsat(b)).toBe(before + 1_234_000);
       const solvency = await a.checkSolvency(async () => before + 1_234_000);
       expect(solvency).toMatchObject({ proofsMsat: before + 1_234_000, spentMsat: 0, solvent: true });
     });
@@ -59,7 +55,7 @@ export function lightningSuite(kind: 'sqlite' | 'redis'): void {
      */
     async function paidQuoteKilledAfterMint(sats: number) {
       const w = await testWallet(conn, [mint.url]);
-      const before = await total(w);
+      const before = await proofsMsat(w);
       const q = await w.createLightningQuote(sats);
       mint.payMintQuote(q.quote);
       const child = await runChild({
@@ -76,13 +72,13 @@ export function lightningSuite(kind: 'sqlite' | 'redis'): void {
       const { w, before, q, child } = await paidQuoteKilledAfterMint(500);
       expect(child.out).not.toContain('survived');
       expect((await w.checkLightningQuote(q.quote, 500)).state).toBe('ISSUED');
-      expect(await total(w)).toBe(before);
+      expect(await proofsMsat(w)).toBe(before);
       const fresh = await testWallet(conn, [mint.url]);
       expect(await fresh.recover()).toMatchObject({ examined: 1, receivesCompleted: 1, deferred: 0 });
-      expect(await total(fresh)).toBe(before + 500_000);
+      expect(await proofsMsat(fresh)).toBe(before + 500_000);
       const receipt = await fresh.mintLightningQuote(q.quote, 500);
       expect(receipt).toMatchObject({ amountMsat: 500_000, feeMsat: 0 });
-      expect(await total(fresh)).toBe(before + 500_000);
+      expect(await proofsMsat(fresh)).toBe(before + 500_000);
       expect((await fresh.recover()).examined).toBe(0);
     });
 
@@ -97,12 +93,12 @@ export function lightningSuite(kind: 'sqlite' | 'redis'): void {
       // The dead process's claim is older than the lease by now (a child process takes longer to start).
       await new Promise((r) => setTimeout(r, 250));
       expect((await live.mintLightningQuote(q.quote, 77)).amountMsat).toBe(77_000);
-      expect(await total(live)).toBe(before + 77_000);
+      expect(await proofsMsat(live)).toBe(before + 77_000);
     });
 
     it('a mint that is down delays the deposit and loses nothing', async () => {
       const w = await testWallet(conn, [mint.url]);
-      const before = await total(w);
+      const before = await proofsMsat(w);
       const q = await w.createLightningQuote(9);
       mint.payMintQuote(q.quote);
       mint.setOutage(503);
@@ -111,10 +107,10 @@ export function lightningSuite(kind: 'sqlite' | 'redis'): void {
       } finally {
         mint.setOutage(null);
       }
-      expect(await total(w)).toBe(before);
+      expect(await proofsMsat(w)).toBe(before);
       await w.recover();
       expect((await w.mintLightningQuote(q.quote, 9)).amountMsat).toBe(9_000);
-      expect(await total(w)).toBe(before + 9_000);
+      expect(await proofsMsat(w)).toBe(before + 9_000);
     });
   });
 }

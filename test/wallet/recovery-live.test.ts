@@ -3,7 +3,14 @@ import type { StoreConnection } from '../../core/store/connection.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import { createWallet } from '../../core/wallet/wallet.js';
 import type { DevMint, StoreKind } from '../support/dev-mint.js';
-import { captureLog, dropStore, redeemElsewhere, startTestMint, testStore } from '../support/dev-mint.js';
+import {
+  captureLog,
+  dropStore,
+  proofsMsat,
+  redeemElsewhere,
+  startTestMint,
+  testStore,
+} from '../support/dev-mint.js';
 import { type MintGate, mintGate, renamedToken } from '../support/mint-gate.js';
 import { until } from '../support/until.js';
 
@@ -16,10 +23,6 @@ import { until } from '../support/until.js';
  * the wallet. Found in a two-gateway refund sweep, where the same race paid a Lightning refund and released its
  * hold. Both wallets share one store, as two gateway processes do.
  */
-
-async function proofsMsat(w: WalletService): Promise<number> {
-  return (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
-}
 
 describe.each<StoreKind>(['sqlite', 'redis'])('recovery beside a live operation (%s store)', (kind) => {
   let mint: DevMint;

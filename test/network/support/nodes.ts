@@ -1,5 +1,4 @@
 import type { upstreamPaidMsatsTotal } from '../../../core/metrics.js';
-import type { WalletService } from '../../../core/wallet/types.js';
 
 /**
  * What the reselling tests share (pay-nodes, pay-nodes-balance, network-view): node B's model-based prices,
@@ -17,11 +16,6 @@ export const B_MODEL_ENV = {
 /** A's own price: a flat 5 sats per call. */
 export const A_PRICE = 5000;
 export const A_ENV = { FIXED_PRICING: 'true', FIXED_COST_PER_REQUEST: '5' };
-
-/** The wallet's proofs, in msat. */
-export async function proofsMsat(w: WalletService): Promise<number> {
-  return (await w.balances()).reduce((s, l) => s + l.amountMsat, 0);
-}
 
 /** A counter's value for the series with these labels (0 when there is none yet). */
 export async function counter(

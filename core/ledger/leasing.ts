@@ -129,6 +129,22 @@ const RECALL_POLL_MS = 50;
 /** How many finished and exactly admitted request ids a process remembers, to refuse their repeats. */
 const RECENT_IDS = 10_000;
 
+/**
+ * Caps for calls admitted in memory while a renewal step is in flight. The step cannot leave the lease less
+ * than it asked for up to what the lease held, so calls within these caps are covered whatever it answers:
+ * - money: it asks for at least what the slice has left after the reported calls, and the store grants
+ *   `min(want, left + free)`, never below `left`;
+ * - requests/min: the slots granted this minute and not used go back, then `min(wantRequests, what the key has
+ *   left)` is granted, never below `min(wantRequests, the unused)`: `usedCap` = the used slots it reports plus
+ *   that;
+ * - concurrency: the store grants `max(open, min(wantConcurrent, limit − the key's other open calls))`, and
+ *   the others leave at least the slots this lease held: `openCap` = `min(conslots, wantConcurrent)`.
+ */
+interface Flight {
+  usedCap: number;
+  openCap: number;
+}
+
 interface Pending {
   seq: number;
   calls: LeaseCall[];
@@ -169,6 +185,12 @@ interface KeyLease {
   key: KeyMeta | null;
   busy: Promise<void> | null;
   pending: Pending | null;
+  /**
+   * While a renewal step is in flight (one that keeps or grows the slice: not a close, not a shrink, not a
+   * resend), calls are still admitted in memory within what that step cannot take away (see tryLocal); null
+   * otherwise, and then admissions wait for the step.
+   */
+  flight: Flight | null;
   lastCall: number;
   lastStep: number;
   /** Calls admitted in memory since the last step (slice sizing). */
@@ -658,6 +680,7 @@ export class LeasingLedger implements Ledger {
       key: null,
       busy: null,
       pending: null,
+      flight: null,
       lastCall: 0,
       lastStep: 0,
       maxBound: 0,
@@ -675,8 +698,16 @@ export class LeasingLedger implements Ledger {
     const k = l.key;
     // A step whose answer never came (l.pending, resent unchanged by the next step) may have been applied: the
     // store may have shrunk the slice and the concurrency slots this lease still counts on. Nothing is admitted
-    // in memory until that step is answered.
-    if (!l.id || l.busy || l.pending || !k) return null;
+    // in memory until that step is answered. Nor while a close or a shrink is in flight. A renewal in flight
+    // (l.flight) admits within its caps: it cannot take those away (Flight).
+    if (!l.id || !k) return null;
+    const f = l.flight;
+    if (
+      f === null
+        ? l.busy !== null || l.pending !== null
+        : l.usedSlots >= f.usedCap || l.open.size >= f.openCap
+    )
+      return null;
     // Never spend a slice the store may already have released: a lease not renewed for 3/4 of its TTL (a
     // stalled event loop, an unreachable store) is renewed before the next call is admitted in memory.
     if (now >= l.expiresAt - this.opts.ttlMs / 4) return null;
@@ -780,6 +811,7 @@ export class LeasingLedger implements Ledger {
     });
     try {
       const now = this.now();
+      const resend = l.pending !== null;
       if (!l.pending) {
         // At most MAX_BATCH calls per step; callsMsat is what the store takes from the lease for them.
         const calls = l.queue.splice(0, MAX_BATCH);
@@ -813,26 +845,34 @@ export class LeasingLedger implements Ledger {
       // On the exact path (money tight here or recalled) the lease only keeps what its open calls hold.
       const exact = shrink || now < l.exactUntil;
       const want = p.close ? 0 : exact ? committed : Math.max(target, l.granted - p.callsMsat);
+      const wantRequests = p.close || exact ? 0 : slots;
+      // Concurrency slots: the open calls' own plus room for twice the peak since the last step, the waiting
+      // callers and a little more (≤ SLICE_CALLS and ≤ ¼ of the limit, so other processes keep a share);
+      // on the exact path only their own, so exact admissions and other processes get the rest.
+      const wantConcurrent = exact
+        ? l.open.size
+        : Math.min(
+            l.limits.concurrent,
+            Math.max(
+              l.open.size + 1,
+              2 * l.peakOpen + l.waiting + Math.min(SLICE_CALLS, Math.floor(l.limits.concurrent / 4)),
+            ),
+          );
+      // A renewal of an open lease goes on admitting in memory while it is in flight (Flight).
+      if (!resend && !p.close && !exact && p.seq > 1)
+        l.flight = {
+          usedCap: p.used + Math.max(0, Math.min(wantRequests, l.slots - p.used)),
+          openCap: Math.min(l.conslots, wantConcurrent),
+        };
       const r = await this.inner.lease({
         credential: l.credential,
         leaseId: l.id,
         seq: p.seq,
         wantMsat: want,
         minMsat: p.seq === 1 ? Math.min(minMsat, want) : 0,
-        wantRequests: p.close || exact ? 0 : slots,
+        wantRequests,
         usedRequests: p.used,
-        // Concurrency slots: the open calls' own plus room for twice the peak since the last step, the waiting
-        // callers and a little more (≤ SLICE_CALLS and ≤ ¼ of the limit, so other processes keep a share);
-        // on the exact path only their own, so exact admissions and other processes get the rest.
-        wantConcurrent: exact
-          ? l.open.size
-          : Math.min(
-              l.limits.concurrent,
-              Math.max(
-                l.open.size + 1,
-                2 * l.peakOpen + l.waiting + Math.min(SLICE_CALLS, Math.floor(l.limits.concurrent / 4)),
-              ),
-            ),
+        wantConcurrent,
         openCalls: l.open.size,
         ttlMs: this.opts.ttlMs,
         limits: l.limits,
@@ -852,6 +892,7 @@ export class LeasingLedger implements Ledger {
         return r;
       }
       l.unreportedMsat -= p.callsMsat;
+      // What remains are the slots of calls admitted while the step was in flight (Flight).
       l.usedSlots -= p.used;
       l.localTokens = 0;
       l.key = r.key;
@@ -863,9 +904,11 @@ export class LeasingLedger implements Ledger {
         l.expiresAt = now + this.opts.ttlMs;
         l.granted = r.grantedMsat;
         l.slots = r.requestSlots;
+        // Slots of calls admitted in flight count against this grant in the same minute (the store took the
+        // step's unused slots back and granted at least as many); a new minute's grant starts unused.
+        if (r.requestWindow !== l.slotWindow) l.usedSlots = 0;
         l.slotWindow = r.requestWindow;
         l.counted = r.requestsCounted;
-        l.usedSlots = 0;
       } else {
         l.id = null;
         l.seq = 0;
@@ -875,6 +918,7 @@ export class LeasingLedger implements Ledger {
       }
       return r;
     } finally {
+      l.flight = null;
       l.busy = null;
       done();
     }
@@ -954,7 +998,12 @@ export class LeasingLedger implements Ledger {
     if (this.polling || this.closed) return;
     this.pollAgain = false;
     let holding = false;
-    for (const l of this.leases.values()) if (l.id !== null || l.queue.length > 0) holding = true;
+    for (const l of this.leases.values()) {
+      if (l.id !== null || l.queue.length > 0) {
+        holding = true;
+        break;
+      }
+    }
     if (!holding) return;
     this.polling = true;
     this.pollRecalls(this.now())

@@ -139,10 +139,15 @@ const RECENT_IDS = 10_000;
  *   that;
  * - concurrency: the store grants `max(open, min(wantConcurrent, limit − the key's other open calls))`, and
  *   the others leave at least the slots this lease held: `openCap` = `min(conslots, wantConcurrent)`.
+ * Only for the step's first `flushMs` (`until`): a step that takes longer meets a store in trouble (a failover,
+ * a lost connection whose commands are resent), and the store may release the lease for its TTL before the calls
+ * admitted meanwhile are reported, which then are charged only from what is free (an undercharge). Past that,
+ * admissions wait for the answer as before, so a slow store adds at most one flush interval of such calls.
  */
 interface Flight {
   usedCap: number;
   openCap: number;
+  until: number;
 }
 
 interface Pending {
@@ -705,7 +710,7 @@ export class LeasingLedger implements Ledger {
     if (
       f === null
         ? l.busy !== null || l.pending !== null
-        : l.usedSlots >= f.usedCap || l.open.size >= f.openCap
+        : now > f.until || l.usedSlots >= f.usedCap || l.open.size >= f.openCap
     )
       return null;
     // Never spend a slice the store may already have released: a lease not renewed for 3/4 of its TTL (a
@@ -863,6 +868,7 @@ export class LeasingLedger implements Ledger {
         l.flight = {
           usedCap: p.used + Math.max(0, Math.min(wantRequests, l.slots - p.used)),
           openCap: Math.min(l.conslots, wantConcurrent),
+          until: now + this.opts.flushMs,
         };
       const r = await this.inner.lease({
         credential: l.credential,

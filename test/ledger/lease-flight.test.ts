@@ -81,6 +81,16 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
       if (!a.ok) throw new Error(a.code);
       return a;
     };
+    /** An admission started now, and whether it was answered within 50 turns of the event loop (a held one is not). */
+    async function admitTurns(m: LeasingLedger, input: AdmitInput) {
+      let answered = false;
+      const result = m.admit(input).then((r) => {
+        answered = true;
+        return r;
+      });
+      for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+      return { answered, result };
+    }
     /**
      * `body` with a fresh store, its gate and one lease manager over it (no timer steps: each step is asked for);
      * afterwards every held step is let go and both are closed, whether or not it passed.
@@ -126,15 +136,10 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
         const shrink = g.next();
         const exact = m.admit(input({ exactPath: true }));
         await shrink.atGate;
-        let admitted = false;
-        const waiting = m.admit(input()).then((r) => {
-          admitted = true;
-          return r;
-        });
-        for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
-        expect(admitted).toBe(false);
+        const waiting = await admitTurns(m, input());
+        expect(waiting.answered).toBe(false);
         shrink.release();
-        for (const r of [await exact, await waiting]) if (r.ok) await m.release(r);
+        for (const r of [await exact, await waiting.result]) if (r.ok) await m.release(r);
         await m.flushAll(true);
         const acct = (await h.ledger.getKeyInfo({ apiKey: k.apiKey }))?.account;
         expect(acct).toMatchObject({ balanceMsat: 1_000_000 - 30, reservedMsat: 0, spentMsat: 30 });
@@ -159,16 +164,11 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
         const early = await Promise.race([m.admit(input()), sleep(2_000).then(() => 'waited' as const)]);
         expect(early).not.toBe('waited');
         await sleep(400);
-        let admitted = false;
-        const late = m.admit(input()).then((r) => {
-          admitted = true;
-          return r;
-        });
-        for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
-        expect(admitted).toBe(false);
+        const late = await admitTurns(m, input());
+        expect(late.answered).toBe(false);
         renewal.release();
         await flushed;
-        for (const r of [early as AdmitResult, await late]) if (r.ok) await m.release(r);
+        for (const r of [early as AdmitResult, await late.result]) if (r.ok) await m.release(r);
       }, 300);
     });
 

@@ -8,7 +8,7 @@ import { redisFactory, type StoreHarness, sqliteFactory } from './support/harnes
 
 /**
  * Calls admitted in memory while a lease step is in flight (core/ledger/leasing.ts, `Flight`). A renewal in
- * flight no longer holds admissions back (at a paced 1,000 req/s one call in ten waited for one, up to 40 ms);
+ * flight no longer holds admissions back (at a paced 1,000 req/s on a loaded hour one call in ten waited for one, up to 57 ms);
  * a close or a shrink still does. Whatever the store answers, nothing admitted meanwhile may go beyond the
  * key's money, requests/min or concurrency: checked here with two processes on one key and every lease step's
  * answer held back a random while.
@@ -163,6 +163,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
         await renewal.atGate;
         const early = await Promise.race([m.admit(input()), sleep(2_000).then(() => 'waited' as const)]);
         expect(early).not.toBe('waited');
+        // Past the step's first flush interval (300 ms) by the clock: nothing else marks that moment.
         await sleep(400);
         const late = await admitTurns(m, input());
         expect(late.answered).toBe(false);

@@ -108,6 +108,8 @@ export interface Config {
   redis: RedisConfig | undefined;
   redisPrefix: string;
   dataDir: string;
+  /** SQLite: WAL checkpoints in a worker thread every this many ms; 0 = SQLite's own, inside a commit. */
+  sqliteCheckpointMs: number;
   // money
   pricing: {
     fixed: boolean;
@@ -459,6 +461,7 @@ export function loadConfig(env: Env = process.env): Config {
     redis: redisFrom(env),
     redisPrefix: str(env, 'REDIS_PREFIX', 'gw'),
     dataDir: str(env, 'DATA_DIR', './data'),
+    sqliteCheckpointMs: num(env, 'SQLITE_CHECKPOINT_MS', 500, { min: 0, int: true }),
     pricing: {
       fixed: bool(env, 'FIXED_PRICING', true),
       costPerRequestSats: num(env, 'FIXED_COST_PER_REQUEST', modelMode ? 0 : 1, { min: 0 }),

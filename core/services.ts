@@ -169,6 +169,12 @@ function openOwnStore(o: Opening): StoreConnection {
     redis: o.config.redis,
     redisPrefix: o.config.redisPrefix,
     dataDir: o.config.dataDir,
+    sqliteCheckpointMs: o.config.sqliteCheckpointMs,
+    onCheckpointError: (err) =>
+      o.log.warn(
+        { err },
+        'SQLite WAL checkpoint in the background failed (SQLite checkpoints inside commits again if its worker is gone)',
+      ),
   });
   o.closers.push(() => own.close());
   return own;

@@ -5,6 +5,7 @@ import Database from 'libsql';
 import { GatewayError } from '../errors.js';
 import type { RedisConfig, RedisForm } from './redis-config.js';
 import { onlineReplicas, type RedisClient, ReplicaAcks } from './replica-acks.js';
+import { checkpointInBackground } from './sqlite-checkpoint.js';
 
 export type { RedisClient, RedisForm };
 
@@ -48,6 +49,13 @@ export interface StoreOptions {
   dataDir?: string;
   /** SQLite file name inside dataDir (default gateway.db); ':memory:' for tests. */
   sqliteFile?: string;
+  /**
+   * SQLite: WAL checkpoints in a worker thread every this many ms (`SQLITE_CHECKPOINT_MS`,
+   * core/store/sqlite-checkpoint.ts); absent or 0: SQLite's automatic checkpoint, inside a commit.
+   */
+  sqliteCheckpointMs?: number;
+  /** A background checkpoint that failed, or its worker gone (the automatic checkpoint is back then). */
+  onCheckpointError?: (err: unknown) => void;
 }
 
 /**
@@ -213,11 +221,19 @@ export function openStore(opts: StoreOptions): StoreConnection {
   whileBusy(() => db.pragma('journal_mode = WAL'));
   whileBusy(() => db.pragma('synchronous = FULL'));
   whileBusy(() => db.pragma('foreign_keys = ON'));
+  const checkpoints =
+    opts.sqliteCheckpointMs !== undefined && opts.sqliteCheckpointMs > 0
+      ? checkpointInBackground(db, path, {
+          everyMs: opts.sqliteCheckpointMs,
+          ...(opts.onCheckpointError !== undefined ? { onError: opts.onCheckpointError } : {}),
+        })
+      : undefined;
   return {
     kind: 'sqlite',
     db,
     path,
     async close() {
+      await checkpoints?.close();
       db.close();
     },
   };

@@ -1,0 +1,167 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'libsql';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../core/config.js';
+import { openStore } from '../../core/store/connection.js';
+import { type Checkpointer, checkpointInBackground } from '../../core/store/sqlite-checkpoint.js';
+
+/**
+ * WAL checkpoints in a worker thread (core/store/sqlite-checkpoint.ts): the gateway's connection never runs
+ * one inside a commit, the worker's keep the WAL bounded, nothing written is lost, and a worker that dies
+ * hands the automatic checkpoint back.
+ */
+const work = mkdtempSync(join(tmpdir(), 'gw-checkpoint-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+let n = 0;
+
+function open(): { db: Database.Database; file: string } {
+  const file = join(work, `db-${++n}.db`);
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+  return { db, file };
+}
+
+const autoPages = (db: Database.Database): number =>
+  (db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+
+/** `count` rows of ~1 KiB in transactions of 50, as the group commit writes them. */
+function write(db: Database.Database, count: number): void {
+  const ins = db.prepare('INSERT INTO t (v) VALUES (?)');
+  const batch = db.transaction((k: number) => {
+    for (let i = 0; i < k; i++) ins.run('x'.repeat(1000));
+  });
+  for (let done = 0; done < count; done += 50) batch(Math.min(50, count - done));
+}
+
+async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const rows = (file: string): number => {
+  const db = new Database(file);
+  try {
+    return (db.prepare('SELECT count(*) AS c FROM t').get() as { c: number }).c;
+  } finally {
+    db.close();
+  }
+};
+
+describe('SQLite WAL checkpoints off the event loop', () => {
+  it("turns the connection's own checkpoint off; the worker backfills the WAL while writes go on; nothing is lost", async () => {
+    const { db, file } = open();
+    const errors: unknown[] = [];
+    const cp = checkpointInBackground(db, file, {
+      everyMs: 20,
+      startAtBytes: 64 * 1024,
+      onError: (e) => errors.push(e),
+    });
+    expect(autoPages(db)).toBe(0);
+    write(db, 200); // ≈ 200 KiB of WAL: past the start size
+    await until(
+      'a complete checkpoint by the worker',
+      () => cp.stats.runs > 0 && cp.stats.last!.checkpointed > 0,
+    );
+    expect(cp.stats.started).toBe(true);
+    // Writes go on between the worker's checkpoints: each one finds what came since and copies all of it.
+    for (let round = 0; round < 5; round++) {
+      write(db, 300);
+      const runs = cp.stats.runs;
+      await until('the next checkpoint', () => cp.stats.runs > runs);
+    }
+    await until('a checkpoint that copied the whole WAL', () => {
+      const l = cp.stats.last!;
+      return l.busy === 0 && l.log > 0 && l.checkpointed === l.log;
+    });
+    expect(rows(file)).toBe(1700);
+    await cp.close();
+    expect(cp.stats.fallback).toBe(false);
+    db.close();
+    expect(rows(file)).toBe(1700);
+    expect(errors).toEqual([]);
+  });
+
+  it('a WAL under the start size starts no thread; :memory: and 0 change nothing', async () => {
+    const { db, file } = open();
+    const cp = checkpointInBackground(db, file, { everyMs: 10, startAtBytes: 1 << 30 });
+    write(db, 50);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(cp.stats.started).toBe(false);
+    expect(cp.worker).toBeUndefined();
+    await cp.close();
+    db.close();
+
+    const mem = new Database(':memory:');
+    const none = checkpointInBackground(mem, ':memory:', { everyMs: 10 });
+    expect(autoPages(mem)).toBe(1000);
+    await none.close();
+    mem.close();
+
+    const other = open();
+    const off = checkpointInBackground(other.db, other.file, { everyMs: 0 });
+    expect(autoPages(other.db)).toBe(1000);
+    await off.close();
+    other.db.close();
+  });
+
+  it('a worker that dies hands the automatic checkpoint back to the connection, and says so', async () => {
+    const { db, file } = open();
+    const errors: unknown[] = [];
+    const cp: Checkpointer = checkpointInBackground(db, file, {
+      everyMs: 20,
+      startAtBytes: 16 * 1024,
+      onError: (e) => errors.push(e),
+    });
+    write(db, 100);
+    await until('the worker', () => cp.worker !== undefined && cp.stats.runs > 0);
+    await cp.worker!.terminate();
+    await until('the fallback', () => cp.stats.fallback);
+    expect(autoPages(db)).toBe(1000);
+    expect(String(errors[0])).toMatch(/worker exited/);
+    write(db, 100);
+    expect(rows(file)).toBe(200);
+    await cp.close();
+    db.close();
+  });
+
+  it('two checkpointers on one file (two processes on one DATA_DIR) both go on without errors', async () => {
+    const { db, file } = open();
+    const db2 = new Database(file);
+    const errors: unknown[] = [];
+    const onError = (e: unknown) => errors.push(e);
+    const a = checkpointInBackground(db, file, { everyMs: 5, startAtBytes: 16 * 1024, onError });
+    const b = checkpointInBackground(db2, file, { everyMs: 5, startAtBytes: 16 * 1024, onError });
+    const ins2 = db2.prepare('INSERT INTO t (v) VALUES (?)');
+    for (let i = 0; i < 40; i++) {
+      write(db, 25);
+      for (let j = 0; j < 25; j++) ins2.run('y');
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    await until('both workers to checkpoint', () => a.stats.runs > 2 && b.stats.runs > 2);
+    await Promise.all([a.close(), b.close()]);
+    db2.close();
+    db.close();
+    expect(rows(file)).toBe(2000);
+    expect(errors).toEqual([]);
+  });
+
+  it('the gateway store: SQLITE_CHECKPOINT_MS (default 500, 0 = off) reaches the connection, and close stops the worker', async () => {
+    expect(loadConfig({}).sqliteCheckpointMs).toBe(500);
+    expect(loadConfig({ SQLITE_CHECKPOINT_MS: '0' }).sqliteCheckpointMs).toBe(0);
+    expect(() => loadConfig({ SQLITE_CHECKPOINT_MS: '-1' })).toThrow(/SQLITE_CHECKPOINT_MS/);
+    const on = openStore({ dataDir: join(work, 'gw-on'), sqliteCheckpointMs: 500 });
+    const off = openStore({ dataDir: join(work, 'gw-off'), sqliteCheckpointMs: 0 });
+    if (on.kind !== 'sqlite' || off.kind !== 'sqlite') throw new Error('expected SQLite');
+    expect(autoPages(on.db)).toBe(0);
+    expect(autoPages(off.db)).toBe(1000);
+    await on.close();
+    await off.close();
+  });
+});

@@ -1,11 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'libsql';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
+import { SqliteStore } from '../../core/ledger/sqlite/sqlite-store.js';
 import { openStore } from '../../core/store/connection.js';
-import { type Checkpointer, checkpointInBackground } from '../../core/store/sqlite-checkpoint.js';
+import {
+  type Checkpointer,
+  checkpointInBackground,
+  commitGateOf,
+} from '../../core/store/sqlite-checkpoint.js';
 
 /**
  * WAL checkpoints in a worker thread (core/store/sqlite-checkpoint.ts): the gateway's connection never runs
@@ -86,6 +91,95 @@ describe('SQLite WAL checkpoints off the event loop', () => {
     db.close();
     expect(rows(file)).toBe(1700);
     expect(errors).toEqual([]);
+  });
+
+  it('under a steady write load the WAL is wholly copied and restarts: it stays small (the commits wait for the second pass)', async () => {
+    const { db, file } = open();
+    const errors: unknown[] = [];
+    const cp = checkpointInBackground(db, file, {
+      everyMs: 50,
+      startAtBytes: 64 * 1024,
+      onError: (e) => errors.push(e),
+    });
+    const gate = commitGateOf(db)!;
+    const ins = db.prepare('INSERT INTO t (v) VALUES (?)');
+    // A commit every millisecond for 2 s, each held while the gate is (as SqliteStore's group commit is):
+    // ≈ 20 MB of WAL frames, which a WAL that never restarts would keep.
+    let maxWal = 0;
+    let commits = 0;
+    let heldSeen = 0;
+    const end = Date.now() + 2000;
+    await new Promise<void>((resolve) => {
+      const step = (): void => {
+        if (Date.now() > end) {
+          resolve();
+          return;
+        }
+        if (gate.held) {
+          heldSeen++;
+          gate.whenOpen(() => setImmediate(step));
+          return;
+        }
+        db.transaction(() => {
+          for (let i = 0; i < 10; i++) ins.run('z'.repeat(1000));
+        })();
+        commits++;
+        maxWal = Math.max(maxWal, statSync(`${file}-wal`).size);
+        setTimeout(step, 1);
+      };
+      step();
+    });
+    expect(commits).toBeGreaterThan(300);
+    expect(cp.stats.runs).toBeGreaterThanOrEqual(3);
+    expect(cp.stats.fallback).toBe(false);
+    // ≥ 3 MB of frames were written (10 KiB a commit); the WAL never held more than a few cycles' worth.
+    expect(commits * 10_000).toBeGreaterThan(3_000_000);
+    expect(maxWal).toBeLessThan(Math.max(1_500_000, (commits * 10_000) / 3));
+    expect(heldSeen).toBeGreaterThan(0);
+    await cp.close();
+    db.close();
+    expect(rows(file)).toBe(commits * 10);
+    expect(errors).toEqual([]);
+  });
+
+  it("SqliteStore's group commit waits while the gate is held, and commits when it opens", async () => {
+    const { db, file } = open();
+    const cp = checkpointInBackground(db, file, { everyMs: 60_000 });
+    const store = new SqliteStore(db, { tx: 10, finishedMs: 1000 });
+    const gate = commitGateOf(db)!;
+    gate.hold();
+    let done = false;
+    const p = store
+      .hotTx(() => db.prepare("INSERT INTO t (v) VALUES ('held')").run())
+      .then(() => {
+        done = true;
+      });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(done).toBe(false);
+    gate.release();
+    await p;
+    expect(done).toBe(true);
+    await cp.close();
+    db.close();
+    expect(rows(file)).toBe(1);
+  });
+
+  it('a WAL that does not restart (over maxWalFrames after a cycle) hands the checkpoint back to the connection', async () => {
+    const { db, file } = open();
+    const errors: unknown[] = [];
+    const cp = checkpointInBackground(db, file, {
+      everyMs: 20,
+      startAtBytes: 16 * 1024,
+      maxWalFrames: 1,
+      onError: (e) => errors.push(e),
+    });
+    write(db, 100);
+    await until('the fallback', () => cp.stats.fallback);
+    expect(autoPages(db)).toBe(1000);
+    expect(String(errors[0])).toMatch(/not restarting/);
+    expect(commitGateOf(db)).toBeUndefined();
+    await cp.close();
+    db.close();
   });
 
   it('a WAL under the start size starts no thread; :memory: and 0 change nothing', async () => {

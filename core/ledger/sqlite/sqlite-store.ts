@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'libsql';
 import { isGatewayError } from '../../errors.js';
+import { type CommitGate, commitGateOf } from '../../store/sqlite-checkpoint.js';
 import { migrate } from '../../store/sqlite-migrations.js';
 import { statementCache } from '../../store/statement-cache.js';
 import { storeUnavailable } from '../errors.js';
@@ -289,6 +290,7 @@ export class SqliteStore {
     this.restoreSync = `PRAGMA synchronous = ${SYNC_LEVELS[this.baseSync]}`;
     this.q = statementCache(db);
     this.qr = statementCache(db, true);
+    this.gate = commitGateOf(db);
     migrate(db);
     this.secret = this.tx(() => {
       this.q('INSERT OR IGNORE INTO ledger_meta (k, v) VALUES (?, ?)').run(
@@ -352,11 +354,28 @@ export class SqliteStore {
 
   private readonly pending: PendingChange[] = [];
 
+  /** The connection's commit gate when its WAL checkpoints run in the background (core/store/sqlite-checkpoint.ts). */
+  private readonly gate: CommitGate | undefined;
+  private deferred = false;
+
   private readonly flushPending = (): void => {
     if (this.pending.length === 0) return;
+    // The checkpoint's second pass is copying the WAL's last frames: commit after it (≈ 1–3 ms).
+    if (this.gate?.held) {
+      if (!this.deferred) {
+        this.deferred = true;
+        this.gate.whenOpen(this.resumeAfterGate);
+      }
+      return;
+    }
     this.commitBatch();
     // More than one batch's worth: the rest on the next turn, after the I/O that arrived meanwhile.
     if (this.pending.length > 0) setImmediate(this.flushPending);
+  };
+
+  private readonly resumeAfterGate = (): void => {
+    this.deferred = false;
+    setImmediate(this.flushPending);
   };
 
   private commitBatch(): void {

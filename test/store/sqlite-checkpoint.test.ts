@@ -7,7 +7,7 @@ import { loadConfig } from '../../core/config.js';
 import { SqliteStore } from '../../core/ledger/sqlite/sqlite-store.js';
 import { openStore } from '../../core/store/connection.js';
 import {
-  type Checkpointer,
+  type CheckpointOptions,
   checkpointInBackground,
   commitGateOf,
 } from '../../core/store/sqlite-checkpoint.js';
@@ -28,6 +28,14 @@ function open(): { db: Database.Database; file: string } {
   db.pragma('synchronous = FULL');
   db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
   return { db, file };
+}
+
+/** A fresh file with a checkpointer on it; what it reports through `onError` is collected in `errors`. */
+function checkpointed(opts: Omit<CheckpointOptions, 'onError'>) {
+  const { db, file } = open();
+  const errors: unknown[] = [];
+  const cp = checkpointInBackground(db, file, { ...opts, onError: (e) => errors.push(e) });
+  return { db, file, errors, cp };
 }
 
 const autoPages = (db: Database.Database): number =>
@@ -61,12 +69,9 @@ const rows = (file: string): number => {
 
 describe('SQLite WAL checkpoints off the event loop', () => {
   it("turns the connection's own checkpoint off; the worker backfills the WAL while writes go on; nothing is lost", async () => {
-    const { db, file } = open();
-    const errors: unknown[] = [];
-    const cp = checkpointInBackground(db, file, {
+    const { db, file, errors, cp } = checkpointed({
       everyMs: 20,
       startAtBytes: 64 * 1024,
-      onError: (e) => errors.push(e),
     });
     expect(autoPages(db)).toBe(0);
     write(db, 200); // ≈ 200 KiB of WAL: past the start size
@@ -94,12 +99,9 @@ describe('SQLite WAL checkpoints off the event loop', () => {
   });
 
   it('under a steady write load the WAL is wholly copied and restarts: it stays small (the commits wait for the second pass)', async () => {
-    const { db, file } = open();
-    const errors: unknown[] = [];
-    const cp = checkpointInBackground(db, file, {
+    const { db, file, errors, cp } = checkpointed({
       everyMs: 50,
       startAtBytes: 64 * 1024,
-      onError: (e) => errors.push(e),
     });
     const gate = commitGateOf(db)!;
     const ins = db.prepare('INSERT INTO t (v) VALUES (?)');
@@ -165,13 +167,10 @@ describe('SQLite WAL checkpoints off the event loop', () => {
   });
 
   it('a WAL that does not restart (over maxWalFrames after a cycle) hands the checkpoint back to the connection', async () => {
-    const { db, file } = open();
-    const errors: unknown[] = [];
-    const cp = checkpointInBackground(db, file, {
+    const { db, file, errors, cp } = checkpointed({
       everyMs: 20,
       startAtBytes: 16 * 1024,
       maxWalFrames: 1,
-      onError: (e) => errors.push(e),
     });
     write(db, 100);
     await until('the fallback', () => cp.stats.fallback);
@@ -206,12 +205,9 @@ describe('SQLite WAL checkpoints off the event loop', () => {
   });
 
   it('a worker that dies hands the automatic checkpoint back to the connection, and says so', async () => {
-    const { db, file } = open();
-    const errors: unknown[] = [];
-    const cp: Checkpointer = checkpointInBackground(db, file, {
+    const { db, file, errors, cp } = checkpointed({
       everyMs: 20,
       startAtBytes: 16 * 1024,
-      onError: (e) => errors.push(e),
     });
     write(db, 100);
     await until('the worker', () => cp.worker !== undefined && cp.stats.runs > 0);

@@ -221,19 +221,17 @@ export function openStore(opts: StoreOptions): StoreConnection {
   whileBusy(() => db.pragma('journal_mode = WAL'));
   whileBusy(() => db.pragma('synchronous = FULL'));
   whileBusy(() => db.pragma('foreign_keys = ON'));
-  const checkpoints =
-    opts.sqliteCheckpointMs !== undefined && opts.sqliteCheckpointMs > 0
-      ? checkpointInBackground(db, path, {
-          everyMs: opts.sqliteCheckpointMs,
-          ...(opts.onCheckpointError !== undefined ? { onError: opts.onCheckpointError } : {}),
-        })
-      : undefined;
+  // A no-op for ':memory:' and for 0 or absent (checkpointInBackground decides).
+  const checkpoints = checkpointInBackground(db, path, {
+    everyMs: opts.sqliteCheckpointMs ?? 0,
+    ...(opts.onCheckpointError !== undefined ? { onError: opts.onCheckpointError } : {}),
+  });
   return {
     kind: 'sqlite',
     db,
     path,
     async close() {
-      await checkpoints?.close();
+      await checkpoints.close();
       db.close();
     },
   };

@@ -92,12 +92,11 @@ export interface Checkpointer {
     runs: number;
     /** The last second pass's answer: `checkpointed === log` means the whole WAL was copied. */
     last: CheckpointResult | undefined;
-    started: boolean;
     fallback: boolean;
     /** The longest hold of the group commits so far, ms. */
     longestHoldMs: number;
   };
-  /** The worker thread once started (tests stop it to see the fallback). */
+  /** The worker thread once started (undefined until the WAL reaches the start size; tests stop it to see the fallback). */
   readonly worker: Worker | undefined;
   /** Stops the worker; the caller closes its own connection after (its close checkpoints what is left). */
   close(): Promise<void>;
@@ -141,21 +140,20 @@ export function checkpointInBackground(
   path: string,
   opts: CheckpointOptions,
 ): Checkpointer {
-  if (path === ':memory:' || opts.everyMs <= 0) {
-    const stats = { runs: 0, last: undefined, started: false, fallback: false, longestHoldMs: 0 };
-    return { stats, worker: undefined, close: async () => {} };
-  }
+  if (path === ':memory:' || opts.everyMs <= 0)
+    return { stats: zeroStats(), worker: undefined, close: async () => {} };
   return new BackgroundCheckpointer(db, path, opts);
 }
 
+const zeroStats = (): Checkpointer['stats'] => ({
+  runs: 0,
+  last: undefined,
+  fallback: false,
+  longestHoldMs: 0,
+});
+
 class BackgroundCheckpointer implements Checkpointer {
-  readonly stats: Checkpointer['stats'] = {
-    runs: 0,
-    last: undefined,
-    started: false,
-    fallback: false,
-    longestHoldMs: 0,
-  };
+  readonly stats = zeroStats();
   private readonly gate = new CommitGate();
   private readonly timer: NodeJS.Timeout;
   private readonly walPath: string;
@@ -220,7 +218,6 @@ class BackgroundCheckpointer implements Checkpointer {
         if (!this.closed) this.fallBack(new Error(`WAL checkpoint worker exited (code ${code})`));
       }),
     );
-    this.stats.started = true;
     return w;
   }
 

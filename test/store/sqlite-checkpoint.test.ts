@@ -24,6 +24,7 @@ let n = 0;
 function open(): { db: Database.Database; file: string } {
   const file = join(work, `db-${++n}.db`);
   const db = new Database(file);
+  db.pragma('busy_timeout = 5000'); // as the gateway's connection (core/store/connection.ts)
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
@@ -167,6 +168,89 @@ describe('SQLite WAL checkpoints off the event loop', () => {
     expect(rows(file)).toBe(1);
   });
 
+  it("restarts the WAL with the worker's own write, not in the gateway's next commit", async () => {
+    const { db, file, errors, cp } = checkpointed({ everyMs: 20, startAtBytes: 64 * 1024 });
+    const idBefore = (db.prepare('PRAGMA application_id').get() as { application_id: number }).application_id;
+    write(db, 200); // ≈ 200 KiB of WAL: 50+ frames
+    await until('a cycle that copied everything and restarted the WAL', () => cp.stats.restarts > 0);
+    // No commit of this connection since: a WAL restarted by the worker holds only the worker's one page (a WAL
+    // wholly copied but not restarted still counts every frame since its last restart).
+    const probe = new Database(file);
+    const r = probe.prepare('PRAGMA wal_checkpoint(PASSIVE)').get() as { log: number; checkpointed: number };
+    probe.close();
+    expect(r.log).toBe(1);
+    // The worker's write changed nothing: the application id and every row are as they were.
+    expect((db.prepare('PRAGMA application_id').get() as { application_id: number }).application_id).toBe(
+      idBefore,
+    );
+    expect(rows(file)).toBe(200);
+    write(db, 50);
+    await cp.close();
+    db.close();
+    expect(rows(file)).toBe(250);
+    expect(errors).toEqual([]);
+  });
+
+  it("a complete cycle counts as SqliteStore's periodic sync: hot commits need no fsync of their own while cycles complete", async () => {
+    // Deterministic part: the rule itself, on a gate whose checkpoints never run.
+    const { db, file } = open();
+    const idle = checkpointInBackground(db, file, { everyMs: 60_000 });
+    const gate = commitGateOf(db)!;
+    const store = new SqliteStore(db, { tx: 10, finishedMs: 1000 }, { hotSync: 'normal', maxUnsyncedMs: 30 });
+    const hot = () => store.hotTx(() => db.prepare("INSERT INTO t (v) VALUES ('h')").run());
+    const pastBound = () => new Promise((r) => setTimeout(r, 40)); // the store's own last synced commit ages
+    await pastBound();
+    gate.durableBefore = Date.now();
+    await hot();
+    expect(store.syncedHotCommits).toBe(0); // the checkpoint synced everything before it: relaxed
+    gate.durableBefore = Date.now() - 10_000;
+    await pastBound();
+    await hot();
+    expect(store.syncedHotCommits).toBe(1); // the checkpoint is too old: this commit syncs itself
+    await hot();
+    expect(store.syncedHotCommits).toBe(1); // and counts as the sync for the next 30 ms
+    await idle.close();
+    db.close();
+
+    // With the worker: a commit every 2 ms for 1.5 s against a 200 ms bound.
+    const run = async (everyMs: number) => {
+      const o = open();
+      const errors: unknown[] = [];
+      const cp = checkpointInBackground(o.db, o.file, {
+        everyMs,
+        startAtBytes: 16 * 1024,
+        onError: (e) => errors.push(e),
+      });
+      const st = new SqliteStore(
+        o.db,
+        { tx: 10, finishedMs: 1000 },
+        { hotSync: 'normal', maxUnsyncedMs: 200 },
+      );
+      const ins = o.db.prepare('INSERT INTO t (v) VALUES (?)');
+      write(o.db, 50); // past the start size
+      await until('the first complete cycle', () => everyMs === 0 || commitGateOf(o.db)!.durableBefore > 0);
+      const before = st.syncedHotCommits;
+      const end = Date.now() + 1500;
+      let commits = 0;
+      while (Date.now() < end) {
+        await st.hotTx(() => ins.run('x'.repeat(500)));
+        commits++;
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      const synced = st.syncedHotCommits - before;
+      await cp.close();
+      o.db.close();
+      expect(rows(o.file)).toBe(50 + commits);
+      expect(errors).toEqual([]);
+      return { synced, commits };
+    };
+    const withWorker = await run(50);
+    const without = await run(0);
+    expect(withWorker.commits).toBeGreaterThan(100);
+    expect(without.synced).toBeGreaterThanOrEqual(5); // one every 200 ms
+    expect(withWorker.synced).toBeLessThanOrEqual(1);
+  });
+
   it('a WAL that does not restart (over maxWalFrames after a cycle) hands the checkpoint back to the connection', async () => {
     const { db, file, errors, cp } = checkpointed({
       everyMs: 20,
@@ -211,12 +295,17 @@ describe('SQLite WAL checkpoints off the event loop', () => {
     });
     write(db, 100);
     await until('the worker', () => cp.worker !== undefined && cp.stats.runs > 0);
+    const store = new SqliteStore(db, { tx: 10, finishedMs: 1000 }, { hotSync: 'normal', maxUnsyncedMs: 50 });
     await cp.worker!.terminate();
     await until('the fallback', () => cp.stats.fallback);
     expect(autoPages(db)).toBe(1000);
     expect(String(errors[0])).toMatch(/worker exited/);
+    // No cycle says the WAL is on disk any more: hot commits sync themselves again within the bound.
+    await new Promise((r) => setTimeout(r, 60));
+    await store.hotTx(() => db.prepare("INSERT INTO t (v) VALUES ('after')").run());
+    expect(store.syncedHotCommits).toBe(1);
     write(db, 100);
-    expect(rows(file)).toBe(200);
+    expect(rows(file)).toBe(201);
     await cp.close();
     db.close();
   });
@@ -224,6 +313,7 @@ describe('SQLite WAL checkpoints off the event loop', () => {
   it('two checkpointers on one file (two processes on one DATA_DIR) both go on without errors', async () => {
     const { db, file } = open();
     const db2 = new Database(file);
+    db2.pragma('busy_timeout = 5000');
     const errors: unknown[] = [];
     const onError = (e: unknown) => errors.push(e);
     const a = checkpointInBackground(db, file, { everyMs: 5, startAtBytes: 16 * 1024, onError });

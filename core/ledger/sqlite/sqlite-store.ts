@@ -276,6 +276,8 @@ export class SqliteStore {
   /** The connection's own synchronous level (restored after a relaxed commit). */
   private readonly baseSync: number;
   private lastSyncedAt = 0;
+  /** Hot commits that ran with the connection's own sync level (tests, diagnostics). */
+  syncedHotCommits = 0;
   /** Finished reservations since start (paces the forgetting of old ids). */
   private finishes = 0;
   private readonly restoreSync: string;
@@ -312,10 +314,13 @@ export class SqliteStore {
       durability === 'hot' &&
       this.durability.hotSync === 'normal' &&
       this.baseSync > 1 &&
-      Date.now() - this.lastSyncedAt < this.durability.maxUnsyncedMs;
+      Date.now() - this.syncedAt() < this.durability.maxUnsyncedMs;
     if (!relax) {
       const out = this.run(fn);
-      if (durability !== 'read') this.lastSyncedAt = Date.now();
+      if (durability !== 'read') {
+        this.lastSyncedAt = Date.now();
+        if (durability === 'hot') this.syncedHotCommits++;
+      }
       return out;
     }
     // Outside the transaction: SQLite refuses to change the safety level inside one.
@@ -326,6 +331,15 @@ export class SqliteStore {
     } finally {
       this.db.exec(this.restoreSync);
     }
+  }
+
+  /**
+   * The last time every commit before it was on disk: this connection's last synced commit, or a background
+   * checkpoint that copied the whole WAL (core/store/sqlite-checkpoint.ts; SQLite syncs the database after it).
+   */
+  private syncedAt(): number {
+    const g = this.gate;
+    return g === undefined || g.durableBefore < this.lastSyncedAt ? this.lastSyncedAt : g.durableBefore;
   }
 
   /**

@@ -39,6 +39,21 @@ function checkpointed(opts: Omit<CheckpointOptions, 'onError'>) {
   return { db, file, errors, cp };
 }
 
+/**
+ * A SqliteStore on `db` with a `maxUnsyncedMs` bound, its durability clock the wall clock plus `skew.ms` (a test
+ * ages the store's own synced commits by raising it), and `hot()`: one hot change through its group commit.
+ */
+function storeOn(db: Database.Database, maxUnsyncedMs: number) {
+  const skew = { ms: 0 };
+  const store = new SqliteStore(
+    db,
+    { tx: 10, finishedMs: 1000 },
+    { hotSync: 'normal', maxUnsyncedMs, now: () => Date.now() + skew.ms },
+  );
+  const ins = db.prepare("INSERT INTO t (v) VALUES ('h')");
+  return { store, skew, hot: () => store.hotTx(() => ins.run()) };
+}
+
 const autoPages = (db: Database.Database): number =>
   (db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
 
@@ -193,54 +208,41 @@ describe('SQLite WAL checkpoints off the event loop', () => {
 
   it("a complete cycle counts as SqliteStore's periodic sync: hot commits need no fsync of their own while cycles complete", async () => {
     // Deterministic part: the rule itself, on a gate whose checkpoints never run.
-    const { db, file } = open();
-    const idle = checkpointInBackground(db, file, { everyMs: 60_000 });
-    const gate = commitGateOf(db)!;
-    const store = new SqliteStore(db, { tx: 10, finishedMs: 1000 }, { hotSync: 'normal', maxUnsyncedMs: 30 });
-    const hot = () => store.hotTx(() => db.prepare("INSERT INTO t (v) VALUES ('h')").run());
-    const pastBound = () => new Promise((r) => setTimeout(r, 40)); // the store's own last synced commit ages
-    await pastBound();
-    gate.durableBefore = Date.now();
-    await hot();
-    expect(store.syncedHotCommits).toBe(0); // the checkpoint synced everything before it: relaxed
-    gate.durableBefore = Date.now() - 10_000;
-    await pastBound();
-    await hot();
-    expect(store.syncedHotCommits).toBe(1); // the checkpoint is too old: this commit syncs itself
-    await hot();
-    expect(store.syncedHotCommits).toBe(1); // and counts as the sync for the next 30 ms
-    await idle.close();
-    db.close();
+    {
+      const { db, cp } = checkpointed({ everyMs: 60_000 });
+      const gate = commitGateOf(db)!;
+      const { store, skew, hot } = storeOn(db, 1000);
+      skew.ms = 10_000; // the store's own last synced commit (at its construction) is past the bound
+      gate.durableBefore = Date.now() + skew.ms;
+      await hot();
+      expect(store.syncedHotCommits).toBe(0); // the checkpoint synced everything before it: relaxed
+      gate.durableBefore = Date.now() + skew.ms - 10_000;
+      await hot();
+      expect(store.syncedHotCommits).toBe(1); // the checkpoint is too old: this commit syncs itself
+      await hot();
+      expect(store.syncedHotCommits).toBe(1); // and counts as the sync for the next second
+      await cp.close();
+      db.close();
+    }
 
     // With the worker: a commit every 2 ms for 1.5 s against a 200 ms bound.
     const run = async (everyMs: number) => {
-      const o = open();
-      const errors: unknown[] = [];
-      const cp = checkpointInBackground(o.db, o.file, {
-        everyMs,
-        startAtBytes: 16 * 1024,
-        onError: (e) => errors.push(e),
-      });
-      const st = new SqliteStore(
-        o.db,
-        { tx: 10, finishedMs: 1000 },
-        { hotSync: 'normal', maxUnsyncedMs: 200 },
-      );
-      const ins = o.db.prepare('INSERT INTO t (v) VALUES (?)');
-      write(o.db, 50); // past the start size
-      await until('the first complete cycle', () => everyMs === 0 || commitGateOf(o.db)!.durableBefore > 0);
-      const before = st.syncedHotCommits;
+      const { db, file, errors, cp } = checkpointed({ everyMs, startAtBytes: 16 * 1024 });
+      const { store, hot } = storeOn(db, 200);
+      write(db, 50); // past the start size
+      await until('the first complete cycle', () => everyMs === 0 || commitGateOf(db)!.durableBefore > 0);
+      const before = store.syncedHotCommits;
       const end = Date.now() + 1500;
       let commits = 0;
       while (Date.now() < end) {
-        await st.hotTx(() => ins.run('x'.repeat(500)));
+        await hot();
         commits++;
-        await new Promise((r) => setTimeout(r, 2));
+        await new Promise((r) => setTimeout(r, 2)); // the pace of the load, not a wait for a condition
       }
-      const synced = st.syncedHotCommits - before;
+      const synced = store.syncedHotCommits - before;
       await cp.close();
-      o.db.close();
-      expect(rows(o.file)).toBe(50 + commits);
+      db.close();
+      expect(rows(file)).toBe(50 + commits);
       expect(errors).toEqual([]);
       return { synced, commits };
     };
@@ -252,7 +254,7 @@ describe('SQLite WAL checkpoints off the event loop', () => {
   });
 
   it('a WAL that does not restart (over maxWalFrames after a cycle) hands the checkpoint back to the connection', async () => {
-    const { db, file, errors, cp } = checkpointed({
+    const { db, errors, cp } = checkpointed({
       everyMs: 20,
       startAtBytes: 16 * 1024,
       maxWalFrames: 1,
@@ -295,14 +297,17 @@ describe('SQLite WAL checkpoints off the event loop', () => {
     });
     write(db, 100);
     await until('the worker', () => cp.worker !== undefined && cp.stats.runs > 0);
-    const store = new SqliteStore(db, { tx: 10, finishedMs: 1000 }, { hotSync: 'normal', maxUnsyncedMs: 50 });
+    const gate = commitGateOf(db)!;
+    const { store, hot } = storeOn(db, 50);
+    const built = Date.now(); // the store's own last synced commit
     await cp.worker!.terminate();
     await until('the fallback', () => cp.stats.fallback);
     expect(autoPages(db)).toBe(1000);
     expect(String(errors[0])).toMatch(/worker exited/);
-    // No cycle says the WAL is on disk any more: hot commits sync themselves again within the bound.
-    await new Promise((r) => setTimeout(r, 60));
-    await store.hotTx(() => db.prepare("INSERT INTO t (v) VALUES ('after')").run());
+    // No cycle says the WAL is on disk any more (a live worker would keep this from ever holding): once the bound
+    // has passed, a hot commit syncs itself again.
+    await until('the bound past the last sync', () => Date.now() - Math.max(gate.durableBefore, built) > 60);
+    await hot();
     expect(store.syncedHotCommits).toBe(1);
     write(db, 100);
     expect(rows(file)).toBe(201);

@@ -247,6 +247,8 @@ export interface DurabilityPolicy {
   hotSync: 'normal' | 'full';
   /** A hot commit still syncs when the last synced commit is older than this (bounds what a power loss takes). */
   maxUnsyncedMs: number;
+  /** The wall clock those ages are read from (tests; default `Date.now`). */
+  now?: () => number;
 }
 
 const SYNC_LEVELS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
@@ -281,6 +283,7 @@ export class SqliteStore {
   /** Finished reservations since start (paces the forgetting of old ids). */
   private finishes = 0;
   private readonly restoreSync: string;
+  private readonly now: () => number;
 
   constructor(
     readonly db: Database.Database,
@@ -290,6 +293,7 @@ export class SqliteStore {
     // (libsql's pragma({ simple: true }) returns an object, not the value: read the row instead.)
     this.baseSync = (db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous;
     this.restoreSync = `PRAGMA synchronous = ${SYNC_LEVELS[this.baseSync]}`;
+    this.now = durability.now ?? Date.now;
     this.q = statementCache(db);
     this.qr = statementCache(db, true);
     this.gate = commitGateOf(db);
@@ -314,11 +318,11 @@ export class SqliteStore {
       durability === 'hot' &&
       this.durability.hotSync === 'normal' &&
       this.baseSync > 1 &&
-      Date.now() - this.syncedAt() < this.durability.maxUnsyncedMs;
+      this.now() - this.syncedAt() < this.durability.maxUnsyncedMs;
     if (!relax) {
       const out = this.run(fn);
       if (durability !== 'read') {
-        this.lastSyncedAt = Date.now();
+        this.lastSyncedAt = this.now();
         if (durability === 'hot') this.syncedHotCommits++;
       }
       return out;
@@ -338,8 +342,7 @@ export class SqliteStore {
    * checkpoint that copied the whole WAL (core/store/sqlite-checkpoint.ts; SQLite syncs the database after it).
    */
   private syncedAt(): number {
-    const g = this.gate;
-    return g === undefined || g.durableBefore < this.lastSyncedAt ? this.lastSyncedAt : g.durableBefore;
+    return Math.max(this.lastSyncedAt, this.gate?.durableBefore ?? 0);
   }
 
   /**

@@ -27,10 +27,10 @@ export function parseScavenges(log: string): Scavenge[] {
   const out: Scavenge[] = [];
   for (const line of log.split('\n')) {
     if (!line.includes(' gc=s ')) continue;
-    const field = (name: string): number => {
-      const m = new RegExp(`(?:^|\\s)${name.replace('.', '\\.')}=([0-9.]+)`).exec(line);
-      return m ? Number(m[1]) : Number.NaN;
-    };
+    // The line's `name=value` fields, names whole (`scavenge.parallel` is not `scavenge`).
+    const fields = new Map<string, string>();
+    for (const [, name, value] of line.matchAll(/(?:^|\s)([\w.]+)=(\S+)/g)) fields.set(name!, value!);
+    const field = (name: string): number => Number(fields.get(name) ?? Number.NaN);
     out.push({
       pauseMs: field('pause'),
       scavengeMs: field('scavenge'),

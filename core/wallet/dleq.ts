@@ -45,8 +45,11 @@ function scalar(hex: string | undefined, exact: boolean): Buffer | undefined {
 const negate = (k: Buffer): Buffer =>
   Buffer.from((N - BigInt(`0x${k.toString('hex')}`)).toString(16).padStart(64, '0'), 'hex');
 
-/** NUT-00 hash_to_curve: the first `02 || sha256(sha256(domain || secret) || counter_le32)` on the curve. */
-function hashToCurve(secret: Uint8Array): Uint8Array {
+/**
+ * NUT-00 hash_to_curve: the first `02 || sha256(sha256(domain || secret) || counter_le32)` on the curve (compressed).
+ * The dev mint's too (scripts/mint/crypto.ts).
+ */
+export function hashToCurve(secret: Uint8Array): Uint8Array {
   const msg = sha256(HASH_TO_CURVE_DOMAIN, secret);
   const counter = Buffer.alloc(4);
   for (let i = 0; i < 2 ** 16; i++) {

@@ -1,5 +1,8 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
+import { hashToCurve } from '../../core/wallet/dleq.js';
+
+export { hashToCurve };
 
 /**
  * The dev mint's side of the Cashu crypto (NUT-00 blind signatures, NUT-12 DLEQ proofs) on libsecp256k1 compiled
@@ -12,7 +15,6 @@ import * as ecc from 'tiny-secp256k1';
  */
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-const HASH_TO_CURVE_DOMAIN = Buffer.from('Secp256k1_HashToCurve_Cashu_', 'utf8');
 const DLEQ_NONCE_DOMAIN = Buffer.from('Cashu_DLEQ_R_v1', 'utf8');
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
@@ -30,18 +32,6 @@ export function pointBytes(hex: string): Uint8Array | undefined {
   if (!HEX.test(hex)) return undefined;
   const b = Buffer.from(hex, 'hex');
   return ecc.isPoint(b) ? b : undefined;
-}
-
-/** NUT-00 hash_to_curve: the first `02 || sha256(sha256(domain || secret) || counter_le32)` on the curve. */
-export function hashToCurve(secret: Uint8Array): Uint8Array {
-  const msg = sha256(HASH_TO_CURVE_DOMAIN, secret);
-  const counter = Buffer.alloc(4);
-  for (let i = 0; i < 2 ** 16; i++) {
-    counter.writeUInt32LE(i);
-    const candidate = Buffer.concat([Buffer.from([2]), sha256(msg, counter)]);
-    if (ecc.isPoint(candidate)) return candidate;
-  }
-  throw new Error('hash_to_curve: no valid point found');
 }
 
 /** A private key's public key, uncompressed (65 bytes): what the DLEQ hash is taken over. */

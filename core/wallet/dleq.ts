@@ -60,7 +60,8 @@ export function hashToCurve(secret: Uint8Array): Uint8Array {
   throw new Error('hash_to_curve: no valid point found');
 }
 
-function point(hex: string): Uint8Array | undefined {
+/** A point's bytes from hex, or undefined when it is not hex of a point on the curve. The dev mint's too. */
+export function pointBytes(hex: string): Uint8Array | undefined {
   if (!HEX.test(hex)) return undefined;
   const b = Buffer.from(hex, 'hex');
   return ecc.isPoint(b) ? b : undefined;
@@ -68,7 +69,7 @@ function point(hex: string): Uint8Array | undefined {
 
 /**
  * Whether `proof`'s DLEQ proves it was signed with the key `mintKeyHex` (the keyset's key for its amount).
- * A proof without a DLEQ is not for this function (nothing to check: undefined → the caller decides).
+ * Throws for a proof without a DLEQ: whether one is required is the caller's decision.
  */
 export function proofDleqValid(proof: DleqProof, mintKeyHex: string): boolean {
   const d = proof.dleq;
@@ -76,8 +77,8 @@ export function proofDleqValid(proof: DleqProof, mintKeyHex: string): boolean {
   const e = scalar(d.e, true);
   const s = scalar(d.s, true);
   const r = scalar(d.r, false);
-  const A = point(mintKeyHex);
-  const C = point(proof.C);
+  const A = pointBytes(mintKeyHex);
+  const C = pointBytes(proof.C);
   if (!e || !s || !r || !A || !C) return false;
   const Y = hashToCurve(new TextEncoder().encode(proof.secret));
   const rA = ecc.pointMultiply(A, r, false);

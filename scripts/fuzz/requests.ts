@@ -143,7 +143,7 @@ export interface FuzzPlan {
  * Plan shapes the opt-in uWS engine's C++ parser drops before any JavaScript runs (the README's "HTTP engines"
  * list): not generated against uWS, so its runs check everything else. Each limit is one field's values.
  */
-export const UWS_LIMITS: PlanLimits = {
+export const UWS_LIMITS: Required<PlanLimits> = {
   headerTrick: ['no-host', 'obs-fold', 'bare-cr', 'space-before-colon', 'many', 'huge-value', 'non-ascii'],
   pathTrick: ['absolute-form', 'long'],
   framing: ['cl-te', 'te-unknown', 'chunked', 'te-list'],
@@ -160,10 +160,10 @@ export interface PlanLimits {
 
 export function uwsKnownLimit(p: FuzzPlan): boolean {
   return (
-    UWS_LIMITS.headerTrick!.includes(p.headerTrick) ||
-    UWS_LIMITS.pathTrick!.includes(p.pathTrick) ||
-    UWS_LIMITS.framing!.includes(p.framing) ||
-    UWS_LIMITS.method!.includes(p.method ?? '')
+    UWS_LIMITS.headerTrick.includes(p.headerTrick) ||
+    UWS_LIMITS.pathTrick.includes(p.pathTrick) ||
+    UWS_LIMITS.framing.includes(p.framing) ||
+    UWS_LIMITS.method.includes(p.method ?? '')
   );
 }
 

@@ -1,8 +1,8 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
-import { hashToCurve } from '../../core/wallet/dleq.js';
+import { hashToCurve, pointBytes } from '../../core/wallet/dleq.js';
 
-export { hashToCurve };
+export { hashToCurve, pointBytes };
 
 /**
  * The dev mint's side of the Cashu crypto (NUT-00 blind signatures, NUT-12 DLEQ proofs) on libsecp256k1 compiled
@@ -16,7 +16,6 @@ export { hashToCurve };
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const DLEQ_NONCE_DOMAIN = Buffer.from('Cashu_DLEQ_R_v1', 'utf8');
-const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
 const sha256 = (...parts: Uint8Array[]): Buffer => {
   const h = createHash('sha256');
@@ -26,13 +25,6 @@ const sha256 = (...parts: Uint8Array[]): Buffer => {
 const toBig = (b: Uint8Array): bigint => BigInt(`0x${Buffer.from(b).toString('hex') || '0'}`);
 const scalarBytes = (n: bigint): Buffer => Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
 const hexOf = (b: Uint8Array): string => Buffer.from(b).toString('hex');
-
-/** A point's bytes from hex, or undefined when it is not hex of a point on the curve. */
-export function pointBytes(hex: string): Uint8Array | undefined {
-  if (!HEX.test(hex)) return undefined;
-  const b = Buffer.from(hex, 'hex');
-  return ecc.isPoint(b) ? b : undefined;
-}
 
 /** A private key's public key, uncompressed (65 bytes): what the DLEQ hash is taken over. */
 export function publicKeyUncompressed(priv: Uint8Array): Uint8Array {

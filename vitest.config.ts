@@ -1,16 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Three groups, one after the other. Most suites spend their time waiting on sockets, child processes and
+ * Two groups, one after the other. Most suites spend their time waiting on sockets, child processes and
  * timers, not on the CPU, so they run several files at once (`TEST_WORKERS`, default 3; Vitest's own default
  * on a 2-core machine would be one file at a time). The suites that load the machine on purpose or hold tight
- * time or memory bounds (fuzz, the soak slice, 10,000 idle sockets, failover, kill -9 under load across
+ * time or memory bounds (chaos, fuzz, the soak slice, 10,000 idle sockets, failover, kill -9 under load across
  * processes, counting Redis commands, real Prometheus, the browsers) run afterwards one file at a time, so that
- * nothing else distorts them. (The lease processes suite runs with the others: it must hold on a loaded machine.
- * Shutdown-bound and kill -9 suites without load have seconds of slack: they run side by side.) The chaos slices
- * come last (CHAOS).
+ * nothing else distorts them. (The lease processes suite runs with the others: it must hold on a loaded machine.) (Shutdown-bound and kill -9 suites without load have seconds of slack: they run
+ * side by side.)
  */
 const SERIAL = [
+  'test/chaos/**/*.test.ts',
   'test/fuzz/**/*.test.ts',
   'test/bench/soak-slice.test.ts',
   'test/http/slow-clients.test.ts',
@@ -21,12 +21,6 @@ const SERIAL = [
   // Each README walkthrough starts several servers (up to six Redis nodes, two gateways) under a time limit.
   'test/docs/readme-walkthroughs.test.ts',
 ];
-/**
- * The two chaos slices (paid traffic, and payouts, each on both stores at once, under kills and faults) check money
- * invariants, not time bounds, and wait for what they need on a loaded machine: they run last, side by side, each
- * loading the machine for the other as CI's own load does (72 s here against 103 s one after the other).
- */
-const CHAOS = ['test/chaos/**/*.test.ts'];
 const workers = Number(process.env.TEST_WORKERS ?? 3);
 
 export default defineConfig({
@@ -42,7 +36,7 @@ export default defineConfig({
         test: {
           name: 'concurrent',
           include: ['test/**/*.test.ts'],
-          exclude: [...SERIAL, ...CHAOS],
+          exclude: SERIAL,
           maxWorkers: workers,
           sequence: { groupOrder: 0 },
         },
@@ -54,15 +48,6 @@ export default defineConfig({
           include: SERIAL,
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'chaos',
-          include: CHAOS,
-          maxWorkers: 2,
-          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -1,6 +1,6 @@
 // The build (`npm run build`): tsc with tsconfig.build.json into dist/, then the non-TypeScript files the compiled
 // code loads at run time (Lua scripts of the ledger, the webhook store and the wallet's proof store, the console's
-// assets) copied next to their compiled modules, so `node dist/core/main.js` works on its own.
+// assets, the precompiled request validators) copied next to their compiled modules, so `node dist/core/main.js` works on its own.
 //
 // `--if-changed` (what `npm start` runs) builds only when the build's inputs changed since the last build, so a
 // restart answers in about a second instead of paying the whole tsc build every time. The inputs are read by
@@ -25,6 +25,8 @@ const assetFolders = [
   'core/batches/redis',
   'core/limits/redis',
   'core/routes/admin-assets',
+  // validators.cjs: the request validators, precompiled by `npm run gen` (core/openapi/validators.ts)
+  'core/openapi/generated',
 ];
 // What the build reads: tsconfig.build.json's include (the asset folders are inside it), the compiler options,
 // and the lock file (another TypeScript version may emit differently).

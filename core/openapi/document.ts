@@ -116,10 +116,10 @@ export interface OperationRef {
   operationId: string | undefined;
 }
 
-/** Every operation of the document, in document order. */
-export function listOperations(): OperationRef[] {
+/** Every operation of the document (by default the project's), in document order. */
+export function listOperations(doc: OpenApiDocument = loadOpenApiDocument()): OperationRef[] {
   const out: OperationRef[] = [];
-  for (const [path, item] of Object.entries(loadOpenApiDocument().paths)) {
+  for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of HTTP_METHODS) {
       const op = item[method] as { operationId?: string } | undefined;
       if (op !== undefined) out.push({ method, path, operationId: op.operationId });

@@ -1,17 +1,22 @@
 /**
- * Request-body validators compiled from `openapi/openapi.yaml` with ajv, so the document is the one source of
- * the request schemas. OpenAPI 3.0 schemas are a dialect of JSON Schema; `toJsonSchema` translates the
- * differences (`nullable`, boolean `exclusiveMinimum/Maximum`, `$ref` targets, annotation keys ajv rejects
- * in strict mode). Validators are compiled lazily, once per operation, and cached for the process.
+ * Request-body validators from `openapi/openapi.yaml`, so the document is the one source of the request schemas.
+ * OpenAPI 3.0 schemas are a dialect of JSON Schema; `toJsonSchema` translates the differences (`nullable`,
+ * boolean `exclusiveMinimum/Maximum`, `$ref` targets, annotation keys ajv rejects in strict mode).
+ *
+ * The validators are ajv's, compiled ahead of time: `npm run gen` writes every documented operation's validator
+ * as code into `generated/validators.cjs` (ajv's standalone code, from `validatorsModuleSource` below; `npm run
+ * gen:check` fails when it is out of date with the document), and a process loads that module on the first lookup.
+ * Compiling them at run time cost a start ≈ 0.5 s of CPU (the warm-up compiled every operation) and a first
+ * request its compile. An operation missing from that module (a document edited without `npm run gen`) is
+ * compiled at run time with the same options, as before. Validators are cached for the process.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
-import { listOperations, loadOpenApiDocument } from './document.js';
+import { listOperations, loadOpenApiDocument, type OpenApiDocument } from './document.js';
 
-// ajv-formats ships CommonJS with `exports.default`; under NodeNext the default import is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+// ajv and ajv-formats are CommonJS; loaded only when something is compiled (never, with an up-to-date module).
+const requireCjs = createRequire(import.meta.url);
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
@@ -81,12 +86,15 @@ function withNull(s: JsonObject): JsonObject {
   return { anyOf: [s, { type: 'null' }] };
 }
 
-let ajv: Ajv | undefined;
-const cache = new Map<string, ((body: unknown) => void) | null>();
-
-function getAjv(): Ajv {
-  if (ajv !== undefined) return ajv;
-  const a = new Ajv({
+/**
+ * An ajv with the options every validator is compiled with, the document's component schemas added.
+ * `source`: keep each validator's code (for `validatorsModuleSource`).
+ */
+function newAjv(doc: OpenApiDocument, source: boolean): Ajv {
+  const { Ajv: AjvClass } = requireCjs('ajv') as typeof import('ajv');
+  // ajv-formats ships CommonJS with `exports.default`.
+  const formats = requireCjs('ajv-formats') as { default: (ajv: Ajv) => Ajv };
+  const a = new AjvClass({
     allErrors: false, // stop at the first failure: cheaper and not exploitable by huge invalid bodies
     allowUnionTypes: true,
     coerceTypes: false,
@@ -96,13 +104,88 @@ function getAjv(): Ajv {
     strictTypes: false,
     strictTuples: false,
     strictRequired: false,
+    ...(source ? { code: { source: true, lines: true } } : {}),
   });
-  addFormats(a);
-  const schemas = (loadOpenApiDocument().components?.schemas ?? {}) as JsonObject;
+  formats.default(a);
+  const schemas = (doc.components?.schemas ?? {}) as JsonObject;
   const definitions = Object.fromEntries(Object.entries(schemas).map(([k, v]) => [k, toJsonSchema(v)]));
   a.addSchema({ $id: COMPONENTS_ID, definitions } as JsonObject);
-  ajv = a;
   return a;
+}
+
+let ajv: Ajv | undefined;
+const cache = new Map<string, ((body: unknown) => void) | null>();
+/** `generated/validators.cjs`'s validators by operation key; `{}` when it cannot be loaded. */
+let precompiled: Record<string, ValidateFunction> | undefined;
+
+function getAjv(): Ajv {
+  ajv ??= newAjv(loadOpenApiDocument(), false);
+  return ajv;
+}
+
+function precompiledValidator(key: string): ValidateFunction | undefined {
+  if (precompiled === undefined) {
+    try {
+      precompiled = requireCjs('./generated/validators.cjs') as Record<string, ValidateFunction>;
+    } catch {
+      precompiled = {}; // compiled at run time instead
+    }
+  }
+  return Object.hasOwn(precompiled, key) ? precompiled[key] : undefined;
+}
+
+/**
+ * The operations `generated/validators.cjs` holds a validator for (`POST /v1/chat/completions`, …): with an
+ * up-to-date module, every documented operation with a JSON body, so none is compiled at run time.
+ */
+export function precompiledOperations(): string[] {
+  precompiledValidator('');
+  return Object.keys(precompiled ?? {});
+}
+
+/**
+ * A validator compiled at run time from the document (the fallback of an operation missing from the generated
+ * module), not cached: tests compare it with the precompiled one.
+ */
+export function compileRequestValidator(
+  method: string,
+  pathTemplate: string,
+): ((body: unknown) => void) | undefined {
+  const spec = requestBodyOf(loadOpenApiDocument(), method, pathTemplate);
+  return spec === undefined
+    ? undefined
+    : wrapValidator(spec, getAjv().compile(toJsonSchema(spec.schema) as JsonObject));
+}
+
+/** `POST /v1/chat/completions`: an operation's key in the cache and in the generated module. */
+function operationKey(method: string, pathTemplate: string): string {
+  return method.toUpperCase() + ' ' + pathTemplate;
+}
+
+const GENERATED_HEADER =
+  '// generated — do not edit; run npm run gen (scripts/gen-openapi-types.ts from openapi/openapi.yaml):\n' +
+  "// every documented operation's request-body validator, ajv standalone code (core/openapi/validators.ts)\n";
+
+/**
+ * The source of `generated/validators.cjs` for `doc`: a CommonJS module exporting each operation's validator
+ * (those with a JSON request body) under its key, compiled with the options and translation used at run time.
+ * Deterministic for a given document and ajv version.
+ */
+export async function validatorsModuleSource(doc: OpenApiDocument): Promise<string> {
+  const a = newAjv(doc, true);
+  const refs: Record<string, string> = {};
+  for (const op of listOperations(doc)) {
+    const spec = requestBodyOf(doc, op.method, op.path);
+    if (spec === undefined) continue;
+    // An id without a scheme or a slash, so that the schema's relative `$ref`s resolve as at run time.
+    const id = `operation-${Object.keys(refs).length}`;
+    a.addSchema(toJsonSchema(spec.schema) as JsonObject, id);
+    refs[operationKey(op.method, op.path)] = id;
+  }
+  const standalone = requireCjs('ajv/dist/standalone') as {
+    default: (a: Ajv, refs: Record<string, string>) => string;
+  };
+  return GENERATED_HEADER + standalone.default(a, refs) + '\n';
 }
 
 interface BodySpec {
@@ -110,8 +193,7 @@ interface BodySpec {
   required: boolean;
 }
 
-function requestBodyOf(method: string, pathTemplate: string): BodySpec | undefined {
-  const doc = loadOpenApiDocument();
+function requestBodyOf(doc: OpenApiDocument, method: string, pathTemplate: string): BodySpec | undefined {
   const op = doc.paths[pathTemplate]?.[method.toLowerCase()] as JsonObject | undefined;
   if (!isObject(op)) return undefined;
   let body = op.requestBody;
@@ -195,11 +277,11 @@ export function getRequestValidator(
   method: string,
   pathTemplate: string,
 ): ((body: unknown) => void) | undefined {
-  const key = method.toUpperCase() + ' ' + pathTemplate;
+  const key = operationKey(method, pathTemplate);
   let entry = cache.get(key);
   if (entry === undefined) {
-    const spec = requestBodyOf(method, pathTemplate);
-    entry = spec === undefined ? null : makeValidator(spec);
+    const spec = requestBodyOf(loadOpenApiDocument(), method, pathTemplate);
+    entry = spec === undefined ? null : makeValidator(spec, key);
     cache.set(key, entry); // bounded: one entry per (method, path) asked for, and callers ask for routes
   }
   return entry ?? undefined;
@@ -257,11 +339,17 @@ export function warmRequestValidators(
 
 /** Whether this operation's validator was already looked up and compiled (tests of the warm-up). */
 export function validatorCompiled(method: string, pathTemplate: string): boolean {
-  return cache.has(method.toUpperCase() + ' ' + pathTemplate);
+  return cache.has(operationKey(method, pathTemplate));
 }
 
-function makeValidator(spec: BodySpec): (body: unknown) => void {
-  const validate: ValidateFunction = getAjv().compile(toJsonSchema(spec.schema) as JsonObject);
+function makeValidator(spec: BodySpec, key: string): (body: unknown) => void {
+  return wrapValidator(
+    spec,
+    precompiledValidator(key) ?? getAjv().compile(toJsonSchema(spec.schema) as JsonObject),
+  );
+}
+
+function wrapValidator(spec: BodySpec, validate: ValidateFunction): (body: unknown) => void {
   return (body: unknown): void => {
     if (body === undefined) {
       if (!spec.required) return;

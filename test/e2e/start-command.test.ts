@@ -1,11 +1,13 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
+import { precompiledOperations } from '../../core/openapi/validators.js';
 import { type DevMint, startDevMint } from '../../scripts/mint/index.js';
 import { freePort } from '../support/global-setup.js';
 import { until } from '../support/until.js';
@@ -69,6 +71,14 @@ describe.each(['sqlite', 'redis'] as const)('the built gateway (npm start) on %s
   const prefix = `start${randomBytes(5).toString('hex')}`;
 
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('carries the precompiled request validators (npm run gen): none is compiled when the build starts', () => {
+    const built = createRequire(import.meta.url)(
+      join(root, 'dist', 'core', 'openapi', 'generated', 'validators.cjs'),
+    );
+    expect(Object.keys(built).sort()).toEqual(precompiledOperations().sort());
+    expect(typeof built['POST /v1/chat/completions']).toBe('function');
+  });
 
   it('serves /v1/info, /openapi.json and /docs, creates a key from a token and charges a paid call', async () => {
     const env: Record<string, string> = {

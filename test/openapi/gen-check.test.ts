@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiYamlPath, projectRoot } from '../../core/openapi/index.js';
-import { generateTypes, HEADER } from '../../scripts/gen-openapi-types.js';
+import { generateTypes, generateValidators, HEADER } from '../../scripts/gen-openapi-types.js';
 
 const root = projectRoot();
 const script = join(root, 'scripts', 'gen-openapi-types.ts');
 const committed = join(root, 'core', 'openapi', 'generated', 'types.ts');
+const committedValidators = join(root, 'core', 'openapi', 'generated', 'validators.cjs');
 
 interface Run {
   code: number | null;
@@ -64,6 +65,11 @@ describe('scripts/gen-openapi-types.ts', () => {
       expect(a.startsWith(HEADER)).toBe(true);
       expect(a).toContain('generated — do not edit; run npm run gen');
       expect(a).toBe(await readFile(committed, 'utf8'));
+      // The precompiled request validators too (core/openapi/validators.ts).
+      const v = await generateValidators(openApiYamlPath());
+      expect(v).toBe(await generateValidators(openApiYamlPath()));
+      expect(v).toContain('generated — do not edit; run npm run gen');
+      expect(v).toBe(await readFile(committedValidators, 'utf8'));
     },
     TEST_MS,
   );
@@ -90,7 +96,8 @@ describe('scripts/gen-openapi-types.ts', () => {
       expect(clean.code, clean.stderr).toBe(0);
       expect(clean.stdout).toContain('up to date');
       expect(drift.code).toBe(1);
-      expect(drift.stderr).toContain('is out of date');
+      expect(drift.stderr).toContain('types.ts is out of date');
+      expect(drift.stderr).toContain('validators.cjs is out of date');
       expect(drift.stderr).toContain('npm run gen');
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain('is missing');
@@ -105,6 +112,10 @@ describe('scripts/gen-openapi-types.ts', () => {
       const written = await runGen(['--out', out]);
       expect(written.code, written.stderr).toBe(0);
       expect(await readFile(out, 'utf8')).toBe(await readFile(committed, 'utf8'));
+      // validators.cjs goes next to --out (never over the committed one).
+      expect(await readFile(join(dir, 'validators.cjs'), 'utf8')).toBe(
+        await readFile(committedValidators, 'utf8'),
+      );
       await writeFile(
         out,
         (await readFile(out, 'utf8')).replace('export interface paths', 'export interface Paths'),

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../core/errors.js';
 import { getRequestValidator, listOperations, toJsonSchema } from '../../core/openapi/index.js';
+import { compileRequestValidator, precompiledOperations } from '../../core/openapi/validators.js';
 
 function validator(method: string, path: string): (body: unknown) => void {
   const v = getRequestValidator(method, path);
@@ -250,5 +252,52 @@ describe('toJsonSchema (OpenAPI 3.0 → JSON Schema)', () => {
       type: 'object',
       properties: { 'x-node-cost': { type: 'object' } },
     });
+  });
+});
+
+describe('the precompiled validators (core/openapi/generated/validators.cjs, written by npm run gen)', () => {
+  const withBody = listOperations().flatMap(({ method, path }) =>
+    compileRequestValidator(method, path) === undefined ? [] : [`${method.toUpperCase()} ${path}`],
+  );
+
+  it('hold every operation with a JSON body, and nothing else: none is compiled at run time', () => {
+    expect(withBody.length).toBeGreaterThanOrEqual(15);
+    expect(precompiledOperations().sort()).toEqual([...withBody].sort());
+  });
+
+  /** What a validator does with a body: accepted, or the error's message and details. */
+  function outcome(v: (body: unknown) => void, body: unknown): unknown {
+    try {
+      v(body);
+      return 'accepted';
+    } catch (err) {
+      if (!(err instanceof GatewayError)) throw err;
+      return { message: err.message, details: err.details };
+    }
+  }
+
+  it('answer every body as the validator compiled at run time does (same acceptance, same error)', () => {
+    // Bodies near the chat request (each of its fields set to any JSON value, or removed) and any JSON at all.
+    const fields = ['model', 'messages', 'temperature', 'max_tokens', 'stream', 'stop', 'n', 'tools', 'user'];
+    const nearChat = fc
+      .tuple(fc.constantFrom(...fields), fc.option(fc.jsonValue(), { nil: undefined }))
+      .map(([k, v]) => {
+        const body: Record<string, unknown> = { ...chat };
+        if (v === undefined) delete body[k];
+        else body[k] = v;
+        return body;
+      });
+    const body = fc.oneof(nearChat, fc.jsonValue(), fc.constant(chat), fc.constant(undefined));
+    for (const key of withBody) {
+      const [method, path] = key.split(' ') as [string, string];
+      const pre = validator(method, path);
+      const compiled = compileRequestValidator(method, path)!;
+      fc.assert(
+        fc.property(body, (b) => {
+          expect(outcome(pre, b)).toEqual(outcome(compiled, b));
+        }),
+        { numRuns: 60 },
+      );
+    }
   });
 });

@@ -1,13 +1,14 @@
 import {
   type CounterSource,
-  hashToCurve,
   type OperationCounters,
   type Proof,
   type ProofLike,
   Wallet,
 } from '@cashu/cashu-ts';
 import type { Logger } from '../log.js';
+import { hashToCurve } from './dleq.js';
 import { mapMintError } from './mint-errors.js';
+import { fastOutputDataCreator } from './outputs.js';
 import type { CounterRange, EntryOwner, JournalEntry, ProofStore, StoredProof } from './store/proof-store.js';
 import type { CashuUnit } from './types.js';
 
@@ -75,6 +76,8 @@ export class MintClients {
         bip39seed: this.seed,
         secretsPolicy: 'deterministic',
         counterSource: this.counterSource,
+        // cashu-ts's outputs, their signatures checked and unblinded on libsecp256k1 (core/wallet/outputs.ts).
+        outputDataCreator: fastOutputDataCreator,
       });
       w = wallet.loadMint().then(() => wallet);
       this.cache.set(key, w);
@@ -113,8 +116,9 @@ export function counterCollector(): { ranges: CounterRange[]; on: (c: OperationC
 
 export const DETERMINISTIC = { type: 'deterministic', counter: 0 } as const;
 
+/** A proof's Y = hash_to_curve(secret), compressed hex (its key in the stores and at the mint's NUT-07). */
 export function proofY(secret: string): string {
-  return hashToCurve(new TextEncoder().encode(secret)).toHex(true);
+  return Buffer.from(hashToCurve(new TextEncoder().encode(secret))).toString('hex');
 }
 
 export function toStored(p: Proof): StoredProof {

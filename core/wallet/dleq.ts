@@ -74,18 +74,44 @@ export function pointBytes(hex: string): Uint8Array | undefined {
 export function proofDleqValid(proof: DleqProof, mintKeyHex: string): boolean {
   const d = proof.dleq;
   if (d === undefined) throw new Error('proofDleqValid: the proof carries no DLEQ');
-  const e = scalar(d.e, true);
-  const s = scalar(d.s, true);
   const r = scalar(d.r, false);
   const A = pointBytes(mintKeyHex);
   const C = pointBytes(proof.C);
-  if (!e || !s || !r || !A || !C) return false;
+  if (!r || !A || !C) return false;
   const Y = hashToCurve(new TextEncoder().encode(proof.secret));
   const rA = ecc.pointMultiply(A, r, false);
   const rG = ecc.pointFromScalar(r, false);
   const cBlind = rA && ecc.pointAdd(C, rA, false);
   const bBlind = rG && ecc.pointAdd(Y, rG, false);
   if (!cBlind || !bBlind) return false;
+  return dleqHolds(bBlind, cBlind, A, d.e, d.s);
+}
+
+/**
+ * NUT-12's check of a blind signature's DLEQ, as a wallet makes it on a mint's answer: `C_` (hex) is the mint's
+ * signature on the blinded message `B_` (hex) with the key `A` (hex) when (e, s) prove it. The same answer as
+ * cashu-ts's `verifyDLEQProof` wherever that one answers (test/wallet/dleq.test.ts); false for anything that
+ * is not hex of points and 32-byte scalars in [1, n).
+ */
+export function blindSignatureDleqValid(B_: string, C_: string, A: string, e: string, s: string): boolean {
+  const b = pointBytes(B_);
+  const c = pointBytes(C_);
+  const a = pointBytes(A);
+  if (!b || !c || !a) return false;
+  return dleqHolds(ecc.pointCompress(b, false), ecc.pointCompress(c, false), a, e, s);
+}
+
+/** R1 = s·G − e·A, R2 = s·B_ − e·C_; whether e = sha256(hex(R1) ‖ hex(R2) ‖ hex(A) ‖ hex(C_)) (uncompressed). */
+function dleqHolds(
+  bBlind: Uint8Array,
+  cBlind: Uint8Array,
+  A: Uint8Array,
+  eHex: string,
+  sHex: string,
+): boolean {
+  const e = scalar(eHex, true);
+  const s = scalar(sHex, true);
+  if (!e || !s) return false;
   const minusE = negate(e);
   const sG = ecc.pointFromScalar(s, false);
   const eA = ecc.pointMultiply(A, minusE, false);
@@ -94,8 +120,23 @@ export function proofDleqValid(proof: DleqProof, mintKeyHex: string): boolean {
   const R1 = sG && eA && ecc.pointAdd(sG, eA, false);
   const R2 = sB && eC && ecc.pointAdd(sB, eC, false);
   if (!R1 || !R2) return false;
-  const aUnc = ecc.pointCompress(A, false);
   const hex = (p: Uint8Array) => Buffer.from(p).toString('hex');
-  const digest = sha256(Buffer.from(hex(R1) + hex(R2) + hex(aUnc) + hex(cBlind), 'utf8'));
+  const digest = sha256(
+    Buffer.from(hex(R1) + hex(R2) + hex(ecc.pointCompress(A, false)) + hex(cBlind), 'utf8'),
+  );
   return digest.equals(e);
+}
+
+/**
+ * NUT-00's unblinding: the proof's C = C_ − r·A (compressed hex), from the mint's signature `C_` (hex) on a
+ * message blinded with `r`, signed with the key `A` (hex). Undefined for anything that is not a point, or r not
+ * in [1, n), or a result at infinity.
+ */
+export function unblindSignature(C_: string, r: bigint, A: string): string | undefined {
+  const c = pointBytes(C_);
+  const a = pointBytes(A);
+  if (!c || !a || r <= 0n || r >= N) return undefined;
+  const minusRA = ecc.pointMultiply(a, Buffer.from((N - r).toString(16).padStart(64, '0'), 'hex'), true);
+  const C = minusRA && ecc.pointAdd(c, minusRA, true);
+  return C ? Buffer.from(C).toString('hex') : undefined;
 }

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
-import { hashToCurve, pointBytes } from '../../core/wallet/dleq.js';
+import { hashToCurve, pointBytes, unblindSignature } from '../../core/wallet/dleq.js';
 
 export { hashToCurve, pointBytes };
 
@@ -104,9 +104,7 @@ export function blindMessageOf(
 
 /** The unblinded signature C = C_ − r·A (NUT-00), compressed hex: what cashu-ts's `unblindSignature` computes. */
 export function unblind(C_: string, r: Uint8Array, A: Uint8Array): string {
-  const c = pointBytes(C_);
-  const minusRA = ecc.pointMultiply(A, scalarBytes((N - (toBig(r) % N)) % N), true);
-  const C = c === undefined || minusRA === null ? null : ecc.pointAdd(c, minusRA, true);
-  if (C === null) throw new Error('unblinding: not a point');
-  return hexOf(C);
+  const C = unblindSignature(C_, toBig(r) % N, hexOf(A));
+  if (C === undefined) throw new Error('unblinding: not a point');
+  return C;
 }

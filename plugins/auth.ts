@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import { creditToken } from '../core/account/credit-token.js';
 import { auditKey } from '../core/audit/audit-log.js';
 import { parseCredential } from '../core/auth/credentials.js';
@@ -7,6 +6,7 @@ import { AUTH, createLocalKey, type RequestContext } from '../core/context.js';
 import type { DoorCaller } from '../core/doors/types.js';
 import { GatewayError } from '../core/errors.js';
 import { limitAnonymous } from '../core/limits/request-limits.js';
+import { lazyLru } from '../core/lru.js';
 import type { HookStatus, Plugin, PluginFactory, PluginNeeds } from '../core/plugin.js';
 import type { CashuUnit } from '../core/wallet/types.js';
 import { CREDENTIAL, DOOR_OFFER, noOptions, TOKEN_UNIT, UNPAID } from './paid-state.js';
@@ -50,7 +50,7 @@ export const auth: PluginFactory<typeof authNeeds> = (options, services): Plugin
   const { ledger } = services;
   const wallet = services.wallet;
   const trusted = compileIpList(services.config.trustedProxies);
-  const credited = new LRUCache<string, true>({ max: CREDITED_CACHE_SIZE });
+  const credited = lazyLru<string, true>(CREDITED_CACHE_SIZE);
 
   const doors = services.doors;
 

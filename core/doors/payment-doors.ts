@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import type { Money } from '../account/credit-token.js';
 import { newPayoutHoldId, refundToInvoice } from '../account/lightning-refund.js';
 import { payoutInProgressError } from '../account/payout-guard.js';
@@ -8,6 +7,7 @@ import { GatewayError } from '../errors.js';
 import { payoutInProgress } from '../ledger/errors.js';
 import type { Ledger, OpenPayout } from '../ledger/types.js';
 import type { Logger } from '../log.js';
+import { lazyLru } from '../lru.js';
 import type { StoreConnection } from '../store/connection.js';
 import { decodeBolt11 } from '../wallet/bolt11.js';
 import type { WalletService } from '../wallet/types.js';
@@ -153,7 +153,7 @@ const CREDITED_CACHE_SIZE = 100_000;
 const CONSUMED_MARGIN_S = 3600;
 
 export class PaymentDoors implements PaymentDoorsApi {
-  private readonly credited = new LRUCache<string, true>({ max: CREDITED_CACHE_SIZE });
+  private readonly credited = lazyLru<string, true>(CREDITED_CACHE_SIZE);
   /**
    * L402 credentials that paid here, by their exact `Authorization` text (macaroon and preimage), with the
    * macaroon's caveats and the caller they name: the same bytes under the same root key verify the same way, and
@@ -161,9 +161,9 @@ export class PaymentDoors implements PaymentDoorsApi {
    * hash cost two SHA-256 more per call. The caveats (expiry, models) are still checked at every call; only a
    * credential whose invoice was credited is kept (a 402's macaroon verifies without any payment).
    */
-  private readonly l402Paid = new LRUCache<string, { caveats: L402Caveats; caller: DoorCaller }>({
-    max: CREDITED_CACHE_SIZE,
-  });
+  private readonly l402Paid = lazyLru<string, { caveats: L402Caveats; caller: DoorCaller }>(
+    CREDITED_CACHE_SIZE,
+  );
 
   private constructor(
     readonly config: DoorsConfig,

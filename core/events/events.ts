@@ -1,9 +1,10 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import type { Agent } from 'undici';
 import { request } from 'undici';
 import type { Config } from '../config.js';
 import type { KeyMeta, Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
+import { lazyLru } from '../lru.js';
 import { eventErrorsTotal, webhookDeliveriesTotal } from '../metrics.js';
 import { signatureHeaders } from './signing.js';
 import { guardedAgent } from './ssrf.js';
@@ -89,8 +90,7 @@ export class Events implements WebhookEvents {
     clock?: { now(): number },
   ) {
     this.agent = guardedAgent(opts.allowPrivateUrls, opts.timeoutMs);
-    this.watched = new LRUCache<string, number>({
-      max: 100_000,
+    this.watched = lazyLru<string, number>(100_000, {
       ttl: WATCHED_TTL_MS,
       // A given clock is read at every look (lru-cache otherwise keeps a reading for 1 ms of real time).
       ...(clock !== undefined ? { perf: clock, ttlResolution: 0 } : {}),

@@ -56,7 +56,7 @@ npx vitest run "$@"
 
 # Node 24 LTS (README, "Set-up"): the registry's `node` package brings it without the internet (`npx -y
 # node@24`). A substantial slice runs on it, not the whole suite, to keep the run well under CI's limit
-# (the whole suite takes 13-14 min on a quiet 2-core machine, 2026-11-30): the ledger conformance on SQLite and Redis, paid
+# (the whole suite took 18 min in CI on a 2-core machine, 2026-12-01): the ledger conformance on SQLite and Redis, paid
 # calls end to end with the OpenAI and Anthropic SDKs (every endpoint, every payment mode, X-Cashu change),
 # eCash received and spent against the dev mint, the audit readers, the health probes (they say node:http
 # serves when HTTP_ENGINE=uws cannot load: no uWS build loads on Node 24 with glibc 2.36), the engine choice

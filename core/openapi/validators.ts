@@ -115,7 +115,7 @@ function newAjv(doc: OpenApiDocument, source: boolean): Ajv {
 
 let ajv: Ajv | undefined;
 const cache = new Map<string, ((body: unknown) => void) | null>();
-/** `generated/validators.cjs`'s validators by operation key; `{}` when it cannot be loaded. */
+/** `generated/validators.cjs`'s exports (precompiledModule). */
 let precompiled: Record<string, ValidateFunction> | undefined;
 
 function getAjv(): Ajv {
@@ -123,7 +123,8 @@ function getAjv(): Ajv {
   return ajv;
 }
 
-function precompiledValidator(key: string): ValidateFunction | undefined {
+/** `generated/validators.cjs`'s validators by operation key, loaded once; `{}` when it cannot be loaded. */
+function precompiledModule(): Record<string, ValidateFunction> {
   if (precompiled === undefined) {
     try {
       precompiled = requireCjs('./generated/validators.cjs') as Record<string, ValidateFunction>;
@@ -131,7 +132,7 @@ function precompiledValidator(key: string): ValidateFunction | undefined {
       precompiled = {}; // compiled at run time instead
     }
   }
-  return Object.hasOwn(precompiled, key) ? precompiled[key] : undefined;
+  return precompiled;
 }
 
 /**
@@ -139,8 +140,12 @@ function precompiledValidator(key: string): ValidateFunction | undefined {
  * up-to-date module, every documented operation with a JSON body, so none is compiled at run time.
  */
 export function precompiledOperations(): string[] {
-  precompiledValidator('');
-  return Object.keys(precompiled ?? {});
+  return Object.keys(precompiledModule());
+}
+
+/** `spec`'s validator compiled now, with the options and translation the generated module was compiled with. */
+function compileAtRunTime(spec: BodySpec): ValidateFunction {
+  return getAjv().compile(toJsonSchema(spec.schema) as JsonObject);
 }
 
 /**
@@ -152,9 +157,7 @@ export function compileRequestValidator(
   pathTemplate: string,
 ): ((body: unknown) => void) | undefined {
   const spec = requestBodyOf(loadOpenApiDocument(), method, pathTemplate);
-  return spec === undefined
-    ? undefined
-    : wrapValidator(spec, getAjv().compile(toJsonSchema(spec.schema) as JsonObject));
+  return spec === undefined ? undefined : wrapValidator(spec, compileAtRunTime(spec));
 }
 
 /** `POST /v1/chat/completions`: an operation's key in the cache and in the generated module. */
@@ -343,10 +346,8 @@ export function validatorCompiled(method: string, pathTemplate: string): boolean
 }
 
 function makeValidator(spec: BodySpec, key: string): (body: unknown) => void {
-  return wrapValidator(
-    spec,
-    precompiledValidator(key) ?? getAjv().compile(toJsonSchema(spec.schema) as JsonObject),
-  );
+  const generated = precompiledModule();
+  return wrapValidator(spec, Object.hasOwn(generated, key) ? generated[key]! : compileAtRunTime(spec));
 }
 
 function wrapValidator(spec: BodySpec, validate: ValidateFunction): (body: unknown) => void {

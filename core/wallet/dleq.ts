@@ -33,17 +33,19 @@ const sha256 = (...parts: Uint8Array[]): Buffer => {
   return h.digest();
 };
 
+/** A scalar (a number below n) as the 32 big-endian bytes libsecp256k1 takes. The dev mint's too. */
+export const scalarBytes = (n: bigint): Buffer => Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
+
 /** A 32-byte scalar in [1, n) from hex, or undefined. `exact`: the hex must be 32 bytes. */
 function scalar(hex: string | undefined, exact: boolean): Buffer | undefined {
   // e and s are 32 bytes of hex; r is read as a number from hex of any length (as cashu-ts reads it).
   if (hex === undefined || !(exact ? /^[0-9a-fA-F]{64}$/ : /^[0-9a-fA-F]+$/).test(hex)) return undefined;
   const n = BigInt(`0x${hex}`);
   if (n <= 0n || n >= N) return undefined;
-  return Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
+  return scalarBytes(n);
 }
 
-const negate = (k: Buffer): Buffer =>
-  Buffer.from((N - BigInt(`0x${k.toString('hex')}`)).toString(16).padStart(64, '0'), 'hex');
+const negate = (k: Buffer): Buffer => scalarBytes(N - BigInt(`0x${k.toString('hex')}`));
 
 /**
  * NUT-00 hash_to_curve: the first `02 || sha256(sha256(domain || secret) || counter_le32)` on the curve (compressed).
@@ -136,7 +138,7 @@ export function unblindSignature(C_: string, r: bigint, A: string): string | und
   const c = pointBytes(C_);
   const a = pointBytes(A);
   if (!c || !a || r <= 0n || r >= N) return undefined;
-  const minusRA = ecc.pointMultiply(a, Buffer.from((N - r).toString(16).padStart(64, '0'), 'hex'), true);
+  const minusRA = ecc.pointMultiply(a, scalarBytes(N - r), true);
   const C = minusRA && ecc.pointAdd(c, minusRA, true);
   return C ? Buffer.from(C).toString('hex') : undefined;
 }

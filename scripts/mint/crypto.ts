@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import * as ecc from 'tiny-secp256k1';
-import { hashToCurve, pointBytes, unblindSignature } from '../../core/wallet/dleq.js';
+import { hashToCurve, pointBytes, scalarBytes, unblindSignature } from '../../core/wallet/dleq.js';
 
 export { hashToCurve, pointBytes };
 
@@ -23,7 +23,6 @@ const sha256 = (...parts: Uint8Array[]): Buffer => {
   return h.digest();
 };
 const toBig = (b: Uint8Array): bigint => BigInt(`0x${Buffer.from(b).toString('hex') || '0'}`);
-const scalarBytes = (n: bigint): Buffer => Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
 const hexOf = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 /** A private key's public key, uncompressed (65 bytes): what the DLEQ hash is taken over. */

@@ -6,8 +6,8 @@ import { defineConfig } from 'vitest/config';
  * on a 2-core machine would be one file at a time). The suites that load the machine on purpose or hold tight
  * time or memory bounds (chaos, fuzz, the soak slice, 10,000 idle sockets, failover, kill -9 under load across
  * processes, counting Redis commands, real Prometheus, the browsers) run afterwards one file at a time, so that
- * nothing else distorts them. (The lease processes suite runs with the others: it must hold on a loaded machine.) (Shutdown-bound and kill -9 suites without load have seconds of slack: they run
- * side by side.)
+ * nothing else distorts them. (The lease processes suite runs with the others: it must hold on a loaded machine.
+ * Shutdown-bound and kill -9 suites without load have seconds of slack: they run side by side.)
  */
 const SERIAL = [
   'test/chaos/**/*.test.ts',

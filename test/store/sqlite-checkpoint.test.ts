@@ -114,17 +114,19 @@ describe('SQLite WAL checkpoints off the event loop', () => {
     });
     const gate = commitGateOf(db)!;
     const ins = db.prepare('INSERT INTO t (v) VALUES (?)');
-    // A commit every millisecond, each held while the gate is (as SqliteStore's group commit is), until 400
-    // commits (4 MB of WAL frames, which a WAL that never restarts would keep), 3 checkpoint runs and one commit
-    // held by the gate have happened. Counted, not timed: a busy machine makes fewer commits a second (a 2 s
-    // window once made 296).
+    // A commit every millisecond for at least 2 s, each held while the gate is (as SqliteStore's group commit
+    // is), and on until 400 commits (4 MB of WAL frames, which a WAL that never restarts would keep), 3 checkpoint
+    // runs and one commit held by the gate have happened: a busy machine makes fewer commits a second (a 2 s
+    // window once made 296), and a run cut short of 2 s leaves the WAL bound below fewer cycles to average over.
     let maxWal = 0;
     let commits = 0;
     let heldSeen = 0;
+    const minEnd = Date.now() + 2000;
     const deadline = Date.now() + 60_000;
     await new Promise<void>((resolve) => {
       const step = (): void => {
-        if ((commits >= 400 && cp.stats.runs >= 3 && heldSeen > 0) || Date.now() > deadline) {
+        const done = Date.now() >= minEnd && commits >= 400 && cp.stats.runs >= 3 && heldSeen > 0;
+        if (done || Date.now() > deadline) {
           resolve();
           return;
         }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { lazyLru } from '../lru.js';
 import { resolveCredential } from './keys.js';
 import { ownerOf, PROCESS_ID } from './owner.js';
 import { modelAllowed } from './rules.js';
@@ -128,6 +129,8 @@ const RECALL_SLACK_MS = 1000;
 const RECALL_POLL_MS = 50;
 /** How many finished and exactly admitted request ids a process remembers, to refuse their repeats. */
 const RECENT_IDS = 10_000;
+/** How many keys without a lease record a process remembers the last call of (the cold rule). */
+const COLD_KEYS = 20_000;
 
 /**
  * Caps for calls admitted in memory while a renewal step is in flight. The step cannot leave the lease less
@@ -227,6 +230,11 @@ export class LeasingLedger implements Ledger {
   private readonly finished = new LRUCache<string, SettleResult | ReleaseResult>({ max: RECENT_IDS });
   private readonly exactIds = new LRUCache<string, true>({ max: RECENT_IDS });
   /**
+   * Keys without a lease record: when each was last called (admit's cold rule). Bounded: a key dropped from it
+   * is cold, which is what it would be by then unless more than COLD_KEYS other keys were called since.
+   */
+  private readonly coldCalls = lazyLru<string, number>(COLD_KEYS);
+  /**
    * Open calls admitted the exact way, with their reservations (bounded): an overrun at settle first returns
    * this process's free slices of the account to the store, so the call draws on them as it would without
    * leases (see settle).
@@ -273,21 +281,36 @@ export class LeasingLedger implements Ledger {
       this.exactIds.has(input.requestId)
     )
       return { ok: false, code: 'duplicate_request' };
+    const now = input.now ?? this.now();
     let l = this.leases.get(c.keyHash);
     if (!l) {
+      // A cold key (no lease record, no call for idleMs or ever) goes the exact way: opening a lease, reporting
+      // the call and returning the lease would cost three store steps for one call where the exact path costs
+      // two (admit, settle). Only its call's time is kept (`coldCalls`), not a lease record: a process serving
+      // many keys each called now and then would otherwise hold, walk every tick and collect one per key.
+      // Its next call within idleMs opens a lease.
+      const last = this.coldCalls.get(c.keyHash);
+      if (
+        last === undefined ||
+        now - last >= this.opts.idleMs ||
+        input.exactPath === true ||
+        !this.leasable(input)
+      ) {
+        this.coldCalls.set(c.keyHash, now);
+        return this.exact(c.accountId, c.keyHash, input);
+      }
+      this.coldCalls.delete(c.keyHash);
       l = this.newLease(input.credential, c.accountId, c.keyHash, input.limits);
+      l.lastCall = last;
       this.leases.set(c.keyHash, l);
     }
     l.limits = input.limits;
     l.maxBound = Math.max(l.maxBound, input.maxMsat);
-    const now = input.now ?? this.now();
-    // A cold key (no lease, nothing open, no call for idleMs or ever) goes the exact way: opening a lease,
-    // reporting the call and returning the lease would cost three store steps for one call where the exact
-    // path costs two (admit, settle). Its next call within idleMs opens a lease.
+    // A key whose lease record outlived its lease (returned, refused or never opened) is cold again as above.
     const cold = !l.id && !l.busy && l.open.size === 0 && now - l.lastCall >= this.opts.idleMs;
     l.lastCall = now;
     if (input.exactPath === true || cold || now < l.exactUntil || !this.leasable(input))
-      return this.exact(l, input);
+      return this.exact(l.accountId, l.keyHash, input);
     const fast = this.tryLocal(l, input, now);
     if (fast) return fast;
     // Open or renew the lease and try again. Under contention (other callers waiting on the same lease,
@@ -307,7 +330,7 @@ export class LeasingLedger implements Ledger {
           // The store refuses a lease for this key now (no money for one, a limit, a limited child…): the
           // exact path gives the precise answer.
           l.exactUntil = now + (r.code === 'lease_unsupported' ? 60_000 : this.opts.idleMs);
-          return this.exact(l, input);
+          return this.exact(l.accountId, l.keyHash, input);
         }
         if (
           r &&
@@ -324,21 +347,23 @@ export class LeasingLedger implements Ledger {
     // Money (or requests) are tight: the exact path for a while, which reserves what is left and gives the
     // precise refusal.
     if (tight) l.exactUntil = now + this.opts.idleMs;
-    return this.exact(l, input);
+    return this.exact(l.accountId, l.keyHash, input);
   }
 
   /**
    * The exact per-call admission, after giving back what this process's lease holds beyond its open calls
    * (money and requests/min slots), so the lease never makes the exact path refuse what the key still has.
    */
-  private async exact(l: KeyLease, input: AdmitInput): Promise<AdmitResult> {
+  private async exact(accountId: string, keyHash: string, input: AdmitInput): Promise<AdmitResult> {
     let recalls = 0;
     let recalledAny = false;
     let triedAfterGone = false;
     /** Leases of other processes that did not answer a recall within its wait (they may hold the money). */
     let inTransit: OtherLease[] = [];
     for (let attempt = 0; ; attempt++) {
-      if (l.id || l.pending || l.queue.length > 0) await this.step(l, l.open.size === 0, 0, true);
+      // The key's lease record as it is now: another call of the key may have opened a lease meanwhile.
+      const l = this.leases.get(keyHash);
+      if (l && (l.id || l.pending || l.queue.length > 0)) await this.step(l, l.open.size === 0, 0, true);
       const r = await this.inner.admit(input);
       if (r.ok) {
         this.exactIds.set(input.requestId, true);
@@ -354,7 +379,7 @@ export class LeasingLedger implements Ledger {
       // flight at the recall can take the money once more before it answers.
       if (recalls < 3) {
         recalls++;
-        const recall = await this.recallOthers(l.accountId, 'money');
+        const recall = await this.recallOthers(accountId, 'money');
         inTransit = recall.unanswered;
         if (recall.any) {
           recalledAny = true;
@@ -369,7 +394,7 @@ export class LeasingLedger implements Ledger {
         }
       }
       // A renewal of another caller may have taken the rest again meanwhile: give it back, once more.
-      if (attempt > recalls || !l.id) return r;
+      if (attempt > recalls || !this.leases.get(keyHash)?.id) return r;
     }
   }
 
@@ -639,7 +664,7 @@ export class LeasingLedger implements Ledger {
   }
 
   /** Test and metrics view: what this process holds. */
-  stats(): { leases: number; grantedMsat: number; queuedCalls: number; openCalls: number } {
+  stats(): { leases: number; records: number; grantedMsat: number; queuedCalls: number; openCalls: number } {
     let grantedMsat = 0;
     let queuedCalls = 0;
     let openCalls = 0;
@@ -650,6 +675,8 @@ export class LeasingLedger implements Ledger {
     }
     return {
       leases: [...this.leases.values()].filter((l) => l.id).length,
+      /** Lease records held: keys with a lease, or with one being opened or returned (cold keys have none). */
+      records: this.leases.size,
       grantedMsat,
       queuedCalls,
       openCalls,

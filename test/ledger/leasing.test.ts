@@ -147,6 +147,30 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
       });
     });
 
+    it('cold keys hold no lease record: many keys called once each keep only their call time', async () => {
+      const m = await start({ idleMs: 60_000 });
+      const keys = [];
+      for (let i = 0; i < 20; i++) keys.push(await fund(m, 10_000, Date.now()));
+      for (const k of keys)
+        expect(await call(m, k.apiKey, 1000, 10)).toMatchObject({
+          chargedMsat: 10,
+          transactionId: expect.not.stringMatching(/^lease:/),
+        });
+      expect(m.stats()).toMatchObject({ leases: 0, records: 0, openCalls: 0 });
+      // A second call within idleMs opens the key's lease, as for a key called once before.
+      for (const k of keys.slice(0, 3))
+        expect(await call(m, k.apiKey, 1000, 10)).toMatchObject({
+          chargedMsat: 10,
+          transactionId: expect.stringMatching(/^lease:/),
+        });
+      expect(m.stats()).toMatchObject({ leases: 3, records: 3 });
+      for (const [i, k] of keys.slice(0, 4).entries())
+        expect(await accountOf(m, k.apiKey)).toMatchObject({
+          balanceMsat: i < 3 ? 10_000 - 20 : 10_000 - 10,
+          reservedMsat: 0,
+        });
+    });
+
     it('a nearly empty key spends its last msat (the exact path after the lease shrinks)', async () => {
       const { m, k } = await startFunded(1000);
       const charged: number[] = [];

@@ -7,6 +7,7 @@ import {
   type ScenarioResult,
   type TargetEvaluation,
 } from './results.js';
+import { gcOver5msText } from './runtime-scrape.js';
 
 /** Markdown rendering of a bench report (pure; tested). The README section is pasted from `latest.md`. */
 
@@ -119,7 +120,7 @@ export function runtimeTable(report: BenchReport): string {
         `≤ ${fmt(rt.loopDelayP99Ms, 1)}`,
         `≤ ${fmt(rt.loopDelayMaxMs, 1)}`,
         String(rt.gcPauses),
-        String(rt.gcOver5ms),
+        gcOver5msText(rt),
         `≤ ${fmt(rt.gcLongestMs, 1)}`,
       ];
     });

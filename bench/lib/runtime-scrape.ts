@@ -11,6 +11,8 @@ export interface RuntimeScrape {
   loop: Buckets;
   /** Every GC kind summed. */
   gc: Buckets;
+  /** Each GC kind's own (prom-client's `kind` label: minor, major, incremental, weakcb). */
+  gcByKind: Map<string, Buckets>;
 }
 
 export interface RuntimeSummary {
@@ -23,6 +25,8 @@ export interface RuntimeSummary {
   gcPauses: number;
   /** GC pauses longer than 5 ms in the window. */
   gcOver5ms: number;
+  /** Those by GC kind (kinds with none left out): which collector made the long pauses. */
+  gcOver5msByKind: Record<string, number>;
   /** Upper bound of the bucket holding the longest GC pause, ms. */
   gcLongestMs: number;
 }
@@ -33,16 +37,25 @@ const LINE = /^(gateway_event_loop_delay_seconds|nodejs_gc_duration_seconds)_buc
 export function parseRuntime(text: string): RuntimeScrape {
   const loop: Buckets = new Map();
   const gc: Buckets = new Map();
+  const gcByKind = new Map<string, Buckets>();
+  const add = (into: Buckets, bound: number, n: number) => into.set(bound, (into.get(bound) ?? 0) + n);
   for (const line of text.split('\n')) {
     const m = LINE.exec(line);
     if (m === null) continue;
     const le = /le="([^"]+)"/.exec(m[2]!)?.[1];
     if (le === undefined) continue;
     const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
-    const into = m[1] === 'gateway_event_loop_delay_seconds' ? loop : gc;
-    into.set(bound, (into.get(bound) ?? 0) + Number(m[3]));
+    if (m[1] === 'gateway_event_loop_delay_seconds') {
+      add(loop, bound, Number(m[3]));
+      continue;
+    }
+    add(gc, bound, Number(m[3]));
+    const kind = /kind="([^"]+)"/.exec(m[2]!)?.[1] ?? '';
+    const own = gcByKind.get(kind) ?? new Map<number, number>();
+    gcByKind.set(kind, own);
+    add(own, bound, Number(m[3]));
   }
-  return { loop, gc };
+  return { loop, gc, gcByKind };
 }
 
 function delta(a: Buckets, b: Buckets): Array<[number, number]> {
@@ -59,20 +72,37 @@ function quantileMs(cumulative: Array<[number, number]>, share: number): number 
   return Number.POSITIVE_INFINITY;
 }
 
+/** Pauses in a window's cumulative GC buckets longer than 5 ms (the bucket bound prom-client's buckets carry). */
+function over5ms(gc: Array<[number, number]>): number {
+  const total = gc.at(-1)?.[1] ?? 0;
+  return total - (gc.find(([le]) => Math.abs(le - 0.005) < 1e-9)?.[1] ?? total);
+}
+
 /** What happened between two scrapes (pure; tested). */
 export function summarize(before: RuntimeScrape, after: RuntimeScrape): RuntimeSummary {
   const loop = delta(before.loop, after.loop);
   const gc = delta(before.gc, after.gc);
   const gcTotal = gc.at(-1)?.[1] ?? 0;
-  const gcWithin5 = gc.find(([le]) => Math.abs(le - 0.005) < 1e-9)?.[1] ?? gcTotal;
+  const gcOver5msByKind: Record<string, number> = {};
+  for (const [kind, own] of after.gcByKind) {
+    const n = over5ms(delta(before.gcByKind.get(kind) ?? new Map(), own));
+    if (n > 0) gcOver5msByKind[kind] = n;
+  }
   return {
     loopSamples: loop.at(-1)?.[1] ?? 0,
     loopDelayP99Ms: quantileMs(loop, 0.99),
     loopDelayMaxMs: quantileMs(loop, 1),
     gcPauses: gcTotal,
-    gcOver5ms: gcTotal - gcWithin5,
+    gcOver5ms: over5ms(gc),
+    gcOver5msByKind,
     gcLongestMs: quantileMs(gc, 1),
   };
+}
+
+/** "2 (major 2)": pauses over 5 ms with their kinds (reports of earlier runs carry no kinds: the count alone). */
+export function gcOver5msText(rt: Pick<RuntimeSummary, 'gcOver5ms'> & Partial<RuntimeSummary>): string {
+  const kinds = Object.entries(rt.gcOver5msByKind ?? {}).map(([kind, n]) => `${kind} ${n}`);
+  return kinds.length > 0 ? `${rt.gcOver5ms} (${kinds.join(', ')})` : String(rt.gcOver5ms);
 }
 
 /** GET /metrics (loopback: the gateway answers loopback scrapes without a token). */

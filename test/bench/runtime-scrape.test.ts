@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRuntime, summarize } from '../../bench/lib/runtime-scrape.js';
+import { gcOver5msText, parseRuntime, summarize } from '../../bench/lib/runtime-scrape.js';
 
 const loop = (b: Record<string, number>) =>
   Object.entries(b)
@@ -34,6 +34,10 @@ describe('bench runtime scrape: loop delay and GC between two /metrics reads', (
     expect(s.loopDelayMaxMs).toBe(Number.POSITIVE_INFINITY);
     expect(s.gcPauses).toBe(14);
     expect(s.gcOver5ms).toBe(2); // one minor and one major between 5 and 10 ms
+    expect(s.gcOver5msByKind).toEqual({ minor: 1, major: 1 });
+    expect(gcOver5msText(s)).toBe('2 (minor 1, major 1)');
+    // A report written before the kinds were kept: the count alone.
+    expect(gcOver5msText({ gcOver5ms: 3 })).toBe('3');
     expect(s.gcLongestMs).toBe(10);
   });
 
@@ -45,6 +49,7 @@ describe('bench runtime scrape: loop delay and GC between two /metrics reads', (
       loopDelayMaxMs: 0,
       gcPauses: 0,
       gcOver5ms: 0,
+      gcOver5msByKind: {},
       gcLongestMs: 0,
     });
   });

@@ -7,12 +7,12 @@ import type { Cluster, Redis } from 'ioredis';
 /**
  * The one way Lua reaches Redis. Loads a folder of Lua scripts (one file per state change, BullMQ style:
  * `<name>-<numberOfKeys>.lua`, or `<name>-n.lua` when the caller decides how many keys, each starting with a
- * KEYS/ARGV/Returns header) into an ioredis client with `defineCommand`, under
- * version-stamped names (`<prefix>_<name>_v<version>_<sha>`) so two gateway versions sharing one Redis never
- * run each other's scripts. `--- @include "x"` lines are replaced by `includes/x.lua` (recursively, once per
- * script). ioredis sends EVALSHA and falls back to EVAL on NOSCRIPT, per node, so a script cache emptied by a
- * failover (a promoted replica, a restarted node) or SCRIPT FLUSH costs one extra round trip, never an error;
- * this works on Redis Cluster. Every script's keys must share one hash slot (their callers hash-tag them).
+ * KEYS/ARGV/Returns header) and runs them by their SHA-1 (`defineScriptSet`), each under a
+ * version-stamped name (`<prefix>_<name>_v<version>_<sha>`, for logs and errors): two gateway versions sharing one
+ * Redis never run each other's scripts, since a script is named by its text. `--- @include "x"` lines are replaced
+ * by `includes/x.lua` (recursively, once per script). Calls send EVALSHA and fall back to EVAL on NOSCRIPT, per
+ * node, so a script cache emptied by a failover (a promoted replica, a restarted node) or SCRIPT FLUSH costs one
+ * extra round trip, never an error; this works on Redis Cluster. Every script's keys must share one hash slot (their callers hash-tag them).
  * Used by the ledger (core/ledger/redis/), the webhook store (core/events/redis/), the wallet's proof and
  * Lightning deposit stores (core/wallet/store/redis/) and the window limiter (core/limits/redis/).
  */
@@ -81,23 +81,61 @@ export function scriptOf(
   return { command: `${prefix}_${name.replace(/-/g, '_')}_v${version}_${sha}`, numberOfKeys, lua };
 }
 
-/** Defines every script on the client and returns a runner that checks the key count. */
+/**
+ * A runner for `scripts` on `client` that checks the key count. Each call is an `EVALSHA` of the script's SHA-1,
+ * and on `NOSCRIPT` (that node's script cache does not hold it: a first use, a failover, a `SCRIPT FLUSH`) the same
+ * call is sent as `EVAL` with the script's text, which loads it: Redis ran nothing on `NOSCRIPT`, so nothing is
+ * applied twice. Both are plain commands, so ioredis auto-pipelines them and, on Cluster, routes them by their
+ * first key (`@ioredis/commands` knows EVALSHA's key positions).
+ *
+ * Not ioredis's `defineCommand`: every auto-pipeline ioredis builds copies each defined script onto the pipeline
+ * object (the command, its Buffer twin and its SHA), which with the gateway's ≈ 60 scripts made each pipeline a
+ * 13.5 KB dictionary built in ≈ 25 µs (docs/benchmarks.md, "ioredis's pipelines and defined scripts"): paid on
+ * every lease step, every poll and every batch of cold keys' calls.
+ *
+ * The scripts are loaded (`SCRIPT LOAD`, on every master of a Cluster) when the client is ready and again at each
+ * reconnection, so a process's first calls find them and need no second round trip.
+ */
 export function defineScriptSet<N extends string>(
   client: Redis | Cluster,
   scripts: Map<N, LoadedScript>,
 ): ScriptRunner<N> {
-  for (const s of scripts.values())
-    client.defineCommand(s.command, {
-      ...(s.numberOfKeys !== null ? { numberOfKeys: s.numberOfKeys } : {}),
-      lua: s.lua,
-    });
-  const callable = client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>;
+  const shas = new Map<N, string>();
+  for (const [name, s] of scripts) shas.set(name, createHash('sha1').update(s.lua).digest('hex'));
+  preload(
+    client,
+    [...scripts.values()].map((s) => s.lua),
+  );
   return (name, keys, args) => {
     const s = scripts.get(name);
     if (!s) throw new Error(`unknown Lua script ${name}`);
-    if (s.numberOfKeys === null) return callable[s.command]!(keys.length, ...keys, ...args);
-    if (keys.length !== s.numberOfKeys)
+    if (s.numberOfKeys !== null && keys.length !== s.numberOfKeys)
       throw new Error(`${name} takes ${s.numberOfKeys} keys, got ${keys.length}`);
-    return callable[s.command]!(...keys, ...args);
+    return client.evalsha(shas.get(name)!, keys.length, ...keys, ...args).catch((err: unknown) => {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      return client.eval(s.lua, keys.length, ...keys, ...args);
+    });
   };
+}
+
+/** The scripts each client loads when it is ready (one `ready` listener per client, whatever the script sets). */
+const preloads = new WeakMap<Redis | Cluster, Set<string>>();
+
+function preload(client: Redis | Cluster, lua: string[]): void {
+  let known = preloads.get(client);
+  if (known === undefined) {
+    const all = new Set<string>();
+    known = all;
+    preloads.set(client, all);
+    client.on('ready', () => void loadScripts(client, [...all]));
+  }
+  const fresh = lua.filter((l) => !known.has(l));
+  for (const l of fresh) known.add(l);
+  if (fresh.length > 0 && client.status === 'ready') void loadScripts(client, fresh);
+}
+
+/** SCRIPT LOAD on the node, or every master of a Cluster; a failure is left to the NOSCRIPT fallback. */
+async function loadScripts(client: Redis | Cluster, lua: string[]): Promise<void> {
+  const nodes = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
+  await Promise.all(nodes.flatMap((n) => lua.map((l) => n.script('LOAD', l).catch(() => undefined))));
 }

@@ -71,6 +71,14 @@ export type ScriptRunner = LedgerScriptRunner<ScriptName>;
 /** The exact path's per-call steps, batched per turn on a single node or Sentinel (script-batch.ts). */
 const BATCHED: ReadonlySet<ScriptName> = new Set<ScriptName>(['admit', 'settle', 'release', 'count-request']);
 
+let batchCache: LoadedScript | undefined;
+
+/** The batch script (a `-n` script: it takes as many keys as its steps have together). */
+export function batchScript(): LoadedScript {
+  batchCache ??= scriptOf('gwLedger', 'batch', LEDGER_SCRIPT_VERSION, null, batchLua(loadScripts(), BATCHED));
+  return batchCache;
+}
+
 /**
  * Defines every script on the client and returns a runner that checks the key count; on a single node or
  * Sentinel the exact path's per-call steps of one turn share one script (script-batch.ts).
@@ -80,8 +88,6 @@ export function defineScripts(client: Redis | Cluster): ScriptRunner {
   const run = defineScriptSet(client, scripts);
   const cluster = 'nodes' in client && typeof client.nodes === 'function';
   if (cluster) return run;
-  // The batch script takes as many keys as its steps have together (a `-n` script).
-  const batch = scriptOf('gwLedger', 'batch', LEDGER_SCRIPT_VERSION, null, batchLua(scripts, BATCHED));
-  const runBatch = defineScriptSet(client, new Map([['batch', batch]]));
+  const runBatch = defineScriptSet(client, new Map([['batch', batchScript()]]));
   return batchingRunner(run, (keys, args) => runBatch('batch', keys, args), BATCHED);
 }

@@ -19,7 +19,7 @@ import {
   type StageBreakdown,
   type TargetInfo,
 } from './lib/results.js';
-import { gcOver5msText } from './lib/runtime-scrape.js';
+import { gcOver5msText, gcPausesText } from './lib/runtime-scrape.js';
 import {
   type BenchStore,
   type Engine,
@@ -243,7 +243,7 @@ function describe(r: ScenarioResult): string {
     return `${r.target} ${r.scenario}: ${s.peakOpen}/${s.requested} open, RSS +${s.rssGrowthMb} MB, first byte p50 ${s.firstByte.p50} ms${s.settled ? `, settled: ${s.settled.detail}` : ''}`;
   }
   const rt = r.runtime
-    ? `; loop delay p99 ≤${r.runtime.loopDelayP99Ms} ms, GC ${r.runtime.gcPauses} pauses (${gcOver5msText(r.runtime)} over 5 ms, longest ≤${r.runtime.gcLongestMs} ms)`
+    ? `; loop delay p99 ≤${r.runtime.loopDelayP99Ms} ms, GC ${gcPausesText(r.runtime)} pauses (${gcOver5msText(r.runtime)} over 5 ms, longest ≤${r.runtime.gcLongestMs} ms)`
     : '';
   return `${r.target} ${r.scenario}: ${r.rps} req/s, p50 ${r.latency.p50} p99 ${r.latency.p99} ms, CPU ${r.usage?.cpuPercent}%${rt}`;
 }

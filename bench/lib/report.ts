@@ -7,7 +7,7 @@ import {
   type ScenarioResult,
   type TargetEvaluation,
 } from './results.js';
-import { gcOver5msText } from './runtime-scrape.js';
+import { gcOver5msText, gcPausesText } from './runtime-scrape.js';
 
 /** Markdown rendering of a bench report (pure; tested). The README section is pasted from `latest.md`. */
 
@@ -119,7 +119,7 @@ export function runtimeTable(report: BenchReport): string {
         String(rt.loopSamples),
         `≤ ${fmt(rt.loopDelayP99Ms, 1)}`,
         `≤ ${fmt(rt.loopDelayMaxMs, 1)}`,
-        String(rt.gcPauses),
+        gcPausesText(rt),
         gcOver5msText(rt),
         `≤ ${fmt(rt.gcLongestMs, 1)}`,
       ];

@@ -23,6 +23,8 @@ export interface RuntimeSummary {
   /** Upper bound of the bucket holding the largest loop delay, ms (Infinity: above the last bucket). */
   loopDelayMaxMs: number;
   gcPauses: number;
+  /** Those by GC kind (every kind that paused): how many major (mark-compact) collections the window held. */
+  gcPausesByKind: Record<string, number>;
   /** GC pauses longer than 5 ms in the window. */
   gcOver5ms: number;
   /** Those by GC kind (kinds with none left out): which collector made the long pauses. */
@@ -83,9 +85,13 @@ export function summarize(before: RuntimeScrape, after: RuntimeScrape): RuntimeS
   const loop = delta(before.loop, after.loop);
   const gc = delta(before.gc, after.gc);
   const gcTotal = gc.at(-1)?.[1] ?? 0;
+  const gcPausesByKind: Record<string, number> = {};
   const gcOver5msByKind: Record<string, number> = {};
   for (const [kind, own] of after.gcByKind) {
-    const n = over5ms(delta(before.gcByKind.get(kind) ?? new Map(), own));
+    const window = delta(before.gcByKind.get(kind) ?? new Map(), own);
+    const all = window.at(-1)?.[1] ?? 0;
+    if (all > 0) gcPausesByKind[kind] = all;
+    const n = over5ms(window);
     if (n > 0) gcOver5msByKind[kind] = n;
   }
   return {
@@ -93,16 +99,27 @@ export function summarize(before: RuntimeScrape, after: RuntimeScrape): RuntimeS
     loopDelayP99Ms: quantileMs(loop, 0.99),
     loopDelayMaxMs: quantileMs(loop, 1),
     gcPauses: gcTotal,
+    gcPausesByKind,
     gcOver5ms: over5ms(gc),
     gcOver5msByKind,
     gcLongestMs: quantileMs(gc, 1),
   };
 }
 
-/** "2 (major 2)": pauses over 5 ms with their kinds (reports of earlier runs carry no kinds: the count alone). */
+/** "266 (minor 262, major 2)": a count with its kinds, or the count alone (reports of earlier runs carry no kinds). */
+function withKinds(n: number, byKind: Record<string, number> | undefined): string {
+  const kinds = Object.entries(byKind ?? {}).map(([kind, k]) => `${kind} ${k}`);
+  return kinds.length > 0 ? `${n} (${kinds.join(', ')})` : String(n);
+}
+
+/** "2 (minor 1, major 1)": pauses over 5 ms with their kinds. */
 export function gcOver5msText(rt: Pick<RuntimeSummary, 'gcOver5ms'> & Partial<RuntimeSummary>): string {
-  const kinds = Object.entries(rt.gcOver5msByKind ?? {}).map(([kind, n]) => `${kind} ${n}`);
-  return kinds.length > 0 ? `${rt.gcOver5ms} (${kinds.join(', ')})` : String(rt.gcOver5ms);
+  return withKinds(rt.gcOver5ms, rt.gcOver5msByKind);
+}
+
+/** "266 (minor 262, major 2, incremental 2)": every pause with its kinds. */
+export function gcPausesText(rt: Pick<RuntimeSummary, 'gcPauses'> & Partial<RuntimeSummary>): string {
+  return withKinds(rt.gcPauses, rt.gcPausesByKind);
 }
 
 /** GET /metrics (loopback: the gateway answers loopback scrapes without a token). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gcOver5msText, parseRuntime, summarize } from '../../bench/lib/runtime-scrape.js';
+import { gcOver5msText, gcPausesText, parseRuntime, summarize } from '../../bench/lib/runtime-scrape.js';
 
 const loop = (b: Record<string, number>) =>
   Object.entries(b)
@@ -33,6 +33,9 @@ describe('bench runtime scrape: loop delay and GC between two /metrics reads', (
     expect(s.loopDelayP99Ms).toBe(2); // 995 of 1,000 within 2 ms ≥ 99 %; 985 within 1 ms is not
     expect(s.loopDelayMaxMs).toBe(Number.POSITIVE_INFINITY);
     expect(s.gcPauses).toBe(14);
+    expect(s.gcPausesByKind).toEqual({ minor: 13, major: 1 });
+    expect(gcPausesText(s)).toBe('14 (minor 13, major 1)');
+    expect(gcPausesText({ gcPauses: 5 })).toBe('5');
     expect(s.gcOver5ms).toBe(2); // one minor and one major between 5 and 10 ms
     expect(s.gcOver5msByKind).toEqual({ minor: 1, major: 1 });
     expect(gcOver5msText(s)).toBe('2 (minor 1, major 1)');
@@ -48,6 +51,7 @@ describe('bench runtime scrape: loop delay and GC between two /metrics reads', (
       loopDelayP99Ms: 0,
       loopDelayMaxMs: 0,
       gcPauses: 0,
+      gcPausesByKind: {},
       gcOver5ms: 0,
       gcOver5msByKind: {},
       gcLongestMs: 0,

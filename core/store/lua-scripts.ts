@@ -7,18 +7,20 @@ import type { Cluster, Redis } from 'ioredis';
 /**
  * The one way Lua reaches Redis. Loads a folder of Lua scripts (one file per state change, BullMQ style:
  * `<name>-<numberOfKeys>.lua`, or `<name>-n.lua` when the caller decides how many keys, each starting with a
- * KEYS/ARGV/Returns header) and runs them by their SHA-1 (`defineScriptSet`), each under a
- * version-stamped name (`<prefix>_<name>_v<version>_<sha>`, for logs and errors): two gateway versions sharing one
- * Redis never run each other's scripts, since a script is named by its text. `--- @include "x"` lines are replaced
- * by `includes/x.lua` (recursively, once per script). Calls send EVALSHA and fall back to EVAL on NOSCRIPT, per
- * node, so a script cache emptied by a failover (a promoted replica, a restarted node) or SCRIPT FLUSH costs one
- * extra round trip, never an error; this works on Redis Cluster. Every script's keys must share one hash slot (their callers hash-tag them).
+ * KEYS/ARGV/Returns header) and runs them by their SHA-1 (`defineScriptSet`), each under a version-stamped name
+ * (`<prefix>_<name>_v<version>_<sha>`, for logs and errors): two gateway versions sharing one Redis never run each
+ * other's scripts, since a script is named by its text. `--- @include "x"` lines are replaced by `includes/x.lua`
+ * (recursively, once per script). Calls send EVALSHA and fall back to EVAL on NOSCRIPT, per node, so a script cache
+ * emptied by a failover (a promoted replica, a restarted node) or SCRIPT FLUSH costs one extra round trip, never an
+ * error; this works on Redis Cluster. Every script's keys must share one hash slot (their callers hash-tag them).
  * Used by the ledger (core/ledger/redis/), the webhook store (core/events/redis/), the wallet's proof and
  * Lightning deposit stores (core/wallet/store/redis/) and the window limiter (core/limits/redis/).
  */
 
 export interface LoadedScript {
   command: string;
+  /** The SHA-1 of `lua`, hex: what EVALSHA names it by. */
+  sha: string;
   /** null: the caller passes any number of keys (`<name>-n.lua`). */
   numberOfKeys: number | null;
   lua: string;
@@ -77,8 +79,13 @@ export function scriptOf(
   numberOfKeys: number | null,
   lua: string,
 ): LoadedScript {
-  const sha = createHash('sha1').update(lua).digest('hex').slice(0, 8);
-  return { command: `${prefix}_${name.replace(/-/g, '_')}_v${version}_${sha}`, numberOfKeys, lua };
+  const sha = createHash('sha1').update(lua).digest('hex');
+  return {
+    command: `${prefix}_${name.replace(/-/g, '_')}_v${version}_${sha.slice(0, 8)}`,
+    sha,
+    numberOfKeys,
+    lua,
+  };
 }
 
 /**
@@ -90,8 +97,8 @@ export function scriptOf(
  *
  * Not ioredis's `defineCommand`: every auto-pipeline ioredis builds copies each defined script onto the pipeline
  * object (the command, its Buffer twin and its SHA), which with the gateway's ≈ 60 scripts made each pipeline a
- * 13.5 KB dictionary built in ≈ 25 µs (docs/benchmarks.md, "ioredis's pipelines and defined scripts"): paid on
- * every lease step, every poll and every batch of cold keys' calls.
+ * 13.6 KB dictionary built in ≈ 31 µs, GC included (docs/benchmarks.md, "ioredis's pipelines and defined
+ * scripts"): paid on every lease step, every poll and every batch of cold keys' calls.
  *
  * The scripts are loaded (`SCRIPT LOAD`, on every master of a Cluster) when the client is ready and again at each
  * reconnection, so a process's first calls find them and need no second round trip.
@@ -100,8 +107,6 @@ export function defineScriptSet<N extends string>(
   client: Redis | Cluster,
   scripts: Map<N, LoadedScript>,
 ): ScriptRunner<N> {
-  const shas = new Map<N, string>();
-  for (const [name, s] of scripts) shas.set(name, createHash('sha1').update(s.lua).digest('hex'));
   preload(
     client,
     [...scripts.values()].map((s) => s.lua),
@@ -111,7 +116,7 @@ export function defineScriptSet<N extends string>(
     if (!s) throw new Error(`unknown Lua script ${name}`);
     if (s.numberOfKeys !== null && keys.length !== s.numberOfKeys)
       throw new Error(`${name} takes ${s.numberOfKeys} keys, got ${keys.length}`);
-    return client.evalsha(shas.get(name)!, keys.length, ...keys, ...args).catch((err: unknown) => {
+    return client.evalsha(s.sha, keys.length, ...keys, ...args).catch((err: unknown) => {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
       return client.eval(s.lua, keys.length, ...keys, ...args);
     });
@@ -122,12 +127,10 @@ export function defineScriptSet<N extends string>(
 const preloads = new WeakMap<Redis | Cluster, Set<string>>();
 
 function preload(client: Redis | Cluster, lua: string[]): void {
-  let known = preloads.get(client);
-  if (known === undefined) {
-    const all = new Set<string>();
-    known = all;
-    preloads.set(client, all);
-    client.on('ready', () => void loadScripts(client, [...all]));
+  const known = preloads.get(client) ?? new Set<string>();
+  if (!preloads.has(client)) {
+    preloads.set(client, known);
+    client.on('ready', () => void loadScripts(client, [...known]));
   }
   const fresh = lua.filter((l) => !known.has(l));
   for (const l of fresh) known.add(l);

@@ -307,9 +307,16 @@ export function warmRequestValidators(
   for (const r of now) getRequestValidator(r.method, r.path);
   const rest = listOperations();
   let i = 0;
-  let handle: NodeJS.Immediate | NodeJS.Timeout | undefined;
+  // Two handles, each cleared by its own function: Node's clearImmediate() given a Timeout takes one from the
+  // count of pending immediates and unlinks the Timeout as if it were one. With that count one short, the
+  // process's next setImmediate() callback waits for the one after it, and the loop spins (the idle handle stays
+  // on while the check phase finds "nothing" to run): seen as Redis commands (ioredis flushes its auto-pipeline on
+  // setImmediate) each taking ~85 ms in a test process whose gateway had stopped during the busy wait.
+  let immediate: NodeJS.Immediate | undefined;
+  let timer: NodeJS.Timeout | undefined;
   const step = (): void => {
-    handle = undefined;
+    immediate = undefined;
+    timer = undefined;
     // Nothing left (or stopped): no more looks, not even at busy().
     if (i >= rest.length) return;
     // Only while no request is in flight: one compile takes milliseconds, and a call whose every hop (body,
@@ -317,8 +324,8 @@ export function warmRequestValidators(
     // while the rest compiled, 1.3-3.2 ms without; docs/benchmarks.md). Under steady traffic the rest waits, and a
     // validator not compiled yet is compiled by the first request that needs it, as before the warm-up.
     if (busy()) {
-      handle = setTimeout(step, WARM_IDLE_RETRY_MS);
-      handle.unref();
+      timer = setTimeout(step, WARM_IDLE_RETRY_MS);
+      timer.unref();
       return;
     }
     const op = rest[i++]!;
@@ -327,15 +334,14 @@ export function warmRequestValidators(
     } catch {
       // reported by the request that needs it
     }
-    handle = setImmediate(step);
+    immediate = setImmediate(step);
   };
-  handle = setImmediate(step);
+  immediate = setImmediate(step);
   return () => {
-    if (handle !== undefined) {
-      clearImmediate(handle as NodeJS.Immediate);
-      clearTimeout(handle as NodeJS.Timeout);
-    }
-    handle = undefined;
+    if (immediate !== undefined) clearImmediate(immediate);
+    if (timer !== undefined) clearTimeout(timer);
+    immediate = undefined;
+    timer = undefined;
     i = rest.length;
   };
 }

@@ -1,6 +1,7 @@
+import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
-import { listOperations } from '../../core/openapi/document.js';
+import { listOperations, projectRoot } from '../../core/openapi/document.js';
 import { validatorCompiled, warmRequestValidators } from '../../core/openapi/validators.js';
 import { PAID_ROUTES } from '../../core/paid-routes.js';
 import { until } from '../support/until.js';
@@ -70,4 +71,37 @@ describe('request validators compiled ahead of the first request', () => {
     await sleep(12 * w.WARM_IDLE_RETRY_MS);
     expect(all.filter((op) => w.validatorCompiled(op.method, op.path))).toEqual([]);
   });
+
+  it('stopped during its wait for an idle moment, it leaves the process’s immediates working', async () => {
+    // In a process of its own: the fault this guards against (clearImmediate() given the wait's Timeout) leaves
+    // Node's count of pending immediates one short, after which a setImmediate() callback waits for the next one
+    // and the loop spins; ioredis flushes its auto-pipeline on setImmediate, so each Redis command of that
+    // process took ~85 ms. Not something to leave behind in this test worker.
+    const probe = `
+      const v = await import(new URL('core/openapi/validators.ts', 'file://' + process.cwd() + '/').href);
+      const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+      const stop = v.warmRequestValidators([], () => true);
+      await sleep(3 * v.WARM_IDLE_RETRY_MS);
+      stop();
+      const first = await new Promise((r) => { setImmediate(() => r('immediate')); setTimeout(() => r('timeout'), 500); });
+      const cpu0 = process.cpuUsage();
+      await sleep(300);
+      const cpu = process.cpuUsage(cpu0);
+      console.log(JSON.stringify({ first, idleCpuMs: Math.round((cpu.user + cpu.system) / 1000) }));
+      process.exit(0);
+    `;
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', probe],
+        { cwd: projectRoot(), timeout: 20_000 },
+        (err, stdout) => (err ? reject(err) : resolve(stdout)),
+      ),
+    );
+    const r = JSON.parse(out.trim()) as { first: string; idleCpuMs: number };
+    // The immediate runs at the next turn, before a 500 ms timer; 300 ms of idling costs next to no CPU
+    // (with the fault: 'timeout', and ~300 ms, the loop spinning).
+    expect(r.first).toBe('immediate');
+    expect(r.idleCpuMs).toBeLessThan(150);
+  }, 30_000);
 });

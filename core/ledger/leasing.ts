@@ -92,6 +92,13 @@ export interface LeaseOptions {
    * min(20, flushMs / 2) ms.
    */
   recallPollMs?: number;
+  /**
+   * How often a process that holds a lease reads the store for recalls of other processes (one store read).
+   * With `notify` the process is on the store's signals, whose `recall` wakes it at once (`wake()`): the read is
+   * then only the backstop for a lost notification, and the signals' own poll (1 s on Redis) wakes it too.
+   * Default: 250 ms with `notify`, else min(flushMs, 50) ms.
+   */
+  recallTickMs?: number;
   /** This process's id in lease ids (tests run several "processes" in one). Default: PROCESS_ID. */
   processId?: string;
   /**
@@ -127,6 +134,13 @@ const SLOT_BATCH = 64;
 const RECALL_SLACK_MS = 1000;
 /** Recalls are polled at least this often while this process holds a lease (one store read). */
 const RECALL_POLL_MS = 50;
+/**
+ * The same poll when the store's signals wake this process for each recall: a backstop, 4 reads a second
+ * instead of 20, still well inside a recall's default wait (LEASE_IDLE_MS, 1 s). Measured at 1,000 paid calls
+ * a second on Redis (bench/profile/scavenges.sh -p paid, three rounds): 200–204 → 193–194 KB promoted by each
+ * scavenge (docs/benchmarks.md, "The recall poll").
+ */
+const RECALL_BACKSTOP_MS = 250;
 /** How many finished and exactly admitted request ids a process remembers, to refuse their repeats. */
 const RECENT_IDS = 10_000;
 /** How many keys without a lease record a process remembers the last call of (the cold rule). */
@@ -261,7 +275,10 @@ export class LeasingLedger implements Ledger {
     this.recallsFrom = this.now();
     this.timer = setInterval(() => this.tick(), opts.flushMs);
     this.timer.unref();
-    this.recallTimer = setInterval(() => this.recallTick(), Math.min(opts.flushMs, RECALL_POLL_MS));
+    this.recallTimer = setInterval(
+      () => this.recallTick(),
+      opts.recallTickMs ?? (opts.notify ? RECALL_BACKSTOP_MS : Math.min(opts.flushMs, RECALL_POLL_MS)),
+    );
     this.recallTimer.unref();
   }
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { LeasingLedger } from '../../core/ledger/leasing.js';
+import { type LeaseOptions, LeasingLedger } from '../../core/ledger/leasing.js';
 import type { AdmitInput, AdmitResult, Ledger, RateLimits } from '../../core/ledger/types.js';
 import { overriding } from '../support/fakes.js';
 import { until } from '../support/until.js';
@@ -18,7 +18,7 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
     const open: Array<{ h: StoreHarness; m: LeasingLedger }> = [];
     /** A lease manager over a fresh store; `steps` stand in for the store ledger's own (observed) steps. */
     async function start(
-      opts: Partial<{ flushMs: number; idleMs: number; ttlMs: number }> = {},
+      opts: Partial<LeaseOptions> = {},
       steps: (inner: Ledger) => Partial<Ledger> = () => ({}),
     ) {
       const h = await factory.create();
@@ -169,6 +169,30 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
           balanceMsat: i < 3 ? 10_000 - 20 : 10_000 - 10,
           reservedMsat: 0,
         });
+    });
+
+    it('a holder reads recalls every flush without the store signals, every 250 ms with them (a backstop)', async () => {
+      const reads = { plain: 0, signalled: 0 };
+      const held = async (which: keyof typeof reads, opts: { notify?: () => void }) => {
+        const m = await start(opts, (inner) => ({
+          recalledSince: (since: number) => {
+            reads[which]++;
+            return inner.recalledSince(since);
+          },
+        }));
+        const k = await fund(m, 100_000, Date.now());
+        // Two calls within idleMs: the second opens the key's lease, which the process then holds.
+        for (let i = 0; i < 2; i++)
+          expect(await call(m, k.apiKey, 500, 10)).toMatchObject({ chargedMsat: 10 });
+        expect(m.stats()).toMatchObject({ leases: 1 });
+        const before = reads[which];
+        await new Promise((r) => setTimeout(r, 600));
+        return reads[which] - before;
+      };
+      // flushMs 20: a read every 20 ms (≈ 30 in 600 ms; fewer when timers run late on a busy machine).
+      expect(await held('plain', {})).toBeGreaterThanOrEqual(8);
+      // On the signals (notify set; `wake()` answers a signalled recall at once): at most one read per 250 ms.
+      expect(await held('signalled', { notify: () => {} })).toBeLessThanOrEqual(3);
     });
 
     it('a nearly empty key spends its last msat (the exact path after the lease shrinks)', async () => {

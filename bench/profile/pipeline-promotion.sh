@@ -2,12 +2,12 @@
 # Bytes promoted per scavenge by ioredis round trips and objects, apart from a gateway (see
 # bench/profile/pipeline-promotion.ts): one 12 s run per mode under --trace-gc-nvp, the first 4 scavenges left out.
 #
-#   bash bench/profile/pipeline-promotion.sh [mode ...]     (default: none plain auto pipeline pipeline-only)
+#   bash bench/profile/pipeline-promotion.sh [mode ...]     (default: every mode)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LOG=$(mktemp)
 trap 'rm -f "$LOG"' EXIT
-for mode in "${@:-none plain auto pipeline pipeline-only}"; do
+for mode in "${@:-none plain auto pipeline pipeline-only object-accessor object-shared-getter}"; do
   for m in $mode; do
     timeout 60 node --import tsx --trace-gc-nvp bench/profile/pipeline-promotion.ts "$m" >"$LOG" 2>&1
     grep -a ' gc=s ' "$LOG" | tail -n +5 | awk -v m="$m" '{

@@ -80,8 +80,10 @@ describe('request validators compiled ahead of the first request', () => {
     const probe = `
       const v = await import(new URL('core/openapi/validators.ts', 'file://' + process.cwd() + '/').href);
       const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-      const stop = v.warmRequestValidators([], () => true);
-      await sleep(3 * v.WARM_IDLE_RETRY_MS);
+      // Always busy: once busy() has answered, the warm-up waits on its Timeout, and stop() clears that.
+      let looks = 0;
+      const stop = v.warmRequestValidators([], () => { looks++; return true; });
+      while (looks === 0) await sleep(1);
       stop();
       const first = await new Promise((r) => { setImmediate(() => r('immediate')); setTimeout(() => r('timeout'), 500); });
       const cpu0 = process.cpuUsage();

@@ -16,7 +16,9 @@ import { SHUTDOWN_BOUND_MS } from './shutdown.js';
  *   AggregatorRegistry: counters and histograms summed, per-process gauges as prom-client defines);
  * - SIGTERM/SIGINT is passed to every worker, which shuts down gracefully (SHUTDOWN_GRACE_MS); the primary exits
  *   0 once all exited cleanly (1 otherwise), or kills what is left after the grace plus SHUTDOWN_BOUND_MS or on
- *   a second signal.
+ *   a second signal;
+ * - SIGHUP is passed to every worker, each of which re-reads models.json (core/main.ts): without this listener
+ *   the signal's default action would end the primary, and with it the node.
  */
 
 const METRICS_REQ = 'gateway:metrics-req';
@@ -70,6 +72,11 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGHUP', () => {
+    if (stopping) return;
+    log.info('SIGHUP: passed to the workers (models.json re-read)');
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGHUP');
+  });
 
   cluster.on('exit', (w, code, signal) => {
     if (stopping) {

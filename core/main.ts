@@ -45,7 +45,8 @@ async function main(): Promise<void> {
     },
     `gateway listening on ${config.host}:${gateway.port}`,
   );
-  // SIGHUP: re-read models.json now (it is also watched for changes).
+  // SIGHUP: re-read models.json now (it is also watched for changes). Not a shutdown signal: closeOnSignals
+  // leaves it (and Node's heap-snapshot signal, if set) alone, though close-with-grace's defaults include both.
   process.on('SIGHUP', () => {
     gateway.services.catalog.reloadFile();
   });

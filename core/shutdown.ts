@@ -57,6 +57,36 @@ export interface SignalShutdown {
 }
 
 /**
+ * The signal Node writes a heap snapshot on (`--heapsnapshot-signal`, on the command line or in NODE_OPTIONS),
+ * if any: a diagnostic an operator sends a live process (commonly SIGUSR2), which must not also shut it down.
+ */
+export function heapSnapshotSignal(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions: string = process.env.NODE_OPTIONS ?? '',
+): string | undefined {
+  const args = [...nodeOptions.split(/\s+/).filter(Boolean), ...execArgv];
+  let found: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const [flag, value] = args[i]!.replace(/_/g, '-').split('=', 2);
+    if (flag !== '--heapsnapshot-signal') continue;
+    found = value ?? args[i + 1];
+  }
+  return found;
+}
+
+/**
+ * Signals that do not shut the gateway down, though close-with-grace's default list has them: SIGHUP, the
+ * reload signal (core/main.ts re-reads models.json on it; core/cluster.ts passes it to the workers), and the
+ * heap-snapshot signal when Node has one.
+ */
+export function signalsKept(snapshotSignal = heapSnapshotSignal()): closeWithGrace.AllEvents[] {
+  const kept = ['SIGHUP'];
+  if (snapshotSignal !== undefined && snapshotSignal !== 'SIGHUP') kept.push(snapshotSignal);
+  // A snapshot signal outside close-with-grace's list (SIGUSR1, say) is simply never listened to there.
+  return kept as closeWithGrace.AllEvents[];
+}
+
+/**
  * SIGTERM/SIGINT (and a fatal error): runs `close` and exits 0 when it settled everything, 1 otherwise. A
  * second signal ends the process at once (exit 1); so does close-with-grace's last timer at the grace plus
  * the bound, whatever `close` still waits for (a ref'd timer started with the shutdown, ahead of `close`: it
@@ -66,7 +96,7 @@ export interface SignalShutdown {
 export function closeOnSignals(opts: SignalShutdown): void {
   const { graceMs, log } = opts;
   closeWithGrace(
-    { delay: graceMs + (opts.boundMs ?? SHUTDOWN_BOUND_MS), logger: log },
+    { delay: graceMs + (opts.boundMs ?? SHUTDOWN_BOUND_MS), logger: log, skip: signalsKept() },
     async ({ signal, err }) => {
       if (err) log.error({ err }, 'fatal error; shutting down');
       else log.info({ signal, graceMs }, 'shutting down');

@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
-import { SHUTDOWN_BOUND_MS } from './shutdown.js';
+import { SHUTDOWN_BOUND_MS, stopSignals } from './shutdown.js';
 
 /**
  * `WORKERS=N` (docs/architecture.md): N gateway processes on one port with node:cluster — the primary forks
@@ -14,9 +14,10 @@ import { SHUTDOWN_BOUND_MS } from './shutdown.js';
  *   crash loop, e.g. a store that refuses every start, is not hidden);
  * - `/metrics` on any worker asks the primary, which aggregates every worker's registry (prom-client's
  *   AggregatorRegistry: counters and histograms summed, per-process gauges as prom-client defines);
- * - SIGTERM/SIGINT is passed to every worker, which shuts down gracefully (SHUTDOWN_GRACE_MS); the primary exits
- *   0 once all exited cleanly (1 otherwise), or kills what is left after the grace plus SHUTDOWN_BOUND_MS or on
- *   a second signal;
+ * - SIGTERM/SIGINT (and SIGQUIT, SIGUSR2: every signal a single gateway stops on, `stopSignals`) ends in a
+ *   SIGTERM to every worker, which shuts down gracefully (SHUTDOWN_GRACE_MS); the primary exits 0 once all
+ *   exited cleanly (1 otherwise), or kills what is left after the grace plus SHUTDOWN_BOUND_MS or on a second
+ *   signal;
  * - SIGHUP is passed to every worker, each of which re-reads models.json (core/main.ts): without this listener
  *   the signal's default action would end the primary, and with it the node.
  */
@@ -70,8 +71,7 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
       killAll();
     }, config.shutdownGraceMs + SHUTDOWN_BOUND_MS);
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  for (const signal of stopSignals()) process.on(signal, () => stop(signal));
   process.on('SIGHUP', () => {
     if (stopping) return;
     log.info('SIGHUP: passed to the workers (models.json re-read)');

@@ -87,6 +87,15 @@ export function signalsKept(snapshotSignal = heapSnapshotSignal()): closeWithGra
 }
 
 /**
+ * The signals that stop the gateway gracefully: close-with-grace's ordinary ones less those kept. The cluster
+ * primary (core/cluster.ts) stops its workers on the same ones, so `WORKERS=N` answers a signal as one process
+ * does (its default action would end the primary, and with it the workers, without a drain).
+ */
+export function stopSignals(kept: readonly string[] = signalsKept()): NodeJS.Signals[] {
+  return (['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGUSR2'] as const).filter((s) => !kept.includes(s));
+}
+
+/**
  * SIGTERM/SIGINT (and a fatal error): runs `close` and exits 0 when it settled everything, 1 otherwise. A
  * second signal ends the process at once (exit 1); so does close-with-grace's last timer at the grace plus
  * the bound, whatever `close` still waits for (a ref'd timer started with the shutdown, ahead of `close`: it

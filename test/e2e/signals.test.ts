@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockUpstream, startMockUpstream } from '../../bench/upstream/mock-upstream.js';
-import { heapSnapshotSignal, signalsKept } from '../../core/shutdown.js';
+import { heapSnapshotSignal, signalsKept, stopSignals } from '../../core/shutdown.js';
 import { type GatewayProcess, spawnGateway } from '../../scripts/lib/gateway-process.js';
 import { until } from '../support/until.js';
 
@@ -33,6 +33,11 @@ describe('which signals do not shut the gateway down', () => {
     expect(signalsKept(undefined)).toEqual(['SIGHUP']);
     expect(signalsKept('SIGUSR2')).toEqual(['SIGHUP', 'SIGUSR2']);
     expect(signalsKept('SIGHUP')).toEqual(['SIGHUP']);
+  });
+
+  it('stops on SIGTERM, SIGINT, SIGQUIT and SIGUSR2, less the kept ones', () => {
+    expect(stopSignals(['SIGHUP'])).toEqual(['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGUSR2']);
+    expect(stopSignals(['SIGHUP', 'SIGUSR2'])).toEqual(['SIGTERM', 'SIGINT', 'SIGQUIT']);
   });
 });
 
@@ -118,6 +123,29 @@ describe('signals sent to a running gateway process', () => {
     await gw.kill('SIGTERM');
     expect(gw.exitInfo()).toBe('exit code 0, signal null');
   }, 60_000);
+
+  it('WORKERS=2: SIGUSR2 or SIGQUIT to the primary drains the workers as SIGTERM does, as one process does', async () => {
+    for (const signal of ['SIGUSR2', 'SIGQUIT'] as const) {
+      const gw = await start({ WORKERS: '2' });
+      const pids = new Set<number>();
+      await until(
+        'both workers answer',
+        async () => {
+          const r = await fetch(`http://127.0.0.1:${gw.port}/healthz`, { headers: { connection: 'close' } });
+          pids.add(((await r.json()) as { pid: number }).pid);
+          return pids.size >= 2;
+        },
+        20_000,
+        50,
+      );
+      process.kill(gw.pid!, signal);
+      // Its default action would end the primary at once (and the workers with it, without a drain).
+      expect(await gw.exited).toBe('exit code 0, signal null');
+      expect(gw.logs()).toContain(`"signal":"${signal}"`);
+      expect(count(gw.logs(), 'shut down cleanly')).toBe(2);
+      expect(gw.logs()).toContain('all workers stopped');
+    }
+  }, 90_000);
 
   it('the heap-snapshot signal writes a snapshot and the process goes on serving', async () => {
     const snaps = dir('gw-signals-snap-');

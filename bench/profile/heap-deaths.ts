@@ -6,9 +6,11 @@ import { readFileSync } from 'node:fs';
  * least the first gap, so they were promoted to the old generation) and are gone from the last (they died within
  * the second gap). Those are what fills the old generation between two mark-compacts without being a leak.
  *
- * Prints, for those objects: bytes and counts by kind; strings grouped by shape (hex runs and digits folded) with
- * an example; and where each dying group hangs from: the long-lived object (in all three snapshots, or at least
- * not dying) and the edge that held the group's root, with the bytes reachable from it among the dying.
+ * Prints, for those objects, and for the young (the middle snapshot's objects that were not in the first: born in
+ * the first gap and alive at its end; with a gap near the scavenge interval, about what one scavenge copies):
+ * bytes and counts by kind; strings grouped by shape (hex runs and digits folded) with an example; and where each
+ * group hangs from: the object outside the set and the edge that held the group's root, with the bytes reachable
+ * from it inside the set.
  *
  *   npx tsx bench/profile/heap-deaths.ts <s0.heapsnapshot> <s1.heapsnapshot> <s2.heapsnapshot> [top]
  *
@@ -93,119 +95,151 @@ const edgeLabel = (e: number) => {
   return `${t}:${name.length > 40 ? `${name.slice(0, 37)}…` : name}`;
 };
 
-// The dying: in the first snapshot and this one, not in the last.
-const dying = new Uint8Array(count);
-let dyingCount = 0;
-let dyingBytes = 0;
-for (let n = 0; n < count; n++) {
-  const id = s.nodes[n * NF + nId]!;
-  if (ids0.has(id) && !ids2.has(id)) {
-    dying[n] = 1;
-    dyingCount++;
-    dyingBytes += sizeOf(n);
-  }
-}
-
-// Reverse edges, for the dying only: their first retainer that is not dying (a long-lived holder).
-const holder = new Int32Array(count).fill(-1);
-const holderEdge = new Int32Array(count).fill(-1);
-for (let n = 0; n < count; n++) {
-  if (dying[n]) continue;
-  for (let e = firstEdge[n]!; e < firstEdge[n + 1]!; e += EF) {
-    if (edgeTypes[s.edges[e + eType]!] === 'weak') continue;
-    const to = s.edges[e + eTo]! / NF;
-    if (dying[to] && holder[to] === -1) {
-      holder[to] = n;
-      holderEdge[to] = e;
-    }
-  }
-}
-
-// Each dying node goes to the first group (by breadth-first walk from the held roots) that reaches it.
-const group = new Int32Array(count).fill(-1);
-const groups = new Map<string, { bytes: number; objects: number; roots: number }>();
-const queue: number[] = [];
-for (let n = 0; n < count; n++) {
-  if (!dying[n] || holder[n] === -1) continue;
-  const key = `${label(holder[n]!)} —${edgeLabel(holderEdge[n]!)}→ ${label(n)}`;
-  let g = groups.get(key);
-  if (!g) {
-    g = { bytes: 0, objects: 0, roots: 0 };
-    groups.set(key, g);
-  }
-  g.roots++;
-  if (group[n] !== -1) continue;
-  group[n] = n;
-  queue.length = 0;
-  queue.push(n);
-  while (queue.length > 0) {
-    const m = queue.pop()!;
-    g.bytes += sizeOf(m);
-    g.objects++;
-    for (let e = firstEdge[m]!; e < firstEdge[m + 1]!; e += EF) {
-      if (edgeTypes[s.edges[e + eType]!] === 'weak') continue;
-      const to = s.edges[e + eTo]! / NF;
-      if (dying[to] && group[to] === -1) {
-        group[to] = n;
-        queue.push(to);
-      }
-    }
-  }
-}
-let unheld = 0;
-for (let n = 0; n < count; n++) if (dying[n] && group[n] === -1) unheld += sizeOf(n);
-
-const byKind = new Map<string, { bytes: number; n: number }>();
-const shapes = new Map<string, { bytes: number; n: number; example: string }>();
-for (let n = 0; n < count; n++) {
-  if (!dying[n]) continue;
-  const t = typeOf(n);
-  const k = isString(t) ? `(${t})` : `${t}:${nameOf(n)}`;
-  const b = byKind.get(k) ?? { bytes: 0, n: 0 };
-  b.bytes += sizeOf(n);
-  b.n++;
-  byKind.set(k, b);
-  if (isString(t)) {
-    const text = nameOf(n);
-    const shape = text
-      .slice(0, 80)
-      .replace(/[0-9a-f]{8,}/gi, '<hex>')
-      .replace(/[A-Za-z0-9_-]{20,}/g, '<b64>')
-      .replace(/\d+/g, '#');
-    const sh = shapes.get(shape) ?? { bytes: 0, n: 0, example: text.slice(0, 100) };
-    sh.bytes += sizeOf(n);
-    sh.n++;
-    shapes.set(shape, sh);
-  }
-}
-
 const kb = (b: number) => `${(b / 1024).toFixed(1)} KB`;
 const print = (title: string, rows: Array<[string, string]>) => {
   process.stdout.write(`\n${title}\n`);
   for (const [a, b] of rows) process.stdout.write(`  ${a.padStart(12)}  ${b}\n`);
 };
-process.stdout.write(
-  `${count} objects in the middle snapshot; dying (in the first, gone from the last): ${dyingCount} objects, ${kb(dyingBytes)}` +
-    `; not reached from a long-lived holder: ${kb(unheld)}\n`,
-);
-print(
-  'by kind (bytes, count)',
-  [...byKind.entries()]
-    .sort((a, b) => b[1].bytes - a[1].bytes)
-    .slice(0, top)
-    .map(([k, v]) => [kb(v.bytes), `${v.n}  ${k}`]),
-);
-print(
-  'strings by shape (bytes, count, example)',
-  [...shapes.entries()]
-    .sort((a, b) => b[1].bytes - a[1].bytes)
-    .slice(0, top)
-    .map(([k, v]) => [kb(v.bytes), `${v.n}  ${JSON.stringify(k)}  e.g. ${JSON.stringify(v.example)}`]),
-);
-print(
-  'held from (bytes reachable among the dying, objects, roots): long-lived holder —edge→ dying root',
-  [...groups.entries()]
-    .sort((a, b) => b[1].bytes - a[1].bytes)
-    .slice(0, top)
-    .map(([k, v]) => [kb(v.bytes), `${v.objects} / ${v.roots}  ${k}`]),
-);
+
+/** A holder's own holder, for the anonymous containers (a `Map`'s table, an `Array`): "Owner.edge ⇒ ". */
+const owners = new Map<number, string>();
+function ownerOf(n: number): string {
+  const t = typeOf(n);
+  const name = nameOf(n);
+  if (!((t === 'object' && (name === 'Map' || name === 'Array' || name === 'Set')) || t === 'array'))
+    return '';
+  const known = owners.get(n);
+  if (known !== undefined) return known;
+  let found = '';
+  for (let m = 0; m < count && found === ''; m++) {
+    for (let e = firstEdge[m]!; e < firstEdge[m + 1]!; e += EF) {
+      if (s.edges[e + eTo]! / NF !== n || edgeTypes[s.edges[e + eType]!] === 'weak') continue;
+      found = `${label(m)} —${edgeLabel(e)}⇒ `;
+      break;
+    }
+  }
+  owners.set(n, found);
+  return found;
+}
+
+/**
+ * Prints one set of the middle snapshot's objects (`picked`): by kind, strings by shape, and by holder — each
+ * picked object goes to the first group (a breadth-first walk from the picked objects whose retainer is not
+ * picked) that reaches it, named by that retainer and its edge.
+ */
+function report(title: string, picked: Uint8Array): void {
+  let pickedCount = 0;
+  let pickedBytes = 0;
+  for (let n = 0; n < count; n++) {
+    if (!picked[n]) continue;
+    pickedCount++;
+    pickedBytes += sizeOf(n);
+  }
+  const holder = new Int32Array(count).fill(-1);
+  const holderEdge = new Int32Array(count).fill(-1);
+  for (let n = 0; n < count; n++) {
+    if (picked[n]) continue;
+    for (let e = firstEdge[n]!; e < firstEdge[n + 1]!; e += EF) {
+      if (edgeTypes[s.edges[e + eType]!] === 'weak') continue;
+      const to = s.edges[e + eTo]! / NF;
+      if (picked[to] && holder[to] === -1) {
+        holder[to] = n;
+        holderEdge[to] = e;
+      }
+    }
+  }
+  const group = new Int32Array(count).fill(-1);
+  const groups = new Map<string, { bytes: number; objects: number; roots: number }>();
+  const queue: number[] = [];
+  for (let n = 0; n < count; n++) {
+    if (!picked[n] || holder[n] === -1) continue;
+    const key = `${ownerOf(holder[n]!)}${label(holder[n]!)} —${edgeLabel(holderEdge[n]!)}→ ${label(n)}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { bytes: 0, objects: 0, roots: 0 };
+      groups.set(key, g);
+    }
+    g.roots++;
+    if (group[n] !== -1) continue;
+    group[n] = n;
+    queue.length = 0;
+    queue.push(n);
+    while (queue.length > 0) {
+      const m = queue.pop()!;
+      g.bytes += sizeOf(m);
+      g.objects++;
+      for (let e = firstEdge[m]!; e < firstEdge[m + 1]!; e += EF) {
+        if (edgeTypes[s.edges[e + eType]!] === 'weak') continue;
+        const to = s.edges[e + eTo]! / NF;
+        if (picked[to] && group[to] === -1) {
+          group[to] = n;
+          queue.push(to);
+        }
+      }
+    }
+  }
+  let unheld = 0;
+  for (let n = 0; n < count; n++) if (picked[n] && group[n] === -1) unheld += sizeOf(n);
+
+  const byKind = new Map<string, { bytes: number; n: number }>();
+  const shapes = new Map<string, { bytes: number; n: number; example: string }>();
+  for (let n = 0; n < count; n++) {
+    if (!picked[n]) continue;
+    const t = typeOf(n);
+    const k = isString(t) ? `(${t})` : `${t}:${nameOf(n)}`;
+    const b = byKind.get(k) ?? { bytes: 0, n: 0 };
+    b.bytes += sizeOf(n);
+    b.n++;
+    byKind.set(k, b);
+    if (isString(t)) {
+      const text = nameOf(n);
+      const shape = text
+        .slice(0, 80)
+        .replace(/[0-9a-f]{8,}/gi, '<hex>')
+        .replace(/[A-Za-z0-9_-]{20,}/g, '<b64>')
+        .replace(/\d+/g, '#');
+      const sh = shapes.get(shape) ?? { bytes: 0, n: 0, example: text.slice(0, 100) };
+      sh.bytes += sizeOf(n);
+      sh.n++;
+      shapes.set(shape, sh);
+    }
+  }
+  process.stdout.write(
+    `\n== ${title}: ${pickedCount} objects, ${kb(pickedBytes)}; not reached from a holder outside them: ${kb(unheld)}\n`,
+  );
+  print(
+    'by kind (bytes, count)',
+    [...byKind.entries()]
+      .sort((a, b) => b[1].bytes - a[1].bytes)
+      .slice(0, top)
+      .map(([k, v]) => [kb(v.bytes), `${v.n}  ${k}`]),
+  );
+  print(
+    'strings by shape (bytes, count, example)',
+    [...shapes.entries()]
+      .sort((a, b) => b[1].bytes - a[1].bytes)
+      .slice(0, top)
+      .map(([k, v]) => [kb(v.bytes), `${v.n}  ${JSON.stringify(k)}  e.g. ${JSON.stringify(v.example)}`]),
+  );
+  print(
+    'held from (bytes reachable among them, objects, roots): holder —edge→ root',
+    [...groups.entries()]
+      .sort((a, b) => b[1].bytes - a[1].bytes)
+      .slice(0, top)
+      .map(([k, v]) => [kb(v.bytes), `${v.objects} / ${v.roots}  ${k}`]),
+  );
+}
+
+// The dying: in the first snapshot and this one, not in the last. The young: in this one, not in the first
+// (born in the first gap and alive at its end: with a gap near the scavenge interval, about what one scavenge
+// has to copy).
+const dying = new Uint8Array(count);
+const young = new Uint8Array(count);
+for (let n = 0; n < count; n++) {
+  const id = s.nodes[n * NF + nId]!;
+  if (ids0.has(id) && !ids2.has(id)) dying[n] = 1;
+  if (!ids0.has(id)) young[n] = 1;
+}
+process.stdout.write(`${count} objects in the middle snapshot\n`);
+report('dying (in the first, gone from the last)', dying);
+report('young (not in the first)', young);

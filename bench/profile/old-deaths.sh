@@ -6,7 +6,7 @@
 #
 #   bash bench/profile/old-deaths.sh [-s redis|sqlite|relay] [-R rate] [-1 gap1] [-2 gap2] [-w warm] <dist>
 #
-# Defaults: the paid pipeline on Redis with one funded key (as scavenges.sh -p paid), 1,000 req/s (autocannon -R
+# Gaps may be fractions of a second. Defaults: the paid pipeline on Redis with one funded key (as scavenges.sh -p paid), 1,000 req/s (autocannon -R
 # over 64 connections), the first snapshot after 8 s of load, gaps of 2 and 15 s. `-s sqlite`: the same on a
 # fresh SQLite data directory; `-s relay`: PIPELINE=relay. Loopback only; the load is bounded by its duration.
 # Snapshots are taken while the load runs (each pauses the process for a second or two).
@@ -49,7 +49,7 @@ PIPELINE=$PIPE start_relay "$GW_PORT" "$UP_PORT" "$DATA" --heapsnapshot-signal=S
 relay_load "$GW_PORT"
 [ -z "${KEY:-}" ] || LOAD+=(-H "authorization=Bearer $KEY")
 node_modules/.bin/autocannon -d 2 "${LOAD[@]}" >/dev/null 2>&1
-node_modules/.bin/autocannon -d $((WARM + GAP1 + GAP2 + 20)) -R "$RATE" "${LOAD[@]}" >/dev/null 2>&1 &
+node_modules/.bin/autocannon -d "$(awk "BEGIN { printf \"%d\", $WARM + $GAP1 + $GAP2 + 21 }")" -R "$RATE" "${LOAD[@]}" >/dev/null 2>&1 &
 LOADPID=$!
 
 # One snapshot: the signal, then wait until the file is there and the process answers again (written).

@@ -67,6 +67,21 @@ describe('signals sent to a running gateway process', () => {
   const healthz = async (gw: GatewayProcess) =>
     (await fetch(`http://127.0.0.1:${gw.port}/healthz`, { headers: { connection: 'close' } })).status;
   const count = (text: string, needle: string) => text.split(needle).length - 1;
+  /** Under WORKERS=2: waits until both workers have answered; their pids. */
+  const bothWorkers = async (gw: GatewayProcess): Promise<Set<number>> => {
+    const pids = new Set<number>();
+    await until(
+      'both workers answer',
+      async () => {
+        const r = await fetch(`http://127.0.0.1:${gw.port}/healthz`, { headers: { connection: 'close' } });
+        pids.add(((await r.json()) as { pid: number }).pid);
+        return pids.size >= 2;
+      },
+      20_000,
+      50,
+    );
+    return pids;
+  };
 
   beforeAll(async () => {
     up = await startMockUpstream();
@@ -97,17 +112,7 @@ describe('signals sent to a running gateway process', () => {
 
   it('WORKERS=2: SIGHUP to the primary reaches both workers; none stops or is replaced', async () => {
     const gw = await start({ WORKERS: '2' });
-    const pids = new Set<number>();
-    await until(
-      'both workers answer',
-      async () => {
-        const r = await fetch(`http://127.0.0.1:${gw.port}/healthz`, { headers: { connection: 'close' } });
-        pids.add(((await r.json()) as { pid: number }).pid);
-        return pids.size >= 2;
-      },
-      20_000,
-      50,
-    );
+    const pids = await bothWorkers(gw);
     const before = count(gw.logs(), 'models.json reloaded');
     process.kill(gw.pid!, 'SIGHUP');
     await until(
@@ -127,17 +132,7 @@ describe('signals sent to a running gateway process', () => {
   it('WORKERS=2: SIGUSR2 or SIGQUIT to the primary drains the workers as SIGTERM does, as one process does', async () => {
     for (const signal of ['SIGUSR2', 'SIGQUIT'] as const) {
       const gw = await start({ WORKERS: '2' });
-      const pids = new Set<number>();
-      await until(
-        'both workers answer',
-        async () => {
-          const r = await fetch(`http://127.0.0.1:${gw.port}/healthz`, { headers: { connection: 'close' } });
-          pids.add(((await r.json()) as { pid: number }).pid);
-          return pids.size >= 2;
-        },
-        20_000,
-        50,
-      );
+      await bothWorkers(gw);
       process.kill(gw.pid!, signal);
       // Its default action would end the primary at once (and the workers with it, without a drain).
       expect(await gw.exited).toBe('exit code 0, signal null');

@@ -32,13 +32,9 @@ PIPE=relay
 case $STORE in
   redis) paid_env ;;
   sqlite)
-    eval "$(node --import tsx bench/profile/paid-key.ts sqlite)"
+    paid_sqlite_env
     rm -rf "$DATA"
-    DATA=$DATA_DIR
-    unset DATA_DIR
-    export FIXED_PRICING=true FIXED_COST_PER_REQUEST=1 RATE_LIMIT_REQUESTS_PER_MINUTE=1000000000 \
-      RATE_LIMIT_TOKENS_PER_HOUR=1000000000000 RATE_LIMIT_CONCURRENT=1000000 NODE_ENV=production
-    PIPE=auth,rate-limit,reserve,relay,owner,meter,settle,change-token
+    DATA=$PAID_DATA
     ;;
   relay) ;;
   *) echo "unknown store $STORE" >&2; exit 2 ;;

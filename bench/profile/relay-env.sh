@@ -7,6 +7,9 @@
 #   paid_env                                   the paid pipeline on Redis (REDIS_URL, default 127.0.0.1:6379) under a
 #                                              fresh prefix with one funded key (bench/profile/paid-key.ts), fixed
 #                                              pricing and limits far away: exports the settings, sets KEY and PIPE
+#   paid_sqlite_env                            the same paid pipeline on SQLite: a fresh data directory with one funded
+#                                              key (paid-key.ts sqlite); sets PAID_DATA (the directory, the caller
+#                                              removes it), KEY and PIPE, exports the settings
 #   drop_prefix                                deletes that prefix's keys (for the scripts' exit trap)
 BODY='{"model":"mock-gpt","messages":[{"role":"user","content":"Say hello to the benchmark."}],"max_tokens":8}'
 
@@ -28,12 +31,23 @@ relay_load() {
   LOAD=(-c "${CONNS:-64}" -m POST -H content-type=application/json -b "$BODY" "http://127.0.0.1:$1/v1/chat/completions")
 }
 
+paid_settings() {
+  export FIXED_PRICING=true FIXED_COST_PER_REQUEST=1 RATE_LIMIT_REQUESTS_PER_MINUTE=1000000000 \
+    RATE_LIMIT_TOKENS_PER_HOUR=1000000000000 RATE_LIMIT_CONCURRENT=1000000 NODE_ENV=production
+  PIPE=auth,rate-limit,reserve,relay,owner,meter,settle,change-token
+}
+
 paid_env() {
   eval "$(node --import tsx bench/profile/paid-key.ts)"
-  export REDIS_URL="$REDIS_URL" REDIS_PREFIX="$REDIS_PREFIX" FIXED_PRICING=true FIXED_COST_PER_REQUEST=1 \
-    RATE_LIMIT_REQUESTS_PER_MINUTE=1000000000 RATE_LIMIT_TOKENS_PER_HOUR=1000000000000 \
-    RATE_LIMIT_CONCURRENT=1000000 NODE_ENV=production
-  PIPE=auth,rate-limit,reserve,relay,owner,meter,settle,change-token
+  export REDIS_URL="$REDIS_URL" REDIS_PREFIX="$REDIS_PREFIX"
+  paid_settings
+}
+
+paid_sqlite_env() {
+  local DATA_DIR
+  eval "$(node --import tsx bench/profile/paid-key.ts sqlite)"
+  PAID_DATA=$DATA_DIR
+  paid_settings
 }
 
 drop_prefix() {

@@ -10,7 +10,8 @@
 #
 # Defaults: 2 rounds, 10 s measured (after 2 s at c=64 to warm up), 1,000 req/s (autocannon -R over 64
 # connections), PIPELINE=relay, node:http, non-stream chat with 8 tokens against the mock upstream. `-p paid`: the
-# default (paid) pipeline on Redis with one funded key, as cpu-per-call.sh's `-p paid`. Loopback only; bounded.
+# default (paid) pipeline on Redis with one funded key, as cpu-per-call.sh's `-p paid`; `-p paid-sqlite`: the same
+# on SQLite (a fresh data directory with one funded key each round). Loopback only; bounded.
 # SCAVENGE_NODE_ARGS: more node flags for the gateway (e.g. --max-semi-space-size=8).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,13 +31,20 @@ start_upstream "$UP_PORT"
 GW=
 DATA=$(mktemp -d)
 LOGS=$(mktemp -d)
-[ "$PIPE" != paid ] || paid_env
-trap 'kill $UP ${GW:-} 2>/dev/null || true; rm -rf "$DATA" "$LOGS"; drop_prefix' EXIT
+MODE=$PIPE
+[ "$MODE" != paid ] || paid_env
+trap 'kill $UP ${GW:-} 2>/dev/null || true; rm -rf "$DATA" "$LOGS" "${PAID_DATA:-}"; drop_prefix' EXIT
 for round in $(seq 1 "$ROUNDS"); do
   for dist in "$@"; do
     rm -rf "${DATA:?}"/*
+    data=$DATA
+    if [ "$MODE" = paid-sqlite ]; then
+      rm -rf "${PAID_DATA:-}"
+      paid_sqlite_env
+      data=$PAID_DATA
+    fi
     # shellcheck disable=SC2086 # SCAVENGE_NODE_ARGS is a list of flags
-    PIPELINE=$PIPE GW_LOG=$LOGS/gw.log start_relay "$GW_PORT" "$UP_PORT" "$DATA" --trace-gc-nvp ${SCAVENGE_NODE_ARGS:-} \
+    PIPELINE=$PIPE GW_LOG=$LOGS/gw.log start_relay "$GW_PORT" "$UP_PORT" "$data" --trace-gc-nvp ${SCAVENGE_NODE_ARGS:-} \
       "$dist/core/main.js"
     relay_load "$GW_PORT"
     [ -z "${KEY:-}" ] || LOAD+=(-H "authorization=Bearer $KEY")

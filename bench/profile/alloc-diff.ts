@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { frameLabel, type Node } from './alloc-summary.js';
 
 /**
  * Two sampling heap profiles of bench/profile/alloc-per-call.sh (ALLOC_KEEP) side by side: bytes per call by
@@ -7,23 +8,17 @@ import { readFileSync } from 'node:fs';
  *
  *   npx tsx bench/profile/alloc-diff.ts <a.json> <callsA> <b.json> <callsB> [topN]
  */
-interface Node {
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  selfSize: number;
-  children?: Node[];
-}
 
+/** Self bytes by site: the allocating frame with its caller and the caller's caller. */
 function sites(head: Node): Map<string, number> {
   const out = new Map<string, number>();
-  const walk = (n: Node, path: string[]) => {
-    const cf = n.callFrame;
-    const here = `${cf.functionName || '(anonymous)'} ${cf.url.replace(/^.*\/(node_modules\/|dist\/)/, '$1')}:${cf.lineNumber + 1}`;
-    const p = [...path.slice(-2), here];
+  const walk = (n: Node, callers: string[]) => {
+    const path = [...callers.slice(-2), frameLabel(n.callFrame)];
     if (n.selfSize > 0) {
-      const key = p.reverse().join(' < ');
+      const key = [...path].reverse().join(' < ');
       out.set(key, (out.get(key) ?? 0) + n.selfSize);
     }
-    for (const c of n.children ?? []) walk(c, [...path.slice(-2), here]);
+    for (const c of n.children ?? []) walk(c, path);
   };
   walk(head, []);
   return out;

@@ -28,13 +28,7 @@ OUT=$(mktemp -d)
 DATA=$(mktemp -d)
 . bench/profile/relay-env.sh
 start_upstream "$UP_PORT"
-if [ "$PIPE" = paid ]; then
-  paid_env
-elif [ "$PIPE" = paid-sqlite ]; then
-  paid_sqlite_env
-  rm -rf "$DATA"
-  DATA=$PAID_DATA
-fi
+paid_mode "$PIPE"
 trap 'kill $UP ${GW:-} 2>/dev/null || true; rm -rf "$DATA" "$OUT"; drop_prefix' EXIT
 PIPELINE=$PIPE ALLOC_OUT=$OUT/alloc.json start_relay "$GW_PORT" "$UP_PORT" "$DATA" -r ./bench/profile/alloc-preload.cjs "$DIST/core/main.js"
 relay_load "$GW_PORT"

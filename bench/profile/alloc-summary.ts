@@ -6,10 +6,16 @@ import { readFileSync } from 'node:fs';
  *
  *   tsx bench/profile/alloc-summary.ts <profile.json> <calls> [topN]
  */
-interface Node {
+export interface Node {
   callFrame: { functionName: string; url: string; lineNumber: number };
   selfSize: number;
   children?: Node[];
+}
+
+/** `function file:line` of a profile frame, the file relative to node_modules/ or dist/ (none for built-ins). */
+export function frameLabel(cf: Node['callFrame']): string {
+  const where = cf.url ? ` ${cf.url.replace(/^.*\/(node_modules\/|dist\/)/, '$1')}:${cf.lineNumber + 1}` : '';
+  return `${cf.functionName || '(anonymous)'}${where}`;
 }
 
 export function summariseAllocations(head: Node, calls: number, top = 20): string {
@@ -18,11 +24,7 @@ export function summariseAllocations(head: Node, calls: number, top = 20): strin
   const stack: Node[] = [head];
   while (stack.length > 0) {
     const n = stack.pop()!;
-    const cf = n.callFrame;
-    const where = cf.url
-      ? ` ${cf.url.replace(/^.*\/(node_modules\/|dist\/)/, '$1')}:${cf.lineNumber + 1}`
-      : '';
-    const key = `${cf.functionName || '(anonymous)'}${where}`;
+    const key = frameLabel(n.callFrame);
     if (n.selfSize > 0) {
       self.set(key, (self.get(key) ?? 0) + n.selfSize);
       total += n.selfSize;

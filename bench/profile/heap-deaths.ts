@@ -101,25 +101,27 @@ const print = (title: string, rows: Array<[string, string]>) => {
   for (const [a, b] of rows) process.stdout.write(`  ${a.padStart(12)}  ${b}\n`);
 };
 
-/** A holder's own holder, for the anonymous containers (a `Map`'s table, an `Array`): "Owner.edge ⇒ ". */
-const owners = new Map<number, string>();
+/** Each node's first strong retainer and the edge from it (-1: none), for naming anonymous holders. */
+const retainer = new Int32Array(count).fill(-1);
+const retainerEdge = new Int32Array(count).fill(-1);
+for (let n = 0; n < count; n++) {
+  for (let e = firstEdge[n]!; e < firstEdge[n + 1]!; e += EF) {
+    if (edgeTypes[s.edges[e + eType]!] === 'weak') continue;
+    const to = s.edges[e + eTo]! / NF;
+    if (retainer[to] !== -1) continue;
+    retainer[to] = n;
+    retainerEdge[to] = e;
+  }
+}
+
+/** A holder's own holder, for the anonymous containers (a `Map`'s table, an `Array`): "Owner —edge⇒ ". */
 function ownerOf(n: number): string {
   const t = typeOf(n);
   const name = nameOf(n);
-  if (!((t === 'object' && (name === 'Map' || name === 'Array' || name === 'Set')) || t === 'array'))
-    return '';
-  const known = owners.get(n);
-  if (known !== undefined) return known;
-  let found = '';
-  for (let m = 0; m < count && found === ''; m++) {
-    for (let e = firstEdge[m]!; e < firstEdge[m + 1]!; e += EF) {
-      if (s.edges[e + eTo]! / NF !== n || edgeTypes[s.edges[e + eType]!] === 'weak') continue;
-      found = `${label(m)} —${edgeLabel(e)}⇒ `;
-      break;
-    }
-  }
-  owners.set(n, found);
-  return found;
+  const anonymous =
+    (t === 'object' && (name === 'Map' || name === 'Array' || name === 'Set')) || t === 'array';
+  if (!anonymous || retainer[n] === -1) return '';
+  return `${label(retainer[n]!)} —${edgeLabel(retainerEdge[n]!)}⇒ `;
 }
 
 /**

@@ -6,9 +6,10 @@
 #
 #   bash bench/profile/old-deaths.sh [-s redis|sqlite|relay] [-R rate] [-1 gap1] [-2 gap2] [-w warm] <dist>
 #
-# Gaps may be fractions of a second. Defaults: the paid pipeline on Redis with one funded key (as scavenges.sh -p paid), 1,000 req/s (autocannon -R
-# over 64 connections), the first snapshot after 8 s of load, gaps of 2 and 15 s. `-s sqlite`: the same on a
-# fresh SQLite data directory; `-s relay`: PIPELINE=relay. Loopback only; the load is bounded by its duration.
+# Defaults: the paid pipeline on Redis with one funded key (as scavenges.sh -p paid), 1,000 req/s (autocannon -R
+# over 64 connections), the first snapshot after 8 s of load, gaps of 2 and 15 s (fractions allowed). `-s sqlite`:
+# the same on a fresh SQLite data directory; `-s relay`: PIPELINE=relay. Loopback only; the load is bounded by its
+# duration.
 # Snapshots are taken while the load runs (each pauses the process for a second or two).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,17 +29,11 @@ start_upstream "$UP_PORT"
 GW= LOADPID=
 SNAP=$(mktemp -d)
 DATA=$(mktemp -d)
-PIPE=relay
 case $STORE in
-  redis) paid_env ;;
-  sqlite)
-    paid_sqlite_env
-    rm -rf "$DATA"
-    DATA=$PAID_DATA
-    ;;
-  relay) ;;
+  redis) PIPE=paid ;; sqlite) PIPE=paid-sqlite ;; relay) PIPE=relay ;;
   *) echo "unknown store $STORE" >&2; exit 2 ;;
 esac
+paid_mode "$PIPE"
 trap 'kill $UP ${GW:-} ${LOADPID:-} 2>/dev/null || true; rm -rf "$SNAP" "$DATA"; drop_prefix' EXIT
 PIPELINE=$PIPE start_relay "$GW_PORT" "$UP_PORT" "$DATA" --heapsnapshot-signal=SIGUSR2 --diagnostic-dir="$SNAP" \
   "$1/core/main.js"

@@ -10,6 +10,9 @@
 #   paid_sqlite_env                            the same paid pipeline on SQLite: a fresh data directory with one funded
 #                                              key (paid-key.ts sqlite); sets PAID_DATA (the directory, the caller
 #                                              removes it), KEY and PIPE, exports the settings
+#   paid_mode <pipeline>                       for a script's `-p`: `paid` runs paid_env, `paid-sqlite` runs
+#                                              paid_sqlite_env and makes its directory DATA (the old one removed);
+#                                              any other PIPELINE value is left as it is
 #   drop_prefix                                deletes that prefix's keys (for the scripts' exit trap)
 BODY='{"model":"mock-gpt","messages":[{"role":"user","content":"Say hello to the benchmark."}],"max_tokens":8}'
 
@@ -48,6 +51,17 @@ paid_sqlite_env() {
   eval "$(node --import tsx bench/profile/paid-key.ts sqlite)"
   PAID_DATA=$DATA_DIR
   paid_settings
+}
+
+paid_mode() {
+  case $1 in
+    paid) paid_env ;;
+    paid-sqlite)
+      paid_sqlite_env
+      rm -rf "$DATA"
+      DATA=$PAID_DATA
+      ;;
+  esac
 }
 
 drop_prefix() {

@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
  *
  * Prints, for those objects, and for the young (the middle snapshot's objects that were not in the first: born in
  * the first gap and alive at its end; with a gap near the scavenge interval, about what one scavenge copies):
- * bytes and counts by kind; strings grouped by shape (hex runs and digits folded) with an example; and where each
- * group hangs from: the object outside the set and the edge that held the group's root, with the bytes reachable
+ * bytes and counts by kind; strings grouped by shape (hex runs and digits folded) with an example, secret-like
+ * runs masked in both; and where each group hangs from: the object outside the set and the edge that held the group's root, with the bytes reachable
  * from it inside the set.
  *
  *   npx tsx bench/profile/heap-deaths.ts <s0.heapsnapshot> <s1.heapsnapshot> <s2.heapsnapshot> [top]
@@ -100,6 +100,18 @@ const print = (title: string, rows: Array<[string, string]>) => {
   process.stdout.write(`\n${title}\n`);
   for (const [a, b] of rows) process.stdout.write(`  ${a.padStart(12)}  ${b}\n`);
 };
+
+/**
+ * A string's example with anything that may be a secret masked: a heap holds the API keys, tokens and proof
+ * secrets of the calls in flight (and slices of them), and this output is read and pasted elsewhere. Runs of
+ * base64url characters of 16 or more, or of 8 or more mixing letters and digits (keys, tokens, secrets, ids and
+ * their pieces), keep only their first four characters.
+ */
+function masked(text: string): string {
+  return text.replace(/[A-Za-z0-9_-]{8,}/g, (m) =>
+    m.length >= 16 || (/\d/.test(m) && /[A-Za-z]/.test(m)) ? `${m.slice(0, 4)}…` : m,
+  );
+}
 
 /** Each node's first strong retainer and the edge from it (-1: none), for naming anonymous holders. */
 const retainer = new Int32Array(count).fill(-1);
@@ -195,12 +207,11 @@ function report(title: string, picked: Uint8Array): void {
     byKind.set(k, b);
     if (isString(t)) {
       const text = nameOf(n);
-      const shape = text
-        .slice(0, 80)
+      const shape = masked(text.slice(0, 80))
         .replace(/[0-9a-f]{8,}/gi, '<hex>')
         .replace(/[A-Za-z0-9_-]{20,}/g, '<b64>')
         .replace(/\d+/g, '#');
-      const sh = shapes.get(shape) ?? { bytes: 0, n: 0, example: text.slice(0, 100) };
+      const sh = shapes.get(shape) ?? { bytes: 0, n: 0, example: masked(text.slice(0, 100)) };
       sh.bytes += sizeOf(n);
       sh.n++;
       shapes.set(shape, sh);

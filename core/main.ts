@@ -35,6 +35,17 @@ async function main(): Promise<void> {
     return;
   }
   const gateway = await startGateway({ config, log });
+  // SIGHUP: re-read models.json now (it is also watched for changes). Not a shutdown signal: closeOnSignals
+  // leaves it (and Node's heap-snapshot signal, if set) alone, though close-with-grace's defaults include both.
+  process.on('SIGHUP', () => {
+    gateway.services.catalog.reloadFile();
+  });
+  // SIGTERM/SIGINT: stop accepting, let calls in flight finish and settle (SHUTDOWN_GRACE_MS), close the
+  // stores, exit 0 when everything settled, 1 when something was left behind (each wait has its own
+  // deadline, and a last timer at the grace plus SHUTDOWN_BOUND_MS ends the process: core/shutdown.ts).
+  closeOnSignals({ graceMs: config.shutdownGraceMs, log, close: (graceMs) => gateway.close(graceMs) });
+  // Announced only now: a supervisor (or a test) that signals the process as soon as it reads this line must
+  // meet the handlers above, not Node's default action (which ends the process without a drain).
   log.info(
     {
       engine: gateway.engine,
@@ -45,15 +56,6 @@ async function main(): Promise<void> {
     },
     `gateway listening on ${config.host}:${gateway.port}`,
   );
-  // SIGHUP: re-read models.json now (it is also watched for changes). Not a shutdown signal: closeOnSignals
-  // leaves it (and Node's heap-snapshot signal, if set) alone, though close-with-grace's defaults include both.
-  process.on('SIGHUP', () => {
-    gateway.services.catalog.reloadFile();
-  });
-  // SIGTERM/SIGINT: stop accepting, let calls in flight finish and settle (SHUTDOWN_GRACE_MS), close the
-  // stores, exit 0 when everything settled, 1 when something was left behind (each wait has its own
-  // deadline, and a last timer at the grace plus SHUTDOWN_BOUND_MS ends the process: core/shutdown.ts).
-  closeOnSignals({ graceMs: config.shutdownGraceMs, log, close: (graceMs) => gateway.close(graceMs) });
 }
 
 main().catch((err) => {

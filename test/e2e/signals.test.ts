@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +91,27 @@ describe('signals sent to a running gateway process', () => {
     await up?.close();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
+
+  it('a SIGTERM sent the moment the process announces it listens is a graceful stop, not a kill', async () => {
+    // A supervisor (or a test: spawnGateway) signals as soon as it reads "gateway listening". A preload sends
+    // the process SIGTERM from inside the write of that line: a signal a process sends itself is delivered
+    // before kill() returns, so without a handler installed by then the default action ends it at once.
+    const preload = join(dir('gw-signals-preload-'), 'term-on-listening.mjs');
+    writeFileSync(
+      preload,
+      `const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = (chunk, ...rest) => {
+  const done = write(chunk, ...rest);
+  if (String(chunk).includes('gateway listening')) process.kill(process.pid, 'SIGTERM');
+  return done;
+};
+`,
+    );
+    const gw = await start({ NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${preload}` });
+    expect(await gw.exited).toBe('exit code 0, signal null');
+    expect(gw.logs()).toContain('"signal":"SIGTERM"');
+    expect(gw.logs()).toContain('shut down cleanly');
+  }, 60_000);
 
   it('SIGHUP re-reads models.json and the process goes on serving', async () => {
     const gw = await start();

@@ -95,6 +95,8 @@ if free < 0 then free = 0 end
 
 -- The calls, in order, each charged like settle: from the lease first, then from what is free.
 local charged = {}
+-- Their transactions and audit records, written together after the loop (includes/history.lua).
+local txs, audits = {}, {}
 local i = 22
 for n = 1, ncalls do
   local cost = tonumber(ARGV[i])
@@ -118,11 +120,14 @@ for n = 1, ncalls do
     k.tc = 0
   end
   k.tc = k.tc + tonumber(ARGV[i + 1])
-  addTx(KEYS[6], a, ARGV[13], 'usage', -charge, ARGV[i + 3], at, kh, ARGV[i + 2], ARGV[i + 4], tonumber(ARGV[14]))
-  if ARGV[i + 5] ~= '' then addAudit(KEYS[7], ARGV[i + 5], charge, ARGV[15]) end
+  local _, tx = txRecord(a, ARGV[13], 'usage', -charge, ARGV[i + 3], at, kh, ARGV[i + 2], ARGV[i + 4])
+  txs[n] = tx
+  if ARGV[i + 5] ~= '' then audits[#audits + 1] = auditRecord(ARGV[i + 5], charge) end
   charged[n] = S(charge)
   i = i + 7
 end
+pushTrimMany(KEYS[6], txs, tonumber(ARGV[14]))
+addAudits(KEYS[7], audits, ARGV[15])
 
 local close = ARGV[18] == '1' or bad or off or exp ~= nil or (r ~= nil and not isOpen) or (r == nil and ncalls > 0)
 local grant, slots, conslots = 0, 0, 0

@@ -157,6 +157,42 @@ export function creditLeaseSuite(name: string, ctx: Ctx): void {
       expect(info?.usage).toMatchObject({ totalRequests: 2, totalSpentMsat: 1700, reservedMsat: 0 });
     });
 
+    it('a step reporting more calls than the history keeps: every charge, the newest transactions in order, every audit record', async () => {
+      // The Redis step writes a step's transactions with one LPUSH and its audit records with one trim after
+      // them (includes/history.lua): the list and the stream must read as if each call had been written alone.
+      const h = await ctx.open({ txRetention: 5 });
+      const { ledger } = h;
+      const k = await fund(ledger, 1_000_000);
+      const id = leaseId();
+      await step(ledger, k.apiKey, id, 1, { wantMsat: 100_000, minMsat: 1 });
+      const calls = Array.from({ length: 130 }, (_, i) => call(100 + i, T0 + 1 + i, 1, k.apiKey));
+      const r = await step(ledger, k.apiKey, id, 2, {
+        wantMsat: 100_000,
+        usedRequests: 130,
+        calls,
+        now: T0 + 200,
+      });
+      const costs = calls.map((c) => c.costMsat);
+      const total = costs.reduce((a, b) => a + b, 0);
+      expect(r).toMatchObject({ ok: true, chargedMsat: costs, balanceMsat: 1_000_000 - total });
+      const txs = await ledger.listTransactions({ apiKey: k.apiKey }, { limit: 10 });
+      expect(txs?.total).toBe(5);
+      let after = 1_000_000 - total;
+      const newest = [];
+      for (let i = 129; i >= 125; i--) {
+        newest.push(['usage', -costs[i]!, after, T0 + 1 + i]);
+        after += costs[i]!;
+      }
+      expect(txs?.transactions.map((t) => [t.type, t.amountMsat, t.balanceAfterMsat, t.timestampMs])).toEqual(
+        newest,
+      );
+      const log = await h.auditLog().list({ account: k.accountId, limit: 200 });
+      expect(log.data.map((x) => [x.request_id, x.cost_msats])).toEqual(
+        calls.map((c) => [c.requestId, c.costMsat]).reverse(),
+      );
+      await step(ledger, k.apiKey, id, 3, { close: true, now: T0 + 300 });
+    });
+
     it('never charges beyond the lease and what is free; the last msat is spent exactly', async () => {
       const { ledger } = await ctx.open();
       const k = await fund(ledger, 1000);

@@ -6,6 +6,7 @@ import type { KeyMeta, Ledger } from '../ledger/types.js';
 import type { Logger } from '../log.js';
 import { lazyLru } from '../lru.js';
 import { eventErrorsTotal, webhookDeliveriesTotal } from '../metrics.js';
+import { RenewingMap } from '../renewing-map.js';
 import { signatureHeaders } from './signing.js';
 import { guardedAgent } from './ssrf.js';
 import {
@@ -59,11 +60,12 @@ export class Events implements WebhookEvents {
   private readonly agent: Agent;
   /**
    * Calls admitted and not yet settled or released (`account/requestId` → key), oldest first, at most
-   * MAX_OPEN_CALLS (the oldest is dropped: its spend event is then skipped). A plain Map, not an LRU cache:
-   * lru-cache clears its whole preallocated store (O(max)) when its last entry is deleted, which a gateway
-   * with one call at a time did on every settle (≈ 0.3 ms per call; docs/benchmarks.md, "The paid-path cuts").
+   * MAX_OPEN_CALLS (the oldest is dropped: its spend event is then skipped). Not an LRU cache: lru-cache
+   * clears its whole preallocated store (O(max)) when its last entry is deleted, which a gateway with one call
+   * at a time did on every settle (≈ 0.3 ms per call; docs/benchmarks.md, "The paid-path cuts"). A
+   * RenewingMap: a set and a delete per call (core/renewing-map.ts).
    */
-  private readonly calls = new Map<string, KeyMeta>();
+  private readonly calls = new RenewingMap<string, KeyMeta>();
   /**
    * account id → WATCHING, or the `generation` at which the store said the account watches nothing. A watch
    * found is kept WATCHED_TTL_MS (a webhook deleted elsewhere only costs a look that finds nothing); a
@@ -201,7 +203,7 @@ export class Events implements WebhookEvents {
       admit: async (input) => {
         const r = await ledger.admit(input);
         if (r.ok) {
-          if (calls.size >= MAX_OPEN_CALLS) calls.delete(calls.keys().next().value as string);
+          if (calls.size >= MAX_OPEN_CALLS) calls.delete(calls.firstKey()!);
           calls.set(`${r.accountId}/${input.requestId}`, r.key);
         }
         // First use after the expiry: fire key.expired now rather than at the next sweep.

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { lazyLru } from '../lru.js';
+import { RenewingMap } from '../renewing-map.js';
 import { resolveCredential } from './keys.js';
 import { ownerOf, PROCESS_ID } from './owner.js';
 import { modelAllowed } from './rules.js';
@@ -189,7 +190,7 @@ interface KeyLease {
   /** What each queued call was charged in memory (parallel to `queue`). */
   queueCharges: number[];
   /** In-memory reservations of open calls (msat by request id). */
-  open: Map<string, number>;
+  open: RenewingMap<string, number>;
   /** Balance after the last step. */
   balance: number;
   openMsat: number;
@@ -234,7 +235,7 @@ export class LeasingLedger implements Ledger {
   readonly kind: Ledger['kind'];
   private readonly leases = new Map<string, KeyLease>();
   /** requestId → its lease, for calls admitted in memory. */
-  private readonly calls = new Map<string, KeyLease>();
+  private readonly calls = new RenewingMap<string, KeyLease>();
   /**
    * Results of calls finished in memory, for idempotent repeats, and ids admitted the exact way (a repeat must
    * not be admitted again in memory): the last RECENT_IDS of each. Both are full in steady state, so each add
@@ -253,7 +254,7 @@ export class LeasingLedger implements Ledger {
    * this process's free slices of the account to the store, so the call draws on them as it would without
    * leases (see settle).
    */
-  private readonly exactOpen = new Map<string, number>();
+  private readonly exactOpen = new RenewingMap<string, number>();
   private readonly timer: NodeJS.Timeout;
   private readonly recallTimer: NodeJS.Timeout;
   private readonly now: () => number;
@@ -385,7 +386,7 @@ export class LeasingLedger implements Ledger {
       if (r.ok) {
         this.exactIds.set(input.requestId, true);
         this.exactOpen.set(input.requestId, r.reservedMsat);
-        if (this.exactOpen.size > 100_000) this.exactOpen.delete(this.exactOpen.keys().next().value!);
+        if (this.exactOpen.size > 100_000) this.exactOpen.delete(this.exactOpen.firstKey()!);
         return r;
       }
       if (r.code !== 'payment_required' && r.code !== 'rate_limit_exceeded') return r;
@@ -714,7 +715,7 @@ export class LeasingLedger implements Ledger {
       unreportedMsat: 0,
       queue: [],
       queueCharges: [],
-      open: new Map(),
+      open: new RenewingMap(),
       balance: 0,
       openMsat: 0,
       slots: 0,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { lazyLru } from '../lru.js';
 import { RenewingMap } from '../renewing-map.js';
+import { type Finished, FinishedCalls } from './finished-calls.js';
 import { resolveCredential } from './keys.js';
 import { ownerOf, PROCESS_ID } from './owner.js';
 import { modelAllowed } from './rules.js';
@@ -237,12 +238,13 @@ export class LeasingLedger implements Ledger {
   /** requestId → its lease, for calls admitted in memory. */
   private readonly calls = new RenewingMap<string, KeyLease>();
   /**
-   * Results of calls finished in memory, for idempotent repeats, and ids admitted the exact way (a repeat must
-   * not be admitted again in memory): the last RECENT_IDS of each. Both are full in steady state, so each add
-   * drops the oldest: an LRU cache does that in O(1), where a Map or Set dropping its first key rescans the
-   * holes earlier deletes left at its front (≈ 6.5 µs per add at 10,000 entries, measured).
+   * Results of calls finished in memory, for idempotent repeats (core/ledger/finished-calls.ts: columns in a
+   * ring, no object per call), and ids admitted the exact way (a repeat must not be admitted again in memory):
+   * the last RECENT_IDS of each. Both are full in steady state, so each add drops the oldest: the ring and an
+   * LRU cache do that in O(1), where a Map or Set dropping its first key rescans the holes earlier deletes left
+   * at its front (≈ 6.5 µs per add at 10,000 entries, measured).
    */
-  private readonly finished = new LRUCache<string, SettleResult | ReleaseResult>({ max: RECENT_IDS });
+  private readonly finished = new FinishedCalls(RECENT_IDS);
   private readonly exactIds = new LRUCache<string, true>({ max: RECENT_IDS });
   /**
    * Keys without a lease record: when each was last called (admit's cold rule). Bounded: a key dropped from it
@@ -535,7 +537,7 @@ export class LeasingLedger implements Ledger {
       atMs: input.now ?? this.now(),
     });
     l.queueCharges.push(charge);
-    const r: SettleResult = {
+    const r: Finished = {
       ok: true,
       status: 'settled',
       replay: false,
@@ -561,7 +563,7 @@ export class LeasingLedger implements Ledger {
     }
     const reserved = l.open.get(input.requestId)!;
     this.closeCall(l, input.requestId, reserved);
-    const r: ReleaseResult = { ok: true, status: 'released', replay: false, releasedMsat: reserved };
+    const r: Finished = { ok: true, status: 'released', replay: false, releasedMsat: reserved };
     this.remember(input.requestId, r);
     return r;
   }
@@ -809,7 +811,7 @@ export class LeasingLedger implements Ledger {
     l.lastCall = this.now();
   }
 
-  private remember(requestId: string, r: SettleResult | ReleaseResult): void {
+  private remember(requestId: string, r: Finished): void {
     this.finished.set(requestId, r);
   }
 

@@ -264,11 +264,24 @@ for (const factory of [sqliteFactory(), redisFactory()]) {
         description: 'd',
         estimated: false,
       };
-      expect(await m.settle(s)).toMatchObject({ replay: false, chargedMsat: 60, releasedMsat: 40 });
-      expect(await m.settle(s)).toMatchObject({ replay: true, chargedMsat: 60 });
+      const first = await m.settle(s);
+      expect(first).toMatchObject({ replay: false, chargedMsat: 60, releasedMsat: 40 });
+      // The repeat is the first answer, every field, as a replay (the finished-call memory rebuilds it).
+      expect(await m.settle(s)).toEqual({ ...first, replay: true });
       expect(await m.release({ accountId: a.accountId, requestId: a.requestId })).toEqual({
         ok: false,
         code: 'already_settled',
+      });
+      // A call released in memory: its repeat is the same release, a settle after it is refused.
+      const b = await admit(m, k.apiKey, 100);
+      if (!b.ok) throw new Error(b.code);
+      const rel = { accountId: b.accountId, requestId: b.requestId };
+      const released = await m.release(rel);
+      expect(released).toEqual({ ok: true, status: 'released', replay: false, releasedMsat: 100 });
+      expect(await m.release(rel)).toEqual({ ...released, replay: true });
+      expect(await m.settle({ ...s, requestId: b.requestId })).toEqual({
+        ok: false,
+        code: 'already_released',
       });
       expect((await accountOf(m, k.apiKey))?.balanceMsat).toBe(9940);
     });

@@ -1,4 +1,4 @@
-import { RenewingMap } from '../renewing-map.js';
+import { RecentIds } from './recent-ids.js';
 import type { ReleaseResult, SettleResult } from './types.js';
 
 export type Finished = Extract<SettleResult, { ok: true }> | Extract<ReleaseResult, { ok: true }>;
@@ -11,38 +11,35 @@ const RELEASED = 2;
  * or release of the same request id answers what the first one did, as a replay). The oldest is forgotten when a
  * new one comes, as an LRU of `capacity` entries written once each would.
  *
- * Kept as columns in a ring (the ids, a kind byte and four numbers a call in typed arrays) with one id → slot
- * index, not as a result object per call in an LRU cache: at 1,000 calls a second each entry lives ≈ 10 s, so
- * every one of those objects was promoted (V8 pretenured them) and died in the old generation, ≈ 160 B a call
- * with the cache's key map (docs/benchmarks.md, "Long-lived Maps churned per call"). The answer is rebuilt on
- * a repeat, which is rare. The index is a RenewingMap (core/renewing-map.ts).
+ * Kept as columns by slot (RecentIds: a ring of ids with one id → slot index; a kind byte and four numbers a call
+ * in typed arrays), not as a result object per call in an LRU cache: at 1,000 calls a second each entry lives ≈
+ * 10 s, so every one of those objects was promoted (V8 pretenured them) and died in the old generation, ≈ 160 B a
+ * call with the cache's key map (docs/benchmarks.md, "Long-lived Maps churned per call"). The answer is rebuilt
+ * on a repeat, which is rare.
  */
 export class FinishedCalls {
-  private readonly ids: Array<string | undefined>;
+  private readonly ids: RecentIds;
   private readonly kinds: Uint8Array;
   /** charged, released, overrun, balance: four per slot. */
   private readonly nums: Float64Array;
-  private readonly index: RenewingMap<string, number>;
-  private next = 0;
 
-  constructor(private readonly capacity: number) {
-    this.ids = new Array<string | undefined>(capacity).fill(undefined);
+  constructor(capacity: number) {
+    this.ids = new RecentIds(capacity);
     this.kinds = new Uint8Array(capacity);
     this.nums = new Float64Array(capacity * 4);
-    this.index = new RenewingMap(capacity);
   }
 
   get size(): number {
-    return this.index.size;
+    return this.ids.size;
   }
 
   has(requestId: string): boolean {
-    return this.index.has(requestId);
+    return this.ids.has(requestId);
   }
 
   /** The first answer, rebuilt (`replay` as it was then: false). */
   get(requestId: string): Finished | undefined {
-    const slot = this.index.get(requestId);
+    const slot = this.ids.slotOf(requestId);
     if (slot === undefined) return undefined;
     const n = slot * 4;
     if (this.kinds[slot] === RELEASED) {
@@ -68,15 +65,7 @@ export class FinishedCalls {
     if (r.status === 'settled' && r.transactionId !== `lease:${requestId}`) {
       throw new Error(`finished-call memory: transaction id ${r.transactionId} is not the call's lease id`);
     }
-    let slot = this.index.get(requestId);
-    if (slot === undefined) {
-      slot = this.next;
-      this.next = (slot + 1) % this.capacity;
-      const old = this.ids[slot];
-      if (old !== undefined) this.index.delete(old);
-      this.ids[slot] = requestId;
-      this.index.set(requestId, slot);
-    }
+    const slot = this.ids.add(requestId);
     const n = slot * 4;
     if (r.status === 'released') {
       this.kinds[slot] = RELEASED;

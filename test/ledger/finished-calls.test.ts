@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Finished, FinishedCalls } from '../../core/ledger/finished-calls.js';
+import { RecentIds } from '../../core/ledger/recent-ids.js';
 
 /**
  * core/ledger/finished-calls.ts: the lease manager's memory of the last N calls it finished, for idempotent
@@ -79,5 +80,42 @@ describe('FinishedCalls', () => {
     };
     expect(() => f.set('r~1', r)).toThrow(/not the call's lease id/);
     expect(f.has('r~1')).toBe(false);
+  });
+});
+
+describe('RecentIds', () => {
+  it('holds the last `capacity` distinct ids added, each with its own slot, kept while it is held', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 300 }),
+        (capacity, adds) => {
+          const r = new RecentIds(capacity);
+          const order: string[] = [];
+          const slots = new Map<string, number>();
+          for (const n of adds) {
+            const id = `r~${n}`;
+            const slot = r.add(id);
+            expect(slot).toBeGreaterThanOrEqual(0);
+            expect(slot).toBeLessThan(capacity);
+            if (slots.has(id)) expect(slot).toBe(slots.get(id));
+            else {
+              order.push(id);
+              if (order.length > capacity) slots.delete(order.shift()!);
+              slots.set(id, slot);
+            }
+            expect(r.size).toBe(order.length);
+            // No two held ids share a slot.
+            expect(new Set(slots.values()).size).toBe(slots.size);
+          }
+          for (let n = 0; n <= 40; n++) {
+            const id = `r~${n}`;
+            expect(r.has(id)).toBe(slots.has(id));
+            expect(r.slotOf(id)).toBe(slots.get(id));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

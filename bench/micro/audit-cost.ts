@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { AuditLog, callAuditRecord } from '../../core/audit/audit-log.js';
-import { createLedger } from '../../core/ledger/index.js';
-import type { Ledger } from '../../core/ledger/types.js';
-import { openStore } from '../../core/store/connection.js';
+import type { Redis } from 'ioredis';
+import { AuditLog } from '../../core/audit/audit-log.js';
+import { benchSettle, LIMITS } from './ledger-calls.js';
+import { benchAuditRecord, redisCpuMicros, withFundedRedisLedger } from './redis-ledger-bench.js';
 
 /**
  * Redis CPU of the paid call's money and audit writes, per call: admit, settle (with the call's audit
@@ -20,20 +19,13 @@ const N = arg('n', 5000);
 /** `--no-record`: settle without the audit record (what the settle script costs with no audit write at all). */
 const NO_RECORD = process.argv.includes('--no-record');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6391';
-const LIMITS = { requestsPerMinute: 1e12, tokensPerHour: 1e12, concurrent: 1e9 };
 const silent = { warn() {}, info() {}, error() {}, debug() {} } as never;
-
-async function cpuMicros(r: Redis): Promise<number> {
-  const info = await r.info('cpu');
-  const f = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-  return (f('used_cpu_user_main_thread') + f('used_cpu_sys_main_thread')) * 1e6;
-}
 
 async function phase(r: Redis, label: string, n: number, run: () => Promise<void>): Promise<void> {
   await r.config('RESETSTAT');
-  const cpu0 = await cpuMicros(r);
+  const cpu0 = await redisCpuMicros(r);
   await run();
-  const cpu = (await cpuMicros(r)) - cpu0;
+  const cpu = (await redisCpuMicros(r)) - cpu0;
   const stats = [
     ...(await r.info('commandstats')).matchAll(
       /cmdstat_(\w+):calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/g,
@@ -47,68 +39,44 @@ async function phase(r: Redis, label: string, n: number, run: () => Promise<void
 }
 
 async function main(): Promise<void> {
-  const stats = new Redis(REDIS_URL);
-  const prefix = `acost${randomBytes(4).toString('hex')}`;
-  const conn = openStore({ redisUrl: REDIS_URL, redisPrefix: prefix });
-  const audit = new AuditLog(conn, { retentionDays: 30, log: silent, flushMs: 3_600_000 });
-  try {
-    const ledger: Ledger = await createLedger(conn, { warn: () => {} });
-    const d = await ledger.createKeyFromDeposit({
-      tokenHash: randomBytes(32).toString('hex'),
-      amountMsat: 1e15,
-    });
-    if (!d.ok) throw new Error(d.code);
-    const accountId = d.key.accountId;
-    const admit = async (requestId: string) => {
-      const a = await ledger.admit({
-        credential: { apiKey: d.apiKey },
-        requestId,
-        model: 'm',
-        clientIp: '10.0.0.1',
-        maxMsat: 5000,
-        minMsat: 100,
-        expiresInMs: 60_000,
-        limits: LIMITS,
-      });
-      if (!a.ok) throw new Error(a.code);
-    };
-    await admit('warm');
-    for (let round = 1; round <= 2; round++) {
-      const tag = `${round}-${randomBytes(3).toString('hex')}`;
-      await phase(stats, `r${round} admit`, N, async () => {
-        for (let i = 0; i < N; i++) await admit(`${tag}-${i}`);
-      });
-      await phase(stats, `r${round} settle`, N, async () => {
-        for (let i = 0; i < N; i++) {
-          const requestId = `${tag}-${i}`;
-          const s = await ledger.settle({
-            accountId,
-            requestId,
-            costMsat: 1234,
-            promptTokens: 10,
-            completionTokens: 20,
-            model: 'm',
-            description: 'm: 10 prompt + 20 completion tokens',
-            estimated: false,
-            ...SETTLE_AUDIT(requestId, d.apiKey),
-          });
-          if (!s.ok) throw new Error(s.code);
-          RECORD(audit, requestId, d.apiKey);
-        }
-      });
-      await phase(stats, `r${round} audit flush`, N, () => audit.flush());
+  await withFundedRedisLedger(REDIS_URL, 'acost', async ({ stats, conn, ledger, apiKey, accountId }) => {
+    const audit = new AuditLog(conn, { retentionDays: 30, log: silent, flushMs: 3_600_000 });
+    try {
+      const admit = async (requestId: string) => {
+        const a = await ledger.admit({
+          credential: { apiKey },
+          requestId,
+          model: 'm',
+          clientIp: '10.0.0.1',
+          maxMsat: 5000,
+          minMsat: 100,
+          expiresInMs: 60_000,
+          limits: LIMITS,
+        });
+        if (!a.ok) throw new Error(a.code);
+      };
+      await admit('warm');
+      for (let round = 1; round <= 2; round++) {
+        const tag = `${round}-${randomBytes(3).toString('hex')}`;
+        await phase(stats, `r${round} admit`, N, async () => {
+          for (let i = 0; i < N; i++) await admit(`${tag}-${i}`);
+        });
+        await phase(stats, `r${round} settle`, N, async () => {
+          for (let i = 0; i < N; i++) {
+            const requestId = `${tag}-${i}`;
+            await benchSettle(ledger, accountId, requestId, {
+              description: 'm: 10 prompt + 20 completion tokens',
+              ...SETTLE_AUDIT(requestId, apiKey),
+            });
+            RECORD(audit, requestId, apiKey);
+          }
+        });
+        await phase(stats, `r${round} audit flush`, N, () => audit.flush());
+      }
+    } finally {
+      await audit.close();
     }
-  } finally {
-    await audit.close();
-    let cursor = '0';
-    do {
-      const [next, keys] = await stats.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      for (const k of keys) await stats.del(k);
-    } while (cursor !== '0');
-    await conn.close();
-    stats.disconnect();
-  }
+  });
 }
 
 // --- how the gateway hands the call's audit record over: with the settle step (core/audit callAuditRecord).
@@ -118,17 +86,7 @@ const SETTLE_AUDIT = (requestId: string, apiKey: string) =>
   NO_RECORD
     ? {}
     : {
-        auditRecord: callAuditRecord({
-          atMs: Date.now(),
-          requestId,
-          subject: { credential: { apiKey } },
-          endpoint: '/v1/chat/completions',
-          method: 'POST',
-          ip: '10.0.0.1',
-          userAgent: 'bench/1',
-          costMsat: 0,
-          status: 200,
-        }),
+        auditRecord: benchAuditRecord(apiKey, requestId),
       };
 function RECORD(_audit: AuditLog, _requestId: string, _apiKey: string): void {}
 

@@ -1,9 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { callAuditRecord } from '../../core/audit/audit-log.js';
-import { createLedger } from '../../core/ledger/index.js';
-import type { LeaseCall, Ledger } from '../../core/ledger/types.js';
-import { openStore } from '../../core/store/connection.js';
+import { randomUUID } from 'node:crypto';
+import type { LeaseCall } from '../../core/ledger/types.js';
+import { LIMITS } from './ledger-calls.js';
+import { benchAuditRecord, redisCpuMicros, withFundedRedisLedger } from './redis-ledger-bench.js';
 
 /**
  * Redis CPU of the credit-lease step (core/ledger/redis/lease-7.lua) per reported call: one hot key's lease,
@@ -20,13 +18,6 @@ const STEPS = arg('steps', 200);
 const BATCH = arg('batch', 100);
 const ROUNDS = arg('rounds', 3);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6391';
-const LIMITS = { requestsPerMinute: 1e12, tokensPerHour: 1e12, concurrent: 1e9 };
-
-async function cpuMicros(r: Redis): Promise<number> {
-  const info = await r.info('cpu');
-  const f = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-  return (f('used_cpu_user_main_thread') + f('used_cpu_sys_main_thread')) * 1e6;
-}
 
 function call(apiKey: string, i: number): LeaseCall {
   const requestId = `r~abcdef012345~${randomUUID()}`;
@@ -39,33 +30,13 @@ function call(apiKey: string, i: number): LeaseCall {
     model: 'gpt-4o-mini',
     description: 'gpt-4o-mini: 10 prompt + 20 completion tokens',
     estimated: false,
-    auditRecord: callAuditRecord({
-      atMs,
-      requestId,
-      subject: { credential: { apiKey } },
-      endpoint: '/v1/chat/completions',
-      method: 'POST',
-      ip: '10.0.0.1',
-      userAgent: 'bench/1',
-      costMsat: 0,
-      status: 200,
-    }),
+    auditRecord: benchAuditRecord(apiKey, requestId, atMs),
     atMs,
   };
 }
 
 async function main(): Promise<void> {
-  const stats = new Redis(REDIS_URL);
-  const prefix = `lcost${randomBytes(4).toString('hex')}`;
-  const conn = openStore({ redisUrl: REDIS_URL, redisPrefix: prefix });
-  try {
-    const ledger: Ledger = await createLedger(conn, { warn: () => {} });
-    const d = await ledger.createKeyFromDeposit({
-      tokenHash: randomBytes(32).toString('hex'),
-      amountMsat: 1e15,
-    });
-    if (!d.ok) throw new Error(d.code);
-    const apiKey = d.apiKey;
+  await withFundedRedisLedger(REDIS_URL, 'lcost', async ({ stats, ledger, apiKey }) => {
     const leaseId = `l~abcdef012345~${randomUUID()}`;
     let seq = 0;
     const step = async (calls: LeaseCall[]) => {
@@ -91,9 +62,9 @@ async function main(): Promise<void> {
         Array.from({ length: BATCH }, (_, i) => call(apiKey, i)),
       );
       await stats.config('RESETSTAT');
-      const cpu0 = await cpuMicros(stats);
+      const cpu0 = await redisCpuMicros(stats);
       for (const b of batches) await step(b);
-      const cpu = (await cpuMicros(stats)) - cpu0;
+      const cpu = (await redisCpuMicros(stats)) - cpu0;
       const m = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(await stats.info('commandstats'));
       const n = STEPS * BATCH;
       console.log(
@@ -101,16 +72,7 @@ async function main(): Promise<void> {
           `EVALSHA ${(Number(m?.[2]) / Number(m?.[1])).toFixed(0)} µs a step (${(Number(m?.[2]) / n).toFixed(2)} µs a call)`,
       );
     }
-  } finally {
-    let cursor = '0';
-    do {
-      const [next, keys] = await stats.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      for (const k of keys) await stats.del(k);
-    } while (cursor !== '0');
-    await conn.close();
-    stats.disconnect();
-  }
+  });
 }
 
 await main();

@@ -1,4 +1,4 @@
-import type { Ledger } from '../../core/ledger/types.js';
+import type { Ledger, SettleInput } from '../../core/ledger/types.js';
 
 /**
  * The ledger calls the micro-benches time, written once: one paid call's admission (5,000 msat bound, limits far
@@ -23,8 +23,13 @@ export async function benchAdmit(ledger: Ledger, apiKey: string, requestId: stri
   return a.accountId;
 }
 
-/** Settles an admitted call at 1,234 msat. */
-export async function benchSettle(ledger: Ledger, accountId: string, requestId: string): Promise<void> {
+/** Settles an admitted call at 1,234 msat (`over`: other fields, an audit record say). */
+export async function benchSettle(
+  ledger: Ledger,
+  accountId: string,
+  requestId: string,
+  over: Partial<SettleInput> = {},
+): Promise<void> {
   const s = await ledger.settle({
     accountId,
     requestId,
@@ -34,6 +39,7 @@ export async function benchSettle(ledger: Ledger, accountId: string, requestId: 
     model: 'm',
     description: 'bench',
     estimated: false,
+    ...over,
   });
   if (!s.ok) throw new Error(s.code);
 }

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { createLedger } from '../../core/ledger/index.js';
-import type { Ledger } from '../../core/ledger/types.js';
-import { openStore } from '../../core/store/connection.js';
+import type { Redis } from 'ioredis';
 import { benchAdmit, benchSettle } from './ledger-calls.js';
+import { redisCpuMicros, withFundedRedisLedger } from './redis-ledger-bench.js';
 
 /**
  * Server-side cost of each Redis ledger script: runs admits, then settles, then admit+release, in rounds
@@ -20,20 +18,13 @@ const N = arg('n', 5000);
 const ROUNDS = arg('rounds', 3);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Redis main-thread CPU seconds (user + sys): unlike commandstats' wall time, not inflated by a busy host. */
-async function cpuSeconds(r: Redis): Promise<number> {
-  const info = await r.info('cpu');
-  const f = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-  return f('used_cpu_user_main_thread') + f('used_cpu_sys_main_thread');
-}
-
 async function phase(r: Redis, label: string, n: number, op: (i: number) => Promise<void>): Promise<void> {
   await r.config('RESETSTAT');
-  const cpu0 = await cpuSeconds(r);
+  const cpu0 = await redisCpuMicros(r);
   const t = performance.now();
   for (let i = 0; i < n; i++) await op(i);
   const ms = performance.now() - t;
-  const cpu = ((await cpuSeconds(r)) - cpu0) * 1e6;
+  const cpu = (await redisCpuMicros(r)) - cpu0;
   const info = await r.info('commandstats');
   const m = /cmdstat_(evalsha|incrby):calls=(\d+),usec=\d+,usec_per_call=([\d.]+)/.exec(info);
   const calls = Number(m?.[2] ?? n);
@@ -44,17 +35,8 @@ async function phase(r: Redis, label: string, n: number, op: (i: number) => Prom
 }
 
 async function main(): Promise<void> {
-  const stats = new Redis(REDIS_URL);
-  const prefix = `prof${randomBytes(4).toString('hex')}`;
-  const conn = openStore({ redisUrl: REDIS_URL, redisPrefix: prefix });
-  try {
-    const ledger: Ledger = await createLedger(conn, { warn: () => {} });
-    const d = await ledger.createKeyFromDeposit({
-      tokenHash: randomBytes(32).toString('hex'),
-      amountMsat: 1e15,
-    });
-    if (!d.ok) throw new Error(d.code);
-    const admit = (requestId: string) => benchAdmit(ledger, d.apiKey, requestId);
+  await withFundedRedisLedger(REDIS_URL, 'prof', async ({ stats, prefix, ledger, apiKey }) => {
+    const admit = (requestId: string) => benchAdmit(ledger, apiKey, requestId);
     const accountId = await admit('warm');
     const refKey = `${prefix}:incr`;
     await phase(stats, 'reference INCRBY', N, async () => void (await stats.incrby(refKey, 1)));
@@ -69,16 +51,7 @@ async function main(): Promise<void> {
         if (!x.ok) throw new Error(x.code);
       });
     }
-  } finally {
-    let cursor = '0';
-    do {
-      const [next, keys] = await stats.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await stats.del(...keys);
-    } while (cursor !== '0');
-    await conn.close();
-    stats.disconnect();
-  }
+  });
 }
 
 await main();

@@ -240,9 +240,9 @@ export class LeasingLedger implements Ledger {
   /**
    * Results of calls finished in memory, for idempotent repeats (core/ledger/finished-calls.ts: columns in a
    * ring, no object per call), and ids admitted the exact way (a repeat must not be admitted again in memory):
-   * the last RECENT_IDS of each. Both are full in steady state, so each add drops the oldest: the ring and an
-   * LRU cache do that in O(1), where a Map or Set dropping its first key rescans the holes earlier deletes left
-   * at its front (≈ 6.5 µs per add at 10,000 entries, measured).
+   * the last RECENT_IDS of each. Both are full in steady state, so each add drops the oldest: the ring deletes
+   * it by name in O(1), where a Map or Set dropping its first key rescans the holes earlier deletes left at its
+   * front (≈ 6.5 µs per add at 10,000 entries, measured).
    */
   private readonly finished = new FinishedCalls(RECENT_IDS);
   private readonly exactIds = new RecentIds(RECENT_IDS);

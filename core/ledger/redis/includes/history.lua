@@ -10,10 +10,15 @@
 --- @include "num"
 local TRIM_SLACK = 100
 
-local function pushTrim(listKey, rec, retention)
-  if redis.call('LPUSH', listKey, rec) > retention + TRIM_SLACK then
+-- The list just grew to `len`: trimmed back to the retention once it is TRIM_SLACK past it.
+local function trimToRetention(listKey, len, retention)
+  if len > retention + TRIM_SLACK then
     redis.call('LTRIM', listKey, 0, retention - 1)
   end
+end
+
+local function pushTrim(listKey, rec, retention)
+  trimToRetention(listKey, redis.call('LPUSH', listKey, rec), retention)
 end
 
 -- `recs` newest last, as if pushed one by one; LPUSH takes them in slices (Lua's stack bounds unpack's count).
@@ -24,9 +29,7 @@ local function pushTrimMany(listKey, recs, retention)
   for i = 1, n, 1000 do
     len = redis.call('LPUSH', listKey, unpack(recs, i, math.min(i + 999, n)))
   end
-  if len > retention + TRIM_SLACK then
-    redis.call('LTRIM', listKey, 0, retention - 1)
-  end
+  trimToRetention(listKey, len, retention)
 end
 
 -- The next transaction of account `a` (its txseq advanced; `a.balance` is the balance after it): id and JSON.

@@ -7,6 +7,7 @@ import { createLedger } from '../../core/ledger/index.js';
 import { DEFAULT_LEASE_OPTIONS, LeasingLedger } from '../../core/ledger/leasing.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import { deleteKeys } from '../../scripts/lib/redis-cleanup.js';
 import { benchAdmitSettle } from './ledger-calls.js';
 
 /**
@@ -95,14 +96,7 @@ async function main(): Promise<void> {
   } finally {
     await ref.del(refKey);
     const r = conns[1];
-    if (r?.kind === 'redis') {
-      let cursor = '0';
-      do {
-        const [next, keys] = await r.redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        cursor = next;
-        for (const k of keys) await r.redis.del(k);
-      } while (cursor !== '0');
-    }
+    if (r?.kind === 'redis') await deleteKeys(r.redis, `${prefix}:*`);
     for (const c of conns) await c.close();
     ref.disconnect();
     rmSync(dir, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import { callAuditRecord } from '../../core/audit/audit-log.js';
 import { createLedger } from '../../core/ledger/index.js';
 import type { CallAuditRecord, Ledger } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
+import { deleteKeys } from '../../scripts/lib/redis-cleanup.js';
 
 /**
  * What the Redis micro-benches share: a ledger under a fresh prefix with one key funded far beyond any bench
@@ -39,12 +40,7 @@ export async function withFundedRedisLedger(
     if (!d.ok) throw new Error(d.code);
     await bench({ stats, conn, prefix, ledger, apiKey: d.apiKey, accountId: d.key.accountId });
   } finally {
-    let cursor = '0';
-    do {
-      const [next, keys] = await stats.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await stats.del(...keys);
-    } while (cursor !== '0');
+    await deleteKeys(stats, `${prefix}:*`);
     await conn.close();
     stats.disconnect();
   }

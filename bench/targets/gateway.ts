@@ -6,6 +6,7 @@ import { createLedger } from '../../core/ledger/index.js';
 import type { Ledger } from '../../core/ledger/types.js';
 import { openStore, type StoreConnection } from '../../core/store/connection.js';
 import { readRedisConfig } from '../../core/store/redis-config.js';
+import { deleteKeys } from '../../scripts/lib/redis-cleanup.js';
 import { startRedisCluster } from '../../scripts/lib/redis-topology.js';
 import { freePort, startChild, waitForHttp } from '../lib/processes.js';
 import type { RunningTarget, StreamsAccount } from './types.js';
@@ -56,14 +57,8 @@ export async function openBenchStore(kind: StoreKind): Promise<BenchStore> {
     env = { REDIS_URL: url, REDIS_PREFIX: prefix };
     cleanup = async () => {
       if (conn.kind !== 'redis') return;
-      // Delete everything under the random prefix (bounded SCAN loop: the store holds only bench data).
-      let cursor = '0';
-      for (let i = 0; i < 100_000; i++) {
-        const [next, found] = await conn.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        if (found.length > 0) await conn.redis.unlink(...found);
-        cursor = next;
-        if (cursor === '0') break;
-      }
+      // Delete everything under the random prefix (bounded SCAN rounds: the store holds only bench data).
+      await deleteKeys(conn.redis, `${prefix}*`);
     };
   } else {
     const dir = mkdtempSync(join(tmpdir(), 'bench-gw-'));

@@ -8,6 +8,7 @@ import {
   keyIdIndexKey,
 } from '../../core/ledger/redis/redis-keys.js';
 import { createRedisLedger, type RedisLedger } from '../../core/ledger/redis/redis-ledger.js';
+import { deleteKeys } from '../../scripts/lib/redis-cleanup.js';
 import { admitInput } from './support/conformance.js';
 import { randomTokenHash } from './support/harness.js';
 
@@ -27,14 +28,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  for (const p of prefixes) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', `${p}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await client.del(...keys);
-    } while (cursor !== '0');
-  }
+  for (const p of prefixes) await deleteKeys(client, `${p}:*`);
   client.disconnect();
 });
 

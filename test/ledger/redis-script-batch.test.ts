@@ -8,6 +8,7 @@ import { createRedisLedger } from '../../core/ledger/redis/redis-ledger.js';
 import { batchScript } from '../../core/ledger/redis/redis-scripts.js';
 import { BATCH_MAX } from '../../core/ledger/redis/script-batch.js';
 import type { Ledger } from '../../core/ledger/types.js';
+import { deleteKeys } from '../../scripts/lib/redis-cleanup.js';
 import { admitInput, settleInput } from './support/conformance.js';
 import { randomTokenHash } from './support/harness.js';
 import { playRounds, roundsOf } from './support/rounds-property.js';
@@ -23,14 +24,7 @@ const clients: Redis[] = [];
 const prefixes: string[] = [];
 afterAll(async () => {
   const c = new Redis(url);
-  for (const p of prefixes) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await c.scan(cursor, 'MATCH', `${p}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await c.del(...keys);
-    } while (cursor !== '0');
-  }
+  for (const p of prefixes) await deleteKeys(c, `${p}:*`);
   c.disconnect();
   for (const x of clients) x.disconnect();
 });

@@ -19,6 +19,7 @@ import { type Gateway, startGateway } from '../../core/server.js';
 import type { MoneyServiceOptions } from '../../core/services.js';
 import type { WalletService } from '../../core/wallet/types.js';
 import type { PipelineEntry } from '../../plugins/index.js';
+import { deleteKeys } from '../../scripts/lib/redis-cleanup.js';
 import type { DevMint, DevMintOptions } from '../../scripts/mint/index.js';
 import { startTestMint } from './dev-mint.js';
 import { lateBound } from './late-bound.js';
@@ -265,13 +266,7 @@ export function paidGatewayPerSuite(
 async function dropPrefix(url: string, prefix: string): Promise<void> {
   const r = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
-    let cursor = '0';
-    for (let i = 0; i < 10_000; i++) {
-      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      if (keys.length > 0) await r.del(...keys);
-      cursor = next;
-      if (cursor === '0') break;
-    }
+    await deleteKeys(r, `${prefix}*`, { count: 500, maxRounds: 10_000 });
   } finally {
     r.disconnect();
   }

@@ -9,6 +9,7 @@ import { SqliteLedger } from '../../../core/ledger/sqlite/sqlite-ledger.js';
 import type { Ledger, LedgerOptions } from '../../../core/ledger/types.js';
 import { createLogger } from '../../../core/log.js';
 import type { StoreConnection } from '../../../core/store/connection.js';
+import { deleteKeys } from '../../../scripts/lib/redis-cleanup.js';
 
 /**
  * One store under test: a fresh, empty ledger per test (SQLite in memory; Redis under a random prefix,
@@ -68,18 +69,6 @@ export function sqliteFactory(): StoreFactory {
   };
 }
 
-async function deletePrefix(nodes: Redis[], prefix: string): Promise<void> {
-  for (const node of nodes) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      // One slot per DEL keeps it valid on a cluster node.
-      for (const k of keys) await node.del(k);
-    } while (cursor !== '0');
-  }
-}
-
 /** A ledger on a Redis client (one server or a cluster) under `prefix`, with the harness's ways in. */
 async function redisHarness(
   c: Redis | Cluster,
@@ -117,7 +106,7 @@ export function redisFactory(url = process.env.TEST_REDIS_URL ?? 'redis://127.0.
     },
     async teardown() {
       if (!client) return;
-      for (const p of prefixes) await deletePrefix([client], p);
+      for (const p of prefixes) await deleteKeys(client, `${p}:*`);
       client.disconnect();
     },
   };
@@ -136,7 +125,7 @@ export function clusterFactory(getNodes: () => Array<{ host: string; port: numbe
     },
     async teardown() {
       if (!client) return;
-      for (const p of prefixes) await deletePrefix(client.nodes('master'), p);
+      for (const p of prefixes) await deleteKeys(client, `${p}:*`);
       client.disconnect();
     },
   };
